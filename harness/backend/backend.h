@@ -1,0 +1,99 @@
+// The Vulkan backend on Mesa lavapipe: GL-buffer semantics over a client/server wire's
+// server side — buffer records and stores, respecify/sub-data, draws into an offscreen
+// RGBA8 target, fences and waits, reclaim by proof, and gauges.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "check/image.h"
+#include "core/error.h"
+
+namespace tidemark::backend {
+
+struct Knobs {
+  uint32_t wire_deferred_mb = 64;  // 0 turns both reclaim watermarks off
+  uint32_t retire_lag = 0;         // after each submit, wait for the one this many earlier
+};
+
+struct Config {
+  int width = 64;
+  int height = 64;
+  Knobs knobs;
+  bool validation = false;  // enable VK_LAYER_KHRONOS_validation and count its messages
+  std::function<void(const std::string&)> log;  // gauge lines and notes; may be empty
+};
+
+using BufferId = uint32_t;
+using FenceId = uint32_t;
+
+enum class WaitStatus { AlreadySignaled, ConditionSatisfied, TimeoutExpired };
+const char* to_string(WaitStatus status);
+
+struct Rect {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // pixels, x1/y1 exclusive
+};
+
+struct DrawCall {
+  BufferId uniform = 0;   // the first 4 bytes of its store are the RGBA8 colour
+  BufferId vertices = 0;  // 0: none; else the first 8 bytes of its store, a float2 offset
+  Rect rect;
+};
+
+// Running maxima end in `pk`; the rest are values now.
+struct Gauges {
+  int64_t wbufs = 0;        // live buffer records
+  int64_t wlive = 0;        // live stores: records' current stores plus parked
+  int64_t wlivepk = 0;
+  int64_t wdefn = 0;        // parked stores
+  int64_t wdefpk = 0;       // parked bytes, running maximum
+  int64_t wdefsync = 0;     // watermark-forced syncs
+  int64_t wdefmb = 0;       // the wire_deferred_mb this backend applied
+  int64_t dsets = 0;        // live descriptor sets
+  int64_t dsetspk = 0;
+  int64_t devallocs = 0;    // device memory allocations
+  int64_t devallocspk = 0;
+  int64_t devbytes = 0;
+  int64_t devbytespk = 0;
+  int64_t submits = 0;
+  int64_t presents = 0;
+};
+// Name/value pairs in a fixed order: the order of reports and digests.
+std::vector<std::pair<std::string, int64_t>> named(const Gauges& gauges);
+// `wbuf[wbufs=1 wlivepk=1 wdefpk=0 wdefsync=0]`
+std::string gauge_line(const Gauges& gauges);
+
+class Backend {
+ public:
+  // Environment errors name the missing package (mesa-vulkan-drivers, vulkan-validationlayers).
+  static Result<std::unique_ptr<Backend>> create(const Config& config);
+  virtual ~Backend() = default;
+
+  virtual BufferId create_buffer() = 0;
+  // Orphans the current store (reclaim by proof) and mints a new one holding `data`;
+  // an empty `data` with size 0 leaves the record without a store.
+  virtual Status buffer_data(BufferId buffer, std::span<const uint8_t> data) = 0;
+  // Host write when the store is idle, a staged GPU copy when the GPU may still read it.
+  virtual Status buffer_sub_data(BufferId buffer, uint64_t offset,
+                                 std::span<const uint8_t> data) = 0;
+  virtual Status draw(const DrawCall& call) = 0;
+  virtual FenceId fence_sync() = 0;
+  // Deterministic: timeout 0 never looks at the GPU; a positive timeout waits until the
+  // fence's batch retires (a device that never finishes is a fatal error, not a timeout).
+  virtual Result<WaitStatus> client_wait(FenceId fence, bool flush, uint64_t timeout_ns) = 0;
+  virtual Status flush() = 0;
+  virtual Status finish() = 0;
+  // Frame boundary: submits, waits for the frame, sweeps, rewinds descriptor sets.
+  virtual Status present() = 0;
+  virtual Result<check::Image> read_pixels() = 0;
+  virtual Gauges gauges() const = 0;
+  // Messages from VK_LAYER_KHRONOS_validation so far (empty unless Config::validation).
+  virtual std::vector<std::string> validation_messages() const = 0;
+};
+
+}  // namespace tidemark::backend

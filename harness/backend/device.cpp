@@ -1,0 +1,196 @@
+#include "backend/device.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace tidemark::backend {
+
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+void ValidationLog::add(std::string message) {
+  std::lock_guard lock(mutex_);
+  messages_.push_back(std::move(message));
+}
+
+std::vector<std::string> ValidationLog::messages() const {
+  std::lock_guard lock(mutex_);
+  return messages_;
+}
+
+namespace {
+
+VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
+    const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+  const char* level = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error" : "warning";
+  static_cast<ValidationLog*>(user)->add(
+      fmt::format("{}: {}", level, data->pMessage ? data->pMessage : "(no message)"));
+  return VK_FALSE;
+}
+
+VkDebugUtilsMessengerCreateInfoEXT messenger_info(ValidationLog* log) {
+  VkDebugUtilsMessengerCreateInfoEXT info{};
+  info.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
+  info.messageSeverity =
+      VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+  info.pfnUserCallback = on_validation_message;
+  info.pUserData = log;
+  return info;
+}
+
+bool has_validation_layer() {
+  uint32_t count = 0;
+  vkEnumerateInstanceLayerProperties(&count, nullptr);
+  std::vector<VkLayerProperties> layers(count);
+  vkEnumerateInstanceLayerProperties(&count, layers.data());
+  for (const auto& layer : layers)
+    if (std::strcmp(layer.layerName, kValidationLayer) == 0) return true;
+  return false;
+}
+
+std::unexpected<Error> no_lavapipe(std::string_view found) {
+  return fail(ErrorKind::Environment,
+              fmt::format("no lavapipe (CPU) Vulkan device: install mesa-vulkan-drivers (found: {})",
+                          found));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Device>> Device::create(bool validation) {
+  auto self = std::make_unique<Device>(Passkey{});
+  if (validation) {
+    if (!has_validation_layer())
+      return fail(ErrorKind::Environment,
+                  fmt::format("{} is not installed: install vulkan-validationlayers", kValidationLayer));
+    self->validation_log_ = std::make_unique<ValidationLog>();
+  }
+
+  VkApplicationInfo app{};
+  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+  app.pApplicationName = "tidemark";
+  app.apiVersion = VK_API_VERSION_1_3;
+
+  std::vector<const char*> layers;
+  std::vector<const char*> extensions;
+  VkDebugUtilsMessengerCreateInfoEXT debug_info{};
+  VkInstanceCreateInfo instance_info{};
+  instance_info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  instance_info.pApplicationInfo = &app;
+  if (validation) {
+    layers.push_back(kValidationLayer);
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    debug_info = messenger_info(self->validation_log_.get());
+    instance_info.pNext = &debug_info;  // also catches messages from instance creation
+  }
+  instance_info.enabledLayerCount = static_cast<uint32_t>(layers.size());
+  instance_info.ppEnabledLayerNames = layers.data();
+  instance_info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  instance_info.ppEnabledExtensionNames = extensions.data();
+
+  VkInstance instance = VK_NULL_HANDLE;
+  VkResult created = vkCreateInstance(&instance_info, nullptr, &instance);
+  if (created == VK_ERROR_INCOMPATIBLE_DRIVER) return no_lavapipe("no Vulkan driver at all");
+  if (auto ok = vk::check(created, "vkCreateInstance"); !ok) return std::unexpected(ok.error());
+  self->instance_.reset(instance);
+
+  if (validation) {
+    auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"));
+    if (!create_messenger) return fail(ErrorKind::Environment, "VK_EXT_debug_utils is missing");
+    if (auto ok = vk::check(create_messenger(instance, &debug_info, nullptr, &self->messenger_),
+                            "vkCreateDebugUtilsMessengerEXT");
+        !ok)
+      return std::unexpected(ok.error());
+  }
+
+  // Pick the CPU device explicitly: whatever else the loader finds must not be used.
+  uint32_t count = 0;
+  vkEnumeratePhysicalDevices(instance, &count, nullptr);
+  std::vector<VkPhysicalDevice> physicals(count);
+  vkEnumeratePhysicalDevices(instance, &count, physicals.data());
+  std::string seen;
+  for (VkPhysicalDevice physical : physicals) {
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(physical, &props);
+    seen += (seen.empty() ? "" : ", ") + std::string(props.deviceName);
+    if (props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU && !self->physical_) {
+      self->physical_ = physical;
+      self->properties_ = props;
+    }
+  }
+  if (!self->physical_) return no_lavapipe(seen.empty() ? "no devices" : seen);
+  if (self->properties_.apiVersion < VK_API_VERSION_1_3)
+    return fail(ErrorKind::Environment,
+                fmt::format("{} supports Vulkan {}.{}, Tidemark needs 1.3 (dynamic rendering)",
+                            self->properties_.deviceName, VK_API_VERSION_MAJOR(self->properties_.apiVersion),
+                            VK_API_VERSION_MINOR(self->properties_.apiVersion)));
+
+  uint32_t family_count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(self->physical_, &family_count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(family_count);
+  vkGetPhysicalDeviceQueueFamilyProperties(self->physical_, &family_count, families.data());
+  bool found_family = false;
+  for (uint32_t i = 0; i < family_count && !found_family; ++i) {
+    if (families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) {
+      self->queue_family_ = i;
+      found_family = true;
+    }
+  }
+  if (!found_family) return fail(ErrorKind::Environment, "the CPU Vulkan device has no graphics queue");
+
+  VkPhysicalDeviceMemoryProperties memory;
+  vkGetPhysicalDeviceMemoryProperties(self->physical_, &memory);
+  constexpr VkMemoryPropertyFlags kHost =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  bool found_memory = false;
+  for (uint32_t i = 0; i < memory.memoryTypeCount && !found_memory; ++i) {
+    if ((memory.memoryTypes[i].propertyFlags & kHost) == kHost) {
+      self->host_memory_type_ = i;
+      found_memory = true;
+    }
+  }
+  if (!found_memory) return fail(ErrorKind::Environment, "no host-visible coherent memory type");
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{};
+  queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+  queue_info.queueFamilyIndex = self->queue_family_;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+
+  VkPhysicalDeviceVulkan13Features features13{};
+  features13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
+  features13.dynamicRendering = VK_TRUE;
+
+  VkDeviceCreateInfo device_info{};
+  device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  device_info.pNext = &features13;
+  device_info.queueCreateInfoCount = 1;
+  device_info.pQueueCreateInfos = &queue_info;
+  VkDevice device = VK_NULL_HANDLE;
+  if (auto ok = vk::check(vkCreateDevice(self->physical_, &device_info, nullptr, &device), "vkCreateDevice");
+      !ok)
+    return std::unexpected(ok.error());
+  self->device_.reset(device);
+  vkGetDeviceQueue(device, self->queue_family_, 0, &self->queue_);
+  return self;
+}
+
+Device::~Device() {
+  device_.reset();
+  if (messenger_ != VK_NULL_HANDLE) {
+    auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance_.get(), "vkDestroyDebugUtilsMessengerEXT"));
+    if (destroy) destroy(instance_.get(), messenger_, nullptr);
+  }
+}
+
+std::vector<std::string> Device::validation_messages() const {
+  return validation_log_ ? validation_log_->messages() : std::vector<std::string>{};
+}
+
+}  // namespace tidemark::backend

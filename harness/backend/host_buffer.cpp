@@ -1,0 +1,69 @@
+#include "backend/host_buffer.h"
+
+#include <utility>
+
+namespace tidemark::backend {
+
+Result<HostBuffer> HostBuffer::create(const Device& device, MemoryAccount& account, uint64_t size,
+                                      VkBufferUsageFlags usage) {
+  VkDevice vk_device = device.device();
+  VkBufferCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.size = size;
+  info.usage = usage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkBuffer raw_buffer = VK_NULL_HANDLE;
+  if (auto ok = vk::check(vkCreateBuffer(vk_device, &info, nullptr, &raw_buffer), "vkCreateBuffer"); !ok)
+    return std::unexpected(ok.error());
+  HostBuffer result;
+  result.buffer_ = vk::Buffer(vk_device, raw_buffer);
+
+  VkMemoryRequirements needs;
+  vkGetBufferMemoryRequirements(vk_device, raw_buffer, &needs);
+  VkMemoryAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  alloc.allocationSize = needs.size;
+  alloc.memoryTypeIndex = device.host_memory_type();
+  VkDeviceMemory raw_memory = VK_NULL_HANDLE;
+  if (auto ok = vk::check(vkAllocateMemory(vk_device, &alloc, nullptr, &raw_memory), "vkAllocateMemory"); !ok)
+    return std::unexpected(ok.error());
+  result.memory_ = vk::Memory(vk_device, raw_memory);
+  if (auto ok = vk::check(vkBindBufferMemory(vk_device, raw_buffer, raw_memory, 0), "vkBindBufferMemory"); !ok)
+    return std::unexpected(ok.error());
+  void* mapped = nullptr;
+  if (auto ok = vk::check(vkMapMemory(vk_device, raw_memory, 0, VK_WHOLE_SIZE, 0, &mapped), "vkMapMemory"); !ok)
+    return std::unexpected(ok.error());
+  result.mapped_ = static_cast<uint8_t*>(mapped);
+  result.size_ = size;
+  result.allocated_ = needs.size;
+  result.account_ = &account;
+  account.add(static_cast<int64_t>(needs.size));
+  return result;
+}
+
+HostBuffer::HostBuffer(HostBuffer&& other) noexcept { *this = std::move(other); }
+
+HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
+  if (this != &other) {
+    release();
+    buffer_ = std::move(other.buffer_);
+    memory_ = std::move(other.memory_);
+    mapped_ = std::exchange(other.mapped_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    allocated_ = std::exchange(other.allocated_, 0);
+    account_ = std::exchange(other.account_, nullptr);
+  }
+  return *this;
+}
+
+HostBuffer::~HostBuffer() { release(); }
+
+void HostBuffer::release() {
+  if (account_) account_->remove(static_cast<int64_t>(allocated_));
+  account_ = nullptr;
+  buffer_.reset();
+  memory_.reset();  // freeing the memory unmaps it
+  mapped_ = nullptr;
+}
+
+}  // namespace tidemark::backend

@@ -1,0 +1,72 @@
+// Private to the backend: RAII owners for Vulkan objects and result formatting.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <string>
+#include <utility>
+
+#include "core/error.h"
+
+namespace tidemark::backend::vk {
+
+// Owns one object created from a VkDevice and destroys it with `Destroy`.
+template <class Handle, void (*Destroy)(VkDevice, Handle, const VkAllocationCallbacks*)>
+class DeviceObject {
+ public:
+  DeviceObject() = default;
+  DeviceObject(VkDevice device, Handle handle) : device_(device), handle_(handle) {}
+  DeviceObject(DeviceObject&& other) noexcept
+      : device_(other.device_), handle_(std::exchange(other.handle_, VK_NULL_HANDLE)) {}
+  DeviceObject& operator=(DeviceObject&& other) noexcept {
+    if (this != &other) {
+      reset();
+      device_ = other.device_;
+      handle_ = std::exchange(other.handle_, VK_NULL_HANDLE);
+    }
+    return *this;
+  }
+  DeviceObject(const DeviceObject&) = delete;
+  DeviceObject& operator=(const DeviceObject&) = delete;
+  ~DeviceObject() { reset(); }
+
+  void reset() {
+    if (handle_ != VK_NULL_HANDLE) Destroy(device_, handle_, nullptr);
+    handle_ = VK_NULL_HANDLE;
+  }
+  Handle get() const { return handle_; }
+  explicit operator bool() const { return handle_ != VK_NULL_HANDLE; }
+
+ private:
+  VkDevice device_ = VK_NULL_HANDLE;
+  Handle handle_ = VK_NULL_HANDLE;
+};
+
+using Buffer = DeviceObject<VkBuffer, vkDestroyBuffer>;
+using Memory = DeviceObject<VkDeviceMemory, vkFreeMemory>;
+using Image = DeviceObject<VkImage, vkDestroyImage>;
+using ImageView = DeviceObject<VkImageView, vkDestroyImageView>;
+using ShaderModule = DeviceObject<VkShaderModule, vkDestroyShaderModule>;
+using PipelineLayout = DeviceObject<VkPipelineLayout, vkDestroyPipelineLayout>;
+using Pipeline = DeviceObject<VkPipeline, vkDestroyPipeline>;
+using DescriptorSetLayout = DeviceObject<VkDescriptorSetLayout, vkDestroyDescriptorSetLayout>;
+using DescriptorPool = DeviceObject<VkDescriptorPool, vkDestroyDescriptorPool>;
+using CommandPool = DeviceObject<VkCommandPool, vkDestroyCommandPool>;
+using Fence = DeviceObject<VkFence, vkDestroyFence>;
+
+struct InstanceDeleter {
+  void operator()(VkInstance instance) const { vkDestroyInstance(instance, nullptr); }
+};
+struct DeviceDeleter {
+  void operator()(VkDevice device) const { vkDestroyDevice(device, nullptr); }
+};
+
+const char* result_name(VkResult result);
+
+// A failed Vulkan call as an error value: `vkQueueSubmit: VK_ERROR_DEVICE_LOST`.
+inline Status check(VkResult result, const char* call) {
+  if (result == VK_SUCCESS) return {};
+  return fail(ErrorKind::Fatal, std::string(call) + ": " + result_name(result));
+}
+
+}  // namespace tidemark::backend::vk

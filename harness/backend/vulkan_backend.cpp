@@ -1,0 +1,803 @@
+// The Backend on lavapipe. Completion is observed only by really waiting on fences, at
+// defined points (client wait with a timeout, watermark sync, present, finish, read back,
+// retire lag), so every gauge is a pure function of the workload.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <deque>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "backend/backend.h"
+#include "backend/device.h"
+#include "backend/host_buffer.h"
+#include "backend/reclaim.h"
+#include "backend/vk.h"
+
+namespace tidemark::backend {
+namespace {
+
+const uint32_t kBandVert[] = {
+#include "shaders/band_vert.spv.inc"
+};
+const uint32_t kBandFrag[] = {
+#include "shaders/band_frag.spv.inc"
+};
+
+constexpr VkFormat kTargetFormat = VK_FORMAT_R8G8B8A8_UNORM;
+constexpr uint32_t kSetsPerPool = 1024;
+constexpr uint64_t kUniformRange = 4;      // one packed RGBA8 colour
+constexpr uint64_t kVertexBytes = 8;       // one float2 offset
+constexpr uint64_t kWatchdogNs = 30'000'000'000ull;  // a batch lavapipe cannot finish in 30 s is a hang
+
+struct PushConstants {
+  int32_t rect[4];
+  int32_t target[2];
+};
+
+struct Store {
+  HostBuffer memory;
+  uint64_t last_use = 0;  // submit index of the last GPU reference; 0 = none since mint
+};
+
+struct BufferRecord {
+  std::optional<StoreHandle> current;
+};
+
+// Store handles are small integers reused last-in first-out, so a recycled handle is a
+// deterministic event of the workload, not of the C allocator.
+class HandleTable {
+ public:
+  StoreHandle acquire() {
+    if (free_.empty()) return next_++;
+    StoreHandle handle = free_.back();
+    free_.pop_back();
+    return handle;
+  }
+  void release(StoreHandle handle) { free_.push_back(handle); }
+
+ private:
+  std::vector<StoreHandle> free_;
+  StoreHandle next_ = 1;
+};
+
+std::unexpected<Error> sync_fatal(const char* site, std::string why) {
+  return fail(ErrorKind::Fatal, fmt::format("fatal buffer-write-sync {{site={}}}: {}", site, why));
+}
+
+class VulkanBackend final : public Backend, private SubmitTimeline {
+ public:
+  VulkanBackend(const Config& config, std::unique_ptr<Device> device)
+      : config_(config),
+        device_(std::move(device)),
+        reclaim_({uint64_t{config.knobs.wire_deferred_mb} << 20}, *this,
+                 {[this](StoreHandle store) { destroy_store(store); }, nullptr}) {}
+
+  ~VulkanBackend() override {
+    if (!device_) return;
+    vkDeviceWaitIdle(vk_device());
+    reclaim_.destroy_all();
+    in_flight_.clear();
+    staging_.clear();
+  }
+
+  Status initialize();
+
+  // Backend
+  BufferId create_buffer() override {
+    buffers_.emplace_back();
+    return static_cast<BufferId>(buffers_.size());
+  }
+  Status buffer_data(BufferId buffer, std::span<const uint8_t> data) override;
+  Status buffer_sub_data(BufferId buffer, uint64_t offset, std::span<const uint8_t> data) override;
+  Status draw(const DrawCall& call) override;
+  FenceId fence_sync() override {
+    fences_.push_back(has_commands_ ? sync_point() : submitted_);
+    return static_cast<FenceId>(fences_.size());
+  }
+  Result<WaitStatus> client_wait(FenceId fence, bool flush, uint64_t timeout_ns) override;
+  Status flush() override { return submit(); }
+  Status finish() override { return sync("finish"); }
+  Status present() override;
+  Result<check::Image> read_pixels() override;
+  Gauges gauges() const override;
+  std::vector<std::string> validation_messages() const override {
+    return device_->validation_messages();
+  }
+
+ private:
+  // SubmitTimeline
+  uint64_t sync_point() const override { return submitted_ + 1; }
+  bool is_complete(uint64_t index) const override { return index <= completed_; }
+  bool is_idle() const override { return !has_commands_ && completed_ == submitted_; }
+  Status sync(const char* site) override {
+    if (auto ok = submit(); !ok) return ok;
+    return wait_for(submitted_, site);
+  }
+
+  VkDevice vk_device() const { return device_->device(); }
+
+  Status create_target();
+  Status create_pipeline();
+  Status clear_target();
+  Result<VkCommandBuffer> acquire_command_buffer();
+  Status ensure_recording();
+  void begin_rendering();
+  void end_rendering();
+  Status submit();
+  Status wait_for(uint64_t index, const char* site);
+  Result<VkDescriptorSet> descriptor_for(StoreHandle store);
+  Result<StoreHandle> mint(std::span<const uint8_t> data);
+  void destroy_store(StoreHandle store);
+  Result<Store*> current_store(BufferId buffer, const char* op, const char* role);
+
+  Config config_;
+  std::unique_ptr<Device> device_;
+  MemoryAccount account_;
+
+  vk::Image target_;
+  vk::Memory target_memory_;
+  vk::ImageView target_view_;
+  vk::DescriptorSetLayout set_layout_;
+  vk::PipelineLayout pipeline_layout_;
+  vk::Pipeline pipeline_;
+  vk::CommandPool command_pool_;
+  HostBuffer zero_vertices_;
+
+  // Submission state.
+  struct Batch {
+    uint64_t index;
+    VkCommandBuffer commands;
+    vk::Fence fence;
+  };
+  std::deque<Batch> in_flight_;
+  std::vector<VkCommandBuffer> free_command_buffers_;
+  std::vector<vk::Fence> free_fences_;
+  std::deque<std::pair<uint64_t, HostBuffer>> staging_;  // freed when their submit retires
+  VkCommandBuffer recording_ = VK_NULL_HANDLE;
+  bool has_commands_ = false;
+  bool in_rendering_ = false;
+  uint64_t submitted_ = 0;
+  uint64_t completed_ = 0;
+  int64_t presents_ = 0;
+
+  // Stores, records and fences.
+  std::vector<std::optional<Store>> stores_;  // indexed by handle
+  HandleTable handles_;
+  std::vector<BufferRecord> buffers_;
+  std::vector<uint64_t> fences_;  // the submit index each fence waits for
+  int64_t live_stores_ = 0;
+  int64_t live_stores_peak_ = 0;
+  ReclaimQueue reclaim_;
+
+  // Descriptor sets, memoised by (store handle, range, destroy epoch). The epoch moves on
+  // every store destruction and never resets, so a recycled handle cannot hit a set that
+  // still points at the store it replaced.
+  uint64_t destroy_epoch_ = 0;
+  std::vector<vk::DescriptorPool> pools_;
+  size_t active_pool_ = 0;
+  uint32_t sets_in_active_pool_ = 0;
+  std::map<std::tuple<StoreHandle, uint64_t, uint64_t>, VkDescriptorSet> memo_;
+  int64_t live_sets_ = 0;
+  int64_t live_sets_peak_ = 0;
+};
+
+Status VulkanBackend::initialize() {
+  VkCommandPoolCreateInfo pool_info{};
+  pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool_info.queueFamilyIndex = device_->queue_family();
+  VkCommandPool pool = VK_NULL_HANDLE;
+  if (auto ok = vk::check(vkCreateCommandPool(vk_device(), &pool_info, nullptr, &pool), "vkCreateCommandPool"); !ok)
+    return ok;
+  command_pool_ = vk::CommandPool(vk_device(), pool);
+
+  auto zero = HostBuffer::create(*device_, account_, kVertexBytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
+  if (!zero) return std::unexpected(zero.error());
+  zero_vertices_ = std::move(*zero);
+  std::memset(zero_vertices_.bytes().data(), 0, kVertexBytes);
+
+  if (auto ok = create_target(); !ok) return ok;
+  if (auto ok = create_pipeline(); !ok) return ok;
+  return clear_target();
+}
+
+Status VulkanBackend::create_target() {
+  VkImageCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = kTargetFormat;
+  info.extent = {static_cast<uint32_t>(config_.width), static_cast<uint32_t>(config_.height), 1};
+  info.mipLevels = 1;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+               VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  VkImage image = VK_NULL_HANDLE;
+  if (auto ok = vk::check(vkCreateImage(vk_device(), &info, nullptr, &image), "vkCreateImage"); !ok) return ok;
+  target_ = vk::Image(vk_device(), image);
+
+  VkMemoryRequirements needs;
+  vkGetImageMemoryRequirements(vk_device(), image, &needs);
+  VkMemoryAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  alloc.allocationSize = needs.size;
+  alloc.memoryTypeIndex = device_->host_memory_type();
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  if (auto ok = vk::check(vkAllocateMemory(vk_device(), &alloc, nullptr, &memory), "vkAllocateMemory"); !ok)
+    return ok;
+  target_memory_ = vk::Memory(vk_device(), memory);
+  if (auto ok = vk::check(vkBindImageMemory(vk_device(), image, memory, 0), "vkBindImageMemory"); !ok) return ok;
+
+  VkImageViewCreateInfo view_info{};
+  view_info.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
+  view_info.image = image;
+  view_info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  view_info.format = kTargetFormat;
+  view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkImageView view = VK_NULL_HANDLE;
+  if (auto ok = vk::check(vkCreateImageView(vk_device(), &view_info, nullptr, &view), "vkCreateImageView"); !ok)
+    return ok;
+  target_view_ = vk::ImageView(vk_device(), view);
+  return {};
+}
+
+Result<vk::ShaderModule> make_shader(VkDevice device, std::span<const uint32_t> words) {
+  VkShaderModuleCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+  info.codeSize = words.size_bytes();
+  info.pCode = words.data();
+  VkShaderModule module = VK_NULL_HANDLE;
+  if (auto ok = vk::check(vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule"); !ok)
+    return std::unexpected(ok.error());
+  return vk::ShaderModule(device, module);
+}
+
+Status VulkanBackend::create_pipeline() {
+  VkDescriptorSetLayoutBinding binding{};
+  binding.binding = 0;
+  binding.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+  binding.descriptorCount = 1;
+  binding.stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
+  VkDescriptorSetLayoutCreateInfo set_info{};
+  set_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+  set_info.bindingCount = 1;
+  set_info.pBindings = &binding;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  if (auto ok = vk::check(vkCreateDescriptorSetLayout(vk_device(), &set_info, nullptr, &set_layout),
+                          "vkCreateDescriptorSetLayout");
+      !ok)
+    return ok;
+  set_layout_ = vk::DescriptorSetLayout(vk_device(), set_layout);
+
+  VkPushConstantRange push{VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(PushConstants)};
+  VkPipelineLayoutCreateInfo layout_info{};
+  layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &set_layout;
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &push;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  if (auto ok = vk::check(vkCreatePipelineLayout(vk_device(), &layout_info, nullptr, &layout),
+                          "vkCreatePipelineLayout");
+      !ok)
+    return ok;
+  pipeline_layout_ = vk::PipelineLayout(vk_device(), layout);
+
+  auto vert = make_shader(vk_device(), kBandVert);
+  if (!vert) return std::unexpected(vert.error());
+  auto frag = make_shader(vk_device(), kBandFrag);
+  if (!frag) return std::unexpected(frag.error());
+  VkPipelineShaderStageCreateInfo stages[2]{};
+  stages[0].sType = stages[1].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+  stages[0].module = vert->get();
+  stages[0].pName = "main";
+  stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+  stages[1].module = frag->get();
+  stages[1].pName = "main";
+
+  VkVertexInputBindingDescription vertex_binding{0, kVertexBytes, VK_VERTEX_INPUT_RATE_INSTANCE};
+  VkVertexInputAttributeDescription vertex_attribute{0, 0, VK_FORMAT_R32G32_SFLOAT, 0};
+  VkPipelineVertexInputStateCreateInfo vertex_input{};
+  vertex_input.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO;
+  vertex_input.vertexBindingDescriptionCount = 1;
+  vertex_input.pVertexBindingDescriptions = &vertex_binding;
+  vertex_input.vertexAttributeDescriptionCount = 1;
+  vertex_input.pVertexAttributeDescriptions = &vertex_attribute;
+
+  VkPipelineInputAssemblyStateCreateInfo assembly{};
+  assembly.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO;
+  assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP;
+
+  VkPipelineViewportStateCreateInfo viewport{};
+  viewport.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO;
+  viewport.viewportCount = 1;
+  viewport.scissorCount = 1;
+
+  VkPipelineRasterizationStateCreateInfo raster{};
+  raster.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO;
+  raster.polygonMode = VK_POLYGON_MODE_FILL;
+  raster.cullMode = VK_CULL_MODE_NONE;
+  raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+  raster.lineWidth = 1.0f;
+
+  VkPipelineMultisampleStateCreateInfo multisample{};
+  multisample.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO;
+  multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+
+  VkPipelineColorBlendAttachmentState blend_attachment{};
+  blend_attachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                                    VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+  VkPipelineColorBlendStateCreateInfo blend{};
+  blend.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO;
+  blend.attachmentCount = 1;
+  blend.pAttachments = &blend_attachment;
+
+  VkDynamicState dynamic_states[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  VkPipelineDynamicStateCreateInfo dynamic{};
+  dynamic.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO;
+  dynamic.dynamicStateCount = 2;
+  dynamic.pDynamicStates = dynamic_states;
+
+  VkPipelineRenderingCreateInfo rendering{};
+  rendering.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO;
+  rendering.colorAttachmentCount = 1;
+  rendering.pColorAttachmentFormats = &kTargetFormat;
+
+  VkGraphicsPipelineCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO;
+  info.pNext = &rendering;
+  info.stageCount = 2;
+  info.pStages = stages;
+  info.pVertexInputState = &vertex_input;
+  info.pInputAssemblyState = &assembly;
+  info.pViewportState = &viewport;
+  info.pRasterizationState = &raster;
+  info.pMultisampleState = &multisample;
+  info.pColorBlendState = &blend;
+  info.pDynamicState = &dynamic;
+  info.layout = layout;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  if (auto ok = vk::check(vkCreateGraphicsPipelines(vk_device(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
+                          "vkCreateGraphicsPipelines");
+      !ok)
+    return ok;
+  pipeline_ = vk::Pipeline(vk_device(), pipeline);
+  return {};
+}
+
+void image_barrier(VkCommandBuffer commands, VkImage image, VkImageLayout from, VkImageLayout to,
+                   VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+                   VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+  VkImageMemoryBarrier barrier{};
+  barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+  barrier.srcAccessMask = src_access;
+  barrier.dstAccessMask = dst_access;
+  barrier.oldLayout = from;
+  barrier.newLayout = to;
+  barrier.srcQueueFamilyIndex = barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.image = image;
+  barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdPipelineBarrier(commands, src_stage, dst_stage, 0, 0, nullptr, 0, nullptr, 1, &barrier);
+}
+
+void memory_barrier(VkCommandBuffer commands, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+                    VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+  VkMemoryBarrier barrier{};
+  barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  barrier.srcAccessMask = src_access;
+  barrier.dstAccessMask = dst_access;
+  vkCmdPipelineBarrier(commands, src_stage, dst_stage, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+constexpr VkPipelineStageFlags kDrawReadStages = VK_PIPELINE_STAGE_VERTEX_INPUT_BIT |
+                                                 VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
+                                                 VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
+
+// Opaque black, so an unpainted pixel never matches a palette colour.
+Status VulkanBackend::clear_target() {
+  if (auto ok = ensure_recording(); !ok) return ok;
+  image_barrier(recording_, target_.get(), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                VK_ACCESS_TRANSFER_WRITE_BIT);
+  VkClearColorValue black{};
+  black.float32[3] = 1.0f;
+  VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdClearColorImage(recording_, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &range);
+  image_barrier(recording_, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+  has_commands_ = true;
+  return sync("initialize");  // start idle: nothing pending before the workload
+}
+
+Result<VkCommandBuffer> VulkanBackend::acquire_command_buffer() {
+  if (!free_command_buffers_.empty()) {
+    VkCommandBuffer commands = free_command_buffers_.back();
+    free_command_buffers_.pop_back();
+    return commands;
+  }
+  VkCommandBufferAllocateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  info.commandPool = command_pool_.get();
+  info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  info.commandBufferCount = 1;
+  VkCommandBuffer commands = VK_NULL_HANDLE;
+  if (auto ok = vk::check(vkAllocateCommandBuffers(vk_device(), &info, &commands), "vkAllocateCommandBuffers"); !ok)
+    return std::unexpected(ok.error());
+  return commands;
+}
+
+Status VulkanBackend::ensure_recording() {
+  if (recording_ != VK_NULL_HANDLE) return {};
+  auto commands = acquire_command_buffer();
+  if (!commands) return std::unexpected(commands.error());
+  VkCommandBufferBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  if (auto ok = vk::check(vkBeginCommandBuffer(*commands, &begin), "vkBeginCommandBuffer"); !ok) return ok;
+  recording_ = *commands;
+  return {};
+}
+
+void VulkanBackend::begin_rendering() {
+  if (in_rendering_) return;
+  // Earlier draws, copies and clears (in this or an earlier submit) before this pass.
+  memory_barrier(recording_,
+                 VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                 kDrawReadStages | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                 VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_UNIFORM_READ_BIT |
+                     VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+  VkRenderingAttachmentInfo attachment{};
+  attachment.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO;
+  attachment.imageView = target_view_.get();
+  attachment.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+  attachment.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+  attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  VkRenderingInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_RENDERING_INFO;
+  info.renderArea = {{0, 0}, {static_cast<uint32_t>(config_.width), static_cast<uint32_t>(config_.height)}};
+  info.layerCount = 1;
+  info.colorAttachmentCount = 1;
+  info.pColorAttachments = &attachment;
+  vkCmdBeginRendering(recording_, &info);
+  vkCmdBindPipeline(recording_, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.get());
+  VkViewport viewport{0, 0, static_cast<float>(config_.width), static_cast<float>(config_.height), 0, 1};
+  vkCmdSetViewport(recording_, 0, 1, &viewport);
+  vkCmdSetScissor(recording_, 0, 1, &info.renderArea);
+  in_rendering_ = true;
+}
+
+void VulkanBackend::end_rendering() {
+  if (!in_rendering_) return;
+  vkCmdEndRendering(recording_);
+  in_rendering_ = false;
+}
+
+Status VulkanBackend::submit() {
+  if (!has_commands_) return {};
+  end_rendering();
+  if (auto ok = vk::check(vkEndCommandBuffer(recording_), "vkEndCommandBuffer"); !ok) return ok;
+  vk::Fence fence;
+  if (!free_fences_.empty()) {
+    fence = std::move(free_fences_.back());
+    free_fences_.pop_back();
+  } else {
+    VkFenceCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    VkFence raw = VK_NULL_HANDLE;
+    if (auto ok = vk::check(vkCreateFence(vk_device(), &info, nullptr, &raw), "vkCreateFence"); !ok) return ok;
+    fence = vk::Fence(vk_device(), raw);
+  }
+  VkSubmitInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  info.commandBufferCount = 1;
+  info.pCommandBuffers = &recording_;
+  if (auto ok = vk::check(vkQueueSubmit(device_->queue(), 1, &info, fence.get()), "vkQueueSubmit"); !ok)
+    return ok;
+  in_flight_.push_back({++submitted_, recording_, std::move(fence)});
+  recording_ = VK_NULL_HANDLE;
+  has_commands_ = false;
+  uint64_t lag = config_.knobs.retire_lag;
+  if (lag > 0 && submitted_ > lag) return wait_for(submitted_ - lag, "retire-lag");
+  return {};
+}
+
+Status VulkanBackend::wait_for(uint64_t index, const char* site) {
+  while (!in_flight_.empty() && in_flight_.front().index <= index) {
+    Batch& batch = in_flight_.front();
+    VkFence fence = batch.fence.get();
+    VkResult waited = vkWaitForFences(vk_device(), 1, &fence, VK_TRUE, kWatchdogNs);
+    if (waited == VK_TIMEOUT)
+      return sync_fatal(site, fmt::format("submit {} did not retire within 30 s", batch.index));
+    if (waited != VK_SUCCESS)
+      return sync_fatal(site, fmt::format("waiting for submit {}: {}", batch.index, vk::result_name(waited)));
+    vkResetFences(vk_device(), 1, &fence);
+    vkResetCommandBuffer(batch.commands, 0);
+    free_command_buffers_.push_back(batch.commands);
+    free_fences_.push_back(std::move(batch.fence));
+    completed_ = batch.index;
+    in_flight_.pop_front();
+  }
+  completed_ = std::max(completed_, std::min(index, submitted_));
+  while (!staging_.empty() && staging_.front().first <= completed_) staging_.pop_front();
+  return {};
+}
+
+Result<Store*> VulkanBackend::current_store(BufferId buffer, const char* op, const char* role) {
+  if (buffer == 0 || buffer > buffers_.size())
+    return fail(ErrorKind::BadInput, fmt::format("{}: no buffer {}", op, buffer));
+  auto& record = buffers_[buffer - 1];
+  if (!record.current)
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: {} buffer {} has no store (never specified, or specified with size 0)",
+                            op, role, buffer));
+  return &*stores_[*record.current];
+}
+
+Result<StoreHandle> VulkanBackend::mint(std::span<const uint8_t> data) {
+  auto memory = HostBuffer::create(*device_, account_, data.size(),
+                                   VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+  if (!memory) return std::unexpected(memory.error());
+  std::memcpy(memory->bytes().data(), data.data(), data.size());  // a fresh store: no GPU use yet
+  StoreHandle handle = handles_.acquire();
+  if (handle >= stores_.size()) stores_.resize(handle + 1);
+  stores_[handle] = Store{std::move(*memory), 0};
+  live_stores_peak_ = std::max(live_stores_peak_, ++live_stores_);
+  return handle;
+}
+
+void VulkanBackend::destroy_store(StoreHandle store) {
+  stores_[store].reset();
+  handles_.release(store);
+  --live_stores_;
+  ++destroy_epoch_;
+}
+
+Status VulkanBackend::buffer_data(BufferId buffer, std::span<const uint8_t> data) {
+  if (buffer == 0 || buffer > buffers_.size())
+    return fail(ErrorKind::BadInput, fmt::format("buffer_data: no buffer {}", buffer));
+  auto& record = buffers_[buffer - 1];
+  if (record.current) {
+    StoreHandle old = *record.current;
+    record.current.reset();
+    const Store& store = *stores_[old];
+    if (auto ok = reclaim_.park(old, store.memory.size(), store.last_use); !ok) return ok;
+  }
+  if (data.empty()) return {};
+  auto minted = mint(data);
+  if (!minted) return std::unexpected(minted.error());
+  buffers_[buffer - 1].current = *minted;
+  return {};
+}
+
+Status VulkanBackend::buffer_sub_data(BufferId buffer, uint64_t offset, std::span<const uint8_t> data) {
+  auto store = current_store(buffer, "buffer_sub_data", "the");
+  if (!store) return std::unexpected(store.error());
+  Store& target = **store;
+  if (offset > target.memory.size() || data.size() > target.memory.size() - offset)
+    return fail(ErrorKind::BadInput,
+                fmt::format("buffer_sub_data: bytes {}..{} are outside the {}-byte store", offset,
+                            offset + data.size(), target.memory.size()));
+  if (data.empty()) return {};
+  if (target.last_use == 0 || is_complete(target.last_use)) {
+    std::memcpy(target.memory.bytes().data() + offset, data.data(), data.size());
+    return {};
+  }
+  // The GPU may still read this store: stage the bytes and copy in order on the queue.
+  auto staging = HostBuffer::create(*device_, account_, data.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+  if (!staging) return std::unexpected(staging.error());
+  std::memcpy(staging->bytes().data(), data.data(), data.size());
+  if (auto ok = ensure_recording(); !ok) return ok;
+  end_rendering();
+  memory_barrier(recording_, kDrawReadStages | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+  VkBufferCopy region{0, offset, data.size()};
+  vkCmdCopyBuffer(recording_, staging->buffer(), target.memory.buffer(), 1, &region);
+  has_commands_ = true;
+  target.last_use = sync_point();
+  staging_.emplace_back(sync_point(), std::move(*staging));
+  return {};
+}
+
+Result<VkDescriptorSet> VulkanBackend::descriptor_for(StoreHandle store) {
+  auto key = std::make_tuple(store, kUniformRange, destroy_epoch_);
+  if (auto hit = memo_.find(key); hit != memo_.end()) return hit->second;
+
+  if (sets_in_active_pool_ == kSetsPerPool) {
+    ++active_pool_;
+    sets_in_active_pool_ = 0;
+  }
+  if (active_pool_ == pools_.size()) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kSetsPerPool};
+    VkDescriptorPoolCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+    info.maxSets = kSetsPerPool;
+    info.poolSizeCount = 1;
+    info.pPoolSizes = &size;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    if (auto ok = vk::check(vkCreateDescriptorPool(vk_device(), &info, nullptr, &pool), "vkCreateDescriptorPool");
+        !ok)
+      return std::unexpected(ok.error());
+    pools_.emplace_back(vk_device(), pool);
+  }
+  VkDescriptorSetLayout layout = set_layout_.get();
+  VkDescriptorSetAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+  alloc.descriptorPool = pools_[active_pool_].get();
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  if (auto ok = vk::check(vkAllocateDescriptorSets(vk_device(), &alloc, &set), "vkAllocateDescriptorSets"); !ok)
+    return std::unexpected(ok.error());
+  ++sets_in_active_pool_;
+  live_sets_peak_ = std::max(live_sets_peak_, ++live_sets_);
+
+  VkDescriptorBufferInfo buffer_info{stores_[store]->memory.buffer(), 0, kUniformRange};
+  VkWriteDescriptorSet write{};
+  write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+  write.dstSet = set;
+  write.dstBinding = 0;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+  write.pBufferInfo = &buffer_info;
+  vkUpdateDescriptorSets(vk_device(), 1, &write, 0, nullptr);
+  memo_.emplace(key, set);
+  return set;
+}
+
+Status VulkanBackend::draw(const DrawCall& call) {
+  auto uniform = current_store(call.uniform, "draw", "uniform");
+  if (!uniform) return std::unexpected(uniform.error());
+  if ((*uniform)->memory.size() < kUniformRange)
+    return fail(ErrorKind::BadInput, fmt::format("draw: the uniform store holds {} bytes, a colour needs {}",
+                                                 (*uniform)->memory.size(), kUniformRange));
+  Store* vertices = nullptr;
+  if (call.vertices != 0) {
+    auto found = current_store(call.vertices, "draw", "vertex");
+    if (!found) return std::unexpected(found.error());
+    vertices = *found;
+    if (vertices->memory.size() < kVertexBytes)
+      return fail(ErrorKind::BadInput, fmt::format("draw: the vertex store holds {} bytes, a draw reads {}",
+                                                   vertices->memory.size(), kVertexBytes));
+  }
+  StoreHandle uniform_handle = *buffers_[call.uniform - 1].current;
+  auto set = descriptor_for(uniform_handle);
+  if (!set) return std::unexpected(set.error());
+
+  if (auto ok = ensure_recording(); !ok) return ok;
+  begin_rendering();
+  vkCmdBindDescriptorSets(recording_, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout_.get(), 0, 1, &*set, 0,
+                          nullptr);
+  VkBuffer vertex_buffer = vertices ? vertices->memory.buffer() : zero_vertices_.buffer();
+  VkDeviceSize zero_offset = 0;
+  vkCmdBindVertexBuffers(recording_, 0, 1, &vertex_buffer, &zero_offset);
+  PushConstants push{{call.rect.x0, call.rect.y0, call.rect.x1, call.rect.y1}, {config_.width, config_.height}};
+  vkCmdPushConstants(recording_, pipeline_layout_.get(), VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), &push);
+  vkCmdDraw(recording_, 4, 1, 0, 0);
+  has_commands_ = true;
+  (*uniform)->last_use = sync_point();
+  if (vertices) vertices->last_use = sync_point();
+  return {};
+}
+
+Result<WaitStatus> VulkanBackend::client_wait(FenceId fence, bool flush_first, uint64_t timeout_ns) {
+  if (fence == 0 || fence > fences_.size())
+    return fail(ErrorKind::BadInput, fmt::format("client_wait: no fence {}", fence));
+  uint64_t index = fences_[fence - 1];
+  if (is_complete(index)) return WaitStatus::AlreadySignaled;
+  if (flush_first && index > submitted_) {
+    if (auto ok = submit(); !ok) return std::unexpected(ok.error());
+  }
+  // Timeout 0 never looks at the GPU; an unsubmitted fence can never signal.
+  if (timeout_ns == 0 || index > submitted_) return WaitStatus::TimeoutExpired;
+  if (auto ok = wait_for(index, "client-wait"); !ok) return std::unexpected(ok.error());
+  return WaitStatus::ConditionSatisfied;
+}
+
+Status VulkanBackend::present() {
+  if (auto ok = sync("present"); !ok) return ok;
+  reclaim_.sweep();
+  // The frame has retired: its descriptor sets and their memo go with it.
+  for (auto& pool : pools_) vkResetDescriptorPool(vk_device(), pool.get(), 0);
+  active_pool_ = 0;
+  sets_in_active_pool_ = 0;
+  live_sets_ = 0;
+  memo_.clear();
+  ++presents_;
+  if (config_.log) config_.log(fmt::format("present {}: {}", presents_, gauge_line(gauges())));
+  return {};
+}
+
+Result<check::Image> VulkanBackend::read_pixels() {
+  const uint64_t bytes = uint64_t(config_.width) * uint64_t(config_.height) * 4;
+  auto readback = HostBuffer::create(*device_, account_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+  if (!readback) return std::unexpected(readback.error());
+  if (auto ok = ensure_recording(); !ok) return std::unexpected(ok.error());
+  end_rendering();
+  image_barrier(recording_, target_.get(), VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+  VkBufferImageCopy region{};
+  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  region.imageExtent = {static_cast<uint32_t>(config_.width), static_cast<uint32_t>(config_.height), 1};
+  vkCmdCopyImageToBuffer(recording_, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback->buffer(), 1,
+                         &region);
+  image_barrier(recording_, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+  memory_barrier(recording_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  has_commands_ = true;
+  if (auto ok = sync("host-read"); !ok) return std::unexpected(ok.error());
+  check::Image image;
+  image.width = config_.width;
+  image.height = config_.height;
+  image.pixels.assign(readback->bytes().begin(), readback->bytes().end());
+  return image;
+}
+
+Gauges VulkanBackend::gauges() const {
+  Gauges g;
+  g.wbufs = static_cast<int64_t>(buffers_.size());
+  g.wlive = live_stores_;
+  g.wlivepk = live_stores_peak_;
+  g.wdefn = static_cast<int64_t>(reclaim_.parked_count());
+  g.wdefpk = static_cast<int64_t>(reclaim_.parked_bytes_peak());
+  g.wdefsync = static_cast<int64_t>(reclaim_.forced_syncs());
+  g.wdefmb = config_.knobs.wire_deferred_mb;
+  g.dsets = live_sets_;
+  g.dsetspk = live_sets_peak_;
+  g.devallocs = account_.allocations;
+  g.devallocspk = account_.allocations_peak;
+  g.devbytes = account_.bytes;
+  g.devbytespk = account_.bytes_peak;
+  g.submits = static_cast<int64_t>(submitted_);
+  g.presents = presents_;
+  return g;
+}
+
+}  // namespace
+
+const char* to_string(WaitStatus status) {
+  switch (status) {
+    case WaitStatus::AlreadySignaled: return "already_signaled";
+    case WaitStatus::ConditionSatisfied: return "condition_satisfied";
+    case WaitStatus::TimeoutExpired: return "timeout_expired";
+  }
+  return "?";
+}
+
+std::vector<std::pair<std::string, int64_t>> named(const Gauges& g) {
+  return {{"wbufs", g.wbufs},         {"wlive", g.wlive},       {"wlivepk", g.wlivepk},
+          {"wdefn", g.wdefn},         {"wdefpk", g.wdefpk},     {"wdefsync", g.wdefsync},
+          {"wdefmb", g.wdefmb},       {"dsets", g.dsets},       {"dsetspk", g.dsetspk},
+          {"devallocs", g.devallocs}, {"devallocspk", g.devallocspk},
+          {"devbytes", g.devbytes},   {"devbytespk", g.devbytespk},
+          {"submits", g.submits},     {"presents", g.presents}};
+}
+
+std::string gauge_line(const Gauges& g) {
+  return fmt::format("wbuf[wbufs={} wlivepk={} wdefpk={} wdefsync={}]", g.wbufs, g.wlivepk, g.wdefpk,
+                     g.wdefsync);
+}
+
+Result<std::unique_ptr<Backend>> Backend::create(const Config& config) {
+  if (config.width < 1 || config.height < 1)
+    return fail(ErrorKind::BadInput, fmt::format("target {}x{} is empty", config.width, config.height));
+  auto device = Device::create(config.validation);
+  if (!device) return std::unexpected(device.error());
+  auto backend = std::make_unique<VulkanBackend>(config, std::move(*device));
+  if (auto ok = backend->initialize(); !ok) return std::unexpected(ok.error());
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
+}  // namespace tidemark::backend

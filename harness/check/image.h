@@ -1,0 +1,34 @@
+// An RGBA8 image, row-major, top row first; what read_pixels returns and PNGs hold.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "core/error.h"
+
+namespace tidemark::check {
+
+using Rgba = std::array<uint8_t, 4>;
+
+struct Image {
+  int width = 0;
+  int height = 0;
+  std::vector<uint8_t> pixels;  // width * height * 4 bytes
+
+  Rgba at(int x, int y) const;
+  void set(int x, int y, Rgba color);
+};
+
+Image make_image(int width, int height, Rgba fill);
+
+// libpng: 8-bit RGBA, no interlace. Reading converts palette/gray/RGB/16-bit to RGBA8.
+Status write_png(const std::filesystem::path& file, const Image& image);
+Result<Image> read_png(const std::filesystem::path& file);
+
+// The colour of palette entry `index`: distinct, opaque, stable across releases
+// (scenarios and goldens depend on it).
+Rgba palette_color(int64_t index);
+
+}  // namespace tidemark::check

@@ -1,0 +1,202 @@
+// libpng reports errors by longjmp. Each setjmp lives in a small function whose locals
+// are all trivially destructible; the files, png structs and buffers those jumps would
+// otherwise leak are owned by the caller's frame.
+#include "check/image.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <fmt/format.h>
+#include <png.h>
+
+namespace tidemark::check {
+namespace {
+
+constexpr png_uint_32 max_dimension = 16384;
+
+struct FileCloser {
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+struct ErrorSink {
+  std::array<char, 256> message{};
+};
+
+[[noreturn]] void on_png_error(png_structp png, png_const_charp message) {
+  auto* sink = static_cast<ErrorSink*>(png_get_error_ptr(png));
+  std::snprintf(sink->message.data(), sink->message.size(), "%s", message);
+  png_longjmp(png, 1);
+}
+
+void on_png_warning(png_structp, png_const_charp) {}
+
+class ReadStruct {
+ public:
+  explicit ReadStruct(ErrorSink& sink)
+      : png_(png_create_read_struct(PNG_LIBPNG_VER_STRING, &sink, on_png_error, on_png_warning)),
+        info_(png_ ? png_create_info_struct(png_) : nullptr) {}
+  ~ReadStruct() { png_destroy_read_struct(&png_, &info_, nullptr); }
+  ReadStruct(const ReadStruct&) = delete;
+  ReadStruct& operator=(const ReadStruct&) = delete;
+
+  bool valid() const { return png_ != nullptr && info_ != nullptr; }
+  png_structp png() const { return png_; }
+  png_infop info() const { return info_; }
+
+ private:
+  png_structp png_;
+  png_infop info_;
+};
+
+class WriteStruct {
+ public:
+  explicit WriteStruct(ErrorSink& sink)
+      : png_(png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, on_png_error, on_png_warning)),
+        info_(png_ ? png_create_info_struct(png_) : nullptr) {}
+  ~WriteStruct() { png_destroy_write_struct(&png_, &info_); }
+  WriteStruct(const WriteStruct&) = delete;
+  WriteStruct& operator=(const WriteStruct&) = delete;
+
+  bool valid() const { return png_ != nullptr && info_ != nullptr; }
+  png_structp png() const { return png_; }
+  png_infop info() const { return info_; }
+
+ private:
+  png_structp png_;
+  png_infop info_;
+};
+
+struct Decoded {
+  Image image;
+  std::vector<png_bytep> rows;
+};
+
+// Returns false after a libpng error; the message is in the error sink.
+bool decode(png_structp png, png_infop info, std::FILE* file, Decoded& out) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_init_io(png, file);
+  png_set_sig_bytes(png, 8);
+  png_set_user_limits(png, max_dimension, max_dimension);
+  png_read_info(png, info);
+
+  const png_byte color_type = png_get_color_type(png, info);
+  if (png_get_bit_depth(png, info) == 16) png_set_strip_16(png);
+  png_set_expand(png);  // palette -> RGB, grey below 8 bits -> 8 bits, tRNS -> alpha
+  if ((color_type & PNG_COLOR_MASK_COLOR) == 0) png_set_gray_to_rgb(png);
+  if ((color_type & PNG_COLOR_MASK_ALPHA) == 0 && !png_get_valid(png, info, PNG_INFO_tRNS)) {
+    png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+  }
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+
+  const png_uint_32 width = png_get_image_width(png, info);
+  const png_uint_32 height = png_get_image_height(png, info);
+  if (png_get_rowbytes(png, info) != static_cast<size_t>(width) * 4) {
+    png_error(png, "unsupported pixel layout after conversion to RGBA8");
+  }
+  out.image = make_image(static_cast<int>(width), static_cast<int>(height), {0, 0, 0, 0});
+  out.rows.resize(height);
+  for (png_uint_32 y = 0; y < height; ++y) {
+    out.rows[y] = out.image.pixels.data() + static_cast<size_t>(y) * width * 4;
+  }
+  png_read_image(png, out.rows.data());
+  png_read_end(png, nullptr);
+  return true;
+}
+
+bool encode(png_structp png, png_infop info, std::FILE* file, const Image& image, png_bytepp rows) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_init_io(png, file);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width),
+               static_cast<png_uint_32>(image.height), 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  png_write_image(png, rows);
+  png_write_end(png, nullptr);
+  return true;
+}
+
+std::string errno_text(int error) { return std::generic_category().message(error); }
+
+}  // namespace
+
+Result<Image> read_png(const std::filesystem::path& file) {
+  FilePtr handle(std::fopen(file.c_str(), "rb"));
+  if (!handle) {
+    const int error = errno;
+    return fail(ErrorKind::Io, fmt::format("cannot open {}: {}", file.string(), errno_text(error)));
+  }
+
+  std::array<png_byte, 8> signature{};
+  const size_t got = std::fread(signature.data(), 1, signature.size(), handle.get());
+  if (got != signature.size() || png_sig_cmp(signature.data(), 0, signature.size()) != 0) {
+    return fail(ErrorKind::Io, fmt::format("{} is not a PNG file", file.string()));
+  }
+
+  ErrorSink sink;
+  ReadStruct png(sink);
+  if (!png.valid()) {
+    return fail(ErrorKind::Io,
+                fmt::format("cannot read {}: libpng initialisation failed", file.string()));
+  }
+  Decoded decoded;
+  if (!decode(png.png(), png.info(), handle.get(), decoded)) {
+    return fail(ErrorKind::Io,
+                fmt::format("cannot read {}: {}", file.string(), sink.message.data()));
+  }
+  return std::move(decoded.image);
+}
+
+Status write_png(const std::filesystem::path& file, const Image& image) {
+  const size_t expected_bytes = static_cast<size_t>(std::max(image.width, 0)) *
+                                static_cast<size_t>(std::max(image.height, 0)) * 4;
+  if (image.width <= 0 || image.height <= 0 || image.pixels.size() != expected_bytes) {
+    return fail(ErrorKind::Io,
+                fmt::format("cannot write {}: image is {}x{} with {} bytes of pixels",
+                            file.string(), image.width, image.height, image.pixels.size()));
+  }
+
+  FilePtr handle(std::fopen(file.c_str(), "wb"));
+  if (!handle) {
+    const int error = errno;
+    return fail(ErrorKind::Io,
+                fmt::format("cannot create {}: {}", file.string(), errno_text(error)));
+  }
+
+  std::vector<png_bytep> rows(static_cast<size_t>(image.height));
+  for (size_t y = 0; y < rows.size(); ++y) {
+    // libpng's row type is non-const even for writing; it does not modify the rows.
+    rows[y] = const_cast<png_bytep>(image.pixels.data()) + y * static_cast<size_t>(image.width) * 4;
+  }
+
+  ErrorSink sink;
+  bool encoded = false;
+  {
+    WriteStruct png(sink);
+    if (!png.valid()) {
+      std::snprintf(sink.message.data(), sink.message.size(), "libpng initialisation failed");
+    } else {
+      encoded = encode(png.png(), png.info(), handle.get(), image, rows.data());
+    }
+  }
+  const bool closed = std::fclose(handle.release()) == 0;
+  const int close_error = errno;
+  if (!encoded || !closed) {
+    const std::string reason = encoded ? errno_text(close_error) : std::string(sink.message.data());
+    std::error_code ignored;
+    std::filesystem::remove(file, ignored);
+    return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), reason));
+  }
+  return {};
+}
+
+}  // namespace tidemark::check

@@ -1,0 +1,206 @@
+// tidemark: run scenarios and list them (also as CTest registrations).
+// Exit codes: 0 all green, 1 any red, 2 bad input, 3 environment missing, 4 I/O or internal.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <set>
+
+#include "runner/runner.h"
+#include "scenario/scenario.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace tidemark;
+
+enum Exit { kGreen = 0, kRed = 1, kBadInput = 2, kEnvironment = 3, kInternal = 4 };
+
+int exit_code(const Error& error) {
+  switch (error.kind) {
+    case ErrorKind::BadInput: return kBadInput;
+    case ErrorKind::Environment: return kEnvironment;
+    case ErrorKind::Fatal:
+    case ErrorKind::Io: return kInternal;
+  }
+  return kInternal;
+}
+
+int report_error(const Error& error) {
+  fmt::print(stderr, "tidemark: {}\n", error.message);
+  return exit_code(error);
+}
+
+// Loads every file before anything runs: nothing runs on a half-valid set.
+Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>& inputs) {
+  std::vector<fs::path> paths(inputs.begin(), inputs.end());
+  auto files = scenario::collect_files(paths);
+  if (!files) return std::unexpected(files.error());
+  std::vector<scenario::Scenario> scenarios;
+  std::vector<std::string> errors;
+  std::map<std::string, fs::path> seen;
+  for (const auto& file : *files) {
+    auto loaded = scenario::load(file);
+    if (!loaded) {
+      if (loaded.error().kind != ErrorKind::BadInput) return std::unexpected(loaded.error());
+      errors.push_back(loaded.error().message);
+      continue;
+    }
+    std::string name = runner::test_name(*loaded);
+    if (auto [it, fresh] = seen.emplace(name, file); !fresh) {
+      errors.push_back(fmt::format("{}:1:1: expected a scenario name unique in group '{}', found '{}' again (first in {})",
+                                   file.string(), loaded->group, loaded->name, it->second.string()));
+      continue;
+    }
+    scenarios.push_back(std::move(*loaded));
+  }
+  if (!errors.empty()) {
+    std::string joined;
+    for (const auto& error : errors) joined += (joined.empty() ? "" : "\ntidemark: ") + error;
+    return fail(ErrorKind::BadInput, joined);
+  }
+  return scenarios;
+}
+
+Result<std::map<std::string, int64_t>> parse_knobs(const std::vector<std::string>& knobs) {
+  std::map<std::string, int64_t> out;
+  for (const auto& knob : knobs) {
+    auto eq = knob.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return fail(ErrorKind::BadInput, fmt::format("--knob: expected NAME=VALUE, found '{}'", knob));
+    std::string value = knob.substr(eq + 1);
+    char* end = nullptr;
+    long long parsed = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0')
+      return fail(ErrorKind::BadInput, fmt::format("--knob {}: expected an integer, found '{}'",
+                                                   knob.substr(0, eq), value));
+    out[knob.substr(0, eq)] = parsed;
+  }
+  return out;
+}
+
+fs::path default_report_dir() {
+  std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
+  return fs::path("reports") / fmt::format("run-{}", stamp);
+}
+
+void print_result(const runner::RunResult& result) {
+  fmt::print("{} {} ({:.2f} s) {} digest {}\n", result.green ? "GREEN" : "RED  ", result.test_name,
+             result.seconds, backend::gauge_line(result.gauges), result.digest);
+  if (result.error) fmt::print("      error: {}\n", result.error->message);
+  for (const auto& outcome : result.outcomes) {
+    if (outcome.passed) continue;
+    fmt::print("      failed {} `{}`: {}\n", outcome.kind, outcome.text, outcome.detail);
+    if (!outcome.where.file.empty()) fmt::print("        at {}\n", format_location(outcome.where));
+    for (const auto& artifact : outcome.artifacts) fmt::print("        wrote {}\n", artifact.string());
+  }
+}
+
+int run_command(const std::vector<std::string>& inputs, const std::vector<std::string>& knob_args,
+                std::string report, const std::string& lane, int repeat, bool validation) {
+  if (lane != "monolith")
+    return report_error({ErrorKind::BadInput,
+                         fmt::format("--lane: expected monolith (the only lane built so far), found '{}'", lane)});
+  if (repeat < 1) return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", repeat)});
+  auto knobs = parse_knobs(knob_args);
+  if (!knobs) return report_error(knobs.error());
+  auto scenarios = load_all(inputs);
+  if (!scenarios) return report_error(scenarios.error());
+  // Every override must be valid for every scenario before anything runs.
+  for (const auto& scenario : *scenarios)
+    if (auto ok = runner::effective_knobs(scenario, *knobs); !ok) return report_error(ok.error());
+
+  runner::RunOptions options;
+  options.knob_overrides = *knobs;
+  options.report_dir = report.empty() ? default_report_dir() : fs::path(report);
+  options.validation = validation;
+  options.repeat = repeat;
+
+  std::vector<runner::RunResult> results;
+  for (const auto& scenario : *scenarios) {
+    auto result = runner::run(scenario, options);
+    if (!result) return report_error(result.error());
+    print_result(*result);
+    results.push_back(std::move(*result));
+  }
+  if (auto ok = runner::write_summary(results, options.report_dir); !ok) return report_error(ok.error());
+  size_t green = 0;
+  for (const auto& result : results) green += result.green ? 1 : 0;
+  fmt::print("{} green, {} red; report: {}\n", green, results.size() - green,
+             fs::absolute(options.report_dir / "summary.json").string());
+  return green == results.size() ? kGreen : kRed;
+}
+
+// CMake script text that registers each scenario as a CTest test (read by ctest at start).
+std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios, const std::string& tidemark,
+                                const std::string& report_root) {
+  std::string out;
+  for (const auto& scenario : scenarios) {
+    std::string name = runner::test_name(scenario);
+    out += fmt::format("add_test([=[{}]=] [=[{}]=] run --lane monolith --report [=[{}/{}]=] [=[{}]=])\n", name,
+                       tidemark, report_root, name, fs::absolute(scenario.file).string());
+    out += fmt::format(
+        "set_tests_properties([=[{}]=] PROPERTIES LABELS [=[integration-magma-monolith;integration-magma-{}]=])\n",
+        name, scenario.group);
+  }
+  return out;
+}
+
+int list_command(const std::vector<std::string>& inputs, const std::string& ctest_file,
+                 const std::string& tidemark, const std::string& report_root) {
+  auto scenarios = load_all(inputs);
+  if (!scenarios) return report_error(scenarios.error());
+  if (ctest_file.empty()) {
+    for (const auto& scenario : *scenarios)
+      fmt::print("{}  {}\n", runner::test_name(scenario), scenario.file.string());
+    return kGreen;
+  }
+  std::ofstream out(ctest_file);
+  out << ctest_registrations(*scenarios, tidemark, report_root);
+  if (!out) return report_error({ErrorKind::Io, fmt::format("cannot write {}", ctest_file)});
+  return kGreen;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Tidemark: deterministic replay and regression harness for GPU driver stacks"};
+  app.require_subcommand(1);
+
+  std::vector<std::string> inputs;
+  std::vector<std::string> knobs;
+  std::string report;
+  std::string lane = "monolith";
+  int repeat = 1;
+  bool validation = false;
+  auto* run = app.add_subcommand("run", "run scenarios and check them");
+  run->add_option("paths", inputs, "scenario files or folders")->required();
+  run->add_option("--knob", knobs, "override a knob: NAME=VALUE (repeatable)");
+  run->add_option("--report", report, "report folder (default reports/run-<time>)");
+  run->add_option("--lane", lane, "lane: monolith");
+  run->add_option("--repeat", repeat, "run each scenario N times; all must give one digest");
+  run->add_flag("--validation", validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
+
+  std::string ctest_file;
+  std::string tidemark_path;
+  std::string report_root;
+  auto* list = app.add_subcommand("list", "list scenarios by test name");
+  list->add_option("paths", inputs, "scenario files or folders")->required();
+  list->add_option("--ctest-file", ctest_file, "write CTest registrations to this file");
+  list->add_option("--tidemark", tidemark_path, "tidemark binary the registrations run");
+  list->add_option("--report-root", report_root, "report folder root for the registered runs");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    int code = app.exit(error);
+    return code == 0 ? kGreen : kBadInput;
+  }
+  if (*run) return run_command(inputs, knobs, report, lane, repeat, validation);
+  return list_command(inputs, ctest_file, tidemark_path, report_root);
+}

@@ -1,0 +1,27 @@
+#include "core/digest.h"
+
+#include <fmt/format.h>
+
+namespace tidemark {
+
+void Digest::add(std::span<const uint8_t> bytes) {
+  // FNV-1a by hand: tiny, stable and fast enough for a 192x32 image.
+  for (uint8_t byte : bytes) {
+    state_ ^= byte;
+    state_ *= 0x100000001b3ull;
+  }
+}
+
+void Digest::add(std::string_view text) {
+  add(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
+void Digest::add(uint64_t value) {
+  uint8_t bytes[8];
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(value >> (8 * i));
+  add(std::span<const uint8_t>(bytes));
+}
+
+std::string Digest::hex() const { return fmt::format("{:016x}", state_); }
+
+}  // namespace tidemark

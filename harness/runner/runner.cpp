@@ -1,0 +1,404 @@
+#include "runner/runner.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+
+#include <fmt/ranges.h>
+
+#include "core/digest.h"
+
+namespace tidemark::runner {
+namespace {
+
+namespace fs = std::filesystem;
+using scenario::Scenario;
+using scenario::Step;
+
+std::string camel_case(std::string_view kebab) {
+  std::string out;
+  bool upper = true;
+  for (char c : kebab) {
+    if (c == '-') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  return out;
+}
+
+// Loop variables in scope, innermost last.
+class Scope {
+ public:
+  Result<int64_t> eval(const scenario::IntField& field) const {
+    auto value = field.expr.evaluate([this](std::string_view name) -> std::optional<int64_t> {
+      for (auto it = vars_.rbegin(); it != vars_.rend(); ++it)
+        if (it->first == name) return it->second;
+      return std::nullopt;
+    });
+    if (!value)
+      return fail(ErrorKind::BadInput, fmt::format("{}: {}", format_location(field.where), value.error().message));
+    return *value;
+  }
+  void push(std::string name, int64_t value) { vars_.emplace_back(std::move(name), value); }
+  void pop() { vars_.pop_back(); }
+  std::string describe() const {
+    std::string out;
+    for (const auto& [name, value] : vars_)
+      if (!name.empty()) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::string, int64_t>> vars_;
+};
+
+Result<std::vector<uint8_t>> fill_bytes(const scenario::Fill& fill, int64_t size, const Scope& scope) {
+  std::array<uint8_t, 4> word{};
+  if (fill.kind == scenario::Fill::Kind::Rgba) word = fill.rgba;
+  if (fill.kind == scenario::Fill::Kind::Palette) {
+    auto index = scope.eval(*fill.palette_index);
+    if (!index) return std::unexpected(index.error());
+    word = check::palette_color(*index);
+  }
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = word[i % 4];
+  return bytes;
+}
+
+// Executes the workload, step by step, against one backend.
+class Executor {
+ public:
+  Executor(const Scenario& scenario, backend::Backend& backend) : scenario_(scenario), backend_(backend) {
+    for (const auto& name : scenario.buffers) buffers_[name] = backend.create_buffer();
+  }
+
+  Status run_steps(const std::vector<Step>& steps) {
+    for (const auto& step : steps) {
+      auto done = std::visit([&](const auto& kind) { return execute(kind); }, *step.kind);
+      if (!done) return std::unexpected(annotate(step, done.error()));
+    }
+    return {};
+  }
+
+ private:
+  Error annotate(const Step& step, Error error) const {
+    if (error.message.rfind(scenario_.file.string(), 0) == 0) return error;  // already placed
+    std::string where = format_location(step.where);
+    std::string vars = scope_.describe();
+    error.message = fmt::format("{}: step {}{}: {}", where, step.label, vars.empty() ? "" : " (" + vars + ")",
+                                error.message);
+    return error;
+  }
+
+  Result<int64_t> eval(const scenario::IntField& field) const { return scope_.eval(field); }
+
+  Status execute(const scenario::BufferData& step) {
+    auto size = eval(step.size);
+    if (!size) return std::unexpected(size.error());
+    auto bytes = fill_bytes(step.fill, *size, scope_);
+    if (!bytes) return std::unexpected(bytes.error());
+    return backend_.buffer_data(buffers_.at(step.buffer), *bytes);
+  }
+
+  Status execute(const scenario::BufferSubData& step) {
+    auto offset = eval(step.offset);
+    if (!offset) return std::unexpected(offset.error());
+    auto size = eval(step.size);
+    if (!size) return std::unexpected(size.error());
+    auto bytes = fill_bytes(step.fill, *size, scope_);
+    if (!bytes) return std::unexpected(bytes.error());
+    return backend_.buffer_sub_data(buffers_.at(step.buffer), static_cast<uint64_t>(*offset), *bytes);
+  }
+
+  Status execute(const scenario::Draw& step) {
+    backend::DrawCall call;
+    call.uniform = buffers_.at(step.uniform);
+    if (step.vertices) call.vertices = buffers_.at(*step.vertices);
+    const auto& target = scenario_.target;
+    call.rect = {0, 0, target.width, target.height};
+    if (step.band) {
+      auto index = eval(step.band->index);
+      if (!index) return std::unexpected(index.error());
+      auto of = eval(step.band->of);
+      if (!of) return std::unexpected(of.error());
+      if (*of < 1 || *index < 0 || *index >= *of)
+        return fail(ErrorKind::BadInput, fmt::format("band {} of {} does not exist", *index, *of));
+      call.rect.x0 = static_cast<int>(*index * target.width / *of);
+      call.rect.x1 = static_cast<int>((*index + 1) * target.width / *of);
+    }
+    return backend_.draw(call);
+  }
+
+  Status execute(const scenario::FenceSync& step) {
+    fences_[step.name] = backend_.fence_sync();
+    return {};
+  }
+
+  Status execute(const scenario::ClientWait& step) {
+    auto status = backend_.client_wait(fences_.at(step.fence), step.flush, step.timeout_ns);
+    if (!status) return std::unexpected(status.error());
+    if (step.expect) {
+      auto wanted = static_cast<backend::WaitStatus>(*step.expect);
+      if (*status != wanted)
+        return fail(ErrorKind::Fatal, fmt::format("wait returned {}, expected {}", backend::to_string(*status),
+                                                  backend::to_string(wanted)));
+    }
+    return {};
+  }
+
+  Status execute(const scenario::Flush&) { return backend_.flush(); }
+  Status execute(const scenario::Finish&) { return backend_.finish(); }
+  Status execute(const scenario::Present&) { return backend_.present(); }
+
+  Status execute(const scenario::Repeat& step) {
+    auto count = eval(step.count);
+    if (!count) return std::unexpected(count.error());
+    for (int64_t i = 0; i < *count; ++i) {
+      scope_.push(step.variable, i);
+      auto done = run_steps(step.steps);
+      scope_.pop();
+      if (!done) return done;
+    }
+    return {};
+  }
+
+  const Scenario& scenario_;
+  backend::Backend& backend_;
+  std::map<std::string, backend::BufferId> buffers_;
+  std::map<std::string, backend::FenceId> fences_;
+  Scope scope_;
+};
+
+static_assert(static_cast<int>(scenario::WaitStatus::AlreadySignaled) ==
+              static_cast<int>(backend::WaitStatus::AlreadySignaled));
+static_assert(static_cast<int>(scenario::WaitStatus::ConditionSatisfied) ==
+              static_cast<int>(backend::WaitStatus::ConditionSatisfied));
+static_assert(static_cast<int>(scenario::WaitStatus::TimeoutExpired) ==
+              static_cast<int>(backend::WaitStatus::TimeoutExpired));
+
+backend::Knobs to_backend_knobs(const std::map<std::string, int64_t>& knobs) {
+  backend::Knobs out;
+  out.wire_deferred_mb = static_cast<uint32_t>(knobs.at("wire_deferred_mb"));
+  out.retire_lag = static_cast<uint32_t>(knobs.at("retire_lag"));
+  return out;
+}
+
+// One complete run: a fresh backend, the workload, read back, checks.
+struct SingleRun {
+  std::optional<Error> error;
+  backend::Gauges gauges;
+  check::Image image;
+  std::vector<std::string> validation_messages;
+};
+
+Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string, int64_t>& knobs,
+                           bool validation, std::vector<std::string>& log) {
+  backend::Config config;
+  config.width = scenario.target.width;
+  config.height = scenario.target.height;
+  config.knobs = to_backend_knobs(knobs);
+  config.validation = validation;
+  config.log = [&log](const std::string& line) { log.push_back(line); };
+  auto created = backend::Backend::create(config);
+  if (!created) return std::unexpected(created.error());
+  auto& backend = **created;
+
+  SingleRun result;
+  Executor executor(scenario, backend);
+  auto done = executor.run_steps(scenario.workload);
+  if (!done && done.error().kind == ErrorKind::Environment) return std::unexpected(done.error());
+  if (!done) {
+    result.error = done.error();
+  } else if (auto image = backend.read_pixels(); image) {
+    result.image = std::move(*image);
+  } else {
+    result.error = image.error();
+  }
+  result.gauges = backend.gauges();
+  result.validation_messages = backend.validation_messages();
+  return result;
+}
+
+std::string pixel_hash(const check::Image& image) {
+  Digest digest;
+  digest.add(uint64_t(image.width));
+  digest.add(uint64_t(image.height));
+  digest.add(image.pixels);
+  return digest.hex();
+}
+
+std::string run_digest(const backend::Gauges& gauges, const std::string& pixels) {
+  Digest digest;
+  for (const auto& [name, value] : backend::named(gauges)) {
+    digest.add(name);
+    digest.add(static_cast<uint64_t>(value));
+  }
+  digest.add(pixels);
+  return digest.hex();
+}
+
+nlohmann::json to_json(const RunResult& result) {
+  nlohmann::json json;
+  json["test"] = result.test_name;
+  json["file"] = result.file.string();
+  json["green"] = result.green;
+  json["seconds"] = result.seconds;
+  if (result.error) json["error"] = result.error->message;
+  for (const auto& [name, value] : backend::named(result.gauges)) json["gauges"][name] = value;
+  json["gauge_line"] = backend::gauge_line(result.gauges);
+  json["knobs"] = result.knobs;
+  json["pixel_hash"] = result.pixel_hash;
+  json["digest"] = result.digest;
+  if (result.repeat_digests.size() > 1) json["repeat_digests"] = result.repeat_digests;
+  json["validation_messages"] = result.validation_messages;
+  json["checks"] = nlohmann::json::array();
+  for (const auto& outcome : result.outcomes) {
+    nlohmann::json check{{"id", outcome.id},         {"kind", outcome.kind},
+                         {"check", outcome.text},    {"passed", outcome.passed},
+                         {"detail", outcome.detail}, {"where", format_location(outcome.where)}};
+    for (const auto& artifact : outcome.artifacts) check["artifacts"].push_back(artifact.string());
+    json["checks"].push_back(check);
+  }
+  return json;
+}
+
+Status write_json(const fs::path& file, const nlohmann::json& json) {
+  std::ofstream out(file);
+  out << json.dump(2) << '\n';
+  if (!out) return fail(ErrorKind::Io, fmt::format("cannot write {}", file.string()));
+  return {};
+}
+
+}  // namespace
+
+std::string test_name(const Scenario& scenario, std::string_view lane) {
+  return fmt::format("Magma.{}.{}.{}", lane, camel_case(scenario.group), scenario.name);
+}
+
+Result<std::map<std::string, int64_t>> effective_knobs(const Scenario& scenario,
+                                                       const std::map<std::string, int64_t>& overrides) {
+  std::map<std::string, int64_t> knobs;
+  for (const auto& spec : scenario::known_knobs()) knobs[spec.name] = spec.default_value;
+  for (const auto& [name, value] : scenario.knobs) knobs[name] = value;
+  for (const auto& [name, value] : overrides) {
+    const scenario::KnobSpec* spec = nullptr;
+    for (const auto& known : scenario::known_knobs())
+      if (known.name == name) spec = &known;
+    if (!spec) return fail(ErrorKind::BadInput, fmt::format("--knob: unknown knob '{}'", name));
+    if (value < spec->min || value > spec->max)
+      return fail(ErrorKind::BadInput,
+                  fmt::format("--knob {}: expected {}..{}, found {}", name, spec->min, spec->max, value));
+    knobs[name] = value;
+  }
+  return knobs;
+}
+
+Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
+  RunResult result;
+  result.test_name = test_name(scenario);
+  result.file = scenario.file;
+  auto knobs = effective_knobs(scenario, options.knob_overrides);
+  if (!knobs) return std::unexpected(knobs.error());
+  result.knobs = *knobs;
+  if (!options.report_dir.empty()) {
+    result.report_dir = options.report_dir / scenario.group / scenario.name;
+    std::error_code ec;
+    fs::create_directories(result.report_dir, ec);
+    if (ec)
+      return fail(ErrorKind::Io, fmt::format("cannot create {}: {}", result.report_dir.string(), ec.message()));
+  }
+
+  auto started = std::chrono::steady_clock::now();
+  std::vector<std::string> log;
+  SingleRun last;
+  for (int attempt = 0; attempt < std::max(1, options.repeat); ++attempt) {
+    log.clear();
+    auto once = run_once(scenario, *knobs, options.validation, log);
+    if (!once) return std::unexpected(once.error());
+    last = std::move(*once);
+    result.repeat_digests.push_back(run_digest(last.gauges, pixel_hash(last.image)));
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.gauges = last.gauges;
+  result.error = last.error;
+  result.validation_messages = last.validation_messages;
+  result.pixel_hash = pixel_hash(last.image);
+  result.digest = result.repeat_digests.back();
+
+  bool green = !result.error.has_value();
+  if (!result.error) {
+    check::Values values(result.knobs.begin(), result.knobs.end());
+    for (const auto& [name, value] : backend::named(result.gauges)) values[name] = value;
+    for (size_t i = 0; i < scenario.gauge_checks.size(); ++i) {
+      auto outcome = check::check_gauge(scenario.gauge_checks[i], values, fmt::format("gauge[{}]", i));
+      if (!outcome) return std::unexpected(outcome.error());
+      green = green && outcome->passed;
+      result.outcomes.push_back(std::move(*outcome));
+    }
+    for (size_t i = 0; i < scenario.pixel_checks.size(); ++i) {
+      auto outcome = check::check_pixels(scenario.pixel_checks[i], last.image, result.report_dir,
+                                         fmt::format("pixels[{}]", i));
+      if (!outcome) return std::unexpected(outcome.error());
+      green = green && outcome->passed;
+      result.outcomes.push_back(std::move(*outcome));
+    }
+  }
+  if (options.validation) {
+    check::Outcome outcome;
+    outcome.id = "validation";
+    outcome.kind = "validation";
+    outcome.text = "VK_LAYER_KHRONOS_validation reports nothing";
+    outcome.passed = result.validation_messages.empty();
+    outcome.detail = outcome.passed ? "0 messages"
+                                    : fmt::format("{} messages, first: {}", result.validation_messages.size(),
+                                                  result.validation_messages.front());
+    green = green && outcome.passed;
+    result.outcomes.push_back(std::move(outcome));
+  }
+  std::set<std::string> distinct(result.repeat_digests.begin(), result.repeat_digests.end());
+  if (distinct.size() > 1) {
+    check::Outcome outcome;
+    outcome.id = "determinism";
+    outcome.kind = "determinism";
+    outcome.text = fmt::format("{} runs give one digest", result.repeat_digests.size());
+    outcome.detail = fmt::format("{} distinct digests: {}", distinct.size(), fmt::join(distinct, ", "));
+    green = false;
+    result.outcomes.push_back(std::move(outcome));
+  }
+  result.green = green;
+
+  if (!result.report_dir.empty()) {
+    if (!last.image.pixels.empty()) {
+      if (auto ok = check::write_png(result.report_dir / "actual.png", last.image); !ok)
+        return std::unexpected(ok.error());
+    }
+    std::ofstream log_file(result.report_dir / "backend.log");
+    for (const auto& line : log) log_file << line << '\n';
+    log_file << "end: " << backend::gauge_line(result.gauges) << '\n';
+    if (auto ok = write_json(result.report_dir / "result.json", to_json(result)); !ok)
+      return std::unexpected(ok.error());
+  }
+  return result;
+}
+
+Status write_summary(const std::vector<RunResult>& results, const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  nlohmann::json json;
+  size_t green = 0;
+  for (const auto& result : results) {
+    green += result.green ? 1 : 0;
+    json["results"].push_back(to_json(result));
+  }
+  json["green"] = green;
+  json["red"] = results.size() - green;
+  return write_json(dir / "summary.json", json);
+}
+
+}  // namespace tidemark::runner

@@ -1,0 +1,56 @@
+// Runs a scenario's workload against the backend (monolith lane: direct calls), then
+// its checks, and reports the result as JSON and PNGs.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "check/check.h"
+#include "core/error.h"
+#include "scenario/scenario.h"
+
+namespace tidemark::runner {
+
+struct RunOptions {
+  std::map<std::string, int64_t> knob_overrides;  // --knob, applied over the scenario's
+  std::filesystem::path report_dir;               // empty: write nothing
+  bool validation = false;                        // Vulkan validation; any message is red
+  int repeat = 1;                                 // > 1: every run must give the same digest
+};
+
+struct RunResult {
+  std::string test_name;  // Magma.Monolith.<Group>.<name>
+  std::filesystem::path file;
+  bool green = false;
+  std::optional<Error> error;  // the run could not complete (the step is named)
+  std::vector<check::Outcome> outcomes;
+  backend::Gauges gauges;
+  std::map<std::string, int64_t> knobs;  // effective values
+  std::string pixel_hash;
+  std::string digest;              // gauges + pixel hash
+  std::vector<std::string> repeat_digests;
+  std::vector<std::string> validation_messages;
+  double seconds = 0;
+  std::filesystem::path report_dir;  // where this scenario's files went
+};
+
+std::string test_name(const scenario::Scenario& scenario, std::string_view lane = "Monolith");
+
+// Effective knobs: defaults, then the scenario's, then the overrides. Errors name the knob.
+Result<std::map<std::string, int64_t>> effective_knobs(
+    const scenario::Scenario& scenario, const std::map<std::string, int64_t>& overrides);
+
+// Errors are for bad input or a missing environment only; a red check, a fatal error in
+// the code under test and a wrong wait status are all results (green = false). With a
+// report_dir, writes <report_dir>/<group>/<name>/result.json, actual.png and the PNGs of
+// failed pixel checks.
+Result<RunResult> run(const scenario::Scenario& scenario, const RunOptions& options);
+
+// Writes summary.json for a set of results into `dir`.
+Status write_summary(const std::vector<RunResult>& results, const std::filesystem::path& dir);
+
+}  // namespace tidemark::runner

@@ -1,0 +1,163 @@
+// A scenario file, typed: the workload to drive and the checks it must pass.
+// Schema and examples: scenarios/README.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/error.h"
+#include "core/expr.h"
+
+namespace tidemark::scenario {
+
+// An integer field of a workload step: a literal, a size, or an expression over loop
+// variables (`i`, `i + 1`), evaluated when the step runs.
+struct IntField {
+  Expression expr;
+  SourceLocation where;
+};
+
+// How a store is filled: every 4-byte word holds one RGBA8 colour.
+struct Fill {
+  enum class Kind { Zero, Rgba, Palette };
+  Kind kind = Kind::Zero;
+  std::array<uint8_t, 4> rgba{};  // Kind::Rgba
+  std::optional<IntField> palette_index;  // Kind::Palette
+};
+
+struct BufferData {
+  std::string buffer;
+  IntField size;
+  Fill fill;
+};
+
+struct BufferSubData {
+  std::string buffer;
+  IntField offset;
+  IntField size;
+  Fill fill;
+};
+
+// A draw covers a rectangle of the target; `band` = vertical band `index` of `of` equal bands.
+struct Band {
+  IntField index;
+  IntField of;
+};
+
+struct Draw {
+  std::string uniform;                // buffer whose store holds the colour (first 4 bytes)
+  std::optional<std::string> vertices;  // buffer whose store is bound as the vertex stream
+  std::optional<Band> band;           // absent: the whole target
+};
+
+struct FenceSync {
+  std::string name;
+};
+
+enum class WaitStatus { AlreadySignaled, ConditionSatisfied, TimeoutExpired };
+
+struct ClientWait {
+  std::string fence;
+  bool flush = false;
+  uint64_t timeout_ns = 0;
+  std::optional<WaitStatus> expect;  // when set, a different status fails the run
+};
+
+struct Flush {};
+struct Finish {};
+struct Present {};
+
+struct Repeat;
+
+using StepKind = std::variant<BufferData, BufferSubData, Draw, FenceSync, ClientWait, Flush,
+                              Finish, Present, Repeat>;
+
+struct Step {
+  // Recursive through Repeat; held by value in a vector.
+  std::shared_ptr<StepKind> kind;
+  SourceLocation where;
+  std::string label;  // e.g. "buffer_data" — for error messages naming the running step
+};
+
+struct Repeat {
+  IntField count;
+  std::string variable;  // empty: no loop variable
+  std::vector<Step> steps;
+};
+
+struct GaugeCheck {
+  Expression expr;
+  SourceLocation where;
+};
+
+struct ProbeCheck {
+  int x = 0;
+  int y = 0;
+  std::array<uint8_t, 4> rgba{};
+  int tolerance = 0;
+  SourceLocation where;
+};
+
+struct BandsCheck {
+  int count = 0;
+  bool palette = false;                         // band k must be palette colour k
+  std::vector<std::array<uint8_t, 4>> colors;   // or these colours, one per band
+  int tolerance = 0;
+  SourceLocation where;
+};
+
+struct GoldenCheck {
+  std::filesystem::path file;  // resolved against the scenario's folder
+  int tolerance = 0;           // per channel
+  int max_mismatch = 0;        // pixels allowed beyond tolerance
+  SourceLocation where;
+};
+
+using PixelCheck = std::variant<ProbeCheck, BandsCheck, GoldenCheck>;
+
+struct Target {
+  int width = 64;
+  int height = 64;
+};
+
+struct Scenario {
+  std::filesystem::path file;
+  std::string name;   // kebab-case sentence, unique within the group
+  std::string group;  // e.g. "reclaim": label integration-magma-reclaim
+  std::string description;
+  std::map<std::string, int64_t> knobs;  // validated against the known knob table
+  Target target;
+  std::vector<std::string> buffers;  // declared buffer names, created in this order
+  std::vector<std::string> fences;   // fence names in first-definition order
+  std::vector<Step> workload;
+  std::vector<GaugeCheck> gauge_checks;
+  std::vector<PixelCheck> pixel_checks;
+};
+
+// Knobs a scenario or command line may set, with their range and default.
+struct KnobSpec {
+  std::string name;
+  int64_t min = 0;
+  int64_t max = 0;
+  int64_t default_value = 0;
+  std::string meaning;
+};
+const std::vector<KnobSpec>& known_knobs();
+
+// Loads and validates one file. Every error is one line:
+//   file:line:column: expected <what>, found <what>
+// and carries ErrorKind::BadInput (or Io when the file cannot be read).
+Result<Scenario> load(const std::filesystem::path& file);
+
+// Expands files and directories (recursively, *.yaml, sorted) into scenario files.
+Result<std::vector<std::filesystem::path>> collect_files(
+    const std::vector<std::filesystem::path>& inputs);
+
+}  // namespace tidemark::scenario
