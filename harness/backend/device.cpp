@@ -77,6 +77,12 @@ Result<std::unique_ptr<Device>> Device::create(bool validation) {
   std::vector<const char*> layers;
   std::vector<const char*> extensions;
   VkDebugUtilsMessengerCreateInfoEXT debug_info{};
+  VkValidationFeatureEnableEXT enabled_features[] = {
+      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  VkValidationFeaturesEXT validation_features{};
+  validation_features.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT;
+  validation_features.enabledValidationFeatureCount = 1;
+  validation_features.pEnabledValidationFeatures = enabled_features;
   VkInstanceCreateInfo instance_info{};
   instance_info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
   instance_info.pApplicationInfo = &app;
@@ -84,7 +90,10 @@ Result<std::unique_ptr<Device>> Device::create(bool validation) {
     layers.push_back(kValidationLayer);
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     debug_info = messenger_info(self->validation_log_.get());
-    instance_info.pNext = &debug_info;  // also catches messages from instance creation
+    // Synchronization validation too: barriers between draws, copies and read back are
+    // exactly what a reclaim bug would get wrong.
+    validation_features.pNext = &debug_info;  // also catches messages from instance creation
+    instance_info.pNext = &validation_features;
   }
   instance_info.enabledLayerCount = static_cast<uint32_t>(layers.size());
   instance_info.ppEnabledLayerNames = layers.data();
