@@ -14,6 +14,7 @@
 #include "backend/host_buffer.h"
 #include "backend/reclaim.h"
 #include "backend/vk.h"
+#include "core/gauge_names.h"
 
 namespace tidemark::backend {
 namespace {
@@ -777,12 +778,13 @@ const char* to_string(WaitStatus status) {
 }
 
 std::vector<std::pair<std::string, int64_t>> named(const Gauges& g) {
-  return {{"wbufs", g.wbufs},         {"wlive", g.wlive},       {"wlivepk", g.wlivepk},
-          {"wdefn", g.wdefn},         {"wdefpk", g.wdefpk},     {"wdefsync", g.wdefsync},
-          {"wdefmb", g.wdefmb},       {"dsets", g.dsets},       {"dsetspk", g.dsetspk},
-          {"devallocs", g.devallocs}, {"devallocspk", g.devallocspk},
-          {"devbytes", g.devbytes},   {"devbytespk", g.devbytespk},
-          {"submits", g.submits},     {"presents", g.presents}};
+  const int64_t values[] = {g.wbufs,   g.wlive,     g.wlivepk,     g.wdefn,    g.wdefpk,
+                            g.wdefsync, g.wdefmb,   g.dsets,       g.dsetspk,  g.devallocs,
+                            g.devallocspk, g.devbytes, g.devbytespk, g.submits, g.presents};
+  static_assert(std::size(values) == kGaugeNames.size());
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (size_t i = 0; i < kGaugeNames.size(); ++i) out.emplace_back(kGaugeNames[i], values[i]);
+  return out;
 }
 
 std::string gauge_line(const Gauges& g) {

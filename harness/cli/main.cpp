@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
   bool validation = false;
   auto* run = app.add_subcommand("run", "run scenarios and check them");
   run->add_option("paths", inputs, "scenario files or folders")->required();
-  run->add_option("--knob", knobs, "override a knob: NAME=VALUE (repeatable)");
+  run->add_option("--knob", knobs, "override a knob: NAME=VALUE (repeatable)")->allow_extra_args(false);
   run->add_option("--report", report, "report folder (default reports/run-<time>)");
   run->add_option("--lane", lane, "lane: monolith");
   run->add_option("--repeat", repeat, "run each scenario N times; all must give one digest");

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/gauge_names.h"
 #include "scenario/scenario.h"
 
 // Propagates the error of a Result-returning call, otherwise binds its value to `name`.
@@ -34,14 +35,6 @@ const std::vector<KnobSpec>& known_knobs() {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Gauges the backend publishes. Gauge checks may read these and the knobs; checking the
-// names here turns a typo into a load error instead of a failed run.
-constexpr std::array<std::string_view, 15> kGaugeNames = {
-    "wbufs",       "wlive",    "wlivepk",    "wdefn",   "wdefpk",
-    "wdefsync",    "wdefmb",   "dsets",      "dsetspk", "devallocs",
-    "devallocspk", "devbytes", "devbytespk", "submits", "presents",
-};
 
 constexpr int64_t kMaxRepeatCount = 10'000'000;
 constexpr int64_t kMaxTargetSide = 4096;
