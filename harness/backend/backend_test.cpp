@@ -1,0 +1,125 @@
+// The backend on lavapipe through its public API: wait semantics, errors as values, gauges,
+// and that the validation layer really reports.
+#include "backend/backend.h"
+
+#include <gtest/gtest.h>
+#include <vulkan/vulkan.h>
+
+#include <vector>
+
+#include "backend/device.h"
+
+namespace tidemark::backend {
+namespace {
+
+std::unique_ptr<Backend> make_backend(Knobs knobs = {}, bool validation = false) {
+  Config config;
+  config.width = 8;
+  config.height = 8;
+  config.knobs = knobs;
+  config.validation = validation;
+  auto backend = Backend::create(config);
+  EXPECT_TRUE(backend) << backend.error().message;
+  return backend ? std::move(*backend) : nullptr;
+}
+
+std::vector<uint8_t> colour_bytes(size_t size, std::array<uint8_t, 4> rgba) {
+  std::vector<uint8_t> bytes(size);
+  for (size_t i = 0; i < size; ++i) bytes[i] = rgba[i % 4];
+  return bytes;
+}
+
+// Check that the Khronos layer is really active when asked for: an invalid call is reported.
+TEST(BackendVulkan, ValidationLayerReportsAnInvalidCall) {
+  auto device = Device::create(/*validation=*/true);
+  ASSERT_TRUE(device) << device.error().message;
+  VkBufferCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.size = 0;  // VUID-VkBufferCreateInfo-size-00912
+  info.usage = VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkResult created = vkCreateBuffer((*device)->device(), &info, nullptr, &buffer);
+  if (created == VK_SUCCESS) vkDestroyBuffer((*device)->device(), buffer, nullptr);
+  auto messages = (*device)->validation_messages();
+  ASSERT_FALSE(messages.empty());
+  EXPECT_NE(messages.front().find("VUID-VkBufferCreateInfo-size-00912"), std::string::npos) << messages.front();
+}
+
+// Check that a draw lands with the uniform store's colour, and read back sees it.
+TEST(BackendVulkan, DrawPaintsTheUniformColour) {
+  auto backend = make_backend();
+  ASSERT_TRUE(backend);
+  BufferId colour = backend->create_buffer();
+  ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(16, {10, 20, 30, 255})));
+  ASSERT_TRUE(backend->draw({colour, 0, {0, 0, 4, 8}}));
+  auto image = backend->read_pixels();
+  ASSERT_TRUE(image) << image.error().message;
+  EXPECT_EQ(image->at(0, 0), (check::Rgba{10, 20, 30, 255}));
+  EXPECT_EQ(image->at(3, 7), (check::Rgba{10, 20, 30, 255}));
+  EXPECT_EQ(image->at(4, 0), (check::Rgba{0, 0, 0, 255}));  // outside the rectangle: cleared black
+}
+
+// Check that a fence's status follows only real waits: timeout 0 never polls.
+TEST(BackendVulkan, ClientWaitReportsOnlyWhatAWaitObserved) {
+  auto backend = make_backend();
+  ASSERT_TRUE(backend);
+  BufferId colour = backend->create_buffer();
+  ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(16, {1, 2, 3, 255})));
+  ASSERT_TRUE(backend->draw({colour, 0, {0, 0, 8, 8}}));
+  FenceId fence = backend->fence_sync();
+  EXPECT_EQ(backend->client_wait(fence, false, 1'000'000'000).value(), WaitStatus::TimeoutExpired);
+  EXPECT_EQ(backend->client_wait(fence, true, 0).value(), WaitStatus::TimeoutExpired);
+  EXPECT_EQ(backend->client_wait(fence, false, 1).value(), WaitStatus::ConditionSatisfied);
+  EXPECT_EQ(backend->client_wait(fence, false, 0).value(), WaitStatus::AlreadySignaled);
+}
+
+// Check that misuse is an error value naming the operation, not a crash.
+TEST(BackendVulkan, MisuseIsAnErrorValue) {
+  auto backend = make_backend();
+  ASSERT_TRUE(backend);
+  BufferId colour = backend->create_buffer();
+  auto no_store = backend->draw({colour, 0, {0, 0, 8, 8}});
+  ASSERT_FALSE(no_store);
+  EXPECT_EQ(no_store.error().kind, ErrorKind::BadInput);
+  EXPECT_EQ(no_store.error().message,
+            "draw: uniform buffer 1 has no store (never specified, or specified with size 0)");
+
+  ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(16, {1, 2, 3, 4})));
+  auto outside = backend->buffer_sub_data(colour, 12, colour_bytes(8, {0, 0, 0, 0}));
+  ASSERT_FALSE(outside);
+  EXPECT_EQ(outside.error().message, "buffer_sub_data: bytes 12..20 are outside the 16-byte store");
+  EXPECT_FALSE(backend->buffer_data(99, {}));
+  EXPECT_FALSE(backend->client_wait(7, false, 0));
+}
+
+// Check that the gauges count records, stores, parked bytes and device memory, and that
+// the applied knob is published.
+TEST(BackendVulkan, GaugesFollowTheWorkload) {
+  auto backend = make_backend({.wire_deferred_mb = 8});
+  ASSERT_TRUE(backend);
+  Gauges before = backend->gauges();
+  BufferId colour = backend->create_buffer();
+  ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(4096, {1, 2, 3, 255})));
+  ASSERT_TRUE(backend->draw({colour, 0, {0, 0, 8, 8}}));
+  ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(4096, {4, 5, 6, 255})));  // parks the drawn store
+  Gauges g = backend->gauges();
+  EXPECT_EQ(g.wbufs, 1);
+  EXPECT_EQ(g.wlive, 2);
+  EXPECT_EQ(g.wdefn, 1);
+  EXPECT_EQ(g.wdefpk, 4096);
+  EXPECT_EQ(g.wdefmb, 8);
+  EXPECT_EQ(g.dsets, 1);
+  EXPECT_EQ(g.devallocs, before.devallocs + 2);
+  EXPECT_GE(g.devbytes, before.devbytes + 2 * 4096);
+  EXPECT_EQ(gauge_line(g), "wbuf[wbufs=1 wlivepk=2 wdefpk=4096 wdefsync=0]");
+
+  ASSERT_TRUE(backend->present());
+  g = backend->gauges();
+  EXPECT_EQ(g.wdefn, 0);
+  EXPECT_EQ(g.wlive, 1);
+  EXPECT_EQ(g.dsets, 0);
+  EXPECT_EQ(g.wlivepk, 2);  // a running maximum survives the boundary
+}
+
+}  // namespace
+}  // namespace tidemark::backend
