@@ -58,14 +58,17 @@ std::unexpected<Error> no_lavapipe(std::string_view found) {
                           found));
 }
 
+std::unexpected<Error> no_validation_layer() {
+  return fail(ErrorKind::Environment,
+              fmt::format("{} is not installed: install vulkan-validationlayers", kValidationLayer));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Device>> Device::create(bool validation) {
   auto self = std::make_unique<Device>(Passkey{});
   if (validation) {
-    if (!has_validation_layer())
-      return fail(ErrorKind::Environment,
-                  fmt::format("{} is not installed: install vulkan-validationlayers", kValidationLayer));
+    if (!has_validation_layer()) return no_validation_layer();
     self->validation_log_ = std::make_unique<ValidationLog>();
   }
 
@@ -103,6 +106,7 @@ Result<std::unique_ptr<Device>> Device::create(bool validation) {
   VkInstance instance = VK_NULL_HANDLE;
   VkResult created = vkCreateInstance(&instance_info, nullptr, &instance);
   if (created == VK_ERROR_INCOMPATIBLE_DRIVER) return no_lavapipe("no Vulkan driver at all");
+  if (created == VK_ERROR_LAYER_NOT_PRESENT) return no_validation_layer();
   if (auto ok = vk::check(created, "vkCreateInstance"); !ok) return std::unexpected(ok.error());
   self->instance_.reset(instance);
 

@@ -12,23 +12,21 @@ Result<HostBuffer> HostBuffer::create(const Device& device, MemoryAccount& accou
   info.size = size;
   info.usage = usage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  VkBuffer raw_buffer = VK_NULL_HANDLE;
-  if (auto ok = vk::check(vkCreateBuffer(vk_device, &info, nullptr, &raw_buffer), "vkCreateBuffer"); !ok)
-    return std::unexpected(ok.error());
+  TIDEMARK_TRY(buffer, vk::Buffer::create(vk_device, vkCreateBuffer, info, "vkCreateBuffer"));
   HostBuffer result;
-  result.buffer_ = vk::Buffer(vk_device, raw_buffer);
+  result.buffer_ = std::move(buffer);
 
   VkMemoryRequirements needs;
-  vkGetBufferMemoryRequirements(vk_device, raw_buffer, &needs);
+  vkGetBufferMemoryRequirements(vk_device, result.buffer_.get(), &needs);
   VkMemoryAllocateInfo alloc{};
   alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
   alloc.allocationSize = needs.size;
   alloc.memoryTypeIndex = device.host_memory_type();
-  VkDeviceMemory raw_memory = VK_NULL_HANDLE;
-  if (auto ok = vk::check(vkAllocateMemory(vk_device, &alloc, nullptr, &raw_memory), "vkAllocateMemory"); !ok)
-    return std::unexpected(ok.error());
-  result.memory_ = vk::Memory(vk_device, raw_memory);
-  if (auto ok = vk::check(vkBindBufferMemory(vk_device, raw_buffer, raw_memory, 0), "vkBindBufferMemory"); !ok)
+  TIDEMARK_TRY(memory, vk::Memory::create(vk_device, vkAllocateMemory, alloc, "vkAllocateMemory"));
+  result.memory_ = std::move(memory);
+  VkDeviceMemory raw_memory = result.memory_.get();
+  if (auto ok = vk::check(vkBindBufferMemory(vk_device, result.buffer_.get(), raw_memory, 0), "vkBindBufferMemory");
+      !ok)
     return std::unexpected(ok.error());
   void* mapped = nullptr;
   if (auto ok = vk::check(vkMapMemory(vk_device, raw_memory, 0, VK_WHOLE_SIZE, 0, &mapped), "vkMapMemory"); !ok)

@@ -10,12 +10,26 @@
 
 namespace tidemark::backend::vk {
 
+const char* result_name(VkResult result);
+
 // Owns one object created from a VkDevice and destroys it with `Destroy`.
 template <class Handle, void (*Destroy)(VkDevice, Handle, const VkAllocationCallbacks*)>
 class DeviceObject {
  public:
   DeviceObject() = default;
   DeviceObject(VkDevice device, Handle handle) : device_(device), handle_(handle) {}
+
+  // Calls a vkCreate*/vkAllocate* entry point and owns what it made.
+  template <class Info>
+  static Result<DeviceObject> create(
+      VkDevice device, VkResult (*make)(VkDevice, const Info*, const VkAllocationCallbacks*, Handle*),
+      const Info& info, const char* call) {
+    Handle handle = VK_NULL_HANDLE;
+    VkResult made = make(device, &info, nullptr, &handle);
+    if (made != VK_SUCCESS) return fail(ErrorKind::Fatal, std::string(call) + ": " + result_name(made));
+    return DeviceObject(device, handle);
+  }
+
   DeviceObject(DeviceObject&& other) noexcept
       : device_(other.device_), handle_(std::exchange(other.handle_, VK_NULL_HANDLE)) {}
   DeviceObject& operator=(DeviceObject&& other) noexcept {
@@ -60,8 +74,6 @@ struct InstanceDeleter {
 struct DeviceDeleter {
   void operator()(VkDevice device) const { vkDestroyDevice(device, nullptr); }
 };
-
-const char* result_name(VkResult result);
 
 // A failed Vulkan call as an error value: `vkQueueSubmit: VK_ERROR_DEVICE_LOST`.
 inline Status check(VkResult result, const char* call) {

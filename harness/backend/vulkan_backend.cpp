@@ -189,14 +189,11 @@ Status VulkanBackend::initialize() {
   pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
   pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool_info.queueFamilyIndex = device_->queue_family();
-  VkCommandPool pool = VK_NULL_HANDLE;
-  if (auto ok = vk::check(vkCreateCommandPool(vk_device(), &pool_info, nullptr, &pool), "vkCreateCommandPool"); !ok)
-    return ok;
-  command_pool_ = vk::CommandPool(vk_device(), pool);
+  TIDEMARK_TRY(pool, vk::CommandPool::create(vk_device(), vkCreateCommandPool, pool_info, "vkCreateCommandPool"));
+  command_pool_ = std::move(pool);
 
-  auto zero = HostBuffer::create(*device_, account_, kVertexBytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
-  if (!zero) return std::unexpected(zero.error());
-  zero_vertices_ = std::move(*zero);
+  TIDEMARK_TRY(zero, HostBuffer::create(*device_, account_, kVertexBytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT));
+  zero_vertices_ = std::move(zero);
   std::memset(zero_vertices_.bytes().data(), 0, kVertexBytes);
 
   if (auto ok = create_target(); !ok) return ok;
@@ -217,32 +214,29 @@ Status VulkanBackend::create_target() {
   info.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                VK_IMAGE_USAGE_TRANSFER_DST_BIT;
   info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  VkImage image = VK_NULL_HANDLE;
-  if (auto ok = vk::check(vkCreateImage(vk_device(), &info, nullptr, &image), "vkCreateImage"); !ok) return ok;
-  target_ = vk::Image(vk_device(), image);
+  TIDEMARK_TRY(image, vk::Image::create(vk_device(), vkCreateImage, info, "vkCreateImage"));
+  target_ = std::move(image);
 
   VkMemoryRequirements needs;
-  vkGetImageMemoryRequirements(vk_device(), image, &needs);
+  vkGetImageMemoryRequirements(vk_device(), target_.get(), &needs);
   VkMemoryAllocateInfo alloc{};
   alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
   alloc.allocationSize = needs.size;
   alloc.memoryTypeIndex = device_->host_memory_type();
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  if (auto ok = vk::check(vkAllocateMemory(vk_device(), &alloc, nullptr, &memory), "vkAllocateMemory"); !ok)
+  TIDEMARK_TRY(memory, vk::Memory::create(vk_device(), vkAllocateMemory, alloc, "vkAllocateMemory"));
+  target_memory_ = std::move(memory);
+  if (auto ok = vk::check(vkBindImageMemory(vk_device(), target_.get(), target_memory_.get(), 0), "vkBindImageMemory");
+      !ok)
     return ok;
-  target_memory_ = vk::Memory(vk_device(), memory);
-  if (auto ok = vk::check(vkBindImageMemory(vk_device(), image, memory, 0), "vkBindImageMemory"); !ok) return ok;
 
   VkImageViewCreateInfo view_info{};
   view_info.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
-  view_info.image = image;
+  view_info.image = target_.get();
   view_info.viewType = VK_IMAGE_VIEW_TYPE_2D;
   view_info.format = kTargetFormat;
   view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  VkImageView view = VK_NULL_HANDLE;
-  if (auto ok = vk::check(vkCreateImageView(vk_device(), &view_info, nullptr, &view), "vkCreateImageView"); !ok)
-    return ok;
-  target_view_ = vk::ImageView(vk_device(), view);
+  TIDEMARK_TRY(view, vk::ImageView::create(vk_device(), vkCreateImageView, view_info, "vkCreateImageView"));
+  target_view_ = std::move(view);
   return {};
 }
 
@@ -251,10 +245,7 @@ Result<vk::ShaderModule> make_shader(VkDevice device, std::span<const uint32_t> 
   info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
   info.codeSize = words.size_bytes();
   info.pCode = words.data();
-  VkShaderModule module = VK_NULL_HANDLE;
-  if (auto ok = vk::check(vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule"); !ok)
-    return std::unexpected(ok.error());
-  return vk::ShaderModule(device, module);
+  return vk::ShaderModule::create(device, vkCreateShaderModule, info, "vkCreateShaderModule");
 }
 
 Status VulkanBackend::create_pipeline() {
@@ -267,38 +258,31 @@ Status VulkanBackend::create_pipeline() {
   set_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
   set_info.bindingCount = 1;
   set_info.pBindings = &binding;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  if (auto ok = vk::check(vkCreateDescriptorSetLayout(vk_device(), &set_info, nullptr, &set_layout),
-                          "vkCreateDescriptorSetLayout");
-      !ok)
-    return ok;
-  set_layout_ = vk::DescriptorSetLayout(vk_device(), set_layout);
+  TIDEMARK_TRY(set_layout, vk::DescriptorSetLayout::create(vk_device(), vkCreateDescriptorSetLayout, set_info,
+                                                           "vkCreateDescriptorSetLayout"));
+  set_layout_ = std::move(set_layout);
+  VkDescriptorSetLayout set_layouts[] = {set_layout_.get()};
 
   VkPushConstantRange push{VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(PushConstants)};
   VkPipelineLayoutCreateInfo layout_info{};
   layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
   layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = &set_layout;
+  layout_info.pSetLayouts = set_layouts;
   layout_info.pushConstantRangeCount = 1;
   layout_info.pPushConstantRanges = &push;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  if (auto ok = vk::check(vkCreatePipelineLayout(vk_device(), &layout_info, nullptr, &layout),
-                          "vkCreatePipelineLayout");
-      !ok)
-    return ok;
-  pipeline_layout_ = vk::PipelineLayout(vk_device(), layout);
+  TIDEMARK_TRY(layout,
+               vk::PipelineLayout::create(vk_device(), vkCreatePipelineLayout, layout_info, "vkCreatePipelineLayout"));
+  pipeline_layout_ = std::move(layout);
 
-  auto vert = make_shader(vk_device(), kBandVert);
-  if (!vert) return std::unexpected(vert.error());
-  auto frag = make_shader(vk_device(), kBandFrag);
-  if (!frag) return std::unexpected(frag.error());
+  TIDEMARK_TRY(vert, make_shader(vk_device(), kBandVert));
+  TIDEMARK_TRY(frag, make_shader(vk_device(), kBandFrag));
   VkPipelineShaderStageCreateInfo stages[2]{};
   stages[0].sType = stages[1].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
-  stages[0].module = vert->get();
+  stages[0].module = vert.get();
   stages[0].pName = "main";
   stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
-  stages[1].module = frag->get();
+  stages[1].module = frag.get();
   stages[1].pName = "main";
 
   VkVertexInputBindingDescription vertex_binding{0, kVertexBytes, VK_VERTEX_INPUT_RATE_INSTANCE};
@@ -361,7 +345,7 @@ Status VulkanBackend::create_pipeline() {
   info.pMultisampleState = &multisample;
   info.pColorBlendState = &blend;
   info.pDynamicState = &dynamic;
-  info.layout = layout;
+  info.layout = pipeline_layout_.get();
   VkPipeline pipeline = VK_NULL_HANDLE;
   if (auto ok = vk::check(vkCreateGraphicsPipelines(vk_device(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
                           "vkCreateGraphicsPipelines");
@@ -492,9 +476,8 @@ Status VulkanBackend::submit() {
   } else {
     VkFenceCreateInfo info{};
     info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-    VkFence raw = VK_NULL_HANDLE;
-    if (auto ok = vk::check(vkCreateFence(vk_device(), &info, nullptr, &raw), "vkCreateFence"); !ok) return ok;
-    fence = vk::Fence(vk_device(), raw);
+    TIDEMARK_TRY(made, vk::Fence::create(vk_device(), vkCreateFence, info, "vkCreateFence"));
+    fence = std::move(made);
   }
   VkSubmitInfo info{};
   info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
@@ -623,11 +606,8 @@ Result<VkDescriptorSet> VulkanBackend::descriptor_for(StoreHandle store) {
     info.maxSets = kSetsPerPool;
     info.poolSizeCount = 1;
     info.pPoolSizes = &size;
-    VkDescriptorPool pool = VK_NULL_HANDLE;
-    if (auto ok = vk::check(vkCreateDescriptorPool(vk_device(), &info, nullptr, &pool), "vkCreateDescriptorPool");
-        !ok)
-      return std::unexpected(ok.error());
-    pools_.emplace_back(vk_device(), pool);
+    TIDEMARK_TRY(pool, vk::DescriptorPool::create(vk_device(), vkCreateDescriptorPool, info, "vkCreateDescriptorPool"));
+    pools_.push_back(std::move(pool));
   }
   VkDescriptorSetLayout layout = set_layout_.get();
   VkDescriptorSetAllocateInfo alloc{};

@@ -28,6 +28,12 @@ inline std::unexpected<Error> fail(ErrorKind kind, std::string message) {
   return std::unexpected(Error{kind, std::move(message)});
 }
 
+// Propagates the error of a Result-returning expression, else binds its value to `name`.
+#define TIDEMARK_TRY(name, expression)                                          \
+  auto name##_result = (expression);                                            \
+  if (!name##_result) return std::unexpected(std::move(name##_result.error())); \
+  auto& name = *name##_result
+
 // Where a value came from in a scenario file; line and column are 1-based.
 struct SourceLocation {
   std::string file;

@@ -14,12 +14,6 @@
 #include "core/gauge_names.h"
 #include "scenario/scenario.h"
 
-// Propagates the error of a Result-returning call, otherwise binds its value to `name`.
-#define TIDEMARK_TRY(name, expression)                                          \
-  auto name##_result = (expression);                                            \
-  if (!name##_result) return std::unexpected(std::move(name##_result.error())); \
-  auto& name = *name##_result
-
 namespace tidemark::scenario {
 
 const std::vector<KnobSpec>& known_knobs() {
