@@ -1,10 +1,12 @@
-// The Vulkan backend on Mesa lavapipe: GL-buffer semantics over a client/server wire's
-// server side — buffer records and stores, respecify/sub-data, draws into an offscreen
-// RGBA8 target, fences and waits, reclaim by proof, and gauges.
+// The client API of the harness: GL-buffer semantics — buffer records and stores,
+// respecify/sub-data, draws into an offscreen RGBA8 target, fences and waits, gauges.
+// Backend::create makes the real one, a Vulkan backend on Mesa lavapipe with reclaim by
+// proof; the wire's client implements the same API over a session to a server.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -13,6 +15,7 @@
 
 #include "check/image.h"
 #include "core/error.h"
+#include "core/knobs.h"
 
 namespace tidemark::backend {
 
@@ -20,6 +23,9 @@ struct Knobs {
   uint32_t wire_deferred_mb = 64;  // 0 turns both reclaim watermarks off
   uint32_t retire_lag = 0;         // after each submit, wait for the one this many earlier
 };
+
+// The backend's knobs from resolved knob values (every known knob present).
+Knobs knobs_from(const KnobValues& values);
 
 struct Config {
   int width = 64;
@@ -65,6 +71,8 @@ struct Gauges {
 };
 // Name/value pairs in a fixed order: the order of reports and digests.
 std::vector<std::pair<std::string, int64_t>> named(const Gauges& gauges);
+// The inverse of named(); a missing name reads as 0.
+Gauges from_named(const std::map<std::string, int64_t>& values);
 // `wbuf[wbufs=1 wlivepk=1 wdefpk=0 wdefsync=0]`
 std::string gauge_line(const Gauges& gauges);
 
@@ -74,7 +82,7 @@ class Backend {
   static Result<std::unique_ptr<Backend>> create(const Config& config);
   virtual ~Backend() = default;
 
-  virtual BufferId create_buffer() = 0;
+  virtual Result<BufferId> create_buffer() = 0;
   // Orphans the current store (reclaim by proof) and mints a new one holding `data`;
   // an empty `data` with size 0 leaves the record without a store.
   virtual Status buffer_data(BufferId buffer, std::span<const uint8_t> data) = 0;
@@ -82,7 +90,7 @@ class Backend {
   virtual Status buffer_sub_data(BufferId buffer, uint64_t offset,
                                  std::span<const uint8_t> data) = 0;
   virtual Status draw(const DrawCall& call) = 0;
-  virtual FenceId fence_sync() = 0;
+  virtual Result<FenceId> fence_sync() = 0;
   // Deterministic: timeout 0 never looks at the GPU; a positive timeout waits until the
   // fence's batch retires (a device that never finishes is a fatal error, not a timeout).
   virtual Result<WaitStatus> client_wait(FenceId fence, bool flush, uint64_t timeout_ns) = 0;
@@ -91,9 +99,9 @@ class Backend {
   // Frame boundary: submits, waits for the frame, sweeps, rewinds descriptor sets.
   virtual Status present() = 0;
   virtual Result<check::Image> read_pixels() = 0;
-  virtual Gauges gauges() const = 0;
+  virtual Result<Gauges> gauges() = 0;
   // Messages from VK_LAYER_KHRONOS_validation so far (empty unless Config::validation).
-  virtual std::vector<std::string> validation_messages() const = 0;
+  virtual Result<std::vector<std::string>> validation_messages() = 0;
 };
 
 }  // namespace tidemark::backend

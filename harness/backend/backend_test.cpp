@@ -49,7 +49,7 @@ TEST(BackendVulkan, ValidationLayerReportsAnInvalidCall) {
 TEST(BackendVulkan, DrawPaintsTheUniformColour) {
   auto backend = make_backend();
   ASSERT_TRUE(backend);
-  BufferId colour = backend->create_buffer();
+  BufferId colour = backend->create_buffer().value();
   ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(16, {10, 20, 30, 255})));
   ASSERT_TRUE(backend->draw({colour, 0, {0, 0, 4, 8}}));
   auto image = backend->read_pixels();
@@ -63,10 +63,10 @@ TEST(BackendVulkan, DrawPaintsTheUniformColour) {
 TEST(BackendVulkan, ClientWaitReportsOnlyWhatAWaitObserved) {
   auto backend = make_backend();
   ASSERT_TRUE(backend);
-  BufferId colour = backend->create_buffer();
+  BufferId colour = backend->create_buffer().value();
   ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(16, {1, 2, 3, 255})));
   ASSERT_TRUE(backend->draw({colour, 0, {0, 0, 8, 8}}));
-  FenceId fence = backend->fence_sync();
+  FenceId fence = backend->fence_sync().value();
   EXPECT_EQ(backend->client_wait(fence, false, 1'000'000'000).value(), WaitStatus::TimeoutExpired);
   EXPECT_EQ(backend->client_wait(fence, true, 0).value(), WaitStatus::TimeoutExpired);
   EXPECT_EQ(backend->client_wait(fence, false, 1).value(), WaitStatus::ConditionSatisfied);
@@ -77,7 +77,7 @@ TEST(BackendVulkan, ClientWaitReportsOnlyWhatAWaitObserved) {
 TEST(BackendVulkan, MisuseIsAnErrorValue) {
   auto backend = make_backend();
   ASSERT_TRUE(backend);
-  BufferId colour = backend->create_buffer();
+  BufferId colour = backend->create_buffer().value();
   auto no_store = backend->draw({colour, 0, {0, 0, 8, 8}});
   ASSERT_FALSE(no_store);
   EXPECT_EQ(no_store.error().kind, ErrorKind::BadInput);
@@ -97,12 +97,12 @@ TEST(BackendVulkan, MisuseIsAnErrorValue) {
 TEST(BackendVulkan, GaugesFollowTheWorkload) {
   auto backend = make_backend({.wire_deferred_mb = 8});
   ASSERT_TRUE(backend);
-  Gauges before = backend->gauges();
-  BufferId colour = backend->create_buffer();
+  Gauges before = backend->gauges().value();
+  BufferId colour = backend->create_buffer().value();
   ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(4096, {1, 2, 3, 255})));
   ASSERT_TRUE(backend->draw({colour, 0, {0, 0, 8, 8}}));
   ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(4096, {4, 5, 6, 255})));  // parks the drawn store
-  Gauges g = backend->gauges();
+  Gauges g = backend->gauges().value();
   EXPECT_EQ(g.wbufs, 1);
   EXPECT_EQ(g.wlive, 2);
   EXPECT_EQ(g.wdefn, 1);
@@ -114,7 +114,7 @@ TEST(BackendVulkan, GaugesFollowTheWorkload) {
   EXPECT_EQ(gauge_line(g), "wbuf[wbufs=1 wlivepk=2 wdefpk=4096 wdefsync=0]");
 
   ASSERT_TRUE(backend->present());
-  g = backend->gauges();
+  g = backend->gauges().value();
   EXPECT_EQ(g.wdefn, 0);
   EXPECT_EQ(g.wlive, 1);
   EXPECT_EQ(g.dsets, 0);

@@ -86,14 +86,14 @@ class VulkanBackend final : public Backend, private SubmitTimeline {
   Status initialize();
 
   // Backend
-  BufferId create_buffer() override {
+  Result<BufferId> create_buffer() override {
     buffers_.emplace_back();
     return static_cast<BufferId>(buffers_.size());
   }
   Status buffer_data(BufferId buffer, std::span<const uint8_t> data) override;
   Status buffer_sub_data(BufferId buffer, uint64_t offset, std::span<const uint8_t> data) override;
   Status draw(const DrawCall& call) override;
-  FenceId fence_sync() override {
+  Result<FenceId> fence_sync() override {
     fences_.push_back(has_commands_ ? sync_point() : submitted_);
     return static_cast<FenceId>(fences_.size());
   }
@@ -102,10 +102,8 @@ class VulkanBackend final : public Backend, private SubmitTimeline {
   Status finish() override { return sync("finish"); }
   Status present() override;
   Result<check::Image> read_pixels() override;
-  Gauges gauges() const override;
-  std::vector<std::string> validation_messages() const override {
-    return device_->validation_messages();
-  }
+  Result<Gauges> gauges() override { return current_gauges(); }
+  Result<std::vector<std::string>> validation_messages() override { return device_->validation_messages(); }
 
  private:
   // SubmitTimeline
@@ -118,6 +116,7 @@ class VulkanBackend final : public Backend, private SubmitTimeline {
   }
 
   VkDevice vk_device() const { return device_->device(); }
+  Gauges current_gauges() const;
 
   Status create_target();
   Status create_pipeline();
@@ -693,7 +692,7 @@ Status VulkanBackend::present() {
   live_sets_ = 0;
   memo_.clear();
   ++presents_;
-  if (config_.log) config_.log(fmt::format("present {}: {}", presents_, gauge_line(gauges())));
+  if (config_.log) config_.log(fmt::format("present {}: {}", presents_, gauge_line(current_gauges())));
   return {};
 }
 
@@ -726,7 +725,7 @@ Result<check::Image> VulkanBackend::read_pixels() {
   return image;
 }
 
-Gauges VulkanBackend::gauges() const {
+Gauges VulkanBackend::current_gauges() const {
   Gauges g;
   g.wbufs = static_cast<int64_t>(buffers_.size());
   g.wlive = live_stores_;
@@ -757,14 +756,38 @@ const char* to_string(WaitStatus status) {
   return "?";
 }
 
+// The gauges' fields in kGaugeNames order, for named() and from_named().
+template <class G>
+auto gauge_fields(G& g) {
+  auto fields = std::array{&g.wbufs,    &g.wlive,       &g.wlivepk,  &g.wdefn,      &g.wdefpk,
+                           &g.wdefsync, &g.wdefmb,      &g.dsets,    &g.dsetspk,    &g.devallocs,
+                           &g.devallocspk, &g.devbytes, &g.devbytespk, &g.submits, &g.presents};
+  static_assert(fields.size() == kGaugeNames.size());
+  return fields;
+}
+
 std::vector<std::pair<std::string, int64_t>> named(const Gauges& g) {
-  const int64_t values[] = {g.wbufs,   g.wlive,     g.wlivepk,     g.wdefn,    g.wdefpk,
-                            g.wdefsync, g.wdefmb,   g.dsets,       g.dsetspk,  g.devallocs,
-                            g.devallocspk, g.devbytes, g.devbytespk, g.submits, g.presents};
-  static_assert(std::size(values) == kGaugeNames.size());
   std::vector<std::pair<std::string, int64_t>> out;
-  for (size_t i = 0; i < kGaugeNames.size(); ++i) out.emplace_back(kGaugeNames[i], values[i]);
+  auto fields = gauge_fields(g);
+  for (size_t i = 0; i < fields.size(); ++i) out.emplace_back(kGaugeNames[i], *fields[i]);
   return out;
+}
+
+Gauges from_named(const std::map<std::string, int64_t>& values) {
+  Gauges g;
+  auto fields = gauge_fields(g);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    auto it = values.find(std::string(kGaugeNames[i]));
+    *fields[i] = it == values.end() ? 0 : it->second;
+  }
+  return g;
+}
+
+Knobs knobs_from(const KnobValues& values) {
+  Knobs knobs;
+  knobs.wire_deferred_mb = static_cast<uint32_t>(values.at("wire_deferred_mb"));
+  knobs.retire_lag = static_cast<uint32_t>(values.at("retire_lag"));
+  return knobs;
 }
 
 std::string gauge_line(const Gauges& g) {

@@ -11,6 +11,7 @@
 
 #include "runner/runner.h"
 #include "scenario/scenario.h"
+#include "wire/lanes.h"
 
 namespace {
 
@@ -49,7 +50,7 @@ Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>&
       errors.push_back(loaded.error().message);
       continue;
     }
-    std::string name = runner::test_name(*loaded);
+    std::string name = runner::test_name(*loaded, wire::Lane::Monolith);
     if (auto [it, fresh] = seen.emplace(name, file); !fresh) {
       errors.push_back(fmt::format("{}:1:1: expected a scenario name unique in group '{}', found '{}' again (first in {})",
                                    file.string(), loaded->group, loaded->name, it->second.string()));
@@ -101,11 +102,55 @@ void print_result(const runner::RunResult& result) {
   }
 }
 
-int run_command(const std::vector<std::string>& inputs, const std::vector<std::string>& knob_args,
-                std::string report, const std::string& lane, int repeat, bool validation) {
-  if (lane != "monolith")
+struct RunArgs {
+  std::vector<std::string> knobs;
+  std::string report;
+  std::string lane = "monolith";
+  int repeat = 1;
+  bool validation = false;
+  std::string server_program;
+  std::string connect;
+  std::string token_file;
+  int handshake_timeout_ms = 20000;
+  uint32_t kill_server_at_frame = 0;
+};
+
+// The session token for --connect: from a file or TIDEMARK_TOKEN, never the command line.
+Result<std::string> read_token(const std::string& token_file) {
+  if (token_file.empty()) {
+    const char* token = std::getenv("TIDEMARK_TOKEN");
+    if (!token || !*token)
+      return fail(ErrorKind::BadInput, "--connect: expected a token in TIDEMARK_TOKEN or --token-file, found none");
+    return std::string(token);
+  }
+  std::ifstream in(token_file);
+  std::string token;
+  if (!in || !std::getline(in, token) || token.empty())
+    return fail(ErrorKind::BadInput, fmt::format("--token-file: expected a token on the first line of {}", token_file));
+  return token;
+}
+
+int run_command(const std::vector<std::string>& inputs, const RunArgs& args) {
+  const std::vector<std::string>& knob_args = args.knobs;
+  const std::string& report = args.report;
+  int repeat = args.repeat;
+  auto lane = wire::parse_lane(args.lane);
+  if (!lane)
     return report_error({ErrorKind::BadInput,
-                         fmt::format("--lane: expected monolith (the only lane built so far), found '{}'", lane)});
+                         fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", args.lane)});
+  wire::LaneOptions lane_options;
+  lane_options.lane = *lane;
+  lane_options.server_program = args.server_program;
+  lane_options.connect = args.connect;
+  lane_options.handshake_timeout = std::chrono::milliseconds(args.handshake_timeout_ms);
+  lane_options.kill_server_at_frame = args.kill_server_at_frame;
+  if (!args.connect.empty()) {
+    if (*lane != wire::Lane::Tcp)
+      return report_error({ErrorKind::BadInput, "--connect: expected --lane tcp"});
+    auto token = read_token(args.token_file);
+    if (!token) return report_error(token.error());
+    lane_options.token = *token;
+  }
   if (repeat < 1) return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", repeat)});
   auto knobs = parse_knobs(knob_args);
   if (!knobs) return report_error(knobs.error());
@@ -118,8 +163,9 @@ int run_command(const std::vector<std::string>& inputs, const std::vector<std::s
   runner::RunOptions options;
   options.knob_overrides = *knobs;
   options.report_dir = report.empty() ? default_report_dir() : fs::path(report);
-  options.validation = validation;
+  options.validation = args.validation;
   options.repeat = repeat;
+  options.lane = lane_options;
 
   std::vector<runner::RunResult> results;
   for (const auto& scenario : *scenarios) {
@@ -136,17 +182,19 @@ int run_command(const std::vector<std::string>& inputs, const std::vector<std::s
   return green == results.size() ? kGreen : kRed;
 }
 
-// CMake script text that registers each scenario as a CTest test (read by ctest at start).
+// CMake script text that registers each scenario once per lane (read by ctest at start).
 std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios, const std::string& tidemark,
                                 const std::string& report_root) {
   std::string out;
   for (const auto& scenario : scenarios) {
-    std::string name = runner::test_name(scenario);
-    out += fmt::format("add_test([=[{}]=] [=[{}]=] run --lane monolith --report [=[{}/{}]=] [=[{}]=])\n", name,
-                       tidemark, report_root, name, fs::absolute(scenario.file).string());
-    out += fmt::format(
-        "set_tests_properties([=[{}]=] PROPERTIES LABELS [=[integration-magma-monolith;integration-magma-{}]=])\n",
-        name, scenario.group);
+    for (wire::Lane lane : wire::kAllLanes) {
+      std::string name = runner::test_name(scenario, lane);
+      std::string labels;
+      for (const auto& label : runner::test_labels(scenario, lane)) labels += (labels.empty() ? "" : ";") + label;
+      out += fmt::format("add_test([=[{}]=] [=[{}]=] run --lane {} --report [=[{}/{}]=] [=[{}]=])\n", name,
+                         tidemark, wire::lane_name(lane), report_root, name, fs::absolute(scenario.file).string());
+      out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[{}]=])\n", name, labels);
+    }
   }
   return out;
 }
@@ -155,9 +203,11 @@ int list_command(const std::vector<std::string>& inputs, const std::string& ctes
                  const std::string& tidemark, const std::string& report_root) {
   auto scenarios = load_all(inputs);
   if (!scenarios) return report_error(scenarios.error());
+  if (auto clean = runner::check_label_hygiene(*scenarios); !clean) return report_error(clean.error());
   if (ctest_file.empty()) {
     for (const auto& scenario : *scenarios)
-      fmt::print("{}  {}\n", runner::test_name(scenario), scenario.file.string());
+      for (wire::Lane lane : wire::kAllLanes)
+        fmt::print("{}  {}\n", runner::test_name(scenario, lane), scenario.file.string());
     return kGreen;
   }
   std::ofstream out(ctest_file);
@@ -173,18 +223,20 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   std::vector<std::string> inputs;
-  std::vector<std::string> knobs;
-  std::string report;
-  std::string lane = "monolith";
-  int repeat = 1;
-  bool validation = false;
+  RunArgs args;
   auto* run = app.add_subcommand("run", "run scenarios and check them");
   run->add_option("paths", inputs, "scenario files or folders")->required();
-  run->add_option("--knob", knobs, "override a knob: NAME=VALUE (repeatable)")->allow_extra_args(false);
-  run->add_option("--report", report, "report folder (default reports/run-<time>)");
-  run->add_option("--lane", lane, "lane: monolith");
-  run->add_option("--repeat", repeat, "run each scenario N times; all must give one digest");
-  run->add_flag("--validation", validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
+  run->add_option("--knob", args.knobs, "override a knob: NAME=VALUE (repeatable)")->allow_extra_args(false);
+  run->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+  run->add_option("--lane", args.lane, "monolith, split, spawn or tcp");
+  run->add_option("--repeat", args.repeat, "run each scenario N times; all must give one digest");
+  run->add_flag("--validation", args.validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
+  run->add_option("--server-program", args.server_program, "tidemark-server for spawn and tcp (default: beside tidemark)");
+  run->add_option("--connect", args.connect, "tcp: use the server at HOST:PORT instead of a private one");
+  run->add_option("--token-file", args.token_file, "tcp with --connect: the session token (else TIDEMARK_TOKEN)");
+  run->add_option("--handshake-timeout-ms", args.handshake_timeout_ms, "how long a server may take to greet");
+  run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
+                  "fault injection: SIGKILL the spawn/tcp server before sending frame N");
 
   std::string ctest_file;
   std::string tidemark_path;
@@ -201,6 +253,6 @@ int main(int argc, char** argv) {
     int code = app.exit(error);
     return code == 0 ? kGreen : kBadInput;
   }
-  if (*run) return run_command(inputs, knobs, report, lane, repeat, validation);
+  if (*run) return run_command(inputs, args);
   return list_command(inputs, ctest_file, tidemark_path, report_root);
 }

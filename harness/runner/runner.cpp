@@ -74,8 +74,15 @@ Result<std::vector<uint8_t>> fill_bytes(const scenario::Fill& fill, int64_t size
 // Executes the workload, step by step, against one backend.
 class Executor {
  public:
-  Executor(const Scenario& scenario, backend::Backend& backend) : scenario_(scenario), backend_(backend) {
-    for (const auto& name : scenario.buffers) buffers_[name] = backend.create_buffer();
+  Executor(const Scenario& scenario, backend::Backend& backend) : scenario_(scenario), backend_(backend) {}
+
+  Status create_buffers() {
+    for (const auto& name : scenario_.buffers) {
+      auto buffer = backend_.create_buffer();
+      if (!buffer) return std::unexpected(buffer.error());
+      buffers_[name] = *buffer;
+    }
+    return {};
   }
 
   Status run_steps(const std::vector<Step>& steps) {
@@ -136,7 +143,9 @@ class Executor {
   }
 
   Status execute(const scenario::FenceSync& step) {
-    fences_[step.name] = backend_.fence_sync();
+    auto fence = backend_.fence_sync();
+    if (!fence) return std::unexpected(fence.error());
+    fences_[step.name] = *fence;
     return {};
   }
 
@@ -182,46 +191,51 @@ static_assert(static_cast<int>(scenario::WaitStatus::ConditionSatisfied) ==
 static_assert(static_cast<int>(scenario::WaitStatus::TimeoutExpired) ==
               static_cast<int>(backend::WaitStatus::TimeoutExpired));
 
-backend::Knobs to_backend_knobs(const std::map<std::string, int64_t>& knobs) {
-  backend::Knobs out;
-  out.wire_deferred_mb = static_cast<uint32_t>(knobs.at("wire_deferred_mb"));
-  out.retire_lag = static_cast<uint32_t>(knobs.at("retire_lag"));
-  return out;
-}
-
 // One complete run: a fresh backend, the workload, read back, checks.
 struct SingleRun {
   std::optional<Error> error;
   backend::Gauges gauges;
   check::Image image;
   std::vector<std::string> validation_messages;
+  wire::LaneReport lane;
 };
 
+// Runs the steps, then reads back pixels, gauges and validation messages; the first
+// failure is the run's error.
+Status drive(const Scenario& scenario, backend::Backend& api, SingleRun& result) {
+  Executor executor(scenario, api);
+  if (auto ok = executor.create_buffers(); !ok) return ok;
+  if (auto ok = executor.run_steps(scenario.workload); !ok) return ok;
+  TIDEMARK_TRY(image, api.read_pixels());
+  result.image = std::move(image);
+  TIDEMARK_TRY(gauges, api.gauges());
+  result.gauges = gauges;
+  TIDEMARK_TRY(messages, api.validation_messages());
+  result.validation_messages = std::move(messages);
+  return {};
+}
+
 Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string, int64_t>& knobs,
-                           bool validation, std::vector<std::string>& log) {
-  backend::Config config;
+                           const RunOptions& options, std::vector<std::string>& log) {
+  wire::SessionConfig config;
   config.width = scenario.target.width;
   config.height = scenario.target.height;
-  config.knobs = to_backend_knobs(knobs);
-  config.validation = validation;
+  config.knobs = knobs;
+  config.validation = options.validation;
   config.log = [&log](const std::string& line) { log.push_back(line); };
-  auto created = backend::Backend::create(config);
-  if (!created) return std::unexpected(created.error());
-  auto& backend = **created;
+  auto session = wire::open_lane(options.lane, config);
+  if (!session && session.error().kind == ErrorKind::Environment) return std::unexpected(session.error());
 
   SingleRun result;
-  Executor executor(scenario, backend);
-  auto done = executor.run_steps(scenario.workload);
-  if (!done && done.error().kind == ErrorKind::Environment) return std::unexpected(done.error());
-  if (!done) {
-    result.error = done.error();
-  } else if (auto image = backend.read_pixels(); image) {
-    result.image = std::move(*image);
-  } else {
-    result.error = image.error();
+  if (!session) {
+    result.error = session.error();
+    return result;
   }
-  result.gauges = backend.gauges();
-  result.validation_messages = backend.validation_messages();
+  if (auto done = drive(scenario, (*session)->api(), result); !done) {
+    if (done.error().kind == ErrorKind::Environment) return std::unexpected(done.error());
+    result.error = done.error();
+  }
+  result.lane = (*session)->report();
   return result;
 }
 
@@ -252,6 +266,12 @@ nlohmann::json to_json(const RunResult& result) {
   if (result.error) json["error"] = result.error->message;
   for (const auto& [name, value] : backend::named(result.gauges)) json["gauges"][name] = value;
   json["gauge_line"] = backend::gauge_line(result.gauges);
+  json["lane"] = {{"name", result.lane.lane},
+                  {"frames_sent", result.lane.frames_sent},
+                  {"frames_received", result.lane.frames_received},
+                  {"client_pid", result.lane.client_pid},
+                  {"server_pid", result.lane.server_pid},
+                  {"server_knobs", result.lane.server_knobs}};
   json["knobs"] = result.knobs;
   json["pixel_hash"] = result.pixel_hash;
   json["digest"] = result.digest;
@@ -277,37 +297,26 @@ Status write_json(const fs::path& file, const nlohmann::json& json) {
 
 }  // namespace
 
-std::string test_name(const Scenario& scenario, std::string_view lane) {
-  return fmt::format("Magma.{}.{}.{}", lane, camel_case(scenario.group), scenario.name);
+std::string test_name(const Scenario& scenario, wire::Lane lane) {
+  return fmt::format("Magma.{}.{}.{}", wire::lane_title(lane), camel_case(scenario.group), scenario.name);
 }
 
 Result<std::map<std::string, int64_t>> effective_knobs(const Scenario& scenario,
                                                        const std::map<std::string, int64_t>& overrides) {
-  std::map<std::string, int64_t> knobs;
-  for (const auto& spec : scenario::known_knobs()) knobs[spec.name] = spec.default_value;
-  for (const auto& [name, value] : scenario.knobs) knobs[name] = value;
-  for (const auto& [name, value] : overrides) {
-    const scenario::KnobSpec* spec = nullptr;
-    for (const auto& known : scenario::known_knobs())
-      if (known.name == name) spec = &known;
-    if (!spec) return fail(ErrorKind::BadInput, fmt::format("--knob: unknown knob '{}'", name));
-    if (value < spec->min || value > spec->max)
-      return fail(ErrorKind::BadInput,
-                  fmt::format("--knob {}: expected {}..{}, found {}", name, spec->min, spec->max, value));
-    knobs[name] = value;
-  }
-  return knobs;
+  auto from_scenario = resolve_knobs({&scenario.knobs}, format_location({scenario.file.string(), 1, 1}));
+  if (!from_scenario) return from_scenario;
+  return resolve_knobs({&scenario.knobs, &overrides}, "--knob");
 }
 
 Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   RunResult result;
-  result.test_name = test_name(scenario);
+  result.test_name = test_name(scenario, options.lane.lane);
   result.file = scenario.file;
   auto knobs = effective_knobs(scenario, options.knob_overrides);
   if (!knobs) return std::unexpected(knobs.error());
   result.knobs = *knobs;
   if (!options.report_dir.empty()) {
-    result.report_dir = options.report_dir / scenario.group / scenario.name;
+    result.report_dir = options.report_dir / wire::lane_name(options.lane.lane) / scenario.group / scenario.name;
     std::error_code ec;
     fs::create_directories(result.report_dir, ec);
     if (ec)
@@ -319,7 +328,7 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   SingleRun last;
   for (int attempt = 0; attempt < std::max(1, options.repeat); ++attempt) {
     log.clear();
-    auto once = run_once(scenario, *knobs, options.validation, log);
+    auto once = run_once(scenario, *knobs, options, log);
     if (!once) return std::unexpected(once.error());
     last = std::move(*once);
     result.repeat_digests.push_back(run_digest(last.gauges, pixel_hash(last.image)));
@@ -328,6 +337,7 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   result.gauges = last.gauges;
   result.error = last.error;
   result.validation_messages = last.validation_messages;
+  result.lane = last.lane;
   result.pixel_hash = pixel_hash(last.image);
   result.digest = result.repeat_digests.back();
 
@@ -348,6 +358,22 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
       green = green && outcome->passed;
       result.outcomes.push_back(std::move(*outcome));
     }
+  }
+  if (options.lane.lane != wire::Lane::Monolith && !result.error) {
+    // A lane that silently fell back to direct calls would look green; prove it ran.
+    const auto& lane = result.lane;
+    bool separate_process = options.lane.lane == wire::Lane::Spawn || options.lane.lane == wire::Lane::Tcp;
+    check::Outcome outcome;
+    outcome.id = "lane";
+    outcome.kind = "lane";
+    outcome.text = separate_process ? "frames crossed the wire to a server in another process"
+                                    : "frames crossed the wire";
+    outcome.passed = lane.frames_sent > 0 && lane.frames_received > 0 &&
+                     (!separate_process || lane.server_pid != lane.client_pid);
+    outcome.detail = fmt::format("{} frames sent, {} received; client pid {}, server pid {}", lane.frames_sent,
+                                 lane.frames_received, lane.client_pid, lane.server_pid);
+    green = green && outcome.passed;
+    result.outcomes.push_back(std::move(outcome));
   }
   if (options.validation) {
     check::Outcome outcome;

@@ -1,5 +1,5 @@
-// Runs a scenario's workload against the backend (monolith lane: direct calls), then
-// its checks, and reports the result as JSON and PNGs.
+// Runs a scenario's workload in a lane, then its checks, and reports the result as JSON
+// and PNGs.
 #pragma once
 
 #include <filesystem>
@@ -12,6 +12,7 @@
 #include "check/check.h"
 #include "core/error.h"
 #include "scenario/scenario.h"
+#include "wire/lanes.h"
 
 namespace tidemark::runner {
 
@@ -20,10 +21,11 @@ struct RunOptions {
   std::filesystem::path report_dir;               // empty: write nothing
   bool validation = false;                        // Vulkan validation; any message is red
   int repeat = 1;                                 // > 1: every run must give the same digest
+  wire::LaneOptions lane;
 };
 
 struct RunResult {
-  std::string test_name;  // Magma.Monolith.<Group>.<name>
+  std::string test_name;  // Magma.<Lane>.<Group>.<name>
   std::filesystem::path file;
   bool green = false;
   std::optional<Error> error;  // the run could not complete (the step is named)
@@ -34,11 +36,17 @@ struct RunResult {
   std::string digest;              // gauges + pixel hash
   std::vector<std::string> repeat_digests;
   std::vector<std::string> validation_messages;
+  wire::LaneReport lane;
   double seconds = 0;
   std::filesystem::path report_dir;  // where this scenario's files went
 };
 
-std::string test_name(const scenario::Scenario& scenario, std::string_view lane = "Monolith");
+std::string test_name(const scenario::Scenario& scenario, wire::Lane lane);
+// CTest labels: integration-magma-<lane> and integration-magma-<group>.
+std::vector<std::string> test_labels(const scenario::Scenario& scenario, wire::Lane lane);
+// `ctest -L` takes a regex: fails when any label, used as a selector, would also match a
+// label of a test that does not carry it (e.g. a group named "tcp-extras" under -L ...-tcp).
+Status check_label_hygiene(const std::vector<scenario::Scenario>& scenarios);
 
 // Effective knobs: defaults, then the scenario's, then the overrides. Errors name the knob.
 Result<std::map<std::string, int64_t>> effective_knobs(

@@ -16,16 +16,6 @@
 
 namespace tidemark::scenario {
 
-const std::vector<KnobSpec>& known_knobs() {
-  static const std::vector<KnobSpec> knobs = {
-      {"wire_deferred_mb", 0, 65536, 64,
-       "parked-byte watermark in MiB; 0 turns both watermarks off (a negative control)"},
-      {"retire_lag", 0, 1000000, 0,
-       "after each submit, wait for the submit this many submits earlier; 0 = off"},
-  };
-  return knobs;
-}
-
 namespace {
 
 namespace fs = std::filesystem;

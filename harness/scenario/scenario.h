@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/expr.h"
+#include "core/knobs.h"
 
 namespace tidemark::scenario {
 
@@ -141,15 +142,6 @@ struct Scenario {
   std::vector<PixelCheck> pixel_checks;
 };
 
-// Knobs a scenario or command line may set, with their range and default.
-struct KnobSpec {
-  std::string name;
-  int64_t min = 0;
-  int64_t max = 0;
-  int64_t default_value = 0;
-  std::string meaning;
-};
-const std::vector<KnobSpec>& known_knobs();
 
 // Loads and validates one file. Every error is one line:
 //   file:line:column: expected <what>, found <what>

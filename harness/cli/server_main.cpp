@@ -1,0 +1,100 @@
+// tidemark-server: the server side of the spawn and tcp lanes.
+//   tidemark-server --fd 3                      one session on an inherited socket (spawn)
+//   tidemark-server --listen 127.0.0.1:0        sessions on loopback, one at a time (tcp);
+//                                               prints "listening on 127.0.0.1:<port>"
+// The tcp token comes from --token-file or TIDEMARK_TOKEN, never the command line.
+// Exit codes: 0 done, 2 bad arguments, 4 I/O error.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "wire/posix.h"
+#include "wire/server.h"
+
+namespace {
+
+using namespace tidemark;
+
+void log_line(const std::string& line) { fmt::print(stderr, "tidemark-server[{}]: {}\n", ::getpid(), line); }
+
+Result<std::string> read_token(const std::string& token_file) {
+  if (!token_file.empty()) {
+    std::ifstream in(token_file);
+    std::string token;
+    if (!in || !std::getline(in, token) || token.empty())
+      return fail(ErrorKind::BadInput, fmt::format("--token-file: expected a token on the first line of {}", token_file));
+    return token;
+  }
+  const char* token = std::getenv("TIDEMARK_TOKEN");
+  if (!token || !*token)
+    return fail(ErrorKind::BadInput, "--listen: expected a session token in TIDEMARK_TOKEN or --token-file, found none");
+  return std::string(token);
+}
+
+int listen_and_serve(const std::string& endpoint_text, const std::string& token_file, int sessions) {
+  auto token = read_token(token_file);
+  if (!token) {
+    log_line(token.error().message);
+    return 2;
+  }
+  auto endpoint = wire::parse_endpoint(endpoint_text);
+  if (!endpoint) {
+    log_line("--listen: " + endpoint.error().message);
+    return 2;
+  }
+  auto listener = wire::tcp_listen(endpoint->first, endpoint->second);
+  if (!listener) {
+    log_line(listener.error().message);
+    return listener.error().kind == ErrorKind::BadInput ? 2 : 4;
+  }
+  auto port = wire::local_port(listener->get());
+  if (!port) {
+    log_line(port.error().message);
+    return 4;
+  }
+  fmt::print("listening on {}:{}\n", endpoint->first, *port);
+  std::fflush(stdout);
+  wire::ServerOptions options{*token, log_line};
+  for (int served = 0; sessions == 0 || served < sessions; ++served) {
+    auto connection = wire::tcp_accept(listener->get());
+    if (!connection) {
+      log_line(connection.error().message);
+      return 4;
+    }
+    log_line(fmt::format("session {}: {}", served + 1, wire::serve_connection(connection->get(), options)));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tidemark-server: the server side of Tidemark's spawn and tcp lanes"};
+  int fd = -1;
+  std::string listen;
+  std::string token_file;
+  int sessions = 0;
+  auto* fd_option = app.add_option("--fd", fd, "serve one session on this inherited socket");
+  auto* listen_option = app.add_option("--listen", listen, "serve sessions on HOST:PORT (loopback only)");
+  fd_option->excludes(listen_option);
+  app.add_option("--token-file", token_file, "tcp: file whose first line is the session token");
+  app.add_option("--sessions", sessions, "tcp: exit after this many sessions (0: serve for ever)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? 0 : 2;
+  }
+  if (fd >= 0) {
+    wire::UniqueFd connection(fd);
+    log_line(wire::serve_connection(connection.get(), wire::ServerOptions{"", log_line}));
+    return 0;
+  }
+  if (!listen.empty()) return listen_and_serve(listen, token_file, sessions);
+  log_line("expected --fd N or --listen HOST:PORT");
+  return 2;
+}

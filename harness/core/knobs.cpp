@@ -1,0 +1,39 @@
+#include "core/knobs.h"
+
+#include <fmt/format.h>
+
+namespace tidemark {
+
+const std::vector<KnobSpec>& known_knobs() {
+  static const std::vector<KnobSpec> knobs = {
+      {"wire_deferred_mb", 0, 65536, 64,
+       "parked-byte watermark in MiB; 0 turns both watermarks off (a negative control)"},
+      {"retire_lag", 0, 1000000, 0,
+       "after each submit, wait for the submit this many submits earlier; 0 = off"},
+  };
+  return knobs;
+}
+
+const KnobSpec* find_knob(std::string_view name) {
+  for (const auto& knob : known_knobs())
+    if (knob.name == name) return &knob;
+  return nullptr;
+}
+
+Result<KnobValues> resolve_knobs(const std::vector<const KnobValues*>& layers, std::string_view source) {
+  KnobValues knobs;
+  for (const auto& spec : known_knobs()) knobs[spec.name] = spec.default_value;
+  for (const KnobValues* layer : layers) {
+    for (const auto& [name, value] : *layer) {
+      const KnobSpec* spec = find_knob(name);
+      if (!spec) return fail(ErrorKind::BadInput, fmt::format("{}: unknown knob '{}'", source, name));
+      if (value < spec->min || value > spec->max)
+        return fail(ErrorKind::BadInput,
+                    fmt::format("{} {}: expected {}..{}, found {}", source, name, spec->min, spec->max, value));
+      knobs[name] = value;
+    }
+  }
+  return knobs;
+}
+
+}  // namespace tidemark

@@ -1,0 +1,29 @@
+// The knobs a scenario, a command line or a session handshake may set.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace tidemark {
+
+struct KnobSpec {
+  std::string name;
+  int64_t min = 0;
+  int64_t max = 0;
+  int64_t default_value = 0;
+  std::string meaning;
+};
+const std::vector<KnobSpec>& known_knobs();
+const KnobSpec* find_knob(std::string_view name);
+
+using KnobValues = std::map<std::string, int64_t>;
+
+// Every known knob: defaults, then each layer in order. Errors name the knob, the range and
+// the value, prefixed by `source` ("--knob", "handshake").
+Result<KnobValues> resolve_knobs(const std::vector<const KnobValues*>& layers, std::string_view source);
+
+}  // namespace tidemark

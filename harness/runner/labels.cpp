@@ -1,0 +1,46 @@
+#include <fmt/format.h>
+
+#include <regex>
+#include <set>
+
+#include "runner/runner.h"
+
+namespace tidemark::runner {
+
+std::vector<std::string> test_labels(const scenario::Scenario& scenario, wire::Lane lane) {
+  return {fmt::format("integration-magma-{}", wire::lane_name(lane)),
+          fmt::format("integration-magma-{}", scenario.group)};
+}
+
+Status check_label_hygiene(const std::vector<scenario::Scenario>& scenarios) {
+  struct Test {
+    std::string name;
+    std::vector<std::string> labels;
+    std::string group;
+  };
+  std::vector<Test> tests;
+  std::set<std::string> selectors;
+  for (const auto& scenario : scenarios) {
+    for (wire::Lane lane : wire::kAllLanes) {
+      Test test{test_name(scenario, lane), test_labels(scenario, lane), scenario.group};
+      selectors.insert(test.labels.begin(), test.labels.end());
+      tests.push_back(std::move(test));
+    }
+  }
+  for (const auto& selector : selectors) {
+    std::regex pattern(selector);  // as ctest -L reads it
+    for (const auto& test : tests) {
+      if (std::find(test.labels.begin(), test.labels.end(), selector) != test.labels.end()) continue;
+      for (const auto& label : test.labels) {
+        if (std::regex_search(label, pattern))
+          return fail(ErrorKind::BadInput,
+                      fmt::format("ctest -L {} would also select {} (label {}): rename group '{}' so that no "
+                                  "label contains another",
+                                  selector, test.name, label, test.group));
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace tidemark::runner

@@ -1,0 +1,64 @@
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "runner/runner.h"
+
+namespace tidemark::runner {
+namespace {
+
+scenario::Scenario scenario_in(std::string group, std::string name = "a-scenario") {
+  scenario::Scenario scenario;
+  scenario.group = std::move(group);
+  scenario.name = std::move(name);
+  return scenario;
+}
+
+// What `ctest -L <regex>` would select from these scenarios registered in every lane.
+std::vector<std::string> select(const std::vector<scenario::Scenario>& scenarios, const std::string& regex) {
+  std::vector<std::string> selected;
+  std::regex pattern(regex);
+  for (const auto& scenario : scenarios)
+    for (wire::Lane lane : wire::kAllLanes)
+      for (const auto& label : test_labels(scenario, lane))
+        if (std::regex_search(label, pattern)) {
+          selected.push_back(test_name(scenario, lane));
+          break;
+        }
+  return selected;
+}
+
+// Check that each lane label selects exactly that lane's copies, and the group label all four.
+TEST(Labels, LaneLabelsSelectOneLaneAndGroupLabelsEveryLane) {
+  std::vector<scenario::Scenario> scenarios = {scenario_in("reclaim", "one"), scenario_in("wire-buffers", "two")};
+  ASSERT_TRUE(check_label_hygiene(scenarios));
+  EXPECT_EQ(select(scenarios, "integration-magma-split"),
+            (std::vector<std::string>{"Magma.Split.Reclaim.one", "Magma.Split.WireBuffers.two"}));
+  EXPECT_EQ(select(scenarios, "integration-magma-tcp"),
+            (std::vector<std::string>{"Magma.Tcp.Reclaim.one", "Magma.Tcp.WireBuffers.two"}));
+  EXPECT_EQ(select(scenarios, "integration-magma-reclaim"),
+            (std::vector<std::string>{"Magma.Monolith.Reclaim.one", "Magma.Split.Reclaim.one",
+                                      "Magma.Spawn.Reclaim.one", "Magma.Tcp.Reclaim.one"}));
+}
+
+// Check that a group whose label contains a lane label is refused: -L ...-tcp would pick it
+// up in every lane.
+TEST(Labels, AGroupNamedLikeALaneIsRefused) {
+  auto status = check_label_hygiene({scenario_in("reclaim"), scenario_in("tcp-extras")});
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().kind, ErrorKind::BadInput);
+  EXPECT_NE(status.error().message.find("ctest -L integration-magma-tcp would also select "
+                                        "Magma.Monolith.TcpExtras.a-scenario"),
+            std::string::npos)
+      << status.error().message;
+}
+
+// Check that one group label may not contain another.
+TEST(Labels, AGroupLabelInsideAnotherIsRefused) {
+  auto status = check_label_hygiene({scenario_in("reclaim"), scenario_in("reclaim-extra")});
+  ASSERT_FALSE(status);
+  EXPECT_NE(status.error().message.find("ctest -L integration-magma-reclaim would also select"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tidemark::runner

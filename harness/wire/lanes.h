@@ -1,0 +1,68 @@
+// Lanes: how a scenario's workload reaches the backend. The runner sees only the client
+// API (backend::Backend) and a report of what the lane did.
+//   monolith  direct calls, no wire
+//   split     client and server in one process, every call through the wire's codec
+//   spawn     tidemark-server as a child over a socketpair, its environment scrubbed
+//   tcp       tidemark-server on loopback; the session presents a token
+// Knobs and the mutant travel in the handshake, so every lane honours every knob.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/backend.h"
+#include "core/knobs.h"
+
+namespace tidemark::wire {
+
+enum class Lane { Monolith, Split, Spawn, Tcp };
+inline constexpr Lane kAllLanes[] = {Lane::Monolith, Lane::Split, Lane::Spawn, Lane::Tcp};
+std::optional<Lane> parse_lane(std::string_view name);
+std::string_view lane_name(Lane lane);   // "spawn"
+std::string_view lane_title(Lane lane);  // "Spawn", as in test names
+
+struct LaneOptions {
+  Lane lane = Lane::Monolith;
+  std::string server_program;  // spawn, tcp: the tidemark-server binary
+  std::string connect;         // tcp: HOST:PORT of a running server; empty: start a private one
+  std::string token;           // tcp with `connect`: the server's session token
+  std::chrono::milliseconds handshake_timeout{20000};  // a cold lavapipe start on a busy 2-core box
+  uint32_t kill_server_at_frame = 0;  // fault injection: SIGKILL the server before frame N
+  std::string mutant;
+};
+
+struct SessionConfig {
+  int width = 64;
+  int height = 64;
+  KnobValues knobs;
+  bool validation = false;
+  std::function<void(const std::string&)> log;
+};
+
+struct LaneReport {
+  std::string lane;
+  uint64_t frames_sent = 0;
+  uint64_t frames_received = 0;
+  int64_t client_pid = 0;
+  int64_t server_pid = 0;
+  KnobValues server_knobs;  // what the server said it applied
+};
+
+class LaneSession {
+ public:
+  virtual ~LaneSession() = default;
+  virtual backend::Backend& api() = 0;
+  virtual LaneReport report() const = 0;
+};
+
+Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const SessionConfig& config);
+
+// The tidemark-server next to the running executable.
+std::string default_server_program();
+
+}  // namespace tidemark::wire

@@ -1,0 +1,282 @@
+#include "wire/posix.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+extern char** environ;
+
+namespace tidemark::wire {
+
+namespace {
+
+std::unexpected<Error> os_error(std::string_view what) {
+  return fail(ErrorKind::Io, fmt::format("{}: {}", what, std::strerror(errno)));
+}
+
+int remaining_ms(std::optional<Clock::time_point> deadline) {
+  if (!deadline) return -1;
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+  return left <= 0 ? 0 : static_cast<int>(std::min<int64_t>(left, 1 << 30));
+}
+
+}  // namespace
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+  if (this != &other) {
+    reset();
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+void UniqueFd::reset() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+Status write_all(int fd, std::span<const uint8_t> bytes) {
+  while (!bytes.empty()) {
+    ssize_t written = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (written < 0 && errno == ENOTSOCK) written = ::write(fd, bytes.data(), bytes.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return os_error("write");
+    }
+    bytes = bytes.subspan(static_cast<size_t>(written));
+  }
+  return {};
+}
+
+std::expected<void, ReadError> read_exact(int fd, std::span<uint8_t> bytes,
+                                          std::optional<Clock::time_point> deadline) {
+  while (!bytes.empty()) {
+    pollfd waiting{fd, POLLIN, 0};
+    int ready = ::poll(&waiting, 1, remaining_ms(deadline));
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      return std::unexpected(ReadError{ReadFailure::Io, fmt::format("poll: {}", std::strerror(errno))});
+    }
+    if (ready == 0) return std::unexpected(ReadError{ReadFailure::Timeout, "timed out"});
+    ssize_t got = ::read(fd, bytes.data(), bytes.size());
+    if (got < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      if (errno == ECONNRESET) return std::unexpected(ReadError{ReadFailure::Closed, "connection reset"});
+      return std::unexpected(ReadError{ReadFailure::Io, fmt::format("read: {}", std::strerror(errno))});
+    }
+    if (got == 0) return std::unexpected(ReadError{ReadFailure::Closed, "connection closed"});
+    bytes = bytes.subspan(static_cast<size_t>(got));
+  }
+  return {};
+}
+
+Result<std::pair<UniqueFd, UniqueFd>> socket_pair() {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return os_error("socketpair");
+  return std::pair{UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+Result<std::pair<std::string, uint16_t>> parse_endpoint(const std::string& text) {
+  auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    return fail(ErrorKind::BadInput, fmt::format("expected HOST:PORT, found '{}'", text));
+  std::string port_text = text.substr(colon + 1);
+  char* end = nullptr;
+  long port = std::strtol(port_text.c_str(), &end, 10);
+  if (port_text.empty() || *end != '\0' || port < 0 || port > 65535)
+    return fail(ErrorKind::BadInput, fmt::format("expected a port 0..65535, found '{}'", port_text));
+  return std::pair{text.substr(0, colon), static_cast<uint16_t>(port)};
+}
+
+namespace {
+
+Result<sockaddr_in> loopback_address(const std::string& host, uint16_t port) {
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  if (::inet_pton(AF_INET, host.c_str(), &address.sin_addr) != 1)
+    return fail(ErrorKind::BadInput, fmt::format("expected an IPv4 address, found '{}'", host));
+  if ((ntohl(address.sin_addr.s_addr) >> 24) != 127)
+    return fail(ErrorKind::BadInput, fmt::format("expected a loopback address (127.x.x.x), found '{}'", host));
+  return address;
+}
+
+}  // namespace
+
+Result<UniqueFd> tcp_listen(const std::string& host, uint16_t port) {
+  auto address = loopback_address(host, port);
+  if (!address) return std::unexpected(address.error());
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) return os_error("socket");
+  int one = 1;
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&*address), sizeof *address) != 0)
+    return os_error(fmt::format("bind {}:{}", host, port));
+  if (::listen(fd.get(), 16) != 0) return os_error("listen");
+  return fd;
+}
+
+Result<uint16_t> local_port(int fd) {
+  sockaddr_in address{};
+  socklen_t length = sizeof address;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) return os_error("getsockname");
+  return ntohs(address.sin_port);
+}
+
+Result<UniqueFd> tcp_accept(int listen_fd) {
+  for (;;) {
+    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) {
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      return UniqueFd(fd);
+    }
+    if (errno != EINTR && errno != ECONNABORTED) return os_error("accept");
+  }
+}
+
+Result<UniqueFd> tcp_connect(const std::string& host, uint16_t port) {
+  auto address = loopback_address(host, port);
+  if (!address) return std::unexpected(address.error());
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) return os_error("socket");
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&*address), sizeof *address) != 0)
+    return fail(ErrorKind::Environment,
+                fmt::format("connect {}:{}: {}", host, port, std::strerror(errno)));
+  int one = 1;
+  ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    int signal = WTERMSIG(status);
+    const char* name = ::sigdescr_np(signal);
+    const char* abbrev = ::sigabbrev_np(signal);
+    return fmt::format("killed by signal {} (SIG{}, {})", signal, abbrev ? abbrev : "?", name ? name : "?");
+  }
+  return fmt::format("ended with wait status {}", status);
+}
+
+Result<ChildProcess> ChildProcess::spawn(const Options& options) {
+  std::vector<std::string> env_strings;
+  for (const auto& name : options.keep_env)
+    if (const char* value = std::getenv(name.c_str())) env_strings.push_back(name + "=" + value);
+  for (const auto& [name, value] : options.set_env) env_strings.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (auto& entry : env_strings) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> arg_strings{options.program};
+  arg_strings.insert(arg_strings.end(), options.args.begin(), options.args.end());
+  std::vector<char*> argv;
+  for (auto& arg : arg_strings) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  UniqueFd out_read, out_write;
+  if (options.capture_stdout) {
+    int pipe_fds[2];
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return os_error("pipe");
+    out_read = UniqueFd(pipe_fds[0]);
+    out_write = UniqueFd(pipe_fds[1]);
+  }
+  // Anything that can fail is prepared above: between fork and exec only async-signal-safe calls.
+  pid_t pid = ::fork();
+  if (pid < 0) return os_error("fork");
+  if (pid == 0) {
+    if (options.pass_fd >= 0) {
+      if (options.pass_fd == 3) {
+        int flags = ::fcntl(3, F_GETFD);
+        ::fcntl(3, F_SETFD, flags & ~FD_CLOEXEC);
+      } else if (::dup2(options.pass_fd, 3) < 0) {
+        ::_exit(127);
+      }
+    }
+    if (out_write && ::dup2(out_write.get(), 1) < 0) ::_exit(127);
+    ::execve(options.program.c_str(), argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ChildProcess child;
+  child.pid_ = pid;
+  child.stdout_ = std::move(out_read);
+  // glibc 2.36's <sys/pidfd.h> lacks extern "C"; the system call is stable.
+  child.pidfd_ = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));  // readable once the child ends
+  if (!child.pidfd_) return os_error("pidfd_open");
+  return child;
+}
+
+ChildProcess::ChildProcess(ChildProcess&& other) noexcept { *this = std::move(other); }
+
+ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
+  if (this != &other) {
+    reap();
+    pid_ = std::exchange(other.pid_, -1);
+    status_ = std::exchange(other.status_, std::nullopt);
+    stdout_ = std::move(other.stdout_);
+    pidfd_ = std::move(other.pidfd_);
+    pending_ = std::move(other.pending_);
+  }
+  return *this;
+}
+
+ChildProcess::~ChildProcess() { reap(); }
+
+void ChildProcess::reap() {
+  if (pid_ <= 0 || status_) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  status_ = status;
+}
+
+void ChildProcess::kill(int signal) const {
+  if (pid_ > 0 && !status_) ::kill(pid_, signal);
+}
+
+std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds timeout) {
+  if (status_ || pid_ <= 0) return status_;
+  pollfd ended{pidfd_.get(), POLLIN, 0};
+  int ready = 0;
+  do {
+    ready = ::poll(&ended, 1, static_cast<int>(timeout.count()));
+  } while (ready < 0 && errno == EINTR);
+  if (ready <= 0) return std::nullopt;
+  int status = 0;
+  if (::waitpid(pid_, &status, 0) != pid_) return std::nullopt;
+  status_ = status;
+  return status_;
+}
+
+Result<std::string> ChildProcess::read_line(Clock::time_point deadline) {
+  for (;;) {
+    if (auto newline = pending_.find('\n'); newline != std::string::npos) {
+      std::string line = pending_.substr(0, newline);
+      pending_.erase(0, newline + 1);
+      return line;
+    }
+    char chunk[256];
+    pollfd waiting{stdout_.get(), POLLIN, 0};
+    int ready = ::poll(&waiting, 1, remaining_ms(deadline));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return fail(ErrorKind::Environment, "no line from the child in time");
+    ssize_t got = ::read(stdout_.get(), chunk, sizeof chunk);
+    if (got <= 0) return fail(ErrorKind::Environment, "the child closed its output");
+    pending_.append(chunk, static_cast<size_t>(got));
+  }
+}
+
+}  // namespace tidemark::wire
