@@ -199,6 +199,36 @@ std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios
   return out;
 }
 
+// Every scenario in every lane: the digests must agree. Prints one row per scenario.
+int parity_command(const std::vector<std::string>& inputs, const std::string& report) {
+  auto scenarios = load_all(inputs);
+  if (!scenarios) return report_error(scenarios.error());
+  fs::path report_dir = report.empty() ? default_report_dir() : fs::path(report);
+  std::vector<runner::RunResult> results;
+  size_t mismatched = 0;
+  for (const auto& scenario : *scenarios) {
+    std::map<std::string, std::vector<std::string>> lanes_by_digest;
+    std::string row;
+    for (wire::Lane lane : wire::kAllLanes) {
+      runner::RunOptions options;
+      options.report_dir = report_dir;
+      options.lane.lane = lane;
+      auto result = runner::run(scenario, options);
+      if (!result) return report_error(result.error());
+      lanes_by_digest[result->digest].push_back(std::string(wire::lane_name(lane)));
+      row += fmt::format(" {}={}{}", wire::lane_name(lane), result->digest, result->green ? "" : "(red)");
+      results.push_back(std::move(*result));
+    }
+    bool same = lanes_by_digest.size() == 1;
+    mismatched += same ? 0 : 1;
+    fmt::print("{} {}/{}{}\n", same ? "SAME" : "DIFF", scenario.group, scenario.name, row);
+  }
+  if (auto ok = runner::write_summary(results, report_dir); !ok) return report_error(ok.error());
+  fmt::print("{} of {} scenarios give one digest in every lane; report: {}\n", scenarios->size() - mismatched,
+             scenarios->size(), fs::absolute(report_dir / "summary.json").string());
+  return mismatched == 0 ? kGreen : kRed;
+}
+
 int list_command(const std::vector<std::string>& inputs, const std::string& ctest_file,
                  const std::string& tidemark, const std::string& report_root) {
   auto scenarios = load_all(inputs);
@@ -247,6 +277,11 @@ int main(int argc, char** argv) {
   list->add_option("--tidemark", tidemark_path, "tidemark binary the registrations run");
   list->add_option("--report-root", report_root, "report folder root for the registered runs");
 
+  std::string parity_report;
+  auto* parity = app.add_subcommand("parity", "run every scenario in every lane; digests must agree");
+  parity->add_option("paths", inputs, "scenario files or folders")->required();
+  parity->add_option("--report", parity_report, "report folder (default reports/run-<time>)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -254,5 +289,6 @@ int main(int argc, char** argv) {
     return code == 0 ? kGreen : kBadInput;
   }
   if (*run) return run_command(inputs, args);
+  if (*parity) return parity_command(inputs, parity_report);
   return list_command(inputs, ctest_file, tidemark_path, report_root);
 }

@@ -216,14 +216,16 @@ Status drive(const Scenario& scenario, backend::Backend& api, SingleRun& result)
 }
 
 Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string, int64_t>& knobs,
-                           const RunOptions& options, std::vector<std::string>& log) {
+                           const RunOptions& options, const fs::path& report_dir, std::vector<std::string>& log) {
   wire::SessionConfig config;
   config.width = scenario.target.width;
   config.height = scenario.target.height;
   config.knobs = knobs;
   config.validation = options.validation;
   config.log = [&log](const std::string& line) { log.push_back(line); };
-  auto session = wire::open_lane(options.lane, config);
+  wire::LaneOptions lane = options.lane;
+  if (lane.server_log.empty() && !report_dir.empty()) lane.server_log = (report_dir / "server.log").string();
+  auto session = wire::open_lane(lane, config);
   if (!session && session.error().kind == ErrorKind::Environment) return std::unexpected(session.error());
 
   SingleRun result;
@@ -328,7 +330,7 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   SingleRun last;
   for (int attempt = 0; attempt < std::max(1, options.repeat); ++attempt) {
     log.clear();
-    auto once = run_once(scenario, *knobs, options, log);
+    auto once = run_once(scenario, *knobs, options, result.report_dir, log);
     if (!once) return std::unexpected(once.error());
     last = std::move(*once);
     result.repeat_digests.push_back(run_digest(last.gauges, pixel_hash(last.image)));

@@ -78,7 +78,7 @@ class SocketChannel final : public Channel {
  private:
   std::unexpected<Error> read_failed(const ReadError& error) {
     if (error.failure == ReadFailure::Timeout)
-      return fail(ErrorKind::Fatal, fmt::format("the {} server did not answer {} in time", lane_, deadline_what_));
+      return fail(ErrorKind::Fatal, fmt::format("the {} server did not answer {}", lane_, deadline_what_));
     return server_gone(error.message);
   }
 
@@ -86,7 +86,7 @@ class SocketChannel final : public Channel {
   std::unexpected<Error> server_gone(const std::string& io_message) {
     if (server_) {
       if (auto status = server_->wait_for(std::chrono::milliseconds(1500)))
-        return fail(ErrorKind::Fatal, fmt::format("the {} server (pid {}) {}", lane_, server_->pid(),
+        return fail(ErrorKind::Fatal, fmt::format("the {} server (pid {}) died: {}", lane_, server_->pid(),
                                                   describe_wait_status(*status)));
       return fail(ErrorKind::Fatal,
                   fmt::format("the {} server (pid {}) dropped the connection ({})", lane_, server_->pid(), io_message));
@@ -241,9 +241,9 @@ class WireSession final : public LaneSession {
  public:
   WireSession(Lane lane, ChildProcess server) : lane_(lane), server_(std::move(server)) {}
   ~WireSession() override {
-    // Say goodbye so a server process ends its session cleanly; its death is not news here.
-    if (open_) (void)client_->goodbye();
-    if (server_.pid() > 0) server_.wait_for(std::chrono::milliseconds(2000));
+    // Say goodbye so a server process ends its session cleanly; a server that never
+    // greeted us is simply killed (by ChildProcess).
+    if (open_ && client_->goodbye() && server_.pid() > 0) server_.wait_for(std::chrono::milliseconds(2000));
   }
 
   ChildProcess* server() { return server_.pid() > 0 ? &server_ : nullptr; }
@@ -311,6 +311,7 @@ Result<ChildProcess> spawn_server(const LaneOptions& options, std::vector<std::s
   child.set_env = std::move(set_env);
   child.pass_fd = pass_fd;
   child.capture_stdout = pass_fd < 0;
+  child.stderr_path = options.server_log;
   if (::access(child.program.c_str(), X_OK) != 0)
     return fail(ErrorKind::Environment, fmt::format("no server program at {} (build tidemark-server)", child.program));
   return ChildProcess::spawn(child);

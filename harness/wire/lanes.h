@@ -34,6 +34,7 @@ struct LaneOptions {
   std::chrono::milliseconds handshake_timeout{20000};  // a cold lavapipe start on a busy 2-core box
   uint32_t kill_server_at_frame = 0;  // fault injection: SIGKILL the server before frame N
   std::string mutant;
+  std::string server_log;  // spawn, tcp: where the server's stderr goes; empty: ours
 };
 
 struct SessionConfig {

@@ -193,6 +193,11 @@ Result<ChildProcess> ChildProcess::spawn(const Options& options) {
     out_read = UniqueFd(pipe_fds[0]);
     out_write = UniqueFd(pipe_fds[1]);
   }
+  UniqueFd err_file;
+  if (!options.stderr_path.empty()) {
+    err_file = UniqueFd(::open(options.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+    if (!err_file) return os_error(fmt::format("open {}", options.stderr_path));
+  }
   // Anything that can fail is prepared above: between fork and exec only async-signal-safe calls.
   pid_t pid = ::fork();
   if (pid < 0) return os_error("fork");
@@ -206,6 +211,7 @@ Result<ChildProcess> ChildProcess::spawn(const Options& options) {
       }
     }
     if (out_write && ::dup2(out_write.get(), 1) < 0) ::_exit(127);
+    if (err_file && ::dup2(err_file.get(), 2) < 0) ::_exit(127);
     ::execve(options.program.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }

@@ -71,6 +71,7 @@ class ChildProcess {
     std::vector<std::pair<std::string, std::string>> set_env;
     int pass_fd = -1;        // becomes fd 3 in the child
     bool capture_stdout = false;
+    std::string stderr_path;  // append the child's stderr here; empty: inherit ours
   };
 
   static Result<ChildProcess> spawn(const Options& options);
