@@ -16,6 +16,7 @@
 #include "check/image.h"
 #include "core/error.h"
 #include "core/knobs.h"
+#include "core/mutants.h"
 
 namespace tidemark::backend {
 
@@ -32,6 +33,7 @@ struct Config {
   int height = 64;
   Knobs knobs;
   bool validation = false;  // enable VK_LAYER_KHRONOS_validation and count its messages
+  MutantId mutant = MutantId::None;  // red-once: the fault switch this backend runs with
   std::function<void(const std::string&)> log;  // gauge lines and notes; may be empty
 };
 

@@ -4,18 +4,19 @@
 
 namespace tidemark::backend {
 
-ReclaimQueue::ReclaimQueue(ReclaimLimits limits, SubmitTimeline& timeline, Hooks hooks)
-    : limits_(limits), timeline_(timeline), hooks_(std::move(hooks)) {}
+ReclaimQueue::ReclaimQueue(ReclaimPolicy policy, SubmitTimeline& timeline, Hooks hooks)
+    : policy_(policy), timeline_(timeline), hooks_(std::move(hooks)) {}
 
 Status ReclaimQueue::park(StoreHandle store, uint64_t bytes, uint64_t last_use) {
-  if (last_use == 0) {  // proof 1: no GPU command can reference it
-    hooks_.destroy(store);
+  if (last_use == 0 && policy_.immediate_destroy && !policy_.frame_bucket) {
+    hooks_.destroy(store);  // proof 1: no GPU command can reference it
     return {};
   }
   parked_.push_back({store, bytes, timeline_.sync_point()});
   parked_bytes_ += bytes;
   parked_bytes_peak_ = std::max(parked_bytes_peak_, parked_bytes_);
   if (hooks_.after_park) hooks_.after_park();
+  if (policy_.frame_bucket) return {};  // waits for the frame boundary's sweep
 
   sweep();
   if (!over_watermark()) return {};
@@ -39,9 +40,9 @@ void ReclaimQueue::destroy_all() {
 }
 
 bool ReclaimQueue::over_watermark() const {
-  if (limits_.deferred_bytes == 0) return false;
-  return parked_bytes_ > limits_.deferred_bytes ||
-         parked_.size() > ReclaimLimits::kCountCeiling;
+  if (policy_.deferred_bytes == 0) return false;
+  return parked_bytes_ > policy_.deferred_bytes ||
+         (policy_.count_ceiling && parked_.size() > ReclaimPolicy::kCountCeiling);
 }
 
 void ReclaimQueue::destroy_front() {

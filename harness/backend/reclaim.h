@@ -28,11 +28,16 @@ class SubmitTimeline {
   virtual Status sync(const char* site) = 0;
 };
 
-struct ReclaimLimits {
+struct ReclaimPolicy {
   // Parked bytes above this force a sync; 0 turns off both watermarks (a negative control).
   uint64_t deferred_bytes = 64ull << 20;
   // Stores are costed per object: many small orphans never reach a byte budget.
   static constexpr size_t kCountCeiling = 1024;
+  // Mutants switch these off (red-once): the proof of a never-referenced store, the count
+  // ceiling, or reclaim by proof altogether (the pre-fix frame bucket).
+  bool immediate_destroy = true;
+  bool count_ceiling = true;
+  bool frame_bucket = false;
 };
 
 class ReclaimQueue {
@@ -42,7 +47,7 @@ class ReclaimQueue {
     std::function<void()> after_park;  // a store entered the parked list: sample peaks
   };
 
-  ReclaimQueue(ReclaimLimits limits, SubmitTimeline& timeline, Hooks hooks);
+  ReclaimQueue(ReclaimPolicy policy, SubmitTimeline& timeline, Hooks hooks);
 
   // Orphans a store. `last_use` is the submit index of the last GPU command that
   // referenced it, 0 when none has since it was minted.
@@ -56,7 +61,7 @@ class ReclaimQueue {
   uint64_t parked_bytes() const { return parked_bytes_; }
   uint64_t parked_bytes_peak() const { return parked_bytes_peak_; }
   uint64_t forced_syncs() const { return forced_syncs_; }
-  const ReclaimLimits& limits() const { return limits_; }
+  const ReclaimPolicy& policy() const { return policy_; }
 
  private:
   struct Parked {
@@ -68,7 +73,7 @@ class ReclaimQueue {
   bool over_watermark() const;
   void destroy_front();
 
-  ReclaimLimits limits_;
+  ReclaimPolicy policy_;
   SubmitTimeline& timeline_;
   Hooks hooks_;
   std::deque<Parked> parked_;

@@ -40,8 +40,9 @@ class FakeTimeline : public SubmitTimeline {
 };
 
 struct Harness {
-  explicit Harness(uint64_t deferred_bytes)
-      : queue({deferred_bytes}, timeline,
+  explicit Harness(uint64_t deferred_bytes) : Harness(ReclaimPolicy{.deferred_bytes = deferred_bytes}) {}
+  explicit Harness(ReclaimPolicy policy)
+      : queue(policy, timeline,
               {[this](StoreHandle h) { destroyed.push_back(h); },
                [this] { parked_peak = std::max(parked_peak, queue.parked_count()); }}) {}
   FakeTimeline timeline;
@@ -139,6 +140,36 @@ TEST(ReclaimQueue, FailedWatermarkSyncIsAnError) {
   EXPECT_EQ(status.error().kind, ErrorKind::Fatal);
   EXPECT_EQ(h.timeline.sites, std::vector<std::string>{"deferred-watermark"});
   EXPECT_EQ(h.queue.forced_syncs(), 0u);
+}
+
+// Mutants: each switch takes away exactly its own proof or watermark.
+TEST(ReclaimQueue, FrameBucketParksEverythingUntilTheBoundary) {
+  Harness h(ReclaimPolicy{.deferred_bytes = 8 * kMiB, .frame_bucket = true});
+  ASSERT_TRUE(h.queue.park(1, kMiB, 0));  // not even proof 1
+  for (StoreHandle store = 2; store <= 48; ++store)
+    ASSERT_TRUE(h.queue.park(store, kMiB, h.timeline.record()));
+  EXPECT_TRUE(h.destroyed.empty());
+  EXPECT_EQ(h.queue.forced_syncs(), 0u);
+  EXPECT_EQ(h.parked_peak, 48u);
+  ASSERT_TRUE(h.timeline.sync("present"));
+  h.queue.sweep();  // the frame boundary
+  EXPECT_EQ(h.destroyed.size(), 48u);
+}
+
+TEST(ReclaimQueue, WithoutTheCountCeilingSmallOrphansPileUp) {
+  Harness h(ReclaimPolicy{.count_ceiling = false});
+  for (StoreHandle store = 1; store <= 2999; ++store)
+    ASSERT_TRUE(h.queue.park(store, 256, h.timeline.record()));
+  EXPECT_EQ(h.parked_peak, 2999u);
+  EXPECT_EQ(h.queue.forced_syncs(), 0u);
+}
+
+TEST(ReclaimQueue, WithoutProofOneAnUnreferencedStoreParksWhileTheRendererIsBusy) {
+  Harness h(ReclaimPolicy{.immediate_destroy = false});
+  h.timeline.record();  // another store's draw keeps the renderer busy
+  ASSERT_TRUE(h.queue.park(7, 4096, 0));
+  EXPECT_TRUE(h.destroyed.empty());
+  EXPECT_EQ(h.queue.parked_count(), 1u);
 }
 
 }  // namespace

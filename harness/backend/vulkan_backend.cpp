@@ -72,8 +72,16 @@ class VulkanBackend final : public Backend, private SubmitTimeline {
   VulkanBackend(const Config& config, std::unique_ptr<Device> device)
       : config_(config),
         device_(std::move(device)),
-        reclaim_({uint64_t{config.knobs.wire_deferred_mb} << 20}, *this,
-                 {[this](StoreHandle store) { destroy_store(store); }, nullptr}) {}
+        reclaim_(policy_for(config), *this, {[this](StoreHandle store) { destroy_store(store); }, nullptr}) {}
+
+  static ReclaimPolicy policy_for(const Config& config) {
+    ReclaimPolicy policy;
+    policy.deferred_bytes = uint64_t{config.knobs.wire_deferred_mb} << 20;
+    policy.frame_bucket = mutant_is(config.mutant, MutantId::ReclaimFrameBucket);
+    policy.count_ceiling = !mutant_is(config.mutant, MutantId::ReclaimNoCountCeiling);
+    policy.immediate_destroy = !mutant_is(config.mutant, MutantId::ReclaimNoImmediateDestroy);
+    return policy;
+  }
 
   ~VulkanBackend() override {
     if (!device_) return;
@@ -179,6 +187,7 @@ class VulkanBackend final : public Backend, private SubmitTimeline {
   size_t active_pool_ = 0;
   uint32_t sets_in_active_pool_ = 0;
   std::map<std::tuple<StoreHandle, uint64_t, uint64_t>, VkDescriptorSet> memo_;
+  std::vector<HostBuffer> stale_stores_;  // memo.no_destroy_epoch only
   int64_t live_sets_ = 0;
   int64_t live_sets_peak_ = 0;
 };
@@ -538,6 +547,9 @@ Result<StoreHandle> VulkanBackend::mint(std::span<const uint8_t> data) {
 }
 
 void VulkanBackend::destroy_store(StoreHandle store) {
+  // Under the memo mutant a stale descriptor set may still be bound to this store: keep its
+  // memory until the frame retires, so the red run reads the dead store's bytes, not freed memory.
+  if (mutant_is(config_.mutant, MutantId::MemoNoDestroyEpoch)) stale_stores_.push_back(std::move(stores_[store]->memory));
   stores_[store].reset();
   handles_.release(store);
   --live_stores_;
@@ -591,7 +603,8 @@ Status VulkanBackend::buffer_sub_data(BufferId buffer, uint64_t offset, std::spa
 }
 
 Result<VkDescriptorSet> VulkanBackend::descriptor_for(StoreHandle store) {
-  auto key = std::make_tuple(store, kUniformRange, destroy_epoch_);
+  uint64_t epoch = mutant_is(config_.mutant, MutantId::MemoNoDestroyEpoch) ? 0 : destroy_epoch_;
+  auto key = std::make_tuple(store, kUniformRange, epoch);
   if (auto hit = memo_.find(key); hit != memo_.end()) return hit->second;
 
   if (sets_in_active_pool_ == kSetsPerPool) {
@@ -691,6 +704,7 @@ Status VulkanBackend::present() {
   sets_in_active_pool_ = 0;
   live_sets_ = 0;
   memo_.clear();
+  stale_stores_.clear();
   ++presents_;
   if (config_.log) config_.log(fmt::format("present {}: {}", presents_, gauge_line(current_gauges())));
   return {};

@@ -2,6 +2,7 @@
 // Exit codes: 0 all green, 1 any red, 2 bad input, 3 environment missing, 4 I/O or internal.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cstdio>
@@ -9,6 +10,8 @@
 #include <fstream>
 #include <set>
 
+#include "core/mutants.h"
+#include "runner/red_once.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
 #include "wire/lanes.h"
@@ -113,7 +116,18 @@ struct RunArgs {
   std::string token_file;
   int handshake_timeout_ms = 20000;
   uint32_t kill_server_at_frame = 0;
+  std::string mutant;
 };
+
+Status check_mutant_name(const std::string& name) {
+  if (find_mutant(name)) return {};
+  std::vector<std::string> names;
+  for (const auto& mutant : mutant_catalogue()) names.emplace_back(mutant.name);
+  return fail(ErrorKind::BadInput, fmt::format("--mutant: expected one of ({}), found '{}'",
+                                               names.empty() ? "none: a release build has no mutants"
+                                                             : fmt::format("{}", fmt::join(names, ", ")),
+                                               name));
+}
 
 // The session token for --connect: from a file or TIDEMARK_TOKEN, never the command line.
 Result<std::string> read_token(const std::string& token_file) {
@@ -144,6 +158,8 @@ int run_command(const std::vector<std::string>& inputs, const RunArgs& args) {
   lane_options.connect = args.connect;
   lane_options.handshake_timeout = std::chrono::milliseconds(args.handshake_timeout_ms);
   lane_options.kill_server_at_frame = args.kill_server_at_frame;
+  if (auto ok = check_mutant_name(args.mutant); !ok) return report_error(ok.error());
+  lane_options.mutant = args.mutant;
   if (!args.connect.empty()) {
     if (*lane != wire::Lane::Tcp)
       return report_error({ErrorKind::BadInput, "--connect: expected --lane tcp"});
@@ -184,9 +200,15 @@ int run_command(const std::vector<std::string>& inputs, const RunArgs& args) {
 
 // CMake script text that registers each scenario once per lane (read by ctest at start).
 std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios, const std::string& tidemark,
-                                const std::string& report_root) {
+                                const std::string& report_root, const std::string& ledger) {
   std::string out;
   for (const auto& scenario : scenarios) {
+    if (!mutant_catalogue().empty()) {  // a release build has no mutants to go red with
+      std::string name = fmt::format("RedOnce.{}.{}", runner::camel_case(scenario.group), scenario.name);
+      out += fmt::format("add_test([=[{}]=] [=[{}]=] red-once --ledger [=[{}]=] --report [=[{}/{}]=] [=[{}]=])\n",
+                         name, tidemark, ledger, report_root, name, fs::absolute(scenario.file).string());
+      out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS red-once)\n", name);
+    }
     for (wire::Lane lane : wire::kAllLanes) {
       std::string name = runner::test_name(scenario, lane);
       std::string labels;
@@ -229,8 +251,115 @@ int parity_command(const std::vector<std::string>& inputs, const std::string& re
   return mismatched == 0 ? kGreen : kRed;
 }
 
+const char* verdict_name(runner::ControlRun::Verdict verdict) {
+  switch (verdict) {
+    case runner::ControlRun::Verdict::Red: return "RED (as required)";
+    case runner::ControlRun::Verdict::StayedGreen: return "stayed green";
+    case runner::ControlRun::Verdict::WrongRed: return "WRONG RED";
+    case runner::ControlRun::Verdict::Skipped: return "skipped";
+  }
+  return "?";
+}
+
+// Green, then every control in every lane; the red values are checked against the ledger
+// (or rewritten with --update-ledger).
+int red_once_command(const std::vector<std::string>& inputs, const std::vector<std::string>& lanes,
+                     const std::string& ledger_path, bool update_ledger, const std::string& report) {
+  auto scenarios = load_all(inputs);
+  if (!scenarios) return report_error(scenarios.error());
+  runner::RedOnceOptions options;
+  if (!lanes.empty()) {
+    options.lanes.clear();
+    for (const auto& name : lanes) {
+      auto lane = wire::parse_lane(name);
+      if (!lane) return report_error({ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", name)});
+      options.lanes.push_back(*lane);
+    }
+  }
+  options.report_dir = report.empty() ? default_report_dir() : fs::path(report);
+  auto ledger = runner::read_ledger(ledger_path);
+  if (!ledger) return report_error(ledger.error());
+  std::vector<std::string> updated;
+  std::set<std::string> rerun;
+  size_t failed = 0;
+  for (const auto& scenario : *scenarios) {
+    if (scenario.controls.empty()) {
+      fmt::print("RED-ONCE FAIL {}/{}: no controls (a green that never went red proves nothing)\n", scenario.group,
+                 scenario.name);
+      ++failed;
+      continue;
+    }
+    auto result = runner::red_once(scenario, options);
+    if (!result) return report_error(result.error());
+    for (const auto& run : result->runs)
+      fmt::print("  {} [{}] {}: {} — {}\n", result->scenario, run.lane, run.control, verdict_name(run.verdict),
+                 run.detail);
+    std::vector<std::string> problems = result->problems;
+    if (!update_ledger)
+      for (auto& drift : runner::ledger_drift(*result, *ledger)) problems.push_back("ledger drift: " + drift);
+    auto lines = runner::ledger_lines(*result);
+    updated.insert(updated.end(), lines.begin(), lines.end());
+    rerun.insert(result->scenario + " | ");
+    if (problems.empty()) {
+      fmt::print("RED-ONCE PASS {}\n", result->scenario);
+    } else {
+      ++failed;
+      fmt::print("RED-ONCE FAIL {}\n", result->scenario);
+      for (const auto& problem : problems) fmt::print("  {}\n", problem);
+    }
+  }
+  if (update_ledger) {
+    for (const auto& line : *ledger) {
+      bool replaced = false;
+      for (const auto& prefix : rerun) replaced = replaced || line.starts_with(prefix);
+      if (!replaced) updated.push_back(line);
+    }
+    if (auto ok = runner::write_ledger(ledger_path, updated); !ok) return report_error(ok.error());
+    fmt::print("ledger written: {}\n", ledger_path);
+  }
+  fmt::print("{} of {} scenarios pass red-once\n", scenarios->size() - failed, scenarios->size());
+  return failed == 0 ? kGreen : kRed;
+}
+
+// Every scenario has a control; every control's mutant is in the catalogue; every mutant in
+// the catalogue is killed by some scenario.
+int lint_command(const std::vector<std::string>& inputs) {
+  auto scenarios = load_all(inputs);
+  if (!scenarios) return report_error(scenarios.error());
+  std::vector<std::string> problems;
+  std::set<std::string> used;
+  for (const auto& scenario : *scenarios) {
+    std::string where = format_location({scenario.file.string(), 1, 1});
+    if (scenario.controls.empty())
+      problems.push_back(fmt::format("{}: expected at least one control (controls:), found none", where));
+    for (const auto& control : scenario.controls) {
+      if (control.mutant.empty()) continue;
+      used.insert(control.mutant);
+      if (!find_mutant(control.mutant))
+        problems.push_back(fmt::format("{}: expected a mutant from the catalogue, found '{}'",
+                                       format_location(control.where), control.mutant));
+    }
+  }
+  for (const auto& mutant : mutant_catalogue())
+    if (!used.contains(std::string(mutant.name)))
+      problems.push_back(fmt::format("mutant {} is in the catalogue but no scenario's control uses it", mutant.name));
+  for (const auto& problem : problems) fmt::print("lint: {}\n", problem);
+  fmt::print("lint: {} scenarios, {} problems\n", scenarios->size(), problems.size());
+  return problems.empty() ? kGreen : kRed;
+}
+
+// The catalogue as a Markdown table: red_once/mutants.md is this output, checked by a test.
+int mutants_command() {
+  fmt::print("# Mutant catalogue\n\n");
+  fmt::print("Written by `tidemark mutants`; a test fails when this file and the build disagree.\n\n");
+  fmt::print("| mutant | component | what it breaks | the fix it reverts |\n|---|---|---|---|\n");
+  for (const auto& mutant : mutant_catalogue())
+    fmt::print("| `{}` | {} | {} | {} |\n", mutant.name, mutant.component, mutant.breaks, mutant.reverts);
+  return kGreen;
+}
+
 int list_command(const std::vector<std::string>& inputs, const std::string& ctest_file,
-                 const std::string& tidemark, const std::string& report_root) {
+                 const std::string& tidemark, const std::string& report_root, const std::string& ledger) {
   auto scenarios = load_all(inputs);
   if (!scenarios) return report_error(scenarios.error());
   if (auto clean = runner::check_label_hygiene(*scenarios); !clean) return report_error(clean.error());
@@ -241,7 +370,7 @@ int list_command(const std::vector<std::string>& inputs, const std::string& ctes
     return kGreen;
   }
   std::ofstream out(ctest_file);
-  out << ctest_registrations(*scenarios, tidemark, report_root);
+  out << ctest_registrations(*scenarios, tidemark, report_root, ledger);
   if (!out) return report_error({ErrorKind::Io, fmt::format("cannot write {}", ctest_file)});
   return kGreen;
 }
@@ -265,6 +394,7 @@ int main(int argc, char** argv) {
   run->add_option("--connect", args.connect, "tcp: use the server at HOST:PORT instead of a private one");
   run->add_option("--token-file", args.token_file, "tcp with --connect: the session token (else TIDEMARK_TOKEN)");
   run->add_option("--handshake-timeout-ms", args.handshake_timeout_ms, "how long a server may take to greet");
+  run->add_option("--mutant", args.mutant, "red-once: run with this mutant (see `tidemark mutants`)");
   run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
                   "fault injection: SIGKILL the spawn/tcp server before sending frame N");
 
@@ -276,6 +406,23 @@ int main(int argc, char** argv) {
   list->add_option("--ctest-file", ctest_file, "write CTest registrations to this file");
   list->add_option("--tidemark", tidemark_path, "tidemark binary the registrations run");
   list->add_option("--report-root", report_root, "report folder root for the registered runs");
+  std::string list_ledger = "red_once/ledger.txt";
+  list->add_option("--ledger", list_ledger, "the ledger the registered red-once tests check");
+
+  std::vector<std::string> red_once_lanes;
+  std::string ledger = "red_once/ledger.txt";
+  bool update_ledger = false;
+  std::string red_once_report;
+  auto* red_once = app.add_subcommand("red-once", "prove each scenario's checks with its negative controls");
+  red_once->add_option("paths", inputs, "scenario files or folders")->required();
+  red_once->add_option("--lane", red_once_lanes, "lanes to run (default: all four)")->allow_extra_args(false);
+  red_once->add_option("--ledger", ledger, "the ledger file (default red_once/ledger.txt)");
+  red_once->add_flag("--update-ledger", update_ledger, "rewrite the ledger lines of these scenarios");
+  red_once->add_option("--report", red_once_report, "report folder (default reports/run-<time>)");
+
+  auto* lint = app.add_subcommand("lint", "check that scenarios and the mutant catalogue fit together");
+  lint->add_option("paths", inputs, "scenario files or folders")->required();
+  auto* mutants = app.add_subcommand("mutants", "print the mutant catalogue of this build (Markdown)");
 
   std::string parity_report;
   auto* parity = app.add_subcommand("parity", "run every scenario in every lane; digests must agree");
@@ -290,5 +437,8 @@ int main(int argc, char** argv) {
   }
   if (*run) return run_command(inputs, args);
   if (*parity) return parity_command(inputs, parity_report);
-  return list_command(inputs, ctest_file, tidemark_path, report_root);
+  if (*red_once) return red_once_command(inputs, red_once_lanes, ledger, update_ledger, red_once_report);
+  if (*lint) return lint_command(inputs);
+  if (*mutants) return mutants_command();
+  return list_command(inputs, ctest_file, tidemark_path, report_root, list_ledger);
 }

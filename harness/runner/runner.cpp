@@ -18,6 +18,8 @@ namespace fs = std::filesystem;
 using scenario::Scenario;
 using scenario::Step;
 
+}  // namespace
+
 std::string camel_case(std::string_view kebab) {
   std::string out;
   bool upper = true;
@@ -31,6 +33,8 @@ std::string camel_case(std::string_view kebab) {
   }
   return out;
 }
+
+namespace {
 
 // Loop variables in scope, innermost last.
 class Scope {

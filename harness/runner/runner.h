@@ -42,6 +42,7 @@ struct RunResult {
 };
 
 std::string test_name(const scenario::Scenario& scenario, wire::Lane lane);
+std::string camel_case(std::string_view kebab);  // "wire-buffers" -> "WireBuffers"
 // CTest labels: integration-magma-<lane> and integration-magma-<group>.
 std::vector<std::string> test_labels(const scenario::Scenario& scenario, wire::Lane lane);
 // `ctest -L` takes a regex: fails when any label, used as a selector, would also match a

@@ -24,6 +24,9 @@ constexpr int64_t kMaxRepeatCount = 10'000'000;
 constexpr int64_t kMaxTargetSide = 4096;
 constexpr int64_t kNoMax = std::numeric_limits<int64_t>::max();
 
+// The lanes a control may skip, as `--lane` names them.
+const std::vector<std::string_view> kLanes = {"monolith", "split", "spawn", "tcp"};
+
 const std::vector<std::string_view> kStepNames = {
     "buffer_data", "buffer_sub_data", "draw",    "fence",  "client_wait",
     "flush",       "finish",          "present", "repeat",
@@ -84,6 +87,50 @@ std::optional<size_t> identifier_mismatch(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i)
     if (!is_identifier_char(text[i])) return i;
   return std::nullopt;
+}
+
+// Index of the first character breaking component.name ([a-z0-9_]+(\.[a-z0-9_]+)+); 0 when
+// there is no dot at all.
+std::optional<size_t> mutant_name_mismatch(std::string_view text) {
+  if (text.find('.') == std::string_view::npos) return 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (is_identifier_char(text[i])) continue;
+    bool joins_two_parts = text[i] == '.' && i > 0 && text[i - 1] != '.' && i + 1 < text.size();
+    if (!joins_two_parts) return i;
+  }
+  return std::nullopt;
+}
+
+bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+std::string without_spaces(std::string_view text) {
+  std::string kept;
+  for (char c : text)
+    if (!is_space(c)) kept += c;
+  return kept;
+}
+
+std::vector<std::string_view> knob_names() {
+  std::vector<std::string_view> names;
+  for (const auto& knob : known_knobs()) names.push_back(knob.name);
+  return names;
+}
+
+// A control as a message names it: its mutant and knob overrides.
+std::string describe_control(const Control& control) {
+  std::vector<std::string> settings;
+  for (const auto& [name, value] : control.knobs)
+    settings.push_back(fmt::format("{}: {}", name, value));
+  std::string knobs = fmt::format("knobs {{{}}}", join(settings));
+  if (control.knobs.empty()) return fmt::format("mutant {}", quote(control.mutant));
+  if (control.mutant.empty()) return knobs;
+  return fmt::format("mutant {} with {}", quote(control.mutant), knobs);
 }
 
 // Offset of `name` as a whole word in expression text.
@@ -281,7 +328,7 @@ class Loader {
                       "an empty document");
     TIDEMARK_TRY(top, fields(root, "the scenario",
                              {"name", "group", "description", "knobs", "target", "buffers",
-                              "workload", "expect"}));
+                              "workload", "expect", "controls"}));
     Scenario scenario;
     scenario.file = file_;
     TIDEMARK_TRY(name_value, top.required("name"));
@@ -316,6 +363,11 @@ class Loader {
     TIDEMARK_TRY(checks, expect(expect_value));
     scenario.gauge_checks = std::move(checks.first);
     scenario.pixel_checks = std::move(checks.second);
+    // After expect wherever it sits in the file: a control names checks of this scenario.
+    if (auto value = top.optional("controls")) {
+      TIDEMARK_TRY(parsed, controls(*value, scenario));
+      scenario.controls = std::move(parsed);
+    }
     return scenario;
   }
 
@@ -443,9 +495,7 @@ class Loader {
   // ---- top-level sections ----------------------------------------------------------
 
   Result<std::map<std::string, int64_t>> knobs(const Value& value) const {
-    std::vector<std::string_view> names;
-    for (const auto& knob : known_knobs()) names.push_back(knob.name);
-    TIDEMARK_TRY(entries, fields(value, "knobs", names));
+    TIDEMARK_TRY(entries, fields(value, "knobs", knob_names()));
     std::map<std::string, int64_t> knobs;
     for (const auto& entry : entries.entries()) {
       const auto& spec =
@@ -843,6 +893,118 @@ class Loader {
       check.max_mismatch = mismatch;
     }
     return check;
+  }
+
+  // ---- negative controls -------------------------------------------------------------
+
+  Result<std::vector<Control>> controls(const Value& value, const Scenario& scenario) const {
+    constexpr std::string_view kWhat = "a non-empty list of controls";
+    TIDEMARK_TRY(items, list(value, kWhat));
+    if (items.empty()) return error_at(value.where, kWhat, "an empty list");
+    std::vector<Control> controls;
+    for (const auto& item : items) {
+      TIDEMARK_TRY(parsed, control(item, scenario));
+      for (const auto& earlier : controls)
+        if (earlier.mutant == parsed.mutant && earlier.knobs == parsed.knobs)
+          return error_at(parsed.where, "each control once",
+                          fmt::format("{} again (first on line {})", describe_control(parsed),
+                                      earlier.where.line));
+      controls.push_back(std::move(parsed));
+    }
+    return controls;
+  }
+
+  Result<Control> control(const Value& value, const Scenario& scenario) const {
+    TIDEMARK_TRY(entries, fields(value, "control", {"mutant", "knobs", "fails", "skip_lanes"}));
+    Control control;
+    control.where =
+        entries.entries().empty() ? value.where : entries.entries().front().key_where;
+    auto mutant_value = entries.optional("mutant");
+    auto knobs_value = entries.optional("knobs");
+    if (!mutant_value && !knobs_value)
+      return error_at(value.where, "a mutant or knobs in a control", "neither");
+    if (mutant_value) {
+      TIDEMARK_TRY(name, mutant_name(*mutant_value));
+      control.mutant = name;
+    }
+    if (knobs_value) {
+      TIDEMARK_TRY(overrides, knobs(*knobs_value));
+      if (overrides.empty())
+        return error_at(knobs_value->where,
+                        fmt::format("at least one knob in a control's knobs ({})",
+                                    join(knob_names())),
+                        "an empty map");
+      control.knobs = overrides;
+    }
+    TIDEMARK_TRY(fails_value, entries.required("fails"));
+    TIDEMARK_TRY(fails, check_references(fails_value, scenario));
+    control.fails = fails;
+    if (auto skip_value = entries.optional("skip_lanes")) {
+      TIDEMARK_TRY(skipped, skip_lanes(*skip_value));
+      control.skip_lanes = skipped;
+    }
+    return control;
+  }
+
+  Result<std::string> mutant_name(const Value& value) const {
+    constexpr std::string_view kWhat =
+        "a mutant name component.name ([a-z0-9_]+(\\.[a-z0-9_]+)+)";
+    TIDEMARK_TRY(name, text(value, kWhat));
+    if (auto bad = mutant_name_mismatch(name))
+      return error_at(source_.inside(value, *bad), kWhat, quote(name));
+    return name;
+  }
+
+  // The checks a control must turn red: `pixels[k]`, or a gauge check's expression with
+  // whitespace ignored. Kept as written, trimmed.
+  Result<std::vector<std::string>> check_references(const Value& value,
+                                                    const Scenario& scenario) const {
+    std::vector<std::string> known;
+    for (const auto& check : scenario.gauge_checks) known.push_back(check.expr.text());
+    size_t gauge_count = known.size();
+    for (size_t k = 0; k < scenario.pixel_checks.size(); ++k)
+      known.push_back(fmt::format("pixels[{}]", k));
+    std::string expected = fmt::format("a check of this scenario ({})", join(known));
+
+    constexpr std::string_view kWhat = "a non-empty list of checks the control makes fail";
+    TIDEMARK_TRY(items, list(value, kWhat));
+    if (items.empty()) return error_at(value.where, kWhat, "an empty list");
+    std::vector<std::string> references;
+    std::vector<size_t> resolved;  // indices into `known`
+    for (const auto& item : items) {
+      TIDEMARK_TRY(written, text(item, expected));
+      std::string reference(trim(written));
+      std::string spaceless = without_spaces(reference);
+      size_t index = 0;
+      while (index < known.size() &&
+             (index < gauge_count ? without_spaces(known[index]) != spaceless
+                                  : known[index] != reference))
+        ++index;
+      if (index == known.size()) return error_at(item.where, expected, quote(reference));
+      if (std::find(resolved.begin(), resolved.end(), index) != resolved.end())
+        return error_at(item.where, "each check once in a control",
+                        fmt::format("{} again", quote(reference)));
+      resolved.push_back(index);
+      references.push_back(std::move(reference));
+    }
+    return references;
+  }
+
+  Result<std::map<std::string, std::string>> skip_lanes(const Value& value) const {
+    TIDEMARK_TRY(entries, fields(value, "skip_lanes", kLanes));
+    std::map<std::string, std::string> reasons;
+    for (const auto& entry : entries.entries()) {
+      constexpr std::string_view kWhat = "a reason the control cannot apply in this lane";
+      TIDEMARK_TRY(reason, text(entry.value, kWhat));
+      if (trim(reason).empty())
+        return error_at(entry.value.where, kWhat, describe(entry.value.node));
+      reasons[entry.key] = reason;
+    }
+    if (reasons.size() == kLanes.size())
+      return error_at(value.where,
+                      "a lane left for the control to run in (a control must apply somewhere)",
+                      fmt::format("all of {} skipped", join(kLanes)));
+    return reasons;
   }
 
   const Source& source_;

@@ -224,6 +224,48 @@ TEST(Load, MinimalScenarioTakesDefaults) {
   ASSERT_EQ(loaded->workload.size(), 1u);
   EXPECT_EQ(loaded->workload[0].label, "present");
   EXPECT_TRUE(loaded->pixel_checks.empty());
+  EXPECT_TRUE(loaded->controls.empty());
+}
+
+// Check that controls written before `expect` resolve against its checks, keep each
+// reference as written (trimmed), and carry their knobs and skipped lanes.
+TEST(Load, ControlsNameChecksOfTheScenario) {
+  auto loaded = load(kTestdata / "good" / "controls.yaml");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  std::string file = (kTestdata / "good" / "controls.yaml").string();
+  const auto& controls = loaded->controls;
+  ASSERT_EQ(controls.size(), 3u);
+
+  EXPECT_EQ(controls[0].mutant, "reclaim.frame_bucket");
+  EXPECT_TRUE(controls[0].knobs.empty());
+  EXPECT_EQ(controls[0].fails, (std::vector<std::string>{"wlivepk<=4*wbufs"}));
+  EXPECT_TRUE(controls[0].skip_lanes.empty());
+  EXPECT_EQ(controls[0].where.file, file);
+  EXPECT_EQ(controls[0].where.line, 11);
+  EXPECT_EQ(controls[0].where.column, 5);
+
+  EXPECT_EQ(controls[1].mutant, "");
+  EXPECT_EQ(controls[1].knobs, (std::map<std::string, int64_t>{{"wire_deferred_mb", 0}}));
+  EXPECT_EQ(controls[1].fails, (std::vector<std::string>{"wdefpk <=  8MiB + 1MiB", "pixels[1]"}));
+  EXPECT_TRUE(controls[1].skip_lanes.empty());
+  EXPECT_EQ(controls[1].where.line, 13);
+  EXPECT_EQ(controls[1].where.column, 5);
+
+  EXPECT_EQ(controls[2].mutant, "wire.drop_knobs");
+  EXPECT_EQ(controls[2].knobs,
+            (std::map<std::string, int64_t>{{"retire_lag", 3}, {"wire_deferred_mb", 0}}));
+  EXPECT_EQ(controls[2].fails, (std::vector<std::string>{"wdefmb == 8"}));
+  EXPECT_EQ(controls[2].skip_lanes,
+            (std::map<std::string, std::string>{
+                {"monolith", "no wire in monolith: there is no handshake to drop knobs from"},
+                {"split", "the knobs cross the wire by reference"}}));
+  EXPECT_EQ(controls[2].where.line, 17);
+  EXPECT_EQ(controls[2].where.column, 5);
+
+  // The checks themselves are untouched by the controls naming them.
+  ASSERT_EQ(loaded->gauge_checks.size(), 3u);
+  EXPECT_EQ(loaded->gauge_checks[0].expr.text(), "wlivepk <= 4 * wbufs");
+  EXPECT_EQ(loaded->pixel_checks.size(), 2u);
 }
 
 // Check that the knob table carries the documented ranges and defaults.
@@ -252,7 +294,7 @@ TEST(LoadErrors, UnknownKeyListsTheAllowedKeys) {
   EXPECT_EQ(load_error(bad("unknown_key.yaml")),
             bad("unknown_key.yaml") +
                 ":3:1: expected one of name, group, description, knobs, target, buffers, workload, "
-                "expect, found unknown key 'knbos'");
+                "expect, controls, found unknown key 'knbos'");
 }
 
 // Check that a missing field points at the map that lacks it.
@@ -309,6 +351,135 @@ TEST(LoadErrors, KnobOutOfRangeNamesTheRange) {
                 ":4:21: expected an integer from 0 to 65536 for wire_deferred_mb, found '70000'");
 }
 
+// ---- negative controls: one testdata file per class of malformed control ---------------
+
+// Check that `controls`, when present, is a non-empty list.
+TEST(ControlErrors, ControlsIsANonEmptyList) {
+  EXPECT_EQ(load_error(bad("control_empty_list.yaml")),
+            bad("control_empty_list.yaml") +
+                ":7:11: expected a non-empty list of controls, found an empty list");
+}
+
+// Check that a misspelt control key lists the keys a control takes.
+TEST(ControlErrors, UnknownKeyListsTheControlKeys) {
+  EXPECT_EQ(load_error(bad("control_unknown_key.yaml")),
+            bad("control_unknown_key.yaml") +
+                ":9:5: expected one of mutant, knobs, fails, skip_lanes, found unknown key 'fail'");
+}
+
+// Check that a key given twice in one control points at the second one.
+TEST(ControlErrors, DuplicateKeyPointsAtTheSecondOne) {
+  EXPECT_EQ(load_error(bad("control_duplicate_key.yaml")),
+            bad("control_duplicate_key.yaml") +
+                ":10:5: expected each key once, found 'mutant' again (first on line 8)");
+}
+
+// Check that `fails` given as a map names the list it must be.
+TEST(ControlErrors, WrongTypeNamesWhatWasExpectedAndFound) {
+  EXPECT_EQ(load_error(bad("control_wrong_type.yaml")),
+            bad("control_wrong_type.yaml") +
+                ":9:12: expected a non-empty list of checks the control makes fail, found a map");
+}
+
+// Check that a mutant name outside component.name points at the offending character.
+TEST(ControlErrors, BadMutantNamePointsInsideTheName) {
+  EXPECT_EQ(load_error(bad("control_bad_mutant_name.yaml")),
+            bad("control_bad_mutant_name.yaml") +
+                ":8:21: expected a mutant name component.name ([a-z0-9_]+(\\.[a-z0-9_]+)+), found "
+                "'reclaim.Frame_bucket'");
+}
+
+// Check that a control with neither a mutant nor knobs is rejected at its map.
+TEST(ControlErrors, NeitherMutantNorKnobsPointsAtTheControl) {
+  EXPECT_EQ(load_error(bad("control_neither_mutant_nor_knobs.yaml")),
+            bad("control_neither_mutant_nor_knobs.yaml") +
+                ":8:5: expected a mutant or knobs in a control, found neither");
+}
+
+// Check that a control's knobs may not be an empty map.
+TEST(ControlErrors, EmptyKnobsAreRejected) {
+  EXPECT_EQ(load_error(bad("control_empty_knobs.yaml")),
+            bad("control_empty_knobs.yaml") +
+                ":9:12: expected at least one knob in a control's knobs (wire_deferred_mb, "
+                "retire_lag), found an empty map");
+}
+
+// Check that a control's knobs are validated like the scenario's: range and knob named.
+TEST(ControlErrors, KnobOutOfRangeNamesTheRange) {
+  EXPECT_EQ(load_error(bad("control_knob_out_of_range.yaml")),
+            bad("control_knob_out_of_range.yaml") +
+                ":8:25: expected an integer from 0 to 1000000 for retire_lag, found '-1'");
+}
+
+// Check that `fails` is required.
+TEST(ControlErrors, MissingFailsPointsAtTheControl) {
+  EXPECT_EQ(load_error(bad("control_missing_fails.yaml")),
+            bad("control_missing_fails.yaml") +
+                ":8:5: expected field 'fails' in control, found none");
+}
+
+// Check that `fails` may not be empty.
+TEST(ControlErrors, EmptyFailsIsRejected) {
+  EXPECT_EQ(load_error(bad("control_empty_fails.yaml")),
+            bad("control_empty_fails.yaml") +
+                ":9:12: expected a non-empty list of checks the control makes fail, found an empty "
+                "list");
+}
+
+// Check that a reference to no check lists the scenario's checks, even when `controls`
+// comes before `expect` in the file.
+TEST(ControlErrors, UnknownCheckListsTheScenarioChecks) {
+  EXPECT_EQ(load_error(bad("control_unknown_check.yaml")),
+            bad("control_unknown_check.yaml") +
+                ":9:37: expected a check of this scenario (wlivepk <= 4 * wbufs, pixels[0]), "
+                "found 'wdefpk <= 1'");
+}
+
+// Check that pixels[k] must name one of the scenario's pixel checks.
+TEST(ControlErrors, PixelCheckOutOfRangeListsTheScenarioChecks) {
+  EXPECT_EQ(load_error(bad("control_pixel_check_out_of_range.yaml")),
+            bad("control_pixel_check_out_of_range.yaml") +
+                ":16:9: expected a check of this scenario (presents == 1, pixels[0], pixels[1]), "
+                "found 'pixels[2]'");
+}
+
+// Check that one control may name a check only once, however it is spaced.
+TEST(ControlErrors, DuplicateCheckPointsAtTheSecondReference) {
+  EXPECT_EQ(load_error(bad("control_duplicate_check.yaml")),
+            bad("control_duplicate_check.yaml") +
+                ":9:46: expected each check once in a control, found 'presents==1' again");
+}
+
+// Check that skip_lanes takes only the four lane names.
+TEST(ControlErrors, UnknownLaneListsTheLanes) {
+  EXPECT_EQ(load_error(bad("control_unknown_lane.yaml")),
+            bad("control_unknown_lane.yaml") +
+                ":12:7: expected one of monolith, split, spawn, tcp, found unknown key 'socket'");
+}
+
+// Check that a skipped lane needs a reason that is more than whitespace.
+TEST(ControlErrors, EmptyReasonIsRejected) {
+  EXPECT_EQ(load_error(bad("control_empty_reason.yaml")),
+            bad("control_empty_reason.yaml") +
+                ":10:58: expected a reason the control cannot apply in this lane, found ' '");
+}
+
+// Check that a control may not skip every lane.
+TEST(ControlErrors, SkippingEveryLaneIsRejected) {
+  EXPECT_EQ(load_error(bad("control_skips_every_lane.yaml")),
+            bad("control_skips_every_lane.yaml") +
+                ":11:7: expected a lane left for the control to run in (a control must apply "
+                "somewhere), found all of monolith, split, spawn, tcp skipped");
+}
+
+// Check that the same mutant with the same knobs, in any key order, is one control twice.
+TEST(ControlErrors, DuplicateControlPointsAtTheSecondOne) {
+  EXPECT_EQ(load_error(bad("control_duplicate_control.yaml")),
+            bad("control_duplicate_control.yaml") +
+                ":13:5: expected each control once, found mutant 'reclaim.frame_bucket' with "
+                "knobs {retire_lag: 2, wire_deferred_mb: 0} again (first on line 8)");
+}
+
 // ---- finer cases, written inline ------------------------------------------------------
 
 // Check that a file that cannot be read is an Io error naming the path and the reason.
@@ -329,7 +500,7 @@ TEST_F(InlineScenario, DocumentShapeErrorsAreReportedAtTheirLine) {
   EXPECT_EQ(load_error(write("list.yaml", "- name: x\n")),
             (dir_ / "list.yaml").string() +
                 ":1:1: expected a map (name, group, description, knobs, target, buffers, workload, "
-                "expect), "
+                "expect, controls), "
                 "found a list");
   EXPECT_EQ(load_error(write("two.yaml", "name: a\n---\nname: b\n")),
             (dir_ / "two.yaml").string() + ":3:1: expected one YAML document, found a second one");
@@ -555,6 +726,87 @@ TEST_F(InlineScenario, PixelChecksFitTheTargetAndGoldensResolveBesideTheScenario
                            "golden: {file: b.png}\n"));
   ASSERT_TRUE(loaded) << loaded.error().message;
   EXPECT_EQ(std::get<GoldenCheck>(loaded->pixel_checks[0]).file, dir_ / "g" / "b.png");
+}
+
+// Lines 1-10 are fixed: two gauge checks and one pixel check; the controls start on line 11.
+class InlineControls : public InlineScenario {
+ protected:
+  fs::path with_controls(std::string_view controls) {
+    return with_workload("  - present:\n",
+                         "  gauges: [\"submits >= 1\", \"presents == 1\"]\n"
+                         "  pixels:\n"
+                         "    - probe: {x: 0, y: 0, rgba: [0, 0, 0, 255]}\n"
+                         "controls:\n" +
+                             std::string(controls));
+  }
+  std::string control_error(std::string_view controls) {
+    return load_error(with_controls(controls));
+  }
+};
+
+// Check that a flow-style control is located at its first key and that references are
+// matched to gauge checks with whitespace ignored, pixel checks exactly.
+TEST_F(InlineControls, FlowControlsAndReferenceMatching) {
+  auto loaded = load(with_controls(
+      "  - {knobs: {retire_lag: 1}, fails: [\"submits>=1\", \" presents ==\\t1\"]}\n"
+      "  - {mutant: a.b, fails: [\"pixels[0]\"]}\n"
+      "  - {mutant: a.b, knobs: {retire_lag: 1}, fails: [\"pixels[0]\"]}\n"));
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  ASSERT_EQ(loaded->controls.size(), 3u);
+  EXPECT_EQ(loaded->controls[0].where.line, 11);
+  EXPECT_EQ(loaded->controls[0].where.column, 6);
+  EXPECT_EQ(loaded->controls[0].fails,
+            (std::vector<std::string>{"submits>=1", "presents ==\t1"}));
+  EXPECT_EQ(loaded->controls[1].fails, (std::vector<std::string>{"pixels[0]"}));
+  EXPECT_EQ(loaded->controls[2].mutant, "a.b");
+
+  EXPECT_EQ(control_error("  - {mutant: a.b, fails: [\"pixels[ 0 ]\"]}\n"),
+            at("11:27: expected a check of this scenario (submits >= 1, presents == 1, "
+               "pixels[0]), found 'pixels[ 0 ]'"));
+  EXPECT_EQ(control_error("  - {mutant: a.b, fails: [\"submits >= 2\"]}\n"),
+            at("11:27: expected a check of this scenario (submits >= 1, presents == 1, "
+               "pixels[0]), found 'submits >= 2'"));
+  EXPECT_EQ(control_error("  - {mutant: a.b, fails: [[submits >= 1]]}\n"),
+            at("11:27: expected a check of this scenario (submits >= 1, presents == 1, "
+               "pixels[0]), found a list"));
+  EXPECT_EQ(control_error("  - {}\n"),
+            at("11:5: expected a mutant or knobs in a control, found neither"));
+}
+
+// Check the shapes a control and its parts must have.
+TEST_F(InlineControls, ControlShapesAreValidated) {
+  EXPECT_EQ(control_error("  mutant: a.b\n"),
+            at("11:3: expected a non-empty list of controls, found a map"));
+  EXPECT_EQ(control_error("  - a.b\n"),
+            at("11:5: expected a map (mutant, knobs, fails, skip_lanes), found 'a.b'"));
+  EXPECT_EQ(control_error("  - mutant: frame_bucket\n    fails: [\"pixels[0]\"]\n"),
+            at("11:13: expected a mutant name component.name ([a-z0-9_]+(\\.[a-z0-9_]+)+), "
+               "found 'frame_bucket'"));
+  EXPECT_EQ(control_error("  - mutant: reclaim..x\n    fails: [\"pixels[0]\"]\n"),
+            at("11:21: expected a mutant name component.name ([a-z0-9_]+(\\.[a-z0-9_]+)+), "
+               "found 'reclaim..x'"));
+  EXPECT_EQ(control_error("  - mutant: reclaim.\n    fails: [\"pixels[0]\"]\n"),
+            at("11:20: expected a mutant name component.name ([a-z0-9_]+(\\.[a-z0-9_]+)+), "
+               "found 'reclaim.'"));
+  EXPECT_EQ(control_error("  - knobs: {retire_lagg: 1}\n    fails: [\"pixels[0]\"]\n"),
+            at("11:13: expected one of wire_deferred_mb, retire_lag, found unknown key "
+               "'retire_lagg'"));
+  EXPECT_EQ(control_error("  - mutant: a.b\n    fails: [\"pixels[0]\"]\n    skip_lanes: [tcp]\n"),
+            at("13:17: expected a map (monolith, split, spawn, tcp), found a list"));
+  EXPECT_EQ(control_error("  - mutant: a.b\n    fails: [\"pixels[0]\"]\n    skip_lanes:\n"
+                          "      tcp:\n"),
+            at("14:7: expected a reason the control cannot apply in this lane, found nothing"));
+}
+
+// Check how a repeated control is named: by its mutant, its knobs, or both.
+TEST_F(InlineControls, RepeatedControlsAreNamedByWhatTheySet) {
+  EXPECT_EQ(control_error("  - {mutant: a.b, fails: [\"pixels[0]\"]}\n"
+                          "  - {mutant: a.b, fails: [\"submits >= 1\"]}\n"),
+            at("12:6: expected each control once, found mutant 'a.b' again (first on line 11)"));
+  EXPECT_EQ(control_error("  - {knobs: {retire_lag: 1}, fails: [\"pixels[0]\"]}\n"
+                          "  - {knobs: {retire_lag: 01}, fails: [\"pixels[0]\"]}\n"),
+            at("12:6: expected each control once, found knobs {retire_lag: 1} again (first on "
+               "line 11)"));
 }
 
 // ---- collect_files --------------------------------------------------------------------

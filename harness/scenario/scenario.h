@@ -123,6 +123,18 @@ struct GoldenCheck {
 
 using PixelCheck = std::variant<ProbeCheck, BandsCheck, GoldenCheck>;
 
+// A negative control: a mutant, a knob setting, or both, under which exactly the named
+// checks must fail (red-once).
+struct Control {
+  std::string mutant;                     // empty: none; a name from the mutant catalogue
+  std::map<std::string, int64_t> knobs;   // overrides over the scenario's knobs
+  // Checks that must fail: a gauge check's expression as written (spaces ignored), or
+  // `pixels[k]` for the k-th pixel check.
+  std::vector<std::string> fails;
+  std::map<std::string, std::string> skip_lanes;  // lane name -> why the control cannot apply there
+  SourceLocation where;
+};
+
 struct Target {
   int width = 64;
   int height = 64;
@@ -140,6 +152,7 @@ struct Scenario {
   std::vector<Step> workload;
   std::vector<GaugeCheck> gauge_checks;
   std::vector<PixelCheck> pixel_checks;
+  std::vector<Control> controls;
 };
 
 

@@ -283,7 +283,9 @@ const std::vector<std::string> kServerEnvironment = {
     "VK_ADD_LAYER_PATH", "XDG_DATA_DIRS", "LP_NUM_THREADS"};
 
 Hello make_hello(const LaneOptions& options, const SessionConfig& config, std::string token) {
-  return Hello{std::move(token), config.knobs, options.mutant, config.width, config.height, config.validation};
+  Hello hello{std::move(token), config.knobs, options.mutant, config.width, config.height, config.validation};
+  if (mutant_is(find_mutant(options.mutant).value_or(MutantId::None), MutantId::WireDropKnobs)) hello.knobs.clear();
+  return hello;
 }
 
 // The handshake over a socket, bounded by the handshake timeout and naming the lane.
@@ -389,6 +391,10 @@ Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const
       direct.knobs = backend::knobs_from(config.knobs);
       direct.validation = config.validation;
       direct.log = config.log;
+      auto mutant = find_mutant(options.mutant);
+      if (!mutant)
+        return fail(ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", options.mutant));
+      direct.mutant = *mutant;
       TIDEMARK_TRY(backend, backend::Backend::create(direct));
       return std::unique_ptr<LaneSession>(std::make_unique<DirectSession>(std::move(backend)));
     }

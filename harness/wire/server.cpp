@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/knobs.h"
+#include "core/mutants.h"
 #include "wire/posix.h"
 
 namespace tidemark::wire {
@@ -58,12 +59,15 @@ Frame ServerSession::hello(const Frame& request) {
     return protocol_error(request, "session token refused");
   auto knobs = resolve_knobs({&hello->knobs}, "handshake");
   if (!knobs) return protocol_error(request, knobs.error().message);
+  auto mutant = find_mutant(hello->mutant);
+  if (!mutant) return protocol_error(request, fmt::format("mutant '{}' is not in this server's catalogue", hello->mutant));
 
   backend::Config config;
   config.width = hello->width;
   config.height = hello->height;
   config.knobs = backend::knobs_from(*knobs);
   config.validation = hello->validation;
+  config.mutant = *mutant;
   config.log = options_.log;
   auto backend = backend::Backend::create(config);
   if (!backend) {

@@ -1,0 +1,44 @@
+#include "core/mutants.h"
+
+namespace tidemark {
+
+#if TIDEMARK_MUTANTS
+namespace {
+constexpr MutantInfo kCatalogue[] = {
+    {MutantId::ReclaimFrameBucket, "reclaim.frame_bucket", "backend",
+     "orphaned stores wait for the frame boundary: live stores grow without bound inside a frame",
+     "reclaim by proof (the pre-fix defer into a per-frame bucket; no proofs, no watermarks)"},
+    {MutantId::ReclaimNoCountCeiling, "reclaim.no_count_ceiling", "backend",
+     "many small orphans never reach the byte budget and pile up",
+     "the 1024-store count ceiling (only the byte watermark is left)"},
+    {MutantId::ReclaimNoImmediateDestroy, "reclaim.no_immediate_destroy", "backend",
+     "stores no GPU command referenced are parked while the renderer is busy",
+     "proof 1: lastUse == 0 destroys at once"},
+    {MutantId::MemoNoDestroyEpoch, "memo.no_destroy_epoch", "backend",
+     "a recycled store handle hits a descriptor set of the dead store: the draw reads its old colour",
+     "the store-destroy epoch in the descriptor memo key (review must-fix ID-P7-43)"},
+    {MutantId::WireDropKnobs, "wire.drop_knobs", "wire",
+     "the session handshake carries no knobs: the server runs with defaults",
+     "knobs travel in the handshake (the spawn launcher that scrubbed them)"},
+};
+}  // namespace
+
+std::span<const MutantInfo> mutant_catalogue() { return kCatalogue; }
+#else
+std::span<const MutantInfo> mutant_catalogue() { return {}; }
+#endif
+
+std::optional<MutantId> find_mutant(std::string_view name) {
+  if (name.empty()) return MutantId::None;
+  for (const auto& mutant : mutant_catalogue())
+    if (mutant.name == name) return mutant.id;
+  return std::nullopt;
+}
+
+std::string_view mutant_name(MutantId id) {
+  for (const auto& mutant : mutant_catalogue())
+    if (mutant.id == id) return mutant.name;
+  return "";
+}
+
+}  // namespace tidemark

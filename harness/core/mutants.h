@@ -1,0 +1,51 @@
+// Mutants: named fault switches compiled into the code under test, each reverting one fix
+// or skipping one proof, so a check can be shown red for the reason it exists. A component
+// asks `mutant == MutantId::X`; the release build (TIDEMARK_MUTANTS=0) compiles every such
+// test to false and carries no mutant names at all.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+#ifndef TIDEMARK_MUTANTS
+#define TIDEMARK_MUTANTS 1
+#endif
+
+namespace tidemark {
+
+enum class MutantId {
+  None,
+  ReclaimFrameBucket,
+  ReclaimNoCountCeiling,
+  ReclaimNoImmediateDestroy,
+  MemoNoDestroyEpoch,
+  WireDropKnobs,
+};
+
+// True when `active` is `id`; constant false in a release build.
+constexpr bool mutant_is(MutantId active, MutantId id) {
+#if TIDEMARK_MUTANTS
+  return id != MutantId::None && active == id;
+#else
+  (void)active;
+  (void)id;
+  return false;
+#endif
+}
+
+struct MutantInfo {
+  MutantId id;
+  std::string_view name;       // component.what, e.g. reclaim.frame_bucket
+  std::string_view component;  // backend, wire
+  std::string_view breaks;     // what goes wrong under it
+  std::string_view reverts;    // the fix or proof it takes away
+};
+
+// The mutants this build carries; empty in a release build.
+std::span<const MutantInfo> mutant_catalogue();
+// nullopt: not in this build's catalogue. The empty name is MutantId::None.
+std::optional<MutantId> find_mutant(std::string_view name);
+std::string_view mutant_name(MutantId id);
+
+}  // namespace tidemark

@@ -1,0 +1,200 @@
+#include "runner/red_once.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+namespace tidemark::runner {
+
+namespace {
+
+std::string without_spaces(std::string_view text) {
+  std::string out;
+  for (char c : text)
+    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+  return out;
+}
+
+// The outcome id ("gauge[2]", "pixels[0]") a control's reference names.
+std::string outcome_id(const scenario::Scenario& scenario, const std::string& reference) {
+  if (reference.starts_with("pixels[")) return reference;
+  for (size_t i = 0; i < scenario.gauge_checks.size(); ++i)
+    if (without_spaces(scenario.gauge_checks[i].expr.text()) == without_spaces(reference))
+      return fmt::format("gauge[{}]", i);
+  return reference;  // the loader refuses unknown references; shown as is if one slips through
+}
+
+const check::Outcome* find_outcome(const RunResult& result, const std::string& id) {
+  for (const auto& outcome : result.outcomes)
+    if (outcome.id == id) return &outcome;
+  return nullptr;
+}
+
+std::string name_of(const scenario::Scenario& scenario) { return scenario.group + "/" + scenario.name; }
+
+std::string failed_list(const RunResult& result) {
+  std::vector<std::string> failed;
+  for (const auto& outcome : result.outcomes)
+    if (!outcome.passed) failed.push_back(fmt::format("`{}` ({})", outcome.text, outcome.detail));
+  return failed.empty() ? "nothing" : fmt::format("{}", fmt::join(failed, "; "));
+}
+
+}  // namespace
+
+std::string describe_control(const scenario::Control& control) {
+  std::vector<std::string> parts;
+  if (!control.mutant.empty()) parts.push_back("mutant=" + control.mutant);
+  if (!control.knobs.empty()) {
+    std::vector<std::string> knobs;
+    for (const auto& [name, value] : control.knobs) knobs.push_back(fmt::format("{}:{}", name, value));
+    parts.push_back(fmt::format("knobs={}", fmt::join(knobs, ",")));
+  }
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnceOptions& options) {
+  RedOnceReport report;
+  report.scenario = name_of(scenario);
+  std::map<std::string, RunResult> green_by_lane;
+  for (wire::Lane lane : options.lanes) {
+    RunOptions run_options;
+    run_options.report_dir = options.report_dir.empty() ? std::filesystem::path() : options.report_dir / "green";
+    run_options.lane = options.lane_template;
+    run_options.lane.lane = lane;
+    run_options.lane.mutant.clear();
+    TIDEMARK_TRY(green, run(scenario, run_options));
+    if (!green.green) {
+      report.green_ok = false;
+      std::string why = green.error ? green.error->message : failed_list(green);
+      report.problems.push_back(
+          fmt::format("{} [{}]: the green run is red: {}", report.scenario, wire::lane_name(lane), why));
+    }
+    green_by_lane.emplace(std::string(wire::lane_name(lane)), std::move(green));
+  }
+
+  for (const auto& control : scenario.controls) {
+    std::string label = describe_control(control);
+    std::set<std::string> expected;
+    for (const auto& reference : control.fails) expected.insert(outcome_id(scenario, reference));
+    bool killed = false;
+    for (wire::Lane lane : options.lanes) {
+      ControlRun control_run;
+      control_run.control = label;
+      control_run.lane = std::string(wire::lane_name(lane));
+      if (auto skip = control.skip_lanes.find(control_run.lane); skip != control.skip_lanes.end()) {
+        control_run.verdict = ControlRun::Verdict::Skipped;
+        control_run.detail = "skipped: " + skip->second;
+        control_run.measured.push_back(control_run.detail);
+        report.runs.push_back(std::move(control_run));
+        continue;
+      }
+      RunOptions run_options;
+      std::string folder = label;
+      std::replace_if(folder.begin(), folder.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_'; }, '-');
+      run_options.report_dir = options.report_dir.empty() ? std::filesystem::path() : options.report_dir / folder;
+      run_options.lane = options.lane_template;
+      run_options.lane.lane = lane;
+      run_options.lane.mutant = control.mutant;
+      run_options.knob_overrides = control.knobs;
+      auto red = run(scenario, run_options);
+      const RunResult& green = green_by_lane.at(control_run.lane);
+      std::string where = fmt::format("{} [{}] {}", report.scenario, control_run.lane, label);
+      if (!red) {
+        control_run.verdict = ControlRun::Verdict::WrongRed;
+        control_run.detail = "the run could not start: " + red.error().message;
+      } else if (red->error) {
+        control_run.verdict = ControlRun::Verdict::WrongRed;
+        control_run.detail = "the run failed instead of a check: " + red->error->message;
+      } else {
+        std::set<std::string> failed;
+        for (const auto& outcome : red->outcomes)
+          if (!outcome.passed) failed.insert(outcome.id);
+        if (failed.empty()) {
+          control_run.verdict = ControlRun::Verdict::StayedGreen;
+          control_run.detail = "stayed green";
+        } else if (failed == expected) {
+          control_run.verdict = ControlRun::Verdict::Red;
+          killed = true;
+          std::vector<std::string> values;
+          for (const auto& id : expected) {
+            const check::Outcome* red_outcome = find_outcome(*red, id);
+            const check::Outcome* green_outcome = find_outcome(green, id);
+            values.push_back(red_outcome->detail);
+            control_run.measured.push_back(fmt::format("{} | red {} | green {}", red_outcome->text,
+                                                       red_outcome->detail,
+                                                       green_outcome ? green_outcome->detail : "(not run)"));
+          }
+          control_run.detail = fmt::format("red: {}", fmt::join(values, "; "));
+        } else {
+          control_run.verdict = ControlRun::Verdict::WrongRed;
+          std::vector<std::string> wanted(expected.begin(), expected.end());
+          control_run.detail = fmt::format("expected exactly {} to fail, but failed: {}", fmt::join(wanted, ", "),
+                                           failed_list(*red));
+        }
+      }
+      if (control_run.verdict == ControlRun::Verdict::WrongRed) {
+        report.problems.push_back(fmt::format("{}: wrong red: {}", where, control_run.detail));
+        control_run.measured.push_back("wrong red: " + control_run.detail);
+      }
+      if (control_run.verdict == ControlRun::Verdict::StayedGreen) control_run.measured.push_back("stayed green");
+      report.runs.push_back(std::move(control_run));
+    }
+    if (!killed)
+      report.problems.push_back(
+          fmt::format("{} {}: went red in no lane — the checks it names never failed under it", report.scenario,
+                      label));
+  }
+  return report;
+}
+
+std::vector<std::string> ledger_lines(const RedOnceReport& report) {
+  std::vector<std::string> lines;
+  for (const auto& run : report.runs)
+    for (const auto& measured : run.measured)
+      lines.push_back(fmt::format("{} | {} | {} | {}", report.scenario, run.control, run.lane, measured));
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+Result<std::vector<std::string>> read_ledger(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) return std::vector<std::string>{};  // no ledger yet: every line is new
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#') lines.push_back(line);
+  return lines;
+}
+
+Status write_ledger(const std::filesystem::path& file, std::vector<std::string> lines) {
+  std::sort(lines.begin(), lines.end());
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+  std::ofstream out(file);
+  out << "# Red-once ledger: scenario | control | lane | check | red value | green value.\n"
+         "# Written by `tidemark red-once --update-ledger`; CTest (label red-once) fails on drift.\n";
+  for (const auto& line : lines) out << line << '\n';
+  if (!out) return fail(ErrorKind::Io, fmt::format("cannot write {}", file.string()));
+  return {};
+}
+
+std::vector<std::string> ledger_drift(const RedOnceReport& report, const std::vector<std::string>& ledger) {
+  std::string prefix = report.scenario + " | ";
+  std::vector<std::string> recorded;
+  for (const auto& line : ledger)
+    if (line.starts_with(prefix)) recorded.push_back(line);
+  std::sort(recorded.begin(), recorded.end());
+  std::vector<std::string> measured = ledger_lines(report);
+  std::vector<std::string> problems;
+  for (const auto& line : measured)
+    if (!std::binary_search(recorded.begin(), recorded.end(), line))
+      problems.push_back("not in the ledger: " + line);
+  for (const auto& line : recorded)
+    if (!std::binary_search(measured.begin(), measured.end(), line))
+      problems.push_back("in the ledger, not measured: " + line);
+  return problems;
+}
+
+}  // namespace tidemark::runner

@@ -1,0 +1,62 @@
+// Red-once: a scenario's green counts only when each of its controls (a mutant, a knob
+// setting) makes exactly the named checks fail. The measured red and green values are kept
+// in a ledger, a committed file diffed in review like any golden.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "runner/runner.h"
+#include "scenario/scenario.h"
+#include "wire/lanes.h"
+
+namespace tidemark::runner {
+
+// What one control did in one lane.
+struct ControlRun {
+  enum class Verdict {
+    Red,        // exactly the named checks failed
+    StayedGreen,
+    WrongRed,   // a crash, an error, or other checks failing
+    Skipped,    // the scenario excludes this lane for this control
+  };
+  std::string control;  // "mutant=reclaim.frame_bucket", "knobs=wire_deferred_mb:0"
+  std::string lane;
+  Verdict verdict = Verdict::Skipped;
+  std::string detail;   // what happened: failed checks with values, the error, the skip reason
+  // Ledger lines: one per expected check, "<red detail> | green <green detail>".
+  std::vector<std::string> measured;
+};
+
+struct RedOnceReport {
+  std::string scenario;  // group/name
+  bool green_ok = true;  // the unmutated run was green in every lane
+  std::vector<std::string> green_failures;
+  std::vector<ControlRun> runs;
+  std::vector<std::string> problems;  // wrong reds, controls red in no lane, ledger drift
+  bool passed() const { return problems.empty(); }
+};
+
+struct RedOnceOptions {
+  std::vector<wire::Lane> lanes{std::begin(wire::kAllLanes), std::end(wire::kAllLanes)};
+  wire::LaneOptions lane_template;  // server program and timeouts
+  std::filesystem::path report_dir;
+};
+
+std::string describe_control(const scenario::Control& control);
+
+// Runs the scenario green, then under each control, in each lane.
+Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnceOptions& options);
+
+// The ledger: "<group>/<name> | <control> | <lane> | <check> | red <value> | green <value>",
+// sorted. Lines of scenarios not in `reports` are kept as they are.
+std::vector<std::string> ledger_lines(const RedOnceReport& report);
+Result<std::vector<std::string>> read_ledger(const std::filesystem::path& file);
+Status write_ledger(const std::filesystem::path& file, std::vector<std::string> lines);
+// Problems where the report's lines differ from the ledger's lines for the same scenario.
+std::vector<std::string> ledger_drift(const RedOnceReport& report, const std::vector<std::string>& ledger);
+
+}  // namespace tidemark::runner
