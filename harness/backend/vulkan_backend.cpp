@@ -582,7 +582,10 @@ Status VulkanBackend::buffer_sub_data(BufferId buffer, uint64_t offset, std::spa
                 fmt::format("buffer_sub_data: bytes {}..{} are outside the {}-byte store", offset,
                             offset + data.size(), target.memory.size()));
   if (data.empty()) return {};
-  if (target.last_use == 0 || is_complete(target.last_use)) {
+  bool idle = target.last_use == 0 || is_complete(target.last_use);
+  if (mutant_is(config_.mutant, MutantId::BufferHostWriteWhenBusy)) idle = true;
+  if (mutant_is(config_.mutant, MutantId::BufferStageWhenIdle)) idle = false;
+  if (idle) {
     std::memcpy(target.memory.bytes().data() + offset, data.data(), data.size());
     return {};
   }
@@ -686,6 +689,7 @@ Result<WaitStatus> VulkanBackend::client_wait(FenceId fence, bool flush_first, u
     return fail(ErrorKind::BadInput, fmt::format("client_wait: no fence {}", fence));
   uint64_t index = fences_[fence - 1];
   if (is_complete(index)) return WaitStatus::AlreadySignaled;
+  if (mutant_is(config_.mutant, MutantId::FenceImplicitFlush) && timeout_ns > 0) flush_first = true;
   if (flush_first && index > submitted_) {
     if (auto ok = submit(); !ok) return std::unexpected(ok.error());
   }
@@ -698,6 +702,8 @@ Result<WaitStatus> VulkanBackend::client_wait(FenceId fence, bool flush_first, u
 Status VulkanBackend::present() {
   if (auto ok = sync("present"); !ok) return ok;
   reclaim_.sweep();
+  ++presents_;
+  if (mutant_is(config_.mutant, MutantId::PresentKeepsDescriptorSets)) return {};
   // The frame has retired: its descriptor sets and their memo go with it.
   for (auto& pool : pools_) vkResetDescriptorPool(vk_device(), pool.get(), 0);
   active_pool_ = 0;
@@ -705,7 +711,6 @@ Status VulkanBackend::present() {
   live_sets_ = 0;
   memo_.clear();
   stale_stores_.clear();
-  ++presents_;
   if (config_.log) config_.log(fmt::format("present {}: {}", presents_, gauge_line(current_gauges())));
   return {};
 }

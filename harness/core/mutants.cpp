@@ -20,6 +20,18 @@ constexpr MutantInfo kCatalogue[] = {
     {MutantId::WireDropKnobs, "wire.drop_knobs", "wire",
      "the session handshake carries no knobs: the server runs with defaults",
      "knobs travel in the handshake (the spawn launcher that scrubbed them)"},
+    {MutantId::BufferHostWriteWhenBusy, "buffer.host_write_when_busy", "backend",
+     "sub-data into a store a recorded draw still reads changes what that draw sees",
+     "the staged GPU copy for busy stores"},
+    {MutantId::BufferStageWhenIdle, "buffer.stage_when_idle", "backend",
+     "every sub-data pays a staging allocation and a GPU copy, even into an idle store",
+     "the direct host write into idle stores"},
+    {MutantId::PresentKeepsDescriptorSets, "present.keeps_descriptor_sets", "backend",
+     "descriptor sets outlive their frame: the pools are never rewound",
+     "the descriptor-pool rewind at the frame boundary"},
+    {MutantId::FenceImplicitFlush, "fence.implicit_flush", "backend",
+     "a wait without FLUSH on an unsubmitted fence submits the batch behind the client's back",
+     "waits that observe only what was flushed (deterministic fence status)"},
 };
 }  // namespace
 

@@ -21,6 +21,10 @@ enum class MutantId {
   ReclaimNoImmediateDestroy,
   MemoNoDestroyEpoch,
   WireDropKnobs,
+  BufferHostWriteWhenBusy,
+  BufferStageWhenIdle,
+  PresentKeepsDescriptorSets,
+  FenceImplicitFlush,
 };
 
 // True when `active` is `id`; constant false in a release build.

@@ -89,8 +89,12 @@ class Executor {
     return {};
   }
 
+  int waits_checked() const { return waits_checked_; }
+  const std::vector<std::string>& wait_mismatches() const { return wait_mismatches_; }
+
   Status run_steps(const std::vector<Step>& steps) {
     for (const auto& step : steps) {
+      current_ = &step;
       auto done = std::visit([&](const auto& kind) { return execute(kind); }, *step.kind);
       if (!done) return std::unexpected(annotate(step, done.error()));
     }
@@ -157,10 +161,12 @@ class Executor {
     auto status = backend_.client_wait(fences_.at(step.fence), step.flush, step.timeout_ns);
     if (!status) return std::unexpected(status.error());
     if (step.expect) {
+      ++waits_checked_;
       auto wanted = static_cast<backend::WaitStatus>(*step.expect);
       if (*status != wanted)
-        return fail(ErrorKind::Fatal, fmt::format("wait returned {}, expected {}", backend::to_string(*status),
-                                                  backend::to_string(wanted)));
+        wait_mismatches_.push_back(fmt::format("line {} (wait #{}) returned {}, expected {}", current_->where.line,
+                                               waits_checked_, backend::to_string(*status),
+                                               backend::to_string(wanted)));
     }
     return {};
   }
@@ -186,6 +192,9 @@ class Executor {
   std::map<std::string, backend::BufferId> buffers_;
   std::map<std::string, backend::FenceId> fences_;
   Scope scope_;
+  const Step* current_ = nullptr;
+  int waits_checked_ = 0;
+  std::vector<std::string> wait_mismatches_;
 };
 
 static_assert(static_cast<int>(scenario::WaitStatus::AlreadySignaled) ==
@@ -202,6 +211,8 @@ struct SingleRun {
   check::Image image;
   std::vector<std::string> validation_messages;
   wire::LaneReport lane;
+  int waits_checked = 0;
+  std::vector<std::string> wait_mismatches;
 };
 
 // Runs the steps, then reads back pixels, gauges and validation messages; the first
@@ -209,7 +220,10 @@ struct SingleRun {
 Status drive(const Scenario& scenario, backend::Backend& api, SingleRun& result) {
   Executor executor(scenario, api);
   if (auto ok = executor.create_buffers(); !ok) return ok;
-  if (auto ok = executor.run_steps(scenario.workload); !ok) return ok;
+  auto ran = executor.run_steps(scenario.workload);
+  result.waits_checked = executor.waits_checked();
+  result.wait_mismatches = executor.wait_mismatches();
+  if (!ran) return ran;
   TIDEMARK_TRY(image, api.read_pixels());
   result.image = std::move(image);
   TIDEMARK_TRY(gauges, api.gauges());
@@ -356,6 +370,18 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
       if (!outcome) return std::unexpected(outcome.error());
       green = green && outcome->passed;
       result.outcomes.push_back(std::move(*outcome));
+    }
+    if (last.waits_checked > 0) {
+      check::Outcome outcome;
+      outcome.id = "waits";
+      outcome.kind = "waits";
+      outcome.text = "every client_wait returns its expected status";
+      outcome.passed = last.wait_mismatches.empty();
+      outcome.detail = outcome.passed ? fmt::format("{} waits as expected", last.waits_checked)
+                                      : fmt::format("{} of {} waits off: {}", last.wait_mismatches.size(),
+                                                    last.waits_checked, fmt::join(last.wait_mismatches, "; "));
+      green = green && outcome.passed;
+      result.outcomes.push_back(std::move(outcome));
     }
     for (size_t i = 0; i < scenario.pixel_checks.size(); ++i) {
       auto outcome = check::check_pixels(scenario.pixel_checks[i], last.image, result.report_dir,

@@ -955,8 +955,17 @@ class Loader {
     return name;
   }
 
-  // The checks a control must turn red: `pixels[k]`, or a gauge check's expression with
-  // whitespace ignored. Kept as written, trimmed.
+  static bool has_wait_expectation(const std::vector<Step>& steps) {
+    for (const auto& step : steps) {
+      if (const auto* wait = std::get_if<ClientWait>(step.kind.get()); wait && wait->expect) return true;
+      if (const auto* repeat = std::get_if<Repeat>(step.kind.get()); repeat && has_wait_expectation(repeat->steps))
+        return true;
+    }
+    return false;
+  }
+
+  // The checks a control must turn red: `pixels[k]`, `waits` (every client_wait's expected
+  // status), or a gauge check's expression with whitespace ignored. Kept as written, trimmed.
   Result<std::vector<std::string>> check_references(const Value& value,
                                                     const Scenario& scenario) const {
     std::vector<std::string> known;
@@ -964,6 +973,7 @@ class Loader {
     size_t gauge_count = known.size();
     for (size_t k = 0; k < scenario.pixel_checks.size(); ++k)
       known.push_back(fmt::format("pixels[{}]", k));
+    if (has_wait_expectation(scenario.workload)) known.push_back("waits");
     std::string expected = fmt::format("a check of this scenario ({})", join(known));
 
     constexpr std::string_view kWhat = "a non-empty list of checks the control makes fail";

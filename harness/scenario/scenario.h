@@ -68,7 +68,7 @@ struct ClientWait {
   std::string fence;
   bool flush = false;
   uint64_t timeout_ns = 0;
-  std::optional<WaitStatus> expect;  // when set, a different status fails the run
+  std::optional<WaitStatus> expect;  // when set, a different status fails the `waits` check
 };
 
 struct Flush {};
@@ -128,8 +128,8 @@ using PixelCheck = std::variant<ProbeCheck, BandsCheck, GoldenCheck>;
 struct Control {
   std::string mutant;                     // empty: none; a name from the mutant catalogue
   std::map<std::string, int64_t> knobs;   // overrides over the scenario's knobs
-  // Checks that must fail: a gauge check's expression as written (spaces ignored), or
-  // `pixels[k]` for the k-th pixel check.
+  // Checks that must fail: a gauge check's expression as written (spaces ignored),
+  // `pixels[k]` for the k-th pixel check, or `waits` (the client_wait expectations).
   std::vector<std::string> fails;
   std::map<std::string, std::string> skip_lanes;  // lane name -> why the control cannot apply there
   SourceLocation where;
