@@ -1,7 +1,7 @@
 # Every scenario registers itself: when ctest starts, `tidemark list --ctest-file` reads
 # the scenario folders and writes one add_test per scenario, so adding a YAML file adds a
 # test with no CMake edit and no re-configure.
-set(TIDEMARK_SCENARIO_DIRS ${PROJECT_SOURCE_DIR}/scenarios)
+set(TIDEMARK_SCENARIO_DIRS ${PROJECT_SOURCE_DIR}/scenarios ${PROJECT_SOURCE_DIR}/fixtures)
 set(registrations ${PROJECT_BINARY_DIR}/tidemark_scenario_tests.cmake)
 set(generated ${PROJECT_BINARY_DIR}/tidemark_scenario_tests.generated.cmake)
 file(WRITE ${registrations}.in "

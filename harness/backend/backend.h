@@ -64,6 +64,7 @@ struct Gauges {
   int64_t wdefmb = 0;       // the wire_deferred_mb this backend applied
   int64_t dsets = 0;        // live descriptor sets
   int64_t dsetspk = 0;
+  int64_t dsetsalloc = 0;   // descriptor sets allocated so far
   int64_t devallocs = 0;    // device memory allocations
   int64_t devallocspk = 0;
   int64_t devbytes = 0;

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "backend/backend.h"
+#include "backend/descriptor_sets.h"
 #include "backend/device.h"
 #include "backend/host_buffer.h"
 #include "backend/reclaim.h"
@@ -27,7 +28,6 @@ const uint32_t kBandFrag[] = {
 };
 
 constexpr VkFormat kTargetFormat = VK_FORMAT_R8G8B8A8_UNORM;
-constexpr uint32_t kSetsPerPool = 1024;
 constexpr uint64_t kUniformRange = 4;      // one packed RGBA8 colour
 constexpr uint64_t kVertexBytes = 8;       // one float2 offset
 constexpr uint64_t kWatchdogNs = 30'000'000'000ull;  // a batch lavapipe cannot finish in 30 s is a hang
@@ -40,6 +40,7 @@ struct PushConstants {
 struct Store {
   HostBuffer memory;
   uint64_t last_use = 0;  // submit index of the last GPU reference; 0 = none since mint
+  std::vector<DescriptorSets::Allocation> sets;  // sets that point at this store
 };
 
 struct BufferRecord {
@@ -183,13 +184,9 @@ class VulkanBackend final : public Backend, private SubmitTimeline {
   // every store destruction and never resets, so a recycled handle cannot hit a set that
   // still points at the store it replaced.
   uint64_t destroy_epoch_ = 0;
-  std::vector<vk::DescriptorPool> pools_;
-  size_t active_pool_ = 0;
-  uint32_t sets_in_active_pool_ = 0;
+  DescriptorSets sets_;
   std::map<std::tuple<StoreHandle, uint64_t, uint64_t>, VkDescriptorSet> memo_;
   std::vector<HostBuffer> stale_stores_;  // memo.no_destroy_epoch only
-  int64_t live_sets_ = 0;
-  int64_t live_sets_peak_ = 0;
 };
 
 Status VulkanBackend::initialize() {
@@ -269,6 +266,7 @@ Status VulkanBackend::create_pipeline() {
   TIDEMARK_TRY(set_layout, vk::DescriptorSetLayout::create(vk_device(), vkCreateDescriptorSetLayout, set_info,
                                                            "vkCreateDescriptorSetLayout"));
   set_layout_ = std::move(set_layout);
+  sets_ = DescriptorSets(vk_device(), set_layout_.get());
   VkDescriptorSetLayout set_layouts[] = {set_layout_.get()};
 
   VkPushConstantRange push{VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(PushConstants)};
@@ -541,15 +539,25 @@ Result<StoreHandle> VulkanBackend::mint(std::span<const uint8_t> data) {
   std::memcpy(memory->bytes().data(), data.data(), data.size());  // a fresh store: no GPU use yet
   StoreHandle handle = handles_.acquire();
   if (handle >= stores_.size()) stores_.resize(handle + 1);
-  stores_[handle] = Store{std::move(*memory), 0};
+  stores_[handle] = Store{std::move(*memory), 0, {}};
   live_stores_peak_ = std::max(live_stores_peak_, ++live_stores_);
   return handle;
 }
 
 void VulkanBackend::destroy_store(StoreHandle store) {
-  // Under the memo mutant a stale descriptor set may still be bound to this store: keep its
-  // memory until the frame retires, so the red run reads the dead store's bytes, not freed memory.
-  if (mutant_is(config_.mutant, MutantId::MemoNoDestroyEpoch)) stale_stores_.push_back(std::move(stores_[store]->memory));
+  Store& dying = *stores_[store];
+  if (mutant_is(config_.mutant, MutantId::MemoNoDestroyEpoch)) {
+    // The memo does not notice the death: a stale set may still be bound to this store, so
+    // its memory stays until the frame retires and the red run reads the dead store's bytes,
+    // never freed memory.
+    stale_stores_.push_back(std::move(dying.memory));
+  } else {
+    // Every submit that used these sets has retired (the store's own death proof), so they
+    // die with it, mid-frame; a one-present workload keeps its sets bounded.
+    memo_.erase(memo_.lower_bound({store, 0, 0}), memo_.lower_bound({store + 1, 0, 0}));
+    if (!mutant_is(config_.mutant, MutantId::DescriptorsFrameBucket))
+      for (const auto& allocation : dying.sets) sets_.free(allocation);
+  }
   stores_[store].reset();
   handles_.release(store);
   --live_stores_;
@@ -610,31 +618,9 @@ Result<VkDescriptorSet> VulkanBackend::descriptor_for(StoreHandle store) {
   auto key = std::make_tuple(store, kUniformRange, epoch);
   if (auto hit = memo_.find(key); hit != memo_.end()) return hit->second;
 
-  if (sets_in_active_pool_ == kSetsPerPool) {
-    ++active_pool_;
-    sets_in_active_pool_ = 0;
-  }
-  if (active_pool_ == pools_.size()) {
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kSetsPerPool};
-    VkDescriptorPoolCreateInfo info{};
-    info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
-    info.maxSets = kSetsPerPool;
-    info.poolSizeCount = 1;
-    info.pPoolSizes = &size;
-    TIDEMARK_TRY(pool, vk::DescriptorPool::create(vk_device(), vkCreateDescriptorPool, info, "vkCreateDescriptorPool"));
-    pools_.push_back(std::move(pool));
-  }
-  VkDescriptorSetLayout layout = set_layout_.get();
-  VkDescriptorSetAllocateInfo alloc{};
-  alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-  alloc.descriptorPool = pools_[active_pool_].get();
-  alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &layout;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  if (auto ok = vk::check(vkAllocateDescriptorSets(vk_device(), &alloc, &set), "vkAllocateDescriptorSets"); !ok)
-    return std::unexpected(ok.error());
-  ++sets_in_active_pool_;
-  live_sets_peak_ = std::max(live_sets_peak_, ++live_sets_);
+  TIDEMARK_TRY(allocation, sets_.allocate());
+  VkDescriptorSet set = allocation.set;
+  stores_[store]->sets.push_back(allocation);
 
   VkDescriptorBufferInfo buffer_info{stores_[store]->memory.buffer(), 0, kUniformRange};
   VkWriteDescriptorSet write{};
@@ -705,10 +691,9 @@ Status VulkanBackend::present() {
   ++presents_;
   if (mutant_is(config_.mutant, MutantId::PresentKeepsDescriptorSets)) return {};
   // The frame has retired: its descriptor sets and their memo go with it.
-  for (auto& pool : pools_) vkResetDescriptorPool(vk_device(), pool.get(), 0);
-  active_pool_ = 0;
-  sets_in_active_pool_ = 0;
-  live_sets_ = 0;
+  sets_.reset();
+  for (auto& store : stores_)
+    if (store) store->sets.clear();
   memo_.clear();
   stale_stores_.clear();
   if (config_.log) config_.log(fmt::format("present {}: {}", presents_, gauge_line(current_gauges())));
@@ -753,8 +738,9 @@ Gauges VulkanBackend::current_gauges() const {
   g.wdefpk = static_cast<int64_t>(reclaim_.parked_bytes_peak());
   g.wdefsync = static_cast<int64_t>(reclaim_.forced_syncs());
   g.wdefmb = config_.knobs.wire_deferred_mb;
-  g.dsets = live_sets_;
-  g.dsetspk = live_sets_peak_;
+  g.dsets = sets_.live();
+  g.dsetspk = sets_.live_peak();
+  g.dsetsalloc = sets_.allocated_total();
   g.devallocs = account_.allocations;
   g.devallocspk = account_.allocations_peak;
   g.devbytes = account_.bytes;
@@ -779,7 +765,7 @@ const char* to_string(WaitStatus status) {
 template <class G>
 auto gauge_fields(G& g) {
   auto fields = std::array{&g.wbufs,    &g.wlive,       &g.wlivepk,  &g.wdefn,      &g.wdefpk,
-                           &g.wdefsync, &g.wdefmb,      &g.dsets,    &g.dsetspk,    &g.devallocs,
+                           &g.wdefsync, &g.wdefmb,      &g.dsets,    &g.dsetspk,    &g.dsetsalloc, &g.devallocs,
                            &g.devallocspk, &g.devbytes, &g.devbytespk, &g.submits, &g.presents};
   static_assert(fields.size() == kGaugeNames.size());
   return fields;

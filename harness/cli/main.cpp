@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <regex>
 #include <set>
 
 #include "core/mutants.h"
@@ -348,6 +349,51 @@ int lint_command(const std::vector<std::string>& inputs) {
   return problems.empty() ? kGreen : kRed;
 }
 
+// A review must-fix becomes a fixture: fixtures/<review-id>/ with a README to fill in and a
+// scenario skeleton that loads but fails red-once until its control is made real.
+int fixture_new_command(const std::string& review_id, const std::string& root) {
+  static const std::regex kId("[A-Za-z0-9][A-Za-z0-9._-]*");
+  if (!std::regex_match(review_id, kId))
+    return report_error({ErrorKind::BadInput, fmt::format("fixture new: expected a review id such as ID-P7-43, found '{}'", review_id)});
+  fs::path dir = fs::path(root) / review_id;
+  if (fs::exists(dir)) return report_error({ErrorKind::BadInput, fmt::format("fixture new: {} exists already", dir.string())});
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return report_error({ErrorKind::Io, fmt::format("cannot create {}: {}", dir.string(), ec.message())});
+  std::string slug;
+  for (char c : review_id) slug += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+  std::ofstream readme(dir / "README.md");
+  readme << fmt::format(
+      "# {}: <the behaviour the fix guarantees, as a sentence>\n\n"
+      "**What the review found.** <the defect, where, and why no test saw it>\n\n"
+      "**Mechanism.** <the deterministic steps the scenario takes>\n\n"
+      "**The fix.** <what changed>\n\n"
+      "**What red looks like.** <the mutant that reverts the fix and the values it reads>\n",
+      review_id);
+  std::ofstream yaml(dir / (slug + ".yaml"));
+  yaml << fmt::format(
+      "# Fixture {0}: replace this workload with the review's steps, the check with the one the\n"
+      "# fix makes hold, and the control with the mutant that reverts the fix. Until then\n"
+      "# `tidemark red-once` fails on it, as it should.\n"
+      "name: {1}-fixture\n"
+      "group: reclaim\n"
+      "target: {{width: 16, height: 16}}\n"
+      "buffers: [color]\n"
+      "workload:\n"
+      "  - buffer_data: {{buffer: color, size: 256, fill: {{palette: 0}}}}\n"
+      "  - draw: {{uniform: color}}\n"
+      "expect:\n"
+      "  pixels:\n"
+      "    - bands: {{count: 1, palette: true}}\n"
+      "controls:\n"
+      "  - knobs: {{wire_deferred_mb: 0}}\n"
+      "    fails: [\"pixels[0]\"]\n",
+      review_id, slug);
+  if (!readme || !yaml) return report_error({ErrorKind::Io, fmt::format("cannot write into {}", dir.string())});
+  fmt::print("created {}/README.md and {}/{}.yaml\n", dir.string(), dir.string(), slug);
+  return kGreen;
+}
+
 // The catalogue as a Markdown table: red_once/mutants.md is this output, checked by a test.
 int mutants_command() {
   fmt::print("# Mutant catalogue\n\n");
@@ -424,6 +470,14 @@ int main(int argc, char** argv) {
   lint->add_option("paths", inputs, "scenario files or folders")->required();
   auto* mutants = app.add_subcommand("mutants", "print the mutant catalogue of this build (Markdown)");
 
+  auto* fixture = app.add_subcommand("fixture", "review must-fixes as fixtures");
+  auto* fixture_new = fixture->add_subcommand("new", "create fixtures/<review-id>/ with a README and a scenario skeleton");
+  std::string review_id;
+  std::string fixtures_root = "fixtures";
+  fixture_new->add_option("review-id", review_id, "the review's id, e.g. ID-P7-43")->required();
+  fixture_new->add_option("--root", fixtures_root, "the fixtures folder (default fixtures)");
+  fixture->require_subcommand(1);
+
   std::string parity_report;
   auto* parity = app.add_subcommand("parity", "run every scenario in every lane; digests must agree");
   parity->add_option("paths", inputs, "scenario files or folders")->required();
@@ -440,5 +494,6 @@ int main(int argc, char** argv) {
   if (*red_once) return red_once_command(inputs, red_once_lanes, ledger, update_ledger, red_once_report);
   if (*lint) return lint_command(inputs);
   if (*mutants) return mutants_command();
+  if (*fixture_new) return fixture_new_command(review_id, fixtures_root);
   return list_command(inputs, ctest_file, tidemark_path, report_root, list_ledger);
 }

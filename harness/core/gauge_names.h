@@ -7,9 +7,9 @@
 
 namespace tidemark {
 
-inline constexpr std::array<std::string_view, 15> kGaugeNames = {
+inline constexpr std::array<std::string_view, 16> kGaugeNames = {
     "wbufs",       "wlive",    "wlivepk",    "wdefn",   "wdefpk",
-    "wdefsync",    "wdefmb",   "dsets",      "dsetspk", "devallocs",
+    "wdefsync",    "wdefmb",   "dsets",      "dsetspk", "dsetsalloc", "devallocs",
     "devallocspk", "devbytes", "devbytespk", "submits", "presents",
 };
 

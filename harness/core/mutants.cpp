@@ -32,6 +32,9 @@ constexpr MutantInfo kCatalogue[] = {
     {MutantId::FenceImplicitFlush, "fence.implicit_flush", "backend",
      "a wait without FLUSH on an unsubmitted fence submits the batch behind the client's back",
      "waits that observe only what was flushed (deterministic fence status)"},
+    {MutantId::DescriptorsFrameBucket, "descriptors.frame_bucket", "backend",
+     "descriptor sets are freed only at the frame boundary: a one-present workload grows them without bound",
+     "submit-gated descriptor-set reclaim (sets die with their store, mid-frame)"},
 };
 }  // namespace
 

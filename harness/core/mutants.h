@@ -25,6 +25,7 @@ enum class MutantId {
   BufferStageWhenIdle,
   PresentKeepsDescriptorSets,
   FenceImplicitFlush,
+  DescriptorsFrameBucket,
 };
 
 // True when `active` is `id`; constant false in a release build.

@@ -7,9 +7,15 @@
 
 namespace tidemark::runner {
 
+bool is_fixture(const scenario::Scenario& scenario) {
+  return scenario.file.parent_path().parent_path().filename() == "fixtures";
+}
+
 std::vector<std::string> test_labels(const scenario::Scenario& scenario, wire::Lane lane) {
-  return {fmt::format("integration-magma-{}", wire::lane_name(lane)),
-          fmt::format("integration-magma-{}", scenario.group)};
+  std::vector<std::string> labels = {fmt::format("integration-magma-{}", wire::lane_name(lane)),
+                                     fmt::format("integration-magma-{}", scenario.group)};
+  if (is_fixture(scenario)) labels.push_back("fixture");
+  return labels;
 }
 
 Status check_label_hygiene(const std::vector<scenario::Scenario>& scenarios) {

@@ -684,7 +684,7 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
   EXPECT_EQ(expect_error("  gauges: [wlivepk <= wbuf + 2]\n"),
             at("7:23: expected a gauge or knob name (wbufs, wlive, wlivepk, wdefn, wdefpk, "
                "wdefsync, wdefmb, dsets, "
-               "dsetspk, devallocs, devallocspk, devbytes, devbytespk, submits, presents, "
+               "dsetspk, dsetsalloc, devallocs, devallocspk, devbytes, devbytespk, submits, presents, "
                "wire_deferred_mb, "
                "retire_lag), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
