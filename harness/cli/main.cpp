@@ -14,6 +14,7 @@
 #include "core/mutants.h"
 #include "runner/red_once.h"
 #include "runner/runner.h"
+#include "wire/replay.h"
 #include "scenario/scenario.h"
 #include "wire/lanes.h"
 
@@ -118,7 +119,25 @@ struct RunArgs {
   int handshake_timeout_ms = 20000;
   uint32_t kill_server_at_frame = 0;
   std::string mutant;
+  std::string record;
 };
+
+// --record PATH: a .tdrec file for one scenario, or a folder of <group>/<name>.tdrec.
+Result<fs::path> recording_path(const std::string& record, const scenario::Scenario& scenario, size_t scenarios) {
+  fs::path path(record);
+  if (path.extension() == ".tdrec") {
+    if (scenarios != 1)
+      return fail(ErrorKind::BadInput, fmt::format("--record {}: expected one scenario for one file, found {} "
+                                                   "(give a folder to record each)", record, scenarios));
+    if (path.has_parent_path()) fs::create_directories(path.parent_path());
+    return path;
+  }
+  fs::path dir = path / scenario.group;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return fail(ErrorKind::Io, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  return dir / (scenario.name + ".tdrec");
+}
 
 Status check_mutant_name(const std::string& name) {
   if (find_mutant(name)) return {};
@@ -186,6 +205,12 @@ int run_command(const std::vector<std::string>& inputs, const RunArgs& args) {
 
   std::vector<runner::RunResult> results;
   for (const auto& scenario : *scenarios) {
+    if (!args.record.empty()) {
+      auto path = recording_path(args.record, scenario, scenarios->size());
+      if (!path) return report_error(path.error());
+      options.lane.record = path->string();
+      options.lane.record_name = scenario.group + "/" + scenario.name;
+    }
     auto result = runner::run(scenario, options);
     if (!result) return report_error(result.error());
     print_result(*result);
@@ -349,6 +374,36 @@ int lint_command(const std::vector<std::string>& inputs) {
   return problems.empty() ? kGreen : kRed;
 }
 
+// Replays a recording in a lane; every reply must match the recorded one.
+int replay_command(const std::string& file, const RunArgs& args, bool compare) {
+  auto lane = wire::parse_lane(args.lane);
+  if (!lane)
+    return report_error({ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", args.lane)});
+  wire::LaneOptions options;
+  options.lane = *lane;
+  options.server_program = args.server_program;
+  options.connect = args.connect;
+  options.handshake_timeout = std::chrono::milliseconds(args.handshake_timeout_ms);
+  if (!args.connect.empty()) {
+    auto token = read_token(args.token_file);
+    if (!token) return report_error(token.error());
+    options.token = *token;
+  }
+  if (auto ok = check_mutant_name(args.mutant); !ok) return report_error(ok.error());
+  options.mutant = args.mutant;
+  auto report = wire::replay(file, options, compare);
+  if (!report) return report_error(report.error());
+  double rate = report->seconds > 0 ? double(report->requests) / report->seconds : 0;
+  if (report->divergence) {
+    fmt::print("REPLAY DIVERGED {} [{}] at {}\n", report->scenario, args.lane, *report->divergence);
+    return kRed;
+  }
+  fmt::print("REPLAY OK {} [{}]: {} records, {} commands in {:.3f} s ({:.0f} commands/s); digest {}\n",
+             report->scenario, args.lane, report->records, report->requests, report->seconds, rate,
+             report->digest.empty() ? "(no gauges and pixels read)" : report->digest);
+  return kGreen;
+}
+
 // A review must-fix becomes a fixture: fixtures/<review-id>/ with a README to fill in and a
 // scenario skeleton that loads but fails red-once until its control is made real.
 int fixture_new_command(const std::string& review_id, const std::string& root) {
@@ -441,6 +496,7 @@ int main(int argc, char** argv) {
   run->add_option("--token-file", args.token_file, "tcp with --connect: the session token (else TIDEMARK_TOKEN)");
   run->add_option("--handshake-timeout-ms", args.handshake_timeout_ms, "how long a server may take to greet");
   run->add_option("--mutant", args.mutant, "red-once: run with this mutant (see `tidemark mutants`)");
+  run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
   run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
                   "fault injection: SIGKILL the spawn/tcp server before sending frame N");
 
@@ -470,6 +526,19 @@ int main(int argc, char** argv) {
   lint->add_option("paths", inputs, "scenario files or folders")->required();
   auto* mutants = app.add_subcommand("mutants", "print the mutant catalogue of this build (Markdown)");
 
+  std::string replay_file;
+  RunArgs replay_args;
+  bool no_compare = false;
+  auto* replay = app.add_subcommand("replay", "replay a recording in a lane and check every reply");
+  replay->add_option("file", replay_file, "a .tdrec recording")->required();
+  replay->add_option("--lane", replay_args.lane, "monolith, split, spawn or tcp");
+  replay->add_option("--server-program", replay_args.server_program, "tidemark-server for spawn and tcp");
+  replay->add_option("--connect", replay_args.connect, "tcp: use the server at HOST:PORT");
+  replay->add_option("--token-file", replay_args.token_file, "tcp with --connect: the session token");
+  replay->add_option("--handshake-timeout-ms", replay_args.handshake_timeout_ms, "how long a server may take to greet");
+  replay->add_flag("--no-compare", no_compare, "send the requests without checking the replies");
+  replay->add_option("--mutant", replay_args.mutant, "replay against this mutant instead of the recorded one");
+
   auto* fixture = app.add_subcommand("fixture", "review must-fixes as fixtures");
   auto* fixture_new = fixture->add_subcommand("new", "create fixtures/<review-id>/ with a README and a scenario skeleton");
   std::string review_id;
@@ -495,5 +564,6 @@ int main(int argc, char** argv) {
   if (*lint) return lint_command(inputs);
   if (*mutants) return mutants_command();
   if (*fixture_new) return fixture_new_command(review_id, fixtures_root);
+  if (*replay) return replay_command(replay_file, replay_args, !no_compare);
   return list_command(inputs, ctest_file, tidemark_path, report_root, list_ledger);
 }

@@ -24,4 +24,22 @@ void Digest::add(uint64_t value) {
 
 std::string Digest::hex() const { return fmt::format("{:016x}", state_); }
 
+std::string pixel_hash(int width, int height, std::span<const uint8_t> pixels) {
+  Digest digest;
+  digest.add(static_cast<uint64_t>(width));
+  digest.add(static_cast<uint64_t>(height));
+  digest.add(pixels);
+  return digest.hex();
+}
+
+std::string run_digest(std::span<const std::pair<std::string, int64_t>> gauges, std::string_view pixel_hash) {
+  Digest digest;
+  for (const auto& [name, value] : gauges) {
+    digest.add(name);
+    digest.add(static_cast<uint64_t>(value));
+  }
+  digest.add(pixel_hash);
+  return digest.hex();
+}
+
 }  // namespace tidemark

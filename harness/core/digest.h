@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace tidemark {
 
@@ -20,5 +21,10 @@ class Digest {
  private:
   uint64_t state_ = 0xcbf29ce484222325ull;
 };
+
+// The hash of an RGBA8 image and the digest of a run: its gauges (name and value, in
+// order) and the pixel hash. Every lane and every replay computes it the same way.
+std::string pixel_hash(int width, int height, std::span<const uint8_t> pixels);
+std::string run_digest(std::span<const std::pair<std::string, int64_t>> gauges, std::string_view pixel_hash);
 
 }  // namespace tidemark

@@ -260,21 +260,12 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
 }
 
 std::string pixel_hash(const check::Image& image) {
-  Digest digest;
-  digest.add(uint64_t(image.width));
-  digest.add(uint64_t(image.height));
-  digest.add(image.pixels);
-  return digest.hex();
+  return tidemark::pixel_hash(image.width, image.height, image.pixels);
 }
 
 std::string run_digest(const backend::Gauges& gauges, const std::string& pixels) {
-  Digest digest;
-  for (const auto& [name, value] : backend::named(gauges)) {
-    digest.add(name);
-    digest.add(static_cast<uint64_t>(value));
-  }
-  digest.add(pixels);
-  return digest.hex();
+  auto named = backend::named(gauges);
+  return tidemark::run_digest(named, pixels);
 }
 
 nlohmann::json to_json(const RunResult& result) {

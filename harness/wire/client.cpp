@@ -1,106 +1,17 @@
 // The client side of the wire: the client API encoded into frames, over a channel.
-#include <signal.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <random>
 
+#include "wire/channel.h"
 #include "wire/lanes.h"
-#include "wire/posix.h"
 #include "wire/protocol.h"
-#include "wire/server.h"
 
 namespace tidemark::wire {
 
 namespace {
-
-// Carries one request to the server and brings back its reply.
-class Channel {
- public:
-  virtual ~Channel() = default;
-  virtual Result<Frame> call(const Frame& request) = 0;
-  uint64_t sent = 0;
-  uint64_t received = 0;
-};
-
-// Split lane: the server session lives in this process; every frame still goes through
-// the byte encoding both ways.
-class InProcessChannel final : public Channel {
- public:
-  explicit InProcessChannel(ServerOptions options) : session_(std::move(options)) {}
-
-  Result<Frame> call(const Frame& request) override {
-    ++sent;
-    TIDEMARK_TRY(delivered, decode(encode(request)));
-    Frame response = session_.handle(delivered);
-    TIDEMARK_TRY(returned, decode(encode(response)));
-    ++received;
-    return std::move(returned);
-  }
-
- private:
-  static Result<Frame> decode(const std::vector<uint8_t>& bytes) {
-    auto header = decode_header(std::span<const uint8_t, kHeaderBytes>(bytes.data(), kHeaderBytes));
-    if (!header) return std::unexpected(header.error());
-    return Frame{header->op, header->sequence, {bytes.begin() + kHeaderBytes, bytes.end()}};
-  }
-  ServerSession session_;
-};
-
-// Spawn and tcp lanes: a socket to a server process this client may own.
-class SocketChannel final : public Channel {
- public:
-  SocketChannel(std::string lane, UniqueFd fd, ChildProcess* server, uint32_t kill_at_frame)
-      : lane_(std::move(lane)), fd_(std::move(fd)), server_(server), kill_at_frame_(kill_at_frame) {}
-
-  void set_deadline(std::optional<Clock::time_point> deadline, std::string what) {
-    deadline_ = deadline;
-    deadline_what_ = std::move(what);
-  }
-
-  Result<Frame> call(const Frame& request) override {
-    if (kill_at_frame_ != 0 && sent + 1 == kill_at_frame_ && server_) server_->kill(SIGKILL);
-    ++sent;
-    if (auto written = write_all(fd_.get(), encode(request)); !written) return server_gone(written.error().message);
-    std::array<uint8_t, kHeaderBytes> header_bytes;
-    if (auto got = read_exact(fd_.get(), header_bytes, deadline_); !got) return read_failed(got.error());
-    auto header = decode_header(header_bytes);
-    if (!header) return std::unexpected(header.error());
-    Frame response{header->op, header->sequence, std::vector<uint8_t>(header->length)};
-    if (auto got = read_exact(fd_.get(), response.payload, Clock::now() + kFrameTimeout); !got)
-      return read_failed(got.error());
-    ++received;
-    return response;
-  }
-
- private:
-  std::unexpected<Error> read_failed(const ReadError& error) {
-    if (error.failure == ReadFailure::Timeout)
-      return fail(ErrorKind::Fatal, fmt::format("the {} server did not answer {}", lane_, deadline_what_));
-    return server_gone(error.message);
-  }
-
-  // The server died or hung up: say how, from its wait status when it is our child.
-  std::unexpected<Error> server_gone(const std::string& io_message) {
-    if (server_) {
-      if (auto status = server_->wait_for(std::chrono::milliseconds(1500)))
-        return fail(ErrorKind::Fatal, fmt::format("the {} server (pid {}) died: {}", lane_, server_->pid(),
-                                                  describe_wait_status(*status)));
-      return fail(ErrorKind::Fatal,
-                  fmt::format("the {} server (pid {}) dropped the connection ({})", lane_, server_->pid(), io_message));
-    }
-    return fail(ErrorKind::Fatal, fmt::format("the {} server dropped the connection ({})", lane_, io_message));
-  }
-
-  std::string lane_;
-  UniqueFd fd_;
-  ChildProcess* server_;
-  uint32_t kill_at_frame_;
-  std::optional<Clock::time_point> deadline_;
-  std::string deadline_what_;
-};
 
 // The client API over a channel. Every call is answered, so a failure names its own step.
 class WireClient final : public backend::Backend {
@@ -222,6 +133,40 @@ class WireClient final : public backend::Backend {
   uint32_t sequence_ = 0;
 };
 
+class WireSession final : public LaneSession {
+ public:
+  WireSession(Lane lane, OpenedChannel opened) : lane_(lane), opened_(std::move(opened)) {
+    client_ = std::make_unique<WireClient>(*opened_.channel);
+  }
+  ~WireSession() override {
+    // Say goodbye so a server process ends its session cleanly; a server that never
+    // greeted us is simply killed (by ChildProcess).
+    if (open_ && client_->goodbye() && opened_.server) opened_.server->wait_for(std::chrono::milliseconds(2000));
+  }
+
+  // The handshake, bounded by the handshake timeout and naming the lane.
+  Status start(const Hello& hello, std::chrono::milliseconds timeout) {
+    opened_.channel->set_deadline(Clock::now() + timeout, fmt::format("the handshake within {} ms", timeout.count()));
+    TIDEMARK_TRY(welcome, client_->hello(hello));
+    opened_.channel->set_deadline(std::nullopt, {});
+    welcome_ = std::move(welcome);
+    open_ = true;
+    return {};
+  }
+  backend::Backend& api() override { return *client_; }
+  LaneReport report() const override {
+    return {std::string(lane_name(lane_)), opened_.channel->sent, opened_.channel->received, ::getpid(),
+            welcome_.server_pid, welcome_.knobs};
+  }
+
+ private:
+  Lane lane_;
+  OpenedChannel opened_;
+  std::unique_ptr<WireClient> client_;
+  Welcome welcome_;
+  bool open_ = false;
+};
+
 class DirectSession final : public LaneSession {
  public:
   explicit DirectSession(std::unique_ptr<backend::Backend> backend) : backend_(std::move(backend)) {}
@@ -237,114 +182,10 @@ class DirectSession final : public LaneSession {
   std::unique_ptr<backend::Backend> backend_;
 };
 
-class WireSession final : public LaneSession {
- public:
-  WireSession(Lane lane, ChildProcess server) : lane_(lane), server_(std::move(server)) {}
-  ~WireSession() override {
-    // Say goodbye so a server process ends its session cleanly; a server that never
-    // greeted us is simply killed (by ChildProcess).
-    if (open_ && client_->goodbye() && server_.pid() > 0) server_.wait_for(std::chrono::milliseconds(2000));
-  }
-
-  ChildProcess* server() { return server_.pid() > 0 ? &server_ : nullptr; }
-  Status start(std::unique_ptr<Channel> channel, const Hello& hello) {
-    channel_ = std::move(channel);
-    client_ = std::make_unique<WireClient>(*channel_);
-    TIDEMARK_TRY(welcome, client_->hello(hello));
-    welcome_ = std::move(welcome);
-    open_ = true;
-    return {};
-  }
-  backend::Backend& api() override { return *client_; }
-  LaneReport report() const override {
-    return {std::string(lane_name(lane_)), channel_->sent, channel_->received, ::getpid(), welcome_.server_pid,
-            welcome_.knobs};
-  }
-
- private:
-  Lane lane_;
-  ChildProcess server_;
-  std::unique_ptr<Channel> channel_;
-  std::unique_ptr<WireClient> client_;
-  Welcome welcome_;
-  bool open_ = false;
-};
-
-std::string random_token() {
-  std::random_device random;
-  return fmt::format("{:08x}{:08x}{:08x}{:08x}", random(), random(), random(), random());
-}
-
-// What a server child keeps of our environment: the loader's and sanitizers' settings.
-// Knobs are deliberately absent: they travel in the handshake.
-const std::vector<std::string> kServerEnvironment = {
-    "PATH",          "HOME",          "LD_LIBRARY_PATH", "LD_PRELOAD",      "ASAN_OPTIONS",
-    "UBSAN_OPTIONS", "LSAN_OPTIONS",  "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_LAYER_PATH",
-    "VK_ADD_LAYER_PATH", "XDG_DATA_DIRS", "LP_NUM_THREADS"};
-
 Hello make_hello(const LaneOptions& options, const SessionConfig& config, std::string token) {
   Hello hello{std::move(token), config.knobs, options.mutant, config.width, config.height, config.validation};
   if (mutant_is(find_mutant(options.mutant).value_or(MutantId::None), MutantId::WireDropKnobs)) hello.knobs.clear();
   return hello;
-}
-
-// The handshake over a socket, bounded by the handshake timeout and naming the lane.
-Result<std::unique_ptr<LaneSession>> start_socket_session(Lane lane, ChildProcess server, UniqueFd fd,
-                                                          const LaneOptions& options, const SessionConfig& config,
-                                                          std::string token) {
-  auto session = std::make_unique<WireSession>(lane, std::move(server));
-  auto channel = std::make_unique<SocketChannel>(std::string(lane_name(lane)), std::move(fd), session->server(),
-                                                 options.kill_server_at_frame);
-  SocketChannel& socket = *channel;
-  socket.set_deadline(Clock::now() + options.handshake_timeout,
-                      fmt::format("the handshake within {} ms", options.handshake_timeout.count()));
-  if (auto ok = session->start(std::move(channel), make_hello(options, config, std::move(token))); !ok)
-    return std::unexpected(ok.error());
-  socket.set_deadline(std::nullopt, {});
-  return std::unique_ptr<LaneSession>(std::move(session));
-}
-
-Result<ChildProcess> spawn_server(const LaneOptions& options, std::vector<std::string> args, int pass_fd,
-                                  std::vector<std::pair<std::string, std::string>> set_env) {
-  ChildProcess::Options child;
-  child.program = options.server_program.empty() ? default_server_program() : options.server_program;
-  child.args = std::move(args);
-  child.keep_env = kServerEnvironment;
-  child.set_env = std::move(set_env);
-  child.pass_fd = pass_fd;
-  child.capture_stdout = pass_fd < 0;
-  child.stderr_path = options.server_log;
-  if (::access(child.program.c_str(), X_OK) != 0)
-    return fail(ErrorKind::Environment, fmt::format("no server program at {} (build tidemark-server)", child.program));
-  return ChildProcess::spawn(child);
-}
-
-Result<std::unique_ptr<LaneSession>> open_spawn(const LaneOptions& options, const SessionConfig& config) {
-  TIDEMARK_TRY(pair, socket_pair());
-  TIDEMARK_TRY(server, spawn_server(options, {"--fd", "3"}, pair.second.get(), {}));
-  pair.second.reset();  // the child holds its end: EOF on ours now means the child is gone
-  return start_socket_session(Lane::Spawn, std::move(server), std::move(pair.first), options, config, "");
-}
-
-Result<std::unique_ptr<LaneSession>> open_tcp(const LaneOptions& options, const SessionConfig& config) {
-  if (!options.connect.empty()) {
-    TIDEMARK_TRY(endpoint, parse_endpoint(options.connect));
-    TIDEMARK_TRY(fd, tcp_connect(endpoint.first, endpoint.second));
-    return start_socket_session(Lane::Tcp, ChildProcess(), std::move(fd), options, config, options.token);
-  }
-  // A private server on a port the kernel picks: parallel tests never clash.
-  std::string token = random_token();
-  TIDEMARK_TRY(server, spawn_server(options, {"--listen", "127.0.0.1:0", "--sessions", "1"}, -1,
-                                    {{"TIDEMARK_TOKEN", token}}));
-  auto deadline = Clock::now() + options.handshake_timeout;
-  auto line = server.read_line(deadline);
-  if (!line)
-    return fail(ErrorKind::Fatal, fmt::format("the tcp server (pid {}) did not report its port within {} ms: {}",
-                                              server.pid(), options.handshake_timeout.count(), line.error().message));
-  auto at = line->rfind(' ');
-  TIDEMARK_TRY(endpoint, parse_endpoint(line->substr(at == std::string::npos ? 0 : at + 1)));
-  TIDEMARK_TRY(fd, tcp_connect(endpoint.first, endpoint.second));
-  return start_socket_session(Lane::Tcp, std::move(server), std::move(fd), options, config, token);
 }
 
 }  // namespace
@@ -383,34 +224,31 @@ std::string default_server_program() {
 }
 
 Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const SessionConfig& config) {
-  switch (options.lane) {
-    case Lane::Monolith: {
-      backend::Config direct;
-      direct.width = config.width;
-      direct.height = config.height;
-      direct.knobs = backend::knobs_from(config.knobs);
-      direct.validation = config.validation;
-      direct.log = config.log;
-      auto mutant = find_mutant(options.mutant);
-      if (!mutant)
-        return fail(ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", options.mutant));
-      direct.mutant = *mutant;
-      TIDEMARK_TRY(backend, backend::Backend::create(direct));
-      return std::unique_ptr<LaneSession>(std::make_unique<DirectSession>(std::move(backend)));
-    }
-    case Lane::Split: {
-      auto session = std::make_unique<WireSession>(Lane::Split, ChildProcess());
-      auto channel = std::make_unique<InProcessChannel>(ServerOptions{"", config.log});
-      if (auto ok = session->start(std::move(channel), make_hello(options, config, "")); !ok)
-        return std::unexpected(ok.error());
-      return std::unique_ptr<LaneSession>(std::move(session));
-    }
-    case Lane::Spawn:
-      return open_spawn(options, config);
-    case Lane::Tcp:
-      return open_tcp(options, config);
+  auto mutant = find_mutant(options.mutant);
+  if (!mutant)
+    return fail(ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", options.mutant));
+  if (options.lane == Lane::Monolith && options.record.empty()) {
+    backend::Config direct;
+    direct.width = config.width;
+    direct.height = config.height;
+    direct.knobs = backend::knobs_from(config.knobs);
+    direct.validation = config.validation;
+    direct.mutant = *mutant;
+    direct.log = config.log;
+    TIDEMARK_TRY(backend, backend::Backend::create(direct));
+    return std::unique_ptr<LaneSession>(std::make_unique<DirectSession>(std::move(backend)));
   }
-  return fail(ErrorKind::BadInput, "unknown lane");
+  // Recording needs frames: a recorded monolith run talks to an in-process session directly.
+  TIDEMARK_TRY(opened, open_channel(options, config.log));
+  Hello hello = make_hello(options, config, opened.token);
+  if (!options.record.empty()) {
+    RecordingHeader header{options.record_name, config.width, config.height, config.knobs, options.mutant};
+    TIDEMARK_TRY(writer, RecordingWriter::create(options.record, header));
+    opened.channel = recording_channel(std::move(opened.channel), std::move(writer));
+  }
+  auto session = std::make_unique<WireSession>(options.lane, std::move(opened));
+  if (auto ok = session->start(hello, options.handshake_timeout); !ok) return std::unexpected(ok.error());
+  return std::unique_ptr<LaneSession>(std::move(session));
 }
 
 }  // namespace tidemark::wire

@@ -35,6 +35,8 @@ struct LaneOptions {
   uint32_t kill_server_at_frame = 0;  // fault injection: SIGKILL the server before frame N
   std::string mutant;
   std::string server_log;  // spawn, tcp: where the server's stderr goes; empty: ours
+  std::string record;       // write the session's frames and replies to this file
+  std::string record_name;  // the scenario, for the recording's header
 };
 
 struct SessionConfig {

@@ -1,0 +1,41 @@
+// Private to the wire: channels carry one request to a server and bring back its reply.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "wire/lanes.h"
+#include "wire/posix.h"
+#include "wire/protocol.h"
+#include "wire/recording.h"
+
+namespace tidemark::wire {
+
+class Channel {
+ public:
+  virtual ~Channel() = default;
+  virtual Result<Frame> call(const Frame& request) = 0;
+  // Bounds how long the next replies may take (the handshake); nullopt: no bound.
+  virtual void set_deadline(std::optional<Clock::time_point> /*deadline*/, std::string /*what*/) {}
+  uint64_t sent = 0;
+  uint64_t received = 0;
+};
+
+// A channel to a server of the lane, ready for the Hello. `server` is the server process
+// when this client owns one; `token` is what the Hello must carry.
+struct OpenedChannel {
+  std::unique_ptr<ChildProcess> server;  // before the channel: the channel points at it
+  std::unique_ptr<Channel> channel;
+  std::string token;
+};
+
+// Monolith gets a server session in this process, called directly (no bytes); split the
+// same through the byte codec; spawn and tcp a socket to a server process.
+Result<OpenedChannel> open_channel(const LaneOptions& options, std::function<void(const std::string&)> log);
+
+// Writes every request and reply that passes through `inner` into `writer`.
+std::unique_ptr<Channel> recording_channel(std::unique_ptr<Channel> inner, RecordingWriter writer);
+
+}  // namespace tidemark::wire

@@ -1,0 +1,29 @@
+// Replay: feed a recording's requests to a server in any lane and check every reply against
+// the recorded one. The first divergence is reported with its record index and opcode.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "core/error.h"
+#include "wire/lanes.h"
+
+namespace tidemark::wire {
+
+struct ReplayReport {
+  std::string scenario;        // from the recording's header
+  uint64_t records = 0;        // records read
+  uint64_t requests = 0;       // requests sent (commands)
+  std::string digest;          // of the replayed gauges and pixels; empty if none were read
+  std::optional<std::string> divergence;
+  double seconds = 0;          // from the first request to the last reply
+};
+
+// Errors: a recording that cannot be read (BadInput, naming the record where it breaks), or
+// a lane that fails (Fatal, naming the record being replayed).
+// `lane.mutant`, when set, replaces the recorded session's mutant: replaying a green stream
+// against a broken variant shows the first reply the defect changes.
+Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions& lane, bool compare = true);
+
+}  // namespace tidemark::wire
