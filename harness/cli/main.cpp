@@ -248,7 +248,7 @@ std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios
 }
 
 // Every scenario in every lane: the digests must agree. Prints one row per scenario.
-int parity_command(const std::vector<std::string>& inputs, const std::string& report) {
+int parity_command(const std::vector<std::string>& inputs, const std::string& report, bool with_replay) {
   auto scenarios = load_all(inputs);
   if (!scenarios) return report_error(scenarios.error());
   fs::path report_dir = report.empty() ? default_report_dir() : fs::path(report);
@@ -267,7 +267,30 @@ int parity_command(const std::vector<std::string>& inputs, const std::string& re
       row += fmt::format(" {}={}{}", wire::lane_name(lane), result->digest, result->green ? "" : "(red)");
       results.push_back(std::move(*result));
     }
+    if (with_replay) {
+      // Record the monolith session, then replay it in every lane: same digest as the runs.
+      runner::RunOptions options;
+      options.report_dir = report_dir / "recorded";
+      options.lane.record = (report_dir / "recordings" / (scenario.group + "." + scenario.name + ".tdrec")).string();
+      options.lane.record_name = scenario.group + "/" + scenario.name;
+      fs::create_directories(report_dir / "recordings");
+      auto recorded = runner::run(scenario, options);
+      if (!recorded) return report_error(recorded.error());
+      lanes_by_digest[recorded->digest].push_back("recorded");
+      for (wire::Lane lane : wire::kAllLanes) {
+        wire::LaneOptions lane_options;
+        lane_options.lane = lane;
+        auto replayed = wire::replay(options.lane.record, lane_options);
+        if (!replayed) return report_error(replayed.error());
+        std::string key = replayed->divergence ? "diverged: " + *replayed->divergence : replayed->digest;
+        lanes_by_digest[key].push_back(fmt::format("replay-{}", wire::lane_name(lane)));
+        row += fmt::format(" replay-{}={}", wire::lane_name(lane), replayed->divergence ? "DIVERGED" : replayed->digest);
+      }
+    }
     bool same = lanes_by_digest.size() == 1;
+    if (!same)
+      for (const auto& [digest, lanes] : lanes_by_digest)
+        fmt::print("  {}: {}\n", digest, fmt::join(lanes, ", "));
     mismatched += same ? 0 : 1;
     fmt::print("{} {}/{}{}\n", same ? "SAME" : "DIFF", scenario.group, scenario.name, row);
   }
@@ -551,6 +574,8 @@ int main(int argc, char** argv) {
   auto* parity = app.add_subcommand("parity", "run every scenario in every lane; digests must agree");
   parity->add_option("paths", inputs, "scenario files or folders")->required();
   parity->add_option("--report", parity_report, "report folder (default reports/run-<time>)");
+  bool parity_replay = false;
+  parity->add_flag("--replay", parity_replay, "also record each scenario and replay it in every lane");
 
   try {
     app.parse(argc, argv);
@@ -559,7 +584,7 @@ int main(int argc, char** argv) {
     return code == 0 ? kGreen : kBadInput;
   }
   if (*run) return run_command(inputs, args);
-  if (*parity) return parity_command(inputs, parity_report);
+  if (*parity) return parity_command(inputs, parity_report, parity_replay);
   if (*red_once) return red_once_command(inputs, red_once_lanes, ledger, update_ledger, red_once_report);
   if (*lint) return lint_command(inputs);
   if (*mutants) return mutants_command();
