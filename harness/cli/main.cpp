@@ -1,9 +1,11 @@
 // tidemark: run scenarios and list them (also as CTest registrations).
 // Exit codes: 0 all green, 1 any red, 2 bad input, 3 environment missing, 4 I/O or internal.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -427,6 +429,57 @@ int replay_command(const std::string& file, const RunArgs& args, bool compare) {
   return kGreen;
 }
 
+// Replay throughput per lane: each stream is recorded once (monolith), then replayed
+// `repeat` times in every lane; the median is reported with its ratio to monolith.
+int bench_command(const std::vector<std::string>& inputs, int repeat, const std::string& report) {
+  auto scenarios = load_all(inputs);
+  if (!scenarios) return report_error(scenarios.error());
+  fs::path dir = report.empty() ? fs::path("build/bench") : fs::path(report);
+  fs::create_directories(dir);
+  nlohmann::json json;
+  fmt::print("{:<28} {:<9} {:>9} {:>10} {:>13} {:>9}\n", "stream", "lane", "commands", "median s", "commands/s",
+             "vs mono");
+  for (const auto& scenario : *scenarios) {
+    runner::RunOptions options;
+    options.report_dir = dir / "recorded";
+    options.lane.record = (dir / (scenario.name + ".tdrec")).string();
+    options.lane.record_name = scenario.group + "/" + scenario.name;
+    auto recorded = runner::run(scenario, options);
+    if (!recorded) return report_error(recorded.error());
+    double monolith_rate = 0;
+    for (wire::Lane lane : wire::kAllLanes) {
+      std::vector<double> seconds;
+      uint64_t commands = 0;
+      for (int i = 0; i < repeat; ++i) {
+        wire::LaneOptions lane_options;
+        lane_options.lane = lane;
+        auto replayed = wire::replay(options.lane.record, lane_options);
+        if (!replayed) return report_error(replayed.error());
+        if (replayed->divergence || replayed->digest != recorded->digest) {
+          fmt::print("bench: {} diverged in {}: {}\n", scenario.name, wire::lane_name(lane),
+                     replayed->divergence.value_or("digest " + replayed->digest));
+          return kRed;
+        }
+        seconds.push_back(replayed->seconds);
+        commands = replayed->requests;
+      }
+      std::sort(seconds.begin(), seconds.end());
+      double median = seconds[seconds.size() / 2];
+      double rate = median > 0 ? double(commands) / median : 0;
+      if (lane == wire::Lane::Monolith) monolith_rate = rate;
+      double ratio = monolith_rate > 0 ? rate / monolith_rate : 0;
+      fmt::print("{:<28} {:<9} {:>9} {:>10.3f} {:>13.0f} {:>9.2f}\n", scenario.name, wire::lane_name(lane), commands,
+                 median, rate, ratio);
+      json["results"].push_back({{"stream", scenario.name}, {"lane", wire::lane_name(lane)}, {"commands", commands},
+                                 {"median_seconds", median}, {"commands_per_second", rate},
+                                 {"ratio_to_monolith", ratio}, {"runs", seconds}});
+    }
+  }
+  std::ofstream(dir / "bench.json") << json.dump(2) << '\n';
+  fmt::print("bench: {}\n", fs::absolute(dir / "bench.json").string());
+  return kGreen;
+}
+
 // A review must-fix becomes a fixture: fixtures/<review-id>/ with a README to fill in and a
 // scenario skeleton that loads but fails red-once until its control is made real.
 int fixture_new_command(const std::string& review_id, const std::string& root) {
@@ -562,6 +615,13 @@ int main(int argc, char** argv) {
   replay->add_flag("--no-compare", no_compare, "send the requests without checking the replies");
   replay->add_option("--mutant", replay_args.mutant, "replay against this mutant instead of the recorded one");
 
+  int bench_repeat = 3;
+  std::string bench_report;
+  auto* bench = app.add_subcommand("bench", "replay throughput per lane (commands/s, ratio to monolith)");
+  bench->add_option("paths", inputs, "benchmark streams (scenario files), e.g. bench/")->required();
+  bench->add_option("--repeat", bench_repeat, "replays per lane; the median is reported (default 3)");
+  bench->add_option("--report", bench_report, "where recordings and bench.json go (default build/bench)");
+
   auto* fixture = app.add_subcommand("fixture", "review must-fixes as fixtures");
   auto* fixture_new = fixture->add_subcommand("new", "create fixtures/<review-id>/ with a README and a scenario skeleton");
   std::string review_id;
@@ -590,5 +650,6 @@ int main(int argc, char** argv) {
   if (*mutants) return mutants_command();
   if (*fixture_new) return fixture_new_command(review_id, fixtures_root);
   if (*replay) return replay_command(replay_file, replay_args, !no_compare);
+  if (*bench) return bench_command(inputs, bench_repeat, bench_report);
   return list_command(inputs, ctest_file, tidemark_path, report_root, list_ledger);
 }

@@ -114,7 +114,10 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
       if (!reply)
         return fail(reply.error().kind, fmt::format("{}: record #{} ({}): {}", file.string(), index,
                                                     to_string(frame.op), reply.error().message));
-      if (hello) channel.set_deadline(std::nullopt, {});
+      if (hello) {
+        channel.set_deadline(std::nullopt, {});
+        started = std::chrono::steady_clock::now();  // throughput excludes the device start-up
+      }
       said_goodbye = said_goodbye || frame.op == Opcode::Goodbye;
       last_request = fmt::format("record #{} ({})", index, to_string(frame.op));
       replayed = std::move(*reply);

@@ -17,7 +17,7 @@ struct ReplayReport {
   uint64_t requests = 0;       // requests sent (commands)
   std::string digest;          // of the replayed gauges and pixels; empty if none were read
   std::optional<std::string> divergence;
-  double seconds = 0;          // from the first request to the last reply
+  double seconds = 0;          // from the handshake's reply to the last reply
 };
 
 // Errors: a recording that cannot be read (BadInput, naming the record where it breaks), or
