@@ -235,7 +235,8 @@ std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios
       std::string name = fmt::format("RedOnce.{}.{}", runner::camel_case(scenario.group), scenario.name);
       out += fmt::format("add_test([=[{}]=] [=[{}]=] red-once --ledger [=[{}]=] --report [=[{}/{}]=] [=[{}]=])\n",
                          name, tidemark, ledger, report_root, name, fs::absolute(scenario.file).string());
-      out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS red-once)\n", name);
+      bool soak = scenario.file.parent_path().filename() == "soak";
+      out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[red-once{}]=])\n", name, soak ? ";soak" : "");
     }
     for (wire::Lane lane : wire::kAllLanes) {
       std::string name = runner::test_name(scenario, lane);

@@ -15,6 +15,7 @@ std::vector<std::string> test_labels(const scenario::Scenario& scenario, wire::L
   std::vector<std::string> labels = {fmt::format("integration-magma-{}", wire::lane_name(lane)),
                                      fmt::format("integration-magma-{}", scenario.group)};
   if (is_fixture(scenario)) labels.push_back("fixture");
+  if (scenario.file.parent_path().filename() == "soak") labels.push_back("soak");  // long: not in every lane of CI
   return labels;
 }
 
