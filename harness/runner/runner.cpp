@@ -3,22 +3,19 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <fmt/ranges.h>
+
 #include <chrono>
 #include <fstream>
 #include <set>
 
-#include <fmt/ranges.h>
-
 #include "core/digest.h"
 
 namespace tidemark::runner {
-namespace {
 
 namespace fs = std::filesystem;
 using scenario::Scenario;
 using scenario::Step;
-
-}  // namespace
 
 std::string camel_case(std::string_view kebab) {
   std::string out;
