@@ -39,14 +39,24 @@ struct ErrorSink {
 
 void on_png_warning(png_structp, png_const_charp) {}
 
-class ReadStruct {
+// libpng's read or write structs with their info struct, destroyed together.
+enum class Direction { Read, Write };
+template <Direction kDirection>
+class PngStructs {
  public:
-  explicit ReadStruct(ErrorSink& sink)
-      : png_(png_create_read_struct(PNG_LIBPNG_VER_STRING, &sink, on_png_error, on_png_warning)),
+  explicit PngStructs(ErrorSink& sink)
+      : png_(kDirection == Direction::Read
+                 ? png_create_read_struct(PNG_LIBPNG_VER_STRING, &sink, on_png_error, on_png_warning)
+                 : png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, on_png_error, on_png_warning)),
         info_(png_ ? png_create_info_struct(png_) : nullptr) {}
-  ~ReadStruct() { png_destroy_read_struct(&png_, &info_, nullptr); }
-  ReadStruct(const ReadStruct&) = delete;
-  ReadStruct& operator=(const ReadStruct&) = delete;
+  ~PngStructs() {
+    if constexpr (kDirection == Direction::Read)
+      png_destroy_read_struct(&png_, &info_, nullptr);
+    else
+      png_destroy_write_struct(&png_, &info_);
+  }
+  PngStructs(const PngStructs&) = delete;
+  PngStructs& operator=(const PngStructs&) = delete;
 
   bool valid() const { return png_ != nullptr && info_ != nullptr; }
   png_structp png() const { return png_; }
@@ -56,24 +66,8 @@ class ReadStruct {
   png_structp png_;
   png_infop info_;
 };
-
-class WriteStruct {
- public:
-  explicit WriteStruct(ErrorSink& sink)
-      : png_(png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, on_png_error, on_png_warning)),
-        info_(png_ ? png_create_info_struct(png_) : nullptr) {}
-  ~WriteStruct() { png_destroy_write_struct(&png_, &info_); }
-  WriteStruct(const WriteStruct&) = delete;
-  WriteStruct& operator=(const WriteStruct&) = delete;
-
-  bool valid() const { return png_ != nullptr && info_ != nullptr; }
-  png_structp png() const { return png_; }
-  png_infop info() const { return info_; }
-
- private:
-  png_structp png_;
-  png_infop info_;
-};
+using ReadStruct = PngStructs<Direction::Read>;
+using WriteStruct = PngStructs<Direction::Write>;
 
 struct Decoded {
   Image image;
