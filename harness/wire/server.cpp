@@ -26,7 +26,11 @@ auto read_payload(const Frame& request, Decode decode) -> decltype(decode(std::d
   return value;
 }
 
-struct Empty {};
+Status expect_empty(const Frame& request) {
+  if (request.payload.empty()) return {};
+  return fail(ErrorKind::Fatal, fmt::format("protocol: {} carries {} unexpected payload bytes", to_string(request.op),
+                                            request.payload.size()));
+}
 
 }  // namespace
 
@@ -88,11 +92,9 @@ Result<Frame> ServerSession::dispatch(const Frame& request) {
     if (!status) return std::unexpected(status.error());
     return reply(request, Opcode::Ok);
   };
-  auto empty = [](Reader&) -> Result<Empty> { return Empty{}; };
   switch (request.op) {
     case Opcode::CreateBuffer: {
-      TIDEMARK_TRY(none, read_payload(request, empty));
-      (void)none;
+      if (auto ok = expect_empty(request); !ok) return std::unexpected(ok.error());
       TIDEMARK_TRY(buffer, api.create_buffer());
       return reply(request, Opcode::BufferCreated, Writer().u32(buffer).take());
     }
@@ -128,8 +130,7 @@ Result<Frame> ServerSession::dispatch(const Frame& request) {
       return ok(api.draw(call));
     }
     case Opcode::FenceSync: {
-      TIDEMARK_TRY(none, read_payload(request, empty));
-      (void)none;
+      if (auto ok = expect_empty(request); !ok) return std::unexpected(ok.error());
       TIDEMARK_TRY(fence, api.fence_sync());
       return reply(request, Opcode::FenceCreated, Writer().u32(fence).take());
     }
@@ -145,21 +146,18 @@ Result<Frame> ServerSession::dispatch(const Frame& request) {
     case Opcode::Flush:
     case Opcode::Finish:
     case Opcode::Present: {
-      TIDEMARK_TRY(none, read_payload(request, empty));
-      (void)none;
+      if (auto ok = expect_empty(request); !ok) return std::unexpected(ok.error());
       if (request.op == Opcode::Flush) return ok(api.flush());
       if (request.op == Opcode::Finish) return ok(api.finish());
       return ok(api.present());
     }
     case Opcode::ReadPixels: {
-      TIDEMARK_TRY(none, read_payload(request, empty));
-      (void)none;
+      if (auto ok = expect_empty(request); !ok) return std::unexpected(ok.error());
       TIDEMARK_TRY(image, api.read_pixels());
       return reply(request, Opcode::Pixels, Writer().i32(image.width).i32(image.height).bytes(image.pixels).take());
     }
     case Opcode::ReadGauges: {
-      TIDEMARK_TRY(none, read_payload(request, empty));
-      (void)none;
+      if (auto ok = expect_empty(request); !ok) return std::unexpected(ok.error());
       TIDEMARK_TRY(gauges, api.gauges());
       auto named = backend::named(gauges);
       Writer writer;
@@ -168,8 +166,7 @@ Result<Frame> ServerSession::dispatch(const Frame& request) {
       return reply(request, Opcode::GaugeValues, writer.take());
     }
     case Opcode::ReadValidation: {
-      TIDEMARK_TRY(none, read_payload(request, empty));
-      (void)none;
+      if (auto ok = expect_empty(request); !ok) return std::unexpected(ok.error());
       TIDEMARK_TRY(messages, api.validation_messages());
       Writer writer;
       size_t count = std::min<size_t>(messages.size(), kMaxListEntries);
