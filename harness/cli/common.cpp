@@ -1,0 +1,100 @@
+// Helpers shared by the commands.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <set>
+
+#include "cli/commands.h"
+#include "core/mutants.h"
+#include "runner/runner.h"
+#include "scenario/scenario.h"
+#include "wire/lanes.h"
+
+namespace tidemark::cli {
+
+namespace fs = std::filesystem;
+
+int exit_code(const Error& error) {
+  switch (error.kind) {
+    case ErrorKind::BadInput: return kBadInput;
+    case ErrorKind::Environment: return kEnvironment;
+    case ErrorKind::Fatal:
+    case ErrorKind::Io: return kInternal;
+  }
+  return kInternal;
+}
+
+int report_error(const Error& error) {
+  fmt::print(stderr, "tidemark: {}\n", error.message);
+  return exit_code(error);
+}
+
+// Loads every file before anything runs: nothing runs on a half-valid set.
+Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>& inputs) {
+  std::vector<fs::path> paths(inputs.begin(), inputs.end());
+  auto files = scenario::collect_files(paths);
+  if (!files) return std::unexpected(files.error());
+  std::vector<scenario::Scenario> scenarios;
+  std::vector<std::string> errors;
+  std::map<std::string, fs::path> seen;
+  for (const auto& file : *files) {
+    auto loaded = scenario::load(file);
+    if (!loaded) {
+      if (loaded.error().kind != ErrorKind::BadInput) return std::unexpected(loaded.error());
+      errors.push_back(loaded.error().message);
+      continue;
+    }
+    std::string name = runner::test_name(*loaded, wire::Lane::Monolith);
+    if (auto [it, fresh] = seen.emplace(name, file); !fresh) {
+      errors.push_back(fmt::format("{}:1:1: expected a scenario name unique in group '{}', found '{}' again (first in {})",
+                                   file.string(), loaded->group, loaded->name, it->second.string()));
+      continue;
+    }
+    scenarios.push_back(std::move(*loaded));
+  }
+  if (!errors.empty()) {
+    std::string joined;
+    for (const auto& error : errors) joined += (joined.empty() ? "" : "\ntidemark: ") + error;
+    return fail(ErrorKind::BadInput, joined);
+  }
+  return scenarios;
+}
+
+fs::path default_report_dir() {
+  std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
+  return fs::path("reports") / fmt::format("run-{}", stamp);
+}
+
+Status check_mutant_name(const std::string& name) {
+  if (find_mutant(name)) return {};
+  std::vector<std::string> names;
+  for (const auto& mutant : mutant_catalogue()) names.emplace_back(mutant.name);
+  return fail(ErrorKind::BadInput, fmt::format("--mutant: expected one of ({}), found '{}'",
+                                               names.empty() ? "none: a release build has no mutants"
+                                                             : fmt::format("{}", fmt::join(names, ", ")),
+                                               name));
+}
+
+// The session token for --connect: from a file or TIDEMARK_TOKEN, never the command line.
+Result<std::string> read_token(const std::string& token_file) {
+  if (token_file.empty()) {
+    const char* token = std::getenv("TIDEMARK_TOKEN");
+    if (!token || !*token)
+      return fail(ErrorKind::BadInput, "--connect: expected a token in TIDEMARK_TOKEN or --token-file, found none");
+    return std::string(token);
+  }
+  std::ifstream in(token_file);
+  std::string token;
+  if (!in || !std::getline(in, token) || token.empty())
+    return fail(ErrorKind::BadInput, fmt::format("--token-file: expected a token on the first line of {}", token_file));
+  return token;
+}
+
+}  // namespace tidemark::cli

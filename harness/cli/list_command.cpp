@@ -1,0 +1,67 @@
+// list, and the CTest registrations it writes.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <set>
+
+#include "cli/commands.h"
+#include "core/mutants.h"
+#include "runner/runner.h"
+#include "scenario/scenario.h"
+#include "wire/lanes.h"
+
+namespace tidemark::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// CMake script text that registers each scenario once per lane (read by ctest at start).
+std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios, const std::string& tidemark,
+                                const std::string& report_root, const std::string& ledger) {
+  std::string out;
+  for (const auto& scenario : scenarios) {
+    if (!mutant_catalogue().empty()) {  // a release build has no mutants to go red with
+      std::string name = fmt::format("RedOnce.{}.{}", runner::camel_case(scenario.group), scenario.name);
+      out += fmt::format("add_test([=[{}]=] [=[{}]=] red-once --ledger [=[{}]=] --report [=[{}/{}]=] [=[{}]=])\n",
+                         name, tidemark, ledger, report_root, name, fs::absolute(scenario.file).string());
+      bool soak = scenario.file.parent_path().filename() == "soak";
+      out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[red-once{}]=])\n", name, soak ? ";soak" : "");
+    }
+    for (wire::Lane lane : wire::kAllLanes) {
+      std::string name = runner::test_name(scenario, lane);
+      std::string labels;
+      for (const auto& label : runner::test_labels(scenario, lane)) labels += (labels.empty() ? "" : ";") + label;
+      out += fmt::format("add_test([=[{}]=] [=[{}]=] run --lane {} --report [=[{}/{}]=] [=[{}]=])\n", name,
+                         tidemark, wire::lane_name(lane), report_root, name, fs::absolute(scenario.file).string());
+      out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[{}]=])\n", name, labels);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int list_command(const std::vector<std::string>& inputs, const std::string& ctest_file,
+                 const std::string& tidemark, const std::string& report_root, const std::string& ledger) {
+  auto scenarios = load_all(inputs);
+  if (!scenarios) return report_error(scenarios.error());
+  if (auto clean = runner::check_label_hygiene(*scenarios); !clean) return report_error(clean.error());
+  if (ctest_file.empty()) {
+    for (const auto& scenario : *scenarios)
+      for (wire::Lane lane : wire::kAllLanes)
+        fmt::print("{}  {}\n", runner::test_name(scenario, lane), scenario.file.string());
+    return kGreen;
+  }
+  std::ofstream out(ctest_file);
+  out << ctest_registrations(*scenarios, tidemark, report_root, ledger);
+  if (!out) return report_error({ErrorKind::Io, fmt::format("cannot write {}", ctest_file)});
+  return kGreen;
+}
+
+}  // namespace tidemark::cli

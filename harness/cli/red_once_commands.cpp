@@ -1,0 +1,182 @@
+// red-once, lint, mutants, fixture new.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "cli/commands.h"
+#include "core/mutants.h"
+#include "runner/red_once.h"
+#include "runner/runner.h"
+#include "scenario/scenario.h"
+#include "wire/lanes.h"
+#include "wire/replay.h"
+
+namespace tidemark::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* verdict_name(runner::ControlRun::Verdict verdict) {
+  switch (verdict) {
+    case runner::ControlRun::Verdict::Red: return "RED (as required)";
+    case runner::ControlRun::Verdict::StayedGreen: return "stayed green";
+    case runner::ControlRun::Verdict::WrongRed: return "WRONG RED";
+    case runner::ControlRun::Verdict::Skipped: return "skipped";
+  }
+  return "?";
+}
+
+}  // namespace
+
+
+// Green, then every control in every lane; the red values are checked against the ledger
+// (or rewritten with --update-ledger).
+int red_once_command(const std::vector<std::string>& inputs, const std::vector<std::string>& lanes,
+                     const std::string& ledger_path, bool update_ledger, const std::string& report) {
+  auto scenarios = load_all(inputs);
+  if (!scenarios) return report_error(scenarios.error());
+  runner::RedOnceOptions options;
+  if (!lanes.empty()) {
+    options.lanes.clear();
+    for (const auto& name : lanes) {
+      auto lane = wire::parse_lane(name);
+      if (!lane) return report_error({ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", name)});
+      options.lanes.push_back(*lane);
+    }
+  }
+  options.report_dir = report.empty() ? default_report_dir() : fs::path(report);
+  auto ledger = runner::read_ledger(ledger_path);
+  if (!ledger) return report_error(ledger.error());
+  std::vector<std::string> updated;
+  std::set<std::string> rerun;
+  size_t failed = 0;
+  for (const auto& scenario : *scenarios) {
+    if (scenario.controls.empty()) {
+      fmt::print("RED-ONCE FAIL {}/{}: no controls (a green that never went red proves nothing)\n", scenario.group,
+                 scenario.name);
+      ++failed;
+      continue;
+    }
+    auto result = runner::red_once(scenario, options);
+    if (!result) return report_error(result.error());
+    for (const auto& run : result->runs)
+      fmt::print("  {} [{}] {}: {} — {}\n", result->scenario, run.lane, run.control, verdict_name(run.verdict),
+                 run.detail);
+    std::vector<std::string> problems = result->problems;
+    if (!update_ledger)
+      for (auto& drift : runner::ledger_drift(*result, *ledger)) problems.push_back("ledger drift: " + drift);
+    auto lines = runner::ledger_lines(*result);
+    updated.insert(updated.end(), lines.begin(), lines.end());
+    rerun.insert(result->scenario + " | ");
+    if (problems.empty()) {
+      fmt::print("RED-ONCE PASS {}\n", result->scenario);
+    } else {
+      ++failed;
+      fmt::print("RED-ONCE FAIL {}\n", result->scenario);
+      for (const auto& problem : problems) fmt::print("  {}\n", problem);
+    }
+  }
+  if (update_ledger) {
+    for (const auto& line : *ledger) {
+      bool replaced = false;
+      for (const auto& prefix : rerun) replaced = replaced || line.starts_with(prefix);
+      if (!replaced) updated.push_back(line);
+    }
+    if (auto ok = runner::write_ledger(ledger_path, updated); !ok) return report_error(ok.error());
+    fmt::print("ledger written: {}\n", ledger_path);
+  }
+  fmt::print("{} of {} scenarios pass red-once\n", scenarios->size() - failed, scenarios->size());
+  return failed == 0 ? kGreen : kRed;
+}
+
+// Every scenario has a control; every control's mutant is in the catalogue; every mutant in
+// the catalogue is killed by some scenario.
+int lint_command(const std::vector<std::string>& inputs) {
+  auto scenarios = load_all(inputs);
+  if (!scenarios) return report_error(scenarios.error());
+  std::vector<std::string> problems;
+  std::set<std::string> used;
+  for (const auto& scenario : *scenarios) {
+    std::string where = format_location({scenario.file.string(), 1, 1});
+    if (scenario.controls.empty())
+      problems.push_back(fmt::format("{}: expected at least one control (controls:), found none", where));
+    for (const auto& control : scenario.controls) {
+      if (control.mutant.empty()) continue;
+      used.insert(control.mutant);
+      if (!find_mutant(control.mutant))
+        problems.push_back(fmt::format("{}: expected a mutant from the catalogue, found '{}'",
+                                       format_location(control.where), control.mutant));
+    }
+  }
+  for (const auto& mutant : mutant_catalogue())
+    if (!used.contains(std::string(mutant.name)))
+      problems.push_back(fmt::format("mutant {} is in the catalogue but no scenario's control uses it", mutant.name));
+  for (const auto& problem : problems) fmt::print("lint: {}\n", problem);
+  fmt::print("lint: {} scenarios, {} problems\n", scenarios->size(), problems.size());
+  return problems.empty() ? kGreen : kRed;
+}
+
+// A review must-fix becomes a fixture: fixtures/<review-id>/ with a README to fill in and a
+// scenario skeleton that loads but fails red-once until its control is made real.
+int fixture_new_command(const std::string& review_id, const std::string& root) {
+  static const std::regex kId("[A-Za-z0-9][A-Za-z0-9._-]*");
+  if (!std::regex_match(review_id, kId))
+    return report_error({ErrorKind::BadInput, fmt::format("fixture new: expected a review id such as ID-P7-43, found '{}'", review_id)});
+  fs::path dir = fs::path(root) / review_id;
+  if (fs::exists(dir)) return report_error({ErrorKind::BadInput, fmt::format("fixture new: {} exists already", dir.string())});
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return report_error({ErrorKind::Io, fmt::format("cannot create {}: {}", dir.string(), ec.message())});
+  std::string slug;
+  for (char c : review_id) slug += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+  std::ofstream readme(dir / "README.md");
+  readme << fmt::format(
+      "# {}: <the behaviour the fix guarantees, as a sentence>\n\n"
+      "**What the review found.** <the defect, where, and why no test saw it>\n\n"
+      "**Mechanism.** <the deterministic steps the scenario takes>\n\n"
+      "**The fix.** <what changed>\n\n"
+      "**What red looks like.** <the mutant that reverts the fix and the values it reads>\n",
+      review_id);
+  std::ofstream yaml(dir / (slug + ".yaml"));
+  yaml << fmt::format(
+      "# Fixture {0}: replace this workload with the review's steps, the check with the one the\n"
+      "# fix makes hold, and the control with the mutant that reverts the fix. Until then\n"
+      "# `tidemark red-once` fails on it, as it should.\n"
+      "name: {1}-fixture\n"
+      "group: reclaim\n"
+      "target: {{width: 16, height: 16}}\n"
+      "buffers: [color]\n"
+      "workload:\n"
+      "  - buffer_data: {{buffer: color, size: 256, fill: {{palette: 0}}}}\n"
+      "  - draw: {{uniform: color}}\n"
+      "expect:\n"
+      "  pixels:\n"
+      "    - bands: {{count: 1, palette: true}}\n"
+      "controls:\n"
+      "  - knobs: {{wire_deferred_mb: 0}}\n"
+      "    fails: [\"pixels[0]\"]\n",
+      review_id, slug);
+  if (!readme || !yaml) return report_error({ErrorKind::Io, fmt::format("cannot write into {}", dir.string())});
+  fmt::print("created {}/README.md and {}/{}.yaml\n", dir.string(), dir.string(), slug);
+  return kGreen;
+}
+
+// The catalogue as a Markdown table: red_once/mutants.md is this output, checked by a test.
+int mutants_command() {
+  fmt::print("# Mutant catalogue\n\n");
+  fmt::print("Written by `tidemark mutants`; a test fails when this file and the build disagree.\n\n");
+  fmt::print("| mutant | component | what it breaks | the fix it reverts |\n|---|---|---|---|\n");
+  for (const auto& mutant : mutant_catalogue())
+    fmt::print("| `{}` | {} | {} | {} |\n", mutant.name, mutant.component, mutant.breaks, mutant.reverts);
+  return kGreen;
+}
+
+}  // namespace tidemark::cli

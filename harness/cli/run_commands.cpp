@@ -1,0 +1,269 @@
+// run, parity, replay, bench.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <set>
+
+#include "cli/commands.h"
+#include "core/mutants.h"
+#include "runner/red_once.h"
+#include "runner/runner.h"
+#include "scenario/scenario.h"
+#include "wire/lanes.h"
+#include "wire/replay.h"
+
+namespace tidemark::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Result<std::map<std::string, int64_t>> parse_knobs(const std::vector<std::string>& knobs) {
+  std::map<std::string, int64_t> out;
+  for (const auto& knob : knobs) {
+    auto eq = knob.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return fail(ErrorKind::BadInput, fmt::format("--knob: expected NAME=VALUE, found '{}'", knob));
+    std::string value = knob.substr(eq + 1);
+    char* end = nullptr;
+    long long parsed = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0')
+      return fail(ErrorKind::BadInput, fmt::format("--knob {}: expected an integer, found '{}'",
+                                                   knob.substr(0, eq), value));
+    out[knob.substr(0, eq)] = parsed;
+  }
+  return out;
+}
+
+// --record PATH: a .tdrec file for one scenario, or a folder of <group>/<name>.tdrec.
+Result<fs::path> recording_path(const std::string& record, const scenario::Scenario& scenario, size_t scenarios) {
+  fs::path path(record);
+  if (path.extension() == ".tdrec") {
+    if (scenarios != 1)
+      return fail(ErrorKind::BadInput, fmt::format("--record {}: expected one scenario for one file, found {} "
+                                                   "(give a folder to record each)", record, scenarios));
+    if (path.has_parent_path()) fs::create_directories(path.parent_path());
+    return path;
+  }
+  fs::path dir = path / scenario.group;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return fail(ErrorKind::Io, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  return dir / (scenario.name + ".tdrec");
+}
+
+void print_result(const runner::RunResult& result) {
+  fmt::print("{} {} ({:.2f} s) {} digest {}\n", result.green ? "GREEN" : "RED  ", result.test_name,
+             result.seconds, backend::gauge_line(result.gauges), result.digest);
+  if (result.error) fmt::print("      error: {}\n", result.error->message);
+  for (const auto& outcome : result.outcomes) {
+    if (outcome.passed) continue;
+    fmt::print("      failed {} `{}`: {}\n", outcome.kind, outcome.text, outcome.detail);
+    if (!outcome.where.file.empty()) fmt::print("        at {}\n", format_location(outcome.where));
+    for (const auto& artifact : outcome.artifacts) fmt::print("        wrote {}\n", artifact.string());
+  }
+}
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& inputs, const RunArgs& args) {
+  const std::vector<std::string>& knob_args = args.knobs;
+  const std::string& report = args.report;
+  int repeat = args.repeat;
+  auto lane = wire::parse_lane(args.lane);
+  if (!lane)
+    return report_error({ErrorKind::BadInput,
+                         fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", args.lane)});
+  wire::LaneOptions lane_options;
+  lane_options.lane = *lane;
+  lane_options.server_program = args.server_program;
+  lane_options.connect = args.connect;
+  lane_options.handshake_timeout = std::chrono::milliseconds(args.handshake_timeout_ms);
+  lane_options.kill_server_at_frame = args.kill_server_at_frame;
+  if (auto ok = check_mutant_name(args.mutant); !ok) return report_error(ok.error());
+  lane_options.mutant = args.mutant;
+  if (!args.connect.empty()) {
+    if (*lane != wire::Lane::Tcp)
+      return report_error({ErrorKind::BadInput, "--connect: expected --lane tcp"});
+    auto token = read_token(args.token_file);
+    if (!token) return report_error(token.error());
+    lane_options.token = *token;
+  }
+  if (repeat < 1) return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", repeat)});
+  auto knobs = parse_knobs(knob_args);
+  if (!knobs) return report_error(knobs.error());
+  auto scenarios = load_all(inputs);
+  if (!scenarios) return report_error(scenarios.error());
+  // Every override must be valid for every scenario before anything runs.
+  for (const auto& scenario : *scenarios)
+    if (auto ok = runner::effective_knobs(scenario, *knobs); !ok) return report_error(ok.error());
+
+  runner::RunOptions options;
+  options.knob_overrides = *knobs;
+  options.report_dir = report.empty() ? default_report_dir() : fs::path(report);
+  options.validation = args.validation;
+  options.repeat = repeat;
+  options.lane = lane_options;
+
+  std::vector<runner::RunResult> results;
+  for (const auto& scenario : *scenarios) {
+    if (!args.record.empty()) {
+      auto path = recording_path(args.record, scenario, scenarios->size());
+      if (!path) return report_error(path.error());
+      options.lane.record = path->string();
+      options.lane.record_name = scenario.group + "/" + scenario.name;
+    }
+    auto result = runner::run(scenario, options);
+    if (!result) return report_error(result.error());
+    print_result(*result);
+    results.push_back(std::move(*result));
+  }
+  if (auto ok = runner::write_summary(results, options.report_dir); !ok) return report_error(ok.error());
+  size_t green = 0;
+  for (const auto& result : results) green += result.green ? 1 : 0;
+  fmt::print("{} green, {} red; report: {}\n", green, results.size() - green,
+             fs::absolute(options.report_dir / "summary.json").string());
+  return green == results.size() ? kGreen : kRed;
+}
+
+// Every scenario in every lane: the digests must agree. Prints one row per scenario.
+int parity_command(const std::vector<std::string>& inputs, const std::string& report, bool with_replay) {
+  auto scenarios = load_all(inputs);
+  if (!scenarios) return report_error(scenarios.error());
+  fs::path report_dir = report.empty() ? default_report_dir() : fs::path(report);
+  std::vector<runner::RunResult> results;
+  size_t mismatched = 0;
+  for (const auto& scenario : *scenarios) {
+    std::map<std::string, std::vector<std::string>> lanes_by_digest;
+    std::string row;
+    for (wire::Lane lane : wire::kAllLanes) {
+      runner::RunOptions options;
+      options.report_dir = report_dir;
+      options.lane.lane = lane;
+      auto result = runner::run(scenario, options);
+      if (!result) return report_error(result.error());
+      lanes_by_digest[result->digest].push_back(std::string(wire::lane_name(lane)));
+      row += fmt::format(" {}={}{}", wire::lane_name(lane), result->digest, result->green ? "" : "(red)");
+      results.push_back(std::move(*result));
+    }
+    if (with_replay) {
+      // Record the monolith session, then replay it in every lane: same digest as the runs.
+      runner::RunOptions options;
+      options.report_dir = report_dir / "recorded";
+      options.lane.record = (report_dir / "recordings" / (scenario.group + "." + scenario.name + ".tdrec")).string();
+      options.lane.record_name = scenario.group + "/" + scenario.name;
+      fs::create_directories(report_dir / "recordings");
+      auto recorded = runner::run(scenario, options);
+      if (!recorded) return report_error(recorded.error());
+      lanes_by_digest[recorded->digest].push_back("recorded");
+      for (wire::Lane lane : wire::kAllLanes) {
+        wire::LaneOptions lane_options;
+        lane_options.lane = lane;
+        auto replayed = wire::replay(options.lane.record, lane_options);
+        if (!replayed) return report_error(replayed.error());
+        std::string key = replayed->divergence ? "diverged: " + *replayed->divergence : replayed->digest;
+        lanes_by_digest[key].push_back(fmt::format("replay-{}", wire::lane_name(lane)));
+        row += fmt::format(" replay-{}={}", wire::lane_name(lane), replayed->divergence ? "DIVERGED" : replayed->digest);
+      }
+    }
+    bool same = lanes_by_digest.size() == 1;
+    if (!same)
+      for (const auto& [digest, lanes] : lanes_by_digest)
+        fmt::print("  {}: {}\n", digest, fmt::join(lanes, ", "));
+    mismatched += same ? 0 : 1;
+    fmt::print("{} {}/{}{}\n", same ? "SAME" : "DIFF", scenario.group, scenario.name, row);
+  }
+  if (auto ok = runner::write_summary(results, report_dir); !ok) return report_error(ok.error());
+  fmt::print("{} of {} scenarios give one digest in every lane; report: {}\n", scenarios->size() - mismatched,
+             scenarios->size(), fs::absolute(report_dir / "summary.json").string());
+  return mismatched == 0 ? kGreen : kRed;
+}
+
+// Replays a recording in a lane; every reply must match the recorded one.
+int replay_command(const std::string& file, const RunArgs& args, bool compare) {
+  auto lane = wire::parse_lane(args.lane);
+  if (!lane)
+    return report_error({ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", args.lane)});
+  wire::LaneOptions options;
+  options.lane = *lane;
+  options.server_program = args.server_program;
+  options.connect = args.connect;
+  options.handshake_timeout = std::chrono::milliseconds(args.handshake_timeout_ms);
+  if (!args.connect.empty()) {
+    auto token = read_token(args.token_file);
+    if (!token) return report_error(token.error());
+    options.token = *token;
+  }
+  if (auto ok = check_mutant_name(args.mutant); !ok) return report_error(ok.error());
+  options.mutant = args.mutant;
+  auto report = wire::replay(file, options, compare);
+  if (!report) return report_error(report.error());
+  double rate = report->seconds > 0 ? double(report->requests) / report->seconds : 0;
+  if (report->divergence) {
+    fmt::print("REPLAY DIVERGED {} [{}] at {}\n", report->scenario, args.lane, *report->divergence);
+    return kRed;
+  }
+  fmt::print("REPLAY OK {} [{}]: {} records, {} commands in {:.3f} s ({:.0f} commands/s); digest {}\n",
+             report->scenario, args.lane, report->records, report->requests, report->seconds, rate,
+             report->digest.empty() ? "(no gauges and pixels read)" : report->digest);
+  return kGreen;
+}
+
+// Replay throughput per lane: each stream is recorded once (monolith), then replayed
+// `repeat` times in every lane; the median is reported with its ratio to monolith.
+int bench_command(const std::vector<std::string>& inputs, int repeat, const std::string& report) {
+  auto scenarios = load_all(inputs);
+  if (!scenarios) return report_error(scenarios.error());
+  fs::path dir = report.empty() ? fs::path("build/bench") : fs::path(report);
+  fs::create_directories(dir);
+  nlohmann::json json;
+  fmt::print("{:<28} {:<9} {:>9} {:>10} {:>13} {:>9}\n", "stream", "lane", "commands", "median s", "commands/s",
+             "vs mono");
+  for (const auto& scenario : *scenarios) {
+    runner::RunOptions options;
+    options.report_dir = dir / "recorded";
+    options.lane.record = (dir / (scenario.name + ".tdrec")).string();
+    options.lane.record_name = scenario.group + "/" + scenario.name;
+    auto recorded = runner::run(scenario, options);
+    if (!recorded) return report_error(recorded.error());
+    double monolith_rate = 0;
+    for (wire::Lane lane : wire::kAllLanes) {
+      std::vector<double> seconds;
+      uint64_t commands = 0;
+      for (int i = 0; i < repeat; ++i) {
+        wire::LaneOptions lane_options;
+        lane_options.lane = lane;
+        auto replayed = wire::replay(options.lane.record, lane_options);
+        if (!replayed) return report_error(replayed.error());
+        if (replayed->divergence || replayed->digest != recorded->digest) {
+          fmt::print("bench: {} diverged in {}: {}\n", scenario.name, wire::lane_name(lane),
+                     replayed->divergence.value_or("digest " + replayed->digest));
+          return kRed;
+        }
+        seconds.push_back(replayed->seconds);
+        commands = replayed->requests;
+      }
+      std::sort(seconds.begin(), seconds.end());
+      double median = seconds[seconds.size() / 2];
+      double rate = median > 0 ? double(commands) / median : 0;
+      if (lane == wire::Lane::Monolith) monolith_rate = rate;
+      double ratio = monolith_rate > 0 ? rate / monolith_rate : 0;
+      fmt::print("{:<28} {:<9} {:>9} {:>10.3f} {:>13.0f} {:>9.2f}\n", scenario.name, wire::lane_name(lane), commands,
+                 median, rate, ratio);
+      json["results"].push_back({{"stream", scenario.name}, {"lane", wire::lane_name(lane)}, {"commands", commands},
+                                 {"median_seconds", median}, {"commands_per_second", rate},
+                                 {"ratio_to_monolith", ratio}, {"runs", seconds}});
+    }
+  }
+  std::ofstream(dir / "bench.json") << json.dump(2) << '\n';
+  fmt::print("bench: {}\n", fs::absolute(dir / "bench.json").string());
+  return kGreen;
+}
+
+}  // namespace tidemark::cli
