@@ -1,0 +1,52 @@
+#include "runner/red_once.h"
+
+#include <gtest/gtest.h>
+
+namespace tidemark::runner {
+namespace {
+
+RedOnceReport report_with(std::vector<std::string> measured) {
+  RedOnceReport report;
+  report.scenario = "reclaim/s";
+  ControlRun run;
+  run.control = "mutant=reclaim.frame_bucket";
+  run.lane = "spawn";
+  run.verdict = ControlRun::Verdict::Red;
+  run.measured = std::move(measured);
+  report.runs.push_back(run);
+  return report;
+}
+
+// Check that a control is described by what it sets, mutant first, knobs sorted.
+TEST(RedOnce, ControlsAreDescribedByWhatTheySet) {
+  scenario::Control control;
+  control.mutant = "reclaim.frame_bucket";
+  control.knobs = {{"wire_deferred_mb", 0}, {"retire_lag", 2}};
+  EXPECT_EQ(describe_control(control), "mutant=reclaim.frame_bucket knobs=retire_lag:2,wire_deferred_mb:0");
+}
+
+// Check that ledger lines carry scenario, control, lane and the measured values.
+TEST(RedOnce, LedgerLinesNameScenarioControlAndLane) {
+  auto lines = ledger_lines(report_with({"wlivepk <= 4 | red wlivepk = 1025 | green wlivepk = 1"}));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "reclaim/s | mutant=reclaim.frame_bucket | spawn | wlivepk <= 4 | red wlivepk = 1025 | green wlivepk = 1");
+}
+
+// Check that drift is found both ways and other scenarios' lines are ignored.
+TEST(RedOnce, DriftIsFoundBothWaysAndOnlyForThisScenario) {
+  auto report = report_with({"wlivepk <= 4 | red wlivepk = 1026 | green wlivepk = 1"});
+  std::vector<std::string> ledger = {
+      "reclaim/s | mutant=reclaim.frame_bucket | spawn | wlivepk <= 4 | red wlivepk = 1025 | green wlivepk = 1",
+      "reclaim/other | mutant=x.y | tcp | anything"};
+  auto drift = ledger_drift(report, ledger);
+  ASSERT_EQ(drift.size(), 2u);
+  EXPECT_EQ(drift[0].rfind("not in the ledger: ", 0), 0u);
+  EXPECT_NE(drift[0].find("1026"), std::string::npos);
+  EXPECT_EQ(drift[1].rfind("in the ledger, not measured: ", 0), 0u);
+  EXPECT_NE(drift[1].find("1025"), std::string::npos);
+
+  EXPECT_TRUE(ledger_drift(report_with({"wlivepk <= 4 | red wlivepk = 1025 | green wlivepk = 1"}), ledger).empty());
+}
+
+}  // namespace
+}  // namespace tidemark::runner
