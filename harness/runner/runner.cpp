@@ -444,6 +444,7 @@ Status write_summary(const std::vector<RunResult>& results, const fs::path& dir)
   }
   json["green"] = green;
   json["red"] = results.size() - green;
+  if (auto ok = write_html_summary(results, dir); !ok) return ok;
   return write_json(dir / "summary.json", json);
 }
 

@@ -61,7 +61,8 @@ Result<std::map<std::string, int64_t>> effective_knobs(
 // failed pixel checks.
 Result<RunResult> run(const scenario::Scenario& scenario, const RunOptions& options);
 
-// Writes summary.json for a set of results into `dir`.
+// Writes summary.json and summary.html for a set of results into `dir`.
 Status write_summary(const std::vector<RunResult>& results, const std::filesystem::path& dir);
+Status write_html_summary(const std::vector<RunResult>& results, const std::filesystem::path& dir);
 
 }  // namespace tidemark::runner
