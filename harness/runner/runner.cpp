@@ -249,7 +249,10 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
     return result;
   }
   if (auto done = drive(scenario, (*session)->api(), result); !done) {
-    if (done.error().kind == ErrorKind::Environment) return std::unexpected(done.error());
+    // A scenario that asks for the impossible (a draw of a buffer with no store, a band
+    // past the end) is bad input, not a red result.
+    if (done.error().kind == ErrorKind::Environment || done.error().kind == ErrorKind::BadInput)
+      return std::unexpected(done.error());
     result.error = done.error();
   }
   result.lane = (*session)->report();
