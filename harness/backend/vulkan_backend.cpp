@@ -14,6 +14,7 @@
 #include "backend/device.h"
 #include "backend/host_buffer.h"
 #include "backend/reclaim.h"
+#include "backend/submissions.h"
 #include "backend/vk.h"
 #include "core/gauge_names.h"
 
@@ -30,7 +31,6 @@ const uint32_t kBandFrag[] = {
 constexpr VkFormat kTargetFormat = VK_FORMAT_R8G8B8A8_UNORM;
 constexpr uint64_t kUniformRange = 4;      // one packed RGBA8 colour
 constexpr uint64_t kVertexBytes = 8;       // one float2 offset
-constexpr uint64_t kWatchdogNs = 30'000'000'000ull;  // a batch lavapipe cannot finish in 30 s is a hang
 
 struct PushConstants {
   int32_t rect[4];
@@ -64,16 +64,14 @@ class HandleTable {
   StoreHandle next_ = 1;
 };
 
-std::unexpected<Error> sync_fatal(const char* site, std::string why) {
-  return fail(ErrorKind::Fatal, fmt::format("fatal buffer-write-sync {{site={}}}: {}", site, why));
-}
-
-class VulkanBackend final : public Backend, private SubmitTimeline {
+class VulkanBackend final : public Backend {
  public:
   VulkanBackend(const Config& config, std::unique_ptr<Device> device)
       : config_(config),
         device_(std::move(device)),
-        reclaim_(policy_for(config), *this, {[this](StoreHandle store) { destroy_store(store); }, nullptr}) {}
+        submissions_(*device_, config.knobs.retire_lag, [this](VkCommandBuffer commands) { end_rendering(commands); }),
+        reclaim_(policy_for(config), submissions_,
+                 {[this](StoreHandle store) { destroy_store(store); }, nullptr}) {}
 
   static ReclaimPolicy policy_for(const Config& config) {
     ReclaimPolicy policy;
@@ -88,8 +86,6 @@ class VulkanBackend final : public Backend, private SubmitTimeline {
     if (!device_) return;
     vkDeviceWaitIdle(vk_device());
     reclaim_.destroy_all();
-    in_flight_.clear();
-    staging_.clear();
   }
 
   Status initialize();
@@ -103,39 +99,26 @@ class VulkanBackend final : public Backend, private SubmitTimeline {
   Status buffer_sub_data(BufferId buffer, uint64_t offset, std::span<const uint8_t> data) override;
   Status draw(const DrawCall& call) override;
   Result<FenceId> fence_sync() override {
-    fences_.push_back(has_commands_ ? sync_point() : submitted_);
+    fences_.push_back(submissions_.fence_index());
     return static_cast<FenceId>(fences_.size());
   }
   Result<WaitStatus> client_wait(FenceId fence, bool flush, uint64_t timeout_ns) override;
-  Status flush() override { return submit(); }
-  Status finish() override { return sync("finish"); }
+  Status flush() override { return submissions_.submit(); }
+  Status finish() override { return submissions_.sync("finish"); }
   Status present() override;
   Result<check::Image> read_pixels() override;
   Result<Gauges> gauges() override { return current_gauges(); }
   Result<std::vector<std::string>> validation_messages() override { return device_->validation_messages(); }
 
  private:
-  // SubmitTimeline
-  uint64_t sync_point() const override { return submitted_ + 1; }
-  bool is_complete(uint64_t index) const override { return index <= completed_; }
-  bool is_idle() const override { return !has_commands_ && completed_ == submitted_; }
-  Status sync(const char* site) override {
-    if (auto ok = submit(); !ok) return ok;
-    return wait_for(submitted_, site);
-  }
-
   VkDevice vk_device() const { return device_->device(); }
   Gauges current_gauges() const;
 
   Status create_target();
   Status create_pipeline();
   Status clear_target();
-  Result<VkCommandBuffer> acquire_command_buffer();
-  Status ensure_recording();
-  void begin_rendering();
-  void end_rendering();
-  Status submit();
-  Status wait_for(uint64_t index, const char* site);
+  void begin_rendering(VkCommandBuffer commands);
+  void end_rendering(VkCommandBuffer commands);
   Result<VkDescriptorSet> descriptor_for(StoreHandle store);
   Result<StoreHandle> mint(std::span<const uint8_t> data);
   void destroy_store(StoreHandle store);
@@ -151,24 +134,10 @@ class VulkanBackend final : public Backend, private SubmitTimeline {
   vk::DescriptorSetLayout set_layout_;
   vk::PipelineLayout pipeline_layout_;
   vk::Pipeline pipeline_;
-  vk::CommandPool command_pool_;
   HostBuffer zero_vertices_;
 
-  // Submission state.
-  struct Batch {
-    uint64_t index;
-    VkCommandBuffer commands;
-    vk::Fence fence;
-  };
-  std::deque<Batch> in_flight_;
-  std::vector<VkCommandBuffer> free_command_buffers_;
-  std::vector<vk::Fence> free_fences_;
-  std::deque<std::pair<uint64_t, HostBuffer>> staging_;  // freed when their submit retires
-  VkCommandBuffer recording_ = VK_NULL_HANDLE;
-  bool has_commands_ = false;
+  Submissions submissions_;
   bool in_rendering_ = false;
-  uint64_t submitted_ = 0;
-  uint64_t completed_ = 0;
   int64_t presents_ = 0;
 
   // Stores, records and fences.
@@ -190,12 +159,7 @@ class VulkanBackend final : public Backend, private SubmitTimeline {
 };
 
 Status VulkanBackend::initialize() {
-  VkCommandPoolCreateInfo pool_info{};
-  pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
-  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  pool_info.queueFamilyIndex = device_->queue_family();
-  TIDEMARK_TRY(pool, vk::CommandPool::create(vk_device(), vkCreateCommandPool, pool_info, "vkCreateCommandPool"));
-  command_pool_ = std::move(pool);
+  if (auto ok = submissions_.init(); !ok) return ok;
 
   TIDEMARK_TRY(zero, HostBuffer::create(*device_, account_, kVertexBytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT));
   zero_vertices_ = std::move(zero);
@@ -391,55 +355,26 @@ constexpr VkPipelineStageFlags kDrawReadStages = VK_PIPELINE_STAGE_VERTEX_INPUT_
 
 // Opaque black, so an unpainted pixel never matches a palette colour.
 Status VulkanBackend::clear_target() {
-  if (auto ok = ensure_recording(); !ok) return ok;
-  image_barrier(recording_, target_.get(), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+  TIDEMARK_TRY(commands, submissions_.open());
+  image_barrier(commands, target_.get(), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                 VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT,
                 VK_ACCESS_TRANSFER_WRITE_BIT);
   VkClearColorValue black{};
   black.float32[3] = 1.0f;
   VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  vkCmdClearColorImage(recording_, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &range);
-  image_barrier(recording_, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+  vkCmdClearColorImage(commands, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &range);
+  image_barrier(commands, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                 VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
                 VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                 VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
-  has_commands_ = true;
-  return sync("initialize");  // start idle: nothing pending before the workload
+  submissions_.recorded();
+  return submissions_.sync("initialize");  // start idle: nothing pending before the workload
 }
 
-Result<VkCommandBuffer> VulkanBackend::acquire_command_buffer() {
-  if (!free_command_buffers_.empty()) {
-    VkCommandBuffer commands = free_command_buffers_.back();
-    free_command_buffers_.pop_back();
-    return commands;
-  }
-  VkCommandBufferAllocateInfo info{};
-  info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-  info.commandPool = command_pool_.get();
-  info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  info.commandBufferCount = 1;
-  VkCommandBuffer commands = VK_NULL_HANDLE;
-  if (auto ok = vk::check(vkAllocateCommandBuffers(vk_device(), &info, &commands), "vkAllocateCommandBuffers"); !ok)
-    return std::unexpected(ok.error());
-  return commands;
-}
-
-Status VulkanBackend::ensure_recording() {
-  if (recording_ != VK_NULL_HANDLE) return {};
-  auto commands = acquire_command_buffer();
-  if (!commands) return std::unexpected(commands.error());
-  VkCommandBufferBeginInfo begin{};
-  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  if (auto ok = vk::check(vkBeginCommandBuffer(*commands, &begin), "vkBeginCommandBuffer"); !ok) return ok;
-  recording_ = *commands;
-  return {};
-}
-
-void VulkanBackend::begin_rendering() {
+void VulkanBackend::begin_rendering(VkCommandBuffer commands) {
   if (in_rendering_) return;
   // Earlier draws, copies and clears (in this or an earlier submit) before this pass.
-  memory_barrier(recording_,
+  memory_barrier(commands,
                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                  VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                  kDrawReadStages | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
@@ -457,67 +392,18 @@ void VulkanBackend::begin_rendering() {
   info.layerCount = 1;
   info.colorAttachmentCount = 1;
   info.pColorAttachments = &attachment;
-  vkCmdBeginRendering(recording_, &info);
-  vkCmdBindPipeline(recording_, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.get());
+  vkCmdBeginRendering(commands, &info);
+  vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.get());
   VkViewport viewport{0, 0, static_cast<float>(config_.width), static_cast<float>(config_.height), 0, 1};
-  vkCmdSetViewport(recording_, 0, 1, &viewport);
-  vkCmdSetScissor(recording_, 0, 1, &info.renderArea);
+  vkCmdSetViewport(commands, 0, 1, &viewport);
+  vkCmdSetScissor(commands, 0, 1, &info.renderArea);
   in_rendering_ = true;
 }
 
-void VulkanBackend::end_rendering() {
+void VulkanBackend::end_rendering(VkCommandBuffer commands) {
   if (!in_rendering_) return;
-  vkCmdEndRendering(recording_);
+  vkCmdEndRendering(commands);
   in_rendering_ = false;
-}
-
-Status VulkanBackend::submit() {
-  if (!has_commands_) return {};
-  end_rendering();
-  if (auto ok = vk::check(vkEndCommandBuffer(recording_), "vkEndCommandBuffer"); !ok) return ok;
-  vk::Fence fence;
-  if (!free_fences_.empty()) {
-    fence = std::move(free_fences_.back());
-    free_fences_.pop_back();
-  } else {
-    VkFenceCreateInfo info{};
-    info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-    TIDEMARK_TRY(made, vk::Fence::create(vk_device(), vkCreateFence, info, "vkCreateFence"));
-    fence = std::move(made);
-  }
-  VkSubmitInfo info{};
-  info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  info.commandBufferCount = 1;
-  info.pCommandBuffers = &recording_;
-  if (auto ok = vk::check(vkQueueSubmit(device_->queue(), 1, &info, fence.get()), "vkQueueSubmit"); !ok)
-    return ok;
-  in_flight_.push_back({++submitted_, recording_, std::move(fence)});
-  recording_ = VK_NULL_HANDLE;
-  has_commands_ = false;
-  uint64_t lag = config_.knobs.retire_lag;
-  if (lag > 0 && submitted_ > lag) return wait_for(submitted_ - lag, "retire-lag");
-  return {};
-}
-
-Status VulkanBackend::wait_for(uint64_t index, const char* site) {
-  while (!in_flight_.empty() && in_flight_.front().index <= index) {
-    Batch& batch = in_flight_.front();
-    VkFence fence = batch.fence.get();
-    VkResult waited = vkWaitForFences(vk_device(), 1, &fence, VK_TRUE, kWatchdogNs);
-    if (waited == VK_TIMEOUT)
-      return sync_fatal(site, fmt::format("submit {} did not retire within 30 s", batch.index));
-    if (waited != VK_SUCCESS)
-      return sync_fatal(site, fmt::format("waiting for submit {}: {}", batch.index, vk::result_name(waited)));
-    vkResetFences(vk_device(), 1, &fence);
-    vkResetCommandBuffer(batch.commands, 0);
-    free_command_buffers_.push_back(batch.commands);
-    free_fences_.push_back(std::move(batch.fence));
-    completed_ = batch.index;
-    in_flight_.pop_front();
-  }
-  completed_ = std::max(completed_, std::min(index, submitted_));
-  while (!staging_.empty() && staging_.front().first <= completed_) staging_.pop_front();
-  return {};
 }
 
 Result<Store*> VulkanBackend::current_store(BufferId buffer, const char* op, const char* role) {
@@ -590,7 +476,7 @@ Status VulkanBackend::buffer_sub_data(BufferId buffer, uint64_t offset, std::spa
                 fmt::format("buffer_sub_data: bytes {}..{} are outside the {}-byte store", offset,
                             offset + data.size(), target.memory.size()));
   if (data.empty()) return {};
-  bool idle = target.last_use == 0 || is_complete(target.last_use);
+  bool idle = target.last_use == 0 || submissions_.is_complete(target.last_use);
   if (mutant_is(config_.mutant, MutantId::BufferHostWriteWhenBusy)) idle = true;
   if (mutant_is(config_.mutant, MutantId::BufferStageWhenIdle)) idle = false;
   if (idle) {
@@ -601,15 +487,15 @@ Status VulkanBackend::buffer_sub_data(BufferId buffer, uint64_t offset, std::spa
   auto staging = HostBuffer::create(*device_, account_, data.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
   if (!staging) return std::unexpected(staging.error());
   std::memcpy(staging->bytes().data(), data.data(), data.size());
-  if (auto ok = ensure_recording(); !ok) return ok;
-  end_rendering();
-  memory_barrier(recording_, kDrawReadStages | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+  TIDEMARK_TRY(commands, submissions_.open());
+  end_rendering(commands);
+  memory_barrier(commands, kDrawReadStages | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
   VkBufferCopy region{0, offset, data.size()};
-  vkCmdCopyBuffer(recording_, staging->buffer(), target.memory.buffer(), 1, &region);
-  has_commands_ = true;
-  target.last_use = sync_point();
-  staging_.emplace_back(sync_point(), std::move(*staging));
+  vkCmdCopyBuffer(commands, staging->buffer(), target.memory.buffer(), 1, &region);
+  submissions_.recorded();
+  target.last_use = submissions_.sync_point();
+  submissions_.release_when_retired(std::move(*staging));
   return {};
 }
 
@@ -654,19 +540,19 @@ Status VulkanBackend::draw(const DrawCall& call) {
   auto set = descriptor_for(uniform_handle);
   if (!set) return std::unexpected(set.error());
 
-  if (auto ok = ensure_recording(); !ok) return ok;
-  begin_rendering();
-  vkCmdBindDescriptorSets(recording_, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout_.get(), 0, 1, &*set, 0,
+  TIDEMARK_TRY(commands, submissions_.open());
+  begin_rendering(commands);
+  vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout_.get(), 0, 1, &*set, 0,
                           nullptr);
   VkBuffer vertex_buffer = vertices ? vertices->memory.buffer() : zero_vertices_.buffer();
   VkDeviceSize zero_offset = 0;
-  vkCmdBindVertexBuffers(recording_, 0, 1, &vertex_buffer, &zero_offset);
+  vkCmdBindVertexBuffers(commands, 0, 1, &vertex_buffer, &zero_offset);
   PushConstants push{{call.rect.x0, call.rect.y0, call.rect.x1, call.rect.y1}, {config_.width, config_.height}};
-  vkCmdPushConstants(recording_, pipeline_layout_.get(), VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), &push);
-  vkCmdDraw(recording_, 4, 1, 0, 0);
-  has_commands_ = true;
-  (*uniform)->last_use = sync_point();
-  if (vertices) vertices->last_use = sync_point();
+  vkCmdPushConstants(commands, pipeline_layout_.get(), VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), &push);
+  vkCmdDraw(commands, 4, 1, 0, 0);
+  submissions_.recorded();
+  (*uniform)->last_use = submissions_.sync_point();
+  if (vertices) vertices->last_use = submissions_.sync_point();
   return {};
 }
 
@@ -674,19 +560,19 @@ Result<WaitStatus> VulkanBackend::client_wait(FenceId fence, bool flush_first, u
   if (fence == 0 || fence > fences_.size())
     return fail(ErrorKind::BadInput, fmt::format("client_wait: no fence {}", fence));
   uint64_t index = fences_[fence - 1];
-  if (is_complete(index)) return WaitStatus::AlreadySignaled;
+  if (submissions_.is_complete(index)) return WaitStatus::AlreadySignaled;
   if (mutant_is(config_.mutant, MutantId::FenceImplicitFlush) && timeout_ns > 0) flush_first = true;
-  if (flush_first && index > submitted_) {
-    if (auto ok = submit(); !ok) return std::unexpected(ok.error());
+  if (flush_first && index > submissions_.submitted()) {
+    if (auto ok = submissions_.submit(); !ok) return std::unexpected(ok.error());
   }
   // Timeout 0 never looks at the GPU; an unsubmitted fence can never signal.
-  if (timeout_ns == 0 || index > submitted_) return WaitStatus::TimeoutExpired;
-  if (auto ok = wait_for(index, "client-wait"); !ok) return std::unexpected(ok.error());
+  if (timeout_ns == 0 || index > submissions_.submitted()) return WaitStatus::TimeoutExpired;
+  if (auto ok = submissions_.wait_for(index, "client-wait"); !ok) return std::unexpected(ok.error());
   return WaitStatus::ConditionSatisfied;
 }
 
 Status VulkanBackend::present() {
-  if (auto ok = sync("present"); !ok) return ok;
+  if (auto ok = submissions_.sync("present"); !ok) return ok;
   reclaim_.sweep();
   ++presents_;
   if (mutant_is(config_.mutant, MutantId::PresentKeepsDescriptorSets)) return {};
@@ -704,24 +590,24 @@ Result<check::Image> VulkanBackend::read_pixels() {
   const uint64_t bytes = uint64_t(config_.width) * uint64_t(config_.height) * 4;
   auto readback = HostBuffer::create(*device_, account_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
   if (!readback) return std::unexpected(readback.error());
-  if (auto ok = ensure_recording(); !ok) return std::unexpected(ok.error());
-  end_rendering();
-  image_barrier(recording_, target_.get(), VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+  TIDEMARK_TRY(commands, submissions_.open());
+  end_rendering(commands);
+  image_barrier(commands, target_.get(), VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                 VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
   VkBufferImageCopy region{};
   region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
   region.imageExtent = {static_cast<uint32_t>(config_.width), static_cast<uint32_t>(config_.height), 1};
-  vkCmdCopyImageToBuffer(recording_, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback->buffer(), 1,
+  vkCmdCopyImageToBuffer(commands, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback->buffer(), 1,
                          &region);
-  image_barrier(recording_, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+  image_barrier(commands, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                 VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
                 VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                 VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
-  memory_barrier(recording_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+  memory_barrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                  VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-  has_commands_ = true;
-  if (auto ok = sync("host-read"); !ok) return std::unexpected(ok.error());
+  submissions_.recorded();
+  if (auto ok = submissions_.sync("host-read"); !ok) return std::unexpected(ok.error());
   check::Image image;
   image.width = config_.width;
   image.height = config_.height;
@@ -745,7 +631,7 @@ Gauges VulkanBackend::current_gauges() const {
   g.devallocspk = account_.allocations_peak;
   g.devbytes = account_.bytes;
   g.devbytespk = account_.bytes_peak;
-  g.submits = static_cast<int64_t>(submitted_);
+  g.submits = static_cast<int64_t>(submissions_.submitted());
   g.presents = presents_;
   return g;
 }
