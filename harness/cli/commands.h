@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
+#include "wire/lanes.h"
 
 namespace tidemark::cli {
 
@@ -51,7 +52,9 @@ int list_command(const std::vector<std::string>& inputs, const std::string& ctes
                  const std::string& tidemark, const std::string& report_root, const std::string& ledger);
 
 // Shared by the commands that open lanes.
-Result<std::string> read_token(const std::string& token_file);
+Result<wire::Lane> parse_lane_option(const std::string& name);
+// --lane, --server-program, --connect (+ token), --handshake-timeout-ms, --mutant.
+Result<wire::LaneOptions> lane_options_from(const RunArgs& args);
 Status check_mutant_name(const std::string& name);
 
 }  // namespace tidemark::cli

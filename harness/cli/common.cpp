@@ -82,19 +82,27 @@ Status check_mutant_name(const std::string& name) {
                                                name));
 }
 
-// The session token for --connect: from a file or TIDEMARK_TOKEN, never the command line.
-Result<std::string> read_token(const std::string& token_file) {
-  if (token_file.empty()) {
-    const char* token = std::getenv("TIDEMARK_TOKEN");
-    if (!token || !*token)
-      return fail(ErrorKind::BadInput, "--connect: expected a token in TIDEMARK_TOKEN or --token-file, found none");
-    return std::string(token);
+Result<wire::Lane> parse_lane_option(const std::string& name) {
+  if (auto lane = wire::parse_lane(name)) return *lane;
+  return fail(ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", name));
+}
+
+Result<wire::LaneOptions> lane_options_from(const RunArgs& args) {
+  wire::LaneOptions options;
+  TIDEMARK_TRY(lane, parse_lane_option(args.lane));
+  options.lane = lane;
+  options.server_program = args.server_program;
+  options.connect = args.connect;
+  options.handshake_timeout = std::chrono::milliseconds(args.handshake_timeout_ms);
+  options.kill_server_at_frame = args.kill_server_at_frame;
+  if (auto ok = check_mutant_name(args.mutant); !ok) return std::unexpected(ok.error());
+  options.mutant = args.mutant;
+  if (!args.connect.empty()) {
+    if (lane != wire::Lane::Tcp) return fail(ErrorKind::BadInput, "--connect: expected --lane tcp");
+    TIDEMARK_TRY(token, wire::read_session_token(args.token_file, "--connect"));
+    options.token = std::move(token);
   }
-  std::ifstream in(token_file);
-  std::string token;
-  if (!in || !std::getline(in, token) || token.empty())
-    return fail(ErrorKind::BadInput, fmt::format("--token-file: expected a token on the first line of {}", token_file));
-  return token;
+  return options;
 }
 
 }  // namespace tidemark::cli

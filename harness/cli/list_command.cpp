@@ -30,8 +30,8 @@ std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios
       std::string name = fmt::format("RedOnce.{}.{}", runner::camel_case(scenario.group), scenario.name);
       out += fmt::format("add_test([=[{}]=] [=[{}]=] red-once --ledger [=[{}]=] --report [=[{}/{}]=] [=[{}]=])\n",
                          name, tidemark, ledger, report_root, name, fs::absolute(scenario.file).string());
-      bool soak = scenario.file.parent_path().filename() == "soak";
-      out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[red-once{}]=])\n", name, soak ? ";soak" : "");
+      out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[red-once{}]=])\n", name,
+                         runner::is_soak(scenario) ? ";soak" : "");
     }
     for (wire::Lane lane : wire::kAllLanes) {
       std::string name = runner::test_name(scenario, lane);

@@ -47,8 +47,8 @@ int red_once_command(const std::vector<std::string>& inputs, const std::vector<s
   if (!lanes.empty()) {
     options.lanes.clear();
     for (const auto& name : lanes) {
-      auto lane = wire::parse_lane(name);
-      if (!lane) return report_error({ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", name)});
+      auto lane = parse_lane_option(name);
+      if (!lane) return report_error(lane.error());
       options.lanes.push_back(*lane);
     }
   }

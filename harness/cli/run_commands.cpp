@@ -76,25 +76,8 @@ int run_command(const std::vector<std::string>& inputs, const RunArgs& args) {
   const std::vector<std::string>& knob_args = args.knobs;
   const std::string& report = args.report;
   int repeat = args.repeat;
-  auto lane = wire::parse_lane(args.lane);
-  if (!lane)
-    return report_error({ErrorKind::BadInput,
-                         fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", args.lane)});
-  wire::LaneOptions lane_options;
-  lane_options.lane = *lane;
-  lane_options.server_program = args.server_program;
-  lane_options.connect = args.connect;
-  lane_options.handshake_timeout = std::chrono::milliseconds(args.handshake_timeout_ms);
-  lane_options.kill_server_at_frame = args.kill_server_at_frame;
-  if (auto ok = check_mutant_name(args.mutant); !ok) return report_error(ok.error());
-  lane_options.mutant = args.mutant;
-  if (!args.connect.empty()) {
-    if (*lane != wire::Lane::Tcp)
-      return report_error({ErrorKind::BadInput, "--connect: expected --lane tcp"});
-    auto token = read_token(args.token_file);
-    if (!token) return report_error(token.error());
-    lane_options.token = *token;
-  }
+  auto lane_options = lane_options_from(args);
+  if (!lane_options) return report_error(lane_options.error());
   if (repeat < 1) return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", repeat)});
   auto knobs = parse_knobs(knob_args);
   if (!knobs) return report_error(knobs.error());
@@ -109,7 +92,7 @@ int run_command(const std::vector<std::string>& inputs, const RunArgs& args) {
   options.report_dir = report.empty() ? default_report_dir() : fs::path(report);
   options.validation = args.validation;
   options.repeat = repeat;
-  options.lane = lane_options;
+  options.lane = *lane_options;
 
   std::vector<runner::RunResult> results;
   for (const auto& scenario : *scenarios) {
@@ -187,22 +170,9 @@ int parity_command(const std::vector<std::string>& inputs, const std::string& re
 
 // Replays a recording in a lane; every reply must match the recorded one.
 int replay_command(const std::string& file, const RunArgs& args, bool compare) {
-  auto lane = wire::parse_lane(args.lane);
-  if (!lane)
-    return report_error({ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", args.lane)});
-  wire::LaneOptions options;
-  options.lane = *lane;
-  options.server_program = args.server_program;
-  options.connect = args.connect;
-  options.handshake_timeout = std::chrono::milliseconds(args.handshake_timeout_ms);
-  if (!args.connect.empty()) {
-    auto token = read_token(args.token_file);
-    if (!token) return report_error(token.error());
-    options.token = *token;
-  }
-  if (auto ok = check_mutant_name(args.mutant); !ok) return report_error(ok.error());
-  options.mutant = args.mutant;
-  auto report = wire::replay(file, options, compare);
+  auto options = lane_options_from(args);
+  if (!options) return report_error(options.error());
+  auto report = wire::replay(file, *options, compare);
   if (!report) return report_error(report.error());
   double rate = report->seconds > 0 ? double(report->requests) / report->seconds : 0;
   if (report->divergence) {

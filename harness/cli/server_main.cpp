@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "wire/lanes.h"
 #include "wire/posix.h"
 #include "wire/server.h"
 
@@ -22,22 +23,8 @@ using namespace tidemark;
 
 void log_line(const std::string& line) { fmt::print(stderr, "tidemark-server[{}]: {}\n", ::getpid(), line); }
 
-Result<std::string> read_token(const std::string& token_file) {
-  if (!token_file.empty()) {
-    std::ifstream in(token_file);
-    std::string token;
-    if (!in || !std::getline(in, token) || token.empty())
-      return fail(ErrorKind::BadInput, fmt::format("--token-file: expected a token on the first line of {}", token_file));
-    return token;
-  }
-  const char* token = std::getenv("TIDEMARK_TOKEN");
-  if (!token || !*token)
-    return fail(ErrorKind::BadInput, "--listen: expected a session token in TIDEMARK_TOKEN or --token-file, found none");
-  return std::string(token);
-}
-
 int listen_and_serve(const std::string& endpoint_text, const std::string& token_file, int sessions) {
-  auto token = read_token(token_file);
+  auto token = wire::read_session_token(token_file, "--listen");
   if (!token) {
     log_line(token.error().message);
     return 2;

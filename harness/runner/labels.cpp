@@ -11,11 +11,13 @@ bool is_fixture(const scenario::Scenario& scenario) {
   return scenario.file.parent_path().parent_path().filename() == "fixtures";
 }
 
+bool is_soak(const scenario::Scenario& scenario) { return scenario.file.parent_path().filename() == "soak"; }
+
 std::vector<std::string> test_labels(const scenario::Scenario& scenario, wire::Lane lane) {
   std::vector<std::string> labels = {fmt::format("integration-magma-{}", wire::lane_name(lane)),
                                      fmt::format("integration-magma-{}", scenario.group)};
   if (is_fixture(scenario)) labels.push_back("fixture");
-  if (scenario.file.parent_path().filename() == "soak") labels.push_back("soak");  // long: not in every lane of CI
+  if (is_soak(scenario)) labels.push_back("soak");
   return labels;
 }
 

@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "wire/channel.h"
 #include "wire/lanes.h"
@@ -58,31 +60,13 @@ class WireClient final : public backend::Backend {
   Status present() override { return expect_ok(Opcode::Present, {}); }
   Result<check::Image> read_pixels() override {
     TIDEMARK_TRY(response, exchange(Opcode::ReadPixels, {}, Opcode::Pixels));
-    Reader reader(response.payload);
-    check::Image image;
-    TIDEMARK_TRY(width, reader.i32());
-    TIDEMARK_TRY(height, reader.i32());
-    TIDEMARK_TRY(pixels, reader.bytes());
-    if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
-    if (width < 0 || height < 0 || pixels.size() != size_t(width) * size_t(height) * 4)
-      return fail(ErrorKind::Fatal, fmt::format("protocol: {}x{} image with {} bytes", width, height, pixels.size()));
-    image.width = width;
-    image.height = height;
-    image.pixels.assign(pixels.begin(), pixels.end());
-    return image;
+    TIDEMARK_TRY(pixels, decode_pixels(response.payload));
+    return check::Image{pixels.width, pixels.height, {pixels.bytes.begin(), pixels.bytes.end()}};
   }
   Result<backend::Gauges> gauges() override {
     TIDEMARK_TRY(response, exchange(Opcode::ReadGauges, {}, Opcode::GaugeValues));
-    Reader reader(response.payload);
-    TIDEMARK_TRY(count, reader.u32());
-    std::map<std::string, int64_t> values;
-    for (uint32_t i = 0; i < count && i < kMaxListEntries; ++i) {
-      TIDEMARK_TRY(name, reader.string());
-      TIDEMARK_TRY(value, reader.i64());
-      values[name] = value;
-    }
-    if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
-    return backend::from_named(values);
+    TIDEMARK_TRY(named, decode_gauge_values(response.payload));
+    return backend::from_named({named.begin(), named.end()});
   }
   Result<std::vector<std::string>> validation_messages() override {
     TIDEMARK_TRY(response, exchange(Opcode::ReadValidation, {}, Opcode::ValidationMessages));
@@ -214,6 +198,21 @@ std::string_view lane_title(Lane lane) {
     case Lane::Tcp: return "Tcp";
   }
   return "?";
+}
+
+Result<std::string> read_session_token(const std::string& token_file, std::string_view needed_by) {
+  if (token_file.empty()) {
+    const char* token = std::getenv("TIDEMARK_TOKEN");
+    if (!token || !*token)
+      return fail(ErrorKind::BadInput,
+                  fmt::format("{}: expected a session token in TIDEMARK_TOKEN or --token-file, found none", needed_by));
+    return std::string(token);
+  }
+  std::ifstream in(token_file);
+  std::string token;
+  if (!in || !std::getline(in, token) || token.empty())
+    return fail(ErrorKind::BadInput, fmt::format("--token-file: expected a token on the first line of {}", token_file));
+  return token;
 }
 
 std::string default_server_program() {

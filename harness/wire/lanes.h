@@ -65,6 +65,10 @@ class LaneSession {
 
 Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const SessionConfig& config);
 
+// A tcp session token: the first line of `token_file`, else TIDEMARK_TOKEN — never a command
+// line argument. `needed_by` names the option in the error ("--connect", "--listen").
+Result<std::string> read_session_token(const std::string& token_file, std::string_view needed_by);
+
 // The tidemark-server next to the running executable.
 std::string default_server_program();
 

@@ -20,26 +20,6 @@ uint64_t get_le(std::span<const uint8_t> in, int bytes) {
   return value;
 }
 
-Result<std::map<std::string, int64_t>> read_knobs(Reader& reader) {
-  auto count = reader.u32();
-  if (!count) return std::unexpected(count.error());
-  if (*count > kMaxKnobs) return protocol_error(fmt::format("{} knobs, at most {}", *count, kMaxKnobs));
-  std::map<std::string, int64_t> knobs;
-  for (uint32_t i = 0; i < *count; ++i) {
-    auto name = reader.string();
-    if (!name) return std::unexpected(name.error());
-    auto value = reader.i64();
-    if (!value) return std::unexpected(value.error());
-    knobs[*name] = *value;
-  }
-  return knobs;
-}
-
-void write_knobs(Writer& writer, const std::map<std::string, int64_t>& knobs) {
-  writer.u32(static_cast<uint32_t>(knobs.size()));
-  for (const auto& [name, value] : knobs) writer.string(name).i64(value);
-}
-
 }  // namespace
 
 const char* to_string(Opcode op) {
@@ -229,6 +209,62 @@ Result<Welcome> decode_welcome(std::span<const uint8_t> payload) {
   welcome.server_pid = pid;
   welcome.knobs = std::move(knobs);
   return welcome;
+}
+
+Result<std::map<std::string, int64_t>> read_knobs(Reader& reader) {
+  auto count = reader.u32();
+  if (!count) return std::unexpected(count.error());
+  if (*count > kMaxKnobs) return protocol_error(fmt::format("{} knobs, at most {}", *count, kMaxKnobs));
+  std::map<std::string, int64_t> knobs;
+  for (uint32_t i = 0; i < *count; ++i) {
+    auto name = reader.string();
+    if (!name) return std::unexpected(name.error());
+    auto value = reader.i64();
+    if (!value) return std::unexpected(value.error());
+    knobs[*name] = *value;
+  }
+  return knobs;
+}
+
+void write_knobs(Writer& writer, const std::map<std::string, int64_t>& knobs) {
+  writer.u32(static_cast<uint32_t>(knobs.size()));
+  for (const auto& [name, value] : knobs) writer.string(name).i64(value);
+}
+
+std::vector<uint8_t> encode_gauge_values(const NamedValues& gauges) {
+  Writer writer;
+  writer.u32(static_cast<uint32_t>(gauges.size()));
+  for (const auto& [name, value] : gauges) writer.string(name).i64(value);
+  return writer.take();
+}
+
+Result<NamedValues> decode_gauge_values(std::span<const uint8_t> payload) {
+  Reader reader(payload);
+  TIDEMARK_TRY(count, reader.u32());
+  if (count > kMaxListEntries) return protocol_error(fmt::format("{} gauges", count));
+  NamedValues gauges;
+  for (uint32_t i = 0; i < count; ++i) {
+    TIDEMARK_TRY(name, reader.string());
+    TIDEMARK_TRY(value, reader.i64());
+    gauges.emplace_back(std::move(name), value);
+  }
+  if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
+  return gauges;
+}
+
+std::vector<uint8_t> encode_pixels(int32_t width, int32_t height, std::span<const uint8_t> bytes) {
+  return Writer().i32(width).i32(height).bytes(bytes).take();
+}
+
+Result<PixelsView> decode_pixels(std::span<const uint8_t> payload) {
+  Reader reader(payload);
+  TIDEMARK_TRY(width, reader.i32());
+  TIDEMARK_TRY(height, reader.i32());
+  TIDEMARK_TRY(bytes, reader.bytes());
+  if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
+  if (width < 0 || height < 0 || bytes.size() != size_t(width) * size_t(height) * 4)
+    return protocol_error(fmt::format("{}x{} image with {} bytes", width, height, bytes.size()));
+  return PixelsView{width, height, bytes};
 }
 
 std::vector<uint8_t> encode_failure(const Error& error) {

@@ -129,6 +129,24 @@ Result<Hello> decode_hello(std::span<const uint8_t> payload);
 std::vector<uint8_t> encode_welcome(const Welcome& welcome);
 Result<Welcome> decode_welcome(std::span<const uint8_t> payload);
 
+// A name -> value map (knobs): u32 count, then (string, i64) pairs.
+void write_knobs(Writer& writer, const std::map<std::string, int64_t>& knobs);
+Result<std::map<std::string, int64_t>> read_knobs(Reader& reader);
+
+// GaugeValues: the gauges in order, as (name, value) pairs.
+using NamedValues = std::vector<std::pair<std::string, int64_t>>;
+std::vector<uint8_t> encode_gauge_values(const NamedValues& gauges);
+Result<NamedValues> decode_gauge_values(std::span<const uint8_t> payload);
+
+// Pixels: width, height and width * height * 4 RGBA8 bytes (a view into the payload).
+struct PixelsView {
+  int32_t width = 0;
+  int32_t height = 0;
+  std::span<const uint8_t> bytes;
+};
+std::vector<uint8_t> encode_pixels(int32_t width, int32_t height, std::span<const uint8_t> bytes);
+Result<PixelsView> decode_pixels(std::span<const uint8_t> payload);
+
 std::vector<uint8_t> encode_failure(const Error& error);
 Result<Error> decode_failure(std::span<const uint8_t> payload);
 

@@ -14,8 +14,7 @@ constexpr std::array<char, 8> kRecordingMagic = {'T', 'D', 'M', 'K', 'R', 'E', '
 std::vector<uint8_t> encode_header(const RecordingHeader& header) {
   Writer writer;
   writer.string(header.scenario).i32(header.width).i32(header.height);
-  writer.u32(static_cast<uint32_t>(header.knobs.size()));
-  for (const auto& [name, value] : header.knobs) writer.string(name).i64(value);
+  write_knobs(writer, header.knobs);
   writer.string(header.mutant);
   return writer.take();
 }
@@ -26,18 +25,13 @@ Result<RecordingHeader> decode_header_payload(std::span<const uint8_t> payload) 
   TIDEMARK_TRY(scenario, reader.string());
   TIDEMARK_TRY(width, reader.i32());
   TIDEMARK_TRY(height, reader.i32());
-  TIDEMARK_TRY(count, reader.u32());
-  if (count > kMaxKnobs) return fail(ErrorKind::BadInput, fmt::format("{} knobs, at most {}", count, kMaxKnobs));
-  for (uint32_t i = 0; i < count; ++i) {
-    TIDEMARK_TRY(name, reader.string());
-    TIDEMARK_TRY(value, reader.i64());
-    header.knobs[name] = value;
-  }
+  TIDEMARK_TRY(knobs, read_knobs(reader));
   TIDEMARK_TRY(mutant, reader.string());
   if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
   header.scenario = std::move(scenario);
   header.width = width;
   header.height = height;
+  header.knobs = std::move(knobs);
   header.mutant = std::move(mutant);
   return header;
 }

@@ -12,26 +12,9 @@ namespace tidemark::wire {
 
 namespace {
 
-Result<std::vector<std::pair<std::string, int64_t>>> read_gauges(const Frame& reply) {
-  Reader reader(reply.payload);
-  TIDEMARK_TRY(count, reader.u32());
-  std::vector<std::pair<std::string, int64_t>> gauges;
-  for (uint32_t i = 0; i < count && i < kMaxListEntries; ++i) {
-    TIDEMARK_TRY(name, reader.string());
-    TIDEMARK_TRY(value, reader.i64());
-    gauges.emplace_back(std::move(name), value);
-  }
-  if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
-  return gauges;
-}
-
 Result<std::string> read_pixel_hash(const Frame& reply) {
-  Reader reader(reply.payload);
-  TIDEMARK_TRY(width, reader.i32());
-  TIDEMARK_TRY(height, reader.i32());
-  TIDEMARK_TRY(pixels, reader.bytes());
-  if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
-  return pixel_hash(width, height, pixels);
+  TIDEMARK_TRY(pixels, decode_pixels(reply.payload));
+  return pixel_hash(pixels.width, pixels.height, pixels.bytes);
 }
 
 // What differs between a recorded and a replayed reply, or nullopt when they agree.
@@ -48,8 +31,8 @@ std::optional<std::string> difference(const Frame& recorded, const Frame& replay
   }
   if (recorded.payload == replayed.payload) return std::nullopt;
   if (recorded.op == Opcode::GaugeValues) {
-    auto a = read_gauges(recorded);
-    auto b = read_gauges(replayed);
+    auto a = decode_gauge_values(recorded.payload);
+    auto b = decode_gauge_values(replayed.payload);
     if (a && b)
       for (size_t i = 0; i < std::min(a->size(), b->size()); ++i)
         if ((*a)[i] != (*b)[i])
@@ -85,7 +68,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
 
   std::optional<Frame> replayed;  // the reply to the last request, until its record is read
   std::string last_request;
-  std::vector<std::pair<std::string, int64_t>> gauges;
+  NamedValues gauges;
   std::string pixels;
   bool said_goodbye = false;
   auto started = std::chrono::steady_clock::now();
@@ -134,7 +117,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
       }
     }
     if (replayed->op == Opcode::GaugeValues) {
-      if (auto read = read_gauges(*replayed)) gauges = std::move(*read);
+      if (auto read = decode_gauge_values(replayed->payload)) gauges = std::move(*read);
     }
     if (replayed->op == Opcode::Pixels) {
       if (auto hash = read_pixel_hash(*replayed)) pixels = std::move(*hash);

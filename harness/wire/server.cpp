@@ -154,16 +154,12 @@ Result<Frame> ServerSession::dispatch(const Frame& request) {
     case Opcode::ReadPixels: {
       if (auto ok = expect_empty(request); !ok) return std::unexpected(ok.error());
       TIDEMARK_TRY(image, api.read_pixels());
-      return reply(request, Opcode::Pixels, Writer().i32(image.width).i32(image.height).bytes(image.pixels).take());
+      return reply(request, Opcode::Pixels, encode_pixels(image.width, image.height, image.pixels));
     }
     case Opcode::ReadGauges: {
       if (auto ok = expect_empty(request); !ok) return std::unexpected(ok.error());
       TIDEMARK_TRY(gauges, api.gauges());
-      auto named = backend::named(gauges);
-      Writer writer;
-      writer.u32(static_cast<uint32_t>(named.size()));
-      for (const auto& [name, value] : named) writer.string(name).i64(value);
-      return reply(request, Opcode::GaugeValues, writer.take());
+      return reply(request, Opcode::GaugeValues, encode_gauge_values(backend::named(gauges)));
     }
     case Opcode::ReadValidation: {
       if (auto ok = expect_empty(request); !ok) return std::unexpected(ok.error());
