@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "check/image.h"
+#include "core/image.h"
 #include "core/error.h"
 #include "core/knobs.h"
 #include "core/mutants.h"
@@ -101,7 +101,7 @@ class Backend {
   virtual Status finish() = 0;
   // Frame boundary: submits, waits for the frame, sweeps, rewinds descriptor sets.
   virtual Status present() = 0;
-  virtual Result<check::Image> read_pixels() = 0;
+  virtual Result<Image> read_pixels() = 0;
   virtual Result<Gauges> gauges() = 0;
   // Messages from VK_LAYER_KHRONOS_validation so far (empty unless Config::validation).
   virtual Result<std::vector<std::string>> validation_messages() = 0;

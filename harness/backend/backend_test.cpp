@@ -54,9 +54,9 @@ TEST(BackendVulkan, DrawPaintsTheUniformColour) {
   ASSERT_TRUE(backend->draw({colour, 0, {0, 0, 4, 8}}));
   auto image = backend->read_pixels();
   ASSERT_TRUE(image) << image.error().message;
-  EXPECT_EQ(image->at(0, 0), (check::Rgba{10, 20, 30, 255}));
-  EXPECT_EQ(image->at(3, 7), (check::Rgba{10, 20, 30, 255}));
-  EXPECT_EQ(image->at(4, 0), (check::Rgba{0, 0, 0, 255}));  // outside the rectangle: cleared black
+  EXPECT_EQ(image->at(0, 0), (Rgba{10, 20, 30, 255}));
+  EXPECT_EQ(image->at(3, 7), (Rgba{10, 20, 30, 255}));
+  EXPECT_EQ(image->at(4, 0), (Rgba{0, 0, 0, 255}));  // outside the rectangle: cleared black
 }
 
 // Check that a fence's status follows only real waits: timeout 0 never polls.

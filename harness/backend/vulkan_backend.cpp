@@ -106,7 +106,7 @@ class VulkanBackend final : public Backend {
   Status flush() override { return submissions_.submit(); }
   Status finish() override { return submissions_.sync("finish"); }
   Status present() override;
-  Result<check::Image> read_pixels() override;
+  Result<Image> read_pixels() override;
   Result<Gauges> gauges() override { return current_gauges(); }
   Result<std::vector<std::string>> validation_messages() override { return device_->validation_messages(); }
 
@@ -586,7 +586,7 @@ Status VulkanBackend::present() {
   return {};
 }
 
-Result<check::Image> VulkanBackend::read_pixels() {
+Result<Image> VulkanBackend::read_pixels() {
   const uint64_t bytes = uint64_t(config_.width) * uint64_t(config_.height) * 4;
   auto readback = HostBuffer::create(*device_, account_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
   if (!readback) return std::unexpected(readback.error());
@@ -608,7 +608,7 @@ Result<check::Image> VulkanBackend::read_pixels() {
                  VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   submissions_.recorded();
   if (auto ok = submissions_.sync("host-read"); !ok) return std::unexpected(ok.error());
-  check::Image image;
+  Image image;
   image.width = config_.width;
   image.height = config_.height;
   image.pixels.assign(readback->bytes().begin(), readback->bytes().end());

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "check/image.h"
+#include "core/image.h"
 #include "core/error.h"
 #include "scenario/scenario.h"
 

@@ -1,4 +1,5 @@
 #include "check/check.h"
+#include "check/png.h"
 
 #include <filesystem>
 

@@ -1,7 +1,7 @@
 // libpng reports errors by longjmp. Each setjmp lives in a small function whose locals
 // are all trivially destructible; the files, png structs and buffers those jumps would
 // otherwise leak are owned by the caller's frame.
-#include "check/image.h"
+#include "check/png.h"
 
 #include <algorithm>
 #include <array>

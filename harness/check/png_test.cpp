@@ -1,4 +1,4 @@
-#include "check/image.h"
+#include "check/png.h"
 
 #include <csetjmp>
 #include <cstdio>

@@ -52,7 +52,7 @@ int list_command(const std::vector<std::string>& inputs, const std::string& ctes
                  const std::string& tidemark, const std::string& report_root, const std::string& ledger);
 
 // Shared by the commands that open lanes.
-Result<wire::Lane> parse_lane_option(const std::string& name);
+Result<Lane> parse_lane_option(const std::string& name);
 // --lane, --server-program, --connect (+ token), --handshake-timeout-ms, --mutant.
 Result<wire::LaneOptions> lane_options_from(const RunArgs& args);
 Status check_mutant_name(const std::string& name);

@@ -49,7 +49,7 @@ Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>&
       errors.push_back(loaded.error().message);
       continue;
     }
-    std::string name = runner::test_name(*loaded, wire::Lane::Monolith);
+    std::string name = runner::test_name(*loaded, Lane::Monolith);
     if (auto [it, fresh] = seen.emplace(name, file); !fresh) {
       errors.push_back(fmt::format("{}:1:1: expected a scenario name unique in group '{}', found '{}' again (first in {})",
                                    file.string(), loaded->group, loaded->name, it->second.string()));
@@ -82,8 +82,8 @@ Status check_mutant_name(const std::string& name) {
                                                name));
 }
 
-Result<wire::Lane> parse_lane_option(const std::string& name) {
-  if (auto lane = wire::parse_lane(name)) return *lane;
+Result<Lane> parse_lane_option(const std::string& name) {
+  if (auto lane = parse_lane(name)) return *lane;
   return fail(ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", name));
 }
 
@@ -98,7 +98,7 @@ Result<wire::LaneOptions> lane_options_from(const RunArgs& args) {
   if (auto ok = check_mutant_name(args.mutant); !ok) return std::unexpected(ok.error());
   options.mutant = args.mutant;
   if (!args.connect.empty()) {
-    if (lane != wire::Lane::Tcp) return fail(ErrorKind::BadInput, "--connect: expected --lane tcp");
+    if (lane != Lane::Tcp) return fail(ErrorKind::BadInput, "--connect: expected --lane tcp");
     TIDEMARK_TRY(token, wire::read_session_token(args.token_file, "--connect"));
     options.token = std::move(token);
   }

@@ -33,12 +33,12 @@ std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios
       out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[red-once{}]=])\n", name,
                          runner::is_soak(scenario) ? ";soak" : "");
     }
-    for (wire::Lane lane : wire::kAllLanes) {
+    for (Lane lane : kAllLanes) {
       std::string name = runner::test_name(scenario, lane);
       std::string labels;
       for (const auto& label : runner::test_labels(scenario, lane)) labels += (labels.empty() ? "" : ";") + label;
       out += fmt::format("add_test([=[{}]=] [=[{}]=] run --lane {} --report [=[{}/{}]=] [=[{}]=])\n", name,
-                         tidemark, wire::lane_name(lane), report_root, name, fs::absolute(scenario.file).string());
+                         tidemark, lane_name(lane), report_root, name, fs::absolute(scenario.file).string());
       out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[{}]=])\n", name, labels);
     }
   }
@@ -54,7 +54,7 @@ int list_command(const std::vector<std::string>& inputs, const std::string& ctes
   if (auto clean = runner::check_label_hygiene(*scenarios); !clean) return report_error(clean.error());
   if (ctest_file.empty()) {
     for (const auto& scenario : *scenarios)
-      for (wire::Lane lane : wire::kAllLanes)
+      for (Lane lane : kAllLanes)
         fmt::print("{}  {}\n", runner::test_name(scenario, lane), scenario.file.string());
     return kGreen;
   }

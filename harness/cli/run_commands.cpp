@@ -125,14 +125,14 @@ int parity_command(const std::vector<std::string>& inputs, const std::string& re
   for (const auto& scenario : *scenarios) {
     std::map<std::string, std::vector<std::string>> lanes_by_digest;
     std::string row;
-    for (wire::Lane lane : wire::kAllLanes) {
+    for (Lane lane : kAllLanes) {
       runner::RunOptions options;
       options.report_dir = report_dir;
       options.lane.lane = lane;
       auto result = runner::run(scenario, options);
       if (!result) return report_error(result.error());
-      lanes_by_digest[result->digest].push_back(std::string(wire::lane_name(lane)));
-      row += fmt::format(" {}={}{}", wire::lane_name(lane), result->digest, result->green ? "" : "(red)");
+      lanes_by_digest[result->digest].push_back(std::string(lane_name(lane)));
+      row += fmt::format(" {}={}{}", lane_name(lane), result->digest, result->green ? "" : "(red)");
       results.push_back(std::move(*result));
     }
     if (with_replay) {
@@ -145,14 +145,14 @@ int parity_command(const std::vector<std::string>& inputs, const std::string& re
       auto recorded = runner::run(scenario, options);
       if (!recorded) return report_error(recorded.error());
       lanes_by_digest[recorded->digest].push_back("recorded");
-      for (wire::Lane lane : wire::kAllLanes) {
+      for (Lane lane : kAllLanes) {
         wire::LaneOptions lane_options;
         lane_options.lane = lane;
         auto replayed = wire::replay(options.lane.record, lane_options);
         if (!replayed) return report_error(replayed.error());
         std::string key = replayed->divergence ? "diverged: " + *replayed->divergence : replayed->digest;
-        lanes_by_digest[key].push_back(fmt::format("replay-{}", wire::lane_name(lane)));
-        row += fmt::format(" replay-{}={}", wire::lane_name(lane), replayed->divergence ? "DIVERGED" : replayed->digest);
+        lanes_by_digest[key].push_back(fmt::format("replay-{}", lane_name(lane)));
+        row += fmt::format(" replay-{}={}", lane_name(lane), replayed->divergence ? "DIVERGED" : replayed->digest);
       }
     }
     bool same = lanes_by_digest.size() == 1;
@@ -203,7 +203,7 @@ int bench_command(const std::vector<std::string>& inputs, int repeat, const std:
     auto recorded = runner::run(scenario, options);
     if (!recorded) return report_error(recorded.error());
     double monolith_rate = 0;
-    for (wire::Lane lane : wire::kAllLanes) {
+    for (Lane lane : kAllLanes) {
       std::vector<double> seconds;
       uint64_t commands = 0;
       for (int i = 0; i < repeat; ++i) {
@@ -212,7 +212,7 @@ int bench_command(const std::vector<std::string>& inputs, int repeat, const std:
         auto replayed = wire::replay(options.lane.record, lane_options);
         if (!replayed) return report_error(replayed.error());
         if (replayed->divergence || replayed->digest != recorded->digest) {
-          fmt::print("bench: {} diverged in {}: {}\n", scenario.name, wire::lane_name(lane),
+          fmt::print("bench: {} diverged in {}: {}\n", scenario.name, lane_name(lane),
                      replayed->divergence.value_or("digest " + replayed->digest));
           return kRed;
         }
@@ -222,11 +222,11 @@ int bench_command(const std::vector<std::string>& inputs, int repeat, const std:
       std::sort(seconds.begin(), seconds.end());
       double median = seconds[seconds.size() / 2];
       double rate = median > 0 ? double(commands) / median : 0;
-      if (lane == wire::Lane::Monolith) monolith_rate = rate;
+      if (lane == Lane::Monolith) monolith_rate = rate;
       double ratio = monolith_rate > 0 ? rate / monolith_rate : 0;
-      fmt::print("{:<28} {:<9} {:>9} {:>10.3f} {:>13.0f} {:>9.2f}\n", scenario.name, wire::lane_name(lane), commands,
+      fmt::print("{:<28} {:<9} {:>9} {:>10.3f} {:>13.0f} {:>9.2f}\n", scenario.name, lane_name(lane), commands,
                  median, rate, ratio);
-      json["results"].push_back({{"stream", scenario.name}, {"lane", wire::lane_name(lane)}, {"commands", commands},
+      json["results"].push_back({{"stream", scenario.name}, {"lane", lane_name(lane)}, {"commands", commands},
                                  {"median_seconds", median}, {"commands_per_second", rate},
                                  {"ratio_to_monolith", ratio}, {"runs", seconds}});
     }

@@ -13,8 +13,8 @@ bool is_fixture(const scenario::Scenario& scenario) {
 
 bool is_soak(const scenario::Scenario& scenario) { return scenario.file.parent_path().filename() == "soak"; }
 
-std::vector<std::string> test_labels(const scenario::Scenario& scenario, wire::Lane lane) {
-  std::vector<std::string> labels = {fmt::format("integration-magma-{}", wire::lane_name(lane)),
+std::vector<std::string> test_labels(const scenario::Scenario& scenario, Lane lane) {
+  std::vector<std::string> labels = {fmt::format("integration-magma-{}", lane_name(lane)),
                                      fmt::format("integration-magma-{}", scenario.group)};
   if (is_fixture(scenario)) labels.push_back("fixture");
   if (is_soak(scenario)) labels.push_back("soak");
@@ -30,7 +30,7 @@ Status check_label_hygiene(const std::vector<scenario::Scenario>& scenarios) {
   std::vector<Test> tests;
   std::set<std::string> selectors;
   for (const auto& scenario : scenarios) {
-    for (wire::Lane lane : wire::kAllLanes) {
+    for (Lane lane : kAllLanes) {
       Test test{test_name(scenario, lane), test_labels(scenario, lane), scenario.group};
       selectors.insert(test.labels.begin(), test.labels.end());
       tests.push_back(std::move(test));

@@ -19,7 +19,7 @@ std::vector<std::string> select(const std::vector<scenario::Scenario>& scenarios
   std::vector<std::string> selected;
   std::regex pattern(regex);
   for (const auto& scenario : scenarios)
-    for (wire::Lane lane : wire::kAllLanes)
+    for (Lane lane : kAllLanes)
       for (const auto& label : test_labels(scenario, lane))
         if (std::regex_search(label, pattern)) {
           selected.push_back(test_name(scenario, lane));

@@ -59,7 +59,7 @@ Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnce
   RedOnceReport report;
   report.scenario = name_of(scenario);
   std::map<std::string, RunResult> green_by_lane;
-  for (wire::Lane lane : options.lanes) {
+  for (Lane lane : options.lanes) {
     RunOptions run_options;
     run_options.report_dir = options.report_dir.empty() ? std::filesystem::path() : options.report_dir / "green";
     run_options.lane = options.lane_template;
@@ -70,9 +70,9 @@ Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnce
       report.green_ok = false;
       std::string why = green.error ? green.error->message : failed_list(green);
       report.problems.push_back(
-          fmt::format("{} [{}]: the green run is red: {}", report.scenario, wire::lane_name(lane), why));
+          fmt::format("{} [{}]: the green run is red: {}", report.scenario, lane_name(lane), why));
     }
-    green_by_lane.emplace(std::string(wire::lane_name(lane)), std::move(green));
+    green_by_lane.emplace(std::string(lane_name(lane)), std::move(green));
   }
 
   for (const auto& control : scenario.controls) {
@@ -80,10 +80,10 @@ Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnce
     std::set<std::string> expected;
     for (const auto& reference : control.fails) expected.insert(outcome_id(scenario, reference));
     bool killed = false;
-    for (wire::Lane lane : options.lanes) {
+    for (Lane lane : options.lanes) {
       ControlRun control_run;
       control_run.control = label;
-      control_run.lane = std::string(wire::lane_name(lane));
+      control_run.lane = std::string(lane_name(lane));
       if (auto skip = control.skip_lanes.find(control_run.lane); skip != control.skip_lanes.end()) {
         control_run.verdict = ControlRun::Verdict::Skipped;
         control_run.detail = "skipped: " + skip->second;

@@ -41,7 +41,7 @@ struct RedOnceReport {
 };
 
 struct RedOnceOptions {
-  std::vector<wire::Lane> lanes{std::begin(wire::kAllLanes), std::end(wire::kAllLanes)};
+  std::vector<Lane> lanes{std::begin(kAllLanes), std::end(kAllLanes)};
   wire::LaneOptions lane_template;  // server program and timeouts
   std::filesystem::path report_dir;
 };

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 
+#include "check/png.h"
 #include "core/digest.h"
 
 namespace tidemark::runner {
@@ -65,7 +66,7 @@ Result<std::vector<uint8_t>> fill_bytes(const scenario::Fill& fill, int64_t size
   if (fill.kind == scenario::Fill::Kind::Palette) {
     auto index = scope.eval(*fill.palette_index);
     if (!index) return std::unexpected(index.error());
-    word = check::palette_color(*index);
+    word = palette_color(*index);
   }
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = word[i % 4];
@@ -205,7 +206,7 @@ static_assert(static_cast<int>(scenario::WaitStatus::TimeoutExpired) ==
 struct SingleRun {
   std::optional<Error> error;
   backend::Gauges gauges;
-  check::Image image;
+  Image image;
   std::vector<std::string> validation_messages;
   wire::LaneReport lane;
   int waits_checked = 0;
@@ -259,7 +260,7 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
   return result;
 }
 
-std::string pixel_hash(const check::Image& image) {
+std::string pixel_hash(const Image& image) {
   return tidemark::pixel_hash(image.width, image.height, image.pixels);
 }
 
@@ -308,8 +309,8 @@ Status write_json(const fs::path& file, const nlohmann::json& json) {
 
 }  // namespace
 
-std::string test_name(const Scenario& scenario, wire::Lane lane) {
-  return fmt::format("Magma.{}.{}.{}", wire::lane_title(lane), camel_case(scenario.group), scenario.name);
+std::string test_name(const Scenario& scenario, Lane lane) {
+  return fmt::format("Magma.{}.{}.{}", lane_title(lane), camel_case(scenario.group), scenario.name);
 }
 
 Result<std::map<std::string, int64_t>> effective_knobs(const Scenario& scenario,
@@ -327,7 +328,7 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   if (!knobs) return std::unexpected(knobs.error());
   result.knobs = *knobs;
   if (!options.report_dir.empty()) {
-    result.report_dir = options.report_dir / wire::lane_name(options.lane.lane) / scenario.group / scenario.name;
+    result.report_dir = options.report_dir / lane_name(options.lane.lane) / scenario.group / scenario.name;
     std::error_code ec;
     fs::create_directories(result.report_dir, ec);
     if (ec)
@@ -382,10 +383,10 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
       result.outcomes.push_back(std::move(*outcome));
     }
   }
-  if (options.lane.lane != wire::Lane::Monolith && !result.error) {
+  if (options.lane.lane != Lane::Monolith && !result.error) {
     // A lane that silently fell back to direct calls would look green; prove it ran.
     const auto& lane = result.lane;
-    bool separate_process = options.lane.lane == wire::Lane::Spawn || options.lane.lane == wire::Lane::Tcp;
+    bool separate_process = options.lane.lane == Lane::Spawn || options.lane.lane == Lane::Tcp;
     check::Outcome outcome;
     outcome.id = "lane";
     outcome.kind = "lane";

@@ -41,14 +41,14 @@ struct RunResult {
   std::filesystem::path report_dir;  // where this scenario's files went
 };
 
-std::string test_name(const scenario::Scenario& scenario, wire::Lane lane);
+std::string test_name(const scenario::Scenario& scenario, Lane lane);
 std::string camel_case(std::string_view kebab);  // "wire-buffers" -> "WireBuffers"
 // A review must-fix kept as a fixture: a scenario under fixtures/<review-id>/.
 bool is_fixture(const scenario::Scenario& scenario);
 // A long scenario under scenarios/soak/: label soak, skipped where only memory errors are sought.
 bool is_soak(const scenario::Scenario& scenario);
 // CTest labels: integration-magma-<lane>, integration-magma-<group>, and fixture.
-std::vector<std::string> test_labels(const scenario::Scenario& scenario, wire::Lane lane);
+std::vector<std::string> test_labels(const scenario::Scenario& scenario, Lane lane);
 // `ctest -L` takes a regex: fails when any label, used as a selector, would also match a
 // label of a test that does not carry it (e.g. a group named "tcp-extras" under -L ...-tcp).
 Status check_label_hygiene(const std::vector<scenario::Scenario>& scenarios);

@@ -58,10 +58,10 @@ class WireClient final : public backend::Backend {
   Status flush() override { return expect_ok(Opcode::Flush, {}); }
   Status finish() override { return expect_ok(Opcode::Finish, {}); }
   Status present() override { return expect_ok(Opcode::Present, {}); }
-  Result<check::Image> read_pixels() override {
+  Result<Image> read_pixels() override {
     TIDEMARK_TRY(response, exchange(Opcode::ReadPixels, {}, Opcode::Pixels));
     TIDEMARK_TRY(pixels, decode_pixels(response.payload));
-    return check::Image{pixels.width, pixels.height, {pixels.bytes.begin(), pixels.bytes.end()}};
+    return Image{pixels.width, pixels.height, {pixels.bytes.begin(), pixels.bytes.end()}};
   }
   Result<backend::Gauges> gauges() override {
     TIDEMARK_TRY(response, exchange(Opcode::ReadGauges, {}, Opcode::GaugeValues));
@@ -173,32 +173,6 @@ Hello make_hello(const LaneOptions& options, const SessionConfig& config, std::s
 }
 
 }  // namespace
-
-std::optional<Lane> parse_lane(std::string_view name) {
-  for (Lane lane : kAllLanes)
-    if (lane_name(lane) == name) return lane;
-  return std::nullopt;
-}
-
-std::string_view lane_name(Lane lane) {
-  switch (lane) {
-    case Lane::Monolith: return "monolith";
-    case Lane::Split: return "split";
-    case Lane::Spawn: return "spawn";
-    case Lane::Tcp: return "tcp";
-  }
-  return "?";
-}
-
-std::string_view lane_title(Lane lane) {
-  switch (lane) {
-    case Lane::Monolith: return "Monolith";
-    case Lane::Split: return "Split";
-    case Lane::Spawn: return "Spawn";
-    case Lane::Tcp: return "Tcp";
-  }
-  return "?";
-}
 
 Result<std::string> read_session_token(const std::string& token_file, std::string_view needed_by) {
   if (token_file.empty()) {

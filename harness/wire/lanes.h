@@ -17,14 +17,9 @@
 
 #include "backend/backend.h"
 #include "core/knobs.h"
+#include "core/lane.h"
 
 namespace tidemark::wire {
-
-enum class Lane { Monolith, Split, Spawn, Tcp };
-inline constexpr Lane kAllLanes[] = {Lane::Monolith, Lane::Split, Lane::Spawn, Lane::Tcp};
-std::optional<Lane> parse_lane(std::string_view name);
-std::string_view lane_name(Lane lane);   // "spawn"
-std::string_view lane_title(Lane lane);  // "Spawn", as in test names
 
 struct LaneOptions {
   Lane lane = Lane::Monolith;

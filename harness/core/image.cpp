@@ -1,10 +1,10 @@
-#include "check/image.h"
+#include "core/image.h"
 
 #include <array>
 #include <cassert>
 #include <cstddef>
 
-namespace tidemark::check {
+namespace tidemark {
 namespace {
 
 size_t pixel_offset(const Image& image, int x, int y) {
@@ -82,4 +82,4 @@ Rgba palette_color(int64_t index) {
   return hexagon_color(hue, 255 - 7 * brightness_step, 10 * darkness_step);
 }
 
-}  // namespace tidemark::check
+}  // namespace tidemark

@@ -1,4 +1,4 @@
-#include "check/image.h"
+#include "core/image.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tidemark::check {
+namespace tidemark {
 namespace {
 
 int max_channel_delta(Rgba a, Rgba b) {
@@ -83,4 +83,4 @@ TEST(Palette, IsAFunctionOfTheIndexOnly) {
 }
 
 }  // namespace
-}  // namespace tidemark::check
+}  // namespace tidemark

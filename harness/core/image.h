@@ -3,12 +3,9 @@
 
 #include <array>
 #include <cstdint>
-#include <filesystem>
 #include <vector>
 
-#include "core/error.h"
-
-namespace tidemark::check {
+namespace tidemark {
 
 using Rgba = std::array<uint8_t, 4>;
 
@@ -23,12 +20,8 @@ struct Image {
 
 Image make_image(int width, int height, Rgba fill);
 
-// libpng: 8-bit RGBA, no interlace. Reading converts palette/gray/RGB/16-bit to RGBA8.
-Status write_png(const std::filesystem::path& file, const Image& image);
-Result<Image> read_png(const std::filesystem::path& file);
-
 // The colour of palette entry `index`: distinct, opaque, stable across releases
 // (scenarios and goldens depend on it).
 Rgba palette_color(int64_t index);
 
-}  // namespace tidemark::check
+}  // namespace tidemark
