@@ -105,6 +105,13 @@ class Backend {
   virtual Result<Gauges> gauges() = 0;
   // Messages from VK_LAYER_KHRONOS_validation so far (empty unless Config::validation).
   virtual Result<std::vector<std::string>> validation_messages() = 0;
+
+  // A pipelined backend (the wire's client) may return OK from a call without a value and
+  // report its failure from a later call, at most kMaxPipelinedCalls calls later, with
+  // Error::calls_after saying how far back it was. drain() reports any such failure now;
+  // the Vulkan backend carries every call out at once and has nothing to drain.
+  static constexpr uint32_t kMaxPipelinedCalls = 4096;
+  virtual Status drain() { return {}; }
 };
 
 }  // namespace tidemark::backend

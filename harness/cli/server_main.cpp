@@ -1,16 +1,22 @@
 // tidemark-server: the server side of the spawn and tcp lanes.
 //   tidemark-server --fd 3                      one session on an inherited socket (spawn)
-//   tidemark-server --listen 127.0.0.1:0        sessions on loopback, one at a time (tcp);
-//                                               prints "listening on 127.0.0.1:<port>"
+//   tidemark-server --listen 127.0.0.1:0        sessions on loopback (tcp), each in its own
+//                                               process; prints "listening on 127.0.0.1:<port>"
 // The tcp token comes from --token-file or TIDEMARK_TOKEN, never the command line.
 // Exit codes: 0 done, 2 bad arguments, 4 I/O error.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 #include <fstream>
 
 #include "wire/lanes.h"
@@ -22,6 +28,21 @@ namespace {
 using namespace tidemark;
 
 void log_line(const std::string& line) { fmt::print(stderr, "tidemark-server[{}]: {}\n", ::getpid(), line); }
+
+// A session in its own process: one that crashes, stalls or exhausts memory ends only
+// itself, and nothing it leaves behind reaches the next session. The child dies with the
+// listener, so killing the server ends every session.
+Result<pid_t> serve_in_child(wire::UniqueFd& listener, wire::UniqueFd& connection, const wire::ServerOptions& options,
+                             int number) {
+  pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) return fail(ErrorKind::Io, fmt::format("fork: {}", std::strerror(errno)));
+  if (pid > 0) return pid;
+  listener.reset();
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) std::_Exit(4);
+  log_line(fmt::format("session {}: {}", number, wire::serve_connection(connection.get(), options)));
+  std::exit(0);
+}
 
 int listen_and_serve(const std::string& endpoint_text, const std::string& token_file, int sessions) {
   auto token = wire::read_session_token(token_file, "--listen");
@@ -47,14 +68,22 @@ int listen_and_serve(const std::string& endpoint_text, const std::string& token_
   fmt::print("listening on {}:{}\n", endpoint->first, *port);
   std::fflush(stdout);
   wire::ServerOptions options{*token, log_line};
+  std::vector<pid_t> running;
   for (int served = 0; sessions == 0 || served < sessions; ++served) {
     auto connection = wire::tcp_accept(listener->get());
     if (!connection) {
       log_line(connection.error().message);
       return 4;
     }
-    log_line(fmt::format("session {}: {}", served + 1, wire::serve_connection(connection->get(), options)));
+    std::erase_if(running, [](pid_t pid) { return ::waitpid(pid, nullptr, WNOHANG) == pid; });
+    auto session = serve_in_child(*listener, *connection, options, served + 1);
+    if (!session) {
+      log_line(session.error().message);
+      return 4;
+    }
+    running.push_back(*session);
   }
+  for (pid_t pid : running) ::waitpid(pid, nullptr, 0);
   return 0;
 }
 

@@ -1,6 +1,7 @@
 // Errors are values inside the library; the CLI maps ErrorKind to an exit code.
 #pragma once
 
+#include <cstdint>
 #include <expected>
 #include <string>
 #include <utility>
@@ -17,6 +18,9 @@ enum class ErrorKind {
 struct Error {
   ErrorKind kind = ErrorKind::Fatal;
   std::string message;
+  // A pipelined backend reports a call's failure from a later call: this many calls were
+  // made after the one that failed (0: the latest call failed).
+  uint32_t calls_after = 0;
 };
 
 template <class T>

@@ -49,15 +49,43 @@ class Scope {
   }
   void push(std::string name, int64_t value) { vars_.emplace_back(std::move(name), value); }
   void pop() { vars_.pop_back(); }
-  std::string describe() const {
+  std::string describe() const { return describe(vars_); }
+  using Vars = std::vector<std::pair<std::string, int64_t>>;
+  const Vars& vars() const { return vars_; }
+  static std::string describe(const Vars& vars) {
     std::string out;
-    for (const auto& [name, value] : vars_)
+    for (const auto& [name, value] : vars)
       if (!name.empty()) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
     return out;
   }
 
  private:
-  std::vector<std::pair<std::string, int64_t>> vars_;
+  Vars vars_;
+};
+
+// The step and loop variables of each of the last kMaxPipelinedCalls backend calls, so that
+// a failure a pipelined backend reports late still names the step that made the call.
+class CallJournal {
+ public:
+  void record(const Step* step, const Scope& scope) {
+    Entry& entry = entries_[calls_++ % entries_.size()];
+    entry.step = step;
+    entry.vars = scope.vars();  // reuses the slot's capacity: no allocation once warm
+  }
+  // The call `calls_after` calls before the latest; nullptr if none was recorded.
+  std::pair<const Step*, const Scope::Vars*> find(uint32_t calls_after) const {
+    if (calls_after >= calls_ || calls_after >= entries_.size()) return {nullptr, nullptr};
+    const Entry& entry = entries_[(calls_ - 1 - calls_after) % entries_.size()];
+    return {entry.step, &entry.vars};
+  }
+
+ private:
+  struct Entry {
+    const Step* step = nullptr;
+    Scope::Vars vars;
+  };
+  std::vector<Entry> entries_ = std::vector<Entry>(backend::Backend::kMaxPipelinedCalls);
+  uint64_t calls_ = 0;
 };
 
 Result<std::vector<uint8_t>> fill_bytes(const scenario::Fill& fill, int64_t size, const Scope& scope) {
@@ -80,6 +108,7 @@ class Executor {
 
   Status create_buffers() {
     for (const auto& name : scenario_.buffers) {
+      journal_.record(nullptr, scope_);
       auto buffer = backend_.create_buffer();
       if (!buffer) return std::unexpected(buffer.error());
       buffers_[name] = *buffer;
@@ -90,22 +119,39 @@ class Executor {
   int waits_checked() const { return waits_checked_; }
   const std::vector<std::string>& wait_mismatches() const { return wait_mismatches_; }
 
-  Status run_steps(const std::vector<Step>& steps) {
-    for (const auto& step : steps) {
-      current_ = &step;
-      auto done = std::visit([&](const auto& kind) { return execute(kind); }, *step.kind);
-      if (!done) return std::unexpected(annotate(step, done.error()));
-    }
+  // The whole workload; a pipelined backend is drained at its end, so every failure is
+  // reported against its own step before anything is read back.
+  Status run_workload() {
+    if (auto ran = run_steps(scenario_.workload); !ran) return ran;
+    if (auto drained = backend_.drain(); !drained) return std::unexpected(annotate(nullptr, drained.error()));
     return {};
   }
 
  private:
-  Error annotate(const Step& step, Error error) const {
+  Status run_steps(const std::vector<Step>& steps) {
+    for (const auto& step : steps) {
+      current_ = &step;
+      // Every step but a repeat makes exactly one backend call (or fails before it).
+      if (!std::holds_alternative<scenario::Repeat>(*step.kind)) journal_.record(&step, scope_);
+      auto done = std::visit([&](const auto& kind) { return execute(kind); }, *step.kind);
+      if (!done) return std::unexpected(annotate(&step, done.error()));
+    }
+    return {};
+  }
+
+  // Places an error at the step whose call failed: the current one, or for a pipelined
+  // failure the one `calls_after` calls back.
+  Error annotate(const Step* step, Error error) const {
     if (error.message.rfind(scenario_.file.string(), 0) == 0) return error;  // already placed
-    std::string where = format_location(step.where);
     std::string vars = scope_.describe();
-    error.message = fmt::format("{}: step {}{}: {}", where, step.label, vars.empty() ? "" : " (" + vars + ")",
-                                error.message);
+    if (error.calls_after > 0 || step == nullptr) {
+      auto [failed_step, failed_vars] = journal_.find(error.calls_after);
+      step = failed_step;
+      vars = failed_vars ? Scope::describe(*failed_vars) : "";
+    }
+    if (step == nullptr) return error;
+    error.message = fmt::format("{}: step {}{}: {}", format_location(step->where), step->label,
+                                vars.empty() ? "" : " (" + vars + ")", error.message);
     return error;
   }
 
@@ -190,6 +236,7 @@ class Executor {
   std::map<std::string, backend::BufferId> buffers_;
   std::map<std::string, backend::FenceId> fences_;
   Scope scope_;
+  CallJournal journal_;
   const Step* current_ = nullptr;
   int waits_checked_ = 0;
   std::vector<std::string> wait_mismatches_;
@@ -218,7 +265,7 @@ struct SingleRun {
 Status drive(const Scenario& scenario, backend::Backend& api, SingleRun& result) {
   Executor executor(scenario, api);
   if (auto ok = executor.create_buffers(); !ok) return ok;
-  auto ran = executor.run_steps(scenario.workload);
+  auto ran = executor.run_workload();
   result.waits_checked = executor.waits_checked();
   result.wait_mismatches = executor.wait_mismatches();
   if (!ran) return ran;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <deque>
 #include <random>
 
 #include "wire/server.h"
@@ -17,71 +18,106 @@ namespace {
 class DirectChannel final : public Channel {
  public:
   explicit DirectChannel(ServerOptions options) : session_(std::move(options)) {}
-  Result<Frame> call(const Frame& request) override {
+  Status send(const Frame& request) override {
     ++sent;
-    Frame response = session_.handle(request);
+    if (auto reply = session_.handle(request)) replies_.push_back(std::move(*reply));
+    return {};
+  }
+  Result<Frame> receive() override {
+    if (replies_.empty()) return fail(ErrorKind::Fatal, "protocol: a reply was awaited where the server sent none");
+    Frame reply = std::move(replies_.front());
+    replies_.pop_front();
     ++received;
-    return response;
+    return reply;
   }
 
  private:
   ServerSession session_;
+  std::deque<Frame> replies_;
 };
 
-// Split lane: the server session lives in this process; every frame still goes through
-// the byte encoding both ways.
+// Split lane: the server lives in this process, but every frame still crosses as bytes and
+// is read back by the same frame reader a socket's server uses.
 class InProcessChannel final : public Channel {
  public:
-  explicit InProcessChannel(ServerOptions options) : session_(std::move(options)) {}
+  explicit InProcessChannel(ServerOptions options) : connection_(std::move(options)) {}
 
-  Result<Frame> call(const Frame& request) override {
+  Status send(const Frame& request) override {
     ++sent;
-    TIDEMARK_TRY(delivered, decode(encode(request)));
-    Frame response = session_.handle(delivered);
-    TIDEMARK_TRY(returned, decode(encode(response)));
+    append_encoded(outbox_, request);
+    return {};
+  }
+  Result<Frame> receive() override {
+    if (!outbox_.empty()) {
+      MemorySource requests;
+      requests.append(outbox_);
+      outbox_.clear();
+      connection_.serve(requests, [this](const Frame& reply) -> Status {
+        replies_.append(encode(reply));
+        return {};
+      });
+    }
+    auto reply = read_frame(replies_);
+    if (!reply) return fail(ErrorKind::Fatal, "protocol: a reply was awaited where the server sent none");
     ++received;
-    return std::move(returned);
+    return std::move(*reply);
   }
 
  private:
-  static Result<Frame> decode(const std::vector<uint8_t>& bytes) {
-    auto header = decode_header(std::span<const uint8_t, kHeaderBytes>(bytes.data(), kHeaderBytes));
-    if (!header) return std::unexpected(header.error());
-    return Frame{header->op, header->sequence, {bytes.begin() + kHeaderBytes, bytes.end()}};
-  }
-  ServerSession session_;
+  ServerConnection connection_;
+  std::vector<uint8_t> outbox_;
+  MemorySource replies_;
 };
 
-// Spawn and tcp lanes: a socket to a server process this client may own.
+// Spawn and tcp lanes: a socket to a server process this client may own. Requests go out in
+// batches: on receive(), or once kBatchBytes have queued.
 class SocketChannel final : public Channel {
  public:
-  SocketChannel(std::string lane, UniqueFd fd, ChildProcess* server, uint32_t kill_at_frame)
-      : lane_(std::move(lane)), fd_(std::move(fd)), server_(server), kill_at_frame_(kill_at_frame) {}
+  SocketChannel(std::string lane, UniqueFd fd, ChildProcess* server)
+      : lane_(std::move(lane)), fd_(std::move(fd)), source_(fd_.get()), server_(server) {}
 
   void set_deadline(std::optional<Clock::time_point> deadline, std::string what) override {
     deadline_ = deadline;
     deadline_what_ = std::move(what);
   }
+  void kill_server() override {
+    if (server_) server_->kill(SIGKILL);
+  }
 
-  Result<Frame> call(const Frame& request) override {
-    if (kill_at_frame_ != 0 && sent + 1 == kill_at_frame_ && server_) server_->kill(SIGKILL);
+  Status send(const Frame& request) override {
     ++sent;
-    if (auto written = write_all(fd_.get(), encode(request)); !written) return server_gone(written.error().message);
-    std::array<uint8_t, kHeaderBytes> header_bytes;
-    if (auto got = read_exact(fd_.get(), header_bytes, deadline_); !got) return read_failed(got.error());
-    auto header = decode_header(header_bytes);
-    if (!header) return std::unexpected(header.error());
-    Frame response{header->op, header->sequence, std::vector<uint8_t>(header->length)};
-    if (auto got = read_exact(fd_.get(), response.payload, Clock::now() + kFrameTimeout); !got)
-      return read_failed(got.error());
+    append_encoded(outbox_, request);
+    if (outbox_.size() >= kBatchBytes) return flush();
+    return {};
+  }
+
+  Result<Frame> receive() override {
+    if (auto flushed = flush(); !flushed) return std::unexpected(flushed.error());
+    FrameLimits limits;
+    limits.deadline = deadline_;
+    limits.stall_limit = kFrameTimeout;
+    auto reply = read_frame(source_, limits);
+    if (!reply) return read_failed(reply.error());
     ++received;
-    return response;
+    return std::move(*reply);
   }
 
  private:
+  static constexpr size_t kBatchBytes = 64 << 10;
+
+  Status flush() {
+    if (outbox_.empty()) return {};
+    auto written = write_all(fd_.get(), outbox_);
+    outbox_.clear();
+    if (!written) return server_gone(written.error().message);
+    return {};
+  }
+
   std::unexpected<Error> read_failed(const ReadError& error) {
     if (error.failure == ReadFailure::Timeout)
       return fail(ErrorKind::Fatal, fmt::format("the {} server did not answer {}", lane_, deadline_what_));
+    if (error.failure == ReadFailure::Malformed)
+      return fail(ErrorKind::Fatal, fmt::format("the {} server sent a bad frame: {}", lane_, error.message));
     return server_gone(error.message);
   }
 
@@ -99,8 +135,9 @@ class SocketChannel final : public Channel {
 
   std::string lane_;
   UniqueFd fd_;
+  FdSource source_;
   ChildProcess* server_;
-  uint32_t kill_at_frame_;
+  std::vector<uint8_t> outbox_;
   std::optional<Clock::time_point> deadline_;
   std::string deadline_what_;
 };
@@ -111,17 +148,21 @@ class RecordingChannel final : public Channel {
       : inner_(std::move(inner)), writer_(std::move(writer)) {}
   ~RecordingChannel() override { (void)writer_.close(); }
 
-  Result<Frame> call(const Frame& request) override {
+  Status send(const Frame& request) override {
     ++sent;
-    if (auto ok = writer_.write(Direction::Request, request); !ok) return std::unexpected(ok.error());
-    TIDEMARK_TRY(response, inner_->call(request));
-    if (auto ok = writer_.write(Direction::Reply, response); !ok) return std::unexpected(ok.error());
+    if (auto ok = writer_.write(Direction::Request, request); !ok) return ok;
+    return inner_->send(request);
+  }
+  Result<Frame> receive() override {
+    TIDEMARK_TRY(reply, inner_->receive());
+    if (auto ok = writer_.write(Direction::Reply, reply); !ok) return std::unexpected(ok.error());
     ++received;
-    return std::move(response);
+    return std::move(reply);
   }
   void set_deadline(std::optional<Clock::time_point> deadline, std::string what) override {
     inner_->set_deadline(deadline, std::move(what));
   }
+  void kill_server() override { inner_->kill_server(); }
 
  private:
   std::unique_ptr<Channel> inner_;
@@ -171,8 +212,7 @@ Result<OpenedChannel> open_channel(const LaneOptions& options, std::function<voi
       TIDEMARK_TRY(server, spawn_server(options, {"--fd", "3"}, pair.second.get(), {}));
       pair.second.reset();  // the child holds its end: EOF on ours now means the child is gone
       opened.server = std::make_unique<ChildProcess>(std::move(server));
-      opened.channel = std::make_unique<SocketChannel>("spawn", std::move(pair.first), opened.server.get(),
-                                                       options.kill_server_at_frame);
+      opened.channel = std::make_unique<SocketChannel>("spawn", std::move(pair.first), opened.server.get());
       return opened;
     }
     case Lane::Tcp:
@@ -181,7 +221,7 @@ Result<OpenedChannel> open_channel(const LaneOptions& options, std::function<voi
   if (!options.connect.empty()) {
     TIDEMARK_TRY(endpoint, parse_endpoint(options.connect));
     TIDEMARK_TRY(fd, tcp_connect(endpoint.first, endpoint.second));
-    opened.channel = std::make_unique<SocketChannel>("tcp", std::move(fd), nullptr, options.kill_server_at_frame);
+    opened.channel = std::make_unique<SocketChannel>("tcp", std::move(fd), nullptr);
     opened.token = options.token;
     return opened;
   }
@@ -198,8 +238,7 @@ Result<OpenedChannel> open_channel(const LaneOptions& options, std::function<voi
   auto at = line->rfind(' ');
   TIDEMARK_TRY(endpoint, parse_endpoint(line->substr(at == std::string::npos ? 0 : at + 1)));
   TIDEMARK_TRY(fd, tcp_connect(endpoint.first, endpoint.second));
-  opened.channel = std::make_unique<SocketChannel>("tcp", std::move(fd), opened.server.get(),
-                                                   options.kill_server_at_frame);
+  opened.channel = std::make_unique<SocketChannel>("tcp", std::move(fd), opened.server.get());
   return opened;
 }
 

@@ -1,4 +1,5 @@
-// Private to the wire: channels carry one request to a server and bring back its reply.
+// Private to the wire: channels carry requests to a server and bring back its replies. A
+// request may wait in the channel until a reply is wanted, so many travel together.
 #pragma once
 
 #include <chrono>
@@ -16,9 +17,14 @@ namespace tidemark::wire {
 class Channel {
  public:
   virtual ~Channel() = default;
-  virtual Result<Frame> call(const Frame& request) = 0;
+  // Queues a request; it goes out with the next receive() or once enough have queued.
+  virtual Status send(const Frame& request) = 0;
+  // Sends what is queued, then returns the next reply.
+  virtual Result<Frame> receive() = 0;
   // Bounds how long the next replies may take (the handshake); nullopt: no bound.
   virtual void set_deadline(std::optional<Clock::time_point> /*deadline*/, std::string /*what*/) {}
+  // Fault injection: SIGKILL the server process, if this channel has one.
+  virtual void kill_server() {}
   uint64_t sent = 0;
   uint64_t received = 0;
 };

@@ -61,9 +61,9 @@ Status write_all(int fd, std::span<const uint8_t> bytes) {
   return {};
 }
 
-std::expected<void, ReadError> read_exact(int fd, std::span<uint8_t> bytes,
-                                          std::optional<Clock::time_point> deadline) {
-  while (!bytes.empty()) {
+std::expected<size_t, ReadError> read_some(int fd, std::span<uint8_t> bytes,
+                                           std::optional<Clock::time_point> deadline) {
+  for (;;) {
     pollfd waiting{fd, POLLIN, 0};
     int ready = ::poll(&waiting, 1, remaining_ms(deadline));
     if (ready < 0) {
@@ -78,9 +78,8 @@ std::expected<void, ReadError> read_exact(int fd, std::span<uint8_t> bytes,
       return std::unexpected(ReadError{ReadFailure::Io, fmt::format("read: {}", std::strerror(errno))});
     }
     if (got == 0) return std::unexpected(ReadError{ReadFailure::Closed, "connection closed"});
-    bytes = bytes.subspan(static_cast<size_t>(got));
+    return static_cast<size_t>(got);
   }
-  return {};
 }
 
 Result<std::pair<UniqueFd, UniqueFd>> socket_pair() {

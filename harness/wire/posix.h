@@ -36,17 +36,19 @@ class UniqueFd {
 
 using Clock = std::chrono::steady_clock;
 
-// Why a read came back short: the peer closed, the deadline passed, or an I/O error.
-enum class ReadFailure { Closed, Timeout, Io };
+// Why a read came back short: the peer closed, the deadline passed, an I/O error, or (for
+// frames) bytes that are not a frame.
+enum class ReadFailure { Closed, Timeout, Io, Malformed };
 struct ReadError {
   ReadFailure failure;
   std::string message;
 };
 
 Status write_all(int fd, std::span<const uint8_t> bytes);
-// Reads exactly bytes.size() bytes, or fails; without a deadline it waits as long as it takes.
-std::expected<void, ReadError> read_exact(int fd, std::span<uint8_t> bytes,
-                                          std::optional<Clock::time_point> deadline);
+// Reads at least one byte and at most bytes.size(); without a deadline it waits as long as
+// it takes.
+std::expected<size_t, ReadError> read_some(int fd, std::span<uint8_t> bytes,
+                                           std::optional<Clock::time_point> deadline);
 
 Result<std::pair<UniqueFd, UniqueFd>> socket_pair();
 

@@ -20,65 +20,84 @@ uint64_t get_le(std::span<const uint8_t> in, int bytes) {
   return value;
 }
 
+// Reads a u32 count and checks it against `limit`, naming `what`.
+Result<uint32_t> count_of(Reader& reader, uint32_t limit, const char* what) {
+  TIDEMARK_TRY(count, reader.u32());
+  if (count > limit) return protocol_error(fmt::format("{} {}, at most {}", count, what, limit));
+  return count;
+}
+
+template <class T>
+Status assign(Result<T> read, T& value) {
+  if (!read) return std::unexpected(read.error());
+  value = std::move(*read);
+  return {};
+}
+
 }  // namespace
+
+bool is_known(Opcode op) {
+  switch (op) {
+#define TIDEMARK_KNOWN(name, code, text) case Opcode::name:
+    TIDEMARK_WIRE_MESSAGES(TIDEMARK_KNOWN)
+#undef TIDEMARK_KNOWN
+    return true;
+  }
+  return false;
+}
 
 const char* to_string(Opcode op) {
   switch (op) {
-    case Opcode::Hello: return "hello";
-    case Opcode::CreateBuffer: return "create_buffer";
-    case Opcode::BufferData: return "buffer_data";
-    case Opcode::BufferSubData: return "buffer_sub_data";
-    case Opcode::Draw: return "draw";
-    case Opcode::FenceSync: return "fence";
-    case Opcode::ClientWait: return "client_wait";
-    case Opcode::Flush: return "flush";
-    case Opcode::Finish: return "finish";
-    case Opcode::Present: return "present";
-    case Opcode::ReadPixels: return "read_pixels";
-    case Opcode::ReadGauges: return "read_gauges";
-    case Opcode::ReadValidation: return "read_validation";
-    case Opcode::Goodbye: return "goodbye";
-    case Opcode::Welcome: return "welcome";
-    case Opcode::Ok: return "ok";
-    case Opcode::BufferCreated: return "buffer_created";
-    case Opcode::FenceCreated: return "fence_created";
-    case Opcode::WaitResult: return "wait_result";
-    case Opcode::Pixels: return "pixels";
-    case Opcode::GaugeValues: return "gauge_values";
-    case Opcode::ValidationMessages: return "validation_messages";
-    case Opcode::Failure: return "failure";
-    case Opcode::ProtocolError: return "protocol_error";
+#define TIDEMARK_NAME(name, code, text) \
+  case Opcode::name:                    \
+    return text;
+    TIDEMARK_WIRE_MESSAGES(TIDEMARK_NAME)
+#undef TIDEMARK_NAME
   }
-  return nullptr;
+  return "unknown";
 }
 
 bool is_request(Opcode op) { return static_cast<uint16_t>(op) < 100; }
 
-std::vector<uint8_t> encode(const Frame& frame) {
-  std::vector<uint8_t> out;
-  out.reserve(kHeaderBytes + frame.payload.size());
+bool has_reply(Opcode op) {
+  switch (op) {
+#define TIDEMARK_HAS_REPLY(name, code, text) \
+  case Opcode::name:                         \
+    return expects_reply<name>();
+    TIDEMARK_WIRE_MESSAGES(TIDEMARK_HAS_REPLY)
+#undef TIDEMARK_HAS_REPLY
+  }
+  return false;
+}
+
+void append_encoded(std::vector<uint8_t>& out, const Frame& frame) {
   put_le(out, kMagic, 4);
   put_le(out, kProtocolVersion, 2);
   put_le(out, static_cast<uint16_t>(frame.op), 2);
   put_le(out, frame.payload.size(), 4);
   put_le(out, frame.sequence, 4);
   out.insert(out.end(), frame.payload.begin(), frame.payload.end());
+}
+
+std::vector<uint8_t> encode(const Frame& frame) {
+  std::vector<uint8_t> out;
+  out.reserve(kHeaderBytes + frame.payload.size());
+  append_encoded(out, frame);
   return out;
 }
 
-Result<Header> decode_header(std::span<const uint8_t, kHeaderBytes> bytes) {
+Result<Header> decode_header(std::span<const uint8_t, kHeaderBytes> bytes, uint32_t max_payload) {
   std::span<const uint8_t> in(bytes);
-  uint32_t magic = static_cast<uint32_t>(get_le(in.subspan(0, 4), 4));
+  auto magic = static_cast<uint32_t>(get_le(in.subspan(0, 4), 4));
   if (magic != kMagic) return protocol_error(fmt::format("bad magic {:#010x}, expected {:#010x}", magic, kMagic));
   auto version = static_cast<uint16_t>(get_le(in.subspan(4, 2), 2));
   if (version != kProtocolVersion)
     return protocol_error(fmt::format("version {}, this side speaks {}", version, kProtocolVersion));
   auto op = static_cast<Opcode>(get_le(in.subspan(6, 2), 2));
-  if (to_string(op) == nullptr)
-    return protocol_error(fmt::format("unknown opcode {}", static_cast<uint16_t>(op)));
+  if (!is_known(op)) return protocol_error(fmt::format("unknown opcode {}", static_cast<uint16_t>(op)));
   auto length = static_cast<uint32_t>(get_le(in.subspan(8, 4), 4));
-  if (length > kMaxPayloadBytes)
-    return protocol_error(fmt::format("payload of {} bytes, at most {}", length, kMaxPayloadBytes));
+  if (length > max_payload)
+    return protocol_error(fmt::format("{} payload of {} bytes, at most {}", to_string(op), length, max_payload));
   return Header{op, length, static_cast<uint32_t>(get_le(in.subspan(12, 4), 4))};
 }
 
@@ -100,6 +119,7 @@ Writer& Writer::bytes(std::span<const uint8_t> data) {
   return *this;
 }
 Writer& Writer::string(std::string_view text) {
+  text = text.substr(0, kMaxStringBytes);
   return bytes(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
 }
 
@@ -113,171 +133,166 @@ Result<std::span<const uint8_t>> Reader::take(size_t count) {
 }
 
 Result<uint8_t> Reader::u8() {
-  auto in = take(1);
-  if (!in) return std::unexpected(in.error());
-  return (*in)[0];
+  TIDEMARK_TRY(in, take(1));
+  return in[0];
 }
 Result<uint32_t> Reader::u32() {
-  auto in = take(4);
-  if (!in) return std::unexpected(in.error());
-  return static_cast<uint32_t>(get_le(*in, 4));
+  TIDEMARK_TRY(in, take(4));
+  return static_cast<uint32_t>(get_le(in, 4));
 }
 Result<int32_t> Reader::i32() {
-  auto value = u32();
-  if (!value) return std::unexpected(value.error());
-  return static_cast<int32_t>(*value);
+  TIDEMARK_TRY(value, u32());
+  return static_cast<int32_t>(value);
 }
 Result<uint64_t> Reader::u64() {
-  auto in = take(8);
-  if (!in) return std::unexpected(in.error());
-  return get_le(*in, 8);
+  TIDEMARK_TRY(in, take(8));
+  return get_le(in, 8);
 }
 Result<int64_t> Reader::i64() {
-  auto value = u64();
-  if (!value) return std::unexpected(value.error());
-  return static_cast<int64_t>(*value);
+  TIDEMARK_TRY(value, u64());
+  return static_cast<int64_t>(value);
 }
 Result<std::span<const uint8_t>> Reader::bytes() {
-  auto length = u32();
-  if (!length) return std::unexpected(length.error());
-  return take(*length);
+  TIDEMARK_TRY(length, u32());
+  return take(length);
 }
 Result<std::string> Reader::string() {
-  auto length = u32();
-  if (!length) return std::unexpected(length.error());
-  if (*length > kMaxStringBytes)
-    return protocol_error(fmt::format("string of {} bytes, at most {}", *length, kMaxStringBytes));
-  auto in = take(*length);
-  if (!in) return std::unexpected(in.error());
-  return std::string(in->begin(), in->end());
+  TIDEMARK_TRY(length, u32());
+  if (length > kMaxStringBytes)
+    return protocol_error(fmt::format("string of {} bytes, at most {}", length, kMaxStringBytes));
+  TIDEMARK_TRY(in, take(length));
+  return std::string(in.begin(), in.end());
 }
 Status Reader::finish() const {
   if (at_ != data_.size()) return protocol_error(fmt::format("{} unread payload bytes", data_.size() - at_));
   return {};
 }
 
-std::vector<uint8_t> encode_hello(const Hello& hello) {
-  Writer writer;
-  writer.string(hello.token);
-  write_knobs(writer, hello.knobs);
-  writer.string(hello.mutant).i32(hello.width).i32(hello.height).u8(hello.validation ? 1 : 0);
-  return writer.take();
+void put(Writer& writer, bool value) { writer.u8(value ? 1 : 0); }
+void put(Writer& writer, uint32_t value) { writer.u32(value); }
+void put(Writer& writer, int32_t value) { writer.i32(value); }
+void put(Writer& writer, uint64_t value) { writer.u64(value); }
+void put(Writer& writer, int64_t value) { writer.i64(value); }
+void put(Writer& writer, const std::string& value) { writer.string(value); }
+void put(Writer& writer, Bytes value) { writer.bytes(value); }
+void put(Writer& writer, const std::vector<uint8_t>& value) { writer.bytes(value); }
+void put(Writer& writer, const KnobMap& value) {
+  writer.u32(static_cast<uint32_t>(value.size()));
+  for (const auto& [name, knob] : value) writer.string(name).i64(knob);
+}
+void put(Writer& writer, const NamedValues& value) {
+  writer.u32(static_cast<uint32_t>(value.size()));
+  for (const auto& [name, number] : value) writer.string(name).i64(number);
+}
+void put(Writer& writer, const std::vector<std::string>& value) {
+  size_t count = std::min<size_t>(value.size(), kMaxListEntries);
+  writer.u32(static_cast<uint32_t>(count));
+  for (size_t i = 0; i < count; ++i) writer.string(value[i]);
+}
+void put(Writer& writer, backend::WaitStatus value) { writer.u8(static_cast<uint8_t>(value)); }
+void put(Writer& writer, const backend::DrawCall& value) {
+  writer.u32(value.uniform).u32(value.vertices);
+  writer.i32(value.rect.x0).i32(value.rect.y0).i32(value.rect.x1).i32(value.rect.y1);
+}
+void put(Writer& writer, const Error& value) {
+  writer.u8(static_cast<uint8_t>(value.kind)).string(value.message);
 }
 
-Result<Hello> decode_hello(std::span<const uint8_t> payload) {
-  Reader reader(payload);
-  Hello hello;
-  TIDEMARK_TRY(token, reader.string());
-  TIDEMARK_TRY(knobs, read_knobs(reader));
-  TIDEMARK_TRY(mutant, reader.string());
-  TIDEMARK_TRY(width, reader.i32());
-  TIDEMARK_TRY(height, reader.i32());
-  TIDEMARK_TRY(validation, reader.u8());
-  if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
-  if (width < 1 || height < 1 || width > kMaxTargetSide || height > kMaxTargetSide)
-    return protocol_error(fmt::format("target {}x{}, each side 1..{}", width, height, kMaxTargetSide));
-  hello.token = std::move(token);
-  hello.knobs = std::move(knobs);
-  hello.mutant = std::move(mutant);
-  hello.width = width;
-  hello.height = height;
-  hello.validation = validation != 0;
-  return hello;
+Status get(Reader& reader, bool& value) {
+  TIDEMARK_TRY(byte, reader.u8());
+  if (byte > 1) return protocol_error(fmt::format("flag {}, expected 0 or 1", byte));
+  value = byte == 1;
+  return {};
 }
-
-std::vector<uint8_t> encode_welcome(const Welcome& welcome) {
-  Writer writer;
-  writer.i64(welcome.server_pid);
-  write_knobs(writer, welcome.knobs);
-  writer.u32(static_cast<uint32_t>(welcome.capabilities.size()));
-  for (const auto& capability : welcome.capabilities) writer.string(capability);
-  return writer.take();
+Status get(Reader& reader, uint32_t& value) { return assign(reader.u32(), value); }
+Status get(Reader& reader, int32_t& value) { return assign(reader.i32(), value); }
+Status get(Reader& reader, uint64_t& value) { return assign(reader.u64(), value); }
+Status get(Reader& reader, int64_t& value) { return assign(reader.i64(), value); }
+Status get(Reader& reader, std::string& value) { return assign(reader.string(), value); }
+Status get(Reader& reader, Bytes& value) { return assign(reader.bytes(), value); }
+Status get(Reader& reader, std::vector<uint8_t>& value) {
+  TIDEMARK_TRY(bytes, reader.bytes());
+  value.assign(bytes.begin(), bytes.end());
+  return {};
 }
-
-Result<Welcome> decode_welcome(std::span<const uint8_t> payload) {
-  Reader reader(payload);
-  Welcome welcome;
-  TIDEMARK_TRY(pid, reader.i64());
-  TIDEMARK_TRY(knobs, read_knobs(reader));
-  TIDEMARK_TRY(count, reader.u32());
-  if (count > kMaxListEntries) return protocol_error(fmt::format("{} capabilities", count));
-  for (uint32_t i = 0; i < count; ++i) {
-    TIDEMARK_TRY(capability, reader.string());
-    welcome.capabilities.push_back(std::move(capability));
-  }
-  if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
-  welcome.server_pid = pid;
-  welcome.knobs = std::move(knobs);
-  return welcome;
-}
-
-Result<std::map<std::string, int64_t>> read_knobs(Reader& reader) {
-  auto count = reader.u32();
-  if (!count) return std::unexpected(count.error());
-  if (*count > kMaxKnobs) return protocol_error(fmt::format("{} knobs, at most {}", *count, kMaxKnobs));
-  std::map<std::string, int64_t> knobs;
-  for (uint32_t i = 0; i < *count; ++i) {
-    auto name = reader.string();
-    if (!name) return std::unexpected(name.error());
-    auto value = reader.i64();
-    if (!value) return std::unexpected(value.error());
-    knobs[*name] = *value;
-  }
-  return knobs;
-}
-
-void write_knobs(Writer& writer, const std::map<std::string, int64_t>& knobs) {
-  writer.u32(static_cast<uint32_t>(knobs.size()));
-  for (const auto& [name, value] : knobs) writer.string(name).i64(value);
-}
-
-std::vector<uint8_t> encode_gauge_values(const NamedValues& gauges) {
-  Writer writer;
-  writer.u32(static_cast<uint32_t>(gauges.size()));
-  for (const auto& [name, value] : gauges) writer.string(name).i64(value);
-  return writer.take();
-}
-
-Result<NamedValues> decode_gauge_values(std::span<const uint8_t> payload) {
-  Reader reader(payload);
-  TIDEMARK_TRY(count, reader.u32());
-  if (count > kMaxListEntries) return protocol_error(fmt::format("{} gauges", count));
-  NamedValues gauges;
+Status get(Reader& reader, KnobMap& value) {
+  TIDEMARK_TRY(count, count_of(reader, kMaxKnobs, "knobs"));
+  value.clear();
   for (uint32_t i = 0; i < count; ++i) {
     TIDEMARK_TRY(name, reader.string());
-    TIDEMARK_TRY(value, reader.i64());
-    gauges.emplace_back(std::move(name), value);
+    TIDEMARK_TRY(knob, reader.i64());
+    value[name] = knob;
   }
-  if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
-  return gauges;
+  return {};
+}
+Status get(Reader& reader, NamedValues& value) {
+  TIDEMARK_TRY(count, count_of(reader, kMaxListEntries, "named values"));
+  value.clear();
+  for (uint32_t i = 0; i < count; ++i) {
+    TIDEMARK_TRY(name, reader.string());
+    TIDEMARK_TRY(number, reader.i64());
+    value.emplace_back(std::move(name), number);
+  }
+  return {};
+}
+Status get(Reader& reader, std::vector<std::string>& value) {
+  TIDEMARK_TRY(count, count_of(reader, kMaxListEntries, "strings"));
+  value.clear();
+  for (uint32_t i = 0; i < count; ++i) {
+    TIDEMARK_TRY(text, reader.string());
+    value.push_back(std::move(text));
+  }
+  return {};
+}
+Status get(Reader& reader, backend::WaitStatus& value) {
+  TIDEMARK_TRY(status, reader.u8());
+  if (status > static_cast<uint8_t>(backend::WaitStatus::TimeoutExpired))
+    return protocol_error(fmt::format("wait status {}", status));
+  value = static_cast<backend::WaitStatus>(status);
+  return {};
+}
+Status get(Reader& reader, backend::DrawCall& value) {
+  TIDEMARK_TRY(uniform, reader.u32());
+  TIDEMARK_TRY(vertices, reader.u32());
+  TIDEMARK_TRY(x0, reader.i32());
+  TIDEMARK_TRY(y0, reader.i32());
+  TIDEMARK_TRY(x1, reader.i32());
+  TIDEMARK_TRY(y1, reader.i32());
+  value = {uniform, vertices, {x0, y0, x1, y1}};
+  return {};
+}
+Status get(Reader& reader, Error& value) {
+  TIDEMARK_TRY(kind, reader.u8());
+  if (kind > static_cast<uint8_t>(ErrorKind::Io)) return protocol_error(fmt::format("error kind {}", kind));
+  TIDEMARK_TRY(message, reader.string());
+  value = Error{static_cast<ErrorKind>(kind), std::move(message)};
+  return {};
 }
 
-std::vector<uint8_t> encode_pixels(int32_t width, int32_t height, std::span<const uint8_t> bytes) {
-  return Writer().i32(width).i32(height).bytes(bytes).take();
-}
-
-Result<PixelsView> decode_pixels(std::span<const uint8_t> payload) {
-  Reader reader(payload);
-  TIDEMARK_TRY(width, reader.i32());
-  TIDEMARK_TRY(height, reader.i32());
-  TIDEMARK_TRY(bytes, reader.bytes());
-  if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
+Status Pixels::check() const {
   if (width < 0 || height < 0 || bytes.size() != size_t(width) * size_t(height) * 4)
     return protocol_error(fmt::format("{}x{} image with {} bytes", width, height, bytes.size()));
-  return PixelsView{width, height, bytes};
+  return {};
 }
 
-std::vector<uint8_t> encode_failure(const Error& error) {
-  return Writer().u8(static_cast<uint8_t>(error.kind)).string(error.message.substr(0, kMaxStringBytes)).take();
+Status Hello::check() const {
+  if (width < 1 || height < 1 || width > kMaxTargetSide || height > kMaxTargetSide)
+    return protocol_error(fmt::format("target {}x{}, each side 1..{}", width, height, kMaxTargetSide));
+  return {};
 }
 
-Result<Error> decode_failure(std::span<const uint8_t> payload) {
-  Reader reader(payload);
-  TIDEMARK_TRY(kind, reader.u8());
-  TIDEMARK_TRY(message, reader.string());
-  if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
-  if (kind > static_cast<uint8_t>(ErrorKind::Io)) return protocol_error(fmt::format("error kind {}", kind));
-  return Error{static_cast<ErrorKind>(kind), std::move(message)};
+Status check_payload(const Frame& frame) {
+  switch (frame.op) {
+#define TIDEMARK_CHECK(name, code, text)                \
+  case Opcode::name: {                                  \
+    auto decoded = decode<name>(frame);                 \
+    if (!decoded) return std::unexpected(decoded.error()); \
+    return {};                                          \
+  }
+    TIDEMARK_WIRE_MESSAGES(TIDEMARK_CHECK)
+#undef TIDEMARK_CHECK
+  }
+  return protocol_error(fmt::format("unknown opcode {}", static_cast<uint16_t>(frame.op)));
 }
 
 }  // namespace tidemark::wire

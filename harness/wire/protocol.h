@@ -1,16 +1,24 @@
 // The wire: length-prefixed binary frames with a versioned header, and the messages they
-// carry. Every limit is a named constant; a frame that breaks one is a protocol error.
+// carry. Every message is declared once, below, as a struct whose field list is its layout;
+// the client, the server's dispatch, recording and replay all use the same encode/decode.
 //
 // Header (16 bytes, little-endian): magic "TDMK", version u16, opcode u16, payload length
-// u32, sequence u32. Payload fields are little-endian integers; bytes and strings are a u32
-// length then the bytes.
+// u32, sequence u32. Payload fields are little-endian integers in declaration order; bytes
+// and strings are a u32 length then the bytes; lists and maps a u32 count then the entries.
+//
+// Requests whose Reply is NoReply are pipelined: the server answers them only when they
+// fail (Failure, naming their sequence), and then skips every later request up to the next
+// one that has a reply, which it answers with Skipped. A reply-bearing request therefore
+// drains the pipe: every earlier failure reaches the client before its reply.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
@@ -19,44 +27,53 @@
 namespace tidemark::wire {
 
 inline constexpr uint32_t kMagic = 0x4B4D4454;  // "TDMK" in memory order
-inline constexpr uint16_t kProtocolVersion = 1;
+inline constexpr uint16_t kProtocolVersion = 2;
 inline constexpr size_t kHeaderBytes = 16;
 inline constexpr uint32_t kMaxPayloadBytes = 256u << 20;  // a store of up to ~256 MiB
+inline constexpr uint32_t kMaxHelloPayloadBytes = 4096;   // before the session is greeted
 inline constexpr uint32_t kMaxStringBytes = 4096;
 inline constexpr uint32_t kMaxKnobs = 64;
 inline constexpr uint32_t kMaxListEntries = 1 << 16;
 inline constexpr int32_t kMaxTargetSide = 4096;
 
+// name, opcode, wire name. Requests are below 100, replies from 100.
+#define TIDEMARK_WIRE_MESSAGES(X)              \
+  X(Hello, 1, "hello")                         \
+  X(CreateBuffer, 2, "create_buffer")          \
+  X(BufferData, 3, "buffer_data")              \
+  X(BufferSubData, 4, "buffer_sub_data")       \
+  X(Draw, 5, "draw")                           \
+  X(FenceSync, 6, "fence")                     \
+  X(ClientWait, 7, "client_wait")              \
+  X(Flush, 8, "flush")                         \
+  X(Finish, 9, "finish")                       \
+  X(Present, 10, "present")                    \
+  X(ReadPixels, 11, "read_pixels")             \
+  X(ReadGauges, 12, "read_gauges")             \
+  X(ReadValidation, 13, "read_validation")     \
+  X(Goodbye, 14, "goodbye")                    \
+  X(Sync, 15, "sync")                          \
+  X(Welcome, 100, "welcome")                   \
+  X(Ok, 101, "ok")                             \
+  X(BufferCreated, 102, "buffer_created")      \
+  X(FenceCreated, 103, "fence_created")        \
+  X(WaitResult, 104, "wait_result")            \
+  X(Pixels, 105, "pixels")                     \
+  X(GaugeValues, 106, "gauge_values")          \
+  X(ValidationMessages, 107, "validation_messages") \
+  X(Failure, 108, "failure")                   \
+  X(ProtocolError, 109, "protocol_error")      \
+  X(Skipped, 110, "skipped")
+
 enum class Opcode : uint16_t {
-  // client -> server
-  Hello = 1,
-  CreateBuffer = 2,
-  BufferData = 3,
-  BufferSubData = 4,
-  Draw = 5,
-  FenceSync = 6,
-  ClientWait = 7,
-  Flush = 8,
-  Finish = 9,
-  Present = 10,
-  ReadPixels = 11,
-  ReadGauges = 12,
-  ReadValidation = 13,
-  Goodbye = 14,
-  // server -> client
-  Welcome = 100,
-  Ok = 101,
-  BufferCreated = 102,
-  FenceCreated = 103,
-  WaitResult = 104,
-  Pixels = 105,
-  GaugeValues = 106,
-  ValidationMessages = 107,
-  Failure = 108,        // the operation failed; the session goes on
-  ProtocolError = 109,  // the frame was bad; the server closes the session
+#define TIDEMARK_OPCODE(name, code, text) name = code,
+  TIDEMARK_WIRE_MESSAGES(TIDEMARK_OPCODE)
+#undef TIDEMARK_OPCODE
 };
-const char* to_string(Opcode op);
+bool is_known(Opcode op);
+const char* to_string(Opcode op);  // "unknown" for a value no message has
 bool is_request(Opcode op);
+bool has_reply(Opcode op);  // a request that is not pipelined
 
 struct Frame {
   Opcode op = Opcode::Ok;
@@ -71,8 +88,12 @@ struct Header {
 };
 
 std::vector<uint8_t> encode(const Frame& frame);
-// Checks magic, version, opcode and the payload limit.
-Result<Header> decode_header(std::span<const uint8_t, kHeaderBytes> bytes);
+void append_encoded(std::vector<uint8_t>& out, const Frame& frame);
+// Checks magic, version, opcode and that the payload is at most `max_payload` bytes.
+Result<Header> decode_header(std::span<const uint8_t, kHeaderBytes> bytes,
+                             uint32_t max_payload = kMaxPayloadBytes);
+
+// --- Field codecs -------------------------------------------------------------------------
 
 class Writer {
  public:
@@ -82,6 +103,7 @@ class Writer {
   Writer& u64(uint64_t value);
   Writer& i64(int64_t value) { return u64(static_cast<uint64_t>(value)); }
   Writer& bytes(std::span<const uint8_t> data);
+  // Longer strings are cut to kMaxStringBytes: whatever is encoded can be decoded.
   Writer& string(std::string_view text);
   std::vector<uint8_t> take() { return std::move(out_); }
 
@@ -109,45 +131,249 @@ class Reader {
   size_t at_ = 0;
 };
 
-// The session handshake.
+using Bytes = std::span<const uint8_t>;  // decoded: a view into the frame's payload
+using KnobMap = std::map<std::string, int64_t>;
+using NamedValues = std::vector<std::pair<std::string, int64_t>>;
+
+void put(Writer& writer, bool value);
+void put(Writer& writer, uint32_t value);
+void put(Writer& writer, int32_t value);
+void put(Writer& writer, uint64_t value);
+void put(Writer& writer, int64_t value);
+void put(Writer& writer, const std::string& value);
+void put(Writer& writer, Bytes value);
+void put(Writer& writer, const std::vector<uint8_t>& value);
+void put(Writer& writer, const KnobMap& value);
+void put(Writer& writer, const NamedValues& value);
+void put(Writer& writer, const std::vector<std::string>& value);
+void put(Writer& writer, backend::WaitStatus value);
+void put(Writer& writer, const backend::DrawCall& value);
+void put(Writer& writer, const Error& value);
+
+Status get(Reader& reader, bool& value);
+Status get(Reader& reader, uint32_t& value);
+Status get(Reader& reader, int32_t& value);
+Status get(Reader& reader, uint64_t& value);
+Status get(Reader& reader, int64_t& value);
+Status get(Reader& reader, std::string& value);
+Status get(Reader& reader, Bytes& value);
+Status get(Reader& reader, std::vector<uint8_t>& value);
+Status get(Reader& reader, KnobMap& value);
+Status get(Reader& reader, NamedValues& value);
+Status get(Reader& reader, std::vector<std::string>& value);
+Status get(Reader& reader, backend::WaitStatus& value);
+Status get(Reader& reader, backend::DrawCall& value);
+Status get(Reader& reader, Error& value);
+
+// --- Messages -----------------------------------------------------------------------------
+// Each has kOpcode, fields(self) (its layout, in order) and, for a request, its Reply
+// (NoReply: pipelined). check() adds what a layout cannot say.
+
+struct NoReply {};
+
+struct Ok {
+  static constexpr Opcode kOpcode = Opcode::Ok;
+  static auto fields(auto&) { return std::tie(); }
+};
+struct Welcome {
+  static constexpr Opcode kOpcode = Opcode::Welcome;
+  int64_t server_pid = 0;
+  KnobMap knobs;  // the values the server applied
+  std::vector<std::string> capabilities;
+  static auto fields(auto& m) { return std::tie(m.server_pid, m.knobs, m.capabilities); }
+};
+struct BufferCreated {
+  static constexpr Opcode kOpcode = Opcode::BufferCreated;
+  backend::BufferId buffer = 0;
+  static auto fields(auto& m) { return std::tie(m.buffer); }
+};
+struct FenceCreated {
+  static constexpr Opcode kOpcode = Opcode::FenceCreated;
+  backend::FenceId fence = 0;
+  static auto fields(auto& m) { return std::tie(m.fence); }
+};
+struct WaitResult {
+  static constexpr Opcode kOpcode = Opcode::WaitResult;
+  backend::WaitStatus status = backend::WaitStatus::AlreadySignaled;
+  static auto fields(auto& m) { return std::tie(m.status); }
+};
+struct Pixels {  // width * height * 4 RGBA8 bytes, top row first
+  static constexpr Opcode kOpcode = Opcode::Pixels;
+  int32_t width = 0;
+  int32_t height = 0;
+  std::vector<uint8_t> bytes;
+  static auto fields(auto& m) { return std::tie(m.width, m.height, m.bytes); }
+  Status check() const;
+};
+struct GaugeValues {  // the gauges in their fixed order
+  static constexpr Opcode kOpcode = Opcode::GaugeValues;
+  NamedValues values;
+  static auto fields(auto& m) { return std::tie(m.values); }
+};
+struct ValidationMessages {
+  static constexpr Opcode kOpcode = Opcode::ValidationMessages;
+  std::vector<std::string> messages;
+  static auto fields(auto& m) { return std::tie(m.messages); }
+};
+struct Failure {  // the request failed; the session goes on
+  static constexpr Opcode kOpcode = Opcode::Failure;
+  Error error;
+  static auto fields(auto& m) { return std::tie(m.error); }
+};
+struct ProtocolError {  // the frame was bad; the server closes the session
+  static constexpr Opcode kOpcode = Opcode::ProtocolError;
+  std::string message;
+  static auto fields(auto& m) { return std::tie(m.message); }
+};
+struct Skipped {  // not carried out: the pipelined request `failed_sequence` failed first
+  static constexpr Opcode kOpcode = Opcode::Skipped;
+  uint32_t failed_sequence = 0;
+  static auto fields(auto& m) { return std::tie(m.failed_sequence); }
+};
+
 struct Hello {
+  static constexpr Opcode kOpcode = Opcode::Hello;
+  using Reply = Welcome;
   std::string token;
-  std::map<std::string, int64_t> knobs;
+  KnobMap knobs;
   std::string mutant;  // empty: none
   int32_t width = 0;
   int32_t height = 0;
   bool validation = false;
+  static auto fields(auto& m) { return std::tie(m.token, m.knobs, m.mutant, m.width, m.height, m.validation); }
+  Status check() const;
 };
-struct Welcome {
-  int64_t server_pid = 0;
-  std::map<std::string, int64_t> knobs;  // the values the server applied
-  std::vector<std::string> capabilities;
+struct CreateBuffer {
+  static constexpr Opcode kOpcode = Opcode::CreateBuffer;
+  using Reply = BufferCreated;
+  static auto fields(auto&) { return std::tie(); }
+};
+struct BufferData {
+  static constexpr Opcode kOpcode = Opcode::BufferData;
+  using Reply = NoReply;
+  backend::BufferId buffer = 0;
+  Bytes data;
+  static auto fields(auto& m) { return std::tie(m.buffer, m.data); }
+};
+struct BufferSubData {
+  static constexpr Opcode kOpcode = Opcode::BufferSubData;
+  using Reply = NoReply;
+  backend::BufferId buffer = 0;
+  uint64_t offset = 0;
+  Bytes data;
+  static auto fields(auto& m) { return std::tie(m.buffer, m.offset, m.data); }
+};
+struct Draw {
+  static constexpr Opcode kOpcode = Opcode::Draw;
+  using Reply = NoReply;
+  backend::DrawCall call;
+  static auto fields(auto& m) { return std::tie(m.call); }
+};
+struct FenceSync {
+  static constexpr Opcode kOpcode = Opcode::FenceSync;
+  using Reply = FenceCreated;
+  static auto fields(auto&) { return std::tie(); }
+};
+struct ClientWait {
+  static constexpr Opcode kOpcode = Opcode::ClientWait;
+  using Reply = WaitResult;
+  backend::FenceId fence = 0;
+  bool flush = false;
+  uint64_t timeout_ns = 0;
+  static auto fields(auto& m) { return std::tie(m.fence, m.flush, m.timeout_ns); }
+};
+struct Flush {
+  static constexpr Opcode kOpcode = Opcode::Flush;
+  using Reply = NoReply;
+  static auto fields(auto&) { return std::tie(); }
+};
+struct Finish {
+  static constexpr Opcode kOpcode = Opcode::Finish;
+  using Reply = NoReply;
+  static auto fields(auto&) { return std::tie(); }
+};
+struct Present {
+  static constexpr Opcode kOpcode = Opcode::Present;
+  using Reply = NoReply;
+  static auto fields(auto&) { return std::tie(); }
+};
+struct ReadPixels {
+  static constexpr Opcode kOpcode = Opcode::ReadPixels;
+  using Reply = Pixels;
+  static auto fields(auto&) { return std::tie(); }
+};
+struct ReadGauges {
+  static constexpr Opcode kOpcode = Opcode::ReadGauges;
+  using Reply = GaugeValues;
+  static auto fields(auto&) { return std::tie(); }
+};
+struct ReadValidation {
+  static constexpr Opcode kOpcode = Opcode::ReadValidation;
+  using Reply = ValidationMessages;
+  static auto fields(auto&) { return std::tie(); }
+};
+struct Goodbye {  // the server ends the session after its Ok
+  static constexpr Opcode kOpcode = Opcode::Goodbye;
+  using Reply = Ok;
+  static auto fields(auto&) { return std::tie(); }
+};
+struct Sync {  // drains the pipe: its Ok (or Skipped) follows every earlier failure
+  static constexpr Opcode kOpcode = Opcode::Sync;
+  using Reply = Ok;
+  static auto fields(auto&) { return std::tie(); }
 };
 
-std::vector<uint8_t> encode_hello(const Hello& hello);
-Result<Hello> decode_hello(std::span<const uint8_t> payload);
-std::vector<uint8_t> encode_welcome(const Welcome& welcome);
-Result<Welcome> decode_welcome(std::span<const uint8_t> payload);
+template <class M>
+concept RequestMessage = requires { typename M::Reply; };
 
-// A name -> value map (knobs): u32 count, then (string, i64) pairs.
-void write_knobs(Writer& writer, const std::map<std::string, int64_t>& knobs);
-Result<std::map<std::string, int64_t>> read_knobs(Reader& reader);
+template <RequestMessage M>
+inline constexpr bool kPipelined = std::is_same_v<typename M::Reply, NoReply>;
 
-// GaugeValues: the gauges in order, as (name, value) pairs.
-using NamedValues = std::vector<std::pair<std::string, int64_t>>;
-std::vector<uint8_t> encode_gauge_values(const NamedValues& gauges);
-Result<NamedValues> decode_gauge_values(std::span<const uint8_t> payload);
+template <class M>
+constexpr bool expects_reply() {
+  if constexpr (RequestMessage<M>) return !kPipelined<M>;
+  return false;
+}
 
-// Pixels: width, height and width * height * 4 RGBA8 bytes (a view into the payload).
-struct PixelsView {
-  int32_t width = 0;
-  int32_t height = 0;
-  std::span<const uint8_t> bytes;
-};
-std::vector<uint8_t> encode_pixels(int32_t width, int32_t height, std::span<const uint8_t> bytes);
-Result<PixelsView> decode_pixels(std::span<const uint8_t> payload);
+// A message's payload.
+template <class M>
+std::vector<uint8_t> encode_payload(const M& message) {
+  Writer writer;
+  std::apply([&](const auto&... field) { (put(writer, field), ...); }, M::fields(message));
+  return writer.take();
+}
 
-std::vector<uint8_t> encode_failure(const Error& error);
-Result<Error> decode_failure(std::span<const uint8_t> payload);
+template <class M>
+Frame make_frame(uint32_t sequence, const M& message) {
+  return Frame{M::kOpcode, sequence, encode_payload(message)};
+}
+
+// Reads every field, nothing more, then the message's own check. Views (Bytes) point into
+// `payload`.
+template <class M>
+Result<M> decode(std::span<const uint8_t> payload) {
+  Reader reader(payload);
+  M message;
+  Status status;
+  std::apply([&](auto&... field) { ((status = status ? get(reader, field) : status), ...); }, M::fields(message));
+  if (!status) return std::unexpected(status.error());
+  if (auto done = reader.finish(); !done) return std::unexpected(done.error());
+  if constexpr (requires { message.check(); }) {
+    if (auto valid = message.check(); !valid) return std::unexpected(valid.error());
+  }
+  return message;
+}
+
+// Decodes `frame` as M, after checking that its opcode is M's.
+template <class M>
+Result<M> decode(const Frame& frame) {
+  if (frame.op != M::kOpcode)
+    return fail(ErrorKind::Fatal,
+                std::string("protocol: expected ") + to_string(M::kOpcode) + ", found " + to_string(frame.op));
+  return decode<M>(std::span<const uint8_t>(frame.payload));
+}
+
+// Whether the payload decodes as the message its opcode names.
+Status check_payload(const Frame& frame);
 
 }  // namespace tidemark::wire

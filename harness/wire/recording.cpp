@@ -1,5 +1,7 @@
 #include "wire/recording.h"
 
+#include "wire/frame_io.h"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -14,7 +16,7 @@ constexpr std::array<char, 8> kRecordingMagic = {'T', 'D', 'M', 'K', 'R', 'E', '
 std::vector<uint8_t> encode_header(const RecordingHeader& header) {
   Writer writer;
   writer.string(header.scenario).i32(header.width).i32(header.height);
-  write_knobs(writer, header.knobs);
+  put(writer, header.knobs);
   writer.string(header.mutant);
   return writer.take();
 }
@@ -25,7 +27,8 @@ Result<RecordingHeader> decode_header_payload(std::span<const uint8_t> payload) 
   TIDEMARK_TRY(scenario, reader.string());
   TIDEMARK_TRY(width, reader.i32());
   TIDEMARK_TRY(height, reader.i32());
-  TIDEMARK_TRY(knobs, read_knobs(reader));
+  KnobMap knobs;
+  if (auto read = get(reader, knobs); !read) return std::unexpected(read.error());
   TIDEMARK_TRY(mutant, reader.string());
   if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
   header.scenario = std::move(scenario);
@@ -36,10 +39,8 @@ Result<RecordingHeader> decode_header_payload(std::span<const uint8_t> payload) 
   return header;
 }
 
-void put_u32(std::ostream& out, uint32_t value) {
-  char bytes[4];
-  for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>(value >> (8 * i));
-  out.write(bytes, 4);
+void write_bytes(std::ostream& out, std::span<const uint8_t> bytes) {
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace
@@ -51,17 +52,15 @@ Result<RecordingWriter> RecordingWriter::create(const std::filesystem::path& fil
   if (!*writer.out_) return fail(ErrorKind::Io, fmt::format("cannot write {}", file.string()));
   auto payload = encode_header(header);
   writer.out_->write(kRecordingMagic.data(), kRecordingMagic.size());
-  put_u32(*writer.out_, kRecordingVersion);
-  put_u32(*writer.out_, static_cast<uint32_t>(payload.size()));
-  writer.out_->write(reinterpret_cast<const char*>(payload.data()), static_cast<std::streamsize>(payload.size()));
+  write_bytes(*writer.out_, Writer().u32(kRecordingVersion).u32(static_cast<uint32_t>(payload.size())).take());
+  write_bytes(*writer.out_, payload);
   if (!*writer.out_) return fail(ErrorKind::Io, fmt::format("cannot write {}", file.string()));
   return writer;
 }
 
 Status RecordingWriter::write(Direction direction, const Frame& frame) {
-  auto bytes = encode(frame);
   out_->put(static_cast<char>(direction));
-  out_->write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  write_bytes(*out_, encode(frame));
   if (!*out_) return fail(ErrorKind::Io, fmt::format("cannot write {}", path_.string()));
   return {};
 }
@@ -82,22 +81,18 @@ Result<RecordingReader> RecordingReader::open(std::unique_ptr<std::istream> in, 
   RecordingReader reader;
   reader.in_ = std::move(in);
   reader.name_ = std::move(name);
-  std::array<char, 16> start{};
-  reader.in_->read(start.data(), start.size());
+  std::array<uint8_t, 16> start{};
+  reader.in_->read(reinterpret_cast<char*>(start.data()), start.size());
   if (reader.in_->gcount() != static_cast<std::streamsize>(start.size()) ||
       std::memcmp(start.data(), kRecordingMagic.data(), kRecordingMagic.size()) != 0)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a Tidemark recording (magic TDMKREC), found something else",
                                                  reader.name_));
-  auto u32_at = [&](size_t at) {
-    uint32_t value = 0;
-    for (int i = 0; i < 4; ++i) value |= uint32_t{static_cast<uint8_t>(start[at + static_cast<size_t>(i)])} << (8 * i);
-    return value;
-  };
-  uint32_t version = u32_at(8);
+  Reader fields{std::span<const uint8_t>(start).subspan(kRecordingMagic.size())};
+  uint32_t version = *fields.u32();  // 16 bytes were read: both fields are there
   if (version != kRecordingVersion)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected recording format version {}, found {}", reader.name_,
                                                  kRecordingVersion, version));
-  uint32_t length = u32_at(12);
+  uint32_t length = *fields.u32();
   if (length > kMaxRecordingHeaderBytes)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a header of at most {} bytes, found {}", reader.name_,
                                                  kMaxRecordingHeaderBytes, length));
@@ -122,27 +117,15 @@ Result<std::optional<Record>> RecordingReader::next() {
   if (direction == std::char_traits<char>::eof()) return std::optional<Record>();
   if (direction != '>' && direction != '<')
     return broken(fmt::format("expected a direction ('>' or '<'), found byte {}", direction));
-  std::array<uint8_t, kHeaderBytes> header_bytes;
-  in_->read(reinterpret_cast<char*>(header_bytes.data()), header_bytes.size());
-  if (in_->gcount() != static_cast<std::streamsize>(header_bytes.size()))
-    return broken(fmt::format("truncated frame header: {} of {} bytes", in_->gcount(), kHeaderBytes));
-  auto header = decode_header(header_bytes);
-  if (!header) return broken(header.error().message);
-  Frame frame{header->op, header->sequence, {}};
-  // Grow as bytes arrive, so a corrupt length cannot allocate far past the file's end.
-  constexpr size_t kChunk = 1 << 20;
-  while (frame.payload.size() < header->length) {
-    size_t want = std::min<size_t>(kChunk, header->length - frame.payload.size());
-    size_t have = frame.payload.size();
-    frame.payload.resize(have + want);
-    in_->read(reinterpret_cast<char*>(frame.payload.data() + have), static_cast<std::streamsize>(want));
-    if (in_->gcount() != static_cast<std::streamsize>(want))
-      return broken(fmt::format("truncated {} frame: {} of {} payload bytes", to_string(header->op),
-                                have + static_cast<size_t>(in_->gcount()), header->length));
+  StreamSource source(*in_);
+  auto frame = read_frame(source);
+  if (!frame) {
+    if (frame.error().message == "end of file") return broken("a direction byte with no frame after it");
+    return broken(frame.error().message);
   }
   ++index_;
-  offset_ += 1 + kHeaderBytes + header->length;
-  return std::optional<Record>(Record{static_cast<Direction>(direction), std::move(frame)});
+  offset_ += 1 + kHeaderBytes + frame->payload.size();
+  return std::optional<Record>(Record{static_cast<Direction>(direction), std::move(*frame)});
 }
 
 }  // namespace tidemark::wire

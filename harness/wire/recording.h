@@ -20,7 +20,7 @@
 
 namespace tidemark::wire {
 
-inline constexpr uint32_t kRecordingVersion = 1;
+inline constexpr uint32_t kRecordingVersion = 2;  // 2: pipelined requests have no reply records
 inline constexpr uint32_t kMaxRecordingHeaderBytes = 1 << 16;
 
 struct RecordingHeader {

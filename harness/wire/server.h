@@ -5,9 +5,11 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "backend/backend.h"
+#include "wire/frame_io.h"
 #include "wire/protocol.h"
 
 namespace tidemark::wire {
@@ -21,22 +23,42 @@ class ServerSession {
  public:
   explicit ServerSession(ServerOptions options);
   ~ServerSession();
-  // The reply to one request. After a ProtocolError reply or a Goodbye the session is closed.
-  Frame handle(const Frame& request);
+  // The reply to one request, if it has one: a pipelined request is answered only when it
+  // fails. After a ProtocolError reply or a Goodbye the session is closed.
+  std::optional<Frame> handle(const Frame& request);
   bool open() const { return open_; }
+  bool greeted() const { return backend_ != nullptr; }
 
  private:
-  Frame hello(const Frame& request);
-  Result<Frame> dispatch(const Frame& request);
+  template <class M>
+  std::optional<Frame> route(const Frame& request);
+  Frame hello(const Frame& request, const Hello& message);
   Frame protocol_error(const Frame& request, const std::string& message);
 
   ServerOptions options_;
   std::unique_ptr<backend::Backend> backend_;
+  std::optional<uint32_t> failed_sequence_;  // a pipelined request failed: skip to the next reply
   bool open_ = true;
 };
 
-inline constexpr std::chrono::milliseconds kHelloTimeout{10000};  // an idle connection is dropped
-inline constexpr std::chrono::milliseconds kFrameTimeout{30000};   // a frame stalled midway is dropped
+inline constexpr std::chrono::milliseconds kHelloTimeout{10000};  // the whole Hello, from the connection
+inline constexpr std::chrono::milliseconds kFrameTimeout{30000};  // a frame stalled midway is dropped
+
+// A session fed from a byte stream: a socket, or the split lane's in-memory pipe.
+class ServerConnection {
+ public:
+  explicit ServerConnection(ServerOptions options);
+  // Serves the requests `source` holds, passing each reply to `write`, until the source ends,
+  // the session closes, or a write fails. Returns a one-line account of why it stopped.
+  std::string serve(ByteSource& source, const std::function<Status(const Frame&)>& write);
+  bool open() const { return session_.open(); }
+
+ private:
+  ServerOptions options_;
+  ServerSession session_;
+  Clock::time_point hello_by_;
+  uint64_t frames_ = 0;
+};
 
 // Serves one connection until the client says goodbye, closes, or sends a bad frame.
 // Returns a one-line account of how it ended.
