@@ -242,6 +242,10 @@ Result<OpenedChannel> open_channel(const LaneOptions& options, std::function<voi
   return opened;
 }
 
+std::unique_ptr<Channel> in_process_channel(ServerOptions options) {
+  return std::make_unique<InProcessChannel>(std::move(options));
+}
+
 std::unique_ptr<Channel> recording_channel(std::unique_ptr<Channel> inner, RecordingWriter writer) {
   return std::make_unique<RecordingChannel>(std::move(inner), std::move(writer));
 }

@@ -11,6 +11,7 @@
 #include "wire/posix.h"
 #include "wire/protocol.h"
 #include "wire/recording.h"
+#include "wire/server.h"
 
 namespace tidemark::wire {
 
@@ -40,6 +41,9 @@ struct OpenedChannel {
 // Monolith gets a server session in this process, called directly (no bytes); split the
 // same through the byte codec; spawn and tcp a socket to a server process.
 Result<OpenedChannel> open_channel(const LaneOptions& options, std::function<void(const std::string&)> log);
+
+// The split lane's channel: a server session in this process, every frame as bytes.
+std::unique_ptr<Channel> in_process_channel(ServerOptions options);
 
 // Writes every request and reply that passes through `inner` into `writer`.
 std::unique_ptr<Channel> recording_channel(std::unique_ptr<Channel> inner, RecordingWriter writer);

@@ -27,6 +27,23 @@ Result<uint32_t> count_of(Reader& reader, uint32_t limit, const char* what) {
   return count;
 }
 
+// (name, value) pairs: a u32 count, then each name and its i64.
+void put_named(Writer& writer, const auto& pairs) {
+  writer.u32(static_cast<uint32_t>(pairs.size()));
+  for (const auto& [name, number] : pairs) writer.string(name).i64(number);
+}
+
+template <class Add>
+Status get_named(Reader& reader, uint32_t limit, const char* what, Add add) {
+  TIDEMARK_TRY(count, count_of(reader, limit, what));
+  for (uint32_t i = 0; i < count; ++i) {
+    TIDEMARK_TRY(name, reader.string());
+    TIDEMARK_TRY(number, reader.i64());
+    add(std::move(name), number);
+  }
+  return {};
+}
+
 template <class T>
 Status assign(Result<T> read, T& value) {
   if (!read) return std::unexpected(read.error());
@@ -176,14 +193,8 @@ void put(Writer& writer, int64_t value) { writer.i64(value); }
 void put(Writer& writer, const std::string& value) { writer.string(value); }
 void put(Writer& writer, Bytes value) { writer.bytes(value); }
 void put(Writer& writer, const std::vector<uint8_t>& value) { writer.bytes(value); }
-void put(Writer& writer, const KnobMap& value) {
-  writer.u32(static_cast<uint32_t>(value.size()));
-  for (const auto& [name, knob] : value) writer.string(name).i64(knob);
-}
-void put(Writer& writer, const NamedValues& value) {
-  writer.u32(static_cast<uint32_t>(value.size()));
-  for (const auto& [name, number] : value) writer.string(name).i64(number);
-}
+void put(Writer& writer, const KnobMap& value) { put_named(writer, value); }
+void put(Writer& writer, const NamedValues& value) { put_named(writer, value); }
 void put(Writer& writer, const std::vector<std::string>& value) {
   size_t count = std::min<size_t>(value.size(), kMaxListEntries);
   writer.u32(static_cast<uint32_t>(count));
@@ -216,24 +227,13 @@ Status get(Reader& reader, std::vector<uint8_t>& value) {
   return {};
 }
 Status get(Reader& reader, KnobMap& value) {
-  TIDEMARK_TRY(count, count_of(reader, kMaxKnobs, "knobs"));
   value.clear();
-  for (uint32_t i = 0; i < count; ++i) {
-    TIDEMARK_TRY(name, reader.string());
-    TIDEMARK_TRY(knob, reader.i64());
-    value[name] = knob;
-  }
-  return {};
+  return get_named(reader, kMaxKnobs, "knobs", [&](std::string name, int64_t number) { value[name] = number; });
 }
 Status get(Reader& reader, NamedValues& value) {
-  TIDEMARK_TRY(count, count_of(reader, kMaxListEntries, "named values"));
   value.clear();
-  for (uint32_t i = 0; i < count; ++i) {
-    TIDEMARK_TRY(name, reader.string());
-    TIDEMARK_TRY(number, reader.i64());
-    value.emplace_back(std::move(name), number);
-  }
-  return {};
+  return get_named(reader, kMaxListEntries, "named values",
+                   [&](std::string name, int64_t number) { value.emplace_back(std::move(name), number); });
 }
 Status get(Reader& reader, std::vector<std::string>& value) {
   TIDEMARK_TRY(count, count_of(reader, kMaxListEntries, "strings"));

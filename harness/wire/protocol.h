@@ -231,6 +231,13 @@ struct Skipped {  // not carried out: the pipelined request `failed_sequence` fa
   static auto fields(auto& m) { return std::tie(m.failed_sequence); }
 };
 
+template <Opcode op, class ReplyMessage>
+struct FieldlessRequest {
+  static constexpr Opcode kOpcode = op;
+  using Reply = ReplyMessage;
+  static auto fields(auto&) { return std::tie(); }
+};
+
 struct Hello {
   static constexpr Opcode kOpcode = Opcode::Hello;
   using Reply = Welcome;
@@ -243,11 +250,7 @@ struct Hello {
   static auto fields(auto& m) { return std::tie(m.token, m.knobs, m.mutant, m.width, m.height, m.validation); }
   Status check() const;
 };
-struct CreateBuffer {
-  static constexpr Opcode kOpcode = Opcode::CreateBuffer;
-  using Reply = BufferCreated;
-  static auto fields(auto&) { return std::tie(); }
-};
+struct CreateBuffer : FieldlessRequest<Opcode::CreateBuffer, BufferCreated> {};
 struct BufferData {
   static constexpr Opcode kOpcode = Opcode::BufferData;
   using Reply = NoReply;
@@ -269,11 +272,7 @@ struct Draw {
   backend::DrawCall call;
   static auto fields(auto& m) { return std::tie(m.call); }
 };
-struct FenceSync {
-  static constexpr Opcode kOpcode = Opcode::FenceSync;
-  using Reply = FenceCreated;
-  static auto fields(auto&) { return std::tie(); }
-};
+struct FenceSync : FieldlessRequest<Opcode::FenceSync, FenceCreated> {};
 struct ClientWait {
   static constexpr Opcode kOpcode = Opcode::ClientWait;
   using Reply = WaitResult;
@@ -282,46 +281,16 @@ struct ClientWait {
   uint64_t timeout_ns = 0;
   static auto fields(auto& m) { return std::tie(m.fence, m.flush, m.timeout_ns); }
 };
-struct Flush {
-  static constexpr Opcode kOpcode = Opcode::Flush;
-  using Reply = NoReply;
-  static auto fields(auto&) { return std::tie(); }
-};
-struct Finish {
-  static constexpr Opcode kOpcode = Opcode::Finish;
-  using Reply = NoReply;
-  static auto fields(auto&) { return std::tie(); }
-};
-struct Present {
-  static constexpr Opcode kOpcode = Opcode::Present;
-  using Reply = NoReply;
-  static auto fields(auto&) { return std::tie(); }
-};
-struct ReadPixels {
-  static constexpr Opcode kOpcode = Opcode::ReadPixels;
-  using Reply = Pixels;
-  static auto fields(auto&) { return std::tie(); }
-};
-struct ReadGauges {
-  static constexpr Opcode kOpcode = Opcode::ReadGauges;
-  using Reply = GaugeValues;
-  static auto fields(auto&) { return std::tie(); }
-};
-struct ReadValidation {
-  static constexpr Opcode kOpcode = Opcode::ReadValidation;
-  using Reply = ValidationMessages;
-  static auto fields(auto&) { return std::tie(); }
-};
-struct Goodbye {  // the server ends the session after its Ok
-  static constexpr Opcode kOpcode = Opcode::Goodbye;
-  using Reply = Ok;
-  static auto fields(auto&) { return std::tie(); }
-};
-struct Sync {  // drains the pipe: its Ok (or Skipped) follows every earlier failure
-  static constexpr Opcode kOpcode = Opcode::Sync;
-  using Reply = Ok;
-  static auto fields(auto&) { return std::tie(); }
-};
+struct Flush : FieldlessRequest<Opcode::Flush, NoReply> {};
+struct Finish : FieldlessRequest<Opcode::Finish, NoReply> {};
+struct Present : FieldlessRequest<Opcode::Present, NoReply> {};
+struct ReadPixels : FieldlessRequest<Opcode::ReadPixels, Pixels> {};
+struct ReadGauges : FieldlessRequest<Opcode::ReadGauges, GaugeValues> {};
+struct ReadValidation : FieldlessRequest<Opcode::ReadValidation, ValidationMessages> {};
+// the server ends the session after its Ok
+struct Goodbye : FieldlessRequest<Opcode::Goodbye, Ok> {};
+// drains the pipe: its Ok (or Skipped) follows every earlier failure
+struct Sync : FieldlessRequest<Opcode::Sync, Ok> {};
 
 template <class M>
 concept RequestMessage = requires { typename M::Reply; };

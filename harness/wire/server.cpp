@@ -133,7 +133,7 @@ Frame ServerSession::hello(const Frame& request, const Hello& message) {
   config.validation = message.validation;
   config.mutant = *mutant;
   config.log = options_.log;
-  auto backend = backend::Backend::create(config);
+  auto backend = options_.make_backend ? options_.make_backend(config) : backend::Backend::create(config);
   if (!backend) {
     open_ = false;
     return make_frame(request.sequence, Failure{.error = backend.error()});

@@ -14,9 +14,12 @@
 
 namespace tidemark::wire {
 
+using BackendFactory = std::function<Result<std::unique_ptr<backend::Backend>>(const backend::Config&)>;
+
 struct ServerOptions {
   std::string token;  // the Hello must carry it; empty: any (a private socketpair)
   std::function<void(const std::string&)> log;
+  BackendFactory make_backend;  // empty: the Vulkan backend (wire tests put a fake here)
 };
 
 class ServerSession {

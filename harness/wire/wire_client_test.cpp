@@ -1,0 +1,159 @@
+// The client-to-server mapping, one call at a time, over a fake backend (wire_test.h).
+#include <gmock/gmock.h>
+
+#include "wire/wire_test.h"
+
+namespace tidemark::wire {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::vector<uint8_t> bytes(std::initializer_list<uint8_t> list) { return list; }
+
+// Check that the handshake's knobs, target and mutant reach the backend's configuration.
+TEST_F(WireTest, TheHandshakeConfiguresTheBackend) {
+  EXPECT_EQ(log_.config.width, 16);
+  EXPECT_EQ(log_.config.height, 4);
+  EXPECT_EQ(log_.config.knobs.wire_deferred_mb, 8u);
+  EXPECT_EQ(log_.config.mutant, MutantId::None);
+}
+
+// Check that a draw's band arrives intact.
+TEST_F(WireTest, ADrawsBandArrivesIntact) {
+  ASSERT_TRUE(client_->draw({.uniform = 3, .vertices = 4, .rect = {.x0 = 4, .y0 = 0, .x1 = 8, .y1 = 4}}));
+  ASSERT_TRUE(client_->drain());
+  EXPECT_THAT(log_.calls, ElementsAre("draw(uniform 3, vertices 4, rect 4,0 8,4)"));
+}
+
+// Check that buffer data and sub-data arrive with their bytes and offset.
+TEST_F(WireTest, BufferBytesAndOffsetsArriveIntact) {
+  auto buffer = client_->create_buffer();
+  ASSERT_TRUE(buffer);
+  EXPECT_EQ(*buffer, 1u);
+  auto data = bytes({1, 2, 3, 4, 5});
+  ASSERT_TRUE(client_->buffer_data(*buffer, data));
+  auto patch = bytes({0xaa, 0xbb});
+  ASSERT_TRUE(client_->buffer_sub_data(*buffer, 4000000000ull, patch));
+  ASSERT_TRUE(client_->drain());
+  EXPECT_THAT(log_.calls, ElementsAre("create_buffer() -> 1", "buffer_data(1, 5 bytes: 01020304)",
+                                      "buffer_sub_data(1, +4000000000, 2 bytes: aabb)"));
+}
+
+// Check that calls without a value are not answered one by one: they reach the server
+// together, on the next call that has a value, and only that call is answered.
+TEST_F(WireTest, CallsWithoutAValueTravelTogetherAndAreNotAnswered) {
+  auto data = bytes({7, 7, 7, 7});
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(client_->buffer_data(1, data));
+  ASSERT_TRUE(client_->flush());
+  EXPECT_TRUE(log_.calls.empty()) << "the server ran calls before the client drained";
+  EXPECT_EQ(requests_sent(), 11u);
+  EXPECT_EQ(replies_received(), 0u);
+
+  auto gauges = client_->gauges();
+  ASSERT_TRUE(gauges) << gauges.error().message;
+  EXPECT_EQ(log_.calls.size(), 12u);
+  EXPECT_EQ(log_.calls.back(), "gauges()");
+  EXPECT_EQ(replies_received(), 1u);
+}
+
+// Check that a failure in the 7th pipelined frame names call 7: it comes back with the next
+// reply as "5 calls after" (the 12th call is the latest), the server skips the calls after
+// it, and the session goes on.
+TEST_F(WireTest, AFailureInTheSeventhPipelinedFrameNamesTheSeventhCall) {
+  log_.fail_call[7] = Error{ErrorKind::BadInput, "draw: uniform buffer 9 has no store"};
+  for (int i = 1; i <= 11; ++i) ASSERT_TRUE(client_->draw({.uniform = static_cast<uint32_t>(i)}));
+  auto fence = client_->fence_sync();
+  ASSERT_FALSE(fence);
+  EXPECT_EQ(fence.error().kind, ErrorKind::BadInput);
+  EXPECT_EQ(fence.error().message, "draw: uniform buffer 9 has no store");
+  EXPECT_EQ(fence.error().calls_after, 5u);
+  EXPECT_EQ(log_.calls.size(), 7u) << "calls after the failed one must not run";
+
+  auto gauges = client_->gauges();
+  ASSERT_TRUE(gauges) << gauges.error().message;
+  EXPECT_EQ(log_.calls.back(), "gauges()");
+}
+
+// Check that a failure is reported once: the drain after it finds the pipe clean.
+TEST_F(WireTest, APipelinedFailureIsReportedOnce) {
+  log_.fail_call[1] = Error{ErrorKind::Fatal, "device lost"};
+  ASSERT_TRUE(client_->present());
+  auto drained = client_->drain();
+  ASSERT_FALSE(drained);
+  EXPECT_EQ(drained.error().message, "device lost");
+  EXPECT_EQ(drained.error().calls_after, 0u);
+  EXPECT_TRUE(client_->drain());
+  EXPECT_TRUE(client_->present());
+  EXPECT_TRUE(client_->drain());
+  EXPECT_THAT(log_.calls, ElementsAre("present()", "present()"));
+}
+
+// Check that a call with a value reports its own failure, as its own.
+TEST_F(WireTest, ACallWithAValueReportsItsOwnFailure) {
+  log_.fail_call[1] = Error{ErrorKind::Fatal, "submit 13 did not retire"};
+  auto status = client_->client_wait(5, true, 1000);
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().message, "submit 13 did not retire");
+  EXPECT_EQ(status.error().calls_after, 0u);
+}
+
+// Check that a drain with nothing pending sends nothing.
+TEST_F(WireTest, ADrainWithNothingPendingSendsNothing) {
+  ASSERT_TRUE(client_->drain());
+  EXPECT_EQ(requests_sent(), 0u);
+  ASSERT_TRUE(client_->finish());
+  ASSERT_TRUE(client_->drain());
+  EXPECT_EQ(requests_sent(), 2u);  // finish, then one sync
+  ASSERT_TRUE(client_->drain());
+  EXPECT_EQ(requests_sent(), 2u);
+}
+
+// Check that the client never leaves more than kMaxPipelinedCalls calls unconfirmed, so a
+// late failure is always within reach of the caller's journal.
+TEST_F(WireTest, ThePipeIsDrainedBeforeItHoldsMoreThanTheLimit) {
+  constexpr uint32_t limit = backend::Backend::kMaxPipelinedCalls;
+  for (uint32_t i = 0; i < limit; ++i) ASSERT_TRUE(client_->flush());
+  EXPECT_EQ(replies_received(), 0u);
+  EXPECT_TRUE(log_.calls.empty());
+  ASSERT_TRUE(client_->flush());
+  EXPECT_EQ(replies_received(), 1u);
+  EXPECT_EQ(log_.calls.size(), limit);
+}
+
+// Check that wait statuses, pixels, gauges and validation messages come back as sent.
+TEST_F(WireTest, ValuesComeBackAsTheBackendGaveThem) {
+  auto status = client_->client_wait(5, false, 0);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(*status, backend::WaitStatus::TimeoutExpired);
+
+  auto image = client_->read_pixels();
+  ASSERT_TRUE(image) << image.error().message;
+  EXPECT_EQ(image->width, 16);
+  EXPECT_EQ(image->height, 4);
+  EXPECT_EQ(image->at(1, 2), (Rgba{10, 20, 30, 40}));
+  EXPECT_EQ(image->at(0, 0), (Rgba{0, 0, 0, 255}));
+
+  auto gauges = client_->gauges();
+  ASSERT_TRUE(gauges);
+  EXPECT_EQ(gauges->wdefmb, 8);
+  EXPECT_EQ(gauges->submits, 3);
+
+  auto messages = client_->validation_messages();
+  ASSERT_TRUE(messages);
+  ASSERT_EQ(messages->size(), 2u);
+  EXPECT_EQ((*messages)[0], "first message");
+  EXPECT_EQ((*messages)[1].size(), kMaxStringBytes) << "a long message is cut to what the wire carries";
+}
+
+// Check that a reply to a frame the client never sent is a protocol error naming both
+// frames (here a malformed draw slipped into the channel, refused by the server).
+TEST_F(WireTest, AReplyToAFrameTheClientNeverSentIsAProtocolError) {
+  ASSERT_TRUE(channel_->send(Frame{Opcode::Draw, 90, {1, 2, 3}}));  // a draw too short to decode
+  auto gauges = client_->gauges();
+  ASSERT_FALSE(gauges);
+  EXPECT_THAT(gauges.error().message, HasSubstr("protocol: read_gauges #2 answered by protocol_error #90"));
+}
+
+}  // namespace
+}  // namespace tidemark::wire

@@ -1,0 +1,85 @@
+#include "wire/wire_test.h"
+
+#include <fmt/format.h>
+
+namespace tidemark::wire {
+
+namespace {
+
+std::string hex_prefix(std::span<const uint8_t> data) {
+  std::string out;
+  for (size_t i = 0; i < std::min<size_t>(data.size(), 4); ++i) out += fmt::format("{:02x}", data[i]);
+  return out;
+}
+
+}  // namespace
+
+Status FakeBackend::called(std::string what) {
+  log_.calls.push_back(std::move(what));
+  auto failure = log_.fail_call.find(log_.calls.size());
+  if (failure != log_.fail_call.end()) return std::unexpected(failure->second);
+  return {};
+}
+
+Result<backend::BufferId> FakeBackend::create_buffer() {
+  uint32_t id = next_id_++;
+  if (auto ok = called(fmt::format("create_buffer() -> {}", id)); !ok) return std::unexpected(ok.error());
+  return id;
+}
+Status FakeBackend::buffer_data(backend::BufferId buffer, std::span<const uint8_t> data) {
+  return called(fmt::format("buffer_data({}, {} bytes: {})", buffer, data.size(), hex_prefix(data)));
+}
+Status FakeBackend::buffer_sub_data(backend::BufferId buffer, uint64_t offset, std::span<const uint8_t> data) {
+  return called(fmt::format("buffer_sub_data({}, +{}, {} bytes: {})", buffer, offset, data.size(), hex_prefix(data)));
+}
+Status FakeBackend::draw(const backend::DrawCall& call) {
+  return called(fmt::format("draw(uniform {}, vertices {}, rect {},{} {},{})", call.uniform, call.vertices,
+                            call.rect.x0, call.rect.y0, call.rect.x1, call.rect.y1));
+}
+Result<backend::FenceId> FakeBackend::fence_sync() {
+  uint32_t id = next_id_++;
+  if (auto ok = called(fmt::format("fence_sync() -> {}", id)); !ok) return std::unexpected(ok.error());
+  return id;
+}
+Result<backend::WaitStatus> FakeBackend::client_wait(backend::FenceId fence, bool flush, uint64_t timeout_ns) {
+  if (auto ok = called(fmt::format("client_wait({}, flush={}, {} ns)", fence, flush, timeout_ns)); !ok)
+    return std::unexpected(ok.error());
+  return timeout_ns == 0 ? backend::WaitStatus::TimeoutExpired : backend::WaitStatus::ConditionSatisfied;
+}
+Status FakeBackend::flush() { return called("flush()"); }
+Status FakeBackend::finish() { return called("finish()"); }
+Status FakeBackend::present() { return called("present()"); }
+Result<Image> FakeBackend::read_pixels() {
+  if (auto ok = called("read_pixels()"); !ok) return std::unexpected(ok.error());
+  Image image = make_image(log_.config.width, log_.config.height, {0, 0, 0, 255});
+  image.set(1, 2, {10, 20, 30, 40});
+  return image;
+}
+Result<backend::Gauges> FakeBackend::gauges() {
+  if (auto ok = called("gauges()"); !ok) return std::unexpected(ok.error());
+  backend::Gauges gauges;
+  gauges.wbufs = next_id_ - 1;
+  gauges.wdefmb = log_.config.knobs.wire_deferred_mb;
+  gauges.submits = static_cast<int64_t>(log_.calls.size());
+  return gauges;
+}
+Result<std::vector<std::string>> FakeBackend::validation_messages() {
+  if (auto ok = called("validation_messages()"); !ok) return std::unexpected(ok.error());
+  return std::vector<std::string>{"first message", std::string(5000, 'x')};
+}
+
+void WireTest::SetUp() {
+  ServerOptions options;
+  options.make_backend = [this](const backend::Config& config) -> Result<std::unique_ptr<backend::Backend>> {
+    log_.config = config;
+    log_.created = true;
+    return std::unique_ptr<backend::Backend>(std::make_unique<FakeBackend>(log_));
+  };
+  channel_ = in_process_channel(std::move(options));
+  client_ = std::make_unique<WireClient>(*channel_);
+  auto welcome = client_->hello(hello_);
+  ASSERT_TRUE(welcome) << welcome.error().message;
+  ASSERT_TRUE(log_.created);
+}
+
+}  // namespace tidemark::wire

@@ -1,0 +1,64 @@
+// A Dawn-style fixture for wire tests: the real client -> the split lane's byte channel ->
+// the real server session, over a fake backend that logs every call it receives. Tests of
+// the client-to-server mapping, one call at a time, with no GPU and no timing: the pipe is
+// drained only where the client API says so (a call with a value, or drain()).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "wire/channel.h"
+#include "wire/client.h"
+
+namespace tidemark::wire {
+
+// What the fake backend saw and what it is told to do.
+struct FakeBackendLog {
+  std::vector<std::string> calls;          // "buffer_data(1, 4 bytes: 01020304)", in order
+  std::map<size_t, Error> fail_call;       // 1-based call number -> the error it returns
+  backend::Config config;                  // what the handshake configured
+  bool created = false;
+};
+
+class FakeBackend final : public backend::Backend {
+ public:
+  explicit FakeBackend(FakeBackendLog& log) : log_(log) {}
+  Result<backend::BufferId> create_buffer() override;
+  Status buffer_data(backend::BufferId buffer, std::span<const uint8_t> data) override;
+  Status buffer_sub_data(backend::BufferId buffer, uint64_t offset, std::span<const uint8_t> data) override;
+  Status draw(const backend::DrawCall& call) override;
+  Result<backend::FenceId> fence_sync() override;
+  Result<backend::WaitStatus> client_wait(backend::FenceId fence, bool flush, uint64_t timeout_ns) override;
+  Status flush() override;
+  Status finish() override;
+  Status present() override;
+  Result<Image> read_pixels() override;
+  Result<backend::Gauges> gauges() override;
+  Result<std::vector<std::string>> validation_messages() override;
+
+ private:
+  // Logs the call; its error if the test asked this call to fail.
+  Status called(std::string what);
+  FakeBackendLog& log_;
+  uint32_t next_id_ = 1;
+};
+
+class WireTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  // Frames the channel has carried each way since the handshake.
+  uint64_t requests_sent() const { return channel_->sent - 1; }
+  uint64_t replies_received() const { return channel_->received - 1; }
+
+  FakeBackendLog log_;
+  std::unique_ptr<Channel> channel_;
+  std::unique_ptr<WireClient> client_;
+  Hello hello_{.token = "", .knobs = {{"wire_deferred_mb", 8}}, .mutant = "", .width = 16, .height = 4};
+};
+
+}  // namespace tidemark::wire
