@@ -11,13 +11,13 @@ namespace {
 
 constexpr size_t kPayloadChunk = 1 << 20;
 
-// Fills `into` completely.
+// Fills `into` completely; `filled` counts what arrived, also when it fails.
 std::expected<void, ReadError> fill(ByteSource& source, std::span<uint8_t> into,
-                                    std::optional<Clock::time_point> deadline) {
-  while (!into.empty()) {
-    auto got = source.read_some(into, deadline);
+                                    std::optional<Clock::time_point> deadline, size_t& filled) {
+  while (filled < into.size()) {
+    auto got = source.read_some(into.subspan(filled), deadline);
     if (!got) return std::unexpected(got.error());
-    into = into.subspan(*got);
+    filled += *got;
   }
   return {};
 }
@@ -82,8 +82,9 @@ std::expected<Frame, ReadError> read_frame(ByteSource& source, const FrameLimits
       error.message = fmt::format("truncated {}: {} of {} bytes", what, have, want);
     return std::unexpected(std::move(error));
   };
-  if (auto rest = fill(source, std::span(header_bytes).subspan(1), deadline); !rest)
-    return truncated("frame header", 1, kHeaderBytes, rest.error());
+  size_t header_filled = 0;
+  if (auto rest = fill(source, std::span(header_bytes).subspan(1), deadline, header_filled); !rest)
+    return truncated("frame header", 1 + header_filled, kHeaderBytes, rest.error());
   auto header = decode_header(header_bytes, limits.max_payload);
   if (!header) return std::unexpected(ReadError{ReadFailure::Malformed, header.error().message});
 
@@ -91,10 +92,11 @@ std::expected<Frame, ReadError> read_frame(ByteSource& source, const FrameLimits
   while (frame.payload.size() < header->length) {
     size_t have = frame.payload.size();
     frame.payload.resize(have + std::min<size_t>(kPayloadChunk, header->length - have));
-    auto got = fill(source, std::span(frame.payload).subspan(have), deadline);
+    size_t filled = 0;
+    auto got = fill(source, std::span(frame.payload).subspan(have), deadline, filled);
     if (!got) {
       std::string what = fmt::format("{} frame", to_string(header->op));
-      return truncated(what.c_str(), have, header->length, got.error());
+      return truncated(what.c_str(), have + filled, header->length, got.error());
     }
   }
   return frame;

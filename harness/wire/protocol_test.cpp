@@ -241,7 +241,28 @@ TEST(FrameIo, APayloadGrowsWithTheBytesThatArriveNotWithTheClaim) {
   auto frame = read_frame(stream);
   ASSERT_FALSE(frame);
   EXPECT_EQ(frame.error().failure, ReadFailure::Closed);
-  EXPECT_EQ(frame.error().message, "truncated buffer_data frame: 0 of 3145728 bytes");
+  EXPECT_EQ(frame.error().message, "truncated buffer_data frame: 1000 of 3145728 bytes");
+}
+
+// Check that a frame that has begun but does not finish by its deadline times out, and a
+// stream that ends inside a header is a truncation, not a clean end.
+TEST(FrameIo, AFrameThatStallsMidwayTimesOutAndACutHeaderIsNamed) {
+  auto pair = socket_pair();
+  ASSERT_TRUE(pair);
+  auto bytes = encode(make_frame(1, Hello{.token = "t", .width = 8, .height = 8}));
+  ASSERT_TRUE(write_all(pair->first.get(), std::span(bytes).first(5)));
+  FdSource source(pair->second.get());
+  auto frame = read_frame(source, {.deadline = Clock::now() + std::chrono::milliseconds(50)});
+  ASSERT_FALSE(frame);
+  EXPECT_EQ(frame.error().failure, ReadFailure::Timeout);
+
+  pair->first.reset();
+  MemorySource cut;
+  cut.append(std::span(bytes).first(5));
+  auto truncated = read_frame(cut);
+  ASSERT_FALSE(truncated);
+  EXPECT_EQ(truncated.error().failure, ReadFailure::Closed);
+  EXPECT_EQ(truncated.error().message, "truncated frame header: 5 of 16 bytes");
 }
 
 TEST(Protocol, HostileSizesAreRefused) {
