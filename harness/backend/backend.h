@@ -13,10 +13,12 @@
 #include <utility>
 #include <vector>
 
-#include "core/image.h"
 #include "core/error.h"
+#include "core/gauges.h"
+#include "core/image.h"
 #include "core/knobs.h"
 #include "core/mutants.h"
+#include "core/wait_status.h"
 
 namespace tidemark::backend {
 
@@ -40,9 +42,6 @@ struct Config {
 using BufferId = uint32_t;
 using FenceId = uint32_t;
 
-enum class WaitStatus { AlreadySignaled, ConditionSatisfied, TimeoutExpired };
-const char* to_string(WaitStatus status);
-
 struct Rect {
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // pixels, x1/y1 exclusive
 };
@@ -52,32 +51,6 @@ struct DrawCall {
   BufferId vertices = 0;  // 0: none; else the first 8 bytes of its store, a float2 offset
   Rect rect;
 };
-
-// Running maxima end in `pk`; the rest are values now.
-struct Gauges {
-  int64_t wbufs = 0;        // live buffer records
-  int64_t wlive = 0;        // live stores: records' current stores plus parked
-  int64_t wlivepk = 0;
-  int64_t wdefn = 0;        // parked stores
-  int64_t wdefpk = 0;       // parked bytes, running maximum
-  int64_t wdefsync = 0;     // watermark-forced syncs
-  int64_t wdefmb = 0;       // the wire_deferred_mb this backend applied
-  int64_t dsets = 0;        // live descriptor sets
-  int64_t dsetspk = 0;
-  int64_t dsetsalloc = 0;   // descriptor sets allocated so far
-  int64_t devallocs = 0;    // device memory allocations
-  int64_t devallocspk = 0;
-  int64_t devbytes = 0;
-  int64_t devbytespk = 0;
-  int64_t submits = 0;
-  int64_t presents = 0;
-};
-// Name/value pairs in a fixed order: the order of reports and digests.
-std::vector<std::pair<std::string, int64_t>> named(const Gauges& gauges);
-// The inverse of named(); a missing name reads as 0.
-Gauges from_named(const std::map<std::string, int64_t>& values);
-// `wbuf[wbufs=1 wlivepk=1 wdefpk=0 wdefsync=0]`
-std::string gauge_line(const Gauges& gauges);
 
 class Backend {
  public:

@@ -16,7 +16,7 @@
 #include "backend/reclaim.h"
 #include "backend/submissions.h"
 #include "backend/vk.h"
-#include "core/gauge_names.h"
+#include "core/gauges.h"
 
 namespace tidemark::backend {
 namespace {
@@ -638,52 +638,11 @@ Gauges VulkanBackend::current_gauges() const {
 
 }  // namespace
 
-const char* to_string(WaitStatus status) {
-  switch (status) {
-    case WaitStatus::AlreadySignaled: return "already_signaled";
-    case WaitStatus::ConditionSatisfied: return "condition_satisfied";
-    case WaitStatus::TimeoutExpired: return "timeout_expired";
-  }
-  return "?";
-}
-
-// The gauges' fields in kGaugeNames order, for named() and from_named().
-template <class G>
-auto gauge_fields(G& g) {
-  auto fields = std::array{&g.wbufs,    &g.wlive,       &g.wlivepk,  &g.wdefn,      &g.wdefpk,
-                           &g.wdefsync, &g.wdefmb,      &g.dsets,    &g.dsetspk,    &g.dsetsalloc, &g.devallocs,
-                           &g.devallocspk, &g.devbytes, &g.devbytespk, &g.submits, &g.presents};
-  static_assert(fields.size() == kGaugeNames.size());
-  return fields;
-}
-
-std::vector<std::pair<std::string, int64_t>> named(const Gauges& g) {
-  std::vector<std::pair<std::string, int64_t>> out;
-  auto fields = gauge_fields(g);
-  for (size_t i = 0; i < fields.size(); ++i) out.emplace_back(kGaugeNames[i], *fields[i]);
-  return out;
-}
-
-Gauges from_named(const std::map<std::string, int64_t>& values) {
-  Gauges g;
-  auto fields = gauge_fields(g);
-  for (size_t i = 0; i < fields.size(); ++i) {
-    auto it = values.find(std::string(kGaugeNames[i]));
-    *fields[i] = it == values.end() ? 0 : it->second;
-  }
-  return g;
-}
-
 Knobs knobs_from(const KnobValues& values) {
   Knobs knobs;
   knobs.wire_deferred_mb = static_cast<uint32_t>(values.at("wire_deferred_mb"));
   knobs.retire_lag = static_cast<uint32_t>(values.at("retire_lag"));
   return knobs;
-}
-
-std::string gauge_line(const Gauges& g) {
-  return fmt::format("wbuf[wbufs={} wlivepk={} wdefpk={} wdefsync={}]", g.wbufs, g.wlivepk, g.wdefpk,
-                     g.wdefsync);
 }
 
 Result<std::unique_ptr<Backend>> Backend::create(const Config& config) {

@@ -16,8 +16,7 @@
 namespace tidemark::check {
 
 struct Outcome {
-  std::string id;        // stable name: "gauge[0]", "pixels[1]"
-  std::string kind;      // "gauge" or "pixels"
+  scenario::CheckId id;  // which check: gauge[0], pixels[1], waits, lane, ...
   std::string text;      // the check as written, e.g. "wlivepk <= 4 * wbufs"
   bool passed = false;
   std::string detail;    // measured value against bound, or first mismatches
@@ -30,14 +29,13 @@ using Values = std::map<std::string, int64_t>;
 
 // Evaluates one gauge expression. An unknown identifier is an error (a bad scenario),
 // not a failed check.
-Result<Outcome> check_gauge(const scenario::GaugeCheck& check, const Values& values,
-                            std::string id);
+Result<Outcome> check_gauge(const scenario::GaugeCheck& check, const Values& values, scenario::CheckId id);
 
 // Evaluates one pixel check against the final image. On failure writes
 // `<id>-actual.png`, `<id>-expected.png` and `<id>-diff.png` into `artifact_dir`
 // (when non-empty) and lists them in the outcome.
 Result<Outcome> check_pixels(const scenario::PixelCheck& check, const Image& actual,
-                             const std::filesystem::path& artifact_dir, std::string id);
+                             const std::filesystem::path& artifact_dir, scenario::CheckId id);
 
 // Whole-image comparison with per-channel tolerance.
 struct CompareResult {

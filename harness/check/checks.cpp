@@ -96,10 +96,9 @@ Result<std::vector<std::filesystem::path>> write_artifacts(const std::filesystem
   return written;
 }
 
-Outcome pixel_outcome(std::string id, std::string text, const SourceLocation& where) {
+Outcome pixel_outcome(scenario::CheckId id, std::string text, const SourceLocation& where) {
   Outcome outcome;
-  outcome.id = std::move(id);
-  outcome.kind = "pixels";
+  outcome.id = id;
   outcome.text = std::move(text);
   outcome.where = where;
   return outcome;
@@ -107,20 +106,20 @@ Outcome pixel_outcome(std::string id, std::string text, const SourceLocation& wh
 
 Result<Outcome> finish_failed(Outcome outcome, const std::filesystem::path& artifact_dir,
                               const ArtifactSet& set) {
-  auto artifacts = write_artifacts(artifact_dir, outcome.id, set);
+  auto artifacts = write_artifacts(artifact_dir, outcome.id.str(), set);
   if (!artifacts) return std::unexpected(artifacts.error());
   outcome.artifacts = std::move(*artifacts);
   return outcome;
 }
 
 Result<Outcome> check_probe(const scenario::ProbeCheck& check, const Image& actual,
-                            const std::filesystem::path& artifact_dir, std::string id) {
+                            const std::filesystem::path& artifact_dir, scenario::CheckId id) {
   if (check.x < 0 || check.y < 0 || check.x >= actual.width || check.y >= actual.height) {
     return fail(ErrorKind::BadInput, fmt::format("{}: probe ({},{}) lies outside the {}x{} image",
                                                  format_location(check.where), check.x, check.y,
                                                  actual.width, actual.height));
   }
-  Outcome outcome = pixel_outcome(std::move(id),
+  Outcome outcome = pixel_outcome(id,
                                   fmt::format("probe ({},{}) is {} within {}", check.x, check.y,
                                               format_rgba(check.rgba), check.tolerance),
                                   check.where);
@@ -140,7 +139,7 @@ Result<Outcome> check_probe(const scenario::ProbeCheck& check, const Image& actu
 }
 
 Result<Outcome> check_bands(const scenario::BandsCheck& check, const Image& actual,
-                            const std::filesystem::path& artifact_dir, std::string id) {
+                            const std::filesystem::path& artifact_dir, scenario::CheckId id) {
   const std::string location = format_location(check.where);
   if (check.count <= 0 || check.count > actual.width) {
     return fail(ErrorKind::BadInput, fmt::format("{}: {} bands do not fit a {}-pixel-wide image",
@@ -151,7 +150,7 @@ Result<Outcome> check_bands(const scenario::BandsCheck& check, const Image& actu
                                                  check.count, check.colors.size()));
   }
   Outcome outcome = pixel_outcome(
-      std::move(id),
+      id,
       fmt::format("{} bands of {} within {}", check.count,
                   check.palette ? "palette colours" : "listed colours", check.tolerance),
       check.where);
@@ -197,10 +196,10 @@ Result<Outcome> check_bands(const scenario::BandsCheck& check, const Image& actu
 }
 
 Result<Outcome> check_golden(const scenario::GoldenCheck& check, const Image& actual,
-                             const std::filesystem::path& artifact_dir, std::string id) {
+                             const std::filesystem::path& artifact_dir, scenario::CheckId id) {
   const std::string location = format_location(check.where);
   Outcome outcome = pixel_outcome(
-      std::move(id),
+      id,
       fmt::format("matches golden {} within {}, at most {} pixels off",
                   check.file.filename().string(), check.tolerance, check.max_mismatch),
       check.where);
@@ -208,7 +207,7 @@ Result<Outcome> check_golden(const scenario::GoldenCheck& check, const Image& ac
   std::error_code error;  // when existence cannot be told, read_png reports why
   if (!std::filesystem::exists(check.file, error) && !error) {
     std::string hint = "no artifact folder was given to write the actual image into";
-    auto written = write_artifacts(artifact_dir, outcome.id, {&actual, nullptr, nullptr});
+    auto written = write_artifacts(artifact_dir, outcome.id.str(), {&actual, nullptr, nullptr});
     if (!written) {
       hint = fmt::format("writing the actual image failed too: {}", written.error().message);
     } else if (!written->empty()) {
@@ -249,7 +248,7 @@ Result<Outcome> check_golden(const scenario::GoldenCheck& check, const Image& ac
 }  // namespace
 
 Result<Outcome> check_gauge(const scenario::GaugeCheck& check, const Values& values,
-                            std::string id) {
+                            scenario::CheckId id) {
   const std::string location = format_location(check.where);
   const Expression& expr = check.expr;
   if (!expr.is_comparison()) {
@@ -275,8 +274,7 @@ Result<Outcome> check_gauge(const scenario::GaugeCheck& check, const Values& val
   }
 
   Outcome outcome;
-  outcome.id = std::move(id);
-  outcome.kind = "gauge";
+  outcome.id = id;
   outcome.text = expr.text();
   outcome.where = check.where;
   outcome.passed = comparison->holds;
@@ -293,16 +291,16 @@ Result<Outcome> check_gauge(const scenario::GaugeCheck& check, const Values& val
 }
 
 Result<Outcome> check_pixels(const scenario::PixelCheck& check, const Image& actual,
-                             const std::filesystem::path& artifact_dir, std::string id) {
+                             const std::filesystem::path& artifact_dir, scenario::CheckId id) {
   return std::visit(
       [&](const auto& typed) -> Result<Outcome> {
         using Check = std::decay_t<decltype(typed)>;
         if constexpr (std::is_same_v<Check, scenario::ProbeCheck>) {
-          return check_probe(typed, actual, artifact_dir, std::move(id));
+          return check_probe(typed, actual, artifact_dir, id);
         } else if constexpr (std::is_same_v<Check, scenario::BandsCheck>) {
-          return check_bands(typed, actual, artifact_dir, std::move(id));
+          return check_bands(typed, actual, artifact_dir, id);
         } else {
-          return check_golden(typed, actual, artifact_dir, std::move(id));
+          return check_golden(typed, actual, artifact_dir, id);
         }
       },
       check);

@@ -9,6 +9,9 @@
 namespace tidemark::check {
 namespace {
 
+scenario::CheckId pixels_id(size_t k) { return {scenario::CheckKind::Pixels, k}; }
+scenario::CheckId gauge_id(size_t k) { return {scenario::CheckKind::Gauge, k}; }
+
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
@@ -82,11 +85,11 @@ TEST(Probe, PassesWithinTolerance) {
   image.set(3, 2, {200, 60, 30, 255});
   const scenario::PixelCheck check = scenario::ProbeCheck{
       .x = 3, .y = 2, .rgba = {202, 58, 30, 255}, .tolerance = 2, .where = where};
-  auto outcome = check_pixels(check, image, temp_dir("probe-pass"), "pixels[0]");
+  auto outcome = check_pixels(check, image, temp_dir("probe-pass"), pixels_id(0));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_TRUE(outcome->passed) << outcome->detail;
-  EXPECT_EQ(outcome->kind, "pixels");
-  EXPECT_EQ(outcome->id, "pixels[0]");
+  EXPECT_EQ(outcome->id.kind, scenario::CheckKind::Pixels);
+  EXPECT_EQ(outcome->id.str(), "pixels[0]");
   EXPECT_EQ(outcome->detail, "(3,2): read rgba(200,60,30,255), wanted rgba(202,58,30,255)");
   EXPECT_TRUE(outcome->artifacts.empty());
 }
@@ -96,7 +99,7 @@ TEST(Probe, FailureWritesArtifactsWithTheWantedPixel) {
   const Image image = make_image(4, 4, {0, 0, 0, 255});
   const scenario::PixelCheck check =
       scenario::ProbeCheck{.x = 1, .y = 3, .rgba = {0, 0, 3, 255}, .tolerance = 2, .where = where};
-  auto outcome = check_pixels(check, image, dir, "pixels[2]");
+  auto outcome = check_pixels(check, image, dir, pixels_id(2));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_FALSE(outcome->passed);
   EXPECT_EQ(outcome->detail,
@@ -111,7 +114,7 @@ TEST(Probe, FailureWritesArtifactsWithTheWantedPixel) {
 
 TEST(Probe, OutOfRangeIsBadInput) {
   const scenario::PixelCheck check = scenario::ProbeCheck{.x = 4, .y = 0, .where = where};
-  auto outcome = check_pixels(check, make_image(4, 4, {}), "", "pixels[0]");
+  auto outcome = check_pixels(check, make_image(4, 4, {}), "", pixels_id(0));
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().kind, ErrorKind::BadInput);
   EXPECT_THAT(outcome.error().message, HasSubstr("scenarios/demo.yaml:12:5"));
@@ -139,7 +142,7 @@ std::vector<Rgba> palette_colors(int count) {
 TEST(Bands, PaletteBandsPass) {
   const scenario::PixelCheck check =
       scenario::BandsCheck{.count = 48, .palette = true, .colors = {}, .where = where};
-  auto outcome = check_pixels(check, paint_bands(64, 8, palette_colors(48)), "", "pixels[0]");
+  auto outcome = check_pixels(check, paint_bands(64, 8, palette_colors(48)), "", pixels_id(0));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_TRUE(outcome->passed) << outcome->detail;
   EXPECT_EQ(outcome->detail, "all 48 bands match");
@@ -150,12 +153,12 @@ TEST(Bands, UnevenWidthsFollowFloorBoundaries) {
   const scenario::PixelCheck check =
       scenario::BandsCheck{.count = 3, .colors = colors, .where = where};
   Image image = paint_bands(10, 2, colors);  // bands [0,3) [3,6) [6,10)
-  auto passing = check_pixels(check, image, "", "pixels[0]");
+  auto passing = check_pixels(check, image, "", pixels_id(0));
   ASSERT_TRUE(passing);
   EXPECT_TRUE(passing->passed) << passing->detail;
 
   image.set(6, 1, colors[1]);  // band 1 spilling one pixel into band 2
-  auto failing = check_pixels(check, image, "", "pixels[0]");
+  auto failing = check_pixels(check, image, "", pixels_id(0));
   ASSERT_TRUE(failing);
   EXPECT_FALSE(failing->passed);
   EXPECT_EQ(failing->detail,
@@ -170,7 +173,7 @@ TEST(Bands, OneBadBandDetail) {
   painted[2] = {200, 60, 30, 255};
   const scenario::PixelCheck check =
       scenario::BandsCheck{.count = 4, .colors = colors, .tolerance = 1, .where = where};
-  auto outcome = check_pixels(check, paint_bands(8, 4, painted), "", "pixels[1]");
+  auto outcome = check_pixels(check, paint_bands(8, 4, painted), "", pixels_id(1));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_FALSE(outcome->passed);
   EXPECT_EQ(outcome->detail,
@@ -185,7 +188,7 @@ TEST(Bands, SeveralBadBandsCountThemAndWriteArtifacts) {
       scenario::BandsCheck{.count = 4, .palette = true, .colors = {}, .where = where};
   std::vector<Rgba> painted = palette_colors(4);
   std::swap(painted[1], painted[3]);
-  auto outcome = check_pixels(check, paint_bands(8, 2, painted), dir, "pixels[1]");
+  auto outcome = check_pixels(check, paint_bands(8, 2, painted), dir, pixels_id(1));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_FALSE(outcome->passed);
   EXPECT_THAT(outcome->detail, HasSubstr("2 of 4 bands off, first band 1 of 4: 4 of 4 pixels off, "
@@ -205,7 +208,7 @@ TEST(Bands, SeveralBadBandsCountThemAndWriteArtifacts) {
 TEST(Bands, MoreBandsThanColumnsIsBadInput) {
   const scenario::PixelCheck check =
       scenario::BandsCheck{.count = 9, .palette = true, .colors = {}, .where = where};
-  auto outcome = check_pixels(check, make_image(8, 2, {}), "", "pixels[0]");
+  auto outcome = check_pixels(check, make_image(8, 2, {}), "", pixels_id(0));
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().kind, ErrorKind::BadInput);
 }
@@ -222,7 +225,7 @@ TEST(Golden, PassesWithinAllowedMismatch) {
   actual.set(3, 3, {90, 40, 60, 255});  // beyond, but one pixel is allowed
   const scenario::PixelCheck check = scenario::GoldenCheck{
       .file = dir / "golden.png", .tolerance = 2, .max_mismatch = 1, .where = where};
-  auto outcome = check_pixels(check, actual, dir / "artifacts", "pixels[0]");
+  auto outcome = check_pixels(check, actual, dir / "artifacts", pixels_id(0));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_TRUE(outcome->passed) << outcome->detail;
   EXPECT_THAT(outcome->detail, HasSubstr("1 of 16 pixels off (allowed 1)"));
@@ -241,7 +244,7 @@ TEST(Golden, FailureWritesActualExpectedAndDiff) {
   const scenario::PixelCheck check = scenario::GoldenCheck{
       .file = dir / "golden.png", .tolerance = 0, .max_mismatch = 1, .where = where};
   const fs::path artifacts = dir / "artifacts" / "nested";
-  auto outcome = check_pixels(check, actual, artifacts, "pixels[3]");
+  auto outcome = check_pixels(check, actual, artifacts, pixels_id(3));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_FALSE(outcome->passed);
   EXPECT_EQ(outcome->detail,
@@ -266,7 +269,7 @@ TEST(Golden, MissingGoldenIsAnIoErrorAndTheActualIsWritten) {
   const fs::path dir = temp_dir("golden-missing");
   const scenario::PixelCheck check =
       scenario::GoldenCheck{.file = dir / "absent.png", .where = where};
-  auto outcome = check_pixels(check, make_image(2, 2, {1, 2, 3, 255}), dir / "out", "pixels[0]");
+  auto outcome = check_pixels(check, make_image(2, 2, {1, 2, 3, 255}), dir / "out", pixels_id(0));
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().kind, ErrorKind::Io);
   EXPECT_THAT(outcome.error().message, HasSubstr((dir / "absent.png").string()));
@@ -280,7 +283,7 @@ TEST(Golden, SizeChangeFailsWithoutDiff) {
   ASSERT_TRUE(write_png(dir / "golden.png", make_image(2, 2, {0, 0, 0, 255})));
   const scenario::PixelCheck check =
       scenario::GoldenCheck{.file = dir / "golden.png", .where = where};
-  auto outcome = check_pixels(check, make_image(3, 2, {0, 0, 0, 255}), dir / "out", "pixels[0]");
+  auto outcome = check_pixels(check, make_image(3, 2, {0, 0, 0, 255}), dir / "out", pixels_id(0));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_FALSE(outcome->passed);
   EXPECT_THAT(outcome->detail, HasSubstr("image is 3x2"));
@@ -297,38 +300,38 @@ scenario::GaugeCheck gauge(std::string_view text) {
 
 TEST(Gauge, FailureNamesValueAndBound) {
   auto outcome =
-      check_gauge(gauge("wlivepk <= 4 * wbufs"), {{"wlivepk", 1025}, {"wbufs", 1}}, "gauge[0]");
+      check_gauge(gauge("wlivepk <= 4 * wbufs"), {{"wlivepk", 1025}, {"wbufs", 1}}, gauge_id(0));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_FALSE(outcome->passed);
-  EXPECT_EQ(outcome->id, "gauge[0]");
-  EXPECT_EQ(outcome->kind, "gauge");
+  EXPECT_EQ(outcome->id.str(), "gauge[0]");
+  EXPECT_EQ(outcome->id.kind, scenario::CheckKind::Gauge);
   EXPECT_EQ(outcome->text, "wlivepk <= 4 * wbufs");
   EXPECT_EQ(outcome->detail, "wlivepk = 1025, bound 4 * wbufs = 4");
   EXPECT_EQ(outcome->where.line, 12);
 }
 
 TEST(Gauge, LiteralBoundIsShownOnce) {
-  auto outcome = check_gauge(gauge("wlivepk <= 4"), {{"wlivepk", 1025}}, "gauge[0]");
+  auto outcome = check_gauge(gauge("wlivepk <= 4"), {{"wlivepk", 1025}}, gauge_id(0));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_EQ(outcome->detail, "wlivepk = 1025, bound 4");
 }
 
 TEST(Gauge, OtherOperatorsAreNamed) {
-  auto outcome = check_gauge(gauge("wdefsync == 5"), {{"wdefsync", 3}}, "gauge[1]");
+  auto outcome = check_gauge(gauge("wdefsync == 5"), {{"wdefsync", 3}}, gauge_id(1));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_FALSE(outcome->passed);
   EXPECT_EQ(outcome->detail, "wdefsync = 3, expected == 5");
 }
 
 TEST(Gauge, PassingCheckStillShowsTheValue) {
-  auto outcome = check_gauge(gauge("wlivepk <= 4"), {{"wlivepk", 1}}, "gauge[0]");
+  auto outcome = check_gauge(gauge("wlivepk <= 4"), {{"wlivepk", 1}}, gauge_id(0));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_TRUE(outcome->passed);
   EXPECT_EQ(outcome->detail, "wlivepk = 1 (<= 4)");
 }
 
 TEST(Gauge, UnknownIdentifierIsBadInputListingKnownNames) {
-  auto outcome = check_gauge(gauge("wlivepk <= wbufz"), {{"wlivepk", 1}, {"wbufs", 2}}, "gauge[0]");
+  auto outcome = check_gauge(gauge("wlivepk <= wbufz"), {{"wlivepk", 1}, {"wbufs", 2}}, gauge_id(0));
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().kind, ErrorKind::BadInput);
   EXPECT_THAT(outcome.error().message, HasSubstr("scenarios/demo.yaml:12:5"));
@@ -337,7 +340,7 @@ TEST(Gauge, UnknownIdentifierIsBadInputListingKnownNames) {
 }
 
 TEST(Gauge, NonComparisonIsBadInput) {
-  auto outcome = check_gauge(gauge("wlivepk + 1"), {{"wlivepk", 1}}, "gauge[0]");
+  auto outcome = check_gauge(gauge("wlivepk + 1"), {{"wlivepk", 1}}, gauge_id(0));
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().kind, ErrorKind::BadInput);
   EXPECT_THAT(outcome.error().message, HasSubstr("scenarios/demo.yaml:12:5"));

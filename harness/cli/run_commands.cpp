@@ -60,11 +60,11 @@ Result<fs::path> recording_path(const std::string& record, const scenario::Scena
 
 void print_result(const runner::RunResult& result) {
   fmt::print("{} {} ({:.2f} s) {} digest {}\n", result.green ? "GREEN" : "RED  ", result.test_name,
-             result.seconds, backend::gauge_line(result.gauges), result.digest);
+             result.seconds, gauge_line(result.gauges), result.digest);
   if (result.error) fmt::print("      error: {}\n", result.error->message);
   for (const auto& outcome : result.outcomes) {
     if (outcome.passed) continue;
-    fmt::print("      failed {} `{}`: {}\n", outcome.kind, outcome.text, outcome.detail);
+    fmt::print("      failed {} `{}`: {}\n", scenario::to_string(outcome.id.kind), outcome.text, outcome.detail);
     if (!outcome.where.file.empty()) fmt::print("        at {}\n", format_location(outcome.where));
     for (const auto& artifact : outcome.artifacts) fmt::print("        wrote {}\n", artifact.string());
   }

@@ -38,6 +38,13 @@ inline std::unexpected<Error> fail(ErrorKind kind, std::string message) {
   if (!name##_result) return std::unexpected(std::move(name##_result.error())); \
   auto& name = *name##_result
 
+// Propagates the error of a Status-returning expression.
+#define TIDEMARK_CHECK(expression)                                                      \
+  do {                                                                                  \
+    if (auto tidemark_status_ = (expression); !tidemark_status_)                        \
+      return std::unexpected(std::move(tidemark_status_.error()));                      \
+  } while (0)
+
 // Where a value came from in a scenario file; line and column are 1-based.
 struct SourceLocation {
   std::string file;

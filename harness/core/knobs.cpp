@@ -14,6 +14,8 @@ const std::vector<KnobSpec>& known_knobs() {
   return knobs;
 }
 
+std::string KnobSpec::expected() const { return fmt::format("{} in {}..{}", name, min, max); }
+
 const KnobSpec* find_knob(std::string_view name) {
   for (const auto& knob : known_knobs())
     if (knob.name == name) return &knob;
@@ -27,9 +29,8 @@ Result<KnobValues> resolve_knobs(const std::vector<const KnobValues*>& layers, s
     for (const auto& [name, value] : *layer) {
       const KnobSpec* spec = find_knob(name);
       if (!spec) return fail(ErrorKind::BadInput, fmt::format("{}: unknown knob '{}'", source, name));
-      if (value < spec->min || value > spec->max)
-        return fail(ErrorKind::BadInput,
-                    fmt::format("{} {}: expected {}..{}, found {}", source, name, spec->min, spec->max, value));
+      if (!spec->accepts(value))
+        return fail(ErrorKind::BadInput, fmt::format("{}: expected {}, found {}", source, spec->expected(), value));
       knobs[name] = value;
     }
   }

@@ -16,6 +16,9 @@ struct KnobSpec {
   int64_t max = 0;
   int64_t default_value = 0;
   std::string meaning;
+  // "wire_deferred_mb in 0..65536": every message about a bad value says it this way.
+  std::string expected() const;
+  bool accepts(int64_t value) const { return value >= min && value <= max; }
 };
 const std::vector<KnobSpec>& known_knobs();
 const KnobSpec* find_knob(std::string_view name);

@@ -64,7 +64,7 @@ Status write_html_summary(const std::vector<RunResult>& results, const std::file
         "<tr><td><code>{}</code></td><td class=\"{}\">{}</td><td><code>{}</code></td><td><code>{}</code></td>"
         "<td>{}</td><td>{}</td></tr>\n",
         escape(result.test_name), result.green ? "green" : "red", result.green ? "GREEN" : "RED",
-        escape(backend::gauge_line(result.gauges)), escape(result.digest), checks, image);
+        escape(gauge_line(result.gauges)), escape(result.digest), checks, image);
   }
   html += "</table>\n</body></html>\n";
   std::ofstream out(dir / "summary.html");

@@ -11,23 +11,7 @@ namespace tidemark::runner {
 
 namespace {
 
-std::string without_spaces(std::string_view text) {
-  std::string out;
-  for (char c : text)
-    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
-  return out;
-}
-
-// The outcome id ("gauge[2]", "pixels[0]") a control's reference names.
-std::string outcome_id(const scenario::Scenario& scenario, const std::string& reference) {
-  if (reference.starts_with("pixels[")) return reference;
-  for (size_t i = 0; i < scenario.gauge_checks.size(); ++i)
-    if (without_spaces(scenario.gauge_checks[i].expr.text()) == without_spaces(reference))
-      return fmt::format("gauge[{}]", i);
-  return reference;  // the loader refuses unknown references; shown as is if one slips through
-}
-
-const check::Outcome* find_outcome(const RunResult& result, const std::string& id) {
+const check::Outcome* find_outcome(const RunResult& result, const scenario::CheckId& id) {
   for (const auto& outcome : result.outcomes)
     if (outcome.id == id) return &outcome;
   return nullptr;
@@ -43,17 +27,6 @@ std::string failed_list(const RunResult& result) {
 }
 
 }  // namespace
-
-std::string describe_control(const scenario::Control& control) {
-  std::vector<std::string> parts;
-  if (!control.mutant.empty()) parts.push_back("mutant=" + control.mutant);
-  if (!control.knobs.empty()) {
-    std::vector<std::string> knobs;
-    for (const auto& [name, value] : control.knobs) knobs.push_back(fmt::format("{}:{}", name, value));
-    parts.push_back(fmt::format("knobs={}", fmt::join(knobs, ",")));
-  }
-  return fmt::format("{}", fmt::join(parts, " "));
-}
 
 Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnceOptions& options) {
   RedOnceReport report;
@@ -76,9 +49,8 @@ Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnce
   }
 
   for (const auto& control : scenario.controls) {
-    std::string label = describe_control(control);
-    std::set<std::string> expected;
-    for (const auto& reference : control.fails) expected.insert(outcome_id(scenario, reference));
+    std::string label = scenario::describe_control(control);
+    std::set<scenario::CheckId> expected(control.fails.begin(), control.fails.end());
     bool killed = false;
     for (Lane lane : options.lanes) {
       ControlRun control_run;
@@ -109,7 +81,7 @@ Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnce
         control_run.verdict = ControlRun::Verdict::WrongRed;
         control_run.detail = "the run failed instead of a check: " + red->error->message;
       } else {
-        std::set<std::string> failed;
+        std::set<scenario::CheckId> failed;
         for (const auto& outcome : red->outcomes)
           if (!outcome.passed) failed.insert(outcome.id);
         if (failed.empty()) {
@@ -130,7 +102,8 @@ Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnce
           control_run.detail = fmt::format("red: {}", fmt::join(values, "; "));
         } else {
           control_run.verdict = ControlRun::Verdict::WrongRed;
-          std::vector<std::string> wanted(expected.begin(), expected.end());
+          std::vector<std::string> wanted;
+          for (const auto& id : expected) wanted.push_back(id.str());
           control_run.detail = fmt::format("expected exactly {} to fail, but failed: {}", fmt::join(wanted, ", "),
                                            failed_list(*red));
         }

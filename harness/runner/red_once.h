@@ -46,8 +46,6 @@ struct RedOnceOptions {
   std::filesystem::path report_dir;
 };
 
-std::string describe_control(const scenario::Control& control);
-
 // Runs the scenario green, then under each control, in each lane.
 Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnceOptions& options);
 

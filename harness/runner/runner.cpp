@@ -17,6 +17,7 @@ namespace tidemark::runner {
 namespace fs = std::filesystem;
 using scenario::Scenario;
 using scenario::Step;
+using scenario::CheckKind;
 
 std::string camel_case(std::string_view kebab) {
   std::string out;
@@ -206,11 +207,11 @@ class Executor {
     if (!status) return std::unexpected(status.error());
     if (step.expect) {
       ++waits_checked_;
-      auto wanted = static_cast<backend::WaitStatus>(*step.expect);
+      WaitStatus wanted = *step.expect;
       if (*status != wanted)
         wait_mismatches_.push_back(fmt::format("line {} (wait #{}) returned {}, expected {}", current_->where.line,
-                                               waits_checked_, backend::to_string(*status),
-                                               backend::to_string(wanted)));
+                                               waits_checked_, to_string(*status),
+                                               to_string(wanted)));
     }
     return {};
   }
@@ -242,17 +243,11 @@ class Executor {
   std::vector<std::string> wait_mismatches_;
 };
 
-static_assert(static_cast<int>(scenario::WaitStatus::AlreadySignaled) ==
-              static_cast<int>(backend::WaitStatus::AlreadySignaled));
-static_assert(static_cast<int>(scenario::WaitStatus::ConditionSatisfied) ==
-              static_cast<int>(backend::WaitStatus::ConditionSatisfied));
-static_assert(static_cast<int>(scenario::WaitStatus::TimeoutExpired) ==
-              static_cast<int>(backend::WaitStatus::TimeoutExpired));
 
 // One complete run: a fresh backend, the workload, read back, checks.
 struct SingleRun {
   std::optional<Error> error;
-  backend::Gauges gauges;
+  Gauges gauges;
   Image image;
   std::vector<std::string> validation_messages;
   wire::LaneReport lane;
@@ -311,9 +306,8 @@ std::string pixel_hash(const Image& image) {
   return tidemark::pixel_hash(image.width, image.height, image.pixels);
 }
 
-std::string run_digest(const backend::Gauges& gauges, const std::string& pixels) {
-  auto named = backend::named(gauges);
-  return tidemark::run_digest(named, pixels);
+std::string run_digest(const Gauges& gauges, const std::string& pixels) {
+  return tidemark::run_digest(named(gauges), pixels);
 }
 
 nlohmann::json to_json(const RunResult& result) {
@@ -323,8 +317,8 @@ nlohmann::json to_json(const RunResult& result) {
   json["green"] = result.green;
   json["seconds"] = result.seconds;
   if (result.error) json["error"] = result.error->message;
-  for (const auto& [name, value] : backend::named(result.gauges)) json["gauges"][name] = value;
-  json["gauge_line"] = backend::gauge_line(result.gauges);
+  for (const auto& [name, value] : named(result.gauges)) json["gauges"][name] = value;
+  json["gauge_line"] = gauge_line(result.gauges);
   json["lane"] = {{"name", result.lane.lane},
                   {"frames_sent", result.lane.frames_sent},
                   {"frames_received", result.lane.frames_received},
@@ -338,7 +332,7 @@ nlohmann::json to_json(const RunResult& result) {
   json["validation_messages"] = result.validation_messages;
   json["checks"] = nlohmann::json::array();
   for (const auto& outcome : result.outcomes) {
-    nlohmann::json check{{"id", outcome.id},         {"kind", outcome.kind},
+    nlohmann::json check{{"id", outcome.id.str()},   {"kind", scenario::to_string(outcome.id.kind)},
                          {"check", outcome.text},    {"passed", outcome.passed},
                          {"detail", outcome.detail}, {"where", format_location(outcome.where)}};
     for (const auto& artifact : outcome.artifacts) check["artifacts"].push_back(artifact.string());
@@ -352,6 +346,83 @@ Status write_json(const fs::path& file, const nlohmann::json& json) {
   out << json.dump(2) << '\n';
   if (!out) return fail(ErrorKind::Io, fmt::format("cannot write {}", file.string()));
   return {};
+}
+
+check::Outcome outcome(CheckKind kind, std::string text, bool passed, std::string detail) {
+  check::Outcome outcome;
+  outcome.id = {kind, 0};
+  outcome.text = std::move(text);
+  outcome.passed = passed;
+  outcome.detail = std::move(detail);
+  return outcome;
+}
+
+// Every client_wait with an expected status returned it.
+check::Outcome waits_outcome(const SingleRun& run) {
+  bool passed = run.wait_mismatches.empty();
+  return outcome(CheckKind::Waits, "every client_wait returns its expected status", passed,
+                 passed ? fmt::format("{} waits as expected", run.waits_checked)
+                        : fmt::format("{} of {} waits off: {}", run.wait_mismatches.size(), run.waits_checked,
+                                      fmt::join(run.wait_mismatches, "; ")));
+}
+
+// A lane that silently fell back to direct calls would look green; prove it ran.
+check::Outcome lane_outcome(Lane lane, const wire::LaneReport& report) {
+  bool separate_process = lane == Lane::Spawn || lane == Lane::Tcp;
+  bool passed = report.frames_sent > 0 && report.frames_received > 0 &&
+                (!separate_process || report.server_pid != report.client_pid);
+  return outcome(CheckKind::Lane,
+                 separate_process ? "frames crossed the wire to a server in another process" : "frames crossed the wire",
+                 passed,
+                 fmt::format("{} frames sent, {} received; client pid {}, server pid {}", report.frames_sent,
+                             report.frames_received, report.client_pid, report.server_pid));
+}
+
+check::Outcome validation_outcome(const std::vector<std::string>& messages) {
+  return outcome(CheckKind::Validation, "VK_LAYER_KHRONOS_validation reports nothing", messages.empty(),
+                 messages.empty() ? "0 messages"
+                                  : fmt::format("{} messages, first: {}", messages.size(), messages.front()));
+}
+
+std::optional<check::Outcome> determinism_outcome(const std::vector<std::string>& digests) {
+  std::set<std::string> distinct(digests.begin(), digests.end());
+  if (distinct.size() <= 1) return std::nullopt;
+  return outcome(CheckKind::Determinism, fmt::format("{} runs give one digest", digests.size()), false,
+                 fmt::format("{} distinct digests: {}", distinct.size(), fmt::join(distinct, ", ")));
+}
+
+// The scenario's checks against what the run measured, then the runner's own.
+Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const RunResult& result, const SingleRun& run,
+                                             const RunOptions& options) {
+  std::vector<check::Outcome> outcomes;
+  if (!result.error) {
+    check::Values values(result.knobs.begin(), result.knobs.end());
+    for (const auto& [name, value] : named(result.gauges)) values[name] = value;
+    for (size_t k = 0; k < scenario.gauge_checks.size(); ++k) {
+      TIDEMARK_TRY(checked, check::check_gauge(scenario.gauge_checks[k], values, {CheckKind::Gauge, k}));
+      outcomes.push_back(std::move(checked));
+    }
+    if (run.waits_checked > 0) outcomes.push_back(waits_outcome(run));
+    for (size_t k = 0; k < scenario.pixel_checks.size(); ++k) {
+      TIDEMARK_TRY(checked,
+                   check::check_pixels(scenario.pixel_checks[k], run.image, result.report_dir, {CheckKind::Pixels, k}));
+      outcomes.push_back(std::move(checked));
+    }
+    if (options.lane.lane != Lane::Monolith) outcomes.push_back(lane_outcome(options.lane.lane, result.lane));
+  }
+  if (options.validation) outcomes.push_back(validation_outcome(result.validation_messages));
+  if (auto determinism = determinism_outcome(result.repeat_digests)) outcomes.push_back(std::move(*determinism));
+  return outcomes;
+}
+
+// result.json, actual.png and backend.log in the run's report folder (if it has one).
+Status write_run_report(const RunResult& result, const Image& image, const std::vector<std::string>& log) {
+  if (result.report_dir.empty()) return {};
+  if (!image.pixels.empty()) TIDEMARK_CHECK(check::write_png(result.report_dir / "actual.png", image));
+  std::ofstream log_file(result.report_dir / "backend.log");
+  for (const auto& line : log) log_file << line << '\n';
+  log_file << "end: " << gauge_line(result.gauges) << '\n';
+  return write_json(result.report_dir / "result.json", to_json(result));
 }
 
 }  // namespace
@@ -371,15 +442,13 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   RunResult result;
   result.test_name = test_name(scenario, options.lane.lane);
   result.file = scenario.file;
-  auto knobs = effective_knobs(scenario, options.knob_overrides);
-  if (!knobs) return std::unexpected(knobs.error());
-  result.knobs = *knobs;
+  TIDEMARK_TRY(knobs, effective_knobs(scenario, options.knob_overrides));
+  result.knobs = knobs;
   if (!options.report_dir.empty()) {
     result.report_dir = options.report_dir / lane_name(options.lane.lane) / scenario.group / scenario.name;
     std::error_code ec;
     fs::create_directories(result.report_dir, ec);
-    if (ec)
-      return fail(ErrorKind::Io, fmt::format("cannot create {}: {}", result.report_dir.string(), ec.message()));
+    if (ec) return fail(ErrorKind::Io, fmt::format("cannot create {}: {}", result.report_dir.string(), ec.message()));
   }
 
   auto started = std::chrono::steady_clock::now();
@@ -387,9 +456,8 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   SingleRun last;
   for (int attempt = 0; attempt < std::max(1, options.repeat); ++attempt) {
     log.clear();
-    auto once = run_once(scenario, *knobs, options, result.report_dir, log);
-    if (!once) return std::unexpected(once.error());
-    last = std::move(*once);
+    TIDEMARK_TRY(once, run_once(scenario, knobs, options, result.report_dir, log));
+    last = std::move(once);
     result.repeat_digests.push_back(run_digest(last.gauges, pixel_hash(last.image)));
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -400,87 +468,11 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   result.pixel_hash = pixel_hash(last.image);
   result.digest = result.repeat_digests.back();
 
-  bool green = !result.error.has_value();
-  if (!result.error) {
-    check::Values values(result.knobs.begin(), result.knobs.end());
-    for (const auto& [name, value] : backend::named(result.gauges)) values[name] = value;
-    for (size_t i = 0; i < scenario.gauge_checks.size(); ++i) {
-      auto outcome = check::check_gauge(scenario.gauge_checks[i], values, fmt::format("gauge[{}]", i));
-      if (!outcome) return std::unexpected(outcome.error());
-      green = green && outcome->passed;
-      result.outcomes.push_back(std::move(*outcome));
-    }
-    if (last.waits_checked > 0) {
-      check::Outcome outcome;
-      outcome.id = "waits";
-      outcome.kind = "waits";
-      outcome.text = "every client_wait returns its expected status";
-      outcome.passed = last.wait_mismatches.empty();
-      outcome.detail = outcome.passed ? fmt::format("{} waits as expected", last.waits_checked)
-                                      : fmt::format("{} of {} waits off: {}", last.wait_mismatches.size(),
-                                                    last.waits_checked, fmt::join(last.wait_mismatches, "; "));
-      green = green && outcome.passed;
-      result.outcomes.push_back(std::move(outcome));
-    }
-    for (size_t i = 0; i < scenario.pixel_checks.size(); ++i) {
-      auto outcome = check::check_pixels(scenario.pixel_checks[i], last.image, result.report_dir,
-                                         fmt::format("pixels[{}]", i));
-      if (!outcome) return std::unexpected(outcome.error());
-      green = green && outcome->passed;
-      result.outcomes.push_back(std::move(*outcome));
-    }
-  }
-  if (options.lane.lane != Lane::Monolith && !result.error) {
-    // A lane that silently fell back to direct calls would look green; prove it ran.
-    const auto& lane = result.lane;
-    bool separate_process = options.lane.lane == Lane::Spawn || options.lane.lane == Lane::Tcp;
-    check::Outcome outcome;
-    outcome.id = "lane";
-    outcome.kind = "lane";
-    outcome.text = separate_process ? "frames crossed the wire to a server in another process"
-                                    : "frames crossed the wire";
-    outcome.passed = lane.frames_sent > 0 && lane.frames_received > 0 &&
-                     (!separate_process || lane.server_pid != lane.client_pid);
-    outcome.detail = fmt::format("{} frames sent, {} received; client pid {}, server pid {}", lane.frames_sent,
-                                 lane.frames_received, lane.client_pid, lane.server_pid);
-    green = green && outcome.passed;
-    result.outcomes.push_back(std::move(outcome));
-  }
-  if (options.validation) {
-    check::Outcome outcome;
-    outcome.id = "validation";
-    outcome.kind = "validation";
-    outcome.text = "VK_LAYER_KHRONOS_validation reports nothing";
-    outcome.passed = result.validation_messages.empty();
-    outcome.detail = outcome.passed ? "0 messages"
-                                    : fmt::format("{} messages, first: {}", result.validation_messages.size(),
-                                                  result.validation_messages.front());
-    green = green && outcome.passed;
-    result.outcomes.push_back(std::move(outcome));
-  }
-  std::set<std::string> distinct(result.repeat_digests.begin(), result.repeat_digests.end());
-  if (distinct.size() > 1) {
-    check::Outcome outcome;
-    outcome.id = "determinism";
-    outcome.kind = "determinism";
-    outcome.text = fmt::format("{} runs give one digest", result.repeat_digests.size());
-    outcome.detail = fmt::format("{} distinct digests: {}", distinct.size(), fmt::join(distinct, ", "));
-    green = false;
-    result.outcomes.push_back(std::move(outcome));
-  }
-  result.green = green;
-
-  if (!result.report_dir.empty()) {
-    if (!last.image.pixels.empty()) {
-      if (auto ok = check::write_png(result.report_dir / "actual.png", last.image); !ok)
-        return std::unexpected(ok.error());
-    }
-    std::ofstream log_file(result.report_dir / "backend.log");
-    for (const auto& line : log) log_file << line << '\n';
-    log_file << "end: " << backend::gauge_line(result.gauges) << '\n';
-    if (auto ok = write_json(result.report_dir / "result.json", to_json(result)); !ok)
-      return std::unexpected(ok.error());
-  }
+  TIDEMARK_TRY(outcomes, evaluate(scenario, result, last, options));
+  result.outcomes = std::move(outcomes);
+  result.green = !result.error &&
+                 std::all_of(result.outcomes.begin(), result.outcomes.end(), [](const auto& o) { return o.passed; });
+  if (auto written = write_run_report(result, last.image, log); !written) return std::unexpected(written.error());
   return result;
 }
 

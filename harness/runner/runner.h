@@ -30,7 +30,7 @@ struct RunResult {
   bool green = false;
   std::optional<Error> error;  // the run could not complete (the step is named)
   std::vector<check::Outcome> outcomes;
-  backend::Gauges gauges;
+  Gauges gauges;
   std::map<std::string, int64_t> knobs;  // effective values
   std::string pixel_hash;
   std::string digest;              // gauges + pixel hash

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/expr.h"
 #include "core/knobs.h"
+#include "core/wait_status.h"
 
 namespace tidemark::scenario {
 
@@ -61,8 +62,6 @@ struct Draw {
 struct FenceSync {
   std::string name;
 };
-
-enum class WaitStatus { AlreadySignaled, ConditionSatisfied, TimeoutExpired };
 
 struct ClientWait {
   std::string fence;
@@ -123,17 +122,33 @@ struct GoldenCheck {
 
 using PixelCheck = std::variant<ProbeCheck, BandsCheck, GoldenCheck>;
 
+// A check, as controls, results, reports and the ledger name it. Gauge and pixel checks are
+// the scenario's k-th of their kind; `waits` covers every client_wait's expected status; the
+// runner adds `lane`, `validation` and `determinism` outcomes of its own.
+enum class CheckKind { Gauge, Pixels, Waits, Lane, Validation, Determinism };
+std::string_view to_string(CheckKind kind);  // "gauge", "pixels", ...
+
+struct CheckId {
+  CheckKind kind = CheckKind::Gauge;
+  size_t index = 0;  // gauge and pixel checks only
+  std::string str() const;  // "gauge[2]", "pixels[0]", "waits"
+  auto operator<=>(const CheckId&) const = default;
+};
+
 // A negative control: a mutant, a knob setting, or both, under which exactly the named
 // checks must fail (red-once).
 struct Control {
   std::string mutant;                     // empty: none; a name from the mutant catalogue
   std::map<std::string, int64_t> knobs;   // overrides over the scenario's knobs
-  // Checks that must fail: a gauge check's expression as written (spaces ignored),
-  // `pixels[k]` for the k-th pixel check, or `waits` (the client_wait expectations).
-  std::vector<std::string> fails;
+  // Checks that must fail, resolved at load from what the file wrote: a gauge check's
+  // expression (spaces ignored), `pixels[k]`, or `waits`.
+  std::vector<CheckId> fails;
   std::map<std::string, std::string> skip_lanes;  // lane name -> why the control cannot apply there
   SourceLocation where;
 };
+
+// "mutant=reclaim.frame_bucket knobs=wire_deferred_mb:0": how messages and the ledger name it.
+std::string describe_control(const Control& control);
 
 struct Target {
   int width = 64;
@@ -153,8 +168,13 @@ struct Scenario {
   std::vector<GaugeCheck> gauge_checks;
   std::vector<PixelCheck> pixel_checks;
   std::vector<Control> controls;
-};
 
+  // Every check the scenario declares, in report order; the ones a control may name.
+  std::vector<CheckId> checks() const;
+  bool expects_wait_statuses() const;
+  // What the file wrote for a check: the gauge expression, `pixels[k]`, `waits`.
+  std::string check_text(const CheckId& id) const;
+};
 
 // Loads and validates one file. Every error is one line:
 //   file:line:column: expected <what>, found <what>

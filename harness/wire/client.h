@@ -38,7 +38,7 @@ class WireClient final : public backend::Backend {
     TIDEMARK_TRY(reply, call(FenceSync{}));
     return reply.fence;
   }
-  Result<backend::WaitStatus> client_wait(backend::FenceId fence, bool flush, uint64_t timeout_ns) override {
+  Result<WaitStatus> client_wait(backend::FenceId fence, bool flush, uint64_t timeout_ns) override {
     TIDEMARK_TRY(reply, call(ClientWait{.fence = fence, .flush = flush, .timeout_ns = timeout_ns}));
     return reply.status;
   }
@@ -49,9 +49,9 @@ class WireClient final : public backend::Backend {
     TIDEMARK_TRY(reply, call(ReadPixels{}));
     return Image{reply.width, reply.height, std::move(reply.bytes)};
   }
-  Result<backend::Gauges> gauges() override {
+  Result<Gauges> gauges() override {
     TIDEMARK_TRY(reply, call(ReadGauges{}));
-    return backend::from_named({reply.values.begin(), reply.values.end()});
+    return from_named({reply.values.begin(), reply.values.end()});
   }
   Result<std::vector<std::string>> validation_messages() override {
     TIDEMARK_TRY(reply, call(ReadValidation{}));

@@ -200,7 +200,7 @@ void put(Writer& writer, const std::vector<std::string>& value) {
   writer.u32(static_cast<uint32_t>(count));
   for (size_t i = 0; i < count; ++i) writer.string(value[i]);
 }
-void put(Writer& writer, backend::WaitStatus value) { writer.u8(static_cast<uint8_t>(value)); }
+void put(Writer& writer, WaitStatus value) { writer.u8(static_cast<uint8_t>(value)); }
 void put(Writer& writer, const backend::DrawCall& value) {
   writer.u32(value.uniform).u32(value.vertices);
   writer.i32(value.rect.x0).i32(value.rect.y0).i32(value.rect.x1).i32(value.rect.y1);
@@ -244,11 +244,11 @@ Status get(Reader& reader, std::vector<std::string>& value) {
   }
   return {};
 }
-Status get(Reader& reader, backend::WaitStatus& value) {
+Status get(Reader& reader, WaitStatus& value) {
   TIDEMARK_TRY(status, reader.u8());
-  if (status > static_cast<uint8_t>(backend::WaitStatus::TimeoutExpired))
+  if (status > static_cast<uint8_t>(WaitStatus::TimeoutExpired))
     return protocol_error(fmt::format("wait status {}", status));
-  value = static_cast<backend::WaitStatus>(status);
+  value = static_cast<WaitStatus>(status);
   return {};
 }
 Status get(Reader& reader, backend::DrawCall& value) {
@@ -283,14 +283,14 @@ Status Hello::check() const {
 
 Status check_payload(const Frame& frame) {
   switch (frame.op) {
-#define TIDEMARK_CHECK(name, code, text)                \
+#define TIDEMARK_CHECK_PAYLOAD(name, code, text) \
   case Opcode::name: {                                  \
     auto decoded = decode<name>(frame);                 \
     if (!decoded) return std::unexpected(decoded.error()); \
     return {};                                          \
   }
-    TIDEMARK_WIRE_MESSAGES(TIDEMARK_CHECK)
-#undef TIDEMARK_CHECK
+    TIDEMARK_WIRE_MESSAGES(TIDEMARK_CHECK_PAYLOAD)
+#undef TIDEMARK_CHECK_PAYLOAD
   }
   return protocol_error(fmt::format("unknown opcode {}", static_cast<uint16_t>(frame.op)));
 }

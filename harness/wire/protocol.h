@@ -146,7 +146,7 @@ void put(Writer& writer, const std::vector<uint8_t>& value);
 void put(Writer& writer, const KnobMap& value);
 void put(Writer& writer, const NamedValues& value);
 void put(Writer& writer, const std::vector<std::string>& value);
-void put(Writer& writer, backend::WaitStatus value);
+void put(Writer& writer, WaitStatus value);
 void put(Writer& writer, const backend::DrawCall& value);
 void put(Writer& writer, const Error& value);
 
@@ -161,7 +161,7 @@ Status get(Reader& reader, std::vector<uint8_t>& value);
 Status get(Reader& reader, KnobMap& value);
 Status get(Reader& reader, NamedValues& value);
 Status get(Reader& reader, std::vector<std::string>& value);
-Status get(Reader& reader, backend::WaitStatus& value);
+Status get(Reader& reader, WaitStatus& value);
 Status get(Reader& reader, backend::DrawCall& value);
 Status get(Reader& reader, Error& value);
 
@@ -194,7 +194,7 @@ struct FenceCreated {
 };
 struct WaitResult {
   static constexpr Opcode kOpcode = Opcode::WaitResult;
-  backend::WaitStatus status = backend::WaitStatus::AlreadySignaled;
+  WaitStatus status = WaitStatus::AlreadySignaled;
   static auto fields(auto& m) { return std::tie(m.status); }
 };
 struct Pixels {  // width * height * 4 RGBA8 bytes, top row first

@@ -50,7 +50,7 @@ class Generator {
     value.resize(static_cast<size_t>(pick(0, 6)));
     for (auto& text : value) fill(text);
   }
-  void fill(backend::WaitStatus& value) { value = static_cast<backend::WaitStatus>(pick(0, 2)); }
+  void fill(WaitStatus& value) { value = static_cast<WaitStatus>(pick(0, 2)); }
   void fill(backend::DrawCall& value) {
     fill(value.uniform);
     fill(value.vertices);
@@ -309,7 +309,7 @@ TEST(ServerSession, RefusesRepliesAsRequests) {
 TEST(ServerSession, RefusesAnOutOfRangeKnob) {
   ServerSession session(ServerOptions{"", nullptr});
   EXPECT_EQ(refusal(session.handle(hello_frame("", {{"wire_deferred_mb", 70000}}))),
-            "handshake wire_deferred_mb: expected 0..65536, found 70000");
+            "handshake: expected wire_deferred_mb in 0..65536, found 70000");
 }
 
 }  // namespace

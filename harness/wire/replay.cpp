@@ -50,8 +50,8 @@ std::optional<std::string> difference(const Frame& recorded, const Frame& replay
     auto a = decode<WaitResult>(recorded);
     auto b = decode<WaitResult>(replayed);
     if (a && b)
-      return fmt::format("recorded wait status {}, replayed {}", backend::to_string(a->status),
-                         backend::to_string(b->status));
+      return fmt::format("recorded wait status {}, replayed {}", to_string(a->status),
+                         to_string(b->status));
   }
   if (recorded.op == Opcode::Failure) {
     auto a = decode<Failure>(recorded);

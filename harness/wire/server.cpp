@@ -39,7 +39,7 @@ Result<Pixels> serve(backend::Backend& api, const ReadPixels&) {
 }
 Result<GaugeValues> serve(backend::Backend& api, const ReadGauges&) {
   TIDEMARK_TRY(gauges, api.gauges());
-  return GaugeValues{.values = backend::named(gauges)};
+  return GaugeValues{.values = named(gauges)};
 }
 Result<ValidationMessages> serve(backend::Backend& api, const ReadValidation&) {
   TIDEMARK_TRY(messages, api.validation_messages());

@@ -125,7 +125,7 @@ TEST_F(WireTest, ThePipeIsDrainedBeforeItHoldsMoreThanTheLimit) {
 TEST_F(WireTest, ValuesComeBackAsTheBackendGaveThem) {
   auto status = client_->client_wait(5, false, 0);
   ASSERT_TRUE(status);
-  EXPECT_EQ(*status, backend::WaitStatus::TimeoutExpired);
+  EXPECT_EQ(*status, WaitStatus::TimeoutExpired);
 
   auto image = client_->read_pixels();
   ASSERT_TRUE(image) << image.error().message;

@@ -41,10 +41,10 @@ Result<backend::FenceId> FakeBackend::fence_sync() {
   if (auto ok = called(fmt::format("fence_sync() -> {}", id)); !ok) return std::unexpected(ok.error());
   return id;
 }
-Result<backend::WaitStatus> FakeBackend::client_wait(backend::FenceId fence, bool flush, uint64_t timeout_ns) {
+Result<WaitStatus> FakeBackend::client_wait(backend::FenceId fence, bool flush, uint64_t timeout_ns) {
   if (auto ok = called(fmt::format("client_wait({}, flush={}, {} ns)", fence, flush, timeout_ns)); !ok)
     return std::unexpected(ok.error());
-  return timeout_ns == 0 ? backend::WaitStatus::TimeoutExpired : backend::WaitStatus::ConditionSatisfied;
+  return timeout_ns == 0 ? WaitStatus::TimeoutExpired : WaitStatus::ConditionSatisfied;
 }
 Status FakeBackend::flush() { return called("flush()"); }
 Status FakeBackend::finish() { return called("finish()"); }
@@ -55,9 +55,9 @@ Result<Image> FakeBackend::read_pixels() {
   image.set(1, 2, {10, 20, 30, 40});
   return image;
 }
-Result<backend::Gauges> FakeBackend::gauges() {
+Result<Gauges> FakeBackend::gauges() {
   if (auto ok = called("gauges()"); !ok) return std::unexpected(ok.error());
-  backend::Gauges gauges;
+  Gauges gauges;
   gauges.wbufs = next_id_ - 1;
   gauges.wdefmb = log_.config.knobs.wire_deferred_mb;
   gauges.submits = static_cast<int64_t>(log_.calls.size());

@@ -33,12 +33,12 @@ class FakeBackend final : public backend::Backend {
   Status buffer_sub_data(backend::BufferId buffer, uint64_t offset, std::span<const uint8_t> data) override;
   Status draw(const backend::DrawCall& call) override;
   Result<backend::FenceId> fence_sync() override;
-  Result<backend::WaitStatus> client_wait(backend::FenceId fence, bool flush, uint64_t timeout_ns) override;
+  Result<WaitStatus> client_wait(backend::FenceId fence, bool flush, uint64_t timeout_ns) override;
   Status flush() override;
   Status finish() override;
   Status present() override;
   Result<Image> read_pixels() override;
-  Result<backend::Gauges> gauges() override;
+  Result<Gauges> gauges() override;
   Result<std::vector<std::string>> validation_messages() override;
 
  private:

@@ -1,0 +1,33 @@
+#include "core/gauges.h"
+
+#include <fmt/format.h>
+
+namespace tidemark {
+
+const GaugeSpec* find_gauge(std::string_view name) {
+  for (const auto& spec : kGauges)
+    if (spec.name == name) return &spec;
+  return nullptr;
+}
+
+std::vector<std::pair<std::string, int64_t>> named(const Gauges& gauges) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  out.reserve(kGauges.size());
+  for (const auto& spec : kGauges) out.emplace_back(spec.name, gauges.*spec.field);
+  return out;
+}
+
+Gauges from_named(const std::map<std::string, int64_t>& values) {
+  Gauges gauges;
+  for (const auto& spec : kGauges) {
+    auto it = values.find(std::string(spec.name));
+    gauges.*spec.field = it == values.end() ? 0 : it->second;
+  }
+  return gauges;
+}
+
+std::string gauge_line(const Gauges& g) {
+  return fmt::format("wbuf[wbufs={} wlivepk={} wdefpk={} wdefsync={}]", g.wbufs, g.wlivepk, g.wdefpk, g.wdefsync);
+}
+
+}  // namespace tidemark

@@ -1,0 +1,71 @@
+// The gauges a backend publishes: the catalogue (name, meaning, whether it is a running
+// maximum) is the one place a gauge is declared. Reports, digests, the wire and scenario
+// checks use its order and names; scenarios/README.md's table is checked against it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tidemark {
+
+struct Gauges {
+  int64_t wbufs = 0;
+  int64_t wlive = 0;
+  int64_t wlivepk = 0;
+  int64_t wdefn = 0;
+  int64_t wdefpk = 0;
+  int64_t wdefsync = 0;
+  int64_t wdefmb = 0;
+  int64_t dsets = 0;
+  int64_t dsetspk = 0;
+  int64_t dsetsalloc = 0;
+  int64_t devallocs = 0;
+  int64_t devallocspk = 0;
+  int64_t devbytes = 0;
+  int64_t devbytespk = 0;
+  int64_t submits = 0;
+  int64_t presents = 0;
+};
+
+struct GaugeSpec {
+  std::string_view name;
+  int64_t Gauges::*field;
+  bool peak;  // a running maximum: the defect it catches can live inside one frame
+  std::string_view meaning;
+};
+
+// Report and digest order.
+inline constexpr std::array<GaugeSpec, 16> kGauges = {{
+    {"wbufs", &Gauges::wbufs, false, "live buffer records"},
+    {"wlive", &Gauges::wlive, false, "live stores: the records' current stores plus parked ones"},
+    {"wlivepk", &Gauges::wlivepk, true, "live stores, peak"},
+    {"wdefn", &Gauges::wdefn, false, "stores parked now"},
+    {"wdefpk", &Gauges::wdefpk, true, "parked bytes, peak"},
+    {"wdefsync", &Gauges::wdefsync, false, "syncs forced by a watermark"},
+    {"wdefmb", &Gauges::wdefmb, false, "the wire_deferred_mb the backend applied"},
+    {"dsets", &Gauges::dsets, false, "live descriptor sets"},
+    {"dsetspk", &Gauges::dsetspk, true, "live descriptor sets, peak"},
+    {"dsetsalloc", &Gauges::dsetsalloc, false, "descriptor sets allocated so far"},
+    {"devallocs", &Gauges::devallocs, false, "device memory allocations now"},
+    {"devallocspk", &Gauges::devallocspk, true, "device memory allocations, peak"},
+    {"devbytes", &Gauges::devbytes, false, "device memory bytes now"},
+    {"devbytespk", &Gauges::devbytespk, true, "device memory bytes, peak"},
+    {"submits", &Gauges::submits, false, "queue submits so far"},
+    {"presents", &Gauges::presents, false, "presents so far"},
+}};
+
+const GaugeSpec* find_gauge(std::string_view name);
+
+// Name/value pairs in catalogue order: the order of reports and digests.
+std::vector<std::pair<std::string, int64_t>> named(const Gauges& gauges);
+// The inverse of named(); a missing name reads as 0.
+Gauges from_named(const std::map<std::string, int64_t>& values);
+// `wbuf[wbufs=1 wlivepk=1 wdefpk=0 wdefsync=0]`, the line the source report's logs show.
+std::string gauge_line(const Gauges& gauges);
+
+}  // namespace tidemark

@@ -1,0 +1,108 @@
+// Files to scenarios: reading a file, parsing its one YAML document, finding scenario files
+// under folders.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "scenario/scenario.h"
+#include "scenario/schema.h"
+#include "scenario/yaml_reader.h"
+
+namespace tidemark::scenario {
+
+namespace {
+
+namespace fs = std::filesystem;
+using yaml::error_at;
+using yaml::quote;
+
+Result<std::string> read_text(const fs::path& file) {
+  auto cannot_read = [&](int error) {
+    return fail(ErrorKind::Io,
+                fmt::format("cannot read {}: {}", file.string(), std::strerror(error)));
+  };
+  std::error_code ignored;
+  if (fs::is_directory(file, ignored)) return cannot_read(EISDIR);
+  errno = 0;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return cannot_read(errno != 0 ? errno : ENOENT);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return cannot_read(errno != 0 ? errno : EIO);
+  return text.str();
+}
+
+bool is_scenario_file(const fs::path& path) {
+  return path.extension() == ".yaml" || path.extension() == ".yml";
+}
+
+}  // namespace
+
+Result<Scenario> load(const fs::path& file) {
+  TIDEMARK_TRY(text, read_text(file));
+  yaml::Source source(file.string(), text);
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::Exception& exception) {
+    return source.syntax_error(exception);
+  }
+  SourceLocation start{source.file(), 1, 1};
+  if (documents.size() > 1)
+    return error_at(source.value(documents[1], start).where, "one YAML document", "a second one");
+  yaml::Value root = documents.empty() ? yaml::Value{YAML::Node(), start} : source.value(documents.front(), start);
+  return read_scenario(source, root, file);
+}
+
+Result<std::vector<fs::path>> collect_files(const std::vector<fs::path>& inputs) {
+  std::vector<fs::path> files;
+  std::set<fs::path> seen;
+  auto add = [&](const fs::path& path) {
+    std::error_code ignored;
+    fs::path identity = fs::weakly_canonical(path, ignored);
+    if (seen.insert(identity.empty() ? path : identity).second) files.push_back(path);
+  };
+  for (const auto& input : inputs) {
+    std::error_code error;
+    auto status = fs::status(input, error);
+    if (fs::is_directory(status)) {
+      std::vector<fs::path> found;
+      for (fs::recursive_directory_iterator it(input, error), end; !error && it != end;
+           it.increment(error))
+        if (std::error_code ignored;
+            it->is_regular_file(ignored) && it->path().extension() == ".yaml")
+          found.push_back(it->path());
+      if (error)
+        return fail(ErrorKind::Io,
+                    fmt::format("cannot read {}: {}", input.string(), error.message()));
+      if (found.empty())
+        return fail(ErrorKind::BadInput,
+                    fmt::format("{}: expected a directory holding *.yaml scenarios, found none",
+                                input.string()));
+      std::sort(found.begin(), found.end());
+      for (const auto& path : found) add(path);
+    } else if (fs::is_regular_file(status)) {
+      if (!is_scenario_file(input))
+        return fail(
+            ErrorKind::BadInput,
+            fmt::format(
+                "{}: expected a scenario file ending in .yaml or .yml, found {}", input.string(),
+                input.has_extension() ? quote(input.extension().string()) : "no extension"));
+      add(input);
+    } else {
+      return fail(
+          ErrorKind::BadInput,
+          fmt::format("{}: expected a scenario file or a directory, found {}", input.string(),
+                      fs::exists(status) ? "another kind of file" : "nothing at that path"));
+    }
+  }
+  return files;
+}
+
+}  // namespace tidemark::scenario

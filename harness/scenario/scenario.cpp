@@ -1,0 +1,64 @@
+#include "scenario/scenario.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace tidemark::scenario {
+
+std::string_view to_string(CheckKind kind) {
+  switch (kind) {
+    case CheckKind::Gauge: return "gauge";
+    case CheckKind::Pixels: return "pixels";
+    case CheckKind::Waits: return "waits";
+    case CheckKind::Lane: return "lane";
+    case CheckKind::Validation: return "validation";
+    case CheckKind::Determinism: return "determinism";
+  }
+  return "?";
+}
+
+std::string CheckId::str() const {
+  if (kind == CheckKind::Gauge || kind == CheckKind::Pixels) return fmt::format("{}[{}]", to_string(kind), index);
+  return std::string(to_string(kind));
+}
+
+std::string describe_control(const Control& control) {
+  std::vector<std::string> parts;
+  if (!control.mutant.empty()) parts.push_back("mutant=" + control.mutant);
+  if (!control.knobs.empty()) {
+    std::vector<std::string> knobs;
+    for (const auto& [name, value] : control.knobs) knobs.push_back(fmt::format("{}:{}", name, value));
+    parts.push_back(fmt::format("knobs={}", fmt::join(knobs, ",")));
+  }
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+namespace {
+
+bool any_wait_expectation(const std::vector<Step>& steps) {
+  for (const auto& step : steps) {
+    if (const auto* wait = std::get_if<ClientWait>(step.kind.get()); wait && wait->expect) return true;
+    if (const auto* repeat = std::get_if<Repeat>(step.kind.get()); repeat && any_wait_expectation(repeat->steps))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Scenario::expects_wait_statuses() const { return any_wait_expectation(workload); }
+
+std::vector<CheckId> Scenario::checks() const {
+  std::vector<CheckId> ids;
+  for (size_t k = 0; k < gauge_checks.size(); ++k) ids.push_back({CheckKind::Gauge, k});
+  for (size_t k = 0; k < pixel_checks.size(); ++k) ids.push_back({CheckKind::Pixels, k});
+  if (expects_wait_statuses()) ids.push_back({CheckKind::Waits, 0});
+  return ids;
+}
+
+std::string Scenario::check_text(const CheckId& id) const {
+  if (id.kind == CheckKind::Gauge && id.index < gauge_checks.size()) return gauge_checks[id.index].expr.text();
+  return id.str();
+}
+
+}  // namespace tidemark::scenario

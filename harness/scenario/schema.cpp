@@ -1,0 +1,559 @@
+// The scenario schema: what each key of a scenario file means and which values it takes.
+// A step is a row of kSteps and a read function; a check section a row of kChecks.
+#include "scenario/schema.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <span>
+
+#include "core/gauges.h"
+#include "core/lane.h"
+#include "core/limits.h"
+#include "scenario/yaml_reader.h"
+
+namespace tidemark::scenario {
+
+namespace {
+
+namespace fs = std::filesystem;
+using yaml::error_at;
+using yaml::Fields;
+using yaml::join;
+using yaml::quote;
+using yaml::Value;
+
+// How an integer field of a step is written and bounded.
+struct IntRule {
+  std::string_view what;   // the accepted forms, e.g. "an integer or a size such as 4KiB"
+  std::string_view bound;  // e.g. "a size >= 0"
+  int64_t min = 0;
+  int64_t max = yaml::kNoMax;
+};
+
+constexpr IntRule kSizeRule{"an integer or a size such as 4KiB", "a size >= 0"};
+constexpr IntRule kOffsetRule{"an integer or a size such as 4KiB", "an offset >= 0"};
+constexpr IntRule kPaletteRule{"an integer", "a palette index >= 0"};
+constexpr IntRule kBandIndexRule{"an integer", "a band index >= 0"};
+constexpr IntRule kBandCountRule{"an integer", "a band count >= 1", 1};
+constexpr IntRule kRepeatRule{"an integer", "a repeat count from 1 to 10000000", 1, kMaxRepeatCount};
+
+std::vector<std::string_view> knob_names() {
+  std::vector<std::string_view> names;
+  for (const auto& knob : known_knobs()) names.push_back(knob.name);
+  return names;
+}
+
+std::vector<std::string_view> lane_names() {
+  std::vector<std::string_view> names;
+  for (Lane lane : kAllLanes) names.push_back(lane_name(lane));
+  return names;
+}
+
+class Schema {
+ public:
+  Schema(const yaml::Source& source, fs::path file) : read_(source), file_(std::move(file)) {}
+
+  Result<Scenario> scenario(const Value& root) {
+    if (root.node.IsNull())
+      return error_at(root.where, "a scenario map (name, group, workload, expect, ...)", "an empty document");
+    TIDEMARK_TRY(top, read_.fields(root, "the scenario",
+                                   {"name", "group", "description", "knobs", "target", "buffers", "workload",
+                                    "expect", "controls"}));
+    Scenario scenario;
+    scenario.file = file_;
+    auto kebab = [&](const Value& v) { return read_.kebab_name(v); };
+    TIDEMARK_CHECK(yaml::required(top, "name", scenario.name, kebab));
+    TIDEMARK_CHECK(yaml::required(top, "group", scenario.group, kebab));
+    TIDEMARK_CHECK(yaml::optional(top, "description", scenario.description,
+                                  [&](const Value& v) { return read_.text(v, "a description"); }));
+    TIDEMARK_CHECK(yaml::optional(top, "knobs", scenario.knobs, [&](const Value& v) { return knobs(v); }));
+    TIDEMARK_CHECK(yaml::optional(top, "target", target_, [&](const Value& v) { return target(v); }));
+    TIDEMARK_CHECK(yaml::optional(top, "buffers", buffers_, [&](const Value& v) { return buffers(v); }));
+    scenario.target = target_;
+    scenario.buffers = buffers_;
+    TIDEMARK_CHECK(yaml::required(top, "workload", scenario.workload,
+                                  [&](const Value& v) { return steps(v, "workload"); }));
+    scenario.fences = fences_;
+    TIDEMARK_TRY(expect_value, top.required("expect"));
+    TIDEMARK_CHECK(expect(expect_value, scenario));
+    // After expect wherever it sits in the file: a control names checks of this scenario.
+    TIDEMARK_CHECK(yaml::optional(top, "controls", scenario.controls,
+                                  [&](const Value& v) { return controls(v, scenario); }));
+    return scenario;
+  }
+
+ private:
+  // ---- readers of values, used as one-line field parsers ---------------------------
+
+  // A literal, a size or an expression over loop variables in scope; constant values are
+  // range-checked now, the rest when the step runs.
+  auto int_field(const IntRule& rule) const {
+    return [this, &rule](const Value& value) -> Result<IntField> {
+      TIDEMARK_TRY(expression, read_.expression(value, rule.what));
+      const std::string& written = value.node.Scalar();
+      for (const auto& name : expression.identifiers()) {
+        if (yaml::contains(loop_variables_, name)) continue;
+        if (loop_variables_.empty() && name == expression.text()) return error_at(value.where, rule.what, quote(written));
+        return error_at(read_.source().inside(value, yaml::word_offset(written, name)),
+                        fmt::format("a loop variable in scope ({})", join(loop_variables_)), quote(name));
+      }
+      if (expression.identifiers().empty()) {
+        auto constant = expression.evaluate([](std::string_view) { return std::nullopt; });
+        if (!constant) return error_at(value.where, "a computable value", constant.error().message);
+        if (*constant < rule.min || *constant > rule.max) {
+          std::string found = quote(written);
+          if (written != std::to_string(*constant)) found += fmt::format(" = {}", *constant);
+          return error_at(value.where, rule.bound, found);
+        }
+      }
+      return IntField{std::move(expression), value.where};
+    };
+  }
+
+  Result<std::string> buffer_name(const Value& value) const {
+    std::string expected = fmt::format("a declared buffer ({})", join(buffers_));
+    TIDEMARK_TRY(name, read_.text(value, expected));
+    if (!yaml::contains(buffers_, name)) return error_at(value.where, expected, quote(name));
+    return name;
+  }
+  auto buffer_name() const {
+    return [this](const Value& value) { return buffer_name(value); };
+  }
+
+  Result<Fill> fill(const Value& value) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "fill", {"palette", "rgba", "zero"}));
+    constexpr std::string_view kOneKind = "exactly one of palette, rgba, zero";
+    if (entries.entries().empty()) return error_at(value.where, kOneKind, "an empty map");
+    if (entries.entries().size() > 1)
+      return error_at(entries.entries()[1].key_where, kOneKind,
+                      fmt::format("a second key {}", quote(entries.entries()[1].key)));
+    const auto& entry = entries.entries().front();
+    Fill fill;
+    if (entry.key == "palette") {
+      fill.kind = Fill::Kind::Palette;
+      TIDEMARK_CHECK(yaml::required(entries, "palette", fill.palette_index, int_field(kPaletteRule)));
+    } else if (entry.key == "rgba") {
+      fill.kind = Fill::Kind::Rgba;
+      TIDEMARK_CHECK(yaml::required(entries, "rgba", fill.rgba, [&](const Value& v) { return read_.rgba(v); }));
+    } else {
+      TIDEMARK_TRY(zero, read_.boolean(entry.value));
+      if (!zero) return error_at(entry.value.where, "true (zero: true)", yaml::describe(entry.value.node));
+    }
+    return fill;
+  }
+  auto fill() const {
+    return [this](const Value& value) { return fill(value); };
+  }
+
+  auto tolerance() const {
+    return [this](const Value& v) { return read_.small_integer(v, 0, 255); };
+  }
+
+  // ---- top-level sections ----------------------------------------------------------
+
+  Result<std::map<std::string, int64_t>> knobs(const Value& value) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "knobs", knob_names()));
+    std::map<std::string, int64_t> knobs;
+    for (const auto& entry : entries.entries()) {
+      const KnobSpec& spec = *find_knob(entry.key);
+      auto number = entry.value.node.IsScalar() ? yaml::parse_integer(entry.value.node.Scalar()) : std::nullopt;
+      if (!number || !spec.accepts(*number))
+        return error_at(entry.value.where, spec.expected(), yaml::describe(entry.value.node));
+      knobs[entry.key] = *number;
+    }
+    return knobs;
+  }
+
+  Result<Target> target(const Value& value) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "target", {"width", "height"}));
+    Target size;
+    auto side = [&](const Value& v) { return read_.small_integer(v, 1, kMaxTargetSide); };
+    TIDEMARK_CHECK(yaml::optional(entries, "width", size.width, side));
+    TIDEMARK_CHECK(yaml::optional(entries, "height", size.height, side));
+    return size;
+  }
+
+  Result<std::vector<std::string>> buffers(const Value& value) const {
+    TIDEMARK_TRY(items, read_.list(value, "a list of buffer names"));
+    std::vector<std::string> names;
+    for (const auto& item : items) {
+      TIDEMARK_TRY(name, read_.identifier(item, "a buffer name"));
+      if (yaml::contains(names, name))
+        return error_at(item.where, "unique buffer names", fmt::format("{} again", quote(name)));
+      names.push_back(name);
+    }
+    return names;
+  }
+
+  // ---- workload ----------------------------------------------------------------------
+
+  using StepReader = Result<StepKind> (Schema::*)(const Value&);
+  struct StepSchema {
+    std::string_view name;
+    StepReader read;
+  };
+  // Every step a workload may hold, but `repeat`, the one with fields beside its key.
+  static std::span<const StepSchema> step_schemas() {
+    static constexpr StepSchema kSteps[] = {
+        {"buffer_data", &Schema::buffer_data},
+        {"buffer_sub_data", &Schema::buffer_sub_data},
+        {"draw", &Schema::draw},
+        {"fence", &Schema::fence},
+        {"client_wait", &Schema::client_wait},
+        {"flush", &Schema::no_fields<Flush>},
+        {"finish", &Schema::no_fields<Finish>},
+        {"present", &Schema::no_fields<Present>},
+    };
+    return kSteps;
+  }
+
+  static std::vector<std::string_view> step_names() {
+    std::vector<std::string_view> names;
+    for (const auto& step : step_schemas()) names.push_back(step.name);
+    names.push_back("repeat");
+    return names;
+  }
+
+  Result<std::vector<Step>> steps(const Value& value, std::string_view context) {
+    TIDEMARK_TRY(items, read_.non_empty_list(value, fmt::format("a non-empty list of steps in {}", context)));
+    std::vector<Step> steps;
+    for (const auto& item : items) {
+      TIDEMARK_TRY(parsed, step(item));
+      steps.push_back(std::move(parsed));
+    }
+    return steps;
+  }
+
+  Result<Step> step(const Value& item) {
+    if (item.node.IsMap())
+      for (const auto& pair : item.node)
+        if (pair.first.IsScalar() && pair.first.Scalar() == "repeat") return repeat(item);
+    TIDEMARK_TRY(entry, read_.single_key(item, "a step such as '- draw: {uniform: color}'", "one key per step",
+                                         step_names(), " (indent a step's fields under it)"));
+    for (const auto& schema : step_schemas()) {
+      if (schema.name != entry.key) continue;
+      step_name_ = schema.name;
+      TIDEMARK_TRY(kind, (this->*schema.read)(entry.value));
+      return Step{std::make_shared<StepKind>(std::move(kind)), entry.key_where, entry.key};
+    }
+    return error_at(entry.key_where, "a step", quote(entry.key));  // unreachable: single_key checked the key
+  }
+
+  Result<Step> repeat(const Value& item) {
+    TIDEMARK_TRY(entries, read_.fields(item, "repeat", {"repeat", "as", "steps"}));
+    Repeat loop;
+    TIDEMARK_CHECK(yaml::required(entries, "repeat", loop.count, int_field(kRepeatRule)));
+    if (auto as = entries.optional("as")) {
+      TIDEMARK_TRY(variable, read_.identifier(*as, "a loop variable name"));
+      if (yaml::contains(loop_variables_, variable))
+        return error_at(as->where, fmt::format("a name not already in scope ({})", join(loop_variables_)),
+                        quote(variable));
+      loop.variable = variable;
+    }
+    TIDEMARK_TRY(body_value, entries.required("steps"));
+    if (!loop.variable.empty()) loop_variables_.push_back(loop.variable);
+    auto body = steps(body_value, "repeat");
+    if (!loop.variable.empty()) loop_variables_.pop_back();
+    if (!body) return std::unexpected(std::move(body.error()));
+    loop.steps = std::move(*body);
+    return Step{std::make_shared<StepKind>(std::move(loop)), entries.find("repeat")->key_where, "repeat"};
+  }
+
+  Result<StepKind> buffer_data(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "buffer_data", {"buffer", "size", "fill"}));
+    BufferData step;
+    TIDEMARK_CHECK(yaml::required(entries, "buffer", step.buffer, buffer_name()));
+    TIDEMARK_CHECK(yaml::required(entries, "size", step.size, int_field(kSizeRule)));
+    TIDEMARK_CHECK(yaml::optional(entries, "fill", step.fill, fill()));
+    return step;
+  }
+
+  Result<StepKind> buffer_sub_data(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "buffer_sub_data", {"buffer", "offset", "size", "fill"}));
+    BufferSubData step;
+    TIDEMARK_CHECK(yaml::required(entries, "buffer", step.buffer, buffer_name()));
+    TIDEMARK_CHECK(yaml::required(entries, "offset", step.offset, int_field(kOffsetRule)));
+    TIDEMARK_CHECK(yaml::required(entries, "size", step.size, int_field(kSizeRule)));
+    TIDEMARK_CHECK(yaml::optional(entries, "fill", step.fill, fill()));
+    return step;
+  }
+
+  Result<StepKind> draw(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "draw", {"uniform", "vertices", "band"}));
+    Draw step;
+    TIDEMARK_CHECK(yaml::required(entries, "uniform", step.uniform, buffer_name()));
+    TIDEMARK_CHECK(yaml::optional(entries, "vertices", step.vertices, buffer_name()));
+    TIDEMARK_CHECK(yaml::optional(entries, "band", step.band, [&](const Value& v) { return band(v); }));
+    return step;
+  }
+
+  Result<Band> band(const Value& value) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "band", {"index", "of"}));
+    Band band;
+    TIDEMARK_CHECK(yaml::required(entries, "index", band.index, int_field(kBandIndexRule)));
+    TIDEMARK_CHECK(yaml::required(entries, "of", band.of, int_field(kBandCountRule)));
+    auto constant_index = band.index.expr.literal_value();
+    auto constant_of = band.of.expr.literal_value();
+    if (constant_index && constant_of && *constant_index >= *constant_of)
+      return error_at(band.index.where, fmt::format("a band index below 'of' ({})", *constant_of),
+                      quote(band.index.expr.text()));
+    return band;
+  }
+
+  Result<StepKind> fence(const Value& value) {
+    TIDEMARK_TRY(name, read_.identifier(value, "a fence name"));
+    if (!yaml::contains(fences_, name)) fences_.push_back(name);
+    return FenceSync{name};
+  }
+
+  Result<StepKind> client_wait(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "client_wait", {"fence", "flush", "timeout", "expect"}));
+    ClientWait step;
+    TIDEMARK_CHECK(yaml::required(entries, "fence", step.fence, [&](const Value& v) -> Result<std::string> {
+      std::string expected = fmt::format("a fence defined by an earlier fence step ({})", join(fences_));
+      TIDEMARK_TRY(fence, read_.text(v, expected));
+      if (!yaml::contains(fences_, fence)) return error_at(v.where, expected, quote(fence));
+      return fence;
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "flush", step.flush, [&](const Value& v) { return read_.boolean(v); }));
+    TIDEMARK_CHECK(yaml::optional(entries, "timeout", step.timeout_ns, [&](const Value& v) { return timeout_ns(v); }));
+    TIDEMARK_CHECK(yaml::optional(entries, "expect", step.expect, [&](const Value& v) { return wait_status(v); }));
+    return step;
+  }
+
+  Result<uint64_t> timeout_ns(const Value& value) const {
+    constexpr std::string_view kWhat = "a timeout in ns, or with a unit such as 500ms or 2s";
+    TIDEMARK_TRY(written, read_.text(value, kWhat));
+    std::string_view rest = written;
+    uint64_t amount = 0;
+    auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), amount);
+    if (error != std::errc() || end == rest.data()) return error_at(value.where, kWhat, quote(written));
+    rest.remove_prefix(static_cast<size_t>(end - rest.data()));
+    while (rest.starts_with(' ')) rest.remove_prefix(1);
+    uint64_t scale = 0;
+    if (rest.empty() || rest == "ns") scale = 1;
+    if (rest == "us") scale = 1'000;
+    if (rest == "ms") scale = 1'000'000;
+    if (rest == "s") scale = 1'000'000'000;
+    uint64_t nanoseconds = 0;
+    if (scale == 0 || __builtin_mul_overflow(amount, scale, &nanoseconds))
+      return error_at(value.where, kWhat, quote(written));
+    return nanoseconds;
+  }
+
+  Result<WaitStatus> wait_status(const Value& value) const {
+    std::string expected = fmt::format(
+        "one of {}", join(std::vector<std::string_view>(kWaitStatusNames.begin(), kWaitStatusNames.end())));
+    TIDEMARK_TRY(word, read_.text(value, expected));
+    if (auto status = parse_wait_status(word)) return *status;
+    return error_at(value.where, expected, quote(word));
+  }
+
+  template <class Kind>
+  Result<StepKind> no_fields(const Value& value) {
+    if (value.node.IsNull() || (value.node.IsMap() && value.node.size() == 0)) return Kind{};
+    return error_at(value.where, fmt::format("nothing or {{}} after {}", step_name_), yaml::describe(value.node));
+  }
+
+  // ---- expectations ------------------------------------------------------------------
+
+  Status expect(const Value& value, Scenario& scenario) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "expect", {"gauges", "pixels"}));
+    TIDEMARK_CHECK(yaml::optional(entries, "gauges", scenario.gauge_checks, [&](const Value& v) {
+      return each(v, "a list of gauge comparisons", [&](const Value& item) { return gauge(item); });
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "pixels", scenario.pixel_checks, [&](const Value& v) {
+      return each(v, "a list of pixel checks (bands, probe, golden)", [&](const Value& item) { return pixels(item); });
+    }));
+    if (scenario.checks().empty())
+      return error_at(value.where, "at least one check (gauges, pixels, or a client_wait's expect)", "none");
+    return {};
+  }
+
+  // Reads every item of a list with `read`.
+  template <class Read>
+  auto each(const Value& value, std::string_view what, Read read) const
+      -> Result<std::vector<typename decltype(read(value))::value_type>> {
+    TIDEMARK_TRY(items, read_.list(value, what));
+    std::vector<typename decltype(read(value))::value_type> out;
+    for (const auto& item : items) {
+      TIDEMARK_TRY(parsed, read(item));
+      out.push_back(std::move(parsed));
+    }
+    return out;
+  }
+
+  Result<GaugeCheck> gauge(const Value& value) const {
+    constexpr std::string_view kWhat = "a comparison such as 'wlivepk <= 4'";
+    TIDEMARK_TRY(expression, read_.expression(value, kWhat));
+    if (!expression.is_comparison()) return error_at(value.where, kWhat, quote(expression.text()));
+    for (const auto& name : expression.identifiers()) {
+      if (find_gauge(name) || find_knob(name)) continue;
+      std::vector<std::string_view> readable;
+      for (const auto& spec : kGauges) readable.push_back(spec.name);
+      for (const auto& knob : known_knobs()) readable.push_back(knob.name);
+      return error_at(read_.source().inside(value, yaml::word_offset(expression.text(), name)),
+                      fmt::format("a gauge or knob name ({})", join(readable)), quote(name));
+    }
+    return GaugeCheck{std::move(expression), value.where};
+  }
+
+  Result<PixelCheck> pixels(const Value& item) const {
+    TIDEMARK_TRY(entry, read_.single_key(item, "a pixel check such as '- probe: {x: 0, y: 0, rgba: [0, 0, 0, 255]}'",
+                                         "one key per pixel check", {"bands", "probe", "golden"}));
+    if (entry.key == "bands") return bands(entry.value, entry.key_where);
+    if (entry.key == "probe") return probe(entry.value, entry.key_where);
+    return golden(entry.value, entry.key_where);
+  }
+
+  Result<PixelCheck> bands(const Value& value, const SourceLocation& where) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "bands", {"count", "palette", "colors", "tolerance"}));
+    BandsCheck check;
+    check.where = where;
+    TIDEMARK_CHECK(yaml::required(entries, "count", check.count,
+                                  [&](const Value& v) { return read_.small_integer(v, 1, target_.width); }));
+    TIDEMARK_CHECK(yaml::optional(entries, "palette", check.palette, [&](const Value& v) { return read_.boolean(v); }));
+    auto colors_value = entries.optional("colors");
+    if (check.palette && colors_value) return error_at(colors_value->where, "either palette: true or colors", "both");
+    if (!check.palette && !colors_value) return error_at(value.where, "palette: true or colors in bands", "neither");
+    if (colors_value) {
+      std::string what = fmt::format("a list of {} colours, one per band", check.count);
+      TIDEMARK_TRY(colors, each(*colors_value, what, [&](const Value& v) { return read_.rgba(v); }));
+      if (colors.size() != static_cast<size_t>(check.count))
+        return error_at(colors_value->where, what, fmt::format("a list of {}", colors.size()));
+      check.colors = std::move(colors);
+    }
+    TIDEMARK_CHECK(yaml::optional(entries, "tolerance", check.tolerance, tolerance()));
+    return check;
+  }
+
+  Result<PixelCheck> probe(const Value& value, const SourceLocation& where) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "probe", {"x", "y", "rgba", "tolerance"}));
+    ProbeCheck check;
+    check.where = where;
+    TIDEMARK_CHECK(yaml::required(entries, "x", check.x,
+                                  [&](const Value& v) { return read_.small_integer(v, 0, target_.width - 1); }));
+    TIDEMARK_CHECK(yaml::required(entries, "y", check.y,
+                                  [&](const Value& v) { return read_.small_integer(v, 0, target_.height - 1); }));
+    TIDEMARK_CHECK(yaml::required(entries, "rgba", check.rgba, [&](const Value& v) { return read_.rgba(v); }));
+    TIDEMARK_CHECK(yaml::optional(entries, "tolerance", check.tolerance, tolerance()));
+    return check;
+  }
+
+  Result<PixelCheck> golden(const Value& value, const SourceLocation& where) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "golden", {"file", "tolerance", "max_mismatch"}));
+    GoldenCheck check;
+    check.where = where;
+    TIDEMARK_CHECK(yaml::required(entries, "file", check.file, [&](const Value& v) -> Result<fs::path> {
+      TIDEMARK_TRY(name, read_.text(v, "an image file name"));
+      fs::path file = (file_.parent_path() / name).lexically_normal();
+      std::error_code error;
+      if (name.empty() || !fs::is_regular_file(file, error))
+        return error_at(v.where, fmt::format("an existing file (looked for {})", file.string()), quote(name));
+      return file;
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "tolerance", check.tolerance, tolerance()));
+    TIDEMARK_CHECK(yaml::optional(entries, "max_mismatch", check.max_mismatch, [&](const Value& v) {
+      return read_.small_integer(v, 0, int64_t{target_.width} * target_.height);
+    }));
+    return check;
+  }
+
+  // ---- negative controls -------------------------------------------------------------
+
+  Result<std::vector<Control>> controls(const Value& value, const Scenario& scenario) const {
+    TIDEMARK_TRY(items, read_.non_empty_list(value, "a non-empty list of controls"));
+    std::vector<Control> controls;
+    for (const auto& item : items) {
+      TIDEMARK_TRY(parsed, control(item, scenario));
+      for (const auto& earlier : controls)
+        if (earlier.mutant == parsed.mutant && earlier.knobs == parsed.knobs)
+          return error_at(parsed.where, "each control once",
+                          fmt::format("{} again (first on line {})", describe_control(parsed), earlier.where.line));
+      controls.push_back(std::move(parsed));
+    }
+    return controls;
+  }
+
+  Result<Control> control(const Value& value, const Scenario& scenario) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "control", {"mutant", "knobs", "fails", "skip_lanes"}));
+    Control control;
+    control.where = entries.entries().empty() ? value.where : entries.entries().front().key_where;
+    if (!entries.find("mutant") && !entries.find("knobs"))
+      return error_at(value.where, "a mutant or knobs in a control", "neither");
+    TIDEMARK_CHECK(yaml::optional(entries, "mutant", control.mutant,
+                                  [&](const Value& v) { return read_.dotted_name(v, "a mutant name"); }));
+    TIDEMARK_CHECK(yaml::optional(entries, "knobs", control.knobs, [&](const Value& v) -> Result<KnobValues> {
+      TIDEMARK_TRY(overrides, knobs(v));
+      if (overrides.empty())
+        return error_at(v.where, fmt::format("at least one knob in a control's knobs ({})", join(knob_names())),
+                        "an empty map");
+      return overrides;
+    }));
+    TIDEMARK_CHECK(yaml::required(entries, "fails", control.fails,
+                                  [&](const Value& v) { return check_references(v, scenario); }));
+    TIDEMARK_CHECK(yaml::optional(entries, "skip_lanes", control.skip_lanes,
+                                  [&](const Value& v) { return skip_lanes(v); }));
+    return control;
+  }
+
+  // The checks a control must turn red, resolved here once: a gauge check by its expression
+  // (whitespace ignored), `pixels[k]`, `waits`.
+  Result<std::vector<CheckId>> check_references(const Value& value, const Scenario& scenario) const {
+    std::vector<CheckId> known = scenario.checks();
+    std::vector<std::string> texts;
+    for (const auto& id : known) texts.push_back(scenario.check_text(id));
+    std::string expected = fmt::format("a check of this scenario ({})", join(texts));
+    TIDEMARK_TRY(items, read_.non_empty_list(value, "a non-empty list of checks the control makes fail"));
+    std::vector<CheckId> resolved;
+    for (const auto& item : items) {
+      TIDEMARK_TRY(written, read_.text(item, expected));
+      std::string reference(yaml::trim(written));
+      auto names = [&](size_t k) {
+        return known[k].kind == CheckKind::Gauge ? yaml::without_spaces(texts[k]) == yaml::without_spaces(reference)
+                                                 : texts[k] == reference;
+      };
+      size_t k = 0;
+      while (k < known.size() && !names(k)) ++k;
+      if (k == known.size()) return error_at(item.where, expected, quote(reference));
+      if (std::find(resolved.begin(), resolved.end(), known[k]) != resolved.end())
+        return error_at(item.where, "each check once in a control", fmt::format("{} again", quote(reference)));
+      resolved.push_back(known[k]);
+    }
+    return resolved;
+  }
+
+  Result<std::map<std::string, std::string>> skip_lanes(const Value& value) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "skip_lanes", lane_names()));
+    std::map<std::string, std::string> reasons;
+    for (const auto& entry : entries.entries()) {
+      constexpr std::string_view kWhat = "a reason the control cannot apply in this lane";
+      TIDEMARK_TRY(reason, read_.text(entry.value, kWhat));
+      if (yaml::trim(reason).empty()) return error_at(entry.value.where, kWhat, yaml::describe(entry.value.node));
+      reasons[entry.key] = reason;
+    }
+    if (reasons.size() == lane_names().size())
+      return error_at(value.where, "a lane left for the control to run in (a control must apply somewhere)",
+                      fmt::format("all of {} skipped", join(lane_names())));
+    return reasons;
+  }
+
+  yaml::Reader read_;
+  fs::path file_;
+  Target target_;
+  std::vector<std::string> buffers_;
+  std::vector<std::string> fences_;          // defined so far, in document order
+  std::vector<std::string> loop_variables_;  // of the enclosing repeats, outermost first
+  std::string_view step_name_;               // the step being read
+};
+
+}  // namespace
+
+Result<Scenario> read_scenario(const yaml::Source& source, const Value& root, const fs::path& file) {
+  return Schema(source, file).scenario(root);
+}
+
+}  // namespace tidemark::scenario
