@@ -565,6 +565,7 @@ Result<WaitStatus> VulkanBackend::client_wait(FenceId fence, bool flush_first, u
   if (flush_first && index > submissions_.submitted()) {
     if (auto ok = submissions_.submit(); !ok) return std::unexpected(ok.error());
   }
+  if (mutant_is(config_.mutant, MutantId::FenceZeroTimeoutBlocks) && timeout_ns == 0) timeout_ns = UINT64_MAX;
   // Timeout 0 never looks at the GPU; an unsubmitted fence can never signal.
   if (timeout_ns == 0 || index > submissions_.submitted()) return WaitStatus::TimeoutExpired;
   if (auto ok = submissions_.wait_for(index, "client-wait"); !ok) return std::unexpected(ok.error());
@@ -573,7 +574,7 @@ Result<WaitStatus> VulkanBackend::client_wait(FenceId fence, bool flush_first, u
 
 Status VulkanBackend::present() {
   if (auto ok = submissions_.sync("present"); !ok) return ok;
-  reclaim_.sweep();
+  if (!mutant_is(config_.mutant, MutantId::PresentNoSweep)) reclaim_.sweep();
   ++presents_;
   if (mutant_is(config_.mutant, MutantId::PresentKeepsDescriptorSets)) return {};
   // The frame has retired: its descriptor sets and their memo go with it.
@@ -633,6 +634,13 @@ Gauges VulkanBackend::current_gauges() const {
   g.devbytespk = account_.bytes_peak;
   g.submits = static_cast<int64_t>(submissions_.submitted());
   g.presents = presents_;
+  if (mutant_is(config_.mutant, MutantId::GaugesNoRunningMax)) {
+    g.wlivepk = g.wlive;
+    g.wdefpk = static_cast<int64_t>(reclaim_.parked_bytes());
+    g.dsetspk = g.dsets;
+    g.devallocspk = g.devallocs;
+    g.devbytespk = g.devbytes;
+  }
   return g;
 }
 

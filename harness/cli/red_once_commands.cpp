@@ -108,6 +108,13 @@ int lint_command(const std::vector<std::string>& inputs) {
     std::string where = format_location({scenario.file.string(), 1, 1});
     if (scenario.controls.empty())
       problems.push_back(fmt::format("{}: expected at least one control (controls:), found none", where));
+    std::set<scenario::CheckId> named;
+    for (const auto& control : scenario.controls) named.insert(control.fails.begin(), control.fails.end());
+    for (const auto& check : scenario.checks())
+      if (!named.contains(check))
+        problems.push_back(fmt::format("{}: expected a control naming `{}` under fails: (a check nothing turns red "
+                                       "proves nothing), found none",
+                                       where, scenario.check_text(check)));
     for (const auto& control : scenario.controls) {
       if (control.mutant.empty()) continue;
       used.insert(control.mutant);

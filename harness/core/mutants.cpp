@@ -35,6 +35,15 @@ constexpr MutantInfo kCatalogue[] = {
     {MutantId::DescriptorsFrameBucket, "descriptors.frame_bucket", "backend",
      "descriptor sets are freed only at the frame boundary: a one-present workload grows them without bound",
      "submit-gated descriptor-set reclaim (sets die with their store, mid-frame)"},
+    {MutantId::PresentNoSweep, "present.no_sweep", "backend",
+     "parked stores outlive the frame that retired them: they wait for the next park",
+     "the sweep of parked stores at the frame boundary"},
+    {MutantId::GaugesNoRunningMax, "gauges.no_running_max", "backend",
+     "peak gauges report the value at read time: a defect that lives inside a frame is gone when anyone looks",
+     "running maxima for the peak gauges (wlivepk, wdefpk, dsetspk, devallocspk, devbytespk)"},
+    {MutantId::FenceZeroTimeoutBlocks, "fence.zero_timeout_blocks", "backend",
+     "a wait with timeout 0 blocks until the batch retires (0 read as no limit)",
+     "timeout 0 never waits: it reports what earlier waits observed"},
 };
 }  // namespace
 

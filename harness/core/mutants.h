@@ -26,6 +26,9 @@ enum class MutantId {
   PresentKeepsDescriptorSets,
   FenceImplicitFlush,
   DescriptorsFrameBucket,
+  PresentNoSweep,
+  GaugesNoRunningMax,
+  FenceZeroTimeoutBlocks,
 };
 
 // True when `active` is `id`; constant false in a release build.

@@ -1,0 +1,66 @@
+#include "core/gauges.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+
+namespace tidemark {
+namespace {
+
+// Check that named() and from_named() follow the catalogue, both ways.
+TEST(Gauges, NamedValuesFollowTheCatalogue) {
+  Gauges gauges;
+  int64_t value = 1;
+  for (const auto& spec : kGauges) gauges.*spec.field = value++;
+  auto pairs = named(gauges);
+  ASSERT_EQ(pairs.size(), kGauges.size());
+  for (size_t i = 0; i < kGauges.size(); ++i) {
+    EXPECT_EQ(pairs[i].first, kGauges[i].name);
+    EXPECT_EQ(pairs[i].second, static_cast<int64_t>(i + 1));
+  }
+  Gauges back = from_named({pairs.begin(), pairs.end()});
+  for (const auto& spec : kGauges) EXPECT_EQ(back.*spec.field, gauges.*spec.field) << spec.name;
+  EXPECT_EQ(from_named({}).wlivepk, 0);
+}
+
+// Check that every field of Gauges is in the catalogue exactly once, and peaks end in pk.
+TEST(Gauges, TheCatalogueCoversEveryFieldOnce) {
+  Gauges probe;
+  std::set<const int64_t*> fields;  // member pointers have no order: compare addresses
+  std::set<std::string_view> names;
+  for (const auto& spec : kGauges) {
+    fields.insert(&(probe.*spec.field));
+    names.insert(spec.name);
+    EXPECT_EQ(spec.peak, spec.name.ends_with("pk")) << spec.name;
+    EXPECT_EQ(find_gauge(spec.name), &spec);
+  }
+  EXPECT_EQ(fields.size(), kGauges.size());
+  EXPECT_EQ(names.size(), kGauges.size());
+  EXPECT_EQ(sizeof(Gauges), kGauges.size() * sizeof(int64_t)) << "a Gauges field is missing from kGauges";
+  EXPECT_EQ(find_gauge("wbuf"), nullptr);
+}
+
+// Check that the gauge table in scenarios/README.md is the catalogue, row for row.
+TEST(Gauges, TheScenarioReadmeTableIsTheCatalogue) {
+  std::ifstream readme(TIDEMARK_SCENARIOS_README);
+  ASSERT_TRUE(readme) << TIDEMARK_SCENARIOS_README;
+  static const std::regex kRow(R"(^\| `([a-z]+)` \| (yes|no) \| (.+) \|$)");
+  std::vector<std::string> rows;
+  bool in_table = false;
+  for (std::string line; std::getline(readme, line);) {
+    if (line == "| gauge | peak | meaning |") in_table = true;
+    if (in_table && line.empty()) break;
+    std::smatch match;
+    if (in_table && std::regex_match(line, match, kRow)) rows.push_back(line);
+  }
+  std::vector<std::string> expected;
+  for (const auto& spec : kGauges)
+    expected.push_back("| `" + std::string(spec.name) + "` | " + (spec.peak ? "yes" : "no") + " | " +
+                       std::string(spec.meaning) + " |");
+  EXPECT_EQ(rows, expected);
+}
+
+}  // namespace
+}  // namespace tidemark
