@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace tidemark::backend {
@@ -67,11 +68,18 @@ std::unexpected<Error> no_validation_layer() {
 
 Result<std::unique_ptr<Device>> Device::create(bool validation) {
   auto self = std::make_unique<Device>(Passkey{});
+  TIDEMARK_CHECK(self->create_instance(validation));
+  TIDEMARK_CHECK(self->pick_cpu_device());
+  TIDEMARK_CHECK(self->pick_queue_and_memory());
+  TIDEMARK_CHECK(self->create_logical_device());
+  return self;
+}
+
+Status Device::create_instance(bool validation) {
   if (validation) {
     if (!has_validation_layer()) return no_validation_layer();
-    self->validation_log_ = std::make_unique<ValidationLog>();
+    validation_log_ = std::make_unique<ValidationLog>();
   }
-
   VkApplicationInfo app{};
   app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
   app.pApplicationName = "tidemark";
@@ -80,8 +88,7 @@ Result<std::unique_ptr<Device>> Device::create(bool validation) {
   std::vector<const char*> layers;
   std::vector<const char*> extensions;
   VkDebugUtilsMessengerCreateInfoEXT debug_info{};
-  VkValidationFeatureEnableEXT enabled_features[] = {
-      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  VkValidationFeatureEnableEXT enabled_features[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
   VkValidationFeaturesEXT validation_features{};
   validation_features.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT;
   validation_features.enabledValidationFeatureCount = 1;
@@ -92,7 +99,7 @@ Result<std::unique_ptr<Device>> Device::create(bool validation) {
   if (validation) {
     layers.push_back(kValidationLayer);
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
-    debug_info = messenger_info(self->validation_log_.get());
+    debug_info = messenger_info(validation_log_.get());
     // Synchronization validation too: barriers between draws, copies and read back are
     // exactly what a reclaim bug would get wrong.
     validation_features.pNext = &debug_info;  // also catches messages from instance creation
@@ -107,71 +114,66 @@ Result<std::unique_ptr<Device>> Device::create(bool validation) {
   VkResult created = vkCreateInstance(&instance_info, nullptr, &instance);
   if (created == VK_ERROR_INCOMPATIBLE_DRIVER) return no_lavapipe("no Vulkan driver at all");
   if (created == VK_ERROR_LAYER_NOT_PRESENT) return no_validation_layer();
-  if (auto ok = vk::check(created, "vkCreateInstance"); !ok) return std::unexpected(ok.error());
-  self->instance_.reset(instance);
+  TIDEMARK_CHECK(vk::check(created, "vkCreateInstance"));
+  instance_.reset(instance);
+  if (!validation) return {};
+  auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+      vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"));
+  if (!create_messenger) return fail(ErrorKind::Environment, "VK_EXT_debug_utils is missing");
+  return vk::check(create_messenger(instance, &debug_info, nullptr, &messenger_), "vkCreateDebugUtilsMessengerEXT");
+}
 
-  if (validation) {
-    auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
-        vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"));
-    if (!create_messenger) return fail(ErrorKind::Environment, "VK_EXT_debug_utils is missing");
-    if (auto ok = vk::check(create_messenger(instance, &debug_info, nullptr, &self->messenger_),
-                            "vkCreateDebugUtilsMessengerEXT");
-        !ok)
-      return std::unexpected(ok.error());
-  }
-
-  // Pick the CPU device explicitly: whatever else the loader finds must not be used.
+// The CPU device, explicitly: whatever else the loader finds must not be used.
+Status Device::pick_cpu_device() {
   uint32_t count = 0;
-  vkEnumeratePhysicalDevices(instance, &count, nullptr);
+  vkEnumeratePhysicalDevices(instance_.get(), &count, nullptr);
   std::vector<VkPhysicalDevice> physicals(count);
-  vkEnumeratePhysicalDevices(instance, &count, physicals.data());
+  vkEnumeratePhysicalDevices(instance_.get(), &count, physicals.data());
   std::string seen;
   for (VkPhysicalDevice physical : physicals) {
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(physical, &props);
     seen += (seen.empty() ? "" : ", ") + std::string(props.deviceName);
-    if (props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU && !self->physical_) {
-      self->physical_ = physical;
-      self->properties_ = props;
+    if (props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU && !physical_) {
+      physical_ = physical;
+      properties_ = props;
     }
   }
-  if (!self->physical_) return no_lavapipe(seen.empty() ? "no devices" : seen);
-  if (self->properties_.apiVersion < VK_API_VERSION_1_3)
+  if (!physical_) return no_lavapipe(seen.empty() ? "no devices" : seen);
+  if (properties_.apiVersion < VK_API_VERSION_1_3)
     return fail(ErrorKind::Environment,
-                fmt::format("{} supports Vulkan {}.{}, Tidemark needs 1.3 (dynamic rendering)",
-                            self->properties_.deviceName, VK_API_VERSION_MAJOR(self->properties_.apiVersion),
-                            VK_API_VERSION_MINOR(self->properties_.apiVersion)));
+                fmt::format("{} supports Vulkan {}.{}, Tidemark needs 1.3 (dynamic rendering)", properties_.deviceName,
+                            VK_API_VERSION_MAJOR(properties_.apiVersion), VK_API_VERSION_MINOR(properties_.apiVersion)));
+  return {};
+}
 
+Status Device::pick_queue_and_memory() {
   uint32_t family_count = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(self->physical_, &family_count, nullptr);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &family_count, nullptr);
   std::vector<VkQueueFamilyProperties> families(family_count);
-  vkGetPhysicalDeviceQueueFamilyProperties(self->physical_, &family_count, families.data());
-  bool found_family = false;
-  for (uint32_t i = 0; i < family_count && !found_family; ++i) {
-    if (families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) {
-      self->queue_family_ = i;
-      found_family = true;
-    }
-  }
-  if (!found_family) return fail(ErrorKind::Environment, "the CPU Vulkan device has no graphics queue");
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &family_count, families.data());
+  auto graphics = std::find_if(families.begin(), families.end(),
+                               [](const auto& family) { return family.queueFlags & VK_QUEUE_GRAPHICS_BIT; });
+  if (graphics == families.end()) return fail(ErrorKind::Environment, "the CPU Vulkan device has no graphics queue");
+  queue_family_ = static_cast<uint32_t>(graphics - families.begin());
 
   VkPhysicalDeviceMemoryProperties memory;
-  vkGetPhysicalDeviceMemoryProperties(self->physical_, &memory);
-  constexpr VkMemoryPropertyFlags kHost =
-      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  bool found_memory = false;
-  for (uint32_t i = 0; i < memory.memoryTypeCount && !found_memory; ++i) {
+  vkGetPhysicalDeviceMemoryProperties(physical_, &memory);
+  constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  for (uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
     if ((memory.memoryTypes[i].propertyFlags & kHost) == kHost) {
-      self->host_memory_type_ = i;
-      found_memory = true;
+      host_memory_type_ = i;
+      return {};
     }
   }
-  if (!found_memory) return fail(ErrorKind::Environment, "no host-visible coherent memory type");
+  return fail(ErrorKind::Environment, "no host-visible coherent memory type");
+}
 
+Status Device::create_logical_device() {
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queue_info{};
   queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-  queue_info.queueFamilyIndex = self->queue_family_;
+  queue_info.queueFamilyIndex = queue_family_;
   queue_info.queueCount = 1;
   queue_info.pQueuePriorities = &priority;
 
@@ -185,12 +187,10 @@ Result<std::unique_ptr<Device>> Device::create(bool validation) {
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
   VkDevice device = VK_NULL_HANDLE;
-  if (auto ok = vk::check(vkCreateDevice(self->physical_, &device_info, nullptr, &device), "vkCreateDevice");
-      !ok)
-    return std::unexpected(ok.error());
-  self->device_.reset(device);
-  vkGetDeviceQueue(device, self->queue_family_, 0, &self->queue_);
-  return self;
+  TIDEMARK_CHECK(vk::check(vkCreateDevice(physical_, &device_info, nullptr, &device), "vkCreateDevice"));
+  device_.reset(device);
+  vkGetDeviceQueue(device, queue_family_, 0, &queue_);
+  return {};
 }
 
 Device::~Device() {

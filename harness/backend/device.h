@@ -44,6 +44,12 @@ class Device {
   std::vector<std::string> validation_messages() const;
 
  private:
+  // The steps of create(), in order.
+  Status create_instance(bool validation);
+  Status pick_cpu_device();
+  Status pick_queue_and_memory();
+  Status create_logical_device();
+
   using InstancePtr = std::unique_ptr<std::remove_pointer_t<VkInstance>, vk::InstanceDeleter>;
   using DevicePtr = std::unique_ptr<std::remove_pointer_t<VkDevice>, vk::DeviceDeleter>;
 

@@ -115,6 +115,7 @@ class VulkanBackend final : public Backend {
   Gauges current_gauges() const;
 
   Status create_target();
+  Status create_layouts();
   Status create_pipeline();
   Status clear_target();
   void begin_rendering(VkCommandBuffer commands);
@@ -166,6 +167,7 @@ Status VulkanBackend::initialize() {
   std::memset(zero_vertices_.bytes().data(), 0, kVertexBytes);
 
   if (auto ok = create_target(); !ok) return ok;
+  if (auto ok = create_layouts(); !ok) return ok;
   if (auto ok = create_pipeline(); !ok) return ok;
   return clear_target();
 }
@@ -217,7 +219,9 @@ Result<vk::ShaderModule> make_shader(VkDevice device, std::span<const uint32_t> 
   return vk::ShaderModule::create(device, vkCreateShaderModule, info, "vkCreateShaderModule");
 }
 
-Status VulkanBackend::create_pipeline() {
+// The descriptor set layout (one uniform buffer) and the pipeline layout (plus the draw's
+// push constants).
+Status VulkanBackend::create_layouts() {
   VkDescriptorSetLayoutBinding binding{};
   binding.binding = 0;
   binding.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
@@ -243,7 +247,10 @@ Status VulkanBackend::create_pipeline() {
   TIDEMARK_TRY(layout,
                vk::PipelineLayout::create(vk_device(), vkCreatePipelineLayout, layout_info, "vkCreatePipelineLayout"));
   pipeline_layout_ = std::move(layout);
+  return {};
+}
 
+Status VulkanBackend::create_pipeline() {
   TIDEMARK_TRY(vert, make_shader(vk_device(), kBandVert));
   TIDEMARK_TRY(frag, make_shader(vk_device(), kBandFrag));
   VkPipelineShaderStageCreateInfo stages[2]{};

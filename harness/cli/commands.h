@@ -24,37 +24,82 @@ int report_error(const Error& error);
 Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>& inputs);
 std::filesystem::path default_report_dir();
 
-struct RunArgs {
-  std::vector<std::string> knobs;
-  std::string report;
+// Each command's options, one struct each; main.cpp registers them.
+
+// What every command that opens a lane takes (run, replay): registered by one helper.
+struct LaneArgs {
   std::string lane = "monolith";
-  int repeat = 1;
-  bool validation = false;
   std::string server_program;
   std::string connect;
   std::string token_file;
   int handshake_timeout_ms = 20000;
-  uint32_t kill_server_at_frame = 0;
   std::string mutant;
-  std::string record;
 };
 
-int run_command(const std::vector<std::string>& inputs, const RunArgs& args);
-int parity_command(const std::vector<std::string>& inputs, const std::string& report, bool with_replay);
-int replay_command(const std::string& file, const RunArgs& args, bool compare);
-int bench_command(const std::vector<std::string>& inputs, int repeat, const std::string& report);
-int red_once_command(const std::vector<std::string>& inputs, const std::vector<std::string>& lanes,
-                     const std::string& ledger_path, bool update_ledger, const std::string& report);
+struct RunArgs {
+  std::vector<std::string> inputs;
+  std::vector<std::string> knobs;
+  std::string report;
+  int repeat = 1;
+  bool validation = false;
+  std::string record;
+  uint32_t kill_server_at_frame = 0;
+  LaneArgs lane;
+};
+
+struct ReplayArgs {
+  std::string file;
+  bool no_compare = false;
+  LaneArgs lane;
+};
+
+struct ListArgs {
+  std::vector<std::string> inputs;
+  std::string ctest_file;
+  std::string tidemark;
+  std::string report_root;
+  std::string ledger = "red_once/ledger.txt";
+};
+
+struct RedOnceArgs {
+  std::vector<std::string> inputs;
+  std::vector<std::string> lanes;
+  std::string ledger = "red_once/ledger.txt";
+  bool update_ledger = false;
+  std::string report;
+};
+
+struct ParityArgs {
+  std::vector<std::string> inputs;
+  std::string report;
+  bool replay = false;
+};
+
+struct BenchArgs {
+  std::vector<std::string> inputs;
+  int repeat = 3;
+  std::string report;
+};
+
+struct FixtureArgs {
+  std::string review_id;
+  std::string root = "fixtures";
+};
+
+int run_command(const RunArgs& args);
+int parity_command(const ParityArgs& args);
+int replay_command(const ReplayArgs& args);
+int bench_command(const BenchArgs& args);
+int red_once_command(const RedOnceArgs& args);
 int lint_command(const std::vector<std::string>& inputs);
-int fixture_new_command(const std::string& review_id, const std::string& root);
+int fixture_new_command(const FixtureArgs& args);
 int mutants_command();
-int list_command(const std::vector<std::string>& inputs, const std::string& ctest_file,
-                 const std::string& tidemark, const std::string& report_root, const std::string& ledger);
+int list_command(const ListArgs& args);
 
 // Shared by the commands that open lanes.
 Result<Lane> parse_lane_option(const std::string& name);
 // --lane, --server-program, --connect (+ token), --handshake-timeout-ms, --mutant.
-Result<wire::LaneOptions> lane_options_from(const RunArgs& args);
+Result<wire::LaneOptions> lane_options_from(const LaneArgs& args);
 Status check_mutant_name(const std::string& name);
 
 }  // namespace tidemark::cli

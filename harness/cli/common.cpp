@@ -87,14 +87,13 @@ Result<Lane> parse_lane_option(const std::string& name) {
   return fail(ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", name));
 }
 
-Result<wire::LaneOptions> lane_options_from(const RunArgs& args) {
+Result<wire::LaneOptions> lane_options_from(const LaneArgs& args) {
   wire::LaneOptions options;
   TIDEMARK_TRY(lane, parse_lane_option(args.lane));
   options.lane = lane;
   options.server_program = args.server_program;
   options.connect = args.connect;
   options.handshake_timeout = std::chrono::milliseconds(args.handshake_timeout_ms);
-  options.kill_server_at_frame = args.kill_server_at_frame;
   if (auto ok = check_mutant_name(args.mutant); !ok) return std::unexpected(ok.error());
   options.mutant = args.mutant;
   if (!args.connect.empty()) {

@@ -47,8 +47,9 @@ std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios
 
 }  // namespace
 
-int list_command(const std::vector<std::string>& inputs, const std::string& ctest_file,
-                 const std::string& tidemark, const std::string& report_root, const std::string& ledger) {
+int list_command(const ListArgs& args) {
+  const auto& inputs = args.inputs;
+  const std::string& ctest_file = args.ctest_file;
   auto scenarios = load_all(inputs);
   if (!scenarios) return report_error(scenarios.error());
   if (auto clean = runner::check_label_hygiene(*scenarios); !clean) return report_error(clean.error());
@@ -59,7 +60,7 @@ int list_command(const std::vector<std::string>& inputs, const std::string& ctes
     return kGreen;
   }
   std::ofstream out(ctest_file);
-  out << ctest_registrations(*scenarios, tidemark, report_root, ledger);
+  out << ctest_registrations(*scenarios, args.tidemark, args.report_root, args.ledger);
   if (!out) return report_error({ErrorKind::Io, fmt::format("cannot write {}", ctest_file)});
   return kGreen;
 }

@@ -1,107 +1,129 @@
-// tidemark: the command line. Each command is a function in commands.h.
+// tidemark: the command line. Each command is a function in commands.h taking its options
+// struct; this file only registers the options.
 #include <CLI/CLI.hpp>
+
+#include <functional>
 
 #include "cli/commands.h"
 
 using namespace tidemark;
 using namespace tidemark::cli;
 
+namespace {
+
+void add_lane_options(CLI::App& command, LaneArgs& lane) {
+  command.add_option("--lane", lane.lane, "monolith, split, spawn or tcp");
+  command.add_option("--server-program", lane.server_program, "tidemark-server for spawn and tcp (default: beside tidemark)");
+  command.add_option("--connect", lane.connect, "tcp: use the server at HOST:PORT instead of a private one");
+  command.add_option("--token-file", lane.token_file, "tcp with --connect: the session token (else TIDEMARK_TOKEN)");
+  command.add_option("--handshake-timeout-ms", lane.handshake_timeout_ms, "how long a server may take to greet");
+  command.add_option("--mutant", lane.mutant, "run against this mutant (see `tidemark mutants`)");
+}
+
+void add_paths(CLI::App& command, std::vector<std::string>& inputs, const char* what = "scenario files or folders") {
+  command.add_option("paths", inputs, what)->required();
+}
+
+CLI::App* add_run(CLI::App& app, RunArgs& args) {
+  auto* run = app.add_subcommand("run", "run scenarios and check them");
+  add_paths(*run, args.inputs);
+  run->add_option("--knob", args.knobs, "override a knob: NAME=VALUE (repeatable)")->allow_extra_args(false);
+  run->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+  run->add_option("--repeat", args.repeat, "run each scenario N times; all must give one digest");
+  run->add_flag("--validation", args.validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
+  run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
+  run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
+                  "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
+  add_lane_options(*run, args.lane);
+  return run;
+}
+
+CLI::App* add_replay(CLI::App& app, ReplayArgs& args) {
+  auto* replay = app.add_subcommand("replay", "replay a recording in a lane and check every reply");
+  replay->add_option("file", args.file, "a .tdrec recording")->required();
+  replay->add_flag("--no-compare", args.no_compare, "send the requests without checking the replies");
+  add_lane_options(*replay, args.lane);
+  return replay;
+}
+
+CLI::App* add_list(CLI::App& app, ListArgs& args) {
+  auto* list = app.add_subcommand("list", "list scenarios by test name");
+  add_paths(*list, args.inputs);
+  list->add_option("--ctest-file", args.ctest_file, "write CTest registrations to this file");
+  list->add_option("--tidemark", args.tidemark, "tidemark binary the registrations run");
+  list->add_option("--report-root", args.report_root, "report folder root for the registered runs");
+  list->add_option("--ledger", args.ledger, "the ledger the registered red-once tests check");
+  return list;
+}
+
+CLI::App* add_red_once(CLI::App& app, RedOnceArgs& args) {
+  auto* red_once = app.add_subcommand("red-once", "prove each scenario's checks with its negative controls");
+  add_paths(*red_once, args.inputs);
+  red_once->add_option("--lane", args.lanes, "lanes to run (default: all four)")->allow_extra_args(false);
+  red_once->add_option("--ledger", args.ledger, "the ledger file (default red_once/ledger.txt)");
+  red_once->add_flag("--update-ledger", args.update_ledger, "rewrite the ledger lines of these scenarios");
+  red_once->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+  return red_once;
+}
+
+CLI::App* add_parity(CLI::App& app, ParityArgs& args) {
+  auto* parity = app.add_subcommand("parity", "run every scenario in every lane; digests must agree");
+  add_paths(*parity, args.inputs);
+  parity->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+  parity->add_flag("--replay", args.replay, "also record each scenario and replay it in every lane");
+  return parity;
+}
+
+CLI::App* add_bench(CLI::App& app, BenchArgs& args) {
+  auto* bench = app.add_subcommand("bench", "replay throughput per lane (commands/s, ratio to monolith)");
+  add_paths(*bench, args.inputs, "benchmark streams (scenario files), e.g. bench/");
+  bench->add_option("--repeat", args.repeat, "replays per lane; the median is reported (default 3)");
+  bench->add_option("--report", args.report, "where recordings and bench.json go (default build/bench)");
+  return bench;
+}
+
+CLI::App* add_fixture_new(CLI::App& app, FixtureArgs& args) {
+  auto* fixture = app.add_subcommand("fixture", "review must-fixes as fixtures");
+  fixture->require_subcommand(1);
+  auto* fixture_new = fixture->add_subcommand("new", "create fixtures/<review-id>/ with a README and a scenario skeleton");
+  fixture_new->add_option("review-id", args.review_id, "the review's id, e.g. ID-P7-43")->required();
+  fixture_new->add_option("--root", args.root, "the fixtures folder (default fixtures)");
+  return fixture_new;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"Tidemark: deterministic replay and regression harness for GPU driver stacks"};
   app.require_subcommand(1);
-
-  std::vector<std::string> inputs;
-  RunArgs args;
-  auto* run = app.add_subcommand("run", "run scenarios and check them");
-  run->add_option("paths", inputs, "scenario files or folders")->required();
-  run->add_option("--knob", args.knobs, "override a knob: NAME=VALUE (repeatable)")->allow_extra_args(false);
-  run->add_option("--report", args.report, "report folder (default reports/run-<time>)");
-  run->add_option("--lane", args.lane, "monolith, split, spawn or tcp");
-  run->add_option("--repeat", args.repeat, "run each scenario N times; all must give one digest");
-  run->add_flag("--validation", args.validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
-  run->add_option("--server-program", args.server_program, "tidemark-server for spawn and tcp (default: beside tidemark)");
-  run->add_option("--connect", args.connect, "tcp: use the server at HOST:PORT instead of a private one");
-  run->add_option("--token-file", args.token_file, "tcp with --connect: the session token (else TIDEMARK_TOKEN)");
-  run->add_option("--handshake-timeout-ms", args.handshake_timeout_ms, "how long a server may take to greet");
-  run->add_option("--mutant", args.mutant, "red-once: run with this mutant (see `tidemark mutants`)");
-  run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
-  run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
-                  "fault injection: SIGKILL the spawn/tcp server before sending frame N");
-
-  std::string ctest_file;
-  std::string tidemark_path;
-  std::string report_root;
-  auto* list = app.add_subcommand("list", "list scenarios by test name");
-  list->add_option("paths", inputs, "scenario files or folders")->required();
-  list->add_option("--ctest-file", ctest_file, "write CTest registrations to this file");
-  list->add_option("--tidemark", tidemark_path, "tidemark binary the registrations run");
-  list->add_option("--report-root", report_root, "report folder root for the registered runs");
-  std::string list_ledger = "red_once/ledger.txt";
-  list->add_option("--ledger", list_ledger, "the ledger the registered red-once tests check");
-
-  std::vector<std::string> red_once_lanes;
-  std::string ledger = "red_once/ledger.txt";
-  bool update_ledger = false;
-  std::string red_once_report;
-  auto* red_once = app.add_subcommand("red-once", "prove each scenario's checks with its negative controls");
-  red_once->add_option("paths", inputs, "scenario files or folders")->required();
-  red_once->add_option("--lane", red_once_lanes, "lanes to run (default: all four)")->allow_extra_args(false);
-  red_once->add_option("--ledger", ledger, "the ledger file (default red_once/ledger.txt)");
-  red_once->add_flag("--update-ledger", update_ledger, "rewrite the ledger lines of these scenarios");
-  red_once->add_option("--report", red_once_report, "report folder (default reports/run-<time>)");
-
-  auto* lint = app.add_subcommand("lint", "check that scenarios and the mutant catalogue fit together");
-  lint->add_option("paths", inputs, "scenario files or folders")->required();
+  RunArgs run;
+  ReplayArgs replay;
+  ListArgs list;
+  RedOnceArgs red_once;
+  ParityArgs parity;
+  BenchArgs bench;
+  FixtureArgs fixture;
+  std::vector<std::string> lint_inputs;
+  auto* lint = app.add_subcommand("lint", "check that scenarios, their controls and the mutant catalogue fit together");
+  add_paths(*lint, lint_inputs);
   auto* mutants = app.add_subcommand("mutants", "print the mutant catalogue of this build (Markdown)");
-
-  std::string replay_file;
-  RunArgs replay_args;
-  bool no_compare = false;
-  auto* replay = app.add_subcommand("replay", "replay a recording in a lane and check every reply");
-  replay->add_option("file", replay_file, "a .tdrec recording")->required();
-  replay->add_option("--lane", replay_args.lane, "monolith, split, spawn or tcp");
-  replay->add_option("--server-program", replay_args.server_program, "tidemark-server for spawn and tcp");
-  replay->add_option("--connect", replay_args.connect, "tcp: use the server at HOST:PORT");
-  replay->add_option("--token-file", replay_args.token_file, "tcp with --connect: the session token");
-  replay->add_option("--handshake-timeout-ms", replay_args.handshake_timeout_ms, "how long a server may take to greet");
-  replay->add_flag("--no-compare", no_compare, "send the requests without checking the replies");
-  replay->add_option("--mutant", replay_args.mutant, "replay against this mutant instead of the recorded one");
-
-  int bench_repeat = 3;
-  std::string bench_report;
-  auto* bench = app.add_subcommand("bench", "replay throughput per lane (commands/s, ratio to monolith)");
-  bench->add_option("paths", inputs, "benchmark streams (scenario files), e.g. bench/")->required();
-  bench->add_option("--repeat", bench_repeat, "replays per lane; the median is reported (default 3)");
-  bench->add_option("--report", bench_report, "where recordings and bench.json go (default build/bench)");
-
-  auto* fixture = app.add_subcommand("fixture", "review must-fixes as fixtures");
-  auto* fixture_new = fixture->add_subcommand("new", "create fixtures/<review-id>/ with a README and a scenario skeleton");
-  std::string review_id;
-  std::string fixtures_root = "fixtures";
-  fixture_new->add_option("review-id", review_id, "the review's id, e.g. ID-P7-43")->required();
-  fixture_new->add_option("--root", fixtures_root, "the fixtures folder (default fixtures)");
-  fixture->require_subcommand(1);
-
-  std::string parity_report;
-  auto* parity = app.add_subcommand("parity", "run every scenario in every lane; digests must agree");
-  parity->add_option("paths", inputs, "scenario files or folders")->required();
-  parity->add_option("--report", parity_report, "report folder (default reports/run-<time>)");
-  bool parity_replay = false;
-  parity->add_flag("--replay", parity_replay, "also record each scenario and replay it in every lane");
-
+  const std::vector<std::pair<CLI::App*, std::function<int()>>> commands = {
+      {add_run(app, run), [&] { return run_command(run); }},
+      {add_replay(app, replay), [&] { return replay_command(replay); }},
+      {add_list(app, list), [&] { return list_command(list); }},
+      {add_red_once(app, red_once), [&] { return red_once_command(red_once); }},
+      {add_parity(app, parity), [&] { return parity_command(parity); }},
+      {add_bench(app, bench), [&] { return bench_command(bench); }},
+      {add_fixture_new(app, fixture), [&] { return fixture_new_command(fixture); }},
+      {lint, [&] { return lint_command(lint_inputs); }},
+      {mutants, [] { return mutants_command(); }},
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    int code = app.exit(error);
-    return code == 0 ? kGreen : kBadInput;
+    return app.exit(error) == 0 ? kGreen : kBadInput;
   }
-  if (*run) return run_command(inputs, args);
-  if (*parity) return parity_command(inputs, parity_report, parity_replay);
-  if (*red_once) return red_once_command(inputs, red_once_lanes, ledger, update_ledger, red_once_report);
-  if (*lint) return lint_command(inputs);
-  if (*mutants) return mutants_command();
-  if (*fixture_new) return fixture_new_command(review_id, fixtures_root);
-  if (*replay) return replay_command(replay_file, replay_args, !no_compare);
-  if (*bench) return bench_command(inputs, bench_repeat, bench_report);
-  return list_command(inputs, ctest_file, tidemark_path, report_root, list_ledger);
+  for (const auto& [command, handler] : commands)
+    if (command->parsed()) return handler();
+  return kBadInput;
 }

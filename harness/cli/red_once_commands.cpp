@@ -39,8 +39,12 @@ const char* verdict_name(runner::ControlRun::Verdict verdict) {
 
 // Green, then every control in every lane; the red values are checked against the ledger
 // (or rewritten with --update-ledger).
-int red_once_command(const std::vector<std::string>& inputs, const std::vector<std::string>& lanes,
-                     const std::string& ledger_path, bool update_ledger, const std::string& report) {
+int red_once_command(const RedOnceArgs& args) {
+  const auto& inputs = args.inputs;
+  const auto& lanes = args.lanes;
+  const std::string& ledger_path = args.ledger;
+  bool update_ledger = args.update_ledger;
+  const std::string& report = args.report;
   auto scenarios = load_all(inputs);
   if (!scenarios) return report_error(scenarios.error());
   runner::RedOnceOptions options;
@@ -133,7 +137,9 @@ int lint_command(const std::vector<std::string>& inputs) {
 
 // A review must-fix becomes a fixture: fixtures/<review-id>/ with a README to fill in and a
 // scenario skeleton that loads but fails red-once until its control is made real.
-int fixture_new_command(const std::string& review_id, const std::string& root) {
+int fixture_new_command(const FixtureArgs& args) {
+  const std::string& review_id = args.review_id;
+  const std::string& root = args.root;
   static const std::regex kId("[A-Za-z0-9][A-Za-z0-9._-]*");
   if (!std::regex_match(review_id, kId))
     return report_error({ErrorKind::BadInput, fmt::format("fixture new: expected a review id such as ID-P7-43, found '{}'", review_id)});

@@ -72,12 +72,14 @@ void print_result(const runner::RunResult& result) {
 
 }  // namespace
 
-int run_command(const std::vector<std::string>& inputs, const RunArgs& args) {
+int run_command(const RunArgs& args) {
+  const std::vector<std::string>& inputs = args.inputs;
   const std::vector<std::string>& knob_args = args.knobs;
   const std::string& report = args.report;
   int repeat = args.repeat;
-  auto lane_options = lane_options_from(args);
+  auto lane_options = lane_options_from(args.lane);
   if (!lane_options) return report_error(lane_options.error());
+  lane_options->kill_server_at_frame = args.kill_server_at_frame;
   if (repeat < 1) return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", repeat)});
   auto knobs = parse_knobs(knob_args);
   if (!knobs) return report_error(knobs.error());
@@ -116,7 +118,10 @@ int run_command(const std::vector<std::string>& inputs, const RunArgs& args) {
 }
 
 // Every scenario in every lane: the digests must agree. Prints one row per scenario.
-int parity_command(const std::vector<std::string>& inputs, const std::string& report, bool with_replay) {
+int parity_command(const ParityArgs& args) {
+  const auto& inputs = args.inputs;
+  const std::string& report = args.report;
+  bool with_replay = args.replay;
   auto scenarios = load_all(inputs);
   if (!scenarios) return report_error(scenarios.error());
   fs::path report_dir = report.empty() ? default_report_dir() : fs::path(report);
@@ -169,25 +174,28 @@ int parity_command(const std::vector<std::string>& inputs, const std::string& re
 }
 
 // Replays a recording in a lane; every reply must match the recorded one.
-int replay_command(const std::string& file, const RunArgs& args, bool compare) {
-  auto options = lane_options_from(args);
+int replay_command(const ReplayArgs& args) {
+  auto options = lane_options_from(args.lane);
   if (!options) return report_error(options.error());
-  auto report = wire::replay(file, *options, compare);
+  auto report = wire::replay(args.file, *options, !args.no_compare);
   if (!report) return report_error(report.error());
   double rate = report->seconds > 0 ? double(report->requests) / report->seconds : 0;
   if (report->divergence) {
-    fmt::print("REPLAY DIVERGED {} [{}] at {}\n", report->scenario, args.lane, *report->divergence);
+    fmt::print("REPLAY DIVERGED {} [{}] at {}\n", report->scenario, args.lane.lane, *report->divergence);
     return kRed;
   }
   fmt::print("REPLAY OK {} [{}]: {} records, {} commands in {:.3f} s ({:.0f} commands/s); digest {}\n",
-             report->scenario, args.lane, report->records, report->requests, report->seconds, rate,
+             report->scenario, args.lane.lane, report->records, report->requests, report->seconds, rate,
              report->digest.empty() ? "(no gauges and pixels read)" : report->digest);
   return kGreen;
 }
 
 // Replay throughput per lane: each stream is recorded once (monolith), then replayed
 // `repeat` times in every lane; the median is reported with its ratio to monolith.
-int bench_command(const std::vector<std::string>& inputs, int repeat, const std::string& report) {
+int bench_command(const BenchArgs& args) {
+  const auto& inputs = args.inputs;
+  int repeat = args.repeat;
+  const std::string& report = args.report;
   auto scenarios = load_all(inputs);
   if (!scenarios) return report_error(scenarios.error());
   fs::path dir = report.empty() ? fs::path("build/bench") : fs::path(report);

@@ -26,99 +26,110 @@ std::string failed_list(const RunResult& result) {
   return failed.empty() ? "nothing" : fmt::format("{}", fmt::join(failed, "; "));
 }
 
+RunOptions run_options_for(const RedOnceOptions& options, Lane lane, const std::string& folder) {
+  RunOptions run_options;
+  run_options.report_dir = options.report_dir.empty() ? std::filesystem::path() : options.report_dir / folder;
+  run_options.lane = options.lane_template;
+  run_options.lane.lane = lane;
+  run_options.lane.mutant.clear();
+  return run_options;
+}
+
+// The verdict on one control's run against what it must turn red; `measured` gets the ledger
+// values (red and green) of each expected check when the verdict is Red.
+void judge(const Result<RunResult>& red, const RunResult& green, const std::set<scenario::CheckId>& expected,
+           ControlRun& control_run) {
+  if (!red) {
+    control_run.verdict = ControlRun::Verdict::WrongRed;
+    control_run.detail = "the run could not start: " + red.error().message;
+    return;
+  }
+  if (red->error) {
+    control_run.verdict = ControlRun::Verdict::WrongRed;
+    control_run.detail = "the run failed instead of a check: " + red->error->message;
+    return;
+  }
+  std::set<scenario::CheckId> failed;
+  for (const auto& outcome : red->outcomes)
+    if (!outcome.passed) failed.insert(outcome.id);
+  if (failed.empty()) {
+    control_run.verdict = ControlRun::Verdict::StayedGreen;
+    control_run.detail = "stayed green";
+    return;
+  }
+  if (failed != expected) {
+    std::vector<std::string> wanted;
+    for (const auto& id : expected) wanted.push_back(id.str());
+    control_run.verdict = ControlRun::Verdict::WrongRed;
+    control_run.detail =
+        fmt::format("expected exactly {} to fail, but failed: {}", fmt::join(wanted, ", "), failed_list(*red));
+    return;
+  }
+  control_run.verdict = ControlRun::Verdict::Red;
+  std::vector<std::string> values;
+  for (const auto& id : expected) {
+    const check::Outcome* red_outcome = find_outcome(*red, id);
+    const check::Outcome* green_outcome = find_outcome(green, id);
+    values.push_back(red_outcome->detail);
+    control_run.measured.push_back(fmt::format("{} | red {} | green {}", red_outcome->text, red_outcome->detail,
+                                               green_outcome ? green_outcome->detail : "(not run)"));
+  }
+  control_run.detail = fmt::format("red: {}", fmt::join(values, "; "));
+}
+
+// One control in one lane: skipped with its reason, or run and judged.
+ControlRun run_control(const scenario::Scenario& scenario, const scenario::Control& control, Lane lane,
+                       const RunResult& green, const RedOnceOptions& options) {
+  ControlRun control_run;
+  control_run.control = scenario::describe_control(control);
+  control_run.lane = std::string(lane_name(lane));
+  if (auto skip = control.skip_lanes.find(control_run.lane); skip != control.skip_lanes.end()) {
+    control_run.verdict = ControlRun::Verdict::Skipped;
+    control_run.detail = "skipped: " + skip->second;
+    control_run.measured.push_back(control_run.detail);
+    return control_run;
+  }
+  std::string folder = control_run.control;
+  std::replace_if(
+      folder.begin(), folder.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_'; },
+      '-');
+  RunOptions run_options = run_options_for(options, lane, folder);
+  run_options.lane.mutant = control.mutant;
+  run_options.knob_overrides = control.knobs;
+  judge(run(scenario, run_options), green, {control.fails.begin(), control.fails.end()}, control_run);
+  if (control_run.verdict == ControlRun::Verdict::WrongRed) control_run.measured.push_back("wrong red: " + control_run.detail);
+  if (control_run.verdict == ControlRun::Verdict::StayedGreen) control_run.measured.push_back("stayed green");
+  return control_run;
+}
+
 }  // namespace
 
 Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnceOptions& options) {
   RedOnceReport report;
   report.scenario = name_of(scenario);
-  std::map<std::string, RunResult> green_by_lane;
+  std::map<Lane, RunResult> green_by_lane;
   for (Lane lane : options.lanes) {
-    RunOptions run_options;
-    run_options.report_dir = options.report_dir.empty() ? std::filesystem::path() : options.report_dir / "green";
-    run_options.lane = options.lane_template;
-    run_options.lane.lane = lane;
-    run_options.lane.mutant.clear();
-    TIDEMARK_TRY(green, run(scenario, run_options));
+    TIDEMARK_TRY(green, run(scenario, run_options_for(options, lane, "green")));
     if (!green.green) {
       report.green_ok = false;
       std::string why = green.error ? green.error->message : failed_list(green);
-      report.problems.push_back(
-          fmt::format("{} [{}]: the green run is red: {}", report.scenario, lane_name(lane), why));
+      report.problems.push_back(fmt::format("{} [{}]: the green run is red: {}", report.scenario, lane_name(lane), why));
     }
-    green_by_lane.emplace(std::string(lane_name(lane)), std::move(green));
+    green_by_lane.emplace(lane, std::move(green));
   }
-
   for (const auto& control : scenario.controls) {
-    std::string label = scenario::describe_control(control);
-    std::set<scenario::CheckId> expected(control.fails.begin(), control.fails.end());
     bool killed = false;
     for (Lane lane : options.lanes) {
-      ControlRun control_run;
-      control_run.control = label;
-      control_run.lane = std::string(lane_name(lane));
-      if (auto skip = control.skip_lanes.find(control_run.lane); skip != control.skip_lanes.end()) {
-        control_run.verdict = ControlRun::Verdict::Skipped;
-        control_run.detail = "skipped: " + skip->second;
-        control_run.measured.push_back(control_run.detail);
-        report.runs.push_back(std::move(control_run));
-        continue;
-      }
-      RunOptions run_options;
-      std::string folder = label;
-      std::replace_if(folder.begin(), folder.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_'; }, '-');
-      run_options.report_dir = options.report_dir.empty() ? std::filesystem::path() : options.report_dir / folder;
-      run_options.lane = options.lane_template;
-      run_options.lane.lane = lane;
-      run_options.lane.mutant = control.mutant;
-      run_options.knob_overrides = control.knobs;
-      auto red = run(scenario, run_options);
-      const RunResult& green = green_by_lane.at(control_run.lane);
-      std::string where = fmt::format("{} [{}] {}", report.scenario, control_run.lane, label);
-      if (!red) {
-        control_run.verdict = ControlRun::Verdict::WrongRed;
-        control_run.detail = "the run could not start: " + red.error().message;
-      } else if (red->error) {
-        control_run.verdict = ControlRun::Verdict::WrongRed;
-        control_run.detail = "the run failed instead of a check: " + red->error->message;
-      } else {
-        std::set<scenario::CheckId> failed;
-        for (const auto& outcome : red->outcomes)
-          if (!outcome.passed) failed.insert(outcome.id);
-        if (failed.empty()) {
-          control_run.verdict = ControlRun::Verdict::StayedGreen;
-          control_run.detail = "stayed green";
-        } else if (failed == expected) {
-          control_run.verdict = ControlRun::Verdict::Red;
-          killed = true;
-          std::vector<std::string> values;
-          for (const auto& id : expected) {
-            const check::Outcome* red_outcome = find_outcome(*red, id);
-            const check::Outcome* green_outcome = find_outcome(green, id);
-            values.push_back(red_outcome->detail);
-            control_run.measured.push_back(fmt::format("{} | red {} | green {}", red_outcome->text,
-                                                       red_outcome->detail,
-                                                       green_outcome ? green_outcome->detail : "(not run)"));
-          }
-          control_run.detail = fmt::format("red: {}", fmt::join(values, "; "));
-        } else {
-          control_run.verdict = ControlRun::Verdict::WrongRed;
-          std::vector<std::string> wanted;
-          for (const auto& id : expected) wanted.push_back(id.str());
-          control_run.detail = fmt::format("expected exactly {} to fail, but failed: {}", fmt::join(wanted, ", "),
-                                           failed_list(*red));
-        }
-      }
-      if (control_run.verdict == ControlRun::Verdict::WrongRed) {
-        report.problems.push_back(fmt::format("{}: wrong red: {}", where, control_run.detail));
-        control_run.measured.push_back("wrong red: " + control_run.detail);
-      }
-      if (control_run.verdict == ControlRun::Verdict::StayedGreen) control_run.measured.push_back("stayed green");
+      ControlRun control_run = run_control(scenario, control, lane, green_by_lane.at(lane), options);
+      killed = killed || control_run.verdict == ControlRun::Verdict::Red;
+      if (control_run.verdict == ControlRun::Verdict::WrongRed)
+        report.problems.push_back(fmt::format("{} [{}] {}: wrong red: {}", report.scenario, control_run.lane,
+                                              control_run.control, control_run.detail));
       report.runs.push_back(std::move(control_run));
     }
     if (!killed)
-      report.problems.push_back(
-          fmt::format("{} {}: went red in no lane — the checks it names never failed under it", report.scenario,
-                      label));
+      report.problems.push_back(fmt::format("{} {}: went red in no lane — the checks it names never failed under it",
+                                            report.scenario, scenario::describe_control(control)));
   }
   return report;
 }
