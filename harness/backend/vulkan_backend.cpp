@@ -250,6 +250,8 @@ Status VulkanBackend::create_layouts() {
   return {};
 }
 
+// One Vk*CreateInfo per fixed-function stage: long, but every block is a plain struct fill-in
+// that reads best next to the others.
 Status VulkanBackend::create_pipeline() {
   TIDEMARK_TRY(vert, make_shader(vk_device(), kBandVert));
   TIDEMARK_TRY(frag, make_shader(vk_device(), kBandFrag));
