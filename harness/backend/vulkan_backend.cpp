@@ -17,6 +17,7 @@
 #include "backend/submissions.h"
 #include "backend/vk.h"
 #include "core/gauges.h"
+#include "core/limits.h"
 
 namespace tidemark::backend {
 namespace {
@@ -462,6 +463,8 @@ void VulkanBackend::destroy_store(StoreHandle store) {
 Status VulkanBackend::buffer_data(BufferId buffer, std::span<const uint8_t> data) {
   if (buffer == 0 || buffer > buffers_.size())
     return fail(ErrorKind::BadInput, fmt::format("buffer_data: no buffer {}", buffer));
+  if (data.size() > static_cast<uint64_t>(kMaxStoreBytes))
+    return fail(ErrorKind::BadInput, fmt::format("buffer_data: {} bytes, at most {}", data.size(), kMaxStoreBytes));
   auto& record = buffers_[buffer - 1];
   if (record.current) {
     StoreHandle old = *record.current;

@@ -46,6 +46,11 @@ class Parser {
 
   Result<NodePtr> parse_all(std::vector<std::string>& identifiers) {
     identifiers_ = &identifiers;
+    if (text_.size() > kMaxExpressionLength) {
+      pos_ = kMaxExpressionLength;
+      return error(fmt::format("an expression of at most {} characters", kMaxExpressionLength),
+                   fmt::format("{} characters", text_.size()));
+    }
     auto root = parse_comparison();
     if (!root) return root;
     skip_space();
@@ -99,9 +104,22 @@ class Parser {
     }
   }
 
+  // Guards a nesting level: parentheses and unary minuses recurse.
+  struct Nesting {
+    explicit Nesting(int& depth) : depth_(depth) { ++depth_; }
+    ~Nesting() { --depth_; }
+    int& depth_;
+  };
+  std::optional<std::unexpected<Error>> too_deep() const {
+    if (depth_ <= kMaxExpressionDepth) return std::nullopt;
+    return error(fmt::format("at most {} nested parentheses or minus signs", kMaxExpressionDepth), "more");
+  }
+
   Result<NodePtr> parse_unary() {
     size_t start = position_after_space();
     if (pos_ < text_.size() && text_[pos_] == '-') {
+      Nesting nesting(depth_);
+      if (auto deep = too_deep()) return *deep;
       ++pos_;
       auto operand = parse_unary();
       if (!operand) return operand;
@@ -119,6 +137,8 @@ class Parser {
     if (pos_ >= text_.size()) return error("a number, a name or '('", "the end");
     char c = text_[pos_];
     if (c == '(') {
+      Nesting nesting(depth_);
+      if (auto deep = too_deep()) return *deep;
       ++pos_;
       auto inner = parse_sum();
       if (!inner) return inner;
@@ -218,6 +238,7 @@ class Parser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;
   std::vector<std::string>* identifiers_ = nullptr;
 };
 

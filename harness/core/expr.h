@@ -25,6 +25,11 @@ using Lookup = std::function<std::optional<int64_t>(std::string_view name)>;
 
 struct ExprNode;
 
+// Bounds that keep parsing and evaluation (both recursive) small: real checks and sizes are a
+// few dozen characters and two or three levels deep.
+inline constexpr size_t kMaxExpressionLength = 512;
+inline constexpr int kMaxExpressionDepth = 32;  // nested parentheses and unary minuses
+
 class Expression {
  public:
   // Parses `text`; errors name the 1-based column within `text` and what was expected.

@@ -123,3 +123,34 @@ TEST(ParseSize, AcceptsLiteralSizesOnly) {
 
 }  // namespace
 }  // namespace tidemark
+
+namespace tidemark {
+namespace {
+
+// Check that hostile nesting and length end in a parse error, never a deep recursion.
+TEST(Expression, NestingAndLengthAreBounded) {
+  std::string parentheses = std::string(10000, '(') + "1" + std::string(10000, ')');
+  auto nested = Expression::parse(parentheses);
+  ASSERT_FALSE(nested);
+  EXPECT_NE(nested.error().message.find("at most 512 characters"), std::string::npos) << nested.error().message;
+
+  std::string minuses = std::string(40, '-') + "1";
+  auto negated = Expression::parse(minuses);
+  ASSERT_FALSE(negated);
+  EXPECT_EQ(negated.error().message, "column 33: expected at most 32 nested parentheses or minus signs, found more");
+
+  std::string deep = std::string(33, '(') + "1" + std::string(33, ')');
+  EXPECT_FALSE(Expression::parse(deep));
+  std::string fine = std::string(32, '(') + "1" + std::string(32, ')');
+  EXPECT_TRUE(Expression::parse(fine));
+
+  std::string sum = "1";
+  while (sum.size() + 2 <= kMaxExpressionLength) sum += "+1";
+  auto long_sum = Expression::parse(sum);
+  ASSERT_TRUE(long_sum) << long_sum.error().message;
+  EXPECT_EQ(long_sum->evaluate([](std::string_view) { return std::nullopt; }).value(),
+            static_cast<int64_t>(sum.size() / 2 + 1));
+}
+
+}  // namespace
+}  // namespace tidemark

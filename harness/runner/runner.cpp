@@ -11,6 +11,7 @@
 
 #include "check/png.h"
 #include "core/digest.h"
+#include "core/limits.h"
 
 namespace tidemark::runner {
 
@@ -90,6 +91,9 @@ class CallJournal {
 };
 
 Result<std::vector<uint8_t>> fill_bytes(const scenario::Fill& fill, int64_t size, const Scope& scope) {
+  // A size computed from loop variables is bounded here, as a literal one is at load.
+  if (size < 0 || size > kMaxStoreBytes)
+    return fail(ErrorKind::BadInput, fmt::format("expected a size from 0 to {}, found {}", kMaxStoreBytes, size));
   std::array<uint8_t, 4> word{};
   if (fill.kind == scenario::Fill::Kind::Rgba) word = fill.rgba;
   if (fill.kind == scenario::Fill::Kind::Palette) {
@@ -133,7 +137,13 @@ class Executor {
     for (const auto& step : steps) {
       current_ = &step;
       // Every step but a repeat makes exactly one backend call (or fails before it).
-      if (!std::holds_alternative<scenario::Repeat>(*step.kind)) journal_.record(&step, scope_);
+      if (!std::holds_alternative<scenario::Repeat>(*step.kind)) {
+        journal_.record(&step, scope_);
+        if (++calls_ > kMaxWorkloadCalls)
+          return std::unexpected(annotate(
+              &step, Error{ErrorKind::BadInput,
+                           fmt::format("expected a workload of at most {} backend calls, found more", kMaxWorkloadCalls)}));
+      }
       auto done = std::visit([&](const auto& kind) { return execute(kind); }, *step.kind);
       if (!done) return std::unexpected(annotate(&step, done.error()));
     }
@@ -238,6 +248,7 @@ class Executor {
   std::map<std::string, backend::FenceId> fences_;
   Scope scope_;
   CallJournal journal_;
+  int64_t calls_ = 0;
   const Step* current_ = nullptr;
   int waits_checked_ = 0;
   std::vector<std::string> wait_mismatches_;

@@ -424,9 +424,9 @@ TEST_F(InlineScenario, IntFieldsRejectBadTextAndConstantsOutOfRange) {
   EXPECT_EQ(workload_error("  - buffer_data: {buffer: color, size: 4KB}\n"),
             at("5:41: expected a size unit (B, KiB, MiB, GiB), found 'KB'"));
   EXPECT_EQ(workload_error("  - buffer_data: {buffer: color, size: -4}\n"),
-            at("5:40: expected a size >= 0, found '-4'"));
+            at("5:40: expected a size from 0 to 128MiB, found '-4'"));
   EXPECT_EQ(workload_error("  - buffer_data: {buffer: color, size: 2 - 3}\n"),
-            at("5:40: expected a size >= 0, found '2 - 3' = -1"));
+            at("5:40: expected a size from 0 to 128MiB, found '2 - 3' = -1"));
   EXPECT_EQ(workload_error("  - buffer_data: {buffer: color, size: [4]}\n"),
             at("5:40: expected an integer or a size such as 4KiB, found a list"));
   EXPECT_EQ(workload_error("  - buffer_data: {buffer: color, size: i * 4}\n"),
@@ -557,12 +557,24 @@ TEST_F(InlineScenario, PixelChecksFitTheTargetAndGoldensResolveBesideTheScenario
   EXPECT_EQ(expect_error("  pixels:\n    - glden: {file: a.png}\n"),
             at("8:7: expected one of bands, probe, golden, found unknown key 'glden'"));
 
-  write("g/b.png", "not checked here");
+  // A golden is a PNG (by its signature; decoding is the check's job) inside the folder.
+  write("g/b.png", std::string("\x89PNG\r\n\x1a\n", 8) + "the rest is not read at load");
   auto loaded = load(write("g/s.yaml",
                            "name: a\ngroup: g\nworkload: [present: ]\nexpect:\n  pixels:\n    - "
                            "golden: {file: b.png}\n"));
   ASSERT_TRUE(loaded) << loaded.error().message;
   EXPECT_EQ(std::get<GoldenCheck>(loaded->pixel_checks[0]).file, dir_ / "g" / "b.png");
+  write("g/text.png", "plain text");
+  auto golden = [&](std::string_view file) {
+    return load_error(write("g/s.yaml", "name: a\ngroup: g\nworkload: [present: ]\nexpect:\n  pixels:\n    - "
+                                        "golden: {file: " + std::string(file) + "}\n"));
+  };
+  std::string in_g = (dir_ / "g" / "s.yaml").string();
+  EXPECT_EQ(golden("text.png"),
+            in_g + ":6:22: expected a PNG file (one that starts with the PNG signature), found 'text.png', which does not");
+  EXPECT_EQ(golden("../s.yaml"), in_g + ":6:22: expected a PNG file inside the scenario's folder, found '../s.yaml'");
+  EXPECT_EQ(golden("/etc/passwd"),
+            in_g + ":6:22: expected a PNG file inside the scenario's folder, found '/etc/passwd'");
 }
 
 // Lines 1-10 are fixed: two gauge checks and one pixel check; the controls start on line 11.

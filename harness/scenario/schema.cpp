@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <span>
+#include <unordered_set>
 
 #include "core/gauges.h"
 #include "core/lane.h"
@@ -33,8 +36,9 @@ struct IntRule {
   int64_t max = yaml::kNoMax;
 };
 
-constexpr IntRule kSizeRule{"an integer or a size such as 4KiB", "a size >= 0"};
-constexpr IntRule kOffsetRule{"an integer or a size such as 4KiB", "an offset >= 0"};
+constexpr IntRule kSizeRule{"an integer or a size such as 4KiB", "a size from 0 to 128MiB", 0, kMaxStoreBytes};
+constexpr IntRule kOffsetRule{"an integer or a size such as 4KiB", "an offset from 0 to 128MiB", 0, kMaxStoreBytes};
+static_assert(kMaxStoreBytes == int64_t{128} << 20, "the rules above spell the limit out");
 constexpr IntRule kPaletteRule{"an integer", "a palette index >= 0"};
 constexpr IntRule kBandIndexRule{"an integer", "a band index >= 0"};
 constexpr IntRule kBandCountRule{"an integer", "a band count >= 1", 1};
@@ -76,6 +80,7 @@ class Schema {
     scenario.buffers = buffers_;
     TIDEMARK_CHECK(yaml::required(top, "workload", scenario.workload,
                                   [&](const Value& v) { return steps(v, "workload"); }));
+    if (auto calls = within_call_budget(scenario.workload); !calls) return std::unexpected(calls.error());
     scenario.fences = fences_;
     TIDEMARK_TRY(expect_value, top.required("expect"));
     TIDEMARK_CHECK(expect(expect_value, scenario));
@@ -87,6 +92,26 @@ class Schema {
 
  private:
   // ---- readers of values, used as one-line field parsers ---------------------------
+
+  // The backend calls `steps` make with repeats expanded, as far as their counts are known now
+  // (a count over a loop variable is checked as it runs); an error at the repeat that goes over.
+  static Result<int64_t> within_call_budget(const std::vector<Step>& steps) {
+    int64_t calls = 0;
+    for (const auto& step : steps) {
+      int64_t step_calls = 1;
+      if (const auto* repeat = std::get_if<Repeat>(step.kind.get())) {
+        TIDEMARK_TRY(body, within_call_budget(repeat->steps));
+        auto count = repeat->count.expr.literal_value();
+        if (!count) continue;
+        if (__builtin_mul_overflow(*count, body, &step_calls)) step_calls = kMaxWorkloadCalls + 1;
+      }
+      calls = std::min(calls + step_calls, kMaxWorkloadCalls + 1);
+      if (calls > kMaxWorkloadCalls)
+        return error_at(step.where, fmt::format("a workload of at most {} backend calls", kMaxWorkloadCalls),
+                        "more, with its repeats expanded");
+    }
+    return calls;
+  }
 
   // A literal, a size or an expression over loop variables in scope; constant values are
   // range-checked now, the rest when the step runs.
@@ -116,7 +141,7 @@ class Schema {
   Result<std::string> buffer_name(const Value& value) const {
     std::string expected = fmt::format("a declared buffer ({})", join(buffers_));
     TIDEMARK_TRY(name, read_.text(value, expected));
-    if (!yaml::contains(buffers_, name)) return error_at(value.where, expected, quote(name));
+    if (!buffer_set_.contains(name)) return error_at(value.where, expected, quote(name));
     return name;
   }
   auto buffer_name() const {
@@ -176,12 +201,14 @@ class Schema {
     return size;
   }
 
-  Result<std::vector<std::string>> buffers(const Value& value) const {
+  Result<std::vector<std::string>> buffers(const Value& value) {
     TIDEMARK_TRY(items, read_.list(value, "a list of buffer names"));
+    if (static_cast<int64_t>(items.size()) > kMaxBuffers)
+      return error_at(value.where, fmt::format("at most {} buffers", kMaxBuffers), fmt::format("{}", items.size()));
     std::vector<std::string> names;
     for (const auto& item : items) {
       TIDEMARK_TRY(name, read_.identifier(item, "a buffer name"));
-      if (yaml::contains(names, name))
+      if (!buffer_set_.insert(name).second)
         return error_at(item.where, "unique buffer names", fmt::format("{} again", quote(name)));
       names.push_back(name);
     }
@@ -228,6 +255,10 @@ class Schema {
   }
 
   Result<Step> step(const Value& item) {
+    if (++written_steps_ > kMaxWrittenSteps)
+      return error_at(item.where, fmt::format("at most {} steps in one file (an alias counts each time it is used)",
+                                              kMaxWrittenSteps),
+                      "more");
     if (item.node.IsMap())
       for (const auto& pair : item.node)
         if (pair.first.IsScalar() && pair.first.Scalar() == "repeat") return repeat(item);
@@ -370,7 +401,12 @@ class Schema {
     }));
     if (scenario.checks().empty())
       return error_at(value.where, "at least one check (gauges, pixels, or a client_wait's expect)", "none");
-    return {};
+    std::vector<Value> pixel_values;
+    if (auto pixels = entries.optional("pixels")) {
+      TIDEMARK_TRY(items, read_.list(*pixels, "a list of pixel checks"));
+      pixel_values = std::move(items);
+    }
+    return each_check_once(scenario, pixel_values);
   }
 
   // Reads every item of a list with `read`.
@@ -447,19 +483,52 @@ class Schema {
     TIDEMARK_TRY(entries, read_.fields(value, "golden", {"file", "tolerance", "max_mismatch"}));
     GoldenCheck check;
     check.where = where;
-    TIDEMARK_CHECK(yaml::required(entries, "file", check.file, [&](const Value& v) -> Result<fs::path> {
-      TIDEMARK_TRY(name, read_.text(v, "an image file name"));
-      fs::path file = (file_.parent_path() / name).lexically_normal();
-      std::error_code error;
-      if (name.empty() || !fs::is_regular_file(file, error))
-        return error_at(v.where, fmt::format("an existing file (looked for {})", file.string()), quote(name));
-      return file;
-    }));
+    TIDEMARK_CHECK(yaml::required(entries, "file", check.file, [&](const Value& v) { return golden_file(v); }));
     TIDEMARK_CHECK(yaml::optional(entries, "tolerance", check.tolerance, tolerance()));
     TIDEMARK_CHECK(yaml::optional(entries, "max_mismatch", check.max_mismatch, [&](const Value& v) {
       return read_.small_integer(v, 0, int64_t{target_.width} * target_.height);
     }));
     return check;
+  }
+
+  // A golden is a PNG in the scenario's folder (or below it): reports and fixtures can
+  // carry it, and no scenario reads files elsewhere.
+  Result<fs::path> golden_file(const Value& value) const {
+    TIDEMARK_TRY(name, read_.text(value, "an image file name"));
+    fs::path relative = fs::path(name).lexically_normal();
+    if (name.empty() || relative.is_absolute() || relative.empty() || *relative.begin() == "..")
+      return error_at(value.where, "a PNG file inside the scenario's folder", quote(name));
+    fs::path file = (file_.parent_path() / relative).lexically_normal();
+    std::error_code error;
+    if (!fs::is_regular_file(file, error))
+      return error_at(value.where, fmt::format("an existing file (looked for {})", file.string()), quote(name));
+    constexpr std::array<char, 8> kPngSignature = {'\x89', 'P', 'N', 'G', '\r', '\n', '\x1a', '\n'};
+    std::array<char, 8> start{};
+    std::ifstream(file, std::ios::binary).read(start.data(), start.size());
+    if (start != kPngSignature)
+      return error_at(value.where, "a PNG file (one that starts with the PNG signature)",
+                      fmt::format("{}, which does not", quote(name)));
+    return file;
+  }
+
+  // No check twice: a gauge comparison by its text (spaces ignored), a pixel check by its
+  // fields as written.
+  Status each_check_once(const Scenario& scenario, const std::vector<Value>& pixel_values) const {
+    std::map<std::string, int> gauges;
+    for (const auto& check : scenario.gauge_checks) {
+      auto [first, added] = gauges.emplace(yaml::without_spaces(check.expr.text()), check.where.line);
+      if (!added)
+        return error_at(check.where, "each check once",
+                        fmt::format("{} again (first on line {})", quote(check.expr.text()), first->second));
+    }
+    std::map<std::string, int> pixels;
+    for (const auto& value : pixel_values) {
+      auto [first, added] = pixels.emplace(YAML::Dump(value.node), value.where.line);
+      if (!added)
+        return error_at(value.where, "each check once", fmt::format("the same pixel check again (first on line {})",
+                                                                    first->second));
+    }
+    return {};
   }
 
   // ---- negative controls -------------------------------------------------------------
@@ -544,7 +613,9 @@ class Schema {
   yaml::Reader read_;
   fs::path file_;
   Target target_;
-  std::vector<std::string> buffers_;
+  std::vector<std::string> buffers_;  // in declaration order
+  std::unordered_set<std::string> buffer_set_;
+  int64_t written_steps_ = 0;
   std::vector<std::string> fences_;          // defined so far, in document order
   std::vector<std::string> loop_variables_;  // of the enclosing repeats, outermost first
   std::string_view step_name_;               // the step being read

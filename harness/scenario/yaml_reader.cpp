@@ -7,18 +7,24 @@
 #include <charconv>
 #include <sstream>
 
+#include "core/limits.h"
+
 namespace tidemark::scenario::yaml {
 
 namespace {
+
+// A message lists at most this many names, then says how many there are.
+constexpr size_t kMaxNamesShown = 24;
 
 template <class Names>
 std::string join_names(const Names& names, std::string_view when_empty) {
   if (names.empty()) return std::string(when_empty);
   std::string joined;
-  for (const auto& name : names) {
+  for (size_t i = 0; i < names.size() && i < kMaxNamesShown; ++i) {
     if (!joined.empty()) joined += ", ";
-    joined += name;
+    joined += names[i];
   }
+  if (names.size() > kMaxNamesShown) joined += fmt::format(", ... ({} in all)", names.size());
   return joined;
 }
 
@@ -256,6 +262,9 @@ Result<std::string> Reader::kebab_name(const Value& value) const {
   constexpr std::string_view kWhat = "a kebab-case name ([a-z0-9-]+)";
   TIDEMARK_TRY(name, text(value, kWhat));
   if (auto bad = kebab_mismatch(name)) return error_at(source_.inside(value, *bad), kWhat, quote(name));
+  if (name.size() > kMaxNameLength)
+    return error_at(value.where, fmt::format("a name of at most {} characters", kMaxNameLength),
+                    fmt::format("{} characters", name.size()));
   return name;
 }
 
@@ -263,6 +272,9 @@ Result<std::string> Reader::identifier(const Value& value, std::string_view what
   std::string expected = fmt::format("{} ([a-z_][a-z0-9_]*)", what);
   TIDEMARK_TRY(name, text(value, expected));
   if (auto bad = identifier_mismatch(name)) return error_at(source_.inside(value, *bad), expected, quote(name));
+  if (name.size() > kMaxIdentifierLength)
+    return error_at(value.where, fmt::format("{} of at most {} characters", what, kMaxIdentifierLength),
+                    fmt::format("{} characters", name.size()));
   return name;
 }
 

@@ -23,13 +23,15 @@
 
 #include "backend/backend.h"
 #include "core/error.h"
+#include "core/limits.h"
 
 namespace tidemark::wire {
 
 inline constexpr uint32_t kMagic = 0x4B4D4454;  // "TDMK" in memory order
 inline constexpr uint16_t kProtocolVersion = 2;
 inline constexpr size_t kHeaderBytes = 16;
-inline constexpr uint32_t kMaxPayloadBytes = 256u << 20;  // a store of up to ~256 MiB
+inline constexpr uint32_t kMaxPayloadBytes = 256u << 20;
+static_assert(kMaxStoreBytes + 64 <= kMaxPayloadBytes, "every store a scenario may ask for fits in one frame");
 inline constexpr uint32_t kMaxHelloPayloadBytes = 4096;   // before the session is greeted
 inline constexpr uint32_t kMaxStringBytes = 4096;
 inline constexpr uint32_t kMaxKnobs = 64;
