@@ -33,6 +33,7 @@ struct LaneArgs {
   std::string connect;
   std::string token_file;
   int handshake_timeout_ms = 20000;
+  int reply_timeout_ms = 60000;
   std::string mutant;
 };
 

@@ -93,7 +93,10 @@ Result<wire::LaneOptions> lane_options_from(const LaneArgs& args) {
   options.lane = lane;
   options.server_program = args.server_program;
   options.connect = args.connect;
+  if (args.handshake_timeout_ms < 1 || args.reply_timeout_ms < 1)
+    return fail(ErrorKind::BadInput, "--handshake-timeout-ms, --reply-timeout-ms: expected at least 1");
   options.handshake_timeout = std::chrono::milliseconds(args.handshake_timeout_ms);
+  options.reply_timeout = std::chrono::milliseconds(args.reply_timeout_ms);
   if (auto ok = check_mutant_name(args.mutant); !ok) return std::unexpected(ok.error());
   options.mutant = args.mutant;
   if (!args.connect.empty()) {

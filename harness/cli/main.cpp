@@ -17,6 +17,7 @@ void add_lane_options(CLI::App& command, LaneArgs& lane) {
   command.add_option("--connect", lane.connect, "tcp: use the server at HOST:PORT instead of a private one");
   command.add_option("--token-file", lane.token_file, "tcp with --connect: the session token (else TIDEMARK_TOKEN)");
   command.add_option("--handshake-timeout-ms", lane.handshake_timeout_ms, "how long a server may take to greet");
+  command.add_option("--reply-timeout-ms", lane.reply_timeout_ms, "after the greeting, how long one reply may take");
   command.add_option("--mutant", lane.mutant, "run against this mutant (see `tidemark mutants`)");
 }
 
@@ -123,7 +124,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? kGreen : kBadInput;
   }
-  for (const auto& [command, handler] : commands)
-    if (command->parsed()) return handler();
+  // Errors are values inside the library; anything thrown past it (memory exhausted, a
+  // library's exception) still ends in one line and exit 4, never an abort.
+  try {
+    for (const auto& [command, handler] : commands)
+      if (command->parsed()) return handler();
+  } catch (const std::bad_alloc&) {
+    return report_error({ErrorKind::Fatal, "out of memory"});
+  } catch (const std::exception& exception) {
+    return report_error({ErrorKind::Fatal, std::string("internal error: ") + exception.what()});
+  }
   return kBadInput;
 }

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "core/files.h"
 #include "core/mutants.h"
 #include "runner/red_once.h"
 #include "runner/runner.h"
@@ -48,13 +49,11 @@ Result<fs::path> recording_path(const std::string& record, const scenario::Scena
     if (scenarios != 1)
       return fail(ErrorKind::BadInput, fmt::format("--record {}: expected one scenario for one file, found {} "
                                                    "(give a folder to record each)", record, scenarios));
-    if (path.has_parent_path()) fs::create_directories(path.parent_path());
+    TIDEMARK_CHECK(make_directories(path.parent_path()));
     return path;
   }
   fs::path dir = path / scenario.group;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return fail(ErrorKind::Io, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  TIDEMARK_CHECK(make_directories(dir));
   return dir / (scenario.name + ".tdrec");
 }
 
@@ -79,6 +78,11 @@ int run_command(const RunArgs& args) {
   int repeat = args.repeat;
   auto lane_options = lane_options_from(args.lane);
   if (!lane_options) return report_error(lane_options.error());
+  bool owns_a_server = (lane_options->lane == Lane::Spawn || lane_options->lane == Lane::Tcp) && args.lane.connect.empty();
+  if (args.kill_server_at_frame != 0 && !owns_a_server)
+    return report_error({ErrorKind::BadInput, fmt::format("--kill-server-at-frame: expected --lane spawn or tcp with a "
+                                                          "server of this run's own, found --lane {}{}",
+                                                          args.lane.lane, args.lane.connect.empty() ? "" : " --connect")});
   lane_options->kill_server_at_frame = args.kill_server_at_frame;
   if (repeat < 1) return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", repeat)});
   auto knobs = parse_knobs(knob_args);
@@ -146,7 +150,7 @@ int parity_command(const ParityArgs& args) {
       options.report_dir = report_dir / "recorded";
       options.lane.record = (report_dir / "recordings" / (scenario.group + "." + scenario.name + ".tdrec")).string();
       options.lane.record_name = scenario.group + "/" + scenario.name;
-      fs::create_directories(report_dir / "recordings");
+      if (auto made = make_directories(report_dir / "recordings"); !made) return report_error(made.error());
       auto recorded = runner::run(scenario, options);
       if (!recorded) return report_error(recorded.error());
       lanes_by_digest[recorded->digest].push_back("recorded");
@@ -199,7 +203,7 @@ int bench_command(const BenchArgs& args) {
   auto scenarios = load_all(inputs);
   if (!scenarios) return report_error(scenarios.error());
   fs::path dir = report.empty() ? fs::path("build/bench") : fs::path(report);
-  fs::create_directories(dir);
+  if (auto made = make_directories(dir); !made) return report_error(made.error());
   nlohmann::json json;
   fmt::print("{:<28} {:<9} {:>9} {:>10} {:>13} {:>9}\n", "stream", "lane", "commands", "median s", "commands/s",
              "vs mono");
@@ -239,7 +243,8 @@ int bench_command(const BenchArgs& args) {
                                  {"ratio_to_monolith", ratio}, {"runs", seconds}});
     }
   }
-  std::ofstream(dir / "bench.json") << json.dump(2) << '\n';
+  if (auto written = write_file_atomically(dir / "bench.json", json.dump(2) + '\n'); !written)
+    return report_error(written.error());
   fmt::print("bench: {}\n", fs::absolute(dir / "bench.json").string());
   return kGreen;
 }

@@ -44,7 +44,8 @@ Result<pid_t> serve_in_child(wire::UniqueFd& listener, wire::UniqueFd& connectio
   std::exit(0);
 }
 
-int listen_and_serve(const std::string& endpoint_text, const std::string& token_file, int sessions) {
+int listen_and_serve(const std::string& endpoint_text, const std::string& token_file, int sessions,
+                     uint64_t stop_after_frames) {
   auto token = wire::read_session_token(token_file, "--listen");
   if (!token) {
     log_line(token.error().message);
@@ -67,7 +68,7 @@ int listen_and_serve(const std::string& endpoint_text, const std::string& token_
   }
   fmt::print("listening on {}:{}\n", endpoint->first, *port);
   std::fflush(stdout);
-  wire::ServerOptions options{*token, log_line};
+  wire::ServerOptions options{.token = *token, .log = log_line, .stop_after_frames = stop_after_frames};
   std::vector<pid_t> running;
   for (int served = 0; sessions == 0 || served < sessions; ++served) {
     auto connection = wire::tcp_accept(listener->get());
@@ -100,6 +101,9 @@ int main(int argc, char** argv) {
   fd_option->excludes(listen_option);
   app.add_option("--token-file", token_file, "tcp: file whose first line is the session token");
   app.add_option("--sessions", sessions, "tcp: exit after this many sessions (0: serve for ever)");
+  uint64_t stop_after_frames = 0;
+  app.add_option("--stop-after-frames", stop_after_frames,
+                 "fault injection: a session stops itself (SIGSTOP) after this many frames");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -107,10 +111,11 @@ int main(int argc, char** argv) {
   }
   if (fd >= 0) {
     wire::UniqueFd connection(fd);
-    log_line(wire::serve_connection(connection.get(), wire::ServerOptions{"", log_line}));
+    log_line(wire::serve_connection(connection.get(),
+                                    wire::ServerOptions{.log = log_line, .stop_after_frames = stop_after_frames}));
     return 0;
   }
-  if (!listen.empty()) return listen_and_serve(listen, token_file, sessions);
+  if (!listen.empty()) return listen_and_serve(listen, token_file, sessions, stop_after_frames);
   log_line("expected --fd N or --listen HOST:PORT");
   return 2;
 }

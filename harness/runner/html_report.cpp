@@ -2,8 +2,7 @@
 // values, and the PNGs next to them. Plain HTML, no scripts, readable offline.
 #include <fmt/format.h>
 
-#include <fstream>
-
+#include "core/files.h"
 #include "runner/runner.h"
 
 namespace tidemark::runner {
@@ -67,10 +66,7 @@ Status write_html_summary(const std::vector<RunResult>& results, const std::file
         escape(gauge_line(result.gauges)), escape(result.digest), checks, image);
   }
   html += "</table>\n</body></html>\n";
-  std::ofstream out(dir / "summary.html");
-  out << html;
-  if (!out) return fail(ErrorKind::Io, fmt::format("cannot write {}", (dir / "summary.html").string()));
-  return {};
+  return write_file_atomically(dir / "summary.html", html);
 }
 
 }  // namespace tidemark::runner

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/files.h"
+
 #include <algorithm>
 #include <fstream>
 #include <set>
@@ -156,12 +158,11 @@ Result<std::vector<std::string>> read_ledger(const std::filesystem::path& file) 
 Status write_ledger(const std::filesystem::path& file, std::vector<std::string> lines) {
   std::sort(lines.begin(), lines.end());
   lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
-  std::ofstream out(file);
-  out << "# Red-once ledger: scenario | control | lane | check | red value | green value.\n"
-         "# Written by `tidemark red-once --update-ledger`; CTest (label red-once) fails on drift.\n";
-  for (const auto& line : lines) out << line << '\n';
-  if (!out) return fail(ErrorKind::Io, fmt::format("cannot write {}", file.string()));
-  return {};
+  std::string text =
+      "# Red-once ledger: scenario | control | lane | check | red value | green value.\n"
+      "# Written by `tidemark red-once --update-ledger`; CTest (label red-once) fails on drift.\n";
+  for (const auto& line : lines) text += line + '\n';
+  return write_file_atomically(file, text);
 }
 
 std::vector<std::string> ledger_drift(const RedOnceReport& report, const std::vector<std::string>& ledger) {

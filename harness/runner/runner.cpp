@@ -11,6 +11,7 @@
 
 #include "check/png.h"
 #include "core/digest.h"
+#include "core/files.h"
 #include "core/limits.h"
 
 namespace tidemark::runner {
@@ -302,14 +303,18 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
     result.error = session.error();
     return result;
   }
+  // A scenario that asks for the impossible (a draw of a buffer with no store, a band past
+  // the end) is bad input, and a machine that cannot write what the run records is an I/O
+  // error: neither is a red result. Only the code under test failing is.
+  auto not_red = [](const Error& error) {
+    return error.kind == ErrorKind::Environment || error.kind == ErrorKind::BadInput || error.kind == ErrorKind::Io;
+  };
   if (auto done = drive(scenario, (*session)->api(), result); !done) {
-    // A scenario that asks for the impossible (a draw of a buffer with no store, a band
-    // past the end) is bad input, not a red result.
-    if (done.error().kind == ErrorKind::Environment || done.error().kind == ErrorKind::BadInput)
-      return std::unexpected(done.error());
+    if (not_red(done.error())) return std::unexpected(done.error());
     result.error = done.error();
   }
   result.lane = (*session)->report();
+  if (auto closed = (*session)->close(); !closed && not_red(closed.error())) return std::unexpected(closed.error());
   return result;
 }
 
@@ -353,10 +358,7 @@ nlohmann::json to_json(const RunResult& result) {
 }
 
 Status write_json(const fs::path& file, const nlohmann::json& json) {
-  std::ofstream out(file);
-  out << json.dump(2) << '\n';
-  if (!out) return fail(ErrorKind::Io, fmt::format("cannot write {}", file.string()));
-  return {};
+  return write_file_atomically(file, json.dump(2) + '\n');
 }
 
 check::Outcome outcome(CheckKind kind, std::string text, bool passed, std::string detail) {
@@ -429,11 +431,14 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const Run
 // result.json, actual.png and backend.log in the run's report folder (if it has one).
 Status write_run_report(const RunResult& result, const Image& image, const std::vector<std::string>& log) {
   if (result.report_dir.empty()) return {};
-  if (!image.pixels.empty()) TIDEMARK_CHECK(check::write_png(result.report_dir / "actual.png", image));
-  std::ofstream log_file(result.report_dir / "backend.log");
-  for (const auto& line : log) log_file << line << '\n';
-  log_file << "end: " << gauge_line(result.gauges) << '\n';
-  return write_json(result.report_dir / "result.json", to_json(result));
+  if (!image.pixels.empty())
+    TIDEMARK_CHECK(replace_file(result.report_dir / "actual.png",
+                                [&](const fs::path& temporary) { return check::write_png(temporary, image); }));
+  std::string backend_log;
+  for (const auto& line : log) backend_log += line + '\n';
+  backend_log += "end: " + gauge_line(result.gauges) + '\n';
+  TIDEMARK_CHECK(write_file_atomically(result.report_dir / "backend.log", backend_log));
+  return write_json(result.report_dir / "result.json", to_json(result));  // last: its presence means complete
 }
 
 }  // namespace
@@ -457,9 +462,7 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   result.knobs = knobs;
   if (!options.report_dir.empty()) {
     result.report_dir = options.report_dir / lane_name(options.lane.lane) / scenario.group / scenario.name;
-    std::error_code ec;
-    fs::create_directories(result.report_dir, ec);
-    if (ec) return fail(ErrorKind::Io, fmt::format("cannot create {}: {}", result.report_dir.string(), ec.message()));
+    TIDEMARK_CHECK(make_directories(result.report_dir));
   }
 
   auto started = std::chrono::steady_clock::now();
@@ -488,8 +491,7 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
 }
 
 Status write_summary(const std::vector<RunResult>& results, const fs::path& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
+  TIDEMARK_CHECK(make_directories(dir));
   nlohmann::json json;
   size_t green = 0;
   for (const auto& result : results) {

@@ -73,8 +73,8 @@ class InProcessChannel final : public Channel {
 // batches: on receive(), or once kBatchBytes have queued.
 class SocketChannel final : public Channel {
  public:
-  SocketChannel(std::string lane, UniqueFd fd, ChildProcess* server)
-      : lane_(std::move(lane)), fd_(std::move(fd)), source_(fd_.get()), server_(server) {}
+  SocketChannel(std::string lane, UniqueFd fd, ChildProcess* server, std::chrono::milliseconds reply_timeout)
+      : lane_(std::move(lane)), fd_(std::move(fd)), source_(fd_.get()), server_(server), reply_timeout_(reply_timeout) {}
 
   void set_deadline(std::optional<Clock::time_point> deadline, std::string what) override {
     deadline_ = deadline;
@@ -94,7 +94,7 @@ class SocketChannel final : public Channel {
   Result<Frame> receive() override {
     if (auto flushed = flush(); !flushed) return std::unexpected(flushed.error());
     FrameLimits limits;
-    limits.deadline = deadline_;
+    limits.deadline = deadline_ ? *deadline_ : Clock::now() + reply_timeout_;
     limits.stall_limit = kFrameTimeout;
     auto reply = read_frame(source_, limits);
     if (!reply) return read_failed(reply.error());
@@ -107,15 +107,21 @@ class SocketChannel final : public Channel {
 
   Status flush() {
     if (outbox_.empty()) return {};
-    auto written = write_all(fd_.get(), outbox_);
+    auto written = write_all(fd_.get(), outbox_, deadline_ ? *deadline_ : Clock::now() + reply_timeout_);
     outbox_.clear();
+    if (!written && written.error().kind == ErrorKind::Fatal) return timed_out();
     if (!written) return server_gone(written.error().message);
     return {};
   }
 
+  std::unexpected<Error> timed_out() {
+    if (deadline_) return fail(ErrorKind::Fatal, fmt::format("the {} server did not answer {}", lane_, deadline_what_));
+    return fail(ErrorKind::Fatal, fmt::format("the {} server stopped answering: no reply within {} ms (--reply-timeout-ms)",
+                                              lane_, reply_timeout_.count()));
+  }
+
   std::unexpected<Error> read_failed(const ReadError& error) {
-    if (error.failure == ReadFailure::Timeout)
-      return fail(ErrorKind::Fatal, fmt::format("the {} server did not answer {}", lane_, deadline_what_));
+    if (error.failure == ReadFailure::Timeout) return timed_out();
     if (error.failure == ReadFailure::Malformed)
       return fail(ErrorKind::Fatal, fmt::format("the {} server sent a bad frame: {}", lane_, error.message));
     return server_gone(error.message);
@@ -138,6 +144,7 @@ class SocketChannel final : public Channel {
   FdSource source_;
   ChildProcess* server_;
   std::vector<uint8_t> outbox_;
+  std::chrono::milliseconds reply_timeout_;
   std::optional<Clock::time_point> deadline_;
   std::string deadline_what_;
 };
@@ -147,6 +154,7 @@ class RecordingChannel final : public Channel {
   RecordingChannel(std::unique_ptr<Channel> inner, RecordingWriter writer)
       : inner_(std::move(inner)), writer_(std::move(writer)) {}
   ~RecordingChannel() override { (void)writer_.close(); }
+  Status close() override { return writer_.close(); }
 
   Status send(const Frame& request) override {
     ++sent;
@@ -212,7 +220,8 @@ Result<OpenedChannel> open_channel(const LaneOptions& options, std::function<voi
       TIDEMARK_TRY(server, spawn_server(options, {"--fd", "3"}, pair.second.get(), {}));
       pair.second.reset();  // the child holds its end: EOF on ours now means the child is gone
       opened.server = std::make_unique<ChildProcess>(std::move(server));
-      opened.channel = std::make_unique<SocketChannel>("spawn", std::move(pair.first), opened.server.get());
+      opened.channel = std::make_unique<SocketChannel>("spawn", std::move(pair.first), opened.server.get(),
+                                                       options.reply_timeout);
       return opened;
     }
     case Lane::Tcp:
@@ -221,7 +230,7 @@ Result<OpenedChannel> open_channel(const LaneOptions& options, std::function<voi
   if (!options.connect.empty()) {
     TIDEMARK_TRY(endpoint, parse_endpoint(options.connect));
     TIDEMARK_TRY(fd, tcp_connect(endpoint.first, endpoint.second));
-    opened.channel = std::make_unique<SocketChannel>("tcp", std::move(fd), nullptr);
+    opened.channel = std::make_unique<SocketChannel>("tcp", std::move(fd), nullptr, options.reply_timeout);
     opened.token = options.token;
     return opened;
   }
@@ -238,7 +247,7 @@ Result<OpenedChannel> open_channel(const LaneOptions& options, std::function<voi
   auto at = line->rfind(' ');
   TIDEMARK_TRY(endpoint, parse_endpoint(line->substr(at == std::string::npos ? 0 : at + 1)));
   TIDEMARK_TRY(fd, tcp_connect(endpoint.first, endpoint.second));
-  opened.channel = std::make_unique<SocketChannel>("tcp", std::move(fd), opened.server.get());
+  opened.channel = std::make_unique<SocketChannel>("tcp", std::move(fd), opened.server.get(), options.reply_timeout);
   return opened;
 }
 

@@ -26,6 +26,8 @@ class Channel {
   virtual void set_deadline(std::optional<Clock::time_point> /*deadline*/, std::string /*what*/) {}
   // Fault injection: SIGKILL the server process, if this channel has one.
   virtual void kill_server() {}
+  // No more requests: a recording channel writes its trailer.
+  virtual Status close() { return {}; }
   uint64_t sent = 0;
   uint64_t received = 0;
 };

@@ -22,10 +22,21 @@ class WireSession final : public LaneSession {
       : lane_(lane), opened_(std::move(opened)) {
     client_ = std::make_unique<WireClient>(*opened_.channel, kill_server_at_frame);
   }
-  ~WireSession() override {
-    // Say goodbye so a server process ends its session cleanly; a server that never
-    // greeted us is simply killed (by ChildProcess).
+  ~WireSession() override { (void)close(); }
+
+  // Say goodbye so a server process ends its session cleanly; a server that never greeted
+  // us is simply killed (by ChildProcess).
+  Status close() override {
+    if (closed_) return {};
+    closed_ = true;
     if (open_ && client_->goodbye() && opened_.server) opened_.server->wait_for(std::chrono::milliseconds(2000));
+    open_ = false;
+    TIDEMARK_CHECK(opened_.channel->close());
+    if (auto frame = client_->kill_still_due())
+      return fail(ErrorKind::BadInput, fmt::format("--kill-server-at-frame {}: expected a frame number the session "
+                                                   "reaches, found one past its last ({} frames)",
+                                                   *frame, opened_.channel->sent));
+    return {};
   }
 
   // The handshake, bounded by the handshake timeout and naming the lane.
@@ -49,6 +60,7 @@ class WireSession final : public LaneSession {
   std::unique_ptr<WireClient> client_;
   Welcome welcome_;
   bool open_ = false;
+  bool closed_ = false;
 };
 
 class DirectSession final : public LaneSession {

@@ -57,6 +57,11 @@ class WireClient final : public backend::Backend {
     TIDEMARK_TRY(reply, call(ReadValidation{}));
     return std::move(reply.messages);
   }
+  // The frame fault injection was asked to kill the server before, if it never came.
+  std::optional<uint32_t> kill_still_due() const {
+    if (kill_server_at_frame_ == 0) return std::nullopt;
+    return kill_server_at_frame_;
+  }
   Status drain() override {
     if (pending_.empty()) return {};
     return discard(call(Sync{}, false));

@@ -27,6 +27,9 @@ struct LaneOptions {
   std::string connect;         // tcp: HOST:PORT of a running server; empty: start a private one
   std::string token;           // tcp with `connect`: the server's session token
   std::chrono::milliseconds handshake_timeout{20000};  // a cold lavapipe start on a busy 2-core box
+  // After the handshake: the longest a reply may take. The slowest legitimate one is a drain
+  // of 4096 pipelined draws under the sanitizers, a few seconds.
+  std::chrono::milliseconds reply_timeout{60000};
   uint32_t kill_server_at_frame = 0;  // fault injection: SIGKILL the server before frame N
   std::string mutant;
   std::string server_log;  // spawn, tcp: where the server's stderr goes; empty: ours
@@ -56,6 +59,9 @@ class LaneSession {
   virtual ~LaneSession() = default;
   virtual backend::Backend& api() = 0;
   virtual LaneReport report() const = 0;
+  // Ends the session: goodbye to the server, the recording's trailer written. Errors: the
+  // recording could not be finished (Io), or fault injection never fired (BadInput).
+  virtual Status close() { return {}; }
 };
 
 Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const SessionConfig& config);

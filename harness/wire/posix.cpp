@@ -48,13 +48,19 @@ void UniqueFd::reset() {
   fd_ = -1;
 }
 
-Status write_all(int fd, std::span<const uint8_t> bytes) {
+Status write_all(int fd, std::span<const uint8_t> bytes, std::optional<Clock::time_point> deadline) {
+  int flags = MSG_NOSIGNAL | (deadline ? MSG_DONTWAIT : 0);
   while (!bytes.empty()) {
-    ssize_t written = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    ssize_t written = ::send(fd, bytes.data(), bytes.size(), flags);
     if (written < 0 && errno == ENOTSOCK) written = ::write(fd, bytes.data(), bytes.size());
     if (written < 0) {
       if (errno == EINTR) continue;
-      return os_error("write");
+      if (errno != EAGAIN && errno != EWOULDBLOCK) return os_error("write");
+      pollfd waiting{fd, POLLOUT, 0};
+      int ready = ::poll(&waiting, 1, remaining_ms(deadline));
+      if (ready == 0) return fail(ErrorKind::Fatal, "timed out");
+      if (ready < 0 && errno != EINTR) return os_error("poll");
+      continue;
     }
     bytes = bytes.subspan(static_cast<size_t>(written));
   }

@@ -44,7 +44,9 @@ struct ReadError {
   std::string message;
 };
 
-Status write_all(int fd, std::span<const uint8_t> bytes);
+// Writes every byte, or fails: Io for an OS error, Fatal when the deadline passed first (a
+// peer that stopped reading).
+Status write_all(int fd, std::span<const uint8_t> bytes, std::optional<Clock::time_point> deadline = std::nullopt);
 // Reads at least one byte and at most bytes.size(); without a deadline it waits as long as
 // it takes.
 std::expected<size_t, ReadError> read_some(int fd, std::span<uint8_t> bytes,

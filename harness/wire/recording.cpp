@@ -2,6 +2,8 @@
 
 #include "wire/frame_io.h"
 
+#include <xxhash.h>
+
 #include <fmt/format.h>
 
 #include <array>
@@ -11,6 +13,7 @@ namespace tidemark::wire {
 
 namespace {
 
+constexpr char kTrailerMark = 'E';
 constexpr std::array<char, 8> kRecordingMagic = {'T', 'D', 'M', 'K', 'R', 'E', 'C', '\0'};
 
 std::vector<uint8_t> encode_header(const RecordingHeader& header) {
@@ -45,6 +48,18 @@ void write_bytes(std::ostream& out, std::span<const uint8_t> bytes) {
 
 }  // namespace
 
+struct StreamHash::State {
+  XXH3_state_t* state = XXH3_createState();
+  ~State() { XXH3_freeState(state); }
+};
+
+StreamHash::StreamHash() : state_(std::make_unique<State>()) { XXH3_64bits_reset(state_->state); }
+StreamHash::~StreamHash() = default;
+StreamHash::StreamHash(StreamHash&& other) noexcept = default;
+StreamHash& StreamHash::operator=(StreamHash&& other) noexcept = default;
+void StreamHash::add(std::span<const uint8_t> bytes) { XXH3_64bits_update(state_->state, bytes.data(), bytes.size()); }
+uint64_t StreamHash::value() const { return XXH3_64bits_digest(state_->state); }
+
 Result<RecordingWriter> RecordingWriter::create(const std::filesystem::path& file, const RecordingHeader& header) {
   RecordingWriter writer;
   writer.path_ = file;
@@ -54,18 +69,28 @@ Result<RecordingWriter> RecordingWriter::create(const std::filesystem::path& fil
   writer.out_->write(kRecordingMagic.data(), kRecordingMagic.size());
   write_bytes(*writer.out_, Writer().u32(kRecordingVersion).u32(static_cast<uint32_t>(payload.size())).take());
   write_bytes(*writer.out_, payload);
+  writer.digest_.add(payload);
   if (!*writer.out_) return fail(ErrorKind::Io, fmt::format("cannot write {}", file.string()));
   return writer;
 }
 
 Status RecordingWriter::write(Direction direction, const Frame& frame) {
+  auto bytes = encode(frame);
+  auto direction_byte = static_cast<uint8_t>(direction);
   out_->put(static_cast<char>(direction));
-  write_bytes(*out_, encode(frame));
+  write_bytes(*out_, bytes);
+  digest_.add(std::span<const uint8_t>(&direction_byte, 1));
+  digest_.add(bytes);
+  ++records_;
   if (!*out_) return fail(ErrorKind::Io, fmt::format("cannot write {}", path_.string()));
   return {};
 }
 
 Status RecordingWriter::close() {
+  if (closed_) return {};
+  closed_ = true;
+  out_->put(kTrailerMark);
+  write_bytes(*out_, Writer().u64(records_).u64(digest_.value()).take());
   out_->close();
   if (!*out_) return fail(ErrorKind::Io, fmt::format("cannot write {}", path_.string()));
   return {};
@@ -104,6 +129,7 @@ Result<RecordingReader> RecordingReader::open(std::unique_ptr<std::istream> in, 
   if (!header) return fail(ErrorKind::BadInput, fmt::format("{}: header: {}", reader.name_, header.error().message));
   reader.header_ = std::move(*header);
   reader.offset_ = start.size() + length;
+  reader.digest_.add(payload);
   return reader;
 }
 
@@ -114,9 +140,12 @@ Result<std::optional<Record>> RecordingReader::next() {
                 fmt::format("{}: record #{} at byte {}: {}", name_, index_ + 1, record_at, what));
   };
   int direction = in_->get();
-  if (direction == std::char_traits<char>::eof()) return std::optional<Record>();
+  if (direction == std::char_traits<char>::eof())
+    return broken(fmt::format("expected a record or the trailer, found the end of the file (cut after {} records)",
+                              index_));
+  if (direction == kTrailerMark) return trailer();
   if (direction != '>' && direction != '<')
-    return broken(fmt::format("expected a direction ('>' or '<'), found byte {}", direction));
+    return broken(fmt::format("expected a direction ('>', '<') or the trailer ('E'), found byte {}", direction));
   StreamSource source(*in_);
   auto frame = read_frame(source);
   if (!frame) {
@@ -125,7 +154,29 @@ Result<std::optional<Record>> RecordingReader::next() {
   }
   ++index_;
   offset_ += 1 + kHeaderBytes + frame->payload.size();
+  auto direction_byte = static_cast<uint8_t>(direction);
+  digest_.add(std::span<const uint8_t>(&direction_byte, 1));
+  digest_.add(encode(*frame));
   return std::optional<Record>(Record{static_cast<Direction>(direction), std::move(*frame)});
+}
+
+Result<std::optional<Record>> RecordingReader::trailer() {
+  auto broken = [&](std::string what) -> std::unexpected<Error> {
+    return fail(ErrorKind::BadInput, fmt::format("{}: trailer at byte {}: {}", name_, offset_, what));
+  };
+  std::array<uint8_t, 16> bytes{};
+  in_->read(reinterpret_cast<char*>(bytes.data()), bytes.size());
+  if (in_->gcount() != static_cast<std::streamsize>(bytes.size())) return broken("cut short");
+  Reader fields{std::span<const uint8_t>(bytes)};
+  uint64_t count = *fields.u64();  // 16 bytes were read: both fields are there
+  uint64_t digest = *fields.u64();
+  if (count != index_) return broken(fmt::format("expected {} records, found {} before it", count, index_));
+  if (digest != digest_.value())
+    return broken(fmt::format("the records' digest {:016x} is not the one recorded ({:016x}): parts of two "
+                              "recordings, or bytes changed",
+                              digest_.value(), digest));
+  if (in_->peek() != std::char_traits<char>::eof()) return broken("bytes after the trailer");
+  return std::optional<Record>();
 }
 
 }  // namespace tidemark::wire

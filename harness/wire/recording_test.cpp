@@ -53,8 +53,9 @@ TEST(Recording, EveryCutInsideARecordNamesTheRecord) {
   }
   std::ifstream in(file, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t record_start = bytes.size() - (1 + kHeaderBytes + 40);
-  for (size_t cut = record_start + 1; cut < bytes.size(); ++cut) {
+  constexpr size_t kTrailerBytes = 1 + 16;
+  size_t record_start = bytes.size() - kTrailerBytes - (1 + kHeaderBytes + 40);
+  for (size_t cut = record_start + 1; cut < bytes.size() - kTrailerBytes; ++cut) {
     auto reader = RecordingReader::open(std::make_unique<std::istringstream>(bytes.substr(0, cut)), "cut");
     ASSERT_TRUE(reader);
     auto record = reader->next();
@@ -75,6 +76,7 @@ TEST(Recording, ACorruptLengthFailsWithoutAllocatingIt) {
     ASSERT_TRUE(writer->close());
     std::ifstream in(file, std::ios::binary);
     bytes.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    bytes.resize(bytes.size() - 17);  // without its trailer
   }
   auto frame = encode(Frame{Opcode::BufferData, 1, {}});
   frame[8] = 0x00;  // 256 MiB - 1 byte payload claimed, none present
@@ -89,6 +91,59 @@ TEST(Recording, ACorruptLengthFailsWithoutAllocatingIt) {
   ASSERT_FALSE(record);
   EXPECT_NE(record.error().message.find("truncated buffer_data frame: 0 of"), std::string::npos)
       << record.error().message;
+}
+
+std::string recording_bytes(const RecordingHeader& header, const std::vector<Frame>& requests) {
+  auto file = temp_file("bytes.tdrec");
+  {
+    auto writer = RecordingWriter::create(file, header);
+    EXPECT_TRUE(writer);
+    for (const auto& frame : requests) EXPECT_TRUE(writer->write(Direction::Request, frame));
+    EXPECT_TRUE(writer->close());
+  }
+  std::ifstream in(file, std::ios::binary);
+  return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
+}
+
+// The first error reading `bytes` to its end, or "" when it reads cleanly.
+std::string read_error(const std::string& bytes) {
+  auto reader = RecordingReader::open(std::make_unique<std::istringstream>(bytes), "r");
+  if (!reader) return reader.error().message;
+  for (;;) {
+    auto record = reader->next();
+    if (!record) return record.error().message;
+    if (!*record) return "";
+  }
+}
+
+// Check that a recording cut exactly between records, or just before its trailer, is
+// refused: only the trailer says the recording is whole.
+TEST(Recording, ACutAtARecordBoundaryIsRefused) {
+  std::vector<Frame> frames = {Frame{Opcode::Flush, 1, {}}, Frame{Opcode::Present, 2, {}}};
+  std::string whole = recording_bytes(sample_header(), frames);
+  EXPECT_EQ(read_error(whole), "");
+  std::string cut = whole.substr(0, whole.size() - 17 - (1 + kHeaderBytes));
+  EXPECT_NE(read_error(cut).find("found the end of the file (cut after 1 records)"), std::string::npos)
+      << read_error(cut);
+  EXPECT_NE(read_error(whole.substr(0, whole.size() - 17)).find("cut after 2 records"), std::string::npos);
+  EXPECT_NE(read_error(whole.substr(0, whole.size() - 3)).find("trailer at byte"), std::string::npos);
+  EXPECT_NE(read_error(whole + "x").find("bytes after the trailer"), std::string::npos);
+}
+
+// Check that one recording's header on another's records is refused by the trailer's hash.
+TEST(Recording, AHeaderSplicedOntoOtherRecordsIsRefused) {
+  std::vector<Frame> frames = {Frame{Opcode::Flush, 1, {}}};
+  std::string mine = recording_bytes(sample_header(), frames);
+  RecordingHeader other = sample_header();
+  other.scenario = "reclaim/other";
+  std::string theirs = recording_bytes(other, frames);
+  size_t my_header_end = mine.size() - 17 - (1 + kHeaderBytes);
+  size_t their_header_end = theirs.size() - 17 - (1 + kHeaderBytes);
+  std::string spliced = theirs.substr(0, their_header_end) + mine.substr(my_header_end);
+  EXPECT_NE(read_error(spliced).find("parts of two recordings"), std::string::npos) << read_error(spliced);
+  std::string flipped = mine;
+  flipped[my_header_end + 7] ^= 1;  // a byte inside the record's frame header (the opcode)
+  EXPECT_FALSE(read_error(flipped).empty());
 }
 
 }  // namespace

@@ -78,6 +78,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
   NamedValues gauges;
   std::string pixels;
   bool said_goodbye = false;
+  uint64_t commands = 0;  // requests of the client API: not the handshake, goodbye or drains
   auto started = std::chrono::steady_clock::now();
   for (;;) {
     TIDEMARK_TRY(record, reader.next());
@@ -101,6 +102,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
       if (has_reply(frame.op))
         awaited.emplace(frame.sequence, fmt::format("record #{} ({})", index, to_string(frame.op)));
       said_goodbye = said_goodbye || frame.op == Opcode::Goodbye;
+      commands += frame.op != Opcode::Hello && frame.op != Opcode::Goodbye && frame.op != Opcode::Sync ? 1 : 0;
       ++report.requests;
       continue;
     }
@@ -131,6 +133,8 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
   report.records = reader.records_read();
   if (!report.divergence && awaited)
     return fail(ErrorKind::BadInput, fmt::format("{}: ends before the reply to {}", file.string(), awaited->second));
+  if (!report.divergence && commands == 0)
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a recording of commands, found none", file.string()));
   if (!gauges.empty() && !pixels.empty()) report.digest = run_digest(gauges, pixels);
   if (!said_goodbye && !report.divergence) {
     if (channel.send(make_frame(0, Goodbye{}))) (void)channel.receive();

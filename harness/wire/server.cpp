@@ -1,5 +1,6 @@
 #include "wire/server.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -179,6 +180,7 @@ std::string ServerConnection::serve(ByteSource& source, const std::function<Stat
       }
     }
     ++frames_;
+    if (options_.stop_after_frames != 0 && frames_ == options_.stop_after_frames) ::raise(SIGSTOP);
     if (auto reply = session_.handle(*request)) {
       if (auto sent = write(*reply); !sent) return "client left: " + sent.error().message;
     }

@@ -20,6 +20,7 @@ struct ServerOptions {
   std::string token;  // the Hello must carry it; empty: any (a private socketpair)
   std::function<void(const std::string&)> log;
   BackendFactory make_backend;  // empty: the Vulkan backend (wire tests put a fake here)
+  uint64_t stop_after_frames = 0;  // fault injection: SIGSTOP this process after that many frames
 };
 
 class ServerSession {

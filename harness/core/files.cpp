@@ -1,0 +1,45 @@
+#include "core/files.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+namespace tidemark {
+
+namespace fs = std::filesystem;
+
+Status make_directories(const fs::path& dir) {
+  if (dir.empty()) return {};
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) return fail(ErrorKind::Io, fmt::format("cannot create {}: {}", dir.string(), error.message()));
+  return {};
+}
+
+Status replace_file(const fs::path& file, const std::function<Status(const fs::path& temporary)>& write) {
+  fs::path temporary = file;
+  temporary += fmt::format(".tmp-{}", ::getpid());
+  auto written = write(temporary);
+  std::error_code error;
+  if (written) fs::rename(temporary, file, error);
+  if (written && !error) return {};
+  fs::remove(temporary, error);
+  if (!written) return written;
+  return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), error.message()));
+}
+
+Status write_file_atomically(const fs::path& file, std::string_view content) {
+  return replace_file(file, [&](const fs::path& temporary) -> Status {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.close();
+    if (!out) return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
+    return {};
+  });
+}
+
+}  // namespace tidemark

@@ -1,0 +1,22 @@
+// Files the harness writes. Folders are created with a message, never an exception; a file
+// is written beside its final name and renamed over it, so a failed write (a full disk)
+// leaves nothing that looks complete, and the error names the file that failed.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string_view>
+
+#include "core/error.h"
+
+namespace tidemark {
+
+Status make_directories(const std::filesystem::path& dir);
+
+// Runs `write` against a temporary path beside `file`, then renames it over `file`; on any
+// failure the temporary file is removed and `file` is left as it was.
+Status replace_file(const std::filesystem::path& file,
+                    const std::function<Status(const std::filesystem::path& temporary)>& write);
+Status write_file_atomically(const std::filesystem::path& file, std::string_view content);
+
+}  // namespace tidemark
