@@ -133,7 +133,7 @@ Result<Image> read_png(const std::filesystem::path& file) {
   std::array<png_byte, 8> signature{};
   const size_t got = std::fread(signature.data(), 1, signature.size(), handle.get());
   if (got != signature.size() || png_sig_cmp(signature.data(), 0, signature.size()) != 0) {
-    return fail(ErrorKind::Io, fmt::format("{} is not a PNG file", file.string()));
+    return fail(ErrorKind::BadInput, fmt::format("{} is not a PNG file", file.string()));
   }
 
   ErrorSink sink;
@@ -143,9 +143,9 @@ Result<Image> read_png(const std::filesystem::path& file) {
                 fmt::format("cannot read {}: libpng initialisation failed", file.string()));
   }
   Decoded decoded;
+  // What a file holds is the user's input: a PNG that does not decode is bad input.
   if (!decode(png.png(), png.info(), handle.get(), decoded)) {
-    return fail(ErrorKind::Io,
-                fmt::format("cannot read {}: {}", file.string(), sink.message.data()));
+    return fail(ErrorKind::BadInput, fmt::format("cannot read {}: {}", file.string(), sink.message.data()));
   }
   return std::move(decoded.image);
 }

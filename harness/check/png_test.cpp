@@ -120,17 +120,19 @@ TEST(Png, ReadsGreyAsRgb) {
   EXPECT_EQ(read->at(2, 0), (Rgba{255, 255, 255, 255}));
 }
 
-TEST(Png, GarbageFileIsAnIoError) {
+// Check that a file that is not a PNG is bad input (what a file holds is the user's), naming it.
+TEST(Png, GarbageFileIsBadInput) {
   const fs::path file = temp_dir("garbage") / "garbage.png";
   std::ofstream(file) << "this is not a png, just some text long enough";
   auto read = read_png(file);
   ASSERT_FALSE(read);
-  EXPECT_EQ(read.error().kind, ErrorKind::Io);
+  EXPECT_EQ(read.error().kind, ErrorKind::BadInput);
   EXPECT_NE(read.error().message.find(file.string()), std::string::npos) << read.error().message;
   EXPECT_NE(read.error().message.find("not a PNG"), std::string::npos) << read.error().message;
 }
 
-TEST(Png, TruncatedFileIsAnIoErrorWithLibpngMessage) {
+// Check that a PNG cut short is bad input with libpng's own message.
+TEST(Png, TruncatedFileIsBadInputWithLibpngMessage) {
   const fs::path dir = temp_dir("truncated");
   const fs::path whole = dir / "whole.png";
   ASSERT_TRUE(write_png(whole, make_image(16, 16, {1, 2, 3, 4})));
@@ -140,7 +142,7 @@ TEST(Png, TruncatedFileIsAnIoErrorWithLibpngMessage) {
   fs::resize_file(cut, size / 2);
   auto read = read_png(cut);
   ASSERT_FALSE(read);
-  EXPECT_EQ(read.error().kind, ErrorKind::Io);
+  EXPECT_EQ(read.error().kind, ErrorKind::BadInput);
   EXPECT_NE(read.error().message.find("cannot read " + cut.string() + ": "), std::string::npos)
       << read.error().message;
 }

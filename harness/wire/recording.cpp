@@ -97,9 +97,23 @@ Status RecordingWriter::close() {
 }
 
 Result<RecordingReader> RecordingReader::open(const std::filesystem::path& file) {
-  auto in = std::make_unique<std::ifstream>(file, std::ios::binary);
-  if (!*in) return fail(ErrorKind::Io, fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)));
-  return open(std::move(in), file.string());
+  auto open_stream = [&]() -> Result<RecordingReader> {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(file, error))
+      return fail(ErrorKind::BadInput, fmt::format("{}: expected a recording file, found {}", file.string(),
+                                                   std::filesystem::exists(file, error) ? "something else" : "nothing"));
+    auto in = std::make_unique<std::ifstream>(file, std::ios::binary);
+    if (!*in) return fail(ErrorKind::Io, fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)));
+    return open(std::move(in), file.string());
+  };
+  // A whole pass first, up to the trailer: a cut or corrupted recording is refused before
+  // any of it is replayed, so nothing is half done.
+  TIDEMARK_TRY(check, open_stream());
+  for (;;) {
+    TIDEMARK_TRY(record, check.next());
+    if (!record) break;
+  }
+  return open_stream();
 }
 
 Result<RecordingReader> RecordingReader::open(std::unique_ptr<std::istream> in, std::string name) {

@@ -76,6 +76,7 @@ class RecordingReader {
  public:
   // `name` is used in errors ("file.tdrec: frame #12 ...").
   static Result<RecordingReader> open(std::unique_ptr<std::istream> in, std::string name);
+  // A file is read whole once, up to its trailer, before the first record is handed out.
   static Result<RecordingReader> open(const std::filesystem::path& file);
 
   const RecordingHeader& header() const { return header_; }

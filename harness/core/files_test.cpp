@@ -1,0 +1,59 @@
+#include "core/files.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace tidemark {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path dir = fs::path(::testing::TempDir()) / ("tidemark-files-" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string contents(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
+}
+
+// Check that a file is replaced whole, and no temporary file is left behind.
+TEST(Files, AWriteReplacesTheFileWhole) {
+  fs::path dir = fresh_dir("replace");
+  ASSERT_TRUE(write_file_atomically(dir / "result.json", "old"));
+  ASSERT_TRUE(write_file_atomically(dir / "result.json", "new"));
+  EXPECT_EQ(contents(dir / "result.json"), "new");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+// Check that a write that fails leaves the old file as it was, names the file, and leaves
+// nothing else behind (here the temporary name is taken by a folder, as a full disk would
+// refuse it).
+TEST(Files, AFailedWriteLeavesTheOldFileAndNamesIt) {
+  fs::path dir = fresh_dir("fail");
+  ASSERT_TRUE(write_file_atomically(dir / "summary.json", "complete"));
+  fs::create_directories(dir / fmt::format("summary.json.tmp-{}", ::getpid()));
+  auto written = write_file_atomically(dir / "summary.json", "new");
+  ASSERT_FALSE(written);
+  EXPECT_EQ(written.error().kind, ErrorKind::Io);
+  EXPECT_NE(written.error().message.find((dir / "summary.json").string()), std::string::npos) << written.error().message;
+  EXPECT_EQ(contents(dir / "summary.json"), "complete");
+}
+
+// Check that a folder that cannot be made is an I/O error naming it, not an exception.
+TEST(Files, AFolderThatCannotBeMadeIsAnIoError) {
+  auto made = make_directories("/proc/self/tidemark/reports");
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().kind, ErrorKind::Io);
+  EXPECT_EQ(made.error().message.rfind("cannot create /proc/self/tidemark/reports: ", 0), 0u) << made.error().message;
+}
+
+}  // namespace
+}  // namespace tidemark
