@@ -109,13 +109,23 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? 0 : 2;
   }
-  if (fd >= 0) {
-    wire::UniqueFd connection(fd);
-    log_line(wire::serve_connection(connection.get(),
-                                    wire::ServerOptions{.log = log_line, .stop_after_frames = stop_after_frames}));
-    return 0;
+  // A session that exhausts memory or meets a library's exception ends with a line and exit
+  // 4, never an abort: the client then reports how its server ended.
+  try {
+    if (fd >= 0) {
+      wire::UniqueFd connection(fd);
+      log_line(wire::serve_connection(connection.get(),
+                                      wire::ServerOptions{.log = log_line, .stop_after_frames = stop_after_frames}));
+      return 0;
+    }
+    if (!listen.empty()) return listen_and_serve(listen, token_file, sessions, stop_after_frames);
+  } catch (const std::bad_alloc&) {
+    log_line("out of memory");
+    return 4;
+  } catch (const std::exception& exception) {
+    log_line(std::string("internal error: ") + exception.what());
+    return 4;
   }
-  if (!listen.empty()) return listen_and_serve(listen, token_file, sessions, stop_after_frames);
   log_line("expected --fd N or --listen HOST:PORT");
   return 2;
 }
