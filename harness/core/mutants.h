@@ -29,6 +29,9 @@ enum class MutantId {
   PresentNoSweep,
   GaugesNoRunningMax,
   FenceZeroTimeoutBlocks,
+  // The kernel model's (in the catalogue once their scenarios land):
+  GpuMemZeroKeepsEntry,
+  GpuMemGlobalNotCounted,
 };
 
 // True when `active` is `id`; constant false in a release build.
