@@ -19,6 +19,7 @@
 #include "core/knobs.h"
 #include "core/mutants.h"
 #include "core/wait_status.h"
+#include "kernel/gpu_mem.h"
 
 namespace tidemark::backend {
 
@@ -33,6 +34,9 @@ Knobs knobs_from(const KnobValues& values);
 struct Config {
   int width = 64;
   int height = 64;
+  // The kernel model beside the backend: whose device memory it is, on which GPU.
+  uint32_t kernel_pid = 1000;
+  uint32_t kernel_gpu = 0;
   Knobs knobs;
   bool validation = false;  // enable VK_LAYER_KHRONOS_validation and count its messages
   MutantId mutant = MutantId::None;  // red-once: the fault switch this backend runs with
@@ -85,6 +89,15 @@ class Backend {
   // the Vulkan backend carries every call out at once and has nothing to drain.
   static constexpr uint32_t kMaxPipelinedCalls = 4096;
   virtual Status drain() { return {}; }
+
+  // The kernel model that lives beside the backend (on the server in the wire lanes): the
+  // backend reports its device memory to it as Config::kernel_pid; a scenario can also write
+  // tracepoint events and allocate or free by hand, and read the model's gauges.
+  virtual Status kernel_event(const kernel::GpuMemTotalEvent& event) = 0;
+  virtual Status kernel_allocate(uint32_t gpu, uint32_t pid, kernel::MemoryType type, uint64_t id,
+                                 uint64_t size) = 0;
+  virtual Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) = 0;
+  virtual Result<KernelGauges> kernel_gauges() = 0;
 };
 
 }  // namespace tidemark::backend

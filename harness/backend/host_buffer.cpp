@@ -5,7 +5,7 @@
 namespace tidemark::backend {
 
 Result<HostBuffer> HostBuffer::create(const Device& device, MemoryAccount& account, uint64_t size,
-                                      VkBufferUsageFlags usage) {
+                                    VkBufferUsageFlags usage, kernel::MemoryType type) {
   VkDevice vk_device = device.device();
   VkBufferCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
@@ -35,7 +35,8 @@ Result<HostBuffer> HostBuffer::create(const Device& device, MemoryAccount& accou
   result.size_ = size;
   result.allocated_ = needs.size;
   result.account_ = &account;
-  account.add(static_cast<int64_t>(needs.size));
+  result.type_ = type;
+  result.id_ = account.add(static_cast<int64_t>(needs.size), type);
   return result;
 }
 
@@ -49,6 +50,8 @@ HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
     mapped_ = std::exchange(other.mapped_, nullptr);
     size_ = std::exchange(other.size_, 0);
     allocated_ = std::exchange(other.allocated_, 0);
+    id_ = std::exchange(other.id_, 0);
+    type_ = other.type_;
     account_ = std::exchange(other.account_, nullptr);
   }
   return *this;
@@ -57,7 +60,7 @@ HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
 HostBuffer::~HostBuffer() { release(); }
 
 void HostBuffer::release() {
-  if (account_) account_->remove(static_cast<int64_t>(allocated_));
+  if (account_) account_->remove(id_, static_cast<int64_t>(allocated_), type_);
   account_ = nullptr;
   buffer_.reset();
   memory_.reset();  // freeing the memory unmaps it

@@ -4,35 +4,51 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "backend/device.h"
 #include "backend/vk.h"
+#include "kernel/gpu_mem.h"
 
 namespace tidemark::backend {
 
+// Device memory the backend holds, counted for the gauges and reported, allocation by
+// allocation, to whoever observes it (the kernel model).
 struct MemoryAccount {
+  struct Change {
+    uint64_t id;
+    int64_t size;
+    kernel::MemoryType type;
+    bool allocated;  // false: freed
+  };
   int64_t allocations = 0;
   int64_t allocations_peak = 0;
   int64_t bytes = 0;
   int64_t bytes_peak = 0;
+  uint64_t next_id = 1;
+  std::function<void(const Change&)> observer;
 
-  void add(int64_t size) {
+  uint64_t add(int64_t size, kernel::MemoryType type) {
     ++allocations;
     bytes += size;
     allocations_peak = std::max(allocations_peak, allocations);
     bytes_peak = std::max(bytes_peak, bytes);
+    uint64_t id = next_id++;
+    if (observer) observer({id, size, type, true});
+    return id;
   }
-  void remove(int64_t size) {
+  void remove(uint64_t id, int64_t size, kernel::MemoryType type) {
     --allocations;
     bytes -= size;
+    if (observer) observer({id, size, type, false});
   }
 };
 
 class HostBuffer {
  public:
   static Result<HostBuffer> create(const Device& device, MemoryAccount& account, uint64_t size,
-                                   VkBufferUsageFlags usage);
+                                   VkBufferUsageFlags usage, kernel::MemoryType type);
   HostBuffer() = default;
   HostBuffer(HostBuffer&& other) noexcept;
   HostBuffer& operator=(HostBuffer&& other) noexcept;
@@ -50,6 +66,8 @@ class HostBuffer {
   uint8_t* mapped_ = nullptr;
   uint64_t size_ = 0;
   uint64_t allocated_ = 0;
+  uint64_t id_ = 0;
+  kernel::MemoryType type_ = kernel::MemoryType::Unknown;
   MemoryAccount* account_ = nullptr;
 };
 

@@ -18,6 +18,7 @@
 #include "backend/vk.h"
 #include "core/gauges.h"
 #include "core/limits.h"
+#include "kernel/gpu_memory.h"
 
 namespace tidemark::backend {
 namespace {
@@ -69,6 +70,7 @@ class VulkanBackend final : public Backend {
  public:
   VulkanBackend(const Config& config, std::unique_ptr<Device> device)
       : config_(config),
+        kernel_(kernel::GpuMemMap::kDefaultCapacity, config.mutant),
         device_(std::move(device)),
         submissions_(*device_, config.knobs.retire_lag, [this](VkCommandBuffer commands) { end_rendering(commands); }),
         reclaim_(policy_for(config), submissions_,
@@ -90,6 +92,22 @@ class VulkanBackend final : public Backend {
   }
 
   Status initialize();
+
+  // Backend: the kernel model
+  Status kernel_event(const kernel::GpuMemTotalEvent& event) override {
+    kernel_.emit(event);
+    return {};
+  }
+  Status kernel_allocate(uint32_t gpu, uint32_t pid, kernel::MemoryType type, uint64_t id, uint64_t size) override {
+    kernel_.allocate(gpu, pid, type, id, size);
+    return {};
+  }
+  Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override {
+    if (!kernel_.free(gpu, pid, id))
+      return fail(ErrorKind::BadInput, fmt::format("gpu_free: pid {} has no allocation {} on GPU {}", pid, id, gpu));
+    return {};
+  }
+  Result<KernelGauges> kernel_gauges() override;
 
   // Backend
   Result<BufferId> create_buffer() override {
@@ -116,6 +134,7 @@ class VulkanBackend final : public Backend {
   Gauges current_gauges() const;
 
   Status create_target();
+  void report_to_kernel(const MemoryAccount::Change& change);
   Status create_layouts();
   Status create_pipeline();
   Status clear_target();
@@ -127,6 +146,8 @@ class VulkanBackend final : public Backend {
   Result<Store*> current_store(BufferId buffer, const char* op, const char* role);
 
   Config config_;
+  kernel::GpuMemoryModel kernel_;  // before every HostBuffer member: they report to it as they die
+  int64_t kernel_breaks_ = 0;
   std::unique_ptr<Device> device_;
   MemoryAccount account_;
 
@@ -160,10 +181,41 @@ class VulkanBackend final : public Backend {
   std::vector<HostBuffer> stale_stores_;  // memo.no_destroy_epoch only
 };
 
+// Every device allocation and free becomes a kernel-model event for the scenario's pid; after
+// each, device bytes, the map's entry and the per-type views must agree (kbreaks counts
+// where they did not). Backend ids are tagged so they never meet a scenario's own ids.
+void VulkanBackend::report_to_kernel(const MemoryAccount::Change& change) {
+  constexpr uint64_t kBackendIds = uint64_t{1} << 63;
+  const uint32_t gpu = config_.kernel_gpu, pid = config_.kernel_pid;
+  if (change.allocated) {
+    kernel_.allocate(gpu, pid, change.type, kBackendIds | change.id, static_cast<uint64_t>(change.size));
+  } else if (!(mutant_is(config_.mutant, MutantId::BackendForgetsFree) && change.type == kernel::MemoryType::GlBuffer)) {
+    kernel_.free(gpu, pid, kBackendIds | change.id);
+  }
+  auto entry = static_cast<int64_t>(kernel_.map().lookup(kernel::map_key(gpu, pid)).value_or(0));
+  if (entry != account_.bytes || entry != static_cast<int64_t>(kernel_.views().total(pid))) ++kernel_breaks_;
+}
+
+Result<KernelGauges> VulkanBackend::kernel_gauges() {
+  const auto& counters = kernel_.map().counters();
+  KernelGauges g;
+  g.kevents = static_cast<int64_t>(counters.events);
+  g.kentries = kernel_.map().size();
+  g.kdropped = static_cast<int64_t>(counters.dropped);
+  g.kdeleted = static_cast<int64_t>(counters.deletes);
+  g.kpid = static_cast<int64_t>(kernel_.map().lookup(kernel::map_key(config_.kernel_gpu, config_.kernel_pid)).value_or(0));
+  g.kglobal = static_cast<int64_t>(kernel_.map().lookup(kernel::map_key(config_.kernel_gpu, 0)).value_or(0));
+  g.kviews = static_cast<int64_t>(kernel_.views().total(config_.kernel_pid));
+  g.kbreaks = kernel_breaks_;
+  return g;
+}
+
 Status VulkanBackend::initialize() {
   if (auto ok = submissions_.init(); !ok) return ok;
+  account_.observer = [this](const MemoryAccount::Change& change) { report_to_kernel(change); };
 
-  TIDEMARK_TRY(zero, HostBuffer::create(*device_, account_, kVertexBytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT));
+  TIDEMARK_TRY(zero, HostBuffer::create(*device_, account_, kVertexBytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+                                        kernel::MemoryType::GlBuffer));
   zero_vertices_ = std::move(zero);
   std::memset(zero_vertices_.bytes().data(), 0, kVertexBytes);
 
@@ -430,7 +482,8 @@ Result<Store*> VulkanBackend::current_store(BufferId buffer, const char* op, con
 Result<StoreHandle> VulkanBackend::mint(std::span<const uint8_t> data) {
   auto memory = HostBuffer::create(*device_, account_, data.size(),
                                    VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                   kernel::MemoryType::GlBuffer);
   if (!memory) return std::unexpected(memory.error());
   std::memcpy(memory->bytes().data(), data.data(), data.size());  // a fresh store: no GPU use yet
   StoreHandle handle = handles_.acquire();
@@ -496,7 +549,8 @@ Status VulkanBackend::buffer_sub_data(BufferId buffer, uint64_t offset, std::spa
     return {};
   }
   // The GPU may still read this store: stage the bytes and copy in order on the queue.
-  auto staging = HostBuffer::create(*device_, account_, data.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+  auto staging = HostBuffer::create(*device_, account_, data.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                    kernel::MemoryType::Transient);
   if (!staging) return std::unexpected(staging.error());
   std::memcpy(staging->bytes().data(), data.data(), data.size());
   TIDEMARK_TRY(commands, submissions_.open());
@@ -601,7 +655,8 @@ Status VulkanBackend::present() {
 
 Result<Image> VulkanBackend::read_pixels() {
   const uint64_t bytes = uint64_t(config_.width) * uint64_t(config_.height) * 4;
-  auto readback = HostBuffer::create(*device_, account_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+  auto readback = HostBuffer::create(*device_, account_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                     kernel::MemoryType::Transient);
   if (!readback) return std::unexpected(readback.error());
   TIDEMARK_TRY(commands, submissions_.open());
   end_rendering(commands);

@@ -10,6 +10,18 @@ const GaugeSpec* find_gauge(std::string_view name) {
   return nullptr;
 }
 
+bool is_kernel_gauge(std::string_view name) {
+  for (const auto& spec : kKernelGauges)
+    if (spec.name == name) return true;
+  return false;
+}
+
+std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto& spec : kKernelGauges) out.emplace_back(spec.name, gauges.*spec.field);
+  return out;
+}
+
 std::vector<std::pair<std::string, int64_t>> named(const Gauges& gauges) {
   std::vector<std::pair<std::string, int64_t>> out;
   out.reserve(kGauges.size());

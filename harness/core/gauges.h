@@ -59,6 +59,38 @@ inline constexpr std::array<GaugeSpec, 16> kGauges = {{
     {"presents", &Gauges::presents, false, "presents so far"},
 }};
 
+// The kernel model's gauges: read, reported and digested only for a scenario that uses the
+// kernel model (a `kernel:` section, a kernel step, or a check naming one of these), so the
+// backend-only scenarios keep their digests.
+struct KernelGauges {
+  int64_t kevents = 0;   // gpu_mem_total tracepoint hits
+  int64_t kentries = 0;  // entries in the GpuService map
+  int64_t kdropped = 0;  // new (gpu, pid) pairs a full map lost silently
+  int64_t kdeleted = 0;  // entries size 0 removed
+  int64_t kpid = 0;      // the map's value for the scenario's pid (0: no entry)
+  int64_t kglobal = 0;   // the map's value for its GPU's global entry
+  int64_t kviews = 0;    // the sum of the scenario pid's per-type views
+  int64_t kbreaks = 0;   // backend changes after which device bytes, map and views disagreed
+};
+
+struct KernelGaugeSpec {
+  std::string_view name;
+  int64_t KernelGauges::*field;
+  std::string_view meaning;
+};
+inline constexpr std::array<KernelGaugeSpec, 8> kKernelGauges = {{
+    {"kevents", &KernelGauges::kevents, "gpu_mem_total tracepoint hits"},
+    {"kentries", &KernelGauges::kentries, "entries in the GpuService map"},
+    {"kdropped", &KernelGauges::kdropped, "new (gpu, pid) pairs a full map lost silently"},
+    {"kdeleted", &KernelGauges::kdeleted, "entries size 0 removed"},
+    {"kpid", &KernelGauges::kpid, "the map's value for the scenario's pid"},
+    {"kglobal", &KernelGauges::kglobal, "the map's value for its GPU's global entry"},
+    {"kviews", &KernelGauges::kviews, "the sum of the scenario pid's per-type views"},
+    {"kbreaks", &KernelGauges::kbreaks, "backend changes after which device bytes, map and views disagreed"},
+}};
+bool is_kernel_gauge(std::string_view name);
+std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges);
+
 const GaugeSpec* find_gauge(std::string_view name);
 
 // Name/value pairs in catalogue order: the order of reports and digests.

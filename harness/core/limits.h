@@ -14,7 +14,7 @@ inline constexpr int64_t kMaxRepeatCount = 10'000'000;      // iterations of one
 inline constexpr int64_t kMaxWorkloadCalls = 100'000'000;
 // Steps one file may spell out, aliases expanded: far beyond any hand-written scenario, and
 // small enough that loading stays well under a second.
-inline constexpr int64_t kMaxWrittenSteps = 200'000;
+inline constexpr int64_t kMaxWrittenSteps = 50'000;
 inline constexpr int64_t kMaxStoreBytes = int64_t{128} << 20;  // one buffer_data or sub-data
 inline constexpr int64_t kMaxBuffers = 65'536;
 inline constexpr size_t kMaxNameLength = 100;        // scenario and group names: file names, test names

@@ -32,6 +32,8 @@ enum class MutantId {
   // The kernel model's (in the catalogue once their scenarios land):
   GpuMemZeroKeepsEntry,
   GpuMemGlobalNotCounted,
+  GpuMemDeltaEvents,
+  BackendForgetsFree,
 };
 
 // True when `active` is `id`; constant false in a release build.

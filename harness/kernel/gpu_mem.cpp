@@ -176,17 +176,24 @@ std::optional<MemoryType> parse_memory_type(std::string_view name) {
 }
 
 void MemoryViews::allocate(uint32_t pid, MemoryType type, uint64_t id, uint64_t size) {
-  by_pid_[pid].push_back({id, type, size});
+  Process& process = by_pid_[pid];
+  uint64_t sequence = next_sequence_++;
+  process.by_sequence.emplace(sequence, Allocation{type, size});
+  process.sequence_of_id[id] = sequence;
+  process.total += size;
 }
 
 bool MemoryViews::free(uint32_t pid, uint64_t id) {
   auto it = by_pid_.find(pid);
   if (it == by_pid_.end()) return false;
-  auto& list = it->second;
-  auto found = std::find_if(list.begin(), list.end(), [&](const Allocation& a) { return a.id == id; });
-  if (found == list.end()) return false;
-  list.erase(found);
-  if (list.empty()) by_pid_.erase(it);
+  Process& process = it->second;
+  auto sequence = process.sequence_of_id.find(id);
+  if (sequence == process.sequence_of_id.end()) return false;
+  auto allocation = process.by_sequence.find(sequence->second);
+  process.total -= allocation->second.size;
+  process.by_sequence.erase(allocation);
+  process.sequence_of_id.erase(sequence);
+  if (process.by_sequence.empty()) by_pid_.erase(it);
   return true;
 }
 
@@ -194,23 +201,20 @@ std::optional<std::string> MemoryViews::node(uint32_t pid, MemoryType type) cons
   auto it = by_pid_.find(pid);
   if (it == by_pid_.end()) return std::nullopt;
   std::string out;
-  for (const auto& allocation : it->second)
+  for (const auto& [sequence, allocation] : it->second.by_sequence)
     if (allocation.type == type) out += (out.empty() ? "" : ",") + std::to_string(allocation.size);
   return out;
 }
 
 std::vector<uint32_t> MemoryViews::pids() const {
   std::vector<uint32_t> out;
-  for (const auto& [pid, list] : by_pid_) out.push_back(pid);
+  for (const auto& [pid, process] : by_pid_) out.push_back(pid);
   return out;
 }
 
 uint64_t MemoryViews::total(uint32_t pid) const {
   auto it = by_pid_.find(pid);
-  if (it == by_pid_.end()) return 0;
-  uint64_t sum = 0;
-  for (const auto& allocation : it->second) sum += allocation.size;
-  return sum;
+  return it == by_pid_.end() ? 0 : it->second.total;
 }
 
 }  // namespace tidemark::kernel

@@ -164,11 +164,18 @@ class MemoryViews {
 
  private:
   struct Allocation {
-    uint64_t id;
     MemoryType type;
     uint64_t size;
   };
-  std::map<uint32_t, std::vector<Allocation>> by_pid_;
+  // Per pid: allocations by sequence number (allocation order), and each id's number, so a
+  // free is a lookup, not a scan (a mutant can leave a hundred thousand stores alive).
+  struct Process {
+    std::map<uint64_t, Allocation> by_sequence;
+    std::map<uint64_t, uint64_t> sequence_of_id;
+    uint64_t total = 0;
+  };
+  std::map<uint32_t, Process> by_pid_;
+  uint64_t next_sequence_ = 0;
 };
 
 }  // namespace tidemark::kernel

@@ -231,6 +231,38 @@ class Executor {
   Status execute(const scenario::Finish&) { return backend_.finish(); }
   Status execute(const scenario::Present&) { return backend_.present(); }
 
+  // The kernel model's steps: numbers checked against their wire widths as they run.
+  Result<uint32_t> eval_u32(const scenario::IntField& field) const {
+    TIDEMARK_TRY(value, eval(field));
+    if (value < 0 || value > 0xffffffff)
+      return fail(ErrorKind::BadInput, fmt::format("expected a value from 0 to 4294967295, found {}", value));
+    return static_cast<uint32_t>(value);
+  }
+  Result<uint64_t> eval_u64(const scenario::IntField& field) const {
+    TIDEMARK_TRY(value, eval(field));
+    if (value < 0) return fail(ErrorKind::BadInput, fmt::format("expected a value >= 0, found {}", value));
+    return static_cast<uint64_t>(value);
+  }
+  Status execute(const scenario::GpuMemTotal& step) {
+    TIDEMARK_TRY(gpu, eval_u32(step.gpu));
+    TIDEMARK_TRY(pid, eval_u32(step.pid));
+    TIDEMARK_TRY(size, eval_u64(step.size));
+    return backend_.kernel_event({gpu, pid, size});
+  }
+  Status execute(const scenario::GpuAlloc& step) {
+    TIDEMARK_TRY(gpu, eval_u32(step.gpu));
+    TIDEMARK_TRY(pid, eval_u32(step.pid));
+    TIDEMARK_TRY(id, eval_u64(step.id));
+    TIDEMARK_TRY(size, eval_u64(step.size));
+    return backend_.kernel_allocate(gpu, pid, step.type, id, size);
+  }
+  Status execute(const scenario::GpuFree& step) {
+    TIDEMARK_TRY(gpu, eval_u32(step.gpu));
+    TIDEMARK_TRY(pid, eval_u32(step.pid));
+    TIDEMARK_TRY(id, eval_u64(step.id));
+    return backend_.kernel_free(gpu, pid, id);
+  }
+
   Status execute(const scenario::Repeat& step) {
     auto count = eval(step.count);
     if (!count) return std::unexpected(count.error());
@@ -260,6 +292,7 @@ class Executor {
 struct SingleRun {
   std::optional<Error> error;
   Gauges gauges;
+  std::optional<KernelGauges> kernel_gauges;
   Image image;
   std::vector<std::string> validation_messages;
   wire::LaneReport lane;
@@ -280,6 +313,10 @@ Status drive(const Scenario& scenario, backend::Backend& api, SingleRun& result)
   result.image = std::move(image);
   TIDEMARK_TRY(gauges, api.gauges());
   result.gauges = gauges;
+  if (scenario.uses_kernel()) {
+    TIDEMARK_TRY(kernel, api.kernel_gauges());
+    result.kernel_gauges = kernel;
+  }
   TIDEMARK_TRY(messages, api.validation_messages());
   result.validation_messages = std::move(messages);
   return {};
@@ -292,6 +329,8 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
   config.height = scenario.target.height;
   config.knobs = knobs;
   config.validation = options.validation;
+  config.kernel_pid = scenario.kernel.pid;
+  config.kernel_gpu = scenario.kernel.gpu;
   config.log = [&log](const std::string& line) { log.push_back(line); };
   wire::LaneOptions lane = options.lane;
   if (lane.server_log.empty() && !report_dir.empty()) lane.server_log = (report_dir / "server.log").string();
@@ -322,8 +361,19 @@ std::string pixel_hash(const Image& image) {
   return tidemark::pixel_hash(image.width, image.height, image.pixels);
 }
 
-std::string run_digest(const Gauges& gauges, const std::string& pixels) {
-  return tidemark::run_digest(named(gauges), pixels);
+// All the gauges a run read, in the order it read them: the backend's, then the kernel
+// model's when the scenario uses it (a replay digests its gauge replies in the same order).
+std::vector<std::pair<std::string, int64_t>> all_gauges(const Gauges& gauges, const std::optional<KernelGauges>& kernel) {
+  auto out = named(gauges);
+  if (kernel) {
+    auto more = named(*kernel);
+    out.insert(out.end(), more.begin(), more.end());
+  }
+  return out;
+}
+
+std::string run_digest(const Gauges& gauges, const std::optional<KernelGauges>& kernel, const std::string& pixels) {
+  return tidemark::run_digest(all_gauges(gauges, kernel), pixels);
 }
 
 nlohmann::json to_json(const RunResult& result) {
@@ -334,6 +384,8 @@ nlohmann::json to_json(const RunResult& result) {
   json["seconds"] = result.seconds;
   if (result.error) json["error"] = result.error->message;
   for (const auto& [name, value] : named(result.gauges)) json["gauges"][name] = value;
+  if (result.kernel_gauges)
+    for (const auto& [name, value] : named(*result.kernel_gauges)) json["kernel_gauges"][name] = value;
   json["gauge_line"] = gauge_line(result.gauges);
   json["lane"] = {{"name", result.lane.lane},
                   {"frames_sent", result.lane.frames_sent},
@@ -410,7 +462,7 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const Run
   std::vector<check::Outcome> outcomes;
   if (!result.error) {
     check::Values values(result.knobs.begin(), result.knobs.end());
-    for (const auto& [name, value] : named(result.gauges)) values[name] = value;
+    for (const auto& [name, value] : all_gauges(result.gauges, result.kernel_gauges)) values[name] = value;
     for (size_t k = 0; k < scenario.gauge_checks.size(); ++k) {
       TIDEMARK_TRY(checked, check::check_gauge(scenario.gauge_checks[k], values, {CheckKind::Gauge, k}));
       outcomes.push_back(std::move(checked));
@@ -472,10 +524,11 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
     log.clear();
     TIDEMARK_TRY(once, run_once(scenario, knobs, options, result.report_dir, log));
     last = std::move(once);
-    result.repeat_digests.push_back(run_digest(last.gauges, pixel_hash(last.image)));
+    result.repeat_digests.push_back(run_digest(last.gauges, last.kernel_gauges, pixel_hash(last.image)));
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.gauges = last.gauges;
+  result.kernel_gauges = last.kernel_gauges;
   result.error = last.error;
   result.validation_messages = last.validation_messages;
   result.lane = last.lane;

@@ -31,6 +31,7 @@ struct RunResult {
   std::optional<Error> error;  // the run could not complete (the step is named)
   std::vector<check::Outcome> outcomes;
   Gauges gauges;
+  std::optional<KernelGauges> kernel_gauges;  // when the scenario uses the kernel model
   std::map<std::string, int64_t> knobs;  // effective values
   std::string pixel_hash;
   std::string digest;              // gauges + pixel hash

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/gauges.h"
+
 namespace tidemark::scenario {
 
 std::string_view to_string(CheckKind kind) {
@@ -47,6 +49,28 @@ bool any_wait_expectation(const std::vector<Step>& steps) {
 }  // namespace
 
 bool Scenario::expects_wait_statuses() const { return any_wait_expectation(workload); }
+
+namespace {
+
+bool any_kernel_step(const std::vector<Step>& steps) {
+  for (const auto& step : steps) {
+    if (std::holds_alternative<GpuMemTotal>(*step.kind) || std::holds_alternative<GpuAlloc>(*step.kind) ||
+        std::holds_alternative<GpuFree>(*step.kind))
+      return true;
+    if (const auto* repeat = std::get_if<Repeat>(step.kind.get()); repeat && any_kernel_step(repeat->steps)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Scenario::uses_kernel() const {
+  if (kernel.written || any_kernel_step(workload)) return true;
+  for (const auto& check : gauge_checks)
+    for (const auto& name : check.expr.identifiers())
+      if (is_kernel_gauge(name)) return true;
+  return false;
+}
 
 std::vector<CheckId> Scenario::checks() const {
   std::vector<CheckId> ids;

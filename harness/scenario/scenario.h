@@ -16,6 +16,7 @@
 #include "core/expr.h"
 #include "core/knobs.h"
 #include "core/wait_status.h"
+#include "kernel/gpu_mem.h"
 
 namespace tidemark::scenario {
 
@@ -74,10 +75,30 @@ struct Flush {};
 struct Finish {};
 struct Present {};
 
+// The kernel model: a gpu_mem_total tracepoint hit written by hand, and allocations and frees
+// a driver reports for a pid (each becomes the pid's and the GPU's new totals).
+struct GpuMemTotal {
+  IntField gpu;
+  IntField pid;
+  IntField size;
+};
+struct GpuAlloc {
+  IntField gpu;
+  IntField pid;
+  kernel::MemoryType type = kernel::MemoryType::Unknown;
+  IntField id;
+  IntField size;
+};
+struct GpuFree {
+  IntField gpu;
+  IntField pid;
+  IntField id;
+};
+
 struct Repeat;
 
 using StepKind = std::variant<BufferData, BufferSubData, Draw, FenceSync, ClientWait, Flush,
-                              Finish, Present, Repeat>;
+                              Finish, Present, GpuMemTotal, GpuAlloc, GpuFree, Repeat>;
 
 struct Step {
   // Recursive through Repeat; held by value in a vector.
@@ -155,6 +176,13 @@ struct Target {
   int height = 64;
 };
 
+// Whose device memory the kernel model sees, on which GPU (the backend reports as this pid).
+struct KernelSection {
+  uint32_t pid = 1000;
+  uint32_t gpu = 0;
+  bool written = false;  // the file has a `kernel:` section
+};
+
 struct Scenario {
   std::filesystem::path file;
   std::string name;   // kebab-case sentence, unique within the group
@@ -162,6 +190,7 @@ struct Scenario {
   std::string description;
   std::map<std::string, int64_t> knobs;  // validated against the known knob table
   Target target;
+  KernelSection kernel;
   std::vector<std::string> buffers;  // declared buffer names, created in this order
   std::vector<std::string> fences;   // fence names in first-definition order
   std::vector<Step> workload;
@@ -172,6 +201,9 @@ struct Scenario {
   // Every check the scenario declares, in report order; the ones a control may name.
   std::vector<CheckId> checks() const;
   bool expects_wait_statuses() const;
+  // A `kernel:` section, a kernel step, or a check naming a kernel gauge: the run then reads
+  // the kernel model's gauges, checks them and digests them.
+  bool uses_kernel() const;
   // What the file wrote for a check: the gauge expression, `pixels[k]`, `waits`.
   std::string check_text(const CheckId& id) const;
 };

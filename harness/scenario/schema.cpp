@@ -42,6 +42,10 @@ static_assert(kMaxStoreBytes == int64_t{128} << 20, "the rules above spell the l
 constexpr IntRule kPaletteRule{"an integer", "a palette index >= 0"};
 constexpr IntRule kBandIndexRule{"an integer", "a band index >= 0"};
 constexpr IntRule kBandCountRule{"an integer", "a band count >= 1", 1};
+constexpr IntRule kGpuRule{"an integer", "a GPU id from 0 to 4294967295", 0, 0xffffffff};
+constexpr IntRule kPidRule{"an integer", "a pid from 0 to 4294967295", 0, 0xffffffff};
+constexpr IntRule kBytesRule{"an integer or a size such as 4KiB", "a size >= 0"};
+constexpr IntRule kAllocationIdRule{"an integer", "an allocation id >= 0"};
 constexpr IntRule kRepeatRule{"an integer", "a repeat count from 1 to 10000000", 1, kMaxRepeatCount};
 
 std::vector<std::string_view> knob_names() {
@@ -64,8 +68,8 @@ class Schema {
     if (root.node.IsNull())
       return error_at(root.where, "a scenario map (name, group, workload, expect, ...)", "an empty document");
     TIDEMARK_TRY(top, read_.fields(root, "the scenario",
-                                   {"name", "group", "description", "knobs", "target", "buffers", "workload",
-                                    "expect", "controls"}));
+                                   {"name", "group", "description", "knobs", "target", "kernel", "buffers",
+                                    "workload", "expect", "controls"}));
     Scenario scenario;
     scenario.file = file_;
     auto kebab = [&](const Value& v) { return read_.kebab_name(v); };
@@ -75,6 +79,7 @@ class Schema {
                                   [&](const Value& v) { return read_.text(v, "a description"); }));
     TIDEMARK_CHECK(yaml::optional(top, "knobs", scenario.knobs, [&](const Value& v) { return knobs(v); }));
     TIDEMARK_CHECK(yaml::optional(top, "target", target_, [&](const Value& v) { return target(v); }));
+    TIDEMARK_CHECK(yaml::optional(top, "kernel", scenario.kernel, [&](const Value& v) { return kernel(v); }));
     TIDEMARK_CHECK(yaml::optional(top, "buffers", buffers_, [&](const Value& v) { return buffers(v); }));
     scenario.target = target_;
     scenario.buffers = buffers_;
@@ -201,6 +206,19 @@ class Schema {
     return size;
   }
 
+  Result<KernelSection> kernel(const Value& value) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "kernel", {"pid", "gpu"}));
+    KernelSection section;
+    section.written = true;
+    auto id = [&](const Value& v) -> Result<uint32_t> {
+      TIDEMARK_TRY(number, read_.integer(v, 0, 0xffffffff));
+      return static_cast<uint32_t>(number);
+    };
+    TIDEMARK_CHECK(yaml::optional(entries, "pid", section.pid, id));
+    TIDEMARK_CHECK(yaml::optional(entries, "gpu", section.gpu, id));
+    return section;
+  }
+
   Result<std::vector<std::string>> buffers(const Value& value) {
     TIDEMARK_TRY(items, read_.list(value, "a list of buffer names"));
     if (static_cast<int64_t>(items.size()) > kMaxBuffers)
@@ -233,6 +251,9 @@ class Schema {
         {"flush", &Schema::no_fields<Flush>},
         {"finish", &Schema::no_fields<Finish>},
         {"present", &Schema::no_fields<Present>},
+        {"gpu_mem_total", &Schema::gpu_mem_total},
+        {"gpu_alloc", &Schema::gpu_alloc},
+        {"gpu_free", &Schema::gpu_free},
     };
     return kSteps;
   }
@@ -355,6 +376,46 @@ class Schema {
     return step;
   }
 
+  // ---- the kernel model's steps -------------------------------------------------------
+
+  Result<StepKind> gpu_mem_total(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "gpu_mem_total", {"gpu", "pid", "size"}));
+    GpuMemTotal step{.gpu = zero_field(value), .pid = {}, .size = {}};
+    TIDEMARK_CHECK(yaml::optional(entries, "gpu", step.gpu, int_field(kGpuRule)));
+    TIDEMARK_CHECK(yaml::required(entries, "pid", step.pid, int_field(kPidRule)));
+    TIDEMARK_CHECK(yaml::required(entries, "size", step.size, int_field(kBytesRule)));
+    return step;
+  }
+
+  Result<StepKind> gpu_alloc(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "gpu_alloc", {"gpu", "pid", "type", "id", "size"}));
+    GpuAlloc step{.gpu = zero_field(value), .pid = {}, .type = {}, .id = {}, .size = {}};
+    TIDEMARK_CHECK(yaml::optional(entries, "gpu", step.gpu, int_field(kGpuRule)));
+    TIDEMARK_CHECK(yaml::required(entries, "pid", step.pid, int_field(kPidRule)));
+    TIDEMARK_CHECK(yaml::required(entries, "type", step.type, [&](const Value& v) -> Result<kernel::MemoryType> {
+      std::vector<std::string_view> names(kernel::kMemoryTypeNames.begin(), kernel::kMemoryTypeNames.end());
+      std::string expected = fmt::format("a memory type ({})", join(names));
+      TIDEMARK_TRY(name, read_.text(v, expected));
+      if (auto type = kernel::parse_memory_type(name)) return *type;
+      return error_at(v.where, expected, quote(name));
+    }));
+    TIDEMARK_CHECK(yaml::required(entries, "id", step.id, int_field(kAllocationIdRule)));
+    TIDEMARK_CHECK(yaml::required(entries, "size", step.size, int_field(kBytesRule)));
+    return step;
+  }
+
+  Result<StepKind> gpu_free(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "gpu_free", {"gpu", "pid", "id"}));
+    GpuFree step{.gpu = zero_field(value), .pid = {}, .id = {}};
+    TIDEMARK_CHECK(yaml::optional(entries, "gpu", step.gpu, int_field(kGpuRule)));
+    TIDEMARK_CHECK(yaml::required(entries, "pid", step.pid, int_field(kPidRule)));
+    TIDEMARK_CHECK(yaml::required(entries, "id", step.id, int_field(kAllocationIdRule)));
+    return step;
+  }
+
+  // GPU 0 when a step does not name one.
+  static IntField zero_field(const Value& value) { return IntField{*Expression::parse("0"), value.where}; }
+
   Result<uint64_t> timeout_ns(const Value& value) const {
     constexpr std::string_view kWhat = "a timeout in ns, or with a unit such as 500ms or 2s";
     TIDEMARK_TRY(written, read_.text(value, kWhat));
@@ -427,9 +488,10 @@ class Schema {
     TIDEMARK_TRY(expression, read_.expression(value, kWhat));
     if (!expression.is_comparison()) return error_at(value.where, kWhat, quote(expression.text()));
     for (const auto& name : expression.identifiers()) {
-      if (find_gauge(name) || find_knob(name)) continue;
+      if (find_gauge(name) || is_kernel_gauge(name) || find_knob(name)) continue;
       std::vector<std::string_view> readable;
       for (const auto& spec : kGauges) readable.push_back(spec.name);
+      for (const auto& spec : kKernelGauges) readable.push_back(spec.name);
       for (const auto& knob : known_knobs()) readable.push_back(knob.name);
       return error_at(read_.source().inside(value, yaml::word_offset(expression.text(), name)),
                       fmt::format("a gauge or knob name ({})", join(readable)), quote(name));

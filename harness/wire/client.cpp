@@ -84,7 +84,9 @@ Hello make_hello(const LaneOptions& options, const SessionConfig& config, std::s
               .mutant = options.mutant,
               .width = config.width,
               .height = config.height,
-              .validation = config.validation};
+              .validation = config.validation,
+              .kernel_pid = config.kernel_pid,
+              .kernel_gpu = config.kernel_gpu};
   if (mutant_is(find_mutant(options.mutant).value_or(MutantId::None), MutantId::WireDropKnobs)) hello.knobs.clear();
   return hello;
 }
@@ -123,6 +125,8 @@ Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const
     direct.height = config.height;
     direct.knobs = backend::knobs_from(config.knobs);
     direct.validation = config.validation;
+    direct.kernel_pid = config.kernel_pid;
+    direct.kernel_gpu = config.kernel_gpu;
     direct.mutant = *mutant;
     direct.log = config.log;
     TIDEMARK_TRY(backend, backend::Backend::create(direct));

@@ -62,6 +62,24 @@ class WireClient final : public backend::Backend {
     if (kill_server_at_frame_ == 0) return std::nullopt;
     return kill_server_at_frame_;
   }
+  Status kernel_event(const kernel::GpuMemTotalEvent& event) override {
+    return post(KernelEvent{.gpu = event.gpu_id, .pid = event.pid, .size = event.size});
+  }
+  Status kernel_allocate(uint32_t gpu, uint32_t pid, kernel::MemoryType type, uint64_t id, uint64_t size) override {
+    return post(KernelAllocate{.gpu = gpu, .pid = pid, .type = static_cast<uint32_t>(type), .id = id, .size = size});
+  }
+  Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override {
+    return post(KernelFree{.gpu = gpu, .pid = pid, .id = id});
+  }
+  Result<KernelGauges> kernel_gauges() override {
+    TIDEMARK_TRY(reply, call(ReadKernelGauges{}));
+    KernelGauges gauges;
+    for (const auto& [name, value] : reply.values)
+      for (const auto& spec : kKernelGauges)
+        if (spec.name == name) gauges.*spec.field = value;
+    return gauges;
+  }
+
   Status drain() override {
     if (pending_.empty()) return {};
     return discard(call(Sync{}, false));

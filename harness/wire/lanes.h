@@ -40,6 +40,8 @@ struct LaneOptions {
 struct SessionConfig {
   int width = 64;
   int height = 64;
+  uint32_t kernel_pid = 1000;
+  uint32_t kernel_gpu = 0;
   KnobValues knobs;
   bool validation = false;
   std::function<void(const std::string&)> log;

@@ -275,6 +275,11 @@ Status Pixels::check() const {
   return {};
 }
 
+Status KernelAllocate::check() const {
+  if (type >= kernel::kMemoryTypeNames.size()) return protocol_error(fmt::format("memory type {}", type));
+  return {};
+}
+
 Status Hello::check() const {
   if (width < 1 || height < 1 || width > kMaxTargetSide || height > kMaxTargetSide)
     return protocol_error(fmt::format("target {}x{}, each side 1..{}", width, height, kMaxTargetSide));

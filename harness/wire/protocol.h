@@ -55,6 +55,10 @@ inline constexpr int32_t kMaxTargetSide = 4096;
   X(ReadValidation, 13, "read_validation")     \
   X(Goodbye, 14, "goodbye")                    \
   X(Sync, 15, "sync")                          \
+  X(KernelEvent, 16, "gpu_mem_total")          \
+  X(KernelAllocate, 17, "gpu_alloc")           \
+  X(KernelFree, 18, "gpu_free")                \
+  X(ReadKernelGauges, 19, "read_kernel_gauges") \
   X(Welcome, 100, "welcome")                   \
   X(Ok, 101, "ok")                             \
   X(BufferCreated, 102, "buffer_created")      \
@@ -249,7 +253,11 @@ struct Hello {
   int32_t width = 0;
   int32_t height = 0;
   bool validation = false;
-  static auto fields(auto& m) { return std::tie(m.token, m.knobs, m.mutant, m.width, m.height, m.validation); }
+  uint32_t kernel_pid = 1000;  // whose device memory the kernel model sees
+  uint32_t kernel_gpu = 0;
+  static auto fields(auto& m) {
+    return std::tie(m.token, m.knobs, m.mutant, m.width, m.height, m.validation, m.kernel_pid, m.kernel_gpu);
+  }
   Status check() const;
 };
 struct CreateBuffer : FieldlessRequest<Opcode::CreateBuffer, BufferCreated> {};
@@ -291,6 +299,35 @@ struct ReadGauges : FieldlessRequest<Opcode::ReadGauges, GaugeValues> {};
 struct ReadValidation : FieldlessRequest<Opcode::ReadValidation, ValidationMessages> {};
 // the server ends the session after its Ok
 struct Goodbye : FieldlessRequest<Opcode::Goodbye, Ok> {};
+struct KernelEvent {  // a gpu_mem_total tracepoint hit, written by hand
+  static constexpr Opcode kOpcode = Opcode::KernelEvent;
+  using Reply = NoReply;
+  uint32_t gpu = 0;
+  uint32_t pid = 0;
+  uint64_t size = 0;
+  static auto fields(auto& m) { return std::tie(m.gpu, m.pid, m.size); }
+};
+struct KernelAllocate {
+  static constexpr Opcode kOpcode = Opcode::KernelAllocate;
+  using Reply = NoReply;
+  uint32_t gpu = 0;
+  uint32_t pid = 0;
+  uint32_t type = 0;  // kernel::MemoryType
+  uint64_t id = 0;
+  uint64_t size = 0;
+  static auto fields(auto& m) { return std::tie(m.gpu, m.pid, m.type, m.id, m.size); }
+  Status check() const;
+};
+struct KernelFree {
+  static constexpr Opcode kOpcode = Opcode::KernelFree;
+  using Reply = NoReply;
+  uint32_t gpu = 0;
+  uint32_t pid = 0;
+  uint64_t id = 0;
+  static auto fields(auto& m) { return std::tie(m.gpu, m.pid, m.id); }
+};
+struct ReadKernelGauges : FieldlessRequest<Opcode::ReadKernelGauges, GaugeValues> {};
+
 // drains the pipe: its Ok (or Skipped) follows every earlier failure
 struct Sync : FieldlessRequest<Opcode::Sync, Ok> {};
 

@@ -83,6 +83,7 @@ class Generator {
     m.width = pick(1, kMaxTargetSide);
     m.height = pick(1, kMaxTargetSide);
   }
+  void fix(KernelAllocate& m) { m.type = static_cast<uint32_t>(pick(0, 8)); }
   void fix(Pixels& m) {
     m.width = pick(0, 9);
     m.height = pick(0, 9);
@@ -184,7 +185,8 @@ TEST(Protocol, OnlyCallsWithoutAValueArePipelined) {
   TIDEMARK_WIRE_MESSAGES(TIDEMARK_PIPELINED)
 #undef TIDEMARK_PIPELINED
   EXPECT_EQ(pipelined,
-            (std::vector<std::string>{"buffer_data", "buffer_sub_data", "draw", "flush", "finish", "present"}));
+            (std::vector<std::string>{"buffer_data", "buffer_sub_data", "draw", "flush", "finish", "present",
+                                      "gpu_mem_total", "gpu_alloc", "gpu_free"}));
 }
 
 std::array<uint8_t, kHeaderBytes> header_of(const Frame& frame) {

@@ -121,8 +121,8 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
         break;
       }
     }
-    if (replayed->op == Opcode::GaugeValues) {
-      if (auto read = decode<GaugeValues>(*replayed)) gauges = std::move(read->values);
+    if (replayed->op == Opcode::GaugeValues) {  // the backend's, then the kernel model's, as the run read them
+      if (auto read = decode<GaugeValues>(*replayed)) gauges.insert(gauges.end(), read->values.begin(), read->values.end());
     }
     if (replayed->op == Opcode::Pixels) {
       if (auto hash = read_pixel_hash(*replayed)) pixels = std::move(*hash);

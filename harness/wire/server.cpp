@@ -48,6 +48,15 @@ Result<ValidationMessages> serve(backend::Backend& api, const ReadValidation&) {
 }
 
 Result<Ok> serve(backend::Backend&, const Sync&) { return Ok{}; }
+Status serve(backend::Backend& api, const KernelEvent& m) { return api.kernel_event({m.gpu, m.pid, m.size}); }
+Status serve(backend::Backend& api, const KernelAllocate& m) {
+  return api.kernel_allocate(m.gpu, m.pid, static_cast<kernel::MemoryType>(m.type), m.id, m.size);
+}
+Status serve(backend::Backend& api, const KernelFree& m) { return api.kernel_free(m.gpu, m.pid, m.id); }
+Result<GaugeValues> serve(backend::Backend& api, const ReadKernelGauges&) {
+  TIDEMARK_TRY(gauges, api.kernel_gauges());
+  return GaugeValues{.values = named(gauges)};
+}
 
 // Carries a request out on the backend: its reply, or none for a pipelined request that
 // succeeded. A pipelined failure sets `failed` so that later requests are skipped.
@@ -132,6 +141,8 @@ Frame ServerSession::hello(const Frame& request, const Hello& message) {
   config.height = message.height;
   config.knobs = backend::knobs_from(*knobs);
   config.validation = message.validation;
+  config.kernel_pid = message.kernel_pid;
+  config.kernel_gpu = message.kernel_gpu;
   config.mutant = *mutant;
   config.log = options_.log;
   auto backend = options_.make_backend ? options_.make_backend(config) : backend::Backend::create(config);

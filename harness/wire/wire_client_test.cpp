@@ -121,6 +121,20 @@ TEST_F(WireTest, ThePipeIsDrainedBeforeItHoldsMoreThanTheLimit) {
   EXPECT_EQ(log_.calls.size(), limit);
 }
 
+// Check that kernel-model calls arrive intact and its gauges come back by name.
+TEST_F(WireTest, KernelCallsArriveIntactAndItsGaugesComeBack) {
+  ASSERT_TRUE(client_->kernel_event({1, 4321, 65536}));
+  ASSERT_TRUE(client_->kernel_allocate(0, 77, kernel::MemoryType::Descriptor, 9, 4096));
+  ASSERT_TRUE(client_->kernel_free(0, 77, 9));
+  auto gauges = client_->kernel_gauges();
+  ASSERT_TRUE(gauges) << gauges.error().message;
+  EXPECT_THAT(log_.calls, ElementsAre("kernel_event(gpu_id=1 pid=4321 size=65536)",
+                                      "kernel_allocate(gpu 0, pid 77, DESCRIPTOR, id 9, 4096 bytes)",
+                                      "kernel_free(gpu 0, pid 77, id 9)", "kernel_gauges()"));
+  EXPECT_EQ(gauges->kpid, 1000);  // the handshake's default pid reached the server's config
+  EXPECT_EQ(gauges->kevents, 4);
+}
+
 // Check that wait statuses, pixels, gauges and validation messages come back as sent.
 TEST_F(WireTest, ValuesComeBackAsTheBackendGaveThem) {
   auto status = client_->client_wait(5, false, 0);

@@ -68,6 +68,24 @@ Result<std::vector<std::string>> FakeBackend::validation_messages() {
   return std::vector<std::string>{"first message", std::string(5000, 'x')};
 }
 
+Status FakeBackend::kernel_event(const kernel::GpuMemTotalEvent& event) {
+  return called("kernel_event(" + kernel::to_text(event) + ")");
+}
+Status FakeBackend::kernel_allocate(uint32_t gpu, uint32_t pid, kernel::MemoryType type, uint64_t id, uint64_t size) {
+  return called(fmt::format("kernel_allocate(gpu {}, pid {}, {}, id {}, {} bytes)", gpu, pid, kernel::to_string(type), id,
+                            size));
+}
+Status FakeBackend::kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) {
+  return called(fmt::format("kernel_free(gpu {}, pid {}, id {})", gpu, pid, id));
+}
+Result<KernelGauges> FakeBackend::kernel_gauges() {
+  if (auto ok = called("kernel_gauges()"); !ok) return std::unexpected(ok.error());
+  KernelGauges gauges;
+  gauges.kpid = log_.config.kernel_pid;
+  gauges.kevents = static_cast<int64_t>(log_.calls.size());
+  return gauges;
+}
+
 void WireTest::SetUp() {
   ServerOptions options;
   options.make_backend = [this](const backend::Config& config) -> Result<std::unique_ptr<backend::Backend>> {

@@ -40,6 +40,10 @@ class FakeBackend final : public backend::Backend {
   Result<Image> read_pixels() override;
   Result<Gauges> gauges() override;
   Result<std::vector<std::string>> validation_messages() override;
+  Status kernel_event(const kernel::GpuMemTotalEvent& event) override;
+  Status kernel_allocate(uint32_t gpu, uint32_t pid, kernel::MemoryType type, uint64_t id, uint64_t size) override;
+  Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override;
+  Result<KernelGauges> kernel_gauges() override;
 
  private:
   // Logs the call; its error if the test asked this call to fail.

@@ -1,0 +1,48 @@
+#include "kernel/gpu_memory.h"
+
+namespace tidemark::kernel {
+
+GpuMemoryModel::GpuMemoryModel(uint32_t map_capacity, MutantId mutant) : mutant_(mutant), map_(map_capacity, mutant) {
+  reader_.initialise({});
+}
+
+uint64_t GpuMemoryModel::driver_total(uint32_t gpu, uint32_t pid) const {
+  auto it = totals_.find({gpu, pid});
+  return it == totals_.end() ? 0 : it->second;
+}
+
+void GpuMemoryModel::report(uint32_t gpu, uint32_t pid, uint64_t old_total, uint64_t new_total) {
+  // The ABI says new total; the mutant sends the change, as a driver mixing up the two would.
+  uint64_t size = new_total;
+  if (mutant_is(mutant_, MutantId::GpuMemDeltaEvents))
+    size = new_total > old_total ? new_total - old_total : old_total - new_total;
+  map_.on_event({gpu, pid, size});
+}
+
+void GpuMemoryModel::allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size) {
+  live_[{gpu, pid, id}] = size;
+  views_.allocate(pid, type, id, size);
+  for (uint32_t who : {pid, uint32_t{0}}) {
+    uint64_t& total = totals_[{gpu, who}];
+    uint64_t old_total = total;
+    total += size;
+    report(gpu, who, old_total, total);
+  }
+}
+
+bool GpuMemoryModel::free(uint32_t gpu, uint32_t pid, uint64_t id) {
+  auto it = live_.find({gpu, pid, id});
+  if (it == live_.end()) return false;
+  uint64_t size = it->second;
+  live_.erase(it);
+  views_.free(pid, id);
+  for (uint32_t who : {pid, uint32_t{0}}) {
+    uint64_t& total = totals_[{gpu, who}];
+    uint64_t old_total = total;
+    total -= size;
+    report(gpu, who, old_total, total);
+  }
+  return true;
+}
+
+}  // namespace tidemark::kernel

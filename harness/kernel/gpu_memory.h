@@ -1,0 +1,50 @@
+// The driver's side of GPU-memory accounting: allocations and frees per process and type
+// become `gpu_mem_total` events (the process's new total, then the GPU's) into the
+// GpuService map, and entries of the per-type views. The backend reports its device memory
+// here, so a respecify/draw workload is also a memory event sequence.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "core/mutants.h"
+#include "kernel/gpu_mem.h"
+
+namespace tidemark::kernel {
+
+class GpuMemoryModel {
+ public:
+  explicit GpuMemoryModel(uint32_t map_capacity = GpuMemMap::kDefaultCapacity, MutantId mutant = MutantId::None);
+
+  // The driver after an allocate or free of GPU-addressable memory: the tracepoint fires with
+  // the pid's new total, then with the GPU's new global total (pid 0).
+  void allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size);
+  // False when `id` is not a live allocation of `pid` on `gpu`.
+  bool free(uint32_t gpu, uint32_t pid, uint64_t id);
+  // A tracepoint hit written by hand (a scenario's raw event).
+  void emit(const GpuMemTotalEvent& event) { map_.on_event(event); }
+
+  const GpuMemMap& map() const { return map_; }
+  GpuMemMap& map() { return map_; }
+  const MemoryViews& views() const { return views_; }
+  GpuMemReader& reader() { return reader_; }
+  const GpuMemReader& reader() const { return reader_; }
+  // What the driver believes a pid (0: the GPU) holds.
+  uint64_t driver_total(uint32_t gpu, uint32_t pid) const;
+
+ private:
+  void report(uint32_t gpu, uint32_t pid, uint64_t old_total, uint64_t new_total);
+
+  MutantId mutant_;
+  GpuMemMap map_;
+  MemoryViews views_;
+  GpuMemReader reader_;
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> totals_;  // (gpu, pid) -> bytes; pid 0 = global
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, uint64_t> live_;  // (gpu, pid, id) -> size
+};
+
+}  // namespace tidemark::kernel
