@@ -37,6 +37,7 @@ struct Config {
   // The kernel model beside the backend: whose device memory it is, on which GPU.
   uint32_t kernel_pid = 1000;
   uint32_t kernel_gpu = 0;
+  bool kernel_reports = true;  // false: the backend's memory is not reported (a driver without the tracepoint)
   Knobs knobs;
   bool validation = false;  // enable VK_LAYER_KHRONOS_validation and count its messages
   MutantId mutant = MutantId::None;  // red-once: the fault switch this backend runs with
@@ -98,6 +99,10 @@ class Backend {
                                  uint64_t size) = 0;
   virtual Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) = 0;
   virtual Result<KernelGauges> kernel_gauges() = 0;
+  // The GpuMem reader: initialise it with a scripted attach, dump the map, read a per-type node.
+  virtual Status kernel_attach(const kernel::AttachScript& script) = 0;
+  virtual Result<std::string> kernel_dump() = 0;
+  virtual Result<std::optional<std::string>> kernel_node(uint32_t pid, kernel::MemoryType type) = 0;
 };
 
 }  // namespace tidemark::backend

@@ -108,6 +108,14 @@ class VulkanBackend final : public Backend {
     return {};
   }
   Result<KernelGauges> kernel_gauges() override;
+  Status kernel_attach(const kernel::AttachScript& script) override {
+    kernel_.reader().initialise(script);
+    return {};
+  }
+  Result<std::string> kernel_dump() override { return kernel_.reader().dump(kernel_.map()); }
+  Result<std::optional<std::string>> kernel_node(uint32_t pid, kernel::MemoryType type) override {
+    return kernel_.views().node(pid, type);
+  }
 
   // Backend
   Result<BufferId> create_buffer() override {
@@ -207,12 +215,15 @@ Result<KernelGauges> VulkanBackend::kernel_gauges() {
   g.kglobal = static_cast<int64_t>(kernel_.map().lookup(kernel::map_key(config_.kernel_gpu, 0)).value_or(0));
   g.kviews = static_cast<int64_t>(kernel_.views().total(config_.kernel_pid));
   g.kbreaks = kernel_breaks_;
+  g.kreader = kernel_.reader().initialised() ? 1 : 0;
+  g.kattach = kernel_.reader().attach_tries();
   return g;
 }
 
 Status VulkanBackend::initialize() {
   if (auto ok = submissions_.init(); !ok) return ok;
-  account_.observer = [this](const MemoryAccount::Change& change) { report_to_kernel(change); };
+  if (config_.kernel_reports)
+    account_.observer = [this](const MemoryAccount::Change& change) { report_to_kernel(change); };
 
   TIDEMARK_TRY(zero, HostBuffer::create(*device_, account_, kVertexBytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
                                         kernel::MemoryType::GlBuffer));

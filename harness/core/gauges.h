@@ -71,6 +71,8 @@ struct KernelGauges {
   int64_t kglobal = 0;   // the map's value for its GPU's global entry
   int64_t kviews = 0;    // the sum of the scenario pid's per-type views
   int64_t kbreaks = 0;   // backend changes after which device bytes, map and views disagreed
+  int64_t kreader = 0;   // 1 when the GpuMem reader is initialised
+  int64_t kattach = 0;   // attach tries of its last initialisation
 };
 
 struct KernelGaugeSpec {
@@ -78,7 +80,7 @@ struct KernelGaugeSpec {
   int64_t KernelGauges::*field;
   std::string_view meaning;
 };
-inline constexpr std::array<KernelGaugeSpec, 8> kKernelGauges = {{
+inline constexpr std::array<KernelGaugeSpec, 10> kKernelGauges = {{
     {"kevents", &KernelGauges::kevents, "gpu_mem_total tracepoint hits"},
     {"kentries", &KernelGauges::kentries, "entries in the GpuService map"},
     {"kdropped", &KernelGauges::kdropped, "new (gpu, pid) pairs a full map lost silently"},
@@ -87,6 +89,8 @@ inline constexpr std::array<KernelGaugeSpec, 8> kKernelGauges = {{
     {"kglobal", &KernelGauges::kglobal, "the map's value for its GPU's global entry"},
     {"kviews", &KernelGauges::kviews, "the sum of the scenario pid's per-type views"},
     {"kbreaks", &KernelGauges::kbreaks, "backend changes after which device bytes, map and views disagreed"},
+    {"kreader", &KernelGauges::kreader, "1 when the GpuMem reader is initialised"},
+    {"kattach", &KernelGauges::kattach, "attach tries of the reader's last initialisation"},
 }};
 bool is_kernel_gauge(std::string_view name);
 std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges);

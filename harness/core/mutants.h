@@ -29,10 +29,11 @@ enum class MutantId {
   PresentNoSweep,
   GaugesNoRunningMax,
   FenceZeroTimeoutBlocks,
-  // The kernel model's (in the catalogue once their scenarios land):
   GpuMemZeroKeepsEntry,
   GpuMemGlobalNotCounted,
   GpuMemDeltaEvents,
+  GpuMemNoAttachRetry,
+  GpuMemDumpIgnoresInit,
   BackendForgetsFree,
 };
 

@@ -135,13 +135,14 @@ std::vector<std::pair<uint64_t, uint64_t>> GpuMemMap::entries() const {
 // ---- the reader ------------------------------------------------------------------------------
 
 uint64_t GpuMemReader::initialise(const AttachScript& script) {
+  const bool retries = !mutant_is(mutant_, MutantId::GpuMemNoAttachRetry);
   uint64_t waited = 0;
   for (tries_ = 1;; ++tries_) {
     if (tries_ > script.failures) {
       initialised_ = true;  // attached; the map opens read-only
       return waited;
     }
-    if (script.stop_requested || tries_ > kMaxAttachRetries) break;
+    if (script.stop_requested || !retries || tries_ > kMaxAttachRetries) break;
     waited += kRetryDelayNs;
   }
   initialised_ = false;
@@ -149,7 +150,7 @@ uint64_t GpuMemReader::initialise(const AttachScript& script) {
 }
 
 std::string GpuMemReader::dump(const GpuMemMap& map) const {
-  if (!initialised_) return "Failed to initialize GPU memory eBPF\n";
+  if (!initialised_ && !mutant_is(mutant_, MutantId::GpuMemDumpIgnoresInit)) return "Failed to initialize GPU memory eBPF\n";
   auto entries = map.entries();
   if (entries.empty()) return "GPU memory total usage map is empty\n";
   std::map<uint32_t, std::map<uint32_t, uint64_t>> by_gpu;  // sorted by gpu, then pid

@@ -97,6 +97,7 @@ struct AttachScript {
 
 class GpuMemReader {
  public:
+  explicit GpuMemReader(MutantId mutant = MutantId::None) : mutant_(mutant) {}
   // The first attach, then a retry 1 s after each failure; after 30 s of retrying the next
   // failure ends the initialisation (GpuMem's window for a GPU driver that starts late).
   static constexpr uint32_t kMaxAttachRetries = 30;
@@ -113,6 +114,7 @@ class GpuMemReader {
   std::string dump(const GpuMemMap& map) const;
 
  private:
+  MutantId mutant_;
   bool initialised_ = false;
   uint32_t tries_ = 0;
 };

@@ -2,7 +2,8 @@
 
 namespace tidemark::kernel {
 
-GpuMemoryModel::GpuMemoryModel(uint32_t map_capacity, MutantId mutant) : mutant_(mutant), map_(map_capacity, mutant) {
+GpuMemoryModel::GpuMemoryModel(uint32_t map_capacity, MutantId mutant)
+    : mutant_(mutant), map_(map_capacity, mutant), reader_(mutant) {
   reader_.initialise({});
 }
 

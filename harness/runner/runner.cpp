@@ -256,6 +256,10 @@ class Executor {
     TIDEMARK_TRY(size, eval_u64(step.size));
     return backend_.kernel_allocate(gpu, pid, step.type, id, size);
   }
+  Status execute(const scenario::GpuMemAttach& step) {
+    TIDEMARK_TRY(failures, eval_u32(step.failures));
+    return backend_.kernel_attach({.failures = failures, .stop_requested = step.stop});
+  }
   Status execute(const scenario::GpuFree& step) {
     TIDEMARK_TRY(gpu, eval_u32(step.gpu));
     TIDEMARK_TRY(pid, eval_u32(step.pid));
@@ -293,6 +297,8 @@ struct SingleRun {
   std::optional<Error> error;
   Gauges gauges;
   std::optional<KernelGauges> kernel_gauges;
+  std::optional<std::string> kernel_dump;
+  std::vector<std::optional<std::string>> kernel_nodes;
   Image image;
   std::vector<std::string> validation_messages;
   wire::LaneReport lane;
@@ -317,6 +323,14 @@ Status drive(const Scenario& scenario, backend::Backend& api, SingleRun& result)
     TIDEMARK_TRY(kernel, api.kernel_gauges());
     result.kernel_gauges = kernel;
   }
+  if (scenario.kernel_dump) {
+    TIDEMARK_TRY(dump, api.kernel_dump());
+    result.kernel_dump = std::move(dump);
+  }
+  for (const auto& node : scenario.kernel_nodes) {
+    TIDEMARK_TRY(read, api.kernel_node(node.pid, node.type));
+    result.kernel_nodes.push_back(std::move(read));
+  }
   TIDEMARK_TRY(messages, api.validation_messages());
   result.validation_messages = std::move(messages);
   return {};
@@ -331,6 +345,7 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
   config.validation = options.validation;
   config.kernel_pid = scenario.kernel.pid;
   config.kernel_gpu = scenario.kernel.gpu;
+  config.kernel_reports = scenario.kernel.reports;
   config.log = [&log](const std::string& line) { log.push_back(line); };
   wire::LaneOptions lane = options.lane;
   if (lane.server_log.empty() && !report_dir.empty()) lane.server_log = (report_dir / "server.log").string();
@@ -413,7 +428,7 @@ Status write_json(const fs::path& file, const nlohmann::json& json) {
   return write_file_atomically(file, json.dump(2) + '\n');
 }
 
-check::Outcome outcome(CheckKind kind, std::string text, bool passed, std::string detail) {
+check::Outcome outcome_of(CheckKind kind, std::string text, bool passed, std::string detail) {
   check::Outcome outcome;
   outcome.id = {kind, 0};
   outcome.text = std::move(text);
@@ -425,10 +440,39 @@ check::Outcome outcome(CheckKind kind, std::string text, bool passed, std::strin
 // Every client_wait with an expected status returned it.
 check::Outcome waits_outcome(const SingleRun& run) {
   bool passed = run.wait_mismatches.empty();
-  return outcome(CheckKind::Waits, "every client_wait returns its expected status", passed,
+  return outcome_of(CheckKind::Waits, "every client_wait returns its expected status", passed,
                  passed ? fmt::format("{} waits as expected", run.waits_checked)
                         : fmt::format("{} of {} waits off: {}", run.wait_mismatches.size(), run.waits_checked,
                                       fmt::join(run.wait_mismatches, "; ")));
+}
+
+// The GpuMem dump as an analyst reads it: the whole text, or lines it must and must not hold.
+check::Outcome dump_outcome(const scenario::KernelDumpCheck& check, const std::string& dump) {
+  std::vector<std::string> problems;
+  if (check.text && *check.text != dump) problems.push_back("the text differs");
+  for (const auto& line : check.has)
+    if (dump.find(line) == std::string::npos) problems.push_back(fmt::format("no '{}'", line));
+  for (const auto& line : check.lacks)
+    if (dump.find(line) != std::string::npos) problems.push_back(fmt::format("'{}' present", line));
+  std::string shown = dump.size() > 300 ? dump.substr(0, 300) + "..." : dump;
+  for (auto& c : shown)
+    if (c == '\n') c = '|';
+  check::Outcome outcome = outcome_of(CheckKind::KernelDump, "the GpuMem dump", problems.empty(),
+                                      problems.empty() ? fmt::format("as expected: {}", shown)
+                                                       : fmt::format("{}; dump: {}", fmt::join(problems, ", "), shown));
+  outcome.where = check.where;
+  return outcome;
+}
+
+check::Outcome node_outcome(const scenario::KernelNodeCheck& check, const std::optional<std::string>& read, size_t k) {
+  std::string text = fmt::format("root/{}/{} is {}", check.pid, kernel::to_string(check.type),
+                                 check.value ? "\"" + *check.value + "\"" : "absent");
+  auto describe = [](const std::optional<std::string>& node) { return node ? "\"" + *node + "\"" : std::string("absent"); };
+  check::Outcome outcome = outcome_of(CheckKind::KernelNode, text, read == check.value,
+                                      fmt::format("read {}, wanted {}", describe(read), describe(check.value)));
+  outcome.id.index = k;
+  outcome.where = check.where;
+  return outcome;
 }
 
 // A lane that silently fell back to direct calls would look green; prove it ran.
@@ -436,7 +480,7 @@ check::Outcome lane_outcome(Lane lane, const wire::LaneReport& report) {
   bool separate_process = lane == Lane::Spawn || lane == Lane::Tcp;
   bool passed = report.frames_sent > 0 && report.frames_received > 0 &&
                 (!separate_process || report.server_pid != report.client_pid);
-  return outcome(CheckKind::Lane,
+  return outcome_of(CheckKind::Lane,
                  separate_process ? "frames crossed the wire to a server in another process" : "frames crossed the wire",
                  passed,
                  fmt::format("{} frames sent, {} received; client pid {}, server pid {}", report.frames_sent,
@@ -444,7 +488,7 @@ check::Outcome lane_outcome(Lane lane, const wire::LaneReport& report) {
 }
 
 check::Outcome validation_outcome(const std::vector<std::string>& messages) {
-  return outcome(CheckKind::Validation, "VK_LAYER_KHRONOS_validation reports nothing", messages.empty(),
+  return outcome_of(CheckKind::Validation, "VK_LAYER_KHRONOS_validation reports nothing", messages.empty(),
                  messages.empty() ? "0 messages"
                                   : fmt::format("{} messages, first: {}", messages.size(), messages.front()));
 }
@@ -452,7 +496,7 @@ check::Outcome validation_outcome(const std::vector<std::string>& messages) {
 std::optional<check::Outcome> determinism_outcome(const std::vector<std::string>& digests) {
   std::set<std::string> distinct(digests.begin(), digests.end());
   if (distinct.size() <= 1) return std::nullopt;
-  return outcome(CheckKind::Determinism, fmt::format("{} runs give one digest", digests.size()), false,
+  return outcome_of(CheckKind::Determinism, fmt::format("{} runs give one digest", digests.size()), false,
                  fmt::format("{} distinct digests: {}", distinct.size(), fmt::join(distinct, ", ")));
 }
 
@@ -468,6 +512,9 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const Run
       outcomes.push_back(std::move(checked));
     }
     if (run.waits_checked > 0) outcomes.push_back(waits_outcome(run));
+    if (scenario.kernel_dump) outcomes.push_back(dump_outcome(*scenario.kernel_dump, run.kernel_dump.value_or("")));
+    for (size_t k = 0; k < scenario.kernel_nodes.size(); ++k)
+      outcomes.push_back(node_outcome(scenario.kernel_nodes[k], run.kernel_nodes.at(k), k));
     for (size_t k = 0; k < scenario.pixel_checks.size(); ++k) {
       TIDEMARK_TRY(checked,
                    check::check_pixels(scenario.pixel_checks[k], run.image, result.report_dir, {CheckKind::Pixels, k}));

@@ -399,7 +399,7 @@ TEST_F(InlineScenario, KnobsTargetAndBuffersAreValidated) {
 TEST_F(InlineScenario, StepsAreSingleKeyMapsWithKnownFields) {
   EXPECT_EQ(workload_error("  - drow: {uniform: color}\n"),
             at("5:5: expected one of buffer_data, buffer_sub_data, draw, fence, client_wait, "
-               "flush, finish, present, gpu_mem_total, gpu_alloc, gpu_free, repeat, found unknown key 'drow'"));
+               "flush, finish, present, gpu_mem_total, gpu_alloc, gpu_free, gpumem_attach, repeat, found unknown key 'drow'"));
   EXPECT_EQ(workload_error("  - buffer_data:\n    buffer: color\n"),
             at("6:5: expected one key per step, found a second key 'buffer' (indent a step's "
                "fields under it)"));
@@ -521,13 +521,13 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
             at("7:23: expected a gauge or knob name (wbufs, wlive, wlivepk, wdefn, wdefpk, "
                "wdefsync, wdefmb, dsets, "
                "dsetspk, dsetsalloc, devallocs, devallocspk, devbytes, devbytespk, submits, presents, "
-               "kevents, kentries, kdropped, kdeleted, kpid, kglobal, kviews, kbreaks, "
+               "kevents, kentries, kdropped, kdeleted, kpid, kglobal, kviews, kbreaks, kreader, kattach, "
                "wire_deferred_mb, "
                "retire_lag), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
             at("7:11: expected a list of gauge comparisons, found 'wlivepk <= 4'"));
   EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"),
-            at("7:3: expected one of gauges, pixels, found unknown key 'gauge'"));
+            at("7:3: expected one of gauges, pixels, kernel, found unknown key 'gauge'"));
 }
 
 // Check that pixel checks fit the target and that goldens resolve beside the scenario.

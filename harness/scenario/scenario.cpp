@@ -12,6 +12,8 @@ std::string_view to_string(CheckKind kind) {
     case CheckKind::Gauge: return "gauge";
     case CheckKind::Pixels: return "pixels";
     case CheckKind::Waits: return "waits";
+    case CheckKind::KernelDump: return "dump";
+    case CheckKind::KernelNode: return "nodes";
     case CheckKind::Lane: return "lane";
     case CheckKind::Validation: return "validation";
     case CheckKind::Determinism: return "determinism";
@@ -20,7 +22,8 @@ std::string_view to_string(CheckKind kind) {
 }
 
 std::string CheckId::str() const {
-  if (kind == CheckKind::Gauge || kind == CheckKind::Pixels) return fmt::format("{}[{}]", to_string(kind), index);
+  if (kind == CheckKind::Gauge || kind == CheckKind::Pixels || kind == CheckKind::KernelNode)
+    return fmt::format("{}[{}]", to_string(kind), index);
   return std::string(to_string(kind));
 }
 
@@ -55,7 +58,7 @@ namespace {
 bool any_kernel_step(const std::vector<Step>& steps) {
   for (const auto& step : steps) {
     if (std::holds_alternative<GpuMemTotal>(*step.kind) || std::holds_alternative<GpuAlloc>(*step.kind) ||
-        std::holds_alternative<GpuFree>(*step.kind))
+        std::holds_alternative<GpuFree>(*step.kind) || std::holds_alternative<GpuMemAttach>(*step.kind))
       return true;
     if (const auto* repeat = std::get_if<Repeat>(step.kind.get()); repeat && any_kernel_step(repeat->steps)) return true;
   }
@@ -65,7 +68,7 @@ bool any_kernel_step(const std::vector<Step>& steps) {
 }  // namespace
 
 bool Scenario::uses_kernel() const {
-  if (kernel.written || any_kernel_step(workload)) return true;
+  if (kernel.written || any_kernel_step(workload) || kernel_dump || !kernel_nodes.empty()) return true;
   for (const auto& check : gauge_checks)
     for (const auto& name : check.expr.identifiers())
       if (is_kernel_gauge(name)) return true;
@@ -77,6 +80,8 @@ std::vector<CheckId> Scenario::checks() const {
   for (size_t k = 0; k < gauge_checks.size(); ++k) ids.push_back({CheckKind::Gauge, k});
   for (size_t k = 0; k < pixel_checks.size(); ++k) ids.push_back({CheckKind::Pixels, k});
   if (expects_wait_statuses()) ids.push_back({CheckKind::Waits, 0});
+  if (kernel_dump) ids.push_back({CheckKind::KernelDump, 0});
+  for (size_t k = 0; k < kernel_nodes.size(); ++k) ids.push_back({CheckKind::KernelNode, k});
   return ids;
 }
 

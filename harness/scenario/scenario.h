@@ -94,11 +94,16 @@ struct GpuFree {
   IntField pid;
   IntField id;
 };
+// Initialises the GpuMem reader with a scripted attach: `failures` failed attaches first.
+struct GpuMemAttach {
+  IntField failures;
+  bool stop = false;  // the service is stopping: give up at the first failure
+};
 
 struct Repeat;
 
 using StepKind = std::variant<BufferData, BufferSubData, Draw, FenceSync, ClientWait, Flush,
-                              Finish, Present, GpuMemTotal, GpuAlloc, GpuFree, Repeat>;
+                              Finish, Present, GpuMemTotal, GpuAlloc, GpuFree, GpuMemAttach, Repeat>;
 
 struct Step {
   // Recursive through Repeat; held by value in a vector.
@@ -143,10 +148,27 @@ struct GoldenCheck {
 
 using PixelCheck = std::variant<ProbeCheck, BandsCheck, GoldenCheck>;
 
+// What `dumpsys gpu --gpumem` prints at the end of the workload: exactly `text`, or lines it
+// must and must not contain.
+struct KernelDumpCheck {
+  std::optional<std::string> text;
+  std::vector<std::string> has;
+  std::vector<std::string> lacks;
+  SourceLocation where;
+};
+
+// A per-type node (root/<pid>/<type>) at the end of the workload; nullopt value: no node.
+struct KernelNodeCheck {
+  uint32_t pid = 0;
+  kernel::MemoryType type = kernel::MemoryType::Unknown;
+  std::optional<std::string> value;
+  SourceLocation where;
+};
+
 // A check, as controls, results, reports and the ledger name it. Gauge and pixel checks are
 // the scenario's k-th of their kind; `waits` covers every client_wait's expected status; the
 // runner adds `lane`, `validation` and `determinism` outcomes of its own.
-enum class CheckKind { Gauge, Pixels, Waits, Lane, Validation, Determinism };
+enum class CheckKind { Gauge, Pixels, Waits, KernelDump, KernelNode, Lane, Validation, Determinism };
 std::string_view to_string(CheckKind kind);  // "gauge", "pixels", ...
 
 struct CheckId {
@@ -180,6 +202,7 @@ struct Target {
 struct KernelSection {
   uint32_t pid = 1000;
   uint32_t gpu = 0;
+  bool reports = true;   // false: the backend does not report its memory (a driver without the tracepoint)
   bool written = false;  // the file has a `kernel:` section
 };
 
@@ -196,6 +219,8 @@ struct Scenario {
   std::vector<Step> workload;
   std::vector<GaugeCheck> gauge_checks;
   std::vector<PixelCheck> pixel_checks;
+  std::optional<KernelDumpCheck> kernel_dump;
+  std::vector<KernelNodeCheck> kernel_nodes;
   std::vector<Control> controls;
 
   // Every check the scenario declares, in report order; the ones a control may name.

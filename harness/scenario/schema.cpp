@@ -46,6 +46,7 @@ constexpr IntRule kGpuRule{"an integer", "a GPU id from 0 to 4294967295", 0, 0xf
 constexpr IntRule kPidRule{"an integer", "a pid from 0 to 4294967295", 0, 0xffffffff};
 constexpr IntRule kBytesRule{"an integer or a size such as 4KiB", "a size >= 0"};
 constexpr IntRule kAllocationIdRule{"an integer", "an allocation id >= 0"};
+constexpr IntRule kAttachFailuresRule{"an integer", "a count of failed attaches from 0 to 1000", 0, 1000};
 constexpr IntRule kRepeatRule{"an integer", "a repeat count from 1 to 10000000", 1, kMaxRepeatCount};
 
 std::vector<std::string_view> knob_names() {
@@ -207,7 +208,7 @@ class Schema {
   }
 
   Result<KernelSection> kernel(const Value& value) const {
-    TIDEMARK_TRY(entries, read_.fields(value, "kernel", {"pid", "gpu"}));
+    TIDEMARK_TRY(entries, read_.fields(value, "kernel", {"pid", "gpu", "reports"}));
     KernelSection section;
     section.written = true;
     auto id = [&](const Value& v) -> Result<uint32_t> {
@@ -216,6 +217,7 @@ class Schema {
     };
     TIDEMARK_CHECK(yaml::optional(entries, "pid", section.pid, id));
     TIDEMARK_CHECK(yaml::optional(entries, "gpu", section.gpu, id));
+    TIDEMARK_CHECK(yaml::optional(entries, "reports", section.reports, [&](const Value& v) { return read_.boolean(v); }));
     return section;
   }
 
@@ -254,6 +256,7 @@ class Schema {
         {"gpu_mem_total", &Schema::gpu_mem_total},
         {"gpu_alloc", &Schema::gpu_alloc},
         {"gpu_free", &Schema::gpu_free},
+        {"gpumem_attach", &Schema::gpumem_attach},
     };
     return kSteps;
   }
@@ -392,13 +395,7 @@ class Schema {
     GpuAlloc step{.gpu = zero_field(value), .pid = {}, .type = {}, .id = {}, .size = {}};
     TIDEMARK_CHECK(yaml::optional(entries, "gpu", step.gpu, int_field(kGpuRule)));
     TIDEMARK_CHECK(yaml::required(entries, "pid", step.pid, int_field(kPidRule)));
-    TIDEMARK_CHECK(yaml::required(entries, "type", step.type, [&](const Value& v) -> Result<kernel::MemoryType> {
-      std::vector<std::string_view> names(kernel::kMemoryTypeNames.begin(), kernel::kMemoryTypeNames.end());
-      std::string expected = fmt::format("a memory type ({})", join(names));
-      TIDEMARK_TRY(name, read_.text(v, expected));
-      if (auto type = kernel::parse_memory_type(name)) return *type;
-      return error_at(v.where, expected, quote(name));
-    }));
+    TIDEMARK_CHECK(yaml::required(entries, "type", step.type, [&](const Value& v) { return memory_type(v); }));
     TIDEMARK_CHECK(yaml::required(entries, "id", step.id, int_field(kAllocationIdRule)));
     TIDEMARK_CHECK(yaml::required(entries, "size", step.size, int_field(kBytesRule)));
     return step;
@@ -410,6 +407,14 @@ class Schema {
     TIDEMARK_CHECK(yaml::optional(entries, "gpu", step.gpu, int_field(kGpuRule)));
     TIDEMARK_CHECK(yaml::required(entries, "pid", step.pid, int_field(kPidRule)));
     TIDEMARK_CHECK(yaml::required(entries, "id", step.id, int_field(kAllocationIdRule)));
+    return step;
+  }
+
+  Result<StepKind> gpumem_attach(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "gpumem_attach", {"failures", "stop"}));
+    GpuMemAttach step{.failures = zero_field(value), .stop = false};
+    TIDEMARK_CHECK(yaml::optional(entries, "failures", step.failures, int_field(kAttachFailuresRule)));
+    TIDEMARK_CHECK(yaml::optional(entries, "stop", step.stop, [&](const Value& v) { return read_.boolean(v); }));
     return step;
   }
 
@@ -453,7 +458,8 @@ class Schema {
   // ---- expectations ------------------------------------------------------------------
 
   Status expect(const Value& value, Scenario& scenario) const {
-    TIDEMARK_TRY(entries, read_.fields(value, "expect", {"gauges", "pixels"}));
+    TIDEMARK_TRY(entries, read_.fields(value, "expect", {"gauges", "pixels", "kernel"}));
+    if (auto kernel = entries.optional("kernel")) TIDEMARK_CHECK(kernel_checks(*kernel, scenario));
     TIDEMARK_CHECK(yaml::optional(entries, "gauges", scenario.gauge_checks, [&](const Value& v) {
       return each(v, "a list of gauge comparisons", [&](const Value& item) { return gauge(item); });
     }));
@@ -551,6 +557,74 @@ class Schema {
       return read_.small_integer(v, 0, int64_t{target_.width} * target_.height);
     }));
     return check;
+  }
+
+  // expect: kernel: what the kernel model shows at the end of the workload.
+  Status kernel_checks(const Value& value, Scenario& scenario) const {
+    TIDEMARK_TRY(entries,
+                 read_.fields(value, "kernel checks", {"dump", "dump_file", "dump_has", "dump_lacks", "nodes"}));
+    if (entries.find("dump") && entries.find("dump_file"))
+      return error_at(entries.find("dump_file")->key_where, "dump or dump_file", "both");
+    bool any_dump = entries.find("dump") || entries.find("dump_file") || entries.find("dump_has") ||
+                    entries.find("dump_lacks");
+    if (any_dump) {
+      KernelDumpCheck dump;
+      dump.where = entries.entries().front().key_where;
+      auto text = [&](const Value& v) { return read_.text(v, "the dump's text"); };
+      TIDEMARK_CHECK(yaml::optional(entries, "dump", dump.text, text));
+      TIDEMARK_CHECK(yaml::optional(entries, "dump_file", dump.text, [&](const Value& v) { return text_file(v); }));
+      auto lines = [&](const Value& v) {
+        return each(v, "a list of lines", [&](const Value& item) { return read_.text(item, "a line of the dump"); });
+      };
+      TIDEMARK_CHECK(yaml::optional(entries, "dump_has", dump.has, lines));
+      TIDEMARK_CHECK(yaml::optional(entries, "dump_lacks", dump.lacks, lines));
+      scenario.kernel_dump = std::move(dump);
+    }
+    TIDEMARK_CHECK(yaml::optional(entries, "nodes", scenario.kernel_nodes, [&](const Value& v) {
+      return each(v, "a list of per-type nodes such as '- {pid: 7, type: VULKAN, value: \"4096\"}'",
+                  [&](const Value& item) { return kernel_node(item); });
+    }));
+    return {};
+  }
+
+  Result<KernelNodeCheck> kernel_node(const Value& value) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "node", {"pid", "type", "value", "absent"}));
+    KernelNodeCheck check;
+    check.where = value.where;
+    TIDEMARK_CHECK(yaml::required(entries, "pid", check.pid, [&](const Value& v) -> Result<uint32_t> {
+      TIDEMARK_TRY(number, read_.integer(v, 0, 0xffffffff));
+      return static_cast<uint32_t>(number);
+    }));
+    TIDEMARK_CHECK(yaml::required(entries, "type", check.type, [&](const Value& v) { return memory_type(v); }));
+    bool absent = false;
+    TIDEMARK_CHECK(yaml::optional(entries, "absent", absent, [&](const Value& v) { return read_.boolean(v); }));
+    bool has_value = entries.find("value") != nullptr;
+    if (!absent && !has_value) return error_at(value.where, "value: \"...\" or absent: true in a node", "neither");
+    if (absent && has_value) return error_at(value.where, "value or absent: true in a node", "both");
+    TIDEMARK_CHECK(yaml::optional(entries, "value", check.value, [&](const Value& v) {
+      return read_.text(v, "the node's text, e.g. \"4096,81920\"");
+    }));
+    return check;
+  }
+
+  Result<kernel::MemoryType> memory_type(const Value& v) const {
+    std::vector<std::string_view> names(kernel::kMemoryTypeNames.begin(), kernel::kMemoryTypeNames.end());
+    std::string expected = fmt::format("a memory type ({})", join(names));
+    TIDEMARK_TRY(name, read_.text(v, expected));
+    if (auto type = kernel::parse_memory_type(name)) return *type;
+    return error_at(v.where, expected, quote(name));
+  }
+
+  // A text file beside the scenario (an expected dump), read now.
+  Result<std::string> text_file(const Value& value) const {
+    TIDEMARK_TRY(name, read_.text(value, "a text file name"));
+    fs::path relative = fs::path(name).lexically_normal();
+    if (name.empty() || relative.is_absolute() || relative.empty() || *relative.begin() == "..")
+      return error_at(value.where, "a file inside the scenario's folder", quote(name));
+    fs::path file = (file_.parent_path() / relative).lexically_normal();
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return error_at(value.where, "an existing file in the scenario's folder", quote(name));
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }
 
   // A golden is a PNG in the scenario's folder (or below it): reports and fixtures can

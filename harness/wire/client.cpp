@@ -86,7 +86,8 @@ Hello make_hello(const LaneOptions& options, const SessionConfig& config, std::s
               .height = config.height,
               .validation = config.validation,
               .kernel_pid = config.kernel_pid,
-              .kernel_gpu = config.kernel_gpu};
+              .kernel_gpu = config.kernel_gpu,
+              .kernel_reports = config.kernel_reports};
   if (mutant_is(find_mutant(options.mutant).value_or(MutantId::None), MutantId::WireDropKnobs)) hello.knobs.clear();
   return hello;
 }
@@ -127,6 +128,7 @@ Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const
     direct.validation = config.validation;
     direct.kernel_pid = config.kernel_pid;
     direct.kernel_gpu = config.kernel_gpu;
+    direct.kernel_reports = config.kernel_reports;
     direct.mutant = *mutant;
     direct.log = config.log;
     TIDEMARK_TRY(backend, backend::Backend::create(direct));

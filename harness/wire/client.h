@@ -80,6 +80,19 @@ class WireClient final : public backend::Backend {
     return gauges;
   }
 
+  Status kernel_attach(const kernel::AttachScript& script) override {
+    return post(KernelAttach{.failures = script.failures, .stop_requested = script.stop_requested});
+  }
+  Result<std::string> kernel_dump() override {
+    TIDEMARK_TRY(reply, call(KernelDump{}));
+    return std::string(reply.text.begin(), reply.text.end());
+  }
+  Result<std::optional<std::string>> kernel_node(uint32_t pid, kernel::MemoryType type) override {
+    TIDEMARK_TRY(reply, call(KernelNode{.pid = pid, .type = static_cast<uint32_t>(type)}));
+    if (!reply.present) return std::optional<std::string>();
+    return std::optional<std::string>(std::string(reply.text.begin(), reply.text.end()));
+  }
+
   Status drain() override {
     if (pending_.empty()) return {};
     return discard(call(Sync{}, false));

@@ -42,6 +42,7 @@ struct SessionConfig {
   int height = 64;
   uint32_t kernel_pid = 1000;
   uint32_t kernel_gpu = 0;
+  bool kernel_reports = true;
   KnobValues knobs;
   bool validation = false;
   std::function<void(const std::string&)> log;

@@ -275,6 +275,11 @@ Status Pixels::check() const {
   return {};
 }
 
+Status KernelNode::check() const {
+  if (type >= kernel::kMemoryTypeNames.size()) return protocol_error(fmt::format("memory type {}", type));
+  return {};
+}
+
 Status KernelAllocate::check() const {
   if (type >= kernel::kMemoryTypeNames.size()) return protocol_error(fmt::format("memory type {}", type));
   return {};

@@ -59,6 +59,9 @@ inline constexpr int32_t kMaxTargetSide = 4096;
   X(KernelAllocate, 17, "gpu_alloc")           \
   X(KernelFree, 18, "gpu_free")                \
   X(ReadKernelGauges, 19, "read_kernel_gauges") \
+  X(KernelAttach, 20, "gpumem_attach")         \
+  X(KernelDump, 21, "gpumem_dump")             \
+  X(KernelNode, 22, "gpumem_node")             \
   X(Welcome, 100, "welcome")                   \
   X(Ok, 101, "ok")                             \
   X(BufferCreated, 102, "buffer_created")      \
@@ -69,7 +72,8 @@ inline constexpr int32_t kMaxTargetSide = 4096;
   X(ValidationMessages, 107, "validation_messages") \
   X(Failure, 108, "failure")                   \
   X(ProtocolError, 109, "protocol_error")      \
-  X(Skipped, 110, "skipped")
+  X(Skipped, 110, "skipped")                   \
+  X(Text, 111, "text")
 
 enum class Opcode : uint16_t {
 #define TIDEMARK_OPCODE(name, code, text) name = code,
@@ -231,6 +235,12 @@ struct ProtocolError {  // the frame was bad; the server closes the session
   std::string message;
   static auto fields(auto& m) { return std::tie(m.message); }
 };
+struct Text {  // a text the server read (a dump, a node); present = false: nothing there
+  static constexpr Opcode kOpcode = Opcode::Text;
+  bool present = true;
+  std::vector<uint8_t> text;  // bytes, not a string field: a dump of 1024 entries is ~25 KiB
+  static auto fields(auto& m) { return std::tie(m.present, m.text); }
+};
 struct Skipped {  // not carried out: the pipelined request `failed_sequence` failed first
   static constexpr Opcode kOpcode = Opcode::Skipped;
   uint32_t failed_sequence = 0;
@@ -255,8 +265,10 @@ struct Hello {
   bool validation = false;
   uint32_t kernel_pid = 1000;  // whose device memory the kernel model sees
   uint32_t kernel_gpu = 0;
+  bool kernel_reports = true;
   static auto fields(auto& m) {
-    return std::tie(m.token, m.knobs, m.mutant, m.width, m.height, m.validation, m.kernel_pid, m.kernel_gpu);
+    return std::tie(m.token, m.knobs, m.mutant, m.width, m.height, m.validation, m.kernel_pid, m.kernel_gpu,
+                    m.kernel_reports);
   }
   Status check() const;
 };
@@ -327,6 +339,22 @@ struct KernelFree {
   static auto fields(auto& m) { return std::tie(m.gpu, m.pid, m.id); }
 };
 struct ReadKernelGauges : FieldlessRequest<Opcode::ReadKernelGauges, GaugeValues> {};
+struct KernelAttach {
+  static constexpr Opcode kOpcode = Opcode::KernelAttach;
+  using Reply = NoReply;
+  uint32_t failures = 0;
+  bool stop_requested = false;
+  static auto fields(auto& m) { return std::tie(m.failures, m.stop_requested); }
+};
+struct KernelDump : FieldlessRequest<Opcode::KernelDump, Text> {};
+struct KernelNode {
+  static constexpr Opcode kOpcode = Opcode::KernelNode;
+  using Reply = Text;  // present = false: the pid has no node
+  uint32_t pid = 0;
+  uint32_t type = 0;
+  static auto fields(auto& m) { return std::tie(m.pid, m.type); }
+  Status check() const;
+};
 
 // drains the pipe: its Ok (or Skipped) follows every earlier failure
 struct Sync : FieldlessRequest<Opcode::Sync, Ok> {};

@@ -84,6 +84,7 @@ class Generator {
     m.height = pick(1, kMaxTargetSide);
   }
   void fix(KernelAllocate& m) { m.type = static_cast<uint32_t>(pick(0, 8)); }
+  void fix(KernelNode& m) { m.type = static_cast<uint32_t>(pick(0, 8)); }
   void fix(Pixels& m) {
     m.width = pick(0, 9);
     m.height = pick(0, 9);
@@ -186,7 +187,7 @@ TEST(Protocol, OnlyCallsWithoutAValueArePipelined) {
 #undef TIDEMARK_PIPELINED
   EXPECT_EQ(pipelined,
             (std::vector<std::string>{"buffer_data", "buffer_sub_data", "draw", "flush", "finish", "present",
-                                      "gpu_mem_total", "gpu_alloc", "gpu_free"}));
+                                      "gpu_mem_total", "gpu_alloc", "gpu_free", "gpumem_attach"}));
 }
 
 std::array<uint8_t, kHeaderBytes> header_of(const Frame& frame) {

@@ -53,6 +53,18 @@ Status serve(backend::Backend& api, const KernelAllocate& m) {
   return api.kernel_allocate(m.gpu, m.pid, static_cast<kernel::MemoryType>(m.type), m.id, m.size);
 }
 Status serve(backend::Backend& api, const KernelFree& m) { return api.kernel_free(m.gpu, m.pid, m.id); }
+Status serve(backend::Backend& api, const KernelAttach& m) {
+  return api.kernel_attach({.failures = m.failures, .stop_requested = m.stop_requested});
+}
+Result<Text> serve(backend::Backend& api, const KernelDump&) {
+  TIDEMARK_TRY(text, api.kernel_dump());
+  return Text{.present = true, .text = {text.begin(), text.end()}};
+}
+Result<Text> serve(backend::Backend& api, const KernelNode& m) {
+  TIDEMARK_TRY(node, api.kernel_node(m.pid, static_cast<kernel::MemoryType>(m.type)));
+  std::string text = node.value_or("");
+  return Text{.present = node.has_value(), .text = {text.begin(), text.end()}};
+}
 Result<GaugeValues> serve(backend::Backend& api, const ReadKernelGauges&) {
   TIDEMARK_TRY(gauges, api.kernel_gauges());
   return GaugeValues{.values = named(gauges)};
@@ -143,6 +155,7 @@ Frame ServerSession::hello(const Frame& request, const Hello& message) {
   config.validation = message.validation;
   config.kernel_pid = message.kernel_pid;
   config.kernel_gpu = message.kernel_gpu;
+  config.kernel_reports = message.kernel_reports;
   config.mutant = *mutant;
   config.log = options_.log;
   auto backend = options_.make_backend ? options_.make_backend(config) : backend::Backend::create(config);

@@ -133,6 +133,12 @@ TEST_F(WireTest, KernelCallsArriveIntactAndItsGaugesComeBack) {
                                       "kernel_free(gpu 0, pid 77, id 9)", "kernel_gauges()"));
   EXPECT_EQ(gauges->kpid, 1000);  // the handshake's default pid reached the server's config
   EXPECT_EQ(gauges->kevents, 4);
+
+  ASSERT_TRUE(client_->kernel_attach({.failures = 31, .stop_requested = true}));
+  EXPECT_EQ(client_->kernel_dump().value(), "GPU memory total usage map is empty\n");
+  EXPECT_EQ(client_->kernel_node(7, kernel::MemoryType::Vulkan).value(), "4096,64");
+  EXPECT_EQ(client_->kernel_node(0, kernel::MemoryType::Vulkan).value(), std::nullopt);
+  EXPECT_EQ(log_.calls.at(4), "kernel_attach(failures 31, stop true)");
 }
 
 // Check that wait statuses, pixels, gauges and validation messages come back as sent.

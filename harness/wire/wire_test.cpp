@@ -86,6 +86,20 @@ Result<KernelGauges> FakeBackend::kernel_gauges() {
   return gauges;
 }
 
+Status FakeBackend::kernel_attach(const kernel::AttachScript& script) {
+  return called(fmt::format("kernel_attach(failures {}, stop {})", script.failures, script.stop_requested));
+}
+Result<std::string> FakeBackend::kernel_dump() {
+  if (auto ok = called("kernel_dump()"); !ok) return std::unexpected(ok.error());
+  return std::string("GPU memory total usage map is empty\n");
+}
+Result<std::optional<std::string>> FakeBackend::kernel_node(uint32_t pid, kernel::MemoryType type) {
+  if (auto ok = called(fmt::format("kernel_node({}, {})", pid, kernel::to_string(type))); !ok)
+    return std::unexpected(ok.error());
+  if (pid == 0) return std::optional<std::string>();
+  return std::optional<std::string>("4096,64");
+}
+
 void WireTest::SetUp() {
   ServerOptions options;
   options.make_backend = [this](const backend::Config& config) -> Result<std::unique_ptr<backend::Backend>> {

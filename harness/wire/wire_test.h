@@ -44,6 +44,9 @@ class FakeBackend final : public backend::Backend {
   Status kernel_allocate(uint32_t gpu, uint32_t pid, kernel::MemoryType type, uint64_t id, uint64_t size) override;
   Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override;
   Result<KernelGauges> kernel_gauges() override;
+  Status kernel_attach(const kernel::AttachScript& script) override;
+  Result<std::string> kernel_dump() override;
+  Result<std::optional<std::string>> kernel_node(uint32_t pid, kernel::MemoryType type) override;
 
  private:
   // Logs the call; its error if the test asked this call to fail.
