@@ -103,6 +103,9 @@ class Backend {
   virtual Status kernel_attach(const kernel::AttachScript& script) = 0;
   virtual Result<std::string> kernel_dump() = 0;
   virtual Result<std::optional<std::string>> kernel_node(uint32_t pid, kernel::MemoryType type) = 0;
+  // A first-key/next-key walk while the program updates the map: `updates[k]` are the
+  // tracepoint hits that land at walk step k (before step k's read). Its counts are gauges.
+  virtual Status kernel_walk(const std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>>& updates) = 0;
 };
 
 }  // namespace tidemark::backend

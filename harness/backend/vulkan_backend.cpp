@@ -113,6 +113,19 @@ class VulkanBackend final : public Backend {
     return {};
   }
   Result<std::string> kernel_dump() override { return kernel_.reader().dump(kernel_.map()); }
+  Status kernel_walk(const std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>>& updates) override {
+    auto before = kernel_.map().entries();
+    auto walked = kernel::walk(kernel_.map(), [&](size_t step) {
+      for (const auto& [at, event] : updates)
+        if (at == step) kernel_.emit(event);
+    }, config_.mutant);
+    walk_ = {static_cast<int64_t>(walked.entries.size()), 0, walked.ended_early ? 1 : 0};
+    for (const auto& [key, value] : walked.entries) {
+      auto start = std::find_if(before.begin(), before.end(), [&](const auto& e) { return e.first == key; });
+      if (start == before.end() || start->second != value) ++walk_.mixed;
+    }
+    return {};
+  }
   Result<std::optional<std::string>> kernel_node(uint32_t pid, kernel::MemoryType type) override {
     return kernel_.views().node(pid, type);
   }
@@ -156,6 +169,9 @@ class VulkanBackend final : public Backend {
   Config config_;
   kernel::GpuMemoryModel kernel_;  // before every HostBuffer member: they report to it as they die
   int64_t kernel_breaks_ = 0;
+  struct {
+    int64_t walked = 0, mixed = 0, cut = 0;
+  } walk_;
   std::unique_ptr<Device> device_;
   MemoryAccount account_;
 
@@ -217,6 +233,9 @@ Result<KernelGauges> VulkanBackend::kernel_gauges() {
   g.kbreaks = kernel_breaks_;
   g.kreader = kernel_.reader().initialised() ? 1 : 0;
   g.kattach = kernel_.reader().attach_tries();
+  g.kwalked = walk_.walked;
+  g.kwalkmixed = walk_.mixed;
+  g.kwalkcut = walk_.cut;
   return g;
 }
 

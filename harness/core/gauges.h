@@ -73,6 +73,9 @@ struct KernelGauges {
   int64_t kbreaks = 0;   // backend changes after which device bytes, map and views disagreed
   int64_t kreader = 0;   // 1 when the GpuMem reader is initialised
   int64_t kattach = 0;   // attach tries of its last initialisation
+  int64_t kwalked = 0;   // entries the last walk returned
+  int64_t kwalkmixed = 0;  // of those, entries read after an update landed mid-walk (a later moment)
+  int64_t kwalkcut = 0;  // 1 when the last walk ended early (a key vanished before its value was read)
 };
 
 struct KernelGaugeSpec {
@@ -80,7 +83,7 @@ struct KernelGaugeSpec {
   int64_t KernelGauges::*field;
   std::string_view meaning;
 };
-inline constexpr std::array<KernelGaugeSpec, 10> kKernelGauges = {{
+inline constexpr std::array<KernelGaugeSpec, 13> kKernelGauges = {{
     {"kevents", &KernelGauges::kevents, "gpu_mem_total tracepoint hits"},
     {"kentries", &KernelGauges::kentries, "entries in the GpuService map"},
     {"kdropped", &KernelGauges::kdropped, "new (gpu, pid) pairs a full map lost silently"},
@@ -91,6 +94,9 @@ inline constexpr std::array<KernelGaugeSpec, 10> kKernelGauges = {{
     {"kbreaks", &KernelGauges::kbreaks, "backend changes after which device bytes, map and views disagreed"},
     {"kreader", &KernelGauges::kreader, "1 when the GpuMem reader is initialised"},
     {"kattach", &KernelGauges::kattach, "attach tries of the reader's last initialisation"},
+    {"kwalked", &KernelGauges::kwalked, "entries the last walk returned"},
+    {"kwalkmixed", &KernelGauges::kwalkmixed, "entries the last walk read from a later moment than its start"},
+    {"kwalkcut", &KernelGauges::kwalkcut, "1 when the last walk ended early"},
 }};
 bool is_kernel_gauge(std::string_view name);
 std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges);

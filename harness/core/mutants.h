@@ -34,6 +34,7 @@ enum class MutantId {
   GpuMemDeltaEvents,
   GpuMemNoAttachRetry,
   GpuMemDumpIgnoresInit,
+  GpuMemAtomicWalk,
   BackendForgetsFree,
 };
 

@@ -127,8 +127,14 @@ struct WalkResult {
   bool ended_early = false;
 };
 template <class Between>
-WalkResult walk(GpuMemMap& map, Between between) {
+WalkResult walk(GpuMemMap& map, Between between, MutantId mutant = MutantId::None) {
   WalkResult result;
+  if (mutant_is(mutant, MutantId::GpuMemAtomicWalk)) {  // a snapshot first: as if the map stood still
+    auto snapshot = map.entries();
+    for (size_t step = 0; step < 2 * snapshot.size(); ++step) between(step);
+    result.entries = std::move(snapshot);
+    return result;
+  }
   auto key = map.first_key();
   size_t step = 0;
   while (key) {

@@ -260,6 +260,17 @@ class Executor {
     TIDEMARK_TRY(failures, eval_u32(step.failures));
     return backend_.kernel_attach({.failures = failures, .stop_requested = step.stop});
   }
+  Status execute(const scenario::GpuMemWalk& step) {
+    std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>> updates;
+    for (const auto& update : step.updates) {
+      TIDEMARK_TRY(at, eval_u32(update.at));
+      TIDEMARK_TRY(gpu, eval_u32(update.gpu));
+      TIDEMARK_TRY(pid, eval_u32(update.pid));
+      TIDEMARK_TRY(size, eval_u64(update.size));
+      updates.push_back({at, {gpu, pid, size}});
+    }
+    return backend_.kernel_walk(updates);
+  }
   Status execute(const scenario::GpuFree& step) {
     TIDEMARK_TRY(gpu, eval_u32(step.gpu));
     TIDEMARK_TRY(pid, eval_u32(step.pid));

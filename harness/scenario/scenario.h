@@ -94,6 +94,18 @@ struct GpuFree {
   IntField pid;
   IntField id;
 };
+// A first-key/next-key walk of the map while tracepoint hits land between its reads: each
+// update at walk step `at` (step 2k reads entry k's value, step 2k+1 asks for the next key).
+struct WalkUpdate {
+  IntField at;
+  IntField gpu;
+  IntField pid;
+  IntField size;
+};
+struct GpuMemWalk {
+  std::vector<WalkUpdate> updates;
+};
+
 // Initialises the GpuMem reader with a scripted attach: `failures` failed attaches first.
 struct GpuMemAttach {
   IntField failures;
@@ -103,7 +115,7 @@ struct GpuMemAttach {
 struct Repeat;
 
 using StepKind = std::variant<BufferData, BufferSubData, Draw, FenceSync, ClientWait, Flush,
-                              Finish, Present, GpuMemTotal, GpuAlloc, GpuFree, GpuMemAttach, Repeat>;
+                              Finish, Present, GpuMemTotal, GpuAlloc, GpuFree, GpuMemAttach, GpuMemWalk, Repeat>;
 
 struct Step {
   // Recursive through Repeat; held by value in a vector.

@@ -47,6 +47,7 @@ constexpr IntRule kPidRule{"an integer", "a pid from 0 to 4294967295", 0, 0xffff
 constexpr IntRule kBytesRule{"an integer or a size such as 4KiB", "a size >= 0"};
 constexpr IntRule kAllocationIdRule{"an integer", "an allocation id >= 0"};
 constexpr IntRule kAttachFailuresRule{"an integer", "a count of failed attaches from 0 to 1000", 0, 1000};
+constexpr IntRule kWalkStepRule{"an integer", "a walk step from 0 to 4096", 0, 4096};
 constexpr IntRule kRepeatRule{"an integer", "a repeat count from 1 to 10000000", 1, kMaxRepeatCount};
 
 std::vector<std::string_view> knob_names() {
@@ -257,6 +258,7 @@ class Schema {
         {"gpu_alloc", &Schema::gpu_alloc},
         {"gpu_free", &Schema::gpu_free},
         {"gpumem_attach", &Schema::gpumem_attach},
+        {"gpumem_walk", &Schema::gpumem_walk},
     };
     return kSteps;
   }
@@ -415,6 +417,24 @@ class Schema {
     GpuMemAttach step{.failures = zero_field(value), .stop = false};
     TIDEMARK_CHECK(yaml::optional(entries, "failures", step.failures, int_field(kAttachFailuresRule)));
     TIDEMARK_CHECK(yaml::optional(entries, "stop", step.stop, [&](const Value& v) { return read_.boolean(v); }));
+    return step;
+  }
+
+  Result<StepKind> gpumem_walk(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "gpumem_walk", {"updates"}));
+    GpuMemWalk step;
+    TIDEMARK_CHECK(yaml::optional(entries, "updates", step.updates, [&](const Value& v) {
+      return each(v, "a list of updates such as '- {at: 1, gpu: 1, pid: 7, size: 4KiB}'",
+                  [&](const Value& item) -> Result<WalkUpdate> {
+                    TIDEMARK_TRY(fields, read_.fields(item, "update", {"at", "gpu", "pid", "size"}));
+                    WalkUpdate update{.at = {}, .gpu = zero_field(item), .pid = {}, .size = {}};
+                    TIDEMARK_CHECK(yaml::required(fields, "at", update.at, int_field(kWalkStepRule)));
+                    TIDEMARK_CHECK(yaml::optional(fields, "gpu", update.gpu, int_field(kGpuRule)));
+                    TIDEMARK_CHECK(yaml::required(fields, "pid", update.pid, int_field(kPidRule)));
+                    TIDEMARK_CHECK(yaml::required(fields, "size", update.size, int_field(kBytesRule)));
+                    return update;
+                  });
+    }));
     return step;
   }
 

@@ -205,6 +205,13 @@ void put(Writer& writer, const backend::DrawCall& value) {
   writer.u32(value.uniform).u32(value.vertices);
   writer.i32(value.rect.x0).i32(value.rect.y0).i32(value.rect.x1).i32(value.rect.y1);
 }
+void put(Writer& writer, const WalkUpdates& value) {
+  size_t count = std::min<size_t>(value.size(), kMaxListEntries);
+  writer.u32(static_cast<uint32_t>(count));
+  for (size_t i = 0; i < count; ++i)
+    writer.u32(value[i].first).u32(value[i].second.gpu_id).u32(value[i].second.pid).u64(value[i].second.size);
+}
+
 void put(Writer& writer, const Error& value) {
   writer.u8(static_cast<uint8_t>(value.kind)).string(value.message);
 }
@@ -244,6 +251,19 @@ Status get(Reader& reader, std::vector<std::string>& value) {
   }
   return {};
 }
+Status get(Reader& reader, WalkUpdates& value) {
+  TIDEMARK_TRY(count, count_of(reader, kMaxListEntries, "walk updates"));
+  value.clear();
+  for (uint32_t i = 0; i < count; ++i) {
+    TIDEMARK_TRY(at, reader.u32());
+    TIDEMARK_TRY(gpu, reader.u32());
+    TIDEMARK_TRY(pid, reader.u32());
+    TIDEMARK_TRY(size, reader.u64());
+    value.push_back({at, {gpu, pid, size}});
+  }
+  return {};
+}
+
 Status get(Reader& reader, WaitStatus& value) {
   TIDEMARK_TRY(status, reader.u8());
   if (status > static_cast<uint8_t>(WaitStatus::TimeoutExpired))

@@ -62,6 +62,7 @@ inline constexpr int32_t kMaxTargetSide = 4096;
   X(KernelAttach, 20, "gpumem_attach")         \
   X(KernelDump, 21, "gpumem_dump")             \
   X(KernelNode, 22, "gpumem_node")             \
+  X(KernelWalk, 23, "gpumem_walk")             \
   X(Welcome, 100, "welcome")                   \
   X(Ok, 101, "ok")                             \
   X(BufferCreated, 102, "buffer_created")      \
@@ -142,6 +143,7 @@ class Reader {
 };
 
 using Bytes = std::span<const uint8_t>;  // decoded: a view into the frame's payload
+using WalkUpdates = std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>>;  // (walk step, event)
 using KnobMap = std::map<std::string, int64_t>;
 using NamedValues = std::vector<std::pair<std::string, int64_t>>;
 
@@ -159,6 +161,7 @@ void put(Writer& writer, const std::vector<std::string>& value);
 void put(Writer& writer, WaitStatus value);
 void put(Writer& writer, const backend::DrawCall& value);
 void put(Writer& writer, const Error& value);
+void put(Writer& writer, const WalkUpdates& value);
 
 Status get(Reader& reader, bool& value);
 Status get(Reader& reader, uint32_t& value);
@@ -174,6 +177,7 @@ Status get(Reader& reader, std::vector<std::string>& value);
 Status get(Reader& reader, WaitStatus& value);
 Status get(Reader& reader, backend::DrawCall& value);
 Status get(Reader& reader, Error& value);
+Status get(Reader& reader, WalkUpdates& value);
 
 // --- Messages -----------------------------------------------------------------------------
 // Each has kOpcode, fields(self) (its layout, in order) and, for a request, its Reply
@@ -347,6 +351,12 @@ struct KernelAttach {
   static auto fields(auto& m) { return std::tie(m.failures, m.stop_requested); }
 };
 struct KernelDump : FieldlessRequest<Opcode::KernelDump, Text> {};
+struct KernelWalk {
+  static constexpr Opcode kOpcode = Opcode::KernelWalk;
+  using Reply = NoReply;
+  WalkUpdates updates;
+  static auto fields(auto& m) { return std::tie(m.updates); }
+};
 struct KernelNode {
   static constexpr Opcode kOpcode = Opcode::KernelNode;
   using Reply = Text;  // present = false: the pid has no node

@@ -56,6 +56,15 @@ class Generator {
     fill(value.vertices);
     for (int* side : {&value.rect.x0, &value.rect.y0, &value.rect.x1, &value.rect.y1}) fill(*side);
   }
+  void fill(WalkUpdates& value) {
+    value.resize(static_cast<size_t>(pick(0, 5)));
+    for (auto& [at, event] : value) {
+      fill(at);
+      fill(event.gpu_id);
+      fill(event.pid);
+      fill(event.size);
+    }
+  }
   void fill(Error& value) {
     value.kind = static_cast<ErrorKind>(pick(0, 3));
     fill(value.message);
@@ -187,7 +196,7 @@ TEST(Protocol, OnlyCallsWithoutAValueArePipelined) {
 #undef TIDEMARK_PIPELINED
   EXPECT_EQ(pipelined,
             (std::vector<std::string>{"buffer_data", "buffer_sub_data", "draw", "flush", "finish", "present",
-                                      "gpu_mem_total", "gpu_alloc", "gpu_free", "gpumem_attach"}));
+                                      "gpu_mem_total", "gpu_alloc", "gpu_free", "gpumem_attach", "gpumem_walk"}));
 }
 
 std::array<uint8_t, kHeaderBytes> header_of(const Frame& frame) {

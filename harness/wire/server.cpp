@@ -56,6 +56,7 @@ Status serve(backend::Backend& api, const KernelFree& m) { return api.kernel_fre
 Status serve(backend::Backend& api, const KernelAttach& m) {
   return api.kernel_attach({.failures = m.failures, .stop_requested = m.stop_requested});
 }
+Status serve(backend::Backend& api, const KernelWalk& m) { return api.kernel_walk(m.updates); }
 Result<Text> serve(backend::Backend& api, const KernelDump&) {
   TIDEMARK_TRY(text, api.kernel_dump());
   return Text{.present = true, .text = {text.begin(), text.end()}};

@@ -139,6 +139,9 @@ TEST_F(WireTest, KernelCallsArriveIntactAndItsGaugesComeBack) {
   EXPECT_EQ(client_->kernel_node(7, kernel::MemoryType::Vulkan).value(), "4096,64");
   EXPECT_EQ(client_->kernel_node(0, kernel::MemoryType::Vulkan).value(), std::nullopt);
   EXPECT_EQ(log_.calls.at(4), "kernel_attach(failures 31, stop true)");
+  ASSERT_TRUE(client_->kernel_walk({{1, {1, 2, 3}}, {4, {0, 5, 0}}}));
+  ASSERT_TRUE(client_->drain());
+  EXPECT_EQ(log_.calls.back(), "kernel_walk( at 1: gpu_id=1 pid=2 size=3; at 4: gpu_id=0 pid=5 size=0;)");
 }
 
 // Check that wait statuses, pixels, gauges and validation messages come back as sent.

@@ -89,6 +89,11 @@ Result<KernelGauges> FakeBackend::kernel_gauges() {
 Status FakeBackend::kernel_attach(const kernel::AttachScript& script) {
   return called(fmt::format("kernel_attach(failures {}, stop {})", script.failures, script.stop_requested));
 }
+Status FakeBackend::kernel_walk(const std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>>& updates) {
+  std::string text;
+  for (const auto& [at, event] : updates) text += fmt::format(" at {}: {};", at, kernel::to_text(event));
+  return called("kernel_walk(" + text + ")");
+}
 Result<std::string> FakeBackend::kernel_dump() {
   if (auto ok = called("kernel_dump()"); !ok) return std::unexpected(ok.error());
   return std::string("GPU memory total usage map is empty\n");
