@@ -106,6 +106,9 @@ class Backend {
   // A first-key/next-key walk while the program updates the map: `updates[k]` are the
   // tracepoint hits that land at walk step k (before step k's read). Its counts are gauges.
   virtual Status kernel_walk(const std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>>& updates) = 0;
+  // One sample of the scenario pid's map entry, as `dumpsys gpu --gpumem` run at that moment:
+  // a leak claim needs samples before, during and after the scene, and a stable window.
+  virtual Status kernel_sample() = 0;
 };
 
 }  // namespace tidemark::backend

@@ -113,6 +113,11 @@ class VulkanBackend final : public Backend {
     return {};
   }
   Result<std::string> kernel_dump() override { return kernel_.reader().dump(kernel_.map()); }
+  Status kernel_sample() override {
+    samples_.push_back(static_cast<int64_t>(
+        kernel_.map().lookup(kernel::map_key(config_.kernel_gpu, config_.kernel_pid)).value_or(0)));
+    return {};
+  }
   Status kernel_walk(const std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>>& updates) override {
     auto before = kernel_.map().entries();
     auto walked = kernel::walk(kernel_.map(), [&](size_t step) {
@@ -169,6 +174,7 @@ class VulkanBackend final : public Backend {
   Config config_;
   kernel::GpuMemoryModel kernel_;  // before every HostBuffer member: they report to it as they die
   int64_t kernel_breaks_ = 0;
+  std::vector<int64_t> samples_;
   struct {
     int64_t walked = 0, mixed = 0, cut = 0;
   } walk_;
@@ -236,6 +242,13 @@ Result<KernelGauges> VulkanBackend::kernel_gauges() {
   g.kwalked = walk_.walked;
   g.kwalkmixed = walk_.mixed;
   g.kwalkcut = walk_.cut;
+  g.ksamples = static_cast<int64_t>(samples_.size());
+  if (!samples_.empty()) {
+    g.kfirst = samples_.front();
+    g.klast = samples_.back();
+    g.kstable = std::find_if(samples_.rbegin(), samples_.rend(), [&](int64_t s) { return s != samples_.back(); }) -
+                samples_.rbegin();
+  }
   return g;
 }
 

@@ -76,6 +76,10 @@ struct KernelGauges {
   int64_t kwalked = 0;   // entries the last walk returned
   int64_t kwalkmixed = 0;  // of those, entries read after an update landed mid-walk (a later moment)
   int64_t kwalkcut = 0;  // 1 when the last walk ended early (a key vanished before its value was read)
+  int64_t ksamples = 0;  // samples of the pid's map entry taken (gpumem_sample)
+  int64_t kfirst = 0;    // the first sample
+  int64_t klast = 0;     // the last sample
+  int64_t kstable = 0;   // how many samples at the end equal the last: the stable window
 };
 
 struct KernelGaugeSpec {
@@ -83,7 +87,7 @@ struct KernelGaugeSpec {
   int64_t KernelGauges::*field;
   std::string_view meaning;
 };
-inline constexpr std::array<KernelGaugeSpec, 13> kKernelGauges = {{
+inline constexpr std::array<KernelGaugeSpec, 17> kKernelGauges = {{
     {"kevents", &KernelGauges::kevents, "gpu_mem_total tracepoint hits"},
     {"kentries", &KernelGauges::kentries, "entries in the GpuService map"},
     {"kdropped", &KernelGauges::kdropped, "new (gpu, pid) pairs a full map lost silently"},
@@ -97,6 +101,10 @@ inline constexpr std::array<KernelGaugeSpec, 13> kKernelGauges = {{
     {"kwalked", &KernelGauges::kwalked, "entries the last walk returned"},
     {"kwalkmixed", &KernelGauges::kwalkmixed, "entries the last walk read from a later moment than its start"},
     {"kwalkcut", &KernelGauges::kwalkcut, "1 when the last walk ended early"},
+    {"ksamples", &KernelGauges::ksamples, "samples of the pid's map entry taken"},
+    {"kfirst", &KernelGauges::kfirst, "the first sample"},
+    {"klast", &KernelGauges::klast, "the last sample"},
+    {"kstable", &KernelGauges::kstable, "samples at the end equal to the last (the stable window)"},
 }};
 bool is_kernel_gauge(std::string_view name);
 std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges);

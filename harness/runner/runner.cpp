@@ -260,6 +260,7 @@ class Executor {
     TIDEMARK_TRY(failures, eval_u32(step.failures));
     return backend_.kernel_attach({.failures = failures, .stop_requested = step.stop});
   }
+  Status execute(const scenario::GpuMemSample&) { return backend_.kernel_sample(); }
   Status execute(const scenario::GpuMemWalk& step) {
     std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>> updates;
     for (const auto& update : step.updates) {

@@ -399,7 +399,7 @@ TEST_F(InlineScenario, KnobsTargetAndBuffersAreValidated) {
 TEST_F(InlineScenario, StepsAreSingleKeyMapsWithKnownFields) {
   EXPECT_EQ(workload_error("  - drow: {uniform: color}\n"),
             at("5:5: expected one of buffer_data, buffer_sub_data, draw, fence, client_wait, "
-               "flush, finish, present, gpu_mem_total, gpu_alloc, gpu_free, gpumem_attach, gpumem_walk, repeat, found unknown key 'drow'"));
+               "flush, finish, present, gpu_mem_total, gpu_alloc, gpu_free, gpumem_attach, gpumem_walk, gpumem_sample, repeat, found unknown key 'drow'"));
   EXPECT_EQ(workload_error("  - buffer_data:\n    buffer: color\n"),
             at("6:5: expected one key per step, found a second key 'buffer' (indent a step's "
                "fields under it)"));
@@ -522,7 +522,7 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
                "wdefsync, wdefmb, dsets, "
                "dsetspk, dsetsalloc, devallocs, devallocspk, devbytes, devbytespk, submits, presents, "
                "kevents, kentries, kdropped, kdeleted, kpid, kglobal, kviews, kbreaks, kreader, kattach, kwalked, "
-               "kwalkmixed, kwalkcut, "
+               "kwalkmixed, kwalkcut, ksamples, kfirst, klast, kstable, "
                "wire_deferred_mb, "
                "retire_lag), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),

@@ -59,7 +59,7 @@ bool any_kernel_step(const std::vector<Step>& steps) {
   for (const auto& step : steps) {
     if (std::holds_alternative<GpuMemTotal>(*step.kind) || std::holds_alternative<GpuAlloc>(*step.kind) ||
         std::holds_alternative<GpuFree>(*step.kind) || std::holds_alternative<GpuMemAttach>(*step.kind) ||
-        std::holds_alternative<GpuMemWalk>(*step.kind))
+        std::holds_alternative<GpuMemWalk>(*step.kind) || std::holds_alternative<GpuMemSample>(*step.kind))
       return true;
     if (const auto* repeat = std::get_if<Repeat>(step.kind.get()); repeat && any_kernel_step(repeat->steps)) return true;
   }

@@ -105,6 +105,8 @@ struct WalkUpdate {
 struct GpuMemWalk {
   std::vector<WalkUpdate> updates;
 };
+// A sample of the scenario pid's map entry (what one `dumpsys gpu --gpumem` would show).
+struct GpuMemSample {};
 
 // Initialises the GpuMem reader with a scripted attach: `failures` failed attaches first.
 struct GpuMemAttach {
@@ -115,7 +117,7 @@ struct GpuMemAttach {
 struct Repeat;
 
 using StepKind = std::variant<BufferData, BufferSubData, Draw, FenceSync, ClientWait, Flush,
-                              Finish, Present, GpuMemTotal, GpuAlloc, GpuFree, GpuMemAttach, GpuMemWalk, Repeat>;
+                              Finish, Present, GpuMemTotal, GpuAlloc, GpuFree, GpuMemAttach, GpuMemWalk, GpuMemSample, Repeat>;
 
 struct Step {
   // Recursive through Repeat; held by value in a vector.

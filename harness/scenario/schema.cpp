@@ -259,6 +259,7 @@ class Schema {
         {"gpu_free", &Schema::gpu_free},
         {"gpumem_attach", &Schema::gpumem_attach},
         {"gpumem_walk", &Schema::gpumem_walk},
+        {"gpumem_sample", &Schema::no_fields<GpuMemSample>},
     };
     return kSteps;
   }

@@ -14,7 +14,7 @@ namespace tidemark::scenario::yaml {
 namespace {
 
 // A message lists at most this many names, then says how many there are.
-constexpr size_t kMaxNamesShown = 32;
+constexpr size_t kMaxNamesShown = 40;
 
 template <class Names>
 std::string join_names(const Names& names, std::string_view when_empty) {

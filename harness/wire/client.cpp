@@ -11,6 +11,7 @@
 #include "wire/client.h"
 #include "wire/lanes.h"
 #include "wire/protocol.h"
+#include "wire/server.h"
 
 namespace tidemark::wire {
 
@@ -121,16 +122,8 @@ Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const
   if (!mutant)
     return fail(ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", options.mutant));
   if (options.lane == Lane::Monolith && options.record.empty()) {
-    backend::Config direct;
-    direct.width = config.width;
-    direct.height = config.height;
-    direct.knobs = backend::knobs_from(config.knobs);
-    direct.validation = config.validation;
-    direct.kernel_pid = config.kernel_pid;
-    direct.kernel_gpu = config.kernel_gpu;
-    direct.kernel_reports = config.kernel_reports;
-    direct.mutant = *mutant;
-    direct.log = config.log;
+    // The knobs as resolved, not as a handshake would carry them (no wire to drop them here).
+    backend::Config direct = backend_config(make_hello(options, config, ""), config.knobs, *mutant, config.log);
     TIDEMARK_TRY(backend, backend::Backend::create(direct));
     return std::unique_ptr<LaneSession>(std::make_unique<DirectSession>(std::move(backend)));
   }

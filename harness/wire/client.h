@@ -84,6 +84,7 @@ class WireClient final : public backend::Backend {
     return post(KernelAttach{.failures = script.failures, .stop_requested = script.stop_requested});
   }
   Status kernel_walk(const WalkUpdates& updates) override { return post(KernelWalk{.updates = updates}); }
+  Status kernel_sample() override { return post(KernelSample{}); }
   Result<std::string> kernel_dump() override {
     TIDEMARK_TRY(reply, call(KernelDump{}));
     return std::string(reply.text.begin(), reply.text.end());

@@ -63,6 +63,7 @@ inline constexpr int32_t kMaxTargetSide = 4096;
   X(KernelDump, 21, "gpumem_dump")             \
   X(KernelNode, 22, "gpumem_node")             \
   X(KernelWalk, 23, "gpumem_walk")             \
+  X(KernelSample, 24, "gpumem_sample")         \
   X(Welcome, 100, "welcome")                   \
   X(Ok, 101, "ok")                             \
   X(BufferCreated, 102, "buffer_created")      \
@@ -351,6 +352,7 @@ struct KernelAttach {
   static auto fields(auto& m) { return std::tie(m.failures, m.stop_requested); }
 };
 struct KernelDump : FieldlessRequest<Opcode::KernelDump, Text> {};
+struct KernelSample : FieldlessRequest<Opcode::KernelSample, NoReply> {};
 struct KernelWalk {
   static constexpr Opcode kOpcode = Opcode::KernelWalk;
   using Reply = NoReply;

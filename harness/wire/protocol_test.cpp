@@ -196,7 +196,7 @@ TEST(Protocol, OnlyCallsWithoutAValueArePipelined) {
 #undef TIDEMARK_PIPELINED
   EXPECT_EQ(pipelined,
             (std::vector<std::string>{"buffer_data", "buffer_sub_data", "draw", "flush", "finish", "present",
-                                      "gpu_mem_total", "gpu_alloc", "gpu_free", "gpumem_attach", "gpumem_walk"}));
+                                      "gpu_mem_total", "gpu_alloc", "gpu_free", "gpumem_attach", "gpumem_walk", "gpumem_sample"}));
 }
 
 std::array<uint8_t, kHeaderBytes> header_of(const Frame& frame) {

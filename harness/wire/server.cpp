@@ -57,6 +57,7 @@ Status serve(backend::Backend& api, const KernelAttach& m) {
   return api.kernel_attach({.failures = m.failures, .stop_requested = m.stop_requested});
 }
 Status serve(backend::Backend& api, const KernelWalk& m) { return api.kernel_walk(m.updates); }
+Status serve(backend::Backend& api, const KernelSample&) { return api.kernel_sample(); }
 Result<Text> serve(backend::Backend& api, const KernelDump&) {
   TIDEMARK_TRY(text, api.kernel_dump());
   return Text{.present = true, .text = {text.begin(), text.end()}};
@@ -149,16 +150,7 @@ Frame ServerSession::hello(const Frame& request, const Hello& message) {
   if (!mutant)
     return protocol_error(request, fmt::format("mutant '{}' is not in this server's catalogue", message.mutant));
 
-  backend::Config config;
-  config.width = message.width;
-  config.height = message.height;
-  config.knobs = backend::knobs_from(*knobs);
-  config.validation = message.validation;
-  config.kernel_pid = message.kernel_pid;
-  config.kernel_gpu = message.kernel_gpu;
-  config.kernel_reports = message.kernel_reports;
-  config.mutant = *mutant;
-  config.log = options_.log;
+  backend::Config config = backend_config(message, *knobs, *mutant, options_.log);
   auto backend = options_.make_backend ? options_.make_backend(config) : backend::Backend::create(config);
   if (!backend) {
     open_ = false;
@@ -172,6 +164,21 @@ Frame ServerSession::hello(const Frame& request, const Hello& message) {
                   .knobs = *knobs,
                   .capabilities = {"reclaim-by-proof", "descriptor-memo-epoch", "validation", "pipelined"}};
   return make_frame(request.sequence, welcome);
+}
+
+backend::Config backend_config(const Hello& hello, const KnobValues& knobs, MutantId mutant,
+                               std::function<void(const std::string&)> log) {
+  backend::Config config;
+  config.width = hello.width;
+  config.height = hello.height;
+  config.knobs = backend::knobs_from(knobs);
+  config.validation = hello.validation;
+  config.kernel_pid = hello.kernel_pid;
+  config.kernel_gpu = hello.kernel_gpu;
+  config.kernel_reports = hello.kernel_reports;
+  config.mutant = mutant;
+  config.log = std::move(log);
+  return config;
 }
 
 ServerConnection::ServerConnection(ServerOptions options)

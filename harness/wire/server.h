@@ -9,6 +9,8 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "core/knobs.h"
+#include "core/mutants.h"
 #include "wire/frame_io.h"
 #include "wire/protocol.h"
 
@@ -44,6 +46,10 @@ class ServerSession {
   std::optional<uint32_t> failed_sequence_;  // a pipelined request failed: skip to the next reply
   bool open_ = true;
 };
+
+// The backend a handshake asks for (the monolith lane builds its own from the same Hello).
+backend::Config backend_config(const Hello& hello, const KnobValues& knobs, MutantId mutant,
+                               std::function<void(const std::string&)> log);
 
 inline constexpr std::chrono::milliseconds kHelloTimeout{10000};  // the whole Hello, from the connection
 inline constexpr std::chrono::milliseconds kFrameTimeout{30000};  // a frame stalled midway is dropped

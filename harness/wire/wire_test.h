@@ -47,6 +47,7 @@ class FakeBackend final : public backend::Backend {
   Status kernel_attach(const kernel::AttachScript& script) override;
   Result<std::string> kernel_dump() override;
   Status kernel_walk(const std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>>& updates) override;
+  Status kernel_sample() override { return called("kernel_sample()"); }
   Result<std::optional<std::string>> kernel_node(uint32_t pid, kernel::MemoryType type) override;
 
  private:
