@@ -174,6 +174,8 @@ class VulkanBackend final : public Backend {
   Config config_;
   kernel::GpuMemoryModel kernel_;  // before every HostBuffer member: they report to it as they die
   int64_t kernel_breaks_ = 0;
+  int64_t target_bytes_ = 0;  // reported to the kernel model beside the device-memory account
+  static constexpr uint64_t kTargetId = uint64_t{1} << 62;
   std::vector<int64_t> samples_;
   struct {
     int64_t walked = 0, mixed = 0, cut = 0;
@@ -212,8 +214,9 @@ class VulkanBackend final : public Backend {
 };
 
 // Every device allocation and free becomes a kernel-model event for the scenario's pid; after
-// each, device bytes, the map's entry and the per-type views must agree (kbreaks counts
-// where they did not). Backend ids are tagged so they never meet a scenario's own ids.
+// each, device bytes (with the target's), the map's entry and the per-type views must agree
+// (kbreaks counts where they did not). Backend ids are tagged so they never meet a scenario's.
+// Descriptor pools are not reported: lavapipe gives them no device allocation to measure.
 void VulkanBackend::report_to_kernel(const MemoryAccount::Change& change) {
   constexpr uint64_t kBackendIds = uint64_t{1} << 63;
   const uint32_t gpu = config_.kernel_gpu, pid = config_.kernel_pid;
@@ -223,7 +226,8 @@ void VulkanBackend::report_to_kernel(const MemoryAccount::Change& change) {
     kernel_.free(gpu, pid, kBackendIds | change.id);
   }
   auto entry = static_cast<int64_t>(kernel_.map().lookup(kernel::map_key(gpu, pid)).value_or(0));
-  if (entry != account_.bytes || entry != static_cast<int64_t>(kernel_.views().total(pid))) ++kernel_breaks_;
+  int64_t held = account_.bytes + target_bytes_;
+  if (entry != held || entry != static_cast<int64_t>(kernel_.views().total(pid))) ++kernel_breaks_;
 }
 
 Result<KernelGauges> VulkanBackend::kernel_gauges() {
@@ -292,6 +296,12 @@ Status VulkanBackend::create_target() {
   alloc.memoryTypeIndex = device_->host_memory_type();
   TIDEMARK_TRY(memory, vk::Memory::create(vk_device(), vkAllocateMemory, alloc, "vkAllocateMemory"));
   target_memory_ = std::move(memory);
+  // The target's memory is not in the device-memory gauges (it never changes), but it is the
+  // process's GPU memory all the same: the kernel model sees it as GL_TEXTURE.
+  if (config_.kernel_reports) {
+    kernel_.allocate(config_.kernel_gpu, config_.kernel_pid, kernel::MemoryType::GlTexture, kTargetId, needs.size);
+    target_bytes_ = static_cast<int64_t>(needs.size);
+  }
   if (auto ok = vk::check(vkBindImageMemory(vk_device(), target_.get(), target_memory_.get(), 0), "vkBindImageMemory");
       !ok)
     return ok;
