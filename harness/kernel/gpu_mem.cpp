@@ -202,8 +202,11 @@ std::optional<std::string> MemoryViews::node(uint32_t pid, MemoryType type) cons
   auto it = by_pid_.find(pid);
   if (it == by_pid_.end()) return std::nullopt;
   std::string out;
-  for (const auto& [sequence, allocation] : it->second.by_sequence)
-    if (allocation.type == type) out += (out.empty() ? "" : ",") + std::to_string(allocation.size);
+  for (const auto& [sequence, allocation] : it->second.by_sequence) {
+    if (allocation.type != type) continue;
+    if (!out.empty()) out += ',';
+    out += std::to_string(allocation.size);
+  }
   return out;
 }
 
