@@ -56,19 +56,6 @@ TEST(GpuMemMap, SizeZeroDeletesAndFreesASlot) {
   EXPECT_EQ(map.size(), 4u);
 }
 
-// Check the mutants: size 0 that keeps its entry, and a global entry not counted.
-TEST(GpuMemMap, MutantsBreakWhatTheyName) {
-  GpuMemMap keeps(4, MutantId::GpuMemZeroKeepsEntry);
-  keeps.on_event(event(0, 1, 10));
-  keeps.on_event(event(0, 1, 0));
-  EXPECT_EQ(keeps.lookup(map_key(0, 1)), 0u);
-
-  GpuMemMap uncounted(4, MutantId::GpuMemGlobalNotCounted);
-  for (uint32_t pid = 0; pid < 5; ++pid) uncounted.on_event(event(0, pid, 1));
-  EXPECT_EQ(uncounted.size(), 5u);  // the real map holds 4, the global entry among them
-  EXPECT_EQ(uncounted.counters().dropped, 0u);
-}
-
 // Check that first-key/next-key visits every entry once, in a fixed order, and that a key no
 // longer present restarts the walk at the first key (bpf_map_get_next_key).
 TEST(GpuMemMap, KeysWalkEveryEntryOnceAndAVanishedKeyRestarts) {

@@ -26,14 +26,5 @@ TEST(GpuMemoryModel, TheMapTheViewsAndTheDriverAgreeAfterEveryChange) {
   EXPECT_EQ(model.map().counters().events, 10u);  // two events per change
 }
 
-// Check that the delta mutant breaks the ABI's "new total" the way a driver bug would.
-TEST(GpuMemoryModel, TheDeltaMutantReportsChangesNotTotals) {
-  GpuMemoryModel model(GpuMemMap::kDefaultCapacity, MutantId::GpuMemDeltaEvents);
-  model.allocate(0, 42, MemoryType::GlBuffer, 1, 4096);
-  model.allocate(0, 42, MemoryType::GlBuffer, 2, 4096);
-  EXPECT_EQ(model.map().lookup(map_key(0, 42)), 4096u);  // the real total is 8192
-  EXPECT_EQ(model.driver_total(0, 42), 8192u);
-}
-
 }  // namespace
 }  // namespace tidemark::kernel
