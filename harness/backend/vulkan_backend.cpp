@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 
 #include "backend/backend.h"
 #include "backend/descriptor_sets.h"
@@ -119,14 +120,15 @@ class VulkanBackend final : public Backend {
     return {};
   }
   Status kernel_walk(const std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>>& updates) override {
-    auto before = kernel_.map().entries();
+    auto entries = kernel_.map().entries();
+    std::unordered_map<uint64_t, uint64_t> before(entries.begin(), entries.end());
     auto walked = kernel::walk(kernel_.map(), [&](size_t step) {
       for (const auto& [at, event] : updates)
         if (at == step) kernel_.emit(event);
     }, config_.mutant);
     walk_ = {static_cast<int64_t>(walked.entries.size()), 0, walked.ended_early ? 1 : 0};
     for (const auto& [key, value] : walked.entries) {
-      auto start = std::find_if(before.begin(), before.end(), [&](const auto& e) { return e.first == key; });
+      auto start = before.find(key);
       if (start == before.end() || start->second != value) ++walk_.mixed;
     }
     return {};

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "core/files.h"
 #include "core/mutants.h"
 #include "runner/red_once.h"
 #include "runner/runner.h"
@@ -145,9 +146,7 @@ int fixture_new_command(const FixtureArgs& args) {
     return report_error({ErrorKind::BadInput, fmt::format("fixture new: expected a review id such as ID-P7-43, found '{}'", review_id)});
   fs::path dir = fs::path(root) / review_id;
   if (fs::exists(dir)) return report_error({ErrorKind::BadInput, fmt::format("fixture new: {} exists already", dir.string())});
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return report_error({ErrorKind::Io, fmt::format("cannot create {}: {}", dir.string(), ec.message())});
+  if (auto made = make_directories(dir); !made) return report_error(made.error());
   std::string slug;
   for (char c : review_id) slug += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
   std::ofstream readme(dir / "README.md");

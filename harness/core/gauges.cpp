@@ -29,6 +29,15 @@ std::vector<std::pair<std::string, int64_t>> named(const Gauges& gauges) {
   return out;
 }
 
+KernelGauges kernel_from_named(const std::map<std::string, int64_t>& values) {
+  KernelGauges gauges;
+  for (const auto& spec : kKernelGauges) {
+    auto it = values.find(std::string(spec.name));
+    gauges.*spec.field = it == values.end() ? 0 : it->second;
+  }
+  return gauges;
+}
+
 Gauges from_named(const std::map<std::string, int64_t>& values) {
   Gauges gauges;
   for (const auto& spec : kGauges) {

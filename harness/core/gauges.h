@@ -108,6 +108,7 @@ inline constexpr std::array<KernelGaugeSpec, 17> kKernelGauges = {{
 }};
 bool is_kernel_gauge(std::string_view name);
 std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges);
+KernelGauges kernel_from_named(const std::map<std::string, int64_t>& values);
 
 const GaugeSpec* find_gauge(std::string_view name);
 

@@ -81,6 +81,7 @@ class CallJournal {
     const Entry& entry = entries_[(calls_ - 1 - calls_after) % entries_.size()];
     return {entry.step, &entry.vars};
   }
+  uint64_t calls() const { return calls_; }
 
  private:
   struct Entry {
@@ -140,7 +141,7 @@ class Executor {
       // Every step but a repeat makes exactly one backend call (or fails before it).
       if (!std::holds_alternative<scenario::Repeat>(*step.kind)) {
         journal_.record(&step, scope_);
-        if (++calls_ > kMaxWorkloadCalls)
+        if (journal_.calls() > static_cast<uint64_t>(kMaxWorkloadCalls))
           return std::unexpected(annotate(
               &step, Error{ErrorKind::BadInput,
                            fmt::format("expected a workload of at most {} backend calls, found more", kMaxWorkloadCalls)}));
@@ -297,7 +298,6 @@ class Executor {
   std::map<std::string, backend::FenceId> fences_;
   Scope scope_;
   CallJournal journal_;
-  int64_t calls_ = 0;
   const Step* current_ = nullptr;
   int waits_checked_ = 0;
   std::vector<std::string> wait_mismatches_;

@@ -7,12 +7,17 @@
 
 #include <deque>
 #include <random>
+#include <utility>
 
 #include "wire/server.h"
 
 namespace tidemark::wire {
 
 namespace {
+
+std::unexpected<Error> no_reply() {
+  return fail(ErrorKind::Fatal, "protocol: a reply was awaited where the server sent none");
+}
 
 // Monolith: the session's backend is called directly; frames are never turned into bytes.
 class DirectChannel final : public Channel {
@@ -24,7 +29,7 @@ class DirectChannel final : public Channel {
     return {};
   }
   Result<Frame> receive() override {
-    if (replies_.empty()) return fail(ErrorKind::Fatal, "protocol: a reply was awaited where the server sent none");
+    if (replies_.empty()) return no_reply();
     Frame reply = std::move(replies_.front());
     replies_.pop_front();
     ++received;
@@ -49,16 +54,14 @@ class InProcessChannel final : public Channel {
   }
   Result<Frame> receive() override {
     if (!outbox_.empty()) {
-      MemorySource requests;
-      requests.append(outbox_);
-      outbox_.clear();
+      MemorySource requests(std::exchange(outbox_, {}));
       connection_.serve(requests, [this](const Frame& reply) -> Status {
         replies_.append(encode(reply));
         return {};
       });
     }
     auto reply = read_frame(replies_);
-    if (!reply) return fail(ErrorKind::Fatal, "protocol: a reply was awaited where the server sent none");
+    if (!reply) return no_reply();
     ++received;
     return std::move(*reply);
   }

@@ -73,11 +73,7 @@ class WireClient final : public backend::Backend {
   }
   Result<KernelGauges> kernel_gauges() override {
     TIDEMARK_TRY(reply, call(ReadKernelGauges{}));
-    KernelGauges gauges;
-    for (const auto& [name, value] : reply.values)
-      for (const auto& spec : kKernelGauges)
-        if (spec.name == name) gauges.*spec.field = value;
-    return gauges;
+    return kernel_from_named({reply.values.begin(), reply.values.end()});
   }
 
   Status kernel_attach(const kernel::AttachScript& script) override {

@@ -40,6 +40,8 @@ class FdSource final : public ByteSource {
 // Bytes already in memory (the split lane), consumed from the front.
 class MemorySource final : public ByteSource {
  public:
+  MemorySource() = default;
+  explicit MemorySource(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
   void append(std::span<const uint8_t> bytes) { bytes_.insert(bytes_.end(), bytes.begin(), bytes.end()); }
   bool empty() const { return at_ == bytes_.size(); }
   std::expected<size_t, ReadError> read_some(std::span<uint8_t> into,
