@@ -19,6 +19,7 @@
 #include "core/knobs.h"
 #include "core/mutants.h"
 #include "core/wait_status.h"
+#include "kernel/driver.h"
 #include "kernel/gpu_mem.h"
 
 namespace tidemark::backend {
@@ -38,6 +39,8 @@ struct Config {
   uint32_t kernel_pid = 1000;
   uint32_t kernel_gpu = 0;
   bool kernel_reports = true;  // false: the backend's memory is not reported (a driver without the tracepoint)
+  kernel::KmdConfig kmd;        // the kernel driver's submission path the backend's queue submits pass through
+  kernel::KgslConfig kgsl;
   Knobs knobs;
   bool validation = false;  // enable VK_LAYER_KHRONOS_validation and count its messages
   MutantId mutant = MutantId::None;  // red-once: the fault switch this backend runs with
@@ -109,6 +112,13 @@ class Backend {
   // One sample of the scenario pid's map entry, as `dumpsys gpu --gpumem` run at that moment:
   // a leak claim needs samples before, during and after the scene, and a stable window.
   virtual Status kernel_sample() = 0;
+
+  // The kernel driver's submission path and kgsl statistics (pipelined), and what their named
+  // operations produced. The backend's own queue submits go through the same ring: each is one
+  // packet whose fence the backend must see before it counts the submit retired (see
+  // submissions.h), so a kernel fault shows in the backend's waits and reclaim too.
+  virtual Status kernel_op(const kernel::KernelOp& op) = 0;
+  virtual Result<kernel::KernelReport> kernel_report() = 0;
 };
 
 }  // namespace tidemark::backend

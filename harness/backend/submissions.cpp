@@ -9,6 +9,7 @@ namespace tidemark::backend {
 namespace {
 
 constexpr uint64_t kWatchdogNs = 30'000'000'000ull;  // a batch lavapipe cannot finish in 30 s is a hang
+constexpr uint64_t kKernelSyncBudgetNs = 1'000'000'000;  // virtual: the kernel's fence for a sync that must finish
 
 std::unexpected<Error> sync_fatal(const char* site, std::string why) {
   return fail(ErrorKind::Fatal, fmt::format("fatal buffer-write-sync {{site={}}}: {}", site, why));
@@ -16,9 +17,9 @@ std::unexpected<Error> sync_fatal(const char* site, std::string why) {
 
 }  // namespace
 
-Submissions::Submissions(const Device& device, uint32_t retire_lag,
+Submissions::Submissions(const Device& device, uint32_t retire_lag, kernel::SubmissionModel* kernel,
                          std::function<void(VkCommandBuffer)> before_close)
-    : device_(device), retire_lag_(retire_lag), before_close_(std::move(before_close)) {}
+    : device_(device), retire_lag_(retire_lag), kernel_(kernel), before_close_(std::move(before_close)) {}
 
 Submissions::~Submissions() {
   if (device_.device() != VK_NULL_HANDLE) vkDeviceWaitIdle(device_.device());
@@ -88,11 +89,25 @@ Status Submissions::submit() {
   in_flight_.push_back({++submitted_, recording_, std::move(fence)});
   recording_ = VK_NULL_HANDLE;
   has_commands_ = false;
-  if (retire_lag_ > 0 && submitted_ > retire_lag_) return wait_for(submitted_ - retire_lag_, "retire-lag");
+  if (kernel_) kernel_fences_.emplace_back(submitted_, kernel_->submit_backend().value_or(0));
+  if (retire_lag_ > 0 && submitted_ > retire_lag_) return must_retire(submitted_ - retire_lag_, "retire-lag");
   return {};
 }
 
-Status Submissions::wait_for(uint64_t index, const char* site) {
+Status Submissions::must_retire(uint64_t index, const char* site) {
+  TIDEMARK_TRY(retired, wait_for(index, site, kKernelSyncBudgetNs));
+  if (retired) return {};
+  if (kernel_->kick()) {
+    TIDEMARK_TRY(after_kick, wait_for(index, site, kKernelSyncBudgetNs));
+    if (after_kick) return {};
+  }
+  return sync_fatal(site, fmt::format("submit {} did not retire: the kernel's fence is {} (head {}, tail {}, doorbell "
+                                      "{}, engine {})",
+                                      index, kernel_->seen_fence(), kernel_->head(), kernel_->tail(),
+                                      kernel_->doorbell_register(), kernel_->engine_state()));
+}
+
+Result<bool> Submissions::wait_for(uint64_t index, const char* site, uint64_t kernel_budget_ns) {
   while (!in_flight_.empty() && in_flight_.front().index <= index) {
     Batch& batch = in_flight_.front();
     VkFence fence = batch.fence.get();
@@ -108,14 +123,27 @@ Status Submissions::wait_for(uint64_t index, const char* site) {
     completed_ = batch.index;
     in_flight_.pop_front();
   }
-  completed_ = std::max(completed_, std::min(index, submitted_));
+  uint64_t target = std::min(index, submitted_);
+  if (!kernel_) {
+    completed_ = std::max(completed_, target);
+  } else {
+    auto needed = std::find_if(kernel_fences_.begin(), kernel_fences_.end(),
+                               [&](const auto& entry) { return entry.first == target; });
+    if (needed != kernel_fences_.end() && needed->second != 0 && kernel_->seen_fence() < needed->second)
+      kernel_->wait(needed->second, kernel_budget_ns);
+    while (!kernel_fences_.empty() && kernel_fences_.front().first <= target &&
+           kernel_fences_.front().second != 0 && kernel_fences_.front().second <= kernel_->seen_fence()) {
+      completed_ = std::max(completed_, kernel_fences_.front().first);
+      kernel_fences_.pop_front();
+    }
+  }
   while (!held_.empty() && held_.front().first <= completed_) held_.pop_front();
-  return {};
+  return completed_ >= target;
 }
 
 Status Submissions::sync(const char* site) {
   if (auto ok = submit(); !ok) return ok;
-  return wait_for(submitted_, site);
+  return must_retire(submitted_, site);
 }
 
 void Submissions::release_when_retired(HostBuffer buffer) { held_.emplace_back(sync_point(), std::move(buffer)); }

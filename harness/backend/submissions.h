@@ -1,6 +1,15 @@
 // Private to the backend: the command buffer being recorded and the queue's submits.
 // Completion is observed only by really waiting on a fence, never by polling its status,
 // so what counts as retired is a pure function of the workload.
+//
+// Every queue submit is also one packet in the kernel driver model's ring, and a submit
+// counts as retired only when both its Vulkan fence signalled and the driver has seen the
+// packet's kernel fence (virtual time advances for it). So a kernel fault reaches the
+// backend: a lost doorbell makes a client wait time out (within its timeout, in virtual
+// time) and keeps parked stores parked; a sync that must finish (present, finish, a write
+// into a busy store, the retire lag) rings again when the engine was never told of the work
+// (the driver's recovery, counted as kkicks), and is a fatal error naming the kernel's
+// registers when even that does not bring the fence.
 #pragma once
 
 #include <deque>
@@ -11,6 +20,7 @@
 #include "backend/host_buffer.h"
 #include "backend/reclaim.h"
 #include "backend/vk.h"
+#include "kernel/submission.h"
 
 namespace tidemark::backend {
 
@@ -19,7 +29,9 @@ class Submissions final : public SubmitTimeline {
   // `before_close` runs on the open command buffer just before it ends (the backend closes
   // its render pass there). `retire_lag` > 0: after each submit, wait for the one that many
   // submits earlier.
-  Submissions(const Device& device, uint32_t retire_lag, std::function<void(VkCommandBuffer)> before_close);
+  // `kernel` null: the submits bypass the kernel model (a mutant).
+  Submissions(const Device& device, uint32_t retire_lag, kernel::SubmissionModel* kernel,
+              std::function<void(VkCommandBuffer)> before_close);
   ~Submissions() override;
   Status init();
 
@@ -28,7 +40,9 @@ class Submissions final : public SubmitTimeline {
   // Something was recorded into it: the next submit has work.
   void recorded() { has_commands_ = true; }
   Status submit();
-  Status wait_for(uint64_t index, const char* site);
+  // Waits until submit `index` retired, the kernel's part within `kernel_budget_ns` of
+  // virtual time; false when the kernel's fence did not come.
+  Result<bool> wait_for(uint64_t index, const char* site, uint64_t kernel_budget_ns);
   // Keeps `buffer` (a staging copy's source) until the submit being recorded retires.
   void release_when_retired(HostBuffer buffer);
 
@@ -50,9 +64,13 @@ class Submissions final : public SubmitTimeline {
   };
   Result<VkCommandBuffer> acquire_command_buffer();
   Result<vk::Fence> acquire_fence();
+  // A wait that must end with the submit retired: rings again once, then gives up (fatal).
+  Status must_retire(uint64_t index, const char* site);
 
   const Device& device_;
   uint32_t retire_lag_;
+  kernel::SubmissionModel* kernel_;
+  std::deque<std::pair<uint64_t, uint64_t>> kernel_fences_;  // (submit index, kernel fence; 0: refused), not yet retired
   std::function<void(VkCommandBuffer)> before_close_;
   vk::CommandPool pool_;
   std::deque<Batch> in_flight_;

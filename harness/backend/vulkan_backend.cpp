@@ -72,8 +72,11 @@ class VulkanBackend final : public Backend {
   VulkanBackend(const Config& config, std::unique_ptr<Device> device)
       : config_(config),
         kernel_(kernel::GpuMemMap::kDefaultCapacity, config.mutant),
+        driver_(config.kmd, config.kgsl, config.mutant),
         device_(std::move(device)),
-        submissions_(*device_, config.knobs.retire_lag, [this](VkCommandBuffer commands) { end_rendering(commands); }),
+        submissions_(*device_, config.knobs.retire_lag,
+                     mutant_is(config.mutant, MutantId::BackendSubmitsBypassKernel) ? nullptr : &driver_.submissions(),
+                     [this](VkCommandBuffer commands) { end_rendering(commands); }),
         reclaim_(policy_for(config), submissions_,
                  {[this](StoreHandle store) { destroy_store(store); }, nullptr}) {}
 
@@ -95,6 +98,11 @@ class VulkanBackend final : public Backend {
   Status initialize();
 
   // Backend: the kernel model
+  Status kernel_op(const kernel::KernelOp& op) override {
+    driver_.apply(op);
+    return {};
+  }
+  Result<kernel::KernelReport> kernel_report() override { return driver_.report(); }
   Status kernel_event(const kernel::GpuMemTotalEvent& event) override {
     kernel_.emit(event);
     return {};
@@ -175,6 +183,7 @@ class VulkanBackend final : public Backend {
 
   Config config_;
   kernel::GpuMemoryModel kernel_;  // before every HostBuffer member: they report to it as they die
+  kernel::KernelDriver driver_;    // before submissions_, whose submits go through its ring
   int64_t kernel_breaks_ = 0;
   int64_t target_bytes_ = 0;  // reported to the kernel model beside the device-memory account
   static constexpr uint64_t kTargetId = uint64_t{1} << 62;
@@ -255,6 +264,7 @@ Result<KernelGauges> VulkanBackend::kernel_gauges() {
     g.kstable = std::find_if(samples_.rbegin(), samples_.rend(), [&](int64_t s) { return s != samples_.back(); }) -
                 samples_.rbegin();
   }
+  driver_.fill(g);
   return g;
 }
 
@@ -689,8 +699,8 @@ Result<WaitStatus> VulkanBackend::client_wait(FenceId fence, bool flush_first, u
   if (mutant_is(config_.mutant, MutantId::FenceZeroTimeoutBlocks) && timeout_ns == 0) timeout_ns = UINT64_MAX;
   // Timeout 0 never looks at the GPU; an unsubmitted fence can never signal.
   if (timeout_ns == 0 || index > submissions_.submitted()) return WaitStatus::TimeoutExpired;
-  if (auto ok = submissions_.wait_for(index, "client-wait"); !ok) return std::unexpected(ok.error());
-  return WaitStatus::ConditionSatisfied;
+  TIDEMARK_TRY(retired, submissions_.wait_for(index, "client-wait", timeout_ns));
+  return retired ? WaitStatus::ConditionSatisfied : WaitStatus::TimeoutExpired;
 }
 
 Status VulkanBackend::present() {

@@ -80,6 +80,35 @@ struct KernelGauges {
   int64_t kfirst = 0;    // the first sample
   int64_t klast = 0;     // the last sample
   int64_t kstable = 0;   // how many samples at the end equal the last: the stable window
+  // The submission path and the kgsl busy statistics.
+  int64_t ksubmits = 0;  // packets the kernel's ring accepted
+  int64_t krefused = 0;  // submits refused: no ring space within the submit timeout
+  int64_t kfence = 0;  // the queue's fence value in memory
+  int64_t kseen = 0;  // the fence value the driver has seen (after the completion interrupt)
+  int64_t khead = 0;  // the ring's head (dword offset)
+  int64_t ktail = 0;  // the ring's tail (dword offset)
+  int64_t kdoorbell = 0;  // what reading the doorbell register returns
+  int64_t kringpk = 0;  // most dwords in the ring at once
+  int64_t kringwaits = 0;  // submits that waited for ring space
+  int64_t kringwaitus = 0;  // microseconds submitters waited for ring space
+  int64_t kdoorlost = 0;  // doorbell writes that did not reach the engine
+  int64_t krewrites = 0;  // doorbells read back stale and rewritten
+  int64_t kkicks = 0;  // rings again by a waiter that found queued work the engine was never told of
+  int64_t kwaits = 0;  // fence waits
+  int64_t ktimeouts = 0;  // fence waits that timed out
+  int64_t kfenceback = 0;  // fence writes that went backwards
+  int64_t kmagic = 0;  // half-written packets the header magic caught before the tail moved
+  int64_t kstale = 0;  // packets the engine decoded before their bytes were written
+  int64_t kclobbered = 0;  // unconsumed packets a submitter wrote over
+  int64_t kuaf = 0;  // command buffers the engine read after they were recycled
+  int64_t krecycled = 0;  // command buffers recycled
+  int64_t kkept = 0;  // command buffers completed and kept for deferred recycling
+  int64_t ksleeps = 0;  // engine power-downs
+  int64_t kwakes = 0;  // engine wake-ups
+  int64_t kbusyus = 0;  // engine busy time, microseconds
+  int64_t kclockus = 0;  // the model's virtual clock, microseconds
+  int64_t kgslsamples = 0;  // kgsl devfreq status samples
+  int64_t kgslevents = 0;  // kgsl_gpubusy trace events emitted
 };
 
 struct KernelGaugeSpec {
@@ -87,7 +116,7 @@ struct KernelGaugeSpec {
   int64_t KernelGauges::*field;
   std::string_view meaning;
 };
-inline constexpr std::array<KernelGaugeSpec, 17> kKernelGauges = {{
+inline constexpr std::array<KernelGaugeSpec, 45> kKernelGauges = {{
     {"kevents", &KernelGauges::kevents, "gpu_mem_total tracepoint hits"},
     {"kentries", &KernelGauges::kentries, "entries in the GpuService map"},
     {"kdropped", &KernelGauges::kdropped, "new (gpu, pid) pairs a full map lost silently"},
@@ -105,6 +134,34 @@ inline constexpr std::array<KernelGaugeSpec, 17> kKernelGauges = {{
     {"kfirst", &KernelGauges::kfirst, "the first sample"},
     {"klast", &KernelGauges::klast, "the last sample"},
     {"kstable", &KernelGauges::kstable, "samples at the end equal to the last (the stable window)"},
+    {"ksubmits", &KernelGauges::ksubmits, "packets the kernel's ring accepted"},
+    {"krefused", &KernelGauges::krefused, "submits refused: no ring space within the submit timeout"},
+    {"kfence", &KernelGauges::kfence, "the queue's fence value in memory"},
+    {"kseen", &KernelGauges::kseen, "the fence value the driver has seen (after the completion interrupt)"},
+    {"khead", &KernelGauges::khead, "the ring's head (dword offset)"},
+    {"ktail", &KernelGauges::ktail, "the ring's tail (dword offset)"},
+    {"kdoorbell", &KernelGauges::kdoorbell, "what reading the doorbell register returns"},
+    {"kringpk", &KernelGauges::kringpk, "most dwords in the ring at once"},
+    {"kringwaits", &KernelGauges::kringwaits, "submits that waited for ring space"},
+    {"kringwaitus", &KernelGauges::kringwaitus, "microseconds submitters waited for ring space"},
+    {"kdoorlost", &KernelGauges::kdoorlost, "doorbell writes that did not reach the engine"},
+    {"krewrites", &KernelGauges::krewrites, "doorbells read back stale and rewritten"},
+    {"kkicks", &KernelGauges::kkicks, "rings again by a waiter that found queued work the engine was never told of"},
+    {"kwaits", &KernelGauges::kwaits, "fence waits"},
+    {"ktimeouts", &KernelGauges::ktimeouts, "fence waits that timed out"},
+    {"kfenceback", &KernelGauges::kfenceback, "fence writes that went backwards"},
+    {"kmagic", &KernelGauges::kmagic, "half-written packets the header magic caught before the tail moved"},
+    {"kstale", &KernelGauges::kstale, "packets the engine decoded before their bytes were written"},
+    {"kclobbered", &KernelGauges::kclobbered, "unconsumed packets a submitter wrote over"},
+    {"kuaf", &KernelGauges::kuaf, "command buffers the engine read after they were recycled"},
+    {"krecycled", &KernelGauges::krecycled, "command buffers recycled"},
+    {"kkept", &KernelGauges::kkept, "command buffers completed and kept for deferred recycling"},
+    {"ksleeps", &KernelGauges::ksleeps, "engine power-downs"},
+    {"kwakes", &KernelGauges::kwakes, "engine wake-ups"},
+    {"kbusyus", &KernelGauges::kbusyus, "engine busy time, microseconds"},
+    {"kclockus", &KernelGauges::kclockus, "the model's virtual clock, microseconds"},
+    {"kgslsamples", &KernelGauges::kgslsamples, "kgsl devfreq status samples"},
+    {"kgslevents", &KernelGauges::kgslevents, "kgsl_gpubusy trace events emitted"},
 }};
 bool is_kernel_gauge(std::string_view name);
 std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges);

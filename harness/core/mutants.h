@@ -36,6 +36,22 @@ enum class MutantId {
   GpuMemDumpIgnoresInit,
   GpuMemAtomicWalk,
   BackendForgetsFree,
+  BackendSubmitsBypassKernel,
+  KmdRecycleOnSubmit,
+  KmdRecycleAtCompletion,
+  KmdNoMagicCheck,
+  KmdNoFullCheck,
+  KmdDoorbellMerged,
+  KmdDoorbellWakesEngine,
+  KmdNoDoorbellReadback,
+  KmdNarrowFence,
+  KmdFenceIgnoresPermission,
+  KmdDiagnosisReadsFenceOnly,
+  KmdFreeSubmits,
+  KgslLoadReadKeeps,
+  KgslGpubusyAlwaysResets,
+  KgslNoOverflowShift,
+  KgslLoadUnscaled,
 };
 
 // True when `active` is `id`; constant false in a release build.

@@ -261,6 +261,31 @@ class Executor {
     TIDEMARK_TRY(failures, eval_u32(step.failures));
     return backend_.kernel_attach({.failures = failures, .stop_requested = step.stop});
   }
+  Status execute(const scenario::KmdSubmit& step) {
+    return backend_.kernel_op(kernel::KmdSubmitOp{step.commands, step.faults});
+  }
+  Status execute(const scenario::KmdAdvance& step) { return backend_.kernel_op(kernel::KmdAdvanceOp{step.ns}); }
+  Status execute(const scenario::KmdWait& step) {
+    TIDEMARK_TRY(fence, eval(step.fence));
+    return backend_.kernel_op(kernel::KmdWaitOp{static_cast<uint64_t>(fence), step.timeout_ns});
+  }
+  Status execute(const scenario::KmdFrame&) { return backend_.kernel_op(kernel::KmdFrameOp{}); }
+  Status execute(const scenario::KmdSignal& step) {
+    TIDEMARK_TRY(semaphore, eval(step.semaphore));
+    return backend_.kernel_op(kernel::KmdSignalOp{static_cast<uint64_t>(semaphore)});
+  }
+  Status execute(const scenario::KmdFault& step) { return backend_.kernel_op(kernel::KmdFaultOp{step.faults}); }
+  Status execute(const scenario::KmdDiagnose& step) { return backend_.kernel_op(kernel::KmdDiagnoseOp{step.name}); }
+  Status execute(const scenario::KgslSample& step) {
+    TIDEMARK_TRY(busy, eval(step.busy_us));
+    TIDEMARK_TRY(total, eval(step.total_us));
+    return backend_.kernel_op(
+        kernel::KgslSampleOp{static_cast<uint64_t>(busy), static_cast<uint64_t>(total), step.freq_hz});
+  }
+  Status execute(const scenario::KgslPower& step) { return backend_.kernel_op(kernel::KgslPowerOp{step.axi_on}); }
+  Status execute(const scenario::KgslRead& step) {
+    return backend_.kernel_op(kernel::KgslReadOp{step.node, step.name});
+  }
   Status execute(const scenario::GpuMemSample&) { return backend_.kernel_sample(); }
   Status execute(const scenario::GpuMemWalk& step) {
     std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>> updates;
@@ -311,6 +336,7 @@ struct SingleRun {
   std::optional<KernelGauges> kernel_gauges;
   std::optional<std::string> kernel_dump;
   std::vector<std::optional<std::string>> kernel_nodes;
+  kernel::KernelReport kernel_report;
   Image image;
   std::vector<std::string> validation_messages;
   wire::LaneReport lane;
@@ -343,6 +369,10 @@ Status drive(const Scenario& scenario, backend::Backend& api, SingleRun& result)
     TIDEMARK_TRY(read, api.kernel_node(node.pid, node.type));
     result.kernel_nodes.push_back(std::move(read));
   }
+  if (scenario.reads_kernel_report()) {
+    TIDEMARK_TRY(report, api.kernel_report());
+    result.kernel_report = std::move(report);
+  }
   TIDEMARK_TRY(messages, api.validation_messages());
   result.validation_messages = std::move(messages);
   return {};
@@ -358,6 +388,8 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
   config.kernel_pid = scenario.kernel.pid;
   config.kernel_gpu = scenario.kernel.gpu;
   config.kernel_reports = scenario.kernel.reports;
+  config.kmd = scenario.kmd.config;
+  config.kgsl = scenario.kgsl.config;
   config.log = [&log](const std::string& line) { log.push_back(line); };
   wire::LaneOptions lane = options.lane;
   if (lane.server_log.empty() && !report_dir.empty()) lane.server_log = (report_dir / "server.log").string();
@@ -487,6 +519,54 @@ check::Outcome node_outcome(const scenario::KernelNodeCheck& check, const std::o
   return outcome;
 }
 
+// A named diagnosis: every field the scenario lists reads as written; the detail shows the
+// whole diagnosis so a red run says what the observer saw instead.
+check::Outcome diagnosis_outcome(const scenario::DiagnosisCheck& check, const kernel::KernelReport& report, size_t k) {
+  std::vector<std::string> wanted;
+  for (const auto& [field, text] : check.fields) wanted.push_back(fmt::format("{}={}", field, text));
+  std::string text = fmt::format("kmd.{} has {}", check.name, fmt::join(wanted, ", "));
+  auto found = std::find_if(report.diagnoses.begin(), report.diagnoses.end(),
+                            [&](const auto& named) { return named.name == check.name; });
+  check::Outcome outcome;
+  if (found == report.diagnoses.end()) {
+    outcome = outcome_of(CheckKind::Diagnosis, text, false, "no diagnosis by that name was made");
+  } else {
+    std::vector<std::string> differ;
+    for (const auto& [field, expected] : check.fields) {
+      std::string actual = kernel::diagnosis_field(found->diagnosis, field).value_or("?");
+      if (actual != expected) differ.push_back(fmt::format("{} is '{}', expected '{}'", field, actual, expected));
+    }
+    const kernel::Diagnosis& d = found->diagnosis;
+    std::string seen = fmt::format("scene {}; head {} tail {} doorbell {} fence {}/{}; at head {}; engine {}; {}",
+                                   d.scene, d.head, d.tail, d.doorbell, d.fence, d.awaited, d.at_head, d.engine,
+                                   d.finding);
+    outcome = outcome_of(CheckKind::Diagnosis, text, differ.empty(),
+                         differ.empty() ? seen : fmt::format("{}; saw {}", fmt::join(differ, "; "), seen));
+  }
+  outcome.id.index = k;
+  outcome.where = check.where;
+  return outcome;
+}
+
+// A named kgsl node read: its exact text (newlines shown as \n).
+check::Outcome kgsl_outcome(const scenario::KgslReadCheck& check, const kernel::KernelReport& report, size_t k) {
+  auto shown = [](std::string text) {
+    std::string out;
+    for (char c : text) out += c == '\n' ? std::string("\\n") : std::string(1, c);
+    return "\"" + out + "\"";
+  };
+  auto found = std::find_if(report.reads.begin(), report.reads.end(),
+                            [&](const auto& named) { return named.name == check.name; });
+  std::string text = fmt::format("kgsl.{} reads {}", check.name, shown(check.text));
+  check::Outcome outcome =
+      found == report.reads.end()
+          ? outcome_of(CheckKind::KgslRead, text, false, "no read by that name was made")
+          : outcome_of(CheckKind::KgslRead, text, found->text == check.text, fmt::format("read {}", shown(found->text)));
+  outcome.id.index = k;
+  outcome.where = check.where;
+  return outcome;
+}
+
 // A lane that silently fell back to direct calls would look green; prove it ran.
 check::Outcome lane_outcome(Lane lane, const wire::LaneReport& report) {
   bool separate_process = lane == Lane::Spawn || lane == Lane::Tcp;
@@ -527,6 +607,10 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const Run
     if (scenario.kernel_dump) outcomes.push_back(dump_outcome(*scenario.kernel_dump, run.kernel_dump.value_or("")));
     for (size_t k = 0; k < scenario.kernel_nodes.size(); ++k)
       outcomes.push_back(node_outcome(scenario.kernel_nodes[k], run.kernel_nodes.at(k), k));
+    for (size_t k = 0; k < scenario.diagnosis_checks.size(); ++k)
+      outcomes.push_back(diagnosis_outcome(scenario.diagnosis_checks[k], run.kernel_report, k));
+    for (size_t k = 0; k < scenario.kgsl_checks.size(); ++k)
+      outcomes.push_back(kgsl_outcome(scenario.kgsl_checks[k], run.kernel_report, k));
     for (size_t k = 0; k < scenario.pixel_checks.size(); ++k) {
       TIDEMARK_TRY(checked,
                    check::check_pixels(scenario.pixel_checks[k], run.image, result.report_dir, {CheckKind::Pixels, k}));

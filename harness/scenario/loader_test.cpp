@@ -518,13 +518,8 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
   EXPECT_EQ(expect_error("  gauges: [\"wdefpk\"]\n"),
             at("7:12: expected a comparison such as 'wlivepk <= 4', found 'wdefpk'"));
   EXPECT_EQ(expect_error("  gauges: [wlivepk <= wbuf + 2]\n"),
-            at("7:23: expected a gauge or knob name (wbufs, wlive, wlivepk, wdefn, wdefpk, "
-               "wdefsync, wdefmb, dsets, "
-               "dsetspk, dsetsalloc, devallocs, devallocspk, devbytes, devbytespk, submits, presents, "
-               "kevents, kentries, kdropped, kdeleted, kpid, kglobal, kviews, kbreaks, kreader, kattach, kwalked, "
-               "kwalkmixed, kwalkcut, ksamples, kfirst, klast, kstable, "
-               "wire_deferred_mb, "
-               "retire_lag), found 'wbuf'"));
+            at("7:23: expected a gauge or knob name (starting with 'w': wbufs, wlive, wlivepk, wdefn, wdefpk, "
+               "wdefsync, wdefmb, wire_deferred_mb; 63 in all, see scenarios/README.md), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
             at("7:11: expected a list of gauge comparisons, found 'wlivepk <= 4'"));
   EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"),

@@ -14,6 +14,8 @@ std::string_view to_string(CheckKind kind) {
     case CheckKind::Waits: return "waits";
     case CheckKind::KernelDump: return "dump";
     case CheckKind::KernelNode: return "nodes";
+    case CheckKind::Diagnosis: return "kmd";
+    case CheckKind::KgslRead: return "kgsl";
     case CheckKind::Lane: return "lane";
     case CheckKind::Validation: return "validation";
     case CheckKind::Determinism: return "determinism";
@@ -22,7 +24,8 @@ std::string_view to_string(CheckKind kind) {
 }
 
 std::string CheckId::str() const {
-  if (kind == CheckKind::Gauge || kind == CheckKind::Pixels || kind == CheckKind::KernelNode)
+  if (kind == CheckKind::Gauge || kind == CheckKind::Pixels || kind == CheckKind::KernelNode ||
+      kind == CheckKind::Diagnosis || kind == CheckKind::KgslRead)
     return fmt::format("{}[{}]", to_string(kind), index);
   return std::string(to_string(kind));
 }
@@ -55,12 +58,21 @@ bool Scenario::expects_wait_statuses() const { return any_wait_expectation(workl
 
 namespace {
 
+template <class Kind>
+constexpr bool is_kernel_driver_step(const Kind&) {
+  return std::is_same_v<Kind, KmdSubmit> || std::is_same_v<Kind, KmdAdvance> || std::is_same_v<Kind, KmdWait> ||
+         std::is_same_v<Kind, KmdFrame> || std::is_same_v<Kind, KmdSignal> || std::is_same_v<Kind, KmdFault> ||
+         std::is_same_v<Kind, KmdDiagnose> || std::is_same_v<Kind, KgslSample> || std::is_same_v<Kind, KgslPower> ||
+         std::is_same_v<Kind, KgslRead>;
+}
+
 bool any_kernel_step(const std::vector<Step>& steps) {
   for (const auto& step : steps) {
     if (std::holds_alternative<GpuMemTotal>(*step.kind) || std::holds_alternative<GpuAlloc>(*step.kind) ||
         std::holds_alternative<GpuFree>(*step.kind) || std::holds_alternative<GpuMemAttach>(*step.kind) ||
         std::holds_alternative<GpuMemWalk>(*step.kind) || std::holds_alternative<GpuMemSample>(*step.kind))
       return true;
+    if (std::visit([](const auto& kind) { return is_kernel_driver_step(kind); }, *step.kind)) return true;
     if (const auto* repeat = std::get_if<Repeat>(step.kind.get()); repeat && any_kernel_step(repeat->steps)) return true;
   }
   return false;
@@ -69,7 +81,9 @@ bool any_kernel_step(const std::vector<Step>& steps) {
 }  // namespace
 
 bool Scenario::uses_kernel() const {
-  if (kernel.written || any_kernel_step(workload) || kernel_dump || !kernel_nodes.empty()) return true;
+  if (kernel.written || kmd.written || kgsl.written || any_kernel_step(workload) || kernel_dump ||
+      !kernel_nodes.empty() || reads_kernel_report())
+    return true;
   for (const auto& check : gauge_checks)
     for (const auto& name : check.expr.identifiers())
       if (is_kernel_gauge(name)) return true;
@@ -83,11 +97,15 @@ std::vector<CheckId> Scenario::checks() const {
   if (expects_wait_statuses()) ids.push_back({CheckKind::Waits, 0});
   if (kernel_dump) ids.push_back({CheckKind::KernelDump, 0});
   for (size_t k = 0; k < kernel_nodes.size(); ++k) ids.push_back({CheckKind::KernelNode, k});
+  for (size_t k = 0; k < diagnosis_checks.size(); ++k) ids.push_back({CheckKind::Diagnosis, k});
+  for (size_t k = 0; k < kgsl_checks.size(); ++k) ids.push_back({CheckKind::KgslRead, k});
   return ids;
 }
 
 std::string Scenario::check_text(const CheckId& id) const {
   if (id.kind == CheckKind::Gauge && id.index < gauge_checks.size()) return gauge_checks[id.index].expr.text();
+  if (id.kind == CheckKind::Diagnosis && id.index < diagnosis_checks.size()) return "kmd." + diagnosis_checks[id.index].name;
+  if (id.kind == CheckKind::KgslRead && id.index < kgsl_checks.size()) return "kgsl." + kgsl_checks[id.index].name;
   return id.str();
 }
 

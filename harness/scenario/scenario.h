@@ -16,6 +16,7 @@
 #include "core/expr.h"
 #include "core/knobs.h"
 #include "core/wait_status.h"
+#include "kernel/driver.h"
 #include "kernel/gpu_mem.h"
 
 namespace tidemark::scenario {
@@ -114,10 +115,50 @@ struct GpuMemAttach {
   bool stop = false;  // the service is stopping: give up at the first failure
 };
 
+// The kernel driver's submission path: a submit ioctl (faults for it beside its commands),
+// time passing, a fence wait, a frame boundary, a semaphore another engine signals, faults
+// armed for the next submit (the backend's too), and a diagnosis kept under a name.
+struct KmdSubmit {
+  std::vector<kernel::Command> commands;
+  kernel::SubmitFaults faults;
+};
+struct KmdAdvance {
+  uint64_t ns = 0;
+};
+struct KmdWait {
+  IntField fence;
+  uint64_t timeout_ns = 0;
+};
+struct KmdFrame {};
+struct KmdSignal {
+  IntField semaphore;
+};
+struct KmdFault {
+  kernel::SubmitFaults faults;
+};
+struct KmdDiagnose {
+  std::string name;
+};
+// kgsl: one devfreq status sample, the AXI power flag, a node read kept under a name.
+struct KgslSample {
+  IntField busy_us;
+  IntField total_us;
+  uint64_t freq_hz = 0;
+};
+struct KgslPower {
+  bool axi_on = true;
+};
+struct KgslRead {
+  kernel::KgslNode node = kernel::KgslNode::Gpubusy;
+  std::string name;
+};
+
 struct Repeat;
 
-using StepKind = std::variant<BufferData, BufferSubData, Draw, FenceSync, ClientWait, Flush,
-                              Finish, Present, GpuMemTotal, GpuAlloc, GpuFree, GpuMemAttach, GpuMemWalk, GpuMemSample, Repeat>;
+using StepKind = std::variant<BufferData, BufferSubData, Draw, FenceSync, ClientWait, Flush, Finish, Present,
+                              GpuMemTotal, GpuAlloc, GpuFree, GpuMemAttach, GpuMemWalk, GpuMemSample, KmdSubmit,
+                              KmdAdvance, KmdWait, KmdFrame, KmdSignal, KmdFault, KmdDiagnose, KgslSample, KgslPower,
+                              KgslRead, Repeat>;
 
 struct Step {
   // Recursive through Repeat; held by value in a vector.
@@ -179,10 +220,24 @@ struct KernelNodeCheck {
   SourceLocation where;
 };
 
+// A named diagnosis at the end of the workload: each listed field must read as written.
+struct DiagnosisCheck {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> fields;  // field -> expected text
+  SourceLocation where;
+};
+
+// A named kgsl node read: its exact text.
+struct KgslReadCheck {
+  std::string name;
+  std::string text;
+  SourceLocation where;
+};
+
 // A check, as controls, results, reports and the ledger name it. Gauge and pixel checks are
 // the scenario's k-th of their kind; `waits` covers every client_wait's expected status; the
 // runner adds `lane`, `validation` and `determinism` outcomes of its own.
-enum class CheckKind { Gauge, Pixels, Waits, KernelDump, KernelNode, Lane, Validation, Determinism };
+enum class CheckKind { Gauge, Pixels, Waits, KernelDump, KernelNode, Diagnosis, KgslRead, Lane, Validation, Determinism };
 std::string_view to_string(CheckKind kind);  // "gauge", "pixels", ...
 
 struct CheckId {
@@ -220,6 +275,16 @@ struct KernelSection {
   bool written = false;  // the file has a `kernel:` section
 };
 
+// The kernel driver's submission path and kgsl statistics as the file configures them.
+struct KmdSection {
+  kernel::KmdConfig config;
+  bool written = false;
+};
+struct KgslSection {
+  kernel::KgslConfig config;
+  bool written = false;
+};
+
 struct Scenario {
   std::filesystem::path file;
   std::string name;   // kebab-case sentence, unique within the group
@@ -228,6 +293,8 @@ struct Scenario {
   std::map<std::string, int64_t> knobs;  // validated against the known knob table
   Target target;
   KernelSection kernel;
+  KmdSection kmd;
+  KgslSection kgsl;
   std::vector<std::string> buffers;  // declared buffer names, created in this order
   std::vector<std::string> fences;   // fence names in first-definition order
   std::vector<Step> workload;
@@ -235,6 +302,8 @@ struct Scenario {
   std::vector<PixelCheck> pixel_checks;
   std::optional<KernelDumpCheck> kernel_dump;
   std::vector<KernelNodeCheck> kernel_nodes;
+  std::vector<DiagnosisCheck> diagnosis_checks;
+  std::vector<KgslReadCheck> kgsl_checks;
   std::vector<Control> controls;
 
   // Every check the scenario declares, in report order; the ones a control may name.
@@ -243,7 +312,9 @@ struct Scenario {
   // A `kernel:` section, a kernel step, or a check naming a kernel gauge: the run then reads
   // the kernel model's gauges, checks them and digests them.
   bool uses_kernel() const;
-  // What the file wrote for a check: the gauge expression, `pixels[k]`, `waits`.
+  // Diagnosis or kgsl checks: the run reads the kernel driver's report.
+  bool reads_kernel_report() const { return !diagnosis_checks.empty() || !kgsl_checks.empty(); }
+  // What the file wrote for a check: the gauge expression, `pixels[k]`, `waits`, `kmd.NAME`.
   std::string check_text(const CheckId& id) const;
 };
 

@@ -48,6 +48,9 @@ constexpr IntRule kBytesRule{"an integer or a size such as 4KiB", "a size >= 0"}
 constexpr IntRule kAllocationIdRule{"an integer", "an allocation id >= 0"};
 constexpr IntRule kAttachFailuresRule{"an integer", "a count of failed attaches from 0 to 1000", 0, 1000};
 constexpr IntRule kWalkStepRule{"an integer", "a walk step from 0 to 4096", 0, 4096};
+constexpr IntRule kFenceRule{"an integer", "a fence value from 1", 1};
+constexpr IntRule kSemaphoreRule{"an integer", "a semaphore id >= 0"};
+constexpr IntRule kMicrosecondsRule{"an integer", "a time in microseconds >= 0"};
 constexpr IntRule kRepeatRule{"an integer", "a repeat count from 1 to 10000000", 1, kMaxRepeatCount};
 
 std::vector<std::string_view> knob_names() {
@@ -70,8 +73,8 @@ class Schema {
     if (root.node.IsNull())
       return error_at(root.where, "a scenario map (name, group, workload, expect, ...)", "an empty document");
     TIDEMARK_TRY(top, read_.fields(root, "the scenario",
-                                   {"name", "group", "description", "knobs", "target", "kernel", "buffers",
-                                    "workload", "expect", "controls"}));
+                                   {"name", "group", "description", "knobs", "target", "kernel", "kmd", "kgsl",
+                                    "buffers", "workload", "expect", "controls"}));
     Scenario scenario;
     scenario.file = file_;
     auto kebab = [&](const Value& v) { return read_.kebab_name(v); };
@@ -82,6 +85,8 @@ class Schema {
     TIDEMARK_CHECK(yaml::optional(top, "knobs", scenario.knobs, [&](const Value& v) { return knobs(v); }));
     TIDEMARK_CHECK(yaml::optional(top, "target", target_, [&](const Value& v) { return target(v); }));
     TIDEMARK_CHECK(yaml::optional(top, "kernel", scenario.kernel, [&](const Value& v) { return kernel(v); }));
+    TIDEMARK_CHECK(yaml::optional(top, "kmd", scenario.kmd, [&](const Value& v) { return kmd(v); }));
+    TIDEMARK_CHECK(yaml::optional(top, "kgsl", scenario.kgsl, [&](const Value& v) { return kgsl(v); }));
     TIDEMARK_CHECK(yaml::optional(top, "buffers", buffers_, [&](const Value& v) { return buffers(v); }));
     scenario.target = target_;
     scenario.buffers = buffers_;
@@ -222,6 +227,103 @@ class Schema {
     return section;
   }
 
+  Result<KmdSection> kmd(const Value& value) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "kmd",
+                                       {"ring", "idle_timeout", "wake", "power", "doorbell_readback", "magic_check",
+                                        "recycle_frames", "submit_cpu", "irq", "late_write", "submit_timeout",
+                                        "backend_cost", "probe", "tiny_submits"}));
+    KmdSection section;
+    section.written = true;
+    kernel::KmdConfig& c = section.config;
+    auto time = [&](const Value& v) { return timeout_ns(v); };
+    auto flag = [&](const Value& v) { return read_.boolean(v); };
+    TIDEMARK_CHECK(yaml::optional(entries, "ring", c.ring_dwords, [&](const Value& v) -> Result<uint32_t> {
+      TIDEMARK_TRY(dwords, read_.integer(v, kernel::kMinRingDwords, kernel::kMaxRingDwords));
+      return static_cast<uint32_t>(dwords);
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "idle_timeout", c.idle_timeout_ns, time));
+    TIDEMARK_CHECK(yaml::optional(entries, "wake", c.wake_ns, time));
+    TIDEMARK_CHECK(yaml::optional(entries, "power", c.power, [&](const Value& v) {
+      return named_value(v, "a power policy", kernel::kPowerPolicyNames, kernel::PowerPolicy::Wait);
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "doorbell_readback", c.doorbell_readback, flag));
+    TIDEMARK_CHECK(yaml::optional(entries, "magic_check", c.magic_check, flag));
+    TIDEMARK_CHECK(yaml::optional(entries, "recycle_frames", c.recycle_frames, [&](const Value& v) -> Result<uint32_t> {
+      TIDEMARK_TRY(frames, read_.integer(v, 0, 1000));
+      return static_cast<uint32_t>(frames);
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "submit_cpu", c.submit_cpu_ns, time));
+    TIDEMARK_CHECK(yaml::optional(entries, "irq", c.irq_ns, time));
+    TIDEMARK_CHECK(yaml::optional(entries, "late_write", c.late_write_ns, time));
+    TIDEMARK_CHECK(yaml::optional(entries, "submit_timeout", c.submit_timeout_ns, time));
+    TIDEMARK_CHECK(yaml::optional(entries, "backend_cost", c.backend_cost_ns, time));
+    TIDEMARK_CHECK(yaml::optional(entries, "probe", c.probe_ns, time));
+    TIDEMARK_CHECK(yaml::optional(entries, "tiny_submits", c.tiny_submits, [&](const Value& v) -> Result<uint32_t> {
+      TIDEMARK_TRY(count, read_.integer(v, 1, 1'000'000));
+      return static_cast<uint32_t>(count);
+    }));
+    return section;
+  }
+
+  Result<KgslSection> kgsl(const Value& value) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "kgsl", {"update_busy", "freq_table", "device"}));
+    KgslSection section;
+    section.written = true;
+    kernel::KgslConfig& c = section.config;
+    TIDEMARK_CHECK(yaml::optional(entries, "update_busy", c.update_busy_us, [&](const Value& v) -> Result<uint64_t> {
+      TIDEMARK_TRY(ns, timeout_ns(v));
+      if (ns < 1000 || ns % 1000 != 0)
+        return error_at(v.where, "a whole number of microseconds, at least 1us", quote(v.node.Scalar()));
+      return ns / 1000;
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "freq_table", c.freq_table_hz, [&](const Value& v) -> Result<std::vector<uint64_t>> {
+      TIDEMARK_TRY(items, read_.non_empty_list(v, "a non-empty list of frequencies, the maximum first"));
+      std::vector<uint64_t> table;
+      for (const auto& item : items) {
+        TIDEMARK_TRY(hz, frequency(item));
+        if (!table.empty() && hz > table.front())
+          return error_at(item.where, fmt::format("a frequency at most the first ({} Hz)", table.front()),
+                          quote(item.node.Scalar()));
+        table.push_back(hz);
+      }
+      return table;
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "device", c.device_name,
+                                  [&](const Value& v) { return read_.identifier(v, "a device name such as kgsl_3d0"); }));
+    return section;
+  }
+
+  // `585MHz`, `300000kHz`, `1GHz`, or Hz; above 0.
+  Result<uint64_t> frequency(const Value& value) const {
+    constexpr std::string_view kWhat = "a frequency such as 585MHz (Hz, kHz, MHz, GHz), above 0";
+    TIDEMARK_TRY(written, read_.text(value, kWhat));
+    std::string_view rest = written;
+    uint64_t amount = 0;
+    auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), amount);
+    if (error != std::errc() || end == rest.data()) return error_at(value.where, kWhat, quote(written));
+    rest.remove_prefix(static_cast<size_t>(end - rest.data()));
+    uint64_t scale = rest.empty() || rest == "Hz" ? 1
+                     : rest == "kHz"              ? 1'000
+                     : rest == "MHz"              ? 1'000'000
+                     : rest == "GHz"              ? 1'000'000'000
+                                                  : 0;
+    uint64_t hz = 0;
+    if (scale == 0 || amount == 0 || __builtin_mul_overflow(amount, scale, &hz))
+      return error_at(value.where, kWhat, quote(written));
+    return hz;
+  }
+
+  // One of `names`, as the enum value at its index.
+  template <class Enum, size_t N>
+  Result<Enum> named_value(const Value& value, std::string_view what, const std::string_view (&names)[N],
+                           Enum) const {
+    std::string expected = fmt::format("{} ({})", what, join(std::vector<std::string_view>(names, names + N)));
+    TIDEMARK_TRY(word, read_.text(value, expected));
+    for (size_t k = 0; k < N; ++k)
+      if (names[k] == word) return static_cast<Enum>(k);
+    return error_at(value.where, expected, quote(word));
+  }
+
   Result<std::vector<std::string>> buffers(const Value& value) {
     TIDEMARK_TRY(items, read_.list(value, "a list of buffer names"));
     if (static_cast<int64_t>(items.size()) > kMaxBuffers)
@@ -260,6 +362,16 @@ class Schema {
         {"gpumem_attach", &Schema::gpumem_attach},
         {"gpumem_walk", &Schema::gpumem_walk},
         {"gpumem_sample", &Schema::no_fields<GpuMemSample>},
+        {"kmd_submit", &Schema::kmd_submit},
+        {"kmd_advance", &Schema::kmd_advance},
+        {"kmd_wait", &Schema::kmd_wait},
+        {"kmd_frame", &Schema::no_fields<KmdFrame>},
+        {"kmd_signal", &Schema::kmd_signal},
+        {"kmd_fault", &Schema::kmd_fault},
+        {"kmd_diagnose", &Schema::kmd_diagnose},
+        {"kgsl_sample", &Schema::kgsl_sample},
+        {"kgsl_power", &Schema::kgsl_power},
+        {"kgsl_read", &Schema::kgsl_read},
     };
     return kSteps;
   }
@@ -439,6 +551,134 @@ class Schema {
     return step;
   }
 
+  // ---- the kernel driver's steps ------------------------------------------------------
+
+  Result<StepKind> kmd_submit(const Value& value) {
+    TIDEMARK_TRY(entries,
+                 read_.fields(value, "kmd_submit", {"commands", "half_written", "doorbell", "fence_unwritable"}));
+    KmdSubmit step;
+    TIDEMARK_CHECK(yaml::required(entries, "commands", step.commands, [&](const Value& v) { return commands(v); }));
+    TIDEMARK_CHECK(submit_faults(entries, step.faults));
+    return step;
+  }
+
+  Result<StepKind> kmd_fault(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "kmd_fault", {"half_written", "doorbell", "fence_unwritable"}));
+    KmdFault step;
+    TIDEMARK_CHECK(submit_faults(entries, step.faults));
+    if (step.faults == kernel::SubmitFaults{})
+      return error_at(value.where, "a fault for the next submit (half_written, doorbell, fence_unwritable)", "none");
+    return step;
+  }
+
+  Status submit_faults(const Fields& entries, kernel::SubmitFaults& faults) const {
+    auto flag = [&](const Value& v) { return read_.boolean(v); };
+    TIDEMARK_CHECK(yaml::optional(entries, "half_written", faults.half_written, flag));
+    TIDEMARK_CHECK(yaml::optional(entries, "doorbell", faults.doorbell, [&](const Value& v) {
+      return named_value(v, "a doorbell fault", kernel::kDoorbellFaultNames, kernel::DoorbellFault::None);
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "fence_unwritable", faults.fence_unwritable, flag));
+    return {};
+  }
+
+  // `- draw`, `- {draw: 10ms}` (its engine time), `- {semaphore_wait: 3}`, `- {bad_address: 0xdead000}`,
+  // `- {bad_opcode: 0x7f}`.
+  Result<std::vector<kernel::Command>> commands(const Value& value) const {
+    constexpr std::string_view kWhat =
+        "a command (draw, {draw: 10ms}, {semaphore_wait: 3}, {bad_address: 0xdead000}, {bad_opcode: 0x7f})";
+    TIDEMARK_TRY(items, read_.non_empty_list(value, "a non-empty list of commands"));
+    if (items.size() > kernel::kMaxCommandsPerSubmit)
+      return error_at(value.where, fmt::format("at most {} commands in a submit", kernel::kMaxCommandsPerSubmit),
+                      std::to_string(items.size()));
+    std::vector<kernel::Command> out;
+    for (const auto& item : items) {
+      kernel::Command command;
+      if (item.node.IsScalar()) {
+        if (item.node.Scalar() != "draw") return error_at(item.where, kWhat, quote(item.node.Scalar()));
+        out.push_back(command);
+        continue;
+      }
+      std::vector<std::string_view> kinds(std::begin(kernel::kCommandKindNames), std::end(kernel::kCommandKindNames));
+      TIDEMARK_TRY(entry, read_.single_key(item, kWhat, "one key per command", kinds, ""));
+      command.kind = *kernel::parse_command_kind(entry.key);
+      if (command.kind == kernel::CommandKind::Draw) {
+        TIDEMARK_TRY(cost, timeout_ns(entry.value));
+        command.cost_ns = cost;
+      } else {
+        TIDEMARK_TRY(arg, read_.integer(entry.value, 0, yaml::kNoMax));
+        command.arg = static_cast<uint64_t>(arg);
+      }
+      out.push_back(command);
+    }
+    return out;
+  }
+
+  Result<StepKind> kmd_advance(const Value& value) {
+    TIDEMARK_TRY(ns, timeout_ns(value));
+    return KmdAdvance{ns};
+  }
+
+  Result<StepKind> kmd_wait(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "kmd_wait", {"fence", "timeout"}));
+    KmdWait step;
+    TIDEMARK_CHECK(yaml::required(entries, "fence", step.fence, int_field(kFenceRule)));
+    TIDEMARK_CHECK(yaml::required(entries, "timeout", step.timeout_ns, [&](const Value& v) { return timeout_ns(v); }));
+    return step;
+  }
+
+  Result<StepKind> kmd_signal(const Value& value) {
+    KmdSignal step;
+    TIDEMARK_TRY(semaphore, int_field(kSemaphoreRule)(value));
+    step.semaphore = std::move(semaphore);
+    return step;
+  }
+
+  Result<StepKind> kmd_diagnose(const Value& value) {
+    TIDEMARK_TRY(name, result_name(value, "a name for the diagnosis such as stuck"));
+    return KmdDiagnose{name};
+  }
+
+  Result<StepKind> kgsl_sample(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "kgsl_sample", {"busy_us", "total_us", "freq"}));
+    KgslSample step;
+    TIDEMARK_CHECK(yaml::required(entries, "busy_us", step.busy_us, int_field(kMicrosecondsRule)));
+    TIDEMARK_CHECK(yaml::required(entries, "total_us", step.total_us, int_field(kMicrosecondsRule)));
+    TIDEMARK_CHECK(yaml::required(entries, "freq", step.freq_hz, [&](const Value& v) { return frequency(v); }));
+    return step;
+  }
+
+  Result<StepKind> kgsl_power(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "kgsl_power", {"axi"}));
+    KgslPower step;
+    TIDEMARK_CHECK(yaml::required(entries, "axi", step.axi_on, [&](const Value& v) -> Result<bool> {
+      TIDEMARK_TRY(word, read_.text(v, "on or off"));
+      if (word == "on" || word == "true") return true;
+      if (word == "off" || word == "false") return false;
+      return error_at(v.where, "on or off", quote(word));
+    }));
+    return step;
+  }
+
+  Result<StepKind> kgsl_read(const Value& value) {
+    TIDEMARK_TRY(entries, read_.fields(value, "kgsl_read", {"node", "as"}));
+    KgslRead step;
+    TIDEMARK_CHECK(yaml::required(entries, "node", step.node, [&](const Value& v) {
+      return named_value(v, "a kgsl node", kernel::kKgslNodeNames, kernel::KgslNode::Gpubusy);
+    }));
+    TIDEMARK_CHECK(yaml::required(entries, "as", step.name,
+                                  [&](const Value& v) { return result_name(v, "a name for the read such as first"); }));
+    return step;
+  }
+
+  // A name a check can refer to; each step keeps its own (a repeat keeps the latest result).
+  Result<std::string> result_name(const Value& value, std::string_view what) {
+    TIDEMARK_TRY(name, read_.identifier(value, what));
+    if (yaml::contains(result_names_, name))
+      return error_at(value.where, "a name no other step uses", fmt::format("{} again", quote(name)));
+    result_names_.push_back(name);
+    return name;
+  }
+
   // GPU 0 when a step does not name one.
   static IntField zero_field(const Value& value) { return IntField{*Expression::parse("0"), value.where}; }
 
@@ -479,8 +719,22 @@ class Schema {
   // ---- expectations ------------------------------------------------------------------
 
   Status expect(const Value& value, Scenario& scenario) const {
-    TIDEMARK_TRY(entries, read_.fields(value, "expect", {"gauges", "pixels", "kernel"}));
+    TIDEMARK_TRY(entries, read_.fields(value, "expect", {"gauges", "pixels", "kernel", "kmd", "kgsl"}));
     if (auto kernel = entries.optional("kernel")) TIDEMARK_CHECK(kernel_checks(*kernel, scenario));
+    TIDEMARK_CHECK(yaml::optional(entries, "kmd", scenario.diagnosis_checks, [&](const Value& v) {
+      return named_checks<DiagnosisCheck>(v, "diagnoses by name, such as 'stuck: {scene: stuck_command}'",
+                                          [&](DiagnosisCheck& check, const Value& fields) {
+                                            return diagnosis_fields(check, fields);
+                                          });
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "kgsl", scenario.kgsl_checks, [&](const Value& v) {
+      return named_checks<KgslReadCheck>(v, "node reads by name, such as 'first: \"25\\n\"'",
+                                         [&](KgslReadCheck& check, const Value& text) -> Status {
+                                           TIDEMARK_TRY(read, read_.text(text, "the node's text"));
+                                           check.text = std::move(read);
+                                           return {};
+                                         });
+    }));
     TIDEMARK_CHECK(yaml::optional(entries, "gauges", scenario.gauge_checks, [&](const Value& v) {
       return each(v, "a list of gauge comparisons", [&](const Value& item) { return gauge(item); });
     }));
@@ -495,6 +749,36 @@ class Schema {
       pixel_values = std::move(items);
     }
     return each_check_once(scenario, pixel_values);
+  }
+
+  // A map of result names (each defined by a step) to what a check expects of them.
+  template <class Check, class Read>
+  Result<std::vector<Check>> named_checks(const Value& value, std::string_view what, Read read) const {
+    if (!value.node.IsMap() || value.node.size() == 0)
+      return error_at(value.where, fmt::format("a map of {}", what), yaml::describe(value.node));
+    std::vector<std::string_view> defined(result_names_.begin(), result_names_.end());
+    TIDEMARK_TRY(entries, read_.fields(value, what, defined));
+    std::vector<Check> checks;
+    for (const auto& entry : entries.entries()) {
+      Check check;
+      check.name = entry.key;
+      check.where = entry.key_where;
+      TIDEMARK_CHECK(read(check, entry.value));
+      checks.push_back(std::move(check));
+    }
+    return checks;
+  }
+
+  Status diagnosis_fields(DiagnosisCheck& check, const Value& value) const {
+    std::vector<std::string_view> names(std::begin(kernel::kDiagnosisFields), std::end(kernel::kDiagnosisFields));
+    TIDEMARK_TRY(entries, read_.fields(value, "a diagnosis", names));
+    if (entries.entries().empty()) return error_at(value.where, fmt::format("fields of a diagnosis ({})", join(names)), "none");
+    for (const auto& entry : entries.entries()) {
+      if (!entry.value.node.IsScalar())
+        return error_at(entry.value.where, "a scalar such as stuck_command or 40", yaml::describe(entry.value.node));
+      check.fields.emplace_back(entry.key, entry.value.node.Scalar());
+    }
+    return {};
   }
 
   // Reads every item of a list with `read`.
@@ -520,8 +804,15 @@ class Schema {
       for (const auto& spec : kGauges) readable.push_back(spec.name);
       for (const auto& spec : kKernelGauges) readable.push_back(spec.name);
       for (const auto& knob : known_knobs()) readable.push_back(knob.name);
+      // 60-odd names: show the ones that share the found name's first letter.
+      std::vector<std::string_view> alike;
+      for (auto known : readable)
+        if (known.front() == name.front()) alike.push_back(known);
+      std::string listed = alike.empty() ? join(readable)
+                                         : fmt::format("starting with '{}': {}; {} in all, see scenarios/README.md",
+                                                       name.front(), join(alike), readable.size());
       return error_at(read_.source().inside(value, yaml::word_offset(expression.text(), name)),
-                      fmt::format("a gauge or knob name ({})", join(readable)), quote(name));
+                      fmt::format("a gauge or knob name ({})", listed), quote(name));
     }
     return GaugeCheck{std::move(expression), value.where};
   }
@@ -775,6 +1066,7 @@ class Schema {
   int64_t written_steps_ = 0;
   std::vector<std::string> fences_;          // defined so far, in document order
   std::vector<std::string> loop_variables_;  // of the enclosing repeats, outermost first
+  std::vector<std::string> result_names_;    // named by kmd_diagnose and kgsl_read steps, in document order
   std::string_view step_name_;               // the step being read
 };
 

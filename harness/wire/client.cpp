@@ -88,7 +88,9 @@ Hello make_hello(const LaneOptions& options, const SessionConfig& config, std::s
               .validation = config.validation,
               .kernel_pid = config.kernel_pid,
               .kernel_gpu = config.kernel_gpu,
-              .kernel_reports = config.kernel_reports};
+              .kernel_reports = config.kernel_reports,
+              .kmd = config.kmd,
+              .kgsl = config.kgsl};
   if (mutant_is(find_mutant(options.mutant).value_or(MutantId::None), MutantId::WireDropKnobs)) hello.knobs.clear();
   return hello;
 }

@@ -91,6 +91,19 @@ class WireClient final : public backend::Backend {
     return std::optional<std::string>(std::string(reply.text.begin(), reply.text.end()));
   }
 
+  Status kernel_op(const kernel::KernelOp& op) override {
+    return std::visit(
+        [&](const auto& operation) -> Status {
+          using Operation = std::decay_t<decltype(operation)>;
+          return post(MessageOf<Operation>{{.op = operation}});
+        },
+        op);
+  }
+  Result<kernel::KernelReport> kernel_report() override {
+    TIDEMARK_TRY(reply, call(ReadKernelReport{}));
+    return std::move(reply.report);
+  }
+
   Status drain() override {
     if (pending_.empty()) return {};
     return discard(call(Sync{}, false));

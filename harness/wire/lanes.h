@@ -43,6 +43,8 @@ struct SessionConfig {
   uint32_t kernel_pid = 1000;
   uint32_t kernel_gpu = 0;
   bool kernel_reports = true;
+  kernel::KmdConfig kmd;
+  kernel::KgslConfig kgsl;
   KnobValues knobs;
   bool validation = false;
   std::function<void(const std::string&)> log;

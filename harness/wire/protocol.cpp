@@ -289,6 +289,41 @@ Status get(Reader& reader, Error& value) {
   return {};
 }
 
+namespace {
+
+template <class Enum, size_t N>
+Status get_enum(Reader& reader, Enum& value, const std::string_view (&)[N], const char* what) {
+  TIDEMARK_TRY(byte, reader.u8());
+  if (byte >= N) return protocol_error(fmt::format("{} {}, expected 0..{}", what, byte, N - 1));
+  value = static_cast<Enum>(byte);
+  return {};
+}
+
+}  // namespace
+
+void put(Writer& writer, kernel::CommandKind value) { writer.u8(static_cast<uint8_t>(value)); }
+void put(Writer& writer, kernel::DoorbellFault value) { writer.u8(static_cast<uint8_t>(value)); }
+void put(Writer& writer, kernel::PowerPolicy value) { writer.u8(static_cast<uint8_t>(value)); }
+void put(Writer& writer, kernel::KgslNode value) { writer.u8(static_cast<uint8_t>(value)); }
+Status get(Reader& reader, kernel::CommandKind& value) {
+  return get_enum(reader, value, kernel::kCommandKindNames, "command kind");
+}
+Status get(Reader& reader, kernel::DoorbellFault& value) {
+  return get_enum(reader, value, kernel::kDoorbellFaultNames, "doorbell fault");
+}
+Status get(Reader& reader, kernel::PowerPolicy& value) {
+  return get_enum(reader, value, kernel::kPowerPolicyNames, "power policy");
+}
+Status get(Reader& reader, kernel::KgslNode& value) { return get_enum(reader, value, kernel::kKgslNodeNames, "kgsl node"); }
+Result<uint32_t> read_count(Reader& reader, uint32_t limit, const char* what) { return count_of(reader, limit, what); }
+
+Status KmdSubmit::check() const {
+  if (op.commands.empty() || op.commands.size() > kernel::kMaxCommandsPerSubmit)
+    return protocol_error(
+        fmt::format("{} commands in a submit, expected 1..{}", op.commands.size(), kernel::kMaxCommandsPerSubmit));
+  return {};
+}
+
 Status Pixels::check() const {
   if (width < 0 || height < 0 || bytes.size() != size_t(width) * size_t(height) * 4)
     return protocol_error(fmt::format("{}x{} image with {} bytes", width, height, bytes.size()));
@@ -308,6 +343,11 @@ Status KernelAllocate::check() const {
 Status Hello::check() const {
   if (width < 1 || height < 1 || width > kMaxTargetSide || height > kMaxTargetSide)
     return protocol_error(fmt::format("target {}x{}, each side 1..{}", width, height, kMaxTargetSide));
+  if (kmd.ring_dwords < kernel::kMinRingDwords || kmd.ring_dwords > kernel::kMaxRingDwords)
+    return protocol_error(fmt::format("ring of {} dwords, expected {}..{}", kmd.ring_dwords, kernel::kMinRingDwords,
+                                      kernel::kMaxRingDwords));
+  if (kgsl.freq_table_hz.empty() || kgsl.freq_table_hz.front() == 0)
+    return protocol_error("a kgsl frequency table without a non-zero maximum first");
   return {};
 }
 

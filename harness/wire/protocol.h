@@ -12,6 +12,7 @@
 // drains the pipe: every earlier failure reaches the client before its reply.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -28,7 +29,7 @@
 namespace tidemark::wire {
 
 inline constexpr uint32_t kMagic = 0x4B4D4454;  // "TDMK" in memory order
-inline constexpr uint16_t kProtocolVersion = 2;
+inline constexpr uint16_t kProtocolVersion = 3;
 inline constexpr size_t kHeaderBytes = 16;
 inline constexpr uint32_t kMaxPayloadBytes = 256u << 20;
 static_assert(kMaxStoreBytes + 64 <= kMaxPayloadBytes, "every store a scenario may ask for fits in one frame");
@@ -64,6 +65,17 @@ inline constexpr int32_t kMaxTargetSide = 4096;
   X(KernelNode, 22, "gpumem_node")             \
   X(KernelWalk, 23, "gpumem_walk")             \
   X(KernelSample, 24, "gpumem_sample")         \
+  X(KmdSubmit, 25, "kmd_submit")               \
+  X(KmdAdvance, 26, "kmd_advance")             \
+  X(KmdWait, 27, "kmd_wait")                   \
+  X(KmdFrame, 28, "kmd_frame")                 \
+  X(KmdSignal, 29, "kmd_signal")               \
+  X(KmdFault, 30, "kmd_fault")                 \
+  X(KmdDiagnose, 31, "kmd_diagnose")           \
+  X(KgslSample, 32, "kgsl_sample")             \
+  X(KgslPower, 33, "kgsl_power")               \
+  X(KgslRead, 34, "kgsl_read")                 \
+  X(ReadKernelReport, 35, "read_kernel_report") \
   X(Welcome, 100, "welcome")                   \
   X(Ok, 101, "ok")                             \
   X(BufferCreated, 102, "buffer_created")      \
@@ -75,7 +87,8 @@ inline constexpr int32_t kMaxTargetSide = 4096;
   X(Failure, 108, "failure")                   \
   X(ProtocolError, 109, "protocol_error")      \
   X(Skipped, 110, "skipped")                   \
-  X(Text, 111, "text")
+  X(Text, 111, "text")                         \
+  X(KernelReportReply, 112, "kernel_report")
 
 enum class Opcode : uint16_t {
 #define TIDEMARK_OPCODE(name, code, text) name = code,
@@ -179,6 +192,57 @@ Status get(Reader& reader, WaitStatus& value);
 Status get(Reader& reader, backend::DrawCall& value);
 Status get(Reader& reader, Error& value);
 Status get(Reader& reader, WalkUpdates& value);
+void put(Writer& writer, kernel::CommandKind value);
+void put(Writer& writer, kernel::DoorbellFault value);
+void put(Writer& writer, kernel::PowerPolicy value);
+void put(Writer& writer, kernel::KgslNode value);
+Status get(Reader& reader, kernel::CommandKind& value);
+Status get(Reader& reader, kernel::DoorbellFault& value);
+Status get(Reader& reader, kernel::PowerPolicy& value);
+Status get(Reader& reader, kernel::KgslNode& value);
+// A list's length, at most `limit`.
+Result<uint32_t> read_count(Reader& reader, uint32_t limit, const char* what);
+
+// Structs that list their fields (kernel configs, operations, diagnoses) and lists of them
+// travel field by field; a list is cut to kMaxListEntries on encode.
+template <class T>
+concept FieldStruct = requires(T& value) { T::fields(value); };
+template <FieldStruct T>
+void put(Writer& writer, const T& value);
+template <FieldStruct T>
+Status get(Reader& reader, T& value);
+template <class T>
+void put(Writer& writer, const std::vector<T>& values);
+template <class T>
+Status get(Reader& reader, std::vector<T>& values);
+
+template <FieldStruct T>
+void put(Writer& writer, const T& value) {
+  std::apply([&](const auto&... field) { (put(writer, field), ...); }, T::fields(value));
+}
+template <FieldStruct T>
+Status get(Reader& reader, T& value) {
+  Status status;
+  std::apply([&](auto&... field) { ((status = status ? get(reader, field) : status), ...); }, T::fields(value));
+  return status;
+}
+template <class T>
+void put(Writer& writer, const std::vector<T>& values) {
+  size_t count = std::min<size_t>(values.size(), kMaxListEntries);
+  writer.u32(static_cast<uint32_t>(count));
+  for (size_t i = 0; i < count; ++i) put(writer, values[i]);
+}
+template <class T>
+Status get(Reader& reader, std::vector<T>& values) {
+  TIDEMARK_TRY(count, read_count(reader, kMaxListEntries, "list entries"));
+  values.clear();
+  for (uint32_t i = 0; i < count; ++i) {
+    T value{};
+    if (auto ok = get(reader, value); !ok) return ok;
+    values.push_back(std::move(value));
+  }
+  return {};
+}
 
 // --- Messages -----------------------------------------------------------------------------
 // Each has kOpcode, fields(self) (its layout, in order) and, for a request, its Reply
@@ -246,6 +310,11 @@ struct Text {  // a text the server read (a dump, a node); present = false: noth
   std::vector<uint8_t> text;  // bytes, not a string field: a dump of 1024 entries is ~25 KiB
   static auto fields(auto& m) { return std::tie(m.present, m.text); }
 };
+struct KernelReportReply {
+  static constexpr Opcode kOpcode = Opcode::KernelReportReply;
+  kernel::KernelReport report;
+  static auto fields(auto& m) { return std::tie(m.report); }
+};
 struct Skipped {  // not carried out: the pipelined request `failed_sequence` failed first
   static constexpr Opcode kOpcode = Opcode::Skipped;
   uint32_t failed_sequence = 0;
@@ -271,9 +340,11 @@ struct Hello {
   uint32_t kernel_pid = 1000;  // whose device memory the kernel model sees
   uint32_t kernel_gpu = 0;
   bool kernel_reports = true;
+  kernel::KmdConfig kmd;
+  kernel::KgslConfig kgsl;
   static auto fields(auto& m) {
     return std::tie(m.token, m.knobs, m.mutant, m.width, m.height, m.validation, m.kernel_pid, m.kernel_gpu,
-                    m.kernel_reports);
+                    m.kernel_reports, m.kmd, m.kgsl);
   }
   Status check() const;
 };
@@ -367,6 +438,50 @@ struct KernelNode {
   static auto fields(auto& m) { return std::tie(m.pid, m.type); }
   Status check() const;
 };
+
+// The kernel driver's scripted operations: one pipelined message each, laid out as the
+// operation's own fields.
+template <Opcode code, class Operation>
+struct KernelOpMessage {
+  static constexpr Opcode kOpcode = code;
+  using Reply = NoReply;
+  Operation op;
+  static auto fields(auto& m) { return Operation::fields(m.op); }
+};
+struct KmdSubmit : KernelOpMessage<Opcode::KmdSubmit, kernel::KmdSubmitOp> {
+  Status check() const;
+};
+struct KmdAdvance : KernelOpMessage<Opcode::KmdAdvance, kernel::KmdAdvanceOp> {};
+struct KmdWait : KernelOpMessage<Opcode::KmdWait, kernel::KmdWaitOp> {};
+struct KmdFrame : KernelOpMessage<Opcode::KmdFrame, kernel::KmdFrameOp> {};
+struct KmdSignal : KernelOpMessage<Opcode::KmdSignal, kernel::KmdSignalOp> {};
+struct KmdFault : KernelOpMessage<Opcode::KmdFault, kernel::KmdFaultOp> {};
+struct KmdDiagnose : KernelOpMessage<Opcode::KmdDiagnose, kernel::KmdDiagnoseOp> {};
+struct KgslSample : KernelOpMessage<Opcode::KgslSample, kernel::KgslSampleOp> {};
+struct KgslPower : KernelOpMessage<Opcode::KgslPower, kernel::KgslPowerOp> {};
+struct KgslRead : KernelOpMessage<Opcode::KgslRead, kernel::KgslReadOp> {};
+// The message that carries an operation.
+template <class Operation>
+struct MessageOfOperation;
+#define TIDEMARK_KERNEL_OP_MESSAGE(Message, Operation) \
+  template <>                                          \
+  struct MessageOfOperation<kernel::Operation> {       \
+    using type = Message;                              \
+  };
+TIDEMARK_KERNEL_OP_MESSAGE(KmdSubmit, KmdSubmitOp)
+TIDEMARK_KERNEL_OP_MESSAGE(KmdAdvance, KmdAdvanceOp)
+TIDEMARK_KERNEL_OP_MESSAGE(KmdWait, KmdWaitOp)
+TIDEMARK_KERNEL_OP_MESSAGE(KmdFrame, KmdFrameOp)
+TIDEMARK_KERNEL_OP_MESSAGE(KmdSignal, KmdSignalOp)
+TIDEMARK_KERNEL_OP_MESSAGE(KmdFault, KmdFaultOp)
+TIDEMARK_KERNEL_OP_MESSAGE(KmdDiagnose, KmdDiagnoseOp)
+TIDEMARK_KERNEL_OP_MESSAGE(KgslSample, KgslSampleOp)
+TIDEMARK_KERNEL_OP_MESSAGE(KgslPower, KgslPowerOp)
+TIDEMARK_KERNEL_OP_MESSAGE(KgslRead, KgslReadOp)
+#undef TIDEMARK_KERNEL_OP_MESSAGE
+template <class Operation>
+using MessageOf = typename MessageOfOperation<Operation>::type;
+struct ReadKernelReport : FieldlessRequest<Opcode::ReadKernelReport, KernelReportReply> {};
 
 // drains the pipe: its Ok (or Skipped) follows every earlier failure
 struct Sync : FieldlessRequest<Opcode::Sync, Ok> {};

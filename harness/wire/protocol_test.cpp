@@ -69,6 +69,24 @@ class Generator {
     value.kind = static_cast<ErrorKind>(pick(0, 3));
     fill(value.message);
   }
+  template <class Enum>
+    requires std::is_enum_v<Enum>
+  void fill(Enum& value) {
+    constexpr int kCount = std::is_same_v<Enum, kernel::CommandKind>     ? 4
+                           : std::is_same_v<Enum, kernel::KgslNode>      ? 3
+                           : std::is_same_v<Enum, kernel::DoorbellFault> ? 3
+                                                                         : 3;
+    value = static_cast<Enum>(pick(0, kCount - 1));
+  }
+  template <FieldStruct T>
+  void fill(T& value) {
+    std::apply([this](auto&... field) { (fill(field), ...); }, T::fields(value));
+  }
+  template <class T>
+  void fill(std::vector<T>& values) {
+    values.resize(static_cast<size_t>(pick(0, 4)));
+    for (auto& value : values) fill(value);
+  }
 
   template <class M>
   M message() {
@@ -91,6 +109,12 @@ class Generator {
   void fix(Hello& m) {
     m.width = pick(1, kMaxTargetSide);
     m.height = pick(1, kMaxTargetSide);
+    m.kmd.ring_dwords = static_cast<uint32_t>(pick(kernel::kMinRingDwords, 1 << 16));
+    m.kgsl.freq_table_hz.insert(m.kgsl.freq_table_hz.begin(), static_cast<uint64_t>(pick(1, 1'000'000'000)));
+  }
+  void fix(KmdSubmit& m) {
+    m.op.commands.resize(static_cast<size_t>(pick(1, 5)));
+    for (auto& command : m.op.commands) fill(command);
   }
   void fix(KernelAllocate& m) { m.type = static_cast<uint32_t>(pick(0, 8)); }
   void fix(KernelNode& m) { m.type = static_cast<uint32_t>(pick(0, 8)); }
@@ -196,7 +220,7 @@ TEST(Protocol, OnlyCallsWithoutAValueArePipelined) {
 #undef TIDEMARK_PIPELINED
   EXPECT_EQ(pipelined,
             (std::vector<std::string>{"buffer_data", "buffer_sub_data", "draw", "flush", "finish", "present",
-                                      "gpu_mem_total", "gpu_alloc", "gpu_free", "gpumem_attach", "gpumem_walk", "gpumem_sample"}));
+                                      "gpu_mem_total", "gpu_alloc", "gpu_free", "gpumem_attach", "gpumem_walk", "gpumem_sample", "kmd_submit", "kmd_advance", "kmd_wait", "kmd_frame", "kmd_signal", "kmd_fault", "kmd_diagnose", "kgsl_sample", "kgsl_power", "kgsl_read"}));
 }
 
 std::array<uint8_t, kHeaderBytes> header_of(const Frame& frame) {
@@ -229,7 +253,7 @@ TEST(Protocol, BadHeadersAreRefused) {
 
   auto bad_version = header;
   bad_version[4] = 9;
-  EXPECT_EQ(decode_header(bad_version).error().message, "protocol: version 9, this side speaks 2");
+  EXPECT_EQ(decode_header(bad_version).error().message, "protocol: version 9, this side speaks 3");
 
   auto bad_opcode = header;
   bad_opcode[6] = 0xee;

@@ -71,6 +71,14 @@ Result<GaugeValues> serve(backend::Backend& api, const ReadKernelGauges&) {
   TIDEMARK_TRY(gauges, api.kernel_gauges());
   return GaugeValues{.values = named(gauges)};
 }
+template <Opcode code, class Operation>
+Status serve(backend::Backend& api, const KernelOpMessage<code, Operation>& m) {
+  return api.kernel_op(m.op);
+}
+Result<KernelReportReply> serve(backend::Backend& api, const ReadKernelReport&) {
+  TIDEMARK_TRY(report, api.kernel_report());
+  return KernelReportReply{.report = std::move(report)};
+}
 
 // Carries a request out on the backend: its reply, or none for a pipelined request that
 // succeeded. A pipelined failure sets `failed` so that later requests are skipped.
@@ -176,6 +184,8 @@ backend::Config backend_config(const Hello& hello, const KnobValues& knobs, Muta
   config.kernel_pid = hello.kernel_pid;
   config.kernel_gpu = hello.kernel_gpu;
   config.kernel_reports = hello.kernel_reports;
+  config.kmd = hello.kmd;
+  config.kgsl = hello.kgsl;
   config.mutant = mutant;
   config.log = std::move(log);
   return config;

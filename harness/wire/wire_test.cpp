@@ -105,6 +105,18 @@ Result<std::optional<std::string>> FakeBackend::kernel_node(uint32_t pid, kernel
   return std::optional<std::string>("4096,64");
 }
 
+Status FakeBackend::kernel_op(const kernel::KernelOp& op) {
+  auto name = std::visit([](const auto& operation) { return to_string(MessageOf<std::decay_t<decltype(operation)>>::kOpcode); },
+                         op);
+  if (auto ok = called(fmt::format("kernel_op({})", name)); !ok) return ok;
+  driver_.apply(op);
+  return {};
+}
+Result<kernel::KernelReport> FakeBackend::kernel_report() {
+  if (auto ok = called("kernel_report()"); !ok) return std::unexpected(ok.error());
+  return driver_.report();
+}
+
 void WireTest::SetUp() {
   ServerOptions options;
   options.make_backend = [this](const backend::Config& config) -> Result<std::unique_ptr<backend::Backend>> {

@@ -27,7 +27,8 @@ struct FakeBackendLog {
 
 class FakeBackend final : public backend::Backend {
  public:
-  explicit FakeBackend(FakeBackendLog& log) : log_(log) {}
+  explicit FakeBackend(FakeBackendLog& log)
+      : log_(log), driver_(log.config.kmd, log.config.kgsl, log.config.mutant) {}
   Result<backend::BufferId> create_buffer() override;
   Status buffer_data(backend::BufferId buffer, std::span<const uint8_t> data) override;
   Status buffer_sub_data(backend::BufferId buffer, uint64_t offset, std::span<const uint8_t> data) override;
@@ -49,11 +50,15 @@ class FakeBackend final : public backend::Backend {
   Status kernel_walk(const std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>>& updates) override;
   Status kernel_sample() override { return called("kernel_sample()"); }
   Result<std::optional<std::string>> kernel_node(uint32_t pid, kernel::MemoryType type) override;
+  // The kernel driver model is pure logic: the fake runs the real one and logs the operation.
+  Status kernel_op(const kernel::KernelOp& op) override;
+  Result<kernel::KernelReport> kernel_report() override;
 
  private:
   // Logs the call; its error if the test asked this call to fail.
   Status called(std::string what);
   FakeBackendLog& log_;
+  kernel::KernelDriver driver_;
   uint32_t next_id_ = 1;
 };
 
