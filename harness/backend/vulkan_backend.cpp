@@ -75,7 +75,7 @@ class VulkanBackend final : public Backend {
         driver_(config.kmd, config.kgsl, config.mutant),
         device_(std::move(device)),
         submissions_(*device_, config.knobs.retire_lag,
-                     mutant_is(config.mutant, MutantId::BackendSubmitsBypassKernel) ? nullptr : &driver_.submissions(),
+                     mutant_is(config.mutant, MutantId::BackendSubmitsBypassKernel) ? nullptr : &driver_.queue(kernel::Queue::Backend),
                      [this](VkCommandBuffer commands) { end_rendering(commands); }),
         reclaim_(policy_for(config), submissions_,
                  {[this](StoreHandle store) { destroy_store(store); }, nullptr}) {}
@@ -705,6 +705,7 @@ Result<WaitStatus> VulkanBackend::client_wait(FenceId fence, bool flush_first, u
 
 Status VulkanBackend::present() {
   if (auto ok = submissions_.sync("present"); !ok) return ok;
+  driver_.queue(kernel::Queue::Backend).frame();  // deferred recycling counts presents
   if (!mutant_is(config_.mutant, MutantId::PresentNoSweep)) reclaim_.sweep();
   ++presents_;
   if (mutant_is(config_.mutant, MutantId::PresentKeepsDescriptorSets)) return {};

@@ -107,6 +107,16 @@ struct KernelGauges {
   int64_t kwakes = 0;  // engine wake-ups
   int64_t kbusyus = 0;  // engine busy time, microseconds
   int64_t kclockus = 0;  // the model's virtual clock, microseconds
+  int64_t kbsubmits = 0;  // the backend queue's packets: one per queue submit
+  int64_t kbfence = 0;  // the backend queue's fence value in memory
+  int64_t kbringpk = 0;  // most dwords in the backend queue's ring at once
+  int64_t kbdoorlost = 0;  // the backend queue's doorbell writes that did not reach its engine
+  int64_t kbkicks = 0;  // rings again by a backend sync that found its work unannounced
+  int64_t kbwaits = 0;  // the backend's waits on its queue's fences
+  int64_t kbtimeouts = 0;  // of those, the ones that timed out
+  int64_t kbuaf = 0;  // the backend queue's command buffers read after they were recycled
+  int64_t kbrecycled = 0;  // the backend queue's command buffers recycled
+  int64_t kbkept = 0;  // the backend queue's command buffers completed and kept for deferred recycling
   int64_t kgslsamples = 0;  // kgsl devfreq status samples
   int64_t kgslevents = 0;  // kgsl_gpubusy trace events emitted
 };
@@ -116,7 +126,7 @@ struct KernelGaugeSpec {
   int64_t KernelGauges::*field;
   std::string_view meaning;
 };
-inline constexpr std::array<KernelGaugeSpec, 45> kKernelGauges = {{
+inline constexpr std::array<KernelGaugeSpec, 55> kKernelGauges = {{
     {"kevents", &KernelGauges::kevents, "gpu_mem_total tracepoint hits"},
     {"kentries", &KernelGauges::kentries, "entries in the GpuService map"},
     {"kdropped", &KernelGauges::kdropped, "new (gpu, pid) pairs a full map lost silently"},
@@ -134,32 +144,42 @@ inline constexpr std::array<KernelGaugeSpec, 45> kKernelGauges = {{
     {"kfirst", &KernelGauges::kfirst, "the first sample"},
     {"klast", &KernelGauges::klast, "the last sample"},
     {"kstable", &KernelGauges::kstable, "samples at the end equal to the last (the stable window)"},
-    {"ksubmits", &KernelGauges::ksubmits, "packets the kernel's ring accepted"},
-    {"krefused", &KernelGauges::krefused, "submits refused: no ring space within the submit timeout"},
-    {"kfence", &KernelGauges::kfence, "the queue's fence value in memory"},
-    {"kseen", &KernelGauges::kseen, "the fence value the driver has seen (after the completion interrupt)"},
-    {"khead", &KernelGauges::khead, "the ring's head (dword offset)"},
-    {"ktail", &KernelGauges::ktail, "the ring's tail (dword offset)"},
-    {"kdoorbell", &KernelGauges::kdoorbell, "what reading the doorbell register returns"},
-    {"kringpk", &KernelGauges::kringpk, "most dwords in the ring at once"},
-    {"kringwaits", &KernelGauges::kringwaits, "submits that waited for ring space"},
-    {"kringwaitus", &KernelGauges::kringwaitus, "microseconds submitters waited for ring space"},
-    {"kdoorlost", &KernelGauges::kdoorlost, "doorbell writes that did not reach the engine"},
-    {"krewrites", &KernelGauges::krewrites, "doorbells read back stale and rewritten"},
-    {"kkicks", &KernelGauges::kkicks, "rings again by a waiter that found queued work the engine was never told of"},
-    {"kwaits", &KernelGauges::kwaits, "fence waits"},
-    {"ktimeouts", &KernelGauges::ktimeouts, "fence waits that timed out"},
-    {"kfenceback", &KernelGauges::kfenceback, "fence writes that went backwards"},
-    {"kmagic", &KernelGauges::kmagic, "half-written packets the header magic caught before the tail moved"},
-    {"kstale", &KernelGauges::kstale, "packets the engine decoded before their bytes were written"},
-    {"kclobbered", &KernelGauges::kclobbered, "unconsumed packets a submitter wrote over"},
-    {"kuaf", &KernelGauges::kuaf, "command buffers the engine read after they were recycled"},
-    {"krecycled", &KernelGauges::krecycled, "command buffers recycled"},
-    {"kkept", &KernelGauges::kkept, "command buffers completed and kept for deferred recycling"},
-    {"ksleeps", &KernelGauges::ksleeps, "engine power-downs"},
-    {"kwakes", &KernelGauges::kwakes, "engine wake-ups"},
-    {"kbusyus", &KernelGauges::kbusyus, "engine busy time, microseconds"},
-    {"kclockus", &KernelGauges::kclockus, "the model's virtual clock, microseconds"},
+    {"ksubmits", &KernelGauges::ksubmits, "scene queue: packets the kernel's ring accepted"},
+    {"krefused", &KernelGauges::krefused, "scene queue: submits refused: no ring space within the submit timeout"},
+    {"kfence", &KernelGauges::kfence, "scene queue: the queue's fence value in memory"},
+    {"kseen", &KernelGauges::kseen, "scene queue: the fence value the driver has seen (after the completion interrupt)"},
+    {"khead", &KernelGauges::khead, "scene queue: the ring's head (dword offset)"},
+    {"ktail", &KernelGauges::ktail, "scene queue: the ring's tail (dword offset)"},
+    {"kdoorbell", &KernelGauges::kdoorbell, "scene queue: what reading the doorbell register returns"},
+    {"kringpk", &KernelGauges::kringpk, "scene queue: most dwords in the ring at once"},
+    {"kringwaits", &KernelGauges::kringwaits, "scene queue: submits that waited for ring space"},
+    {"kringwaitus", &KernelGauges::kringwaitus, "scene queue: microseconds submitters waited for ring space"},
+    {"kdoorlost", &KernelGauges::kdoorlost, "scene queue: doorbell writes that did not reach the engine"},
+    {"krewrites", &KernelGauges::krewrites, "scene queue: doorbells read back stale and rewritten"},
+    {"kkicks", &KernelGauges::kkicks, "scene queue: rings again by a waiter that found queued work the engine was never told of"},
+    {"kwaits", &KernelGauges::kwaits, "scene queue: fence waits"},
+    {"ktimeouts", &KernelGauges::ktimeouts, "scene queue: fence waits that timed out"},
+    {"kfenceback", &KernelGauges::kfenceback, "scene queue: fence writes that went backwards"},
+    {"kmagic", &KernelGauges::kmagic, "scene queue: half-written packets the header magic caught before the tail moved"},
+    {"kstale", &KernelGauges::kstale, "scene queue: packets the engine decoded before their bytes were written"},
+    {"kclobbered", &KernelGauges::kclobbered, "scene queue: unconsumed packets a submitter wrote over"},
+    {"kuaf", &KernelGauges::kuaf, "scene queue: command buffers the engine read after they were recycled"},
+    {"krecycled", &KernelGauges::krecycled, "scene queue: command buffers recycled"},
+    {"kkept", &KernelGauges::kkept, "scene queue: command buffers completed and kept for deferred recycling"},
+    {"ksleeps", &KernelGauges::ksleeps, "scene queue: engine power-downs"},
+    {"kwakes", &KernelGauges::kwakes, "scene queue: engine wake-ups"},
+    {"kbusyus", &KernelGauges::kbusyus, "scene queue: engine busy time, microseconds"},
+    {"kclockus", &KernelGauges::kclockus, "scene queue: the model's virtual clock, microseconds"},
+    {"kbsubmits", &KernelGauges::kbsubmits, "the backend queue's packets: one per queue submit"},
+    {"kbfence", &KernelGauges::kbfence, "the backend queue's fence value in memory"},
+    {"kbringpk", &KernelGauges::kbringpk, "most dwords in the backend queue's ring at once"},
+    {"kbdoorlost", &KernelGauges::kbdoorlost, "the backend queue's doorbell writes that did not reach its engine"},
+    {"kbkicks", &KernelGauges::kbkicks, "rings again by a backend sync that found its work unannounced"},
+    {"kbwaits", &KernelGauges::kbwaits, "the backend's waits on its queue's fences"},
+    {"kbtimeouts", &KernelGauges::kbtimeouts, "of those, the ones that timed out"},
+    {"kbuaf", &KernelGauges::kbuaf, "the backend queue's command buffers read after they were recycled"},
+    {"kbrecycled", &KernelGauges::kbrecycled, "the backend queue's command buffers recycled"},
+    {"kbkept", &KernelGauges::kbkept, "the backend queue's command buffers completed and kept for deferred recycling"},
     {"kgslsamples", &KernelGauges::kgslsamples, "kgsl devfreq status samples"},
     {"kgslevents", &KernelGauges::kgslevents, "kgsl_gpubusy trace events emitted"},
 }};

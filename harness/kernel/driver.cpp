@@ -16,20 +16,26 @@ void keep_latest(std::vector<Named>& results, const std::string& name, Value val
 }  // namespace
 
 KernelDriver::KernelDriver(const KmdConfig& kmd, const KgslConfig& kgsl, MutantId mutant)
-    : submissions_(kmd, mutant), kgsl_(kgsl, mutant) {}
+    : scene_(kmd, mutant), backend_(kmd, mutant), kgsl_(kgsl, mutant) {}
 
 struct KernelDriver::Apply {
   KernelDriver& d;
   void operator()(const KmdSubmitOp& op) {
-    if (op.faults != SubmitFaults{}) d.submissions_.arm(op.faults);
-    d.submissions_.submit(op.commands);
+    if (op.faults != SubmitFaults{}) d.scene_.arm(op.faults);
+    d.scene_.submit(op.commands);
   }
-  void operator()(const KmdAdvanceOp& op) { d.submissions_.advance(op.ns); }
-  void operator()(const KmdWaitOp& op) { d.submissions_.wait(op.fence, op.timeout_ns); }
-  void operator()(const KmdFrameOp&) { d.submissions_.frame(); }
-  void operator()(const KmdSignalOp& op) { d.submissions_.signal(op.semaphore); }
-  void operator()(const KmdFaultOp& op) { d.submissions_.arm(op.faults); }
-  void operator()(const KmdDiagnoseOp& op) { keep_latest(d.report_.diagnoses, op.name, d.submissions_.diagnose()); }
+  void operator()(const KmdAdvanceOp& op) {
+    d.scene_.advance(op.ns);
+    d.backend_.advance(op.ns);
+  }
+  void operator()(const KmdWaitOp& op) { d.scene_.wait(op.fence, op.timeout_ns); }
+  void operator()(const KmdFrameOp&) {
+    d.scene_.frame();
+    d.backend_.frame();
+  }
+  void operator()(const KmdSignalOp& op) { d.scene_.signal(op.semaphore); }
+  void operator()(const KmdFaultOp& op) { d.queue(op.queue).arm(op.faults); }
+  void operator()(const KmdDiagnoseOp& op) { keep_latest(d.report_.diagnoses, op.name, d.queue(op.queue).diagnose()); }
   void operator()(const KgslSampleOp& op) { d.kgsl_.sample(op.busy_us, op.total_us, op.freq_hz); }
   void operator()(const KgslPowerOp& op) { d.kgsl_.set_axi_power(op.axi_on); }
   void operator()(const KgslReadOp& op) {
@@ -48,14 +54,14 @@ struct KernelDriver::Apply {
 void KernelDriver::apply(const KernelOp& op) { std::visit(Apply{*this}, op); }
 
 void KernelDriver::fill(KernelGauges& g) const {
-  const KmdCounters& c = submissions_.counters();
+  const KmdCounters& c = scene_.counters();
   g.ksubmits = c.submits;
   g.krefused = c.refused;
-  g.kfence = static_cast<int64_t>(submissions_.fence());
-  g.kseen = static_cast<int64_t>(submissions_.seen_fence());
-  g.khead = submissions_.head();
-  g.ktail = submissions_.tail();
-  g.kdoorbell = submissions_.doorbell_register();
+  g.kfence = static_cast<int64_t>(scene_.fence());
+  g.kseen = static_cast<int64_t>(scene_.seen_fence());
+  g.khead = scene_.head();
+  g.ktail = scene_.tail();
+  g.kdoorbell = scene_.doorbell_register();
   g.kringpk = c.ring_peak;
   g.kringwaits = c.ring_waits;
   g.kringwaitus = c.ring_wait_ns / 1000;
@@ -70,11 +76,22 @@ void KernelDriver::fill(KernelGauges& g) const {
   g.kclobbered = c.clobbered;
   g.kuaf = c.uaf;
   g.krecycled = c.recycled;
-  g.kkept = submissions_.command_buffers_kept();
+  g.kkept = scene_.command_buffers_kept();
   g.ksleeps = c.sleeps;
   g.kwakes = c.wakes;
   g.kbusyus = c.busy_ns / 1000;
-  g.kclockus = static_cast<int64_t>(submissions_.now() / 1000);
+  g.kclockus = static_cast<int64_t>(scene_.now() / 1000);
+  const KmdCounters& b = backend_.counters();
+  g.kbsubmits = b.submits;
+  g.kbfence = static_cast<int64_t>(backend_.fence());
+  g.kbringpk = b.ring_peak;
+  g.kbdoorlost = b.doorbells_lost;
+  g.kbkicks = b.kicks;
+  g.kbwaits = b.waits;
+  g.kbtimeouts = b.wait_timeouts;
+  g.kbuaf = b.uaf;
+  g.kbrecycled = b.recycled;
+  g.kbkept = backend_.command_buffers_kept();
   g.kgslsamples = kgsl_.samples();
   g.kgslevents = kgsl_.events();
 }

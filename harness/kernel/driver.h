@@ -38,14 +38,22 @@ struct KmdSignalOp {
   uint64_t semaphore = 0;
   static auto fields(auto& m) { return std::tie(m.semaphore); }
 };
-// Faults for the next submit, whoever makes it (a scripted submit or the backend's queue).
+// The driver runs two queues, each its own ring, engine and fence: the scene's, which scripted
+// submits, waits and signals use, and the backend's, which carries the backend's queue submits.
+// Time and frames pass on both.
+enum class Queue : uint8_t { Scene, Backend };
+inline constexpr std::string_view kQueueNames[] = {"scene", "backend"};
+
+// Faults for the next submit on a queue.
 struct KmdFaultOp {
   SubmitFaults faults;
-  static auto fields(auto& m) { return std::tie(m.faults); }
+  Queue queue = Queue::Scene;
+  static auto fields(auto& m) { return std::tie(m.faults, m.queue); }
 };
 struct KmdDiagnoseOp {
   std::string name;
-  static auto fields(auto& m) { return std::tie(m.name); }
+  Queue queue = Queue::Scene;
+  static auto fields(auto& m) { return std::tie(m.name, m.queue); }
 };
 struct KgslSampleOp {
   uint64_t busy_us = 0;
@@ -93,15 +101,16 @@ class KernelDriver {
   KernelDriver(const KmdConfig& kmd, const KgslConfig& kgsl, MutantId mutant);
 
   void apply(const KernelOp& op);
-  SubmissionModel& submissions() { return submissions_; }
+  SubmissionModel& queue(Queue which) { return which == Queue::Scene ? scene_ : backend_; }
   const KernelReport& report() const { return report_; }
-  // The kmd and kgsl gauges (the memory half fills its own).
+  // The kmd gauges (k* the scene's queue, kb* the backend's) and kgsl's; the memory half fills its own.
   void fill(KernelGauges& gauges) const;
 
  private:
   struct Apply;  // the visitor: one overload per operation
 
-  SubmissionModel submissions_;
+  SubmissionModel scene_;
+  SubmissionModel backend_;
   KgslBusyStats kgsl_;
   KernelReport report_;
 };

@@ -274,8 +274,12 @@ class Executor {
     TIDEMARK_TRY(semaphore, eval(step.semaphore));
     return backend_.kernel_op(kernel::KmdSignalOp{static_cast<uint64_t>(semaphore)});
   }
-  Status execute(const scenario::KmdFault& step) { return backend_.kernel_op(kernel::KmdFaultOp{step.faults}); }
-  Status execute(const scenario::KmdDiagnose& step) { return backend_.kernel_op(kernel::KmdDiagnoseOp{step.name}); }
+  Status execute(const scenario::KmdFault& step) {
+    return backend_.kernel_op(kernel::KmdFaultOp{step.faults, step.queue});
+  }
+  Status execute(const scenario::KmdDiagnose& step) {
+    return backend_.kernel_op(kernel::KmdDiagnoseOp{step.name, step.queue});
+  }
   Status execute(const scenario::KgslSample& step) {
     TIDEMARK_TRY(busy, eval(step.busy_us));
     TIDEMARK_TRY(total, eval(step.total_us));

@@ -329,7 +329,7 @@ TEST_F(InlineScenario, DocumentShapeErrorsAreReportedAtTheirLine) {
                 "empty document");
   EXPECT_EQ(load_error(write("list.yaml", "- name: x\n")),
             (dir_ / "list.yaml").string() +
-                ":1:1: expected a map (name, group, description, knobs, target, kernel, buffers, workload, "
+                ":1:1: expected a map (name, group, description, knobs, target, kernel, kmd, kgsl, buffers, workload, "
                 "expect, controls), "
                 "found a list");
   EXPECT_EQ(load_error(write("two.yaml", "name: a\n---\nname: b\n")),
@@ -399,7 +399,9 @@ TEST_F(InlineScenario, KnobsTargetAndBuffersAreValidated) {
 TEST_F(InlineScenario, StepsAreSingleKeyMapsWithKnownFields) {
   EXPECT_EQ(workload_error("  - drow: {uniform: color}\n"),
             at("5:5: expected one of buffer_data, buffer_sub_data, draw, fence, client_wait, "
-               "flush, finish, present, gpu_mem_total, gpu_alloc, gpu_free, gpumem_attach, gpumem_walk, gpumem_sample, repeat, found unknown key 'drow'"));
+               "flush, finish, present, gpu_mem_total, gpu_alloc, gpu_free, gpumem_attach, gpumem_walk, gpumem_sample, "
+               "kmd_submit, kmd_advance, kmd_wait, kmd_frame, kmd_signal, kmd_fault, kmd_diagnose, kgsl_sample, kgsl_power, "
+               "kgsl_read, repeat, found unknown key 'drow'"));
   EXPECT_EQ(workload_error("  - buffer_data:\n    buffer: color\n"),
             at("6:5: expected one key per step, found a second key 'buffer' (indent a step's "
                "fields under it)"));
@@ -519,11 +521,11 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
             at("7:12: expected a comparison such as 'wlivepk <= 4', found 'wdefpk'"));
   EXPECT_EQ(expect_error("  gauges: [wlivepk <= wbuf + 2]\n"),
             at("7:23: expected a gauge or knob name (starting with 'w': wbufs, wlive, wlivepk, wdefn, wdefpk, "
-               "wdefsync, wdefmb, wire_deferred_mb; 63 in all, see scenarios/README.md), found 'wbuf'"));
+               "wdefsync, wdefmb, wire_deferred_mb; 73 in all, see scenarios/README.md), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
             at("7:11: expected a list of gauge comparisons, found 'wlivepk <= 4'"));
   EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"),
-            at("7:3: expected one of gauges, pixels, kernel, found unknown key 'gauge'"));
+            at("7:3: expected one of gauges, pixels, kernel, kmd, kgsl, found unknown key 'gauge'"));
 }
 
 // Check that pixel checks fit the target and that goldens resolve beside the scenario.

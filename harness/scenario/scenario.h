@@ -135,9 +135,11 @@ struct KmdSignal {
 };
 struct KmdFault {
   kernel::SubmitFaults faults;
+  kernel::Queue queue = kernel::Queue::Scene;
 };
 struct KmdDiagnose {
   std::string name;
+  kernel::Queue queue = kernel::Queue::Scene;
 };
 // kgsl: one devfreq status sample, the AXI power flag, a node read kept under a name.
 struct KgslSample {

@@ -563,8 +563,10 @@ class Schema {
   }
 
   Result<StepKind> kmd_fault(const Value& value) {
-    TIDEMARK_TRY(entries, read_.fields(value, "kmd_fault", {"half_written", "doorbell", "fence_unwritable"}));
+    TIDEMARK_TRY(entries,
+                 read_.fields(value, "kmd_fault", {"queue", "half_written", "doorbell", "fence_unwritable"}));
     KmdFault step;
+    TIDEMARK_CHECK(yaml::optional(entries, "queue", step.queue, [&](const Value& v) { return queue(v); }));
     TIDEMARK_CHECK(submit_faults(entries, step.faults));
     if (step.faults == kernel::SubmitFaults{})
       return error_at(value.where, "a fault for the next submit (half_written, doorbell, fence_unwritable)", "none");
@@ -633,9 +635,23 @@ class Schema {
     return step;
   }
 
+  // `kmd_diagnose: stuck` (the scene's queue) or `kmd_diagnose: {as: stuck, queue: backend}`.
   Result<StepKind> kmd_diagnose(const Value& value) {
-    TIDEMARK_TRY(name, result_name(value, "a name for the diagnosis such as stuck"));
-    return KmdDiagnose{name};
+    constexpr std::string_view kWhat = "a name for the diagnosis such as stuck";
+    KmdDiagnose step;
+    if (!value.node.IsMap()) {
+      TIDEMARK_TRY(name, result_name(value, kWhat));
+      step.name = std::move(name);
+      return step;
+    }
+    TIDEMARK_TRY(entries, read_.fields(value, "kmd_diagnose", {"as", "queue"}));
+    TIDEMARK_CHECK(yaml::required(entries, "as", step.name, [&](const Value& v) { return result_name(v, kWhat); }));
+    TIDEMARK_CHECK(yaml::optional(entries, "queue", step.queue, [&](const Value& v) { return queue(v); }));
+    return step;
+  }
+
+  Result<kernel::Queue> queue(const Value& v) const {
+    return named_value(v, "a queue", kernel::kQueueNames, kernel::Queue::Scene);
   }
 
   Result<StepKind> kgsl_sample(const Value& value) {

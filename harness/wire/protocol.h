@@ -196,10 +196,12 @@ void put(Writer& writer, kernel::CommandKind value);
 void put(Writer& writer, kernel::DoorbellFault value);
 void put(Writer& writer, kernel::PowerPolicy value);
 void put(Writer& writer, kernel::KgslNode value);
+void put(Writer& writer, kernel::Queue value);
 Status get(Reader& reader, kernel::CommandKind& value);
 Status get(Reader& reader, kernel::DoorbellFault& value);
 Status get(Reader& reader, kernel::PowerPolicy& value);
 Status get(Reader& reader, kernel::KgslNode& value);
+Status get(Reader& reader, kernel::Queue& value);
 // A list's length, at most `limit`.
 Result<uint32_t> read_count(Reader& reader, uint32_t limit, const char* what);
 

@@ -72,10 +72,11 @@ class Generator {
   template <class Enum>
     requires std::is_enum_v<Enum>
   void fill(Enum& value) {
-    constexpr int kCount = std::is_same_v<Enum, kernel::CommandKind>     ? 4
-                           : std::is_same_v<Enum, kernel::KgslNode>      ? 3
-                           : std::is_same_v<Enum, kernel::DoorbellFault> ? 3
-                                                                         : 3;
+    constexpr int kCount = std::is_same_v<Enum, kernel::CommandKind>   ? std::size(kernel::kCommandKindNames)
+                           : std::is_same_v<Enum, kernel::KgslNode>    ? std::size(kernel::kKgslNodeNames)
+                           : std::is_same_v<Enum, kernel::PowerPolicy> ? std::size(kernel::kPowerPolicyNames)
+                           : std::is_same_v<Enum, kernel::Queue>       ? std::size(kernel::kQueueNames)
+                                                                       : std::size(kernel::kDoorbellFaultNames);
     value = static_cast<Enum>(pick(0, kCount - 1));
   }
   template <FieldStruct T>
