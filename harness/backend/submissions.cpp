@@ -120,7 +120,6 @@ Result<bool> Submissions::wait_for(uint64_t index, const char* site, uint64_t ke
     vkResetCommandBuffer(batch.commands, 0);
     free_command_buffers_.push_back(batch.commands);
     free_fences_.push_back(std::move(batch.fence));
-    completed_ = batch.index;
     in_flight_.pop_front();
   }
   uint64_t target = std::min(index, submitted_);

@@ -52,6 +52,9 @@ enum class MutantId {
   KgslGpubusyAlwaysResets,
   KgslNoOverflowShift,
   KgslLoadUnscaled,
+  KgslSeedTraceFormat,
+  KgslSeedBusyVal,
+  KgslGpubusyNeverResets,
 };
 
 // True when `active` is `id`; constant false in a release build.

@@ -22,14 +22,16 @@ void KgslBusyStats::sample(uint64_t busy_us, uint64_t total_us, uint64_t freq_hz
   // pwrctrl: the u64 times land in unsigned int fields, so the sums are taken mod 2^32.
   total_ += static_cast<uint32_t>(total_us);
   busy_ += static_cast<uint32_t>(busy_us);
-  if (uint64_t{total_} >= config_.update_busy_us) {
+  uint64_t update_busy_us = mutant_is(mutant_, MutantId::KgslSeedBusyVal) ? 1'000 : config_.update_busy_us;
+  if (uint64_t{total_} >= update_busy_us) {
     total_old_ = total_;
     busy_old_ = busy_;
     total_ = 0;
     busy_ = 0;
     // The source's TP_printk says d_name= (seed 002 shows device_name=): busy is printed as
     // %u, elapsed as %d, so an elapsed above INT_MAX prints negative.
-    trace_.push_back(fmt::format("kgsl_gpubusy: d_name={} busy={} elapsed={}", config_.device_name, busy_old_,
+    std::string_view key = mutant_is(mutant_, MutantId::KgslSeedTraceFormat) ? "device_name" : "d_name";
+    trace_.push_back(fmt::format("kgsl_gpubusy: {}={} busy={} elapsed={}", key, config_.device_name, busy_old_,
                                  static_cast<int32_t>(total_old_)));
     ++events_;
   }
@@ -54,7 +56,8 @@ void KgslBusyStats::set_axi_power(bool on) { axi_on_ = on; }
 
 std::string KgslBusyStats::read_gpubusy() {
   std::string text = fmt::format("{:7d} {:7d}\n", static_cast<int32_t>(busy_old_), static_cast<int32_t>(total_old_));
-  if (!axi_on_ || mutant_is(mutant_, MutantId::KgslGpubusyAlwaysResets)) {
+  bool resets = !axi_on_ || mutant_is(mutant_, MutantId::KgslGpubusyAlwaysResets);
+  if (resets && !mutant_is(mutant_, MutantId::KgslGpubusyNeverResets)) {
     busy_old_ = 0;
     total_old_ = 0;
   }

@@ -44,6 +44,15 @@ std::string us(uint64_t ns) { return fmt::format("{} us", ns / 1000); }
 
 }  // namespace
 
+// A wait "forever" (UINT64_MAX) ends at the end of time rather than wrapping around.
+uint64_t SubmissionModel::after(uint64_t ns) const {
+  return ns > UINT64_MAX - now_ ? UINT64_MAX : now_ + ns;
+}
+
+namespace {
+
+}  // namespace
+
 SubmissionModel::SubmissionModel(KmdConfig config, MutantId mutant) : config_(config), mutant_(mutant) {
   config_.ring_dwords = std::clamp(config_.ring_dwords, kMinRingDwords, kMaxRingDwords);
 }
@@ -166,7 +175,7 @@ void SubmissionModel::step_to(uint64_t at) {
     if (blocked_at_head()) return;
     const Command& command = front.commands[at_command_];
     command_started_ = true;
-    command_done_at_ = now_ + command.cost_ns;
+    command_done_at_ = after(command.cost_ns);
     counters_.busy_ns += static_cast<int64_t>(command.cost_ns);
     frame_busy_ns_ += static_cast<int64_t>(command.cost_ns);
     return;
@@ -222,7 +231,7 @@ void SubmissionModel::run_until(uint64_t until, Stop stop) {
 }
 
 void SubmissionModel::advance(uint64_t ns) {
-  run_until(now_ + ns, [] { return false; });
+  run_until(after(ns), [] { return false; });
 }
 
 // --- The driver -----------------------------------------------------------------------------
@@ -324,7 +333,7 @@ std::optional<uint64_t> SubmissionModel::submit(const std::vector<Command>& comm
       }
     } else {
       uint64_t started = now_;
-      run_until(started + config_.submit_timeout_ns, [&] { return ring_.empty() || free_dwords() >= needed; });
+      run_until(after(config_.submit_timeout_ns), [&] { return ring_.empty() || free_dwords() >= needed; });
       place();
       // A wait that ends in -EBUSY was still a wait for ring space: count it and its time.
       ++counters_.ring_waits;
@@ -368,7 +377,7 @@ std::optional<uint64_t> SubmissionModel::submit(const std::vector<Command>& comm
 
 bool SubmissionModel::wait(uint64_t fence, uint64_t timeout_ns) {
   ++counters_.waits;
-  run_until(now_ + timeout_ns, [&] { return seen_ >= fence; });
+  run_until(after(timeout_ns), [&] { return seen_ >= fence; });
   if (seen_ >= fence) return true;
   ++counters_.wait_timeouts;
   return false;
@@ -482,7 +491,9 @@ Diagnosis SubmissionModel::diagnose() {
     d.scene = "doorbell_lost";
     d.finding = fmt::format("head {} has not moved in {}; the doorbell reads {} but the tail is {}; the engine is {}",
                             d.head, us(config_.probe_ns), d.doorbell, d.tail, d.engine);
-    d.remedy = power_ != Power::Awake || config_.power != PowerPolicy::Wait
+    // A driver that wakes the engine before ringing cannot lose a doorbell to sleep (an engine
+    // that was never told may still have powered down since).
+    d.remedy = config_.power != PowerPolicy::Wait
                    ? "wake the engine before the first submit, and read the doorbell back after writing it"
                    : "read the doorbell back after writing it: it was skipped or merged";
   }

@@ -206,6 +206,7 @@ class SubmissionModel {
   };
 
   uint32_t free_dwords() const;
+  uint64_t after(uint64_t ns) const;  // now + ns, saturating
   bool has_announced_work() const;  // the front packet lies before the doorbell the engine latched
   bool blocked_at_head() const;     // a semaphore not yet signalled, or a command the engine stops on
   void ring_doorbell(DoorbellFault fault);

@@ -607,12 +607,29 @@ class Schema {
         TIDEMARK_TRY(cost, timeout_ns(entry.value));
         command.cost_ns = cost;
       } else {
-        TIDEMARK_TRY(arg, read_.integer(entry.value, 0, yaml::kNoMax));
-        command.arg = static_cast<uint64_t>(arg);
+        TIDEMARK_TRY(arg, command_arg(entry.value));
+        command.arg = arg;
       }
       out.push_back(command);
     }
     return out;
+  }
+
+  // A semaphore, address or opcode: decimal, or hex as a decoder prints it (0xdead000).
+  Result<uint64_t> command_arg(const Value& value) const {
+    constexpr std::string_view kWhat = "an integer >= 0, decimal or 0x-prefixed hex";
+    std::string written = value.node.IsScalar() ? value.node.Scalar() : "";
+    std::string_view digits = written;
+    int base = 10;
+    if (digits.starts_with("0x") || digits.starts_with("0X")) {
+      digits.remove_prefix(2);
+      base = 16;
+    }
+    uint64_t number = 0;
+    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number, base);
+    if (digits.empty() || error != std::errc() || end != digits.data() + digits.size())
+      return error_at(value.where, kWhat, value.node.IsScalar() ? quote(written) : yaml::describe(value.node));
+    return number;
   }
 
   Result<StepKind> kmd_advance(const Value& value) {
