@@ -289,7 +289,7 @@ class Schema {
       return table;
     }));
     TIDEMARK_CHECK(yaml::optional(entries, "device", c.device_name,
-                                  [&](const Value& v) { return read_.identifier(v, "a device name such as kgsl_3d0"); }));
+                                  [&](const Value& v) { return read_.kebab_name(v); }));
     return section;
   }
 
