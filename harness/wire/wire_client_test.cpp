@@ -178,5 +178,48 @@ TEST_F(WireTest, AReplyToAFrameTheClientNeverSentIsAProtocolError) {
   EXPECT_THAT(gauges.error().message, HasSubstr("protocol: read_gauges #2 answered by protocol_error #90"));
 }
 
+
+// Check that the kernel driver's configuration rides the handshake.
+TEST(WireKernel, TheHandshakeCarriesTheKernelDriversConfiguration) {
+  FakeBackendLog log;
+  ServerOptions options;
+  options.make_backend = [&log](const backend::Config& config) -> Result<std::unique_ptr<backend::Backend>> {
+    log.config = config;
+    return std::unique_ptr<backend::Backend>(std::make_unique<FakeBackend>(log));
+  };
+  auto channel = in_process_channel(std::move(options));
+  WireClient client(*channel);
+  Hello hello{.token = "", .knobs = {}, .mutant = "", .width = 4, .height = 4};
+  hello.kmd.ring_dwords = 64;
+  hello.kmd.power = kernel::PowerPolicy::Race;
+  hello.kgsl.freq_table_hz = {600'000'000, 300'000'000};
+  ASSERT_TRUE(client.hello(hello));
+  EXPECT_EQ(log.config.kmd, hello.kmd);
+  EXPECT_EQ(log.config.kgsl, hello.kgsl);
+}
+
+// Check that scripted kernel operations travel pipelined, in order, and that the report
+// (a diagnosis and a node read) comes back field for field from the server's driver.
+TEST_F(WireTest, KernelOperationsArePipelinedAndTheReportComesBackWhole) {
+  kernel::KmdSubmitOp submit{.commands = {{kernel::CommandKind::Draw, 10'000'000, 0}}, .faults = {}};
+  ASSERT_TRUE(client_->kernel_op(submit));
+  ASSERT_TRUE(client_->kernel_op(kernel::KmdDiagnoseOp{.name = "heavy", .queue = kernel::Queue::Scene}));
+  ASSERT_TRUE(client_->kernel_op(kernel::KgslSampleOp{.busy_us = 50, .total_us = 100, .freq_hz = 292'500'000}));
+  ASSERT_TRUE(client_->kernel_op(kernel::KgslReadOp{.node = kernel::KgslNode::GpuLoad, .name = "load"}));
+  EXPECT_TRUE(log_.calls.empty()) << "the server ran kernel operations before anything was asked of it";
+  EXPECT_EQ(replies_received(), 0u);
+
+  auto report = client_->kernel_report();
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_THAT(log_.calls, ElementsAre("kernel_op(kmd_submit)", "kernel_op(kmd_diagnose)", "kernel_op(kgsl_sample)",
+                                      "kernel_op(kgsl_read)", "kernel_report()"));
+  ASSERT_EQ(report->diagnoses.size(), 1u);
+  EXPECT_EQ(report->diagnoses[0].name, "heavy");
+  EXPECT_EQ(report->diagnoses[0].diagnosis.scene, "heavy_work");  // a 10 ms draw, watched for 1 ms
+  EXPECT_EQ(report->diagnoses[0].diagnosis.awaited, 1u);
+  ASSERT_EQ(report->reads.size(), 1u);
+  EXPECT_EQ(report->reads[0].text, "25\n");  // 50 of 100 at half of 585 MHz
+}
+
 }  // namespace
 }  // namespace tidemark::wire
