@@ -36,7 +36,9 @@ void KgslBusyStats::sample(uint64_t busy_us, uint64_t total_us, uint64_t freq_hz
     ++events_;
   }
 
-  // tz governor: shift first, then compute_work_load accumulates the shifted times.
+  // tz governor: shift first, then compute_work_load accumulates the shifted times (msm-3.18's
+  // tz_get_target_freq; the msm-4.14 copies read for this have no shift at all: the spec's
+  // shift is kept, and kgsl.no_overflow_shift is what such a kernel would print).
   uint64_t busy = busy_us;
   uint64_t total = total_us;
   if (!mutant_is(mutant_, MutantId::KgslNoOverflowShift) && (busy >= kShiftAt || total >= kShiftAt)) {
