@@ -119,6 +119,10 @@ class Backend {
   // submissions.h), so a kernel fault shows in the backend's waits and reclaim too.
   virtual Status kernel_op(const kernel::KernelOp& op) = 0;
   virtual Result<kernel::KernelReport> kernel_report() = 0;
+
+  // The run's Perfetto trace so far (tracer/run_trace.h): GPU memory from the kernel model
+  // and the backend's gauges as counters, in the kernel model's virtual time.
+  virtual Result<std::string> run_trace() = 0;
 };
 
 }  // namespace tidemark::backend

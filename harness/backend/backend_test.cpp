@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/device.h"
+#include "tracer/importer.h"
 
 namespace tidemark::backend {
 namespace {
@@ -122,6 +123,38 @@ TEST(BackendVulkan, GaugesFollowTheWorkload) {
   EXPECT_EQ(g.wlive, 1);
   EXPECT_EQ(g.dsets, 0);
   EXPECT_EQ(g.wlivepk, 2);  // a running maximum survives the boundary
+}
+
+
+// Check that the run's trace shows what the gauges and the kernel map say, as Trace Processor
+// would import it: the process's "GPU Memory" track ends at the map's entry for the pid, the
+// "Device bytes" counter at the device-bytes gauge, and "Parked bytes" shows the orphaned
+// store at the flush's submit and 0 after the present swept it.
+TEST(BackendVulkan, TheRunTraceAgreesWithTheGaugesAndTheKernelMap) {
+  auto backend = make_backend();
+  ASSERT_TRUE(backend);
+  BufferId colour = backend->create_buffer().value();
+  ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(4096, {1, 2, 3, 255})));
+  ASSERT_TRUE(backend->draw({colour, 0, {0, 0, 8, 8}}));
+  ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(8192, {4, 5, 6, 255})));  // parks the first store
+  ASSERT_TRUE(backend->flush());  // a submit: the counters are sampled, 4096 bytes parked
+  ASSERT_TRUE(backend->present());
+  Gauges gauges = backend->gauges().value();
+  KernelGauges kernel = backend->kernel_gauges().value();
+  auto bytes = backend->run_trace();
+  ASSERT_TRUE(bytes) << bytes.error().message;
+  tracer::ImportedTrace trace = tracer::import_trace(*bytes);
+  EXPECT_EQ(trace.stats, tracer::ImportStats{.packets = trace.stats.packets});
+  const tracer::Track* memory = trace.find("GPU Memory (gpu 0, pid 1000)");
+  const tracer::Track* device = trace.find("Device bytes (gpu 0)");
+  const tracer::Track* parked = trace.find("Parked bytes (gpu 0)");
+  ASSERT_TRUE(memory && device && parked) << tracer::describe(trace);
+  EXPECT_EQ(memory->rows.back().value, static_cast<double>(kernel.kpid));
+  EXPECT_EQ(device->rows.back().value, static_cast<double>(gauges.devbytes));
+  EXPECT_EQ(parked->rows.back().value, 0.0);
+  bool parked_the_first_store = false;
+  for (const auto& row : parked->rows) parked_the_first_store |= row.value == 4096.0;
+  EXPECT_TRUE(parked_the_first_store) << tracer::describe(trace);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ Status ReclaimQueue::park(StoreHandle store, uint64_t bytes, uint64_t last_use) 
   if (auto synced = timeline_.sync("deferred-watermark"); !synced) return synced;
   ++forced_syncs_;
   sweep();  // nothing parked can be newer than the sync point just waited for
+  if (hooks_.after_sync_sweep) hooks_.after_sync_sweep();
   return {};
 }
 

@@ -90,6 +90,7 @@ Status Submissions::submit() {
   recording_ = VK_NULL_HANDLE;
   has_commands_ = false;
   if (kernel_) kernel_fences_.emplace_back(submitted_, kernel_->submit_backend().value_or(0));
+  if (on_submitted_) on_submitted_();
   if (retire_lag_ > 0 && submitted_ > retire_lag_) return must_retire(submitted_ - retire_lag_, "retire-lag");
   return {};
 }

@@ -37,6 +37,8 @@ class Submissions final : public SubmitTimeline {
 
   // The command buffer being recorded, begun on first use.
   Result<VkCommandBuffer> open();
+  // Runs after every queue submit (the run trace samples the gauges there).
+  void on_submitted(std::function<void()> callback) { on_submitted_ = std::move(callback); }
   // Something was recorded into it: the next submit has work.
   void recorded() { has_commands_ = true; }
   Status submit();
@@ -72,6 +74,7 @@ class Submissions final : public SubmitTimeline {
   kernel::SubmissionModel* kernel_;
   std::deque<std::pair<uint64_t, uint64_t>> kernel_fences_;  // (submit index, kernel fence; 0: refused), not yet retired
   std::function<void(VkCommandBuffer)> before_close_;
+  std::function<void()> on_submitted_;
   vk::CommandPool pool_;
   std::deque<Batch> in_flight_;
   std::vector<VkCommandBuffer> free_command_buffers_;

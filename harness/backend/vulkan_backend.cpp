@@ -20,6 +20,7 @@
 #include "core/gauges.h"
 #include "core/limits.h"
 #include "kernel/gpu_memory.h"
+#include "tracer/run_trace.h"
 
 namespace tidemark::backend {
 namespace {
@@ -78,7 +79,7 @@ class VulkanBackend final : public Backend {
                      mutant_is(config.mutant, MutantId::BackendSubmitsBypassKernel) ? nullptr : &driver_.queue(kernel::Queue::Backend),
                      [this](VkCommandBuffer commands) { end_rendering(commands); }),
         reclaim_(policy_for(config), submissions_,
-                 {[this](StoreHandle store) { destroy_store(store); }, nullptr}) {}
+                 {[this](StoreHandle store) { destroy_store(store); }, nullptr, [this] { sample_trace(); }}) {}
 
   static ReclaimPolicy policy_for(const Config& config) {
     ReclaimPolicy policy;
@@ -103,6 +104,10 @@ class VulkanBackend final : public Backend {
     return {};
   }
   Result<kernel::KernelReport> kernel_report() override { return driver_.report(); }
+  Result<std::string> run_trace() override {
+    if (!trace_) return std::string();
+    return trace_->bytes();
+  }
   Status kernel_event(const kernel::GpuMemTotalEvent& event) override {
     kernel_.emit(event);
     return {};
@@ -168,6 +173,9 @@ class VulkanBackend final : public Backend {
  private:
   VkDevice vk_device() const { return device_->device(); }
   Gauges current_gauges() const;
+  void start_trace();
+  void sample_trace();
+  uint64_t trace_now() { return driver_.queue(kernel::Queue::Backend).now(); }
 
   Status create_target();
   void report_to_kernel(const MemoryAccount::Change& change);
@@ -184,6 +192,7 @@ class VulkanBackend final : public Backend {
   Config config_;
   kernel::GpuMemoryModel kernel_;  // before every HostBuffer member: they report to it as they die
   kernel::KernelDriver driver_;    // before submissions_, whose submits go through its ring
+  std::optional<tracer::RunTrace> trace_;  // started once the backend is up
   int64_t kernel_breaks_ = 0;
   int64_t target_bytes_ = 0;  // reported to the kernel model beside the device-memory account
   static constexpr uint64_t kTargetId = uint64_t{1} << 62;
@@ -266,6 +275,55 @@ Result<KernelGauges> VulkanBackend::kernel_gauges() {
   }
   driver_.fill(g);
   return g;
+}
+
+// The backend's gauges as GPU counters: forward-looking (each sample is the value from its
+// moment on), sampled at every queue submit, after every watermark sync's sweep and at every
+// present. Ids are fixed: a scenario's trace checks name the tracks by these names.
+tracer::CounterDescriptor backend_counters() {
+  auto spec = [](uint32_t id, std::string name, std::string description, std::vector<tracer::MeasureUnit> units) {
+    tracer::CounterSpec s;
+    s.counter_id = id;
+    s.name = std::move(name);
+    s.description = std::move(description);
+    s.numerator_units = std::move(units);
+    s.groups = {5};  // MEMORY
+    s.direction = tracer::ValueDirection::Forwards;
+    return s;
+  };
+  constexpr tracer::MeasureUnit kByte = 7;
+  tracer::CounterDescriptor descriptor;
+  descriptor.specs = {spec(1, "Live stores", "the records' current stores plus parked ones", {}),
+                      spec(2, "Parked bytes", "orphaned stores waiting for their proof", {kByte}),
+                      spec(3, "Forced syncs", "syncs a reclaim watermark forced", {}),
+                      spec(4, "Descriptor sets", "live descriptor sets", {}),
+                      spec(5, "Device bytes", "device memory held by the backend", {kByte})};
+  return descriptor;
+}
+
+void VulkanBackend::start_trace() {
+  uint64_t start = trace_now();
+  trace_.emplace(backend_counters(), start);
+  // The data source's snapshot: one packet per map entry, each stamped as the walk reaches it.
+  uint64_t at = start;
+  for (const auto& [key, size] : kernel_.map().entries())
+    trace_->memory_snapshot(at++, static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), size);
+  kernel_.on_tracepoint([this](const kernel::GpuMemTotalEvent& event) {
+    trace_->memory_change(trace_now(), config_.kernel_pid, event.gpu_id, event.pid, event.size);
+  });
+  submissions_.on_submitted([this] { sample_trace(); });
+  sample_trace();
+}
+
+void VulkanBackend::sample_trace() {
+  if (!trace_) return;
+  Gauges g = current_gauges();
+  const tracer::CounterSample samples[] = {{1, g.wlive},
+                                          {2, static_cast<int64_t>(reclaim_.parked_bytes())},
+                                          {3, g.wdefsync},
+                                          {4, g.dsets},
+                                          {5, g.devbytes}};
+  trace_->sample(trace_now(), samples);
 }
 
 Status VulkanBackend::initialize() {
@@ -495,7 +553,9 @@ Status VulkanBackend::clear_target() {
                 VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                 VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
   submissions_.recorded();
-  return submissions_.sync("initialize");  // start idle: nothing pending before the workload
+  if (auto ok = submissions_.sync("initialize"); !ok) return ok;  // start idle: nothing pending before the workload
+  start_trace();
+  return {};
 }
 
 void VulkanBackend::begin_rendering(VkCommandBuffer commands) {
@@ -708,13 +768,15 @@ Status VulkanBackend::present() {
   driver_.queue(kernel::Queue::Backend).frame();  // deferred recycling counts presents
   if (!mutant_is(config_.mutant, MutantId::PresentNoSweep)) reclaim_.sweep();
   ++presents_;
-  if (mutant_is(config_.mutant, MutantId::PresentKeepsDescriptorSets)) return {};
-  // The frame has retired: its descriptor sets and their memo go with it.
-  sets_.reset();
-  for (auto& store : stores_)
-    if (store) store->sets.clear();
-  memo_.clear();
-  stale_stores_.clear();
+  if (!mutant_is(config_.mutant, MutantId::PresentKeepsDescriptorSets)) {
+    // The frame has retired: its descriptor sets and their memo go with it.
+    sets_.reset();
+    for (auto& store : stores_)
+      if (store) store->sets.clear();
+    memo_.clear();
+    stale_stores_.clear();
+  }
+  sample_trace();
   if (config_.log) config_.log(fmt::format("present {}: {}", presents_, gauge_line(current_gauges())));
   return {};
 }

@@ -95,6 +95,8 @@ int red_once_command(const RedOnceArgs& args);
 int lint_command(const std::vector<std::string>& inputs);
 int fixture_new_command(const FixtureArgs& args);
 int mutants_command();
+// Prints a trace's tracks and rows as imported; exit 2 when part of it does not decode.
+int trace_command(const std::string& file);
 int list_command(const ListArgs& args);
 
 // Shared by the commands that open lanes.

@@ -108,6 +108,9 @@ int main(int argc, char** argv) {
   auto* lint = app.add_subcommand("lint", "check that scenarios, their controls and the mutant catalogue fit together");
   add_paths(*lint, lint_inputs);
   auto* mutants = app.add_subcommand("mutants", "print the mutant catalogue of this build (Markdown)");
+  std::string trace_file;
+  auto* trace = app.add_subcommand("trace", "print a Perfetto trace's tracks and rows as Trace Processor imports them");
+  trace->add_option("file", trace_file, "a .pftrace file")->required();
   const std::vector<std::pair<CLI::App*, std::function<int()>>> commands = {
       {add_run(app, run), [&] { return run_command(run); }},
       {add_replay(app, replay), [&] { return replay_command(replay); }},
@@ -118,6 +121,7 @@ int main(int argc, char** argv) {
       {add_fixture_new(app, fixture), [&] { return fixture_new_command(fixture); }},
       {lint, [&] { return lint_command(lint_inputs); }},
       {mutants, [] { return mutants_command(); }},
+      {trace, [&] { return trace_command(trace_file); }},
   };
   try {
     app.parse(argc, argv);

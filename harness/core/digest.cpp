@@ -32,13 +32,21 @@ std::string pixel_hash(int width, int height, std::span<const uint8_t> pixels) {
   return digest.hex();
 }
 
-std::string run_digest(std::span<const std::pair<std::string, int64_t>> gauges, std::string_view pixel_hash) {
+std::string trace_hash(std::string_view trace_bytes) {
+  Digest digest;
+  digest.add(trace_bytes);
+  return digest.hex();
+}
+
+std::string run_digest(std::span<const std::pair<std::string, int64_t>> gauges, std::string_view pixel_hash,
+                       std::string_view trace_hash) {
   Digest digest;
   for (const auto& [name, value] : gauges) {
     digest.add(name);
     digest.add(static_cast<uint64_t>(value));
   }
   digest.add(pixel_hash);
+  digest.add(trace_hash);
   return digest.hex();
 }
 

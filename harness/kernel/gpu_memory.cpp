@@ -17,7 +17,7 @@ void GpuMemoryModel::report(uint32_t gpu, uint32_t pid, uint64_t old_total, uint
   uint64_t size = new_total;
   if (mutant_is(mutant_, MutantId::GpuMemDeltaEvents))
     size = new_total > old_total ? new_total - old_total : old_total - new_total;
-  map_.on_event({gpu, pid, size});
+  hit({gpu, pid, size});
 }
 
 void GpuMemoryModel::allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -26,7 +27,9 @@ class GpuMemoryModel {
   // False when `id` is not a live allocation of `pid` on `gpu`.
   bool free(uint32_t gpu, uint32_t pid, uint64_t id);
   // A tracepoint hit written by hand (a scenario's raw event).
-  void emit(const GpuMemTotalEvent& event) { map_.on_event(event); }
+  void emit(const GpuMemTotalEvent& event) { hit(event); }
+  // Who else sees every tracepoint hit (the run's trace, as ftrace does).
+  void on_tracepoint(std::function<void(const GpuMemTotalEvent&)> listener) { listener_ = std::move(listener); }
 
   const GpuMemMap& map() const { return map_; }
   GpuMemMap& map() { return map_; }
@@ -38,6 +41,11 @@ class GpuMemoryModel {
 
  private:
   void report(uint32_t gpu, uint32_t pid, uint64_t old_total, uint64_t new_total);
+  void hit(const GpuMemTotalEvent& event) {
+    map_.on_event(event);
+    if (listener_) listener_(event);
+  }
+  std::function<void(const GpuMemTotalEvent&)> listener_;
 
   MutantId mutant_;
   GpuMemMap map_;

@@ -341,6 +341,7 @@ struct SingleRun {
   std::optional<std::string> kernel_dump;
   std::vector<std::optional<std::string>> kernel_nodes;
   kernel::KernelReport kernel_report;
+  std::string trace;  // the run's Perfetto trace
   Image image;
   std::vector<std::string> validation_messages;
   wire::LaneReport lane;
@@ -377,6 +378,8 @@ Status drive(const Scenario& scenario, backend::Backend& api, SingleRun& result)
     TIDEMARK_TRY(report, api.kernel_report());
     result.kernel_report = std::move(report);
   }
+  TIDEMARK_TRY(trace, api.run_trace());
+  result.trace = std::move(trace);
   TIDEMARK_TRY(messages, api.validation_messages());
   result.validation_messages = std::move(messages);
   return {};
@@ -435,8 +438,8 @@ std::vector<std::pair<std::string, int64_t>> all_gauges(const Gauges& gauges, co
   return out;
 }
 
-std::string run_digest(const Gauges& gauges, const std::optional<KernelGauges>& kernel, const std::string& pixels) {
-  return tidemark::run_digest(all_gauges(gauges, kernel), pixels);
+std::string run_digest(const SingleRun& run) {
+  return tidemark::run_digest(all_gauges(run.gauges, run.kernel_gauges), pixel_hash(run.image), trace_hash(run.trace));
 }
 
 nlohmann::json to_json(const RunResult& result) {
@@ -458,6 +461,7 @@ nlohmann::json to_json(const RunResult& result) {
                   {"server_knobs", result.lane.server_knobs}};
   json["knobs"] = result.knobs;
   json["pixel_hash"] = result.pixel_hash;
+  json["trace_hash"] = result.trace_hash;
   json["digest"] = result.digest;
   if (result.repeat_digests.size() > 1) json["repeat_digests"] = result.repeat_digests;
   json["validation_messages"] = result.validation_messages;
@@ -627,9 +631,11 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const Run
   return outcomes;
 }
 
-// result.json, actual.png and backend.log in the run's report folder (if it has one).
-Status write_run_report(const RunResult& result, const Image& image, const std::vector<std::string>& log) {
+// result.json, actual.png, trace.pftrace and backend.log in the run's report folder (if it has one).
+Status write_run_report(const RunResult& result, const Image& image, const std::string& trace,
+                        const std::vector<std::string>& log) {
   if (result.report_dir.empty()) return {};
+  if (!trace.empty()) TIDEMARK_CHECK(write_file_atomically(result.report_dir / "trace.pftrace", trace));
   if (!image.pixels.empty())
     TIDEMARK_CHECK(replace_file(result.report_dir / "actual.png",
                                 [&](const fs::path& temporary) { return check::write_png(temporary, image); }));
@@ -671,7 +677,7 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
     log.clear();
     TIDEMARK_TRY(once, run_once(scenario, knobs, options, result.report_dir, log));
     last = std::move(once);
-    result.repeat_digests.push_back(run_digest(last.gauges, last.kernel_gauges, pixel_hash(last.image)));
+    result.repeat_digests.push_back(run_digest(last));
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.gauges = last.gauges;
@@ -680,13 +686,15 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   result.validation_messages = last.validation_messages;
   result.lane = last.lane;
   result.pixel_hash = pixel_hash(last.image);
+  result.trace_hash = trace_hash(last.trace);
   result.digest = result.repeat_digests.back();
 
   TIDEMARK_TRY(outcomes, evaluate(scenario, result, last, options));
   result.outcomes = std::move(outcomes);
   result.green = !result.error &&
                  std::all_of(result.outcomes.begin(), result.outcomes.end(), [](const auto& o) { return o.passed; });
-  if (auto written = write_run_report(result, last.image, log); !written) return std::unexpected(written.error());
+  if (auto written = write_run_report(result, last.image, last.trace, log); !written)
+    return std::unexpected(written.error());
   return result;
 }
 

@@ -34,7 +34,8 @@ struct RunResult {
   std::optional<KernelGauges> kernel_gauges;  // when the scenario uses the kernel model
   std::map<std::string, int64_t> knobs;  // effective values
   std::string pixel_hash;
-  std::string digest;              // gauges + pixel hash
+  std::string trace_hash;          // of trace.pftrace, the run's Perfetto trace
+  std::string digest;              // gauges + pixel hash + trace hash
   std::vector<std::string> repeat_digests;
   std::vector<std::string> validation_messages;
   wire::LaneReport lane;

@@ -99,6 +99,10 @@ class WireClient final : public backend::Backend {
         },
         op);
   }
+  Result<std::string> run_trace() override {
+    TIDEMARK_TRY(reply, call(ReadTrace{}));
+    return std::string(reply.bytes.begin(), reply.bytes.end());
+  }
   Result<kernel::KernelReport> kernel_report() override {
     TIDEMARK_TRY(reply, call(ReadKernelReport{}));
     return std::move(reply.report);

@@ -76,6 +76,7 @@ inline constexpr int32_t kMaxTargetSide = 4096;
   X(KgslPower, 33, "kgsl_power")               \
   X(KgslRead, 34, "kgsl_read")                 \
   X(ReadKernelReport, 35, "read_kernel_report") \
+  X(ReadTrace, 36, "read_trace")               \
   X(Welcome, 100, "welcome")                   \
   X(Ok, 101, "ok")                             \
   X(BufferCreated, 102, "buffer_created")      \
@@ -88,7 +89,8 @@ inline constexpr int32_t kMaxTargetSide = 4096;
   X(ProtocolError, 109, "protocol_error")      \
   X(Skipped, 110, "skipped")                   \
   X(Text, 111, "text")                         \
-  X(KernelReportReply, 112, "kernel_report")
+  X(KernelReportReply, 112, "kernel_report")   \
+  X(TraceBytes, 113, "trace_bytes")
 
 enum class Opcode : uint16_t {
 #define TIDEMARK_OPCODE(name, code, text) name = code,
@@ -317,6 +319,11 @@ struct KernelReportReply {
   kernel::KernelReport report;
   static auto fields(auto& m) { return std::tie(m.report); }
 };
+struct TraceBytes {  // a Perfetto trace
+  static constexpr Opcode kOpcode = Opcode::TraceBytes;
+  std::vector<uint8_t> bytes;
+  static auto fields(auto& m) { return std::tie(m.bytes); }
+};
 struct Skipped {  // not carried out: the pipelined request `failed_sequence` failed first
   static constexpr Opcode kOpcode = Opcode::Skipped;
   uint32_t failed_sequence = 0;
@@ -483,6 +490,7 @@ TIDEMARK_KERNEL_OP_MESSAGE(KgslRead, KgslReadOp)
 #undef TIDEMARK_KERNEL_OP_MESSAGE
 template <class Operation>
 using MessageOf = typename MessageOfOperation<Operation>::type;
+struct ReadTrace : FieldlessRequest<Opcode::ReadTrace, TraceBytes> {};
 struct ReadKernelReport : FieldlessRequest<Opcode::ReadKernelReport, KernelReportReply> {};
 
 // drains the pipe: its Ok (or Skipped) follows every earlier failure

@@ -77,6 +77,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
   std::optional<std::pair<uint32_t, std::string>> awaited;  // a reply-bearing request: sequence, name
   NamedValues gauges;
   std::string pixels;
+  std::string trace;  // the hash of the run trace the recording read back
   bool said_goodbye = false;
   uint64_t commands = 0;  // requests of the client API: not the handshake, goodbye or drains
   auto started = std::chrono::steady_clock::now();
@@ -127,6 +128,10 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
     if (replayed->op == Opcode::Pixels) {
       if (auto hash = read_pixel_hash(*replayed)) pixels = std::move(*hash);
     }
+    if (replayed->op == Opcode::TraceBytes) {
+      if (auto read = decode<TraceBytes>(*replayed))
+        trace = trace_hash(std::string_view(reinterpret_cast<const char*>(read->bytes.data()), read->bytes.size()));
+    }
     if (replayed->sequence == awaited->first) awaited.reset();
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -135,7 +140,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
     return fail(ErrorKind::BadInput, fmt::format("{}: ends before the reply to {}", file.string(), awaited->second));
   if (!report.divergence && commands == 0)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a recording of commands, found none", file.string()));
-  if (!gauges.empty() && !pixels.empty()) report.digest = run_digest(gauges, pixels);
+  if (!gauges.empty() && !pixels.empty()) report.digest = run_digest(gauges, pixels, trace);
   if (!said_goodbye && !report.divergence) {
     if (channel.send(make_frame(0, Goodbye{}))) (void)channel.receive();
   }

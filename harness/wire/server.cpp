@@ -75,6 +75,10 @@ template <Opcode code, class Operation>
 Status serve(backend::Backend& api, const KernelOpMessage<code, Operation>& m) {
   return api.kernel_op(m.op);
 }
+Result<TraceBytes> serve(backend::Backend& api, const ReadTrace&) {
+  TIDEMARK_TRY(trace, api.run_trace());
+  return TraceBytes{.bytes = {trace.begin(), trace.end()}};
+}
 Result<KernelReportReply> serve(backend::Backend& api, const ReadKernelReport&) {
   TIDEMARK_TRY(report, api.kernel_report());
   return KernelReportReply{.report = std::move(report)};

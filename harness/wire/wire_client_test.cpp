@@ -221,5 +221,14 @@ TEST_F(WireTest, KernelOperationsArePipelinedAndTheReportComesBackWhole) {
   EXPECT_EQ(report->reads[0].text, "25\n");  // 50 of 100 at half of 585 MHz
 }
 
+
+// Check that the run's trace comes back from the server byte for byte.
+TEST_F(WireTest, TheRunTraceComesBackByteForByte) {
+  auto trace = client_->run_trace();
+  ASSERT_TRUE(trace) << trace.error().message;
+  EXPECT_EQ(*trace, std::string("\x0a\x02\x40\x07", 4));
+  EXPECT_THAT(log_.calls, ElementsAre("run_trace()"));
+}
+
 }  // namespace
 }  // namespace tidemark::wire

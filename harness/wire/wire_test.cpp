@@ -117,6 +117,11 @@ Result<kernel::KernelReport> FakeBackend::kernel_report() {
   return driver_.report();
 }
 
+Result<std::string> FakeBackend::run_trace() {
+  if (auto ok = called("run_trace()"); !ok) return std::unexpected(ok.error());
+  return std::string("\x0a\x02\x40\x07", 4);  // one packet: timestamp 7
+}
+
 void WireTest::SetUp() {
   ServerOptions options;
   options.make_backend = [this](const backend::Config& config) -> Result<std::unique_ptr<backend::Backend>> {

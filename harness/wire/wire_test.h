@@ -53,6 +53,7 @@ class FakeBackend final : public backend::Backend {
   // The kernel driver model is pure logic: the fake runs the real one and logs the operation.
   Status kernel_op(const kernel::KernelOp& op) override;
   Result<kernel::KernelReport> kernel_report() override;
+  Result<std::string> run_trace() override;
 
  private:
   // Logs the call; its error if the test asked this call to fail.

@@ -1,0 +1,25 @@
+// `tidemark trace FILE`: a Perfetto trace's tracks and rows as the importer (Trace Processor's
+// rules) sees them.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "cli/commands.h"
+#include "tracer/importer.h"
+
+namespace tidemark::cli {
+
+int trace_command(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return report_error({ErrorKind::Io, fmt::format("{}: cannot read the trace", file)});
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  tracer::ImportedTrace trace = tracer::import_trace(bytes);
+  fmt::print("{}", tracer::describe(trace));
+  if (trace.stats.malformed > 0)
+    return report_error({ErrorKind::BadInput, fmt::format("{}: {} malformed packets (the rest is listed above)", file,
+                                                          trace.stats.malformed)});
+  return kGreen;
+}
+
+}  // namespace tidemark::cli

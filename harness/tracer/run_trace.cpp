@@ -1,0 +1,47 @@
+#include "tracer/run_trace.h"
+
+namespace tidemark::tracer {
+
+RunTrace::RunTrace(const CounterDescriptor& counters, uint64_t start) {
+  writer_.counter_descriptor(kCounterSequence, start, 0, counters);
+}
+
+bool RunTrace::full() {
+  if (writer_.bytes().size() < kBufferBytes) return false;
+  ++dropped_;
+  return true;
+}
+
+void RunTrace::memory_snapshot(uint64_t ts, uint32_t gpu, uint32_t pid, uint64_t size) {
+  if (full()) return;
+  writer_.gpu_mem_total(kMemorySequence, ts, gpu, pid, size);
+}
+
+void RunTrace::memory_change(uint64_t ts, uint32_t thread, uint32_t gpu, uint32_t pid, uint64_t size) {
+  pending_.push_back({ts, thread, gpu, pid, size});
+  if (pending_.size() >= kEventsPerBundle) flush_ftrace();
+}
+
+void RunTrace::sample(uint64_t ts, std::span<const CounterSample> samples) {
+  if (full()) return;
+  writer_.counter_samples(kCounterSequence, ts, 0, std::nullopt, samples);
+  samples_ += samples.size();
+}
+
+void RunTrace::flush_ftrace() {
+  if (pending_.empty()) return;
+  if (full()) {
+    dropped_ += pending_.size() - 1;
+    pending_.clear();
+    return;
+  }
+  writer_.ftrace_gpu_mem_totals(kFtraceSequence, 0, pending_);
+  pending_.clear();
+}
+
+const std::string& RunTrace::bytes() {
+  flush_ftrace();
+  return writer_.bytes();
+}
+
+}  // namespace tidemark::tracer

@@ -1,0 +1,49 @@
+// The trace every run leaves beside its result.json: what an analyst opens in the Perfetto UI
+// or Trace Processor. Three producers, each on its own packet sequence: the GPU-memory data
+// source (a snapshot of the map when tracing starts, one packet per entry, stamped during the
+// walk), ftrace (a gpu_mem_total event for every later tracepoint hit, in bundles), and the
+// backend's gauges as GPU counters (descriptor inline, forward-looking, sampled at every queue
+// submit). Timestamps are the kernel model's virtual nanoseconds: the bytes are the same on
+// every run and in every lane.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tracer/trace_writer.h"
+
+namespace tidemark::tracer {
+
+class RunTrace {
+ public:
+  static constexpr uint32_t kMemorySequence = 1;
+  static constexpr uint32_t kFtraceSequence = 2;
+  static constexpr uint32_t kCounterSequence = 3;
+  static constexpr size_t kEventsPerBundle = 256;
+  // The trace buffer, as a Perfetto config's buffer with fill policy DISCARD: once full, later
+  // packets are dropped and counted (a 100 000-respecify soak writes about 8 MiB).
+  static constexpr size_t kBufferBytes = size_t{64} << 20;
+
+  // The counters this run samples; written as the session's first counter packet at `start`.
+  RunTrace(const CounterDescriptor& counters, uint64_t start);
+
+  void memory_snapshot(uint64_t ts, uint32_t gpu, uint32_t pid, uint64_t size);
+  void memory_change(uint64_t ts, uint32_t thread, uint32_t gpu, uint32_t pid, uint64_t size);
+  void sample(uint64_t ts, std::span<const CounterSample> samples);
+  // The trace so far, pending ftrace events flushed: a valid trace at any call.
+  const std::string& bytes();
+  size_t samples() const { return samples_; }
+  size_t dropped() const { return dropped_; }  // packets the full buffer discarded
+
+ private:
+  void flush_ftrace();
+  TraceWriter writer_;
+  std::vector<FtraceGpuMemTotal> pending_;
+  bool full();
+  size_t samples_ = 0;
+  size_t dropped_ = 0;
+};
+
+}  // namespace tidemark::tracer

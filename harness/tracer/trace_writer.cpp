@@ -1,0 +1,197 @@
+#include "tracer/trace_writer.h"
+
+#include <cstring>
+
+#include "tracer/perfetto_fields.h"
+#include "tracer/proto.h"
+
+namespace tidemark::tracer {
+
+namespace {
+
+using proto::Out;
+using proto::put_varint;
+using proto::tag;
+using proto::tag_size;
+using proto::varint_size;
+namespace f = fields;
+
+uint64_t as_varint(int64_t value) { return static_cast<uint64_t>(value); }  // int32/int64: sign-extended
+
+void write_spec(Out& out, const CounterSpec& spec) {
+  if (spec.counter_id) out.varint(f::descriptor::kSpecCounterId, *spec.counter_id);
+  if (spec.name) out.bytes(f::descriptor::kSpecName, *spec.name);
+  if (!spec.description.empty()) out.bytes(f::descriptor::kSpecDescription, spec.description);
+  if (const auto* peak = std::get_if<int64_t>(&spec.peak)) out.int64(f::descriptor::kSpecIntPeak, *peak);
+  if (const auto* peak = std::get_if<double>(&spec.peak)) out.fixed64_double(f::descriptor::kSpecDoublePeak, *peak);
+  for (MeasureUnit unit : spec.numerator_units) out.varint(f::descriptor::kSpecNumeratorUnits, unit);
+  for (MeasureUnit unit : spec.denominator_units) out.varint(f::descriptor::kSpecDenominatorUnits, unit);
+  if (spec.select_by_default) out.boolean(f::descriptor::kSpecSelectByDefault, true);
+  for (CounterGroup group : spec.groups) out.varint(f::descriptor::kSpecGroups, group);
+  if (spec.direction != ValueDirection::Unspecified)
+    out.varint(f::descriptor::kSpecValueDirection, static_cast<uint32_t>(spec.direction));
+}
+
+void write_block(Out& out, const CounterBlock& block) {
+  out.varint(f::descriptor::kBlockId, block.block_id);
+  if (block.capacity) out.varint(f::descriptor::kBlockCapacity, *block.capacity);
+  if (!block.name.empty()) out.bytes(f::descriptor::kBlockName, block.name);
+  if (!block.description.empty()) out.bytes(f::descriptor::kBlockDescription, block.description);
+  for (uint32_t id : block.counter_ids) out.varint(f::descriptor::kBlockCounterIds, id);
+}
+
+void write_descriptor(Out& out, const CounterDescriptor& descriptor) {
+  for (const auto& spec : descriptor.specs)
+    out.message(f::descriptor::kSpecs, [&](Out& nested) { write_spec(nested, spec); });
+  for (const auto& block : descriptor.blocks)
+    out.message(f::descriptor::kBlocks, [&](Out& nested) { write_block(nested, block); });
+  if (descriptor.min_sampling_period_ns) out.varint(f::descriptor::kMinSamplingPeriodNs, *descriptor.min_sampling_period_ns);
+  if (descriptor.max_sampling_period_ns) out.varint(f::descriptor::kMaxSamplingPeriodNs, *descriptor.max_sampling_period_ns);
+  if (descriptor.supports_instrumented_sampling) out.boolean(f::descriptor::kSupportsInstrumentedSampling, true);
+}
+
+void write_counter(Out& out, const CounterSample& sample) {
+  out.varint(f::counter_event::kCounterId, sample.counter_id);
+  if (const auto* value = std::get_if<int64_t>(&sample.value)) out.int64(f::counter_event::kIntValue, *value);
+  else out.fixed64_double(f::counter_event::kDoubleValue, std::get<double>(sample.value));
+}
+
+size_t counter_size(const CounterSample& sample) {
+  size_t size = tag_size(f::counter_event::kCounterId) + varint_size(sample.counter_id);
+  if (const auto* value = std::get_if<int64_t>(&sample.value))
+    return size + tag_size(f::counter_event::kIntValue) + varint_size(as_varint(*value));
+  return size + tag_size(f::counter_event::kDoubleValue) + 8;
+}
+
+// A packet: `body` writes the TracePacket's fields, in field-number order.
+template <class Body>
+void append_packet(std::string& out, Body&& body) {
+  Out trace(out);
+  trace.message(f::kTracePacket, body);
+}
+
+}  // namespace
+
+void TraceWriter::gpu_mem_total(uint32_t sequence, uint64_t timestamp, uint32_t gpu_id, uint32_t pid, uint64_t size) {
+  append_packet(out_, [&](Out& packet) {
+    packet.varint(f::packet::kTimestamp, timestamp);
+    packet.varint(f::packet::kTrustedPacketSequenceId, sequence);
+    packet.message(f::packet::kGpuMemTotalEvent, [&](Out& event) {
+      event.varint(f::gpu_mem_total::kGpuId, gpu_id);
+      event.varint(f::gpu_mem_total::kPid, pid);
+      event.varint(f::gpu_mem_total::kSize, size);
+    });
+  });
+  ++packets_;
+}
+
+void TraceWriter::ftrace_gpu_mem_totals(uint32_t sequence, uint32_t cpu, std::span<const FtraceGpuMemTotal> events) {
+  append_packet(out_, [&](Out& packet) {
+    packet.message(f::packet::kFtraceEvents, [&](Out& bundle) {
+      bundle.varint(f::ftrace::kBundleCpu, cpu);
+      for (const auto& hit : events)
+        bundle.message(f::ftrace::kBundleEvent, [&](Out& event) {
+          event.varint(f::ftrace::kEventTimestamp, hit.timestamp);
+          event.varint(f::ftrace::kEventPid, hit.thread);
+          event.message(f::ftrace::kEventGpuMemTotal, [&](Out& total) {
+            total.varint(f::gpu_mem_total::kGpuId, hit.gpu_id);
+            total.varint(f::gpu_mem_total::kPid, hit.pid);
+            total.varint(f::gpu_mem_total::kSize, hit.size);
+          });
+        });
+    });
+    packet.varint(f::packet::kTrustedPacketSequenceId, sequence);
+  });
+  ++packets_;
+}
+
+void TraceWriter::counter_descriptor(uint32_t sequence, uint64_t timestamp, int32_t gpu_id,
+                                     const CounterDescriptor& descriptor, std::span<const CounterSample> samples) {
+  append_packet(out_, [&](Out& packet) {
+    packet.varint(f::packet::kTimestamp, timestamp);
+    packet.varint(f::packet::kTrustedPacketSequenceId, sequence);
+    packet.message(f::packet::kGpuCounterEvent, [&](Out& event) {
+      event.message(f::counter_event::kDescriptor, [&](Out& nested) { write_descriptor(nested, descriptor); });
+      for (const auto& sample : samples)
+        event.message(f::counter_event::kCounters, [&](Out& counter) { write_counter(counter, sample); });
+      event.varint(f::counter_event::kGpuId, as_varint(gpu_id));
+    });
+  });
+  ++packets_;
+}
+
+void TraceWriter::intern_counter_descriptor(uint32_t sequence, uint64_t timestamp, uint64_t iid, int32_t gpu_id,
+                                            const CounterDescriptor& descriptor, bool clear_state) {
+  append_packet(out_, [&](Out& packet) {
+    packet.varint(f::packet::kTimestamp, timestamp);
+    packet.varint(f::packet::kTrustedPacketSequenceId, sequence);
+    packet.message(f::packet::kInternedData, [&](Out& interned) {
+      interned.message(f::interned::kGpuCounterDescriptors, [&](Out& entry) {
+        entry.varint(f::interned::kIid, iid);
+        entry.message(f::interned::kCounterDescriptor, [&](Out& nested) { write_descriptor(nested, descriptor); });
+        entry.varint(f::interned::kGpuId, as_varint(gpu_id));
+      });
+    });
+    packet.varint(f::packet::kSequenceFlags,
+                  clear_state ? f::packet::kIncrementalStateCleared : f::packet::kNeedsIncrementalState);
+  });
+  ++packets_;
+}
+
+// The hot path: sizes are computed, nothing is built twice and nothing is allocated.
+void TraceWriter::counter_samples(uint32_t sequence, uint64_t timestamp, std::optional<int32_t> gpu_id,
+                                  std::optional<uint64_t> iid, std::span<const CounterSample> samples) {
+  size_t event = 0;
+  for (const auto& sample : samples) {
+    size_t counter = counter_size(sample);
+    event += tag_size(f::counter_event::kCounters) + varint_size(counter) + counter;
+  }
+  if (gpu_id) event += tag_size(f::counter_event::kGpuId) + varint_size(as_varint(*gpu_id));
+  if (iid) event += tag_size(f::counter_event::kDescriptorIid) + varint_size(*iid);
+  size_t packet = tag_size(f::packet::kTimestamp) + varint_size(timestamp) +
+                  tag_size(f::packet::kTrustedPacketSequenceId) + varint_size(sequence) +
+                  tag_size(f::packet::kGpuCounterEvent) + varint_size(event) + event;
+  if (iid) packet += tag_size(f::packet::kSequenceFlags) + varint_size(f::packet::kNeedsIncrementalState);
+
+  // The packet's exact size is known: grow the buffer once and write through a pointer.
+  size_t total = tag_size(f::kTracePacket) + varint_size(packet) + packet;
+  size_t at = out_.size();
+  out_.resize(at + total);
+  char* p = out_.data() + at;
+  auto varint = [&p](uint64_t value) {
+    while (value >= 0x80) {
+      *p++ = static_cast<char>((value & 0x7f) | 0x80);
+      value >>= 7;
+    }
+    *p++ = static_cast<char>(value);
+  };
+  auto field = [&](uint32_t number, uint64_t value) {
+    varint(tag(number, proto::kVarint));
+    varint(value);
+  };
+  varint(tag(f::kTracePacket, proto::kLengthDelimited));
+  varint(packet);
+  field(f::packet::kTimestamp, timestamp);
+  field(f::packet::kTrustedPacketSequenceId, sequence);
+  if (iid) field(f::packet::kSequenceFlags, f::packet::kNeedsIncrementalState);
+  varint(tag(f::packet::kGpuCounterEvent, proto::kLengthDelimited));
+  varint(event);
+  for (const auto& sample : samples) {
+    varint(tag(f::counter_event::kCounters, proto::kLengthDelimited));
+    varint(counter_size(sample));
+    field(f::counter_event::kCounterId, sample.counter_id);
+    if (const auto* value = std::get_if<int64_t>(&sample.value)) {
+      field(f::counter_event::kIntValue, as_varint(*value));
+    } else {
+      varint(tag(f::counter_event::kDoubleValue, proto::kFixed64));
+      double number = std::get<double>(sample.value);
+      std::memcpy(p, &number, 8);  // little-endian hosts only, as proto.h
+      p += 8;
+    }
+  }
+  if (gpu_id) field(f::counter_event::kGpuId, as_varint(*gpu_id));
+  if (iid) field(f::counter_event::kDescriptorIid, *iid);
+  ++packets_;
+}
+
+}  // namespace tidemark::tracer

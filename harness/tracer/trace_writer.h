@@ -1,0 +1,53 @@
+// Writes a Perfetto trace: a `Trace` is a run of `packet` fields, so packets are appended one
+// after another to a byte string that is a valid trace at every packet boundary. Each
+// producer writes on its own trusted packet sequence (an id > 0). Timestamps are the caller's
+// (BOOTTIME, the default clock; Tidemark passes virtual nanoseconds).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "tracer/counters.h"
+
+namespace tidemark::tracer {
+
+// A gpu_mem/gpu_mem_total tracepoint hit as ftrace records it.
+struct FtraceGpuMemTotal {
+  uint64_t timestamp = 0;
+  uint32_t thread = 0;  // the thread that hit the tracepoint (FtraceEvent.pid)
+  uint32_t gpu_id = 0;
+  uint32_t pid = 0;     // whose memory: 0 is the GPU's global total
+  uint64_t size = 0;
+};
+
+class TraceWriter {
+ public:
+  // The GPU-memory data source's start-up snapshot: one packet per map entry.
+  void gpu_mem_total(uint32_t sequence, uint64_t timestamp, uint32_t gpu_id, uint32_t pid, uint64_t size);
+  // One ftrace bundle of gpu_mem_total events from `cpu` (the packet has no timestamp).
+  void ftrace_gpu_mem_totals(uint32_t sequence, uint32_t cpu, std::span<const FtraceGpuMemTotal> events);
+  // Mode 1: the descriptor inline in a counter event (the first packet of the session), with
+  // any samples of that moment.
+  void counter_descriptor(uint32_t sequence, uint64_t timestamp, int32_t gpu_id, const CounterDescriptor& descriptor,
+                          std::span<const CounterSample> samples = {});
+  // Mode 2: the descriptor interned on the sequence under `iid` for `gpu_id`. `clear_state`
+  // marks the packet INCREMENTAL_STATE_CLEARED (the first interning packet of a sequence).
+  void intern_counter_descriptor(uint32_t sequence, uint64_t timestamp, uint64_t iid, int32_t gpu_id,
+                                 const CounterDescriptor& descriptor, bool clear_state);
+  // Samples of one moment: with `iid`, against that interned descriptor (the packet then
+  // NEEDS_INCREMENTAL_STATE); without, against the global ids of an inline descriptor.
+  void counter_samples(uint32_t sequence, uint64_t timestamp, std::optional<int32_t> gpu_id,
+                       std::optional<uint64_t> iid, std::span<const CounterSample> samples);
+
+  const std::string& bytes() const { return out_; }
+  std::string take() { return std::move(out_); }
+  size_t packets() const { return packets_; }
+
+ private:
+  std::string out_;
+  size_t packets_ = 0;
+};
+
+}  // namespace tidemark::tracer
