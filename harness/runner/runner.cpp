@@ -13,6 +13,7 @@
 #include "core/digest.h"
 #include "core/files.h"
 #include "core/limits.h"
+#include "tracer/importer.h"
 
 namespace tidemark::runner {
 
@@ -575,6 +576,51 @@ check::Outcome kgsl_outcome(const scenario::KgslReadCheck& check, const kernel::
   return outcome;
 }
 
+// A track of the run's trace as the importer sees it: its rows, count and last value, with the
+// first difference named (row index, timestamp and value on both sides).
+check::Outcome trace_outcome(const scenario::TraceCheck& check, const tracer::ImportedTrace& trace, size_t k) {
+  std::vector<std::string> wanted;
+  if (check.rows) wanted.push_back(fmt::format("{} rows as written", check.rows->size()));
+  if (check.count) wanted.push_back(fmt::format("{} rows", *check.count));
+  if (check.last) wanted.push_back(fmt::format("last {}", *check.last));
+  std::string text = fmt::format("trace track '{}': {}", check.track, fmt::join(wanted, ", "));
+  const tracer::Track* track = trace.find(check.track);
+  std::vector<std::string> problems;
+  if (!track) {
+    std::vector<std::string> labels;
+    for (const auto& t : trace.tracks) labels.push_back(t.label());
+    problems.push_back(fmt::format("no such track (the trace has: {})", fmt::join(labels, "; ")));
+  } else {
+    const auto& rows = track->rows;
+    if (check.rows) {
+      size_t common = std::min(rows.size(), check.rows->size());
+      size_t k_diff = 0;
+      while (k_diff < common && rows[k_diff].ts == (*check.rows)[k_diff].ts &&
+             rows[k_diff].value == (*check.rows)[k_diff].value)
+        ++k_diff;
+      auto show = [](uint64_t ts, double value) { return fmt::format("[{}, {}]", ts, value); };
+      if (k_diff < common)
+        problems.push_back(fmt::format("row {} is {}, expected {}", k_diff, show(rows[k_diff].ts, rows[k_diff].value),
+                                       show((*check.rows)[k_diff].ts, (*check.rows)[k_diff].value)));
+      else if (rows.size() != check.rows->size())
+        problems.push_back(fmt::format("{} rows, expected {}; the first {} agree", rows.size(), check.rows->size(),
+                                       common));
+    }
+    if (check.count && static_cast<int64_t>(rows.size()) != *check.count)
+      problems.push_back(fmt::format("{} rows, expected {}", rows.size(), *check.count));
+    if (check.last && (rows.empty() || rows.back().value != *check.last))
+      problems.push_back(rows.empty() ? std::string("no rows")
+                                      : fmt::format("last value {}, expected {}", rows.back().value, *check.last));
+  }
+  check::Outcome outcome =
+      outcome_of(CheckKind::Trace, text, problems.empty(),
+                 problems.empty() ? fmt::format("{} rows as expected", track->rows.size())
+                                  : fmt::format("{}", fmt::join(problems, "; ")));
+  outcome.id.index = k;
+  outcome.where = check.where;
+  return outcome;
+}
+
 // A lane that silently fell back to direct calls would look green; prove it ran.
 check::Outcome lane_outcome(Lane lane, const wire::LaneReport& report) {
   bool separate_process = lane == Lane::Spawn || lane == Lane::Tcp;
@@ -619,6 +665,11 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const Run
       outcomes.push_back(diagnosis_outcome(scenario.diagnosis_checks[k], run.kernel_report, k));
     for (size_t k = 0; k < scenario.kgsl_checks.size(); ++k)
       outcomes.push_back(kgsl_outcome(scenario.kgsl_checks[k], run.kernel_report, k));
+    if (!scenario.trace_checks.empty()) {
+      tracer::ImportedTrace trace = tracer::import_trace(run.trace);
+      for (size_t k = 0; k < scenario.trace_checks.size(); ++k)
+        outcomes.push_back(trace_outcome(scenario.trace_checks[k], trace, k));
+    }
     for (size_t k = 0; k < scenario.pixel_checks.size(); ++k) {
       TIDEMARK_TRY(checked,
                    check::check_pixels(scenario.pixel_checks[k], run.image, result.report_dir, {CheckKind::Pixels, k}));

@@ -16,6 +16,7 @@ std::string_view to_string(CheckKind kind) {
     case CheckKind::KernelNode: return "nodes";
     case CheckKind::Diagnosis: return "kmd";
     case CheckKind::KgslRead: return "kgsl";
+    case CheckKind::Trace: return "trace";
     case CheckKind::Lane: return "lane";
     case CheckKind::Validation: return "validation";
     case CheckKind::Determinism: return "determinism";
@@ -25,7 +26,7 @@ std::string_view to_string(CheckKind kind) {
 
 std::string CheckId::str() const {
   if (kind == CheckKind::Gauge || kind == CheckKind::Pixels || kind == CheckKind::KernelNode ||
-      kind == CheckKind::Diagnosis || kind == CheckKind::KgslRead)
+      kind == CheckKind::Diagnosis || kind == CheckKind::KgslRead || kind == CheckKind::Trace)
     return fmt::format("{}[{}]", to_string(kind), index);
   return std::string(to_string(kind));
 }
@@ -99,6 +100,7 @@ std::vector<CheckId> Scenario::checks() const {
   for (size_t k = 0; k < kernel_nodes.size(); ++k) ids.push_back({CheckKind::KernelNode, k});
   for (size_t k = 0; k < diagnosis_checks.size(); ++k) ids.push_back({CheckKind::Diagnosis, k});
   for (size_t k = 0; k < kgsl_checks.size(); ++k) ids.push_back({CheckKind::KgslRead, k});
+  for (size_t k = 0; k < trace_checks.size(); ++k) ids.push_back({CheckKind::Trace, k});
   return ids;
 }
 

@@ -236,10 +236,26 @@ struct KgslReadCheck {
   SourceLocation where;
 };
 
+// A track of the run's trace as Trace Processor imports it (tracer/importer.h), by its label
+// ("Parked bytes (gpu 0)", "GPU Memory (gpu 0, pid 1000)"): its rows exactly (inline or a file
+// beside the scenario), and/or its row count and last value.
+struct TraceRow {
+  uint64_t ts = 0;
+  double value = 0;
+  bool operator==(const TraceRow&) const = default;
+};
+struct TraceCheck {
+  std::string track;
+  std::optional<std::vector<TraceRow>> rows;
+  std::optional<int64_t> count;
+  std::optional<double> last;
+  SourceLocation where;
+};
+
 // A check, as controls, results, reports and the ledger name it. Gauge and pixel checks are
 // the scenario's k-th of their kind; `waits` covers every client_wait's expected status; the
 // runner adds `lane`, `validation` and `determinism` outcomes of its own.
-enum class CheckKind { Gauge, Pixels, Waits, KernelDump, KernelNode, Diagnosis, KgslRead, Lane, Validation, Determinism };
+enum class CheckKind { Gauge, Pixels, Waits, KernelDump, KernelNode, Diagnosis, KgslRead, Trace, Lane, Validation, Determinism };
 std::string_view to_string(CheckKind kind);  // "gauge", "pixels", ...
 
 struct CheckId {
@@ -306,6 +322,7 @@ struct Scenario {
   std::vector<KernelNodeCheck> kernel_nodes;
   std::vector<DiagnosisCheck> diagnosis_checks;
   std::vector<KgslReadCheck> kgsl_checks;
+  std::vector<TraceCheck> trace_checks;
   std::vector<Control> controls;
 
   // Every check the scenario declares, in report order; the ones a control may name.

@@ -752,7 +752,11 @@ class Schema {
   // ---- expectations ------------------------------------------------------------------
 
   Status expect(const Value& value, Scenario& scenario) const {
-    TIDEMARK_TRY(entries, read_.fields(value, "expect", {"gauges", "pixels", "kernel", "kmd", "kgsl"}));
+    TIDEMARK_TRY(entries, read_.fields(value, "expect", {"gauges", "pixels", "kernel", "kmd", "kgsl", "trace"}));
+    TIDEMARK_CHECK(yaml::optional(entries, "trace", scenario.trace_checks, [&](const Value& v) {
+      return each(v, "a list of trace checks such as '- {track: Parked bytes (gpu 0), last: 0}'",
+                  [&](const Value& item) { return trace_check(item); });
+    }));
     if (auto kernel = entries.optional("kernel")) TIDEMARK_CHECK(kernel_checks(*kernel, scenario));
     TIDEMARK_CHECK(yaml::optional(entries, "kmd", scenario.diagnosis_checks, [&](const Value& v) {
       return named_checks<DiagnosisCheck>(v, "diagnoses by name, such as 'stuck: {scene: stuck_command}'",
@@ -800,6 +804,82 @@ class Schema {
       checks.push_back(std::move(check));
     }
     return checks;
+  }
+
+  Result<TraceCheck> trace_check(const Value& value) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "trace check", {"track", "rows", "rows_file", "count", "last"}));
+    TraceCheck check;
+    check.where = value.where;
+    TIDEMARK_CHECK(yaml::required(entries, "track", check.track, [&](const Value& v) {
+      return read_.text(v, "a track label such as 'Parked bytes (gpu 0)'");
+    }));
+    if (entries.find("rows") && entries.find("rows_file"))
+      return error_at(entries.find("rows_file")->key_where, "rows or rows_file", "both");
+    TIDEMARK_CHECK(yaml::optional(entries, "rows", check.rows, [&](const Value& v) { return trace_rows(v); }));
+    TIDEMARK_CHECK(yaml::optional(entries, "rows_file", check.rows, [&](const Value& v) -> Result<std::vector<TraceRow>> {
+      TIDEMARK_TRY(text, text_file(v));
+      return rows_from_text(v, text);
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "count", check.count, [&](const Value& v) {
+      return read_.integer(v, 0, yaml::kNoMax);
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "last", check.last, [&](const Value& v) { return number(v); }));
+    if (!check.rows && !check.count && !check.last)
+      return error_at(value.where, "rows, rows_file, count or last in a trace check", "none");
+    return check;
+  }
+
+  Result<double> number(const Value& v) const {
+    constexpr std::string_view kWhat = "a number such as 4096 or 15.5";
+    if (!v.node.IsScalar()) return error_at(v.where, kWhat, yaml::describe(v.node));
+    const std::string& text = v.node.Scalar();
+    double out = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size())
+      return error_at(v.where, kWhat, quote(text));
+    return out;
+  }
+
+  // `[[17000, 0], [22000, 9437184]]`: timestamp and value pairs.
+  Result<std::vector<TraceRow>> trace_rows(const Value& value) const {
+    constexpr std::string_view kWhat = "a row [timestamp, value]";
+    TIDEMARK_TRY(items, read_.list(value, "a list of rows [timestamp, value]"));
+    std::vector<TraceRow> rows;
+    for (const auto& item : items) {
+      TIDEMARK_TRY(pair, read_.list(item, kWhat));
+      if (pair.size() != 2) return error_at(item.where, kWhat, fmt::format("{} entries", pair.size()));
+      TIDEMARK_TRY(ts, read_.integer(pair[0], 0, yaml::kNoMax));
+      TIDEMARK_TRY(row_value, number(pair[1]));
+      rows.push_back({static_cast<uint64_t>(ts), row_value});
+    }
+    return rows;
+  }
+
+  // A rows file: "timestamp value" per line, as `tidemark trace` prints a track's rows.
+  Result<std::vector<TraceRow>> rows_from_text(const Value& where, const std::string& text) const {
+    std::vector<TraceRow> rows;
+    size_t line_number = 0;
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t end = text.find('\n', at);
+      if (end == std::string::npos) end = text.size();
+      std::string_view line(text.data() + at, end - at);
+      at = end + 1;
+      ++line_number;
+      while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+      if (line.empty() || line.front() == '#') continue;
+      uint64_t ts = 0;
+      double row_value = 0;
+      auto [middle, ts_error] = std::from_chars(line.data(), line.data() + line.size(), ts);
+      const char* rest = middle;
+      while (rest < line.data() + line.size() && *rest == ' ') ++rest;
+      auto [last, value_error] = std::from_chars(rest, line.data() + line.size(), row_value);
+      if (ts_error != std::errc() || value_error != std::errc() || last != line.data() + line.size() || rest == middle)
+        return error_at(where.where, fmt::format("lines 'timestamp value' in the rows file (line {})", line_number),
+                        quote(std::string(line)));
+      rows.push_back({ts, row_value});
+    }
+    return rows;
   }
 
   Status diagnosis_fields(DiagnosisCheck& check, const Value& value) const {
