@@ -289,7 +289,8 @@ TEST(Load, KnobTableCarriesRangesAndDefaults) {
 
 std::vector<fs::path> bad_cases() {
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(kTestdata / "bad")) files.push_back(entry.path());
+  for (const auto& entry : fs::directory_iterator(kTestdata / "bad"))
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path());  // not the files they read
   std::sort(files.begin(), files.end());
   return files;
 }
