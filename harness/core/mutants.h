@@ -36,6 +36,7 @@ enum class MutantId {
   GpuMemDumpIgnoresInit,
   GpuMemAtomicWalk,
   BackendForgetsFree,
+  GpuMemTransientFreeUntraced,
   BackendSubmitsBypassKernel,
   KmdRecycleOnSubmit,
   KmdRecycleAtCompletion,

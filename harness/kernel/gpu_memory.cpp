@@ -21,7 +21,7 @@ void GpuMemoryModel::report(uint32_t gpu, uint32_t pid, uint64_t old_total, uint
 }
 
 void GpuMemoryModel::allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size) {
-  live_[{gpu, pid, id}] = size;
+  live_[{gpu, pid, id}] = {size, type};
   views_.allocate(pid, type, id, size);
   for (uint32_t who : {pid, uint32_t{0}}) {
     uint64_t& total = totals_[{gpu, who}];
@@ -34,14 +34,15 @@ void GpuMemoryModel::allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint6
 bool GpuMemoryModel::free(uint32_t gpu, uint32_t pid, uint64_t id) {
   auto it = live_.find({gpu, pid, id});
   if (it == live_.end()) return false;
-  uint64_t size = it->second;
+  auto [size, type] = it->second;
   live_.erase(it);
+  bool untraced = type == MemoryType::Transient && mutant_is(mutant_, MutantId::GpuMemTransientFreeUntraced);
   views_.free(pid, id);
   for (uint32_t who : {pid, uint32_t{0}}) {
     uint64_t& total = totals_[{gpu, who}];
     uint64_t old_total = total;
     total -= size;
-    report(gpu, who, old_total, total);
+    if (!untraced) report(gpu, who, old_total, total);
   }
   return true;
 }

@@ -52,7 +52,7 @@ class GpuMemoryModel {
   MemoryViews views_;
   GpuMemReader reader_;
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> totals_;  // (gpu, pid) -> bytes; pid 0 = global
-  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, uint64_t> live_;  // (gpu, pid, id) -> size
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::pair<uint64_t, MemoryType>> live_;  // (gpu, pid, id) -> size, type
 };
 
 }  // namespace tidemark::kernel

@@ -621,6 +621,26 @@ check::Outcome trace_outcome(const scenario::TraceCheck& check, const tracer::Im
   return outcome;
 }
 
+// Three accounts of the scenario pid's GPU memory at the end must agree: the backend's
+// (device bytes plus the render target), the kernel map's entry, and the last value of the
+// trace's GPU Memory track for the pid, as imported.
+check::Outcome reconcile_outcome(const Scenario& scenario, const RunResult& result, const tracer::ImportedTrace& trace) {
+  int64_t target = int64_t{scenario.target.width} * scenario.target.height * 4;
+  int64_t backend = result.gauges.devbytes + target;
+  int64_t map = result.kernel_gauges ? result.kernel_gauges->kpid : 0;
+  std::string label = fmt::format("GPU Memory (gpu {}, pid {})", scenario.kernel.gpu, scenario.kernel.pid);
+  const tracer::Track* track = trace.find(label);
+  std::optional<double> traced = track && !track->rows.empty() ? std::optional(track->rows.back().value) : std::nullopt;
+  bool passed = backend == map && traced && *traced == static_cast<double>(map);
+  check::Outcome outcome = outcome_of(
+      CheckKind::Reconcile, "the backend, the kernel map and the trace agree on the pid's GPU memory", passed,
+      fmt::format("backend {} (device bytes {} + target {}), map entry {}, trace '{}' {}", backend,
+                  result.gauges.devbytes, target, map, label,
+                  traced ? fmt::format("{}", static_cast<int64_t>(*traced)) : std::string("has no rows")));
+  outcome.where = *scenario.reconcile;
+  return outcome;
+}
+
 // A lane that silently fell back to direct calls would look green; prove it ran.
 check::Outcome lane_outcome(Lane lane, const wire::LaneReport& report) {
   bool separate_process = lane == Lane::Spawn || lane == Lane::Tcp;
@@ -665,10 +685,11 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const Run
       outcomes.push_back(diagnosis_outcome(scenario.diagnosis_checks[k], run.kernel_report, k));
     for (size_t k = 0; k < scenario.kgsl_checks.size(); ++k)
       outcomes.push_back(kgsl_outcome(scenario.kgsl_checks[k], run.kernel_report, k));
-    if (!scenario.trace_checks.empty()) {
+    if (!scenario.trace_checks.empty() || scenario.reconcile) {
       tracer::ImportedTrace trace = tracer::import_trace(run.trace);
       for (size_t k = 0; k < scenario.trace_checks.size(); ++k)
         outcomes.push_back(trace_outcome(scenario.trace_checks[k], trace, k));
+      if (scenario.reconcile) outcomes.push_back(reconcile_outcome(scenario, result, trace));
     }
     for (size_t k = 0; k < scenario.pixel_checks.size(); ++k) {
       TIDEMARK_TRY(checked,

@@ -526,7 +526,7 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
             at("7:11: expected a list of gauge comparisons, found 'wlivepk <= 4'"));
   EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"),
-            at("7:3: expected one of gauges, pixels, kernel, kmd, kgsl, trace, found unknown key 'gauge'"));
+            at("7:3: expected one of gauges, pixels, kernel, kmd, kgsl, trace, reconcile, found unknown key 'gauge'"));
 }
 
 // Check that pixel checks fit the target and that goldens resolve beside the scenario.

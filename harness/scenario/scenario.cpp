@@ -17,6 +17,7 @@ std::string_view to_string(CheckKind kind) {
     case CheckKind::Diagnosis: return "kmd";
     case CheckKind::KgslRead: return "kgsl";
     case CheckKind::Trace: return "trace";
+    case CheckKind::Reconcile: return "reconcile";
     case CheckKind::Lane: return "lane";
     case CheckKind::Validation: return "validation";
     case CheckKind::Determinism: return "determinism";
@@ -83,7 +84,7 @@ bool any_kernel_step(const std::vector<Step>& steps) {
 
 bool Scenario::uses_kernel() const {
   if (kernel.written || kmd.written || kgsl.written || any_kernel_step(workload) || kernel_dump ||
-      !kernel_nodes.empty() || reads_kernel_report())
+      !kernel_nodes.empty() || reads_kernel_report() || reconcile)
     return true;
   for (const auto& check : gauge_checks)
     for (const auto& name : check.expr.identifiers())
@@ -101,6 +102,7 @@ std::vector<CheckId> Scenario::checks() const {
   for (size_t k = 0; k < diagnosis_checks.size(); ++k) ids.push_back({CheckKind::Diagnosis, k});
   for (size_t k = 0; k < kgsl_checks.size(); ++k) ids.push_back({CheckKind::KgslRead, k});
   for (size_t k = 0; k < trace_checks.size(); ++k) ids.push_back({CheckKind::Trace, k});
+  if (reconcile) ids.push_back({CheckKind::Reconcile, 0});
   return ids;
 }
 

@@ -255,7 +255,7 @@ struct TraceCheck {
 // A check, as controls, results, reports and the ledger name it. Gauge and pixel checks are
 // the scenario's k-th of their kind; `waits` covers every client_wait's expected status; the
 // runner adds `lane`, `validation` and `determinism` outcomes of its own.
-enum class CheckKind { Gauge, Pixels, Waits, KernelDump, KernelNode, Diagnosis, KgslRead, Trace, Lane, Validation, Determinism };
+enum class CheckKind { Gauge, Pixels, Waits, KernelDump, KernelNode, Diagnosis, KgslRead, Trace, Reconcile, Lane, Validation, Determinism };
 std::string_view to_string(CheckKind kind);  // "gauge", "pixels", ...
 
 struct CheckId {
@@ -323,6 +323,9 @@ struct Scenario {
   std::vector<DiagnosisCheck> diagnosis_checks;
   std::vector<KgslReadCheck> kgsl_checks;
   std::vector<TraceCheck> trace_checks;
+  // The backend's bytes for kernel.pid (device bytes plus the target), the kernel map's entry
+  // and the last value of the trace's GPU Memory track for the pid agree at the end.
+  std::optional<SourceLocation> reconcile;
   std::vector<Control> controls;
 
   // Every check the scenario declares, in report order; the ones a control may name.

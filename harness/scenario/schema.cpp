@@ -752,7 +752,16 @@ class Schema {
   // ---- expectations ------------------------------------------------------------------
 
   Status expect(const Value& value, Scenario& scenario) const {
-    TIDEMARK_TRY(entries, read_.fields(value, "expect", {"gauges", "pixels", "kernel", "kmd", "kgsl", "trace"}));
+    TIDEMARK_TRY(entries,
+                 read_.fields(value, "expect", {"gauges", "pixels", "kernel", "kmd", "kgsl", "trace", "reconcile"}));
+    if (auto reconcile = entries.optional("reconcile")) {
+      TIDEMARK_TRY(on, read_.boolean(*reconcile));
+      if (!on) return error_at(reconcile->where, "true (or no reconcile key)", "false");
+      if (!scenario.kernel.reports)
+        return error_at(reconcile->where, "a kernel the backend reports to (kernel.reports: true) to reconcile",
+                        "kernel.reports: false");
+      scenario.reconcile = reconcile->where;
+    }
     TIDEMARK_CHECK(yaml::optional(entries, "trace", scenario.trace_checks, [&](const Value& v) {
       return each(v, "a list of trace checks such as '- {track: Parked bytes (gpu 0), last: 0}'",
                   [&](const Value& item) { return trace_check(item); });
