@@ -2,8 +2,13 @@
 // values, and the PNGs next to them. Plain HTML, no scripts, readable offline.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+
 #include "core/files.h"
 #include "runner/runner.h"
+#include "tracer/importer.h"
 
 namespace tidemark::runner {
 
@@ -29,6 +34,46 @@ std::string relative_link(const std::filesystem::path& target, const std::filesy
   return escape((ec || relative.empty() ? target : relative).generic_string());
 }
 
+// The run's trace tracks as small step plots, one <path> per track, so a person sees the
+// reclaim happen (parked bytes rising to the watermark and falling at each sync). A track of
+// many rows keeps at most kMaxPoints of them, evenly spaced.
+std::string trace_plot(const std::filesystem::path& trace_file) {
+  std::ifstream in(trace_file, std::ios::binary);
+  if (!in) return "";
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  tracer::ImportedTrace trace = tracer::import_trace(bytes);
+  if (trace.tracks.empty()) return "";
+  constexpr int kWidth = 320, kPanel = 40, kLabel = 12, kPlot = kPanel - kLabel - 4;
+  constexpr size_t kMaxPoints = 400;
+  uint64_t start = UINT64_MAX;
+  for (const auto& track : trace.tracks)
+    if (!track.rows.empty()) start = std::min(start, track.rows.front().ts);
+  uint64_t span = trace.end_ts > start ? trace.end_ts - start : 1;
+  std::string svg = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+                                "font-size=\"10\" font-family=\"sans-serif\">",
+                                kWidth, kPanel * static_cast<int>(trace.tracks.size()));
+  for (size_t k = 0; k < trace.tracks.size(); ++k) {
+    const auto& track = trace.tracks[k];
+    int top = static_cast<int>(k) * kPanel;
+    double high = 0;
+    for (const auto& row : track.rows) high = std::max(high, row.value);
+    auto x = [&](uint64_t ts) { return static_cast<double>(ts - std::min(ts, start)) * (kWidth - 2) / span + 1; };
+    auto y = [&](double value) { return top + kLabel + 2 + kPlot - (high > 0 ? value / high * kPlot : 0); };
+    size_t step = std::max<size_t>(1, track.rows.size() / kMaxPoints);
+    std::string d;
+    for (size_t i = 0; i < track.rows.size(); i += step) {
+      const auto& row = track.rows[i];
+      d += d.empty() ? fmt::format("M{:.1f} {:.1f}", x(row.ts), y(row.value))
+                     : fmt::format(" H{:.1f} V{:.1f}", x(row.ts), y(row.value));
+    }
+    if (!d.empty()) d += fmt::format(" H{:.1f}", x(trace.end_ts));
+    svg += fmt::format("<text x=\"1\" y=\"{}\">{} (max {})</text>", top + kLabel - 2, escape(track.label()),
+                       static_cast<int64_t>(high));
+    svg += fmt::format("<path class=\"track\" d=\"{}\" fill=\"none\" stroke=\"#1a5fb4\"/>", d);
+  }
+  return svg + "</svg>";
+}
+
 }  // namespace
 
 Status write_html_summary(const std::vector<RunResult>& results, const std::filesystem::path& dir) {
@@ -41,7 +86,7 @@ Status write_html_summary(const std::vector<RunResult>& results, const std::file
       ".green{{color:#176f2c}}.red{{color:#b3261e;font-weight:bold}}code{{font-size:12px}}"
       "img{{image-rendering:pixelated;height:48px;margin-right:6px;border:1px solid #999}}</style>\n"
       "</head><body>\n<h1>{} green, {} red</h1>\n<table>\n"
-      "<tr><th>test</th><th>result</th><th>gauges</th><th>digest</th><th>checks</th><th>image</th></tr>\n",
+      "<tr><th>test</th><th>result</th><th>gauges</th><th>digest</th><th>checks</th><th>image</th><th>trace</th></tr>\n",
       green, results.size() - green, green, results.size() - green);
   for (const auto& result : results) {
     std::string checks;
@@ -59,11 +104,15 @@ Status write_html_summary(const std::vector<RunResult>& results, const std::file
     auto actual = result.report_dir / "actual.png";
     if (!result.report_dir.empty() && std::filesystem::exists(actual))
       image = fmt::format("<a href=\"{0}\"><img src=\"{0}\" alt=\"actual\"></a>", relative_link(actual, dir));
+    std::string plot;
+    auto trace = result.report_dir / "trace.pftrace";
+    if (!result.report_dir.empty() && std::filesystem::exists(trace))
+      plot = fmt::format("<a href=\"{}\">trace.pftrace</a><br>{}", relative_link(trace, dir), trace_plot(trace));
     html += fmt::format(
         "<tr><td><code>{}</code></td><td class=\"{}\">{}</td><td><code>{}</code></td><td><code>{}</code></td>"
-        "<td>{}</td><td>{}</td></tr>\n",
+        "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
         escape(result.test_name), result.green ? "green" : "red", result.green ? "GREEN" : "RED",
-        escape(gauge_line(result.gauges)), escape(result.digest), checks, image);
+        escape(gauge_line(result.gauges)), escape(result.digest), checks, image, plot);
   }
   html += "</table>\n</body></html>\n";
   return write_file_atomically(dir / "summary.html", html);
