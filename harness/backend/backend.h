@@ -21,6 +21,7 @@
 #include "core/wait_status.h"
 #include "kernel/driver.h"
 #include "kernel/gpu_mem.h"
+#include "tracer/run_trace.h"
 
 namespace tidemark::backend {
 
@@ -41,6 +42,7 @@ struct Config {
   bool kernel_reports = true;  // false: the backend's memory is not reported (a driver without the tracepoint)
   kernel::KmdConfig kmd;        // the kernel driver's submission path the backend's queue submits pass through
   kernel::KgslConfig kgsl;
+  tracer::MemorySource trace_memory = tracer::MemorySource::Both;  // the run trace's GPU-memory sources
   Knobs knobs;
   bool validation = false;  // enable VK_LAYER_KHRONOS_validation and count its messages
   MutantId mutant = MutantId::None;  // red-once: the fault switch this backend runs with

@@ -306,17 +306,22 @@ void VulkanBackend::start_trace() {
   trace_.emplace(backend_counters(), start);
   // The data source's snapshot: one packet per map entry, each stamped as the walk reaches it.
   uint64_t at = start;
-  for (const auto& [key, size] : kernel_.map().entries())
-    trace_->memory_snapshot(at++, static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), size);
-  kernel_.on_tracepoint([this](const kernel::GpuMemTotalEvent& event) {
-    trace_->memory_change(trace_now(), config_.kernel_pid, event.gpu_id, event.pid, event.size);
-  });
+  if (config_.trace_memory != tracer::MemorySource::Ftrace)
+    for (const auto& [key, size] : kernel_.map().entries())
+      trace_->memory_snapshot(at++, static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), size);
+  if (config_.trace_memory != tracer::MemorySource::Snapshot)
+    kernel_.on_tracepoint([this](const kernel::GpuMemTotalEvent& event) {
+      trace_->memory_change(trace_now(), config_.kernel_pid, event.gpu_id, event.pid, event.size);
+    });
   submissions_.on_submitted([this] { sample_trace(); });
   sample_trace();
 }
 
 void VulkanBackend::sample_trace() {
   if (!trace_) return;
+  if (mutant_is(config_.mutant, MutantId::GpuMemDataSourcePolls) && config_.trace_memory != tracer::MemorySource::Ftrace)
+    for (const auto& [key, size] : kernel_.map().entries())
+      trace_->memory_snapshot(trace_now(), static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), size);
   Gauges g = current_gauges();
   const tracer::CounterSample samples[] = {{1, g.wlive},
                                           {2, static_cast<int64_t>(reclaim_.parked_bytes())},

@@ -37,6 +37,8 @@ enum class MutantId {
   GpuMemAtomicWalk,
   BackendForgetsFree,
   GpuMemTransientFreeUntraced,
+  GpuMemDataSourcePolls,
+  TracerFtraceKeepsUnseenPids,
   BackendSubmitsBypassKernel,
   KmdRecycleOnSubmit,
   KmdRecycleAtCompletion,

@@ -398,6 +398,7 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
   config.kernel_reports = scenario.kernel.reports;
   config.kmd = scenario.kmd.config;
   config.kgsl = scenario.kgsl.config;
+  config.trace_memory = scenario.trace_memory;
   config.log = [&log](const std::string& line) { log.push_back(line); };
   wire::LaneOptions lane = options.lane;
   if (lane.server_log.empty() && !report_dir.empty()) lane.server_log = (report_dir / "server.log").string();
@@ -580,13 +581,16 @@ check::Outcome kgsl_outcome(const scenario::KgslReadCheck& check, const kernel::
 // first difference named (row index, timestamp and value on both sides).
 check::Outcome trace_outcome(const scenario::TraceCheck& check, const tracer::ImportedTrace& trace, size_t k) {
   std::vector<std::string> wanted;
+  if (check.absent) wanted.push_back("absent");
   if (check.rows) wanted.push_back(fmt::format("{} rows as written", check.rows->size()));
   if (check.count) wanted.push_back(fmt::format("{} rows", *check.count));
   if (check.last) wanted.push_back(fmt::format("last {}", *check.last));
   std::string text = fmt::format("trace track '{}': {}", check.track, fmt::join(wanted, ", "));
   const tracer::Track* track = trace.find(check.track);
   std::vector<std::string> problems;
-  if (!track) {
+  if (check.absent) {
+    if (track) problems.push_back(fmt::format("the track is there, with {} rows", track->rows.size()));
+  } else if (!track) {
     std::vector<std::string> labels;
     for (const auto& t : trace.tracks) labels.push_back(t.label());
     problems.push_back(fmt::format("no such track (the trace has: {})", fmt::join(labels, "; ")));
@@ -614,7 +618,7 @@ check::Outcome trace_outcome(const scenario::TraceCheck& check, const tracer::Im
   }
   check::Outcome outcome =
       outcome_of(CheckKind::Trace, text, problems.empty(),
-                 problems.empty() ? fmt::format("{} rows as expected", track->rows.size())
+                 problems.empty() ? (track ? fmt::format("{} rows as expected", track->rows.size()) : "no such track")
                                   : fmt::format("{}", fmt::join(problems, "; ")));
   outcome.id.index = k;
   outcome.where = check.where;
@@ -686,7 +690,8 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const Run
     for (size_t k = 0; k < scenario.kgsl_checks.size(); ++k)
       outcomes.push_back(kgsl_outcome(scenario.kgsl_checks[k], run.kernel_report, k));
     if (!scenario.trace_checks.empty() || scenario.reconcile) {
-      tracer::ImportedTrace trace = tracer::import_trace(run.trace);
+      tracer::ImportedTrace trace =
+          tracer::import_trace(run.trace, find_mutant(options.lane.mutant).value_or(MutantId::None));
       for (size_t k = 0; k < scenario.trace_checks.size(); ++k)
         outcomes.push_back(trace_outcome(scenario.trace_checks[k], trace, k));
       if (scenario.reconcile) outcomes.push_back(reconcile_outcome(scenario, result, trace));

@@ -18,6 +18,7 @@
 #include "core/wait_status.h"
 #include "kernel/driver.h"
 #include "kernel/gpu_mem.h"
+#include "tracer/run_trace.h"
 
 namespace tidemark::scenario {
 
@@ -249,6 +250,7 @@ struct TraceCheck {
   std::optional<std::vector<TraceRow>> rows;
   std::optional<int64_t> count;
   std::optional<double> last;
+  bool absent = false;  // the importer must make no such track
   SourceLocation where;
 };
 
@@ -313,6 +315,7 @@ struct Scenario {
   KernelSection kernel;
   KmdSection kmd;
   KgslSection kgsl;
+  tracer::MemorySource trace_memory = tracer::MemorySource::Both;  // `tracing: {gpu_memory: ...}`
   std::vector<std::string> buffers;  // declared buffer names, created in this order
   std::vector<std::string> fences;   // fence names in first-definition order
   std::vector<Step> workload;

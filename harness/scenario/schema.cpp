@@ -74,7 +74,7 @@ class Schema {
       return error_at(root.where, "a scenario map (name, group, workload, expect, ...)", "an empty document");
     TIDEMARK_TRY(top, read_.fields(root, "the scenario",
                                    {"name", "group", "description", "knobs", "target", "kernel", "kmd", "kgsl",
-                                    "buffers", "workload", "expect", "controls"}));
+                                    "tracing", "buffers", "workload", "expect", "controls"}));
     Scenario scenario;
     scenario.file = file_;
     auto kebab = [&](const Value& v) { return read_.kebab_name(v); };
@@ -87,6 +87,14 @@ class Schema {
     TIDEMARK_CHECK(yaml::optional(top, "kernel", scenario.kernel, [&](const Value& v) { return kernel(v); }));
     TIDEMARK_CHECK(yaml::optional(top, "kmd", scenario.kmd, [&](const Value& v) { return kmd(v); }));
     TIDEMARK_CHECK(yaml::optional(top, "kgsl", scenario.kgsl, [&](const Value& v) { return kgsl(v); }));
+    TIDEMARK_CHECK(yaml::optional(top, "tracing", scenario.trace_memory, [&](const Value& v) -> Result<tracer::MemorySource> {
+      TIDEMARK_TRY(entries, read_.fields(v, "tracing", {"gpu_memory"}));
+      tracer::MemorySource source = tracer::MemorySource::Both;
+      TIDEMARK_CHECK(yaml::optional(entries, "gpu_memory", source, [&](const Value& item) {
+        return named_value(item, "the GPU-memory sources", tracer::kMemorySourceNames, tracer::MemorySource::Both);
+      }));
+      return source;
+    }));
     TIDEMARK_CHECK(yaml::optional(top, "buffers", buffers_, [&](const Value& v) { return buffers(v); }));
     scenario.target = target_;
     scenario.buffers = buffers_;
@@ -816,7 +824,8 @@ class Schema {
   }
 
   Result<TraceCheck> trace_check(const Value& value) const {
-    TIDEMARK_TRY(entries, read_.fields(value, "trace check", {"track", "rows", "rows_file", "count", "last"}));
+    TIDEMARK_TRY(entries,
+                 read_.fields(value, "trace check", {"track", "rows", "rows_file", "count", "last", "absent"}));
     TraceCheck check;
     check.where = value.where;
     TIDEMARK_CHECK(yaml::required(entries, "track", check.track, [&](const Value& v) {
@@ -833,8 +842,16 @@ class Schema {
       return read_.integer(v, 0, yaml::kNoMax);
     }));
     TIDEMARK_CHECK(yaml::optional(entries, "last", check.last, [&](const Value& v) { return number(v); }));
-    if (!check.rows && !check.count && !check.last)
-      return error_at(value.where, "rows, rows_file, count or last in a trace check", "none");
+    TIDEMARK_CHECK(yaml::optional(entries, "absent", check.absent, [&](const Value& v) -> Result<bool> {
+      TIDEMARK_TRY(on, read_.boolean(v));
+      if (!on) return error_at(v.where, "true (or no absent key)", "false");
+      return true;
+    }));
+    bool expects_rows = check.rows || check.count || check.last;
+    if (check.absent && expects_rows)
+      return error_at(entries.find("absent")->key_where, "absent: true or expectations of rows", "both");
+    if (!check.absent && !expects_rows)
+      return error_at(value.where, "rows, rows_file, count, last or absent: true in a trace check", "none");
     return check;
   }
 

@@ -72,6 +72,7 @@ std::optional<std::string> unit_disagreement(std::string_view name, const std::v
 
 class Importer {
  public:
+  explicit Importer(MutantId mutant) : mutant_(mutant) {}
   ImportedTrace run(std::string_view bytes) {
     In trace(bytes);
     while (auto field = trace.next()) {
@@ -179,7 +180,8 @@ class Importer {
       if (event.error()) return false;
       if (!memory) continue;
       saw(ts);
-      if (memory->pid != 0 && !processes_.contains(memory->pid)) {
+      if (memory->pid != 0 && !processes_.contains(memory->pid) &&
+          !mutant_is(mutant_, MutantId::TracerFtraceKeepsUnseenPids)) {
         ++out_.stats.dropped_ftrace;
         note("gpu_mem_total at {} for pid {}: a process the trace never saw, dropped", ts, memory->pid);
         continue;
@@ -364,6 +366,7 @@ class Importer {
     }
   }
 
+  MutantId mutant_;
   ImportedTrace out_;
   std::map<std::tuple<int, uint32_t, uint32_t, std::string>, size_t> index_;
   std::vector<std::vector<RawSample>> raw_;  // by track index
@@ -401,7 +404,7 @@ std::vector<Span> spans(const Track& track, uint64_t end_ts) {
   return out;
 }
 
-ImportedTrace import_trace(std::string_view bytes) { return Importer().run(bytes); }
+ImportedTrace import_trace(std::string_view bytes, MutantId mutant) { return Importer(mutant).run(bytes); }
 
 std::string describe(const ImportedTrace& trace) {
   std::string out = fmt::format("{} packets, {} tracks, ends at {}\n", trace.stats.packets, trace.tracks.size(),

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/mutants.h"
+
 namespace tidemark::tracer {
 
 struct TrackRow {
@@ -65,7 +67,8 @@ struct Span {
 std::vector<Span> spans(const Track& track, uint64_t end_ts);
 
 // Never fails: what cannot be decoded is counted and noted, the rest imported.
-ImportedTrace import_trace(std::string_view bytes);
+// `mutant`: red-once's fault switch (tracer.ftrace_keeps_unseen_pids).
+ImportedTrace import_trace(std::string_view bytes, MutantId mutant = MutantId::None);
 
 // Tracks and rows as text, the way `tidemark trace FILE` prints them.
 std::string describe(const ImportedTrace& trace);

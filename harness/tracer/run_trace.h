@@ -10,11 +10,18 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tracer/trace_writer.h"
 
 namespace tidemark::tracer {
+
+// What the GPU-memory part of the trace records: the data source's snapshot and the ftrace
+// events after it (the whole series), only the snapshot (no later change), or only ftrace (no
+// baseline: Trace Processor drops the events of processes it never saw).
+enum class MemorySource : uint8_t { Both, Snapshot, Ftrace };
+inline constexpr std::string_view kMemorySourceNames[] = {"both", "snapshot", "ftrace"};
 
 class RunTrace {
  public:

@@ -90,7 +90,8 @@ Hello make_hello(const LaneOptions& options, const SessionConfig& config, std::s
               .kernel_gpu = config.kernel_gpu,
               .kernel_reports = config.kernel_reports,
               .kmd = config.kmd,
-              .kgsl = config.kgsl};
+              .kgsl = config.kgsl,
+              .trace_memory = config.trace_memory};
   if (mutant_is(find_mutant(options.mutant).value_or(MutantId::None), MutantId::WireDropKnobs)) hello.knobs.clear();
   return hello;
 }

@@ -45,6 +45,7 @@ struct SessionConfig {
   bool kernel_reports = true;
   kernel::KmdConfig kmd;
   kernel::KgslConfig kgsl;
+  tracer::MemorySource trace_memory = tracer::MemorySource::Both;
   KnobValues knobs;
   bool validation = false;
   std::function<void(const std::string&)> log;

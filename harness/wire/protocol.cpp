@@ -306,6 +306,10 @@ void put(Writer& writer, kernel::DoorbellFault value) { writer.u8(static_cast<ui
 void put(Writer& writer, kernel::PowerPolicy value) { writer.u8(static_cast<uint8_t>(value)); }
 void put(Writer& writer, kernel::KgslNode value) { writer.u8(static_cast<uint8_t>(value)); }
 void put(Writer& writer, kernel::Queue value) { writer.u8(static_cast<uint8_t>(value)); }
+void put(Writer& writer, tracer::MemorySource value) { writer.u8(static_cast<uint8_t>(value)); }
+Status get(Reader& reader, tracer::MemorySource& value) {
+  return get_enum(reader, value, tracer::kMemorySourceNames, "memory source");
+}
 Status get(Reader& reader, kernel::Queue& value) { return get_enum(reader, value, kernel::kQueueNames, "queue"); }
 Status get(Reader& reader, kernel::CommandKind& value) {
   return get_enum(reader, value, kernel::kCommandKindNames, "command kind");

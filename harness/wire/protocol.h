@@ -199,11 +199,13 @@ void put(Writer& writer, kernel::DoorbellFault value);
 void put(Writer& writer, kernel::PowerPolicy value);
 void put(Writer& writer, kernel::KgslNode value);
 void put(Writer& writer, kernel::Queue value);
+void put(Writer& writer, tracer::MemorySource value);
 Status get(Reader& reader, kernel::CommandKind& value);
 Status get(Reader& reader, kernel::DoorbellFault& value);
 Status get(Reader& reader, kernel::PowerPolicy& value);
 Status get(Reader& reader, kernel::KgslNode& value);
 Status get(Reader& reader, kernel::Queue& value);
+Status get(Reader& reader, tracer::MemorySource& value);
 // A list's length, at most `limit`.
 Result<uint32_t> read_count(Reader& reader, uint32_t limit, const char* what);
 
@@ -351,9 +353,10 @@ struct Hello {
   bool kernel_reports = true;
   kernel::KmdConfig kmd;
   kernel::KgslConfig kgsl;
+  tracer::MemorySource trace_memory = tracer::MemorySource::Both;
   static auto fields(auto& m) {
     return std::tie(m.token, m.knobs, m.mutant, m.width, m.height, m.validation, m.kernel_pid, m.kernel_gpu,
-                    m.kernel_reports, m.kmd, m.kgsl);
+                    m.kernel_reports, m.kmd, m.kgsl, m.trace_memory);
   }
   Status check() const;
 };

@@ -76,6 +76,7 @@ class Generator {
                            : std::is_same_v<Enum, kernel::KgslNode>    ? std::size(kernel::kKgslNodeNames)
                            : std::is_same_v<Enum, kernel::PowerPolicy> ? std::size(kernel::kPowerPolicyNames)
                            : std::is_same_v<Enum, kernel::Queue>       ? std::size(kernel::kQueueNames)
+                           : std::is_same_v<Enum, tracer::MemorySource> ? std::size(tracer::kMemorySourceNames)
                                                                        : std::size(kernel::kDoorbellFaultNames);
     value = static_cast<Enum>(pick(0, kCount - 1));
   }

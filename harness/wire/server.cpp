@@ -190,6 +190,7 @@ backend::Config backend_config(const Hello& hello, const KnobValues& knobs, Muta
   config.kernel_reports = hello.kernel_reports;
   config.kmd = hello.kmd;
   config.kgsl = hello.kgsl;
+  config.trace_memory = hello.trace_memory;
   config.mutant = mutant;
   config.log = std::move(log);
   return config;
