@@ -125,6 +125,8 @@ class Backend {
   // The run's Perfetto trace so far (tracer/run_trace.h): GPU memory from the kernel model
   // and the backend's gauges as counters, in the kernel model's virtual time.
   virtual Result<std::string> run_trace() = 0;
+  // A scenario's own GPU counter stream in that trace: its descriptor, then its samples.
+  virtual Status trace_op(const tracer::TraceOp& op) = 0;
 };
 
 }  // namespace tidemark::backend

@@ -104,6 +104,12 @@ class VulkanBackend final : public Backend {
     return {};
   }
   Result<kernel::KernelReport> kernel_report() override { return driver_.report(); }
+  Status trace_op(const tracer::TraceOp& op) override {
+    if (!trace_) return {};
+    if (const auto* stream = std::get_if<tracer::CounterStreamOp>(&op)) trace_->counter_stream(*stream, trace_now());
+    else trace_->counter_sample(std::get<tracer::CounterSampleOp>(op));
+    return {};
+  }
   Result<std::string> run_trace() override {
     if (!trace_) return std::string();
     return trace_->bytes();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <tuple>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -42,6 +43,11 @@ struct CounterSpec {
   bool select_by_default = false;
   std::vector<CounterGroup> groups;
   ValueDirection direction = ValueDirection::Unspecified;
+  static auto fields(auto& m) {
+    return std::tie(m.counter_id, m.name, m.description, m.peak, m.numerator_units, m.denominator_units,
+                    m.select_by_default, m.groups, m.direction);
+  }
+  bool operator==(const CounterSpec&) const = default;
 };
 
 struct CounterBlock {
@@ -50,6 +56,8 @@ struct CounterBlock {
   std::string name;
   std::string description;
   std::vector<uint32_t> counter_ids;
+  static auto fields(auto& m) { return std::tie(m.block_id, m.capacity, m.name, m.description, m.counter_ids); }
+  bool operator==(const CounterBlock&) const = default;
 };
 
 struct CounterDescriptor {
@@ -58,12 +66,35 @@ struct CounterDescriptor {
   std::optional<uint64_t> min_sampling_period_ns;
   std::optional<uint64_t> max_sampling_period_ns;
   bool supports_instrumented_sampling = false;
+  static auto fields(auto& m) {
+    return std::tie(m.specs, m.blocks, m.min_sampling_period_ns, m.max_sampling_period_ns,
+                    m.supports_instrumented_sampling);
+  }
+  bool operator==(const CounterDescriptor&) const = default;
 };
 
 // One sample of one counter: an int or a double value.
 struct CounterSample {
   uint32_t counter_id = 0;
   std::variant<int64_t, double> value;
+  static auto fields(auto& m) { return std::tie(m.counter_id, m.value); }
+  bool operator==(const CounterSample&) const = default;
 };
+
+// A scenario's own counter stream in the run trace: its descriptor, inline on GPU 0's sequence
+// (mode 1) or interned on each GPU's sequence (mode 2); and one moment's samples on a GPU.
+struct CounterStreamOp {
+  CounterDescriptor descriptor;
+  std::vector<uint32_t> gpus;  // mode 2: one sequence per GPU
+  bool interned = false;
+  static auto fields(auto& m) { return std::tie(m.descriptor, m.gpus, m.interned); }
+};
+struct CounterSampleOp {
+  uint64_t ts = 0;
+  uint32_t gpu = 0;
+  std::vector<CounterSample> samples;
+  static auto fields(auto& m) { return std::tie(m.ts, m.gpu, m.samples); }
+};
+using TraceOp = std::variant<CounterStreamOp, CounterSampleOp>;
 
 }  // namespace tidemark::tracer

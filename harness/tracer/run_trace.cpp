@@ -28,6 +28,33 @@ void RunTrace::sample(uint64_t ts, std::span<const CounterSample> samples) {
   samples_ += samples.size();
 }
 
+void RunTrace::counter_stream(const CounterStreamOp& stream, uint64_t ts) {
+  stream_interned_ = stream.interned;
+  stream_gpus_ = stream.gpus;
+  if (full()) return;
+  if (!stream.interned) {
+    writer_.counter_descriptor(kScenarioSequence, ts, 0, stream.descriptor);
+    return;
+  }
+  for (size_t k = 0; k < stream.gpus.size(); ++k)
+    writer_.intern_counter_descriptor(kScenarioSequence + static_cast<uint32_t>(k), ts, 1,
+                                      static_cast<int32_t>(stream.gpus[k]), stream.descriptor, true);
+}
+
+void RunTrace::counter_sample(const CounterSampleOp& sample) {
+  if (full()) return;
+  samples_ += sample.samples.size();
+  if (!stream_interned_) {
+    writer_.counter_samples(kScenarioSequence, sample.ts, static_cast<int32_t>(sample.gpu), std::nullopt, sample.samples);
+    return;
+  }
+  // Mode 2: the sample names the interned descriptor of its GPU's sequence, not a GPU.
+  for (size_t k = 0; k < stream_gpus_.size(); ++k)
+    if (stream_gpus_[k] == sample.gpu)
+      writer_.counter_samples(kScenarioSequence + static_cast<uint32_t>(k), sample.ts, std::nullopt, 1,
+                              sample.samples);
+}
+
 void RunTrace::flush_ftrace() {
   if (pending_.empty()) return;
   if (full()) {

@@ -28,6 +28,7 @@ class RunTrace {
   static constexpr uint32_t kMemorySequence = 1;
   static constexpr uint32_t kFtraceSequence = 2;
   static constexpr uint32_t kCounterSequence = 3;
+  static constexpr uint32_t kScenarioSequence = 4;  // and 4 + k for the k-th GPU of an interned stream
   static constexpr size_t kEventsPerBundle = 256;
   // The trace buffer, as a Perfetto config's buffer with fill policy DISCARD: once full, later
   // packets are dropped and counted (a 100 000-respecify soak writes about 8 MiB).
@@ -39,6 +40,10 @@ class RunTrace {
   void memory_snapshot(uint64_t ts, uint32_t gpu, uint32_t pid, uint64_t size);
   void memory_change(uint64_t ts, uint32_t thread, uint32_t gpu, uint32_t pid, uint64_t size);
   void sample(uint64_t ts, std::span<const CounterSample> samples);
+  // A scenario's own counters: mode 1 (inline, on one sequence) or mode 2 (interned on a
+  // sequence per GPU, each cleared first), written at `ts`; then samples at their own times.
+  void counter_stream(const CounterStreamOp& stream, uint64_t ts);
+  void counter_sample(const CounterSampleOp& sample);
   // The trace so far, pending ftrace events flushed: a valid trace at any call.
   const std::string& bytes();
   size_t samples() const { return samples_; }
@@ -48,6 +53,8 @@ class RunTrace {
   void flush_ftrace();
   TraceWriter writer_;
   std::vector<FtraceGpuMemTotal> pending_;
+  std::vector<uint32_t> stream_gpus_;  // an interned scenario stream's GPUs, by sequence offset
+  bool stream_interned_ = false;
   bool full();
   size_t samples_ = 0;
   size_t dropped_ = 0;

@@ -99,6 +99,14 @@ class WireClient final : public backend::Backend {
         },
         op);
   }
+  Status trace_op(const tracer::TraceOp& op) override {
+    return std::visit(
+        [&](const auto& operation) -> Status {
+          using Operation = std::decay_t<decltype(operation)>;
+          return post(MessageOf<Operation>{{.op = operation}});
+        },
+        op);
+  }
   Result<std::string> run_trace() override {
     TIDEMARK_TRY(reply, call(ReadTrace{}));
     return std::string(reply.bytes.begin(), reply.bytes.end());

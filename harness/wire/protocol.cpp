@@ -1,5 +1,7 @@
 #include "wire/protocol.h"
 
+#include <bit>
+
 #include <fmt/format.h>
 
 namespace tidemark::wire {
@@ -307,6 +309,23 @@ void put(Writer& writer, kernel::PowerPolicy value) { writer.u8(static_cast<uint
 void put(Writer& writer, kernel::KgslNode value) { writer.u8(static_cast<uint8_t>(value)); }
 void put(Writer& writer, kernel::Queue value) { writer.u8(static_cast<uint8_t>(value)); }
 void put(Writer& writer, tracer::MemorySource value) { writer.u8(static_cast<uint8_t>(value)); }
+void put(Writer& writer, tracer::ValueDirection value) { writer.u8(static_cast<uint8_t>(value)); }
+Status get(Reader& reader, tracer::ValueDirection& value) {
+  TIDEMARK_TRY(byte, reader.u8());
+  if (byte > 2) return protocol_error(fmt::format("value direction {}, expected 0..2", byte));
+  value = static_cast<tracer::ValueDirection>(byte);
+  return {};
+}
+void put(Writer& writer, double value) { writer.u64(std::bit_cast<uint64_t>(value)); }
+Status get(Reader& reader, double& value) {
+  TIDEMARK_TRY(bits, reader.u64());
+  value = std::bit_cast<double>(bits);
+  return {};
+}
+std::unexpected<Error> read_error(std::string message) { return protocol_error(std::move(message)); }
+std::string fmt_variant_index(uint8_t index, size_t alternatives) {
+  return fmt::format("alternative {}, expected 0..{}", index, alternatives - 1);
+}
 Status get(Reader& reader, tracer::MemorySource& value) {
   return get_enum(reader, value, tracer::kMemorySourceNames, "memory source");
 }
@@ -322,6 +341,11 @@ Status get(Reader& reader, kernel::PowerPolicy& value) {
 }
 Status get(Reader& reader, kernel::KgslNode& value) { return get_enum(reader, value, kernel::kKgslNodeNames, "kgsl node"); }
 Result<uint32_t> read_count(Reader& reader, uint32_t limit, const char* what) { return count_of(reader, limit, what); }
+
+Status TraceCounters::check() const {
+  if (op.gpus.size() > 64) return protocol_error(fmt::format("{} GPUs, at most 64", op.gpus.size()));
+  return {};
+}
 
 Status KmdSubmit::check() const {
   if (op.commands.empty() || op.commands.size() > kernel::kMaxCommandsPerSubmit)

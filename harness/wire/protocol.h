@@ -20,6 +20,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "backend/backend.h"
@@ -77,6 +78,8 @@ inline constexpr int32_t kMaxTargetSide = 4096;
   X(KgslRead, 34, "kgsl_read")                 \
   X(ReadKernelReport, 35, "read_kernel_report") \
   X(ReadTrace, 36, "read_trace")               \
+  X(TraceCounters, 37, "trace_counters")       \
+  X(TraceSample, 38, "trace_sample")           \
   X(Welcome, 100, "welcome")                   \
   X(Ok, 101, "ok")                             \
   X(BufferCreated, 102, "buffer_created")      \
@@ -200,14 +203,21 @@ void put(Writer& writer, kernel::PowerPolicy value);
 void put(Writer& writer, kernel::KgslNode value);
 void put(Writer& writer, kernel::Queue value);
 void put(Writer& writer, tracer::MemorySource value);
+void put(Writer& writer, tracer::ValueDirection value);
+void put(Writer& writer, double value);
 Status get(Reader& reader, kernel::CommandKind& value);
 Status get(Reader& reader, kernel::DoorbellFault& value);
 Status get(Reader& reader, kernel::PowerPolicy& value);
 Status get(Reader& reader, kernel::KgslNode& value);
 Status get(Reader& reader, kernel::Queue& value);
 Status get(Reader& reader, tracer::MemorySource& value);
+Status get(Reader& reader, tracer::ValueDirection& value);
+Status get(Reader& reader, double& value);
 // A list's length, at most `limit`.
 Result<uint32_t> read_count(Reader& reader, uint32_t limit, const char* what);
+// A decoding error (the wire's protocol error), and the message of a bad variant index.
+std::unexpected<Error> read_error(std::string message);
+std::string fmt_variant_index(uint8_t index, size_t alternatives);
 
 // Structs that list their fields (kernel configs, operations, diagnoses) and lists of them
 // travel field by field; a list is cut to kMaxListEntries on encode.
@@ -221,6 +231,58 @@ template <class T>
 void put(Writer& writer, const std::vector<T>& values);
 template <class T>
 Status get(Reader& reader, std::vector<T>& values);
+// optional: a 0/1 flag, then the value; variant: the alternative's index, then its value.
+template <class T>
+void put(Writer& writer, const std::optional<T>& value);
+template <class T>
+Status get(Reader& reader, std::optional<T>& value);
+template <class... T>
+void put(Writer& writer, const std::variant<T...>& value);
+template <class... T>
+Status get(Reader& reader, std::variant<T...>& value);
+inline void put(Writer&, std::monostate) {}
+inline Status get(Reader&, std::monostate&) { return {}; }
+
+template <class T>
+void put(Writer& writer, const std::optional<T>& value) {
+  writer.u8(value ? 1 : 0);
+  if (value) put(writer, *value);
+}
+template <class T>
+Status get(Reader& reader, std::optional<T>& value) {
+  bool present = false;
+  if (auto ok = get(reader, present); !ok) return ok;
+  if (!present) {
+    value.reset();
+    return {};
+  }
+  T inner{};
+  if (auto ok = get(reader, inner); !ok) return ok;
+  value = std::move(inner);
+  return {};
+}
+template <class... T>
+void put(Writer& writer, const std::variant<T...>& value) {
+  writer.u8(static_cast<uint8_t>(value.index()));
+  std::visit([&](const auto& inner) { put(writer, inner); }, value);
+}
+template <size_t I, class... T>
+Status get_alternative(Reader& reader, std::variant<T...>& value, size_t index) {
+  if constexpr (I < sizeof...(T)) {
+    if (index != I) return get_alternative<I + 1>(reader, value, index);
+    std::variant_alternative_t<I, std::variant<T...>> inner{};
+    if (auto ok = get(reader, inner); !ok) return ok;
+    value = std::move(inner);
+    return {};
+  } else {
+    return read_error(fmt_variant_index(static_cast<uint8_t>(index), sizeof...(T)));
+  }
+}
+template <class... T>
+Status get(Reader& reader, std::variant<T...>& value) {
+  TIDEMARK_TRY(index, reader.u8());
+  return get_alternative<0>(reader, value, index);
+}
 
 template <FieldStruct T>
 void put(Writer& writer, const T& value) {
@@ -454,24 +516,24 @@ struct KernelNode {
 // The kernel driver's scripted operations: one pipelined message each, laid out as the
 // operation's own fields.
 template <Opcode code, class Operation>
-struct KernelOpMessage {
+struct OperationMessage {
   static constexpr Opcode kOpcode = code;
   using Reply = NoReply;
   Operation op;
   static auto fields(auto& m) { return Operation::fields(m.op); }
 };
-struct KmdSubmit : KernelOpMessage<Opcode::KmdSubmit, kernel::KmdSubmitOp> {
+struct KmdSubmit : OperationMessage<Opcode::KmdSubmit, kernel::KmdSubmitOp> {
   Status check() const;
 };
-struct KmdAdvance : KernelOpMessage<Opcode::KmdAdvance, kernel::KmdAdvanceOp> {};
-struct KmdWait : KernelOpMessage<Opcode::KmdWait, kernel::KmdWaitOp> {};
-struct KmdFrame : KernelOpMessage<Opcode::KmdFrame, kernel::KmdFrameOp> {};
-struct KmdSignal : KernelOpMessage<Opcode::KmdSignal, kernel::KmdSignalOp> {};
-struct KmdFault : KernelOpMessage<Opcode::KmdFault, kernel::KmdFaultOp> {};
-struct KmdDiagnose : KernelOpMessage<Opcode::KmdDiagnose, kernel::KmdDiagnoseOp> {};
-struct KgslSample : KernelOpMessage<Opcode::KgslSample, kernel::KgslSampleOp> {};
-struct KgslPower : KernelOpMessage<Opcode::KgslPower, kernel::KgslPowerOp> {};
-struct KgslRead : KernelOpMessage<Opcode::KgslRead, kernel::KgslReadOp> {};
+struct KmdAdvance : OperationMessage<Opcode::KmdAdvance, kernel::KmdAdvanceOp> {};
+struct KmdWait : OperationMessage<Opcode::KmdWait, kernel::KmdWaitOp> {};
+struct KmdFrame : OperationMessage<Opcode::KmdFrame, kernel::KmdFrameOp> {};
+struct KmdSignal : OperationMessage<Opcode::KmdSignal, kernel::KmdSignalOp> {};
+struct KmdFault : OperationMessage<Opcode::KmdFault, kernel::KmdFaultOp> {};
+struct KmdDiagnose : OperationMessage<Opcode::KmdDiagnose, kernel::KmdDiagnoseOp> {};
+struct KgslSample : OperationMessage<Opcode::KgslSample, kernel::KgslSampleOp> {};
+struct KgslPower : OperationMessage<Opcode::KgslPower, kernel::KgslPowerOp> {};
+struct KgslRead : OperationMessage<Opcode::KgslRead, kernel::KgslReadOp> {};
 // The message that carries an operation.
 template <class Operation>
 struct MessageOfOperation;
@@ -491,9 +553,21 @@ TIDEMARK_KERNEL_OP_MESSAGE(KgslSample, KgslSampleOp)
 TIDEMARK_KERNEL_OP_MESSAGE(KgslPower, KgslPowerOp)
 TIDEMARK_KERNEL_OP_MESSAGE(KgslRead, KgslReadOp)
 #undef TIDEMARK_KERNEL_OP_MESSAGE
+template <>
+struct MessageOfOperation<tracer::CounterStreamOp> {
+  using type = struct TraceCounters;
+};
+template <>
+struct MessageOfOperation<tracer::CounterSampleOp> {
+  using type = struct TraceSample;
+};
 template <class Operation>
 using MessageOf = typename MessageOfOperation<Operation>::type;
 struct ReadTrace : FieldlessRequest<Opcode::ReadTrace, TraceBytes> {};
+struct TraceCounters : OperationMessage<Opcode::TraceCounters, tracer::CounterStreamOp> {
+  Status check() const;
+};
+struct TraceSample : OperationMessage<Opcode::TraceSample, tracer::CounterSampleOp> {};
 struct ReadKernelReport : FieldlessRequest<Opcode::ReadKernelReport, KernelReportReply> {};
 
 // drains the pipe: its Ok (or Skipped) follows every earlier failure

@@ -77,9 +77,35 @@ class Generator {
                            : std::is_same_v<Enum, kernel::PowerPolicy> ? std::size(kernel::kPowerPolicyNames)
                            : std::is_same_v<Enum, kernel::Queue>       ? std::size(kernel::kQueueNames)
                            : std::is_same_v<Enum, tracer::MemorySource> ? std::size(tracer::kMemorySourceNames)
+                           : std::is_same_v<Enum, tracer::ValueDirection> ? 3
                                                                        : std::size(kernel::kDoorbellFaultNames);
     value = static_cast<Enum>(pick(0, kCount - 1));
   }
+  void fill(double& value) { value = static_cast<double>(static_cast<int32_t>(random_())) / 8; }
+  template <class T>
+  void fill(std::optional<T>& value) {
+    if (pick(0, 1) == 0) {
+      value.reset();
+      return;
+    }
+    T inner{};
+    fill(inner);
+    value = std::move(inner);
+  }
+  template <class... T>
+  void fill(std::variant<T...>& value) {
+    fill_alternative<0>(value, static_cast<size_t>(pick(0, sizeof...(T) - 1)));
+  }
+  template <size_t I, class... T>
+  void fill_alternative(std::variant<T...>& value, size_t index) {
+    if constexpr (I < sizeof...(T)) {
+      if (index != I) return fill_alternative<I + 1>(value, index);
+      std::variant_alternative_t<I, std::variant<T...>> inner{};
+      fill(inner);
+      value = std::move(inner);
+    }
+  }
+  void fill(std::monostate&) {}
   template <FieldStruct T>
   void fill(T& value) {
     std::apply([this](auto&... field) { (fill(field), ...); }, T::fields(value));
@@ -222,7 +248,7 @@ TEST(Protocol, OnlyCallsWithoutAValueArePipelined) {
 #undef TIDEMARK_PIPELINED
   EXPECT_EQ(pipelined,
             (std::vector<std::string>{"buffer_data", "buffer_sub_data", "draw", "flush", "finish", "present",
-                                      "gpu_mem_total", "gpu_alloc", "gpu_free", "gpumem_attach", "gpumem_walk", "gpumem_sample", "kmd_submit", "kmd_advance", "kmd_wait", "kmd_frame", "kmd_signal", "kmd_fault", "kmd_diagnose", "kgsl_sample", "kgsl_power", "kgsl_read"}));
+                                      "gpu_mem_total", "gpu_alloc", "gpu_free", "gpumem_attach", "gpumem_walk", "gpumem_sample", "kmd_submit", "kmd_advance", "kmd_wait", "kmd_frame", "kmd_signal", "kmd_fault", "kmd_diagnose", "kgsl_sample", "kgsl_power", "kgsl_read", "trace_counters", "trace_sample"}));
 }
 
 std::array<uint8_t, kHeaderBytes> header_of(const Frame& frame) {

@@ -72,8 +72,9 @@ Result<GaugeValues> serve(backend::Backend& api, const ReadKernelGauges&) {
   return GaugeValues{.values = named(gauges)};
 }
 template <Opcode code, class Operation>
-Status serve(backend::Backend& api, const KernelOpMessage<code, Operation>& m) {
-  return api.kernel_op(m.op);
+Status serve(backend::Backend& api, const OperationMessage<code, Operation>& m) {
+  if constexpr (std::is_constructible_v<tracer::TraceOp, Operation>) return api.trace_op(m.op);
+  else return api.kernel_op(m.op);
 }
 Result<TraceBytes> serve(backend::Backend& api, const ReadTrace&) {
   TIDEMARK_TRY(trace, api.run_trace());

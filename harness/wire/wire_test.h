@@ -54,6 +54,9 @@ class FakeBackend final : public backend::Backend {
   Status kernel_op(const kernel::KernelOp& op) override;
   Result<kernel::KernelReport> kernel_report() override;
   Result<std::string> run_trace() override;
+  Status trace_op(const tracer::TraceOp& op) override {
+    return called(std::holds_alternative<tracer::CounterStreamOp>(op) ? "trace_counters()" : "trace_sample()");
+  }
 
  private:
   // Logs the call; its error if the test asked this call to fail.
