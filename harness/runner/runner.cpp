@@ -115,6 +115,12 @@ class Executor {
   Executor(const Scenario& scenario, backend::Backend& backend) : scenario_(scenario), backend_(backend) {}
 
   Status create_buffers() {
+    if (scenario_.counters) {  // the scenario's counter stream opens before its first sample
+      journal_.record(nullptr, scope_);
+      const auto& section = *scenario_.counters;
+      if (auto ok = backend_.trace_op(tracer::CounterStreamOp{section.descriptor, section.gpus, section.interned}); !ok)
+        return ok;
+    }
     for (const auto& name : scenario_.buffers) {
       journal_.record(nullptr, scope_);
       auto buffer = backend_.create_buffer();
@@ -292,6 +298,20 @@ class Executor {
     return backend_.kernel_op(kernel::KgslReadOp{step.node, step.name});
   }
   Status execute(const scenario::GpuMemSample&) { return backend_.kernel_sample(); }
+  Status execute(const scenario::CounterSampleStep& step) {
+    TIDEMARK_TRY(at, eval(step.at));
+    if (at < 0) return fail(ErrorKind::BadInput, fmt::format("a timestamp of {} ns", at));
+    tracer::CounterSampleOp op{.ts = static_cast<uint64_t>(at), .gpu = step.gpu, .samples = {}};
+    for (const auto& [id, value] : step.values) {
+      if (const auto* decimal = std::get_if<double>(&value)) {
+        op.samples.push_back({id, *decimal});
+        continue;
+      }
+      TIDEMARK_TRY(whole, eval(std::get<scenario::IntField>(value)));
+      op.samples.push_back({id, whole});
+    }
+    return backend_.trace_op(op);
+  }
   Status execute(const scenario::GpuMemWalk& step) {
     std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>> updates;
     for (const auto& update : step.updates) {
@@ -585,6 +605,8 @@ check::Outcome trace_outcome(const scenario::TraceCheck& check, const tracer::Im
   if (check.rows) wanted.push_back(fmt::format("{} rows as written", check.rows->size()));
   if (check.count) wanted.push_back(fmt::format("{} rows", *check.count));
   if (check.last) wanted.push_back(fmt::format("last {}", *check.last));
+  if (check.unit) wanted.push_back(fmt::format("unit {}", *check.unit));
+  if (check.flagged) wanted.push_back(*check.flagged ? "flagged" : "not flagged");
   std::string text = fmt::format("trace track '{}': {}", check.track, fmt::join(wanted, ", "));
   const tracer::Track* track = trace.find(check.track);
   std::vector<std::string> problems;
@@ -612,6 +634,11 @@ check::Outcome trace_outcome(const scenario::TraceCheck& check, const tracer::Im
     }
     if (check.count && static_cast<int64_t>(rows.size()) != *check.count)
       problems.push_back(fmt::format("{} rows, expected {}", rows.size(), *check.count));
+    if (check.unit && track->unit != *check.unit)
+      problems.push_back(fmt::format("unit '{}', expected '{}'", track->unit, *check.unit));
+    if (check.flagged && track->unit_disagreement.has_value() != *check.flagged)
+      problems.push_back(track->unit_disagreement ? fmt::format("flagged: {}", *track->unit_disagreement)
+                                                  : std::string("not flagged"));
     if (check.last && (rows.empty() || rows.back().value != *check.last))
       problems.push_back(rows.empty() ? std::string("no rows")
                                       : fmt::format("last value {}, expected {}", rows.back().value, *check.last));

@@ -330,7 +330,7 @@ TEST_F(InlineScenario, DocumentShapeErrorsAreReportedAtTheirLine) {
                 "empty document");
   EXPECT_EQ(load_error(write("list.yaml", "- name: x\n")),
             (dir_ / "list.yaml").string() +
-                ":1:1: expected a map (name, group, description, knobs, target, kernel, kmd, kgsl, tracing, buffers, workload, "
+                ":1:1: expected a map (name, group, description, knobs, target, kernel, kmd, kgsl, tracing, counters, buffers, workload, "
                 "expect, controls), "
                 "found a list");
   EXPECT_EQ(load_error(write("two.yaml", "name: a\n---\nname: b\n")),
@@ -402,7 +402,7 @@ TEST_F(InlineScenario, StepsAreSingleKeyMapsWithKnownFields) {
             at("5:5: expected one of buffer_data, buffer_sub_data, draw, fence, client_wait, "
                "flush, finish, present, gpu_mem_total, gpu_alloc, gpu_free, gpumem_attach, gpumem_walk, gpumem_sample, "
                "kmd_submit, kmd_advance, kmd_wait, kmd_frame, kmd_signal, kmd_fault, kmd_diagnose, kgsl_sample, kgsl_power, "
-               "kgsl_read, repeat, found unknown key 'drow'"));
+               "kgsl_read, counter_sample, repeat, found unknown key 'drow'"));
   EXPECT_EQ(workload_error("  - buffer_data:\n    buffer: color\n"),
             at("6:5: expected one key per step, found a second key 'buffer' (indent a step's "
                "fields under it)"));

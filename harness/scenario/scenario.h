@@ -156,12 +156,20 @@ struct KgslRead {
   std::string name;
 };
 
+// One moment of the scenario's own GPU counters: at a virtual timestamp, on a GPU of the
+// stream, counter id -> value (an integer expression over loop variables, or a decimal).
+struct CounterSampleStep {
+  IntField at;
+  uint32_t gpu = 0;
+  std::vector<std::pair<uint32_t, std::variant<IntField, double>>> values;
+};
+
 struct Repeat;
 
 using StepKind = std::variant<BufferData, BufferSubData, Draw, FenceSync, ClientWait, Flush, Finish, Present,
                               GpuMemTotal, GpuAlloc, GpuFree, GpuMemAttach, GpuMemWalk, GpuMemSample, KmdSubmit,
                               KmdAdvance, KmdWait, KmdFrame, KmdSignal, KmdFault, KmdDiagnose, KgslSample, KgslPower,
-                              KgslRead, Repeat>;
+                              KgslRead, CounterSampleStep, Repeat>;
 
 struct Step {
   // Recursive through Repeat; held by value in a vector.
@@ -251,6 +259,8 @@ struct TraceCheck {
   std::optional<int64_t> count;
   std::optional<double> last;
   bool absent = false;  // the importer must make no such track
+  std::optional<std::string> unit;     // the track's unit string as imported ("Pixel/s")
+  std::optional<bool> flagged;         // whether the name and the units disagree
   SourceLocation where;
 };
 
@@ -305,6 +315,15 @@ struct KgslSection {
   bool written = false;
 };
 
+// The scenario's own GPU counter stream (`counters:`): its descriptor, the GPUs it is interned
+// on (mode 2) or GPU 0 inline (mode 1), and the selection a `gpu.counters` config would make,
+// validated against the descriptor when the file loads.
+struct CounterSection {
+  tracer::CounterDescriptor descriptor;
+  std::vector<uint32_t> gpus = {0};
+  bool interned = false;
+};
+
 struct Scenario {
   std::filesystem::path file;
   std::string name;   // kebab-case sentence, unique within the group
@@ -316,6 +335,7 @@ struct Scenario {
   KmdSection kmd;
   KgslSection kgsl;
   tracer::MemorySource trace_memory = tracer::MemorySource::Both;  // `tracing: {gpu_memory: ...}`
+  std::optional<CounterSection> counters;
   std::vector<std::string> buffers;  // declared buffer names, created in this order
   std::vector<std::string> fences;   // fence names in first-definition order
   std::vector<Step> workload;

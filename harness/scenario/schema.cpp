@@ -51,6 +51,8 @@ constexpr IntRule kWalkStepRule{"an integer", "a walk step from 0 to 4096", 0, 4
 constexpr IntRule kFenceRule{"an integer", "a fence value from 1", 1};
 constexpr IntRule kSemaphoreRule{"an integer", "a semaphore id >= 0"};
 constexpr IntRule kMicrosecondsRule{"an integer", "a time in microseconds >= 0"};
+constexpr IntRule kTimestampRule{"an integer (virtual ns)", "a timestamp >= 0"};
+constexpr IntRule kCounterValueRule{"an integer, a decimal such as 15.5, or an expression", "any value", yaml::kNoMin};
 constexpr IntRule kRepeatRule{"an integer", "a repeat count from 1 to 10000000", 1, kMaxRepeatCount};
 
 std::vector<std::string_view> knob_names() {
@@ -74,7 +76,7 @@ class Schema {
       return error_at(root.where, "a scenario map (name, group, workload, expect, ...)", "an empty document");
     TIDEMARK_TRY(top, read_.fields(root, "the scenario",
                                    {"name", "group", "description", "knobs", "target", "kernel", "kmd", "kgsl",
-                                    "tracing", "buffers", "workload", "expect", "controls"}));
+                                    "tracing", "counters", "buffers", "workload", "expect", "controls"}));
     Scenario scenario;
     scenario.file = file_;
     auto kebab = [&](const Value& v) { return read_.kebab_name(v); };
@@ -87,6 +89,8 @@ class Schema {
     TIDEMARK_CHECK(yaml::optional(top, "kernel", scenario.kernel, [&](const Value& v) { return kernel(v); }));
     TIDEMARK_CHECK(yaml::optional(top, "kmd", scenario.kmd, [&](const Value& v) { return kmd(v); }));
     TIDEMARK_CHECK(yaml::optional(top, "kgsl", scenario.kgsl, [&](const Value& v) { return kgsl(v); }));
+    TIDEMARK_CHECK(yaml::optional(top, "counters", scenario.counters, [&](const Value& v) { return counters(v); }));
+    counters_ = scenario.counters ? &*scenario.counters : nullptr;
     TIDEMARK_CHECK(yaml::optional(top, "tracing", scenario.trace_memory, [&](const Value& v) -> Result<tracer::MemorySource> {
       TIDEMARK_TRY(entries, read_.fields(v, "tracing", {"gpu_memory"}));
       tracer::MemorySource source = tracer::MemorySource::Both;
@@ -321,6 +325,222 @@ class Schema {
     return hz;
   }
 
+  // ---- the scenario's own GPU counters ---------------------------------------------------
+
+  Result<std::vector<uint32_t>> ids(const Value& value, std::string_view what) const {
+    TIDEMARK_TRY(items, read_.list(value, what));
+    std::vector<uint32_t> out;
+    for (const auto& item : items) {
+      TIDEMARK_TRY(id, read_.integer(item, 0, 0xffffffff));
+      out.push_back(static_cast<uint32_t>(id));
+    }
+    return out;
+  }
+
+  Result<std::vector<tracer::MeasureUnit>> units(const Value& value) const {
+    constexpr std::string_view kWhat = "a unit such as byte, second, pixel, percent (MeasureUnit, lower case)";
+    TIDEMARK_TRY(items, read_.list(value, "a list of units"));
+    std::vector<tracer::MeasureUnit> out;
+    for (const auto& item : items) {
+      TIDEMARK_TRY(name, read_.text(item, kWhat));
+      auto unit = tracer::parse_measure_unit(name);
+      if (!unit) return error_at(item.where, kWhat, quote(name));
+      out.push_back(*unit);
+    }
+    return out;
+  }
+
+  Result<tracer::CounterSpec> counter_spec(const Value& value) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "counter spec", {"id", "name", "description", "units", "per", "groups",
+                                                               "peak", "direction", "select_by_default"}));
+    tracer::CounterSpec spec;
+    uint32_t id = 0;
+    TIDEMARK_CHECK(yaml::required(entries, "id", id, [&](const Value& v) -> Result<uint32_t> {
+      TIDEMARK_TRY(number, read_.integer(v, 0, 0xffffffff));
+      return static_cast<uint32_t>(number);
+    }));
+    spec.counter_id = id;
+    std::string name;
+    TIDEMARK_CHECK(yaml::required(entries, "name", name, [&](const Value& v) { return read_.text(v, "a counter name"); }));
+    spec.name = name;
+    TIDEMARK_CHECK(yaml::optional(entries, "description", spec.description,
+                                  [&](const Value& v) { return read_.text(v, "a description"); }));
+    TIDEMARK_CHECK(yaml::optional(entries, "units", spec.numerator_units, [&](const Value& v) { return units(v); }));
+    TIDEMARK_CHECK(yaml::optional(entries, "per", spec.denominator_units, [&](const Value& v) { return units(v); }));
+    TIDEMARK_CHECK(yaml::optional(entries, "groups", spec.groups, [&](const Value& v) -> Result<std::vector<tracer::CounterGroup>> {
+      constexpr std::string_view kWhat = "a group (unclassified, system, vertices, fragments, primitives, memory, compute, ray_tracing)";
+      TIDEMARK_TRY(items, read_.list(v, "a list of groups"));
+      std::vector<tracer::CounterGroup> out;
+      for (const auto& item : items) {
+        TIDEMARK_TRY(word, read_.text(item, kWhat));
+        auto group = tracer::parse_counter_group(word);
+        if (!group) return error_at(item.where, kWhat, quote(word));
+        out.push_back(*group);
+      }
+      return out;
+    }));
+    if (auto peak = entries.optional("peak")) {
+      const std::string& text = peak->node.IsScalar() ? peak->node.Scalar() : std::string();
+      if (text.find('.') == std::string::npos) {
+        TIDEMARK_TRY(whole, read_.integer(*peak, yaml::kNoMin, yaml::kNoMax));
+        spec.peak = whole;
+      } else {
+        TIDEMARK_TRY(decimal, number(*peak));
+        spec.peak = decimal;
+      }
+    }
+    TIDEMARK_CHECK(yaml::optional(entries, "direction", spec.direction, [&](const Value& v) -> Result<tracer::ValueDirection> {
+      TIDEMARK_TRY(word, read_.text(v, "backwards or forwards"));
+      if (word == "backwards") return tracer::ValueDirection::Backwards;
+      if (word == "forwards") return tracer::ValueDirection::Forwards;
+      return error_at(v.where, "backwards or forwards", quote(word));
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "select_by_default", spec.select_by_default,
+                                  [&](const Value& v) { return read_.boolean(v); }));
+    return spec;
+  }
+
+  Result<CounterSection> counters(const Value& value) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "counters", {"specs", "blocks", "period", "instrumented", "gpus",
+                                                           "interned", "select"}));
+    CounterSection section;
+    auto& d = section.descriptor;
+    TIDEMARK_CHECK(yaml::required(entries, "specs", d.specs, [&](const Value& v) {
+      return each(v, "a list of counter specs such as '- {id: 1, name: Load, units: [percent]}'",
+                  [&](const Value& item) { return counter_spec(item); });
+    }));
+    std::map<uint32_t, std::string> declared;
+    for (size_t k = 0; k < d.specs.size(); ++k)
+      if (!declared.emplace(*d.specs[k].counter_id, *d.specs[k].name).second)
+        return error_at(entries.find("specs")->value.where, "counter ids declared once",
+                        fmt::format("id {} again", *d.specs[k].counter_id));
+    auto known_ids = [&](const Value& v, std::string_view what) -> Result<std::vector<uint32_t>> {
+      TIDEMARK_TRY(list, ids(v, what));
+      for (uint32_t id : list)
+        if (!declared.contains(id))
+          return error_at(v.where, fmt::format("counter ids the specs declare ({})", join_ids(declared)),
+                          fmt::format("{}", id));
+      return list;
+    };
+    TIDEMARK_CHECK(yaml::optional(entries, "blocks", d.blocks, [&](const Value& v) {
+      return each(v, "a list of blocks such as '- {id: 1, name: shader, capacity: 2, counters: [1, 2]}'",
+                  [&](const Value& item) -> Result<tracer::CounterBlock> {
+                    TIDEMARK_TRY(fields, read_.fields(item, "block", {"id", "name", "description", "capacity", "counters"}));
+                    tracer::CounterBlock block;
+                    TIDEMARK_CHECK(yaml::required(fields, "id", block.block_id, [&](const Value& x) -> Result<uint32_t> {
+                      TIDEMARK_TRY(number, read_.integer(x, 0, 0xffffffff));
+                      return static_cast<uint32_t>(number);
+                    }));
+                    TIDEMARK_CHECK(yaml::optional(fields, "name", block.name,
+                                                  [&](const Value& x) { return read_.text(x, "a block name"); }));
+                    TIDEMARK_CHECK(yaml::optional(fields, "description", block.description,
+                                                  [&](const Value& x) { return read_.text(x, "a description"); }));
+                    TIDEMARK_CHECK(yaml::optional(fields, "capacity", block.capacity, [&](const Value& x) -> Result<uint32_t> {
+                      TIDEMARK_TRY(number, read_.integer(x, 1, 0xffffffff));
+                      return static_cast<uint32_t>(number);
+                    }));
+                    TIDEMARK_CHECK(yaml::required(fields, "counters", block.counter_ids,
+                                                  [&](const Value& x) { return known_ids(x, "a list of counter ids"); }));
+                    return block;
+                  });
+    }));
+    if (auto period = entries.optional("period")) {
+      TIDEMARK_TRY(range, read_.fields(*period, "period", {"min", "max"}));
+      auto time = [&](const Value& v) { return timeout_ns(v); };
+      TIDEMARK_CHECK(yaml::optional(range, "min", d.min_sampling_period_ns, time));
+      TIDEMARK_CHECK(yaml::optional(range, "max", d.max_sampling_period_ns, time));
+    }
+    TIDEMARK_CHECK(yaml::optional(entries, "instrumented", d.supports_instrumented_sampling,
+                                  [&](const Value& v) { return read_.boolean(v); }));
+    TIDEMARK_CHECK(yaml::optional(entries, "gpus", section.gpus, [&](const Value& v) -> Result<std::vector<uint32_t>> {
+      TIDEMARK_TRY(list, ids(v, "a list of GPU ids"));
+      if (list.empty()) return error_at(v.where, "at least one GPU", "an empty list");
+      return list;
+    }));
+    TIDEMARK_CHECK(yaml::optional(entries, "interned", section.interned, [&](const Value& v) { return read_.boolean(v); }));
+    if (!section.interned && section.gpus.size() > 1)
+      return error_at(entries.find("gpus")->key_where, "one GPU for an inline descriptor (interned: true for several)",
+                      fmt::format("{} GPUs", section.gpus.size()));
+    if (auto select = entries.optional("select")) TIDEMARK_CHECK(selection(*select, d, known_ids));
+    return section;
+  }
+
+  static std::string join_ids(const std::map<uint32_t, std::string>& declared) {
+    std::vector<std::string> out;
+    for (const auto& [id, name] : declared) out.push_back(fmt::format("{} {}", id, name));
+    return fmt::format("{}", fmt::join(out, ", "));
+  }
+
+  // The gpu.counters config a session would send: its counters fit each block's capacity, its
+  // period lies in the descriptor's range, instrumented sampling only where supported.
+  template <class KnownIds>
+  Status selection(const Value& value, const tracer::CounterDescriptor& d, KnownIds known_ids) const {
+    TIDEMARK_TRY(entries, read_.fields(value, "select", {"counters", "period", "instrumented"}));
+    std::vector<uint32_t> chosen;
+    TIDEMARK_CHECK(yaml::required(entries, "counters", chosen,
+                                  [&](const Value& v) { return known_ids(v, "a list of counter ids"); }));
+    const Value& where = entries.find("counters")->value;
+    for (const auto& block : d.blocks) {
+      if (!block.capacity) continue;
+      std::vector<uint32_t> in_block;
+      for (uint32_t id : chosen)
+        if (std::find(block.counter_ids.begin(), block.counter_ids.end(), id) != block.counter_ids.end())
+          in_block.push_back(id);
+      if (in_block.size() > *block.capacity)
+        return error_at(where.where,
+                        fmt::format("at most {} counters of block {} '{}' (its capacity)", *block.capacity,
+                                    block.block_id, block.name),
+                        fmt::format("{} ({})", in_block.size(), fmt::join(in_block, ", ")));
+    }
+    if (auto period = entries.optional("period")) {
+      TIDEMARK_TRY(ns, timeout_ns(*period));
+      uint64_t low = d.min_sampling_period_ns.value_or(0), high = d.max_sampling_period_ns.value_or(UINT64_MAX);
+      if (ns < low || ns > high)
+        return error_at(period->where, fmt::format("a sampling period from {} ns to {} ns (the descriptor's range)", low,
+                                                   high == UINT64_MAX ? std::string("no limit") : std::to_string(high)),
+                        fmt::format("{} ns", ns));
+    }
+    if (auto instrumented = entries.optional("instrumented")) {
+      TIDEMARK_TRY(on, read_.boolean(*instrumented));
+      if (on && !d.supports_instrumented_sampling)
+        return error_at(instrumented->where, "instrumented: false (the descriptor does not support instrumented sampling)",
+                        "true");
+    }
+    return {};
+  }
+
+  Result<StepKind> counter_sample(const Value& value) {
+    if (!counters_) return error_at(value.where, "a counters: section before a counter_sample step", "none");
+    TIDEMARK_TRY(entries, read_.fields(value, "counter_sample", {"at", "gpu", "values"}));
+    CounterSampleStep step{.at = {}, .gpu = counters_->gpus.front(), .values = {}};
+    TIDEMARK_CHECK(yaml::required(entries, "at", step.at, int_field(kTimestampRule)));
+    TIDEMARK_CHECK(yaml::optional(entries, "gpu", step.gpu, [&](const Value& v) -> Result<uint32_t> {
+      TIDEMARK_TRY(gpu, read_.integer(v, 0, 0xffffffff));
+      if (std::find(counters_->gpus.begin(), counters_->gpus.end(), gpu) == counters_->gpus.end())
+        return error_at(v.where, "a GPU of the counter stream", fmt::format("{}", gpu));
+      return static_cast<uint32_t>(gpu);
+    }));
+    TIDEMARK_TRY(values, entries.required("values"));
+    if (!values.node.IsMap() || values.node.size() == 0)
+      return error_at(values.where, "a map of counter id -> value such as {1: 5, 2: 10.5}", yaml::describe(values.node));
+    for (const auto& pair : values.node) {
+      Value key{pair.first, read_.source().at(pair.first.Mark())};
+      Value item{pair.second, read_.source().at(pair.second.Mark())};
+      TIDEMARK_TRY(id, read_.integer(key, 0, 0xffffffff));
+      bool declared = false;
+      for (const auto& spec : counters_->descriptor.specs) declared |= spec.counter_id == static_cast<uint32_t>(id);
+      if (!declared) return error_at(key.where, "a counter id the specs declare", fmt::format("{}", id));
+      if (item.node.IsScalar() && item.node.Scalar().find('.') != std::string::npos) {
+        TIDEMARK_TRY(decimal, number(item));
+        step.values.emplace_back(static_cast<uint32_t>(id), decimal);
+      } else {
+        TIDEMARK_TRY(whole, int_field(kCounterValueRule)(item));
+        step.values.emplace_back(static_cast<uint32_t>(id), std::move(whole));
+      }
+    }
+    return step;
+  }
+
   // One of `names`, as the enum value at its index.
   template <class Enum, size_t N>
   Result<Enum> named_value(const Value& value, std::string_view what, const std::string_view (&names)[N],
@@ -380,6 +600,7 @@ class Schema {
         {"kgsl_sample", &Schema::kgsl_sample},
         {"kgsl_power", &Schema::kgsl_power},
         {"kgsl_read", &Schema::kgsl_read},
+        {"counter_sample", &Schema::counter_sample},
     };
     return kSteps;
   }
@@ -825,7 +1046,7 @@ class Schema {
 
   Result<TraceCheck> trace_check(const Value& value) const {
     TIDEMARK_TRY(entries,
-                 read_.fields(value, "trace check", {"track", "rows", "rows_file", "count", "last", "absent"}));
+                 read_.fields(value, "trace check", {"track", "rows", "rows_file", "count", "last", "absent", "unit", "flagged"}));
     TraceCheck check;
     check.where = value.where;
     TIDEMARK_CHECK(yaml::required(entries, "track", check.track, [&](const Value& v) {
@@ -847,7 +1068,9 @@ class Schema {
       if (!on) return error_at(v.where, "true (or no absent key)", "false");
       return true;
     }));
-    bool expects_rows = check.rows || check.count || check.last;
+    TIDEMARK_CHECK(yaml::optional(entries, "unit", check.unit, [&](const Value& v) { return read_.text(v, "a unit string such as Pixel/s"); }));
+    TIDEMARK_CHECK(yaml::optional(entries, "flagged", check.flagged, [&](const Value& v) { return read_.boolean(v); }));
+    bool expects_rows = check.rows || check.count || check.last || check.unit || check.flagged;
     if (check.absent && expects_rows)
       return error_at(entries.find("absent")->key_where, "absent: true or expectations of rows", "both");
     if (!check.absent && !expects_rows)
@@ -1205,7 +1428,8 @@ class Schema {
   int64_t written_steps_ = 0;
   std::vector<std::string> fences_;          // defined so far, in document order
   std::vector<std::string> loop_variables_;  // of the enclosing repeats, outermost first
-  std::vector<std::string> result_names_;    // named by kmd_diagnose and kgsl_read steps, in document order
+  std::vector<std::string> result_names_;
+  const CounterSection* counters_ = nullptr;  // the file's counters: section, once read    // named by kmd_diagnose and kgsl_read steps, in document order
   std::string_view step_name_;               // the step being read
 };
 

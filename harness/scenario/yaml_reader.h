@@ -19,6 +19,7 @@
 namespace tidemark::scenario::yaml {
 
 inline constexpr int64_t kNoMax = std::numeric_limits<int64_t>::max();
+inline constexpr int64_t kNoMin = std::numeric_limits<int64_t>::min();
 
 std::string join(const std::vector<std::string_view>& names, std::string_view when_empty = "none");
 std::string join(const std::vector<std::string>& names, std::string_view when_empty = "none");

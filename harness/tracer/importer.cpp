@@ -301,7 +301,7 @@ class Importer {
       }
       const InternedDescriptor& found = on_sequence->second.at(*iid);
       specs = &found.specs;
-      gpu = found.gpu;  // the interned descriptor's GPU wins over the event's
+      if (!mutant_is(mutant_, MutantId::TracerEventGpuWins)) gpu = found.gpu;  // the interned descriptor's GPU wins
     }
     for (std::string_view counter : counters) {
       In sample(counter);
@@ -323,8 +323,12 @@ class Importer {
       Track& track = track_for(TrackKind::GpuCounter, static_cast<uint32_t>(gpu), std::nullopt, spec->second.name);
       track.unit = spec->second.unit;
       track.description = spec->second.description;
-      track.forwards = spec->second.forwards;
+      track.forwards = spec->second.forwards || mutant_is(mutant_, MutantId::TracerForwardImport);
       track.unit_disagreement = spec->second.disagreement;
+      if (track.unit_disagreement && mutant_is(mutant_, MutantId::TracerRepairsUnits)) {
+        track.unit = "Fragment/s";  // what the name says, as a repairing importer would guess
+        track.unit_disagreement.reset();
+      }
       raw_[&track - out_.tracks.data()].push_back({*ts, value, order_++});
     }
     return ok;

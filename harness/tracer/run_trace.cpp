@@ -2,8 +2,10 @@
 
 namespace tidemark::tracer {
 
+// The backend's counters are interned on their own sequence (mode 2), so their ids never
+// collide with the global ids of a scenario's inline (mode 1) descriptor.
 RunTrace::RunTrace(const CounterDescriptor& counters, uint64_t start) {
-  writer_.counter_descriptor(kCounterSequence, start, 0, counters);
+  writer_.intern_counter_descriptor(kCounterSequence, start, 1, 0, counters, true);
 }
 
 bool RunTrace::full() {
@@ -24,7 +26,7 @@ void RunTrace::memory_change(uint64_t ts, uint32_t thread, uint32_t gpu, uint32_
 
 void RunTrace::sample(uint64_t ts, std::span<const CounterSample> samples) {
   if (full()) return;
-  writer_.counter_samples(kCounterSequence, ts, 0, std::nullopt, samples);
+  writer_.counter_samples(kCounterSequence, ts, std::nullopt, 1, samples);
   samples_ += samples.size();
 }
 

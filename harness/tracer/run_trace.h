@@ -2,8 +2,8 @@
 // or Trace Processor. Three producers, each on its own packet sequence: the GPU-memory data
 // source (a snapshot of the map when tracing starts, one packet per entry, stamped during the
 // walk), ftrace (a gpu_mem_total event for every later tracepoint hit, in bundles), and the
-// backend's gauges as GPU counters (descriptor inline, forward-looking, sampled at every queue
-// submit). Timestamps are the kernel model's virtual nanoseconds: the bytes are the same on
+// backend's gauges as GPU counters (descriptor interned, forward-looking, sampled at every queue
+// submit). A scenario's own counters go on further sequences. Timestamps are the kernel model's virtual nanoseconds: the bytes are the same on
 // every run and in every lane.
 #pragma once
 
