@@ -1,14 +1,19 @@
 #include "wire/recording.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <sstream>
 
 namespace tidemark::wire {
 namespace {
 
+// Per test and process: CTest runs these tests side by side, and a shared name let one test
+// read a recording another was still writing.
 std::filesystem::path temp_file(const std::string& name) {
-  return std::filesystem::path(::testing::TempDir()) / name;
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  return std::filesystem::path(::testing::TempDir()) /
+         (std::string(test ? test->name() : "none") + "-" + std::to_string(::getpid()) + "-" + name);
 }
 
 RecordingHeader sample_header() { return {"reclaim/sample", 192, 32, {{"wire_deferred_mb", 8}}, "wire.drop_knobs"}; }
