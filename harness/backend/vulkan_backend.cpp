@@ -181,6 +181,7 @@ class VulkanBackend final : public Backend {
   Gauges current_gauges() const;
   void start_trace();
   void sample_trace();
+  void snapshot_memory(uint64_t start, uint64_t spacing);
   uint64_t trace_now() { return driver_.queue(kernel::Queue::Backend).now(); }
 
   Status create_target();
@@ -311,10 +312,7 @@ void VulkanBackend::start_trace() {
   uint64_t start = trace_now();
   trace_.emplace(backend_counters(), start);
   // The data source's snapshot: one packet per map entry, each stamped as the walk reaches it.
-  uint64_t at = start;
-  if (config_.trace_memory != tracer::MemorySource::Ftrace)
-    for (const auto& [key, size] : kernel_.map().entries())
-      trace_->memory_snapshot(at++, static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), size);
+  if (config_.trace_memory != tracer::MemorySource::Ftrace) snapshot_memory(start, 1);
   if (config_.trace_memory != tracer::MemorySource::Snapshot)
     kernel_.on_tracepoint([this](const kernel::GpuMemTotalEvent& event) {
       trace_->memory_change(trace_now(), config_.kernel_pid, event.gpu_id, event.pid, event.size);
@@ -323,11 +321,19 @@ void VulkanBackend::start_trace() {
   sample_trace();
 }
 
+// One packet per map entry, the k-th stamped at `start + k * spacing` (the walk is not atomic).
+void VulkanBackend::snapshot_memory(uint64_t start, uint64_t spacing) {
+  uint64_t at = start;
+  for (const auto& [key, size] : kernel_.map().entries()) {
+    trace_->memory_snapshot(at, static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), size);
+    at += spacing;
+  }
+}
+
 void VulkanBackend::sample_trace() {
   if (!trace_) return;
   if (mutant_is(config_.mutant, MutantId::GpuMemDataSourcePolls) && config_.trace_memory != tracer::MemorySource::Ftrace)
-    for (const auto& [key, size] : kernel_.map().entries())
-      trace_->memory_snapshot(trace_now(), static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), size);
+    snapshot_memory(trace_now(), 0);
   Gauges g = current_gauges();
   const tracer::CounterSample samples[] = {{1, g.wlive},
                                           {2, static_cast<int64_t>(reclaim_.parked_bytes())},

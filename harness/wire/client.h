@@ -91,22 +91,8 @@ class WireClient final : public backend::Backend {
     return std::optional<std::string>(std::string(reply.text.begin(), reply.text.end()));
   }
 
-  Status kernel_op(const kernel::KernelOp& op) override {
-    return std::visit(
-        [&](const auto& operation) -> Status {
-          using Operation = std::decay_t<decltype(operation)>;
-          return post(MessageOf<Operation>{{.op = operation}});
-        },
-        op);
-  }
-  Status trace_op(const tracer::TraceOp& op) override {
-    return std::visit(
-        [&](const auto& operation) -> Status {
-          using Operation = std::decay_t<decltype(operation)>;
-          return post(MessageOf<Operation>{{.op = operation}});
-        },
-        op);
-  }
+  Status kernel_op(const kernel::KernelOp& op) override { return post_operation(op); }
+  Status trace_op(const tracer::TraceOp& op) override { return post_operation(op); }
   Result<std::string> run_trace() override {
     TIDEMARK_TRY(reply, call(ReadTrace{}));
     return std::string(reply.bytes.begin(), reply.bytes.end());
@@ -114,6 +100,14 @@ class WireClient final : public backend::Backend {
   Result<kernel::KernelReport> kernel_report() override {
     TIDEMARK_TRY(reply, call(ReadKernelReport{}));
     return std::move(reply.report);
+  }
+
+  // An operation (kernel or trace) as the pipelined message that carries it.
+  template <class Operations>
+  Status post_operation(const Operations& op) {
+    return std::visit([&](const auto& operation) -> Status {
+      return post(MessageOf<std::decay_t<decltype(operation)>>{{.op = operation}});
+    }, op);
   }
 
   Status drain() override {
