@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,11 @@
 #include "tracer/run_trace.h"
 
 namespace tidemark::backend {
+
+// The backend's own GPU counter tracks in every run trace (interned for GPU 0), as the importer
+// labels them: trace checks and reconciliation select them by these names.
+inline constexpr std::string_view kDeviceBytesTrack = "Device bytes (gpu 0)";
+inline constexpr std::string_view kMapEntryTrack = "Map entry (gpu 0)";
 
 struct Knobs {
   uint32_t wire_deferred_mb = 64;  // 0 turns both reclaim watermarks off

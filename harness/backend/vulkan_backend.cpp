@@ -35,6 +35,7 @@ const uint32_t kBandFrag[] = {
 constexpr VkFormat kTargetFormat = VK_FORMAT_R8G8B8A8_UNORM;
 constexpr uint64_t kUniformRange = 4;      // one packed RGBA8 colour
 constexpr uint64_t kVertexBytes = 8;       // one float2 offset
+constexpr uint32_t kGpuLoadCounter = 7;    // the backend counter sampled at each kgsl devfreq read
 
 struct PushConstants {
   int32_t rect[4];
@@ -101,6 +102,10 @@ class VulkanBackend final : public Backend {
   // Backend: the kernel model
   Status kernel_op(const kernel::KernelOp& op) override {
     driver_.apply(op);
+    if (trace_ && std::holds_alternative<kernel::KgslSampleOp>(op)) {
+      const tracer::CounterSample load[] = {{kGpuLoadCounter, driver_.kgsl().load_percent()}};
+      trace_->sample(trace_now(), load);
+    }
     return {};
   }
   Result<kernel::KernelReport> kernel_report() override { return driver_.report(); }
@@ -179,10 +184,14 @@ class VulkanBackend final : public Backend {
  private:
   VkDevice vk_device() const { return device_->device(); }
   Gauges current_gauges() const;
+  // The map's value for the scenario's pid (0: no entry).
+  int64_t map_entry() const {
+    return static_cast<int64_t>(kernel_.map().lookup(kernel::map_key(config_.kernel_gpu, config_.kernel_pid)).value_or(0));
+  }
   void start_trace();
   void sample_trace();
   void snapshot_memory(uint64_t start, uint64_t spacing);
-  uint64_t trace_now() { return driver_.queue(kernel::Queue::Backend).now(); }
+  uint64_t trace_now();
 
   Status create_target();
   void report_to_kernel(const MemoryAccount::Change& change);
@@ -200,6 +209,7 @@ class VulkanBackend final : public Backend {
   kernel::GpuMemoryModel kernel_;  // before every HostBuffer member: they report to it as they die
   kernel::KernelDriver driver_;    // before submissions_, whose submits go through its ring
   std::optional<tracer::RunTrace> trace_;  // started once the backend is up
+  std::optional<uint64_t> last_trace_ts_;
   int64_t kernel_breaks_ = 0;
   int64_t target_bytes_ = 0;  // reported to the kernel model beside the device-memory account
   static constexpr uint64_t kTargetId = uint64_t{1} << 62;
@@ -252,7 +262,7 @@ void VulkanBackend::report_to_kernel(const MemoryAccount::Change& change) {
   } else if (!(mutant_is(config_.mutant, MutantId::BackendForgetsFree) && change.type == kernel::MemoryType::GlBuffer)) {
     kernel_.free(gpu, pid, kBackendIds | change.id);
   }
-  auto entry = static_cast<int64_t>(kernel_.map().lookup(kernel::map_key(gpu, pid)).value_or(0));
+  int64_t entry = map_entry();
   int64_t held = account_.bytes + target_bytes_;
   if (entry != held || entry != static_cast<int64_t>(kernel_.views().total(pid))) ++kernel_breaks_;
 }
@@ -264,7 +274,7 @@ Result<KernelGauges> VulkanBackend::kernel_gauges() {
   g.kentries = kernel_.map().size();
   g.kdropped = static_cast<int64_t>(counters.dropped);
   g.kdeleted = static_cast<int64_t>(counters.deletes);
-  g.kpid = static_cast<int64_t>(kernel_.map().lookup(kernel::map_key(config_.kernel_gpu, config_.kernel_pid)).value_or(0));
+  g.kpid = map_entry();
   g.kglobal = static_cast<int64_t>(kernel_.map().lookup(kernel::map_key(config_.kernel_gpu, 0)).value_or(0));
   g.kviews = static_cast<int64_t>(kernel_.views().total(config_.kernel_pid));
   g.kbreaks = kernel_breaks_;
@@ -299,13 +309,27 @@ tracer::CounterDescriptor backend_counters() {
     return s;
   };
   constexpr tracer::MeasureUnit kByte = 7;
+  constexpr tracer::MeasureUnit kPercent = 37;  // MeasureUnit PERCENT
   tracer::CounterDescriptor descriptor;
   descriptor.specs = {spec(1, "Live stores", "the records' current stores plus parked ones", {}),
                       spec(2, "Parked bytes", "orphaned stores waiting for their proof", {kByte}),
                       spec(3, "Forced syncs", "syncs a reclaim watermark forced", {}),
                       spec(4, "Descriptor sets", "live descriptor sets", {}),
-                      spec(5, "Device bytes", "device memory held by the backend", {kByte})};
+                      spec(5, "Device bytes", "device memory held by the backend", {kByte}),
+                      spec(6, "Map entry", "the scenario pid's entry in the kernel's GPU memory map", {kByte}),
+                      spec(kGpuLoadCounter, "GPU load", "kgsl gpu_load: busy share since the last read", {kPercent})};
+  descriptor.specs.back().groups = {1};  // SYSTEM
   return descriptor;
+}
+
+// Trace time is the backend queue's virtual clock, but two traced moments never share a
+// nanosecond: calls between kernel clock steps are 1 ns apart, so a counter sample and a
+// memory event are always ordered in the trace as they happened in the run.
+uint64_t VulkanBackend::trace_now() {
+  uint64_t now = driver_.queue(kernel::Queue::Backend).now();
+  if (last_trace_ts_ && now <= *last_trace_ts_) now = *last_trace_ts_ + 1;
+  last_trace_ts_ = now;
+  return now;
 }
 
 void VulkanBackend::start_trace() {
@@ -339,7 +363,8 @@ void VulkanBackend::sample_trace() {
                                           {2, static_cast<int64_t>(reclaim_.parked_bytes())},
                                           {3, g.wdefsync},
                                           {4, g.dsets},
-                                          {5, g.devbytes}};
+                                          {5, g.devbytes},
+                                          {6, map_entry()}};
   trace_->sample(trace_now(), samples);
 }
 

@@ -65,6 +65,10 @@ constexpr MutantInfo kCatalogue[] = {
     {MutantId::GpuMemTransientFreeUntraced, "gpumem.transient_free_untraced", "kernel",
      "a free of TRANSIENT memory never hits the tracepoint: the read-back buffer's free is the one event lost",
      "a gpu_mem_total event after every free, whatever its type"},
+    {MutantId::GpuMemOneFreeUntraced, "gpumem.one_free_untraced", "kernel",
+     "the first GL buffer free misses the tracepoint; the next change's total repairs the map and the trace, "
+     "so only a check between the two sees it",
+     "a gpu_mem_total event after every free"},
     {MutantId::GpuMemDataSourcePolls, "gpumem.data_source_polls", "tracer",
      "the GPU-memory data source re-reads the map at every counter sample: a snapshot-only trace grows a series",
      "one snapshot when the data source starts; later changes come only from the tracepoint"},

@@ -37,6 +37,7 @@ enum class MutantId {
   GpuMemAtomicWalk,
   BackendForgetsFree,
   GpuMemTransientFreeUntraced,
+  GpuMemOneFreeUntraced,
   GpuMemDataSourcePolls,
   TracerFtraceKeepsUnseenPids,
   TracerForwardImport,

@@ -36,7 +36,11 @@ struct KernelDriver::Apply {
   void operator()(const KmdSignalOp& op) { d.scene_.signal(op.semaphore); }
   void operator()(const KmdFaultOp& op) { d.queue(op.queue).arm(op.faults); }
   void operator()(const KmdDiagnoseOp& op) { keep_latest(d.report_.diagnoses, op.name, d.queue(op.queue).diagnose()); }
-  void operator()(const KgslSampleOp& op) { d.kgsl_.sample(op.busy_us, op.total_us, op.freq_hz); }
+  // A devfreq status read covers total_us of time: the kernel's clock moves on by as much.
+  void operator()(const KgslSampleOp& op) {
+    d.kgsl_.sample(op.busy_us, op.total_us, op.freq_hz);
+    (*this)(KmdAdvanceOp{op.total_us * 1000});
+  }
   void operator()(const KgslPowerOp& op) { d.kgsl_.set_axi_power(op.axi_on); }
   void operator()(const KgslReadOp& op) {
     std::string text;

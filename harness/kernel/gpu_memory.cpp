@@ -1,5 +1,7 @@
 #include "kernel/gpu_memory.h"
 
+#include <utility>
+
 namespace tidemark::kernel {
 
 GpuMemoryModel::GpuMemoryModel(uint32_t map_capacity, MutantId mutant)
@@ -36,7 +38,9 @@ bool GpuMemoryModel::free(uint32_t gpu, uint32_t pid, uint64_t id) {
   if (it == live_.end()) return false;
   auto [size, type] = it->second;
   live_.erase(it);
-  bool untraced = type == MemoryType::Transient && mutant_is(mutant_, MutantId::GpuMemTransientFreeUntraced);
+  bool untraced = (type == MemoryType::Transient && mutant_is(mutant_, MutantId::GpuMemTransientFreeUntraced)) ||
+                  (type == MemoryType::GlBuffer && mutant_is(mutant_, MutantId::GpuMemOneFreeUntraced) &&
+                   !std::exchange(lost_a_free_, true));
   views_.free(pid, id);
   for (uint32_t who : {pid, uint32_t{0}}) {
     uint64_t& total = totals_[{gpu, who}];

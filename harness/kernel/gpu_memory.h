@@ -48,6 +48,7 @@ class GpuMemoryModel {
   std::function<void(const GpuMemTotalEvent&)> listener_;
 
   MutantId mutant_;
+  bool lost_a_free_ = false;  // gpumem.one_free_untraced
   GpuMemMap map_;
   MemoryViews views_;
   GpuMemReader reader_;

@@ -66,8 +66,12 @@ std::string KgslBusyStats::read_gpubusy() {
   return text;
 }
 
+int64_t KgslBusyStats::load_percent() const {
+  return acc_total_ ? static_cast<int64_t>(acc_relative_busy_ * 100 / acc_total_) : 0;
+}
+
 std::string KgslBusyStats::read_gpu_load() {
-  const uint64_t percent = acc_total_ ? acc_relative_busy_ * 100 / acc_total_ : 0;
+  const int64_t percent = load_percent();
   if (!mutant_is(mutant_, MutantId::KgslLoadReadKeeps)) {
     acc_total_ = 0;
     acc_relative_busy_ = 0;

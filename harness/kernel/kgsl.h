@@ -46,6 +46,8 @@ class KgslBusyStats {
   // The gpu_load node: the frequency-scaled busy percentage since the previous read, "%lu\n";
   // every read resets the accumulators.
   std::string read_gpu_load();
+  // What a gpu_load read would print now, without the read's reset.
+  int64_t load_percent() const;
   // The kgsl_gpubusy trace lines emitted since the last call, consumed like trace_pipe.
   std::vector<std::string> take_trace();
 

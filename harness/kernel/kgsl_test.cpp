@@ -117,6 +117,19 @@ TEST(KgslGpuLoad, EachReadShowsOnlyTheLoadSinceThePreviousOne) {
   EXPECT_EQ(stats.read_gpu_load(), "0\n");
 }
 
+// Check that the load the trace samples is what a read would print, and that taking it leaves
+// the accumulators alone (the trace must not reset what a later read shows).
+TEST(KgslGpuLoad, PeekingTheLoadDoesNotResetIt) {
+  KgslBusyStats stats;
+  EXPECT_EQ(stats.load_percent(), 0);
+  stats.sample(30, 100, kMaxHz);
+  EXPECT_EQ(stats.load_percent(), 30);
+  stats.sample(10, 100, kMaxHz);
+  EXPECT_EQ(stats.load_percent(), 20);  // (30 + 10) * 100 / 200
+  EXPECT_EQ(stats.read_gpu_load(), "20\n");
+  EXPECT_EQ(stats.load_percent(), 0);
+}
+
 // Check that busy time is scaled by current / maximum frequency, with integer truncation.
 TEST(KgslGpuLoad, BusyIsScaledToTheMaximumFrequency) {
   KgslBusyStats half(two_level_table());

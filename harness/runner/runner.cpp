@@ -652,22 +652,62 @@ check::Outcome trace_outcome(const scenario::TraceCheck& check, const tracer::Im
   return outcome;
 }
 
-// Three accounts of the scenario pid's GPU memory at the end must agree: the backend's
-// (device bytes plus the render target), the kernel map's entry, and the last value of the
-// trace's GPU Memory track for the pid, as imported.
+// Three accounts of the scenario pid's GPU memory must agree at every point the backend sampled
+// its counters and at the end: the backend's (device bytes plus the render target), the kernel
+// map's entry, and the pid's GPU Memory track as imported (its latest row at or before the
+// point: no two traced moments share a nanosecond, so "before" is never ambiguous).
 check::Outcome reconcile_outcome(const Scenario& scenario, const RunResult& result, const tracer::ImportedTrace& trace) {
-  int64_t target = int64_t{scenario.target.width} * scenario.target.height * 4;
-  int64_t backend = result.gauges.devbytes + target;
-  int64_t map = result.kernel_gauges ? result.kernel_gauges->kpid : 0;
-  std::string label = fmt::format("GPU Memory (gpu {}, pid {})", scenario.kernel.gpu, scenario.kernel.pid);
-  const tracer::Track* track = trace.find(label);
-  std::optional<double> traced = track && !track->rows.empty() ? std::optional(track->rows.back().value) : std::nullopt;
-  bool passed = backend == map && traced && *traced == static_cast<double>(map);
-  check::Outcome outcome = outcome_of(
-      CheckKind::Reconcile, "the backend, the kernel map and the trace agree on the pid's GPU memory", passed,
-      fmt::format("backend {} (device bytes {} + target {}), map entry {}, trace '{}' {}", backend,
-                  result.gauges.devbytes, target, map, label,
-                  traced ? fmt::format("{}", static_cast<int64_t>(*traced)) : std::string("has no rows")));
+  const int64_t target = int64_t{scenario.target.width} * scenario.target.height * 4;
+  const std::string label = fmt::format("GPU Memory (gpu {}, pid {})", scenario.kernel.gpu, scenario.kernel.pid);
+  const tracer::Track* memory = trace.find(label);
+  auto traced_at = [&](std::optional<uint64_t> ts) -> std::optional<int64_t> {
+    if (!memory) return std::nullopt;
+    auto after = ts ? std::upper_bound(memory->rows.begin(), memory->rows.end(), *ts,
+                                       [](uint64_t t, const tracer::TrackRow& row) { return t < row.ts; })
+                    : memory->rows.end();
+    if (after == memory->rows.begin()) return std::nullopt;
+    return static_cast<int64_t>(std::prev(after)->value);
+  };
+  struct Point {
+    std::optional<uint64_t> ts;  // none: the end of the run
+    int64_t device_bytes, map;
+    std::optional<int64_t> traced;
+    bool agrees(int64_t target) const { return device_bytes + target == map && traced == map; }
+  };
+  std::vector<Point> points;
+  const tracer::Track* device = trace.find(std::string(backend::kDeviceBytesTrack));
+  const tracer::Track* map = trace.find(std::string(backend::kMapEntryTrack));
+  if (device && map)
+    for (size_t k = 0; k < std::min(device->rows.size(), map->rows.size()); ++k) {
+      const uint64_t ts = device->rows[k].ts;
+      points.push_back({ts, static_cast<int64_t>(device->rows[k].value), static_cast<int64_t>(map->rows[k].value),
+                        traced_at(ts)});
+    }
+  points.push_back({std::nullopt, result.gauges.devbytes, result.kernel_gauges ? result.kernel_gauges->kpid : 0,
+                    traced_at(std::nullopt)});
+  const size_t sampled = points.size() - 1;
+
+  auto describe = [&](const Point& p) {
+    return fmt::format("backend {} (device bytes {} + target {}), map entry {}, trace '{}' {}", p.device_bytes + target,
+                       p.device_bytes, target, p.map, label,
+                       p.traced ? fmt::format("{}", *p.traced) : std::string("has no rows"));
+  };
+  auto wrong = std::find_if(points.begin(), points.end(), [&](const Point& p) { return !p.agrees(target); });
+  std::string detail;
+  if (!device || !map) {
+    detail = fmt::format("the trace has no '{}' track to take the sampled points from",
+                         device ? backend::kMapEntryTrack : backend::kDeviceBytesTrack);
+    wrong = points.begin();
+  } else if (wrong == points.end())
+    detail = fmt::format("agree at {} sampled points and at the end: {}", sampled, describe(points.back()));
+  else if (wrong->ts)
+    detail = fmt::format("at {} ns (sampled point {} of {}): {}", *wrong->ts, wrong - points.begin() + 1, sampled,
+                         describe(*wrong));
+  else
+    detail = fmt::format("at the end: {}", describe(*wrong));
+  check::Outcome outcome = outcome_of(CheckKind::Reconcile,
+                                      "the backend, the kernel map and the trace agree on the pid's GPU memory",
+                                      wrong == points.end(), detail);
   outcome.where = *scenario.reconcile;
   return outcome;
 }

@@ -989,6 +989,10 @@ class Schema {
       if (!scenario.kernel.reports)
         return error_at(reconcile->where, "a kernel the backend reports to (kernel.reports: true) to reconcile",
                         "kernel.reports: false");
+      if (scenario.trace_memory != tracer::MemorySource::Both)
+        return error_at(reconcile->where,
+                        "a trace of the GPU memory snapshot and every change (tracing.gpu_memory: both) to reconcile",
+                        fmt::format("gpu_memory: {}", tracer::kMemorySourceNames[static_cast<size_t>(scenario.trace_memory)]));
       scenario.reconcile = reconcile->where;
     }
     TIDEMARK_CHECK(yaml::optional(entries, "trace", scenario.trace_checks, [&](const Value& v) {
