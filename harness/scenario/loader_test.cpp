@@ -322,6 +322,16 @@ TEST_F(InlineScenario, UnreadableFileIsAnIoError) {
             "cannot read " + (dir_ / "absent.yaml").string() + ": No such file or directory");
 }
 
+// Check that a file on which yaml-cpp 0.7's LoadAll never returns (it keeps taking empty
+// documents after a syntax error it did not report; found by the loader's fuzz target) loads
+// to an error at once. Before the fix this test hung until CTest's timeout.
+TEST(LoaderRegression, AFileOnWhichLoadAllLoopsForEverIsAnError) {
+  auto loaded = load(kTestdata / "fuzz" / "yaml-cpp-loadall-loops-for-ever.yaml");
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().kind, ErrorKind::BadInput);
+  EXPECT_NE(loaded.error().message.find("expected one YAML document"), std::string::npos) << loaded.error().message;
+}
+
 // Check that empty, non-map, multi-document and tab-indented files are rejected clearly.
 TEST_F(InlineScenario, DocumentShapeErrorsAreReportedAtTheirLine) {
   EXPECT_EQ(load_error(write("empty.yaml", "# nothing\n")),

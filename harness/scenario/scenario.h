@@ -367,6 +367,8 @@ struct Scenario {
 //   file:line:column: expected <what>, found <what>
 // and carries ErrorKind::BadInput (or Io when the file cannot be read).
 Result<Scenario> load(const std::filesystem::path& file);
+// The same from text already read; `file` names it in messages and anchors relative paths.
+Result<Scenario> load_text(std::string_view text, const std::filesystem::path& file);
 
 // Expands files and directories (recursively, *.yaml, sorted) into scenario files.
 Result<std::vector<std::filesystem::path>> collect_files(
