@@ -217,5 +217,18 @@ TEST(ImporterRobustness, ATruncatedTraceKeepsTheCompletePackets) {
   EXPECT_EQ(trace.tracks[0].rows, (std::vector<TrackRow>{{10, 1}}));
 }
 
+// Check that the listing prints whole values as integers and any other value, however large,
+// as a double: converting 1.4e155 to int64 first was undefined (found by the importer's fuzz
+// target under UBSan; its input is in the seed corpus).
+TEST(TraceListing, ValuesBeyondIntegersPrintAsDoubles) {
+  ImportedTrace trace;
+  Track track;
+  track.name = "Load";
+  track.rows = {{1, 3}, {2, -2.5}, {3, 1.4e155}, {4, -1e300}};
+  trace.tracks.push_back(track);
+  std::string listing = describe(trace);
+  EXPECT_NE(listing.find("  1 3\n  2 -2.5\n  3 1.4e+155\n  4 -1e+300\n"), std::string::npos) << listing;
+}
+
 }  // namespace
 }  // namespace tidemark::tracer
