@@ -74,6 +74,19 @@ struct ParityArgs {
   std::vector<std::string> inputs;
   std::string report;
   bool replay = false;
+  std::string save_digests;  // write "group/name digest" lines for another build to compare with
+  std::string against;       // a file written by --save-digests: every digest must match it
+};
+
+struct SoakArgs {
+  std::string file;
+  std::vector<std::string> lanes;  // empty: all four
+  uint64_t every = 10000;
+  std::string report;
+  // Per million calls after warm-up. RSS: the source report's own slope after its fix, +3 MiB per 10 s at
+  // 1.3 M calls in 96 s (22.2 MiB per million calls): a soak must at least beat the anchor.
+  double max_rss_slope_kib = 22.2 * 1024;
+  double max_maps_slope = 16;
 };
 
 struct BenchArgs {
@@ -91,6 +104,7 @@ int run_command(const RunArgs& args);
 int parity_command(const ParityArgs& args);
 int replay_command(const ReplayArgs& args);
 int bench_command(const BenchArgs& args);
+int soak_command(const SoakArgs& args);
 int red_once_command(const RedOnceArgs& args);
 int lint_command(const std::vector<std::string>& inputs);
 int fixture_new_command(const FixtureArgs& args);

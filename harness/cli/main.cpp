@@ -72,6 +72,9 @@ CLI::App* add_parity(CLI::App& app, ParityArgs& args) {
   add_paths(*parity, args.inputs);
   parity->add_option("--report", args.report, "report folder (default reports/run-<time>)");
   parity->add_flag("--replay", args.replay, "also record each scenario and replay it in every lane");
+  parity->add_option("--save-digests", args.save_digests, "write each scenario's digest to FILE (for --against)");
+  parity->add_option("--against", args.against,
+                     "digests saved by another build or machine (--save-digests): each must match");
   return parity;
 }
 
@@ -81,6 +84,17 @@ CLI::App* add_bench(CLI::App& app, BenchArgs& args) {
   bench->add_option("--repeat", args.repeat, "replays per lane; the median is reported (default 3)");
   bench->add_option("--report", args.report, "where recordings and bench.json go (default build/bench)");
   return bench;
+}
+
+CLI::App* add_soak(CLI::App& app, SoakArgs& args) {
+  auto* soak = app.add_subcommand("soak", "a long workload per lane with client and server memory sampled every N calls");
+  soak->add_option("file", args.file, "one scenario file, e.g. soak/one-present-1300000-calls.yaml")->required();
+  soak->add_option("--lane", args.lanes, "lanes to run (default: all four)")->allow_extra_args(false);
+  soak->add_option("--every", args.every, "calls between samples (default 10000)");
+  soak->add_option("--report", args.report, "where soak.json, soak.html and the runs go (default reports/run-<time>)");
+  soak->add_option("--max-rss-slope", args.max_rss_slope_kib, "RSS growth bound after warm-up, KiB per million calls");
+  soak->add_option("--max-maps-slope", args.max_maps_slope, "mapping growth bound after warm-up, per million calls");
+  return soak;
 }
 
 CLI::App* add_fixture_new(CLI::App& app, FixtureArgs& args) {
@@ -104,6 +118,7 @@ int main(int argc, char** argv) {
   ParityArgs parity;
   BenchArgs bench;
   FixtureArgs fixture;
+  SoakArgs soak;
   std::vector<std::string> lint_inputs;
   auto* lint = app.add_subcommand("lint", "check that scenarios, their controls and the mutant catalogue fit together");
   add_paths(*lint, lint_inputs);
@@ -118,6 +133,7 @@ int main(int argc, char** argv) {
       {add_red_once(app, red_once), [&] { return red_once_command(red_once); }},
       {add_parity(app, parity), [&] { return parity_command(parity); }},
       {add_bench(app, bench), [&] { return bench_command(bench); }},
+      {add_soak(app, soak), [&] { return soak_command(soak); }},
       {add_fixture_new(app, fixture), [&] { return fixture_new_command(fixture); }},
       {lint, [&] { return lint_command(lint_inputs); }},
       {mutants, [] { return mutants_command(); }},

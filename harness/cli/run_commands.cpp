@@ -69,7 +69,38 @@ void print_result(const runner::RunResult& result) {
   }
 }
 
+// A digests file: "# comment" lines, then "group/name digest" per scenario, sorted. What one
+// build (or machine) saves and another compares with: the build lanes must agree byte for byte.
+Result<std::map<std::string, std::string>> read_digests(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) return fail(ErrorKind::Io, fmt::format("cannot read {}: no such file", file.string()));
+  std::map<std::string, std::string> digests;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line[0] == '#') continue;
+    auto space = line.find(' ');
+    if (space == std::string::npos || space == 0 || line.find(' ', space + 1) != std::string::npos ||
+        space + 1 == line.size())
+      return fail(ErrorKind::BadInput, fmt::format("{}:{}:1: expected 'group/name digest', found '{}'", file.string(),
+                                                   number, line));
+    if (!digests.emplace(line.substr(0, space), line.substr(space + 1)).second)
+      return fail(ErrorKind::BadInput,
+                  fmt::format("{}:{}:1: expected each scenario once, found {} again", file.string(), number,
+                              line.substr(0, space)));
+  }
+  return digests;
+}
+
+std::string digests_text(const std::map<std::string, std::string>& digests) {
+  std::string text = fmt::format("# tidemark parity --save-digests: one digest per scenario, every lane agreeing\n"
+                                 "# built by {} with mutants {}\n",
+                                 __VERSION__, TIDEMARK_MUTANTS ? "compiled in" : "compiled out");
+  for (const auto& [name, digest] : digests) text += fmt::format("{} {}\n", name, digest);
+  return text;
+}
+
 }  // namespace
+
 
 int run_command(const RunArgs& args) {
   const std::vector<std::string>& inputs = args.inputs;
@@ -128,6 +159,14 @@ int parity_command(const ParityArgs& args) {
   bool with_replay = args.replay;
   auto scenarios = load_all(inputs);
   if (!scenarios) return report_error(scenarios.error());
+  std::map<std::string, std::string> saved;
+  if (!args.against.empty()) {
+    auto read = read_digests(args.against);
+    if (!read) return report_error(read.error());
+    saved = std::move(*read);
+  }
+  std::map<std::string, std::string> digests;  // the scenarios every lane agreed on
+  size_t unlike_saved = 0;
   fs::path report_dir = report.empty() ? default_report_dir() : fs::path(report);
   std::vector<runner::RunResult> results;
   size_t mismatched = 0;
@@ -170,11 +209,27 @@ int parity_command(const ParityArgs& args) {
         fmt::print("  {}: {}\n", digest, fmt::join(lanes, ", "));
     mismatched += same ? 0 : 1;
     fmt::print("{} {}/{}{}\n", same ? "SAME" : "DIFF", scenario.group, scenario.name, row);
+    const std::string name = scenario.group + "/" + scenario.name;
+    if (same) digests[name] = lanes_by_digest.begin()->first;
+    if (!args.against.empty()) {
+      auto found = saved.find(name);
+      std::string here = same ? lanes_by_digest.begin()->first : std::string("(lanes disagree)");
+      if (found == saved.end() || found->second != here) {
+        ++unlike_saved;
+        fmt::print("  against {}: {}, here {}\n", args.against,
+                   found == saved.end() ? std::string("no digest saved") : "saved " + found->second, here);
+      }
+    }
   }
   if (auto ok = runner::write_summary(results, report_dir); !ok) return report_error(ok.error());
+  if (!args.save_digests.empty())
+    if (auto ok = write_file_atomically(args.save_digests, digests_text(digests)); !ok) return report_error(ok.error());
   fmt::print("{} of {} scenarios give one digest in every lane; report: {}\n", scenarios->size() - mismatched,
              scenarios->size(), fs::absolute(report_dir / "summary.json").string());
-  return mismatched == 0 ? kGreen : kRed;
+  if (!args.against.empty())
+    fmt::print("{} of {} scenarios match the digests in {}\n", scenarios->size() - unlike_saved, scenarios->size(),
+               args.against);
+  return mismatched == 0 && unlike_saved == 0 ? kGreen : kRed;
 }
 
 // Replays a recording in a lane; every reply must match the recorded one.

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "core/files.h"
+#include "runner/plot.h"
 #include "runner/runner.h"
 #include "tracer/importer.h"
 
@@ -14,19 +15,7 @@ namespace tidemark::runner {
 
 namespace {
 
-std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string escape(std::string_view text) { return html_escape(text); }
 
 std::string relative_link(const std::filesystem::path& target, const std::filesystem::path& dir) {
   std::error_code ec;
@@ -43,35 +32,13 @@ std::string trace_plot(const std::filesystem::path& trace_file) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   tracer::ImportedTrace trace = tracer::import_trace(bytes);
   if (trace.tracks.empty()) return "";
-  constexpr int kWidth = 320, kPanel = 40, kLabel = 12, kPlot = kPanel - kLabel - 4;
-  constexpr size_t kMaxPoints = 400;
-  uint64_t start = UINT64_MAX;
-  for (const auto& track : trace.tracks)
-    if (!track.rows.empty()) start = std::min(start, track.rows.front().ts);
-  uint64_t span = trace.end_ts > start ? trace.end_ts - start : 1;
-  std::string svg = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
-                                "font-size=\"10\" font-family=\"sans-serif\">",
-                                kWidth, kPanel * static_cast<int>(trace.tracks.size()));
-  for (size_t k = 0; k < trace.tracks.size(); ++k) {
-    const auto& track = trace.tracks[k];
-    int top = static_cast<int>(k) * kPanel;
-    double high = 0;
-    for (const auto& row : track.rows) high = std::max(high, row.value);
-    auto x = [&](uint64_t ts) { return static_cast<double>(ts - std::min(ts, start)) * (kWidth - 2) / span + 1; };
-    auto y = [&](double value) { return top + kLabel + 2 + kPlot - (high > 0 ? value / high * kPlot : 0); };
-    size_t step = std::max<size_t>(1, track.rows.size() / kMaxPoints);
-    std::string d;
-    for (size_t i = 0; i < track.rows.size(); i += step) {
-      const auto& row = track.rows[i];
-      d += d.empty() ? fmt::format("M{:.1f} {:.1f}", x(row.ts), y(row.value))
-                     : fmt::format(" H{:.1f} V{:.1f}", x(row.ts), y(row.value));
-    }
-    if (!d.empty()) d += fmt::format(" H{:.1f}", x(trace.end_ts));
-    svg += fmt::format("<text x=\"1\" y=\"{}\">{} (max {})</text>", top + kLabel - 2, escape(track.label()),
-                       static_cast<int64_t>(high));
-    svg += fmt::format("<path class=\"track\" d=\"{}\" fill=\"none\" stroke=\"#1a5fb4\"/>", d);
+  std::vector<PlotSeries> series;
+  for (const auto& track : trace.tracks) {
+    PlotSeries s{track.label(), {}, static_cast<double>(trace.end_ts)};
+    for (const auto& row : track.rows) s.points.emplace_back(static_cast<double>(row.ts), row.value);
+    series.push_back(std::move(s));
   }
-  return svg + "</svg>";
+  return step_plot(series);
 }
 
 }  // namespace

@@ -114,6 +114,11 @@ class Executor {
  public:
   Executor(const Scenario& scenario, backend::Backend& backend) : scenario_(scenario), backend_(backend) {}
 
+  void probe_every(uint64_t calls, std::function<void(uint64_t)> probe) {
+    probe_every_ = calls;
+    probe_ = std::move(probe);
+  }
+
   Status create_buffers() {
     if (scenario_.counters) {  // the scenario's counter stream opens before its first sample
       journal_.record(nullptr, scope_);
@@ -152,6 +157,7 @@ class Executor {
           return std::unexpected(annotate(
               &step, Error{ErrorKind::BadInput,
                            fmt::format("expected a workload of at most {} backend calls, found more", kMaxWorkloadCalls)}));
+        if (probe_every_ > 0 && journal_.calls() % probe_every_ == 0) probe_(journal_.calls());
       }
       auto done = std::visit([&](const auto& kind) { return execute(kind); }, *step.kind);
       if (!done) return std::unexpected(annotate(&step, done.error()));
@@ -349,6 +355,8 @@ class Executor {
   Scope scope_;
   CallJournal journal_;
   const Step* current_ = nullptr;
+  uint64_t probe_every_ = 0;
+  std::function<void(uint64_t)> probe_;
   int waits_checked_ = 0;
   std::vector<std::string> wait_mismatches_;
 };
@@ -372,8 +380,10 @@ struct SingleRun {
 
 // Runs the steps, then reads back pixels, gauges and validation messages; the first
 // failure is the run's error.
-Status drive(const Scenario& scenario, backend::Backend& api, SingleRun& result) {
+Status drive(const Scenario& scenario, backend::Backend& api, SingleRun& result, uint64_t probe_every = 0,
+             std::function<void(uint64_t)> probe = {}) {
   Executor executor(scenario, api);
+  if (probe_every > 0 && probe) executor.probe_every(probe_every, std::move(probe));
   if (auto ok = executor.create_buffers(); !ok) return ok;
   auto ran = executor.run_workload();
   result.waits_checked = executor.waits_checked();
@@ -436,7 +446,8 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
   auto not_red = [](const Error& error) {
     return error.kind == ErrorKind::Environment || error.kind == ErrorKind::BadInput || error.kind == ErrorKind::Io;
   };
-  if (auto done = drive(scenario, (*session)->api(), result); !done) {
+  auto probe = [&](uint64_t calls) { options.probe(calls, (*session)->report()); };
+  if (auto done = drive(scenario, (*session)->api(), result, options.probe_every, probe); !done) {
     if (not_red(done.error())) return std::unexpected(done.error());
     result.error = done.error();
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +23,10 @@ struct RunOptions {
   bool validation = false;                        // Vulkan validation; any message is red
   int repeat = 1;                                 // > 1: every run must give the same digest
   wire::LaneOptions lane;
+  // Called after every `probe_every`-th backend call with the calls so far and the lane (its
+  // server's pid): a soak samples memory there. Nothing it sees enters a result or a digest.
+  uint64_t probe_every = 0;
+  std::function<void(uint64_t calls, const wire::LaneReport& lane)> probe;
 };
 
 struct RunResult {
