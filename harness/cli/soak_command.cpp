@@ -2,6 +2,7 @@
 // N calls; peaks, slopes after warm-up, soak.json and soak.html. Red when a run is red or a
 // slope is above its bound.
 #include <fmt/format.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -59,6 +60,9 @@ int soak_command(const SoakArgs& args) {
       }
       sample.client = *client;
       sample.server = *server;
+      struct mallinfo2 heap = mallinfo2();
+      sample.heap_held_kib = static_cast<int64_t>((heap.arena + heap.hblkhd) / 1024);
+      sample.heap_used_kib = static_cast<int64_t>((heap.uordblks + heap.hblkhd) / 1024);
       soak.samples.push_back(sample);
     };
     auto result = runner::run(scenario, options);
@@ -83,6 +87,9 @@ int soak_command(const SoakArgs& args) {
   }
   if (auto ok = runner::write_soak_report(soaks, figures, report_dir, args.max_rss_slope_kib, args.max_maps_slope); !ok)
     return report_error(ok.error());
+  for (size_t k = 0; k < soaks.size(); ++k)
+    fmt::print("{}: the client's malloc heap grows {:+.0f} KiB held, {:+.0f} KiB in use per million calls\n",
+               soaks[k].lane, figures[k].heap_held.per_million_calls, figures[k].heap_used.per_million_calls);
   fmt::print("soak: {}; bounds {} KiB and {} mappings per million calls after warm-up; report: {}\n",
              green ? "flat and green in every lane" : "RED", args.max_rss_slope_kib, args.max_maps_slope,
              std::filesystem::absolute(report_dir / "soak.html").string());

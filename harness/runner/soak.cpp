@@ -20,6 +20,8 @@ int64_t client_rss(const SoakSample& s) { return s.client.rss_kib; }
 int64_t client_maps(const SoakSample& s) { return s.client.mappings; }
 int64_t server_rss(const SoakSample& s) { return s.server.rss_kib; }
 int64_t server_maps(const SoakSample& s) { return s.server.mappings; }
+int64_t heap_held(const SoakSample& s) { return s.heap_held_kib; }
+int64_t heap_used(const SoakSample& s) { return s.heap_used_kib; }
 
 int64_t peak(const std::vector<SoakSample>& samples, int64_t (*value)(const SoakSample&)) {
   int64_t high = 0;
@@ -77,6 +79,8 @@ SoakFigures soak_figures(const SoakLane& lane) {
   f.client_maps = fit_slope(lane.samples, client_maps);
   f.server_rss = fit_slope(lane.samples, server_rss);
   f.server_maps = fit_slope(lane.samples, server_maps);
+  f.heap_held = fit_slope(lane.samples, heap_held);
+  f.heap_used = fit_slope(lane.samples, heap_used);
   tracer::ImportedTrace trace = tracer::import_trace(run_trace(lane.result));
   f.live_stores_peak = track_peak(trace, "Live stores (gpu 0)");
   f.parked_bytes_peak = track_peak(trace, "Parked bytes (gpu 0)");
@@ -97,7 +101,8 @@ Status write_soak_report(const std::vector<SoakLane>& lanes, const std::vector<S
     const SoakFigures& f = figures[k];
     nlohmann::json samples = nlohmann::json::array();
     for (const auto& s : lane.samples)
-      samples.push_back({s.calls, s.seconds, s.client.rss_kib, s.client.mappings, s.server.rss_kib, s.server.mappings});
+      samples.push_back({s.calls, s.seconds, s.client.rss_kib, s.client.mappings, s.server.rss_kib, s.server.mappings,
+                         s.heap_held_kib, s.heap_used_kib});
     json["lanes"].push_back({{"lane", lane.lane},
                              {"separate_server", lane.separate_server},
                              {"green", lane.result.green},
@@ -107,7 +112,9 @@ Status write_soak_report(const std::vector<SoakLane>& lanes, const std::vector<S
                              {"client", {{"rss_peak_kib", f.client_rss_peak_kib},
                                          {"maps_peak", f.client_maps_peak},
                                          {"rss_slope_kib", slope_json(f.client_rss)},
-                                         {"maps_slope", slope_json(f.client_maps)}}},
+                                         {"maps_slope", slope_json(f.client_maps)},
+                                         {"heap_held_slope_kib", slope_json(f.heap_held)},
+                                         {"heap_used_slope_kib", slope_json(f.heap_used)}}},
                              {"server", {{"rss_peak_kib", f.server_rss_peak_kib},
                                          {"maps_peak", f.server_maps_peak},
                                          {"rss_slope_kib", slope_json(f.server_rss)},
@@ -115,7 +122,8 @@ Status write_soak_report(const std::vector<SoakLane>& lanes, const std::vector<S
                              {"live_stores_peak", f.live_stores_peak},
                              {"parked_bytes_peak", f.parked_bytes_peak},
                              {"sample_columns", {"calls", "seconds", "client_rss_kib", "client_maps",
-                                                 "server_rss_kib", "server_maps"}},
+                                                 "server_rss_kib", "server_maps", "client_heap_held_kib",
+                                                 "client_heap_used_kib"}},
                              {"samples", samples}});
     rows += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{:.1f}</td><td>{}</td><td>{}</td><td>{:+.0f}</td><td>{:+.1f}</td>"
@@ -130,7 +138,9 @@ Status write_soak_report(const std::vector<SoakLane>& lanes, const std::vector<S
       return s;
     };
     std::vector<PlotSeries> memory = {series("client RSS KiB over calls", client_rss),
-                                      series("client mappings over calls", client_maps)};
+                                      series("client mappings over calls", client_maps),
+                                      series("client malloc heap held KiB over calls", heap_held),
+                                      series("client malloc heap in use KiB over calls", heap_used)};
     if (lane.separate_server) {
       memory.push_back(series("server RSS KiB over calls", server_rss));
       memory.push_back(series("server mappings over calls", server_maps));

@@ -19,6 +19,9 @@ struct SoakSample {
   double seconds = 0;  // since the run started
   ProcessMemory client;
   ProcessMemory server;  // the same process in the monolith and split lanes
+  // The client's malloc heap (mallinfo2): what the allocator holds from the system and what is
+  // in use. RSS growing with both flat is memory outside malloc; with only the first, fragmentation.
+  int64_t heap_held_kib = 0, heap_used_kib = 0;
 };
 
 struct SoakLane {
@@ -42,6 +45,7 @@ struct SoakFigures {
   int64_t client_rss_peak_kib = 0, client_maps_peak = 0;
   int64_t server_rss_peak_kib = 0, server_maps_peak = 0;
   Slope client_rss, client_maps, server_rss, server_maps;  // KiB or mappings per million calls
+  Slope heap_held, heap_used;                              // the client's malloc heap, KiB
   int64_t live_stores_peak = 0, parked_bytes_peak = 0;    // from the run's trace
   double seconds = 0;
   uint64_t calls = 0;
