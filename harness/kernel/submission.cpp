@@ -42,16 +42,21 @@ std::string describe(const Command& command) {
 
 std::string us(uint64_t ns) { return fmt::format("{} us", ns / 1000); }
 
+// part * 100 / whole, capped at 100%, without overflow: command costs and clocks come from the
+// client and reach 2^63 ns (the session fuzz target's first finding: `busy * 100` overflowed).
+int64_t percent_of(int64_t part, int64_t whole) {
+  if (whole <= 0) return 0;
+  part = std::clamp<int64_t>(part, 0, whole);
+  if (part <= INT64_MAX / 100) return part * 100 / whole;
+  return part / (whole / 100);
+}
+
 }  // namespace
 
 // A wait "forever" (UINT64_MAX) ends at the end of time rather than wrapping around.
 uint64_t SubmissionModel::after(uint64_t ns) const {
   return ns > UINT64_MAX - now_ ? UINT64_MAX : now_ + ns;
 }
-
-namespace {
-
-}  // namespace
 
 SubmissionModel::SubmissionModel(KmdConfig config, MutantId mutant) : config_(config), mutant_(mutant) {
   config_.ring_dwords = std::clamp(config_.ring_dwords, kMinRingDwords, kMaxRingDwords);
@@ -440,7 +445,7 @@ Diagnosis SubmissionModel::diagnose() {
   bool late = d.fence < d.awaited;
   if (!late) {
     int64_t elapsed = static_cast<int64_t>(now_ - frame_started_);
-    int64_t busy_percent = elapsed > 0 ? frame_busy_ns_ * 100 / elapsed : 0;
+    int64_t busy_percent = percent_of(frame_busy_ns_, elapsed);
     if (frame_submits_ >= config_.tiny_submits && busy_percent < 50) {
       d.scene = "cpu_bound";
       d.finding = fmt::format("{} submits in this frame; the engine was busy {}% of its {}", frame_submits_,

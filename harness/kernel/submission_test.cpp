@@ -563,6 +563,19 @@ TEST(KmdCpuBound, ThousandsOfTinySubmitsAreCpuBound) {
   EXPECT_EQ(h.remedy, "none");
 }
 
+// Check that an engine busy for 2^62 ns reads as busy, not idle: busy * 100 overflowed int64
+// (found by the session and kernel-ops fuzz targets under UBSan; 2^62 * 100 wraps to exactly 0,
+// which read as 0% busy and so as cpu_bound).
+TEST(KmdCpuBound, AnEngineBusyForAgesIsNotIdle) {
+  KmdConfig config;
+  config.tiny_submits = 1;
+  SubmissionModel model(config);
+  ASSERT_TRUE(model.submit({draw(uint64_t{1} << 62)}));
+  ASSERT_TRUE(model.wait(1, UINT64_MAX));
+  Diagnosis d = model.diagnose();
+  EXPECT_EQ(d.scene, "healthy") << d.finding;
+}
+
 // Check that the per-frame statistics restart at a frame boundary: the same 2000 submits
 // split over two frames are not "thousands in a frame".
 TEST(KmdCpuBound, AFrameBoundaryRestartsTheCount) {
