@@ -576,6 +576,17 @@ TEST(KmdCpuBound, AnEngineBusyForAgesIsNotIdle) {
   EXPECT_EQ(d.scene, "healthy") << d.finding;
 }
 
+// Check that busy time stops at INT64_MAX rather than wrapping when three commands of 2^62 ns
+// run (their sum overflowed int64: the fuzz targets' second kernel finding).
+TEST(KmdCpuBound, BusyTimeSaturatesInsteadOfWrapping) {
+  SubmissionModel model;
+  const uint64_t ages = uint64_t{1} << 62;
+  ASSERT_TRUE(model.submit({draw(ages), draw(ages), draw(ages)}));
+  ASSERT_TRUE(model.wait(1, UINT64_MAX));
+  EXPECT_EQ(model.counters().busy_ns, INT64_MAX);
+  EXPECT_EQ(model.diagnose().scene, "healthy");
+}
+
 // Check that the per-frame statistics restart at a frame boundary: the same 2000 submits
 // split over two frames are not "thousands in a frame".
 TEST(KmdCpuBound, AFrameBoundaryRestartsTheCount) {
