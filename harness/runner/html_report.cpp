@@ -15,12 +15,10 @@ namespace tidemark::runner {
 
 namespace {
 
-std::string escape(std::string_view text) { return html_escape(text); }
-
 std::string relative_link(const std::filesystem::path& target, const std::filesystem::path& dir) {
   std::error_code ec;
   auto relative = std::filesystem::relative(target, dir, ec);
-  return escape((ec || relative.empty() ? target : relative).generic_string());
+  return html_escape((ec || relative.empty() ? target : relative).generic_string());
 }
 
 // The run's trace tracks as small step plots, one <path> per track, so a person sees the
@@ -57,11 +55,11 @@ Status write_html_summary(const std::vector<RunResult>& results, const std::file
       green, results.size() - green, green, results.size() - green);
   for (const auto& result : results) {
     std::string checks;
-    if (result.error) checks += fmt::format("<div class=\"red\">error: {}</div>", escape(result.error->message));
+    if (result.error) checks += fmt::format("<div class=\"red\">error: {}</div>", html_escape(result.error->message));
     for (const auto& outcome : result.outcomes) {
       if (outcome.passed) continue;
-      checks += fmt::format("<div><span class=\"red\">failed</span> <code>{}</code>: {}", escape(outcome.text),
-                            escape(outcome.detail));
+      checks += fmt::format("<div><span class=\"red\">failed</span> <code>{}</code>: {}", html_escape(outcome.text),
+                            html_escape(outcome.detail));
       for (const auto& artifact : outcome.artifacts)
         checks += fmt::format(" <a href=\"{0}\"><img src=\"{0}\" alt=\"{0}\"></a>", relative_link(artifact, dir));
       checks += "</div>";
@@ -78,8 +76,8 @@ Status write_html_summary(const std::vector<RunResult>& results, const std::file
     html += fmt::format(
         "<tr><td><code>{}</code></td><td class=\"{}\">{}</td><td><code>{}</code></td><td><code>{}</code></td>"
         "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        escape(result.test_name), result.green ? "green" : "red", result.green ? "GREEN" : "RED",
-        escape(gauge_line(result.gauges)), escape(result.digest), checks, image, plot);
+        html_escape(result.test_name), result.green ? "green" : "red", result.green ? "GREEN" : "RED",
+        html_escape(gauge_line(result.gauges)), html_escape(result.digest), checks, image, plot);
   }
   html += "</table>\n</body></html>\n";
   return write_file_atomically(dir / "summary.html", html);

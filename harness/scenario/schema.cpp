@@ -337,17 +337,25 @@ class Schema {
     return out;
   }
 
-  Result<std::vector<tracer::MeasureUnit>> units(const Value& value) const {
-    constexpr std::string_view kWhat = "a unit such as byte, second, pixel, percent (MeasureUnit, lower case)";
-    TIDEMARK_TRY(items, read_.list(value, "a list of units"));
-    std::vector<tracer::MeasureUnit> out;
+  // A list of names, each read by `parse` (a name -> optional value), or an error naming `what`.
+  template <class T>
+  Result<std::vector<T>> names(const Value& value, std::string_view list, std::string_view what,
+                               std::optional<T> (*parse)(std::string_view)) const {
+    TIDEMARK_TRY(items, read_.list(value, list));
+    std::vector<T> out;
     for (const auto& item : items) {
-      TIDEMARK_TRY(name, read_.text(item, kWhat));
-      auto unit = tracer::parse_measure_unit(name);
-      if (!unit) return error_at(item.where, kWhat, quote(name));
-      out.push_back(*unit);
+      TIDEMARK_TRY(name, read_.text(item, what));
+      auto parsed = parse(name);
+      if (!parsed) return error_at(item.where, what, quote(name));
+      out.push_back(*parsed);
     }
     return out;
+  }
+
+  Result<std::vector<tracer::MeasureUnit>> units(const Value& value) const {
+    return names<tracer::MeasureUnit>(value, "a list of units",
+                                      "a unit such as byte, second, pixel, percent (MeasureUnit, lower case)",
+                                      tracer::parse_measure_unit);
   }
 
   Result<tracer::CounterSpec> counter_spec(const Value& value) const {
@@ -367,17 +375,11 @@ class Schema {
                                   [&](const Value& v) { return read_.text(v, "a description"); }));
     TIDEMARK_CHECK(yaml::optional(entries, "units", spec.numerator_units, [&](const Value& v) { return units(v); }));
     TIDEMARK_CHECK(yaml::optional(entries, "per", spec.denominator_units, [&](const Value& v) { return units(v); }));
-    TIDEMARK_CHECK(yaml::optional(entries, "groups", spec.groups, [&](const Value& v) -> Result<std::vector<tracer::CounterGroup>> {
-      constexpr std::string_view kWhat = "a group (unclassified, system, vertices, fragments, primitives, memory, compute, ray_tracing)";
-      TIDEMARK_TRY(items, read_.list(v, "a list of groups"));
-      std::vector<tracer::CounterGroup> out;
-      for (const auto& item : items) {
-        TIDEMARK_TRY(word, read_.text(item, kWhat));
-        auto group = tracer::parse_counter_group(word);
-        if (!group) return error_at(item.where, kWhat, quote(word));
-        out.push_back(*group);
-      }
-      return out;
+    TIDEMARK_CHECK(yaml::optional(entries, "groups", spec.groups, [&](const Value& v) {
+      return names<tracer::CounterGroup>(
+          v, "a list of groups",
+          "a group (unclassified, system, vertices, fragments, primitives, memory, compute, ray_tracing)",
+          tracer::parse_counter_group);
     }));
     if (auto peak = entries.optional("peak")) {
       const std::string& text = peak->node.IsScalar() ? peak->node.Scalar() : std::string();
