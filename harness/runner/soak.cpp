@@ -29,11 +29,9 @@ int64_t peak(const std::vector<SoakSample>& samples, int64_t (*value)(const Soak
   return high;
 }
 
-int64_t track_peak(const tracer::ImportedTrace& trace, const std::string& label) {
-  const tracer::Track* track = trace.find(label);
+int64_t series_peak(const PlotSeries& series) {
   double high = 0;
-  if (track)
-    for (const auto& row : track->rows) high = std::max(high, row.value);
+  for (const auto& [x, y] : series.points) high = std::max(high, y);
   return static_cast<int64_t>(high);
 }
 
@@ -82,8 +80,14 @@ SoakFigures soak_figures(const SoakLane& lane) {
   f.heap_held = fit_slope(lane.samples, heap_held);
   f.heap_used = fit_slope(lane.samples, heap_used);
   tracer::ImportedTrace trace = tracer::import_trace(run_trace(lane.result));
-  f.live_stores_peak = track_peak(trace, "Live stores (gpu 0)");
-  f.parked_bytes_peak = track_peak(trace, "Parked bytes (gpu 0)");
+  for (const char* label : {"Live stores (gpu 0)", "Parked bytes (gpu 0)"}) {
+    PlotSeries s{std::string(label) + " over virtual time", {}, static_cast<double>(trace.end_ts)};
+    if (const tracer::Track* track = trace.find(label))
+      for (const auto& row : track->rows) s.points.emplace_back(static_cast<double>(row.ts), row.value);
+    f.store_series.push_back(std::move(s));
+  }
+  f.live_stores_peak = series_peak(f.store_series[0]);
+  f.parked_bytes_peak = series_peak(f.store_series[1]);
   f.seconds = lane.result.seconds;
   f.calls = lane.samples.empty() ? 0 : lane.samples.back().calls;
   return f;
@@ -145,18 +149,7 @@ Status write_soak_report(const std::vector<SoakLane>& lanes, const std::vector<S
       memory.push_back(series("server RSS KiB over calls", server_rss));
       memory.push_back(series("server mappings over calls", server_maps));
     }
-    plots += fmt::format("<h2>{}</h2>\n{}\n", html_escape(lane.lane), step_plot(memory));
-    {
-      tracer::ImportedTrace trace = tracer::import_trace(run_trace(lane.result));
-      std::vector<PlotSeries> stores;
-      for (const char* label : {"Live stores (gpu 0)", "Parked bytes (gpu 0)"})
-        if (const tracer::Track* track = trace.find(label)) {
-          PlotSeries s{std::string(label) + " over virtual time", {}, static_cast<double>(trace.end_ts)};
-          for (const auto& row : track->rows) s.points.emplace_back(static_cast<double>(row.ts), row.value);
-          stores.push_back(std::move(s));
-        }
-      plots += step_plot(stores) + "\n";
-    }
+    plots += fmt::format("<h2>{}</h2>\n{}\n{}\n", html_escape(lane.lane), step_plot(memory), step_plot(f.store_series));
   }
   std::string html = fmt::format(
       "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Tidemark soak</title>"

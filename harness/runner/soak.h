@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/process_memory.h"
+#include "runner/plot.h"
 #include "runner/runner.h"
 
 namespace tidemark::runner {
@@ -47,11 +48,12 @@ struct SoakFigures {
   Slope client_rss, client_maps, server_rss, server_maps;  // KiB or mappings per million calls
   Slope heap_held, heap_used;                              // the client's malloc heap, KiB
   int64_t live_stores_peak = 0, parked_bytes_peak = 0;    // from the run's trace
+  std::vector<PlotSeries> store_series;                    // those two tracks over virtual time
   double seconds = 0;
   uint64_t calls = 0;
 };
 
-// Live stores and parked bytes come from the run's trace.pftrace.
+// Live stores and parked bytes come from the run's trace.pftrace, read once here.
 SoakFigures soak_figures(const SoakLane& lane);
 
 // soak.json (every sample, the figures, the bounds) and soak.html (a table and the series as
