@@ -1,7 +1,8 @@
 #include "kernel/driver.h"
 
 #include <algorithm>
-#include <cstdint>
+
+#include "kernel/saturating.h"
 
 namespace tidemark::kernel {
 
@@ -40,7 +41,7 @@ struct KernelDriver::Apply {
   // A devfreq status read covers total_us of time: the kernel's clock moves on by as much.
   void operator()(const KgslSampleOp& op) {
     d.kgsl_.sample(op.busy_us, op.total_us, op.freq_hz);
-    (*this)(KmdAdvanceOp{op.total_us > UINT64_MAX / 1000 ? UINT64_MAX : op.total_us * 1000});  // saturating
+    (*this)(KmdAdvanceOp{saturating_mul(op.total_us, 1000)});
   }
   void operator()(const KgslPowerOp& op) { d.kgsl_.set_axi_power(op.axi_on); }
   void operator()(const KgslReadOp& op) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "kernel/saturating.h"
+
 namespace tidemark::kernel {
 
 std::optional<CommandKind> parse_command_kind(std::string_view name) {
@@ -51,17 +53,11 @@ int64_t percent_of(int64_t part, int64_t whole) {
   return part / (whole / 100);
 }
 
-// Adds `ns` to a time counter, stopping at INT64_MAX: costs and waits come from the client and
-// several of 2^62 ns overflowed the sums (found by the session and kernel-ops fuzz targets).
-void add_time(int64_t& total, uint64_t ns) {
-  total = ns >= static_cast<uint64_t>(INT64_MAX - total) ? INT64_MAX : total + static_cast<int64_t>(ns);
-}
-
 }  // namespace
 
 // A wait "forever" (UINT64_MAX) ends at the end of time rather than wrapping around.
 uint64_t SubmissionModel::after(uint64_t ns) const {
-  return ns > UINT64_MAX - now_ ? UINT64_MAX : now_ + ns;
+  return saturating_add(now_, ns);
 }
 
 SubmissionModel::SubmissionModel(KmdConfig config, MutantId mutant) : config_(config), mutant_(mutant) {
@@ -187,8 +183,8 @@ void SubmissionModel::step_to(uint64_t at) {
     const Command& command = front.commands[at_command_];
     command_started_ = true;
     command_done_at_ = after(command.cost_ns);
-    add_time(counters_.busy_ns, command.cost_ns);
-    add_time(frame_busy_ns_, command.cost_ns);
+    counters_.busy_ns = saturating_add(counters_.busy_ns, command.cost_ns);
+    frame_busy_ns_ = saturating_add(frame_busy_ns_, command.cost_ns);
     return;
   }
   write_fence(front);
@@ -349,7 +345,7 @@ std::optional<uint64_t> SubmissionModel::submit(const std::vector<Command>& comm
       // A wait that ends in -EBUSY was still a wait for ring space: count it and its time.
       ++counters_.ring_waits;
       ++frame_ring_waits_;
-      add_time(counters_.ring_wait_ns, now_ - started);
+      counters_.ring_wait_ns = saturating_add(counters_.ring_wait_ns, now_ - started);
       if (free_dwords() < needed) {
         ++counters_.refused;
         return std::nullopt;
