@@ -1,6 +1,7 @@
-// The backend on lavapipe through its public API: wait semantics, errors as values, gauges,
-// and that the validation layer really reports.
-#include "backend/backend.h"
+// The `vulkan` backend on lavapipe through the client API, beside a real model host (a
+// session from the registry): wait semantics, errors as values, gauges, the run trace, and
+// that the validation layer really reports.
+#include "backend/vulkan_backend.h"
 
 #include <gtest/gtest.h>
 #include <vulkan/vulkan.h>
@@ -8,20 +9,22 @@
 #include <vector>
 
 #include "backend/device.h"
+#include "session/session.h"
 #include "tracer/importer.h"
 
 namespace tidemark::backend {
 namespace {
 
-std::unique_ptr<Backend> make_backend(Knobs knobs = {}, bool validation = false) {
-  Config config;
-  config.width = 8;
-  config.height = 8;
-  config.knobs = knobs;
-  config.validation = validation;
-  auto backend = Backend::create(config);
-  EXPECT_TRUE(backend) << backend.error().message;
-  return backend ? std::move(*backend) : nullptr;
+using api::BufferId;
+using api::FenceId;
+
+std::unique_ptr<session::LocalSession> make_session(KnobValues knobs = {}) {
+  api::SessionConfig config{.width = 8, .height = 8, .knobs = knobs};
+  auto resolved = resolve_knobs({&config.knobs}, "test");
+  EXPECT_TRUE(resolved) << resolved.error().message;
+  auto session = session::LocalSession::open(config, session::builtin_backends(), {.knobs = resolved.value_or(KnobValues{})});
+  EXPECT_TRUE(session) << session.error().message;
+  return session ? std::move(*session) : nullptr;
 }
 
 std::vector<uint8_t> colour_bytes(size_t size, std::array<uint8_t, 4> rgba) {
@@ -48,8 +51,9 @@ TEST(BackendVulkan, ValidationLayerReportsAnInvalidCall) {
 
 // Check that a draw lands with the uniform store's colour, and read back sees it.
 TEST(BackendVulkan, DrawPaintsTheUniformColour) {
-  auto backend = make_backend();
-  ASSERT_TRUE(backend);
+  auto session = make_session();
+  ASSERT_TRUE(session);
+  api::Device* backend = &session->device();
   BufferId colour = backend->create_buffer().value();
   ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(16, {10, 20, 30, 255})));
   ASSERT_TRUE(backend->draw({colour, 0, {0, 0, 4, 8}}));
@@ -64,8 +68,9 @@ TEST(BackendVulkan, DrawPaintsTheUniformColour) {
 // timeout is measured in the kernel model's time (the driver sees a fence 17 us after the
 // submit: 5 us of ioctl, 2 us of engine, 10 us of interrupt), never the wall clock.
 TEST(BackendVulkan, ClientWaitReportsOnlyWhatAWaitObserved) {
-  auto backend = make_backend();
-  ASSERT_TRUE(backend);
+  auto session = make_session();
+  ASSERT_TRUE(session);
+  api::Device* backend = &session->device();
   BufferId colour = backend->create_buffer().value();
   ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(16, {1, 2, 3, 255})));
   ASSERT_TRUE(backend->draw({colour, 0, {0, 0, 8, 8}}));
@@ -79,8 +84,9 @@ TEST(BackendVulkan, ClientWaitReportsOnlyWhatAWaitObserved) {
 
 // Check that misuse is an error value naming the operation, not a crash.
 TEST(BackendVulkan, MisuseIsAnErrorValue) {
-  auto backend = make_backend();
-  ASSERT_TRUE(backend);
+  auto session = make_session();
+  ASSERT_TRUE(session);
+  api::Device* backend = &session->device();
   BufferId colour = backend->create_buffer().value();
   auto no_store = backend->draw({colour, 0, {0, 0, 8, 8}});
   ASSERT_FALSE(no_store);
@@ -99,8 +105,9 @@ TEST(BackendVulkan, MisuseIsAnErrorValue) {
 // Check that the gauges count records, stores, parked bytes and device memory, and that
 // the applied knob is published.
 TEST(BackendVulkan, GaugesFollowTheWorkload) {
-  auto backend = make_backend({.wire_deferred_mb = 8});
-  ASSERT_TRUE(backend);
+  auto session = make_session({{"wire_deferred_mb", 8}});
+  ASSERT_TRUE(session);
+  api::Device* backend = &session->device();
   Gauges before = backend->gauges().value();
   BufferId colour = backend->create_buffer().value();
   ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(4096, {1, 2, 3, 255})));
@@ -131,8 +138,9 @@ TEST(BackendVulkan, GaugesFollowTheWorkload) {
 // "Device bytes" counter at the device-bytes gauge, and "Parked bytes" shows the orphaned
 // store at the flush's submit and 0 after the present swept it.
 TEST(BackendVulkan, TheRunTraceAgreesWithTheGaugesAndTheKernelMap) {
-  auto backend = make_backend();
-  ASSERT_TRUE(backend);
+  auto session = make_session();
+  ASSERT_TRUE(session);
+  api::Device* backend = &session->device();
   BufferId colour = backend->create_buffer().value();
   ASSERT_TRUE(backend->buffer_data(colour, colour_bytes(4096, {1, 2, 3, 255})));
   ASSERT_TRUE(backend->draw({colour, 0, {0, 0, 8, 8}}));
@@ -140,8 +148,8 @@ TEST(BackendVulkan, TheRunTraceAgreesWithTheGaugesAndTheKernelMap) {
   ASSERT_TRUE(backend->flush());  // a submit: the counters are sampled, 4096 bytes parked
   ASSERT_TRUE(backend->present());
   Gauges gauges = backend->gauges().value();
-  KernelGauges kernel = backend->kernel_gauges().value();
-  auto bytes = backend->run_trace();
+  KernelGauges kernel = session->host().kernel_gauges().value();
+  auto bytes = session->host().run_trace();
   ASSERT_TRUE(bytes) << bytes.error().message;
   tracer::ImportedTrace trace = tracer::import_trace(*bytes);
   EXPECT_EQ(trace.stats, tracer::ImportStats{.packets = trace.stats.packets});

@@ -9,7 +9,7 @@
 
 #include "backend/device.h"
 #include "backend/vk.h"
-#include "kernel/gpu_mem.h"
+#include "core/memory_type.h"
 
 namespace tidemark::backend {
 
@@ -19,7 +19,7 @@ struct MemoryAccount {
   struct Change {
     uint64_t id;
     int64_t size;
-    kernel::MemoryType type;
+    MemoryType type;
     bool allocated;  // false: freed
   };
   int64_t allocations = 0;
@@ -29,7 +29,7 @@ struct MemoryAccount {
   uint64_t next_id = 1;
   std::function<void(const Change&)> observer;
 
-  uint64_t add(int64_t size, kernel::MemoryType type) {
+  uint64_t add(int64_t size, MemoryType type) {
     ++allocations;
     bytes += size;
     allocations_peak = std::max(allocations_peak, allocations);
@@ -38,7 +38,7 @@ struct MemoryAccount {
     if (observer) observer({id, size, type, true});
     return id;
   }
-  void remove(uint64_t id, int64_t size, kernel::MemoryType type) {
+  void remove(uint64_t id, int64_t size, MemoryType type) {
     --allocations;
     bytes -= size;
     if (observer) observer({id, size, type, false});
@@ -48,7 +48,7 @@ struct MemoryAccount {
 class HostBuffer {
  public:
   static Result<HostBuffer> create(const Device& device, MemoryAccount& account, uint64_t size,
-                                   VkBufferUsageFlags usage, kernel::MemoryType type);
+                                   VkBufferUsageFlags usage, MemoryType type);
   HostBuffer() = default;
   HostBuffer(HostBuffer&& other) noexcept;
   HostBuffer& operator=(HostBuffer&& other) noexcept;
@@ -67,7 +67,7 @@ class HostBuffer {
   uint64_t size_ = 0;
   uint64_t allocated_ = 0;
   uint64_t id_ = 0;
-  kernel::MemoryType type_ = kernel::MemoryType::Unknown;
+  MemoryType type_ = MemoryType::Unknown;
   MemoryAccount* account_ = nullptr;
 };
 

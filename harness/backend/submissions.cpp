@@ -17,7 +17,7 @@ std::unexpected<Error> sync_fatal(const char* site, std::string why) {
 
 }  // namespace
 
-Submissions::Submissions(const Device& device, uint32_t retire_lag, kernel::SubmissionModel* kernel,
+Submissions::Submissions(const Device& device, uint32_t retire_lag, api::DeviceEvents* kernel,
                          std::function<void(VkCommandBuffer)> before_close)
     : device_(device), retire_lag_(retire_lag), kernel_(kernel), before_close_(std::move(before_close)) {}
 
@@ -89,7 +89,7 @@ Status Submissions::submit() {
   in_flight_.push_back({++submitted_, recording_, std::move(fence)});
   recording_ = VK_NULL_HANDLE;
   has_commands_ = false;
-  if (kernel_) kernel_fences_.emplace_back(submitted_, kernel_->submit_backend().value_or(0));
+  if (kernel_) kernel_fences_.emplace_back(submitted_, kernel_->queue_submitted());
   if (on_submitted_) on_submitted_();
   if (retire_lag_ > 0 && submitted_ > retire_lag_) return must_retire(submitted_ - retire_lag_, "retire-lag");
   return {};
@@ -102,10 +102,7 @@ Status Submissions::must_retire(uint64_t index, const char* site) {
     TIDEMARK_TRY(after_kick, wait_for(index, site, kKernelSyncBudgetNs));
     if (after_kick) return {};
   }
-  return sync_fatal(site, fmt::format("submit {} did not retire: the kernel's fence is {} (head {}, tail {}, doorbell "
-                                      "{}, engine {})",
-                                      index, kernel_->seen_fence(), kernel_->head(), kernel_->tail(),
-                                      kernel_->doorbell_register(), kernel_->engine_state()));
+  return sync_fatal(site, fmt::format("submit {} did not retire: {}", index, kernel_->queue_state()));
 }
 
 Result<bool> Submissions::wait_for(uint64_t index, const char* site, uint64_t kernel_budget_ns) {
@@ -129,10 +126,9 @@ Result<bool> Submissions::wait_for(uint64_t index, const char* site, uint64_t ke
   } else {
     auto needed = std::find_if(kernel_fences_.begin(), kernel_fences_.end(),
                                [&](const auto& entry) { return entry.first == target; });
-    if (needed != kernel_fences_.end() && needed->second != 0 && kernel_->seen_fence() < needed->second)
-      kernel_->wait(needed->second, kernel_budget_ns);
+    if (needed != kernel_fences_.end() && needed->second != 0) kernel_->wait_retired(needed->second, kernel_budget_ns);
     while (!kernel_fences_.empty() && kernel_fences_.front().first <= target &&
-           kernel_fences_.front().second != 0 && kernel_fences_.front().second <= kernel_->seen_fence()) {
+           kernel_fences_.front().second != 0 && kernel_->retired(kernel_fences_.front().second)) {
       completed_ = std::max(completed_, kernel_fences_.front().first);
       kernel_fences_.pop_front();
     }

@@ -2,9 +2,9 @@
 // Completion is observed only by really waiting on a fence, never by polling its status,
 // so what counts as retired is a pure function of the workload.
 //
-// Every queue submit is also one packet in the kernel driver model's ring, and a submit
-// counts as retired only when both its Vulkan fence signalled and the driver has seen the
-// packet's kernel fence (virtual time advances for it). So a kernel fault reaches the
+// Every queue submit is also one packet in the kernel driver model's ring (told through the
+// session's DeviceEvents), and a submit counts as retired only when both its Vulkan fence
+// signalled and the driver has seen the packet's kernel fence (virtual time advances for it). So a kernel fault reaches the
 // backend: a lost doorbell makes a client wait time out (within its timeout, in virtual
 // time) and keeps parked stores parked; a sync that must finish (present, finish, a write
 // into a busy store, the retire lag) rings again when the engine was never told of the work
@@ -20,7 +20,7 @@
 #include "backend/host_buffer.h"
 #include "backend/reclaim.h"
 #include "backend/vk.h"
-#include "kernel/submission.h"
+#include "api/device.h"
 
 namespace tidemark::backend {
 
@@ -30,7 +30,7 @@ class Submissions final : public SubmitTimeline {
   // its render pass there). `retire_lag` > 0: after each submit, wait for the one that many
   // submits earlier.
   // `kernel` null: the submits bypass the kernel model (a mutant).
-  Submissions(const Device& device, uint32_t retire_lag, kernel::SubmissionModel* kernel,
+  Submissions(const Device& device, uint32_t retire_lag, api::DeviceEvents* kernel,
               std::function<void(VkCommandBuffer)> before_close);
   ~Submissions() override;
   Status init();
@@ -71,7 +71,7 @@ class Submissions final : public SubmitTimeline {
 
   const Device& device_;
   uint32_t retire_lag_;
-  kernel::SubmissionModel* kernel_;
+  api::DeviceEvents* kernel_;
   std::deque<std::pair<uint64_t, uint64_t>> kernel_fences_;  // (submit index, kernel fence; 0: refused), not yet retired
   std::function<void(VkCommandBuffer)> before_close_;
   std::function<void()> on_submitted_;

@@ -1,5 +1,5 @@
-// The Backend on lavapipe. Completion is observed only by really waiting on fences, at
-// defined points (client wait with a timeout, watermark sync, present, finish, read back,
+// The `vulkan` backend on lavapipe. Completion is observed only by really waiting on fences,
+// at defined points (client wait with a timeout, watermark sync, present, finish, read back,
 // retire lag), so every gauge is a pure function of the workload.
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "backend/backend.h"
+#include "backend/vulkan_backend.h"
 #include "backend/descriptor_sets.h"
 #include "backend/device.h"
 #include "backend/host_buffer.h"
@@ -19,8 +19,6 @@
 #include "backend/vk.h"
 #include "core/gauges.h"
 #include "core/limits.h"
-#include "kernel/gpu_memory.h"
-#include "tracer/run_trace.h"
 
 namespace tidemark::backend {
 namespace {
@@ -35,7 +33,6 @@ const uint32_t kBandFrag[] = {
 constexpr VkFormat kTargetFormat = VK_FORMAT_R8G8B8A8_UNORM;
 constexpr uint64_t kUniformRange = 4;      // one packed RGBA8 colour
 constexpr uint64_t kVertexBytes = 8;       // one float2 offset
-constexpr uint32_t kGpuLoadCounter = 7;    // the backend counter sampled at each kgsl devfreq read
 
 struct PushConstants {
   int32_t rect[4];
@@ -69,18 +66,26 @@ class HandleTable {
   StoreHandle next_ = 1;
 };
 
-class VulkanBackend final : public Backend {
+// What the backend keeps of its session's config.
+struct Config {
+  int width = 64;
+  int height = 64;
+  Knobs knobs;
+  MutantId mutant = MutantId::None;
+  std::function<void(const std::string&)> log;  // gauge lines and notes; may be empty
+};
+
+class VulkanBackend final : public api::Device {
  public:
-  VulkanBackend(const Config& config, std::unique_ptr<Device> device)
+  VulkanBackend(const Config& config, api::DeviceEvents& events, std::unique_ptr<backend::Device> device)
       : config_(config),
-        kernel_(kernel::GpuMemMap::kDefaultCapacity, config.mutant),
-        driver_(config.kmd, config.kgsl, config.mutant),
+        events_(events),
         device_(std::move(device)),
         submissions_(*device_, config.knobs.retire_lag,
-                     mutant_is(config.mutant, MutantId::BackendSubmitsBypassKernel) ? nullptr : &driver_.queue(kernel::Queue::Backend),
+                     mutant_is(config.mutant, MutantId::BackendSubmitsBypassKernel) ? nullptr : &events,
                      [this](VkCommandBuffer commands) { end_rendering(commands); }),
         reclaim_(policy_for(config), submissions_,
-                 {[this](StoreHandle store) { destroy_store(store); }, nullptr, [this] { sample_trace(); }}) {}
+                 {[this](StoreHandle store) { destroy_store(store); }, nullptr, [this] { sample(); }}) {}
 
   static ReclaimPolicy policy_for(const Config& config) {
     ReclaimPolicy policy;
@@ -99,81 +104,19 @@ class VulkanBackend final : public Backend {
 
   Status initialize();
 
-  // Backend: the kernel model
-  Status kernel_op(const kernel::KernelOp& op) override {
-    driver_.apply(op);
-    if (trace_ && std::holds_alternative<kernel::KgslSampleOp>(op)) {
-      const tracer::CounterSample load[] = {{kGpuLoadCounter, driver_.kgsl().load_percent()}};
-      trace_->sample(trace_now(), load);
-    }
-    return {};
-  }
-  Result<kernel::KernelReport> kernel_report() override { return driver_.report(); }
-  Status trace_op(const tracer::TraceOp& op) override {
-    if (!trace_) return {};
-    if (const auto* stream = std::get_if<tracer::CounterStreamOp>(&op)) trace_->counter_stream(*stream, trace_now());
-    else trace_->counter_sample(std::get<tracer::CounterSampleOp>(op));
-    return {};
-  }
-  Result<std::string> run_trace() override {
-    if (!trace_) return std::string();
-    return trace_->bytes();
-  }
-  Status kernel_event(const kernel::GpuMemTotalEvent& event) override {
-    kernel_.emit(event);
-    return {};
-  }
-  Status kernel_allocate(uint32_t gpu, uint32_t pid, kernel::MemoryType type, uint64_t id, uint64_t size) override {
-    kernel_.allocate(gpu, pid, type, id, size);
-    return {};
-  }
-  Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override {
-    if (!kernel_.free(gpu, pid, id))
-      return fail(ErrorKind::BadInput, fmt::format("gpu_free: pid {} has no allocation {} on GPU {}", pid, id, gpu));
-    return {};
-  }
-  Result<KernelGauges> kernel_gauges() override;
-  Status kernel_attach(const kernel::AttachScript& script) override {
-    kernel_.reader().initialise(script);
-    return {};
-  }
-  Result<std::string> kernel_dump() override { return kernel_.reader().dump(kernel_.map()); }
-  Status kernel_sample() override {
-    samples_.push_back(static_cast<int64_t>(
-        kernel_.map().lookup(kernel::map_key(config_.kernel_gpu, config_.kernel_pid)).value_or(0)));
-    return {};
-  }
-  Status kernel_walk(const std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>>& updates) override {
-    auto entries = kernel_.map().entries();
-    std::unordered_map<uint64_t, uint64_t> before(entries.begin(), entries.end());
-    auto walked = kernel::walk(kernel_.map(), [&](size_t step) {
-      for (const auto& [at, event] : updates)
-        if (at == step) kernel_.emit(event);
-    }, config_.mutant);
-    walk_ = {static_cast<int64_t>(walked.entries.size()), 0, walked.ended_early ? 1 : 0};
-    for (const auto& [key, value] : walked.entries) {
-      auto start = before.find(key);
-      if (start == before.end() || start->second != value) ++walk_.mixed;
-    }
-    return {};
-  }
-  Result<std::optional<std::string>> kernel_node(uint32_t pid, kernel::MemoryType type) override {
-    return kernel_.views().node(pid, type);
-  }
-
-  // Backend
-  Result<BufferId> create_buffer() override {
+  // api::Device
+  Result<api::BufferId> create_buffer() override {
     buffers_.emplace_back();
-    return static_cast<BufferId>(buffers_.size());
+    return static_cast<api::BufferId>(buffers_.size());
   }
-  Status buffer_data(BufferId buffer, std::span<const uint8_t> data) override;
-  Status buffer_sub_data(BufferId buffer, uint64_t offset, std::span<const uint8_t> data) override;
-  Status draw(const DrawCall& call) override;
-  Result<FenceId> fence_sync() override {
+  Status buffer_data(api::BufferId buffer, std::span<const uint8_t> data) override;
+  Status buffer_sub_data(api::BufferId buffer, uint64_t offset, std::span<const uint8_t> data) override;
+  Status draw(const api::DrawCall& call) override;
+  Result<api::FenceId> fence_sync() override {
     fences_.push_back(submissions_.fence_index());
-    return static_cast<FenceId>(fences_.size());
+    return static_cast<api::FenceId>(fences_.size());
   }
-  Result<WaitStatus> client_wait(FenceId fence, bool flush, uint64_t timeout_ns) override;
+  Result<WaitStatus> client_wait(api::FenceId fence, bool flush, uint64_t timeout_ns) override;
   Status flush() override { return submissions_.submit(); }
   Status finish() override { return submissions_.sync("finish"); }
   Status present() override;
@@ -184,17 +127,11 @@ class VulkanBackend final : public Backend {
  private:
   VkDevice vk_device() const { return device_->device(); }
   Gauges current_gauges() const;
-  // The map's value for the scenario's pid (0: no entry).
-  int64_t map_entry() const {
-    return static_cast<int64_t>(kernel_.map().lookup(kernel::map_key(config_.kernel_gpu, config_.kernel_pid)).value_or(0));
-  }
-  void start_trace();
-  void sample_trace();
-  void snapshot_memory(uint64_t start, uint64_t spacing);
-  uint64_t trace_now();
+  api::DeviceCounters counters() const;
+  void sample() { events_.sample(counters()); }
 
   Status create_target();
-  void report_to_kernel(const MemoryAccount::Change& change);
+  void report(const MemoryAccount::Change& change);
   Status create_layouts();
   Status create_pipeline();
   Status clear_target();
@@ -203,21 +140,13 @@ class VulkanBackend final : public Backend {
   Result<VkDescriptorSet> descriptor_for(StoreHandle store);
   Result<StoreHandle> mint(std::span<const uint8_t> data);
   void destroy_store(StoreHandle store);
-  Result<Store*> current_store(BufferId buffer, const char* op, const char* role);
+  Result<Store*> current_store(api::BufferId buffer, const char* op, const char* role);
 
   Config config_;
-  kernel::GpuMemoryModel kernel_;  // before every HostBuffer member: they report to it as they die
-  kernel::KernelDriver driver_;    // before submissions_, whose submits go through its ring
-  std::optional<tracer::RunTrace> trace_;  // started once the backend is up
-  std::optional<uint64_t> last_trace_ts_;
-  int64_t kernel_breaks_ = 0;
-  int64_t target_bytes_ = 0;  // reported to the kernel model beside the device-memory account
+  api::DeviceEvents& events_;  // outlives the backend: HostBuffer members report to it as they die
+  int64_t target_bytes_ = 0;  // reported beside the device-memory account, outside its gauges
   static constexpr uint64_t kTargetId = uint64_t{1} << 62;
-  std::vector<int64_t> samples_;
-  struct {
-    int64_t walked = 0, mixed = 0, cut = 0;
-  } walk_;
-  std::unique_ptr<Device> device_;
+  std::unique_ptr<backend::Device> device_;
   MemoryAccount account_;
 
   vk::Image target_;
@@ -250,131 +179,38 @@ class VulkanBackend final : public Backend {
   std::vector<HostBuffer> stale_stores_;  // memo.no_destroy_epoch only
 };
 
-// Every device allocation and free becomes a kernel-model event for the scenario's pid; after
-// each, device bytes (with the target's), the map's entry and the per-type views must agree
-// (kbreaks counts where they did not). Backend ids are tagged so they never meet a scenario's.
-// Descriptor pools are not reported: lavapipe gives them no device allocation to measure.
-void VulkanBackend::report_to_kernel(const MemoryAccount::Change& change) {
-  constexpr uint64_t kBackendIds = uint64_t{1} << 63;
-  const uint32_t gpu = config_.kernel_gpu, pid = config_.kernel_pid;
-  if (change.allocated) {
-    kernel_.allocate(gpu, pid, change.type, kBackendIds | change.id, static_cast<uint64_t>(change.size));
-  } else if (!(mutant_is(config_.mutant, MutantId::BackendForgetsFree) && change.type == kernel::MemoryType::GlBuffer)) {
-    kernel_.free(gpu, pid, kBackendIds | change.id);
-  }
-  int64_t entry = map_entry();
-  int64_t held = account_.bytes + target_bytes_;
-  if (entry != held || entry != static_cast<int64_t>(kernel_.views().total(pid))) ++kernel_breaks_;
+// Every device allocation and free goes to the session's events, with what the backend then
+// says it holds (device bytes and the target) for the host to reconcile. Backend ids never
+// meet a scenario's: the host tags them. Descriptor pools are not reported: lavapipe gives
+// them no device allocation to measure.
+void VulkanBackend::report(const MemoryAccount::Change& change) {
+  api::MemoryChange event{.allocated = change.allocated,
+                          .type = change.type,
+                          .id = change.id,
+                          .size = static_cast<uint64_t>(change.size),
+                          .claimed_bytes = account_.bytes + target_bytes_};
+  if (!change.allocated && mutant_is(config_.mutant, MutantId::BackendForgetsFree) &&
+      change.type == MemoryType::GlBuffer)
+    event.traced = false;
+  events_.memory_changed(event);
 }
 
-Result<KernelGauges> VulkanBackend::kernel_gauges() {
-  const auto& counters = kernel_.map().counters();
-  KernelGauges g;
-  g.kevents = static_cast<int64_t>(counters.events);
-  g.kentries = kernel_.map().size();
-  g.kdropped = static_cast<int64_t>(counters.dropped);
-  g.kdeleted = static_cast<int64_t>(counters.deletes);
-  g.kpid = map_entry();
-  g.kglobal = static_cast<int64_t>(kernel_.map().lookup(kernel::map_key(config_.kernel_gpu, 0)).value_or(0));
-  g.kviews = static_cast<int64_t>(kernel_.views().total(config_.kernel_pid));
-  g.kbreaks = kernel_breaks_;
-  g.kreader = kernel_.reader().initialised() ? 1 : 0;
-  g.kattach = kernel_.reader().attach_tries();
-  g.kwalked = walk_.walked;
-  g.kwalkmixed = walk_.mixed;
-  g.kwalkcut = walk_.cut;
-  g.ksamples = static_cast<int64_t>(samples_.size());
-  if (!samples_.empty()) {
-    g.kfirst = samples_.front();
-    g.klast = samples_.back();
-    g.kstable = std::find_if(samples_.rbegin(), samples_.rend(), [&](int64_t s) { return s != samples_.back(); }) -
-                samples_.rbegin();
-  }
-  driver_.fill(g);
-  return g;
-}
-
-// The backend's gauges as GPU counters: forward-looking (each sample is the value from its
-// moment on), sampled at every queue submit, after every watermark sync's sweep and at every
-// present. Ids are fixed: a scenario's trace checks name the tracks by these names.
-tracer::CounterDescriptor backend_counters() {
-  auto spec = [](uint32_t id, std::string name, std::string description, std::vector<tracer::MeasureUnit> units) {
-    tracer::CounterSpec s;
-    s.counter_id = id;
-    s.name = std::move(name);
-    s.description = std::move(description);
-    s.numerator_units = std::move(units);
-    s.groups = {5};  // MEMORY
-    s.direction = tracer::ValueDirection::Forwards;
-    return s;
-  };
-  constexpr tracer::MeasureUnit kByte = 7;
-  constexpr tracer::MeasureUnit kPercent = 37;  // MeasureUnit PERCENT
-  tracer::CounterDescriptor descriptor;
-  descriptor.specs = {spec(1, "Live stores", "the records' current stores plus parked ones", {}),
-                      spec(2, "Parked bytes", "orphaned stores waiting for their proof", {kByte}),
-                      spec(3, "Forced syncs", "syncs a reclaim watermark forced", {}),
-                      spec(4, "Descriptor sets", "live descriptor sets", {}),
-                      spec(5, "Device bytes", "device memory held by the backend", {kByte}),
-                      spec(6, "Map entry", "the scenario pid's entry in the kernel's GPU memory map", {kByte}),
-                      spec(kGpuLoadCounter, "GPU load", "kgsl gpu_load: busy share since the last read", {kPercent})};
-  descriptor.specs.back().groups = {1};  // SYSTEM
-  return descriptor;
-}
-
-// Trace time is the backend queue's virtual clock, but two traced moments never share a
-// nanosecond: calls between kernel clock steps are 1 ns apart, so a counter sample and a
-// memory event are always ordered in the trace as they happened in the run.
-uint64_t VulkanBackend::trace_now() {
-  uint64_t now = driver_.queue(kernel::Queue::Backend).now();
-  if (last_trace_ts_ && now <= *last_trace_ts_) now = *last_trace_ts_ + 1;
-  last_trace_ts_ = now;
-  return now;
-}
-
-void VulkanBackend::start_trace() {
-  uint64_t start = trace_now();
-  trace_.emplace(backend_counters(), start);
-  // The data source's snapshot: one packet per map entry, each stamped as the walk reaches it.
-  if (config_.trace_memory != tracer::MemorySource::Ftrace) snapshot_memory(start, 1);
-  if (config_.trace_memory != tracer::MemorySource::Snapshot)
-    kernel_.on_tracepoint([this](const kernel::GpuMemTotalEvent& event) {
-      trace_->memory_change(trace_now(), config_.kernel_pid, event.gpu_id, event.pid, event.size);
-    });
-  submissions_.on_submitted([this] { sample_trace(); });
-  sample_trace();
-}
-
-// One packet per map entry, the k-th stamped at `start + k * spacing` (the walk is not atomic).
-void VulkanBackend::snapshot_memory(uint64_t start, uint64_t spacing) {
-  uint64_t at = start;
-  for (const auto& [key, size] : kernel_.map().entries()) {
-    trace_->memory_snapshot(at, static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), size);
-    at += spacing;
-  }
-}
-
-void VulkanBackend::sample_trace() {
-  if (!trace_) return;
-  if (mutant_is(config_.mutant, MutantId::GpuMemDataSourcePolls) && config_.trace_memory != tracer::MemorySource::Ftrace)
-    snapshot_memory(trace_now(), 0);
+api::DeviceCounters VulkanBackend::counters() const {
   Gauges g = current_gauges();
-  const tracer::CounterSample samples[] = {{1, g.wlive},
-                                          {2, static_cast<int64_t>(reclaim_.parked_bytes())},
-                                          {3, g.wdefsync},
-                                          {4, g.dsets},
-                                          {5, g.devbytes},
-                                          {6, map_entry()}};
-  trace_->sample(trace_now(), samples);
+  return {.live_stores = g.wlive,
+          .parked_bytes = static_cast<int64_t>(reclaim_.parked_bytes()),
+          .forced_syncs = g.wdefsync,
+          .descriptor_sets = g.dsets,
+          .device_bytes = g.devbytes};
 }
 
 Status VulkanBackend::initialize() {
   if (auto ok = submissions_.init(); !ok) return ok;
-  if (config_.kernel_reports)
-    account_.observer = [this](const MemoryAccount::Change& change) { report_to_kernel(change); };
+  account_.observer = [this](const MemoryAccount::Change& change) { report(change); };
+  submissions_.on_submitted([this] { sample(); });  // the host traces from the device's start on
 
   TIDEMARK_TRY(zero, HostBuffer::create(*device_, account_, kVertexBytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
-                                        kernel::MemoryType::GlBuffer));
+                                        MemoryType::GlBuffer));
   zero_vertices_ = std::move(zero);
   std::memset(zero_vertices_.bytes().data(), 0, kVertexBytes);
 
@@ -410,10 +246,13 @@ Status VulkanBackend::create_target() {
   target_memory_ = std::move(memory);
   // The target's memory is not in the device-memory gauges (it never changes), but it is the
   // process's GPU memory all the same: the kernel model sees it as GL_TEXTURE.
-  if (config_.kernel_reports) {
-    kernel_.allocate(config_.kernel_gpu, config_.kernel_pid, kernel::MemoryType::GlTexture, kTargetId, needs.size);
-    target_bytes_ = static_cast<int64_t>(needs.size);
-  }
+  target_bytes_ = static_cast<int64_t>(needs.size);
+  events_.memory_changed({.allocated = true,
+                          .type = MemoryType::GlTexture,
+                          .id = kTargetId,
+                          .size = needs.size,
+                          .claimed_bytes = account_.bytes + target_bytes_,
+                          .counted = false});
   if (auto ok = vk::check(vkBindImageMemory(vk_device(), target_.get(), target_memory_.get(), 0), "vkBindImageMemory");
       !ok)
     return ok;
@@ -596,7 +435,7 @@ Status VulkanBackend::clear_target() {
                 VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
   submissions_.recorded();
   if (auto ok = submissions_.sync("initialize"); !ok) return ok;  // start idle: nothing pending before the workload
-  start_trace();
+  events_.started(counters());
   return {};
 }
 
@@ -635,7 +474,7 @@ void VulkanBackend::end_rendering(VkCommandBuffer commands) {
   in_rendering_ = false;
 }
 
-Result<Store*> VulkanBackend::current_store(BufferId buffer, const char* op, const char* role) {
+Result<Store*> VulkanBackend::current_store(api::BufferId buffer, const char* op, const char* role) {
   if (buffer == 0 || buffer > buffers_.size())
     return fail(ErrorKind::BadInput, fmt::format("{}: no buffer {}", op, buffer));
   auto& record = buffers_[buffer - 1];
@@ -650,7 +489,7 @@ Result<StoreHandle> VulkanBackend::mint(std::span<const uint8_t> data) {
   auto memory = HostBuffer::create(*device_, account_, data.size(),
                                    VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
                                        VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                   kernel::MemoryType::GlBuffer);
+                                   MemoryType::GlBuffer);
   if (!memory) return std::unexpected(memory.error());
   std::memcpy(memory->bytes().data(), data.data(), data.size());  // a fresh store: no GPU use yet
   StoreHandle handle = handles_.acquire();
@@ -680,7 +519,7 @@ void VulkanBackend::destroy_store(StoreHandle store) {
   ++destroy_epoch_;
 }
 
-Status VulkanBackend::buffer_data(BufferId buffer, std::span<const uint8_t> data) {
+Status VulkanBackend::buffer_data(api::BufferId buffer, std::span<const uint8_t> data) {
   if (buffer == 0 || buffer > buffers_.size())
     return fail(ErrorKind::BadInput, fmt::format("buffer_data: no buffer {}", buffer));
   if (data.size() > static_cast<uint64_t>(kMaxStoreBytes))
@@ -699,7 +538,7 @@ Status VulkanBackend::buffer_data(BufferId buffer, std::span<const uint8_t> data
   return {};
 }
 
-Status VulkanBackend::buffer_sub_data(BufferId buffer, uint64_t offset, std::span<const uint8_t> data) {
+Status VulkanBackend::buffer_sub_data(api::BufferId buffer, uint64_t offset, std::span<const uint8_t> data) {
   auto store = current_store(buffer, "buffer_sub_data", "the");
   if (!store) return std::unexpected(store.error());
   Store& target = **store;
@@ -717,7 +556,7 @@ Status VulkanBackend::buffer_sub_data(BufferId buffer, uint64_t offset, std::spa
   }
   // The GPU may still read this store: stage the bytes and copy in order on the queue.
   auto staging = HostBuffer::create(*device_, account_, data.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                                    kernel::MemoryType::Transient);
+                                    MemoryType::Transient);
   if (!staging) return std::unexpected(staging.error());
   std::memcpy(staging->bytes().data(), data.data(), data.size());
   TIDEMARK_TRY(commands, submissions_.open());
@@ -754,7 +593,7 @@ Result<VkDescriptorSet> VulkanBackend::descriptor_for(StoreHandle store) {
   return set;
 }
 
-Status VulkanBackend::draw(const DrawCall& call) {
+Status VulkanBackend::draw(const api::DrawCall& call) {
   auto uniform = current_store(call.uniform, "draw", "uniform");
   if (!uniform) return std::unexpected(uniform.error());
   if ((*uniform)->memory.size() < kUniformRange)
@@ -789,7 +628,7 @@ Status VulkanBackend::draw(const DrawCall& call) {
   return {};
 }
 
-Result<WaitStatus> VulkanBackend::client_wait(FenceId fence, bool flush_first, uint64_t timeout_ns) {
+Result<WaitStatus> VulkanBackend::client_wait(api::FenceId fence, bool flush_first, uint64_t timeout_ns) {
   if (fence == 0 || fence > fences_.size())
     return fail(ErrorKind::BadInput, fmt::format("client_wait: no fence {}", fence));
   uint64_t index = fences_[fence - 1];
@@ -807,7 +646,7 @@ Result<WaitStatus> VulkanBackend::client_wait(FenceId fence, bool flush_first, u
 
 Status VulkanBackend::present() {
   if (auto ok = submissions_.sync("present"); !ok) return ok;
-  driver_.queue(kernel::Queue::Backend).frame();  // deferred recycling counts presents
+  events_.frame();
   if (!mutant_is(config_.mutant, MutantId::PresentNoSweep)) reclaim_.sweep();
   ++presents_;
   if (!mutant_is(config_.mutant, MutantId::PresentKeepsDescriptorSets)) {
@@ -818,7 +657,7 @@ Status VulkanBackend::present() {
     memo_.clear();
     stale_stores_.clear();
   }
-  sample_trace();
+  sample();
   if (config_.log) config_.log(fmt::format("present {}: {}", presents_, gauge_line(current_gauges())));
   return {};
 }
@@ -826,7 +665,7 @@ Status VulkanBackend::present() {
 Result<Image> VulkanBackend::read_pixels() {
   const uint64_t bytes = uint64_t(config_.width) * uint64_t(config_.height) * 4;
   auto readback = HostBuffer::create(*device_, account_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                     kernel::MemoryType::Transient);
+                                     MemoryType::Transient);
   if (!readback) return std::unexpected(readback.error());
   TIDEMARK_TRY(commands, submissions_.open());
   end_rendering(commands);
@@ -890,14 +729,20 @@ Knobs knobs_from(const KnobValues& values) {
   return knobs;
 }
 
-Result<std::unique_ptr<Backend>> Backend::create(const Config& config) {
-  if (config.width < 1 || config.height < 1)
-    return fail(ErrorKind::BadInput, fmt::format("target {}x{} is empty", config.width, config.height));
-  auto device = Device::create(config.validation);
+Result<std::unique_ptr<api::Device>> create_vulkan_device(const api::SessionConfig& session,
+                                                          const api::DeviceContext& context) {
+  if (session.width < 1 || session.height < 1)
+    return fail(ErrorKind::BadInput, fmt::format("target {}x{} is empty", session.width, session.height));
+  Config config{.width = session.width,
+                .height = session.height,
+                .knobs = knobs_from(context.knobs),
+                .mutant = context.mutant,
+                .log = context.log};
+  auto device = backend::Device::create(session.validation);
   if (!device) return std::unexpected(device.error());
-  auto backend = std::make_unique<VulkanBackend>(config, std::move(*device));
+  auto backend = std::make_unique<VulkanBackend>(config, *context.events, std::move(*device));
   if (auto ok = backend->initialize(); !ok) return std::unexpected(ok.error());
-  return std::unique_ptr<Backend>(std::move(backend));
+  return std::unique_ptr<api::Device>(std::move(backend));
 }
 
 }  // namespace tidemark::backend

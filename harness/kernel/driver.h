@@ -102,6 +102,7 @@ class KernelDriver {
 
   void apply(const KernelOp& op);
   SubmissionModel& queue(Queue which) { return which == Queue::Scene ? scene_ : backend_; }
+  const SubmissionModel& queue(Queue which) const { return which == Queue::Scene ? scene_ : backend_; }
   const KgslBusyStats& kgsl() const { return kgsl_; }
   const KernelReport& report() const { return report_; }
   // The kmd gauges (k* the scene's queue, kb* the backend's) and kgsl's; the memory half fills its own.

@@ -168,14 +168,6 @@ std::string GpuMemReader::dump(const GpuMemMap& map) const {
 
 // ---- per-type views ---------------------------------------------------------------------------
 
-std::string_view to_string(MemoryType type) { return kMemoryTypeNames[static_cast<size_t>(type)]; }
-
-std::optional<MemoryType> parse_memory_type(std::string_view name) {
-  auto found = std::find(kMemoryTypeNames.begin(), kMemoryTypeNames.end(), name);
-  if (found == kMemoryTypeNames.end()) return std::nullopt;
-  return static_cast<MemoryType>(found - kMemoryTypeNames.begin());
-}
-
 void MemoryViews::allocate(uint32_t pid, MemoryType type, uint64_t id, uint64_t size) {
   Process& process = by_pid_[pid];
   uint64_t sequence = next_sequence_++;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/memory_type.h"
 #include "core/mutants.h"
 
 namespace tidemark::kernel {
@@ -153,11 +154,10 @@ WalkResult walk(GpuMemMap& map, Between between, MutantId mutant = MutantId::Non
 
 // --- 5. Per-process, per-type views (the sysfs proposal) ----------------------------------
 
-enum class MemoryType { Unknown, Shader, Command, Vulkan, GlTexture, GlBuffer, Query, Descriptor, Transient };
-inline constexpr std::array<std::string_view, 9> kMemoryTypeNames = {
-    "UNKNOWN", "SHADER", "COMMAND", "VULKAN", "GL_TEXTURE", "GL_BUFFER", "QUERY", "DESCRIPTOR", "TRANSIENT"};
-std::string_view to_string(MemoryType type);
-std::optional<MemoryType> parse_memory_type(std::string_view name);
+using ::tidemark::kMemoryTypeNames;
+using ::tidemark::MemoryType;
+using ::tidemark::parse_memory_type;
+using ::tidemark::to_string;
 
 // root/<pid>/<type>: the comma-separated sizes of that pid's live allocations of that type,
 // in allocation order. A pid with no live allocation has no node.

@@ -89,7 +89,7 @@ class CallJournal {
     const Step* step = nullptr;
     Scope::Vars vars;
   };
-  std::vector<Entry> entries_ = std::vector<Entry>(backend::Backend::kMaxPipelinedCalls);
+  std::vector<Entry> entries_ = std::vector<Entry>(api::Device::kMaxPipelinedCalls);
   uint64_t calls_ = 0;
 };
 
@@ -112,7 +112,8 @@ Result<std::vector<uint8_t>> fill_bytes(const scenario::Fill& fill, int64_t size
 // Executes the workload, step by step, against one backend.
 class Executor {
  public:
-  Executor(const Scenario& scenario, backend::Backend& backend) : scenario_(scenario), backend_(backend) {}
+  Executor(const Scenario& scenario, api::Device& device, api::Model& model)
+      : scenario_(scenario), backend_(device), model_(model) {}
 
   void probe_every(uint64_t calls, std::function<void(uint64_t)> probe) {
     probe_every_ = calls;
@@ -123,7 +124,7 @@ class Executor {
     if (scenario_.counters) {  // the scenario's counter stream opens before its first sample
       journal_.record(nullptr, scope_);
       const auto& section = *scenario_.counters;
-      if (auto ok = backend_.trace_op(tracer::CounterStreamOp{section.descriptor, section.gpus, section.interned}); !ok)
+      if (auto ok = model_.trace_op(tracer::CounterStreamOp{section.descriptor, section.gpus, section.interned}); !ok)
         return ok;
     }
     for (const auto& name : scenario_.buffers) {
@@ -202,7 +203,7 @@ class Executor {
   }
 
   Status execute(const scenario::Draw& step) {
-    backend::DrawCall call;
+    api::DrawCall call;
     call.uniform = buffers_.at(step.uniform);
     if (step.vertices) call.vertices = buffers_.at(*step.vertices);
     const auto& target = scenario_.target;
@@ -261,49 +262,49 @@ class Executor {
     TIDEMARK_TRY(gpu, eval_u32(step.gpu));
     TIDEMARK_TRY(pid, eval_u32(step.pid));
     TIDEMARK_TRY(size, eval_u64(step.size));
-    return backend_.kernel_event({gpu, pid, size});
+    return model_.kernel_event({gpu, pid, size});
   }
   Status execute(const scenario::GpuAlloc& step) {
     TIDEMARK_TRY(gpu, eval_u32(step.gpu));
     TIDEMARK_TRY(pid, eval_u32(step.pid));
     TIDEMARK_TRY(id, eval_u64(step.id));
     TIDEMARK_TRY(size, eval_u64(step.size));
-    return backend_.kernel_allocate(gpu, pid, step.type, id, size);
+    return model_.kernel_allocate(gpu, pid, step.type, id, size);
   }
   Status execute(const scenario::GpuMemAttach& step) {
     TIDEMARK_TRY(failures, eval_u32(step.failures));
-    return backend_.kernel_attach({.failures = failures, .stop_requested = step.stop});
+    return model_.kernel_attach({.failures = failures, .stop_requested = step.stop});
   }
   Status execute(const scenario::KmdSubmit& step) {
-    return backend_.kernel_op(kernel::KmdSubmitOp{step.commands, step.faults});
+    return model_.kernel_op(kernel::KmdSubmitOp{step.commands, step.faults});
   }
-  Status execute(const scenario::KmdAdvance& step) { return backend_.kernel_op(kernel::KmdAdvanceOp{step.ns}); }
+  Status execute(const scenario::KmdAdvance& step) { return model_.kernel_op(kernel::KmdAdvanceOp{step.ns}); }
   Status execute(const scenario::KmdWait& step) {
     TIDEMARK_TRY(fence, eval(step.fence));
-    return backend_.kernel_op(kernel::KmdWaitOp{static_cast<uint64_t>(fence), step.timeout_ns});
+    return model_.kernel_op(kernel::KmdWaitOp{static_cast<uint64_t>(fence), step.timeout_ns});
   }
-  Status execute(const scenario::KmdFrame&) { return backend_.kernel_op(kernel::KmdFrameOp{}); }
+  Status execute(const scenario::KmdFrame&) { return model_.kernel_op(kernel::KmdFrameOp{}); }
   Status execute(const scenario::KmdSignal& step) {
     TIDEMARK_TRY(semaphore, eval(step.semaphore));
-    return backend_.kernel_op(kernel::KmdSignalOp{static_cast<uint64_t>(semaphore)});
+    return model_.kernel_op(kernel::KmdSignalOp{static_cast<uint64_t>(semaphore)});
   }
   Status execute(const scenario::KmdFault& step) {
-    return backend_.kernel_op(kernel::KmdFaultOp{step.faults, step.queue});
+    return model_.kernel_op(kernel::KmdFaultOp{step.faults, step.queue});
   }
   Status execute(const scenario::KmdDiagnose& step) {
-    return backend_.kernel_op(kernel::KmdDiagnoseOp{step.name, step.queue});
+    return model_.kernel_op(kernel::KmdDiagnoseOp{step.name, step.queue});
   }
   Status execute(const scenario::KgslSample& step) {
     TIDEMARK_TRY(busy, eval(step.busy_us));
     TIDEMARK_TRY(total, eval(step.total_us));
-    return backend_.kernel_op(
+    return model_.kernel_op(
         kernel::KgslSampleOp{static_cast<uint64_t>(busy), static_cast<uint64_t>(total), step.freq_hz});
   }
-  Status execute(const scenario::KgslPower& step) { return backend_.kernel_op(kernel::KgslPowerOp{step.axi_on}); }
+  Status execute(const scenario::KgslPower& step) { return model_.kernel_op(kernel::KgslPowerOp{step.axi_on}); }
   Status execute(const scenario::KgslRead& step) {
-    return backend_.kernel_op(kernel::KgslReadOp{step.node, step.name});
+    return model_.kernel_op(kernel::KgslReadOp{step.node, step.name});
   }
-  Status execute(const scenario::GpuMemSample&) { return backend_.kernel_sample(); }
+  Status execute(const scenario::GpuMemSample&) { return model_.kernel_sample(); }
   Status execute(const scenario::CounterSampleStep& step) {
     TIDEMARK_TRY(at, eval(step.at));
     if (at < 0) return fail(ErrorKind::BadInput, fmt::format("a timestamp of {} ns", at));
@@ -316,7 +317,7 @@ class Executor {
       TIDEMARK_TRY(whole, eval(std::get<scenario::IntField>(value)));
       op.samples.push_back({id, whole});
     }
-    return backend_.trace_op(op);
+    return model_.trace_op(op);
   }
   Status execute(const scenario::GpuMemWalk& step) {
     std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>> updates;
@@ -327,13 +328,13 @@ class Executor {
       TIDEMARK_TRY(size, eval_u64(update.size));
       updates.push_back({at, {gpu, pid, size}});
     }
-    return backend_.kernel_walk(updates);
+    return model_.kernel_walk(updates);
   }
   Status execute(const scenario::GpuFree& step) {
     TIDEMARK_TRY(gpu, eval_u32(step.gpu));
     TIDEMARK_TRY(pid, eval_u32(step.pid));
     TIDEMARK_TRY(id, eval_u64(step.id));
-    return backend_.kernel_free(gpu, pid, id);
+    return model_.kernel_free(gpu, pid, id);
   }
 
   Status execute(const scenario::Repeat& step) {
@@ -349,9 +350,10 @@ class Executor {
   }
 
   const Scenario& scenario_;
-  backend::Backend& backend_;
-  std::map<std::string, backend::BufferId> buffers_;
-  std::map<std::string, backend::FenceId> fences_;
+  api::Device& backend_;
+  api::Model& model_;
+  std::map<std::string, api::BufferId> buffers_;
+  std::map<std::string, api::FenceId> fences_;
   Scope scope_;
   CallJournal journal_;
   const Step* current_ = nullptr;
@@ -380,9 +382,9 @@ struct SingleRun {
 
 // Runs the steps, then reads back pixels, gauges and validation messages; the first
 // failure is the run's error.
-Status drive(const Scenario& scenario, backend::Backend& api, SingleRun& result, uint64_t probe_every = 0,
-             std::function<void(uint64_t)> probe = {}) {
-  Executor executor(scenario, api);
+Status drive(const Scenario& scenario, api::Device& api, api::Model& model, SingleRun& result,
+             uint64_t probe_every = 0, std::function<void(uint64_t)> probe = {}) {
+  Executor executor(scenario, api, model);
   if (probe_every > 0 && probe) executor.probe_every(probe_every, std::move(probe));
   if (auto ok = executor.create_buffers(); !ok) return ok;
   auto ran = executor.run_workload();
@@ -394,45 +396,48 @@ Status drive(const Scenario& scenario, backend::Backend& api, SingleRun& result,
   TIDEMARK_TRY(gauges, api.gauges());
   result.gauges = gauges;
   if (scenario.uses_kernel()) {
-    TIDEMARK_TRY(kernel, api.kernel_gauges());
+    TIDEMARK_TRY(kernel, model.kernel_gauges());
     result.kernel_gauges = kernel;
   }
   if (scenario.kernel_dump) {
-    TIDEMARK_TRY(dump, api.kernel_dump());
+    TIDEMARK_TRY(dump, model.kernel_dump());
     result.kernel_dump = std::move(dump);
   }
   for (const auto& node : scenario.kernel_nodes) {
-    TIDEMARK_TRY(read, api.kernel_node(node.pid, node.type));
+    TIDEMARK_TRY(read, model.kernel_node(node.pid, node.type));
     result.kernel_nodes.push_back(std::move(read));
   }
   if (scenario.reads_kernel_report()) {
-    TIDEMARK_TRY(report, api.kernel_report());
+    TIDEMARK_TRY(report, model.kernel_report());
     result.kernel_report = std::move(report);
   }
-  TIDEMARK_TRY(trace, api.run_trace());
+  TIDEMARK_TRY(trace, model.run_trace());
   result.trace = std::move(trace);
   TIDEMARK_TRY(messages, api.validation_messages());
   result.validation_messages = std::move(messages);
   return {};
 }
 
+// The session a scenario asks for: its target and model sections, the effective knobs.
+api::SessionConfig session_config(const Scenario& scenario, const KnobValues& knobs, bool validation) {
+  return {.width = scenario.target.width,
+          .height = scenario.target.height,
+          .knobs = knobs,
+          .validation = validation,
+          .model = {.kernel_pid = scenario.kernel.pid,
+                    .kernel_gpu = scenario.kernel.gpu,
+                    .kernel_reports = scenario.kernel.reports,
+                    .kmd = scenario.kmd.config,
+                    .kgsl = scenario.kgsl.config,
+                    .trace_memory = scenario.trace_memory}};
+}
+
 Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string, int64_t>& knobs,
                            const RunOptions& options, const fs::path& report_dir, std::vector<std::string>& log) {
-  wire::SessionConfig config;
-  config.width = scenario.target.width;
-  config.height = scenario.target.height;
-  config.knobs = knobs;
-  config.validation = options.validation;
-  config.kernel_pid = scenario.kernel.pid;
-  config.kernel_gpu = scenario.kernel.gpu;
-  config.kernel_reports = scenario.kernel.reports;
-  config.kmd = scenario.kmd.config;
-  config.kgsl = scenario.kgsl.config;
-  config.trace_memory = scenario.trace_memory;
-  config.log = [&log](const std::string& line) { log.push_back(line); };
+  api::SessionConfig config = session_config(scenario, knobs, options.validation);
   wire::LaneOptions lane = options.lane;
   if (lane.server_log.empty() && !report_dir.empty()) lane.server_log = (report_dir / "server.log").string();
-  auto session = wire::open_lane(lane, config);
+  auto session = wire::open_lane(lane, config, [&log](const std::string& line) { log.push_back(line); });
   if (!session && session.error().kind == ErrorKind::Environment) return std::unexpected(session.error());
 
   SingleRun result;
@@ -447,7 +452,8 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
     return error.kind == ErrorKind::Environment || error.kind == ErrorKind::BadInput || error.kind == ErrorKind::Io;
   };
   auto probe = [&](uint64_t calls) { options.probe(calls, (*session)->report()); };
-  if (auto done = drive(scenario, (*session)->api(), result, options.probe_every, probe); !done) {
+  if (auto done = drive(scenario, (*session)->device(), (*session)->model(), result, options.probe_every, probe);
+      !done) {
     if (not_red(done.error())) return std::unexpected(done.error());
     result.error = done.error();
   }
@@ -686,8 +692,8 @@ check::Outcome reconcile_outcome(const Scenario& scenario, const RunResult& resu
     bool agrees(int64_t target) const { return device_bytes + target == map && traced == map; }
   };
   std::vector<Point> points;
-  const tracer::Track* device = trace.find(std::string(backend::kDeviceBytesTrack));
-  const tracer::Track* map = trace.find(std::string(backend::kMapEntryTrack));
+  const tracer::Track* device = trace.find(std::string(api::kDeviceBytesTrack));
+  const tracer::Track* map = trace.find(std::string(api::kMapEntryTrack));
   if (device && map)
     for (size_t k = 0; k < std::min(device->rows.size(), map->rows.size()); ++k) {
       const uint64_t ts = device->rows[k].ts;
@@ -707,7 +713,7 @@ check::Outcome reconcile_outcome(const Scenario& scenario, const RunResult& resu
   std::string detail;
   if (!device || !map) {
     detail = fmt::format("the trace has no '{}' track to take the sampled points from",
-                         device ? backend::kMapEntryTrack : backend::kDeviceBytesTrack);
+                         device ? api::kMapEntryTrack : api::kDeviceBytesTrack);
     wrong = points.begin();
   } else if (wrong == points.end())
     detail = fmt::format("agree at {} sampled points and at the end: {}", sampled, describe(points.back()));

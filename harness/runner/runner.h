@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "backend/backend.h"
+#include "api/device.h"
+#include "api/model.h"
 #include "check/check.h"
 #include "core/error.h"
 #include "scenario/scenario.h"

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "backend/backend.h"
+#include "api/device.h"
 #include "core/files.h"
 #include "runner/plot.h"
 #include "tracer/importer.h"

@@ -11,6 +11,7 @@
 #include "wire/client.h"
 #include "wire/lanes.h"
 #include "wire/protocol.h"
+#include "session/session.h"
 #include "wire/server.h"
 
 namespace tidemark::wire {
@@ -49,7 +50,8 @@ class WireSession final : public LaneSession {
     open_ = true;
     return {};
   }
-  backend::Backend& api() override { return *client_; }
+  api::Device& device() override { return *client_; }
+  api::Model& model() override { return *client_; }
   LaneReport report() const override {
     return {std::string(lane_name(lane_)), opened_.channel->sent, opened_.channel->received, ::getpid(),
             welcome_.server_pid, welcome_.knobs};
@@ -66,8 +68,9 @@ class WireSession final : public LaneSession {
 
 class DirectSession final : public LaneSession {
  public:
-  explicit DirectSession(std::unique_ptr<backend::Backend> backend) : backend_(std::move(backend)) {}
-  backend::Backend& api() override { return *backend_; }
+  explicit DirectSession(std::unique_ptr<session::LocalSession> session) : session_(std::move(session)) {}
+  api::Device& device() override { return session_->device(); }
+  api::Model& model() override { return session_->host(); }
   LaneReport report() const override {
     LaneReport report;
     report.lane = "monolith";
@@ -76,23 +79,12 @@ class DirectSession final : public LaneSession {
   }
 
  private:
-  std::unique_ptr<backend::Backend> backend_;
+  std::unique_ptr<session::LocalSession> session_;
 };
 
-Hello make_hello(const LaneOptions& options, const SessionConfig& config, std::string token) {
-  Hello hello{.token = std::move(token),
-              .knobs = config.knobs,
-              .mutant = options.mutant,
-              .width = config.width,
-              .height = config.height,
-              .validation = config.validation,
-              .kernel_pid = config.kernel_pid,
-              .kernel_gpu = config.kernel_gpu,
-              .kernel_reports = config.kernel_reports,
-              .kmd = config.kmd,
-              .kgsl = config.kgsl,
-              .trace_memory = config.trace_memory};
-  if (mutant_is(find_mutant(options.mutant).value_or(MutantId::None), MutantId::WireDropKnobs)) hello.knobs.clear();
+Hello make_hello(const api::SessionConfig& config, std::string token) {
+  Hello hello{.token = std::move(token), .config = config};
+  if (mutant_is(find_mutant(config.mutant).value_or(MutantId::None), MutantId::WireDropKnobs)) hello.config.knobs.clear();
   return hello;
 }
 
@@ -120,21 +112,23 @@ std::string default_server_program() {
   return (self.parent_path() / "tidemark-server").string();
 }
 
-Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const SessionConfig& config) {
-  auto mutant = find_mutant(options.mutant);
+Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, api::SessionConfig config, Log log) {
+  config.mutant = options.mutant;
+  auto mutant = find_mutant(config.mutant);
   if (!mutant)
-    return fail(ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", options.mutant));
+    return fail(ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", config.mutant));
   if (options.lane == Lane::Monolith && options.record.empty()) {
-    // The knobs as resolved, not as a handshake would carry them (no wire to drop them here).
-    backend::Config direct = backend_config(make_hello(options, config, ""), config.knobs, *mutant, config.log);
-    TIDEMARK_TRY(backend, backend::Backend::create(direct));
-    return std::unique_ptr<LaneSession>(std::make_unique<DirectSession>(std::move(backend)));
+    // The knobs as given, not as a handshake would carry them (no wire to drop them here).
+    TIDEMARK_TRY(knobs, resolve_knobs({&config.knobs}, "session"));
+    TIDEMARK_TRY(direct, session::LocalSession::open(config, session::builtin_backends(),
+                                                    {.knobs = knobs, .mutant = *mutant, .log = std::move(log)}));
+    return std::unique_ptr<LaneSession>(std::make_unique<DirectSession>(std::move(direct)));
   }
   // Recording needs frames: a recorded monolith run talks to an in-process session directly.
-  TIDEMARK_TRY(opened, open_channel(options, config.log));
-  Hello hello = make_hello(options, config, opened.token);
+  TIDEMARK_TRY(opened, open_channel(options, log));
+  Hello hello = make_hello(config, opened.token);
   if (!options.record.empty()) {
-    RecordingHeader header{options.record_name, config.width, config.height, config.knobs, options.mutant};
+    RecordingHeader header{options.record_name, config.width, config.height, config.knobs, config.mutant};
     TIDEMARK_TRY(writer, RecordingWriter::create(options.record, header));
     opened.channel = recording_channel(std::move(opened.channel), std::move(writer));
   }

@@ -6,15 +6,17 @@
 #include <algorithm>
 #include <deque>
 
-#include "backend/backend.h"
+#include "api/device.h"
+#include "api/model.h"
 #include "wire/channel.h"
 #include "wire/protocol.h"
 
 namespace tidemark::wire {
 
-// The client API over a channel. Calls without a value are pipelined: they return at once
-// and a failure comes back with a later reply, naming how many calls ago it happened.
-class WireClient final : public backend::Backend {
+// The client API (both halves) over a channel. Calls without a value are pipelined: they
+// return at once and a failure comes back with a later reply, naming how many calls ago it
+// happened; the model's calls share the pipe with the device's, in order.
+class WireClient final : public api::Device, public api::Model {
  public:
   // kill_server_at_frame: fault injection, see LaneOptions; 0: none.
   explicit WireClient(Channel& channel, uint32_t kill_server_at_frame = 0)
@@ -23,22 +25,22 @@ class WireClient final : public backend::Backend {
   Result<Welcome> hello(const Hello& hello) { return call(hello, false); }
   Status goodbye() { return discard(call(Goodbye{}, false)); }
 
-  Result<backend::BufferId> create_buffer() override {
+  Result<api::BufferId> create_buffer() override {
     TIDEMARK_TRY(reply, call(CreateBuffer{}));
     return reply.buffer;
   }
-  Status buffer_data(backend::BufferId buffer, std::span<const uint8_t> data) override {
+  Status buffer_data(api::BufferId buffer, std::span<const uint8_t> data) override {
     return post(BufferData{.buffer = buffer, .data = data});
   }
-  Status buffer_sub_data(backend::BufferId buffer, uint64_t offset, std::span<const uint8_t> data) override {
+  Status buffer_sub_data(api::BufferId buffer, uint64_t offset, std::span<const uint8_t> data) override {
     return post(BufferSubData{.buffer = buffer, .offset = offset, .data = data});
   }
-  Status draw(const backend::DrawCall& call) override { return post(Draw{.call = call}); }
-  Result<backend::FenceId> fence_sync() override {
+  Status draw(const api::DrawCall& call) override { return post(Draw{.call = call}); }
+  Result<api::FenceId> fence_sync() override {
     TIDEMARK_TRY(reply, call(FenceSync{}));
     return reply.fence;
   }
-  Result<WaitStatus> client_wait(backend::FenceId fence, bool flush, uint64_t timeout_ns) override {
+  Result<WaitStatus> client_wait(api::FenceId fence, bool flush, uint64_t timeout_ns) override {
     TIDEMARK_TRY(reply, call(ClientWait{.fence = fence, .flush = flush, .timeout_ns = timeout_ns}));
     return reply.status;
   }
@@ -65,7 +67,7 @@ class WireClient final : public backend::Backend {
   Status kernel_event(const kernel::GpuMemTotalEvent& event) override {
     return post(KernelEvent{.gpu = event.gpu_id, .pid = event.pid, .size = event.size});
   }
-  Status kernel_allocate(uint32_t gpu, uint32_t pid, kernel::MemoryType type, uint64_t id, uint64_t size) override {
+  Status kernel_allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size) override {
     return post(KernelAllocate{.gpu = gpu, .pid = pid, .type = static_cast<uint32_t>(type), .id = id, .size = size});
   }
   Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override {
@@ -85,7 +87,7 @@ class WireClient final : public backend::Backend {
     TIDEMARK_TRY(reply, call(KernelDump{}));
     return std::string(reply.text.begin(), reply.text.end());
   }
-  Result<std::optional<std::string>> kernel_node(uint32_t pid, kernel::MemoryType type) override {
+  Result<std::optional<std::string>> kernel_node(uint32_t pid, MemoryType type) override {
     TIDEMARK_TRY(reply, call(KernelNode{.pid = pid, .type = static_cast<uint32_t>(type)}));
     if (!reply.present) return std::optional<std::string>();
     return std::optional<std::string>(std::string(reply.text.begin(), reply.text.end()));

@@ -1,5 +1,5 @@
 // Lanes: how a scenario's workload reaches the backend. The runner sees only the client
-// API (backend::Backend) and a report of what the lane did.
+// API (api::Device and api::Model) and a report of what the lane did.
 //   monolith  direct calls, no wire
 //   split     client and server in one process, every call through the wire's codec
 //   spawn     tidemark-server as a child over a socketpair, its environment scrubbed
@@ -15,7 +15,11 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/backend.h"
+#include <functional>
+
+#include "api/device.h"
+#include "api/model.h"
+#include "api/session.h"
 #include "core/knobs.h"
 #include "core/lane.h"
 
@@ -31,25 +35,13 @@ struct LaneOptions {
   // of 4096 pipelined draws under the sanitizers, a few seconds.
   std::chrono::milliseconds reply_timeout{60000};
   uint32_t kill_server_at_frame = 0;  // fault injection: SIGKILL the server before frame N
-  std::string mutant;
+  std::string mutant;       // the session's mutant (the command line's choice)
   std::string server_log;  // spawn, tcp: where the server's stderr goes; empty: ours
   std::string record;       // write the session's frames and replies to this file
   std::string record_name;  // the scenario, for the recording's header
 };
 
-struct SessionConfig {
-  int width = 64;
-  int height = 64;
-  uint32_t kernel_pid = 1000;
-  uint32_t kernel_gpu = 0;
-  bool kernel_reports = true;
-  kernel::KmdConfig kmd;
-  kernel::KgslConfig kgsl;
-  tracer::MemorySource trace_memory = tracer::MemorySource::Both;
-  KnobValues knobs;
-  bool validation = false;
-  std::function<void(const std::string&)> log;
-};
+using Log = std::function<void(const std::string&)>;
 
 struct LaneReport {
   std::string lane;
@@ -63,14 +55,17 @@ struct LaneReport {
 class LaneSession {
  public:
   virtual ~LaneSession() = default;
-  virtual backend::Backend& api() = 0;
+  virtual api::Device& device() = 0;
+  virtual api::Model& model() = 0;
   virtual LaneReport report() const = 0;
   // Ends the session: goodbye to the server, the recording's trailer written. Errors: the
   // recording could not be finished (Io), or fault injection never fired (BadInput).
   virtual Status close() { return {}; }
 };
 
-Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const SessionConfig& config);
+// The session `config` describes, in the lane `options` name, with `options.mutant` as its
+// mutant. `log` gets the backend's notes (in-process lanes) and the lane's own.
+Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, api::SessionConfig config, Log log);
 
 // A tcp session token: the first line of `token_file`, else TIDEMARK_TOKEN — never a command
 // line argument. `needed_by` names the option in the error ("--connect", "--listen").

@@ -1,5 +1,7 @@
 #include "wire/protocol.h"
 
+#include <xxhash.h>
+
 #include <bit>
 
 #include <fmt/format.h>
@@ -203,10 +205,6 @@ void put(Writer& writer, const std::vector<std::string>& value) {
   for (size_t i = 0; i < count; ++i) writer.string(value[i]);
 }
 void put(Writer& writer, WaitStatus value) { writer.u8(static_cast<uint8_t>(value)); }
-void put(Writer& writer, const backend::DrawCall& value) {
-  writer.u32(value.uniform).u32(value.vertices);
-  writer.i32(value.rect.x0).i32(value.rect.y0).i32(value.rect.x1).i32(value.rect.y1);
-}
 void put(Writer& writer, const WalkUpdates& value) {
   size_t count = std::min<size_t>(value.size(), kMaxListEntries);
   writer.u32(static_cast<uint32_t>(count));
@@ -271,16 +269,6 @@ Status get(Reader& reader, WaitStatus& value) {
   if (status > static_cast<uint8_t>(WaitStatus::TimeoutExpired))
     return protocol_error(fmt::format("wait status {}", status));
   value = static_cast<WaitStatus>(status);
-  return {};
-}
-Status get(Reader& reader, backend::DrawCall& value) {
-  TIDEMARK_TRY(uniform, reader.u32());
-  TIDEMARK_TRY(vertices, reader.u32());
-  TIDEMARK_TRY(x0, reader.i32());
-  TIDEMARK_TRY(y0, reader.i32());
-  TIDEMARK_TRY(x1, reader.i32());
-  TIDEMARK_TRY(y1, reader.i32());
-  value = {uniform, vertices, {x0, y0, x1, y1}};
   return {};
 }
 Status get(Reader& reader, Error& value) {
@@ -371,6 +359,9 @@ Status KernelAllocate::check() const {
 }
 
 Status Hello::check() const {
+  const auto& [width, height] = std::tie(config.width, config.height);
+  const auto& kmd = config.model.kmd;
+  const auto& kgsl = config.model.kgsl;
   if (width < 1 || height < 1 || width > kMaxTargetSide || height > kMaxTargetSide)
     return protocol_error(fmt::format("target {}x{}, each side 1..{}", width, height, kMaxTargetSide));
   if (kmd.ring_dwords < kernel::kMinRingDwords || kmd.ring_dwords > kernel::kMaxRingDwords)
@@ -379,6 +370,22 @@ Status Hello::check() const {
   if (kgsl.freq_table_hz.empty() || kgsl.freq_table_hz.front() == 0)
     return protocol_error("a kgsl frequency table without a non-zero maximum first");
   return {};
+}
+
+std::string protocol_layout() {
+  std::string out;
+#define TIDEMARK_DESCRIBE(name, code, text) \
+  out += fmt::format("{} {} ", text, code);  \
+  describe_layout<name>(out);               \
+  out += "\n";
+  TIDEMARK_WIRE_MESSAGES(TIDEMARK_DESCRIBE)
+#undef TIDEMARK_DESCRIBE
+  return out;
+}
+
+uint64_t protocol_layout_hash() {
+  std::string layout = protocol_layout();
+  return XXH3_64bits(layout.data(), layout.size());
 }
 
 Status check_payload(const Frame& frame) {

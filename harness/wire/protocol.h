@@ -23,14 +23,19 @@
 #include <variant>
 #include <vector>
 
-#include "backend/backend.h"
+#include "api/device.h"
+#include "api/model.h"
+#include "api/session.h"
 #include "core/error.h"
 #include "core/limits.h"
 
 namespace tidemark::wire {
 
 inline constexpr uint32_t kMagic = 0x4B4D4454;  // "TDMK" in memory order
-inline constexpr uint16_t kProtocolVersion = 3;
+inline constexpr uint16_t kProtocolVersion = 4;  // 4: the Hello carries one api::SessionConfig
+// The XXH3 hash of protocol_layout() that kProtocolVersion was released with. A test fails
+// when the layout changes and this does not: a new layout is a new version, then its hash here.
+inline constexpr uint64_t kProtocolLayoutHash = 0x5b22a97d83413d42;
 inline constexpr size_t kHeaderBytes = 16;
 inline constexpr uint32_t kMaxPayloadBytes = 256u << 20;
 static_assert(kMaxStoreBytes + 64 <= kMaxPayloadBytes, "every store a scenario may ask for fits in one frame");
@@ -162,7 +167,7 @@ class Reader {
 };
 
 using Bytes = std::span<const uint8_t>;  // decoded: a view into the frame's payload
-using WalkUpdates = std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>>;  // (walk step, event)
+using api::WalkUpdates;
 using KnobMap = std::map<std::string, int64_t>;
 using NamedValues = std::vector<std::pair<std::string, int64_t>>;
 
@@ -178,7 +183,6 @@ void put(Writer& writer, const KnobMap& value);
 void put(Writer& writer, const NamedValues& value);
 void put(Writer& writer, const std::vector<std::string>& value);
 void put(Writer& writer, WaitStatus value);
-void put(Writer& writer, const backend::DrawCall& value);
 void put(Writer& writer, const Error& value);
 void put(Writer& writer, const WalkUpdates& value);
 
@@ -194,7 +198,6 @@ Status get(Reader& reader, KnobMap& value);
 Status get(Reader& reader, NamedValues& value);
 Status get(Reader& reader, std::vector<std::string>& value);
 Status get(Reader& reader, WaitStatus& value);
-Status get(Reader& reader, backend::DrawCall& value);
 Status get(Reader& reader, Error& value);
 Status get(Reader& reader, WalkUpdates& value);
 void put(Writer& writer, kernel::CommandKind value);
@@ -331,12 +334,12 @@ struct Welcome {
 };
 struct BufferCreated {
   static constexpr Opcode kOpcode = Opcode::BufferCreated;
-  backend::BufferId buffer = 0;
+  api::BufferId buffer = 0;
   static auto fields(auto& m) { return std::tie(m.buffer); }
 };
 struct FenceCreated {
   static constexpr Opcode kOpcode = Opcode::FenceCreated;
-  backend::FenceId fence = 0;
+  api::FenceId fence = 0;
   static auto fields(auto& m) { return std::tie(m.fence); }
 };
 struct WaitResult {
@@ -405,35 +408,22 @@ struct Hello {
   static constexpr Opcode kOpcode = Opcode::Hello;
   using Reply = Welcome;
   std::string token;
-  KnobMap knobs;
-  std::string mutant;  // empty: none
-  int32_t width = 0;
-  int32_t height = 0;
-  bool validation = false;
-  uint32_t kernel_pid = 1000;  // whose device memory the kernel model sees
-  uint32_t kernel_gpu = 0;
-  bool kernel_reports = true;
-  kernel::KmdConfig kmd;
-  kernel::KgslConfig kgsl;
-  tracer::MemorySource trace_memory = tracer::MemorySource::Both;
-  static auto fields(auto& m) {
-    return std::tie(m.token, m.knobs, m.mutant, m.width, m.height, m.validation, m.kernel_pid, m.kernel_gpu,
-                    m.kernel_reports, m.kmd, m.kgsl, m.trace_memory);
-  }
+  api::SessionConfig config;
+  static auto fields(auto& m) { return std::tie(m.token, m.config); }
   Status check() const;
 };
 struct CreateBuffer : FieldlessRequest<Opcode::CreateBuffer, BufferCreated> {};
 struct BufferData {
   static constexpr Opcode kOpcode = Opcode::BufferData;
   using Reply = NoReply;
-  backend::BufferId buffer = 0;
+  api::BufferId buffer = 0;
   Bytes data;
   static auto fields(auto& m) { return std::tie(m.buffer, m.data); }
 };
 struct BufferSubData {
   static constexpr Opcode kOpcode = Opcode::BufferSubData;
   using Reply = NoReply;
-  backend::BufferId buffer = 0;
+  api::BufferId buffer = 0;
   uint64_t offset = 0;
   Bytes data;
   static auto fields(auto& m) { return std::tie(m.buffer, m.offset, m.data); }
@@ -441,14 +431,14 @@ struct BufferSubData {
 struct Draw {
   static constexpr Opcode kOpcode = Opcode::Draw;
   using Reply = NoReply;
-  backend::DrawCall call;
+  api::DrawCall call;
   static auto fields(auto& m) { return std::tie(m.call); }
 };
 struct FenceSync : FieldlessRequest<Opcode::FenceSync, FenceCreated> {};
 struct ClientWait {
   static constexpr Opcode kOpcode = Opcode::ClientWait;
   using Reply = WaitResult;
-  backend::FenceId fence = 0;
+  api::FenceId fence = 0;
   bool flush = false;
   uint64_t timeout_ns = 0;
   static auto fields(auto& m) { return std::tie(m.fence, m.flush, m.timeout_ns); }
@@ -625,5 +615,66 @@ Result<M> decode(const Frame& frame) {
 
 // Whether the payload decodes as the message its opcode names.
 Status check_payload(const Frame& frame);
+
+// --- The layout's fingerprint -------------------------------------------------------------
+// Every field type as text, in order, nested field structs in braces: what a decoder on the
+// other side must agree with. A type with no entry here fails to compile.
+template <class T>
+struct LayoutOf;
+template <class T>
+void describe_layout(std::string& out) {
+  using Type = std::remove_cvref_t<T>;
+  if constexpr (std::is_same_v<Type, bool>) out += "b";
+  else if constexpr (std::is_enum_v<Type>) out += "e8";
+  else if constexpr (std::is_same_v<Type, uint32_t>) out += "u32";
+  else if constexpr (std::is_same_v<Type, int32_t>) out += "i32";
+  else if constexpr (std::is_same_v<Type, uint64_t>) out += "u64";
+  else if constexpr (std::is_same_v<Type, int64_t>) out += "i64";
+  else if constexpr (std::is_same_v<Type, double>) out += "f64";
+  else if constexpr (std::is_same_v<Type, std::string>) out += "s";
+  else if constexpr (std::is_same_v<Type, Bytes> || std::is_same_v<Type, std::vector<uint8_t>>) out += "y";
+  else if constexpr (std::is_same_v<Type, KnobMap>) out += "map<s,i64>";
+  else if constexpr (std::is_same_v<Type, NamedValues>) out += "[s,i64]";
+  else if constexpr (std::is_same_v<Type, WalkUpdates>) out += "[u32,u32,u32,u64]";
+  else if constexpr (std::is_same_v<Type, Error>) out += "error{e8,s}";
+  else if constexpr (std::is_same_v<Type, std::monostate>) out += "()";
+  else if constexpr (FieldStruct<Type>) {
+    using Fields = decltype(Type::fields(std::declval<Type&>()));
+    out += "{";
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      ((out += I == 0 ? "" : ",", describe_layout<std::tuple_element_t<I, Fields>>(out)), ...);
+    }(std::make_index_sequence<std::tuple_size_v<Fields>>{});
+    out += "}";
+  } else {
+    LayoutOf<Type>::describe(out);  // lists, optionals, variants
+  }
+}
+template <class T>
+struct LayoutOf<std::vector<T>> {
+  static void describe(std::string& out) {
+    out += "[";
+    describe_layout<T>(out);
+    out += "]";
+  }
+};
+template <class T>
+struct LayoutOf<std::optional<T>> {
+  static void describe(std::string& out) {
+    out += "?";
+    describe_layout<T>(out);
+  }
+};
+template <class... T>
+struct LayoutOf<std::variant<T...>> {
+  static void describe(std::string& out) {
+    out += "<";
+    size_t index = 0;
+    ((out += index++ == 0 ? "" : "|", describe_layout<T>(out)), ...);
+    out += ">";
+  }
+};
+// Every message as `name opcode {fields}`, one per line, in the order they are declared.
+std::string protocol_layout();
+uint64_t protocol_layout_hash();
 
 }  // namespace tidemark::wire

@@ -51,11 +51,6 @@ class Generator {
     for (auto& text : value) fill(text);
   }
   void fill(WaitStatus& value) { value = static_cast<WaitStatus>(pick(0, 2)); }
-  void fill(backend::DrawCall& value) {
-    fill(value.uniform);
-    fill(value.vertices);
-    for (int* side : {&value.rect.x0, &value.rect.y0, &value.rect.x1, &value.rect.y1}) fill(*side);
-  }
   void fill(WalkUpdates& value) {
     value.resize(static_cast<size_t>(pick(0, 5)));
     for (auto& [at, event] : value) {
@@ -135,10 +130,11 @@ class Generator {
   template <class M>
   void fix(M&) {}
   void fix(Hello& m) {
-    m.width = pick(1, kMaxTargetSide);
-    m.height = pick(1, kMaxTargetSide);
-    m.kmd.ring_dwords = static_cast<uint32_t>(pick(kernel::kMinRingDwords, 1 << 16));
-    m.kgsl.freq_table_hz.insert(m.kgsl.freq_table_hz.begin(), static_cast<uint64_t>(pick(1, 1'000'000'000)));
+    m.config.width = pick(1, kMaxTargetSide);
+    m.config.height = pick(1, kMaxTargetSide);
+    m.config.model.kmd.ring_dwords = static_cast<uint32_t>(pick(kernel::kMinRingDwords, 1 << 16));
+    auto& table = m.config.model.kgsl.freq_table_hz;
+    table.insert(table.begin(), static_cast<uint64_t>(pick(1, 1'000'000'000)));
   }
   void fix(KmdSubmit& m) {
     m.op.commands.resize(static_cast<size_t>(pick(1, 5)));
@@ -159,10 +155,6 @@ class Generator {
 bool same(const auto& a, const auto& b) { return a == b; }
 bool same(Bytes a, Bytes b) { return std::ranges::equal(a, b); }
 bool same(const Error& a, const Error& b) { return a.kind == b.kind && a.message == b.message; }
-bool same(const backend::DrawCall& a, const backend::DrawCall& b) {
-  return a.uniform == b.uniform && a.vertices == b.vertices && a.rect.x0 == b.rect.x0 && a.rect.y0 == b.rect.y0 &&
-         a.rect.x1 == b.rect.x1 && a.rect.y1 == b.rect.y1;
-}
 
 template <class M>
 bool same_message(const M& a, const M& b) {
@@ -281,7 +273,7 @@ TEST(Protocol, BadHeadersAreRefused) {
 
   auto bad_version = header;
   bad_version[4] = 9;
-  EXPECT_EQ(decode_header(bad_version).error().message, "protocol: version 9, this side speaks 3");
+  EXPECT_EQ(decode_header(bad_version).error().message, "protocol: version 9, this side speaks 4");
 
   auto bad_opcode = header;
   bad_opcode[6] = 0xee;
@@ -313,7 +305,7 @@ TEST(FrameIo, APayloadGrowsWithTheBytesThatArriveNotWithTheClaim) {
 TEST(FrameIo, AFrameThatStallsMidwayTimesOutAndACutHeaderIsNamed) {
   auto pair = socket_pair();
   ASSERT_TRUE(pair);
-  auto bytes = encode(make_frame(1, Hello{.token = "t", .width = 8, .height = 8}));
+  auto bytes = encode(make_frame(1, Hello{.token = "t", .config = {.width = 8, .height = 8}}));
   ASSERT_TRUE(write_all(pair->first.get(), std::span(bytes).first(5)));
   FdSource source(pair->second.get());
   auto frame = read_frame(source, {.deadline = Clock::now() + std::chrono::milliseconds(50)});
@@ -329,8 +321,28 @@ TEST(FrameIo, AFrameThatStallsMidwayTimesOutAndACutHeaderIsNamed) {
   EXPECT_EQ(truncated.error().message, "truncated frame header: 5 of 16 bytes");
 }
 
+// Check that the wire's layout is the one its version was released with: a message or field
+// added, dropped, reordered or retyped without a new kProtocolVersion fails here.
+TEST(Protocol, TheLayoutChangesOnlyWithTheVersion) {
+  EXPECT_EQ(protocol_layout_hash(), kProtocolLayoutHash)
+      << "the wire's layout changed: bump kProtocolVersion (now " << kProtocolVersion
+      << ") and set kProtocolLayoutHash to 0x" << std::hex << protocol_layout_hash() << ". The layout:\n"
+      << protocol_layout();
+}
+
+// Check that the fingerprint sees a change inside a nested struct, not only in a message's
+// own fields: the session config's model section is part of the Hello's layout.
+TEST(Protocol, TheLayoutReachesIntoNestedStructs) {
+  std::string hello;
+  describe_layout<Hello>(hello);
+  std::string model;
+  describe_layout<api::ModelConfig>(model);
+  EXPECT_NE(hello.find(model), std::string::npos) << hello;
+  EXPECT_EQ(hello.rfind("{s,{s,i32,i32,map<s,i64>,s,b,{u32,u32,b,", 0), 0u) << hello;
+}
+
 TEST(Protocol, HostileSizesAreRefused) {
-  auto huge_target = encode_payload(Hello{.token = "", .knobs = {}, .mutant = "", .width = 100000, .height = 8});
+  auto huge_target = encode_payload(Hello{.token = "", .config = {.width = 100000, .height = 8}});
   EXPECT_NE(decode<Hello>(std::span<const uint8_t>(huge_target)).error().message.find("target 100000x8"),
             std::string::npos);
   auto long_string = Writer().u32(kMaxStringBytes + 1).take();
@@ -344,7 +356,7 @@ TEST(Protocol, HostileSizesAreRefused) {
 }
 
 Frame hello_frame(std::string token, KnobMap knobs = {}) {
-  return make_frame(1, Hello{.token = std::move(token), .knobs = std::move(knobs), .width = 8, .height = 8});
+  return make_frame(1, Hello{.token = std::move(token), .config = {.width = 8, .height = 8, .knobs = std::move(knobs)}});
 }
 
 std::string refusal(const std::optional<Frame>& reply) {

@@ -92,7 +92,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
       if (frame.op == Opcode::Hello) {  // this lane's session token, not the recorded one
         TIDEMARK_TRY(hello, decode<Hello>(frame));
         hello.token = opened.token;
-        if (!lane.mutant.empty()) hello.mutant = lane.mutant;
+        if (!lane.mutant.empty()) hello.config.mutant = lane.mutant;
         frame = make_frame(frame.sequence, hello);
         channel.set_deadline(std::chrono::steady_clock::now() + lane.handshake_timeout,
                              fmt::format("the handshake within {} ms", lane.handshake_timeout.count()));

@@ -7,90 +7,96 @@
 
 #include "core/knobs.h"
 #include "core/mutants.h"
+#include "session/session.h"
 #include "wire/posix.h"
 
 namespace tidemark::wire {
 
 namespace {
 
-// The backend half of the dispatch table: one handler per request the backend carries out.
-Result<BufferCreated> serve(backend::Backend& api, const CreateBuffer&) {
-  TIDEMARK_TRY(buffer, api.create_buffer());
+// The dispatch table: one handler per request, carried out by the session's device or by its
+// model host.
+struct Served {
+  api::Device& device;
+  api::Model& model;
+};
+Result<BufferCreated> serve(Served& to, const CreateBuffer&) {
+  TIDEMARK_TRY(buffer, to.device.create_buffer());
   return BufferCreated{.buffer = buffer};
 }
-Status serve(backend::Backend& api, const BufferData& m) { return api.buffer_data(m.buffer, m.data); }
-Status serve(backend::Backend& api, const BufferSubData& m) {
-  return api.buffer_sub_data(m.buffer, m.offset, m.data);
+Status serve(Served& to, const BufferData& m) { return to.device.buffer_data(m.buffer, m.data); }
+Status serve(Served& to, const BufferSubData& m) {
+  return to.device.buffer_sub_data(m.buffer, m.offset, m.data);
 }
-Status serve(backend::Backend& api, const Draw& m) { return api.draw(m.call); }
-Result<FenceCreated> serve(backend::Backend& api, const FenceSync&) {
-  TIDEMARK_TRY(fence, api.fence_sync());
+Status serve(Served& to, const Draw& m) { return to.device.draw(m.call); }
+Result<FenceCreated> serve(Served& to, const FenceSync&) {
+  TIDEMARK_TRY(fence, to.device.fence_sync());
   return FenceCreated{.fence = fence};
 }
-Result<WaitResult> serve(backend::Backend& api, const ClientWait& m) {
-  TIDEMARK_TRY(status, api.client_wait(m.fence, m.flush, m.timeout_ns));
+Result<WaitResult> serve(Served& to, const ClientWait& m) {
+  TIDEMARK_TRY(status, to.device.client_wait(m.fence, m.flush, m.timeout_ns));
   return WaitResult{.status = status};
 }
-Status serve(backend::Backend& api, const Flush&) { return api.flush(); }
-Status serve(backend::Backend& api, const Finish&) { return api.finish(); }
-Status serve(backend::Backend& api, const Present&) { return api.present(); }
-Result<Pixels> serve(backend::Backend& api, const ReadPixels&) {
-  TIDEMARK_TRY(image, api.read_pixels());
+Status serve(Served& to, const Flush&) { return to.device.flush(); }
+Status serve(Served& to, const Finish&) { return to.device.finish(); }
+Status serve(Served& to, const Present&) { return to.device.present(); }
+Result<Pixels> serve(Served& to, const ReadPixels&) {
+  TIDEMARK_TRY(image, to.device.read_pixels());
   return Pixels{.width = image.width, .height = image.height, .bytes = std::move(image.pixels)};
 }
-Result<GaugeValues> serve(backend::Backend& api, const ReadGauges&) {
-  TIDEMARK_TRY(gauges, api.gauges());
+Result<GaugeValues> serve(Served& to, const ReadGauges&) {
+  TIDEMARK_TRY(gauges, to.device.gauges());
   return GaugeValues{.values = named(gauges)};
 }
-Result<ValidationMessages> serve(backend::Backend& api, const ReadValidation&) {
-  TIDEMARK_TRY(messages, api.validation_messages());
+Result<ValidationMessages> serve(Served& to, const ReadValidation&) {
+  TIDEMARK_TRY(messages, to.device.validation_messages());
   return ValidationMessages{.messages = std::move(messages)};
 }
 
-Result<Ok> serve(backend::Backend&, const Sync&) { return Ok{}; }
-Status serve(backend::Backend& api, const KernelEvent& m) { return api.kernel_event({m.gpu, m.pid, m.size}); }
-Status serve(backend::Backend& api, const KernelAllocate& m) {
-  return api.kernel_allocate(m.gpu, m.pid, static_cast<kernel::MemoryType>(m.type), m.id, m.size);
+Result<Ok> serve(Served&, const Sync&) { return Ok{}; }
+Status serve(Served& to, const KernelEvent& m) { return to.model.kernel_event({m.gpu, m.pid, m.size}); }
+Status serve(Served& to, const KernelAllocate& m) {
+  return to.model.kernel_allocate(m.gpu, m.pid, static_cast<MemoryType>(m.type), m.id, m.size);
 }
-Status serve(backend::Backend& api, const KernelFree& m) { return api.kernel_free(m.gpu, m.pid, m.id); }
-Status serve(backend::Backend& api, const KernelAttach& m) {
-  return api.kernel_attach({.failures = m.failures, .stop_requested = m.stop_requested});
+Status serve(Served& to, const KernelFree& m) { return to.model.kernel_free(m.gpu, m.pid, m.id); }
+Status serve(Served& to, const KernelAttach& m) {
+  return to.model.kernel_attach({.failures = m.failures, .stop_requested = m.stop_requested});
 }
-Status serve(backend::Backend& api, const KernelWalk& m) { return api.kernel_walk(m.updates); }
-Status serve(backend::Backend& api, const KernelSample&) { return api.kernel_sample(); }
-Result<Text> serve(backend::Backend& api, const KernelDump&) {
-  TIDEMARK_TRY(text, api.kernel_dump());
+Status serve(Served& to, const KernelWalk& m) { return to.model.kernel_walk(m.updates); }
+Status serve(Served& to, const KernelSample&) { return to.model.kernel_sample(); }
+Result<Text> serve(Served& to, const KernelDump&) {
+  TIDEMARK_TRY(text, to.model.kernel_dump());
   return Text{.present = true, .text = {text.begin(), text.end()}};
 }
-Result<Text> serve(backend::Backend& api, const KernelNode& m) {
-  TIDEMARK_TRY(node, api.kernel_node(m.pid, static_cast<kernel::MemoryType>(m.type)));
+Result<Text> serve(Served& to, const KernelNode& m) {
+  TIDEMARK_TRY(node, to.model.kernel_node(m.pid, static_cast<MemoryType>(m.type)));
   std::string text = node.value_or("");
   return Text{.present = node.has_value(), .text = {text.begin(), text.end()}};
 }
-Result<GaugeValues> serve(backend::Backend& api, const ReadKernelGauges&) {
-  TIDEMARK_TRY(gauges, api.kernel_gauges());
+Result<GaugeValues> serve(Served& to, const ReadKernelGauges&) {
+  TIDEMARK_TRY(gauges, to.model.kernel_gauges());
   return GaugeValues{.values = named(gauges)};
 }
 template <Opcode code, class Operation>
-Status serve(backend::Backend& api, const OperationMessage<code, Operation>& m) {
-  if constexpr (std::is_constructible_v<tracer::TraceOp, Operation>) return api.trace_op(m.op);
-  else return api.kernel_op(m.op);
+Status serve(Served& to, const OperationMessage<code, Operation>& m) {
+  if constexpr (std::is_constructible_v<tracer::TraceOp, Operation>) return to.model.trace_op(m.op);
+  else return to.model.kernel_op(m.op);
 }
-Result<TraceBytes> serve(backend::Backend& api, const ReadTrace&) {
-  TIDEMARK_TRY(trace, api.run_trace());
+Result<TraceBytes> serve(Served& to, const ReadTrace&) {
+  TIDEMARK_TRY(trace, to.model.run_trace());
   return TraceBytes{.bytes = {trace.begin(), trace.end()}};
 }
-Result<KernelReportReply> serve(backend::Backend& api, const ReadKernelReport&) {
-  TIDEMARK_TRY(report, api.kernel_report());
+Result<KernelReportReply> serve(Served& to, const ReadKernelReport&) {
+  TIDEMARK_TRY(report, to.model.kernel_report());
   return KernelReportReply{.report = std::move(report)};
 }
 
-// Carries a request out on the backend: its reply, or none for a pipelined request that
+// Carries a request out: its reply, or none for a pipelined request that
 // succeeded. A pipelined failure sets `failed` so that later requests are skipped.
 template <class M>
-std::optional<Frame> carry_out(backend::Backend& api, const Frame& request, const M& message,
+std::optional<Frame> carry_out(Served to, const Frame& request, const M& message,
                                std::optional<uint32_t>& failed) {
-  auto result = serve(api, message);
+  auto result = serve(to, message);
   if (!result) {
     if constexpr (kPipelined<M>) failed = request.sequence;
     return make_frame(request.sequence, Failure{.error = result.error()});
@@ -137,7 +143,7 @@ std::optional<Frame> ServerSession::route(const Frame& request) {
     if constexpr (std::is_same_v<M, Hello>) {
       return hello(request, *message);
     } else {
-      if (!backend_) return protocol_error(request, fmt::format("{} before hello", to_string(request.op)));
+      if (!session_) return protocol_error(request, fmt::format("{} before hello", to_string(request.op)));
       if constexpr (std::is_same_v<M, Goodbye>) {
         open_ = false;
         return make_frame(request.sequence, Ok{});
@@ -147,54 +153,38 @@ std::optional<Frame> ServerSession::route(const Frame& request) {
           auto failed = *std::exchange(failed_sequence_, std::nullopt);
           return make_frame(request.sequence, Skipped{.failed_sequence = failed});
         }
-        return carry_out(*backend_, request, *message, failed_sequence_);
+        return carry_out({session_->device(), session_->host()}, request, *message, failed_sequence_);
       }
     }
   }
 }
 
 Frame ServerSession::hello(const Frame& request, const Hello& message) {
-  if (backend_) return protocol_error(request, "a second hello");
+  if (session_) return protocol_error(request, "a second hello");
   if (!options_.token.empty() && message.token != options_.token)
     return protocol_error(request, "session token refused");
-  auto knobs = resolve_knobs({&message.knobs}, "handshake");
+  const api::SessionConfig& config = message.config;
+  auto knobs = resolve_knobs({&config.knobs}, "handshake");
   if (!knobs) return protocol_error(request, knobs.error().message);
-  auto mutant = find_mutant(message.mutant);
+  auto mutant = find_mutant(config.mutant);
   if (!mutant)
-    return protocol_error(request, fmt::format("mutant '{}' is not in this server's catalogue", message.mutant));
+    return protocol_error(request, fmt::format("mutant '{}' is not in this server's catalogue", config.mutant));
+  const api::BackendRegistry& backends = options_.backends ? *options_.backends : session::builtin_backends();
+  if (auto known = backends.lookup(config.backend); !known) return protocol_error(request, known.error().message);
 
-  backend::Config config = backend_config(message, *knobs, *mutant, options_.log);
-  auto backend = options_.make_backend ? options_.make_backend(config) : backend::Backend::create(config);
-  if (!backend) {
+  auto session = session::LocalSession::open(config, backends, {.knobs = *knobs, .mutant = *mutant, .log = options_.log});
+  if (!session) {
     open_ = false;
-    return make_frame(request.sequence, Failure{.error = backend.error()});
+    return make_frame(request.sequence, Failure{.error = session.error()});
   }
-  backend_ = std::move(*backend);
+  session_ = std::move(*session);
   if (options_.log)
     options_.log(fmt::format("session: wire_deferred_mb={} retire_lag={} mutant='{}'",
-                             knobs->at("wire_deferred_mb"), knobs->at("retire_lag"), message.mutant));
+                             knobs->at("wire_deferred_mb"), knobs->at("retire_lag"), config.mutant));
   Welcome welcome{.server_pid = ::getpid(),
                   .knobs = *knobs,
                   .capabilities = {"reclaim-by-proof", "descriptor-memo-epoch", "validation", "pipelined"}};
   return make_frame(request.sequence, welcome);
-}
-
-backend::Config backend_config(const Hello& hello, const KnobValues& knobs, MutantId mutant,
-                               std::function<void(const std::string&)> log) {
-  backend::Config config;
-  config.width = hello.width;
-  config.height = hello.height;
-  config.knobs = backend::knobs_from(knobs);
-  config.validation = hello.validation;
-  config.kernel_pid = hello.kernel_pid;
-  config.kernel_gpu = hello.kernel_gpu;
-  config.kernel_reports = hello.kernel_reports;
-  config.kmd = hello.kmd;
-  config.kgsl = hello.kgsl;
-  config.trace_memory = hello.trace_memory;
-  config.mutant = mutant;
-  config.log = std::move(log);
-  return config;
 }
 
 ServerConnection::ServerConnection(ServerOptions options)

@@ -8,20 +8,22 @@
 #include <optional>
 #include <string>
 
-#include "backend/backend.h"
+#include "api/registry.h"
 #include "core/knobs.h"
 #include "core/mutants.h"
 #include "wire/frame_io.h"
 #include "wire/protocol.h"
 
-namespace tidemark::wire {
+namespace tidemark::session {
+class LocalSession;
+}
 
-using BackendFactory = std::function<Result<std::unique_ptr<backend::Backend>>(const backend::Config&)>;
+namespace tidemark::wire {
 
 struct ServerOptions {
   std::string token;  // the Hello must carry it; empty: any (a private socketpair)
   std::function<void(const std::string&)> log;
-  BackendFactory make_backend;  // empty: the Vulkan backend (wire tests put a fake here)
+  const api::BackendRegistry* backends = nullptr;  // null: this build's (wire tests add a fake)
   uint64_t stop_after_frames = 0;  // fault injection: SIGSTOP this process after that many frames
 };
 
@@ -33,7 +35,7 @@ class ServerSession {
   // fails. After a ProtocolError reply or a Goodbye the session is closed.
   std::optional<Frame> handle(const Frame& request);
   bool open() const { return open_; }
-  bool greeted() const { return backend_ != nullptr; }
+  bool greeted() const { return session_ != nullptr; }
 
  private:
   template <class M>
@@ -42,14 +44,10 @@ class ServerSession {
   Frame protocol_error(const Frame& request, const std::string& message);
 
   ServerOptions options_;
-  std::unique_ptr<backend::Backend> backend_;
+  std::unique_ptr<session::LocalSession> session_;
   std::optional<uint32_t> failed_sequence_;  // a pipelined request failed: skip to the next reply
   bool open_ = true;
 };
-
-// The backend a handshake asks for (the monolith lane builds its own from the same Hello).
-backend::Config backend_config(const Hello& hello, const KnobValues& knobs, MutantId mutant,
-                               std::function<void(const std::string&)> log);
 
 inline constexpr std::chrono::milliseconds kHelloTimeout{10000};  // the whole Hello, from the connection
 inline constexpr std::chrono::milliseconds kFrameTimeout{30000};  // a frame stalled midway is dropped

@@ -49,7 +49,7 @@ class TcpServer : public ::testing::Test {
   }
 
   static Frame hello(const std::string& token) {
-    return make_frame(1, Hello{.token = token, .knobs = {{"wire_deferred_mb", 8}}, .width = 8, .height = 8});
+    return make_frame(1, Hello{.token = token, .config = {.width = 8, .height = 8, .knobs = {{"wire_deferred_mb", 8}}}});
   }
 
   // A greeted session: its socket and the pid of the process serving it.

@@ -1,6 +1,7 @@
 // The client-to-server mapping, one call at a time, over a fake backend (wire_test.h).
 #include <gmock/gmock.h>
 
+#include "tracer/importer.h"
 #include "wire/wire_test.h"
 
 namespace tidemark::wire {
@@ -11,12 +12,28 @@ using ::testing::HasSubstr;
 
 std::vector<uint8_t> bytes(std::initializer_list<uint8_t> list) { return list; }
 
-// Check that the handshake's knobs, target and mutant reach the backend's configuration.
+// Check that the handshake's config reaches the backend the registry picked by name, whole,
+// with its knobs resolved (every known knob present) and its mutant looked up.
 TEST_F(WireTest, TheHandshakeConfiguresTheBackend) {
-  EXPECT_EQ(log_.config.width, 16);
-  EXPECT_EQ(log_.config.height, 4);
-  EXPECT_EQ(log_.config.knobs.wire_deferred_mb, 8u);
-  EXPECT_EQ(log_.config.mutant, MutantId::None);
+  EXPECT_EQ(log_.config, hello_.config);
+  EXPECT_EQ(log_.knobs.at("wire_deferred_mb"), 8);
+  EXPECT_EQ(log_.knobs.at("retire_lag"), 0);
+  EXPECT_EQ(log_.mutant, MutantId::None);
+}
+
+// Check that a handshake naming a backend the server's registry lacks is refused, naming
+// the ones it has.
+TEST(WireRegistry, AnUnknownBackendIsRefusedByName) {
+  fake::FakeBackendLog log;
+  auto backends = fake::fake_backends(log);
+  ServerOptions options;
+  options.backends = &backends;
+  ServerSession session(options);
+  auto reply = session.handle(make_frame(1, Hello{.token = "", .config = {.backend = "gl", .width = 4, .height = 4}}));
+  ASSERT_TRUE(reply);
+  ASSERT_EQ(reply->op, Opcode::ProtocolError);
+  EXPECT_EQ(decode<ProtocolError>(*reply).value().message, "expected a backend (fake), found 'gl'");
+  EXPECT_FALSE(log.created);
 }
 
 // Check that a draw's band arrives intact.
@@ -112,7 +129,7 @@ TEST_F(WireTest, ADrainWithNothingPendingSendsNothing) {
 // Check that the client never leaves more than kMaxPipelinedCalls calls unconfirmed, so a
 // late failure is always within reach of the caller's journal.
 TEST_F(WireTest, ThePipeIsDrainedBeforeItHoldsMoreThanTheLimit) {
-  constexpr uint32_t limit = backend::Backend::kMaxPipelinedCalls;
+  constexpr uint32_t limit = api::Device::kMaxPipelinedCalls;
   for (uint32_t i = 0; i < limit; ++i) ASSERT_TRUE(client_->flush());
   EXPECT_EQ(replies_received(), 0u);
   EXPECT_TRUE(log_.calls.empty());
@@ -121,27 +138,53 @@ TEST_F(WireTest, ThePipeIsDrainedBeforeItHoldsMoreThanTheLimit) {
   EXPECT_EQ(log_.calls.size(), limit);
 }
 
-// Check that kernel-model calls arrive intact and its gauges come back by name.
-TEST_F(WireTest, KernelCallsArriveIntactAndItsGaugesComeBack) {
+// Check that model calls reach the server's model host, not the device, and its gauges come
+// back by name: a hand-written tracepoint hit, an allocation and its free, the reader's attach.
+TEST_F(WireTest, ModelCallsReachTheHostAndItsGaugesComeBack) {
   ASSERT_TRUE(client_->kernel_event({1, 4321, 65536}));
-  ASSERT_TRUE(client_->kernel_allocate(0, 77, kernel::MemoryType::Descriptor, 9, 4096));
+  ASSERT_TRUE(client_->kernel_allocate(0, 77, MemoryType::Descriptor, 9, 4096));
+  EXPECT_EQ(client_->kernel_node(77, MemoryType::Descriptor).value(), "4096");
   ASSERT_TRUE(client_->kernel_free(0, 77, 9));
+  EXPECT_EQ(client_->kernel_node(77, MemoryType::Descriptor).value(), std::nullopt);
+  ASSERT_TRUE(client_->kernel_attach({.failures = 2, .stop_requested = false}));
   auto gauges = client_->kernel_gauges();
   ASSERT_TRUE(gauges) << gauges.error().message;
-  EXPECT_THAT(log_.calls, ElementsAre("kernel_event(gpu_id=1 pid=4321 size=65536)",
-                                      "kernel_allocate(gpu 0, pid 77, DESCRIPTOR, id 9, 4096 bytes)",
-                                      "kernel_free(gpu 0, pid 77, id 9)", "kernel_gauges()"));
-  EXPECT_EQ(gauges->kpid, 1000);  // the handshake's default pid reached the server's config
-  EXPECT_EQ(gauges->kevents, 4);
+  // The fake's 16x4 target (pid 1000 and the GPU's total), the hit, then pid 77's total and
+  // the GPU's at the allocation and at the free.
+  EXPECT_EQ(gauges->kevents, 7);
+  EXPECT_EQ(gauges->kentries, 3);  // pid 1000, the GPU's total, the hit's: the free emptied pid 77
+  EXPECT_EQ(gauges->kdeleted, 1);
+  EXPECT_EQ(gauges->kglobal, 256);
+  EXPECT_EQ(gauges->kreader, 1);
+  EXPECT_EQ(gauges->kattach, 3);  // two failures, then the attach that held
+  EXPECT_TRUE(log_.calls.empty()) << "a model call reached the device: " << log_.calls.front();
+  auto freed_twice = client_->kernel_free(0, 77, 9);
+  ASSERT_TRUE(freed_twice);  // pipelined: the failure comes with the next reply
+  auto drained = client_->drain();
+  ASSERT_FALSE(drained);
+  EXPECT_EQ(drained.error().message, "gpu_free: pid 77 has no allocation 9 on GPU 0");
+}
 
-  ASSERT_TRUE(client_->kernel_attach({.failures = 31, .stop_requested = true}));
-  EXPECT_EQ(client_->kernel_dump().value(), "GPU memory total usage map is empty\n");
-  EXPECT_EQ(client_->kernel_node(7, kernel::MemoryType::Vulkan).value(), "4096,64");
-  EXPECT_EQ(client_->kernel_node(0, kernel::MemoryType::Vulkan).value(), std::nullopt);
-  EXPECT_EQ(log_.calls.at(4), "kernel_attach(failures 31, stop true)");
-  ASSERT_TRUE(client_->kernel_walk({{1, {1, 2, 3}}, {4, {0, 5, 0}}}));
-  ASSERT_TRUE(client_->drain());
-  EXPECT_EQ(log_.calls.back(), "kernel_walk( at 1: gpu_id=1 pid=2 size=3; at 4: gpu_id=0 pid=5 size=0;)");
+// Check that the device's memory reaches the host as the handshake's pid: the fake backend's
+// stores land in the kernel map, which agrees with its claim after every change.
+TEST(WireHost, TheDevicesMemoryReachesTheHostAsTheHandshakesPid) {
+  fake::FakeBackendLog log;
+  auto backends = fake::fake_backends(log);
+  ServerOptions options;
+  options.backends = &backends;
+  auto channel = in_process_channel(std::move(options));
+  WireClient client(*channel);
+  Hello hello{.token = "", .config = {.backend = "fake", .width = 4, .height = 4}};
+  hello.config.model.kernel_pid = 4242;
+  ASSERT_TRUE(client.hello(hello));
+  auto buffer = client.create_buffer().value();
+  ASSERT_TRUE(client.buffer_data(buffer, std::vector<uint8_t>(5, 1)));
+  ASSERT_TRUE(client.buffer_data(buffer, std::vector<uint8_t>(3, 1)));
+  auto gauges = client.kernel_gauges().value();
+  EXPECT_EQ(gauges.kpid, 3 + 4 * 4 * 4);  // the store and the 4x4 target
+  EXPECT_EQ(gauges.kviews, 3 + 4 * 4 * 4);
+  EXPECT_EQ(gauges.kbreaks, 0);
+  EXPECT_EQ(client.kernel_node(4242, MemoryType::GlBuffer).value(), "3");
 }
 
 // Check that wait statuses, pixels, gauges and validation messages come back as sent.
@@ -181,21 +224,19 @@ TEST_F(WireTest, AReplyToAFrameTheClientNeverSentIsAProtocolError) {
 
 // Check that the kernel driver's configuration rides the handshake.
 TEST(WireKernel, TheHandshakeCarriesTheKernelDriversConfiguration) {
-  FakeBackendLog log;
+  fake::FakeBackendLog log;
+  auto backends = fake::fake_backends(log);
   ServerOptions options;
-  options.make_backend = [&log](const backend::Config& config) -> Result<std::unique_ptr<backend::Backend>> {
-    log.config = config;
-    return std::unique_ptr<backend::Backend>(std::make_unique<FakeBackend>(log));
-  };
+  options.backends = &backends;
   auto channel = in_process_channel(std::move(options));
   WireClient client(*channel);
-  Hello hello{.token = "", .knobs = {}, .mutant = "", .width = 4, .height = 4};
-  hello.kmd.ring_dwords = 64;
-  hello.kmd.power = kernel::PowerPolicy::Race;
-  hello.kgsl.freq_table_hz = {600'000'000, 300'000'000};
+  Hello hello{.token = "", .config = {.backend = "fake", .width = 4, .height = 4}};
+  hello.config.model.kmd.ring_dwords = 64;
+  hello.config.model.kmd.power = kernel::PowerPolicy::Race;
+  hello.config.model.kgsl.freq_table_hz = {600'000'000, 300'000'000};
   ASSERT_TRUE(client.hello(hello));
-  EXPECT_EQ(log.config.kmd, hello.kmd);
-  EXPECT_EQ(log.config.kgsl, hello.kgsl);
+  EXPECT_EQ(log.config.model.kmd, hello.config.model.kmd);
+  EXPECT_EQ(log.config.model.kgsl, hello.config.model.kgsl);
 }
 
 // Check that scripted kernel operations travel pipelined, in order, and that the report
@@ -211,8 +252,7 @@ TEST_F(WireTest, KernelOperationsArePipelinedAndTheReportComesBackWhole) {
 
   auto report = client_->kernel_report();
   ASSERT_TRUE(report) << report.error().message;
-  EXPECT_THAT(log_.calls, ElementsAre("kernel_op(kmd_submit)", "kernel_op(kmd_diagnose)", "kernel_op(kgsl_sample)",
-                                      "kernel_op(kgsl_read)", "kernel_report()"));
+  EXPECT_TRUE(log_.calls.empty()) << "a kernel operation reached the device";
   ASSERT_EQ(report->diagnoses.size(), 1u);
   EXPECT_EQ(report->diagnoses[0].name, "heavy");
   EXPECT_EQ(report->diagnoses[0].diagnosis.scene, "heavy_work");  // a 10 ms draw, watched for 1 ms
@@ -222,12 +262,21 @@ TEST_F(WireTest, KernelOperationsArePipelinedAndTheReportComesBackWhole) {
 }
 
 
-// Check that the run's trace comes back from the server byte for byte.
-TEST_F(WireTest, TheRunTraceComesBackByteForByte) {
+// Check that the run's trace comes back whole from the server's host: the fake device's
+// store as the pid's GPU memory and its bytes on the device track, sampled at the present.
+TEST_F(WireTest, TheRunTraceComesBackWholeFromTheHost) {
+  auto buffer = client_->create_buffer().value();
+  ASSERT_TRUE(client_->buffer_data(buffer, std::vector<uint8_t>(4096, 7)));
+  ASSERT_TRUE(client_->present());
   auto trace = client_->run_trace();
   ASSERT_TRUE(trace) << trace.error().message;
-  EXPECT_EQ(*trace, std::string("\x0a\x02\x40\x07", 4));
-  EXPECT_THAT(log_.calls, ElementsAre("run_trace()"));
+  tracer::ImportedTrace imported = tracer::import_trace(*trace);
+  const tracer::Track* memory = imported.find("GPU Memory (gpu 0, pid 1000)");
+  const tracer::Track* device = imported.find(std::string(api::kDeviceBytesTrack));
+  ASSERT_TRUE(memory && device) << tracer::describe(imported);
+  EXPECT_EQ(memory->rows.back().value, 4096.0 + 16 * 4 * 4);  // the store and the target
+  EXPECT_EQ(device->rows.back().value, 4096.0);
+  EXPECT_THAT(log_.calls, ElementsAre("create_buffer() -> 1", "buffer_data(1, 4096 bytes: 07070707)", "present()"));
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 namespace tidemark::wire {
 
 void WireTest::SetUp() {
-  channel_ = in_process_channel(fake_backend_options(log_));
+  ServerOptions options;
+  options.backends = &backends_;
+  channel_ = in_process_channel(std::move(options));
   client_ = std::make_unique<WireClient>(*channel_);
   auto welcome = client_->hello(hello_);
   ASSERT_TRUE(welcome) << welcome.error().message;

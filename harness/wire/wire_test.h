@@ -1,5 +1,6 @@
 // A Dawn-style fixture for wire tests: the real client -> the split lane's byte channel ->
-// the real server session, over a fake backend that logs every call it receives. Tests of
+// the real server session, over the fake backend (which logs every call it receives) beside
+// the real model host. Tests of
 // the client-to-server mapping, one call at a time, with no GPU and no timing: the pipe is
 // drained only where the client API says so (a call with a value, or drain()).
 #pragma once
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "wire/fake_backend.h"
+#include "backend_fake/fake_backend.h"
 #include "wire/channel.h"
 #include "wire/client.h"
 
@@ -23,10 +24,11 @@ class WireTest : public ::testing::Test {
   uint64_t requests_sent() const { return channel_->sent - 1; }
   uint64_t replies_received() const { return channel_->received - 1; }
 
-  FakeBackendLog log_;
+  fake::FakeBackendLog log_;
+  api::BackendRegistry backends_ = fake::fake_backends(log_);
   std::unique_ptr<Channel> channel_;
   std::unique_ptr<WireClient> client_;
-  Hello hello_{.token = "", .knobs = {{"wire_deferred_mb", 8}}, .mutant = "", .width = 16, .height = 4};
+  Hello hello_{.token = "", .config = {.backend = "fake", .width = 16, .height = 4, .knobs = {{"wire_deferred_mb", 8}}}};
 };
 
 }  // namespace tidemark::wire

@@ -1,0 +1,26 @@
+#include "api/registry.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace tidemark::api {
+
+BackendRegistry& BackendRegistry::add(BackendEntry entry) {
+  entries_.push_back(std::move(entry));
+  return *this;
+}
+
+const BackendEntry* BackendRegistry::find(std::string_view name) const {
+  auto found = std::find_if(entries_.begin(), entries_.end(), [&](const BackendEntry& e) { return e.name == name; });
+  return found == entries_.end() ? nullptr : &*found;
+}
+
+Result<const BackendEntry*> BackendRegistry::lookup(std::string_view name) const {
+  if (const auto* entry = find(name)) return entry;
+  std::string known;
+  for (const auto& entry : entries_) known += (known.empty() ? "" : ", ") + entry.name;
+  return fail(ErrorKind::BadInput, fmt::format("expected a backend ({}), found '{}'", known, name));
+}
+
+}  // namespace tidemark::api

@@ -1,0 +1,48 @@
+// The backends a session can run on, by name: each is a name and a factory. The monolith
+// lane and the server pick from the registry by the session config's `backend`; adding a
+// backend is its folder and one line in its registry.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/device.h"
+#include "api/session.h"
+#include "core/knobs.h"
+#include "core/mutants.h"
+
+namespace tidemark::api {
+
+// What a factory gets besides the config: the config's knobs and mutant resolved, where
+// its device's events go, and where its notes go (gauge lines; may be empty).
+struct DeviceContext {
+  KnobValues knobs;
+  MutantId mutant = MutantId::None;
+  DeviceEvents* events = nullptr;
+  std::function<void(const std::string&)> log;
+};
+
+using DeviceFactory = std::function<Result<std::unique_ptr<Device>>(const SessionConfig&, const DeviceContext&)>;
+
+struct BackendEntry {
+  std::string name;
+  std::string summary;  // one line: what it drives
+  DeviceFactory make;
+};
+
+class BackendRegistry {
+ public:
+  BackendRegistry& add(BackendEntry entry);
+  const BackendEntry* find(std::string_view name) const;
+  // The entry, or a bad-input error naming the known backends.
+  Result<const BackendEntry*> lookup(std::string_view name) const;
+  const std::vector<BackendEntry>& entries() const { return entries_; }
+
+ private:
+  std::vector<BackendEntry> entries_;
+};
+
+}  // namespace tidemark::api

@@ -1,0 +1,30 @@
+// One session's configuration: what the scenario says, what the handshake carries, and what
+// the backend and the model host receive — one struct, laid out once by fields() for the wire.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+
+#include "api/model.h"
+#include "core/knobs.h"
+
+namespace tidemark::api {
+
+inline constexpr const char* kDefaultBackend = "vulkan";
+
+struct SessionConfig {
+  std::string backend = kDefaultBackend;  // a name in the backend registry
+  int32_t width = 64;                     // the target, in pixels
+  int32_t height = 64;
+  KnobValues knobs;                       // the knobs as given; the receiver resolves them
+  std::string mutant;                     // red-once: the fault switch; empty: none
+  bool validation = false;                // the driver's validation on; any message is red
+  ModelConfig model;
+  static auto fields(auto& m) {
+    return std::tie(m.backend, m.width, m.height, m.knobs, m.mutant, m.validation, m.model);
+  }
+  bool operator==(const SessionConfig&) const = default;
+};
+
+}  // namespace tidemark::api

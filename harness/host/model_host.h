@@ -1,0 +1,73 @@
+// The model host: the oracle beside a backend, owned by the session (on the server in the
+// wire lanes). It holds the GPU-memory model, the kernel driver, the run trace and the
+// scenario's samples; the device reports what it does through api::DeviceEvents and the
+// host turns that into tracepoint events, map updates, ring packets and trace samples. A
+// scenario's model steps (api::Model) land here too. The host judges whatever device sits
+// beside it — the built-in reclaim model or a real driver — the same way.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/device.h"
+#include "api/model.h"
+#include "core/mutants.h"
+#include "kernel/driver.h"
+#include "kernel/gpu_memory.h"
+#include "tracer/run_trace.h"
+
+namespace tidemark::host {
+
+class ModelHost final : public api::DeviceEvents, public api::Model {
+ public:
+  ModelHost(const api::ModelConfig& config, MutantId mutant);
+
+  // api::DeviceEvents
+  void memory_changed(const api::MemoryChange& change) override;
+  uint64_t queue_submitted() override;
+  bool retired(uint64_t fence) const override;
+  void wait_retired(uint64_t fence, uint64_t budget_ns) override;
+  bool kick() override;
+  std::string queue_state() const override;
+  void frame() override;
+  void sample(const api::DeviceCounters& counters) override;
+  void started(const api::DeviceCounters& counters) override;
+
+  // api::Model
+  Status kernel_event(const kernel::GpuMemTotalEvent& event) override;
+  Status kernel_allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size) override;
+  Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override;
+  Result<KernelGauges> kernel_gauges() override;
+  Status kernel_attach(const kernel::AttachScript& script) override;
+  Result<std::string> kernel_dump() override;
+  Result<std::optional<std::string>> kernel_node(uint32_t pid, MemoryType type) override;
+  Status kernel_walk(const api::WalkUpdates& updates) override;
+  Status kernel_sample() override;
+  Status kernel_op(const kernel::KernelOp& op) override;
+  Result<kernel::KernelReport> kernel_report() override;
+  Result<std::string> run_trace() override;
+  Status trace_op(const tracer::TraceOp& op) override;
+
+ private:
+  kernel::SubmissionModel& device_queue() { return driver_.queue(kernel::Queue::Backend); }
+  const kernel::SubmissionModel& device_queue() const { return driver_.queue(kernel::Queue::Backend); }
+  int64_t map_entry() const;  // the map's value for the scenario's pid (0: no entry)
+  uint64_t trace_now();
+  void snapshot_memory(uint64_t start, uint64_t spacing);
+
+  api::ModelConfig config_;
+  MutantId mutant_;
+  kernel::GpuMemoryModel memory_;
+  kernel::KernelDriver driver_;
+  std::optional<tracer::RunTrace> trace_;  // started once the device is up
+  std::optional<uint64_t> last_trace_ts_;
+  int64_t breaks_ = 0;  // device changes after which its claim, the map's entry and the views disagreed
+  std::vector<int64_t> samples_;
+  struct {
+    int64_t walked = 0, mixed = 0, cut = 0;
+  } walk_;
+};
+
+}  // namespace tidemark::host

@@ -1,0 +1,29 @@
+#include "session/session.h"
+
+#include "backend/vulkan_backend.h"
+
+namespace tidemark::session {
+
+const api::BackendRegistry& builtin_backends() {
+  static const api::BackendRegistry registry = [] {
+    api::BackendRegistry backends;
+    backends.add({"vulkan", "the reclaim model on a Vulkan device (Mesa lavapipe)", backend::create_vulkan_device});
+    return backends;
+  }();
+  return registry;
+}
+
+Result<std::unique_ptr<LocalSession>> LocalSession::open(const api::SessionConfig& config,
+                                                         const api::BackendRegistry& registry,
+                                                         api::DeviceContext context) {
+  TIDEMARK_TRY(entry, registry.lookup(config.backend));
+  std::unique_ptr<LocalSession> session(new LocalSession());
+  session->host_ = std::make_unique<host::ModelHost>(config.model, context.mutant);
+  session->knobs_ = context.knobs;
+  context.events = session->host_.get();
+  TIDEMARK_TRY(device, entry->make(config, context));
+  session->device_ = std::move(device);
+  return session;
+}
+
+}  // namespace tidemark::session
