@@ -294,35 +294,46 @@ Result<KernelNodeCheck> CheckReader::kernel_node(const Value& value) const {
   return check;
 }
 
-// A text file beside the scenario (an expected dump), read now.
-Result<std::string> CheckReader::text_file(const Value& value) const {
-  TIDEMARK_TRY(name, read_.text(value, "a text file name"));
+// The file `value` names beside the scenario: inside the scenario's folder (or below it, so
+// reports and fixtures can carry it; no scenario reads files elsewhere), existing, and a file,
+// not a folder (reading one throws) nor a device or a pipe (reading one may never end).
+Result<fs::path> CheckReader::file_beside(const Value& value, const FileRule& rule) const {
+  TIDEMARK_TRY(name, read_.text(value, rule.name));
   fs::path relative = fs::path(name).lexically_normal();
   if (name.empty() || relative.is_absolute() || relative.empty() || *relative.begin() == "..")
-    return error_at(value.where, "a file inside the scenario's folder", quote(name));
+    return error_at(value.where, rule.inside, quote(name));
   fs::path file = (declared_.file.parent_path() / relative).lexically_normal();
+  std::error_code error;
+  fs::file_status status = fs::status(file, error);
+  if (fs::is_directory(status)) return error_at(value.where, rule.file, fmt::format("{}, a folder", quote(name)));
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    return error_at(value.where, rule.file, fmt::format("{}, which is not a regular file", quote(name)));
+  if (!fs::is_regular_file(status))
+    return error_at(value.where, fmt::format(fmt::runtime(rule.missing), file.string()), quote(name));
+  return file;
+}
+
+// A text file beside the scenario (an expected dump, a track's rows), read now.
+Result<std::string> CheckReader::text_file(const Value& value) const {
+  constexpr FileRule kText{"a text file name", "a file inside the scenario's folder",
+                           "an existing file in the scenario's folder", "a file"};
+  TIDEMARK_TRY(file, file_beside(value, kText));
   std::ifstream in(file, std::ios::binary);
-  if (!in) return error_at(value.where, "an existing file in the scenario's folder", quote(name));
+  if (!in) return error_at(value.where, kText.missing, quote(value.node.Scalar()));
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-// A golden is a PNG in the scenario's folder (or below it): reports and fixtures can
-// carry it, and no scenario reads files elsewhere.
+// A golden is a PNG beside the scenario; decoding it is the check's job.
 Result<fs::path> CheckReader::golden_file(const Value& value) const {
-  TIDEMARK_TRY(name, read_.text(value, "an image file name"));
-  fs::path relative = fs::path(name).lexically_normal();
-  if (name.empty() || relative.is_absolute() || relative.empty() || *relative.begin() == "..")
-    return error_at(value.where, "a PNG file inside the scenario's folder", quote(name));
-  fs::path file = (declared_.file.parent_path() / relative).lexically_normal();
-  std::error_code error;
-  if (!fs::is_regular_file(file, error))
-    return error_at(value.where, fmt::format("an existing file (looked for {})", file.string()), quote(name));
+  constexpr FileRule kGolden{"an image file name", "a PNG file inside the scenario's folder",
+                             "an existing file (looked for {})", "a PNG file"};
+  TIDEMARK_TRY(file, file_beside(value, kGolden));
   constexpr std::array<char, 8> kPngSignature = {'\x89', 'P', 'N', 'G', '\r', '\n', '\x1a', '\n'};
   std::array<char, 8> start{};
   std::ifstream(file, std::ios::binary).read(start.data(), start.size());
   if (start != kPngSignature)
     return error_at(value.where, "a PNG file (one that starts with the PNG signature)",
-                    fmt::format("{}, which does not", quote(name)));
+                    fmt::format("{}, which does not", quote(value.node.Scalar())));
   return file;
 }
 

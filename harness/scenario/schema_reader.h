@@ -256,6 +256,15 @@ class CheckReader {
   Result<KernelNodeCheck> kernel_node(const Value& value) const;
   Status each_check_once(const Scenario& scenario, const std::vector<Value>& pixel_values) const;
 
+  // How a key that names a file beside the scenario words its errors.
+  struct FileRule {
+    std::string_view name;     // what the value is, e.g. "a text file name"
+    std::string_view inside;   // e.g. "a file inside the scenario's folder"
+    std::string_view missing;  // e.g. "an existing file (looked for {})", {} the path looked for
+    std::string_view file;     // what a folder or a device is not, e.g. "a file"
+  };
+  // The file `value` names, inside the scenario's folder, existing, and a file (not a folder).
+  Result<std::filesystem::path> file_beside(const Value& value, const FileRule& rule) const;
   Result<std::string> text_file(const Value& value) const;
   Result<std::filesystem::path> golden_file(const Value& value) const;
 
