@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -584,6 +585,23 @@ TEST_F(InlineScenario, PixelChecksFitTheTargetAndGoldensResolveBesideTheScenario
   EXPECT_EQ(golden("../s.yaml"), in_g + ":6:22: expected a PNG file inside the scenario's folder, found '../s.yaml'");
   EXPECT_EQ(golden("/etc/passwd"),
             in_g + ":6:22: expected a PNG file inside the scenario's folder, found '/etc/passwd'");
+}
+
+// Check that a key naming a file to read (rows_file, dump_file, a golden's file) is bad input
+// at its value when it names a folder or a pipe, not an internal error from reading it.
+TEST_F(InlineScenario, FilesTheScenarioNamesAreFilesNotFoldersOrPipes) {
+  fs::create_directories(dir_ / "rows.d");
+  EXPECT_EQ(expect_error("  trace:\n    - {track: \"Parked bytes (gpu 0)\", rows_file: rows.d}\n"),
+            at("8:50: expected a file, found 'rows.d', a folder"));
+  EXPECT_EQ(expect_error("  kernel:\n    dump_file: rows.d\n"), at("8:16: expected a file, found 'rows.d', a folder"));
+  EXPECT_EQ(expect_error("  kernel:\n    dump_file: .\n"), at("8:16: expected a file, found '.', a folder"));
+  EXPECT_EQ(expect_error("  pixels:\n    - golden: {file: rows.d}\n"),
+            at("8:22: expected a PNG file, found 'rows.d', a folder"));
+  ASSERT_EQ(mkfifo((dir_ / "rows.fifo").c_str(), 0600), 0);
+  EXPECT_EQ(expect_error("  trace:\n    - {track: \"Parked bytes (gpu 0)\", rows_file: rows.fifo}\n"),
+            at("8:50: expected a file, found 'rows.fifo', which is not a regular file"));
+  EXPECT_EQ(expect_error("  kernel:\n    dump_file: missing.txt\n"),
+            at("8:16: expected an existing file in the scenario's folder, found 'missing.txt'"));
 }
 
 // Lines 1-10 are fixed: two gauge checks and one pixel check; the controls start on line 11.
