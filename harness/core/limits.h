@@ -15,6 +15,11 @@ inline constexpr int64_t kMaxWorkloadCalls = 100'000'000;
 // Steps one file may spell out, aliases expanded: far beyond any hand-written scenario, and
 // small enough that loading stays well under a second.
 inline constexpr int64_t kMaxWrittenSteps = 50'000;
+// Records a run keeps per kind until something reads them (kgsl_gpubusy events waiting for a
+// trace_pipe read, semaphores the scene has signalled, the kernel's findings, mismatched waits):
+// reaching the bound is a clear error naming the step, or for texts kept only as evidence a
+// truncation that says how many were left out. Nothing a run keeps grows with its length alone.
+inline constexpr size_t kMaxKeptRecords = 100'000;
 inline constexpr int64_t kMaxStoreBytes = int64_t{128} << 20;  // one buffer_data or sub-data
 inline constexpr int64_t kMaxBuffers = 65'536;
 inline constexpr size_t kMaxNameLength = 100;        // scenario and group names: file names, test names

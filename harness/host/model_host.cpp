@@ -153,13 +153,10 @@ Result<KernelGauges> ModelHost::kernel_gauges() {
   g.kwalked = walk_.walked;
   g.kwalkmixed = walk_.mixed;
   g.kwalkcut = walk_.cut;
-  g.ksamples = static_cast<int64_t>(samples_.size());
-  if (!samples_.empty()) {
-    g.kfirst = samples_.front();
-    g.klast = samples_.back();
-    g.kstable = std::find_if(samples_.rbegin(), samples_.rend(), [&](int64_t s) { return s != samples_.back(); }) -
-                samples_.rbegin();
-  }
+  g.ksamples = samples_.count;
+  g.kfirst = samples_.first;
+  g.klast = samples_.last;
+  g.kstable = samples_.stable;
   driver_.fill(g);
   return g;
 }
@@ -189,12 +186,16 @@ Status ModelHost::kernel_walk(const api::WalkUpdates& updates) {
 }
 
 Status ModelHost::kernel_sample() {
-  samples_.push_back(map_entry());
+  int64_t value = map_entry();
+  if (samples_.count == 0) samples_.first = value;
+  samples_.stable = samples_.count > 0 && value == samples_.last ? samples_.stable + 1 : 1;
+  samples_.last = value;
+  ++samples_.count;
   return {};
 }
 
 Status ModelHost::kernel_op(const kernel::KernelOp& op) {
-  driver_.apply(op);
+  TIDEMARK_CHECK(driver_.apply(op));
   if (trace_ && std::holds_alternative<kernel::KgslSampleOp>(op)) {
     const tracer::CounterSample load[] = {{kGpuLoadCounter, driver_.kgsl().load_percent()}};
     trace_->sample(trace_now(), load);

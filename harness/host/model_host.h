@@ -64,7 +64,11 @@ class ModelHost final : public api::DeviceEvents, public api::Model {
   std::optional<tracer::RunTrace> trace_;  // started once the device is up
   std::optional<uint64_t> last_trace_ts_;
   int64_t breaks_ = 0;  // device changes after which its claim, the map's entry and the views disagreed
-  std::vector<int64_t> samples_;
+  // gpumem_sample: the samples' count, first, last and trailing run of the last value, kept as
+  // they come (a long scene's samples need no list).
+  struct {
+    int64_t count = 0, first = 0, last = 0, stable = 0;
+  } samples_;
   struct {
     int64_t walked = 0, mixed = 0, cut = 0;
   } walk_;

@@ -1,6 +1,10 @@
 #include "kernel/driver.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+
+#include "core/limits.h"
 
 #include "kernel/saturating.h"
 
@@ -57,7 +61,20 @@ struct KernelDriver::Apply {
   }
 };
 
-void KernelDriver::apply(const KernelOp& op) { std::visit(Apply{*this}, op); }
+Status KernelDriver::apply(const KernelOp& op) {
+  if (std::holds_alternative<KgslSampleOp>(op) && kgsl_.unread_events() >= kMaxKeptRecords)
+    return fail(ErrorKind::BadInput,
+                fmt::format("kgsl_sample: expected at most {} kgsl_gpubusy events waiting for a trace_pipe read, found "
+                            "more (read it with kgsl_read: {{node: trace_pipe}} to consume them)",
+                            kMaxKeptRecords));
+  if (const auto* signal = std::get_if<KmdSignalOp>(&op);
+      signal && scene_.semaphores_signalled() >= kMaxKeptRecords && !scene_.is_signalled(signal->semaphore))
+    return fail(ErrorKind::BadInput,
+                fmt::format("kmd_signal: expected at most {} distinct semaphores signalled in a run, found more",
+                            kMaxKeptRecords));
+  std::visit(Apply{*this}, op);
+  return {};
+}
 
 void KernelDriver::fill(KernelGauges& g) const {
   const KmdCounters& c = scene_.counters();

@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/error.h"
 #include "core/gauges.h"
 #include "core/mutants.h"
 #include "kernel/kgsl.h"
@@ -100,7 +101,8 @@ class KernelDriver {
  public:
   KernelDriver(const KmdConfig& kmd, const KgslConfig& kgsl, MutantId mutant);
 
-  void apply(const KernelOp& op);
+  // Bad input when the operation would keep more than kMaxKeptRecords records of a kind.
+  Status apply(const KernelOp& op);
   SubmissionModel& queue(Queue which) { return which == Queue::Scene ? scene_ : backend_; }
   const SubmissionModel& queue(Queue which) const { return which == Queue::Scene ? scene_ : backend_; }
   const KgslBusyStats& kgsl() const { return kgsl_; }

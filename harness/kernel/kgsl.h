@@ -50,6 +50,7 @@ class KgslBusyStats {
   int64_t load_percent() const;
   // The kgsl_gpubusy trace lines emitted since the last call, consumed like trace_pipe.
   std::vector<std::string> take_trace();
+  size_t unread_events() const { return trace_.size(); }
 
   int64_t samples() const { return samples_; }  // counts so far, for gauges
   int64_t events() const { return events_; }

@@ -1,5 +1,7 @@
 #include "kernel/submission.h"
 
+#include "core/limits.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -105,7 +107,7 @@ bool SubmissionModel::blocked_at_head() const {
   switch (command.kind) {
     case CommandKind::Draw: return false;
     case CommandKind::SemaphoreWait:
-      return std::find(signalled_.begin(), signalled_.end(), command.arg) == signalled_.end();
+      return !signalled_.contains(command.arg);
     case CommandKind::BadAddress:
     case CommandKind::BadOpcode: return true;  // the front end stops on it: head stays here
   }
@@ -171,7 +173,7 @@ void SubmissionModel::step_to(uint64_t at) {
     fetched_ = true;
     if (now_ < front.visible_at || front.clobbered) {
       ++counters_.stale_reads;
-      findings_.push_back(fmt::format(
+      found(fmt::format(
           "the engine decoded ring offset {} (fence {}) at {} before its bytes were written: its {} commands ran "
           "from stale bytes",
           front.start, front.fence, us(now_), front.commands.size()));
@@ -210,7 +212,7 @@ void SubmissionModel::touch_buffer(uint64_t fence) {
     if (!buffer.uaf_reported) {
       buffer.uaf_reported = true;
       ++counters_.uaf;
-      findings_.push_back(fmt::format(
+      found(fmt::format(
           "use-after-free: the command buffer of fence {} was recycled at {} and read by the engine at {}", fence,
           us(buffer.recycled_at), us(now_)));
     }
@@ -365,7 +367,7 @@ std::optional<uint64_t> SubmissionModel::submit(const std::vector<Command>& comm
   buffers_.push_back(CommandBuffer{.state = BufferState::Submitted, .fence = packet.fence});
   if (config_.magic_check && !mutant_is(mutant_, MutantId::KmdNoMagicCheck) && packet.visible_at > now_) {
     ++counters_.magic_caught;
-    findings_.push_back(fmt::format(
+    found(fmt::format(
         "header magic missing at ring offset {} (fence {}) when the tail was to move: the wrapped packet was "
         "still being written; the tail waited {}",
         packet.start, packet.fence, us(packet.visible_at - now_)));
@@ -407,8 +409,11 @@ void SubmissionModel::frame() {
   frame_ring_waits_ = 0;
 }
 
-void SubmissionModel::signal(uint64_t semaphore) {
-  if (std::find(signalled_.begin(), signalled_.end(), semaphore) == signalled_.end()) signalled_.push_back(semaphore);
+void SubmissionModel::signal(uint64_t semaphore) { signalled_.insert(semaphore); }
+
+void SubmissionModel::found(std::string finding) {
+  if (findings_.size() < kMaxKeptRecords) findings_.push_back(finding);
+  last_finding_ = std::move(finding);
 }
 
 // --- The observer ---------------------------------------------------------------------------
@@ -440,7 +445,7 @@ Diagnosis SubmissionModel::diagnose() {
       "check a header magic before the tail moves; keep the completeness barrier on the ring's wrap path";
   if (stale > 0 || caught > 0) {
     d.scene = "half_written";
-    d.finding = findings_.back();
+    d.finding = last_finding_;
     d.remedy = kHalfWrittenRemedy;
     return d;
   }

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_set>
 #include <vector>
 
 #include "core/mutants.h"
@@ -182,7 +183,10 @@ class SubmissionModel {
   const KmdCounters& counters() const { return counters_; }
   const KmdConfig& config() const { return config_; }
   // Lines the model logged about faults it saw (stale reads, magic catches, use-after-free).
+  // The first kMaxKeptRecords findings (the diagnosis reads the latest, kept apart).
   const std::vector<std::string>& findings() const { return findings_; }
+  size_t semaphores_signalled() const { return signalled_.size(); }
+  bool is_signalled(uint64_t semaphore) const { return signalled_.contains(semaphore); }
 
  private:
   enum class Power { Awake, Waking, Asleep };
@@ -241,7 +245,7 @@ class SubmissionModel {
   bool command_started_ = false;
   uint64_t command_done_at_ = 0;
   uint64_t progress_ = 0;    // commands finished and fences written: what "the head moves" means
-  std::vector<uint64_t> signalled_;
+  std::unordered_set<uint64_t> signalled_;
   uint64_t next_fence_ = 1;
   uint64_t fence_ = 0;
   uint64_t seen_ = 0;
@@ -257,6 +261,8 @@ class SubmissionModel {
   KmdCounters diagnosed_;  // the counters when the last diagnosis looked
   KmdCounters counters_;
   std::vector<std::string> findings_;
+  std::string last_finding_;
+  void found(std::string finding);
 };
 
 }  // namespace tidemark::kernel

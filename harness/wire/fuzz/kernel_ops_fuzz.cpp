@@ -21,7 +21,7 @@ void apply_frame(kernel::KernelDriver& driver, const wire::Frame& frame, std::va
   auto apply_as = [&]<class Operation>(Operation*) {
     using Message = wire::MessageOf<Operation>;
     if (frame.op != Message::kOpcode) return;
-    if (auto message = wire::decode<Message>(frame)) driver.apply(kernel::KernelOp{message->op});
+    if (auto message = wire::decode<Message>(frame)) (void)driver.apply(kernel::KernelOp{message->op});
   };
   (apply_as(static_cast<Operations*>(nullptr)), ...);
 }
