@@ -3,24 +3,21 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <fmt/ranges.h>
-
 #include <chrono>
 #include <fstream>
-#include <set>
+#include <algorithm>
 
+#include "check/evaluate.h"
 #include "check/png.h"
 #include "core/digest.h"
 #include "core/files.h"
 #include "core/limits.h"
-#include "tracer/importer.h"
 
 namespace tidemark::runner {
 
 namespace fs = std::filesystem;
 using scenario::Scenario;
 using scenario::Step;
-using scenario::CheckKind;
 
 std::string camel_case(std::string_view kebab) {
   std::string out;
@@ -513,278 +510,34 @@ Status write_json(const fs::path& file, const nlohmann::json& json) {
   return write_file_atomically(file, json.dump(2) + '\n');
 }
 
-check::Outcome outcome_of(CheckKind kind, std::string text, bool passed, std::string detail) {
-  check::Outcome outcome;
-  outcome.id = {kind, 0};
-  outcome.text = std::move(text);
-  outcome.passed = passed;
-  outcome.detail = std::move(detail);
-  return outcome;
-}
-
-// Every client_wait with an expected status returned it.
-check::Outcome waits_outcome(const SingleRun& run) {
-  bool passed = run.wait_mismatches.empty();
-  return outcome_of(CheckKind::Waits, "every client_wait returns its expected status", passed,
-                 passed ? fmt::format("{} waits as expected", run.waits_checked)
-                        : fmt::format("{} of {} waits off: {}", run.wait_mismatches.size(), run.waits_checked,
-                                      fmt::join(run.wait_mismatches, "; ")));
-}
-
-// The GpuMem dump as an analyst reads it: the whole text, or lines it must and must not hold.
-check::Outcome dump_outcome(const scenario::KernelDumpCheck& check, const std::string& dump) {
-  std::vector<std::string> problems;
-  if (check.text && *check.text != dump) problems.push_back("the text differs");
-  for (const auto& line : check.has)
-    if (dump.find(line) == std::string::npos) problems.push_back(fmt::format("no '{}'", line));
-  for (const auto& line : check.lacks)
-    if (dump.find(line) != std::string::npos) problems.push_back(fmt::format("'{}' present", line));
-  std::string shown = dump.size() > 300 ? dump.substr(0, 300) + "..." : dump;
-  for (auto& c : shown)
-    if (c == '\n') c = '|';
-  check::Outcome outcome = outcome_of(CheckKind::KernelDump, "the GpuMem dump", problems.empty(),
-                                      problems.empty() ? fmt::format("as expected: {}", shown)
-                                                       : fmt::format("{}; dump: {}", fmt::join(problems, ", "), shown));
-  outcome.where = check.where;
-  return outcome;
-}
-
-check::Outcome node_outcome(const scenario::KernelNodeCheck& check, const std::optional<std::string>& read, size_t k) {
-  std::string text = fmt::format("root/{}/{} is {}", check.pid, kernel::to_string(check.type),
-                                 check.value ? "\"" + *check.value + "\"" : "absent");
-  auto describe = [](const std::optional<std::string>& node) { return node ? "\"" + *node + "\"" : std::string("absent"); };
-  check::Outcome outcome = outcome_of(CheckKind::KernelNode, text, read == check.value,
-                                      fmt::format("read {}, wanted {}", describe(read), describe(check.value)));
-  outcome.id.index = k;
-  outcome.where = check.where;
-  return outcome;
-}
-
-// A named diagnosis: every field the scenario lists reads as written; the detail shows the
-// whole diagnosis so a red run says what the observer saw instead.
-check::Outcome diagnosis_outcome(const scenario::DiagnosisCheck& check, const kernel::KernelReport& report, size_t k) {
-  std::vector<std::string> wanted;
-  for (const auto& [field, text] : check.fields) wanted.push_back(fmt::format("{}={}", field, text));
-  std::string text = fmt::format("kmd.{} has {}", check.name, fmt::join(wanted, ", "));
-  auto found = std::find_if(report.diagnoses.begin(), report.diagnoses.end(),
-                            [&](const auto& named) { return named.name == check.name; });
-  check::Outcome outcome;
-  if (found == report.diagnoses.end()) {
-    outcome = outcome_of(CheckKind::Diagnosis, text, false, "no diagnosis by that name was made");
-  } else {
-    std::vector<std::string> differ;
-    for (const auto& [field, expected] : check.fields) {
-      std::string actual = kernel::diagnosis_field(found->diagnosis, field).value_or("?");
-      if (actual != expected) differ.push_back(fmt::format("{} is '{}', expected '{}'", field, actual, expected));
-    }
-    const kernel::Diagnosis& d = found->diagnosis;
-    std::string seen = fmt::format("scene {}; head {} tail {} doorbell {} fence {}/{}; at head {}; engine {}; {}",
-                                   d.scene, d.head, d.tail, d.doorbell, d.fence, d.awaited, d.at_head, d.engine,
-                                   d.finding);
-    outcome = outcome_of(CheckKind::Diagnosis, text, differ.empty(),
-                         differ.empty() ? seen : fmt::format("{}; saw {}", fmt::join(differ, "; "), seen));
-  }
-  outcome.id.index = k;
-  outcome.where = check.where;
-  return outcome;
-}
-
-// A named kgsl node read: its exact text (newlines shown as \n).
-check::Outcome kgsl_outcome(const scenario::KgslReadCheck& check, const kernel::KernelReport& report, size_t k) {
-  auto shown = [](std::string text) {
-    std::string out;
-    for (char c : text) out += c == '\n' ? std::string("\\n") : std::string(1, c);
-    return "\"" + out + "\"";
-  };
-  auto found = std::find_if(report.reads.begin(), report.reads.end(),
-                            [&](const auto& named) { return named.name == check.name; });
-  std::string text = fmt::format("kgsl.{} reads {}", check.name, shown(check.text));
-  check::Outcome outcome =
-      found == report.reads.end()
-          ? outcome_of(CheckKind::KgslRead, text, false, "no read by that name was made")
-          : outcome_of(CheckKind::KgslRead, text, found->text == check.text, fmt::format("read {}", shown(found->text)));
-  outcome.id.index = k;
-  outcome.where = check.where;
-  return outcome;
-}
-
-// A track of the run's trace as the importer sees it: its rows, count and last value, with the
-// first difference named (row index, timestamp and value on both sides).
-check::Outcome trace_outcome(const scenario::TraceCheck& check, const tracer::ImportedTrace& trace, size_t k) {
-  std::vector<std::string> wanted;
-  if (check.absent) wanted.push_back("absent");
-  if (check.rows) wanted.push_back(fmt::format("{} rows as written", check.rows->size()));
-  if (check.count) wanted.push_back(fmt::format("{} rows", *check.count));
-  if (check.last) wanted.push_back(fmt::format("last {}", *check.last));
-  if (check.unit) wanted.push_back(fmt::format("unit {}", *check.unit));
-  if (check.flagged) wanted.push_back(*check.flagged ? "flagged" : "not flagged");
-  std::string text = fmt::format("trace track '{}': {}", check.track, fmt::join(wanted, ", "));
-  const tracer::Track* track = trace.find(check.track);
-  std::vector<std::string> problems;
-  if (check.absent) {
-    if (track) problems.push_back(fmt::format("the track is there, with {} rows", track->rows.size()));
-  } else if (!track) {
-    std::vector<std::string> labels;
-    for (const auto& t : trace.tracks) labels.push_back(t.label());
-    problems.push_back(fmt::format("no such track (the trace has: {})", fmt::join(labels, "; ")));
-  } else {
-    const auto& rows = track->rows;
-    if (check.rows) {
-      size_t common = std::min(rows.size(), check.rows->size());
-      size_t k_diff = 0;
-      while (k_diff < common && rows[k_diff].ts == (*check.rows)[k_diff].ts &&
-             rows[k_diff].value == (*check.rows)[k_diff].value)
-        ++k_diff;
-      auto show = [](uint64_t ts, double value) { return fmt::format("[{}, {}]", ts, value); };
-      if (k_diff < common)
-        problems.push_back(fmt::format("row {} is {}, expected {}", k_diff, show(rows[k_diff].ts, rows[k_diff].value),
-                                       show((*check.rows)[k_diff].ts, (*check.rows)[k_diff].value)));
-      else if (rows.size() != check.rows->size())
-        problems.push_back(fmt::format("{} rows, expected {}; the first {} agree", rows.size(), check.rows->size(),
-                                       common));
-    }
-    if (check.count && static_cast<int64_t>(rows.size()) != *check.count)
-      problems.push_back(fmt::format("{} rows, expected {}", rows.size(), *check.count));
-    if (check.unit && track->unit != *check.unit)
-      problems.push_back(fmt::format("unit '{}', expected '{}'", track->unit, *check.unit));
-    if (check.flagged && track->unit_disagreement.has_value() != *check.flagged)
-      problems.push_back(track->unit_disagreement ? fmt::format("flagged: {}", *track->unit_disagreement)
-                                                  : std::string("not flagged"));
-    if (check.last && (rows.empty() || rows.back().value != *check.last))
-      problems.push_back(rows.empty() ? std::string("no rows")
-                                      : fmt::format("last value {}, expected {}", rows.back().value, *check.last));
-  }
-  check::Outcome outcome =
-      outcome_of(CheckKind::Trace, text, problems.empty(),
-                 problems.empty() ? (track ? fmt::format("{} rows as expected", track->rows.size()) : "no such track")
-                                  : fmt::format("{}", fmt::join(problems, "; ")));
-  outcome.id.index = k;
-  outcome.where = check.where;
-  return outcome;
-}
-
-// Three accounts of the scenario pid's GPU memory must agree at every point the backend sampled
-// its counters and at the end: the backend's (device bytes plus the render target), the kernel
-// map's entry, and the pid's GPU Memory track as imported (its latest row at or before the
-// point: no two traced moments share a nanosecond, so "before" is never ambiguous).
-check::Outcome reconcile_outcome(const Scenario& scenario, const RunResult& result, const tracer::ImportedTrace& trace) {
-  const int64_t target = int64_t{scenario.target.width} * scenario.target.height * 4;
-  const std::string label = fmt::format("GPU Memory (gpu {}, pid {})", scenario.kernel.gpu, scenario.kernel.pid);
-  const tracer::Track* memory = trace.find(label);
-  auto traced_at = [&](std::optional<uint64_t> ts) -> std::optional<int64_t> {
-    if (!memory) return std::nullopt;
-    auto after = ts ? std::upper_bound(memory->rows.begin(), memory->rows.end(), *ts,
-                                       [](uint64_t t, const tracer::TrackRow& row) { return t < row.ts; })
-                    : memory->rows.end();
-    if (after == memory->rows.begin()) return std::nullopt;
-    return static_cast<int64_t>(std::prev(after)->value);
-  };
-  struct Point {
-    std::optional<uint64_t> ts;  // none: the end of the run
-    int64_t device_bytes, map;
-    std::optional<int64_t> traced;
-    bool agrees(int64_t target) const { return device_bytes + target == map && traced == map; }
-  };
-  std::vector<Point> points;
-  const tracer::Track* device = trace.find(std::string(backend::kDeviceBytesTrack));
-  const tracer::Track* map = trace.find(std::string(backend::kMapEntryTrack));
-  if (device && map)
-    for (size_t k = 0; k < std::min(device->rows.size(), map->rows.size()); ++k) {
-      const uint64_t ts = device->rows[k].ts;
-      points.push_back({ts, static_cast<int64_t>(device->rows[k].value), static_cast<int64_t>(map->rows[k].value),
-                        traced_at(ts)});
-    }
-  points.push_back({std::nullopt, result.gauges.devbytes, result.kernel_gauges ? result.kernel_gauges->kpid : 0,
-                    traced_at(std::nullopt)});
-  const size_t sampled = points.size() - 1;
-
-  auto describe = [&](const Point& p) {
-    return fmt::format("backend {} (device bytes {} + target {}), map entry {}, trace '{}' {}", p.device_bytes + target,
-                       p.device_bytes, target, p.map, label,
-                       p.traced ? fmt::format("{}", *p.traced) : std::string("has no rows"));
-  };
-  auto wrong = std::find_if(points.begin(), points.end(), [&](const Point& p) { return !p.agrees(target); });
-  std::string detail;
-  if (!device || !map) {
-    detail = fmt::format("the trace has no '{}' track to take the sampled points from",
-                         device ? backend::kMapEntryTrack : backend::kDeviceBytesTrack);
-    wrong = points.begin();
-  } else if (wrong == points.end())
-    detail = fmt::format("agree at {} sampled points and at the end: {}", sampled, describe(points.back()));
-  else if (wrong->ts)
-    detail = fmt::format("at {} ns (sampled point {} of {}): {}", *wrong->ts, wrong - points.begin() + 1, sampled,
-                         describe(*wrong));
-  else
-    detail = fmt::format("at the end: {}", describe(*wrong));
-  check::Outcome outcome = outcome_of(CheckKind::Reconcile,
-                                      "the backend, the kernel map and the trace agree on the pid's GPU memory",
-                                      wrong == points.end(), detail);
-  outcome.where = *scenario.reconcile;
-  return outcome;
-}
-
-// A lane that silently fell back to direct calls would look green; prove it ran.
-check::Outcome lane_outcome(Lane lane, const wire::LaneReport& report) {
-  bool separate_process = lane == Lane::Spawn || lane == Lane::Tcp;
-  bool passed = report.frames_sent > 0 && report.frames_received > 0 &&
-                (!separate_process || report.server_pid != report.client_pid);
-  return outcome_of(CheckKind::Lane,
-                 separate_process ? "frames crossed the wire to a server in another process" : "frames crossed the wire",
-                 passed,
-                 fmt::format("{} frames sent, {} received; client pid {}, server pid {}", report.frames_sent,
-                             report.frames_received, report.client_pid, report.server_pid));
-}
-
-check::Outcome validation_outcome(const std::vector<std::string>& messages) {
-  return outcome_of(CheckKind::Validation, "VK_LAYER_KHRONOS_validation reports nothing", messages.empty(),
-                 messages.empty() ? "0 messages"
-                                  : fmt::format("{} messages, first: {}", messages.size(), messages.front()));
-}
-
-std::optional<check::Outcome> determinism_outcome(const std::vector<std::string>& digests) {
-  std::set<std::string> distinct(digests.begin(), digests.end());
-  if (distinct.size() <= 1) return std::nullopt;
-  return outcome_of(CheckKind::Determinism, fmt::format("{} runs give one digest", digests.size()), false,
-                 fmt::format("{} distinct digests: {}", distinct.size(), fmt::join(distinct, ", ")));
-}
-
-// The scenario's checks against what the run measured, then the runner's own.
+// The scenario's checks and the runner's own against what the run read back.
 Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const RunResult& result, const SingleRun& run,
                                              const RunOptions& options) {
-  std::vector<check::Outcome> outcomes;
-  if (!result.error) {
-    check::Values values(result.knobs.begin(), result.knobs.end());
-    for (const auto& [name, value] : all_gauges(result.gauges, result.kernel_gauges)) values[name] = value;
-    for (size_t k = 0; k < scenario.gauge_checks.size(); ++k) {
-      TIDEMARK_TRY(checked, check::check_gauge(scenario.gauge_checks[k], values, {CheckKind::Gauge, k}));
-      outcomes.push_back(std::move(checked));
-    }
-    if (run.waits_checked > 0) outcomes.push_back(waits_outcome(run));
-    if (scenario.kernel_dump) outcomes.push_back(dump_outcome(*scenario.kernel_dump, run.kernel_dump.value_or("")));
-    for (size_t k = 0; k < scenario.kernel_nodes.size(); ++k)
-      outcomes.push_back(node_outcome(scenario.kernel_nodes[k], run.kernel_nodes.at(k), k));
-    for (size_t k = 0; k < scenario.diagnosis_checks.size(); ++k)
-      outcomes.push_back(diagnosis_outcome(scenario.diagnosis_checks[k], run.kernel_report, k));
-    for (size_t k = 0; k < scenario.kgsl_checks.size(); ++k)
-      outcomes.push_back(kgsl_outcome(scenario.kgsl_checks[k], run.kernel_report, k));
-    if (!scenario.trace_checks.empty() || scenario.reconcile) {
-      tracer::ImportedTrace trace =
-          tracer::import_trace(run.trace, find_mutant(options.lane.mutant).value_or(MutantId::None));
-      for (size_t k = 0; k < scenario.trace_checks.size(); ++k)
-        outcomes.push_back(trace_outcome(scenario.trace_checks[k], trace, k));
-      if (scenario.reconcile) outcomes.push_back(reconcile_outcome(scenario, result, trace));
-    }
-    for (size_t k = 0; k < scenario.pixel_checks.size(); ++k) {
-      TIDEMARK_TRY(checked,
-                   check::check_pixels(scenario.pixel_checks[k], run.image, result.report_dir, {CheckKind::Pixels, k}));
-      outcomes.push_back(std::move(checked));
-    }
-    if (options.lane.lane != Lane::Monolith) outcomes.push_back(lane_outcome(options.lane.lane, result.lane));
-  }
-  if (options.validation) outcomes.push_back(validation_outcome(result.validation_messages));
-  if (auto determinism = determinism_outcome(result.repeat_digests)) outcomes.push_back(std::move(*determinism));
-  return outcomes;
+  check::ReadBack read{.gauges = run.gauges,
+                       .kernel_gauges = run.kernel_gauges,
+                       .kernel_dump = run.kernel_dump,
+                       .kernel_nodes = run.kernel_nodes,
+                       .kernel_report = run.kernel_report,
+                       .trace = run.trace,
+                       .image = run.image,
+                       .validation_messages = run.validation_messages,
+                       .waits = {.checked = run.waits_checked, .mismatches = run.wait_mismatches}};
+  check::RunContext context;
+  context.completed = !result.error;
+  context.knobs = check::Values(result.knobs.begin(), result.knobs.end());
+  context.artifact_dir = result.report_dir;
+  context.mutant = find_mutant(options.lane.mutant).value_or(MutantId::None);
+  context.lane = options.lane.lane;
+  context.traffic = {.frames_sent = run.lane.frames_sent,
+                     .frames_received = run.lane.frames_received,
+                     .client_pid = run.lane.client_pid,
+                     .server_pid = run.lane.server_pid};
+  context.validation = options.validation;
+  context.digests = result.repeat_digests;
+  context.counter_tracks = {.device_bytes = backend::kDeviceBytesTrack, .map_entry = backend::kMapEntryTrack};
+  return check::evaluate(scenario, read, context);
 }
+
 
 // result.json, actual.png, trace.pftrace and backend.log in the run's report folder (if it has one).
 Status write_run_report(const RunResult& result, const Image& image, const std::string& trace,
