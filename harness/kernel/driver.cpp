@@ -61,18 +61,18 @@ struct KernelDriver::Apply {
   }
 };
 
+// The operation is carried out, then its records counted: the step that passes a bound is the
+// one the error names (the run stops there).
 Status KernelDriver::apply(const KernelOp& op) {
-  if (std::holds_alternative<KgslSampleOp>(op) && kgsl_.unread_events() >= kMaxKeptRecords)
-    return fail(ErrorKind::BadInput,
-                fmt::format("kgsl_sample: expected at most {} kgsl_gpubusy events waiting for a trace_pipe read, found "
-                            "more (read it with kgsl_read: {{node: trace_pipe}} to consume them)",
-                            kMaxKeptRecords));
-  if (const auto* signal = std::get_if<KmdSignalOp>(&op);
-      signal && scene_.semaphores_signalled() >= kMaxKeptRecords && !scene_.is_signalled(signal->semaphore))
-    return fail(ErrorKind::BadInput,
-                fmt::format("kmd_signal: expected at most {} distinct semaphores signalled in a run, found more",
-                            kMaxKeptRecords));
   std::visit(Apply{*this}, op);
+  if (kgsl_.unread_events() > kMaxKeptRecords)
+    return fail(ErrorKind::BadInput,
+                fmt::format("expected at most {} kgsl_gpubusy events waiting for a trace_pipe read, found {} (a "
+                            "kgsl_read of trace_pipe consumes them)",
+                            kMaxKeptRecords, kgsl_.unread_events()));
+  if (scene_.semaphores_signalled() > kMaxKeptRecords)
+    return fail(ErrorKind::BadInput, fmt::format("expected at most {} distinct semaphores signalled in a run, found {}",
+                                                 kMaxKeptRecords, scene_.semaphores_signalled()));
   return {};
 }
 

@@ -1,26 +1,21 @@
 #include "runner/runner.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include <fmt/ranges.h>
-
+#include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <set>
 
-#include "check/png.h"
 #include "core/digest.h"
 #include "core/files.h"
-#include "core/limits.h"
-#include "tracer/importer.h"
+#include "core/mutants.h"
+#include "runner/digest.h"
+#include "runner/read_back.h"
+#include "runner/report.h"
 
 namespace tidemark::runner {
 
 namespace fs = std::filesystem;
 using scenario::Scenario;
-using scenario::Step;
-using scenario::CheckKind;
 
 std::string camel_case(std::string_view kebab) {
   std::string out;
@@ -37,386 +32,6 @@ std::string camel_case(std::string_view kebab) {
 }
 
 namespace {
-
-// Loop variables in scope, innermost last.
-class Scope {
- public:
-  Result<int64_t> eval(const scenario::IntField& field) const {
-    auto value = field.expr.evaluate([this](std::string_view name) -> std::optional<int64_t> {
-      for (auto it = vars_.rbegin(); it != vars_.rend(); ++it)
-        if (it->first == name) return it->second;
-      return std::nullopt;
-    });
-    if (!value)
-      return fail(ErrorKind::BadInput, fmt::format("{}: {}", format_location(field.where), value.error().message));
-    return *value;
-  }
-  void push(std::string name, int64_t value) { vars_.emplace_back(std::move(name), value); }
-  void pop() { vars_.pop_back(); }
-  std::string describe() const { return describe(vars_); }
-  using Vars = std::vector<std::pair<std::string, int64_t>>;
-  const Vars& vars() const { return vars_; }
-  static std::string describe(const Vars& vars) {
-    std::string out;
-    for (const auto& [name, value] : vars)
-      if (!name.empty()) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
-    return out;
-  }
-
- private:
-  Vars vars_;
-};
-
-// The step and loop variables of each of the last kMaxPipelinedCalls backend calls, so that
-// a failure a pipelined backend reports late still names the step that made the call.
-class CallJournal {
- public:
-  void record(const Step* step, const Scope& scope) {
-    Entry& entry = entries_[calls_++ % entries_.size()];
-    entry.step = step;
-    entry.vars = scope.vars();  // reuses the slot's capacity: no allocation once warm
-  }
-  // The call `calls_after` calls before the latest; nullptr if none was recorded.
-  std::pair<const Step*, const Scope::Vars*> find(uint32_t calls_after) const {
-    if (calls_after >= calls_ || calls_after >= entries_.size()) return {nullptr, nullptr};
-    const Entry& entry = entries_[(calls_ - 1 - calls_after) % entries_.size()];
-    return {entry.step, &entry.vars};
-  }
-  uint64_t calls() const { return calls_; }
-
- private:
-  struct Entry {
-    const Step* step = nullptr;
-    Scope::Vars vars;
-  };
-  std::vector<Entry> entries_ = std::vector<Entry>(api::Device::kMaxPipelinedCalls);
-  uint64_t calls_ = 0;
-};
-
-Result<std::vector<uint8_t>> fill_bytes(const scenario::Fill& fill, int64_t size, const Scope& scope) {
-  // A size computed from loop variables is bounded here, as a literal one is at load.
-  if (size < 0 || size > kMaxStoreBytes)
-    return fail(ErrorKind::BadInput, fmt::format("expected a size from 0 to {}, found {}", kMaxStoreBytes, size));
-  std::array<uint8_t, 4> word{};
-  if (fill.kind == scenario::Fill::Kind::Rgba) word = fill.rgba;
-  if (fill.kind == scenario::Fill::Kind::Palette) {
-    auto index = scope.eval(*fill.palette_index);
-    if (!index) return std::unexpected(index.error());
-    word = palette_color(*index);
-  }
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = word[i % 4];
-  return bytes;
-}
-
-// Executes the workload, step by step, against one backend.
-class Executor {
- public:
-  Executor(const Scenario& scenario, api::Device& device, api::Model& model)
-      : scenario_(scenario), backend_(device), model_(model) {}
-
-  void probe_every(uint64_t calls, std::function<void(uint64_t)> probe) {
-    probe_every_ = calls;
-    probe_ = std::move(probe);
-  }
-
-  Status create_buffers() {
-    if (scenario_.counters) {  // the scenario's counter stream opens before its first sample
-      journal_.record(nullptr, scope_);
-      const auto& section = *scenario_.counters;
-      if (auto ok = model_.trace_op(tracer::CounterStreamOp{section.descriptor, section.gpus, section.interned}); !ok)
-        return ok;
-    }
-    for (const auto& name : scenario_.buffers) {
-      journal_.record(nullptr, scope_);
-      auto buffer = backend_.create_buffer();
-      if (!buffer) return std::unexpected(buffer.error());
-      buffers_[name] = *buffer;
-    }
-    return {};
-  }
-
-  int waits_checked() const { return waits_checked_; }
-  const std::vector<std::string>& wait_mismatches() const { return wait_mismatches_; }
-
-  // The whole workload; a pipelined backend is drained at its end, so every failure is
-  // reported against its own step before anything is read back.
-  Status run_workload() {
-    if (auto ran = run_steps(scenario_.workload); !ran) return ran;
-    if (auto drained = backend_.drain(); !drained) return std::unexpected(annotate(nullptr, drained.error()));
-    return {};
-  }
-
- private:
-  Status run_steps(const std::vector<Step>& steps) {
-    for (const auto& step : steps) {
-      current_ = &step;
-      // Every step but a repeat makes exactly one backend call (or fails before it).
-      if (!std::holds_alternative<scenario::Repeat>(*step.kind)) {
-        journal_.record(&step, scope_);
-        if (journal_.calls() > static_cast<uint64_t>(kMaxWorkloadCalls))
-          return std::unexpected(annotate(
-              &step, Error{ErrorKind::BadInput,
-                           fmt::format("expected a workload of at most {} backend calls, found more", kMaxWorkloadCalls)}));
-        if (probe_every_ > 0 && journal_.calls() % probe_every_ == 0) probe_(journal_.calls());
-      }
-      auto done = std::visit([&](const auto& kind) { return execute(kind); }, *step.kind);
-      if (!done) return std::unexpected(annotate(&step, done.error()));
-    }
-    return {};
-  }
-
-  // Places an error at the step whose call failed: the current one, or for a pipelined
-  // failure the one `calls_after` calls back.
-  Error annotate(const Step* step, Error error) const {
-    if (error.message.rfind(scenario_.file.string(), 0) == 0) return error;  // already placed
-    std::string vars = scope_.describe();
-    if (error.calls_after > 0 || step == nullptr) {
-      auto [failed_step, failed_vars] = journal_.find(error.calls_after);
-      step = failed_step;
-      vars = failed_vars ? Scope::describe(*failed_vars) : "";
-    }
-    if (step == nullptr) return error;
-    error.message = fmt::format("{}: step {}{}: {}", format_location(step->where), step->label,
-                                vars.empty() ? "" : " (" + vars + ")", error.message);
-    return error;
-  }
-
-  Result<int64_t> eval(const scenario::IntField& field) const { return scope_.eval(field); }
-
-  Status execute(const scenario::BufferData& step) {
-    auto size = eval(step.size);
-    if (!size) return std::unexpected(size.error());
-    auto bytes = fill_bytes(step.fill, *size, scope_);
-    if (!bytes) return std::unexpected(bytes.error());
-    return backend_.buffer_data(buffers_.at(step.buffer), *bytes);
-  }
-
-  Status execute(const scenario::BufferSubData& step) {
-    auto offset = eval(step.offset);
-    if (!offset) return std::unexpected(offset.error());
-    auto size = eval(step.size);
-    if (!size) return std::unexpected(size.error());
-    auto bytes = fill_bytes(step.fill, *size, scope_);
-    if (!bytes) return std::unexpected(bytes.error());
-    return backend_.buffer_sub_data(buffers_.at(step.buffer), static_cast<uint64_t>(*offset), *bytes);
-  }
-
-  Status execute(const scenario::Draw& step) {
-    api::DrawCall call;
-    call.uniform = buffers_.at(step.uniform);
-    if (step.vertices) call.vertices = buffers_.at(*step.vertices);
-    const auto& target = scenario_.target;
-    call.rect = {0, 0, target.width, target.height};
-    if (step.band) {
-      auto index = eval(step.band->index);
-      if (!index) return std::unexpected(index.error());
-      auto of = eval(step.band->of);
-      if (!of) return std::unexpected(of.error());
-      if (*of < 1 || *index < 0 || *index >= *of)
-        return fail(ErrorKind::BadInput, fmt::format("band {} of {} does not exist", *index, *of));
-      call.rect.x0 = static_cast<int>(*index * target.width / *of);
-      call.rect.x1 = static_cast<int>((*index + 1) * target.width / *of);
-    }
-    return backend_.draw(call);
-  }
-
-  Status execute(const scenario::FenceSync& step) {
-    auto fence = backend_.fence_sync();
-    if (!fence) return std::unexpected(fence.error());
-    fences_[step.name] = *fence;
-    return {};
-  }
-
-  Status execute(const scenario::ClientWait& step) {
-    auto status = backend_.client_wait(fences_.at(step.fence), step.flush, step.timeout_ns);
-    if (!status) return std::unexpected(status.error());
-    if (step.expect) {
-      ++waits_checked_;
-      WaitStatus wanted = *step.expect;
-      if (*status != wanted)
-        wait_mismatches_.push_back(fmt::format("line {} (wait #{}) returned {}, expected {}", current_->where.line,
-                                               waits_checked_, to_string(*status),
-                                               to_string(wanted)));
-    }
-    return {};
-  }
-
-  Status execute(const scenario::Flush&) { return backend_.flush(); }
-  Status execute(const scenario::Finish&) { return backend_.finish(); }
-  Status execute(const scenario::Present&) { return backend_.present(); }
-
-  // The kernel model's steps: numbers checked against their wire widths as they run.
-  Result<uint32_t> eval_u32(const scenario::IntField& field) const {
-    TIDEMARK_TRY(value, eval(field));
-    if (value < 0 || value > 0xffffffff)
-      return fail(ErrorKind::BadInput, fmt::format("expected a value from 0 to 4294967295, found {}", value));
-    return static_cast<uint32_t>(value);
-  }
-  Result<uint64_t> eval_u64(const scenario::IntField& field) const {
-    TIDEMARK_TRY(value, eval(field));
-    if (value < 0) return fail(ErrorKind::BadInput, fmt::format("expected a value >= 0, found {}", value));
-    return static_cast<uint64_t>(value);
-  }
-  Status execute(const scenario::GpuMemTotal& step) {
-    TIDEMARK_TRY(gpu, eval_u32(step.gpu));
-    TIDEMARK_TRY(pid, eval_u32(step.pid));
-    TIDEMARK_TRY(size, eval_u64(step.size));
-    return model_.kernel_event({gpu, pid, size});
-  }
-  Status execute(const scenario::GpuAlloc& step) {
-    TIDEMARK_TRY(gpu, eval_u32(step.gpu));
-    TIDEMARK_TRY(pid, eval_u32(step.pid));
-    TIDEMARK_TRY(id, eval_u64(step.id));
-    TIDEMARK_TRY(size, eval_u64(step.size));
-    return model_.kernel_allocate(gpu, pid, step.type, id, size);
-  }
-  Status execute(const scenario::GpuMemAttach& step) {
-    TIDEMARK_TRY(failures, eval_u32(step.failures));
-    return model_.kernel_attach({.failures = failures, .stop_requested = step.stop});
-  }
-  Status execute(const scenario::KmdSubmit& step) {
-    return model_.kernel_op(kernel::KmdSubmitOp{step.commands, step.faults});
-  }
-  Status execute(const scenario::KmdAdvance& step) { return model_.kernel_op(kernel::KmdAdvanceOp{step.ns}); }
-  Status execute(const scenario::KmdWait& step) {
-    TIDEMARK_TRY(fence, eval(step.fence));
-    return model_.kernel_op(kernel::KmdWaitOp{static_cast<uint64_t>(fence), step.timeout_ns});
-  }
-  Status execute(const scenario::KmdFrame&) { return model_.kernel_op(kernel::KmdFrameOp{}); }
-  Status execute(const scenario::KmdSignal& step) {
-    TIDEMARK_TRY(semaphore, eval(step.semaphore));
-    return model_.kernel_op(kernel::KmdSignalOp{static_cast<uint64_t>(semaphore)});
-  }
-  Status execute(const scenario::KmdFault& step) {
-    return model_.kernel_op(kernel::KmdFaultOp{step.faults, step.queue});
-  }
-  Status execute(const scenario::KmdDiagnose& step) {
-    return model_.kernel_op(kernel::KmdDiagnoseOp{step.name, step.queue});
-  }
-  Status execute(const scenario::KgslSample& step) {
-    TIDEMARK_TRY(busy, eval(step.busy_us));
-    TIDEMARK_TRY(total, eval(step.total_us));
-    return model_.kernel_op(
-        kernel::KgslSampleOp{static_cast<uint64_t>(busy), static_cast<uint64_t>(total), step.freq_hz});
-  }
-  Status execute(const scenario::KgslPower& step) { return model_.kernel_op(kernel::KgslPowerOp{step.axi_on}); }
-  Status execute(const scenario::KgslRead& step) {
-    return model_.kernel_op(kernel::KgslReadOp{step.node, step.name});
-  }
-  Status execute(const scenario::GpuMemSample&) { return model_.kernel_sample(); }
-  Status execute(const scenario::CounterSampleStep& step) {
-    TIDEMARK_TRY(at, eval(step.at));
-    if (at < 0) return fail(ErrorKind::BadInput, fmt::format("a timestamp of {} ns", at));
-    tracer::CounterSampleOp op{.ts = static_cast<uint64_t>(at), .gpu = step.gpu, .samples = {}};
-    for (const auto& [id, value] : step.values) {
-      if (const auto* decimal = std::get_if<double>(&value)) {
-        op.samples.push_back({id, *decimal});
-        continue;
-      }
-      TIDEMARK_TRY(whole, eval(std::get<scenario::IntField>(value)));
-      op.samples.push_back({id, whole});
-    }
-    return model_.trace_op(op);
-  }
-  Status execute(const scenario::GpuMemWalk& step) {
-    std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>> updates;
-    for (const auto& update : step.updates) {
-      TIDEMARK_TRY(at, eval_u32(update.at));
-      TIDEMARK_TRY(gpu, eval_u32(update.gpu));
-      TIDEMARK_TRY(pid, eval_u32(update.pid));
-      TIDEMARK_TRY(size, eval_u64(update.size));
-      updates.push_back({at, {gpu, pid, size}});
-    }
-    return model_.kernel_walk(updates);
-  }
-  Status execute(const scenario::GpuFree& step) {
-    TIDEMARK_TRY(gpu, eval_u32(step.gpu));
-    TIDEMARK_TRY(pid, eval_u32(step.pid));
-    TIDEMARK_TRY(id, eval_u64(step.id));
-    return model_.kernel_free(gpu, pid, id);
-  }
-
-  Status execute(const scenario::Repeat& step) {
-    auto count = eval(step.count);
-    if (!count) return std::unexpected(count.error());
-    for (int64_t i = 0; i < *count; ++i) {
-      scope_.push(step.variable, i);
-      auto done = run_steps(step.steps);
-      scope_.pop();
-      if (!done) return done;
-    }
-    return {};
-  }
-
-  const Scenario& scenario_;
-  api::Device& backend_;
-  api::Model& model_;
-  std::map<std::string, api::BufferId> buffers_;
-  std::map<std::string, api::FenceId> fences_;
-  Scope scope_;
-  CallJournal journal_;
-  const Step* current_ = nullptr;
-  uint64_t probe_every_ = 0;
-  std::function<void(uint64_t)> probe_;
-  int waits_checked_ = 0;
-  std::vector<std::string> wait_mismatches_;
-};
-
-
-// One complete run: a fresh backend, the workload, read back, checks.
-struct SingleRun {
-  std::optional<Error> error;
-  Gauges gauges;
-  std::optional<KernelGauges> kernel_gauges;
-  std::optional<std::string> kernel_dump;
-  std::vector<std::optional<std::string>> kernel_nodes;
-  kernel::KernelReport kernel_report;
-  std::string trace;  // the run's Perfetto trace
-  Image image;
-  std::vector<std::string> validation_messages;
-  wire::LaneReport lane;
-  int waits_checked = 0;
-  std::vector<std::string> wait_mismatches;
-};
-
-// Runs the steps, then reads back pixels, gauges and validation messages; the first
-// failure is the run's error.
-Status drive(const Scenario& scenario, api::Device& api, api::Model& model, SingleRun& result,
-             uint64_t probe_every = 0, std::function<void(uint64_t)> probe = {}) {
-  Executor executor(scenario, api, model);
-  if (probe_every > 0 && probe) executor.probe_every(probe_every, std::move(probe));
-  if (auto ok = executor.create_buffers(); !ok) return ok;
-  auto ran = executor.run_workload();
-  result.waits_checked = executor.waits_checked();
-  result.wait_mismatches = executor.wait_mismatches();
-  if (!ran) return ran;
-  TIDEMARK_TRY(image, api.read_pixels());
-  result.image = std::move(image);
-  TIDEMARK_TRY(gauges, api.gauges());
-  result.gauges = gauges;
-  if (scenario.uses_kernel()) {
-    TIDEMARK_TRY(kernel, model.kernel_gauges());
-    result.kernel_gauges = kernel;
-  }
-  if (scenario.kernel_dump) {
-    TIDEMARK_TRY(dump, model.kernel_dump());
-    result.kernel_dump = std::move(dump);
-  }
-  for (const auto& node : scenario.kernel_nodes) {
-    TIDEMARK_TRY(read, model.kernel_node(node.pid, node.type));
-    result.kernel_nodes.push_back(std::move(read));
-  }
-  if (scenario.reads_kernel_report()) {
-    TIDEMARK_TRY(report, model.kernel_report());
-    result.kernel_report = std::move(report);
-  }
-  TIDEMARK_TRY(trace, model.run_trace());
-  result.trace = std::move(trace);
-  TIDEMARK_TRY(messages, api.validation_messages());
-  result.validation_messages = std::move(messages);
-  return {};
-}
 
 // The session a scenario asks for: its target and model sections, the effective knobs.
 api::SessionConfig session_config(const Scenario& scenario, const KnobValues& knobs, bool validation) {
@@ -452,7 +67,7 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
     return error.kind == ErrorKind::Environment || error.kind == ErrorKind::BadInput || error.kind == ErrorKind::Io;
   };
   auto probe = [&](uint64_t calls) { options.probe(calls, (*session)->report()); };
-  if (auto done = drive(scenario, (*session)->device(), (*session)->model(), result, options.probe_every, probe);
+  if (auto done = drive(scenario, (*session)->device(), (*session)->model(), result.read, options.probe_every, probe);
       !done) {
     if (not_red(done.error())) return std::unexpected(done.error());
     result.error = done.error();
@@ -462,349 +77,23 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
   return result;
 }
 
-std::string pixel_hash(const Image& image) {
-  return tidemark::pixel_hash(image.width, image.height, image.pixels);
-}
-
-// All the gauges a run read, in the order it read them: the backend's, then the kernel
-// model's when the scenario uses it (a replay digests its gauge replies in the same order).
-std::vector<std::pair<std::string, int64_t>> all_gauges(const Gauges& gauges, const std::optional<KernelGauges>& kernel) {
-  auto out = named(gauges);
-  if (kernel) {
-    auto more = named(*kernel);
-    out.insert(out.end(), more.begin(), more.end());
-  }
-  return out;
-}
-
-std::string run_digest(const SingleRun& run) {
-  return tidemark::run_digest(all_gauges(run.gauges, run.kernel_gauges), pixel_hash(run.image), trace_hash(run.trace));
-}
-
-nlohmann::json to_json(const RunResult& result) {
-  nlohmann::json json;
-  json["test"] = result.test_name;
-  json["file"] = result.file.string();
-  json["green"] = result.green;
-  json["seconds"] = result.seconds;
-  if (result.error) json["error"] = result.error->message;
-  for (const auto& [name, value] : named(result.gauges)) json["gauges"][name] = value;
-  if (result.kernel_gauges)
-    for (const auto& [name, value] : named(*result.kernel_gauges)) json["kernel_gauges"][name] = value;
-  json["gauge_line"] = gauge_line(result.gauges);
-  json["lane"] = {{"name", result.lane.lane},
-                  {"frames_sent", result.lane.frames_sent},
-                  {"frames_received", result.lane.frames_received},
-                  {"client_pid", result.lane.client_pid},
-                  {"server_pid", result.lane.server_pid},
-                  {"server_knobs", result.lane.server_knobs}};
-  json["knobs"] = result.knobs;
-  json["pixel_hash"] = result.pixel_hash;
-  json["trace_hash"] = result.trace_hash;
-  json["digest"] = result.digest;
-  if (result.repeat_digests.size() > 1) json["repeat_digests"] = result.repeat_digests;
-  json["validation_messages"] = result.validation_messages;
-  json["checks"] = nlohmann::json::array();
-  for (const auto& outcome : result.outcomes) {
-    nlohmann::json check{{"id", outcome.id.str()},   {"kind", scenario::to_string(outcome.id.kind)},
-                         {"check", outcome.text},    {"passed", outcome.passed},
-                         {"detail", outcome.detail}, {"where", format_location(outcome.where)}};
-    for (const auto& artifact : outcome.artifacts) check["artifacts"].push_back(artifact.string());
-    json["checks"].push_back(check);
-  }
-  return json;
-}
-
-Status write_json(const fs::path& file, const nlohmann::json& json) {
-  return write_file_atomically(file, json.dump(2) + '\n');
-}
-
-check::Outcome outcome_of(CheckKind kind, std::string text, bool passed, std::string detail) {
-  check::Outcome outcome;
-  outcome.id = {kind, 0};
-  outcome.text = std::move(text);
-  outcome.passed = passed;
-  outcome.detail = std::move(detail);
-  return outcome;
-}
-
-// Every client_wait with an expected status returned it.
-check::Outcome waits_outcome(const SingleRun& run) {
-  bool passed = run.wait_mismatches.empty();
-  return outcome_of(CheckKind::Waits, "every client_wait returns its expected status", passed,
-                 passed ? fmt::format("{} waits as expected", run.waits_checked)
-                        : fmt::format("{} of {} waits off: {}", run.wait_mismatches.size(), run.waits_checked,
-                                      fmt::join(run.wait_mismatches, "; ")));
-}
-
-// The GpuMem dump as an analyst reads it: the whole text, or lines it must and must not hold.
-check::Outcome dump_outcome(const scenario::KernelDumpCheck& check, const std::string& dump) {
-  std::vector<std::string> problems;
-  if (check.text && *check.text != dump) problems.push_back("the text differs");
-  for (const auto& line : check.has)
-    if (dump.find(line) == std::string::npos) problems.push_back(fmt::format("no '{}'", line));
-  for (const auto& line : check.lacks)
-    if (dump.find(line) != std::string::npos) problems.push_back(fmt::format("'{}' present", line));
-  std::string shown = dump.size() > 300 ? dump.substr(0, 300) + "..." : dump;
-  for (auto& c : shown)
-    if (c == '\n') c = '|';
-  check::Outcome outcome = outcome_of(CheckKind::KernelDump, "the GpuMem dump", problems.empty(),
-                                      problems.empty() ? fmt::format("as expected: {}", shown)
-                                                       : fmt::format("{}; dump: {}", fmt::join(problems, ", "), shown));
-  outcome.where = check.where;
-  return outcome;
-}
-
-check::Outcome node_outcome(const scenario::KernelNodeCheck& check, const std::optional<std::string>& read, size_t k) {
-  std::string text = fmt::format("root/{}/{} is {}", check.pid, kernel::to_string(check.type),
-                                 check.value ? "\"" + *check.value + "\"" : "absent");
-  auto describe = [](const std::optional<std::string>& node) { return node ? "\"" + *node + "\"" : std::string("absent"); };
-  check::Outcome outcome = outcome_of(CheckKind::KernelNode, text, read == check.value,
-                                      fmt::format("read {}, wanted {}", describe(read), describe(check.value)));
-  outcome.id.index = k;
-  outcome.where = check.where;
-  return outcome;
-}
-
-// A named diagnosis: every field the scenario lists reads as written; the detail shows the
-// whole diagnosis so a red run says what the observer saw instead.
-check::Outcome diagnosis_outcome(const scenario::DiagnosisCheck& check, const kernel::KernelReport& report, size_t k) {
-  std::vector<std::string> wanted;
-  for (const auto& [field, text] : check.fields) wanted.push_back(fmt::format("{}={}", field, text));
-  std::string text = fmt::format("kmd.{} has {}", check.name, fmt::join(wanted, ", "));
-  auto found = std::find_if(report.diagnoses.begin(), report.diagnoses.end(),
-                            [&](const auto& named) { return named.name == check.name; });
-  check::Outcome outcome;
-  if (found == report.diagnoses.end()) {
-    outcome = outcome_of(CheckKind::Diagnosis, text, false, "no diagnosis by that name was made");
-  } else {
-    std::vector<std::string> differ;
-    for (const auto& [field, expected] : check.fields) {
-      std::string actual = kernel::diagnosis_field(found->diagnosis, field).value_or("?");
-      if (actual != expected) differ.push_back(fmt::format("{} is '{}', expected '{}'", field, actual, expected));
-    }
-    const kernel::Diagnosis& d = found->diagnosis;
-    std::string seen = fmt::format("scene {}; head {} tail {} doorbell {} fence {}/{}; at head {}; engine {}; {}",
-                                   d.scene, d.head, d.tail, d.doorbell, d.fence, d.awaited, d.at_head, d.engine,
-                                   d.finding);
-    outcome = outcome_of(CheckKind::Diagnosis, text, differ.empty(),
-                         differ.empty() ? seen : fmt::format("{}; saw {}", fmt::join(differ, "; "), seen));
-  }
-  outcome.id.index = k;
-  outcome.where = check.where;
-  return outcome;
-}
-
-// A named kgsl node read: its exact text (newlines shown as \n).
-check::Outcome kgsl_outcome(const scenario::KgslReadCheck& check, const kernel::KernelReport& report, size_t k) {
-  auto shown = [](std::string text) {
-    std::string out;
-    for (char c : text) out += c == '\n' ? std::string("\\n") : std::string(1, c);
-    return "\"" + out + "\"";
-  };
-  auto found = std::find_if(report.reads.begin(), report.reads.end(),
-                            [&](const auto& named) { return named.name == check.name; });
-  std::string text = fmt::format("kgsl.{} reads {}", check.name, shown(check.text));
-  check::Outcome outcome =
-      found == report.reads.end()
-          ? outcome_of(CheckKind::KgslRead, text, false, "no read by that name was made")
-          : outcome_of(CheckKind::KgslRead, text, found->text == check.text, fmt::format("read {}", shown(found->text)));
-  outcome.id.index = k;
-  outcome.where = check.where;
-  return outcome;
-}
-
-// A track of the run's trace as the importer sees it: its rows, count and last value, with the
-// first difference named (row index, timestamp and value on both sides).
-check::Outcome trace_outcome(const scenario::TraceCheck& check, const tracer::ImportedTrace& trace, size_t k) {
-  std::vector<std::string> wanted;
-  if (check.absent) wanted.push_back("absent");
-  if (check.rows) wanted.push_back(fmt::format("{} rows as written", check.rows->size()));
-  if (check.count) wanted.push_back(fmt::format("{} rows", *check.count));
-  if (check.last) wanted.push_back(fmt::format("last {}", *check.last));
-  if (check.unit) wanted.push_back(fmt::format("unit {}", *check.unit));
-  if (check.flagged) wanted.push_back(*check.flagged ? "flagged" : "not flagged");
-  std::string text = fmt::format("trace track '{}': {}", check.track, fmt::join(wanted, ", "));
-  const tracer::Track* track = trace.find(check.track);
-  std::vector<std::string> problems;
-  if (check.absent) {
-    if (track) problems.push_back(fmt::format("the track is there, with {} rows", track->rows.size()));
-  } else if (!track) {
-    std::vector<std::string> labels;
-    for (const auto& t : trace.tracks) labels.push_back(t.label());
-    problems.push_back(fmt::format("no such track (the trace has: {})", fmt::join(labels, "; ")));
-  } else {
-    const auto& rows = track->rows;
-    if (check.rows) {
-      size_t common = std::min(rows.size(), check.rows->size());
-      size_t k_diff = 0;
-      while (k_diff < common && rows[k_diff].ts == (*check.rows)[k_diff].ts &&
-             rows[k_diff].value == (*check.rows)[k_diff].value)
-        ++k_diff;
-      auto show = [](uint64_t ts, double value) { return fmt::format("[{}, {}]", ts, value); };
-      if (k_diff < common)
-        problems.push_back(fmt::format("row {} is {}, expected {}", k_diff, show(rows[k_diff].ts, rows[k_diff].value),
-                                       show((*check.rows)[k_diff].ts, (*check.rows)[k_diff].value)));
-      else if (rows.size() != check.rows->size())
-        problems.push_back(fmt::format("{} rows, expected {}; the first {} agree", rows.size(), check.rows->size(),
-                                       common));
-    }
-    if (check.count && static_cast<int64_t>(rows.size()) != *check.count)
-      problems.push_back(fmt::format("{} rows, expected {}", rows.size(), *check.count));
-    if (check.unit && track->unit != *check.unit)
-      problems.push_back(fmt::format("unit '{}', expected '{}'", track->unit, *check.unit));
-    if (check.flagged && track->unit_disagreement.has_value() != *check.flagged)
-      problems.push_back(track->unit_disagreement ? fmt::format("flagged: {}", *track->unit_disagreement)
-                                                  : std::string("not flagged"));
-    if (check.last && (rows.empty() || rows.back().value != *check.last))
-      problems.push_back(rows.empty() ? std::string("no rows")
-                                      : fmt::format("last value {}, expected {}", rows.back().value, *check.last));
-  }
-  check::Outcome outcome =
-      outcome_of(CheckKind::Trace, text, problems.empty(),
-                 problems.empty() ? (track ? fmt::format("{} rows as expected", track->rows.size()) : "no such track")
-                                  : fmt::format("{}", fmt::join(problems, "; ")));
-  outcome.id.index = k;
-  outcome.where = check.where;
-  return outcome;
-}
-
-// Three accounts of the scenario pid's GPU memory must agree at every point the backend sampled
-// its counters and at the end: the backend's (device bytes plus the render target), the kernel
-// map's entry, and the pid's GPU Memory track as imported (its latest row at or before the
-// point: no two traced moments share a nanosecond, so "before" is never ambiguous).
-check::Outcome reconcile_outcome(const Scenario& scenario, const RunResult& result, const tracer::ImportedTrace& trace) {
-  const int64_t target = int64_t{scenario.target.width} * scenario.target.height * 4;
-  const std::string label = fmt::format("GPU Memory (gpu {}, pid {})", scenario.kernel.gpu, scenario.kernel.pid);
-  const tracer::Track* memory = trace.find(label);
-  auto traced_at = [&](std::optional<uint64_t> ts) -> std::optional<int64_t> {
-    if (!memory) return std::nullopt;
-    auto after = ts ? std::upper_bound(memory->rows.begin(), memory->rows.end(), *ts,
-                                       [](uint64_t t, const tracer::TrackRow& row) { return t < row.ts; })
-                    : memory->rows.end();
-    if (after == memory->rows.begin()) return std::nullopt;
-    return static_cast<int64_t>(std::prev(after)->value);
-  };
-  struct Point {
-    std::optional<uint64_t> ts;  // none: the end of the run
-    int64_t device_bytes, map;
-    std::optional<int64_t> traced;
-    bool agrees(int64_t target) const { return device_bytes + target == map && traced == map; }
-  };
-  std::vector<Point> points;
-  const tracer::Track* device = trace.find(std::string(api::kDeviceBytesTrack));
-  const tracer::Track* map = trace.find(std::string(api::kMapEntryTrack));
-  if (device && map)
-    for (size_t k = 0; k < std::min(device->rows.size(), map->rows.size()); ++k) {
-      const uint64_t ts = device->rows[k].ts;
-      points.push_back({ts, static_cast<int64_t>(device->rows[k].value), static_cast<int64_t>(map->rows[k].value),
-                        traced_at(ts)});
-    }
-  points.push_back({std::nullopt, result.gauges.devbytes, result.kernel_gauges ? result.kernel_gauges->kpid : 0,
-                    traced_at(std::nullopt)});
-  const size_t sampled = points.size() - 1;
-
-  auto describe = [&](const Point& p) {
-    return fmt::format("backend {} (device bytes {} + target {}), map entry {}, trace '{}' {}", p.device_bytes + target,
-                       p.device_bytes, target, p.map, label,
-                       p.traced ? fmt::format("{}", *p.traced) : std::string("has no rows"));
-  };
-  auto wrong = std::find_if(points.begin(), points.end(), [&](const Point& p) { return !p.agrees(target); });
-  std::string detail;
-  if (!device || !map) {
-    detail = fmt::format("the trace has no '{}' track to take the sampled points from",
-                         device ? api::kMapEntryTrack : api::kDeviceBytesTrack);
-    wrong = points.begin();
-  } else if (wrong == points.end())
-    detail = fmt::format("agree at {} sampled points and at the end: {}", sampled, describe(points.back()));
-  else if (wrong->ts)
-    detail = fmt::format("at {} ns (sampled point {} of {}): {}", *wrong->ts, wrong - points.begin() + 1, sampled,
-                         describe(*wrong));
-  else
-    detail = fmt::format("at the end: {}", describe(*wrong));
-  check::Outcome outcome = outcome_of(CheckKind::Reconcile,
-                                      "the backend, the kernel map and the trace agree on the pid's GPU memory",
-                                      wrong == points.end(), detail);
-  outcome.where = *scenario.reconcile;
-  return outcome;
-}
-
-// A lane that silently fell back to direct calls would look green; prove it ran.
-check::Outcome lane_outcome(Lane lane, const wire::LaneReport& report) {
-  bool separate_process = lane == Lane::Spawn || lane == Lane::Tcp;
-  bool passed = report.frames_sent > 0 && report.frames_received > 0 &&
-                (!separate_process || report.server_pid != report.client_pid);
-  return outcome_of(CheckKind::Lane,
-                 separate_process ? "frames crossed the wire to a server in another process" : "frames crossed the wire",
-                 passed,
-                 fmt::format("{} frames sent, {} received; client pid {}, server pid {}", report.frames_sent,
-                             report.frames_received, report.client_pid, report.server_pid));
-}
-
-check::Outcome validation_outcome(const std::vector<std::string>& messages) {
-  return outcome_of(CheckKind::Validation, "VK_LAYER_KHRONOS_validation reports nothing", messages.empty(),
-                 messages.empty() ? "0 messages"
-                                  : fmt::format("{} messages, first: {}", messages.size(), messages.front()));
-}
-
-std::optional<check::Outcome> determinism_outcome(const std::vector<std::string>& digests) {
-  std::set<std::string> distinct(digests.begin(), digests.end());
-  if (distinct.size() <= 1) return std::nullopt;
-  return outcome_of(CheckKind::Determinism, fmt::format("{} runs give one digest", digests.size()), false,
-                 fmt::format("{} distinct digests: {}", distinct.size(), fmt::join(distinct, ", ")));
-}
-
-// The scenario's checks against what the run measured, then the runner's own.
+// The scenario's checks and the runner's own against the last run's read-back.
 Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const RunResult& result, const SingleRun& run,
                                              const RunOptions& options) {
-  std::vector<check::Outcome> outcomes;
-  if (!result.error) {
-    check::Values values(result.knobs.begin(), result.knobs.end());
-    for (const auto& [name, value] : all_gauges(result.gauges, result.kernel_gauges)) values[name] = value;
-    for (size_t k = 0; k < scenario.gauge_checks.size(); ++k) {
-      TIDEMARK_TRY(checked, check::check_gauge(scenario.gauge_checks[k], values, {CheckKind::Gauge, k}));
-      outcomes.push_back(std::move(checked));
-    }
-    if (run.waits_checked > 0) outcomes.push_back(waits_outcome(run));
-    if (scenario.kernel_dump) outcomes.push_back(dump_outcome(*scenario.kernel_dump, run.kernel_dump.value_or("")));
-    for (size_t k = 0; k < scenario.kernel_nodes.size(); ++k)
-      outcomes.push_back(node_outcome(scenario.kernel_nodes[k], run.kernel_nodes.at(k), k));
-    for (size_t k = 0; k < scenario.diagnosis_checks.size(); ++k)
-      outcomes.push_back(diagnosis_outcome(scenario.diagnosis_checks[k], run.kernel_report, k));
-    for (size_t k = 0; k < scenario.kgsl_checks.size(); ++k)
-      outcomes.push_back(kgsl_outcome(scenario.kgsl_checks[k], run.kernel_report, k));
-    if (!scenario.trace_checks.empty() || scenario.reconcile) {
-      tracer::ImportedTrace trace =
-          tracer::import_trace(run.trace, find_mutant(options.lane.mutant).value_or(MutantId::None));
-      for (size_t k = 0; k < scenario.trace_checks.size(); ++k)
-        outcomes.push_back(trace_outcome(scenario.trace_checks[k], trace, k));
-      if (scenario.reconcile) outcomes.push_back(reconcile_outcome(scenario, result, trace));
-    }
-    for (size_t k = 0; k < scenario.pixel_checks.size(); ++k) {
-      TIDEMARK_TRY(checked,
-                   check::check_pixels(scenario.pixel_checks[k], run.image, result.report_dir, {CheckKind::Pixels, k}));
-      outcomes.push_back(std::move(checked));
-    }
-    if (options.lane.lane != Lane::Monolith) outcomes.push_back(lane_outcome(options.lane.lane, result.lane));
-  }
-  if (options.validation) outcomes.push_back(validation_outcome(result.validation_messages));
-  if (auto determinism = determinism_outcome(result.repeat_digests)) outcomes.push_back(std::move(*determinism));
-  return outcomes;
-}
-
-// result.json, actual.png, trace.pftrace and backend.log in the run's report folder (if it has one).
-Status write_run_report(const RunResult& result, const Image& image, const std::string& trace,
-                        const std::vector<std::string>& log) {
-  if (result.report_dir.empty()) return {};
-  if (!trace.empty()) TIDEMARK_CHECK(write_file_atomically(result.report_dir / "trace.pftrace", trace));
-  if (!image.pixels.empty())
-    TIDEMARK_CHECK(replace_file(result.report_dir / "actual.png",
-                                [&](const fs::path& temporary) { return check::write_png(temporary, image); }));
-  std::string backend_log;
-  for (const auto& line : log) backend_log += line + '\n';
-  backend_log += "end: " + gauge_line(result.gauges) + '\n';
-  TIDEMARK_CHECK(write_file_atomically(result.report_dir / "backend.log", backend_log));
-  return write_json(result.report_dir / "result.json", to_json(result));  // last: its presence means complete
+  check::RunContext context;
+  context.completed = !result.error;
+  context.knobs = check::Values(result.knobs.begin(), result.knobs.end());
+  context.artifact_dir = result.report_dir;
+  context.mutant = find_mutant(options.lane.mutant).value_or(MutantId::None);
+  context.lane = options.lane.lane;
+  context.traffic = {.frames_sent = run.lane.frames_sent,
+                     .frames_received = run.lane.frames_received,
+                     .client_pid = run.lane.client_pid,
+                     .server_pid = run.lane.server_pid};
+  context.validation = options.validation;
+  context.digests = result.repeat_digests;
+  context.counter_tracks = {.device_bytes = api::kDeviceBytesTrack, .map_entry = api::kMapEntryTrack};
+  return check::evaluate(scenario, run.read, context);
 }
 
 }  // namespace
@@ -838,39 +127,25 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
     log.clear();
     TIDEMARK_TRY(once, run_once(scenario, knobs, options, result.report_dir, log));
     last = std::move(once);
-    result.repeat_digests.push_back(run_digest(last));
+    result.repeat_digests.push_back(run_digest(last.read));
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  result.gauges = last.gauges;
-  result.kernel_gauges = last.kernel_gauges;
+  result.gauges = last.read.gauges;
+  result.kernel_gauges = last.read.kernel_gauges;
   result.error = last.error;
-  result.validation_messages = last.validation_messages;
+  result.validation_messages = last.read.validation_messages;
   result.lane = last.lane;
-  result.pixel_hash = pixel_hash(last.image);
-  result.trace_hash = trace_hash(last.trace);
+  result.pixel_hash = pixel_hash(last.read.image);
+  result.trace_hash = trace_hash(last.read.trace);
   result.digest = result.repeat_digests.back();
 
   TIDEMARK_TRY(outcomes, evaluate(scenario, result, last, options));
   result.outcomes = std::move(outcomes);
   result.green = !result.error &&
                  std::all_of(result.outcomes.begin(), result.outcomes.end(), [](const auto& o) { return o.passed; });
-  if (auto written = write_run_report(result, last.image, last.trace, log); !written)
+  if (auto written = write_run_report(result, last.read.image, last.read.trace, log); !written)
     return std::unexpected(written.error());
   return result;
-}
-
-Status write_summary(const std::vector<RunResult>& results, const fs::path& dir) {
-  TIDEMARK_CHECK(make_directories(dir));
-  nlohmann::json json;
-  size_t green = 0;
-  for (const auto& result : results) {
-    green += result.green ? 1 : 0;
-    json["results"].push_back(to_json(result));
-  }
-  json["green"] = green;
-  json["red"] = results.size() - green;
-  if (auto ok = write_html_summary(results, dir); !ok) return ok;
-  return write_json(dir / "summary.json", json);
 }
 
 }  // namespace tidemark::runner

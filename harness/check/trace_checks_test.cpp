@@ -1,0 +1,163 @@
+#include "check/trace_checks.h"
+
+#include <gtest/gtest.h>
+
+#include "check/outcome_test.h"
+
+namespace tidemark::check {
+namespace {
+
+using scenario::CheckKind;
+
+const SourceLocation where{"scenarios/trace.yaml", 20, 3};
+
+tracer::Track track(std::string name, uint32_t gpu, std::vector<tracer::TrackRow> rows,
+                    std::optional<uint32_t> pid = std::nullopt) {
+  tracer::Track t;
+  t.name = std::move(name);
+  t.gpu = gpu;
+  t.pid = pid;
+  t.unit = "B";
+  t.rows = std::move(rows);
+  return t;
+}
+
+// ---- one track -----------------------------------------------------------------
+
+tracer::ImportedTrace parked_trace() {
+  tracer::ImportedTrace trace;
+  trace.tracks.push_back(track("Parked bytes", 0, {{10, 0}, {20, 4096}, {30, 0}}));
+  trace.tracks.push_back(track("Live stores", 0, {{10, 1}}));
+  return trace;
+}
+
+TEST(Trace, RowsCountLastAndUnitAsWrittenPass) {
+  scenario::TraceCheck check{.track = "Parked bytes (gpu 0)",
+                             .rows = std::vector<scenario::TraceRow>{{10, 0}, {20, 4096}, {30, 0}},
+                             .count = 3,
+                             .last = 0,
+                             .unit = "B",
+                             .where = where};
+  Outcome outcome = check_trace(check, parked_trace(), 4);
+  EXPECT_TRUE(outcome.passed) << outcome.detail;
+  expect_names(outcome, CheckKind::Trace, 4,
+               "trace track 'Parked bytes (gpu 0)': 3 rows as written, 3 rows, last 0, unit B", where);
+  EXPECT_EQ(outcome.detail, "3 rows as expected");
+}
+
+TEST(Trace, TheFirstDifferingRowIsNamedWithBothSides) {
+  scenario::TraceCheck check{.track = "Parked bytes (gpu 0)",
+                             .rows = std::vector<scenario::TraceRow>{{10, 0}, {20, 2048}, {30, 0}},
+                             .where = where};
+  Outcome outcome = check_trace(check, parked_trace(), 0);
+  EXPECT_FALSE(outcome.passed);
+  EXPECT_EQ(outcome.detail, "row 1 is [20, 4096], expected [20, 2048]");
+}
+
+TEST(Trace, ExtraRowsAfterAnAgreeingPrefixAreCounted) {
+  scenario::TraceCheck check{
+      .track = "Parked bytes (gpu 0)", .rows = std::vector<scenario::TraceRow>{{10, 0}, {20, 4096}}, .where = where};
+  Outcome outcome = check_trace(check, parked_trace(), 0);
+  EXPECT_FALSE(outcome.passed);
+  EXPECT_EQ(outcome.detail, "3 rows, expected 2; the first 2 agree");
+}
+
+TEST(Trace, EveryOtherPartThatDiffersIsListed) {
+  scenario::TraceCheck check{
+      .track = "Parked bytes (gpu 0)", .count = 2, .last = 4096, .unit = "Pixel/s", .flagged = true, .where = where};
+  Outcome outcome = check_trace(check, parked_trace(), 0);
+  EXPECT_FALSE(outcome.passed);
+  EXPECT_EQ(outcome.detail,
+            "3 rows, expected 2; unit 'B', expected 'Pixel/s'; not flagged; last value 0, expected 4096");
+}
+
+TEST(Trace, AMissingTrackListsTheTracksThereAre) {
+  scenario::TraceCheck check{.track = "Parked bytes (gpu 1)", .count = 3, .where = where};
+  Outcome outcome = check_trace(check, parked_trace(), 0);
+  EXPECT_FALSE(outcome.passed);
+  EXPECT_EQ(outcome.detail, "no such track (the trace has: Parked bytes (gpu 0); Live stores (gpu 0))");
+}
+
+TEST(Trace, AbsentPassesOnlyWithoutTheTrack) {
+  scenario::TraceCheck gone{.track = "Parked bytes (gpu 1)", .absent = true, .where = where};
+  Outcome passed = check_trace(gone, parked_trace(), 0);
+  EXPECT_TRUE(passed.passed);
+  EXPECT_EQ(passed.text, "trace track 'Parked bytes (gpu 1)': absent");
+  EXPECT_EQ(passed.detail, "no such track");
+
+  scenario::TraceCheck there{.track = "Live stores (gpu 0)", .absent = true, .where = where};
+  Outcome failed = check_trace(there, parked_trace(), 0);
+  EXPECT_FALSE(failed.passed);
+  EXPECT_EQ(failed.detail, "the track is there, with 1 rows");
+}
+
+// ---- reconciliation ------------------------------------------------------------
+
+const CounterTracks tracks{.device_bytes = "Dev (gpu 0)", .map_entry = "Map (gpu 0)"};
+
+scenario::Scenario reconciled() {
+  scenario::Scenario scenario;
+  scenario.target = {.width = 2, .height = 2};  // 16 bytes
+  scenario.kernel.pid = 1000;
+  scenario.kernel.gpu = 0;
+  scenario.reconcile = where;
+  return scenario;
+}
+
+// The backend sampled at 10 and 20 ns; the pid's track changed at 5 and 15 ns.
+tracer::ImportedTrace memory_trace(uint64_t second_change = 15) {
+  tracer::ImportedTrace trace;
+  trace.tracks.push_back(track("Dev", 0, {{10, 100}, {20, 200}}));
+  trace.tracks.push_back(track("Map", 0, {{10, 116}, {20, 216}}));
+  trace.tracks.push_back(track("GPU Memory", 0, {{5, 116}, {second_change, 216}}, 1000));
+  return trace;
+}
+
+Gauges end_gauges() {
+  Gauges gauges;
+  gauges.devbytes = 200;
+  return gauges;
+}
+
+KernelGauges end_kernel(int64_t kpid) {
+  KernelGauges kernel;
+  kernel.kpid = kpid;
+  return kernel;
+}
+
+TEST(Reconcile, ThreeAccountsAgreeingEverywherePass) {
+  Outcome outcome = check_reconcile(reconciled(), end_gauges(), end_kernel(216), memory_trace(), tracks);
+  EXPECT_TRUE(outcome.passed) << outcome.detail;
+  expect_names(outcome, CheckKind::Reconcile, 0,
+               "the backend, the kernel map and the trace agree on the pid's GPU memory", where);
+  EXPECT_EQ(outcome.detail,
+            "agree at 2 sampled points and at the end: backend 216 (device bytes 200 + target 16), map entry 216, "
+            "trace 'GPU Memory (gpu 0, pid 1000)' 216");
+}
+
+TEST(Reconcile, ATraceThatLagsASampledPointFailsThere) {
+  Outcome outcome = check_reconcile(reconciled(), end_gauges(), end_kernel(216), memory_trace(25), tracks);
+  EXPECT_FALSE(outcome.passed);
+  EXPECT_EQ(outcome.detail,
+            "at 20 ns (sampled point 2 of 2): backend 216 (device bytes 200 + target 16), map entry 216, "
+            "trace 'GPU Memory (gpu 0, pid 1000)' 116");
+}
+
+TEST(Reconcile, AnEndWithoutKernelGaugesReadsTheMapAsZero) {
+  Outcome outcome = check_reconcile(reconciled(), end_gauges(), std::nullopt, memory_trace(), tracks);
+  EXPECT_FALSE(outcome.passed);
+  EXPECT_EQ(outcome.detail,
+            "at the end: backend 216 (device bytes 200 + target 16), map entry 0, "
+            "trace 'GPU Memory (gpu 0, pid 1000)' 216");
+}
+
+TEST(Reconcile, AMissingCounterTrackIsNamed) {
+  tracer::ImportedTrace trace = memory_trace();
+  trace.tracks.erase(trace.tracks.begin() + 1);  // the map entry's
+  Outcome outcome = check_reconcile(reconciled(), end_gauges(), end_kernel(216), trace, tracks);
+  EXPECT_FALSE(outcome.passed);
+  EXPECT_EQ(outcome.detail, "the trace has no 'Map (gpu 0)' track to take the sampled points from");
+}
+
+}  // namespace
+}  // namespace tidemark::check

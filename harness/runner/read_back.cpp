@@ -1,0 +1,39 @@
+#include "runner/read_back.h"
+
+#include <utility>
+
+#include "runner/executor.h"
+
+namespace tidemark::runner {
+
+Status drive(const scenario::Scenario& scenario, api::Device& api, api::Model& model, check::ReadBack& result,
+             uint64_t probe_every, std::function<void(uint64_t)> probe) {
+  if (auto ran = execute_workload(scenario, api, model, result.waits, probe_every, std::move(probe)); !ran) return ran;
+  TIDEMARK_TRY(image, api.read_pixels());
+  result.image = std::move(image);
+  TIDEMARK_TRY(gauges, api.gauges());
+  result.gauges = gauges;
+  if (scenario.uses_kernel()) {
+    TIDEMARK_TRY(kernel, model.kernel_gauges());
+    result.kernel_gauges = kernel;
+  }
+  if (scenario.kernel_dump) {
+    TIDEMARK_TRY(dump, model.kernel_dump());
+    result.kernel_dump = std::move(dump);
+  }
+  for (const auto& node : scenario.kernel_nodes) {
+    TIDEMARK_TRY(read, model.kernel_node(node.pid, node.type));
+    result.kernel_nodes.push_back(std::move(read));
+  }
+  if (scenario.reads_kernel_report()) {
+    TIDEMARK_TRY(report, model.kernel_report());
+    result.kernel_report = std::move(report);
+  }
+  TIDEMARK_TRY(trace, model.run_trace());
+  result.trace = std::move(trace);
+  TIDEMARK_TRY(messages, api.validation_messages());
+  result.validation_messages = std::move(messages);
+  return {};
+}
+
+}  // namespace tidemark::runner
