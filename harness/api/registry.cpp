@@ -6,6 +6,8 @@
 
 namespace tidemark::api {
 
+bool BackendEntry::gives(GaugeKind kind) const { return std::find(gauges.begin(), gauges.end(), kind) != gauges.end(); }
+
 BackendRegistry& BackendRegistry::add(BackendEntry entry) {
   entries_.push_back(std::move(entry));
   return *this;

@@ -30,7 +30,9 @@ using DeviceFactory = std::function<Result<std::unique_ptr<Device>>(const Sessio
 struct BackendEntry {
   std::string name;
   std::string summary;  // one line: what it drives
+  std::vector<GaugeKind> gauges;  // the kinds of gauge its devices give
   DeviceFactory make;
+  bool gives(GaugeKind kind) const;
 };
 
 class BackendRegistry {

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "api/model.h"
+#include "core/gauges.h"
 #include "core/knobs.h"
 
 namespace tidemark::api {
@@ -20,9 +22,10 @@ struct SessionConfig {
   KnobValues knobs;                       // the knobs as given; the receiver resolves them
   std::string mutant;                     // red-once: the fault switch; empty: none
   bool validation = false;                // the driver's validation on; any message is red
+  std::vector<GaugeKind> gauges;          // the kinds of gauge the scenario reads: the backend must give them
   ModelConfig model;
   static auto fields(auto& m) {
-    return std::tie(m.backend, m.width, m.height, m.knobs, m.mutant, m.validation, m.model);
+    return std::tie(m.backend, m.width, m.height, m.knobs, m.mutant, m.validation, m.gauges, m.model);
   }
   bool operator==(const SessionConfig&) const = default;
 };

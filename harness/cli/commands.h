@@ -35,6 +35,7 @@ struct LaneArgs {
   int handshake_timeout_ms = 20000;
   int reply_timeout_ms = 60000;
   std::string mutant;
+  std::string backend = api::kDefaultBackend;
 };
 
 struct RunArgs {
@@ -113,6 +114,7 @@ int red_once_command(const RedOnceArgs& args);
 int lint_command(const std::vector<std::string>& inputs);
 int fixture_new_command(const FixtureArgs& args);
 int mutants_command();
+int backends_command();
 // Prints a trace's tracks and rows as imported; exit 2 when part of it does not decode.
 int trace_command(const std::string& file);
 int list_command(const ListArgs& args);

@@ -1,5 +1,7 @@
 // Helpers shared by the commands.
 #include <fmt/format.h>
+
+#include "session/session.h"
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -99,6 +101,9 @@ Result<wire::LaneOptions> lane_options_from(const LaneArgs& args) {
   options.reply_timeout = std::chrono::milliseconds(args.reply_timeout_ms);
   if (auto ok = check_mutant_name(args.mutant); !ok) return std::unexpected(ok.error());
   options.mutant = args.mutant;
+  auto backend = session::builtin_backends().lookup(args.backend);
+  if (!backend) return fail(ErrorKind::BadInput, "--backend: " + backend.error().message);
+  options.backend = (*backend)->name;
   if (!args.connect.empty()) {
     if (lane != Lane::Tcp) return fail(ErrorKind::BadInput, "--connect: expected --lane tcp");
     TIDEMARK_TRY(token, wire::read_session_token(args.token_file, "--connect"));

@@ -19,6 +19,7 @@ void add_lane_options(CLI::App& command, LaneArgs& lane) {
   command.add_option("--handshake-timeout-ms", lane.handshake_timeout_ms, "how long a server may take to greet");
   command.add_option("--reply-timeout-ms", lane.reply_timeout_ms, "after the greeting, how long one reply may take");
   command.add_option("--mutant", lane.mutant, "run against this mutant (see `tidemark mutants`)");
+  command.add_option("--backend", lane.backend, "the backend to run on (see `tidemark backends`)");
 }
 
 void add_paths(CLI::App& command, std::vector<std::string>& inputs, const char* what = "scenario files or folders") {
@@ -123,6 +124,7 @@ int main(int argc, char** argv) {
   auto* lint = app.add_subcommand("lint", "check that scenarios, their controls and the mutant catalogue fit together");
   add_paths(*lint, lint_inputs);
   auto* mutants = app.add_subcommand("mutants", "print the mutant catalogue of this build (Markdown)");
+  auto* backends = app.add_subcommand("backends", "print the backends of this build and the gauges each gives (Markdown)");
   std::string trace_file;
   auto* trace = app.add_subcommand("trace", "print a Perfetto trace's tracks and rows as Trace Processor imports them");
   trace->add_option("file", trace_file, "a .pftrace file")->required();
@@ -137,6 +139,7 @@ int main(int argc, char** argv) {
       {add_fixture_new(app, fixture), [&] { return fixture_new_command(fixture); }},
       {lint, [&] { return lint_command(lint_inputs); }},
       {mutants, [] { return mutants_command(); }},
+      {backends, [] { return backends_command(); }},
       {trace, [&] { return trace_command(trace_file); }},
   };
   try {

@@ -19,6 +19,8 @@
 #include "wire/lanes.h"
 #include "wire/replay.h"
 
+#include "session/session.h"
+
 namespace tidemark::cli {
 
 namespace fs = std::filesystem;
@@ -182,6 +184,16 @@ int fixture_new_command(const FixtureArgs& args) {
 }
 
 // The catalogue as a Markdown table: red_once/mutants.md is this output, checked by a test.
+int backends_command() {
+  fmt::print("| backend | gauges | what it drives |\n|---|---|---|\n");
+  for (const auto& entry : session::builtin_backends().entries()) {
+    std::string kinds;
+    for (GaugeKind kind : entry.gauges) kinds += (kinds.empty() ? "" : ", ") + std::string(kGaugeKindNames[static_cast<size_t>(kind)]);
+    fmt::print("| `{}` | {} | {} |\n", entry.name, kinds, entry.summary);
+  }
+  return kGreen;
+}
+
 int mutants_command() {
   fmt::print("# Mutant catalogue\n\n");
   fmt::print("Written by `tidemark mutants`; a test fails when this file and the build disagree.\n\n");

@@ -32,31 +32,38 @@ struct Gauges {
   int64_t presents = 0;
 };
 
+// Device gauges any backend can give (what a layer under any Vulkan program can count);
+// reclaim gauges only a backend that runs the reclaim model has. A scenario that reads a kind
+// a backend lacks is refused by that backend with a reason, never judged on zeros.
+enum class GaugeKind : uint8_t { Device, Reclaim };
+inline constexpr std::string_view kGaugeKindNames[] = {"device", "reclaim-model"};
+
 struct GaugeSpec {
   std::string_view name;
   int64_t Gauges::*field;
   bool peak;  // a running maximum: the defect it catches can live inside one frame
+  GaugeKind kind;
   std::string_view meaning;
 };
 
 // Report and digest order.
 inline constexpr std::array<GaugeSpec, 16> kGauges = {{
-    {"wbufs", &Gauges::wbufs, false, "live buffer records"},
-    {"wlive", &Gauges::wlive, false, "live stores: the records' current stores plus parked ones"},
-    {"wlivepk", &Gauges::wlivepk, true, "live stores, peak"},
-    {"wdefn", &Gauges::wdefn, false, "stores parked now"},
-    {"wdefpk", &Gauges::wdefpk, true, "parked bytes, peak"},
-    {"wdefsync", &Gauges::wdefsync, false, "syncs forced by a watermark"},
-    {"wdefmb", &Gauges::wdefmb, false, "the wire_deferred_mb the backend applied"},
-    {"dsets", &Gauges::dsets, false, "live descriptor sets"},
-    {"dsetspk", &Gauges::dsetspk, true, "live descriptor sets, peak"},
-    {"dsetsalloc", &Gauges::dsetsalloc, false, "descriptor sets allocated so far"},
-    {"devallocs", &Gauges::devallocs, false, "device memory allocations now"},
-    {"devallocspk", &Gauges::devallocspk, true, "device memory allocations, peak"},
-    {"devbytes", &Gauges::devbytes, false, "device memory bytes now"},
-    {"devbytespk", &Gauges::devbytespk, true, "device memory bytes, peak"},
-    {"submits", &Gauges::submits, false, "queue submits so far"},
-    {"presents", &Gauges::presents, false, "presents so far"},
+    {"wbufs", &Gauges::wbufs, false, GaugeKind::Device, "live buffer records"},
+    {"wlive", &Gauges::wlive, false, GaugeKind::Device, "live stores: the records' current stores plus parked ones"},
+    {"wlivepk", &Gauges::wlivepk, true, GaugeKind::Device, "live stores, peak"},
+    {"wdefn", &Gauges::wdefn, false, GaugeKind::Reclaim, "stores parked now"},
+    {"wdefpk", &Gauges::wdefpk, true, GaugeKind::Reclaim, "parked bytes, peak"},
+    {"wdefsync", &Gauges::wdefsync, false, GaugeKind::Reclaim, "syncs forced by a watermark"},
+    {"wdefmb", &Gauges::wdefmb, false, GaugeKind::Reclaim, "the wire_deferred_mb the backend applied"},
+    {"dsets", &Gauges::dsets, false, GaugeKind::Device, "live descriptor sets"},
+    {"dsetspk", &Gauges::dsetspk, true, GaugeKind::Device, "live descriptor sets, peak"},
+    {"dsetsalloc", &Gauges::dsetsalloc, false, GaugeKind::Device, "descriptor sets allocated so far"},
+    {"devallocs", &Gauges::devallocs, false, GaugeKind::Device, "device memory allocations now"},
+    {"devallocspk", &Gauges::devallocspk, true, GaugeKind::Device, "device memory allocations, peak"},
+    {"devbytes", &Gauges::devbytes, false, GaugeKind::Device, "device memory bytes now"},
+    {"devbytespk", &Gauges::devbytespk, true, GaugeKind::Device, "device memory bytes, peak"},
+    {"submits", &Gauges::submits, false, GaugeKind::Device, "queue submits so far"},
+    {"presents", &Gauges::presents, false, GaugeKind::Device, "presents so far"},
 }};
 
 // The kernel model's gauges: read, reported and digested only for a scenario that uses the

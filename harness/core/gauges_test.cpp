@@ -46,11 +46,11 @@ TEST(Gauges, TheCatalogueCoversEveryFieldOnce) {
 TEST(Gauges, TheScenarioReadmeTableIsTheCatalogue) {
   std::ifstream readme(TIDEMARK_SCENARIOS_README);
   ASSERT_TRUE(readme) << TIDEMARK_SCENARIOS_README;
-  static const std::regex kRow(R"(^\| `([a-z]+)` \| (yes|no) \| (.+) \|$)");
+  static const std::regex kRow(R"(^\| `([a-z]+)` \| (yes|no) \| (device|reclaim-model) \| (.+) \|$)");
   std::vector<std::string> rows;
   bool in_table = false;
   for (std::string line; std::getline(readme, line);) {
-    if (line == "| gauge | peak | meaning |") in_table = true;
+    if (line == "| gauge | peak | kind | meaning |") in_table = true;
     if (in_table && line.empty()) break;
     std::smatch match;
     if (in_table && std::regex_match(line, match, kRow)) rows.push_back(line);
@@ -58,6 +58,7 @@ TEST(Gauges, TheScenarioReadmeTableIsTheCatalogue) {
   std::vector<std::string> expected;
   for (const auto& spec : kGauges)
     expected.push_back("| `" + std::string(spec.name) + "` | " + (spec.peak ? "yes" : "no") + " | " +
+                       std::string(kGaugeKindNames[static_cast<size_t>(spec.kind)]) + " | " +
                        std::string(spec.meaning) + " |");
   EXPECT_EQ(rows, expected);
 }

@@ -1,5 +1,7 @@
 #include "runner/runner.h"
 
+#include "session/session.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -35,10 +37,13 @@ namespace {
 
 // The session a scenario asks for: its target and model sections, the effective knobs.
 api::SessionConfig session_config(const Scenario& scenario, const KnobValues& knobs, bool validation) {
+  std::vector<GaugeKind> gauges;
+  for (const auto& [kind, use] : scenario.gauge_uses()) gauges.push_back(kind);
   return {.width = scenario.target.width,
           .height = scenario.target.height,
           .knobs = knobs,
           .validation = validation,
+          .gauges = std::move(gauges),
           .model = {.kernel_pid = scenario.kernel.pid,
                     .kernel_gpu = scenario.kernel.gpu,
                     .kernel_reports = scenario.kernel.reports,
@@ -98,6 +103,20 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const Run
 
 }  // namespace
 
+// A backend judges a scenario only with every kind of gauge its checks read.
+Status check_backend_judges(const Scenario& scenario, const api::BackendEntry& backend) {
+  for (const auto& [kind, use] : scenario.gauge_uses()) {
+    if (backend.gives(kind)) continue;
+    std::string gives;
+    for (GaugeKind given : backend.gauges) gives += (gives.empty() ? "" : ", ") + std::string(kGaugeKindNames[size_t(given)]);
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected a gauge the {} backend gives ({}), found '{}', a {} gauge",
+                            format_location(use.where), backend.name, gives, use.name,
+                            kGaugeKindNames[static_cast<size_t>(kind)]));
+  }
+  return {};
+}
+
 std::string test_name(const Scenario& scenario, Lane lane) {
   return fmt::format("Magma.{}.{}.{}", lane_title(lane), camel_case(scenario.group), scenario.name);
 }
@@ -110,6 +129,8 @@ Result<std::map<std::string, int64_t>> effective_knobs(const Scenario& scenario,
 }
 
 Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
+  TIDEMARK_TRY(backend, session::builtin_backends().lookup(options.lane.backend));
+  TIDEMARK_CHECK(check_backend_judges(scenario, *backend));
   RunResult result;
   result.test_name = test_name(scenario, options.lane.lane);
   result.file = scenario.file;

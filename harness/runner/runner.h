@@ -11,6 +11,7 @@
 
 #include "api/device.h"
 #include "api/model.h"
+#include "api/registry.h"
 #include "check/check.h"
 #include "core/error.h"
 #include "scenario/scenario.h"
@@ -60,6 +61,9 @@ std::vector<std::string> test_labels(const scenario::Scenario& scenario, Lane la
 // `ctest -L` takes a regex: fails when any label, used as a selector, would also match a
 // label of a test that does not carry it (e.g. a group named "tcp-extras" under -L ...-tcp).
 Status check_label_hygiene(const std::vector<scenario::Scenario>& scenarios);
+
+// Bad input naming the first gauge a check reads that `backend` does not give.
+Status check_backend_judges(const scenario::Scenario& scenario, const api::BackendEntry& backend);
 
 // Effective knobs: defaults, then the scenario's, then the overrides. Errors name the knob.
 Result<std::map<std::string, int64_t>> effective_knobs(

@@ -92,6 +92,14 @@ bool Scenario::uses_kernel() const {
   return false;
 }
 
+std::map<GaugeKind, Scenario::GaugeUse> Scenario::gauge_uses() const {
+  std::map<GaugeKind, GaugeUse> uses;
+  for (const auto& check : gauge_checks)
+    for (const auto& name : check.expr.identifiers())
+      if (const GaugeSpec* gauge = find_gauge(name)) uses.try_emplace(gauge->kind, GaugeUse{name, check.where});
+  return uses;
+}
+
 std::vector<CheckId> Scenario::checks() const {
   std::vector<CheckId> ids;
   for (size_t k = 0; k < gauge_checks.size(); ++k) ids.push_back({CheckKind::Gauge, k});

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/gauges.h"
 #include "core/expr.h"
 #include "core/knobs.h"
 #include "core/wait_status.h"
@@ -357,6 +358,12 @@ struct Scenario {
   // A `kernel:` section, a kernel step, or a check naming a kernel gauge: the run then reads
   // the kernel model's gauges, checks them and digests them.
   bool uses_kernel() const;
+  // The first gauge of each kind the checks read, and where: the kinds a backend must give.
+  struct GaugeUse {
+    std::string name;
+    SourceLocation where;
+  };
+  std::map<GaugeKind, GaugeUse> gauge_uses() const;
   // Diagnosis or kgsl checks: the run reads the kernel driver's report.
   bool reads_kernel_report() const { return !diagnosis_checks.empty() || !kgsl_checks.empty(); }
   // What the file wrote for a check: the gauge expression, `pixels[k]`, `waits`, `kmd.NAME`.

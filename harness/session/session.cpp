@@ -1,5 +1,7 @@
 #include "session/session.h"
 
+#include <fmt/format.h>
+
 #include "backend/vulkan_backend.h"
 
 namespace tidemark::session {
@@ -7,7 +9,8 @@ namespace tidemark::session {
 const api::BackendRegistry& builtin_backends() {
   static const api::BackendRegistry registry = [] {
     api::BackendRegistry backends;
-    backends.add({"vulkan", "the reclaim model on a Vulkan device (Mesa lavapipe)", backend::create_vulkan_device});
+    backends.add({"vulkan", "the reclaim model on a Vulkan device (Mesa lavapipe)",
+                  {GaugeKind::Device, GaugeKind::Reclaim}, backend::create_vulkan_device});
     return backends;
   }();
   return registry;
@@ -17,6 +20,10 @@ Result<std::unique_ptr<LocalSession>> LocalSession::open(const api::SessionConfi
                                                          const api::BackendRegistry& registry,
                                                          api::DeviceContext context) {
   TIDEMARK_TRY(entry, registry.lookup(config.backend));
+  for (GaugeKind kind : config.gauges)
+    if (!entry->gives(kind))
+      return fail(ErrorKind::BadInput, fmt::format("the {} backend gives no {} gauges, and the session reads them",
+                                                   entry->name, kGaugeKindNames[static_cast<size_t>(kind)]));
   std::unique_ptr<LocalSession> session(new LocalSession());
   session->host_ = std::make_unique<host::ModelHost>(config.model, context.mutant);
   session->knobs_ = context.knobs;

@@ -36,6 +36,7 @@ struct LaneOptions {
   std::chrono::milliseconds reply_timeout{60000};
   uint32_t kill_server_at_frame = 0;  // fault injection: SIGKILL the server before frame N
   std::string mutant;       // the session's mutant (the command line's choice)
+  std::string backend = api::kDefaultBackend;  // the session's backend (the command line's choice)
   std::string server_log;  // spawn, tcp: where the server's stderr goes; empty: ours
   std::string record;       // write the session's frames and replies to this file
   std::string record_name;  // the scenario, for the recording's header

