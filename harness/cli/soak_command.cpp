@@ -13,6 +13,8 @@
 
 namespace tidemark::cli {
 
+// Load, run every lane, then write soak.json, soak.html and the one-line verdicts: a straight
+// sequence of steps that reads best in one place.
 int soak_command(const SoakArgs& args) {
   auto scenarios = load_all({args.file});
   if (!scenarios) return report_error(scenarios.error());

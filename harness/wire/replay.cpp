@@ -64,6 +64,8 @@ std::optional<std::string> difference(const Frame& recorded, const Frame& replay
 
 }  // namespace
 
+// One loop over the records, requests and replies interleaved as recorded: long, but its state
+// (the awaited reply, the first divergence, the hashes) is shared by both halves.
 Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions& lane, bool compare) {
   TIDEMARK_TRY(reader, RecordingReader::open(file));
   ReplayReport report;

@@ -30,11 +30,9 @@ TEST_F(WireTest, TheHandshakeConfiguresTheBackend) {
 // Check that a handshake naming a backend the server's registry lacks is refused, naming
 // the ones it has.
 TEST(WireRegistry, AnUnknownBackendIsRefusedByName) {
-  fake::FakeBackendLog log;
-  auto backends = fake::fake_backends(log);
-  ServerOptions options;
-  options.backends = &backends;
-  ServerSession session(options);
+  FakeServer server;
+  auto& log = server.log;
+  ServerSession session(server.options());
   auto reply = session.handle(make_frame(1, Hello{.token = "", .config = {.backend = "gl", .width = 4, .height = 4}}));
   ASSERT_TRUE(reply);
   ASSERT_EQ(reply->op, Opcode::ProtocolError);
@@ -174,11 +172,8 @@ TEST_F(WireTest, ModelCallsReachTheHostAndItsGaugesComeBack) {
 // Check that the device's memory reaches the host as the handshake's pid: the fake backend's
 // stores land in the kernel map, which agrees with its claim after every change.
 TEST(WireHost, TheDevicesMemoryReachesTheHostAsTheHandshakesPid) {
-  fake::FakeBackendLog log;
-  auto backends = fake::fake_backends(log);
-  ServerOptions options;
-  options.backends = &backends;
-  auto channel = in_process_channel(std::move(options));
+  FakeServer server;
+  auto channel = in_process_channel(server.options());
   WireClient client(*channel);
   Hello hello{.token = "", .config = {.backend = "fake", .width = 4, .height = 4}};
   hello.config.model.kernel_pid = 4242;
@@ -230,11 +225,9 @@ TEST_F(WireTest, AReplyToAFrameTheClientNeverSentIsAProtocolError) {
 
 // Check that the kernel driver's configuration rides the handshake.
 TEST(WireKernel, TheHandshakeCarriesTheKernelDriversConfiguration) {
-  fake::FakeBackendLog log;
-  auto backends = fake::fake_backends(log);
-  ServerOptions options;
-  options.backends = &backends;
-  auto channel = in_process_channel(std::move(options));
+  FakeServer server;
+  auto& log = server.log;
+  auto channel = in_process_channel(server.options());
   WireClient client(*channel);
   Hello hello{.token = "", .config = {.backend = "fake", .width = 4, .height = 4}};
   hello.config.model.kmd.ring_dwords = 64;
@@ -248,11 +241,9 @@ TEST(WireKernel, TheHandshakeCarriesTheKernelDriversConfiguration) {
 // Check that a session whose scenario reads reclaim-model gauges is refused by a backend that
 // gives device gauges only: a failure with the reason, and no device made.
 TEST(WireRegistry, ABackendRefusesASessionReadingGaugesItDoesNotGive) {
-  fake::FakeBackendLog log;
-  auto backends = fake::fake_backends(log);
-  ServerOptions options;
-  options.backends = &backends;
-  ServerSession session(options);
+  FakeServer server;
+  auto& log = server.log;
+  ServerSession session(server.options());
   Hello hello{.token = "", .config = {.backend = "fake", .width = 4, .height = 4, .gauges = {GaugeKind::Reclaim}}};
   auto reply = session.handle(make_frame(1, hello));
   ASSERT_TRUE(reply);
@@ -311,14 +302,11 @@ TEST(FuzzSeeds, EverySessionSeedIsGreeted) {
   for (const auto& entry : std::filesystem::directory_iterator(TIDEMARK_SESSION_CORPUS)) {
     std::ifstream in(entry.path(), std::ios::binary);
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    fake::FakeBackendLog log;
-    auto backends = fake::fake_backends(log);
-    ServerOptions options;
-    options.backends = &backends;
-    ServerConnection connection(options);
+    FakeServer server;
+    ServerConnection connection(server.options());
     MemorySource source(std::move(bytes));
     (void)connection.serve(source, [](const Frame&) -> Status { return {}; });
-    EXPECT_TRUE(log.created) << entry.path().filename() << ": the handshake was refused";
+    EXPECT_TRUE(server.log.created) << entry.path().filename() << ": the handshake was refused";
     ++seeds;
   }
   EXPECT_GE(seeds, 20u);

@@ -3,9 +3,7 @@
 namespace tidemark::wire {
 
 void WireTest::SetUp() {
-  ServerOptions options;
-  options.backends = &backends_;
-  channel_ = in_process_channel(std::move(options));
+  channel_ = in_process_channel(server_.options());
   client_ = std::make_unique<WireClient>(*channel_);
   auto welcome = client_->hello(hello_);
   ASSERT_TRUE(welcome) << welcome.error().message;

@@ -14,8 +14,21 @@
 #include "backend_fake/fake_backend.h"
 #include "wire/channel.h"
 #include "wire/client.h"
+#include "wire/server.h"
 
 namespace tidemark::wire {
+
+// A server whose registry has the fake backend alone, for tests that make their own session.
+// Not movable: the registry's factory logs into `log`.
+struct FakeServer {
+  fake::FakeBackendLog log;
+  api::BackendRegistry backends = fake::fake_backends(log);
+  ServerOptions options() {
+    ServerOptions options;
+    options.backends = &backends;
+    return options;
+  }
+};
 
 class WireTest : public ::testing::Test {
  protected:
@@ -24,8 +37,8 @@ class WireTest : public ::testing::Test {
   uint64_t requests_sent() const { return channel_->sent - 1; }
   uint64_t replies_received() const { return channel_->received - 1; }
 
-  fake::FakeBackendLog log_;
-  api::BackendRegistry backends_ = fake::fake_backends(log_);
+  FakeServer server_;
+  fake::FakeBackendLog& log_ = server_.log;
   std::unique_ptr<Channel> channel_;
   std::unique_ptr<WireClient> client_;
   Hello hello_{.token = "", .config = {.backend = "fake", .width = 16, .height = 4, .knobs = {{"wire_deferred_mb", 8}}}};
