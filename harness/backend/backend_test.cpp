@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/device.h"
+#include "session/builtin_backends.h"
 #include "session/session.h"
 #include "tracer/importer.h"
 

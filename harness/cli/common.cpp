@@ -1,7 +1,7 @@
 // Helpers shared by the commands.
 #include <fmt/format.h>
 
-#include "session/session.h"
+#include "session/builtin_backends.h"
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -104,6 +104,7 @@ Result<wire::LaneOptions> lane_options_from(const LaneArgs& args) {
   auto backend = session::builtin_backends().lookup(args.backend);
   if (!backend) return fail(ErrorKind::BadInput, "--backend: " + backend.error().message);
   options.backend = (*backend)->name;
+  options.backends = &session::builtin_backends();
   if (!args.connect.empty()) {
     if (lane != Lane::Tcp) return fail(ErrorKind::BadInput, "--connect: expected --lane tcp");
     TIDEMARK_TRY(token, wire::read_session_token(args.token_file, "--connect"));

@@ -19,7 +19,7 @@
 #include "wire/lanes.h"
 #include "wire/replay.h"
 
-#include "session/session.h"
+#include "session/builtin_backends.h"
 
 namespace tidemark::cli {
 

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 
+#include "session/builtin_backends.h"
 #include "cli/commands.h"
 #include "core/files.h"
 #include "core/mutants.h"
@@ -196,6 +197,7 @@ int parity_command(const ParityArgs& args) {
       for (Lane lane : kAllLanes) {
         wire::LaneOptions lane_options;
         lane_options.lane = lane;
+        lane_options.backends = &session::builtin_backends();
         auto replayed = wire::replay(options.lane.record, lane_options);
         if (!replayed) return report_error(replayed.error());
         std::string key = replayed->divergence ? "diverged: " + *replayed->divergence : replayed->digest;
@@ -276,6 +278,7 @@ int bench_command(const BenchArgs& args) {
       for (int i = 0; i < repeat; ++i) {
         wire::LaneOptions lane_options;
         lane_options.lane = lane;
+        lane_options.backends = &session::builtin_backends();
         auto replayed = wire::replay(options.lane.record, lane_options);
         if (!replayed) return report_error(replayed.error());
         if (replayed->divergence || replayed->digest != recorded->digest) {

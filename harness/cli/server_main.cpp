@@ -19,6 +19,7 @@
 #include <vector>
 #include <fstream>
 
+#include "session/builtin_backends.h"
 #include "wire/lanes.h"
 #include "wire/posix.h"
 #include "wire/server.h"
@@ -68,7 +69,8 @@ int listen_and_serve(const std::string& endpoint_text, const std::string& token_
   }
   fmt::print("listening on {}:{}\n", endpoint->first, *port);
   std::fflush(stdout);
-  wire::ServerOptions options{.token = *token, .log = log_line, .stop_after_frames = stop_after_frames};
+  wire::ServerOptions options{
+      .token = *token, .log = log_line, .backends = &session::builtin_backends(), .stop_after_frames = stop_after_frames};
   std::vector<pid_t> running;
   for (int served = 0; sessions == 0 || served < sessions; ++served) {
     auto connection = wire::tcp_accept(listener->get());
@@ -115,7 +117,9 @@ int main(int argc, char** argv) {
     if (fd >= 0) {
       wire::UniqueFd connection(fd);
       log_line(wire::serve_connection(connection.get(),
-                                      wire::ServerOptions{.log = log_line, .stop_after_frames = stop_after_frames}));
+                                      wire::ServerOptions{.log = log_line,
+                                                          .backends = &session::builtin_backends(),
+                                                          .stop_after_frames = stop_after_frames}));
       return 0;
     }
     if (!listen.empty()) return listen_and_serve(listen, token_file, sessions, stop_after_frames);

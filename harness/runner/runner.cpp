@@ -1,6 +1,6 @@
 #include "runner/runner.h"
 
-#include "session/session.h"
+#include "session/builtin_backends.h"
 
 #include <fmt/format.h>
 
@@ -56,6 +56,7 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
                            const RunOptions& options, const fs::path& report_dir, std::vector<std::string>& log) {
   api::SessionConfig config = session_config(scenario, knobs, options.validation);
   wire::LaneOptions lane = options.lane;
+  if (!lane.backends) lane.backends = &session::builtin_backends();
   if (lane.server_log.empty() && !report_dir.empty()) lane.server_log = (report_dir / "server.log").string();
   auto session = wire::open_lane(lane, config, [&log](const std::string& line) { log.push_back(line); });
   if (!session && session.error().kind == ErrorKind::Environment) return std::unexpected(session.error());
@@ -129,7 +130,8 @@ Result<std::map<std::string, int64_t>> effective_knobs(const Scenario& scenario,
 }
 
 Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
-  TIDEMARK_TRY(backend, session::builtin_backends().lookup(options.lane.backend));
+  const api::BackendRegistry& backends = options.lane.backends ? *options.lane.backends : session::builtin_backends();
+  TIDEMARK_TRY(backend, backends.lookup(options.lane.backend));
   TIDEMARK_CHECK(check_backend_judges(scenario, *backend));
   RunResult result;
   result.test_name = test_name(scenario, options.lane.lane);

@@ -2,19 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "backend/vulkan_backend.h"
 
 namespace tidemark::session {
-
-const api::BackendRegistry& builtin_backends() {
-  static const api::BackendRegistry registry = [] {
-    api::BackendRegistry backends;
-    backends.add({"vulkan", "the reclaim model on a Vulkan device (Mesa lavapipe)",
-                  {GaugeKind::Device, GaugeKind::Reclaim}, backend::create_vulkan_device});
-    return backends;
-  }();
-  return registry;
-}
 
 Result<std::unique_ptr<LocalSession>> LocalSession::open(const api::SessionConfig& config,
                                                          const api::BackendRegistry& registry,

@@ -15,9 +15,6 @@
 
 namespace tidemark::session {
 
-// The backends this build has, by name (`vulkan`).
-const api::BackendRegistry& builtin_backends();
-
 class LocalSession {
  public:
   // `context` holds the config's knobs and mutant, resolved by the caller (who words their

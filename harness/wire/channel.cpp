@@ -213,10 +213,10 @@ Result<OpenedChannel> open_channel(const LaneOptions& options, std::function<voi
   OpenedChannel opened;
   switch (options.lane) {
     case Lane::Monolith:
-      opened.channel = std::make_unique<DirectChannel>(ServerOptions{"", std::move(log)});
+      opened.channel = std::make_unique<DirectChannel>(ServerOptions{"", std::move(log), options.backends});
       return opened;
     case Lane::Split:
-      opened.channel = std::make_unique<InProcessChannel>(ServerOptions{"", std::move(log)});
+      opened.channel = std::make_unique<InProcessChannel>(ServerOptions{"", std::move(log), options.backends});
       return opened;
     case Lane::Spawn: {
       TIDEMARK_TRY(pair, socket_pair());

@@ -118,10 +118,12 @@ Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, api::
   auto mutant = find_mutant(config.mutant);
   if (!mutant)
     return fail(ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", config.mutant));
+  if (!options.backends && (options.lane == Lane::Monolith || options.lane == Lane::Split))
+    return fail(ErrorKind::Fatal, fmt::format("the {} lane was given no backend registry", lane_name(options.lane)));
   if (options.lane == Lane::Monolith && options.record.empty()) {
     // The knobs as given, not as a handshake would carry them (no wire to drop them here).
     TIDEMARK_TRY(knobs, resolve_knobs({&config.knobs}, "session"));
-    TIDEMARK_TRY(direct, session::LocalSession::open(config, session::builtin_backends(),
+    TIDEMARK_TRY(direct, session::LocalSession::open(config, *options.backends,
                                                     {.knobs = knobs, .mutant = *mutant, .log = std::move(log)}));
     return std::unique_ptr<LaneSession>(std::make_unique<DirectSession>(std::move(direct)));
   }

@@ -19,6 +19,7 @@
 
 #include "api/device.h"
 #include "api/model.h"
+#include "api/registry.h"
 #include "api/session.h"
 #include "core/knobs.h"
 #include "core/lane.h"
@@ -37,6 +38,8 @@ struct LaneOptions {
   uint32_t kill_server_at_frame = 0;  // fault injection: SIGKILL the server before frame N
   std::string mutant;       // the session's mutant (the command line's choice)
   std::string backend = api::kDefaultBackend;  // the session's backend (the command line's choice)
+  // Where the in-process lanes (monolith, split) find it; spawn and tcp servers have their own.
+  const api::BackendRegistry* backends = nullptr;
   std::string server_log;  // spawn, tcp: where the server's stderr goes; empty: ours
   std::string record;       // write the session's frames and replies to this file
   std::string record_name;  // the scenario, for the recording's header

@@ -169,7 +169,8 @@ Frame ServerSession::hello(const Frame& request, const Hello& message) {
   auto mutant = find_mutant(config.mutant);
   if (!mutant)
     return protocol_error(request, fmt::format("mutant '{}' is not in this server's catalogue", config.mutant));
-  const api::BackendRegistry& backends = options_.backends ? *options_.backends : session::builtin_backends();
+  static const api::BackendRegistry kNone;
+  const api::BackendRegistry& backends = options_.backends ? *options_.backends : kNone;
   if (auto known = backends.lookup(config.backend); !known) return protocol_error(request, known.error().message);
 
   auto session = session::LocalSession::open(config, backends, {.knobs = *knobs, .mutant = *mutant, .log = options_.log});

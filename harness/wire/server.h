@@ -23,7 +23,7 @@ namespace tidemark::wire {
 struct ServerOptions {
   std::string token;  // the Hello must carry it; empty: any (a private socketpair)
   std::function<void(const std::string&)> log;
-  const api::BackendRegistry* backends = nullptr;  // null: this build's (wire tests add a fake)
+  const api::BackendRegistry* backends = nullptr;  // what a Hello may name; null: none (a refusal)
   uint64_t stop_after_frames = 0;  // fault injection: SIGSTOP this process after that many frames
 };
 
