@@ -42,6 +42,29 @@ TEST(Gauges, TheCatalogueCoversEveryFieldOnce) {
   EXPECT_EQ(find_gauge("wbuf"), nullptr);
 }
 
+// Check that every field of KernelGauges is in the kernel catalogue exactly once, with a unique
+// name, and that both halves have gauges (kernel/kernel_gauges_test.cpp checks who fills them).
+TEST(Gauges, TheKernelCatalogueCoversEveryFieldOnce) {
+  KernelGauges probe;
+  std::set<const int64_t*> fields;
+  std::set<std::string_view> names;
+  size_t memory = 0;
+  for (const auto& spec : kKernelGauges) {
+    fields.insert(&(probe.*spec.field));
+    names.insert(spec.name);
+    EXPECT_TRUE(is_kernel_gauge(spec.name)) << spec.name;
+    EXPECT_EQ(find_gauge(spec.name), nullptr) << spec.name << " is a backend gauge too";
+    if (spec.half == KernelHalf::Memory) ++memory;
+  }
+  EXPECT_EQ(fields.size(), kKernelGauges.size());
+  EXPECT_EQ(names.size(), kKernelGauges.size());
+  EXPECT_EQ(sizeof(KernelGauges), kKernelGauges.size() * sizeof(int64_t))
+      << "a KernelGauges field is missing from kKernelGauges";
+  EXPECT_GT(memory, 0u);
+  EXPECT_LT(memory, kKernelGauges.size());
+  EXPECT_FALSE(is_kernel_gauge("wbufs"));
+}
+
 // Check that the gauge table in scenarios/README.md is the catalogue, row for row.
 TEST(Gauges, TheScenarioReadmeTableIsTheCatalogue) {
   std::ifstream readme(TIDEMARK_SCENARIOS_README);

@@ -137,6 +137,7 @@ Status ModelHost::kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) {
   return {};
 }
 
+// The gauges of kKernelGauges' memory half (KernelHalf::Memory); the driver fills its own half.
 Result<KernelGauges> ModelHost::kernel_gauges() {
   const auto& counters = memory_.map().counters();
   KernelGauges g;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "kernel/diagnosis.h"
 #include "kernel/saturating.h"
 
 namespace tidemark::kernel {
@@ -44,7 +45,7 @@ std::string describe(const Command& command) {
   return "?";
 }
 
-std::string us(uint64_t ns) { return fmt::format("{} us", ns / 1000); }
+using diagnosis::us;
 
 // part * 100 / whole, capped at 100%, without overflow: command costs and clocks come from the
 // client and reach 2^63 ns (the session fuzz target's first finding: `busy * 100` overflowed).
@@ -425,11 +426,13 @@ std::string SubmissionModel::describe_at_head() const {
   return fmt::format("fence_write {}", front.fence);
 }
 
-Diagnosis SubmissionModel::diagnose() {
-  uint32_t head_before = head();
+// Watches for probe_ns, then records the registers and everything the table's rows read.
+diagnosis::Observation SubmissionModel::observe() {
+  diagnosis::Observation o;
+  o.head_before = head();
   uint64_t progress_before = progress_;
   advance(config_.probe_ns);
-  Diagnosis d;
+  Diagnosis& d = o.registers;
   d.head = head();
   d.tail = tail_;
   d.doorbell = doorbell_;
@@ -438,78 +441,26 @@ Diagnosis SubmissionModel::diagnose() {
   d.head_moved = progress_ != progress_before;  // commands finished, not just a header fetched
   d.at_head = describe_at_head();
   d.engine = std::string(engine_state());
-  int64_t stale = counters_.stale_reads - diagnosed_.stale_reads;
-  int64_t caught = counters_.magic_caught - diagnosed_.magic_caught;
+  o.probe_ns = config_.probe_ns;
+  o.stale_reads = counters_.stale_reads - diagnosed_.stale_reads;
+  o.magic_caught = counters_.magic_caught - diagnosed_.magic_caught;
   diagnosed_ = counters_;
-  constexpr std::string_view kHalfWrittenRemedy =
-      "check a header magic before the tail moves; keep the completeness barrier on the ring's wrap path";
-  if (stale > 0 || caught > 0) {
-    d.scene = "half_written";
-    d.finding = last_finding_;
-    d.remedy = kHalfWrittenRemedy;
-    return d;
-  }
-  bool late = d.fence < d.awaited;
-  if (!late) {
-    int64_t elapsed = static_cast<int64_t>(now_ - frame_started_);
-    int64_t busy_percent = percent_of(frame_busy_ns_, elapsed);
-    if (frame_submits_ >= config_.tiny_submits && busy_percent < 50) {
-      d.scene = "cpu_bound";
-      d.finding = fmt::format("{} submits in this frame; the engine was busy {}% of its {}", frame_submits_,
-                              busy_percent, us(static_cast<uint64_t>(elapsed)));
-      d.remedy = "batch submits: fewer, larger command buffers";
-    } else if (frame_ring_waits_ > 0) {
-      d.scene = "cpu_bound";
-      d.finding = fmt::format("the submitter found the ring full {} times in this frame", frame_ring_waits_);
-      d.remedy = "a larger ring or a deeper queue; batch submits";
-    } else {
-      d.scene = "healthy";
-      d.finding = fmt::format("fence {} reached; the engine is {}", d.fence, d.engine);
-      d.remedy = "none";
-    }
-    return d;
-  }
-  if (mutant_is(mutant_, MutantId::KmdDiagnosisReadsFenceOnly)) {
-    d.scene = "stuck_command";
-    d.finding = fmt::format("the fence stays at {} < {}", d.fence, d.awaited);
-    d.remedy = "decode the command at head";
-    return d;
-  }
-  if (d.head_moved) {
-    d.scene = "heavy_work";
-    d.finding = fmt::format("head moved from {} to {} in {} while the fence is {} < {}", head_before, d.head,
-                            us(config_.probe_ns), d.fence, d.awaited);
-    d.remedy = "heavy work or a barrier wait: check the other engines' fences and semaphores before calling it a hang";
-  } else if (ring_.empty()) {
-    d.scene = "fence_unwritable";
-    d.finding = fmt::format("head {} is past the fence write of {} but the fence reads {}", d.head, d.awaited, d.fence);
-    d.remedy = "check the fence page's GPU mapping and its write permission";
-  } else if (has_announced_work() && command_started_) {
-    d.scene = "heavy_work";
-    d.finding = fmt::format("head {} stays on a {} that is still running after {}; the fence is {} < {}", d.head,
-                            d.at_head, us(config_.probe_ns), d.fence, d.awaited);
-    d.remedy = "heavy work or a barrier wait: check the other engines' fences and semaphores before calling it a hang";
-  } else if (has_announced_work()) {
-    d.scene = "stuck_command";
-    const Command* at = at_command_ < ring_.front().commands.size() ? &ring_.front().commands[at_command_] : nullptr;
-    d.finding = fmt::format("head {} has not moved in {}; the command at head is {}", d.head, us(config_.probe_ns),
-                            d.at_head);
-    d.remedy = !at                                     ? "decode the command at head"
-               : at->kind == CommandKind::SemaphoreWait ? "find the engine that should signal that semaphore"
-               : at->kind == CommandKind::BadAddress    ? "an address outside the process's GPU range: a missed address patch"
-               : at->kind == CommandKind::BadOpcode     ? "an opcode the engine does not know: a stream written or patched wrong"
-                                                        : "decode the command at head";
-  } else {
-    d.scene = "doorbell_lost";
-    d.finding = fmt::format("head {} has not moved in {}; the doorbell reads {} but the tail is {}; the engine is {}",
-                            d.head, us(config_.probe_ns), d.doorbell, d.tail, d.engine);
-    // A driver that wakes the engine before ringing cannot lose a doorbell to sleep (an engine
-    // that was never told may still have powered down since).
-    d.remedy = config_.power != PowerPolicy::Wait
-                   ? "wake the engine before the first submit, and read the doorbell back after writing it"
-                   : "read the doorbell back after writing it: it was skipped or merged";
-  }
-  return d;
+  o.last_finding = last_finding_;
+  o.frame_submits = frame_submits_;
+  o.tiny_submits = config_.tiny_submits;
+  o.frame_ns = now_ - frame_started_;
+  o.busy_percent = percent_of(frame_busy_ns_, static_cast<int64_t>(o.frame_ns));
+  o.frame_ring_waits = frame_ring_waits_;
+  o.fence_only = mutant_is(mutant_, MutantId::KmdDiagnosisReadsFenceOnly);
+  o.ring_empty = ring_.empty();
+  o.announced = has_announced_work();
+  o.command_started = command_started_;
+  if (!ring_.empty() && at_command_ < ring_.front().commands.size())
+    o.at_kind = ring_.front().commands[at_command_].kind;
+  o.power = config_.power;
+  return o;
 }
+
+Diagnosis SubmissionModel::diagnose() { return diagnosis::conclude(observe()); }
 
 }  // namespace tidemark::kernel

@@ -143,6 +143,10 @@ struct KmdCounters {
 
 // --- The model ------------------------------------------------------------------------------
 
+namespace diagnosis {
+struct Observation;  // what diagnose() concludes from: kernel/diagnosis.h, private to kernel/
+}
+
 class SubmissionModel {
  public:
   explicit SubmissionModel(KmdConfig config = {}, MutantId mutant = MutantId::None);
@@ -166,6 +170,9 @@ class SubmissionModel {
   bool kick();
   // Watches for probe_ns (time passes) and says what the registers show.
   Diagnosis diagnose();
+  // The watch alone: the registers and what the diagnosis table's rows read (diagnose() is
+  // diagnosis::conclude(observe())). Counts as a diagnosis: the next sees only what happened since.
+  diagnosis::Observation observe();
 
   // The backend's queue submit: one packet of one draw of backend_cost_ns.
   std::optional<uint64_t> submit_backend() { return submit({Command{CommandKind::Draw, config_.backend_cost_ns, 0}}); }
