@@ -8,7 +8,8 @@
 //     fails to compile;
 //   - check::evaluate (check/evaluate.cpp) calls evaluate_kind<Kind> for every scenario
 //     check: a kind without its specialisation fails to compile there;
-//   - kCheckDocs, which registry_test.cpp checks against the README's check table, both ways.
+//   - kCheckDocs, which registry_test.cpp checks against the README's check table, both ways;
+//     kPixelCheckDocs likewise for the kinds of pixel check (TIDEMARK_PIXEL_CHECKS).
 // `waits` is written as a client_wait's `expect` (read with the steps): it has no key and no
 // reader. The run checks are the runner's own outcomes (check/run_checks.h), not in a file.
 #pragma once
@@ -44,6 +45,21 @@
   X(Validation, "validation", "added under `--validation`", "VK_LAYER_KHRONOS_validation reports nothing") \
   X(Determinism, "determinism", "added under `--repeat N` when the runs differ", "every run gives one digest")
 
+// X(type, "key", reader, "fields", "default"): the one-key checks of a `pixels` list, each a
+// PixelCheck alternative (scenario.h), its reader (a CheckReader member) and its row of the
+// README's pixel table; check::check_pixels evaluates each (a type it lacks fails to compile).
+#define TIDEMARK_PIXEL_CHECKS(X)                                                                                  \
+  X(BandsCheck, "bands", bands,                                                                                   \
+    "`count` (1..width), and either `palette: true` (band k is palette colour k) or `colors: [[r,g,b,a], ...]` "  \
+    "(exactly `count` entries), `tolerance`",                                                                     \
+    "tolerance 0")                                                                                                \
+  X(ProbeCheck, "probe", probe, "`x` (0..width-1), `y` (0..height-1), `rgba: [r, g, b, a]`, `tolerance`",         \
+    "tolerance 0")                                                                                                \
+  X(GoldenCheck, "golden", golden,                                                                                \
+    "`file` (relative to this scenario's folder; must exist), `tolerance`, `max_mismatch` (pixels allowed "       \
+    "beyond tolerance)",                                                                                          \
+    "both 0")
+
 namespace tidemark::scenario {
 
 // A check kind's row of the README's check table.
@@ -59,5 +75,16 @@ inline constexpr CheckDoc kCheckDocs[] = {TIDEMARK_SCENARIO_CHECKS(TIDEMARK_SCEN
                                               TIDEMARK_RUN_CHECKS(TIDEMARK_RUN_CHECK_DOC)};
 #undef TIDEMARK_SCENARIO_CHECK_DOC
 #undef TIDEMARK_RUN_CHECK_DOC
+
+// A pixel check's row of the README's pixel table.
+struct PixelCheckDoc {
+  std::string_view name;
+  std::string_view fields;
+  std::string_view defaults;
+};
+
+#define TIDEMARK_PIXEL_CHECK_DOC(type, name, reader, fields, defaults) PixelCheckDoc{name, fields, defaults},
+inline constexpr PixelCheckDoc kPixelCheckDocs[] = {TIDEMARK_PIXEL_CHECKS(TIDEMARK_PIXEL_CHECK_DOC)};
+#undef TIDEMARK_PIXEL_CHECK_DOC
 
 }  // namespace tidemark::scenario

@@ -76,12 +76,24 @@ TEST(Registry, EveryStepOfTheVariantIsRegistered) {
   EXPECT_EQ(std::size(kStepDocs), std::variant_size_v<StepKind>);  // the registry's rows and Repeat
 }
 
+// The rows a README table must have: one per registry entry, `| `name` | second | third |`.
+template <class Docs, class Second, class Third>
+std::vector<std::string> expected_rows(const Docs& docs, Second second, Third third) {
+  std::vector<std::string> rows;
+  for (const auto& doc : docs)
+    rows.push_back("| `" + std::string(doc.name) + "` | " + std::string(doc.*second) + " | " +
+                   std::string(doc.*third) + " |");
+  return rows;
+}
+
 TEST(Registry, TheReadmeCheckTableIsTheCheckRegistry) {
-  std::vector<std::string> expected;
-  for (const auto& doc : kCheckDocs)
-    expected.push_back("| `" + std::string(doc.name) + "` | " + std::string(doc.written) + " | " +
-                       std::string(doc.meaning) + " |");
-  EXPECT_EQ(table_rows("| check | written as | what must hold |"), expected);
+  EXPECT_EQ(table_rows("| check | written as | what must hold |"),
+            expected_rows(kCheckDocs, &CheckDoc::written, &CheckDoc::meaning));
+}
+
+TEST(Registry, TheReadmePixelTableIsThePixelCheckRegistry) {
+  EXPECT_EQ(table_rows("| check | fields | default |"),
+            expected_rows(kPixelCheckDocs, &PixelCheckDoc::fields, &PixelCheckDoc::defaults));
 }
 
 TEST(Registry, EveryCheckKindIsNamedByTheRegistry) {

@@ -6,6 +6,8 @@
 #include <array>
 #include <charconv>
 #include <fstream>
+#include <type_traits>
+#include <variant>
 
 #include "core/gauges.h"
 #include "scenario/schema_reader.h"
@@ -259,12 +261,22 @@ Result<GaugeCheck> CheckReader::gauge(const Value& value) const {
   return GaugeCheck{std::move(expression), value.where};
 }
 
+// One of the registry's pixel checks (scenario/check_kinds.h), read by its reader.
 Result<PixelCheck> CheckReader::pixels(const Value& item) const {
+#define TIDEMARK_PIXEL_CHECK_ALTERNATIVE(type, ...) \
+  static_assert(std::is_constructible_v<PixelCheck, type>, "a pixel check of the registry is a PixelCheck");
+  TIDEMARK_PIXEL_CHECKS(TIDEMARK_PIXEL_CHECK_ALTERNATIVE)
+#undef TIDEMARK_PIXEL_CHECK_ALTERNATIVE
+  static_assert(std::size(kPixelCheckDocs) == std::variant_size_v<PixelCheck>, "every PixelCheck is registered");
+  std::vector<std::string_view> names;
+  for (const auto& doc : kPixelCheckDocs) names.push_back(doc.name);
   TIDEMARK_TRY(entry, read_.single_key(item, "a pixel check such as '- probe: {x: 0, y: 0, rgba: [0, 0, 0, 255]}'",
-                                       "one key per pixel check", {"bands", "probe", "golden"}));
-  if (entry.key == "bands") return bands(entry.value, entry.key_where);
-  if (entry.key == "probe") return probe(entry.value, entry.key_where);
-  return golden(entry.value, entry.key_where);
+                                       "one key per pixel check", names));
+#define TIDEMARK_PIXEL_CHECK_READ(type, name, reader, ...) \
+  if (entry.key == name) return reader(entry.value, entry.key_where);
+  TIDEMARK_PIXEL_CHECKS(TIDEMARK_PIXEL_CHECK_READ)
+#undef TIDEMARK_PIXEL_CHECK_READ
+  return error_at(entry.key_where, "a pixel check", quote(entry.key));  // unreachable: single_key checked the key
 }
 
 Result<PixelCheck> CheckReader::bands(const Value& value, const SourceLocation& where) const {
