@@ -300,6 +300,7 @@ Result<Outcome> check_pixels(const scenario::PixelCheck& check, const Image& act
         } else if constexpr (std::is_same_v<Check, scenario::BandsCheck>) {
           return check_bands(typed, actual, artifact_dir, id);
         } else {
+          static_assert(std::is_same_v<Check, scenario::GoldenCheck>, "every PixelCheck has its evaluator");
           return check_golden(typed, actual, artifact_dir, id);
         }
       },

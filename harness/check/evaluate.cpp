@@ -1,5 +1,9 @@
 #include "check/evaluate.h"
 
+#include <algorithm>
+#include <iterator>
+#include <optional>
+
 #include "check/kernel_checks.h"
 #include "tracer/importer.h"
 
@@ -9,37 +13,131 @@ using scenario::CheckKind;
 
 namespace {
 
+// What a scenario check's evaluator reads; the imported trace is made once, on first need.
+struct Inputs {
+  const scenario::Scenario& scenario;
+  const ReadBack& read;
+  const RunContext& context;
+  Values values;  // knobs, then the gauges over them
+  std::optional<tracer::ImportedTrace> trace;
+
+  const tracer::ImportedTrace& imported_trace() {
+    if (!trace) trace = tracer::import_trace(read.trace, context.mutant);
+    return *trace;
+  }
+};
+
+// The evaluator of each scenario check kind of the registry (scenario/check_kinds.h): a kind
+// without its specialisation below fails to compile in evaluate_one.
+template <CheckKind kind>
+Status evaluate_kind(Inputs&, std::vector<Outcome>&) {
+  static_assert(kind != kind, "a check kind of the registry has no evaluator");
+  return {};
+}
+
+template <>
+Status evaluate_kind<CheckKind::Gauge>(Inputs& in, std::vector<Outcome>& outcomes) {
+  for (size_t k = 0; k < in.scenario.gauge_checks.size(); ++k) {
+    TIDEMARK_TRY(checked, check_gauge(in.scenario.gauge_checks[k], in.values, {CheckKind::Gauge, k}));
+    outcomes.push_back(std::move(checked));
+  }
+  return {};
+}
+
+template <>
+Status evaluate_kind<CheckKind::Pixels>(Inputs& in, std::vector<Outcome>& outcomes) {
+  for (size_t k = 0; k < in.scenario.pixel_checks.size(); ++k) {
+    TIDEMARK_TRY(checked, check_pixels(in.scenario.pixel_checks[k], in.read.image, in.context.artifact_dir,
+                                       {CheckKind::Pixels, k}));
+    outcomes.push_back(std::move(checked));
+  }
+  return {};
+}
+
+template <>
+Status evaluate_kind<CheckKind::Waits>(Inputs& in, std::vector<Outcome>& outcomes) {
+  if (in.read.waits.checked > 0) outcomes.push_back(check_waits(in.read.waits));
+  return {};
+}
+
+template <>
+Status evaluate_kind<CheckKind::KernelDump>(Inputs& in, std::vector<Outcome>& outcomes) {
+  if (in.scenario.kernel_dump)
+    outcomes.push_back(check_kernel_dump(*in.scenario.kernel_dump, in.read.kernel_dump.value_or("")));
+  return {};
+}
+
+template <>
+Status evaluate_kind<CheckKind::KernelNode>(Inputs& in, std::vector<Outcome>& outcomes) {
+  for (size_t k = 0; k < in.scenario.kernel_nodes.size(); ++k)
+    outcomes.push_back(check_kernel_node(in.scenario.kernel_nodes[k], in.read.kernel_nodes.at(k), k));
+  return {};
+}
+
+template <>
+Status evaluate_kind<CheckKind::Diagnosis>(Inputs& in, std::vector<Outcome>& outcomes) {
+  for (size_t k = 0; k < in.scenario.diagnosis_checks.size(); ++k)
+    outcomes.push_back(check_diagnosis(in.scenario.diagnosis_checks[k], in.read.kernel_report, k));
+  return {};
+}
+
+template <>
+Status evaluate_kind<CheckKind::KgslRead>(Inputs& in, std::vector<Outcome>& outcomes) {
+  for (size_t k = 0; k < in.scenario.kgsl_checks.size(); ++k)
+    outcomes.push_back(check_kgsl_read(in.scenario.kgsl_checks[k], in.read.kernel_report, k));
+  return {};
+}
+
+template <>
+Status evaluate_kind<CheckKind::Trace>(Inputs& in, std::vector<Outcome>& outcomes) {
+  for (size_t k = 0; k < in.scenario.trace_checks.size(); ++k)
+    outcomes.push_back(check_trace(in.scenario.trace_checks[k], in.imported_trace(), k));
+  return {};
+}
+
+template <>
+Status evaluate_kind<CheckKind::Reconcile>(Inputs& in, std::vector<Outcome>& outcomes) {
+  if (in.scenario.reconcile)
+    outcomes.push_back(check_reconcile(in.scenario, in.read.gauges, in.read.kernel_gauges, in.imported_trace(),
+                                       in.context.counter_tracks));
+  return {};
+}
+
+Status evaluate_one(CheckKind kind, Inputs& in, std::vector<Outcome>& outcomes) {
+  switch (kind) {
+#define TIDEMARK_EVALUATE_KIND(kind, ...) \
+  case CheckKind::kind: return evaluate_kind<CheckKind::kind>(in, outcomes);
+    TIDEMARK_SCENARIO_CHECKS(TIDEMARK_EVALUATE_KIND)
+#undef TIDEMARK_EVALUATE_KIND
+    default: return {};
+  }
+}
+
+// Report order: the pixel checks last, as before the registry.
+constexpr CheckKind kEvaluationOrder[] = {CheckKind::Gauge,     CheckKind::Waits,    CheckKind::KernelDump,
+                                          CheckKind::KernelNode, CheckKind::Diagnosis, CheckKind::KgslRead,
+                                          CheckKind::Trace,     CheckKind::Reconcile, CheckKind::Pixels};
+
+// kEvaluationOrder holds every scenario check kind of the registry once.
+constexpr bool evaluates_every_kind() {
+#define TIDEMARK_COUNT_KIND(kind, ...) \
+  if (std::count(std::begin(kEvaluationOrder), std::end(kEvaluationOrder), CheckKind::kind) != 1) return false;
+  TIDEMARK_SCENARIO_CHECKS(TIDEMARK_COUNT_KIND)
+#undef TIDEMARK_COUNT_KIND
+#define TIDEMARK_ONE(...) +1
+  return std::size(kEvaluationOrder) == 0 TIDEMARK_SCENARIO_CHECKS(TIDEMARK_ONE);
+#undef TIDEMARK_ONE
+}
+static_assert(evaluates_every_kind(), "kEvaluationOrder lists every scenario check kind once");
+
 // The scenario's own checks, for a run that completed.
 Status evaluate_scenario(const scenario::Scenario& scenario, const ReadBack& read, const RunContext& context,
                          std::vector<Outcome>& outcomes) {
-  Values values(context.knobs.begin(), context.knobs.end());
-  for (const auto& [name, value] : named(read.gauges)) values[name] = value;
+  Inputs in{scenario, read, context, Values(context.knobs.begin(), context.knobs.end()), std::nullopt};
+  for (const auto& [name, value] : named(read.gauges)) in.values[name] = value;
   if (read.kernel_gauges)
-    for (const auto& [name, value] : named(*read.kernel_gauges)) values[name] = value;
-  for (size_t k = 0; k < scenario.gauge_checks.size(); ++k) {
-    TIDEMARK_TRY(checked, check_gauge(scenario.gauge_checks[k], values, {CheckKind::Gauge, k}));
-    outcomes.push_back(std::move(checked));
-  }
-  if (read.waits.checked > 0) outcomes.push_back(check_waits(read.waits));
-  if (scenario.kernel_dump) outcomes.push_back(check_kernel_dump(*scenario.kernel_dump, read.kernel_dump.value_or("")));
-  for (size_t k = 0; k < scenario.kernel_nodes.size(); ++k)
-    outcomes.push_back(check_kernel_node(scenario.kernel_nodes[k], read.kernel_nodes.at(k), k));
-  for (size_t k = 0; k < scenario.diagnosis_checks.size(); ++k)
-    outcomes.push_back(check_diagnosis(scenario.diagnosis_checks[k], read.kernel_report, k));
-  for (size_t k = 0; k < scenario.kgsl_checks.size(); ++k)
-    outcomes.push_back(check_kgsl_read(scenario.kgsl_checks[k], read.kernel_report, k));
-  if (!scenario.trace_checks.empty() || scenario.reconcile) {
-    tracer::ImportedTrace trace = tracer::import_trace(read.trace, context.mutant);
-    for (size_t k = 0; k < scenario.trace_checks.size(); ++k)
-      outcomes.push_back(check_trace(scenario.trace_checks[k], trace, k));
-    if (scenario.reconcile)
-      outcomes.push_back(check_reconcile(scenario, read.gauges, read.kernel_gauges, trace, context.counter_tracks));
-  }
-  for (size_t k = 0; k < scenario.pixel_checks.size(); ++k) {
-    TIDEMARK_TRY(checked,
-                 check_pixels(scenario.pixel_checks[k], read.image, context.artifact_dir, {CheckKind::Pixels, k}));
-    outcomes.push_back(std::move(checked));
-  }
+    for (const auto& [name, value] : named(*read.kernel_gauges)) in.values[name] = value;
+  for (CheckKind kind : kEvaluationOrder) TIDEMARK_CHECK(evaluate_one(kind, in, outcomes));
   return {};
 }
 

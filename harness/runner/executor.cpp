@@ -163,6 +163,8 @@ class Executor {
 
   Result<int64_t> eval(const scenario::IntField& field) const { return scope_.eval(field); }
 
+  // One overload per step of the registry (scenario/steps.h) and Repeat: run() std::visits
+  // the StepKind, so a step without its overload here fails to compile.
   Status execute(const scenario::BufferData& step) {
     auto size = eval(step.size);
     if (!size) return std::unexpected(size.error());

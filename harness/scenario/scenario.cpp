@@ -9,26 +9,32 @@ namespace tidemark::scenario {
 
 std::string_view to_string(CheckKind kind) {
   switch (kind) {
-    case CheckKind::Gauge: return "gauge";
-    case CheckKind::Pixels: return "pixels";
-    case CheckKind::Waits: return "waits";
-    case CheckKind::KernelDump: return "dump";
-    case CheckKind::KernelNode: return "nodes";
-    case CheckKind::Diagnosis: return "kmd";
-    case CheckKind::KgslRead: return "kgsl";
-    case CheckKind::Trace: return "trace";
-    case CheckKind::Reconcile: return "reconcile";
-    case CheckKind::Lane: return "lane";
-    case CheckKind::Validation: return "validation";
-    case CheckKind::Determinism: return "determinism";
+#define TIDEMARK_SCENARIO_CHECK_NAME(kind, name, ...) \
+  case CheckKind::kind: return name;
+    TIDEMARK_SCENARIO_CHECKS(TIDEMARK_SCENARIO_CHECK_NAME)
+    TIDEMARK_RUN_CHECKS(TIDEMARK_SCENARIO_CHECK_NAME)
+#undef TIDEMARK_SCENARIO_CHECK_NAME
   }
   return "?";
 }
 
+namespace {
+
+// Whether the registry gives the kind's ids an index (`pixels[0]`); the run checks have none.
+bool indexed(CheckKind kind) {
+  switch (kind) {
+#define TIDEMARK_SCENARIO_CHECK_INDEXED(kind, name, indexed, ...) \
+  case CheckKind::kind: return indexed;
+    TIDEMARK_SCENARIO_CHECKS(TIDEMARK_SCENARIO_CHECK_INDEXED)
+#undef TIDEMARK_SCENARIO_CHECK_INDEXED
+    default: return false;
+  }
+}
+
+}  // namespace
+
 std::string CheckId::str() const {
-  if (kind == CheckKind::Gauge || kind == CheckKind::Pixels || kind == CheckKind::KernelNode ||
-      kind == CheckKind::Diagnosis || kind == CheckKind::KgslRead || kind == CheckKind::Trace)
-    return fmt::format("{}[{}]", to_string(kind), index);
+  if (indexed(kind)) return fmt::format("{}[{}]", to_string(kind), index);
   return std::string(to_string(kind));
 }
 

@@ -19,6 +19,8 @@
 #include "core/wait_status.h"
 #include "kernel/driver.h"
 #include "kernel/gpu_mem.h"
+#include "scenario/check_kinds.h"
+#include "scenario/steps.h"
 #include "tracer/run_trace.h"
 
 namespace tidemark::scenario {
@@ -167,10 +169,10 @@ struct CounterSampleStep {
 
 struct Repeat;
 
-using StepKind = std::variant<BufferData, BufferSubData, Draw, FenceSync, ClientWait, Flush, Finish, Present,
-                              GpuMemTotal, GpuAlloc, GpuFree, GpuMemAttach, GpuMemWalk, GpuMemSample, KmdSubmit,
-                              KmdAdvance, KmdWait, KmdFrame, KmdSignal, KmdFault, KmdDiagnose, KgslSample, KgslPower,
-                              KgslRead, CounterSampleStep, Repeat>;
+// Every step of the registry (scenario/steps.h), then Repeat.
+#define TIDEMARK_STEP_TYPE(type, name, reader, fields) type,
+using StepKind = std::variant<TIDEMARK_STEPS(TIDEMARK_STEP_TYPE) Repeat>;
+#undef TIDEMARK_STEP_TYPE
 
 struct Step {
   // Recursive through Repeat; held by value in a vector.
@@ -268,7 +270,10 @@ struct TraceCheck {
 // A check, as controls, results, reports and the ledger name it. Gauge and pixel checks are
 // the scenario's k-th of their kind; `waits` covers every client_wait's expected status; the
 // runner adds `lane`, `validation` and `determinism` outcomes of its own.
-enum class CheckKind { Gauge, Pixels, Waits, KernelDump, KernelNode, Diagnosis, KgslRead, Trace, Reconcile, Lane, Validation, Determinism };
+// The kinds are the registry's rows (scenario/check_kinds.h): the scenario's, then the runner's.
+#define TIDEMARK_CHECK_KIND(kind, name, ...) kind,
+enum class CheckKind { TIDEMARK_SCENARIO_CHECKS(TIDEMARK_CHECK_KIND) TIDEMARK_RUN_CHECKS(TIDEMARK_CHECK_KIND) };
+#undef TIDEMARK_CHECK_KIND
 std::string_view to_string(CheckKind kind);  // "gauge", "pixels", ...
 
 struct CheckId {

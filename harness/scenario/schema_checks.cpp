@@ -2,9 +2,12 @@
 // model's dump and nodes, kmd diagnoses, kgsl reads, reconcile), and the files they name.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <fstream>
+#include <type_traits>
+#include <variant>
 
 #include "core/gauges.h"
 #include "scenario/schema_reader.h"
@@ -16,46 +19,49 @@ using yaml::error_at;
 using yaml::join;
 using yaml::quote;
 
-Status CheckReader::expect(const Value& value, Scenario& scenario) const {
-  TIDEMARK_TRY(entries,
-               read_.fields(value, "expect", {"gauges", "pixels", "kernel", "kmd", "kgsl", "trace", "reconcile"}));
-  if (auto reconcile = entries.optional("reconcile")) {
-    TIDEMARK_TRY(on, read_.boolean(*reconcile));
-    if (!on) return error_at(reconcile->where, "true (or no reconcile key)", "false");
-    if (!scenario.kernel.reports)
-      return error_at(reconcile->where, "a kernel the backend reports to (kernel.reports: true) to reconcile",
-                      "kernel.reports: false");
-    if (scenario.trace_memory != tracer::MemorySource::Both)
-      return error_at(reconcile->where,
-                      "a trace of the GPU memory snapshot and every change (tracing.gpu_memory: both) to reconcile",
-                      fmt::format("gpu_memory: {}", tracer::kMemorySourceNames[static_cast<size_t>(scenario.trace_memory)]));
-    scenario.reconcile = reconcile->where;
+// Every row with a key has a reader, rows sharing a key share it, kReadOrder reads each key
+// once, and waits (no key) has none.
+constexpr bool CheckReader::read_in_order(std::span<const CheckSchema> schemas) {
+  auto read_once = [](std::string_view key) {
+    return std::count(std::begin(kReadOrder), std::end(kReadOrder), key) == 1;
+  };
+  for (const auto& schema : schemas) {
+    if (schema.key.empty() != (schema.read == nullptr) || (!schema.key.empty() && !read_once(schema.key))) return false;
+    for (const auto& other : schemas)
+      if (other.key == schema.key && other.read != schema.read) return false;
   }
-  TIDEMARK_CHECK(yaml::optional(entries, "trace", scenario.trace_checks, [&](const Value& v) {
-    return values_.each(v, "a list of trace checks such as '- {track: Parked bytes (gpu 0), last: 0}'",
-                [&](const Value& item) { return trace_check(item); });
-  }));
-  if (auto kernel = entries.optional("kernel")) TIDEMARK_CHECK(kernel_checks(*kernel, scenario));
-  TIDEMARK_CHECK(yaml::optional(entries, "kmd", scenario.diagnosis_checks, [&](const Value& v) {
-    return named_checks<DiagnosisCheck>(v, "diagnoses by name, such as 'stuck: {scene: stuck_command}'",
-                                        [&](DiagnosisCheck& check, const Value& fields) {
-                                          return diagnosis_fields(check, fields);
-                                        });
-  }));
-  TIDEMARK_CHECK(yaml::optional(entries, "kgsl", scenario.kgsl_checks, [&](const Value& v) {
-    return named_checks<KgslReadCheck>(v, "node reads by name, such as 'first: \"25\\n\"'",
-                                       [&](KgslReadCheck& check, const Value& text) -> Status {
-                                         TIDEMARK_TRY(read, read_.text(text, "the node's text"));
-                                         check.text = std::move(read);
-                                         return {};
-                                       });
-  }));
-  TIDEMARK_CHECK(yaml::optional(entries, "gauges", scenario.gauge_checks, [&](const Value& v) {
-    return values_.each(v, "a list of gauge comparisons", [&](const Value& item) { return gauge(item); });
-  }));
-  TIDEMARK_CHECK(yaml::optional(entries, "pixels", scenario.pixel_checks, [&](const Value& v) {
-    return values_.each(v, "a list of pixel checks (bands, probe, golden)", [&](const Value& item) { return pixels(item); });
-  }));
+  for (std::string_view key : kReadOrder)
+    if (std::none_of(schemas.begin(), schemas.end(), [&](const CheckSchema& s) { return s.key == key; })) return false;
+  return true;
+}
+
+// The registry's rows (scenario/check_kinds.h), each with the reader of its expect: key; a
+// row naming no reader fails to compile.
+std::span<const CheckReader::CheckSchema> CheckReader::check_schemas() {
+#define TIDEMARK_CHECK_SCHEMA(kind, name, indexed, key, reader, ...) CheckSchema{CheckKind::kind, key, reader},
+  static constexpr CheckSchema kChecks[] = {TIDEMARK_SCENARIO_CHECKS(TIDEMARK_CHECK_SCHEMA)};
+#undef TIDEMARK_CHECK_SCHEMA
+  static_assert(read_in_order(kChecks), "every key of the registry is read once, in kReadOrder, by one reader");
+  return kChecks;
+}
+
+// Each key once, as the registry orders them: what `expect:` may hold.
+std::vector<std::string_view> CheckReader::expect_keys() {
+  std::vector<std::string_view> keys;
+  for (const auto& schema : check_schemas())
+    if (!schema.key.empty() && !yaml::contains(keys, schema.key)) keys.push_back(schema.key);
+  return keys;
+}
+
+Status CheckReader::expect(const Value& value, Scenario& scenario) const {
+  TIDEMARK_TRY(entries, read_.fields(value, "expect", expect_keys()));
+  for (std::string_view key : kReadOrder) {
+    auto written = entries.optional(key);
+    if (!written) continue;
+    const auto& schemas = check_schemas();
+    auto schema = std::find_if(schemas.begin(), schemas.end(), [&](const CheckSchema& s) { return s.key == key; });
+    TIDEMARK_CHECK((this->*schema->read)(*written, scenario));
+  }
   if (scenario.checks().empty())
     return error_at(value.where, "at least one check (gauges, pixels, or a client_wait's expect)", "none");
   std::vector<Value> pixel_values;
@@ -64,6 +70,66 @@ Status CheckReader::expect(const Value& value, Scenario& scenario) const {
     pixel_values = std::move(items);
   }
   return each_check_once(scenario, pixel_values);
+}
+
+Status CheckReader::reconcile(const Value& value, Scenario& scenario) const {
+  TIDEMARK_TRY(on, read_.boolean(value));
+  if (!on) return error_at(value.where, "true (or no reconcile key)", "false");
+  if (!scenario.kernel.reports)
+    return error_at(value.where, "a kernel the backend reports to (kernel.reports: true) to reconcile",
+                    "kernel.reports: false");
+  if (scenario.trace_memory != tracer::MemorySource::Both)
+    return error_at(value.where,
+                    "a trace of the GPU memory snapshot and every change (tracing.gpu_memory: both) to reconcile",
+                    fmt::format("gpu_memory: {}", tracer::kMemorySourceNames[static_cast<size_t>(scenario.trace_memory)]));
+  scenario.reconcile = value.where;
+  return {};
+}
+
+namespace {
+
+// The checks of one kind a reader read, into the scenario; or its error.
+template <class Checks>
+Status assign(Checks& out, Result<Checks> read) {
+  if (!read) return std::unexpected(std::move(read.error()));
+  out = std::move(*read);
+  return {};
+}
+
+}  // namespace
+
+Status CheckReader::trace_checks(const Value& value, Scenario& scenario) const {
+  return assign(scenario.trace_checks,
+                values_.each(value, "a list of trace checks such as '- {track: Parked bytes (gpu 0), last: 0}'",
+                             [&](const Value& item) { return trace_check(item); }));
+}
+
+Status CheckReader::diagnoses(const Value& value, Scenario& scenario) const {
+  return assign(scenario.diagnosis_checks,
+                named_checks<DiagnosisCheck>(value, "diagnoses by name, such as 'stuck: {scene: stuck_command}'",
+                                             [&](DiagnosisCheck& check, const Value& fields) {
+                                               return diagnosis_fields(check, fields);
+                                             }));
+}
+
+Status CheckReader::kgsl_reads(const Value& value, Scenario& scenario) const {
+  return assign(scenario.kgsl_checks,
+                named_checks<KgslReadCheck>(value, "node reads by name, such as 'first: \"25\\n\"'",
+                                            [&](KgslReadCheck& check, const Value& text) -> Status {
+                                              TIDEMARK_TRY(read, read_.text(text, "the node's text"));
+                                              check.text = std::move(read);
+                                              return {};
+                                            }));
+}
+
+Status CheckReader::gauges(const Value& value, Scenario& scenario) const {
+  return assign(scenario.gauge_checks,
+                values_.each(value, "a list of gauge comparisons", [&](const Value& item) { return gauge(item); }));
+}
+
+Status CheckReader::pixel_checks(const Value& value, Scenario& scenario) const {
+  return assign(scenario.pixel_checks, values_.each(value, "a list of pixel checks (bands, probe, golden)",
+                                                    [&](const Value& item) { return pixels(item); }));
 }
 
 // A map of result names (each defined by a step) to what a check expects of them.
@@ -195,12 +261,22 @@ Result<GaugeCheck> CheckReader::gauge(const Value& value) const {
   return GaugeCheck{std::move(expression), value.where};
 }
 
+// One of the registry's pixel checks (scenario/check_kinds.h), read by its reader.
 Result<PixelCheck> CheckReader::pixels(const Value& item) const {
+#define TIDEMARK_PIXEL_CHECK_ALTERNATIVE(type, ...) \
+  static_assert(std::is_constructible_v<PixelCheck, type>, "a pixel check of the registry is a PixelCheck");
+  TIDEMARK_PIXEL_CHECKS(TIDEMARK_PIXEL_CHECK_ALTERNATIVE)
+#undef TIDEMARK_PIXEL_CHECK_ALTERNATIVE
+  static_assert(std::size(kPixelCheckDocs) == std::variant_size_v<PixelCheck>, "every PixelCheck is registered");
+  std::vector<std::string_view> names;
+  for (const auto& doc : kPixelCheckDocs) names.push_back(doc.name);
   TIDEMARK_TRY(entry, read_.single_key(item, "a pixel check such as '- probe: {x: 0, y: 0, rgba: [0, 0, 0, 255]}'",
-                                       "one key per pixel check", {"bands", "probe", "golden"}));
-  if (entry.key == "bands") return bands(entry.value, entry.key_where);
-  if (entry.key == "probe") return probe(entry.value, entry.key_where);
-  return golden(entry.value, entry.key_where);
+                                       "one key per pixel check", names));
+#define TIDEMARK_PIXEL_CHECK_READ(type, name, reader, ...) \
+  if (entry.key == name) return reader(entry.value, entry.key_where);
+  TIDEMARK_PIXEL_CHECKS(TIDEMARK_PIXEL_CHECK_READ)
+#undef TIDEMARK_PIXEL_CHECK_READ
+  return error_at(entry.key_where, "a pixel check", quote(entry.key));  // unreachable: single_key checked the key
 }
 
 Result<PixelCheck> CheckReader::bands(const Value& value, const SourceLocation& where) const {

@@ -178,7 +178,7 @@ class CounterReader {
   const yaml::Reader& read_;
 };
 
-// The workload: a list of steps, each a row of step_schemas() and its read function.
+// The workload: a list of steps, each a row of the step registry (scenario/steps.h) and its reader.
 class StepReader {
  public:
   StepReader(const ValueReader& values, Declared& declared)
@@ -241,6 +241,25 @@ class CheckReader {
   Status expect(const Value& value, Scenario& scenario) const;
 
  private:
+  // A row of the check registry (scenario/check_kinds.h): the key it is written under, its reader.
+  using ReadCheck = Status (CheckReader::*)(const Value&, Scenario&) const;
+  struct CheckSchema {
+    CheckKind kind;
+    std::string_view key;  // empty: not written under expect (waits)
+    ReadCheck read;
+  };
+  static std::span<const CheckSchema> check_schemas();
+  static std::vector<std::string_view> expect_keys();
+  // The order expect's keys are read in: which error a file with two of them shows.
+  static constexpr std::string_view kReadOrder[] = {"reconcile", "trace", "kernel", "kmd", "kgsl", "gauges", "pixels"};
+  static constexpr bool read_in_order(std::span<const CheckSchema> schemas);
+
+  Status reconcile(const Value& value, Scenario& scenario) const;
+  Status trace_checks(const Value& value, Scenario& scenario) const;
+  Status diagnoses(const Value& value, Scenario& scenario) const;
+  Status kgsl_reads(const Value& value, Scenario& scenario) const;
+  Status gauges(const Value& value, Scenario& scenario) const;
+  Status pixel_checks(const Value& value, Scenario& scenario) const;
   template <class Check, class Read>
   Result<std::vector<Check>> named_checks(const Value& value, std::string_view what, Read read) const;
   Result<TraceCheck> trace_check(const Value& value) const;

@@ -1,5 +1,5 @@
-// The schema of the workload: every step a scenario may run, each a row of step_schemas()
-// and its read function, `repeat` (with fields beside its key) read apart.
+// The schema of the workload: every step a scenario may run, each a row of the step registry
+// (scenario/steps.h) and its read function, `repeat` (with fields beside its key) read apart.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -41,34 +41,12 @@ Result<StepKind> StepReader::no_fields(const Value& value) {
   return error_at(value.where, fmt::format("nothing or {{}} after {}", step_name_), yaml::describe(value.node));
 }
 
+// The registry's rows (scenario/steps.h), each with its reader: a row naming none fails to compile.
 std::span<const StepReader::StepSchema> StepReader::step_schemas() {
-  static constexpr StepSchema kSteps[] = {
-      {"buffer_data", &StepReader::buffer_data},
-      {"buffer_sub_data", &StepReader::buffer_sub_data},
-      {"draw", &StepReader::draw},
-      {"fence", &StepReader::fence},
-      {"client_wait", &StepReader::client_wait},
-      {"flush", &StepReader::no_fields<Flush>},
-      {"finish", &StepReader::no_fields<Finish>},
-      {"present", &StepReader::no_fields<Present>},
-      {"gpu_mem_total", &StepReader::gpu_mem_total},
-      {"gpu_alloc", &StepReader::gpu_alloc},
-      {"gpu_free", &StepReader::gpu_free},
-      {"gpumem_attach", &StepReader::gpumem_attach},
-      {"gpumem_walk", &StepReader::gpumem_walk},
-      {"gpumem_sample", &StepReader::no_fields<GpuMemSample>},
-      {"kmd_submit", &StepReader::kmd_submit},
-      {"kmd_advance", &StepReader::kmd_advance},
-      {"kmd_wait", &StepReader::kmd_wait},
-      {"kmd_frame", &StepReader::no_fields<KmdFrame>},
-      {"kmd_signal", &StepReader::kmd_signal},
-      {"kmd_fault", &StepReader::kmd_fault},
-      {"kmd_diagnose", &StepReader::kmd_diagnose},
-      {"kgsl_sample", &StepReader::kgsl_sample},
-      {"kgsl_power", &StepReader::kgsl_power},
-      {"kgsl_read", &StepReader::kgsl_read},
-      {"counter_sample", &StepReader::counter_sample},
-  };
+#define TIDEMARK_STEP_SCHEMA(type, name, reader, fields) StepSchema{name, &StepReader::reader},
+  static constexpr StepSchema kSteps[] = {TIDEMARK_STEPS(TIDEMARK_STEP_SCHEMA)};
+#undef TIDEMARK_STEP_SCHEMA
+  static_assert(std::size(kSteps) + 1 == std::variant_size_v<StepKind>, "every step but repeat has a reader");
   return kSteps;
 }
 

@@ -1,0 +1,90 @@
+// The registry of check kinds: one row per kind, in one place. A row names the kind (the
+// CheckKind enumerator), how results, controls and the ledger name it, whether its ids carry
+// an index (`pixels[0]`), the `expect:` key it is written under, its reader (a CheckReader
+// member, schema_checks.cpp) and its row of the check table in scenarios/README.md. From it
+// come
+//   - scenario::CheckKind (scenario checks first, then the runner's), to_string, CheckId::str;
+//   - the keys of `expect:` and the reader table (schema_checks.cpp): a row naming no reader
+//     fails to compile;
+//   - check::evaluate (check/evaluate.cpp) calls evaluate_kind<Kind> for every scenario
+//     check: a kind without its specialisation fails to compile there;
+//   - kCheckDocs, which registry_test.cpp checks against the README's check table, both ways;
+//     kPixelCheckDocs likewise for the kinds of pixel check (TIDEMARK_PIXEL_CHECKS).
+// `waits` is written as a client_wait's `expect` (read with the steps): it has no key and no
+// reader. The run checks are the runner's own outcomes (check/run_checks.h), not in a file.
+#pragma once
+
+#include <string_view>
+
+// X(Kind, "name", indexed, "expect key", reader, "written as", "what must hold")
+#define TIDEMARK_SCENARIO_CHECKS(X)                                                                                 \
+  X(Gauge, "gauge", true, "gauges", &CheckReader::gauges, "`expect: gauges`, named by its expression",            \
+    "the comparison holds over the gauges and knobs at the end of the workload")                                   \
+  X(Pixels, "pixels", true, "pixels", &CheckReader::pixel_checks, "`expect: pixels`, named `pixels[k]`",          \
+    "the final image: bands, a probe or a golden, within the tolerance")                                           \
+  X(Waits, "waits", false, "", nullptr, "a `client_wait`'s `expect`, named `waits`",                              \
+    "every `client_wait` that has an `expect` returned that status")                                               \
+  X(KernelDump, "dump", false, "kernel", &CheckReader::kernel_checks,                                              \
+    "`expect: kernel: dump`, `dump_file`, `dump_has`, `dump_lacks`, named `dump`",                                 \
+    "GpuMem's dump at the end of the workload is the text, or has and lacks the lines")                            \
+  X(KernelNode, "nodes", true, "kernel", &CheckReader::kernel_checks, "`expect: kernel: nodes`, named `nodes[k]`", \
+    "a per-type node reads as written, or is absent")                                                              \
+  X(Diagnosis, "kmd", true, "kmd", &CheckReader::diagnoses, "`expect: kmd`, named `kmd.<name>`",                  \
+    "each listed field of the diagnosis a `kmd_diagnose` step kept under the name")                                \
+  X(KgslRead, "kgsl", true, "kgsl", &CheckReader::kgsl_reads, "`expect: kgsl`, named `kgsl.<name>`",              \
+    "the exact text of the node a `kgsl_read` step kept under the name")                                           \
+  X(Trace, "trace", true, "trace", &CheckReader::trace_checks, "`expect: trace`, named `trace[k]`",               \
+    "a track of the run's trace as Trace Processor imports it")                                                    \
+  X(Reconcile, "reconcile", false, "reconcile", &CheckReader::reconcile,                                           \
+    "`expect: reconcile: true`, named `reconcile`",                                                                \
+    "the backend, the kernel map and the trace agree on `kernel.pid`'s GPU memory at every sampled point")
+
+// X(Kind, "name", "written as", "what must hold"): outcomes the runner adds of its own.
+#define TIDEMARK_RUN_CHECKS(X)                                                                           \
+  X(Lane, "lane", "added in the wire lanes", "frames crossed the wire, to a server in another process in spawn and tcp") \
+  X(Validation, "validation", "added under `--validation`", "VK_LAYER_KHRONOS_validation reports nothing") \
+  X(Determinism, "determinism", "added under `--repeat N` when the runs differ", "every run gives one digest")
+
+// X(type, "key", reader, "fields", "default"): the one-key checks of a `pixels` list, each a
+// PixelCheck alternative (scenario.h), its reader (a CheckReader member) and its row of the
+// README's pixel table; check::check_pixels evaluates each (a type it lacks fails to compile).
+#define TIDEMARK_PIXEL_CHECKS(X)                                                                                  \
+  X(BandsCheck, "bands", bands,                                                                                   \
+    "`count` (1..width), and either `palette: true` (band k is palette colour k) or `colors: [[r,g,b,a], ...]` "  \
+    "(exactly `count` entries), `tolerance`",                                                                     \
+    "tolerance 0")                                                                                                \
+  X(ProbeCheck, "probe", probe, "`x` (0..width-1), `y` (0..height-1), `rgba: [r, g, b, a]`, `tolerance`",         \
+    "tolerance 0")                                                                                                \
+  X(GoldenCheck, "golden", golden,                                                                                \
+    "`file` (relative to this scenario's folder; must exist), `tolerance`, `max_mismatch` (pixels allowed "       \
+    "beyond tolerance)",                                                                                          \
+    "both 0")
+
+namespace tidemark::scenario {
+
+// A check kind's row of the README's check table.
+struct CheckDoc {
+  std::string_view name;
+  std::string_view written;
+  std::string_view meaning;
+};
+
+#define TIDEMARK_SCENARIO_CHECK_DOC(kind, name, indexed, key, reader, written, meaning) CheckDoc{name, written, meaning},
+#define TIDEMARK_RUN_CHECK_DOC(kind, name, written, meaning) CheckDoc{name, written, meaning},
+inline constexpr CheckDoc kCheckDocs[] = {TIDEMARK_SCENARIO_CHECKS(TIDEMARK_SCENARIO_CHECK_DOC)
+                                              TIDEMARK_RUN_CHECKS(TIDEMARK_RUN_CHECK_DOC)};
+#undef TIDEMARK_SCENARIO_CHECK_DOC
+#undef TIDEMARK_RUN_CHECK_DOC
+
+// A pixel check's row of the README's pixel table.
+struct PixelCheckDoc {
+  std::string_view name;
+  std::string_view fields;
+  std::string_view defaults;
+};
+
+#define TIDEMARK_PIXEL_CHECK_DOC(type, name, reader, fields, defaults) PixelCheckDoc{name, fields, defaults},
+inline constexpr PixelCheckDoc kPixelCheckDocs[] = {TIDEMARK_PIXEL_CHECKS(TIDEMARK_PIXEL_CHECK_DOC)};
+#undef TIDEMARK_PIXEL_CHECK_DOC
+
+}  // namespace tidemark::scenario

@@ -1,0 +1,109 @@
+// The tables of scenarios/README.md are the registries of steps (scenario/steps.h) and check
+// kinds (scenario/check_kinds.h), both ways: every entry has one row, with its doc, and no row
+// names something the registry lacks.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.h"
+
+namespace tidemark::scenario {
+namespace {
+
+std::vector<std::string> readme_lines() {
+  std::ifstream readme(TIDEMARK_SCENARIOS_README);
+  EXPECT_TRUE(readme) << TIDEMARK_SCENARIOS_README;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(readme, line);) lines.push_back(line);
+  return lines;
+}
+
+// The rows of every table whose header line starts with `header`, up to the blank line after it.
+std::vector<std::string> table_rows(std::string_view header) {
+  std::vector<std::string> rows;
+  bool in_table = false;
+  for (const auto& line : readme_lines()) {
+    if (line.starts_with(header)) {
+      in_table = true;
+      continue;
+    }
+    if (line.empty()) in_table = false;
+    if (in_table && !line.starts_with("|---")) rows.push_back(line);
+  }
+  return rows;
+}
+
+// The README's step tables (`| step | fields | ... |`): step name -> the fields of each row
+// naming it. A row may name several steps (`| `flush`, `finish`, `present` | none | ... |`).
+std::map<std::string, std::vector<std::string>> readme_steps() {
+  static const std::regex kRow(R"(^\| (`[a-z_]+`(?:, `[a-z_]+`)*) \| (.+?) \| .+ \|$)");
+  static const std::regex kName("`([a-z_]+)`");
+  std::map<std::string, std::vector<std::string>> steps;
+  for (const auto& row : table_rows("| step | fields |")) {
+    std::smatch match;
+    EXPECT_TRUE(std::regex_match(row, match, kRow)) << "not a step row: " << row;
+    if (match.empty()) continue;
+    std::string names = match[1];
+    for (std::sregex_iterator it(names.begin(), names.end(), kName), end; it != end; ++it)
+      steps[(*it)[1]].push_back(match[2]);
+  }
+  return steps;
+}
+
+TEST(Registry, EveryStepHasOneReadmeRowWithItsFields) {
+  auto readme = readme_steps();
+  for (const auto& doc : kStepDocs) {
+    auto row = readme.find(std::string(doc.name));
+    ASSERT_NE(row, readme.end()) << "no README row for step " << doc.name;
+    ASSERT_EQ(row->second.size(), 1u) << "step " << doc.name << " has " << row->second.size() << " README rows";
+    EXPECT_EQ(row->second.front(), doc.fields) << "the fields of step " << doc.name;
+  }
+}
+
+TEST(Registry, EveryReadmeStepRowNamesARegisteredStep) {
+  for (const auto& [name, rows] : readme_steps()) {
+    bool registered = false;
+    for (const auto& doc : kStepDocs) registered |= doc.name == name;
+    EXPECT_TRUE(registered) << "the README documents a step the registry lacks: " << name;
+  }
+}
+
+TEST(Registry, EveryStepOfTheVariantIsRegistered) {
+  EXPECT_EQ(std::size(kStepDocs), std::variant_size_v<StepKind>);  // the registry's rows and Repeat
+}
+
+// The rows a README table must have: one per registry entry, `| `name` | second | third |`.
+template <class Docs, class Second, class Third>
+std::vector<std::string> expected_rows(const Docs& docs, Second second, Third third) {
+  std::vector<std::string> rows;
+  for (const auto& doc : docs)
+    rows.push_back("| `" + std::string(doc.name) + "` | " + std::string(doc.*second) + " | " +
+                   std::string(doc.*third) + " |");
+  return rows;
+}
+
+TEST(Registry, TheReadmeCheckTableIsTheCheckRegistry) {
+  EXPECT_EQ(table_rows("| check | written as | what must hold |"),
+            expected_rows(kCheckDocs, &CheckDoc::written, &CheckDoc::meaning));
+}
+
+TEST(Registry, TheReadmePixelTableIsThePixelCheckRegistry) {
+  EXPECT_EQ(table_rows("| check | fields | default |"),
+            expected_rows(kPixelCheckDocs, &PixelCheckDoc::fields, &PixelCheckDoc::defaults));
+}
+
+TEST(Registry, EveryCheckKindIsNamedByTheRegistry) {
+  size_t kinds = 0;
+  for (const auto& doc : kCheckDocs) {
+    EXPECT_EQ(to_string(static_cast<CheckKind>(kinds)), doc.name);
+    ++kinds;
+  }
+  EXPECT_EQ(kinds, static_cast<size_t>(CheckKind::Determinism) + 1);
+}
+
+}  // namespace
+}  // namespace tidemark::scenario
