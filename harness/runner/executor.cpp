@@ -255,34 +255,25 @@ class Executor {
     TIDEMARK_TRY(failures, eval_u32(step.failures));
     return model_.kernel_attach({.failures = failures, .stop_requested = step.stop});
   }
-  Status execute(const scenario::KmdSubmit& step) {
-    return model_.kernel_op(kernel::KmdSubmitOp{step.commands, step.faults});
+  // A kernel step written as its operation: carried over as it is.
+  template <class Operation>
+    requires std::is_constructible_v<kernel::KernelOp, Operation>
+  Status execute(const Operation& op) {
+    return model_.kernel_op(op);
   }
-  Status execute(const scenario::KmdAdvance& step) { return model_.kernel_op(kernel::KmdAdvanceOp{step.ns}); }
   Status execute(const scenario::KmdWait& step) {
     TIDEMARK_TRY(fence, eval(step.fence));
     return model_.kernel_op(kernel::KmdWaitOp{static_cast<uint64_t>(fence), step.timeout_ns});
   }
-  Status execute(const scenario::KmdFrame&) { return model_.kernel_op(kernel::KmdFrameOp{}); }
   Status execute(const scenario::KmdSignal& step) {
     TIDEMARK_TRY(semaphore, eval(step.semaphore));
     return model_.kernel_op(kernel::KmdSignalOp{static_cast<uint64_t>(semaphore)});
-  }
-  Status execute(const scenario::KmdFault& step) {
-    return model_.kernel_op(kernel::KmdFaultOp{step.faults, step.queue});
-  }
-  Status execute(const scenario::KmdDiagnose& step) {
-    return model_.kernel_op(kernel::KmdDiagnoseOp{step.name, step.queue});
   }
   Status execute(const scenario::KgslSample& step) {
     TIDEMARK_TRY(busy, eval(step.busy_us));
     TIDEMARK_TRY(total, eval(step.total_us));
     return model_.kernel_op(
         kernel::KgslSampleOp{static_cast<uint64_t>(busy), static_cast<uint64_t>(total), step.freq_hz});
-  }
-  Status execute(const scenario::KgslPower& step) { return model_.kernel_op(kernel::KgslPowerOp{step.axi_on}); }
-  Status execute(const scenario::KgslRead& step) {
-    return model_.kernel_op(kernel::KgslReadOp{step.node, step.name});
   }
   Status execute(const scenario::GpuMemSample&) { return model_.kernel_sample(); }
   Status execute(const scenario::CounterSampleStep& step) {

@@ -122,41 +122,27 @@ struct GpuMemAttach {
 // The kernel driver's submission path: a submit ioctl (faults for it beside its commands),
 // time passing, a fence wait, a frame boundary, a semaphore another engine signals, faults
 // armed for the next submit (the backend's too), and a diagnosis kept under a name.
-struct KmdSubmit {
-  std::vector<kernel::Command> commands;
-  kernel::SubmitFaults faults;
-};
-struct KmdAdvance {
-  uint64_t ns = 0;
-};
+// The kernel driver's steps that hold no expression are its operations themselves: one type
+// from the file to the model host (and, as the operation's own fields, on the wire).
+using KmdSubmit = kernel::KmdSubmitOp;
+using KmdAdvance = kernel::KmdAdvanceOp;
+using KmdFrame = kernel::KmdFrameOp;
+using KmdFault = kernel::KmdFaultOp;
+using KmdDiagnose = kernel::KmdDiagnoseOp;
+using KgslPower = kernel::KgslPowerOp;
+using KgslRead = kernel::KgslReadOp;
 struct KmdWait {
   IntField fence;
   uint64_t timeout_ns = 0;
 };
-struct KmdFrame {};
 struct KmdSignal {
   IntField semaphore;
-};
-struct KmdFault {
-  kernel::SubmitFaults faults;
-  kernel::Queue queue = kernel::Queue::Scene;
-};
-struct KmdDiagnose {
-  std::string name;
-  kernel::Queue queue = kernel::Queue::Scene;
 };
 // kgsl: one devfreq status sample, the AXI power flag, a node read kept under a name.
 struct KgslSample {
   IntField busy_us;
   IntField total_us;
   uint64_t freq_hz = 0;
-};
-struct KgslPower {
-  bool axi_on = true;
-};
-struct KgslRead {
-  kernel::KgslNode node = kernel::KgslNode::Gpubusy;
-  std::string name;
 };
 
 // One moment of the scenario's own GPU counters: at a virtual timestamp, on a GPU of the
