@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "session/builtin_backends.h"
 #include "cli/commands.h"
@@ -73,8 +74,8 @@ void print_result(const runner::RunResult& result) {
 // A digests file: "# comment" lines, then "group/name digest" per scenario, sorted. What one
 // build (or machine) saves and another compares with: the build lanes must agree byte for byte.
 Result<std::map<std::string, std::string>> read_digests(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) return fail(ErrorKind::Io, fmt::format("cannot read {}: no such file", file.string()));
+  TIDEMARK_TRY(text, read_given_file(file, "digests"));
+  std::istringstream in(text);
   std::map<std::string, std::string> digests;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {

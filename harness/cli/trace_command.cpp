@@ -6,15 +6,15 @@
 #include <iterator>
 
 #include "cli/commands.h"
+#include "core/files.h"
 #include "tracer/importer.h"
 
 namespace tidemark::cli {
 
 int trace_command(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return report_error({ErrorKind::Io, fmt::format("{}: cannot read the trace", file)});
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  tracer::ImportedTrace trace = tracer::import_trace(bytes);
+  auto bytes = read_given_file(file, "trace");
+  if (!bytes) return report_error(bytes.error());
+  tracer::ImportedTrace trace = tracer::import_trace(*bytes);
   fmt::print("{}", tracer::describe(trace));
   if (trace.stats.malformed > 0)
     return report_error({ErrorKind::BadInput, fmt::format("{}: {} malformed packets (the rest is listed above)", file,

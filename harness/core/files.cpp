@@ -1,5 +1,7 @@
 #include "core/files.h"
 
+#include <iterator>
+
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -40,6 +42,22 @@ Status write_file_atomically(const fs::path& file, std::string_view content) {
     if (!out) return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
     return {};
   });
+}
+
+Result<std::string> read_given_file(const std::filesystem::path& file, std::string_view what) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  auto status = fs::status(file, error);
+  if (fs::is_directory(status))
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a {} file, found a folder", file.string(), what));
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected a {} file, found something that is not a regular file", file.string(), what));
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file", file.string(), what));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file", file.string(), what));
+  return bytes;
 }
 
 }  // namespace tidemark

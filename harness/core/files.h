@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <string>
 #include <string_view>
 
 #include "core/error.h"
@@ -12,6 +13,10 @@
 namespace tidemark {
 
 Status make_directories(const std::filesystem::path& dir);
+
+// A whole file a command was given (`what` names it: "trace", "digests"). A folder, a pipe or
+// a device is bad input naming the path; a file that cannot be read is an I/O error.
+Result<std::string> read_given_file(const std::filesystem::path& file, std::string_view what);
 
 // Runs `write` against a temporary path beside `file`, then renames it over `file`; on any
 // failure the temporary file is removed and `file` is left as it was.

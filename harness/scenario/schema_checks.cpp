@@ -26,9 +26,10 @@ constexpr bool CheckReader::read_in_order(std::span<const CheckSchema> schemas) 
     return std::count(std::begin(kReadOrder), std::end(kReadOrder), key) == 1;
   };
   for (const auto& schema : schemas) {
-    if (schema.key.empty() != (schema.read == nullptr) || (!schema.key.empty() && !read_once(schema.key))) return false;
+    bool has_reader = schema.reader_name != "nullptr";
+    if (schema.key.empty() == has_reader || (!schema.key.empty() && !read_once(schema.key))) return false;
     for (const auto& other : schemas)
-      if (other.key == schema.key && other.read != schema.read) return false;
+      if (other.key == schema.key && other.reader_name != schema.reader_name) return false;
   }
   for (std::string_view key : kReadOrder)
     if (std::none_of(schemas.begin(), schemas.end(), [&](const CheckSchema& s) { return s.key == key; })) return false;
@@ -38,7 +39,7 @@ constexpr bool CheckReader::read_in_order(std::span<const CheckSchema> schemas) 
 // The registry's rows (scenario/check_kinds.h), each with the reader of its expect: key; a
 // row naming no reader fails to compile.
 std::span<const CheckReader::CheckSchema> CheckReader::check_schemas() {
-#define TIDEMARK_CHECK_SCHEMA(kind, name, indexed, key, reader, ...) CheckSchema{CheckKind::kind, key, reader},
+#define TIDEMARK_CHECK_SCHEMA(kind, name, indexed, key, reader, ...) CheckSchema{CheckKind::kind, key, reader, #reader},
   static constexpr CheckSchema kChecks[] = {TIDEMARK_SCENARIO_CHECKS(TIDEMARK_CHECK_SCHEMA)};
 #undef TIDEMARK_CHECK_SCHEMA
   static_assert(read_in_order(kChecks), "every key of the registry is read once, in kReadOrder, by one reader");

@@ -247,6 +247,9 @@ class CheckReader {
     CheckKind kind;
     std::string_view key;  // empty: not written under expect (waits)
     ReadCheck read;
+    // The reader as the registry spells it ("nullptr": none): what the compile-time checks
+    // compare, since GCC does not compare member pointers in a constant expression at -O0.
+    std::string_view reader_name;
   };
   static std::span<const CheckSchema> check_schemas();
   static std::vector<std::string_view> expect_keys();
