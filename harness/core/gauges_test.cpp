@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -84,6 +85,27 @@ TEST(Gauges, TheScenarioReadmeTableIsTheCatalogue) {
                        std::string(kGaugeKindNames[static_cast<size_t>(spec.kind)]) + " | " +
                        std::string(spec.meaning) + " |");
   EXPECT_EQ(rows, expected);
+}
+
+// Check that the README's kernel gauge tables (the memory half, then the driver's) name every
+// kernel gauge exactly once and nothing else: a gauge added to the catalogue needs its row.
+TEST(Gauges, TheReadmeKernelTablesNameEveryKernelGaugeOnce) {
+  std::ifstream readme(TIDEMARK_SCENARIOS_README);
+  ASSERT_TRUE(readme) << TIDEMARK_SCENARIOS_README;
+  static const std::regex kName("`([a-z]+)`");
+  std::map<std::string, int> named;
+  bool in_table = false;
+  for (std::string line; std::getline(readme, line);) {
+    if (line == "| gauge | meaning |") in_table = true;
+    if (in_table && line.empty()) in_table = false;
+    if (!in_table || line.rfind("| `", 0) != 0) continue;
+    std::string names = line.substr(0, line.find(" | "));
+    for (std::sregex_iterator it(names.begin(), names.end(), kName), end; it != end; ++it) ++named[(*it)[1]];
+  }
+  for (const auto& spec : kKernelGauges)
+    EXPECT_EQ(named[std::string(spec.name)], 1) << spec.name << " is not named once in the kernel gauge tables";
+  for (const auto& [name, count] : named)
+    EXPECT_TRUE(is_kernel_gauge(name)) << "the README's kernel tables name '" << name << "', not a kernel gauge";
 }
 
 }  // namespace
