@@ -115,6 +115,7 @@ int lint_command(const std::vector<std::string>& inputs);
 int fixture_new_command(const FixtureArgs& args);
 int mutants_command();
 int backends_command();
+int observe_command(const std::vector<std::string>& command);
 // Prints a trace's tracks and rows as imported; exit 2 when part of it does not decode.
 int trace_command(const std::string& file);
 int list_command(const ListArgs& args);

@@ -125,6 +125,10 @@ int main(int argc, char** argv) {
   add_paths(*lint, lint_inputs);
   auto* mutants = app.add_subcommand("mutants", "print the mutant catalogue of this build (Markdown)");
   auto* backends = app.add_subcommand("backends", "print the backends of this build and the gauges each gives (Markdown)");
+  std::vector<std::string> observed;
+  auto* observe = app.add_subcommand("observe", "run a program under VK_LAYER_TIDEMARK_observe and print what it counted");
+  observe->add_option("command", observed, "the program and its arguments, after --")->required();
+  observe->prefix_command();
   std::string trace_file;
   auto* trace = app.add_subcommand("trace", "print a Perfetto trace's tracks and rows as Trace Processor imports them");
   trace->add_option("file", trace_file, "a .pftrace file")->required();
@@ -140,6 +144,7 @@ int main(int argc, char** argv) {
       {lint, [&] { return lint_command(lint_inputs); }},
       {mutants, [] { return mutants_command(); }},
       {backends, [] { return backends_command(); }},
+      {observe, [&] { return observe_command(observed); }},
       {trace, [&] { return trace_command(trace_file); }},
   };
   try {
