@@ -77,7 +77,7 @@ int observe_command(const std::vector<std::string>& command) {
   auto gauges = nlohmann::json::parse(*text, nullptr, false);
   fmt::print("VK_LAYER_TIDEMARK_observe under '{}' (exit {}):\n", command[0], *exit_code);
   fmt::print("{:<20} {:>12} {:>12} {:>14}\n", "", "live", "peak", "total");
-  for (const char* kind : {"buffers", "images", "memory_allocations", "memory_bytes"}) {
+  for (const char* kind : {"buffers", "images", "memory_allocations", "memory_bytes", "descriptor_pools", "descriptor_sets"}) {
     const auto& g = gauges[kind];
     fmt::print("{:<20} {:>12} {:>12} {:>14}\n", kind, g.value("live", 0), g.value("peak", 0), g.value("total", 0));
   }

@@ -1,6 +1,6 @@
 // VK_LAYER_TIDEMARK_observe: a Vulkan layer of Tidemark's own, between any Vulkan program and
 // its driver, that counts what the program holds (buffers, images, device memory with its
-// bytes, submits) independently of the program's own report. Written to the loader's layer
+// bytes, descriptor pools and sets, submits) independently of the program's own report. Written to the loader's layer
 // interface (vkNegotiateLoaderLayerInterfaceVersion, the create-info link chain, one dispatch
 // table per instance and device); enabled per process with VK_ADD_LAYER_PATH and
 // VK_INSTANCE_LAYERS, never installed. When TIDEMARK_LAYER_REPORT names a file, the gauges are
@@ -53,6 +53,11 @@ struct DeviceTable {
   PFN_vkAllocateMemory allocate_memory = nullptr;
   PFN_vkFreeMemory free_memory = nullptr;
   PFN_vkQueueSubmit queue_submit = nullptr;
+  PFN_vkCreateDescriptorPool create_descriptor_pool = nullptr;
+  PFN_vkDestroyDescriptorPool destroy_descriptor_pool = nullptr;
+  PFN_vkResetDescriptorPool reset_descriptor_pool = nullptr;
+  PFN_vkAllocateDescriptorSets allocate_descriptor_sets = nullptr;
+  PFN_vkFreeDescriptorSets free_descriptor_sets = nullptr;
 };
 
 // Dispatchable handles share their loader dispatch pointer with the object that made them:
@@ -69,7 +74,8 @@ class Observer {
   std::unordered_map<void*, InstanceTable> instances;
   std::unordered_map<void*, DeviceTable> devices;
   std::unordered_map<VkDeviceMemory, VkDeviceSize> memory_sizes;
-  Gauge buffers, images, allocations, bytes, submits;
+  std::unordered_map<VkDescriptorPool, int64_t> pool_sets;  // live sets per pool: a reset or destroy frees them
+  Gauge buffers, images, allocations, bytes, submits, descriptor_pools, descriptor_sets;
 
   // The gauges as JSON, to TIDEMARK_LAYER_REPORT (caller holds the mutex).
   void write_report() const {
@@ -81,6 +87,8 @@ class Observer {
                           {"images", gauge(images)},
                           {"memory_allocations", gauge(allocations)},
                           {"memory_bytes", gauge(bytes)},
+                          {"descriptor_pools", gauge(descriptor_pools)},
+                          {"descriptor_sets", gauge(descriptor_sets)},
                           {"queue_submits", submits.total}};
     std::ofstream(path) << report.dump(2) << '\n';
   }
@@ -161,6 +169,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkD
   table.allocate_memory = reinterpret_cast<PFN_vkAllocateMemory>(get("vkAllocateMemory"));
   table.free_memory = reinterpret_cast<PFN_vkFreeMemory>(get("vkFreeMemory"));
   table.queue_submit = reinterpret_cast<PFN_vkQueueSubmit>(get("vkQueueSubmit"));
+  table.create_descriptor_pool = reinterpret_cast<PFN_vkCreateDescriptorPool>(get("vkCreateDescriptorPool"));
+  table.destroy_descriptor_pool = reinterpret_cast<PFN_vkDestroyDescriptorPool>(get("vkDestroyDescriptorPool"));
+  table.reset_descriptor_pool = reinterpret_cast<PFN_vkResetDescriptorPool>(get("vkResetDescriptorPool"));
+  table.allocate_descriptor_sets = reinterpret_cast<PFN_vkAllocateDescriptorSets>(get("vkAllocateDescriptorSets"));
+  table.free_descriptor_sets = reinterpret_cast<PFN_vkFreeDescriptorSets>(get("vkFreeDescriptorSets"));
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
   o.devices[key_of(*device)] = table;
@@ -243,6 +256,66 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t submit_count,
   return result;
 }
 
+// Descriptor pools and their sets: a pool's reset or destruction frees every set it holds.
+VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDescriptorPoolCreateInfo* info,
+                                                    const VkAllocationCallbacks* allocator, VkDescriptorPool* pool) {
+  VkResult result = device_table(device).create_descriptor_pool(device, info, allocator, pool);
+  if (result == VK_SUCCESS) count([&](Observer& o) {
+      o.pool_sets[*pool] = 0;
+      o.descriptor_pools.add();
+    });
+  return result;
+}
+
+// The sets of `pool` are dead (caller holds the lock).
+void free_pool_sets(Observer& o, VkDescriptorPool pool) {
+  auto found = o.pool_sets.find(pool);
+  if (found == o.pool_sets.end()) return;
+  o.descriptor_sets.remove(found->second);
+  found->second = 0;
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPool pool,
+                                                 const VkAllocationCallbacks* allocator) {
+  device_table(device).destroy_descriptor_pool(device, pool, allocator);
+  count([&](Observer& o) {
+    if (!o.pool_sets.contains(pool)) return;  // VK_NULL_HANDLE, or not ours
+    free_pool_sets(o, pool);
+    o.pool_sets.erase(pool);
+    o.descriptor_pools.remove();
+  });
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice device, VkDescriptorPool pool,
+                                                   VkDescriptorPoolResetFlags flags) {
+  VkResult result = device_table(device).reset_descriptor_pool(device, pool, flags);
+  if (result == VK_SUCCESS) count([&](Observer& o) { free_pool_sets(o, pool); });
+  return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* info,
+                                                      VkDescriptorSet* sets) {
+  VkResult result = device_table(device).allocate_descriptor_sets(device, info, sets);
+  if (result == VK_SUCCESS) count([&](Observer& o) {
+      o.pool_sets[info->descriptorPool] += info->descriptorSetCount;
+      o.descriptor_sets.add(info->descriptorSetCount);
+    });
+  return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorPool pool, uint32_t set_count,
+                                                  const VkDescriptorSet* sets) {
+  VkResult result = device_table(device).free_descriptor_sets(device, pool, set_count, sets);
+  if (result != VK_SUCCESS) return result;
+  int64_t freed = 0;
+  for (uint32_t i = 0; i < set_count; ++i) freed += sets[i] != VK_NULL_HANDLE ? 1 : 0;
+  count([&](Observer& o) {
+    o.pool_sets[pool] -= freed;
+    o.descriptor_sets.remove(freed);
+  });
+  return result;
+}
+
 // --- lookup -------------------------------------------------------------------------------
 
 struct Intercept {
@@ -254,6 +327,9 @@ const Intercept kDeviceIntercepts[] = {
     TIDEMARK_INTERCEPT(DestroyDevice), TIDEMARK_INTERCEPT(CreateBuffer),   TIDEMARK_INTERCEPT(DestroyBuffer),
     TIDEMARK_INTERCEPT(CreateImage),   TIDEMARK_INTERCEPT(DestroyImage),   TIDEMARK_INTERCEPT(AllocateMemory),
     TIDEMARK_INTERCEPT(FreeMemory),    TIDEMARK_INTERCEPT(QueueSubmit),
+    TIDEMARK_INTERCEPT(CreateDescriptorPool), TIDEMARK_INTERCEPT(DestroyDescriptorPool),
+    TIDEMARK_INTERCEPT(ResetDescriptorPool),  TIDEMARK_INTERCEPT(AllocateDescriptorSets),
+    TIDEMARK_INTERCEPT(FreeDescriptorSets),
 };
 const Intercept kInstanceIntercepts[] = {TIDEMARK_INTERCEPT(CreateInstance), TIDEMARK_INTERCEPT(DestroyInstance),
                                          TIDEMARK_INTERCEPT(CreateDevice)};
