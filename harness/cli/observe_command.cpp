@@ -31,8 +31,9 @@ std::vector<std::string> observed_environment(const fs::path& layer_dir, const f
   std::string add_path = layer_dir.string(), layers = "VK_LAYER_TIDEMARK_observe";
   for (char** entry = environ; *entry; ++entry) {
     std::string_view variable(*entry);
-    if (variable.starts_with("VK_ADD_LAYER_PATH=")) add_path += ":" + std::string(variable.substr(18));
-    else if (variable.starts_with("VK_INSTANCE_LAYERS=")) layers += ":" + std::string(variable.substr(19));
+    // append, not `":" + std::string(...)`: GCC 12 at -O3 warns on that (-Wrestrict, a false positive)
+    if (variable.starts_with("VK_ADD_LAYER_PATH=")) add_path.append(":").append(variable.substr(18));
+    else if (variable.starts_with("VK_INSTANCE_LAYERS=")) layers.append(":").append(variable.substr(19));
     else if (!variable.starts_with("TIDEMARK_LAYER_REPORT=")) out.emplace_back(variable);
   }
   out.push_back("VK_ADD_LAYER_PATH=" + add_path);

@@ -4,7 +4,9 @@
 // interface (vkNegotiateLoaderLayerInterfaceVersion, the create-info link chain, one dispatch
 // table per instance and device); enabled per process with VK_ADD_LAYER_PATH and
 // VK_INSTANCE_LAYERS, never installed. When TIDEMARK_LAYER_REPORT names a file, the gauges are
-// written there as JSON when the last device is destroyed.
+// written there as JSON each time the process's last live device is destroyed: they are the
+// process's, over every device it made (per-device gauges and the model host's events are the
+// next part of issue 21).
 //
 // Thread-safe: one mutex over the tables and counters (a driver may call from its threads).
 #include <vulkan/vk_layer.h>
@@ -14,8 +16,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <span>
@@ -108,10 +110,18 @@ const VkLayerDeviceCreateInfo* device_link(const VkDeviceCreateInfo* info) {
   return chain;
 }
 
+// The next layer's functions for the device a call is on. The loader hands a layer only the
+// devices it created; anything else has no next function to call, so it ends the process with
+// a line rather than an exception through the C interface.
 DeviceTable device_table(const void* dispatchable) {
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
-  return o.devices.at(key_of(dispatchable));
+  auto found = o.devices.find(key_of(dispatchable));
+  if (found == o.devices.end()) {
+    std::fputs("VK_LAYER_TIDEMARK_observe: a call on a device the layer did not see created\n", stderr);
+    std::abort();
+  }
+  return found->second;
 }
 
 // --- instance -----------------------------------------------------------------------------
