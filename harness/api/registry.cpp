@@ -8,6 +8,12 @@ namespace tidemark::api {
 
 bool BackendEntry::gives(GaugeKind kind) const { return std::find(gauges.begin(), gauges.end(), kind) != gauges.end(); }
 
+std::string BackendEntry::gauge_kinds() const {
+  std::string text;
+  for (GaugeKind kind : gauges) text += (text.empty() ? "" : ", ") + std::string(kGaugeKindNames[static_cast<size_t>(kind)]);
+  return text;
+}
+
 BackendRegistry& BackendRegistry::add(BackendEntry entry) {
   entries_.push_back(std::move(entry));
   return *this;

@@ -33,6 +33,7 @@ struct BackendEntry {
   std::vector<GaugeKind> gauges;  // the kinds of gauge its devices give
   DeviceFactory make;
   bool gives(GaugeKind kind) const;
+  std::string gauge_kinds() const;  // "device, reclaim-model"
 };
 
 class BackendRegistry {

@@ -61,15 +61,15 @@ Result<int> run_observed(const std::vector<std::string>& command, const std::vec
 
 int observe_command(const std::vector<std::string>& command) {
   if (command.empty()) return report_error({ErrorKind::BadInput, "observe: expected a program after --, found none"});
-  std::error_code ec;
-  fs::path layer_dir = fs::read_symlink("/proc/self/exe", ec).parent_path() / "layer";
-  if (ec || !fs::exists(layer_dir / "VkLayer_tidemark_observe.json"))
+  fs::path layer_dir = this_executable_dir() / "layer";
+  if (!fs::exists(layer_dir / "VkLayer_tidemark_observe.json"))
     return report_error({ErrorKind::Environment,
                          fmt::format("observe: expected the layer's manifest in {}, found none", layer_dir.string())});
   fs::path report = fs::temp_directory_path() / fmt::format("tidemark-observe-{}.json", ::getpid());
   auto exit_code = run_observed(command, observed_environment(layer_dir, report));
   if (!exit_code) return report_error(exit_code.error());
   auto text = read_given_file(report, "layer report");
+  std::error_code ec;
   fs::remove(report, ec);
   if (!text)
     return report_error({ErrorKind::Environment, fmt::format("observe: '{}' made no Vulkan device under the layer "

@@ -186,11 +186,8 @@ int fixture_new_command(const FixtureArgs& args) {
 // The catalogue as a Markdown table: red_once/mutants.md is this output, checked by a test.
 int backends_command() {
   fmt::print("| backend | gauges | what it drives |\n|---|---|---|\n");
-  for (const auto& entry : session::builtin_backends().entries()) {
-    std::string kinds;
-    for (GaugeKind kind : entry.gauges) kinds += (kinds.empty() ? "" : ", ") + std::string(kGaugeKindNames[static_cast<size_t>(kind)]);
-    fmt::print("| `{}` | {} | {} |\n", entry.name, kinds, entry.summary);
-  }
+  for (const auto& entry : session::builtin_backends().entries())
+    fmt::print("| `{}` | {} | {} |\n", entry.name, entry.gauge_kinds(), entry.summary);
   return kGreen;
 }
 

@@ -44,6 +44,12 @@ Status write_file_atomically(const fs::path& file, std::string_view content) {
   });
 }
 
+std::filesystem::path this_executable_dir() {
+  std::error_code error;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::filesystem::path() : self.parent_path();
+}
+
 Result<std::string> read_given_file(const std::filesystem::path& file, std::string_view what) {
   namespace fs = std::filesystem;
   std::error_code error;

@@ -14,6 +14,10 @@ namespace tidemark {
 
 Status make_directories(const std::filesystem::path& dir);
 
+// The folder of the running executable (what is built beside it: tidemark-server, the layer);
+// empty when /proc/self/exe cannot be read.
+std::filesystem::path this_executable_dir();
+
 // A whole file a command was given (`what` names it: "trace", "digests"). A folder, a pipe or
 // a device is bad input naming the path; a file that cannot be read is an I/O error.
 Result<std::string> read_given_file(const std::filesystem::path& file, std::string_view what);

@@ -108,11 +108,9 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const Run
 Status check_backend_judges(const Scenario& scenario, const api::BackendEntry& backend) {
   for (const auto& [kind, use] : scenario.gauge_uses()) {
     if (backend.gives(kind)) continue;
-    std::string gives;
-    for (GaugeKind given : backend.gauges) gives += (gives.empty() ? "" : ", ") + std::string(kGaugeKindNames[size_t(given)]);
     return fail(ErrorKind::BadInput,
                 fmt::format("{}: expected a gauge the {} backend gives ({}), found '{}', a {} gauge",
-                            format_location(use.where), backend.name, gives, use.name,
+                            format_location(use.where), backend.name, backend.gauge_kinds(), use.name,
                             kGaugeKindNames[static_cast<size_t>(kind)]));
   }
   return {};

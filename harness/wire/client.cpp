@@ -11,6 +11,7 @@
 #include "wire/client.h"
 #include "wire/lanes.h"
 #include "wire/protocol.h"
+#include "core/files.h"
 #include "session/session.h"
 #include "wire/server.h"
 
@@ -106,10 +107,9 @@ Result<std::string> read_session_token(const std::string& token_file, std::strin
 }
 
 std::string default_server_program() {
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "tidemark-server";
-  return (self.parent_path() / "tidemark-server").string();
+  auto dir = this_executable_dir();
+  if (dir.empty()) return "tidemark-server";
+  return (dir / "tidemark-server").string();
 }
 
 Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, api::SessionConfig config, Log log) {
