@@ -1,0 +1,83 @@
+// What a client is shown of GPU progress under the layer: the deterministic completion rule
+// (tidemark_layer.h states it). Pure bookkeeping over opaque handles, no Vulkan calls, so the
+// rule is tested on its own; the layer asks it before answering a poll and after a blocking
+// wait the driver says finished.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace tidemark::layer {
+
+class CompletionRule {
+ public:
+  struct Options {
+    bool real = false;        // the driver's own answers
+    bool never_done = false;  // polls never show work done; a blocking wait shows only its own object
+  };
+  struct Signal {
+    uint64_t semaphore = 0, value = 0;  // a timeline semaphore's signal operation
+  };
+  // A submit some blocking wait found finished: the queue and its number there.
+  struct Reveal {
+    uint64_t queue = 0, submit = 0;
+  };
+  // The kernel fence that must be seen before a reveal holds (the newest in the range), and
+  // whether the kernel's ring refused one of the submits in it (it can never be seen).
+  struct KernelNeed {
+    uint64_t fence = 0;
+    bool refused = false;
+  };
+
+  explicit CompletionRule(Options options) : options_(options) {}
+
+  void submitted(uint64_t queue, uint64_t kernel_fence, uint64_t fence, std::span<const Signal> signals);
+  void fence_reset(uint64_t fence);  // also when it is destroyed
+  void semaphore_created(uint64_t semaphore, uint64_t initial_value);
+  void semaphore_destroyed(uint64_t semaphore);
+  void semaphore_signaled(uint64_t semaphore, uint64_t value);  // by the host: known at once
+  bool is_timeline(uint64_t semaphore) const { return semaphores_.contains(semaphore); }
+
+  // Polls: what the client is shown, given the driver's own answer.
+  bool fence_shown_done(uint64_t fence, bool driver_done) const;
+  uint64_t semaphore_shown_value(uint64_t semaphore, uint64_t driver_value);
+  // The value the semaphore's last signal the layer saw brings it to (what a poll that shows
+  // less than this is a busy answer against).
+  uint64_t semaphore_target(uint64_t semaphore) const;
+
+  // After the driver finished a blocking wait: the submit the wait reveals (none: nothing the
+  // layer saw submitted, so the driver's answer stands).
+  std::optional<Reveal> fence_wait(uint64_t fence) const;
+  std::optional<Reveal> semaphore_wait(uint64_t semaphore, uint64_t value) const;
+  std::optional<Reveal> queue_idle(uint64_t queue) const;
+  KernelNeed kernel_need(const Reveal& reveal) const;
+  // The reveal held (the kernel saw it): the work up to it is known retired. `fence` or
+  // `semaphore`/`value` name what the wait was on (never_done shows only that).
+  void confirm(const Reveal& reveal, uint64_t fence, uint64_t semaphore = 0, uint64_t value = 0);
+
+ private:
+  struct Queue {
+    uint64_t submitted = 0, known = 0;
+    std::deque<std::pair<uint64_t, uint64_t>> kernel_fences;  // (submit, kernel fence) not yet known
+  };
+  struct Pending {
+    uint64_t queue = 0, submit = 0;
+  };
+  struct Timeline {
+    uint64_t known = 0;  // the value shown to be reached
+    std::deque<std::pair<uint64_t, Pending>> signals;  // (value, its submit), in signal order
+  };
+  bool known(const Pending& at) const;
+
+  Options options_;
+  std::unordered_map<uint64_t, Queue> queues_;
+  std::unordered_map<uint64_t, Pending> fences_;  // the submit each fence waits on
+  std::unordered_set<uint64_t> revealed_fences_;  // never_done: fences a blocking wait showed done
+  std::unordered_map<uint64_t, Timeline> semaphores_;
+};
+
+}  // namespace tidemark::layer

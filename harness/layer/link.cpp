@@ -1,0 +1,62 @@
+#include "layer/link.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace tidemark::layer {
+
+std::filesystem::path layer_dir() {
+  if (const char* dir = std::getenv("TIDEMARK_LAYER_DIR"); dir && *dir) return dir;
+  return TIDEMARK_BUILD_LAYER_DIR;
+}
+
+void make_discoverable() {
+  std::string path = layer_dir().string();
+  if (const char* others = std::getenv("VK_ADD_LAYER_PATH"); others && *others) {
+    if (std::string_view(others).find(path) != std::string_view::npos) return;
+    path.append(":").append(others);
+  }
+  ::setenv("VK_ADD_LAYER_PATH", path.c_str(), 1);
+}
+
+void Library::Close::operator()(void* handle) const { ::dlclose(handle); }
+
+Result<Library> Library::open(const std::filesystem::path& dir) {
+  std::filesystem::path file = dir / TIDEMARK_LAYER_LIBRARY;
+  void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return fail(ErrorKind::Environment, fmt::format("expected the Tidemark layer at {}, found none ({}): build the "
+                                                    "VkLayer_tidemark_observe target",
+                                                    file.string(), ::dlerror()));
+  Library library;
+  library.handle_.reset(handle);
+  library.attach = reinterpret_cast<PFN_tidemarkLayerAttach>(::dlsym(handle, "tidemarkLayerAttach"));
+  library.detach = reinterpret_cast<PFN_tidemarkLayerDetach>(::dlsym(handle, "tidemarkLayerDetach"));
+  library.gauges = reinterpret_cast<PFN_tidemarkLayerGauges>(::dlsym(handle, "tidemarkLayerGauges"));
+  if (!library.attach || !library.detach || !library.gauges)
+    return fail(ErrorKind::Environment, fmt::format("{} is not the Tidemark layer this build expects (no "
+                                                    "tidemarkLayerAttach)", file.string()));
+  return library;
+}
+
+Attachment::Attachment(Library library, const TidemarkLayerSink* sink, const TidemarkLayerSettings& settings)
+    : library_(std::move(library)), id_(library_.attach(sink, &settings)) {}
+
+Attachment::~Attachment() { library_.detach(id_); }
+
+TidemarkLayerGauges Attachment::gauges() const {
+  TidemarkLayerGauges g{};
+  library_.gauges(id_, &g);
+  return g;
+}
+
+uint32_t Attachment::devices() const {
+  TidemarkLayerGauges g{};
+  return library_.gauges(id_, &g);
+}
+
+}  // namespace tidemark::layer

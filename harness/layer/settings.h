@@ -1,0 +1,45 @@
+// The layer's settings as text, for a process without a host (TIDEMARK_LAYER_SETTINGS, and
+// `tidemark observe --fault/--completion` checking them before it starts anything):
+// comma-separated "completion=deterministic|real", "hold_frees", "never_done",
+// "fail_allocation=N". Header-only: both the layer and the CLI build it.
+#pragma once
+
+#include <charconv>
+#include <expected>
+#include <string>
+#include <string_view>
+
+#include "layer/tidemark_layer.h"
+
+namespace tidemark::layer {
+
+// "EXPECTED, found 'ITEM'" (built by append: GCC 12 at -O3 misreads string + on short literals)
+inline std::string found(std::string_view expected, std::string_view item) {
+  std::string message(expected);
+  message.append(", found '").append(item).append("'");
+  return message;
+}
+
+inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::string_view text) {
+  TidemarkLayerSettings settings{};
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    if (item == "hold_frees") settings.hold_frees = 1;
+    else if (item == "never_done") settings.never_done = 1;
+    else if (item == "completion=deterministic") settings.completion = TIDEMARK_COMPLETION_DETERMINISTIC;
+    else if (item == "completion=real") settings.completion = TIDEMARK_COMPLETION_REAL;
+    else if (item.starts_with("fail_allocation=")) {
+      std::string_view number = item.substr(16);
+      auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.fail_allocation);
+      if (error != std::errc() || end != number.data() + number.size() || settings.fail_allocation == 0)
+        return std::unexpected(found("expected fail_allocation=N with N a whole number from 1", item));
+    } else if (!item.empty()) {
+      return std::unexpected(found("expected completion=deterministic|real, hold_frees, never_done or fail_allocation=N", item));
+    }
+  }
+  return settings;
+}
+
+}  // namespace tidemark::layer

@@ -1,0 +1,105 @@
+// The C interface of VK_LAYER_TIDEMARK_observe for a program that hosts it in its own process
+// (a Tidemark session, the layer's tests): attach a sink for the devices made from then on,
+// with the settings they run under, and read what the layer counted for them. Plain C types
+// only: the layer and its host are separate shared objects and may be built apart.
+//
+// The completion rule (what a client is shown of GPU progress) under
+// TIDEMARK_COMPLETION_DETERMINISTIC: a poll (vkGetFenceStatus, vkGetSemaphoreCounterValue, a
+// wait with timeout 0) shows work done only once a blocking wait has established it, for that
+// submit or a later one on the same queue; a blocking wait really waits on the driver and then,
+// with a sink, requires the kernel model to have seen the submit's kernel fence (waiting the
+// kernel's virtual time, then ringing again once). The layer may delay what a client sees,
+// never advance it: a value shown is never past the driver's own. TIDEMARK_COMPLETION_REAL
+// passes the driver's answers through.
+#ifndef TIDEMARK_LAYER_H_
+#define TIDEMARK_LAYER_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TIDEMARK_LAYER_NAME "VK_LAYER_TIDEMARK_observe"
+#define TIDEMARK_LAYER_LIBRARY "libVkLayer_tidemark_observe.so"
+
+enum { TIDEMARK_COMPLETION_DETERMINISTIC = 0, TIDEMARK_COMPLETION_REAL = 1 };
+
+// Faults at the Vulkan boundary, for code no one here can put a mutant into.
+typedef struct TidemarkLayerSettings {
+  uint32_t completion;        // TIDEMARK_COMPLETION_*
+  uint32_t hold_frees;        // destroys and frees are held until the device goes: a driver that never reclaims
+  uint32_t never_done;        // polls never show work done; only a blocking wait shows what it waited on
+  uint64_t fail_allocation;   // N > 0: the device's Nth vkAllocateMemory returns VK_ERROR_OUT_OF_DEVICE_MEMORY
+} TidemarkLayerSettings;
+
+typedef struct TidemarkLayerCount {
+  int64_t live, peak, total;  // peak: a running maximum (the defect can live inside one frame)
+} TidemarkLayerCount;
+
+typedef struct TidemarkLayerGauges {
+  TidemarkLayerCount buffers, images, memory, memory_bytes, bound_bytes;
+  TidemarkLayerCount descriptor_pools, descriptor_sets, command_buffers;
+  int64_t submits;                                   // vkQueueSubmit and vkQueueSubmit2 calls
+  int64_t polls_done, polls_busy;                    // polls, by what the client was shown
+  int64_t waits_done, waits_timed_out, waits_lost;   // blocking waits; lost: the kernel never saw the work
+  int64_t frees_held;                                // destroys and frees hold_frees kept back
+  int64_t allocations_refused;                       // by fail_allocation
+} TidemarkLayerGauges;
+
+// One change of device memory, reported at its first bind (typed by what is bound: an image is
+// a texture, a buffer a GL buffer, a transfer-only buffer transient) and at its free.
+typedef struct TidemarkLayerMemoryChange {
+  uint32_t allocated;      // 0: freed
+  uint32_t type;           // tidemark::MemoryType's value
+  uint64_t id;             // the VkDeviceMemory handle
+  uint64_t size;
+  int64_t reported_bytes;  // what the layer has reported live after this change
+} TidemarkLayerMemoryChange;
+
+// Where the layer reports; any function may be null (not reported). Calls are made under the
+// layer's lock, one at a time, in the order things happened.
+typedef struct TidemarkLayerSink {
+  void* context;
+  void (*memory_changed)(void* context, const TidemarkLayerMemoryChange* change);
+  // A queue submit is one packet in the kernel model's ring: its kernel fence, 0 if refused.
+  uint64_t (*queue_submitted)(void* context);
+  uint32_t (*retired)(void* context, uint64_t kernel_fence);
+  void (*wait_retired)(void* context, uint64_t kernel_fence, uint64_t budget_ns);
+  uint32_t (*kick)(void* context);
+  // The device's gauges after each submit: counter tracks in the run trace.
+  void (*sample)(void* context, const TidemarkLayerGauges* gauges);
+} TidemarkLayerSink;
+
+// Devices created from now until the detach report to `sink` (may be null) and run under
+// `settings`. Returns the attachment's id (never 0). One attachment at a time per process.
+typedef uint64_t (*PFN_tidemarkLayerAttach)(const TidemarkLayerSink* sink, const TidemarkLayerSettings* settings);
+typedef void (*PFN_tidemarkLayerDetach)(uint64_t attachment);
+// The gauges summed over the attachment's devices (destroyed ones keep their last counts);
+// returns how many devices it had.
+typedef uint32_t (*PFN_tidemarkLayerGauges)(uint64_t attachment, TidemarkLayerGauges* gauges);
+
+// Without an attachment (a program run by `tidemark observe`), the settings come from
+// TIDEMARK_LAYER_SETTINGS ("completion=real,hold_frees,never_done,fail_allocation=N") and, when
+// TIDEMARK_LAYER_REPORT names a folder, the layer writes there `layer.json` (its gauges, per
+// device and in all, when the process's last device goes) and `events.bin`: these records, in
+// the order they happened, for the observer to replay into its model host.
+enum {
+  TIDEMARK_EVENT_DEVICE = 1,     // a device was created (id: its number in the process)
+  TIDEMARK_EVENT_ALLOCATED = 2,  // memory reported at its first bind (type, id, size)
+  TIDEMARK_EVENT_FREED = 3,      // memory reported freed (type, id, size)
+  TIDEMARK_EVENT_SUBMITTED = 4,  // a queue submit (id: the queue)
+  TIDEMARK_EVENT_RETIRED = 5,    // a blocking wait showed a queue's submits done (id: the queue, size: up to which)
+};
+typedef struct TidemarkLayerEvent {
+  uint32_t kind;
+  uint32_t type;
+  uint64_t id;
+  uint64_t size;
+} TidemarkLayerEvent;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // TIDEMARK_LAYER_H_
