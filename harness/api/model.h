@@ -51,6 +51,9 @@ class Model {
   virtual Status kernel_allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size) = 0;
   virtual Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) = 0;
   virtual Result<KernelGauges> kernel_gauges() = 0;
+  // What the Tidemark layer saw beneath the device, beside what the device claimed (a session
+  // with the layer on; zeros otherwise).
+  virtual Result<ObservedGauges> observed_gauges() = 0;
   // The GpuMem reader: initialise it with a scripted attach, dump the map, read a per-type node.
   virtual Status kernel_attach(const kernel::AttachScript& script) = 0;
   virtual Result<std::string> kernel_dump() = 0;

@@ -32,6 +32,9 @@ struct BackendEntry {
   std::string summary;  // one line: what it drives
   std::vector<GaugeKind> gauges;  // the kinds of gauge its devices give
   DeviceFactory make;
+  // True: its devices report their own memory and submits to the host (the layer, when on,
+  // only counts beneath them); false: the layer is their report (a real driver's).
+  bool reports_itself = true;
   bool gives(GaugeKind kind) const;
   std::string gauge_kinds() const;  // "device, reclaim-model"
 };

@@ -8,12 +8,24 @@
 #include <vector>
 
 #include "api/model.h"
+#include "core/completion.h"
 #include "core/gauges.h"
 #include "core/knobs.h"
 
 namespace tidemark::api {
 
 inline constexpr const char* kDefaultBackend = "vulkan";
+
+// The Tidemark layer beneath the backend's Vulkan device (harness/layer/): on, it counts what
+// the device holds at the Vulkan boundary and its gauges are read and digested; for a backend
+// that reports nothing of itself it is also the device's memory and submit report. Its faults
+// are mutants (layer.*).
+struct LayerConfig {
+  bool on = false;
+  Completion completion = Completion::Deterministic;
+  static auto fields(auto& m) { return std::tie(m.on, m.completion); }
+  bool operator==(const LayerConfig&) const = default;
+};
 
 struct SessionConfig {
   std::string backend = kDefaultBackend;  // a name in the backend registry
@@ -24,8 +36,9 @@ struct SessionConfig {
   bool validation = false;                // the driver's validation on; any message is red
   std::vector<GaugeKind> gauges;          // the kinds of gauge the scenario reads: the backend must give them
   ModelConfig model;
+  LayerConfig layer;
   static auto fields(auto& m) {
-    return std::tie(m.backend, m.width, m.height, m.knobs, m.mutant, m.validation, m.gauges, m.model);
+    return std::tie(m.backend, m.width, m.height, m.knobs, m.mutant, m.validation, m.gauges, m.model, m.layer);
   }
   bool operator==(const SessionConfig&) const = default;
 };

@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include "layer/tidemark_layer.h"
+
 #include <algorithm>
 #include <cstring>
 
 namespace tidemark::backend {
 
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+constexpr const char* kTidemarkLayer = TIDEMARK_LAYER_NAME;
 
 void ValidationLog::add(std::string message) {
   std::lock_guard lock(mutex_);
@@ -66,16 +69,16 @@ std::unexpected<Error> no_validation_layer() {
 
 }  // namespace
 
-Result<std::unique_ptr<Device>> Device::create(bool validation) {
+Result<std::unique_ptr<Device>> Device::create(bool validation, bool observed) {
   auto self = std::make_unique<Device>(Passkey{});
-  TIDEMARK_CHECK(self->create_instance(validation));
+  TIDEMARK_CHECK(self->create_instance(validation, observed));
   TIDEMARK_CHECK(self->pick_cpu_device());
   TIDEMARK_CHECK(self->pick_queue_and_memory());
   TIDEMARK_CHECK(self->create_logical_device());
   return self;
 }
 
-Status Device::create_instance(bool validation) {
+Status Device::create_instance(bool validation, bool observed) {
   if (validation) {
     if (!has_validation_layer()) return no_validation_layer();
     validation_log_ = std::make_unique<ValidationLog>();
@@ -105,6 +108,9 @@ Status Device::create_instance(bool validation) {
     validation_features.pNext = &debug_info;  // also catches messages from instance creation
     instance_info.pNext = &validation_features;
   }
+  // The Tidemark layer nearest the driver: it must see what the backend hands the driver,
+  // after any validation (the loader puts the first-named layer nearest the application).
+  if (observed) layers.push_back(kTidemarkLayer);
   instance_info.enabledLayerCount = static_cast<uint32_t>(layers.size());
   instance_info.ppEnabledLayerNames = layers.data();
   instance_info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
@@ -113,6 +119,10 @@ Status Device::create_instance(bool validation) {
   VkInstance instance = VK_NULL_HANDLE;
   VkResult created = vkCreateInstance(&instance_info, nullptr, &instance);
   if (created == VK_ERROR_INCOMPATIBLE_DRIVER) return no_lavapipe("no Vulkan driver at all");
+  if (created == VK_ERROR_LAYER_NOT_PRESENT && observed)
+    return fail(ErrorKind::Environment, fmt::format("expected the Vulkan loader to find {} (VK_ADD_LAYER_PATH), found "
+                                                    "it missing: build the VkLayer_tidemark_observe target",
+                                                    kTidemarkLayer));
   if (created == VK_ERROR_LAYER_NOT_PRESENT) return no_validation_layer();
   TIDEMARK_CHECK(vk::check(created, "vkCreateInstance"));
   instance_.reset(instance);

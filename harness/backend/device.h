@@ -30,7 +30,8 @@ class Device {
 
  public:
   explicit Device(Passkey) {}
-  static Result<std::unique_ptr<Device>> create(bool validation);
+  // `observed`: the Tidemark layer beneath (the session has made it findable and attached).
+  static Result<std::unique_ptr<Device>> create(bool validation, bool observed = false);
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -45,7 +46,7 @@ class Device {
 
  private:
   // The steps of create(), in order.
-  Status create_instance(bool validation);
+  Status create_instance(bool validation, bool observed);
   Status pick_cpu_device();
   Status pick_queue_and_memory();
   Status create_logical_device();

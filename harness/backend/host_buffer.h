@@ -54,6 +54,12 @@ class HostBuffer {
   HostBuffer& operator=(HostBuffer&& other) noexcept;
   ~HostBuffer();
 
+  // backend.leaks_device_memory: the account hears of a free, the buffer and its memory live on.
+  void forget_account() {
+    if (account_) account_->remove(id_, static_cast<int64_t>(allocated_), type_);
+    account_ = nullptr;
+  }
+
   VkBuffer buffer() const { return buffer_.get(); }
   uint64_t size() const { return size_; }
   std::span<uint8_t> bytes() const { return {mapped_, static_cast<size_t>(size_)}; }

@@ -162,6 +162,7 @@ class VulkanBackend final : public api::Device {
   DescriptorSets sets_;
   std::map<std::tuple<StoreHandle, uint64_t, uint64_t>, VkDescriptorSet> memo_;
   std::vector<HostBuffer> stale_stores_;  // memo.no_destroy_epoch only
+  std::vector<HostBuffer> leaked_stores_;  // backend.leaks_device_memory only: freed with the device
 };
 
 // Every device allocation and free goes to the session's events, with what the backend then
@@ -377,6 +378,9 @@ void VulkanBackend::destroy_store(StoreHandle store) {
     // its memory stays until the frame retires and the red run reads the dead store's bytes,
     // never freed memory.
     stale_stores_.push_back(std::move(dying.memory));
+  } else if (mutant_is(config_.mutant, MutantId::BackendLeaksDeviceMemory)) {
+    dying.memory.forget_account();
+    leaked_stores_.push_back(std::move(dying.memory));
   } else {
     // Every submit that used these sets has retired (the store's own death proof), so they
     // die with it, mid-frame; a one-present workload keeps its sets bounded.
@@ -609,7 +613,7 @@ Result<std::unique_ptr<api::Device>> create_vulkan_device(const api::SessionConf
                 .knobs = knobs_from(context.knobs),
                 .mutant = context.mutant,
                 .log = context.log};
-  auto device = backend::Device::create(session.validation);
+  auto device = backend::Device::create(session.validation, session.layer.on);
   if (!device) return std::unexpected(device.error());
   auto backend = std::make_unique<VulkanBackend>(config, *context.events, std::move(*device));
   if (auto ok = backend->initialize(); !ok) return std::unexpected(ok.error());

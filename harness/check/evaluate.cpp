@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "check/kernel_checks.h"
+#include "check/observed_checks.h"
 #include "tracer/importer.h"
 
 namespace tidemark::check {
@@ -103,6 +104,14 @@ Status evaluate_kind<CheckKind::Reconcile>(Inputs& in, std::vector<Outcome>& out
   return {};
 }
 
+template <>
+Status evaluate_kind<CheckKind::Observed>(Inputs& in, std::vector<Outcome>& outcomes) {
+  if (in.scenario.observed)
+    outcomes.push_back(check_observed(in.scenario, in.read.gauges, in.read.observed_gauges.value_or(ObservedGauges{}),
+                                      in.read.kernel_gauges));
+  return {};
+}
+
 Status evaluate_one(CheckKind kind, Inputs& in, std::vector<Outcome>& outcomes) {
   switch (kind) {
 #define TIDEMARK_EVALUATE_KIND(kind, ...) \
@@ -116,7 +125,8 @@ Status evaluate_one(CheckKind kind, Inputs& in, std::vector<Outcome>& outcomes) 
 // Report order: the pixel checks last, as before the registry.
 constexpr CheckKind kEvaluationOrder[] = {CheckKind::Gauge,     CheckKind::Waits,    CheckKind::KernelDump,
                                           CheckKind::KernelNode, CheckKind::Diagnosis, CheckKind::KgslRead,
-                                          CheckKind::Trace,     CheckKind::Reconcile, CheckKind::Pixels};
+                                          CheckKind::Trace,     CheckKind::Reconcile, CheckKind::Observed,
+                                          CheckKind::Pixels};
 
 // kEvaluationOrder holds every scenario check kind of the registry once.
 constexpr bool evaluates_every_kind() {
@@ -137,6 +147,8 @@ Status evaluate_scenario(const scenario::Scenario& scenario, const ReadBack& rea
   for (const auto& [name, value] : named(read.gauges)) in.values[name] = value;
   if (read.kernel_gauges)
     for (const auto& [name, value] : named(*read.kernel_gauges)) in.values[name] = value;
+  if (read.observed_gauges)
+    for (const auto& [name, value] : named(*read.observed_gauges)) in.values[name] = value;
   for (CheckKind kind : kEvaluationOrder) TIDEMARK_CHECK(evaluate_one(kind, in, outcomes));
   return {};
 }

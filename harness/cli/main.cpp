@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "layer/link.h"
 #include "cli/commands.h"
 
 using namespace tidemark;
@@ -110,6 +111,7 @@ CLI::App* add_fixture_new(CLI::App& app, FixtureArgs& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tidemark::layer::make_discoverable();  // before any thread: a session may put the layer beneath its device
   CLI::App app{"Tidemark: deterministic replay and regression harness for GPU driver stacks"};
   app.require_subcommand(1);
   RunArgs run;

@@ -19,6 +19,7 @@
 #include <vector>
 #include <fstream>
 
+#include "layer/link.h"
 #include "session/builtin_backends.h"
 #include "wire/lanes.h"
 #include "wire/posix.h"
@@ -93,6 +94,7 @@ int listen_and_serve(const std::string& endpoint_text, const std::string& token_
 }  // namespace
 
 int main(int argc, char** argv) {
+  tidemark::layer::make_discoverable();  // before any thread: a session may put the layer beneath its device
   CLI::App app{"tidemark-server: the server side of Tidemark's spawn and tcp lanes"};
   int fd = -1;
   std::string listen;

@@ -2,7 +2,37 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tidemark {
+
+namespace {
+
+// One implementation for the three catalogues (device, kernel, observed).
+template <class Catalogue, class Values>
+std::vector<std::pair<std::string, int64_t>> named_in(const Catalogue& catalogue, const Values& values) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  out.reserve(catalogue.size());
+  for (const auto& spec : catalogue) out.emplace_back(spec.name, values.*spec.field);
+  return out;
+}
+
+template <class Values, class Catalogue>
+Values from_named_in(const Catalogue& catalogue, const std::map<std::string, int64_t>& named) {
+  Values values;
+  for (const auto& spec : catalogue) {
+    auto it = named.find(std::string(spec.name));
+    values.*spec.field = it == named.end() ? 0 : it->second;
+  }
+  return values;
+}
+
+template <class Catalogue>
+bool names(const Catalogue& catalogue, std::string_view name) {
+  return std::any_of(catalogue.begin(), catalogue.end(), [&](const auto& spec) { return spec.name == name; });
+}
+
+}  // namespace
 
 const GaugeSpec* find_gauge(std::string_view name) {
   for (const auto& spec : kGauges)
@@ -10,41 +40,21 @@ const GaugeSpec* find_gauge(std::string_view name) {
   return nullptr;
 }
 
-bool is_kernel_gauge(std::string_view name) {
-  for (const auto& spec : kKernelGauges)
-    if (spec.name == name) return true;
-  return false;
+bool is_kernel_gauge(std::string_view name) { return names(kKernelGauges, name); }
+bool is_observed_gauge(std::string_view name) { return names(kObservedGauges, name); }
+
+std::vector<std::pair<std::string, int64_t>> named(const Gauges& gauges) { return named_in(kGauges, gauges); }
+std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges) { return named_in(kKernelGauges, gauges); }
+std::vector<std::pair<std::string, int64_t>> named(const ObservedGauges& gauges) {
+  return named_in(kObservedGauges, gauges);
 }
 
-std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges) {
-  std::vector<std::pair<std::string, int64_t>> out;
-  for (const auto& spec : kKernelGauges) out.emplace_back(spec.name, gauges.*spec.field);
-  return out;
-}
-
-std::vector<std::pair<std::string, int64_t>> named(const Gauges& gauges) {
-  std::vector<std::pair<std::string, int64_t>> out;
-  out.reserve(kGauges.size());
-  for (const auto& spec : kGauges) out.emplace_back(spec.name, gauges.*spec.field);
-  return out;
-}
-
+Gauges from_named(const std::map<std::string, int64_t>& values) { return from_named_in<Gauges>(kGauges, values); }
 KernelGauges kernel_from_named(const std::map<std::string, int64_t>& values) {
-  KernelGauges gauges;
-  for (const auto& spec : kKernelGauges) {
-    auto it = values.find(std::string(spec.name));
-    gauges.*spec.field = it == values.end() ? 0 : it->second;
-  }
-  return gauges;
+  return from_named_in<KernelGauges>(kKernelGauges, values);
 }
-
-Gauges from_named(const std::map<std::string, int64_t>& values) {
-  Gauges gauges;
-  for (const auto& spec : kGauges) {
-    auto it = values.find(std::string(spec.name));
-    gauges.*spec.field = it == values.end() ? 0 : it->second;
-  }
-  return gauges;
+ObservedGauges observed_from_named(const std::map<std::string, int64_t>& values) {
+  return from_named_in<ObservedGauges>(kObservedGauges, values);
 }
 
 std::string gauge_line(const Gauges& g) {

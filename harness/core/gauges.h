@@ -196,6 +196,56 @@ inline constexpr std::array<KernelGaugeSpec, 55> kKernelGauges = {{
     {"kgslsamples", &KernelGauges::kgslsamples, KernelHalf::Driver, "kgsl devfreq status samples"},
     {"kgslevents", &KernelGauges::kgslevents, KernelHalf::Driver, "kgsl_gpubusy trace events emitted"},
 }};
+// What the Tidemark layer saw at the Vulkan boundary beneath the device (read, reported and
+// digested only for a scenario that runs with the layer), beside what the device claimed of
+// all its memory (its own reports, target included) for the `observed` check to compare.
+struct ObservedGauges {
+  int64_t vkbufs = 0, vkbufspk = 0, vkimages = 0, vkimagespk = 0;
+  int64_t vkallocs = 0, vkallocspk = 0, vkbytes = 0, vkbytespk = 0, vkbound = 0, vkboundpk = 0;
+  int64_t vkdsets = 0, vkdsetspk = 0, vkdsetsalloc = 0, vkcmdbufs = 0, vkcmdbufspk = 0;
+  int64_t vksubmits = 0, vkpollsdone = 0, vkpollsbusy = 0, vkwaitsdone = 0, vkwaitstimeout = 0, vkwaitslost = 0;
+  int64_t vkheld = 0, vkrefused = 0;
+  int64_t claimallocs = 0, claimallocspk = 0, claimbytes = 0, claimbytespk = 0;
+};
+
+struct ObservedGaugeSpec {
+  std::string_view name;
+  int64_t ObservedGauges::*field;
+  std::string_view meaning;
+};
+inline constexpr std::array<ObservedGaugeSpec, 27> kObservedGauges = {{
+    {"vkbufs", &ObservedGauges::vkbufs, "VkBuffers live"},
+    {"vkbufspk", &ObservedGauges::vkbufspk, "VkBuffers live, peak"},
+    {"vkimages", &ObservedGauges::vkimages, "VkImages live"},
+    {"vkimagespk", &ObservedGauges::vkimagespk, "VkImages live, peak"},
+    {"vkallocs", &ObservedGauges::vkallocs, "VkDeviceMemory allocations live"},
+    {"vkallocspk", &ObservedGauges::vkallocspk, "VkDeviceMemory allocations live, peak"},
+    {"vkbytes", &ObservedGauges::vkbytes, "device memory bytes allocated"},
+    {"vkbytespk", &ObservedGauges::vkbytespk, "device memory bytes allocated, peak"},
+    {"vkbound", &ObservedGauges::vkbound, "bytes of buffers and images bound to memory"},
+    {"vkboundpk", &ObservedGauges::vkboundpk, "bytes bound, peak"},
+    {"vkdsets", &ObservedGauges::vkdsets, "descriptor sets live"},
+    {"vkdsetspk", &ObservedGauges::vkdsetspk, "descriptor sets live, peak"},
+    {"vkdsetsalloc", &ObservedGauges::vkdsetsalloc, "descriptor sets allocated so far"},
+    {"vkcmdbufs", &ObservedGauges::vkcmdbufs, "command buffers live"},
+    {"vkcmdbufspk", &ObservedGauges::vkcmdbufspk, "command buffers live, peak"},
+    {"vksubmits", &ObservedGauges::vksubmits, "vkQueueSubmit and vkQueueSubmit2 calls"},
+    {"vkpollsdone", &ObservedGauges::vkpollsdone, "completion polls that showed the work done"},
+    {"vkpollsbusy", &ObservedGauges::vkpollsbusy, "completion polls that showed it not done"},
+    {"vkwaitsdone", &ObservedGauges::vkwaitsdone, "blocking waits that returned done"},
+    {"vkwaitstimeout", &ObservedGauges::vkwaitstimeout, "blocking waits the driver timed out"},
+    {"vkwaitslost", &ObservedGauges::vkwaitslost, "blocking waits whose work the kernel model never saw"},
+    {"vkheld", &ObservedGauges::vkheld, "destroys and frees the layer held back (layer.hold_frees)"},
+    {"vkrefused", &ObservedGauges::vkrefused, "allocations the layer refused (layer.fails_allocation)"},
+    {"claimallocs", &ObservedGauges::claimallocs, "device memory allocations the device reported live, target included"},
+    {"claimallocspk", &ObservedGauges::claimallocspk, "of those, the peak"},
+    {"claimbytes", &ObservedGauges::claimbytes, "device memory bytes the device reported live, target included"},
+    {"claimbytespk", &ObservedGauges::claimbytespk, "of those, the peak"},
+}};
+bool is_observed_gauge(std::string_view name);
+std::vector<std::pair<std::string, int64_t>> named(const ObservedGauges& gauges);
+ObservedGauges observed_from_named(const std::map<std::string, int64_t>& values);
+
 bool is_kernel_gauge(std::string_view name);
 std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges);
 KernelGauges kernel_from_named(const std::map<std::string, int64_t>& values);

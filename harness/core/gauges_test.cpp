@@ -1,5 +1,6 @@
 #include "core/gauges.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -106,6 +107,33 @@ TEST(Gauges, TheReadmeKernelTablesNameEveryKernelGaugeOnce) {
     EXPECT_EQ(named[std::string(spec.name)], 1) << spec.name << " is not named once in the kernel gauge tables";
   for (const auto& [name, count] : named)
     EXPECT_TRUE(is_kernel_gauge(name)) << "the README's kernel tables name '" << name << "', not a kernel gauge";
+}
+
+// Check that the README's observed gauge table is the catalogue, row for row, and that every
+// ObservedGauges field is in it once.
+TEST(Gauges, TheReadmeObservedTableIsTheObservedCatalogue) {
+  ObservedGauges probe;
+  std::set<const int64_t*> fields;
+  for (const auto& spec : kObservedGauges) {
+    fields.insert(&(probe.*spec.field));
+    EXPECT_TRUE(is_observed_gauge(spec.name));
+    EXPECT_FALSE(is_kernel_gauge(spec.name) || find_gauge(spec.name)) << spec.name << " is in two catalogues";
+  }
+  EXPECT_EQ(fields.size(), kObservedGauges.size());
+  EXPECT_EQ(sizeof(ObservedGauges), kObservedGauges.size() * sizeof(int64_t));
+  std::ifstream readme(TIDEMARK_SCENARIOS_README);
+  ASSERT_TRUE(readme) << TIDEMARK_SCENARIOS_README;
+  std::vector<std::string> rows;
+  bool in_table = false;
+  for (std::string line; std::getline(readme, line);) {
+    if (line == "| observed gauge | meaning |") in_table = true;
+    if (in_table && line.empty()) break;
+    if (in_table && line.rfind("| `", 0) == 0) rows.push_back(line);
+  }
+  std::vector<std::string> expected;
+  for (const auto& spec : kObservedGauges)
+    expected.push_back(fmt::format("| `{}` | {} |", spec.name, spec.meaning));
+  EXPECT_EQ(rows, expected);
 }
 
 }  // namespace

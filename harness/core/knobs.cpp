@@ -10,6 +10,8 @@ const std::vector<KnobSpec>& known_knobs() {
        "parked-byte watermark in MiB; 0 turns both watermarks off (a negative control)"},
       {"retire_lag", 0, 1000000, 0,
        "after each submit, wait for the submit this many submits earlier; 0 = off"},
+      {"layer_fail_allocation", 0, 1000000000, 0,
+       "with the layer on: its Nth vkAllocateMemory returns VK_ERROR_OUT_OF_DEVICE_MEMORY; 0 = off"},
   };
   return knobs;
 }

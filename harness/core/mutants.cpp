@@ -144,6 +144,18 @@ constexpr MutantInfo kCatalogue[] = {
     {MutantId::FenceZeroTimeoutBlocks, "fence.zero_timeout_blocks", "backend",
      "a wait with timeout 0 blocks until the batch retires (0 read as no limit)",
      "timeout 0 never waits: it reports what earlier waits observed"},
+    {MutantId::BackendLeaksDeviceMemory, "backend.leaks_device_memory", "backend",
+     "a destroyed store is reported freed but its VkBuffer and memory live on: the gauges, the map and the trace "
+     "all agree, and only the layer beneath sees the driver still holding it",
+     "destroying a store's buffer and freeing its memory when it is reported freed"},
+    {MutantId::LayerHoldFrees, "layer.hold_frees", "layer",
+     "the layer holds every destroy and free until the device goes: a driver that never reclaims, for code no "
+     "mutant can be compiled into",
+     "destroys and frees passed to the driver when the client makes them"},
+    {MutantId::LayerNeverDone, "layer.never_done", "layer",
+     "polls never show work done; only a blocking wait shows the one object it waited on: a client that reclaims "
+     "by polling never does",
+     "the completion rule: a poll shows done what a blocking wait established, for that submit or a later one"},
 };
 }  // namespace
 

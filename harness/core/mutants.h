@@ -62,6 +62,9 @@ enum class MutantId {
   KgslSeedTraceFormat,
   KgslSeedBusyVal,
   KgslGpubusyNeverResets,
+  BackendLeaksDeviceMemory,
+  LayerHoldFrees,
+  LayerNeverDone,
 };
 
 // True when `active` is `id`; constant false in a release build.

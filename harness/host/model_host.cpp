@@ -14,7 +14,9 @@ constexpr uint64_t kDeviceIds = uint64_t{1} << 63;  // device allocation ids nev
 
 // The device's counters as GPU counters: forward-looking (each sample is the value from its
 // moment on). Ids are fixed: a scenario's trace checks name the tracks by these names.
-tracer::CounterDescriptor device_counters() {
+constexpr uint32_t kFirstLayerCounter = 8;  // the layer's tracks follow the device's
+
+tracer::CounterDescriptor device_counters(bool observed) {
   auto spec = [](uint32_t id, std::string name, std::string description, std::vector<tracer::MeasureUnit> units) {
     tracer::CounterSpec s;
     s.counter_id = id;
@@ -36,16 +38,23 @@ tracer::CounterDescriptor device_counters() {
                       spec(6, "Map entry", "the scenario pid's entry in the kernel's GPU memory map", {kByte}),
                       spec(kGpuLoadCounter, "GPU load", "kgsl gpu_load: busy share since the last read", {kPercent})};
   descriptor.specs.back().groups = {1};  // SYSTEM
+  if (observed) {  // only with the layer on: every other run's trace keeps its bytes
+    descriptor.specs.push_back(spec(kFirstLayerCounter, "VkBuffers", "live VkBuffers the layer saw", {}));
+    descriptor.specs.push_back(spec(kFirstLayerCounter + 1, "VkDeviceMemory", "live allocations the layer saw", {}));
+    descriptor.specs.push_back(spec(kFirstLayerCounter + 2, "Vulkan bytes", "device memory bytes the layer saw", {kByte}));
+    descriptor.specs.push_back(spec(kFirstLayerCounter + 3, "Vulkan descriptor sets", "live sets the layer saw", {}));
+  }
   return descriptor;
 }
 
 }  // namespace
 
-ModelHost::ModelHost(const api::ModelConfig& config, MutantId mutant)
+ModelHost::ModelHost(const api::ModelConfig& config, MutantId mutant, bool observed)
     : config_(config),
       mutant_(mutant),
       memory_(kernel::GpuMemMap::kDefaultCapacity, mutant),
-      driver_(config.kmd, config.kgsl, mutant) {}
+      driver_(config.kmd, config.kgsl, mutant),
+      observed_(observed) {}
 
 int64_t ModelHost::map_entry() const {
   return static_cast<int64_t>(
@@ -58,6 +67,11 @@ int64_t ModelHost::map_entry() const {
 // device's gauges count, its claim, the map's entry and the per-type views must agree (kbreaks
 // counts where they did not).
 void ModelHost::memory_changed(const api::MemoryChange& change) {
+  const int64_t sign = change.allocated ? 1 : -1;
+  claim_.allocs += sign;
+  claim_.bytes += sign * static_cast<int64_t>(change.size);
+  claim_.allocspk = std::max(claim_.allocspk, claim_.allocs);
+  claim_.bytespk = std::max(claim_.bytespk, claim_.bytes);
   if (!config_.kernel_reports) return;  // a driver without the tracepoint
   const uint32_t gpu = config_.kernel_gpu, pid = config_.kernel_pid;
   if (change.allocated) memory_.allocate(gpu, pid, change.type, kDeviceIds | change.id, change.size);
@@ -92,7 +106,7 @@ uint64_t ModelHost::trace_now() {
 
 void ModelHost::started(const api::DeviceCounters& counters) {
   uint64_t start = trace_now();
-  trace_.emplace(device_counters(), start);
+  trace_.emplace(device_counters(observed_), start);
   // The data source's snapshot: one packet per map entry, each stamped as the walk reaches it.
   if (config_.trace_memory != tracer::MemorySource::Ftrace) snapshot_memory(start, 1);
   if (config_.trace_memory != tracer::MemorySource::Snapshot)
@@ -119,6 +133,24 @@ void ModelHost::sample(const api::DeviceCounters& counters) {
                                           {3, counters.forced_syncs},    {4, counters.descriptor_sets},
                                           {5, counters.device_bytes},    {6, map_entry()}};
   trace_->sample(trace_now(), samples);
+}
+
+void ModelHost::observed_sample(const ObservedGauges& g) {
+  if (!trace_) return;
+  const tracer::CounterSample samples[] = {{kFirstLayerCounter, g.vkbufs},
+                                          {kFirstLayerCounter + 1, g.vkallocs},
+                                          {kFirstLayerCounter + 2, g.vkbytes},
+                                          {kFirstLayerCounter + 3, g.vkdsets}};
+  trace_->sample(trace_now(), samples);
+}
+
+Result<ObservedGauges> ModelHost::observed_gauges() {
+  ObservedGauges g = layer_ ? layer_() : ObservedGauges{};
+  g.claimallocs = claim_.allocs;
+  g.claimallocspk = claim_.allocspk;
+  g.claimbytes = claim_.bytes;
+  g.claimbytespk = claim_.bytespk;
+  return g;
 }
 
 // --- the scenario's model steps -----------------------------------------------------------

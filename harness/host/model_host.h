@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +23,13 @@ namespace tidemark::host {
 
 class ModelHost final : public api::DeviceEvents, public api::Model {
  public:
-  ModelHost(const api::ModelConfig& config, MutantId mutant);
+  // `observed`: the Tidemark layer is beneath the device; its gauges become trace tracks.
+  ModelHost(const api::ModelConfig& config, MutantId mutant, bool observed = false);
+
+  // Where observed_gauges() reads the layer's counts (the session's attachment).
+  void observe_from(std::function<ObservedGauges()> layer) { layer_ = std::move(layer); }
+  // The layer's gauges after a submit, as counter tracks in the run trace.
+  void observed_sample(const ObservedGauges& gauges);
 
   // api::DeviceEvents
   void memory_changed(const api::MemoryChange& change) override;
@@ -40,6 +47,7 @@ class ModelHost final : public api::DeviceEvents, public api::Model {
   Status kernel_allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size) override;
   Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override;
   Result<KernelGauges> kernel_gauges() override;
+  Result<ObservedGauges> observed_gauges() override;
   Status kernel_attach(const kernel::AttachScript& script) override;
   Result<std::string> kernel_dump() override;
   Result<std::optional<std::string>> kernel_node(uint32_t pid, MemoryType type) override;
@@ -72,6 +80,12 @@ class ModelHost final : public api::DeviceEvents, public api::Model {
   struct {
     int64_t walked = 0, mixed = 0, cut = 0;
   } walk_;
+  bool observed_ = false;
+  std::function<ObservedGauges()> layer_;
+  // What the device reported of all its memory (target included): live and peak.
+  struct {
+    int64_t allocs = 0, allocspk = 0, bytes = 0, bytespk = 0;
+  } claim_;
 };
 
 }  // namespace tidemark::host

@@ -23,6 +23,32 @@ void make_discoverable() {
   ::setenv("VK_ADD_LAYER_PATH", path.c_str(), 1);
 }
 
+ObservedGauges to_observed(const TidemarkLayerGauges& g) {
+  return {.vkbufs = g.buffers.live,
+          .vkbufspk = g.buffers.peak,
+          .vkimages = g.images.live,
+          .vkimagespk = g.images.peak,
+          .vkallocs = g.memory.live,
+          .vkallocspk = g.memory.peak,
+          .vkbytes = g.memory_bytes.live,
+          .vkbytespk = g.memory_bytes.peak,
+          .vkbound = g.bound_bytes.live,
+          .vkboundpk = g.bound_bytes.peak,
+          .vkdsets = g.descriptor_sets.live,
+          .vkdsetspk = g.descriptor_sets.peak,
+          .vkdsetsalloc = g.descriptor_sets.total,
+          .vkcmdbufs = g.command_buffers.live,
+          .vkcmdbufspk = g.command_buffers.peak,
+          .vksubmits = g.submits,
+          .vkpollsdone = g.polls_done,
+          .vkpollsbusy = g.polls_busy,
+          .vkwaitsdone = g.waits_done,
+          .vkwaitstimeout = g.waits_timed_out,
+          .vkwaitslost = g.waits_lost,
+          .vkheld = g.frees_held,
+          .vkrefused = g.allocations_refused};
+}
+
 void Library::Close::operator()(void* handle) const { ::dlclose(handle); }
 
 Result<Library> Library::open(const std::filesystem::path& dir) {

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "core/gauges.h"
 #include "layer/tidemark_layer.h"
 
 namespace tidemark::layer {
@@ -32,6 +33,9 @@ class Library {
   };
   std::unique_ptr<void, Close> handle_;
 };
+
+// The layer's counts under the gauge catalogue's names (the claim fields stay 0: the host's).
+ObservedGauges to_observed(const TidemarkLayerGauges& gauges);
 
 // Devices made while it lives report to its sink and run under its settings.
 class Attachment {

@@ -13,13 +13,13 @@ namespace tidemark::runner {
 namespace {
 
 // All the gauges a run read, in the order it read them: the backend's, then the kernel
-// model's when the scenario uses it (a replay digests its gauge replies in the same order).
-std::vector<std::pair<std::string, int64_t>> all_gauges(const Gauges& gauges, const std::optional<KernelGauges>& kernel) {
-  auto out = named(gauges);
-  if (kernel) {
-    auto more = named(*kernel);
-    out.insert(out.end(), more.begin(), more.end());
-  }
+// model's when the scenario uses it, the layer's when it runs with it (a replay digests its
+// gauge replies in the same order).
+std::vector<std::pair<std::string, int64_t>> all_gauges(const check::ReadBack& run) {
+  auto out = named(run.gauges);
+  auto append = [&out](const auto& more) { out.insert(out.end(), more.begin(), more.end()); };
+  if (run.kernel_gauges) append(named(*run.kernel_gauges));
+  if (run.observed_gauges) append(named(*run.observed_gauges));
   return out;
 }
 
@@ -30,7 +30,7 @@ std::string pixel_hash(const Image& image) {
 }
 
 std::string run_digest(const check::ReadBack& run) {
-  return tidemark::run_digest(all_gauges(run.gauges, run.kernel_gauges), pixel_hash(run.image), trace_hash(run.trace));
+  return tidemark::run_digest(all_gauges(run), pixel_hash(run.image), trace_hash(run.trace));
 }
 
 }  // namespace tidemark::runner

@@ -17,6 +17,10 @@ Status drive(const scenario::Scenario& scenario, api::Device& api, api::Model& m
     TIDEMARK_TRY(kernel, model.kernel_gauges());
     result.kernel_gauges = kernel;
   }
+  if (scenario.layer.on) {  // after the kernel's: a replay digests the gauge replies in this order
+    TIDEMARK_TRY(observed, model.observed_gauges());
+    result.observed_gauges = observed;
+  }
   if (scenario.kernel_dump) {
     TIDEMARK_TRY(dump, model.kernel_dump());
     result.kernel_dump = std::move(dump);

@@ -21,6 +21,8 @@ nlohmann::json to_json(const RunResult& result) {
   for (const auto& [name, value] : named(result.gauges)) json["gauges"][name] = value;
   if (result.kernel_gauges)
     for (const auto& [name, value] : named(*result.kernel_gauges)) json["kernel_gauges"][name] = value;
+  if (result.observed_gauges)
+    for (const auto& [name, value] : named(*result.observed_gauges)) json["observed_gauges"][name] = value;
   json["gauge_line"] = gauge_line(result.gauges);
   json["lane"] = {{"name", result.lane.lane},
                   {"frames_sent", result.lane.frames_sent},

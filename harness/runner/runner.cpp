@@ -49,7 +49,8 @@ api::SessionConfig session_config(const Scenario& scenario, const KnobValues& kn
                     .kernel_reports = scenario.kernel.reports,
                     .kmd = scenario.kmd.config,
                     .kgsl = scenario.kgsl.config,
-                    .trace_memory = scenario.trace_memory}};
+                    .trace_memory = scenario.trace_memory},
+          .layer = {.on = scenario.layer.on, .completion = scenario.layer.completion}};
 }
 
 Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string, int64_t>& knobs,
@@ -153,6 +154,7 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.gauges = last.read.gauges;
   result.kernel_gauges = last.read.kernel_gauges;
+  result.observed_gauges = last.read.observed_gauges;
   result.error = last.error;
   result.validation_messages = last.read.validation_messages;
   result.lane = last.lane;

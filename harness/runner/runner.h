@@ -39,6 +39,7 @@ struct RunResult {
   std::vector<check::Outcome> outcomes;
   Gauges gauges;
   std::optional<KernelGauges> kernel_gauges;  // when the scenario uses the kernel model
+  std::optional<ObservedGauges> observed_gauges;  // when it runs with the layer beneath
   std::map<std::string, int64_t> knobs;  // effective values
   std::string pixel_hash;
   std::string trace_hash;          // of trace.pftrace, the run's Perfetto trace

@@ -37,7 +37,9 @@
     "a track of the run's trace as Trace Processor imports it")                                                    \
   X(Reconcile, "reconcile", false, "reconcile", &CheckReader::reconcile,                                           \
     "`expect: reconcile: true`, named `reconcile`",                                                                \
-    "the backend, the kernel map and the trace agree on `kernel.pid`'s GPU memory at every sampled point")
+    "the backend, the kernel map and the trace agree on `kernel.pid`'s GPU memory at every sampled point")        \
+  X(Observed, "observed", false, "observed", &CheckReader::observed, "`expect: observed: true` (with `layer: true`), named `observed`", \
+    "what the device reported of its memory, descriptor sets and submits is what the layer saw beneath it")
 
 // X(Kind, "name", "written as", "what must hold"): outcomes the runner adds of its own.
 #define TIDEMARK_RUN_CHECKS(X)                                                                           \

@@ -274,7 +274,7 @@ TEST(Load, ControlsNameChecksOfTheScenario) {
 // Check that the knob table carries the documented ranges and defaults.
 TEST(Load, KnobTableCarriesRangesAndDefaults) {
   const auto& knobs = known_knobs();
-  ASSERT_EQ(knobs.size(), 2u);
+  ASSERT_EQ(knobs.size(), 3u);
   EXPECT_EQ(knobs[0].name, "wire_deferred_mb");
   EXPECT_EQ(knobs[0].min, 0);
   EXPECT_EQ(knobs[0].max, 65536);
@@ -341,7 +341,7 @@ TEST_F(InlineScenario, DocumentShapeErrorsAreReportedAtTheirLine) {
                 "empty document");
   EXPECT_EQ(load_error(write("list.yaml", "- name: x\n")),
             (dir_ / "list.yaml").string() +
-                ":1:1: expected a map (name, group, description, knobs, target, kernel, kmd, kgsl, tracing, counters, buffers, workload, "
+                ":1:1: expected a map (name, group, description, knobs, target, kernel, kmd, kgsl, tracing, layer, counters, buffers, workload, "
                 "expect, controls), "
                 "found a list");
   EXPECT_EQ(load_error(write("two.yaml", "name: a\n---\nname: b\n")),
@@ -394,7 +394,7 @@ TEST_F(InlineScenario, NamesAreKebabCase) {
 TEST_F(InlineScenario, KnobsTargetAndBuffersAreValidated) {
   EXPECT_EQ(
       load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lagg: 1}\n")),
-      at("3:9: expected one of wire_deferred_mb, retire_lag, found unknown key 'retire_lagg'"));
+      at("3:9: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, found unknown key 'retire_lagg'"));
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lag: eight}\n")),
             at("3:21: expected retire_lag in 0..1000000, found 'eight'"));
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\ntarget: {width: 0}\n")),
@@ -533,11 +533,11 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
             at("7:12: expected a comparison such as 'wlivepk <= 4', found 'wdefpk'"));
   EXPECT_EQ(expect_error("  gauges: [wlivepk <= wbuf + 2]\n"),
             at("7:23: expected a gauge or knob name (starting with 'w': wbufs, wlive, wlivepk, wdefn, wdefpk, "
-               "wdefsync, wdefmb, wire_deferred_mb; 73 in all, see scenarios/README.md), found 'wbuf'"));
+               "wdefsync, wdefmb, wire_deferred_mb; 101 in all, see scenarios/README.md), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
             at("7:11: expected a list of gauge comparisons, found 'wlivepk <= 4'"));
   EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"),
-            at("7:3: expected one of gauges, pixels, kernel, kmd, kgsl, trace, reconcile, found unknown key 'gauge'"));
+            at("7:3: expected one of gauges, pixels, kernel, kmd, kgsl, trace, reconcile, observed, found unknown key 'gauge'"));
 }
 
 // Check that pixel checks fit the target and that goldens resolve beside the scenario.
@@ -664,7 +664,7 @@ TEST_F(InlineControls, ControlShapesAreValidated) {
             at("11:20: expected a mutant name component.name ([a-z0-9_]+(\\.[a-z0-9_]+)+), "
                "found 'reclaim.'"));
   EXPECT_EQ(control_error("  - knobs: {retire_lagg: 1}\n    fails: [\"pixels[0]\"]\n"),
-            at("11:13: expected one of wire_deferred_mb, retire_lag, found unknown key "
+            at("11:13: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, found unknown key "
                "'retire_lagg'"));
   EXPECT_EQ(control_error("  - mutant: a.b\n    fails: [\"pixels[0]\"]\n    skip_lanes: [tcp]\n"),
             at("13:17: expected a map (monolith, split, spawn, tcp), found a list"));

@@ -117,6 +117,7 @@ std::vector<CheckId> Scenario::checks() const {
   for (size_t k = 0; k < kgsl_checks.size(); ++k) ids.push_back({CheckKind::KgslRead, k});
   for (size_t k = 0; k < trace_checks.size(); ++k) ids.push_back({CheckKind::Trace, k});
   if (reconcile) ids.push_back({CheckKind::Reconcile, 0});
+  if (observed) ids.push_back({CheckKind::Observed, 0});
   return ids;
 }
 

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/completion.h"
 #include "core/error.h"
 #include "core/gauges.h"
 #include "core/expr.h"
@@ -297,6 +298,13 @@ struct KernelSection {
   bool written = false;  // the file has a `kernel:` section
 };
 
+// The Tidemark layer beneath the backend (`layer: true` or `layer: {completion: real}`).
+struct LayerSection {
+  bool on = false;
+  Completion completion = Completion::Deterministic;
+  SourceLocation where;
+};
+
 // The kernel driver's submission path and kgsl statistics as the file configures them.
 struct KmdSection {
   kernel::KmdConfig config;
@@ -327,6 +335,7 @@ struct Scenario {
   KmdSection kmd;
   KgslSection kgsl;
   tracer::MemorySource trace_memory = tracer::MemorySource::Both;  // `tracing: {gpu_memory: ...}`
+  LayerSection layer;
   std::optional<CounterSection> counters;
   std::vector<std::string> buffers;  // declared buffer names, created in this order
   std::vector<std::string> fences;   // fence names in first-definition order
@@ -341,6 +350,8 @@ struct Scenario {
   // The backend's bytes for kernel.pid (device bytes plus the target), the kernel map's entry
   // and the last value of the trace's GPU Memory track for the pid agree at the end.
   std::optional<SourceLocation> reconcile;
+  // The device's self-report and the layer's observation agree (`expect: observed: true`).
+  std::optional<SourceLocation> observed;
   std::vector<Control> controls;
 
   // Every check the scenario declares, in report order; the ones a control may name.

@@ -16,7 +16,7 @@ Result<Scenario> read_scenario(const yaml::Source& source, const Value& root, co
   yaml::Reader read(source);
   TIDEMARK_TRY(top, read.fields(root, "the scenario",
                                 {"name", "group", "description", "knobs", "target", "kernel", "kmd", "kgsl", "tracing",
-                                 "counters", "buffers", "workload", "expect", "controls"}));
+                                 "layer", "counters", "buffers", "workload", "expect", "controls"}));
   Declared declared{.file = file};
   ValueReader values(read, declared);
   SectionReader sections(values);
@@ -37,6 +37,7 @@ Result<Scenario> read_scenario(const yaml::Source& source, const Value& root, co
   declared.counters = scenario.counters ? &*scenario.counters : nullptr;
   TIDEMARK_CHECK(yaml::optional(top, "tracing", scenario.trace_memory,
                                 [&](const Value& v) { return sections.tracing(v); }));
+  TIDEMARK_CHECK(yaml::optional(top, "layer", scenario.layer, [&](const Value& v) { return sections.layer(v); }));
   TIDEMARK_CHECK(yaml::optional(top, "buffers", declared.buffers,
                                 [&](const Value& v) { return sections.buffers(v, declared); }));
   scenario.target = declared.target;

@@ -87,6 +87,15 @@ Status CheckReader::reconcile(const Value& value, Scenario& scenario) const {
   return {};
 }
 
+Status CheckReader::observed(const Value& value, Scenario& scenario) const {
+  TIDEMARK_TRY(on, read_.boolean(value));
+  if (!on) return error_at(value.where, "true (or no observed key)", "false");
+  if (!scenario.layer.on)
+    return error_at(value.where, "the layer beneath the backend (layer: true) to compare with", "no layer key");
+  scenario.observed = value.where;
+  return {};
+}
+
 namespace {
 
 // The checks of one kind a reader read, into the scenario; or its error.
@@ -124,8 +133,16 @@ Status CheckReader::kgsl_reads(const Value& value, Scenario& scenario) const {
 }
 
 Status CheckReader::gauges(const Value& value, Scenario& scenario) const {
-  return assign(scenario.gauge_checks,
-                values_.each(value, "a list of gauge comparisons", [&](const Value& item) { return gauge(item); }));
+  return assign(scenario.gauge_checks, values_.each(value, "a list of gauge comparisons", [&](const Value& item) {
+    auto check = gauge(item);
+    if (check && !scenario.layer.on)  // the layer's gauges exist only with the layer beneath
+      for (const auto& name : check->expr.identifiers())
+        if (is_observed_gauge(name))
+          return Result<GaugeCheck>(error_at(read_.source().inside(item, yaml::word_offset(check->expr.text(), name)),
+                                             fmt::format("the layer beneath the backend (layer: true) to read {}", name),
+                                             "no layer key"));
+    return check;
+  }));
 }
 
 Status CheckReader::pixel_checks(const Value& value, Scenario& scenario) const {
@@ -244,10 +261,11 @@ Result<GaugeCheck> CheckReader::gauge(const Value& value) const {
   TIDEMARK_TRY(expression, read_.expression(value, kWhat));
   if (!expression.is_comparison()) return error_at(value.where, kWhat, quote(expression.text()));
   for (const auto& name : expression.identifiers()) {
-    if (find_gauge(name) || is_kernel_gauge(name) || find_knob(name)) continue;
+    if (find_gauge(name) || is_kernel_gauge(name) || is_observed_gauge(name) || find_knob(name)) continue;
     std::vector<std::string_view> readable;
     for (const auto& spec : kGauges) readable.push_back(spec.name);
     for (const auto& spec : kKernelGauges) readable.push_back(spec.name);
+    for (const auto& spec : kObservedGauges) readable.push_back(spec.name);
     for (const auto& knob : known_knobs()) readable.push_back(knob.name);
     // 60-odd names: show the ones that share the found name's first letter.
     std::vector<std::string_view> alike;

@@ -150,6 +150,7 @@ class SectionReader {
   Result<KmdSection> kmd(const Value& value) const;
   Result<KgslSection> kgsl(const Value& value) const;
   Result<tracer::MemorySource> tracing(const Value& value) const;
+  Result<LayerSection> layer(const Value& value) const;
   // The buffer names, each also added to `declared.buffer_set` as it is read.
   Result<std::vector<std::string>> buffers(const Value& value, Declared& declared) const;
 
@@ -254,10 +255,11 @@ class CheckReader {
   static std::span<const CheckSchema> check_schemas();
   static std::vector<std::string_view> expect_keys();
   // The order expect's keys are read in: which error a file with two of them shows.
-  static constexpr std::string_view kReadOrder[] = {"reconcile", "trace", "kernel", "kmd", "kgsl", "gauges", "pixels"};
+  static constexpr std::string_view kReadOrder[] = {"observed", "reconcile", "trace", "kernel", "kmd", "kgsl", "gauges", "pixels"};
   static constexpr bool read_in_order(std::span<const CheckSchema> schemas);
 
   Status reconcile(const Value& value, Scenario& scenario) const;
+  Status observed(const Value& value, Scenario& scenario) const;
   Status trace_checks(const Value& value, Scenario& scenario) const;
   Status diagnoses(const Value& value, Scenario& scenario) const;
   Status kgsl_reads(const Value& value, Scenario& scenario) const;

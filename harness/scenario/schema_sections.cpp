@@ -115,6 +115,20 @@ Result<tracer::MemorySource> SectionReader::tracing(const Value& value) const {
   return source;
 }
 
+Result<LayerSection> SectionReader::layer(const Value& value) const {
+  LayerSection section{.on = true, .where = value.where};
+  if (value.node.IsScalar()) {
+    TIDEMARK_TRY(on, read_.boolean(value));
+    if (!on) return error_at(value.where, "true or {completion: deterministic|real} (or no layer key)", "false");
+    return section;
+  }
+  TIDEMARK_TRY(entries, read_.fields(value, "layer", {"completion"}));
+  TIDEMARK_CHECK(yaml::optional(entries, "completion", section.completion, [&](const Value& item) {
+    return values_.named_value(item, "the completion rules", kCompletionNames, Completion::Deterministic);
+  }));
+  return section;
+}
+
 Result<std::vector<std::string>> SectionReader::buffers(const Value& value, Declared& declared) const {
   TIDEMARK_TRY(items, read_.list(value, "a list of buffer names"));
   if (static_cast<int64_t>(items.size()) > kMaxBuffers)

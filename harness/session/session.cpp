@@ -2,8 +2,55 @@
 
 #include <fmt/format.h>
 
+#include "layer/link.h"
 
 namespace tidemark::session {
+
+namespace {
+
+host::ModelHost& host_of(void* context) { return *static_cast<host::ModelHost*>(context); }
+
+// The layer's sink onto the session's host. A backend that reports itself gets only the
+// trace samples from it (the layer counts beneath); for one that does not, the layer's memory
+// changes and submits are the device's report, and its waits ask the host's kernel driver.
+TidemarkLayerSink layer_sink(host::ModelHost& host, bool backend_reports_itself) {
+  TidemarkLayerSink sink{};
+  sink.context = &host;
+  sink.sample = [](void* context, const TidemarkLayerGauges* gauges) {
+    host_of(context).observed_sample(layer::to_observed(*gauges));
+  };
+  if (backend_reports_itself) return sink;
+  sink.memory_changed = [](void* context, const TidemarkLayerMemoryChange* change) {
+    host_of(context).memory_changed({.allocated = change->allocated != 0,
+                                     .type = static_cast<MemoryType>(change->type),
+                                     .id = change->id,
+                                     .size = change->size,
+                                     .claimed_bytes = change->reported_bytes});
+  };
+  sink.queue_submitted = [](void* context) { return host_of(context).queue_submitted(); };
+  sink.retired = [](void* context, uint64_t fence) -> uint32_t { return host_of(context).retired(fence); };
+  sink.wait_retired = [](void* context, uint64_t fence, uint64_t budget) {
+    host_of(context).wait_retired(fence, budget);
+  };
+  sink.kick = [](void* context) -> uint32_t { return host_of(context).kick(); };
+  return sink;
+}
+
+// The layer's faults come from the session's mutant and knobs.
+TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mutant, const KnobValues& knobs) {
+  TidemarkLayerSettings settings{};
+  settings.completion = config.completion == Completion::Real ? TIDEMARK_COMPLETION_REAL
+                                                                   : TIDEMARK_COMPLETION_DETERMINISTIC;
+  settings.hold_frees = mutant_is(mutant, MutantId::LayerHoldFrees);
+  settings.never_done = mutant_is(mutant, MutantId::LayerNeverDone);
+  if (auto fail = knobs.find("layer_fail_allocation"); fail != knobs.end())
+    settings.fail_allocation = static_cast<uint64_t>(fail->second);
+  return settings;
+}
+
+}  // namespace
+
+LocalSession::~LocalSession() = default;
 
 Result<std::unique_ptr<LocalSession>> LocalSession::open(const api::SessionConfig& config,
                                                          const api::BackendRegistry& registry,
@@ -14,8 +61,15 @@ Result<std::unique_ptr<LocalSession>> LocalSession::open(const api::SessionConfi
       return fail(ErrorKind::BadInput, fmt::format("the {} backend gives no {} gauges, and the session reads them",
                                                    entry->name, kGaugeKindNames[static_cast<size_t>(kind)]));
   std::unique_ptr<LocalSession> session(new LocalSession());
-  session->host_ = std::make_unique<host::ModelHost>(config.model, context.mutant);
+  session->host_ = std::make_unique<host::ModelHost>(config.model, context.mutant, config.layer.on);
   session->knobs_ = context.knobs;
+  if (config.layer.on) {
+    TIDEMARK_TRY(library, layer::Library::open());
+    session->sink_ = std::make_unique<TidemarkLayerSink>(layer_sink(*session->host_, entry->reports_itself));
+    session->layer_ = std::make_unique<layer::Attachment>(std::move(library), session->sink_.get(),
+                                                          layer_settings(config.layer, context.mutant, context.knobs));
+    session->host_->observe_from([attachment = session->layer_.get()] { return layer::to_observed(attachment->gauges()); });
+  }
   context.events = session->host_.get();
   TIDEMARK_TRY(device, entry->make(config, context));
   session->device_ = std::move(device);

@@ -13,12 +13,18 @@
 #include "core/knobs.h"
 #include "host/model_host.h"
 
+struct TidemarkLayerSink;
+namespace tidemark::layer {
+class Attachment;
+}
+
 namespace tidemark::session {
 
 class LocalSession {
  public:
   // `context` holds the config's knobs and mutant, resolved by the caller (who words their
   // errors); the device's events go to this session's host.
+  ~LocalSession();
   static Result<std::unique_ptr<LocalSession>> open(const api::SessionConfig& config,
                                                     const api::BackendRegistry& registry, api::DeviceContext context);
   api::Device& device() { return *device_; }
@@ -28,6 +34,8 @@ class LocalSession {
  private:
   LocalSession() = default;
   std::unique_ptr<host::ModelHost> host_;  // before the device: it reports to the host as it dies
+  std::unique_ptr<TidemarkLayerSink> sink_;  // the layer's view of the host (with the layer on)
+  std::unique_ptr<layer::Attachment> layer_;  // detached after the device is gone
   std::unique_ptr<api::Device> device_;
   KnobValues knobs_;
 };

@@ -78,6 +78,11 @@ class WireClient final : public api::Device, public api::Model {
     return kernel_from_named({reply.values.begin(), reply.values.end()});
   }
 
+  Result<ObservedGauges> observed_gauges() override {
+    TIDEMARK_TRY(reply, call(ReadObservedGauges{}));
+    return observed_from_named({reply.values.begin(), reply.values.end()});
+  }
+
   Status kernel_attach(const kernel::AttachScript& script) override {
     return post(KernelAttach{.failures = script.failures, .stop_requested = script.stop_requested});
   }

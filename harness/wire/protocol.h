@@ -32,10 +32,10 @@
 namespace tidemark::wire {
 
 inline constexpr uint32_t kMagic = 0x4B4D4454;  // "TDMK" in memory order
-inline constexpr uint16_t kProtocolVersion = 4;  // 4: the Hello carries one api::SessionConfig
+inline constexpr uint16_t kProtocolVersion = 5;  // 5: the session config says whether the layer is on; its gauges are read
 // The XXH3 hash of protocol_layout() that kProtocolVersion was released with. A test fails
 // when the layout changes and this does not: a new layout is a new version, then its hash here.
-inline constexpr uint64_t kProtocolLayoutHash = 0xce612419b3d63493;
+inline constexpr uint64_t kProtocolLayoutHash = 0x9042bed1e1c96d1d;
 inline constexpr size_t kHeaderBytes = 16;
 inline constexpr uint32_t kMaxPayloadBytes = 256u << 20;
 static_assert(kMaxStoreBytes + 64 <= kMaxPayloadBytes, "every store a scenario may ask for fits in one frame");
@@ -85,6 +85,7 @@ inline constexpr int32_t kMaxTargetSide = 4096;
   X(ReadTrace, 36, "read_trace")               \
   X(TraceCounters, 37, "trace_counters")       \
   X(TraceSample, 38, "trace_sample")           \
+  X(ReadObservedGauges, 39, "read_observed_gauges") \
   X(Welcome, 100, "welcome")                   \
   X(Ok, 101, "ok")                             \
   X(BufferCreated, 102, "buffer_created")      \
@@ -208,6 +209,7 @@ void put(Writer& writer, kernel::Queue value);
 void put(Writer& writer, tracer::MemorySource value);
 void put(Writer& writer, tracer::ValueDirection value);
 void put(Writer& writer, GaugeKind value);
+void put(Writer& writer, Completion value);
 void put(Writer& writer, double value);
 Status get(Reader& reader, kernel::CommandKind& value);
 Status get(Reader& reader, kernel::DoorbellFault& value);
@@ -217,6 +219,7 @@ Status get(Reader& reader, kernel::Queue& value);
 Status get(Reader& reader, tracer::MemorySource& value);
 Status get(Reader& reader, tracer::ValueDirection& value);
 Status get(Reader& reader, GaugeKind& value);
+Status get(Reader& reader, Completion& value);
 Status get(Reader& reader, double& value);
 // A list's length, at most `limit`.
 Result<uint32_t> read_count(Reader& reader, uint32_t limit, const char* what);
@@ -481,6 +484,7 @@ struct KernelFree {
   static auto fields(auto& m) { return std::tie(m.gpu, m.pid, m.id); }
 };
 struct ReadKernelGauges : FieldlessRequest<Opcode::ReadKernelGauges, GaugeValues> {};
+struct ReadObservedGauges : FieldlessRequest<Opcode::ReadObservedGauges, GaugeValues> {};
 struct KernelAttach {
   static constexpr Opcode kOpcode = Opcode::KernelAttach;
   using Reply = NoReply;

@@ -74,6 +74,7 @@ class Generator {
                            : std::is_same_v<Enum, tracer::MemorySource> ? std::size(tracer::kMemorySourceNames)
                            : std::is_same_v<Enum, tracer::ValueDirection> ? 3
                            : std::is_same_v<Enum, GaugeKind>           ? std::size(kGaugeKindNames)
+                           : std::is_same_v<Enum, Completion>          ? std::size(kCompletionNames)
                                                                        : std::size(kernel::kDoorbellFaultNames);
     value = static_cast<Enum>(pick(0, kCount - 1));
   }
@@ -274,7 +275,7 @@ TEST(Protocol, BadHeadersAreRefused) {
 
   auto bad_version = header;
   bad_version[4] = 9;
-  EXPECT_EQ(decode_header(bad_version).error().message, "protocol: version 9, this side speaks 4");
+  EXPECT_EQ(decode_header(bad_version).error().message, "protocol: version 9, this side speaks 5");
 
   auto bad_opcode = header;
   bad_opcode[6] = 0xee;

@@ -77,6 +77,10 @@ Result<GaugeValues> serve(Served& to, const ReadKernelGauges&) {
   TIDEMARK_TRY(gauges, to.model.kernel_gauges());
   return GaugeValues{.values = named(gauges)};
 }
+Result<GaugeValues> serve(Served& to, const ReadObservedGauges&) {
+  TIDEMARK_TRY(gauges, to.model.observed_gauges());
+  return GaugeValues{.values = named(gauges)};
+}
 template <Opcode code, class Operation>
 Status serve(Served& to, const OperationMessage<code, Operation>& m) {
   if constexpr (std::is_constructible_v<tracer::TraceOp, Operation>) return to.model.trace_op(m.op);
