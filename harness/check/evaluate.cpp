@@ -107,8 +107,7 @@ Status evaluate_kind<CheckKind::Reconcile>(Inputs& in, std::vector<Outcome>& out
 template <>
 Status evaluate_kind<CheckKind::Observed>(Inputs& in, std::vector<Outcome>& outcomes) {
   if (in.scenario.observed)
-    outcomes.push_back(check_observed(in.scenario, in.read.gauges, in.read.observed_gauges.value_or(ObservedGauges{}),
-                                      in.read.kernel_gauges));
+    outcomes.push_back(check_observed(in.scenario, in.read.gauges, in.read.observed_gauges.value_or(ObservedGauges{})));
   return {};
 }
 

@@ -236,7 +236,7 @@ inline constexpr std::array<ObservedGaugeSpec, 27> kObservedGauges = {{
     {"vkwaitstimeout", &ObservedGauges::vkwaitstimeout, "blocking waits the driver timed out"},
     {"vkwaitslost", &ObservedGauges::vkwaitslost, "blocking waits whose work the kernel model never saw"},
     {"vkheld", &ObservedGauges::vkheld, "destroys and frees the layer held back (layer.hold_frees)"},
-    {"vkrefused", &ObservedGauges::vkrefused, "allocations the layer refused (layer.fails_allocation)"},
+    {"vkrefused", &ObservedGauges::vkrefused, "allocations the layer refused (layer_fail_allocation)"},
     {"claimallocs", &ObservedGauges::claimallocs, "device memory allocations the device reported live, target included"},
     {"claimallocspk", &ObservedGauges::claimallocspk, "of those, the peak"},
     {"claimbytes", &ObservedGauges::claimbytes, "device memory bytes the device reported live, target included"},

@@ -12,6 +12,9 @@ const std::vector<KnobSpec>& known_knobs() {
        "after each submit, wait for the submit this many submits earlier; 0 = off"},
       {"layer_fail_allocation", 0, 1000000000, 0,
        "with the layer on: its Nth vkAllocateMemory returns VK_ERROR_OUT_OF_DEVICE_MEMORY; 0 = off"},
+      {"layer_never_done", 0, 1, 0,
+       "with the layer on, 1: polls never show work done, only a blocking wait shows what it waited on (a client "
+       "that reclaims by polling never does; the built-in backend never polls)"},
   };
   return knobs;
 }

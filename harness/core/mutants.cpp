@@ -152,10 +152,6 @@ constexpr MutantInfo kCatalogue[] = {
      "the layer holds every destroy and free until the device goes: a driver that never reclaims, for code no "
      "mutant can be compiled into",
      "destroys and frees passed to the driver when the client makes them"},
-    {MutantId::LayerNeverDone, "layer.never_done", "layer",
-     "polls never show work done; only a blocking wait shows the one object it waited on: a client that reclaims "
-     "by polling never does",
-     "the completion rule: a poll shows done what a blocking wait established, for that submit or a later one"},
 };
 }  // namespace
 

@@ -64,7 +64,6 @@ enum class MutantId {
   KgslGpubusyNeverResets,
   BackendLeaksDeviceMemory,
   LayerHoldFrees,
-  LayerNeverDone,
 };
 
 // True when `active` is `id`; constant false in a release build.

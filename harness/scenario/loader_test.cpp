@@ -274,7 +274,7 @@ TEST(Load, ControlsNameChecksOfTheScenario) {
 // Check that the knob table carries the documented ranges and defaults.
 TEST(Load, KnobTableCarriesRangesAndDefaults) {
   const auto& knobs = known_knobs();
-  ASSERT_EQ(knobs.size(), 3u);
+  ASSERT_EQ(knobs.size(), 4u);
   EXPECT_EQ(knobs[0].name, "wire_deferred_mb");
   EXPECT_EQ(knobs[0].min, 0);
   EXPECT_EQ(knobs[0].max, 65536);
@@ -394,7 +394,7 @@ TEST_F(InlineScenario, NamesAreKebabCase) {
 TEST_F(InlineScenario, KnobsTargetAndBuffersAreValidated) {
   EXPECT_EQ(
       load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lagg: 1}\n")),
-      at("3:9: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, found unknown key 'retire_lagg'"));
+      at("3:9: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_never_done, found unknown key 'retire_lagg'"));
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lag: eight}\n")),
             at("3:21: expected retire_lag in 0..1000000, found 'eight'"));
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\ntarget: {width: 0}\n")),
@@ -533,7 +533,7 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
             at("7:12: expected a comparison such as 'wlivepk <= 4', found 'wdefpk'"));
   EXPECT_EQ(expect_error("  gauges: [wlivepk <= wbuf + 2]\n"),
             at("7:23: expected a gauge or knob name (starting with 'w': wbufs, wlive, wlivepk, wdefn, wdefpk, "
-               "wdefsync, wdefmb, wire_deferred_mb; 101 in all, see scenarios/README.md), found 'wbuf'"));
+               "wdefsync, wdefmb, wire_deferred_mb; 102 in all, see scenarios/README.md), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
             at("7:11: expected a list of gauge comparisons, found 'wlivepk <= 4'"));
   EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"),
@@ -664,7 +664,7 @@ TEST_F(InlineControls, ControlShapesAreValidated) {
             at("11:20: expected a mutant name component.name ([a-z0-9_]+(\\.[a-z0-9_]+)+), "
                "found 'reclaim.'"));
   EXPECT_EQ(control_error("  - knobs: {retire_lagg: 1}\n    fails: [\"pixels[0]\"]\n"),
-            at("11:13: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, found unknown key "
+            at("11:13: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_never_done, found unknown key "
                "'retire_lagg'"));
   EXPECT_EQ(control_error("  - mutant: a.b\n    fails: [\"pixels[0]\"]\n    skip_lanes: [tcp]\n"),
             at("13:17: expected a map (monolith, split, spawn, tcp), found a list"));

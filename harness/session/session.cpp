@@ -36,15 +36,19 @@ TidemarkLayerSink layer_sink(host::ModelHost& host, bool backend_reports_itself)
   return sink;
 }
 
-// The layer's faults come from the session's mutant and knobs.
+// The layer's faults come from the session's mutant (layer.hold_frees) and knobs
+// (layer_never_done, layer_fail_allocation).
 TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mutant, const KnobValues& knobs) {
   TidemarkLayerSettings settings{};
   settings.completion = config.completion == Completion::Real ? TIDEMARK_COMPLETION_REAL
                                                                    : TIDEMARK_COMPLETION_DETERMINISTIC;
   settings.hold_frees = mutant_is(mutant, MutantId::LayerHoldFrees);
-  settings.never_done = mutant_is(mutant, MutantId::LayerNeverDone);
-  if (auto fail = knobs.find("layer_fail_allocation"); fail != knobs.end())
-    settings.fail_allocation = static_cast<uint64_t>(fail->second);
+  auto knob = [&](const char* name) {
+    auto found = knobs.find(name);
+    return found == knobs.end() ? int64_t{0} : found->second;
+  };
+  settings.never_done = knob("layer_never_done") != 0;
+  settings.fail_allocation = static_cast<uint64_t>(knob("layer_fail_allocation"));
   return settings;
 }
 
