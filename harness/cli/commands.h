@@ -115,7 +115,14 @@ int lint_command(const std::vector<std::string>& inputs);
 int fixture_new_command(const FixtureArgs& args);
 int mutants_command();
 int backends_command();
-int observe_command(const std::vector<std::string>& command);
+struct ObserveArgs {
+  std::vector<std::string> command;  // the program and its arguments
+  std::string report;                // keep result.json, trace.pftrace and the layer's files here
+  std::string expect;                // a YAML file of gauge bounds
+  std::vector<std::string> faults;   // hold_frees, never_done, fail_allocation=N
+  std::string completion;            // deterministic (default) or real
+};
+int observe_command(const ObserveArgs& args);
 // Prints a trace's tracks and rows as imported; exit 2 when part of it does not decode.
 int trace_command(const std::string& file);
 int list_command(const ListArgs& args);

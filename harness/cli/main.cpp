@@ -127,9 +127,16 @@ int main(int argc, char** argv) {
   add_paths(*lint, lint_inputs);
   auto* mutants = app.add_subcommand("mutants", "print the mutant catalogue of this build (Markdown)");
   auto* backends = app.add_subcommand("backends", "print the backends of this build and the gauges each gives (Markdown)");
-  std::vector<std::string> observed;
-  auto* observe = app.add_subcommand("observe", "run a program under VK_LAYER_TIDEMARK_observe and print what it counted");
-  observe->add_option("command", observed, "the program and its arguments, after --")->required();
+  ObserveArgs observed;
+  auto* observe = app.add_subcommand("observe", "run a program under VK_LAYER_TIDEMARK_observe and the model host; "
+                                                "print its gauges, check bounds");
+  observe->add_option("--report", observed.report, "keep result.json, trace.pftrace and the layer's files in DIR");
+  observe->add_option("--expect", observed.expect, "a YAML file of gauge bounds (expect: [vkbufspk <= 64, ...])");
+  observe->add_option("--fault", observed.faults, "a fault at the Vulkan boundary: hold_frees, never_done, "
+                                                  "fail_allocation=N (repeatable)");
+  observe->add_option("--completion", observed.completion, "what the program is shown of GPU progress: "
+                                                           "deterministic (default) or real");
+  observe->add_option("command", observed.command, "the program and its arguments, after --")->required();
   observe->prefix_command();
   std::string trace_file;
   auto* trace = app.add_subcommand("trace", "print a Perfetto trace's tracks and rows as Trace Processor imports them");

@@ -249,12 +249,26 @@ class Observer {
     if (!device.attachment && events) events->write(kind, type, id, size);
   }
 
-  // The process's report, rewritten each time its last device goes (caller holds the lock).
+  // The process's report, rewritten each time its last device goes and at exit (caller holds
+  // the lock): a program that never destroys its device (eglretrace) still gets its counts.
   void write_report() {
     if (report_dir.empty()) return;
-    nlohmann::json report{{"layer", TIDEMARK_LAYER_NAME}, {"devices", finished}, {"all", to_json(finished_sum)}};
+    nlohmann::json devices_json = finished;
+    TidemarkLayerGauges all = finished_sum;
+    for (const auto& [dispatch, device] : devices) {
+      nlohmann::json entry = to_json(device->gauges);
+      entry["device"] = device->number;
+      entry["destroyed"] = false;
+      devices_json.push_back(std::move(entry));
+      sum_into(all, device->gauges);
+    }
+    nlohmann::json report{{"layer", TIDEMARK_LAYER_NAME}, {"devices", devices_json}, {"all", to_json(all)}};
     if (events) events->flush();
     std::ofstream(report_dir / "layer.json") << report.dump(2) << '\n';
+  }
+  ~Observer() {
+    std::unique_lock lock(mutex, std::try_to_lock);  // a thread stopped mid-call at exit keeps it
+    if (lock.owns_lock() && !devices.empty()) write_report();
   }
   TidemarkLayerGauges finished_sum{};
 };
@@ -396,6 +410,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
   if (state->attachment) sum_into(state->attachment->gone, state->gauges);
   nlohmann::json entry = to_json(state->gauges);
   entry["device"] = state->number;
+  entry["destroyed"] = true;
   o.finished.push_back(std::move(entry));
   sum_into(o.finished_sum, state->gauges);
   if (o.devices.empty()) o.write_report();

@@ -1,0 +1,40 @@
+#include "scenario/gauge_bounds.h"
+
+#include <fmt/format.h>
+
+#include "core/files.h"
+#include "scenario/yaml_reader.h"
+
+namespace tidemark::scenario {
+
+Result<std::vector<GaugeCheck>> load_gauge_bounds(const std::filesystem::path& file) {
+  TIDEMARK_TRY(text, read_given_file(file, "gauge bounds"));
+  yaml::Source source(file.string(), text);
+  const SourceLocation start{source.file(), 1, 1};
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& exception) {
+    return source.syntax_error(exception);
+  }
+  if (!root.IsDefined() || root.IsNull()) return yaml::error_at(start, "a map with an expect list", "an empty file");
+  yaml::Reader read(source);
+  TIDEMARK_TRY(top, read.fields(source.value(root, start), "the gauge bounds", {"expect"}));
+  TIDEMARK_TRY(list, top.required("expect"));
+  TIDEMARK_TRY(items, read.non_empty_list(list, "a list of comparisons such as 'vkbufspk <= 64'"));
+  std::vector<GaugeCheck> bounds;
+  for (const auto& item : items) {
+    constexpr std::string_view kWhat = "a comparison such as 'vkbufspk <= 64'";
+    TIDEMARK_TRY(expression, read.expression(item, kWhat));
+    if (!expression.is_comparison()) return yaml::error_at(item.where, kWhat, yaml::quote(expression.text()));
+    for (const auto& name : expression.identifiers())
+      if (!is_observed_gauge(name) && !is_kernel_gauge(name))
+        return yaml::error_at(source.inside(item, yaml::word_offset(expression.text(), name)),
+                              "a gauge of the layer (vk...) or the kernel model (k...), see scenarios/README.md",
+                              yaml::quote(name));
+    bounds.push_back({std::move(expression), item.where});
+  }
+  return bounds;
+}
+
+}  // namespace tidemark::scenario
