@@ -17,6 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -240,7 +242,35 @@ class Observer {
     }
   }
 
-  DeviceState* find(const void* dispatchable) {
+  // Every intercepted call finds its device: a few live devices in fixed slots, read without
+  // the lock (a device's slot is filled before the loader hands it out and emptied when it is
+  // destroyed), so passing a call down costs no lock; more devices than slots use the map.
+  static constexpr size_t kSlots = 16;
+  struct Slot {
+    std::atomic<void*> key{nullptr};
+    std::atomic<DeviceState*> state{nullptr};
+  };
+  std::array<Slot, kSlots> slots;
+  void publish(void* key, DeviceState* state) {  // caller holds the lock
+    for (Slot& slot : slots)
+      if (!slot.key.load(std::memory_order_relaxed)) {
+        slot.state.store(state, std::memory_order_relaxed);
+        slot.key.store(key, std::memory_order_release);
+        return;
+      }
+  }
+  void withdraw(void* key) {  // caller holds the lock
+    for (Slot& slot : slots)
+      if (slot.key.load(std::memory_order_relaxed) == key) slot.key.store(nullptr, std::memory_order_release);
+  }
+  DeviceState* find_unlocked(const void* dispatchable) {
+    void* key = dispatch_key(dispatchable);
+    for (Slot& slot : slots)
+      if (slot.key.load(std::memory_order_acquire) == key) return slot.state.load(std::memory_order_relaxed);
+    return nullptr;
+  }
+  DeviceState* find(const void* dispatchable) {  // caller holds the lock
+    if (DeviceState* state = find_unlocked(dispatchable)) return state;
     auto found = devices.find(dispatch_key(dispatchable));
     return found == devices.end() ? nullptr : found->second.get();
   }
@@ -285,11 +315,21 @@ DeviceState& device_of(Observer& o, const void* dispatchable) {
   return *device;
 }
 
-// The next layer's table, read under the lock (a table never changes once the device is made).
+// The next layer's table (it never changes once the device is made): from the device's slot
+// without the lock, else under it.
 const DeviceTable& next_of(const void* dispatchable) {
   Observer& o = Observer::get();
+  if (DeviceState* state = o.find_unlocked(dispatchable)) return state->next;
   std::lock_guard lock(o.mutex);
   return device_of(o, dispatchable).next;
+}
+
+// The device's state for what never changes once it is made (its settings), without the lock.
+const DeviceState& next_state(const void* dispatchable) {
+  Observer& o = Observer::get();
+  if (DeviceState* state = o.find_unlocked(dispatchable)) return *state;
+  std::lock_guard lock(o.mutex);
+  return device_of(o, dispatchable);
 }
 
 // Runs `change` on the device's state under the lock.
@@ -383,6 +423,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkD
                                       .never_done = state->settings.never_done != 0});
   if (o.attached) ++o.attached->devices;
   o.event(*state, TIDEMARK_EVENT_DEVICE, 0, state->number, 0);
+  o.publish(dispatch_key(*device), state.get());
   o.devices[dispatch_key(*device)] = std::move(state);
   return VK_SUCCESS;
 }
@@ -395,6 +436,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
     auto found = o.devices.find(dispatch_key(device));
     if (found == o.devices.end()) return;
     state = std::move(found->second);
+    o.withdraw(found->first);
     o.devices.erase(found);
   }
   // What hold_frees kept back goes with the device: resources before the memory under them.
@@ -484,11 +526,14 @@ void resource_gone(DeviceState& device, std::unordered_map<uint64_t, Resource>& 
   remove(count);
 }
 
+// A destroy cannot fail: it is counted, or held back, before it is passed down (one lock).
 VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* allocator) {
-  bool held = with_device(device, [&](Observer&, DeviceState& d) { return held_back(d, Held::Buffer, key(buffer), allocator); });
-  if (held) return;
-  next_of(device).DestroyBuffer(device, buffer, allocator);
-  with_device(device, [&](Observer&, DeviceState& d) { resource_gone(d, d.buffers, d.gauges.buffers, key(buffer)); });
+  bool held = with_device(device, [&](Observer&, DeviceState& d) {
+    if (held_back(d, Held::Buffer, key(buffer), allocator)) return true;
+    resource_gone(d, d.buffers, d.gauges.buffers, key(buffer));
+    return false;
+  });
+  if (!held) next_of(device).DestroyBuffer(device, buffer, allocator);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateInfo* info,
@@ -506,21 +551,23 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyImage(VkDevice device, VkImage image, const VkAllocationCallbacks* allocator) {
-  bool held = with_device(device, [&](Observer&, DeviceState& d) { return held_back(d, Held::Image, key(image), allocator); });
-  if (held) return;
-  next_of(device).DestroyImage(device, image, allocator);
-  with_device(device, [&](Observer&, DeviceState& d) { resource_gone(d, d.images, d.gauges.images, key(image)); });
+  bool held = with_device(device, [&](Observer&, DeviceState& d) {
+    if (held_back(d, Held::Image, key(image), allocator)) return true;
+    resource_gone(d, d.images, d.gauges.images, key(image));
+    return false;
+  });
+  if (!held) next_of(device).DestroyImage(device, image, allocator);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAllocateInfo* info,
                                               const VkAllocationCallbacks* allocator, VkDeviceMemory* memory) {
-  bool refused = with_device(device, [&](Observer&, DeviceState& d) {
-    ++d.allocations_tried;
-    if (d.settings.fail_allocation == 0 || d.allocations_tried != d.settings.fail_allocation) return false;
-    ++d.gauges.allocations_refused;
-    return true;
-  });
-  if (refused) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  const uint64_t fail_at = next_state(device).settings.fail_allocation;
+  if (fail_at != 0 && with_device(device, [&](Observer&, DeviceState& d) {
+        if (++d.allocations_tried != fail_at) return false;
+        ++d.gauges.allocations_refused;
+        return true;
+      }))
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   VkResult result = next_of(device).AllocateMemory(device, info, allocator, memory);
   if (result != VK_SUCCESS) return result;
   with_device(device, [&](Observer&, DeviceState& d) {
@@ -532,10 +579,12 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAll
 }
 
 VKAPI_ATTR void VKAPI_CALL FreeMemory(VkDevice device, VkDeviceMemory memory, const VkAllocationCallbacks* allocator) {
-  bool held = with_device(device, [&](Observer&, DeviceState& d) { return held_back(d, Held::Memory, key(memory), allocator); });
-  if (held) return;
-  next_of(device).FreeMemory(device, memory, allocator);
-  with_device(device, [&](Observer& o, DeviceState& d) { memory_freed(o, d, key(memory)); });
+  bool held = with_device(device, [&](Observer& o, DeviceState& d) {
+    if (held_back(d, Held::Memory, key(memory), allocator)) return true;
+    memory_freed(o, d, key(memory));
+    return false;
+  });
+  if (!held) next_of(device).FreeMemory(device, memory, allocator);
 }
 
 void bound(Observer& o, DeviceState& device, std::unordered_map<uint64_t, Resource>& table, uint64_t resource,
