@@ -200,8 +200,8 @@ inline constexpr std::array<KernelGaugeSpec, 55> kKernelGauges = {{
 // digested only for a scenario that runs with the layer), beside what the device claimed of
 // all its memory (its own reports, target included) for the `observed` check to compare.
 struct ObservedGauges {
-  int64_t vkbufs = 0, vkbufspk = 0, vkimages = 0, vkimagespk = 0;
-  int64_t vkallocs = 0, vkallocspk = 0, vkbytes = 0, vkbytespk = 0, vkbound = 0, vkboundpk = 0;
+  int64_t vkbufs = 0, vkbufspk = 0, vkbufsmade = 0, vkimages = 0, vkimagespk = 0;
+  int64_t vkallocs = 0, vkallocspk = 0, vkallocsmade = 0, vkbytes = 0, vkbytespk = 0, vkbound = 0, vkboundpk = 0;
   int64_t vkdsets = 0, vkdsetspk = 0, vkdsetsalloc = 0, vkcmdbufs = 0, vkcmdbufspk = 0;
   int64_t vksubmits = 0, vkpollsdone = 0, vkpollsbusy = 0, vkwaitsdone = 0, vkwaitstimeout = 0, vkwaitslost = 0;
   int64_t vkheld = 0, vkrefused = 0;
@@ -213,13 +213,15 @@ struct ObservedGaugeSpec {
   int64_t ObservedGauges::*field;
   std::string_view meaning;
 };
-inline constexpr std::array<ObservedGaugeSpec, 27> kObservedGauges = {{
+inline constexpr std::array<ObservedGaugeSpec, 29> kObservedGauges = {{
     {"vkbufs", &ObservedGauges::vkbufs, "VkBuffers live"},
     {"vkbufspk", &ObservedGauges::vkbufspk, "VkBuffers live, peak"},
+    {"vkbufsmade", &ObservedGauges::vkbufsmade, "VkBuffers created so far"},
     {"vkimages", &ObservedGauges::vkimages, "VkImages live"},
     {"vkimagespk", &ObservedGauges::vkimagespk, "VkImages live, peak"},
     {"vkallocs", &ObservedGauges::vkallocs, "VkDeviceMemory allocations live"},
     {"vkallocspk", &ObservedGauges::vkallocspk, "VkDeviceMemory allocations live, peak"},
+    {"vkallocsmade", &ObservedGauges::vkallocsmade, "VkDeviceMemory allocations made so far"},
     {"vkbytes", &ObservedGauges::vkbytes, "device memory bytes allocated"},
     {"vkbytespk", &ObservedGauges::vkbytespk, "device memory bytes allocated, peak"},
     {"vkbound", &ObservedGauges::vkbound, "bytes of buffers and images bound to memory"},

@@ -26,10 +26,12 @@ void make_discoverable() {
 ObservedGauges to_observed(const TidemarkLayerGauges& g) {
   return {.vkbufs = g.buffers.live,
           .vkbufspk = g.buffers.peak,
+          .vkbufsmade = g.buffers.total,
           .vkimages = g.images.live,
           .vkimagespk = g.images.peak,
           .vkallocs = g.memory.live,
           .vkallocspk = g.memory.peak,
+          .vkallocsmade = g.memory.total,
           .vkbytes = g.memory_bytes.live,
           .vkbytespk = g.memory_bytes.peak,
           .vkbound = g.bound_bytes.live,

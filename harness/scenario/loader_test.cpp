@@ -533,7 +533,7 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
             at("7:12: expected a comparison such as 'wlivepk <= 4', found 'wdefpk'"));
   EXPECT_EQ(expect_error("  gauges: [wlivepk <= wbuf + 2]\n"),
             at("7:23: expected a gauge or knob name (starting with 'w': wbufs, wlive, wlivepk, wdefn, wdefpk, "
-               "wdefsync, wdefmb, wire_deferred_mb; 102 in all, see scenarios/README.md), found 'wbuf'"));
+               "wdefsync, wdefmb, wire_deferred_mb; 104 in all, see scenarios/README.md), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
             at("7:11: expected a list of gauge comparisons, found 'wlivepk <= 4'"));
   EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"),
