@@ -23,6 +23,10 @@ struct DeviceContext {
   MutantId mutant = MutantId::None;
   DeviceEvents* events = nullptr;
   std::function<void(const std::string&)> log;
+  // The Tidemark layer is beneath the device (it must load it into its Vulkan instance), and
+  // what it counts: a backend that reports nothing of itself reads its gauges here.
+  bool layer = false;
+  std::function<ObservedGauges()> observed;
 };
 
 using DeviceFactory = std::function<Result<std::unique_ptr<Device>>(const SessionConfig&, const DeviceContext&)>;
@@ -35,6 +39,8 @@ struct BackendEntry {
   // True: its devices report their own memory and submits to the host (the layer, when on,
   // only counts beneath them); false: the layer is their report (a real driver's).
   bool reports_itself = true;
+  // True: its gauges come from the layer, which is then beneath it whatever the scenario says.
+  bool needs_layer = false;
   bool gives(GaugeKind kind) const;
   std::string gauge_kinds() const;  // "device, reclaim-model"
 };

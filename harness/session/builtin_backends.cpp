@@ -1,6 +1,7 @@
 #include "session/builtin_backends.h"
 
 #include "backend/vulkan_backend.h"
+#include "backend_gl/gl_backend.h"
 
 namespace tidemark::session {
 
@@ -9,6 +10,7 @@ const api::BackendRegistry& builtin_backends() {
     api::BackendRegistry backends;
     backends.add({"vulkan", "the reclaim model on a Vulkan device (Mesa lavapipe)",
                   {GaugeKind::Device, GaugeKind::Reclaim}, backend::create_vulkan_device});
+    backend_gl::add_gl_backends(backends);
     return backends;
   }();
   return registry;

@@ -65,14 +65,18 @@ Result<std::unique_ptr<LocalSession>> LocalSession::open(const api::SessionConfi
       return fail(ErrorKind::BadInput, fmt::format("the {} backend gives no {} gauges, and the session reads them",
                                                    entry->name, kGaugeKindNames[static_cast<size_t>(kind)]));
   std::unique_ptr<LocalSession> session(new LocalSession());
-  session->host_ = std::make_unique<host::ModelHost>(config.model, context.mutant, config.layer.on);
+  const bool layer_on = config.layer.on || entry->needs_layer;
+  session->host_ = std::make_unique<host::ModelHost>(config.model, context.mutant, layer_on);
   session->knobs_ = context.knobs;
-  if (config.layer.on) {
+  if (layer_on) {
     TIDEMARK_TRY(library, layer::Library::open());
     session->sink_ = std::make_unique<TidemarkLayerSink>(layer_sink(*session->host_, entry->reports_itself));
     session->layer_ = std::make_unique<layer::Attachment>(std::move(library), session->sink_.get(),
                                                           layer_settings(config.layer, context.mutant, context.knobs));
-    session->host_->observe_from([attachment = session->layer_.get()] { return layer::to_observed(attachment->gauges()); });
+    auto observed = [attachment = session->layer_.get()] { return layer::to_observed(attachment->gauges()); };
+    session->host_->observe_from(observed);
+    context.layer = true;
+    context.observed = observed;
   }
   context.events = session->host_.get();
   TIDEMARK_TRY(device, entry->make(config, context));
