@@ -35,7 +35,7 @@ struct LaneArgs {
   int handshake_timeout_ms = 20000;
   int reply_timeout_ms = 60000;
   std::string mutant;
-  std::string backend = api::kDefaultBackend;
+  std::string backend;  // empty: the scenario's own (its first `backends:` entry, else vulkan)
 };
 
 struct RunArgs {

@@ -101,9 +101,12 @@ Result<wire::LaneOptions> lane_options_from(const LaneArgs& args) {
   options.reply_timeout = std::chrono::milliseconds(args.reply_timeout_ms);
   if (auto ok = check_mutant_name(args.mutant); !ok) return std::unexpected(ok.error());
   options.mutant = args.mutant;
-  auto backend = session::builtin_backends().lookup(args.backend);
-  if (!backend) return fail(ErrorKind::BadInput, "--backend: " + backend.error().message);
-  options.backend = (*backend)->name;
+  options.backend.clear();  // each scenario's own
+  if (!args.backend.empty()) {
+    auto backend = session::builtin_backends().lookup(args.backend);
+    if (!backend) return fail(ErrorKind::BadInput, "--backend: " + backend.error().message);
+    options.backend = (*backend)->name;
+  }
   options.backends = &session::builtin_backends();
   if (!args.connect.empty()) {
     if (lane != Lane::Tcp) return fail(ErrorKind::BadInput, "--connect: expected --lane tcp");

@@ -152,6 +152,10 @@ constexpr MutantInfo kCatalogue[] = {
      "the layer holds every destroy and free until the device goes: a driver that never reclaims, for code no "
      "mutant can be compiled into",
      "destroys and frees passed to the driver when the client makes them"},
+    {MutantId::LayerRealCompletion, "layer.real_completion", "layer",
+     "the layer passes the driver's completion through: a kernel fault (a lost doorbell) never reaches the "
+     "program's own waits, and what they see depends on the driver's timing",
+     "the deterministic completion rule: a blocking wait also needs the kernel model to have seen the work"},
 };
 }  // namespace
 

@@ -64,6 +64,7 @@ enum class MutantId {
   KgslGpubusyNeverResets,
   BackendLeaksDeviceMemory,
   LayerHoldFrees,
+  LayerRealCompletion,
 };
 
 // True when `active` is `id`; constant false in a release build.

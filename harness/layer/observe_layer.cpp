@@ -813,18 +813,21 @@ VKAPI_ATTR VkResult VKAPI_CALL SignalSemaphore(VkDevice device, const VkSemaphor
 }
 
 // A blocking wait the driver finished: the work it reveals must have been seen by the kernel
-// model (its virtual time runs for it; then the driver rings again once). False: never seen.
-bool kernel_saw(DeviceState& device, const std::optional<CompletionRule::Reveal>& reveal, uint64_t fence,
-                uint64_t semaphore = 0, uint64_t value = 0) {
+// model, within the wait's timeout of the kernel's virtual time. An unbounded wait (a sync that
+// must finish) then has the driver ring again once, as the built-in backend's syncs do; a
+// bounded one times out. False: never seen.
+bool kernel_saw(DeviceState& device, const std::optional<CompletionRule::Reveal>& reveal, uint64_t timeout,
+                uint64_t fence, uint64_t semaphore = 0, uint64_t value = 0) {
   if (!reveal) return true;  // nothing the layer saw submitted: the driver's answer stands
   const TidemarkLayerSink* sink = device.sink();
   if (sink && sink->retired && device.settings.completion == TIDEMARK_COMPLETION_DETERMINISTIC) {
     auto need = device.completion.kernel_need(*reveal);
     if (need.refused) return false;
     auto seen = [&] { return need.fence == 0 || sink->retired(sink->context, need.fence); };
-    if (!seen() && sink->wait_retired) sink->wait_retired(sink->context, need.fence, kKernelBudgetNs);
-    if (!seen() && sink->kick && sink->kick(sink->context) && sink->wait_retired)
-      sink->wait_retired(sink->context, need.fence, kKernelBudgetNs);
+    const uint64_t budget = std::min(timeout, kKernelBudgetNs);
+    if (!seen() && sink->wait_retired) sink->wait_retired(sink->context, need.fence, budget);
+    if (!seen() && timeout == UINT64_MAX && sink->kick && sink->kick(sink->context) && sink->wait_retired)
+      sink->wait_retired(sink->context, need.fence, budget);
     if (!seen()) return false;
   }
   device.completion.confirm(*reveal, fence, semaphore, value);
@@ -881,7 +884,8 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, co
     if (wait_all || next.GetFenceStatus(device, fence) == VK_SUCCESS) finished.push_back(fence);
   return with_device(device, [&](Observer&, DeviceState& d) {
     bool seen = true;
-    for (VkFence fence : finished) seen = kernel_saw(d, d.completion.fence_wait(key(fence)), key(fence)) && seen;
+    for (VkFence fence : finished)
+      seen = kernel_saw(d, d.completion.fence_wait(key(fence)), timeout, key(fence)) && seen;
     return wait_outcome(d, seen, timeout);
   });
 }
@@ -933,7 +937,7 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphore
     for (size_t i = 0; i < semaphores.size(); ++i) {
       if (driver_values[i] < values[i]) continue;  // a wait on any: not this one
       uint64_t semaphore = key(semaphores[i]);
-      seen = kernel_saw(d, d.completion.semaphore_wait(semaphore, values[i]), 0, semaphore, values[i]) && seen;
+      seen = kernel_saw(d, d.completion.semaphore_wait(semaphore, values[i]), timeout, 0, semaphore, values[i]) && seen;
     }
     return wait_outcome(d, seen, timeout);
   });
@@ -943,7 +947,7 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueWaitIdle(VkQueue queue) {
   VkResult real = next_of(queue).QueueWaitIdle(queue);
   if (real != VK_SUCCESS) return real;
   return with_device(queue, [&](Observer&, DeviceState& d) {
-    return wait_outcome(d, kernel_saw(d, d.completion.queue_idle(key(queue)), 0), UINT64_MAX);
+    return wait_outcome(d, kernel_saw(d, d.completion.queue_idle(key(queue)), UINT64_MAX, 0), UINT64_MAX);
   });
 }
 

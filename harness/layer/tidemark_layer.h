@@ -7,8 +7,9 @@
 // TIDEMARK_COMPLETION_DETERMINISTIC: a poll (vkGetFenceStatus, vkGetSemaphoreCounterValue, a
 // wait with timeout 0) shows work done only once a blocking wait has established it, for that
 // submit or a later one on the same queue; a blocking wait really waits on the driver and then,
-// with a sink, requires the kernel model to have seen the submit's kernel fence (waiting the
-// kernel's virtual time, then ringing again once). The layer may delay what a client sees,
+// with a sink, requires the kernel model to have seen the submit's kernel fence within the
+// wait's timeout of the kernel's virtual time (an unbounded wait then rings again once, as a
+// sync that must finish does; a bounded one times out). The layer may delay what a client sees,
 // never advance it: a value shown is never past the driver's own. TIDEMARK_COMPLETION_REAL
 // passes the driver's answers through.
 #ifndef TIDEMARK_LAYER_H_

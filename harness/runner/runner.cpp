@@ -3,6 +3,7 @@
 #include "session/builtin_backends.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -128,7 +129,22 @@ Result<std::map<std::string, int64_t>> effective_knobs(const Scenario& scenario,
   return resolve_knobs({&scenario.knobs, &overrides}, "--knob");
 }
 
-Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
+// The backend a run uses: the command line's, else the scenario's first; one the scenario does
+// not list cannot judge it.
+Result<std::string> backend_for(const Scenario& scenario, const std::string& chosen) {
+  if (chosen.empty()) return scenario.backends.empty() ? std::string(api::kDefaultBackend) : scenario.backends.front();
+  if (!scenario.backends.empty() &&
+      std::find(scenario.backends.begin(), scenario.backends.end(), chosen) == scenario.backends.end())
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a backend the scenario lists ({}), found --backend {}",
+                                                 format_location(scenario.backends_where),
+                                                 fmt::join(scenario.backends, ", "), chosen));
+  return chosen;
+}
+
+Result<RunResult> run(const Scenario& scenario, const RunOptions& given) {
+  RunOptions options = given;
+  TIDEMARK_TRY(backend_name, backend_for(scenario, given.lane.backend));
+  options.lane.backend = backend_name;
   const api::BackendRegistry& backends = options.lane.backends ? *options.lane.backends : session::builtin_backends();
   TIDEMARK_TRY(backend, backends.lookup(options.lane.backend));
   TIDEMARK_CHECK(check_backend_judges(scenario, *backend));

@@ -341,7 +341,7 @@ TEST_F(InlineScenario, DocumentShapeErrorsAreReportedAtTheirLine) {
                 "empty document");
   EXPECT_EQ(load_error(write("list.yaml", "- name: x\n")),
             (dir_ / "list.yaml").string() +
-                ":1:1: expected a map (name, group, description, knobs, target, kernel, kmd, kgsl, tracing, layer, counters, buffers, workload, "
+                ":1:1: expected a map (name, group, description, knobs, target, kernel, kmd, kgsl, tracing, layer, backends, counters, buffers, workload, "
                 "expect, controls), "
                 "found a list");
   EXPECT_EQ(load_error(write("two.yaml", "name: a\n---\nname: b\n")),

@@ -336,6 +336,10 @@ struct Scenario {
   KgslSection kgsl;
   tracer::MemorySource trace_memory = tracer::MemorySource::Both;  // `tracing: {gpu_memory: ...}`
   LayerSection layer;
+  // The backends that can judge it, the first the default (`backends: [gl]`); empty: vulkan,
+  // or any backend the command line names that gives the gauges its checks read.
+  std::vector<std::string> backends;
+  SourceLocation backends_where;
   std::optional<CounterSection> counters;
   std::vector<std::string> buffers;  // declared buffer names, created in this order
   std::vector<std::string> fences;   // fence names in first-definition order

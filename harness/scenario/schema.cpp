@@ -16,7 +16,7 @@ Result<Scenario> read_scenario(const yaml::Source& source, const Value& root, co
   yaml::Reader read(source);
   TIDEMARK_TRY(top, read.fields(root, "the scenario",
                                 {"name", "group", "description", "knobs", "target", "kernel", "kmd", "kgsl", "tracing",
-                                 "layer", "counters", "buffers", "workload", "expect", "controls"}));
+                                 "layer", "backends", "counters", "buffers", "workload", "expect", "controls"}));
   Declared declared{.file = file};
   ValueReader values(read, declared);
   SectionReader sections(values);
@@ -38,6 +38,14 @@ Result<Scenario> read_scenario(const yaml::Source& source, const Value& root, co
   TIDEMARK_CHECK(yaml::optional(top, "tracing", scenario.trace_memory,
                                 [&](const Value& v) { return sections.tracing(v); }));
   TIDEMARK_CHECK(yaml::optional(top, "layer", scenario.layer, [&](const Value& v) { return sections.layer(v); }));
+  if (auto listed = top.optional("backends")) {
+    scenario.backends_where = listed->where;
+    TIDEMARK_TRY(names, read.non_empty_list(*listed, "a list of backend names such as [vulkan, gl]"));
+    for (const auto& name : names) {
+      TIDEMARK_TRY(backend, read.kebab_name(name));
+      scenario.backends.push_back(backend);
+    }
+  }
   TIDEMARK_CHECK(yaml::optional(top, "buffers", declared.buffers,
                                 [&](const Value& v) { return sections.buffers(v, declared); }));
   scenario.target = declared.target;

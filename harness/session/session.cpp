@@ -36,12 +36,14 @@ TidemarkLayerSink layer_sink(host::ModelHost& host, bool backend_reports_itself)
   return sink;
 }
 
-// The layer's faults come from the session's mutant (layer.hold_frees) and knobs
+// The layer's faults come from the session's mutants (layer.hold_frees, layer.real_completion)
+// and knobs
 // (layer_never_done, layer_fail_allocation).
 TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mutant, const KnobValues& knobs) {
   TidemarkLayerSettings settings{};
-  settings.completion = config.completion == Completion::Real ? TIDEMARK_COMPLETION_REAL
-                                                                   : TIDEMARK_COMPLETION_DETERMINISTIC;
+  settings.completion = config.completion == Completion::Real || mutant_is(mutant, MutantId::LayerRealCompletion)
+                            ? TIDEMARK_COMPLETION_REAL
+                            : TIDEMARK_COMPLETION_DETERMINISTIC;
   settings.hold_frees = mutant_is(mutant, MutantId::LayerHoldFrees);
   auto knob = [&](const char* name) {
     auto found = knobs.find(name);

@@ -114,7 +114,7 @@ std::string default_server_program() {
 
 Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, api::SessionConfig config, Log log) {
   config.mutant = options.mutant;
-  config.backend = options.backend;
+  config.backend = options.backend.empty() ? std::string(api::kDefaultBackend) : options.backend;
   auto mutant = find_mutant(config.mutant);
   if (!mutant)
     return fail(ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", config.mutant));

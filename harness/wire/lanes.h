@@ -37,7 +37,9 @@ struct LaneOptions {
   std::chrono::milliseconds reply_timeout{60000};
   uint32_t kill_server_at_frame = 0;  // fault injection: SIGKILL the server before frame N
   std::string mutant;       // the session's mutant (the command line's choice)
-  std::string backend = api::kDefaultBackend;  // the session's backend (the command line's choice)
+  // The session's backend (the command line's choice); empty: the runner takes the scenario's,
+  // a bare session vulkan.
+  std::string backend;
   // Where the in-process lanes (monolith, split) find it; spawn and tcp servers have their own.
   const api::BackendRegistry* backends = nullptr;
   std::string server_log;  // spawn, tcp: where the server's stderr goes; empty: ours
