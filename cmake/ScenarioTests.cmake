@@ -11,6 +11,7 @@ execute_process(
           --tidemark [=[$<TARGET_FILE:tidemark>]=]
           --report-root [=[${PROJECT_BINARY_DIR}/reports]=]
           --ledger [=[${PROJECT_SOURCE_DIR}/red_once/ledger.txt]=]
+          --expectations [=[${PROJECT_SOURCE_DIR}/expectations.txt]=]
   RESULT_VARIABLE listed ERROR_VARIABLE list_error)
 if(listed EQUAL 0)
   include([=[${generated}]=])

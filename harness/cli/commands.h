@@ -46,6 +46,7 @@ struct RunArgs {
   bool validation = false;
   std::string record;
   uint32_t kill_server_at_frame = 0;
+  std::string expectations;  // known failures (expectations.txt)
   LaneArgs lane;
 };
 
@@ -61,6 +62,7 @@ struct ListArgs {
   std::string tidemark;
   std::string report_root;
   std::string ledger = "red_once/ledger.txt";
+  std::string expectations;  // passed to every registered run
 };
 
 struct RedOnceArgs {
@@ -111,7 +113,6 @@ int replay_command(const ReplayArgs& args);
 int bench_command(const BenchArgs& args);
 int soak_command(const SoakArgs& args);
 int red_once_command(const RedOnceArgs& args);
-int lint_command(const std::vector<std::string>& inputs);
 int fixture_new_command(const FixtureArgs& args);
 int mutants_command();
 int backends_command();
@@ -123,6 +124,7 @@ struct ObserveArgs {
   std::string completion;            // deterministic (default) or real
 };
 int observe_command(const ObserveArgs& args);
+int lint_command(const std::vector<std::string>& inputs, const std::string& expectations);
 // Prints a trace's tracks and rows as imported; exit 2 when part of it does not decode.
 int trace_command(const std::string& file);
 int list_command(const ListArgs& args);

@@ -22,8 +22,12 @@ namespace fs = std::filesystem;
 namespace {
 
 // CMake script text that registers each scenario once per lane (read by ctest at start).
+// One test per lane and per backend the scenario lists (its own first, the others @backend),
+// each judged against the known failures when a file of them is given.
 std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios, const std::string& tidemark,
-                                const std::string& report_root, const std::string& ledger) {
+                                const std::string& report_root, const std::string& ledger,
+                                const std::string& expectations) {
+  const std::string judged = expectations.empty() ? "" : fmt::format(" --expectations [=[{}]=]", expectations);
   std::string out;
   for (const auto& scenario : scenarios) {
     if (!mutant_catalogue().empty()) {  // a release build has no mutants to go red with
@@ -33,14 +37,18 @@ std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios
       out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[red-once{}]=])\n", name,
                          runner::is_soak(scenario) ? ";soak" : "");
     }
-    for (Lane lane : kAllLanes) {
-      std::string name = runner::test_name(scenario, lane);
-      std::string labels;
-      for (const auto& label : runner::test_labels(scenario, lane)) labels += (labels.empty() ? "" : ";") + label;
-      out += fmt::format("add_test([=[{}]=] [=[{}]=] run --lane {} --report [=[{}/{}]=] [=[{}]=])\n", name,
-                         tidemark, lane_name(lane), report_root, name, fs::absolute(scenario.file).string());
-      out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[{}]=])\n", name, labels);
-    }
+    std::vector<std::string> backends = scenario.backends;
+    if (backends.empty()) backends.push_back(runner::default_backend(scenario));
+    for (const auto& backend : backends)
+      for (Lane lane : kAllLanes) {
+        std::string name = runner::test_name(scenario, lane, backend);
+        std::string labels = "backend-" + backend;
+        for (const auto& label : runner::test_labels(scenario, lane)) labels.append(";").append(label);
+        out += fmt::format("add_test([=[{}]=] [=[{}]=] run --lane {} --backend {}{} --report [=[{}/{}]=] [=[{}]=])\n",
+                           name, tidemark, lane_name(lane), backend, judged, report_root, name,
+                           fs::absolute(scenario.file).string());
+        out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[{}]=])\n", name, labels);
+      }
   }
   return out;
 }
@@ -60,7 +68,7 @@ int list_command(const ListArgs& args) {
     return kGreen;
   }
   std::ofstream out(ctest_file);
-  out << ctest_registrations(*scenarios, args.tidemark, args.report_root, args.ledger);
+  out << ctest_registrations(*scenarios, args.tidemark, args.report_root, args.ledger, args.expectations);
   if (!out) return report_error({ErrorKind::Io, fmt::format("cannot write {}", ctest_file)});
   return kGreen;
 }

@@ -34,6 +34,8 @@ CLI::App* add_run(CLI::App& app, RunArgs& args) {
   run->add_option("--report", args.report, "report folder (default reports/run-<time>)");
   run->add_option("--repeat", args.repeat, "run each scenario N times; all must give one digest");
   run->add_flag("--validation", args.validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
+  run->add_option("--expectations", args.expectations, "known failures of backends (expectations.txt): an "
+                                                       "expected red passes, an unexpected pass fails");
   run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
   run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
                   "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
@@ -56,6 +58,7 @@ CLI::App* add_list(CLI::App& app, ListArgs& args) {
   list->add_option("--tidemark", args.tidemark, "tidemark binary the registrations run");
   list->add_option("--report-root", args.report_root, "report folder root for the registered runs");
   list->add_option("--ledger", args.ledger, "the ledger the registered red-once tests check");
+  list->add_option("--expectations", args.expectations, "known failures the registered runs are judged against");
   return list;
 }
 
@@ -125,6 +128,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> lint_inputs;
   auto* lint = app.add_subcommand("lint", "check that scenarios, their controls and the mutant catalogue fit together");
   add_paths(*lint, lint_inputs);
+  std::string lint_expectations;
+  lint->add_option("--expectations", lint_expectations, "also check that every known failure names a scenario, "
+                                                        "backend and check that exist");
   auto* mutants = app.add_subcommand("mutants", "print the mutant catalogue of this build (Markdown)");
   auto* backends = app.add_subcommand("backends", "print the backends of this build and the gauges each gives (Markdown)");
   ObserveArgs observed;
@@ -150,7 +156,7 @@ int main(int argc, char** argv) {
       {add_bench(app, bench), [&] { return bench_command(bench); }},
       {add_soak(app, soak), [&] { return soak_command(soak); }},
       {add_fixture_new(app, fixture), [&] { return fixture_new_command(fixture); }},
-      {lint, [&] { return lint_command(lint_inputs); }},
+      {lint, [&] { return lint_command(lint_inputs, lint_expectations); }},
       {mutants, [] { return mutants_command(); }},
       {backends, [] { return backends_command(); }},
       {observe, [&] { return observe_command(observed); }},

@@ -106,10 +106,15 @@ int red_once_command(const RedOnceArgs& args) {
 
 // Every scenario has a control; every control's mutant is in the catalogue; every mutant in
 // the catalogue is killed by some scenario.
-int lint_command(const std::vector<std::string>& inputs) {
+int lint_command(const std::vector<std::string>& inputs, const std::string& expectations_file) {
   auto scenarios = load_all(inputs);
   if (!scenarios) return report_error(scenarios.error());
   std::vector<std::string> problems;
+  if (!expectations_file.empty()) {  // every known failure names what still exists
+    auto expectations = runner::load_expectations(expectations_file);
+    if (!expectations) return report_error(expectations.error());
+    if (auto ok = runner::check_expectations(*expectations, *scenarios); !ok) problems.push_back(ok.error().message);
+  }
   std::set<std::string> used;
   for (const auto& scenario : *scenarios) {
     std::string where = format_location({scenario.file.string(), 1, 1});

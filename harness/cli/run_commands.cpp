@@ -60,8 +60,11 @@ Result<fs::path> recording_path(const std::string& record, const scenario::Scena
 }
 
 void print_result(const runner::RunResult& result) {
-  fmt::print("{} {} ({:.2f} s) {} digest {}\n", result.green ? "GREEN" : "RED  ", result.test_name,
-             result.seconds, gauge_line(result.gauges), result.digest);
+  const char* verdict = result.expected_failure ? "EXPECTED-RED" : result.green ? "GREEN" : "RED  ";
+  fmt::print("{} {} ({:.2f} s) {} digest {}\n", verdict, result.test_name, result.seconds, gauge_line(result.gauges),
+             result.digest);
+  if (result.expected_failure) fmt::print("      expected (expectations.txt): {}\n", *result.expected_failure);
+  if (result.unexpected_pass) fmt::print("      unexpected pass: {}\n", *result.unexpected_pass);
   if (result.error) fmt::print("      error: {}\n", result.error->message);
   for (const auto& outcome : result.outcomes) {
     if (outcome.passed) continue;
@@ -132,6 +135,13 @@ int run_command(const RunArgs& args) {
   options.validation = args.validation;
   options.repeat = repeat;
   options.lane = *lane_options;
+  std::vector<runner::Expectation> expectations;
+  if (!args.expectations.empty()) {
+    auto loaded = runner::load_expectations(args.expectations);
+    if (!loaded) return report_error(loaded.error());
+    expectations = std::move(*loaded);
+    options.expectations = &expectations;
+  }
 
   std::vector<runner::RunResult> results;
   for (const auto& scenario : *scenarios) {

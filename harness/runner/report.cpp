@@ -16,6 +16,9 @@ nlohmann::json to_json(const RunResult& result) {
   json["test"] = result.test_name;
   json["file"] = result.file.string();
   json["green"] = result.green;
+  json["backend"] = result.backend;
+  if (result.expected_failure) json["expected_failure"] = *result.expected_failure;
+  if (result.unexpected_pass) json["unexpected_pass"] = *result.unexpected_pass;
   json["seconds"] = result.seconds;
   if (result.error) json["error"] = result.error->message;
   for (const auto& [name, value] : named(result.gauges)) json["gauges"][name] = value;

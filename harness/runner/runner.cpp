@@ -118,9 +118,36 @@ Status check_backend_judges(const Scenario& scenario, const api::BackendEntry& b
   return {};
 }
 
-std::string test_name(const Scenario& scenario, Lane lane) {
-  return fmt::format("Magma.{}.{}.{}", lane_title(lane), camel_case(scenario.group), scenario.name);
+std::string default_backend(const Scenario& scenario) {
+  return scenario.backends.empty() ? std::string(api::kDefaultBackend) : scenario.backends.front();
 }
+
+std::string test_name(const Scenario& scenario, Lane lane, std::string_view backend) {
+  std::string name = fmt::format("Magma.{}.{}.{}", lane_title(lane), camel_case(scenario.group), scenario.name);
+  if (!backend.empty() && backend != default_backend(scenario)) name.append("@").append(backend);
+  return name;
+}
+
+namespace {
+
+// An expected failure holds when the run is red on exactly the checks the line names.
+void judge_against(const Expectation& expected, RunResult& result) {
+  std::vector<std::string> failed;
+  for (const auto& outcome : result.outcomes)
+    if (!outcome.passed) failed.push_back(outcome.id.str());
+  std::sort(failed.begin(), failed.end());
+  if (result.green) {
+    result.green = false;
+    result.unexpected_pass = fmt::format("{}: expected red on {} ({}), found green: remove or mend the line",
+                                         format_location(expected.where), fmt::join(expected.checks, ", "),
+                                         expected.reason);
+  } else if (!result.error && failed == expected.checks) {
+    result.green = true;
+    result.expected_failure = expected.reason;
+  }
+}
+
+}  // namespace
 
 Result<std::map<std::string, int64_t>> effective_knobs(const Scenario& scenario,
                                                        const std::map<std::string, int64_t>& overrides) {
@@ -132,7 +159,7 @@ Result<std::map<std::string, int64_t>> effective_knobs(const Scenario& scenario,
 // The backend a run uses: the command line's, else the scenario's first; one the scenario does
 // not list cannot judge it.
 Result<std::string> backend_for(const Scenario& scenario, const std::string& chosen) {
-  if (chosen.empty()) return scenario.backends.empty() ? std::string(api::kDefaultBackend) : scenario.backends.front();
+  if (chosen.empty()) return default_backend(scenario);
   if (!scenario.backends.empty() &&
       std::find(scenario.backends.begin(), scenario.backends.end(), chosen) == scenario.backends.end())
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a backend the scenario lists ({}), found --backend {}",
@@ -149,7 +176,8 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& given) {
   TIDEMARK_TRY(backend, backends.lookup(options.lane.backend));
   TIDEMARK_CHECK(check_backend_judges(scenario, *backend));
   RunResult result;
-  result.test_name = test_name(scenario, options.lane.lane);
+  result.test_name = test_name(scenario, options.lane.lane, backend_name);
+  result.backend = backend_name;
   result.file = scenario.file;
   TIDEMARK_TRY(knobs, effective_knobs(scenario, options.knob_overrides));
   result.knobs = knobs;
@@ -182,6 +210,9 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& given) {
   result.outcomes = std::move(outcomes);
   result.green = !result.error &&
                  std::all_of(result.outcomes.begin(), result.outcomes.end(), [](const auto& o) { return o.passed; });
+  if (options.expectations)
+    if (const Expectation* expected = find_expectation(*options.expectations, backend_name, scenario))
+      judge_against(*expected, result);
   if (auto written = write_run_report(result, last.read.image, last.read.trace, log); !written)
     return std::unexpected(written.error());
   return result;

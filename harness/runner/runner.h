@@ -15,6 +15,7 @@
 #include "check/check.h"
 #include "core/error.h"
 #include "scenario/scenario.h"
+#include "runner/expectations.h"
 #include "wire/lanes.h"
 
 namespace tidemark::runner {
@@ -29,12 +30,17 @@ struct RunOptions {
   // server's pid): a soak samples memory there. Nothing it sees enters a result or a digest.
   uint64_t probe_every = 0;
   std::function<void(uint64_t calls, const wire::LaneReport& lane)> probe;
+  // Known failures (expectations.txt): a run they name is judged against them.
+  const std::vector<Expectation>* expectations = nullptr;
 };
 
 struct RunResult {
   std::string test_name;  // Magma.<Lane>.<Group>.<name>
   std::filesystem::path file;
-  bool green = false;
+  bool green = false;  // nothing that fails the run: an expected failure counts as green
+  std::string backend;
+  std::optional<std::string> expected_failure;  // red as expectations.txt says, and why
+  std::optional<std::string> unexpected_pass;   // green where expectations.txt says red: the line is stale
   std::optional<Error> error;  // the run could not complete (the step is named)
   std::vector<check::Outcome> outcomes;
   Gauges gauges;
@@ -51,7 +57,10 @@ struct RunResult {
   std::filesystem::path report_dir;  // where this scenario's files went
 };
 
-std::string test_name(const scenario::Scenario& scenario, Lane lane);
+// Magma.<Lane>.<Group>.<name>, with @<backend> for a backend other than the scenario's own.
+std::string test_name(const scenario::Scenario& scenario, Lane lane, std::string_view backend = {});
+// The backend a scenario runs on unless told: its first `backends:` entry, else vulkan.
+std::string default_backend(const scenario::Scenario& scenario);
 std::string camel_case(std::string_view kebab);  // "wire-buffers" -> "WireBuffers"
 // A review must-fix kept as a fixture: a scenario under fixtures/<review-id>/.
 bool is_fixture(const scenario::Scenario& scenario);

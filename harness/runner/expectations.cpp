@@ -1,0 +1,95 @@
+#include "runner/expectations.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/files.h"
+
+namespace tidemark::runner {
+
+namespace {
+
+std::unexpected<Error> at(const std::filesystem::path& file, int line, size_t column, std::string_view expected,
+                          std::string_view found) {
+  return fail(ErrorKind::BadInput, fmt::format("{}: expected {}, found {}",
+                                               format_location({file.string(), line, static_cast<int>(column) + 1}),
+                                               expected, found));
+}
+
+}  // namespace
+
+Result<std::vector<Expectation>> load_expectations(const std::filesystem::path& file) {
+  TIDEMARK_TRY(text, read_given_file(file, "expectations"));
+  std::vector<Expectation> out;
+  std::istringstream lines(text);
+  int number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++number;
+    size_t hash = line.find('#');
+    std::string body = line.substr(0, hash);
+    if (body.find_first_not_of(" \t") == std::string::npos) continue;  // a comment or a blank line
+    std::vector<std::pair<std::string, size_t>> words;
+    for (size_t at_column = 0; (at_column = body.find_first_not_of(" \t", at_column)) != std::string::npos;) {
+      size_t end = body.find_first_of(" \t", at_column);
+      words.emplace_back(body.substr(at_column, end - at_column), at_column);
+      at_column = end == std::string::npos ? body.size() : end;
+    }
+    if (words.size() != 3)
+      return at(file, number, words.empty() ? 0 : words.back().second, "backend, group/name and check ids",
+                fmt::format("{} field{}", words.size(), words.size() == 1 ? "" : "s"));
+    if (words[1].first.find('/') == std::string::npos)
+      return at(file, number, words[1].second, "a scenario as group/name", fmt::format("'{}'", words[1].first));
+    std::string reason = hash == std::string::npos ? "" : line.substr(hash + 1);
+    reason.erase(0, reason.find_first_not_of(" \t"));
+    if (reason.empty())
+      return at(file, number, line.size(), "'# why', with the value measured", "no reason");
+    Expectation e{.backend = words[0].first, .scenario = words[1].first, .reason = reason,
+                  .where = {file.string(), number, 1}};
+    std::stringstream ids(words[2].first);
+    for (std::string id; std::getline(ids, id, ',');) e.checks.push_back(id);
+    std::sort(e.checks.begin(), e.checks.end());
+    for (const auto& other : out)
+      if (other.backend == e.backend && other.scenario == e.scenario)
+        return at(file, number, 0, "one line per backend and scenario",
+                  fmt::format("{} {} again (first on line {})", e.backend, e.scenario, other.where.line));
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+const Expectation* find_expectation(const std::vector<Expectation>& expectations, const std::string& backend,
+                                    const scenario::Scenario& scenario) {
+  const std::string id = scenario.group + "/" + scenario.name;
+  for (const auto& e : expectations)
+    if (e.backend == backend && e.scenario == id) return &e;
+  return nullptr;
+}
+
+Status check_expectations(const std::vector<Expectation>& expectations,
+                          const std::vector<scenario::Scenario>& scenarios) {
+  for (const auto& e : expectations) {
+    auto found = std::find_if(scenarios.begin(), scenarios.end(),
+                              [&](const scenario::Scenario& s) { return s.group + "/" + s.name == e.scenario; });
+    if (found == scenarios.end())
+      return fail(ErrorKind::BadInput, fmt::format("{}: expected a scenario of the set, found '{}', which no "
+                                                   "longer exists: remove the line",
+                                                   format_location(e.where), e.scenario));
+    if (!found->backends.empty() &&
+        std::find(found->backends.begin(), found->backends.end(), e.backend) == found->backends.end())
+      return fail(ErrorKind::BadInput, fmt::format("{}: expected a backend {} lists ({}), found {}",
+                                                   format_location(e.where), e.scenario,
+                                                   fmt::join(found->backends, ", "), e.backend));
+    std::vector<std::string> ids;
+    for (const auto& id : found->checks()) ids.push_back(id.str());
+    for (const auto& check : e.checks)
+      if (std::find(ids.begin(), ids.end(), check) == ids.end())
+        return fail(ErrorKind::BadInput, fmt::format("{}: expected a check of {} ({}), found '{}'",
+                                                     format_location(e.where), e.scenario, fmt::join(ids, ", "), check));
+  }
+  return {};
+}
+
+}  // namespace tidemark::runner

@@ -1,0 +1,39 @@
+// Known failures of a backend or driver, as ANGLE's and Mesa CI's expectation files keep them:
+// one greppable line each, in a checked-in file (expectations.txt):
+//
+//   # backend  scenario (group/name)            red checks (ids)   # why, with the measured value
+//   gl         portable/respecifies-with-...    gauge[0]           # Zink keeps ...: wlivepk = 1001
+//
+// A run the file expects red on exactly those checks is reported as an expected failure and
+// does not fail; the same run green is an unexpected pass and fails (the list must be kept
+// true); a run red on other checks is red. `tidemark lint` refuses a line whose scenario, or
+// check, no longer exists.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "scenario/scenario.h"
+
+namespace tidemark::runner {
+
+struct Expectation {
+  std::string backend;
+  std::string scenario;             // group/name
+  std::vector<std::string> checks;  // check ids, sorted
+  std::string reason;
+  SourceLocation where;
+};
+
+// Errors: file:line:column, what was expected, what was found.
+Result<std::vector<Expectation>> load_expectations(const std::filesystem::path& file);
+const Expectation* find_expectation(const std::vector<Expectation>& expectations, const std::string& backend,
+                                    const scenario::Scenario& scenario);
+// Lint: each line names a scenario of the set and checks it has, on a backend it lists (when it lists any).
+Status check_expectations(const std::vector<Expectation>& expectations,
+                          const std::vector<scenario::Scenario>& scenarios);
+
+}  // namespace tidemark::runner
