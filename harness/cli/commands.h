@@ -124,6 +124,13 @@ struct ObserveArgs {
   std::string completion;            // deterministic (default) or real
 };
 int observe_command(const ObserveArgs& args);
+struct CompareArgs {
+  std::vector<std::string> inputs;
+  std::vector<std::string> backends;  // empty: each scenario's own list
+  std::string expectations;
+  std::string report;
+};
+int compare_command(const CompareArgs& args);
 int lint_command(const std::vector<std::string>& inputs, const std::string& expectations);
 // Prints a trace's tracks and rows as imported; exit 2 when part of it does not decode.
 int trace_command(const std::string& file);

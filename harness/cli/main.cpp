@@ -133,6 +133,14 @@ int main(int argc, char** argv) {
                                                         "backend and check that exist");
   auto* mutants = app.add_subcommand("mutants", "print the mutant catalogue of this build (Markdown)");
   auto* backends = app.add_subcommand("backends", "print the backends of this build and the gauges each gives (Markdown)");
+  CompareArgs compared;
+  auto* compare = app.add_subcommand("compare", "the same scenarios on each backend side by side: verdicts, device "
+                                                "gauges, image hashes (terminal, compare.html)");
+  add_paths(*compare, compared.inputs);
+  compare->add_option("--backend", compared.backends, "a backend to run on (repeatable; default: each scenario's "
+                                                      "backends: list)");
+  compare->add_option("--expectations", compared.expectations, "known failures (expectations.txt)");
+  compare->add_option("--report", compared.report, "report folder (default reports/run-<time>)");
   ObserveArgs observed;
   auto* observe = app.add_subcommand("observe", "run a program under VK_LAYER_TIDEMARK_observe and the model host; "
                                                 "print its gauges, check bounds");
@@ -157,6 +165,7 @@ int main(int argc, char** argv) {
       {add_soak(app, soak), [&] { return soak_command(soak); }},
       {add_fixture_new(app, fixture), [&] { return fixture_new_command(fixture); }},
       {lint, [&] { return lint_command(lint_inputs, lint_expectations); }},
+      {compare, [&] { return compare_command(compared); }},
       {mutants, [] { return mutants_command(); }},
       {backends, [] { return backends_command(); }},
       {observe, [&] { return observe_command(observed); }},
