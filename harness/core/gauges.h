@@ -237,7 +237,7 @@ inline constexpr std::array<ObservedGaugeSpec, 29> kObservedGauges = {{
     {"vkwaitsdone", &ObservedGauges::vkwaitsdone, "blocking waits that returned done"},
     {"vkwaitstimeout", &ObservedGauges::vkwaitstimeout, "blocking waits the driver timed out"},
     {"vkwaitslost", &ObservedGauges::vkwaitslost, "blocking waits whose work the kernel model never saw"},
-    {"vkheld", &ObservedGauges::vkheld, "destroys and frees the layer held back (layer.hold_frees)"},
+    {"vkheld", &ObservedGauges::vkheld, "destroys and frees the layer held back (its hold_frees fault)"},
     {"vkrefused", &ObservedGauges::vkrefused, "allocations the layer refused (layer_fail_allocation)"},
     {"claimallocs", &ObservedGauges::claimallocs, "device memory allocations the device reported live, target included"},
     {"claimallocspk", &ObservedGauges::claimallocspk, "of those, the peak"},
