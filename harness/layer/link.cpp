@@ -55,7 +55,9 @@ void Library::Close::operator()(void* handle) const { ::dlclose(handle); }
 
 Result<Library> Library::open(const std::filesystem::path& dir) {
   std::filesystem::path file = dir / TIDEMARK_LAYER_LIBRARY;
-  void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // Never unloaded: a sink the layer holds must not outlive its code, and a fuzzer's coverage
+  // counters in an instrumented layer must stay mapped.
+  void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!handle)
     return fail(ErrorKind::Environment, fmt::format("expected the Tidemark layer at {}, found none ({}): build the "
                                                     "VkLayer_tidemark_observe target",
