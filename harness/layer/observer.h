@@ -1,0 +1,346 @@
+// Inside the layer (harness/layer/): the state every intercepted call reads and changes — the
+// next layer's tables, one DeviceState per device (its gauges, its objects, its completion
+// rule, its faults), the attachments of hosts in this process — and the one lock over it.
+// The intercepts live in memory_calls.cpp, object_calls.cpp and completion_calls.cpp; the
+// loader's entry points and the host's interface in observe_layer.cpp.
+#pragma once
+
+#include <vulkan/vk_layer.h>
+#include <vulkan/vulkan.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+#include "core/memory_type.h"
+#include "layer/completion.h"
+#include "layer/settings.h"
+#include "layer/tidemark_layer.h"
+
+namespace tidemark::layer {
+
+inline void add(TidemarkLayerCount& count, int64_t n = 1) {
+  count.live += n;
+  count.total += n;
+  count.peak = std::max(count.peak, count.live);
+}
+inline void remove(TidemarkLayerCount& count, int64_t n = 1) { count.live -= n; }
+
+template <class T>
+inline uint64_t key(T handle) {
+  return reinterpret_cast<uint64_t>(handle);  // non-dispatchable handles are 64-bit here
+}
+
+// Dispatchable handles share their loader dispatch pointer with the object that made them:
+// a queue's and a command buffer's key is their device's.
+inline void* dispatch_key(const void* dispatchable) { return *static_cast<void* const*>(dispatchable); }
+
+#define TIDEMARK_DEVICE_FUNCTIONS(X)                                                          \
+  X(DestroyDevice) X(CreateBuffer) X(DestroyBuffer) X(CreateImage) X(DestroyImage)             \
+  X(AllocateMemory) X(FreeMemory) X(BindBufferMemory)             \
+  X(BindImageMemory) X(BindBufferMemory2) X(BindImageMemory2) X(CreateDescriptorPool)           \
+  X(DestroyDescriptorPool) X(ResetDescriptorPool) X(AllocateDescriptorSets) X(FreeDescriptorSets) \
+  X(CreateCommandPool) X(DestroyCommandPool) X(AllocateCommandBuffers) X(FreeCommandBuffers)    \
+  X(QueueSubmit) X(QueueSubmit2) X(ResetFences) X(DestroyFence) X(GetFenceStatus) X(WaitForFences) \
+  X(CreateSemaphore) X(DestroySemaphore) X(SignalSemaphore) X(WaitSemaphores)                    \
+  X(GetSemaphoreCounterValue) X(QueueWaitIdle)
+
+// The next layer's functions for one device. A core name missing from a 1.1 driver is taken
+// by its extension name.
+struct DeviceTable {
+  PFN_vkGetDeviceProcAddr GetDeviceProcAddr = nullptr;
+  PFN_vkGetImageMemoryRequirements GetImageMemoryRequirements = nullptr;  // an image's bound size
+#define TIDEMARK_FIELD(name) PFN_vk##name name = nullptr;
+  TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_FIELD)
+#undef TIDEMARK_FIELD
+  void load(VkDevice device, PFN_vkGetDeviceProcAddr next) {
+    GetDeviceProcAddr = next;
+    auto get = [&](const char* core, const char* extension) {
+      PFN_vkVoidFunction found = next(device, core);
+      return found || !extension ? found : next(device, extension);
+    };
+#define TIDEMARK_LOAD(name) name = reinterpret_cast<PFN_vk##name>(get("vk" #name, nullptr));
+    TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_LOAD)
+    TIDEMARK_LOAD(GetImageMemoryRequirements)
+#undef TIDEMARK_LOAD
+    BindBufferMemory2 = reinterpret_cast<PFN_vkBindBufferMemory2>(get("vkBindBufferMemory2", "vkBindBufferMemory2KHR"));
+    BindImageMemory2 = reinterpret_cast<PFN_vkBindImageMemory2>(get("vkBindImageMemory2", "vkBindImageMemory2KHR"));
+    QueueSubmit2 = reinterpret_cast<PFN_vkQueueSubmit2>(get("vkQueueSubmit2", "vkQueueSubmit2KHR"));
+    SignalSemaphore = reinterpret_cast<PFN_vkSignalSemaphore>(get("vkSignalSemaphore", "vkSignalSemaphoreKHR"));
+    WaitSemaphores = reinterpret_cast<PFN_vkWaitSemaphores>(get("vkWaitSemaphores", "vkWaitSemaphoresKHR"));
+    GetSemaphoreCounterValue = reinterpret_cast<PFN_vkGetSemaphoreCounterValue>(
+        get("vkGetSemaphoreCounterValue", "vkGetSemaphoreCounterValueKHR"));
+  }
+};
+
+struct InstanceTable {
+  PFN_vkGetInstanceProcAddr get_proc = nullptr;
+  PFN_vkDestroyInstance destroy = nullptr;
+};
+
+// The events file of a run without a host (tidemark observe); written as the records come.
+class EventLog {
+ public:
+  explicit EventLog(const std::filesystem::path& path) : file_(std::fopen(path.c_str(), "wb")) {}
+  ~EventLog() {
+    if (file_) std::fclose(file_);
+  }
+  EventLog(const EventLog&) = delete;
+  EventLog& operator=(const EventLog&) = delete;
+  void write(uint32_t kind, uint32_t type, uint64_t id, uint64_t size) {
+    if (!file_) return;
+    TidemarkLayerEvent event{kind, type, id, size};
+    std::fwrite(&event, sizeof event, 1, file_);
+  }
+  void flush() {
+    if (file_) std::fflush(file_);
+  }
+
+ private:
+  std::FILE* file_;
+};
+
+struct Attachment {
+  uint64_t id = 0;
+  std::optional<TidemarkLayerSink> sink;
+  TidemarkLayerSettings settings{};
+  int64_t devices = 0;
+  TidemarkLayerGauges gone{};  // the summed gauges of its destroyed devices
+};
+
+struct Memory {
+  VkDeviceSize size = 0;
+  MemoryType type = MemoryType::Unknown;
+  bool reported = false;  // reported to the host (at its first bind)
+};
+struct Resource {
+  VkDeviceSize size = 0;  // what a bind puts on memory: a buffer's size, an image's requirement
+  MemoryType type = MemoryType::GlBuffer;
+  bool bound = false;
+};
+struct Held {
+  enum { Buffer, Image, Memory } kind;
+  uint64_t handle;
+  const VkAllocationCallbacks* allocator;
+};
+
+struct DeviceState {
+  DeviceTable next;
+  uint64_t number = 0;  // in the process, from 1
+  std::shared_ptr<Attachment> attachment;  // none: the process's own settings, the events file
+  TidemarkLayerSettings settings{};
+  CompletionRule completion{{}};
+  TidemarkLayerGauges gauges{};
+  std::unordered_map<uint64_t, Memory> memory;
+  std::unordered_map<uint64_t, Resource> buffers, images;
+  std::unordered_map<uint64_t, int64_t> pool_sets, pool_commands;  // what a pool's reset or destroy frees
+  std::vector<Held> held;  // hold_frees
+  uint64_t allocations_tried = 0;
+  int64_t reported_bytes = 0;
+
+  const TidemarkLayerSink* sink() const { return attachment && attachment->sink ? &*attachment->sink : nullptr; }
+};
+
+inline void sum_into(TidemarkLayerGauges& into, const TidemarkLayerGauges& g) {
+  auto count = [](TidemarkLayerCount& a, const TidemarkLayerCount& b) {
+    a.live += b.live;
+    a.peak += b.peak;
+    a.total += b.total;
+  };
+  count(into.buffers, g.buffers);
+  count(into.images, g.images);
+  count(into.memory, g.memory);
+  count(into.memory_bytes, g.memory_bytes);
+  count(into.bound_bytes, g.bound_bytes);
+  count(into.descriptor_pools, g.descriptor_pools);
+  count(into.descriptor_sets, g.descriptor_sets);
+  count(into.command_buffers, g.command_buffers);
+  into.submits += g.submits;
+  into.polls_done += g.polls_done;
+  into.polls_busy += g.polls_busy;
+  into.waits_done += g.waits_done;
+  into.waits_timed_out += g.waits_timed_out;
+  into.waits_lost += g.waits_lost;
+  into.frees_held += g.frees_held;
+  into.allocations_refused += g.allocations_refused;
+}
+
+inline nlohmann::json to_json(const TidemarkLayerGauges& g) {
+  auto count = [](const TidemarkLayerCount& c) { return nlohmann::json{{"live", c.live}, {"peak", c.peak}, {"total", c.total}}; };
+  return {{"buffers", count(g.buffers)},
+          {"images", count(g.images)},
+          {"memory_allocations", count(g.memory)},
+          {"memory_bytes", count(g.memory_bytes)},
+          {"bound_bytes", count(g.bound_bytes)},
+          {"descriptor_pools", count(g.descriptor_pools)},
+          {"descriptor_sets", count(g.descriptor_sets)},
+          {"command_buffers", count(g.command_buffers)},
+          {"queue_submits", g.submits},
+          {"polls", {{"done", g.polls_done}, {"busy", g.polls_busy}}},
+          {"waits", {{"done", g.waits_done}, {"timed_out", g.waits_timed_out}, {"lost", g.waits_lost}}},
+          {"frees_held", g.frees_held},
+          {"allocations_refused", g.allocations_refused}};
+}
+
+class Observer {
+ public:
+  static Observer& get() {
+    static Observer observer;  // lives as long as the library
+    return observer;
+  }
+
+  std::mutex mutex;
+  std::unordered_map<void*, InstanceTable> instances;
+  std::unordered_map<void*, std::unique_ptr<DeviceState>> devices;
+  std::shared_ptr<Attachment> attached;  // where devices created now report
+  std::unordered_map<uint64_t, std::shared_ptr<Attachment>> attachments;  // until their detach
+  uint64_t next_attachment = 0, devices_made = 0;
+  // Without an attachment: the process's settings and its report folder (tidemark observe).
+  std::optional<TidemarkLayerSettings> process_settings;
+  std::string settings_error;
+  std::filesystem::path report_dir;
+  std::unique_ptr<EventLog> events;
+  nlohmann::json finished = nlohmann::json::array();  // the process's destroyed devices
+
+  Observer() {
+    if (const char* text = std::getenv("TIDEMARK_LAYER_SETTINGS")) {
+      auto parsed = tidemark::layer::parse_settings(text);
+      if (parsed) process_settings = *parsed;
+      else settings_error = parsed.error();
+    } else {
+      process_settings = TidemarkLayerSettings{};
+    }
+    if (const char* dir = std::getenv("TIDEMARK_LAYER_REPORT"); dir && *dir) {
+      report_dir = dir;
+      events = std::make_unique<EventLog>(report_dir / "events.bin");
+    }
+  }
+
+  // Every intercepted call finds its device: a few live devices in fixed slots, read without
+  // the lock (a device's slot is filled before the loader hands it out and emptied when it is
+  // destroyed), so passing a call down costs no lock; more devices than slots use the map.
+  static constexpr size_t kSlots = 16;
+  struct Slot {
+    std::atomic<void*> key{nullptr};
+    std::atomic<DeviceState*> state{nullptr};
+  };
+  std::array<Slot, kSlots> slots;
+  void publish(void* key, DeviceState* state) {  // caller holds the lock
+    for (Slot& slot : slots)
+      if (!slot.key.load(std::memory_order_relaxed)) {
+        slot.state.store(state, std::memory_order_relaxed);
+        slot.key.store(key, std::memory_order_release);
+        return;
+      }
+  }
+  void withdraw(void* key) {  // caller holds the lock
+    for (Slot& slot : slots)
+      if (slot.key.load(std::memory_order_relaxed) == key) slot.key.store(nullptr, std::memory_order_release);
+  }
+  DeviceState* find_unlocked(const void* dispatchable) {
+    void* key = dispatch_key(dispatchable);
+    for (Slot& slot : slots)
+      if (slot.key.load(std::memory_order_acquire) == key) return slot.state.load(std::memory_order_relaxed);
+    return nullptr;
+  }
+  DeviceState* find(const void* dispatchable) {  // caller holds the lock
+    if (DeviceState* state = find_unlocked(dispatchable)) return state;
+    auto found = devices.find(dispatch_key(dispatchable));
+    return found == devices.end() ? nullptr : found->second.get();
+  }
+
+  void event(const DeviceState& device, uint32_t kind, uint32_t type, uint64_t id, uint64_t size) {
+    if (!device.attachment && events) events->write(kind, type, id, size);
+  }
+
+  // The process's report, rewritten each time its last device goes and at exit (caller holds
+  // the lock): a program that never destroys its device (eglretrace) still gets its counts.
+  void write_report() {
+    if (report_dir.empty()) return;
+    nlohmann::json devices_json = finished;
+    TidemarkLayerGauges all = finished_sum;
+    for (const auto& [dispatch, device] : devices) {
+      nlohmann::json entry = to_json(device->gauges);
+      entry["device"] = device->number;
+      entry["destroyed"] = false;
+      devices_json.push_back(std::move(entry));
+      sum_into(all, device->gauges);
+    }
+    nlohmann::json report{{"layer", TIDEMARK_LAYER_NAME}, {"devices", devices_json}, {"all", to_json(all)}};
+    if (events) events->flush();
+    std::ofstream(report_dir / "layer.json") << report.dump(2) << '\n';
+  }
+  ~Observer() {
+    std::unique_lock lock(mutex, std::try_to_lock);  // a thread stopped mid-call at exit keeps it
+    if (lock.owns_lock() && !devices.empty()) write_report();
+  }
+  TidemarkLayerGauges finished_sum{};
+};
+
+// The state of the device a call is on. The loader hands a layer only the devices it created;
+// anything else has no next function to call, so it ends the process with a line rather than
+// an exception through the C interface.
+inline DeviceState& device_of(Observer& o, const void* dispatchable) {
+  DeviceState* device = o.find(dispatchable);
+  if (!device) {
+    std::fputs(TIDEMARK_LAYER_NAME ": a call on a device the layer did not see created\n", stderr);
+    std::abort();
+  }
+  return *device;
+}
+
+// The next layer's table (it never changes once the device is made): from the device's slot
+// without the lock, else under it.
+inline const DeviceTable& next_of(const void* dispatchable) {
+  Observer& o = Observer::get();
+  if (DeviceState* state = o.find_unlocked(dispatchable)) return state->next;
+  std::lock_guard lock(o.mutex);
+  return device_of(o, dispatchable).next;
+}
+
+// The device's state for what never changes once it is made (its settings), without the lock.
+inline const DeviceState& next_state(const void* dispatchable) {
+  Observer& o = Observer::get();
+  if (DeviceState* state = o.find_unlocked(dispatchable)) return *state;
+  std::lock_guard lock(o.mutex);
+  return device_of(o, dispatchable);
+}
+
+// Runs `change` on the device's state under the lock.
+template <class Change>
+inline auto with_device(const void* dispatchable, Change change) {
+  Observer& o = Observer::get();
+  std::lock_guard lock(o.mutex);
+  return change(o, device_of(o, dispatchable));
+}
+
+
+template <class T>
+inline const T* find_in_chain(const void* next, VkStructureType type) {
+  for (auto* item = static_cast<const VkBaseInStructure*>(next); item; item = item->pNext)
+    if (item->sType == type) return reinterpret_cast<const T*>(item);
+  return nullptr;
+}
+
+// The intercepts, declared by their Vulkan function types (a definition that strays from the
+// driver's signature fails to compile).
+#define TIDEMARK_DECLARE(name) std::remove_pointer_t<PFN_vk##name> name;
+TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_DECLARE)
+#undef TIDEMARK_DECLARE
+
+}  // namespace tidemark::layer
