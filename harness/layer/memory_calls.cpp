@@ -74,13 +74,18 @@ void resource_gone(DeviceState& device, std::unordered_map<uint64_t, Resource>& 
 }
 
 // A destroy cannot fail: it is counted, or held back, before it is passed down (one lock).
-VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* allocator) {
-  bool held = with_device(device, [&](Observer&, DeviceState& d) {
-    if (held_back(d, Held::Buffer, key(buffer), allocator)) return true;
-    resource_gone(d, d.buffers, d.gauges.buffers, key(buffer));
+// True: the caller passes it down.
+bool passes_destroy(VkDevice device, decltype(Held::kind) kind, uint64_t handle, const VkAllocationCallbacks* allocator) {
+  return !with_device(device, [&](Observer&, DeviceState& d) {
+    if (held_back(d, kind, handle, allocator)) return true;
+    if (kind == Held::Buffer) resource_gone(d, d.buffers, d.gauges.buffers, handle);
+    else resource_gone(d, d.images, d.gauges.images, handle);
     return false;
   });
-  if (!held) next_of(device).DestroyBuffer(device, buffer, allocator);
+}
+
+VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* allocator) {
+  if (passes_destroy(device, Held::Buffer, key(buffer), allocator)) next_of(device).DestroyBuffer(device, buffer, allocator);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateInfo* info,
@@ -98,12 +103,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyImage(VkDevice device, VkImage image, const VkAllocationCallbacks* allocator) {
-  bool held = with_device(device, [&](Observer&, DeviceState& d) {
-    if (held_back(d, Held::Image, key(image), allocator)) return true;
-    resource_gone(d, d.images, d.gauges.images, key(image));
-    return false;
-  });
-  if (!held) next_of(device).DestroyImage(device, image, allocator);
+  if (passes_destroy(device, Held::Image, key(image), allocator)) next_of(device).DestroyImage(device, image, allocator);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAllocateInfo* info,
