@@ -25,6 +25,8 @@ namespace tidemark::api {
 // labels them: trace checks and reconciliation select them by these names.
 inline constexpr std::string_view kDeviceBytesTrack = "Device bytes (gpu 0)";
 inline constexpr std::string_view kMapEntryTrack = "Map entry (gpu 0)";
+// The layer's count of device memory bytes (a session with the layer on).
+inline constexpr std::string_view kLayerBytesTrack = "Vulkan bytes (gpu 0)";
 
 // (walk step, the tracepoint hit that lands before that step's read)
 using WalkUpdates = std::vector<std::pair<uint32_t, kernel::GpuMemTotalEvent>>;

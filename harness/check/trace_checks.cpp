@@ -87,17 +87,20 @@ Outcome check_trace(const scenario::TraceCheck& check, const tracer::ImportedTra
 Outcome check_reconcile(const scenario::Scenario& scenario, const Gauges& gauges,
                         const std::optional<KernelGauges>& kernel, const tracer::ImportedTrace& trace,
                         const CounterTracks& tracks) {
-  const int64_t target = int64_t{scenario.target.width} * scenario.target.height * 4;
+  const int64_t target =
+      tracks.target_in_device_bytes ? 0 : int64_t{scenario.target.width} * scenario.target.height * 4;
   const std::string label = fmt::format("GPU Memory (gpu {}, pid {})", scenario.kernel.gpu, scenario.kernel.pid);
   const tracer::Track* memory = trace.find(label);
-  auto traced_at = [&](std::optional<uint64_t> ts) -> std::optional<int64_t> {
-    if (!memory) return std::nullopt;
-    auto after = ts ? std::upper_bound(memory->rows.begin(), memory->rows.end(), *ts,
+  // A track's latest row at or before `ts` (none: its last row).
+  auto value_at = [](const tracer::Track* track, std::optional<uint64_t> ts) -> std::optional<int64_t> {
+    if (!track) return std::nullopt;
+    auto after = ts ? std::upper_bound(track->rows.begin(), track->rows.end(), *ts,
                                        [](uint64_t t, const tracer::TrackRow& row) { return t < row.ts; })
-                    : memory->rows.end();
-    if (after == memory->rows.begin()) return std::nullopt;
+                    : track->rows.end();
+    if (after == track->rows.begin()) return std::nullopt;
     return static_cast<int64_t>(std::prev(after)->value);
   };
+  auto traced_at = [&](std::optional<uint64_t> ts) { return value_at(memory, ts); };
   struct Point {
     std::optional<uint64_t> ts;  // none: the end of the run
     int64_t device_bytes, map;
@@ -108,17 +111,16 @@ Outcome check_reconcile(const scenario::Scenario& scenario, const Gauges& gauges
   const tracer::Track* device = trace.find(tracks.device_bytes);
   const tracer::Track* map = trace.find(tracks.map_entry);
   if (device && map)
-    for (size_t k = 0; k < std::min(device->rows.size(), map->rows.size()); ++k) {
-      const uint64_t ts = device->rows[k].ts;
-      points.push_back({ts, static_cast<int64_t>(device->rows[k].value), static_cast<int64_t>(map->rows[k].value),
-                        traced_at(ts)});
-    }
+    for (const tracer::TrackRow& row : device->rows)
+      points.push_back({row.ts, static_cast<int64_t>(row.value), value_at(map, row.ts).value_or(0), traced_at(row.ts)});
   points.push_back({std::nullopt, gauges.devbytes, kernel ? kernel->kpid : 0, traced_at(std::nullopt)});
   const size_t sampled = points.size() - 1;
 
   auto describe = [&](const Point& p) {
-    return fmt::format("backend {} (device bytes {} + target {}), map entry {}, trace '{}' {}", p.device_bytes + target,
-                       p.device_bytes, target, p.map, label,
+    return fmt::format("backend {} (device bytes {}{}), map entry {}, trace '{}' {}", p.device_bytes + target,
+                       p.device_bytes,
+                       tracks.target_in_device_bytes ? std::string(" with the target") : fmt::format(" + target {}", target),
+                       p.map, label,
                        p.traced ? fmt::format("{}", *p.traced) : std::string("has no rows"));
   };
   auto wrong = std::find_if(points.begin(), points.end(), [&](const Point& p) { return !p.agrees(target); });

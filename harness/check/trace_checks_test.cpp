@@ -154,5 +154,29 @@ TEST(Reconcile, AMissingCounterTrackIsNamed) {
   EXPECT_EQ(outcome.detail, "the trace has no 'Map (gpu 0)' track to take the sampled points from");
 }
 
+// A real driver's account, counted by the layer: the target is in its bytes, and the map is
+// sampled at its points, though its track has rows (the start) the device's has not.
+TEST(Reconcile, ALayersAccountHoldsTheTargetAndMeetsTheMapAtItsOwnPoints) {
+  tracer::ImportedTrace trace;
+  trace.tracks.push_back(track("Dev", 0, {{10, 116}, {20, 216}}));
+  trace.tracks.push_back(track("Map", 0, {{1, 0}, {10, 116}, {20, 216}}));
+  trace.tracks.push_back(track("GPU Memory", 0, {{5, 116}, {15, 216}}, 1000));
+  const CounterTracks layer{.device_bytes = "Dev (gpu 0)", .map_entry = "Map (gpu 0)", .target_in_device_bytes = true};
+  Gauges gauges;
+  gauges.devbytes = 216;
+  Outcome agreed = check_reconcile(reconciled(), gauges, end_kernel(216), trace, layer);
+  EXPECT_TRUE(agreed.passed) << agreed.detail;
+  EXPECT_EQ(agreed.detail,
+            "agree at 2 sampled points and at the end: backend 216 (device bytes 216 with the target), map entry 216, "
+            "trace 'GPU Memory (gpu 0, pid 1000)' 216");
+
+  trace.tracks[1] = track("Map", 0, {{1, 0}, {10, 100}, {20, 216}});  // the map 16 bytes short at 10 ns
+  Outcome short_map = check_reconcile(reconciled(), gauges, end_kernel(216), trace, layer);
+  EXPECT_FALSE(short_map.passed);
+  EXPECT_EQ(short_map.detail,
+            "at 10 ns (sampled point 1 of 2): backend 116 (device bytes 116 with the target), map entry 100, "
+            "trace 'GPU Memory (gpu 0, pid 1000)' 116");
+}
+
 }  // namespace
 }  // namespace tidemark::check

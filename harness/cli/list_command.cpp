@@ -13,6 +13,7 @@
 #include "core/mutants.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
+#include "session/builtin_backends.h"
 #include "wire/lanes.h"
 
 namespace tidemark::cli {
@@ -44,13 +45,18 @@ std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios
         std::string name = runner::test_name(scenario, lane, backend);
         std::string labels = "backend-" + backend;
         for (const auto& label : runner::test_labels(scenario, lane)) labels.append(";").append(label);
+        const api::BackendEntry* entry = session::builtin_backends().find(backend);
+        const bool real_driver = entry && !entry->reports_itself;
+        // The sanitizers build leaves a real driver's wire lanes to the default build: the
+        // driver is not ours to instrument, and its monolith run still crosses our code.
+        if (real_driver && lane != Lane::Monolith) labels.append(";real-driver-wire-lane");
         out += fmt::format("add_test([=[{}]=] [=[{}]=] run --lane {} --backend {}{} --report [=[{}/{}]=] [=[{}]=])\n",
                            name, tidemark, lane_name(lane), backend, judged, report_root, name,
                            fs::absolute(scenario.file).string());
         out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[{}]=])\n", name, labels);
         // Mesa's GL drivers leak a few hundred bytes at eglTerminate and unload, so LeakSanitizer
         // cannot even name them: not ours to mend. Memory errors are still caught.
-        if (backend.starts_with("gl"))
+        if (real_driver)
           out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES ENVIRONMENT_MODIFICATION "
                              "[=[ASAN_OPTIONS=string_append::detect_leaks=0]=])\n",
                              name);

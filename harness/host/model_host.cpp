@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
+#include <span>
 #include <unordered_map>
 
 namespace tidemark::host {
@@ -14,6 +16,7 @@ constexpr uint64_t kDeviceIds = uint64_t{1} << 63;  // device allocation ids nev
 
 // The device's counters as GPU counters: forward-looking (each sample is the value from its
 // moment on). Ids are fixed: a scenario's trace checks name the tracks by these names.
+constexpr uint32_t kMapEntryCounter = 6;
 constexpr uint32_t kFirstLayerCounter = 8;  // the layer's tracks follow the device's
 
 tracer::CounterDescriptor device_counters(bool observed) {
@@ -35,7 +38,7 @@ tracer::CounterDescriptor device_counters(bool observed) {
                       spec(3, "Forced syncs", "syncs a reclaim watermark forced", {}),
                       spec(4, "Descriptor sets", "live descriptor sets", {}),
                       spec(5, "Device bytes", "device memory held by the backend", {kByte}),
-                      spec(6, "Map entry", "the scenario pid's entry in the kernel's GPU memory map", {kByte}),
+                      spec(kMapEntryCounter, "Map entry", "the scenario pid's entry in the kernel's GPU memory map", {kByte}),
                       spec(kGpuLoadCounter, "GPU load", "kgsl gpu_load: busy share since the last read", {kPercent})};
   descriptor.specs.back().groups = {1};  // SYSTEM
   if (observed) {  // only with the layer on: every other run's trace keeps its bytes
@@ -49,12 +52,12 @@ tracer::CounterDescriptor device_counters(bool observed) {
 
 }  // namespace
 
-ModelHost::ModelHost(const api::ModelConfig& config, MutantId mutant, bool observed)
+ModelHost::ModelHost(const api::ModelConfig& config, MutantId mutant, Layer layer)
     : config_(config),
       mutant_(mutant),
       memory_(kernel::GpuMemMap::kDefaultCapacity, mutant),
       driver_(config.kmd, config.kgsl, mutant),
-      observed_(observed) {}
+      layer_on_(layer) {}
 
 int64_t ModelHost::map_entry() const {
   return static_cast<int64_t>(
@@ -106,7 +109,7 @@ uint64_t ModelHost::trace_now() {
 
 void ModelHost::started(const api::DeviceCounters& counters) {
   uint64_t start = trace_now();
-  trace_.emplace(device_counters(observed_), start);
+  trace_.emplace(device_counters(layer_on_ != Layer::Off), start);
   // The data source's snapshot: one packet per map entry, each stamped as the walk reaches it.
   if (config_.trace_memory != tracer::MemorySource::Ftrace) snapshot_memory(start, 1);
   if (config_.trace_memory != tracer::MemorySource::Snapshot)
@@ -131,7 +134,7 @@ void ModelHost::sample(const api::DeviceCounters& counters) {
     snapshot_memory(trace_now(), 0);
   const tracer::CounterSample samples[] = {{1, counters.live_stores},     {2, counters.parked_bytes},
                                           {3, counters.forced_syncs},    {4, counters.descriptor_sets},
-                                          {5, counters.device_bytes},    {6, map_entry()}};
+                                          {5, counters.device_bytes},    {kMapEntryCounter, map_entry()}};
   trace_->sample(trace_now(), samples);
 }
 
@@ -140,8 +143,11 @@ void ModelHost::observed_sample(const ObservedGauges& g) {
   const tracer::CounterSample samples[] = {{kFirstLayerCounter, g.vkbufs},
                                           {kFirstLayerCounter + 1, g.vkallocs},
                                           {kFirstLayerCounter + 2, g.vkbytes},
-                                          {kFirstLayerCounter + 3, g.vkdsets}};
-  trace_->sample(trace_now(), samples);
+                                          {kFirstLayerCounter + 3, g.vkdsets},
+                                          {kMapEntryCounter, map_entry()}};
+  // Beneath a device that reports itself, the device samples the map at its own points.
+  const size_t count = layer_on_ == Layer::Reports ? std::size(samples) : std::size(samples) - 1;
+  trace_->sample(trace_now(), std::span(samples, count));
 }
 
 Result<ObservedGauges> ModelHost::observed_gauges() {

@@ -23,8 +23,14 @@ namespace tidemark::host {
 
 class ModelHost final : public api::DeviceEvents, public api::Model {
  public:
-  // `observed`: the Tidemark layer is beneath the device; its gauges become trace tracks.
-  ModelHost(const api::ModelConfig& config, MutantId mutant, bool observed = false);
+  // How the Tidemark layer stands beneath the device.
+  enum class Layer {
+    Off,
+    Counts,   // beneath a device that reports itself: its gauges become trace tracks
+    Reports,  // the device's report (a real driver's): its samples also carry the map's entry,
+              // the points at which reconciliation compares its bytes with the map and the trace
+  };
+  ModelHost(const api::ModelConfig& config, MutantId mutant, Layer layer = Layer::Off);
 
   // Where observed_gauges() reads the layer's counts (the session's attachment).
   void observe_from(std::function<ObservedGauges()> layer) { layer_ = std::move(layer); }
@@ -80,7 +86,7 @@ class ModelHost final : public api::DeviceEvents, public api::Model {
   struct {
     int64_t walked = 0, mixed = 0, cut = 0;
   } walk_;
-  bool observed_ = false;
+  Layer layer_on_ = Layer::Off;
   std::function<ObservedGauges()> layer_;
   // What the device reported of all its memory (target included): live and peak.
   struct {

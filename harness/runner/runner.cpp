@@ -86,8 +86,15 @@ Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string,
 }
 
 // The scenario's checks and the runner's own against the last run's read-back.
-Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const RunResult& result, const SingleRun& run,
-                                             const RunOptions& options) {
+// A backend that reports itself samples its device bytes (the target besides them); a real
+// driver's account is the layer's count, which holds the target, sampled with the map.
+check::CounterTracks counter_tracks(const api::BackendEntry& backend) {
+  if (backend.reports_itself) return {.device_bytes = api::kDeviceBytesTrack, .map_entry = api::kMapEntryTrack};
+  return {.device_bytes = api::kLayerBytesTrack, .map_entry = api::kMapEntryTrack, .target_in_device_bytes = true};
+}
+
+Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const api::BackendEntry& backend,
+                                             const RunResult& result, const SingleRun& run, const RunOptions& options) {
   check::RunContext context;
   context.completed = !result.error;
   context.knobs = check::Values(result.knobs.begin(), result.knobs.end());
@@ -100,7 +107,7 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const Run
                      .server_pid = run.lane.server_pid};
   context.validation = options.validation;
   context.digests = result.repeat_digests;
-  context.counter_tracks = {.device_bytes = api::kDeviceBytesTrack, .map_entry = api::kMapEntryTrack};
+  context.counter_tracks = counter_tracks(backend);
   return check::evaluate(scenario, run.read, context);
 }
 
@@ -206,7 +213,7 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& given) {
   result.trace_hash = trace_hash(last.read.trace);
   result.digest = result.repeat_digests.back();
 
-  TIDEMARK_TRY(outcomes, evaluate(scenario, result, last, options));
+  TIDEMARK_TRY(outcomes, evaluate(scenario, *backend, result, last, options));
   result.outcomes = std::move(outcomes);
   result.green = !result.error &&
                  std::all_of(result.outcomes.begin(), result.outcomes.end(), [](const auto& o) { return o.passed; });

@@ -68,7 +68,9 @@ Result<std::unique_ptr<LocalSession>> LocalSession::open(const api::SessionConfi
                                                    entry->name, kGaugeKindNames[static_cast<size_t>(kind)]));
   std::unique_ptr<LocalSession> session(new LocalSession());
   const bool layer_on = config.layer.on || entry->needs_layer;
-  session->host_ = std::make_unique<host::ModelHost>(config.model, context.mutant, layer_on);
+  using Layer = host::ModelHost::Layer;
+  const Layer layer = !layer_on ? Layer::Off : entry->reports_itself ? Layer::Counts : Layer::Reports;
+  session->host_ = std::make_unique<host::ModelHost>(config.model, context.mutant, layer);
   session->knobs_ = context.knobs;
   if (layer_on) {
     TIDEMARK_TRY(library, layer::Library::open());
