@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "check/outcome_test.h"
+
 namespace tidemark::check {
 namespace {
 
@@ -14,12 +16,6 @@ scenario::CheckId gauge_id(size_t k) { return {scenario::CheckKind::Gauge, k}; }
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-
-fs::path temp_dir(const std::string& name) {
-  fs::path dir = fs::path(::testing::TempDir()) / "tidemark-check-test" / name;
-  fs::remove_all(dir);
-  return dir;
-}
 
 const SourceLocation where{"scenarios/demo.yaml", 12, 5};
 
@@ -85,7 +81,7 @@ TEST(Probe, PassesWithinTolerance) {
   image.set(3, 2, {200, 60, 30, 255});
   const scenario::PixelCheck check = scenario::ProbeCheck{
       .x = 3, .y = 2, .rgba = {202, 58, 30, 255}, .tolerance = 2, .where = where};
-  auto outcome = check_pixels(check, image, temp_dir("probe-pass"), pixels_id(0));
+  auto outcome = check_pixels(check, image, fresh_test_dir("check-test", "probe-pass"), pixels_id(0));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_TRUE(outcome->passed) << outcome->detail;
   EXPECT_EQ(outcome->id.kind, scenario::CheckKind::Pixels);
@@ -95,7 +91,7 @@ TEST(Probe, PassesWithinTolerance) {
 }
 
 TEST(Probe, FailureWritesArtifactsWithTheWantedPixel) {
-  const fs::path dir = temp_dir("probe-fail");
+  const fs::path dir = fresh_test_dir("check-test", "probe-fail");
   const Image image = make_image(4, 4, {0, 0, 0, 255});
   const scenario::PixelCheck check =
       scenario::ProbeCheck{.x = 1, .y = 3, .rgba = {0, 0, 3, 255}, .tolerance = 2, .where = where};
@@ -183,7 +179,7 @@ TEST(Bands, OneBadBandDetail) {
 }
 
 TEST(Bands, SeveralBadBandsCountThemAndWriteArtifacts) {
-  const fs::path dir = temp_dir("bands-fail");
+  const fs::path dir = fresh_test_dir("check-test", "bands-fail");
   const scenario::PixelCheck check =
       scenario::BandsCheck{.count = 4, .palette = true, .colors = {}, .where = where};
   std::vector<Rgba> painted = palette_colors(4);
@@ -216,7 +212,7 @@ TEST(Bands, MoreBandsThanColumnsIsBadInput) {
 // ---- golden ---------------------------------------------------------------------
 
 TEST(Golden, PassesWithinAllowedMismatch) {
-  const fs::path dir = temp_dir("golden-pass");
+  const fs::path dir = fresh_test_dir("check-test", "golden-pass");
   fs::create_directories(dir);
   Image golden = make_image(4, 4, {20, 40, 60, 255});
   ASSERT_TRUE(write_png(dir / "golden.png", golden));
@@ -234,7 +230,7 @@ TEST(Golden, PassesWithinAllowedMismatch) {
 }
 
 TEST(Golden, FailureWritesActualExpectedAndDiff) {
-  const fs::path dir = temp_dir("golden-fail");
+  const fs::path dir = fresh_test_dir("check-test", "golden-fail");
   fs::create_directories(dir);
   const Image golden = make_image(4, 4, {20, 40, 60, 255});
   ASSERT_TRUE(write_png(dir / "golden.png", golden));
@@ -266,7 +262,7 @@ TEST(Golden, FailureWritesActualExpectedAndDiff) {
 }
 
 TEST(Golden, MissingGoldenIsAnIoErrorAndTheActualIsWritten) {
-  const fs::path dir = temp_dir("golden-missing");
+  const fs::path dir = fresh_test_dir("check-test", "golden-missing");
   const scenario::PixelCheck check =
       scenario::GoldenCheck{.file = dir / "absent.png", .where = where};
   auto outcome = check_pixels(check, make_image(2, 2, {1, 2, 3, 255}), dir / "out", pixels_id(0));
@@ -278,7 +274,7 @@ TEST(Golden, MissingGoldenIsAnIoErrorAndTheActualIsWritten) {
 }
 
 TEST(Golden, SizeChangeFailsWithoutDiff) {
-  const fs::path dir = temp_dir("golden-size");
+  const fs::path dir = fresh_test_dir("check-test", "golden-size");
   fs::create_directories(dir);
   ASSERT_TRUE(write_png(dir / "golden.png", make_image(2, 2, {0, 0, 0, 255})));
   const scenario::PixelCheck check =

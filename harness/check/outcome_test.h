@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "check/check.h"
@@ -17,6 +19,14 @@ inline void expect_names(const Outcome& outcome, scenario::CheckKind kind, size_
   EXPECT_EQ(outcome.id.index, index);
   EXPECT_EQ(outcome.text, text);
   EXPECT_EQ(format_location(outcome.where), format_location(where));
+}
+
+// An empty folder of the test run's own, `<TempDir>/tidemark-<suite>/<name>`.
+inline std::filesystem::path fresh_test_dir(std::string_view suite, std::string_view name) {
+  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / ("tidemark-" + std::string(suite)) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 }  // namespace tidemark::check

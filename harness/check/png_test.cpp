@@ -8,19 +8,14 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "check/outcome_test.h"
 #include <png.h>
 
 namespace tidemark::check {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path temp_dir(const std::string& name) {
-  fs::path dir = fs::path(::testing::TempDir()) / "tidemark-png-test" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 struct FileCloser {
   void operator()(std::FILE* file) const { std::fclose(file); }
@@ -61,7 +56,7 @@ void write_raw_png(const fs::path& file, RawPng raw) {
 }
 
 TEST(Png, RoundTripIsByteExact) {
-  const fs::path file = temp_dir("round-trip") / "image.png";
+  const fs::path file = fresh_test_dir("png-test", "round-trip") / "image.png";
   Image image = make_image(7, 5, {0, 0, 0, 0});
   for (int y = 0; y < image.height; ++y) {
     for (int x = 0; x < image.width; ++x) {
@@ -79,7 +74,7 @@ TEST(Png, RoundTripIsByteExact) {
 }
 
 TEST(Png, ReadsRgbWithoutAlphaAsOpaque) {
-  const fs::path file = temp_dir("rgb") / "rgb.png";
+  const fs::path file = fresh_test_dir("png-test", "rgb") / "rgb.png";
   write_raw_png(file, {.width = 2,
                        .height = 1,
                        .bit_depth = 8,
@@ -92,7 +87,7 @@ TEST(Png, ReadsRgbWithoutAlphaAsOpaque) {
 }
 
 TEST(Png, Reads16BitRgbaByKeepingHighBytes) {
-  const fs::path file = temp_dir("rgba16") / "rgba16.png";
+  const fs::path file = fresh_test_dir("png-test", "rgba16") / "rgba16.png";
   // Big-endian 16-bit samples.
   write_raw_png(file, {.width = 1,
                        .height = 2,
@@ -107,7 +102,7 @@ TEST(Png, Reads16BitRgbaByKeepingHighBytes) {
 }
 
 TEST(Png, ReadsGreyAsRgb) {
-  const fs::path file = temp_dir("grey") / "grey.png";
+  const fs::path file = fresh_test_dir("png-test", "grey") / "grey.png";
   write_raw_png(file, {.width = 3,
                        .height = 1,
                        .bit_depth = 8,
@@ -122,7 +117,7 @@ TEST(Png, ReadsGreyAsRgb) {
 
 // Check that a file that is not a PNG is bad input (what a file holds is the user's), naming it.
 TEST(Png, GarbageFileIsBadInput) {
-  const fs::path file = temp_dir("garbage") / "garbage.png";
+  const fs::path file = fresh_test_dir("png-test", "garbage") / "garbage.png";
   std::ofstream(file) << "this is not a png, just some text long enough";
   auto read = read_png(file);
   ASSERT_FALSE(read);
@@ -133,7 +128,7 @@ TEST(Png, GarbageFileIsBadInput) {
 
 // Check that a PNG cut short is bad input with libpng's own message.
 TEST(Png, TruncatedFileIsBadInputWithLibpngMessage) {
-  const fs::path dir = temp_dir("truncated");
+  const fs::path dir = fresh_test_dir("png-test", "truncated");
   const fs::path whole = dir / "whole.png";
   ASSERT_TRUE(write_png(whole, make_image(16, 16, {1, 2, 3, 4})));
   const auto size = fs::file_size(whole);
@@ -148,7 +143,7 @@ TEST(Png, TruncatedFileIsBadInputWithLibpngMessage) {
 }
 
 TEST(Png, MissingFileIsAnIoError) {
-  const fs::path file = temp_dir("missing") / "absent.png";
+  const fs::path file = fresh_test_dir("png-test", "missing") / "absent.png";
   auto read = read_png(file);
   ASSERT_FALSE(read);
   EXPECT_EQ(read.error().kind, ErrorKind::Io);
@@ -156,7 +151,7 @@ TEST(Png, MissingFileIsAnIoError) {
 }
 
 TEST(Png, WritingIntoAMissingFolderIsAnIoError) {
-  const fs::path file = temp_dir("unwritable") / "no-such-folder" / "image.png";
+  const fs::path file = fresh_test_dir("png-test", "unwritable") / "no-such-folder" / "image.png";
   auto written = write_png(file, make_image(1, 1, {0, 0, 0, 255}));
   ASSERT_FALSE(written);
   EXPECT_EQ(written.error().kind, ErrorKind::Io);
@@ -164,7 +159,7 @@ TEST(Png, WritingIntoAMissingFolderIsAnIoError) {
 }
 
 TEST(Png, WritingAnEmptyImageIsAnError) {
-  const fs::path file = temp_dir("empty") / "empty.png";
+  const fs::path file = fresh_test_dir("png-test", "empty") / "empty.png";
   EXPECT_FALSE(write_png(file, Image{}));
   EXPECT_FALSE(fs::exists(file));
 }

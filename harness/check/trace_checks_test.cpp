@@ -9,7 +9,7 @@ namespace {
 
 using scenario::CheckKind;
 
-const SourceLocation where{"scenarios/trace.yaml", 20, 3};
+const SourceLocation trace_yaml{"scenarios/trace.yaml", 20, 3};
 
 tracer::Track track(std::string name, uint32_t gpu, std::vector<tracer::TrackRow> rows,
                     std::optional<uint32_t> pid = std::nullopt) {
@@ -32,18 +32,18 @@ TEST(Trace, RowsCountLastAndUnitAsWrittenPass) {
                              .count = 3,
                              .last = 0,
                              .unit = "B",
-                             .where = where};
+                             .where = trace_yaml};
   Outcome outcome = check_trace(check, parked_trace(), 4);
   EXPECT_TRUE(outcome.passed) << outcome.detail;
   expect_names(outcome, CheckKind::Trace, 4,
-               "trace track 'Parked bytes (gpu 0)': 3 rows as written, 3 rows, last 0, unit B", where);
+               "trace track 'Parked bytes (gpu 0)': 3 rows as written, 3 rows, last 0, unit B", trace_yaml);
   EXPECT_EQ(outcome.detail, "3 rows as expected");
 }
 
 TEST(Trace, TheFirstDifferingRowIsNamedWithBothSides) {
   scenario::TraceCheck check{.track = "Parked bytes (gpu 0)",
                              .rows = std::vector<scenario::TraceRow>{{10, 0}, {20, 2048}, {30, 0}},
-                             .where = where};
+                             .where = trace_yaml};
   Outcome outcome = check_trace(check, parked_trace(), 0);
   EXPECT_FALSE(outcome.passed);
   EXPECT_EQ(outcome.detail, "row 1 is [20, 4096], expected [20, 2048]");
@@ -51,7 +51,7 @@ TEST(Trace, TheFirstDifferingRowIsNamedWithBothSides) {
 
 TEST(Trace, ExtraRowsAfterAnAgreeingPrefixAreCounted) {
   scenario::TraceCheck check{
-      .track = "Parked bytes (gpu 0)", .rows = std::vector<scenario::TraceRow>{{10, 0}, {20, 4096}}, .where = where};
+      .track = "Parked bytes (gpu 0)", .rows = std::vector<scenario::TraceRow>{{10, 0}, {20, 4096}}, .where = trace_yaml};
   Outcome outcome = check_trace(check, parked_trace(), 0);
   EXPECT_FALSE(outcome.passed);
   EXPECT_EQ(outcome.detail, "3 rows, expected 2; the first 2 agree");
@@ -59,7 +59,7 @@ TEST(Trace, ExtraRowsAfterAnAgreeingPrefixAreCounted) {
 
 TEST(Trace, EveryOtherPartThatDiffersIsListed) {
   scenario::TraceCheck check{
-      .track = "Parked bytes (gpu 0)", .count = 2, .last = 4096, .unit = "Pixel/s", .flagged = true, .where = where};
+      .track = "Parked bytes (gpu 0)", .count = 2, .last = 4096, .unit = "Pixel/s", .flagged = true, .where = trace_yaml};
   Outcome outcome = check_trace(check, parked_trace(), 0);
   EXPECT_FALSE(outcome.passed);
   EXPECT_EQ(outcome.detail,
@@ -67,20 +67,20 @@ TEST(Trace, EveryOtherPartThatDiffersIsListed) {
 }
 
 TEST(Trace, AMissingTrackListsTheTracksThereAre) {
-  scenario::TraceCheck check{.track = "Parked bytes (gpu 1)", .count = 3, .where = where};
+  scenario::TraceCheck check{.track = "Parked bytes (gpu 1)", .count = 3, .where = trace_yaml};
   Outcome outcome = check_trace(check, parked_trace(), 0);
   EXPECT_FALSE(outcome.passed);
   EXPECT_EQ(outcome.detail, "no such track (the trace has: Parked bytes (gpu 0); Live stores (gpu 0))");
 }
 
 TEST(Trace, AbsentPassesOnlyWithoutTheTrack) {
-  scenario::TraceCheck gone{.track = "Parked bytes (gpu 1)", .absent = true, .where = where};
+  scenario::TraceCheck gone{.track = "Parked bytes (gpu 1)", .absent = true, .where = trace_yaml};
   Outcome passed = check_trace(gone, parked_trace(), 0);
   EXPECT_TRUE(passed.passed);
   EXPECT_EQ(passed.text, "trace track 'Parked bytes (gpu 1)': absent");
   EXPECT_EQ(passed.detail, "no such track");
 
-  scenario::TraceCheck there{.track = "Live stores (gpu 0)", .absent = true, .where = where};
+  scenario::TraceCheck there{.track = "Live stores (gpu 0)", .absent = true, .where = trace_yaml};
   Outcome failed = check_trace(there, parked_trace(), 0);
   EXPECT_FALSE(failed.passed);
   EXPECT_EQ(failed.detail, "the track is there, with 1 rows");
@@ -95,7 +95,7 @@ scenario::Scenario reconciled() {
   scenario.target = {.width = 2, .height = 2};  // 16 bytes
   scenario.kernel.pid = 1000;
   scenario.kernel.gpu = 0;
-  scenario.reconcile = where;
+  scenario.reconcile = trace_yaml;
   return scenario;
 }
 
@@ -124,7 +124,7 @@ TEST(Reconcile, ThreeAccountsAgreeingEverywherePass) {
   Outcome outcome = check_reconcile(reconciled(), end_gauges(), end_kernel(216), memory_trace(), tracks);
   EXPECT_TRUE(outcome.passed) << outcome.detail;
   expect_names(outcome, CheckKind::Reconcile, 0,
-               "the backend, the kernel map and the trace agree on the pid's GPU memory", where);
+               "the backend, the kernel map and the trace agree on the pid's GPU memory", trace_yaml);
   EXPECT_EQ(outcome.detail,
             "agree at 2 sampled points and at the end: backend 216 (device bytes 200 + target 16), map entry 216, "
             "trace 'GPU Memory (gpu 0, pid 1000)' 216");

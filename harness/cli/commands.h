@@ -100,6 +100,9 @@ struct BenchArgs {
   std::vector<std::string> inputs;
   int repeat = 3;
   std::string report;
+  std::string floor;    // the bare Vulkan program (default: tidemark-vulkan-floor beside tidemark)
+  std::string history;  // a JSON-lines file the results are appended to (nightly)
+  std::string label;    // what this run is (a commit), kept in the history
 };
 
 struct FixtureArgs {

@@ -84,10 +84,14 @@ CLI::App* add_parity(CLI::App& app, ParityArgs& args) {
 }
 
 CLI::App* add_bench(CLI::App& app, BenchArgs& args) {
-  auto* bench = app.add_subcommand("bench", "replay throughput per lane (commands/s, ratio to monolith)");
+  auto* bench = app.add_subcommand("bench", "replay throughput per lane, and the harness's own ns per call above the bare Vulkan floor");
   add_paths(*bench, args.inputs, "benchmark streams (scenario files), e.g. bench/");
   bench->add_option("--repeat", args.repeat, "replays per lane; the median is reported (default 3)");
   bench->add_option("--report", args.report, "where recordings and bench.json go (default build/bench)");
+  bench->add_option("--floor", args.floor,
+                    "the bare Vulkan program whose seconds are subtracted (default: tidemark-vulkan-floor beside tidemark)");
+  bench->add_option("--history", args.history, "append the results to this JSON-lines file and plot it in the report");
+  bench->add_option("--label", args.label, "what this run measures (e.g. a commit), kept in the history");
   return bench;
 }
 

@@ -7,17 +7,17 @@
 namespace tidemark::kernel {
 namespace {
 
-GpuMemTotalEvent event(uint32_t gpu, uint32_t pid, uint64_t size) { return {gpu, pid, size}; }
+GpuMemTotalEvent total_event(uint32_t gpu, uint32_t pid, uint64_t size) { return {gpu, pid, size}; }
 
 // Check the mutants: size 0 that keeps its entry, and a global entry not counted.
 TEST(GpuMemMap, MutantsBreakWhatTheyName) {
   GpuMemMap keeps(4, MutantId::GpuMemZeroKeepsEntry);
-  keeps.on_event(event(0, 1, 10));
-  keeps.on_event(event(0, 1, 0));
+  keeps.on_event(total_event(0, 1, 10));
+  keeps.on_event(total_event(0, 1, 0));
   EXPECT_EQ(keeps.lookup(map_key(0, 1)), 0u);
 
   GpuMemMap uncounted(4, MutantId::GpuMemGlobalNotCounted);
-  for (uint32_t pid = 0; pid < 5; ++pid) uncounted.on_event(event(0, pid, 1));
+  for (uint32_t pid = 0; pid < 5; ++pid) uncounted.on_event(total_event(0, pid, 1));
   EXPECT_EQ(uncounted.size(), 5u);  // the real map holds 4, the global entry among them
   EXPECT_EQ(uncounted.counters().dropped, 0u);
 }

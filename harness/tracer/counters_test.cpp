@@ -1,13 +1,12 @@
 #include "tracer/counters.h"
+#include "tracer/measure_units_test.h"
 
 #include <gtest/gtest.h>
 
 namespace tidemark::tracer {
 namespace {
 
-// MeasureUnit values by hand, from the table in shared/specs/perfetto.md.
-constexpr MeasureUnit kNone = 0, kByte = 7, kHertz = 13, kMillisecond = 21, kSecond = 22, kVertex = 25, kPixel = 26,
-                      kTriangle = 27, kPercent = 37, kInstruction = 40;
+using namespace test_units;
 
 // Check that a unit string joins numerators, then '/' and denominators, as the importer prints them.
 TEST(UnitString, NumeratorsSlashDenominatorsJoinedByColons) {

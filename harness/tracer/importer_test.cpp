@@ -2,6 +2,7 @@
 // on traces the writer produced (its bytes are proven against libprotobuf in
 // trace_writer_test.cpp) and on hand-made packets for what the writer never writes.
 #include "tracer/importer.h"
+#include "tracer/measure_units_test.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,7 @@
 namespace tidemark::tracer {
 namespace {
 
-constexpr MeasureUnit kPixel = 26, kSecond = 22, kFragment = 39, kByte = 7;
+using namespace test_units;
 
 CounterSpec spec(uint32_t id, std::string name, ValueDirection direction = ValueDirection::Unspecified) {
   CounterSpec s;

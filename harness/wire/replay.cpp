@@ -105,6 +105,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
       if (has_reply(frame.op))
         awaited.emplace(frame.sequence, fmt::format("record #{} ({})", index, to_string(frame.op)));
       said_goodbye = said_goodbye || frame.op == Opcode::Goodbye;
+      report.respecifies += frame.op == Opcode::BufferData ? 1 : 0;
       commands += frame.op != Opcode::Hello && frame.op != Opcode::Goodbye && frame.op != Opcode::Sync ? 1 : 0;
       ++report.requests;
       continue;
