@@ -41,6 +41,9 @@ struct BackendEntry {
   bool reports_itself = true;
   // True: its gauges come from the layer, which is then beneath it whatever the scenario says.
   bool needs_layer = false;
+  // A backend it may stand in for: a scenario that lists that one may be run on this one
+  // (a user's own GL driver in Zink's place), judged by the gauges it gives.
+  std::string stands_for;
   bool gives(GaugeKind kind) const;
   std::string gauge_kinds() const;  // "device, reclaim-model"
 };

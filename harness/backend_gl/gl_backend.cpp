@@ -364,14 +364,16 @@ void add_gl_backends(api::BackendRegistry& registry) {
                 .gauges = {},
                 .make = factory(GlDriver::Llvmpipe),
                 .reports_itself = false,
-                .needs_layer = false});
+                .needs_layer = false,
+                .stands_for = "gl"});
   registry.add({.name = "gl-native",
                 .summary = "OpenGL ES on the EGL vendor the environment names (__EGL_VENDOR_LIBRARY_FILENAMES), "
                            "the layer beneath its Vulkan",
                 .gauges = {GaugeKind::Device},
                 .make = factory(GlDriver::Native),
                 .reports_itself = false,
-                .needs_layer = true});
+                .needs_layer = true,
+                .stands_for = "gl"});
 }
 
 }  // namespace tidemark::backend_gl

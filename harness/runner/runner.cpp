@@ -163,12 +163,16 @@ Result<std::map<std::string, int64_t>> effective_knobs(const Scenario& scenario,
   return resolve_knobs({&scenario.knobs, &overrides}, "--knob");
 }
 
-// The backend a run uses: the command line's, else the scenario's first; one the scenario does
-// not list cannot judge it.
-Result<std::string> backend_for(const Scenario& scenario, const std::string& chosen) {
+// The backend a run uses: the command line's, else the scenario's first. One the scenario does
+// not list, and that stands in for none it lists, cannot judge it.
+Result<std::string> backend_for(const Scenario& scenario, const std::string& chosen,
+                                const api::BackendRegistry& registry) {
   if (chosen.empty()) return default_backend(scenario);
-  if (!scenario.backends.empty() &&
-      std::find(scenario.backends.begin(), scenario.backends.end(), chosen) == scenario.backends.end())
+  auto listed = [&](std::string_view name) {
+    return std::find(scenario.backends.begin(), scenario.backends.end(), name) != scenario.backends.end();
+  };
+  const api::BackendEntry* entry = registry.find(chosen);
+  if (!scenario.backends.empty() && !listed(chosen) && !(entry && !entry->stands_for.empty() && listed(entry->stands_for)))
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a backend the scenario lists ({}), found --backend {}",
                                                  format_location(scenario.backends_where),
                                                  fmt::join(scenario.backends, ", "), chosen));
@@ -177,9 +181,9 @@ Result<std::string> backend_for(const Scenario& scenario, const std::string& cho
 
 Result<RunResult> run(const Scenario& scenario, const RunOptions& given) {
   RunOptions options = given;
-  TIDEMARK_TRY(backend_name, backend_for(scenario, given.lane.backend));
-  options.lane.backend = backend_name;
   const api::BackendRegistry& backends = options.lane.backends ? *options.lane.backends : session::builtin_backends();
+  TIDEMARK_TRY(backend_name, backend_for(scenario, given.lane.backend, backends));
+  options.lane.backend = backend_name;
   TIDEMARK_TRY(backend, backends.lookup(options.lane.backend));
   TIDEMARK_CHECK(check_backend_judges(scenario, *backend));
   RunResult result;
