@@ -182,66 +182,77 @@ int parity_command(const ParityArgs& args) {
   fs::path report_dir = report.empty() ? default_report_dir() : fs::path(report);
   std::vector<runner::RunResult> results;
   size_t mismatched = 0;
+  // Every backend a scenario lists is a subject of its own: `group/name` on its first,
+  // `group/name@backend` on the others.
+  size_t subjects = 0;
   for (const auto& scenario : *scenarios) {
-    std::map<std::string, std::vector<std::string>> lanes_by_digest;
-    std::string row;
-    for (Lane lane : kAllLanes) {
-      runner::RunOptions options;
-      options.report_dir = report_dir;
-      options.lane.lane = lane;
-      auto result = runner::run(scenario, options);
-      if (!result) return report_error(result.error());
-      lanes_by_digest[result->digest].push_back(std::string(lane_name(lane)));
-      row += fmt::format(" {}={}{}", lane_name(lane), result->digest, result->green ? "" : "(red)");
-      results.push_back(std::move(*result));
-    }
-    if (with_replay) {
-      // Record the monolith session, then replay it in every lane: same digest as the runs.
-      runner::RunOptions options;
-      options.report_dir = report_dir / "recorded";
-      options.lane.record = (report_dir / "recordings" / (scenario.group + "." + scenario.name + ".tdrec")).string();
-      options.lane.record_name = scenario.group + "/" + scenario.name;
-      if (auto made = make_directories(report_dir / "recordings"); !made) return report_error(made.error());
-      auto recorded = runner::run(scenario, options);
-      if (!recorded) return report_error(recorded.error());
-      lanes_by_digest[recorded->digest].push_back("recorded");
+    std::vector<std::string> backends = scenario.backends;
+    if (backends.empty()) backends.push_back(runner::default_backend(scenario));
+    for (const auto& backend : backends) {
+      ++subjects;
+      const bool own = backend == runner::default_backend(scenario);
+      const std::string name = scenario.group + "/" + scenario.name + (own ? "" : "@" + backend);
+      std::map<std::string, std::vector<std::string>> lanes_by_digest;
+      std::string row;
       for (Lane lane : kAllLanes) {
-        wire::LaneOptions lane_options;
-        lane_options.lane = lane;
-        lane_options.backends = &session::builtin_backends();
-        auto replayed = wire::replay(options.lane.record, lane_options);
-        if (!replayed) return report_error(replayed.error());
-        std::string key = replayed->divergence ? "diverged: " + *replayed->divergence : replayed->digest;
-        lanes_by_digest[key].push_back(fmt::format("replay-{}", lane_name(lane)));
-        row += fmt::format(" replay-{}={}", lane_name(lane), replayed->divergence ? "DIVERGED" : replayed->digest);
+        runner::RunOptions options;
+        options.report_dir = report_dir;
+        options.lane.lane = lane;
+        options.lane.backend = backend;
+        auto result = runner::run(scenario, options);
+        if (!result) return report_error(result.error());
+        lanes_by_digest[result->digest].push_back(std::string(lane_name(lane)));
+        row += fmt::format(" {}={}{}", lane_name(lane), result->digest, result->green ? "" : "(red)");
+        results.push_back(std::move(*result));
       }
-    }
-    bool same = lanes_by_digest.size() == 1;
-    if (!same)
-      for (const auto& [digest, lanes] : lanes_by_digest)
-        fmt::print("  {}: {}\n", digest, fmt::join(lanes, ", "));
-    mismatched += same ? 0 : 1;
-    fmt::print("{} {}/{}{}\n", same ? "SAME" : "DIFF", scenario.group, scenario.name, row);
-    const std::string name = scenario.group + "/" + scenario.name;
-    if (same) digests[name] = lanes_by_digest.begin()->first;
-    if (!args.against.empty()) {
-      auto found = saved.find(name);
-      std::string here = same ? lanes_by_digest.begin()->first : std::string("(lanes disagree)");
-      if (found == saved.end() || found->second != here) {
-        ++unlike_saved;
-        fmt::print("  against {}: {}, here {}\n", args.against,
-                   found == saved.end() ? std::string("no digest saved") : "saved " + found->second, here);
+      if (with_replay) {
+        // Record the monolith session, then replay it in every lane: same digest as the runs.
+        runner::RunOptions options;
+        options.report_dir = report_dir / "recorded";
+        options.lane.backend = backend;
+        const std::string file = scenario.group + "." + scenario.name + (own ? "" : "@" + backend) + ".tdrec";
+        options.lane.record = (report_dir / "recordings" / file).string();
+        options.lane.record_name = name;
+        if (auto made = make_directories(report_dir / "recordings"); !made) return report_error(made.error());
+        auto recorded = runner::run(scenario, options);
+        if (!recorded) return report_error(recorded.error());
+        lanes_by_digest[recorded->digest].push_back("recorded");
+        for (Lane lane : kAllLanes) {
+          wire::LaneOptions lane_options;
+          lane_options.lane = lane;
+          lane_options.backends = &session::builtin_backends();
+          auto replayed = wire::replay(options.lane.record, lane_options);
+          if (!replayed) return report_error(replayed.error());
+          std::string key = replayed->divergence ? "diverged: " + *replayed->divergence : replayed->digest;
+          lanes_by_digest[key].push_back(fmt::format("replay-{}", lane_name(lane)));
+          row += fmt::format(" replay-{}={}", lane_name(lane), replayed->divergence ? "DIVERGED" : replayed->digest);
+        }
+      }
+      bool same = lanes_by_digest.size() == 1;
+      if (!same)
+        for (const auto& [digest, lanes] : lanes_by_digest)
+          fmt::print("  {}: {}\n", digest, fmt::join(lanes, ", "));
+      mismatched += same ? 0 : 1;
+      fmt::print("{} {}{}\n", same ? "SAME" : "DIFF", name, row);
+      if (same) digests[name] = lanes_by_digest.begin()->first;
+      if (!args.against.empty()) {
+        auto found = saved.find(name);
+        std::string here = same ? lanes_by_digest.begin()->first : std::string("(lanes disagree)");
+        if (found == saved.end() || found->second != here) {
+          ++unlike_saved;
+          fmt::print("  against {}: {}, here {}\n", args.against,
+                     found == saved.end() ? std::string("no digest saved") : "saved " + found->second, here);
+        }
       }
     }
   }
   if (auto ok = runner::write_summary(results, report_dir); !ok) return report_error(ok.error());
   if (!args.save_digests.empty())
     if (auto ok = write_file_atomically(args.save_digests, digests_text(digests)); !ok) return report_error(ok.error());
-  fmt::print("{} of {} scenarios give one digest in every lane; report: {}\n", scenarios->size() - mismatched,
-             scenarios->size(), fs::absolute(report_dir / "summary.json").string());
+  fmt::print("{} of {} scenarios give one digest in every lane; report: {}\n", subjects - mismatched, subjects,
+             fs::absolute(report_dir / "summary.json").string());
   if (!args.against.empty())
-    fmt::print("{} of {} scenarios match the digests in {}\n", scenarios->size() - unlike_saved, scenarios->size(),
-               args.against);
+    fmt::print("{} of {} scenarios match the digests in {}\n", subjects - unlike_saved, subjects, args.against);
   return mismatched == 0 && unlike_saved == 0 ? kGreen : kRed;
 }
 
