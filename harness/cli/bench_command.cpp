@@ -31,11 +31,10 @@ double median(std::vector<double> values) {
 
 // The floor program beside this executable (the build folder), when there is one.
 std::string default_floor() {
+  const fs::path dir = this_executable_dir();
   std::error_code error;
-  fs::path self = fs::read_symlink("/proc/self/exe", error);
-  if (error) return {};
-  fs::path floor = self.parent_path() / "tidemark-vulkan-floor";
-  return fs::exists(floor, error) ? floor.string() : std::string();
+  if (dir.empty() || !fs::exists(dir / "tidemark-vulkan-floor", error)) return {};
+  return (dir / "tidemark-vulkan-floor").string();
 }
 
 // One run of the floor program: its seconds for `cycles` respecify cycles (start-up excluded).

@@ -2,10 +2,14 @@
 
 #include <iterator>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -64,6 +68,53 @@ Result<std::string> read_given_file(const std::filesystem::path& file, std::stri
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file", file.string(), what));
   return bytes;
+}
+
+Result<MappedFile> MappedFile::map(const std::filesystem::path& file, std::string_view what) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  auto status = fs::status(file, error);
+  if (fs::is_directory(status))
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a {} file, found a folder", file.string(), what));
+  if (!fs::exists(status))
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a {} file, found nothing", file.string(), what));
+  if (!fs::is_regular_file(status))
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected a {} file, found something that is not a regular file", file.string(), what));
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file: {}", file.string(), what, std::strerror(errno)));
+  struct stat info {};
+  MappedFile mapped;
+  if (::fstat(fd, &info) == 0 && info.st_size > 0) {
+    void* data = ::mmap(nullptr, static_cast<size_t>(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (data != MAP_FAILED) {
+      mapped.data_ = data;
+      mapped.size_ = static_cast<size_t>(info.st_size);
+      ::madvise(data, mapped.size_, MADV_SEQUENTIAL);  // read front to back, once or twice
+    }
+  }
+  const int saved = errno;
+  ::close(fd);
+  if (info.st_size > 0 && !mapped.data_)
+    return fail(ErrorKind::Io, fmt::format("{}: cannot map the {} file: {}", file.string(), what, std::strerror(saved)));
+  return mapped;
+}
+
+void MappedFile::done_before(size_t offset) const {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t end = std::min(offset, size_) / page * page;
+  if (data_ && end > 0) ::madvise(data_, end, MADV_DONTNEED);
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept { *this = std::move(other); }
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  std::swap(data_, other.data_);
+  std::swap(size_, other.size_);
+  return *this;
+}
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(data_, size_);
 }
 
 }  // namespace tidemark

@@ -3,8 +3,10 @@
 // leaves nothing that looks complete, and the error names the file that failed.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -27,5 +29,27 @@ Result<std::string> read_given_file(const std::filesystem::path& file, std::stri
 Status replace_file(const std::filesystem::path& file,
                     const std::function<Status(const std::filesystem::path& temporary)>& write);
 Status write_file_atomically(const std::filesystem::path& file, std::string_view content);
+
+// A whole file mapped read-only: its bytes are read in place, never copied (a 36 MB recording
+// costs page-cache lookups, not a read into the heap). The same errors as read_given_file.
+class MappedFile {
+ public:
+  static Result<MappedFile> map(const std::filesystem::path& file, std::string_view what);
+  MappedFile() = default;
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+  std::span<const uint8_t> bytes() const { return {static_cast<const uint8_t*>(data_), size_}; }
+  // The bytes before `offset` will not be read again: their pages leave this process's
+  // resident set (they stay in the page cache), so reading a file front to back costs little
+  // memory however long it is.
+  void done_before(size_t offset) const;
+
+ private:
+  void* data_ = nullptr;  // null for an empty file (nothing to map)
+  size_t size_ = 0;
+};
 
 }  // namespace tidemark

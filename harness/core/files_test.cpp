@@ -55,5 +55,34 @@ TEST(Files, AFolderThatCannotBeMadeIsAnIoError) {
   EXPECT_EQ(made.error().message.rfind("cannot create /proc/self/tidemark/reports: ", 0), 0u) << made.error().message;
 }
 
+// Check that a mapped file reads as its bytes, still reads so after its pages were given back,
+// maps an empty file as no bytes, and refuses a folder or a missing file as bad input.
+TEST(MappedFile, ReadsTheFileInPlaceAndRefusesWhatIsNotAFile) {
+  fs::path dir = fresh_dir("mapped");
+  std::string content(3 << 20, 'x');
+  for (size_t i = 0; i < content.size(); i += 4099) content[i] = static_cast<char>('a' + i % 26);
+  ASSERT_TRUE(write_file_atomically(dir / "data.bin", content));
+  auto mapped = MappedFile::map(dir / "data.bin", "data");
+  ASSERT_TRUE(mapped) << mapped.error().message;
+  auto bytes = mapped->bytes();
+  ASSERT_EQ(bytes.size(), content.size());
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), content);
+  mapped->done_before(bytes.size());
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), content);
+
+  ASSERT_TRUE(write_file_atomically(dir / "empty.bin", ""));
+  auto empty = MappedFile::map(dir / "empty.bin", "data");
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->bytes().empty());
+
+  auto folder = MappedFile::map(dir, "recording");
+  ASSERT_FALSE(folder);
+  EXPECT_EQ(folder.error().kind, ErrorKind::BadInput);
+  EXPECT_EQ(folder.error().message, dir.string() + ": expected a recording file, found a folder");
+  auto missing = MappedFile::map(dir / "nothing.tdrec", "recording");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message, (dir / "nothing.tdrec").string() + ": expected a recording file, found nothing");
+}
+
 }  // namespace
 }  // namespace tidemark

@@ -1,5 +1,6 @@
 #include "wire/recording.h"
 
+#include "core/files.h"
 #include "wire/frame_io.h"
 
 #include <xxhash.h>
@@ -8,6 +9,7 @@
 
 #include <array>
 #include <cstring>
+#include <iterator>
 
 namespace tidemark::wire {
 
@@ -97,37 +99,40 @@ Status RecordingWriter::close() {
 }
 
 Result<RecordingReader> RecordingReader::open(const std::filesystem::path& file) {
-  auto open_stream = [&]() -> Result<RecordingReader> {
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(file, error))
-      return fail(ErrorKind::BadInput, fmt::format("{}: expected a recording file, found {}", file.string(),
-                                                   std::filesystem::exists(file, error) ? "something else" : "nothing"));
-    auto in = std::make_unique<std::ifstream>(file, std::ios::binary);
-    if (!*in) return fail(ErrorKind::Io, fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)));
-    return open(std::move(in), file.string());
-  };
-  // A whole pass first, up to the trailer: a cut or corrupted recording is refused before
-  // any of it is replayed, so nothing is half done.
-  TIDEMARK_TRY(check, open_stream());
+  TIDEMARK_TRY(mapped, MappedFile::map(file, "recording"));
+  auto owner = std::make_shared<MappedFile>(std::move(mapped));
+  const std::span<const uint8_t> bytes = owner->bytes();
+  // A whole pass first, up to the trailer: nothing is copied, each record is only checked.
+  TIDEMARK_TRY(check, over(owner, bytes, file.string()));
+  check.mapped_ = owner.get();
   for (;;) {
-    TIDEMARK_TRY(record, check.next());
-    if (!record) break;
+    TIDEMARK_TRY(view, check.next_view());
+    if (!view) break;
   }
-  return open_stream();
+  TIDEMARK_TRY(reader, over(owner, bytes, file.string()));
+  reader.mapped_ = owner.get();
+  return std::move(reader);
 }
 
 Result<RecordingReader> RecordingReader::open(std::unique_ptr<std::istream> in, std::string name) {
+  auto bytes = std::make_shared<std::string>((std::istreambuf_iterator<char>(*in)), std::istreambuf_iterator<char>());
+  if (in->bad()) return fail(ErrorKind::Io, fmt::format("cannot read {}", name));
+  std::span<const uint8_t> view(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
+  return over(std::move(bytes), view, std::move(name));
+}
+
+Result<RecordingReader> RecordingReader::over(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes,
+                                              std::string name) {
   RecordingReader reader;
-  reader.in_ = std::move(in);
+  reader.owner_ = std::move(owner);
+  reader.bytes_ = bytes;
   reader.name_ = std::move(name);
-  std::array<uint8_t, 16> start{};
-  reader.in_->read(reinterpret_cast<char*>(start.data()), start.size());
-  if (reader.in_->gcount() != static_cast<std::streamsize>(start.size()) ||
-      std::memcmp(start.data(), kRecordingMagic.data(), kRecordingMagic.size()) != 0)
+  constexpr size_t kStart = 16;  // magic, version, header length
+  if (bytes.size() < kStart || std::memcmp(bytes.data(), kRecordingMagic.data(), kRecordingMagic.size()) != 0)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a Tidemark recording (magic TDMKREC), found something else",
                                                  reader.name_));
-  Reader fields{std::span<const uint8_t>(start).subspan(kRecordingMagic.size())};
-  uint32_t version = *fields.u32();  // 16 bytes were read: both fields are there
+  Reader fields{bytes.subspan(kRecordingMagic.size(), 8)};
+  uint32_t version = *fields.u32();  // 16 bytes are there: both fields are
   if (version != kRecordingVersion)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected recording format version {}, found {}", reader.name_,
                                                  kRecordingVersion, version));
@@ -135,62 +140,91 @@ Result<RecordingReader> RecordingReader::open(std::unique_ptr<std::istream> in, 
   if (length > kMaxRecordingHeaderBytes)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a header of at most {} bytes, found {}", reader.name_,
                                                  kMaxRecordingHeaderBytes, length));
-  std::vector<uint8_t> payload(length);
-  reader.in_->read(reinterpret_cast<char*>(payload.data()), length);
-  if (reader.in_->gcount() != static_cast<std::streamsize>(length))
-    return fail(ErrorKind::BadInput, fmt::format("{}: truncated header", reader.name_));
+  if (bytes.size() - kStart < length) return fail(ErrorKind::BadInput, fmt::format("{}: truncated header", reader.name_));
+  auto payload = bytes.subspan(kStart, length);
   auto header = decode_header_payload(payload);
   if (!header) return fail(ErrorKind::BadInput, fmt::format("{}: header: {}", reader.name_, header.error().message));
   reader.header_ = std::move(*header);
-  reader.offset_ = start.size() + length;
+  reader.offset_ = kStart + length;
   reader.digest_.add(payload);
   return reader;
 }
 
-Result<std::optional<Record>> RecordingReader::next() {
-  uint64_t record_at = offset_;
+Result<std::optional<RecordingReader::View>> RecordingReader::next_view() {
+  const uint64_t record_at = offset_;
   auto broken = [&](std::string what) -> std::unexpected<Error> {
-    return fail(ErrorKind::BadInput,
-                fmt::format("{}: record #{} at byte {}: {}", name_, index_ + 1, record_at, what));
+    return fail(ErrorKind::BadInput, fmt::format("{}: record #{} at byte {}: {}", name_, index_ + 1, record_at, what));
   };
-  int direction = in_->get();
-  if (direction == std::char_traits<char>::eof())
+  const size_t left = bytes_.size() - offset_;
+  if (left == 0)
     return broken(fmt::format("expected a record or the trailer, found the end of the file (cut after {} records)",
                               index_));
-  if (direction == kTrailerMark) return trailer();
+  const uint8_t direction = bytes_[offset_];
+  if (direction == kTrailerMark) {
+    TIDEMARK_CHECK(trailer());
+    return std::optional<View>();
+  }
   if (direction != '>' && direction != '<')
     return broken(fmt::format("expected a direction ('>', '<') or the trailer ('E'), found byte {}", direction));
-  StreamSource source(*in_);
-  auto frame = read_frame(source);
-  if (!frame) {
-    if (frame.error().message == "end of file") return broken("a direction byte with no frame after it");
-    return broken(frame.error().message);
-  }
+  if (left == 1) return broken("a direction byte with no frame after it");
+  if (left - 1 < kHeaderBytes) return broken(fmt::format("truncated frame header: {} of {} bytes", left - 1, kHeaderBytes));
+  auto header = decode_header(bytes_.subspan(offset_ + 1).first<kHeaderBytes>());
+  if (!header) return broken(header.error().message);
+  const size_t have = left - 1 - kHeaderBytes;
+  if (have < header->length)
+    return broken(fmt::format("truncated {} frame: {} of {} bytes", to_string(header->op), have, header->length));
+  const size_t record_bytes = 1 + kHeaderBytes + header->length;
+  // The bytes as they lie are what the writer hashed: the direction, then the encoded frame.
+  digest_.add(bytes_.subspan(offset_, record_bytes));
+  offset_ += record_bytes;
+  read_up_to(offset_);
   ++index_;
-  offset_ += 1 + kHeaderBytes + frame->payload.size();
-  auto direction_byte = static_cast<uint8_t>(direction);
-  digest_.add(std::span<const uint8_t>(&direction_byte, 1));
-  digest_.add(encode(*frame));
-  return std::optional<Record>(Record{static_cast<Direction>(direction), std::move(*frame)});
+  return std::optional<View>(View{static_cast<Direction>(direction), *header,
+                                  bytes_.subspan(record_at + 1 + kHeaderBytes, header->length)});
 }
 
-Result<std::optional<Record>> RecordingReader::trailer() {
+// Every 4 MiB read, a mapped file's pages behind are given back: the payload the last view
+// points into is always after them.
+void RecordingReader::read_up_to(uint64_t offset) {
+  constexpr uint64_t kReleaseEvery = uint64_t{4} << 20;
+  if (!mapped_ || offset - released_ < 2 * kReleaseEvery) return;
+  released_ = offset - kReleaseEvery;
+  mapped_->done_before(released_);
+}
+
+Result<bool> RecordingReader::next(Record& record) {
+  TIDEMARK_TRY(view, next_view());
+  if (!view) return false;
+  record.direction = view->direction;
+  record.frame.op = view->header.op;
+  record.frame.sequence = view->header.sequence;
+  record.frame.payload.assign(view->payload.begin(), view->payload.end());
+  return true;
+}
+
+Result<std::optional<Record>> RecordingReader::next() {
+  Record record{};
+  TIDEMARK_TRY(more, next(record));
+  if (!more) return std::optional<Record>();
+  return std::optional<Record>(std::move(record));
+}
+
+Status RecordingReader::trailer() {
   auto broken = [&](std::string what) -> std::unexpected<Error> {
     return fail(ErrorKind::BadInput, fmt::format("{}: trailer at byte {}: {}", name_, offset_, what));
   };
-  std::array<uint8_t, 16> bytes{};
-  in_->read(reinterpret_cast<char*>(bytes.data()), bytes.size());
-  if (in_->gcount() != static_cast<std::streamsize>(bytes.size())) return broken("cut short");
-  Reader fields{std::span<const uint8_t>(bytes)};
-  uint64_t count = *fields.u64();  // 16 bytes were read: both fields are there
+  constexpr size_t kTrailerBytes = 1 + 16;
+  if (bytes_.size() - offset_ < kTrailerBytes) return broken("cut short");
+  Reader fields{bytes_.subspan(offset_ + 1, 16)};
+  uint64_t count = *fields.u64();  // 16 bytes are there: both fields are
   uint64_t digest = *fields.u64();
   if (count != index_) return broken(fmt::format("expected {} records, found {} before it", count, index_));
   if (digest != digest_.value())
     return broken(fmt::format("the records' digest {:016x} is not the one recorded ({:016x}): parts of two "
                               "recordings, or bytes changed",
                               digest_.value(), digest));
-  if (in_->peek() != std::char_traits<char>::eof()) return broken("bytes after the trailer");
-  return std::optional<Record>();
+  if (bytes_.size() - offset_ > kTrailerBytes) return broken("bytes after the trailer");
+  return {};
 }
 
 }  // namespace tidemark::wire

@@ -1,6 +1,6 @@
 // Recordings: the client->server frames of a session and the server's replies, in order,
-// behind a small header. Lane-independent: any lane can replay them. Read as a stream, one
-// record at a time, so a long recording never sits in memory whole.
+// behind a small header. Lane-independent: any lane can replay them. A file is read where it
+// lies (mapped), one record at a time, so a long recording is never copied into memory whole.
 //
 // File: magic "TDMKREC\0", u32 format version, u32 header length, header (scenario name,
 // target width and height, knobs, mutant); then records: u8 direction ('>' request,
@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 
+#include "core/files.h"
 #include "core/knobs.h"
 #include "wire/protocol.h"
 
@@ -72,23 +73,44 @@ class RecordingWriter {
   bool closed_ = false;
 };
 
+// Reads a recording in place: records are decoded from the bytes where they lie (a mapped
+// file, or a stream read once into memory), and a record's payload is copied only into the
+// caller's reusable Record.
 class RecordingReader {
  public:
-  // `name` is used in errors ("file.tdrec: frame #12 ...").
+  // `name` is used in errors ("file.tdrec: record #12 ..."). The stream is read whole; its
+  // records are checked as next() reaches them.
   static Result<RecordingReader> open(std::unique_ptr<std::istream> in, std::string name);
-  // A file is read whole once, up to its trailer, before the first record is handed out.
+  // A file is mapped and checked whole, up to its trailer, before the first record is handed
+  // out: a cut or corrupted recording is refused before any of it is replayed.
   static Result<RecordingReader> open(const std::filesystem::path& file);
 
   const RecordingHeader& header() const { return header_; }
-  // The next record; nullopt at the trailer, once it matches. Errors name the record index
-  // and byte offset.
+  // The next record into `record` (its payload's storage is reused); false at the trailer,
+  // once it matches. Errors name the record index and byte offset.
+  Result<bool> next(Record& record);
+  // The same, into a fresh Record; nullopt at the trailer.
   Result<std::optional<Record>> next();
   uint64_t records_read() const { return index_; }
 
  private:
-  Result<std::optional<Record>> trailer();
+  static Result<RecordingReader> over(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes,
+                                      std::string name);
+  // The next record's direction, frame header and payload, checked and hashed, without a copy.
+  struct View {
+    Direction direction;
+    Header header;
+    std::span<const uint8_t> payload;
+  };
+  Result<std::optional<View>> next_view();
+  Status trailer();
 
-  std::unique_ptr<std::istream> in_;
+  void read_up_to(uint64_t offset);
+
+  std::shared_ptr<const void> owner_;  // keeps `bytes_` alive
+  const MappedFile* mapped_ = nullptr;  // `owner_`, when the bytes are a mapped file
+  uint64_t released_ = 0;               // the mapping's pages before this were given back
+  std::span<const uint8_t> bytes_;
   std::string name_;
   RecordingHeader header_;
   uint64_t index_ = 0;

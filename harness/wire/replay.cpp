@@ -83,12 +83,13 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
   bool said_goodbye = false;
   uint64_t commands = 0;  // requests of the client API: not the handshake, goodbye or drains
   auto started = std::chrono::steady_clock::now();
+  Record record{};  // one, reused: its payload's storage outlives every record
   for (;;) {
-    TIDEMARK_TRY(record, reader.next());
-    if (!record) break;
+    TIDEMARK_TRY(more, reader.next(record));
+    if (!more) break;
     uint64_t index = reader.records_read();
-    Frame& frame = record->frame;
-    if (record->direction == Direction::Request) {
+    Frame& frame = record.frame;
+    if (record.direction == Direction::Request) {
       if (awaited) return broken(index, fmt::format("a request where the reply to {} belongs", awaited->second));
       if (!is_request(frame.op)) return broken(index, fmt::format("{} is not a request", to_string(frame.op)));
       if (frame.op == Opcode::Hello) {  // this lane's session token, not the recorded one
