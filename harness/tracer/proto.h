@@ -54,13 +54,26 @@ class Out {
     put_varint(out_, value.size());
     out_.append(value);
   }
-  // A nested message: `body(Out&)` writes its fields; its length is known only after.
+  // A nested message: `body(Out&)` writes its fields in place; its length, known only after,
+  // is then put before them (the body moves up by the length's few bytes). No buffer of its
+  // own: nesting costs no allocation.
   template <class Body>
   void message(uint32_t field, Body&& body) {
-    std::string nested;
-    Out inner(nested);
-    body(inner);
-    bytes(field, nested);
+    put_varint(out_, tag(field, kLengthDelimited));
+    const size_t start = out_.size();
+    body(*this);
+    const size_t length = out_.size() - start;
+    const size_t prefix = varint_size(length);
+    out_.resize(out_.size() + prefix);
+    char* at = out_.data() + start;
+    std::memmove(at + prefix, at, length);
+    for (uint64_t value = length; ; value >>= 7) {
+      if (value < 0x80) {
+        *at = static_cast<char>(value);
+        break;
+      }
+      *at++ = static_cast<char>((value & 0x7f) | 0x80);
+    }
   }
   std::string& raw() { return out_; }
 

@@ -85,23 +85,57 @@ void TraceWriter::gpu_mem_total(uint32_t sequence, uint64_t timestamp, uint32_t 
   ++packets_;
 }
 
+// A hot path (two tracepoint events per respecify): every size is computed first, the buffer
+// grows once, and the bytes are written through a pointer, as Out would write them.
 void TraceWriter::ftrace_gpu_mem_totals(uint32_t sequence, uint32_t cpu, std::span<const FtraceGpuMemTotal> events) {
-  append_packet(out_, [&](Out& packet) {
-    packet.message(f::packet::kFtraceEvents, [&](Out& bundle) {
-      bundle.varint(f::ftrace::kBundleCpu, cpu);
-      for (const auto& hit : events)
-        bundle.message(f::ftrace::kBundleEvent, [&](Out& event) {
-          event.varint(f::ftrace::kEventTimestamp, hit.timestamp);
-          event.varint(f::ftrace::kEventPid, hit.thread);
-          event.message(f::ftrace::kEventGpuMemTotal, [&](Out& total) {
-            total.varint(f::gpu_mem_total::kGpuId, hit.gpu_id);
-            total.varint(f::gpu_mem_total::kPid, hit.pid);
-            total.varint(f::gpu_mem_total::kSize, hit.size);
-          });
-        });
-    });
-    packet.varint(f::packet::kTrustedPacketSequenceId, sequence);
-  });
+  auto total_size = [](const FtraceGpuMemTotal& hit) {
+    return tag_size(f::gpu_mem_total::kGpuId) + varint_size(hit.gpu_id) + tag_size(f::gpu_mem_total::kPid) +
+           varint_size(hit.pid) + tag_size(f::gpu_mem_total::kSize) + varint_size(hit.size);
+  };
+  auto event_size = [&](const FtraceGpuMemTotal& hit) {
+    const size_t total = total_size(hit);
+    return tag_size(f::ftrace::kEventTimestamp) + varint_size(hit.timestamp) + tag_size(f::ftrace::kEventPid) +
+           varint_size(hit.thread) + tag_size(f::ftrace::kEventGpuMemTotal) + varint_size(total) + total;
+  };
+  size_t bundle = tag_size(f::ftrace::kBundleCpu) + varint_size(cpu);
+  for (const auto& hit : events) {
+    const size_t event = event_size(hit);
+    bundle += tag_size(f::ftrace::kBundleEvent) + varint_size(event) + event;
+  }
+  const size_t packet = tag_size(f::packet::kFtraceEvents) + varint_size(bundle) + bundle +
+                        tag_size(f::packet::kTrustedPacketSequenceId) + varint_size(sequence);
+  const size_t total = tag_size(f::kTracePacket) + varint_size(packet) + packet;
+  const size_t at = out_.size();
+  out_.resize(at + total);
+  char* p = out_.data() + at;
+  auto varint = [&p](uint64_t value) {
+    while (value >= 0x80) {
+      *p++ = static_cast<char>((value & 0x7f) | 0x80);
+      value >>= 7;
+    }
+    *p++ = static_cast<char>(value);
+  };
+  auto field = [&](uint32_t number, uint64_t value) {
+    varint(tag(number, proto::kVarint));
+    varint(value);
+  };
+  auto nested = [&](uint32_t number, size_t size) {
+    varint(tag(number, proto::kLengthDelimited));
+    varint(size);
+  };
+  nested(f::kTracePacket, packet);
+  nested(f::packet::kFtraceEvents, bundle);
+  field(f::ftrace::kBundleCpu, cpu);
+  for (const auto& hit : events) {
+    nested(f::ftrace::kBundleEvent, event_size(hit));
+    field(f::ftrace::kEventTimestamp, hit.timestamp);
+    field(f::ftrace::kEventPid, hit.thread);
+    nested(f::ftrace::kEventGpuMemTotal, total_size(hit));
+    field(f::gpu_mem_total::kGpuId, hit.gpu_id);
+    field(f::gpu_mem_total::kPid, hit.pid);
+    field(f::gpu_mem_total::kSize, hit.size);
+  }
+  field(f::packet::kTrustedPacketSequenceId, sequence);
   ++packets_;
 }
 

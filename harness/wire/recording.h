@@ -109,6 +109,7 @@ class RecordingReader {
 
   std::shared_ptr<const void> owner_;  // keeps `bytes_` alive
   const MappedFile* mapped_ = nullptr;  // `owner_`, when the bytes are a mapped file
+  bool verified_ = false;               // a whole pass checked the bytes: no need to hash them again
   uint64_t released_ = 0;               // the mapping's pages before this were given back
   std::span<const uint8_t> bytes_;
   std::string name_;
