@@ -33,6 +33,32 @@ inline void put_varint(std::string& out, uint64_t value) {
   out.push_back(static_cast<char>(value));
 }
 
+// Writes fields through a pointer into room already made (the hot paths size their packets
+// first): no capacity checks per byte.
+struct Cursor {
+  char* p;
+  void varint(uint64_t value) {
+    while (value >= 0x80) {
+      *p++ = static_cast<char>((value & 0x7f) | 0x80);
+      value >>= 7;
+    }
+    *p++ = static_cast<char>(value);
+  }
+  void field(uint32_t number, uint64_t value) {
+    varint(tag(number, kVarint));
+    varint(value);
+  }
+  void nested(uint32_t number, size_t size) {  // a message's tag and length; its fields follow
+    varint(tag(number, kLengthDelimited));
+    varint(size);
+  }
+  void fixed64_double(uint32_t number, double value) {
+    varint(tag(number, kFixed64));
+    std::memcpy(p, &value, 8);  // little-endian hosts only (x86-64, arm64)
+    p += 8;
+  }
+};
+
 // Appends fields to a message being built in `out`.
 class Out {
  public:

@@ -107,35 +107,20 @@ void TraceWriter::ftrace_gpu_mem_totals(uint32_t sequence, uint32_t cpu, std::sp
   const size_t total = tag_size(f::kTracePacket) + varint_size(packet) + packet;
   const size_t at = out_.size();
   out_.resize(at + total);
-  char* p = out_.data() + at;
-  auto varint = [&p](uint64_t value) {
-    while (value >= 0x80) {
-      *p++ = static_cast<char>((value & 0x7f) | 0x80);
-      value >>= 7;
-    }
-    *p++ = static_cast<char>(value);
-  };
-  auto field = [&](uint32_t number, uint64_t value) {
-    varint(tag(number, proto::kVarint));
-    varint(value);
-  };
-  auto nested = [&](uint32_t number, size_t size) {
-    varint(tag(number, proto::kLengthDelimited));
-    varint(size);
-  };
-  nested(f::kTracePacket, packet);
-  nested(f::packet::kFtraceEvents, bundle);
-  field(f::ftrace::kBundleCpu, cpu);
+  proto::Cursor out{out_.data() + at};
+  out.nested(f::kTracePacket, packet);
+  out.nested(f::packet::kFtraceEvents, bundle);
+  out.field(f::ftrace::kBundleCpu, cpu);
   for (const auto& hit : events) {
-    nested(f::ftrace::kBundleEvent, event_size(hit));
-    field(f::ftrace::kEventTimestamp, hit.timestamp);
-    field(f::ftrace::kEventPid, hit.thread);
-    nested(f::ftrace::kEventGpuMemTotal, total_size(hit));
-    field(f::gpu_mem_total::kGpuId, hit.gpu_id);
-    field(f::gpu_mem_total::kPid, hit.pid);
-    field(f::gpu_mem_total::kSize, hit.size);
+    out.nested(f::ftrace::kBundleEvent, event_size(hit));
+    out.field(f::ftrace::kEventTimestamp, hit.timestamp);
+    out.field(f::ftrace::kEventPid, hit.thread);
+    out.nested(f::ftrace::kEventGpuMemTotal, total_size(hit));
+    out.field(f::gpu_mem_total::kGpuId, hit.gpu_id);
+    out.field(f::gpu_mem_total::kPid, hit.pid);
+    out.field(f::gpu_mem_total::kSize, hit.size);
   }
-  field(f::packet::kTrustedPacketSequenceId, sequence);
+  out.field(f::packet::kTrustedPacketSequenceId, sequence);
   ++packets_;
 }
 
@@ -191,40 +176,20 @@ void TraceWriter::counter_samples(uint32_t sequence, uint64_t timestamp, std::op
   size_t total = tag_size(f::kTracePacket) + varint_size(packet) + packet;
   size_t at = out_.size();
   out_.resize(at + total);
-  char* p = out_.data() + at;
-  auto varint = [&p](uint64_t value) {
-    while (value >= 0x80) {
-      *p++ = static_cast<char>((value & 0x7f) | 0x80);
-      value >>= 7;
-    }
-    *p++ = static_cast<char>(value);
-  };
-  auto field = [&](uint32_t number, uint64_t value) {
-    varint(tag(number, proto::kVarint));
-    varint(value);
-  };
-  varint(tag(f::kTracePacket, proto::kLengthDelimited));
-  varint(packet);
-  field(f::packet::kTimestamp, timestamp);
-  field(f::packet::kTrustedPacketSequenceId, sequence);
-  if (iid) field(f::packet::kSequenceFlags, f::packet::kNeedsIncrementalState);
-  varint(tag(f::packet::kGpuCounterEvent, proto::kLengthDelimited));
-  varint(event);
+  proto::Cursor out{out_.data() + at};
+  out.nested(f::kTracePacket, packet);
+  out.field(f::packet::kTimestamp, timestamp);
+  out.field(f::packet::kTrustedPacketSequenceId, sequence);
+  if (iid) out.field(f::packet::kSequenceFlags, f::packet::kNeedsIncrementalState);
+  out.nested(f::packet::kGpuCounterEvent, event);
   for (const auto& sample : samples) {
-    varint(tag(f::counter_event::kCounters, proto::kLengthDelimited));
-    varint(counter_size(sample));
-    field(f::counter_event::kCounterId, sample.counter_id);
-    if (const auto* value = std::get_if<int64_t>(&sample.value)) {
-      field(f::counter_event::kIntValue, as_varint(*value));
-    } else {
-      varint(tag(f::counter_event::kDoubleValue, proto::kFixed64));
-      double number = std::get<double>(sample.value);
-      std::memcpy(p, &number, 8);  // little-endian hosts only, as proto.h
-      p += 8;
-    }
+    out.nested(f::counter_event::kCounters, counter_size(sample));
+    out.field(f::counter_event::kCounterId, sample.counter_id);
+    if (const auto* value = std::get_if<int64_t>(&sample.value)) out.field(f::counter_event::kIntValue, as_varint(*value));
+    else out.fixed64_double(f::counter_event::kDoubleValue, std::get<double>(sample.value));
   }
-  if (gpu_id) field(f::counter_event::kGpuId, as_varint(*gpu_id));
-  if (iid) field(f::counter_event::kDescriptorIid, *iid);
+  if (gpu_id) out.field(f::counter_event::kGpuId, as_varint(*gpu_id));
+  if (iid) out.field(f::counter_event::kDescriptorIid, *iid);
   ++packets_;
 }
 
