@@ -25,7 +25,8 @@ class Digest {
 // The hash of an RGBA8 image and the digest of a run: its gauges (name and value, in
 // order), the pixel hash and the trace hash. Every lane and every replay computes it the same way.
 std::string pixel_hash(int width, int height, std::span<const uint8_t> pixels);
-// The digest of a run's trace bytes: part of the run digest, so parity covers the trace too.
+// The digest of a run's trace bytes (XXH3, 64 bits, as hex): part of the run digest, so parity
+// covers the trace too.
 std::string trace_hash(std::string_view trace_bytes);
 std::string run_digest(std::span<const std::pair<std::string, int64_t>> gauges, std::string_view pixel_hash,
                        std::string_view trace_hash);

@@ -17,6 +17,16 @@ TEST(Digest, MatchesPublishedFnv1aVectors) {
   EXPECT_EQ(foobar.hex(), "85944171f73967e8");
 }
 
+// XXH3's published value for no bytes (xxHash's own sanity check), and a change of one byte
+// anywhere in a large trace changes its hash.
+TEST(TraceHash, IsXxh3OfTheBytes) {
+  EXPECT_EQ(trace_hash(""), "2d06800538d394c2");
+  std::string trace(1 << 20, '\x5a');
+  const std::string whole = trace_hash(trace);
+  trace[trace.size() / 2] ^= 1;
+  EXPECT_NE(trace_hash(trace), whole);
+}
+
 TEST(Digest, IntegersAreHashedLittleEndian) {
   Digest from_int;
   from_int.add(uint64_t{0x0102030405060708});
