@@ -68,8 +68,9 @@ class Model {
   // operations produced.
   virtual Status kernel_op(const kernel::KernelOp& op) = 0;
   virtual Result<kernel::KernelReport> kernel_report() = 0;
-  // The run's Perfetto trace so far, and a scenario's own counter stream in it.
-  virtual Result<std::string> run_trace() = 0;
+  // The run's Perfetto trace so far (a view, valid until the next call on this model: a long
+  // run's trace is megabytes, never copied on its way), and a scenario's own counter stream in it.
+  virtual Result<std::string_view> run_trace() = 0;
   virtual Status trace_op(const tracer::TraceOp& op) = 0;
 };
 

@@ -131,7 +131,7 @@ Result<Replayed> replay_events(const fs::path& file, uint32_t pid) {
   TIDEMARK_TRY(kernel, host.kernel_gauges());
   replayed.kernel = kernel;
   TIDEMARK_TRY(trace, host.run_trace());
-  replayed.trace = std::move(trace);
+  replayed.trace = std::string(trace);
   return replayed;
 }
 

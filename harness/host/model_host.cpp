@@ -243,9 +243,9 @@ Status ModelHost::kernel_op(const kernel::KernelOp& op) {
 }
 Result<kernel::KernelReport> ModelHost::kernel_report() { return driver_.report(); }
 
-Result<std::string> ModelHost::run_trace() {
-  if (!trace_) return std::string();
-  return trace_->bytes();
+Result<std::string_view> ModelHost::run_trace() {
+  if (!trace_) return std::string_view();
+  return std::string_view(trace_->bytes());
 }
 Status ModelHost::trace_op(const tracer::TraceOp& op) {
   if (!trace_) return {};

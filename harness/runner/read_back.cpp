@@ -34,7 +34,7 @@ Status drive(const scenario::Scenario& scenario, api::Device& api, api::Model& m
     result.kernel_report = std::move(report);
   }
   TIDEMARK_TRY(trace, model.run_trace());
-  result.trace = std::move(trace);
+  result.trace = std::string(trace);
   TIDEMARK_TRY(messages, api.validation_messages());
   result.validation_messages = std::move(messages);
   return {};

@@ -100,9 +100,14 @@ class WireClient final : public api::Device, public api::Model {
 
   Status kernel_op(const kernel::KernelOp& op) override { return post_operation(op); }
   Status trace_op(const tracer::TraceOp& op) override { return post_operation(op); }
-  Result<std::string> run_trace() override {
-    TIDEMARK_TRY(reply, call(ReadTrace{}));
-    return std::string(reply.bytes.begin(), reply.bytes.end());
+  // Not call(): the reply's bytes are a view into its frame, copied out while it lives.
+  Result<std::string_view> run_trace() override {
+    ++calls_;
+    TIDEMARK_TRY(sequence, send(ReadTrace{}));
+    TIDEMARK_TRY(frame, await(sequence, Opcode::ReadTrace));
+    TIDEMARK_TRY(reply, decode<TraceBytes>(frame));
+    trace_.assign(reply.bytes.begin(), reply.bytes.end());
+    return std::string_view(trace_);
   }
   Result<kernel::KernelReport> kernel_report() override {
     TIDEMARK_TRY(reply, call(ReadKernelReport{}));
@@ -149,7 +154,8 @@ class WireClient final : public api::Device, public api::Model {
   }
 
   // Sends a reply-bearing request and reads replies up to its own. `api_call`: counted as
-  // a call of the client API (the handshake, goodbye and drains are not).
+  // a call of the client API (the handshake, goodbye and drains are not). The reply outlives
+  // its frame: a reply whose fields are views (TraceBytes) is read by its own caller.
   template <class M>
   Result<typename M::Reply> call(const M& message, bool api_call = true) {
     if (api_call) ++calls_;
@@ -222,6 +228,7 @@ class WireClient final : public api::Device, public api::Model {
   uint32_t sequence_ = 0;
   uint64_t calls_ = 0;
   std::deque<Pending> pending_;
+  std::string trace_;  // the last trace read: run_trace() returns a view of it
 };
 
 }  // namespace tidemark::wire

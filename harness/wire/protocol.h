@@ -393,7 +393,7 @@ struct KernelReportReply {
 };
 struct TraceBytes {  // a Perfetto trace
   static constexpr Opcode kOpcode = Opcode::TraceBytes;
-  std::vector<uint8_t> bytes;
+  Bytes bytes;  // a view: into the host's trace when sent, into the frame when received
   static auto fields(auto& m) { return std::tie(m.bytes); }
 };
 struct Skipped {  // not carried out: the pipelined request `failed_sequence` failed first

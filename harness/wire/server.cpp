@@ -88,7 +88,7 @@ Status serve(Served& to, const OperationMessage<code, Operation>& m) {
 }
 Result<TraceBytes> serve(Served& to, const ReadTrace&) {
   TIDEMARK_TRY(trace, to.model.run_trace());
-  return TraceBytes{.bytes = {trace.begin(), trace.end()}};
+  return TraceBytes{.bytes = Bytes(reinterpret_cast<const uint8_t*>(trace.data()), trace.size())};
 }
 Result<KernelReportReply> serve(Served& to, const ReadKernelReport&) {
   TIDEMARK_TRY(report, to.model.kernel_report());
