@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -179,7 +180,7 @@ class MemoryViews {
   // free is a lookup, not a scan (a mutant can leave a hundred thousand stores alive).
   struct Process {
     std::map<uint64_t, Allocation> by_sequence;
-    std::map<uint64_t, uint64_t> sequence_of_id;
+    std::unordered_map<uint64_t, uint64_t> sequence_of_id;  // only looked up: hashed
     uint64_t total = 0;
   };
   std::map<uint32_t, Process> by_pid_;

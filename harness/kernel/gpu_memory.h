@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -53,7 +54,18 @@ class GpuMemoryModel {
   MemoryViews views_;
   GpuMemReader reader_;
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> totals_;  // (gpu, pid) -> bytes; pid 0 = global
-  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::pair<uint64_t, MemoryType>> live_;  // (gpu, pid, id) -> size, type
+  // Live allocations by (gpu, pid, id): only looked up, never walked, so hashed (O(1) per event).
+  struct LiveKey {
+    uint32_t gpu, pid;
+    uint64_t id;
+    bool operator==(const LiveKey&) const = default;
+  };
+  struct LiveKeyHash {
+    size_t operator()(const LiveKey& key) const {
+      return std::hash<uint64_t>{}((key.id * 0x9e3779b97f4a7c15ull) ^ (uint64_t{key.gpu} << 32 | key.pid));
+    }
+  };
+  std::unordered_map<LiveKey, std::pair<uint64_t, MemoryType>, LiveKeyHash> live_;  // -> size, type
 };
 
 }  // namespace tidemark::kernel
