@@ -15,6 +15,10 @@ namespace tidemark::wire {
 
 namespace {
 
+// Requests queue until a reply is wanted or this many bytes wait: a long stream of pipelined
+// requests travels in batches, never as one buffer the size of the stream.
+constexpr size_t kBatchBytes = 64 << 10;
+
 std::unexpected<Error> no_reply() {
   return fail(ErrorKind::Fatal, "protocol: a reply was awaited where the server sent none");
 }
@@ -49,17 +53,12 @@ class InProcessChannel final : public Channel {
 
   Status send(const Frame& request) override {
     ++sent;
-    append_encoded(outbox_, request);
+    requests_.append(request);
+    if (requests_.size() >= kBatchBytes) serve_queued();
     return {};
   }
   Result<Frame> receive() override {
-    if (!outbox_.empty()) {
-      MemorySource requests(std::exchange(outbox_, {}));
-      connection_.serve(requests, [this](const Frame& reply) -> Status {
-        replies_.append(encode(reply));
-        return {};
-      });
-    }
+    if (!requests_.empty()) serve_queued();
     auto reply = read_frame(replies_);
     if (!reply) return no_reply();
     ++received;
@@ -67,8 +66,16 @@ class InProcessChannel final : public Channel {
   }
 
  private:
+  // The server reads what has queued to its end; the buffer keeps its room for the next batch.
+  void serve_queued() {
+    connection_.serve(requests_, [this](const Frame& reply) -> Status {
+      replies_.append(reply);
+      return {};
+    });
+  }
+
   ServerConnection connection_;
-  std::vector<uint8_t> outbox_;
+  MemorySource requests_;
   MemorySource replies_;
 };
 
@@ -106,8 +113,6 @@ class SocketChannel final : public Channel {
   }
 
  private:
-  static constexpr size_t kBatchBytes = 64 << 10;
-
   Status flush() {
     if (outbox_.empty()) return {};
     auto written = write_all(fd_.get(), outbox_, deadline_ ? *deadline_ : Clock::now() + reply_timeout_);

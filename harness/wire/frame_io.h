@@ -43,7 +43,9 @@ class MemorySource final : public ByteSource {
   MemorySource() = default;
   explicit MemorySource(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
   void append(std::span<const uint8_t> bytes) { bytes_.insert(bytes_.end(), bytes.begin(), bytes.end()); }
+  void append(const Frame& frame) { append_encoded(bytes_, frame); }  // encoded in place
   bool empty() const { return at_ == bytes_.size(); }
+  size_t size() const { return bytes_.size() - at_; }  // bytes not yet read
   std::expected<size_t, ReadError> read_some(std::span<uint8_t> into,
                                              std::optional<Clock::time_point> deadline) override;
 

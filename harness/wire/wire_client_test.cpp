@@ -135,8 +135,10 @@ TEST_F(WireTest, ADrainWithNothingPendingSendsNothing) {
 TEST_F(WireTest, ThePipeIsDrainedBeforeItHoldsMoreThanTheLimit) {
   constexpr uint32_t limit = api::Device::kMaxPipelinedCalls;
   for (uint32_t i = 0; i < limit; ++i) ASSERT_TRUE(client_->flush());
+  // No reply yet (the server may already have carried out full 64 KiB batches, as a socket's
+  // server does: a success of a pipelined call sends nothing back).
   EXPECT_EQ(replies_received(), 0u);
-  EXPECT_TRUE(log_.calls.empty());
+  EXPECT_LE(log_.calls.size(), limit);
   ASSERT_TRUE(client_->flush());
   EXPECT_EQ(replies_received(), 1u);
   EXPECT_EQ(log_.calls.size(), limit);
