@@ -102,15 +102,17 @@ Result<RecordingReader> RecordingReader::open(const std::filesystem::path& file)
   TIDEMARK_TRY(mapped, MappedFile::map(file, "recording"));
   auto owner = std::make_shared<MappedFile>(std::move(mapped));
   const std::span<const uint8_t> bytes = owner->bytes();
-  // A whole pass first, up to the trailer: nothing is copied, each record is only checked.
-  TIDEMARK_TRY(check, over(owner, bytes, file.string()));
-  check.mapped_ = owner.get();
-  for (;;) {
-    TIDEMARK_TRY(view, check.next_view());
-    if (!view) break;
-  }
   TIDEMARK_TRY(reader, over(owner, bytes, file.string()));
   reader.mapped_ = owner.get();
+  // A whole pass first, up to the trailer: nothing is copied, each record is only checked.
+  for (;;) {
+    TIDEMARK_TRY(view, reader.next_view());
+    if (!view) break;
+  }
+  // Then back to the first record, the bytes known good: they are not hashed again.
+  reader.offset_ = reader.records_at_;
+  reader.index_ = 0;
+  reader.released_ = 0;
   reader.verified_ = true;
   return std::move(reader);
 }
@@ -146,7 +148,7 @@ Result<RecordingReader> RecordingReader::over(std::shared_ptr<const void> owner,
   auto header = decode_header_payload(payload);
   if (!header) return fail(ErrorKind::BadInput, fmt::format("{}: header: {}", reader.name_, header.error().message));
   reader.header_ = std::move(*header);
-  reader.offset_ = kStart + length;
+  reader.offset_ = reader.records_at_ = kStart + length;
   reader.digest_.add(payload);
   return reader;
 }

@@ -116,6 +116,7 @@ class RecordingReader {
   RecordingHeader header_;
   uint64_t index_ = 0;
   uint64_t offset_ = 0;
+  uint64_t records_at_ = 0;  // where the first record starts
   StreamHash digest_;
 };
 
