@@ -7,11 +7,13 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <unordered_map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <absl/container/btree_map.h>
+#include <absl/container/flat_hash_map.h>
 
 #include "core/memory_type.h"
 #include "core/mutants.h"
@@ -177,10 +179,11 @@ class MemoryViews {
     uint64_t size;
   };
   // Per pid: allocations by sequence number (allocation order), and each id's number, so a
-  // free is a lookup, not a scan (a mutant can leave a hundred thousand stores alive).
+  // free is a lookup, not a scan (a mutant can leave a hundred thousand stores alive). A
+  // B-tree and a flat table: no node allocated per allocation.
   struct Process {
-    std::map<uint64_t, Allocation> by_sequence;
-    std::unordered_map<uint64_t, uint64_t> sequence_of_id;  // only looked up: hashed
+    absl::btree_map<uint64_t, Allocation> by_sequence;
+    absl::flat_hash_map<uint64_t, uint64_t> sequence_of_id;  // only looked up: hashed
     uint64_t total = 0;
   };
   std::map<uint32_t, Process> by_pid_;

@@ -6,12 +6,12 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
-#include <unordered_map>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "core/mutants.h"
 #include "kernel/gpu_mem.h"
@@ -53,19 +53,19 @@ class GpuMemoryModel {
   GpuMemMap map_;
   MemoryViews views_;
   GpuMemReader reader_;
-  std::map<std::pair<uint32_t, uint32_t>, uint64_t> totals_;  // (gpu, pid) -> bytes; pid 0 = global
-  // Live allocations by (gpu, pid, id): only looked up, never walked, so hashed (O(1) per event).
+  // Only looked up, never walked: hashed, and flat (open addressing, no node per entry), so an
+  // event costs no allocation once the tables have grown to the run's live set.
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, uint64_t> totals_;  // (gpu, pid) -> bytes; pid 0 = global
   struct LiveKey {
     uint32_t gpu, pid;
     uint64_t id;
     bool operator==(const LiveKey&) const = default;
-  };
-  struct LiveKeyHash {
-    size_t operator()(const LiveKey& key) const {
-      return std::hash<uint64_t>{}((key.id * 0x9e3779b97f4a7c15ull) ^ (uint64_t{key.gpu} << 32 | key.pid));
+    template <class H>
+    friend H AbslHashValue(H state, const LiveKey& key) {
+      return H::combine(std::move(state), key.gpu, key.pid, key.id);
     }
   };
-  std::unordered_map<LiveKey, std::pair<uint64_t, MemoryType>, LiveKeyHash> live_;  // -> size, type
+  absl::flat_hash_map<LiveKey, std::pair<uint64_t, MemoryType>> live_;  // (gpu, pid, id) -> size, type
 };
 
 }  // namespace tidemark::kernel

@@ -5,6 +5,7 @@ namespace tidemark::tracer {
 // The backend's counters are interned on their own sequence (mode 2), so their ids never
 // collide with the global ids of a scenario's inline (mode 1) descriptor.
 RunTrace::RunTrace(const CounterDescriptor& counters, uint64_t start) {
+  writer_.reserve(kBufferBytes + kBundleRoom);
   writer_.intern_counter_descriptor(kCounterSequence, start, 1, 0, counters, true);
 }
 

@@ -33,6 +33,8 @@ class RunTrace {
   // The trace buffer, as a Perfetto config's buffer with fill policy DISCARD: once full, later
   // packets are dropped and counted (a 100 000-respecify soak writes about 8 MiB).
   static constexpr size_t kBufferBytes = size_t{64} << 20;
+  // The last packet may pass the buffer's end by up to one ftrace bundle.
+  static constexpr size_t kBundleRoom = size_t{1} << 20;
 
   // The counters this run samples; written as the session's first counter packet at `start`.
   RunTrace(const CounterDescriptor& counters, uint64_t start);

@@ -27,7 +27,7 @@ std::unexpected<Error> no_reply() {
 class DirectChannel final : public Channel {
  public:
   explicit DirectChannel(ServerOptions options) : session_(std::move(options)) {}
-  Status send(const Frame& request) override {
+  Status send(FrameView request) override {
     ++sent;
     if (auto reply = session_.handle(request)) replies_.push_back(std::move(*reply));
     return {};
@@ -51,7 +51,7 @@ class InProcessChannel final : public Channel {
  public:
   explicit InProcessChannel(ServerOptions options) : connection_(std::move(options)) {}
 
-  Status send(const Frame& request) override {
+  Status send(FrameView request) override {
     ++sent;
     requests_.append(request);
     if (requests_.size() >= kBatchBytes) serve_queued();
@@ -94,7 +94,7 @@ class SocketChannel final : public Channel {
     if (server_) server_->kill(SIGKILL);
   }
 
-  Status send(const Frame& request) override {
+  Status send(FrameView request) override {
     ++sent;
     append_encoded(outbox_, request);
     if (outbox_.size() >= kBatchBytes) return flush();
@@ -164,7 +164,7 @@ class RecordingChannel final : public Channel {
   ~RecordingChannel() override { (void)writer_.close(); }
   Status close() override { return writer_.close(); }
 
-  Status send(const Frame& request) override {
+  Status send(FrameView request) override {
     ++sent;
     if (auto ok = writer_.write(Direction::Request, request); !ok) return ok;
     return inner_->send(request);

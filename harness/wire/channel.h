@@ -19,7 +19,7 @@ class Channel {
  public:
   virtual ~Channel() = default;
   // Queues a request; it goes out with the next receive() or once enough have queued.
-  virtual Status send(const Frame& request) = 0;
+  virtual Status send(FrameView request) = 0;
   // Sends what is queued, then returns the next reply.
   virtual Result<Frame> receive() = 0;
   // Bounds how long the next replies may take (the handshake); nullopt: no bound.

@@ -73,6 +73,12 @@ std::expected<size_t, ReadError> StreamSource::read_some(std::span<uint8_t> into
 }
 
 std::expected<Frame, ReadError> read_frame(ByteSource& source, const FrameLimits& limits) {
+  Frame frame;
+  if (auto read = read_frame(source, frame, limits); !read) return std::unexpected(std::move(read.error()));
+  return frame;
+}
+
+std::expected<void, ReadError> read_frame(ByteSource& source, Frame& frame, const FrameLimits& limits) {
   std::array<uint8_t, kHeaderBytes> header_bytes;
   auto first = source.read_some(std::span(header_bytes).first(1), limits.deadline);
   if (!first) return std::unexpected(first.error());
@@ -88,7 +94,9 @@ std::expected<Frame, ReadError> read_frame(ByteSource& source, const FrameLimits
   auto header = decode_header(header_bytes, limits.max_payload);
   if (!header) return std::unexpected(ReadError{ReadFailure::Malformed, header.error().message});
 
-  Frame frame{header->op, header->sequence, {}};
+  frame.op = header->op;
+  frame.sequence = header->sequence;
+  frame.payload.clear();  // its room stays for the next frame
   while (frame.payload.size() < header->length) {
     size_t have = frame.payload.size();
     frame.payload.resize(have + std::min<size_t>(kPayloadChunk, header->length - have));
@@ -99,7 +107,7 @@ std::expected<Frame, ReadError> read_frame(ByteSource& source, const FrameLimits
       return truncated(what.c_str(), have + filled, header->length, got.error());
     }
   }
-  return frame;
+  return {};
 }
 
 }  // namespace tidemark::wire

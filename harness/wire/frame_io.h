@@ -43,7 +43,7 @@ class MemorySource final : public ByteSource {
   MemorySource() = default;
   explicit MemorySource(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
   void append(std::span<const uint8_t> bytes) { bytes_.insert(bytes_.end(), bytes.begin(), bytes.end()); }
-  void append(const Frame& frame) { append_encoded(bytes_, frame); }  // encoded in place
+  void append(FrameView frame) { append_encoded(bytes_, frame); }  // encoded in place
   bool empty() const { return at_ == bytes_.size(); }
   size_t size() const { return bytes_.size() - at_; }  // bytes not yet read
   std::expected<size_t, ReadError> read_some(std::span<uint8_t> into,
@@ -78,5 +78,8 @@ struct FrameLimits {
 // header that breaks the protocol. The payload grows with the bytes that arrive, never
 // ahead of them, so a header claiming a large length costs nothing until the bytes come.
 std::expected<Frame, ReadError> read_frame(ByteSource& source, const FrameLimits& limits = {});
+// The same into `frame`, whose payload's room is reused: a server reads a long stream with no
+// allocation per frame. On an error `frame` holds what arrived.
+std::expected<void, ReadError> read_frame(ByteSource& source, Frame& frame, const FrameLimits& limits = {});
 
 }  // namespace tidemark::wire

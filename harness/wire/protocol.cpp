@@ -91,7 +91,7 @@ bool has_reply(Opcode op) {
   return false;
 }
 
-void append_encoded(std::vector<uint8_t>& out, const Frame& frame) {
+void append_encoded(std::vector<uint8_t>& out, FrameView frame) {
   put_le(out, kMagic, 4);
   put_le(out, kProtocolVersion, 2);
   put_le(out, static_cast<uint16_t>(frame.op), 2);
@@ -100,7 +100,7 @@ void append_encoded(std::vector<uint8_t>& out, const Frame& frame) {
   out.insert(out.end(), frame.payload.begin(), frame.payload.end());
 }
 
-std::vector<uint8_t> encode(const Frame& frame) {
+std::vector<uint8_t> encode(FrameView frame) {
   std::vector<uint8_t> out;
   out.reserve(kHeaderBytes + frame.payload.size());
   append_encoded(out, frame);
@@ -394,7 +394,7 @@ uint64_t protocol_layout_hash() {
   return XXH3_64bits(layout.data(), layout.size());
 }
 
-Status check_payload(const Frame& frame) {
+Status check_payload(FrameView frame) {
   switch (frame.op) {
 #define TIDEMARK_CHECK_PAYLOAD(name, code, text) \
   case Opcode::name: {                                  \

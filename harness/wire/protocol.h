@@ -117,14 +117,25 @@ struct Frame {
   std::vector<uint8_t> payload;
 };
 
+// A frame whose payload lies elsewhere (a mapped recording, a read buffer): what a request
+// needs to be sent, served or recorded, with no copy of its bytes.
+struct FrameView {
+  Opcode op = Opcode::Ok;
+  uint32_t sequence = 0;
+  std::span<const uint8_t> payload;
+  FrameView() = default;
+  FrameView(Opcode op, uint32_t sequence, std::span<const uint8_t> payload) : op(op), sequence(sequence), payload(payload) {}
+  FrameView(const Frame& frame) : op(frame.op), sequence(frame.sequence), payload(frame.payload) {}  // NOLINT: implicit by design
+};
+
 struct Header {
   Opcode op;
   uint32_t length;
   uint32_t sequence;
 };
 
-std::vector<uint8_t> encode(const Frame& frame);
-void append_encoded(std::vector<uint8_t>& out, const Frame& frame);
+std::vector<uint8_t> encode(FrameView frame);
+void append_encoded(std::vector<uint8_t>& out, FrameView frame);
 // Checks magic, version, opcode and that the payload is at most `max_payload` bytes.
 Result<Header> decode_header(std::span<const uint8_t, kHeaderBytes> bytes,
                              uint32_t max_payload = kMaxPayloadBytes);
@@ -612,15 +623,15 @@ Result<M> decode(std::span<const uint8_t> payload) {
 
 // Decodes `frame` as M, after checking that its opcode is M's.
 template <class M>
-Result<M> decode(const Frame& frame) {
+Result<M> decode(FrameView frame) {
   if (frame.op != M::kOpcode)
     return fail(ErrorKind::Fatal,
                 std::string("protocol: expected ") + to_string(M::kOpcode) + ", found " + to_string(frame.op));
-  return decode<M>(std::span<const uint8_t>(frame.payload));
+  return decode<M>(frame.payload);
 }
 
 // Whether the payload decodes as the message its opcode names.
-Status check_payload(const Frame& frame);
+Status check_payload(FrameView frame);
 
 // --- The layout's fingerprint -------------------------------------------------------------
 // Every field type as text, in order, nested field structs in braces: what a decoder on the

@@ -76,7 +76,7 @@ Result<RecordingWriter> RecordingWriter::create(const std::filesystem::path& fil
   return writer;
 }
 
-Status RecordingWriter::write(Direction direction, const Frame& frame) {
+Status RecordingWriter::write(Direction direction, FrameView frame) {
   auto bytes = encode(frame);
   auto direction_byte = static_cast<uint8_t>(direction);
   out_->put(static_cast<char>(direction));
@@ -195,13 +195,21 @@ void RecordingReader::read_up_to(uint64_t offset) {
   mapped_->done_before(released_);
 }
 
-Result<bool> RecordingReader::next(Record& record) {
+Result<bool> RecordingReader::next(RecordView& record) {
   TIDEMARK_TRY(view, next_view());
   if (!view) return false;
-  record.direction = view->direction;
-  record.frame.op = view->header.op;
-  record.frame.sequence = view->header.sequence;
-  record.frame.payload.assign(view->payload.begin(), view->payload.end());
+  record = {view->direction, FrameView(view->header.op, view->header.sequence, view->payload)};
+  return true;
+}
+
+Result<bool> RecordingReader::next(Record& record) {
+  RecordView view{};
+  TIDEMARK_TRY(more, next(view));
+  if (!more) return false;
+  record.direction = view.direction;
+  record.frame.op = view.frame.op;
+  record.frame.sequence = view.frame.sequence;
+  record.frame.payload.assign(view.frame.payload.begin(), view.frame.payload.end());
   return true;
 }
 

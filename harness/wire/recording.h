@@ -58,10 +58,16 @@ struct Record {
   Frame frame;
 };
 
+// A record as it lies in the recording: its payload is a view into the reader's bytes.
+struct RecordView {
+  Direction direction;
+  FrameView frame;
+};
+
 class RecordingWriter {
  public:
   static Result<RecordingWriter> create(const std::filesystem::path& file, const RecordingHeader& header);
-  Status write(Direction direction, const Frame& frame);
+  Status write(Direction direction, FrameView frame);
   // Writes the trailer and closes the file; a recording not closed has no trailer.
   Status close();
 
@@ -89,6 +95,8 @@ class RecordingReader {
   // The next record into `record` (its payload's storage is reused); false at the trailer,
   // once it matches. Errors name the record index and byte offset.
   Result<bool> next(Record& record);
+  // The same as a view, valid while the reader lives: replay sends payloads from where they lie.
+  Result<bool> next(RecordView& record);
   // The same, into a fresh Record; nullopt at the trailer.
   Result<std::optional<Record>> next();
   uint64_t records_read() const { return index_; }

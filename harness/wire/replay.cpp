@@ -12,13 +12,13 @@ namespace tidemark::wire {
 
 namespace {
 
-Result<std::string> read_pixel_hash(const Frame& reply) {
+Result<std::string> read_pixel_hash(FrameView reply) {
   TIDEMARK_TRY(pixels, decode<Pixels>(reply));
   return pixel_hash(pixels.width, pixels.height, pixels.bytes);
 }
 
 // What differs between a recorded and a replayed reply, or nullopt when they agree.
-std::optional<std::string> difference(const Frame& recorded, const Frame& replayed) {
+std::optional<std::string> difference(FrameView recorded, const Frame& replayed) {
   if (recorded.op != replayed.op)
     return fmt::format("recorded {}, replayed {}", to_string(recorded.op), to_string(replayed.op));
   if (recorded.op == Opcode::Welcome) {  // the server pid differs by nature
@@ -29,7 +29,7 @@ std::optional<std::string> difference(const Frame& recorded, const Frame& replay
     if (a->capabilities != b->capabilities) return std::string("different capabilities");
     return std::nullopt;
   }
-  if (recorded.payload == replayed.payload && recorded.sequence == replayed.sequence) return std::nullopt;
+  if (std::ranges::equal(recorded.payload, replayed.payload) && recorded.sequence == replayed.sequence) return std::nullopt;
   if (recorded.sequence != replayed.sequence)
     return fmt::format("recorded {} #{}, replayed #{}", to_string(recorded.op), recorded.sequence, replayed.sequence);
   if (recorded.op == Opcode::GaugeValues) {
@@ -83,12 +83,13 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
   bool said_goodbye = false;
   uint64_t commands = 0;  // requests of the client API: not the handshake, goodbye or drains
   auto started = std::chrono::steady_clock::now();
-  Record record{};  // one, reused: its payload's storage outlives every record
+  RecordView record{};  // payloads are sent from the mapped recording, never copied
+  Frame hello_frame;     // the one request this lane rewrites
   for (;;) {
     TIDEMARK_TRY(more, reader.next(record));
     if (!more) break;
     uint64_t index = reader.records_read();
-    Frame& frame = record.frame;
+    FrameView& frame = record.frame;
     if (record.direction == Direction::Request) {
       if (awaited) return broken(index, fmt::format("a request where the reply to {} belongs", awaited->second));
       if (!is_request(frame.op)) return broken(index, fmt::format("{} is not a request", to_string(frame.op)));
@@ -96,7 +97,8 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
         TIDEMARK_TRY(hello, decode<Hello>(frame));
         hello.token = opened.token;
         if (!lane.mutant.empty()) hello.config.mutant = lane.mutant;
-        frame = make_frame(frame.sequence, hello);
+        hello_frame = make_frame(frame.sequence, hello);
+        frame = hello_frame;
         channel.set_deadline(std::chrono::steady_clock::now() + lane.handshake_timeout,
                              fmt::format("the handshake within {} ms", lane.handshake_timeout.count()));
       }

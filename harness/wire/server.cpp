@@ -98,7 +98,7 @@ Result<KernelReportReply> serve(Served& to, const ReadKernelReport&) {
 // Carries a request out: its reply, or none for a pipelined request that
 // succeeded. A pipelined failure sets `failed` so that later requests are skipped.
 template <class M>
-std::optional<Frame> carry_out(Served to, const Frame& request, const M& message,
+std::optional<Frame> carry_out(Served to, FrameView request, const M& message,
                                std::optional<uint32_t>& failed) {
   auto result = serve(to, message);
   if (!result) {
@@ -119,13 +119,13 @@ std::optional<Frame> carry_out(Served to, const Frame& request, const M& message
 ServerSession::ServerSession(ServerOptions options) : options_(std::move(options)) {}
 ServerSession::~ServerSession() = default;
 
-Frame ServerSession::protocol_error(const Frame& request, const std::string& message) {
+Frame ServerSession::protocol_error(FrameView request, const std::string& message) {
   open_ = false;
   if (options_.log) options_.log("protocol error: " + message);
   return make_frame(request.sequence, ProtocolError{.message = message});
 }
 
-std::optional<Frame> ServerSession::handle(const Frame& request) {
+std::optional<Frame> ServerSession::handle(FrameView request) {
   if (!open_) return protocol_error(request, "the session is closed");
   switch (request.op) {
 #define TIDEMARK_ROUTE(name, code, text) \
@@ -138,7 +138,7 @@ std::optional<Frame> ServerSession::handle(const Frame& request) {
 }
 
 template <class M>
-std::optional<Frame> ServerSession::route(const Frame& request) {
+std::optional<Frame> ServerSession::route(FrameView request) {
   if constexpr (!RequestMessage<M>) {
     return protocol_error(request, fmt::format("{} is a reply, not a request", to_string(request.op)));
   } else {
@@ -163,7 +163,7 @@ std::optional<Frame> ServerSession::route(const Frame& request) {
   }
 }
 
-Frame ServerSession::hello(const Frame& request, const Hello& message) {
+Frame ServerSession::hello(FrameView request, const Hello& message) {
   if (session_) return protocol_error(request, "a second hello");
   if (!options_.token.empty() && message.token != options_.token)
     return protocol_error(request, "session token refused");
@@ -201,6 +201,7 @@ std::string ServerConnection::serve(ByteSource& source, const std::function<Stat
     if (options_.log) options_.log("protocol error: " + why);
     return why;
   };
+  Frame request;  // one, reused: its payload keeps its room
   while (session_.open()) {
     FrameLimits limits;
     limits.stall_limit = kFrameTimeout;
@@ -208,9 +209,9 @@ std::string ServerConnection::serve(ByteSource& source, const std::function<Stat
       limits.max_payload = kMaxHelloPayloadBytes;
       limits.deadline = hello_by_;
     }
-    auto request = read_frame(source, limits);
-    if (!request) {
-      const ReadError& error = request.error();
+    auto read = read_frame(source, request, limits);
+    if (!read) {
+      const ReadError& error = read.error();
       switch (error.failure) {
         case ReadFailure::Closed:
           return fmt::format("client left after {} frames ({})", frames_, error.message);
@@ -224,7 +225,7 @@ std::string ServerConnection::serve(ByteSource& source, const std::function<Stat
     }
     ++frames_;
     if (options_.stop_after_frames != 0 && frames_ == options_.stop_after_frames) ::raise(SIGSTOP);
-    if (auto reply = session_.handle(*request)) {
+    if (auto reply = session_.handle(request)) {
       if (auto sent = write(*reply); !sent) return "client left: " + sent.error().message;
     }
   }

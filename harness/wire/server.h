@@ -33,15 +33,15 @@ class ServerSession {
   ~ServerSession();
   // The reply to one request, if it has one: a pipelined request is answered only when it
   // fails. After a ProtocolError reply or a Goodbye the session is closed.
-  std::optional<Frame> handle(const Frame& request);
+  std::optional<Frame> handle(FrameView request);
   bool open() const { return open_; }
   bool greeted() const { return session_ != nullptr; }
 
  private:
   template <class M>
-  std::optional<Frame> route(const Frame& request);
-  Frame hello(const Frame& request, const Hello& message);
-  Frame protocol_error(const Frame& request, const std::string& message);
+  std::optional<Frame> route(FrameView request);
+  Frame hello(FrameView request, const Hello& message);
+  Frame protocol_error(FrameView request, const std::string& message);
 
   ServerOptions options_;
   std::unique_ptr<session::LocalSession> session_;
