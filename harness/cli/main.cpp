@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "core/process_memory.h"
 #include "layer/link.h"
 #include "cli/commands.h"
 
@@ -118,6 +119,7 @@ CLI::App* add_fixture_new(CLI::App& app, FixtureArgs& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tidemark::fix_heap_thresholds();        // before the first allocation that could move them
   tidemark::layer::make_discoverable();  // before any thread: a session may put the layer beneath its device
   CLI::App app{"Tidemark: deterministic replay and regression harness for GPU driver stacks"};
   app.require_subcommand(1);

@@ -19,6 +19,7 @@
 #include <vector>
 #include <fstream>
 
+#include "core/process_memory.h"
 #include "layer/link.h"
 #include "session/builtin_backends.h"
 #include "wire/lanes.h"
@@ -94,6 +95,7 @@ int listen_and_serve(const std::string& endpoint_text, const std::string& token_
 }  // namespace
 
 int main(int argc, char** argv) {
+  tidemark::fix_heap_thresholds();        // before the first allocation that could move them
   tidemark::layer::make_discoverable();  // before any thread: a session may put the layer beneath its device
   CLI::App app{"tidemark-server: the server side of Tidemark's spawn and tcp lanes"};
   int fd = -1;

@@ -1,6 +1,7 @@
 #include "core/process_memory.h"
 
 #include <fmt/format.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <charconv>
@@ -9,6 +10,11 @@
 #include <string>
 
 namespace tidemark {
+
+void fix_heap_thresholds() {
+  (void)mallopt(M_MMAP_THRESHOLD, 4 << 20);  // larger blocks (trace buffers, big frames) are mapped and given back whole
+  (void)mallopt(M_TRIM_THRESHOLD, 8 << 20);
+}
 
 std::optional<int64_t> rss_kib_of_status(std::string_view status) {
   size_t at = status.starts_with("VmRSS:") ? 0 : status.find("\nVmRSS:");
