@@ -101,10 +101,18 @@ Result<MappedFile> MappedFile::map(const std::filesystem::path& file, std::strin
   return mapped;
 }
 
-void MappedFile::done_before(size_t offset) const {
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const size_t end = std::min(offset, size_) / page * page;
-  if (data_ && end > 0) ::madvise(data_, end, MADV_DONTNEED);
+namespace {
+// The pages from the one holding `from` to the last one wholly before `to`, clipped to the
+// mapping: the page `to` falls in is still being read.
+std::pair<size_t, size_t> pages_before(size_t from, size_t to, size_t size) {
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return {from / page * page, std::min(to, size) / page * page};
+}
+}  // namespace
+
+void MappedFile::done_between(size_t from, size_t to) const {
+  auto [begin, end] = pages_before(from, to, size_);
+  if (data_ && end > begin) ::madvise(static_cast<char*>(data_) + begin, end - begin, MADV_DONTNEED);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept { *this = std::move(other); }

@@ -42,10 +42,10 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   ~MappedFile();
   std::span<const uint8_t> bytes() const { return {static_cast<const uint8_t*>(data_), size_}; }
-  // The bytes before `offset` will not be read again: their pages leave this process's
-  // resident set (they stay in the page cache), so reading a file front to back costs little
-  // memory however long it is.
-  void done_before(size_t offset) const;
+  // The bytes before `to` will not be read again, and those before `from` were given back
+  // already: the pages of [from, to) leave this process's resident set (they stay in the page
+  // cache), so reading a file front to back costs little memory however long it is.
+  void done_between(size_t from, size_t to) const;
 
  private:
   void* data_ = nullptr;  // null for an empty file (nothing to map)

@@ -1,7 +1,5 @@
 #include "tracer/trace_writer.h"
 
-#include <sys/mman.h>
-
 #include <cstring>
 
 #include "tracer/perfetto_fields.h"
@@ -87,18 +85,10 @@ void TraceWriter::gpu_mem_total(uint32_t sequence, uint64_t timestamp, uint32_t 
   ++packets_;
 }
 
+void TraceWriter::reserve(size_t bytes) { out_.reserve(bytes); }
+
 // A hot path (two tracepoint events per respecify): every size is computed first, the buffer
 // grows once, and the bytes are written through a pointer, as Out would write them.
-void TraceWriter::reserve(size_t bytes) {
-  out_.reserve(bytes);
-  // Huge pages for the room, where the kernel grants them on request: the trace's first
-  // touch is then a few faults, not one per 4 KiB (advice only; refused is fine).
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  auto begin = (reinterpret_cast<uintptr_t>(out_.data()) + kHuge - 1) & ~(kHuge - 1);
-  auto end = (reinterpret_cast<uintptr_t>(out_.data()) + out_.capacity()) & ~(kHuge - 1);
-  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
-
 void TraceWriter::ftrace_gpu_mem_totals(uint32_t sequence, uint32_t cpu, std::span<const FtraceGpuMemTotal> events) {
   auto total_size = [](const FtraceGpuMemTotal& hit) {
     return tag_size(f::gpu_mem_total::kGpuId) + varint_size(hit.gpu_id) + tag_size(f::gpu_mem_total::kPid) +

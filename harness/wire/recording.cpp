@@ -191,8 +191,8 @@ Result<std::optional<RecordingReader::View>> RecordingReader::next_view() {
 void RecordingReader::read_up_to(uint64_t offset) {
   constexpr uint64_t kReleaseEvery = uint64_t{4} << 20;
   if (!mapped_ || offset - released_ < 2 * kReleaseEvery) return;
+  mapped_->done_between(released_, offset - kReleaseEvery);
   released_ = offset - kReleaseEvery;
-  mapped_->done_before(released_);
 }
 
 Result<bool> RecordingReader::next(RecordView& record) {
