@@ -149,7 +149,7 @@ Result<RecordingReader> RecordingReader::over(std::shared_ptr<const void> owner,
   if (!header) return fail(ErrorKind::BadInput, fmt::format("{}: header: {}", reader.name_, header.error().message));
   reader.header_ = std::move(*header);
   reader.offset_ = reader.records_at_ = kStart + length;
-  reader.digest_.add(payload);
+  reader.hashed_to_ = kStart;
   return reader;
 }
 
@@ -177,13 +177,20 @@ Result<std::optional<RecordingReader::View>> RecordingReader::next_view() {
   if (have < header->length)
     return broken(fmt::format("truncated {} frame: {} of {} bytes", to_string(header->op), have, header->length));
   const size_t record_bytes = 1 + kHeaderBytes + header->length;
-  // The bytes as they lie are what the writer hashed: the direction, then the encoded frame.
-  if (!verified_) digest_.add(bytes_.subspan(offset_, record_bytes));
   offset_ += record_bytes;
+  if (!verified_ && offset_ - hashed_to_ >= kHashChunk) hash_up_to(offset_);
   read_up_to(offset_);
   ++index_;
   return std::optional<View>(View{static_cast<Direction>(direction), *header,
                                   bytes_.subspan(record_at + 1 + kHeaderBytes, header->length)});
+}
+
+// What the writer hashed piece by piece (the header's payload, then each record's direction and
+// encoded frame) lies in one run: it is hashed in long pieces, not record by record, which
+// cost the streaming state a copy of every small record into its own buffer.
+void RecordingReader::hash_up_to(uint64_t offset) {
+  digest_.add(bytes_.subspan(hashed_to_, offset - hashed_to_));
+  hashed_to_ = offset;
 }
 
 // Every 4 MiB read, a mapped file's pages behind are given back: the payload the last view
@@ -230,10 +237,12 @@ Status RecordingReader::trailer() {
   uint64_t count = *fields.u64();  // 16 bytes are there: both fields are
   uint64_t digest = *fields.u64();
   if (count != index_) return broken(fmt::format("expected {} records, found {} before it", count, index_));
-  if (!verified_ && digest != digest_.value())
+  if (!verified_) hash_up_to(offset_);
+  const uint64_t actual = verified_ ? digest : digest_.value();
+  if (actual != digest)
     return broken(fmt::format("the records' digest {:016x} is not the one recorded ({:016x}): parts of two "
                               "recordings, or bytes changed",
-                              digest_.value(), digest));
+                              actual, digest));
   if (bytes_.size() - offset_ > kTrailerBytes) return broken("bytes after the trailer");
   return {};
 }

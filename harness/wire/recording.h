@@ -114,6 +114,7 @@ class RecordingReader {
   Status trailer();
 
   void read_up_to(uint64_t offset);
+  void hash_up_to(uint64_t offset);
 
   std::shared_ptr<const void> owner_;  // keeps `bytes_` alive
   const MappedFile* mapped_ = nullptr;  // `owner_`, when the bytes are a mapped file
@@ -125,7 +126,9 @@ class RecordingReader {
   uint64_t index_ = 0;
   uint64_t offset_ = 0;
   uint64_t records_at_ = 0;  // where the first record starts
+  uint64_t hashed_to_ = 0;   // the digest has the bytes from the header's payload up to here
   StreamHash digest_;
+  static constexpr uint64_t kHashChunk = uint64_t{1} << 20;  // well before pages are given back
 };
 
 }  // namespace tidemark::wire
