@@ -4,19 +4,11 @@
 
 #include <cstdint>
 
+#include "backend/band_pipeline_state.h"
 #include "backend/vk.h"
 #include "core/error.h"
 
 namespace tidemark::backend {
-
-inline constexpr VkFormat kTargetFormat = VK_FORMAT_R8G8B8A8_UNORM;
-inline constexpr uint64_t kUniformRange = 4;      // one packed RGBA8 colour
-inline constexpr uint64_t kVertexBytes = 8;       // one float2 offset
-
-struct PushConstants {
-  int32_t rect[4];
-  int32_t target[2];
-};
 
 inline constexpr VkPipelineStageFlags kDrawReadStages = VK_PIPELINE_STAGE_VERTEX_INPUT_BIT |
                                                  VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
@@ -24,9 +16,6 @@ inline constexpr VkPipelineStageFlags kDrawReadStages = VK_PIPELINE_STAGE_VERTEX
 
 Result<vk::Pipeline> create_band_pipeline(VkDevice device, VkPipelineLayout layout);
 
-void image_barrier(VkCommandBuffer commands, VkImage image, VkImageLayout from, VkImageLayout to,
-                   VkPipelineStageFlags src_stage, VkAccessFlags src_access,
-                   VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
 void memory_barrier(VkCommandBuffer commands, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
                     VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
 
