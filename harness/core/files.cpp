@@ -54,15 +54,22 @@ std::filesystem::path this_executable_dir() {
   return error ? std::filesystem::path() : self.parent_path();
 }
 
-Result<std::string> read_given_file(const std::filesystem::path& file, std::string_view what) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  auto status = fs::status(file, error);
+namespace {
+// A folder or a device where a file was given is bad input; whether it exists is the caller's
+// to say (reading a missing file is an I/O error, mapping one is refused).
+Status refuse_what_is_not_a_file(const fs::path& file, std::string_view what, const fs::file_status& status) {
   if (fs::is_directory(status))
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a {} file, found a folder", file.string(), what));
   if (fs::exists(status) && !fs::is_regular_file(status))
     return fail(ErrorKind::BadInput,
                 fmt::format("{}: expected a {} file, found something that is not a regular file", file.string(), what));
+  return {};
+}
+}  // namespace
+
+Result<std::string> read_given_file(const std::filesystem::path& file, std::string_view what) {
+  std::error_code error;
+  TIDEMARK_CHECK(refuse_what_is_not_a_file(file, what, fs::status(file, error)));
   std::ifstream in(file, std::ios::binary);
   if (!in) return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file", file.string(), what));
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -71,16 +78,11 @@ Result<std::string> read_given_file(const std::filesystem::path& file, std::stri
 }
 
 Result<MappedFile> MappedFile::map(const std::filesystem::path& file, std::string_view what) {
-  namespace fs = std::filesystem;
   std::error_code error;
-  auto status = fs::status(file, error);
-  if (fs::is_directory(status))
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected a {} file, found a folder", file.string(), what));
+  const auto status = fs::status(file, error);
+  TIDEMARK_CHECK(refuse_what_is_not_a_file(file, what, status));
   if (!fs::exists(status))
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a {} file, found nothing", file.string(), what));
-  if (!fs::is_regular_file(status))
-    return fail(ErrorKind::BadInput,
-                fmt::format("{}: expected a {} file, found something that is not a regular file", file.string(), what));
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file: {}", file.string(), what, std::strerror(errno)));

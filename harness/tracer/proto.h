@@ -93,13 +93,7 @@ class Out {
     out_.resize(out_.size() + prefix);
     char* at = out_.data() + start;
     std::memmove(at + prefix, at, length);
-    for (uint64_t value = length; ; value >>= 7) {
-      if (value < 0x80) {
-        *at = static_cast<char>(value);
-        break;
-      }
-      *at++ = static_cast<char>((value & 0x7f) | 0x80);
-    }
+    Cursor{at}.varint(length);  // exactly `prefix` bytes
   }
   std::string& raw() { return out_; }
 

@@ -94,14 +94,13 @@ void TraceWriter::ftrace_gpu_mem_totals(uint32_t sequence, uint32_t cpu, std::sp
     return tag_size(f::gpu_mem_total::kGpuId) + varint_size(hit.gpu_id) + tag_size(f::gpu_mem_total::kPid) +
            varint_size(hit.pid) + tag_size(f::gpu_mem_total::kSize) + varint_size(hit.size);
   };
-  auto event_size = [&](const FtraceGpuMemTotal& hit) {
-    const size_t total = total_size(hit);
+  auto event_size = [](const FtraceGpuMemTotal& hit, size_t total) {
     return tag_size(f::ftrace::kEventTimestamp) + varint_size(hit.timestamp) + tag_size(f::ftrace::kEventPid) +
            varint_size(hit.thread) + tag_size(f::ftrace::kEventGpuMemTotal) + varint_size(total) + total;
   };
   size_t bundle = tag_size(f::ftrace::kBundleCpu) + varint_size(cpu);
   for (const auto& hit : events) {
-    const size_t event = event_size(hit);
+    const size_t event = event_size(hit, total_size(hit));
     bundle += tag_size(f::ftrace::kBundleEvent) + varint_size(event) + event;
   }
   const size_t packet = tag_size(f::packet::kFtraceEvents) + varint_size(bundle) + bundle +
@@ -114,10 +113,11 @@ void TraceWriter::ftrace_gpu_mem_totals(uint32_t sequence, uint32_t cpu, std::sp
   out.nested(f::packet::kFtraceEvents, bundle);
   out.field(f::ftrace::kBundleCpu, cpu);
   for (const auto& hit : events) {
-    out.nested(f::ftrace::kBundleEvent, event_size(hit));
+    const size_t total_bytes = total_size(hit);
+    out.nested(f::ftrace::kBundleEvent, event_size(hit, total_bytes));
     out.field(f::ftrace::kEventTimestamp, hit.timestamp);
     out.field(f::ftrace::kEventPid, hit.thread);
-    out.nested(f::ftrace::kEventGpuMemTotal, total_size(hit));
+    out.nested(f::ftrace::kEventGpuMemTotal, total_bytes);
     out.field(f::gpu_mem_total::kGpuId, hit.gpu_id);
     out.field(f::gpu_mem_total::kPid, hit.pid);
     out.field(f::gpu_mem_total::kSize, hit.size);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <type_traits>
 
 #include "api/device.h"
 #include "api/model.h"
@@ -100,11 +101,9 @@ class WireClient final : public api::Device, public api::Model {
 
   Status kernel_op(const kernel::KernelOp& op) override { return post_operation(op); }
   Status trace_op(const tracer::TraceOp& op) override { return post_operation(op); }
-  // Not call(): the reply's bytes are a view into its frame, copied out while it lives.
+  // The reply's bytes are a view into its frame: copied out while the frame lives.
   Result<std::string_view> run_trace() override {
-    ++calls_;
-    TIDEMARK_TRY(sequence, send(ReadTrace{}));
-    TIDEMARK_TRY(frame, await(sequence, Opcode::ReadTrace));
+    TIDEMARK_TRY(frame, call_frame(ReadTrace{}));
     TIDEMARK_TRY(reply, decode<TraceBytes>(frame));
     trace_.assign(reply.bytes.begin(), reply.bytes.end());
     return std::string_view(trace_);
@@ -153,14 +152,20 @@ class WireClient final : public api::Device, public api::Model {
     return {};
   }
 
-  // Sends a reply-bearing request and reads replies up to its own. `api_call`: counted as
-  // a call of the client API (the handshake, goodbye and drains are not). The reply outlives
-  // its frame: a reply whose fields are views (TraceBytes) is read by its own caller.
+  // Sends a reply-bearing request and reads replies up to its own frame. `api_call`: counted
+  // as a call of the client API (the handshake, goodbye and drains are not).
   template <class M>
-  Result<typename M::Reply> call(const M& message, bool api_call = true) {
+  Result<Frame> call_frame(const M& message, bool api_call = true) {
     if (api_call) ++calls_;
     TIDEMARK_TRY(sequence, send(message));
-    TIDEMARK_TRY(reply, await(sequence, M::kOpcode));
+    return await(sequence, M::kOpcode);
+  }
+  // The same, decoded. The reply outlives its frame, so a reply whose fields are views into
+  // it is read through call_frame() by its own caller.
+  template <class M>
+  Result<typename M::Reply> call(const M& message, bool api_call = true) {
+    static_assert(!std::is_same_v<typename M::Reply, TraceBytes>, "TraceBytes is a view into its frame: call_frame()");
+    TIDEMARK_TRY(reply, call_frame(message, api_call));
     return decode<typename M::Reply>(reply);
   }
 

@@ -153,7 +153,7 @@ Result<RecordingReader> RecordingReader::over(std::shared_ptr<const void> owner,
   return reader;
 }
 
-Result<std::optional<RecordingReader::View>> RecordingReader::next_view() {
+Result<std::optional<RecordView>> RecordingReader::next_view() {
   const uint64_t record_at = offset_;
   auto broken = [&](std::string what) -> std::unexpected<Error> {
     return fail(ErrorKind::BadInput, fmt::format("{}: record #{} at byte {}: {}", name_, index_ + 1, record_at, what));
@@ -165,7 +165,7 @@ Result<std::optional<RecordingReader::View>> RecordingReader::next_view() {
   const uint8_t direction = bytes_[offset_];
   if (direction == kTrailerMark) {
     TIDEMARK_CHECK(trailer());
-    return std::optional<View>();
+    return std::optional<RecordView>();
   }
   if (direction != '>' && direction != '<')
     return broken(fmt::format("expected a direction ('>', '<') or the trailer ('E'), found byte {}", direction));
@@ -181,8 +181,9 @@ Result<std::optional<RecordingReader::View>> RecordingReader::next_view() {
   if (!verified_ && offset_ - hashed_to_ >= kHashChunk) hash_up_to(offset_);
   read_up_to(offset_);
   ++index_;
-  return std::optional<View>(View{static_cast<Direction>(direction), *header,
-                                  bytes_.subspan(record_at + 1 + kHeaderBytes, header->length)});
+  return std::optional<RecordView>(RecordView{
+      static_cast<Direction>(direction),
+      FrameView(header->op, header->sequence, bytes_.subspan(record_at + 1 + kHeaderBytes, header->length))});
 }
 
 // What the writer hashed piece by piece (the header's payload, then each record's direction and
@@ -205,7 +206,7 @@ void RecordingReader::read_up_to(uint64_t offset) {
 Result<bool> RecordingReader::next(RecordView& record) {
   TIDEMARK_TRY(view, next_view());
   if (!view) return false;
-  record = {view->direction, FrameView(view->header.op, view->header.sequence, view->payload)};
+  record = *view;
   return true;
 }
 

@@ -104,13 +104,9 @@ class RecordingReader {
  private:
   static Result<RecordingReader> over(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes,
                                       std::string name);
-  // The next record's direction, frame header and payload, checked and hashed, without a copy.
-  struct View {
-    Direction direction;
-    Header header;
-    std::span<const uint8_t> payload;
-  };
-  Result<std::optional<View>> next_view();
+  // The next record, checked (and hashed on the checking pass), without a copy; nullopt at
+  // the trailer.
+  Result<std::optional<RecordView>> next_view();
   Status trailer();
 
   void read_up_to(uint64_t offset);

@@ -201,7 +201,6 @@ std::string ServerConnection::serve(ByteSource& source, const std::function<Stat
     if (options_.log) options_.log("protocol error: " + why);
     return why;
   };
-  Frame request;  // one, reused: its payload keeps its room
   while (session_.open()) {
     FrameLimits limits;
     limits.stall_limit = kFrameTimeout;
@@ -209,7 +208,7 @@ std::string ServerConnection::serve(ByteSource& source, const std::function<Stat
       limits.max_payload = kMaxHelloPayloadBytes;
       limits.deadline = hello_by_;
     }
-    auto read = read_frame(source, request, limits);
+    auto read = read_frame(source, request_, limits);
     if (!read) {
       const ReadError& error = read.error();
       switch (error.failure) {
@@ -225,7 +224,7 @@ std::string ServerConnection::serve(ByteSource& source, const std::function<Stat
     }
     ++frames_;
     if (options_.stop_after_frames != 0 && frames_ == options_.stop_after_frames) ::raise(SIGSTOP);
-    if (auto reply = session_.handle(request)) {
+    if (auto reply = session_.handle(request_)) {
       if (auto sent = write(*reply); !sent) return "client left: " + sent.error().message;
     }
   }

@@ -66,6 +66,9 @@ class ServerConnection {
   ServerSession session_;
   Clock::time_point hello_by_;
   uint64_t frames_ = 0;
+  // One request frame for the connection's life: its payload keeps its room across frames and
+  // across serve() calls (the split lane serves each 64 KiB batch with one call).
+  Frame request_;
 };
 
 // Serves one connection until the client says goodbye, closes, or sends a bad frame.
