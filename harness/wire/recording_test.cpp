@@ -9,26 +9,39 @@ namespace tidemark::wire {
 namespace {
 
 // Per test and process: CTest runs these tests side by side, and a shared name let one test
-// read a recording another was still writing.
-std::filesystem::path temp_file(const std::string& name) {
-  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::filesystem::path(::testing::TempDir()) /
-         (std::string(test ? test->name() : "none") + "-" + std::to_string(::getpid()) + "-" + name);
-}
+// read a recording another was still writing. Removed when the test is done with it.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& name) {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::path(::testing::TempDir()) /
+            (std::string(test ? test->name() : "none") + "-" + std::to_string(::getpid()) + "-" + name);
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() {
+    std::error_code ignored;
+    std::filesystem::remove(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 RecordingHeader sample_header() { return {"reclaim/sample", 192, 32, {{"wire_deferred_mb", 8}}, "wire.drop_knobs"}; }
 
 // Check that a recording reads back exactly what was written, in order, then ends cleanly.
 TEST(Recording, RoundTripsHeaderAndRecords) {
-  auto file = temp_file("round-trip.tdrec");
+  TempFile file("round-trip.tdrec");
   {
-    auto writer = RecordingWriter::create(file, sample_header());
+    auto writer = RecordingWriter::create(file.path(), sample_header());
     ASSERT_TRUE(writer) << writer.error().message;
     ASSERT_TRUE(writer->write(Direction::Request, Frame{Opcode::BufferData, 1, {1, 2, 3}}));
     ASSERT_TRUE(writer->write(Direction::Reply, Frame{Opcode::Ok, 1, {}}));
     ASSERT_TRUE(writer->close());
   }
-  auto reader = RecordingReader::open(file);
+  auto reader = RecordingReader::open(file.path());
   ASSERT_TRUE(reader) << reader.error().message;
   EXPECT_EQ(reader->header().scenario, "reclaim/sample");
   EXPECT_EQ(reader->header().width, 192);
@@ -49,14 +62,14 @@ TEST(Recording, RoundTripsHeaderAndRecords) {
 
 // Check that a recording cut at any byte inside a record is an error naming that record.
 TEST(Recording, EveryCutInsideARecordNamesTheRecord) {
-  auto file = temp_file("cut.tdrec");
+  TempFile file("cut.tdrec");
   {
-    auto writer = RecordingWriter::create(file, sample_header());
+    auto writer = RecordingWriter::create(file.path(), sample_header());
     ASSERT_TRUE(writer);
     ASSERT_TRUE(writer->write(Direction::Request, Frame{Opcode::BufferData, 1, std::vector<uint8_t>(40, 7)}));
     ASSERT_TRUE(writer->close());
   }
-  std::ifstream in(file, std::ios::binary);
+  std::ifstream in(file.path(), std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   constexpr size_t kTrailerBytes = 1 + 16;
   size_t record_start = bytes.size() - kTrailerBytes - (1 + kHeaderBytes + 40);
@@ -75,11 +88,11 @@ TEST(Recording, EveryCutInsideARecordNamesTheRecord) {
 TEST(Recording, ACorruptLengthFailsWithoutAllocatingIt) {
   std::string bytes;
   {
-    auto file = temp_file("header-only.tdrec");
-    auto writer = RecordingWriter::create(file, sample_header());
+    TempFile file("header-only.tdrec");
+    auto writer = RecordingWriter::create(file.path(), sample_header());
     ASSERT_TRUE(writer);
     ASSERT_TRUE(writer->close());
-    std::ifstream in(file, std::ios::binary);
+    std::ifstream in(file.path(), std::ios::binary);
     bytes.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     bytes.resize(bytes.size() - 17);  // without its trailer
   }
@@ -99,14 +112,14 @@ TEST(Recording, ACorruptLengthFailsWithoutAllocatingIt) {
 }
 
 std::string recording_bytes(const RecordingHeader& header, const std::vector<Frame>& requests) {
-  auto file = temp_file("bytes.tdrec");
+  TempFile file("bytes.tdrec");
   {
-    auto writer = RecordingWriter::create(file, header);
+    auto writer = RecordingWriter::create(file.path(), header);
     EXPECT_TRUE(writer);
     for (const auto& frame : requests) EXPECT_TRUE(writer->write(Direction::Request, frame));
     EXPECT_TRUE(writer->close());
   }
-  std::ifstream in(file, std::ios::binary);
+  std::ifstream in(file.path(), std::ios::binary);
   return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
 }
 
