@@ -71,6 +71,8 @@ class Model {
   // The run's Perfetto trace so far (a view, valid until the next call on this model: a long
   // run's trace is megabytes, never copied on its way), and a scenario's own counter stream in it.
   virtual Result<std::string_view> run_trace() = 0;
+  // trace_hash() of run_trace()'s bytes, without them: what a replay compares and digests.
+  virtual Result<std::string> run_trace_hash() = 0;
   virtual Status trace_op(const tracer::TraceOp& op) = 0;
 };
 

@@ -33,6 +33,19 @@ std::string pixel_hash(int width, int height, std::span<const uint8_t> pixels) {
   return digest.hex();
 }
 
+struct StreamHash::State {
+  XXH3_state_t* state = XXH3_createState();
+  ~State() { XXH3_freeState(state); }
+};
+
+StreamHash::StreamHash() : state_(std::make_unique<State>()) { XXH3_64bits_reset(state_->state); }
+StreamHash::~StreamHash() = default;
+StreamHash::StreamHash(StreamHash&& other) noexcept = default;
+StreamHash& StreamHash::operator=(StreamHash&& other) noexcept = default;
+void StreamHash::add(std::span<const uint8_t> bytes) { XXH3_64bits_update(state_->state, bytes.data(), bytes.size()); }
+uint64_t StreamHash::value() const { return XXH3_64bits_digest(state_->state); }
+std::string StreamHash::hex() const { return fmt::format("{:016x}", value()); }
+
 // XXH3 (libxxhash), not FNV-1a: a 100 000-respecify run's trace is 8 MiB, which FNV byte by
 // byte hashed in 8 ms, a twentieth of that run's replay; XXH3 takes under one.
 std::string trace_hash(std::string_view trace_bytes) {

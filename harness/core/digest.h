@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,6 +21,24 @@ class Digest {
 
  private:
   uint64_t state_ = 0xcbf29ce484222325ull;
+};
+
+// XXH3 (libxxhash, 64 bits) over bytes that come in pieces: the same value XXH3 gives of all of
+// them at once, so a trace or a recording is hashed as it is written or read, never again.
+class StreamHash {
+ public:
+  StreamHash();
+  ~StreamHash();
+  StreamHash(StreamHash&& other) noexcept;
+  StreamHash& operator=(StreamHash&& other) noexcept;
+  void add(std::span<const uint8_t> bytes);
+  void add(std::string_view bytes) { add(std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())); }
+  uint64_t value() const;
+  std::string hex() const;  // as trace_hash() writes it
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 // The hash of an RGBA8 image and the digest of a run: its gauges (name and value, in

@@ -247,6 +247,10 @@ Result<std::string_view> ModelHost::run_trace() {
   if (!trace_) return std::string_view();
   return std::string_view(trace_->bytes());
 }
+Result<std::string> ModelHost::run_trace_hash() {
+  if (!trace_) return trace_hash({});
+  return trace_->hash();
+}
 Status ModelHost::trace_op(const tracer::TraceOp& op) {
   if (!trace_) return {};
   if (const auto* stream = std::get_if<tracer::CounterStreamOp>(&op)) trace_->counter_stream(*stream, trace_now());

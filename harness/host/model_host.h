@@ -62,6 +62,7 @@ class ModelHost final : public api::DeviceEvents, public api::Model {
   Status kernel_op(const kernel::KernelOp& op) override;
   Result<kernel::KernelReport> kernel_report() override;
   Result<std::string_view> run_trace() override;
+  Result<std::string> run_trace_hash() override;
   Status trace_op(const tracer::TraceOp& op) override;
 
  private:

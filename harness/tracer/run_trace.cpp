@@ -74,4 +74,11 @@ const std::string& RunTrace::bytes() {
   return writer_.bytes();
 }
 
+std::string RunTrace::hash() {
+  const std::string& all = bytes();
+  hash_.add(std::string_view(all).substr(hashed_));
+  hashed_ = all.size();
+  return hash_.hex();
+}
+
 }  // namespace tidemark::tracer

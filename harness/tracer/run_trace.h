@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/digest.h"
 #include "tracer/trace_writer.h"
 
 namespace tidemark::tracer {
@@ -48,12 +49,17 @@ class RunTrace {
   void counter_sample(const CounterSampleOp& sample);
   // The trace so far, pending ftrace events flushed: a valid trace at any call.
   const std::string& bytes();
+  // trace_hash() of bytes(), kept up as the trace grows: a call hashes only what was written
+  // since the last one (packets are final once written: nothing earlier is ever patched).
+  std::string hash();
   size_t samples() const { return samples_; }
   size_t dropped() const { return dropped_; }  // packets the full buffer discarded
 
  private:
   void flush_ftrace();
   TraceWriter writer_;
+  StreamHash hash_;
+  size_t hashed_ = 0;  // the bytes before this are in hash_
   std::vector<FtraceGpuMemTotal> pending_;
   std::vector<uint32_t> stream_gpus_;  // an interned scenario stream's GPUs, by sequence offset
   bool stream_interned_ = false;

@@ -108,6 +108,10 @@ class WireClient final : public api::Device, public api::Model {
     trace_.assign(reply.bytes.begin(), reply.bytes.end());
     return std::string_view(trace_);
   }
+  Result<std::string> run_trace_hash() override {
+    TIDEMARK_TRY(reply, call(ReadTraceHash{}));
+    return std::move(reply.hash);
+  }
   Result<kernel::KernelReport> kernel_report() override {
     TIDEMARK_TRY(reply, call(ReadKernelReport{}));
     return std::move(reply.report);

@@ -32,10 +32,12 @@
 namespace tidemark::wire {
 
 inline constexpr uint32_t kMagic = 0x4B4D4454;  // "TDMK" in memory order
-inline constexpr uint16_t kProtocolVersion = 5;  // 5: the session config says whether the layer is on; its gauges are read
+// 5: the session config says whether the layer is on; its gauges are read. 6: the run trace's
+// hash can be read without its bytes.
+inline constexpr uint16_t kProtocolVersion = 6;
 // The XXH3 hash of protocol_layout() that kProtocolVersion was released with. A test fails
 // when the layout changes and this does not: a new layout is a new version, then its hash here.
-inline constexpr uint64_t kProtocolLayoutHash = 0x9042bed1e1c96d1d;
+inline constexpr uint64_t kProtocolLayoutHash = 0x183271f269900959;
 inline constexpr size_t kHeaderBytes = 16;
 inline constexpr uint32_t kMaxPayloadBytes = 256u << 20;
 static_assert(kMaxStoreBytes + 64 <= kMaxPayloadBytes, "every store a scenario may ask for fits in one frame");
@@ -86,6 +88,7 @@ inline constexpr int32_t kMaxTargetSide = 4096;
   X(TraceCounters, 37, "trace_counters")       \
   X(TraceSample, 38, "trace_sample")           \
   X(ReadObservedGauges, 39, "read_observed_gauges") \
+  X(ReadTraceHash, 40, "read_trace_hash")      \
   X(Welcome, 100, "welcome")                   \
   X(Ok, 101, "ok")                             \
   X(BufferCreated, 102, "buffer_created")      \
@@ -99,7 +102,8 @@ inline constexpr int32_t kMaxTargetSide = 4096;
   X(Skipped, 110, "skipped")                   \
   X(Text, 111, "text")                         \
   X(KernelReportReply, 112, "kernel_report")   \
-  X(TraceBytes, 113, "trace_bytes")
+  X(TraceBytes, 113, "trace_bytes")            \
+  X(TraceHash, 114, "trace_hash")
 
 enum class Opcode : uint16_t {
 #define TIDEMARK_OPCODE(name, code, text) name = code,
@@ -407,6 +411,11 @@ struct TraceBytes {  // a Perfetto trace
   Bytes bytes;  // a view: into the host's trace when sent, into the frame when received
   static auto fields(auto& m) { return std::tie(m.bytes); }
 };
+struct TraceHash {  // trace_hash() of the trace TraceBytes would carry
+  static constexpr Opcode kOpcode = Opcode::TraceHash;
+  std::string hash;
+  static auto fields(auto& m) { return std::tie(m.hash); }
+};
 struct Skipped {  // not carried out: the pipelined request `failed_sequence` failed first
   static constexpr Opcode kOpcode = Opcode::Skipped;
   uint32_t failed_sequence = 0;
@@ -571,6 +580,8 @@ struct MessageOfOperation<tracer::CounterSampleOp> {
 template <class Operation>
 using MessageOf = typename MessageOfOperation<Operation>::type;
 struct ReadTrace : FieldlessRequest<Opcode::ReadTrace, TraceBytes> {};
+// What a replay sends for a recorded ReadTrace: it needs the trace's hash, not megabytes of it.
+struct ReadTraceHash : FieldlessRequest<Opcode::ReadTraceHash, TraceHash> {};
 struct TraceCounters : OperationMessage<Opcode::TraceCounters, tracer::CounterStreamOp> {
   Status check() const;
 };

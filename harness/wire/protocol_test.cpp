@@ -275,7 +275,8 @@ TEST(Protocol, BadHeadersAreRefused) {
 
   auto bad_version = header;
   bad_version[4] = 9;
-  EXPECT_EQ(decode_header(bad_version).error().message, "protocol: version 9, this side speaks 5");
+  EXPECT_EQ(decode_header(bad_version).error().message,
+            "protocol: version 9, this side speaks " + std::to_string(kProtocolVersion));
 
   auto bad_opcode = header;
   bad_opcode[6] = 0xee;

@@ -3,7 +3,6 @@
 #include "core/files.h"
 #include "wire/frame_io.h"
 
-#include <xxhash.h>
 
 #include <fmt/format.h>
 
@@ -50,18 +49,6 @@ void write_bytes(std::ostream& out, std::span<const uint8_t> bytes) {
 
 }  // namespace
 
-struct StreamHash::State {
-  XXH3_state_t* state = XXH3_createState();
-  ~State() { XXH3_freeState(state); }
-};
-
-StreamHash::StreamHash() : state_(std::make_unique<State>()) { XXH3_64bits_reset(state_->state); }
-StreamHash::~StreamHash() = default;
-StreamHash::StreamHash(StreamHash&& other) noexcept = default;
-StreamHash& StreamHash::operator=(StreamHash&& other) noexcept = default;
-void StreamHash::add(std::span<const uint8_t> bytes) { XXH3_64bits_update(state_->state, bytes.data(), bytes.size()); }
-uint64_t StreamHash::value() const { return XXH3_64bits_digest(state_->state); }
-
 Result<RecordingWriter> RecordingWriter::create(const std::filesystem::path& file, const RecordingHeader& header) {
   RecordingWriter writer;
   writer.path_ = file;
@@ -98,23 +85,30 @@ Status RecordingWriter::close() {
   return {};
 }
 
-Result<RecordingReader> RecordingReader::open(const std::filesystem::path& file) {
+Result<RecordingReader> RecordingReader::open(const std::filesystem::path& file, Checking checking) {
   TIDEMARK_TRY(mapped, MappedFile::map(file, "recording"));
   auto owner = std::make_shared<MappedFile>(std::move(mapped));
   const std::span<const uint8_t> bytes = owner->bytes();
   TIDEMARK_TRY(reader, over(owner, bytes, file.string()));
   reader.mapped_ = owner.get();
-  // A whole pass first, up to the trailer: nothing is copied, each record is only checked.
-  for (;;) {
-    TIDEMARK_TRY(view, reader.next_view());
-    if (!view) break;
-  }
-  // Then back to the first record, the bytes known good: they are not hashed again.
-  reader.offset_ = reader.records_at_;
-  reader.index_ = 0;
-  reader.released_ = 0;
+  // The whole pass is a second reader over the same bytes: nothing is copied, each record is
+  // only checked and hashed; this one then hands the records out without hashing them again.
+  TIDEMARK_TRY(pass, over(owner, bytes, file.string()));
+  pass.mapped_ = owner.get();
   reader.verified_ = true;
+  if (checking == Checking::BeforeFirstRecord) {
+    TIDEMARK_CHECK(pass.read_through());
+  } else {
+    reader.pass_ = std::async(std::launch::async, [pass = std::move(pass)]() mutable { return pass.read_through(); });
+  }
   return std::move(reader);
+}
+
+Status RecordingReader::read_through() {
+  for (;;) {
+    TIDEMARK_TRY(view, next_view());
+    if (!view) return {};
+  }
 }
 
 Result<RecordingReader> RecordingReader::open(std::unique_ptr<std::istream> in, std::string name) {
@@ -154,6 +148,7 @@ Result<RecordingReader> RecordingReader::over(std::shared_ptr<const void> owner,
 }
 
 Result<std::optional<RecordView>> RecordingReader::next_view() {
+  if (index_ >= 1 && pass_.valid()) TIDEMARK_CHECK(pass_.get());
   const uint64_t record_at = offset_;
   auto broken = [&](std::string what) -> std::unexpected<Error> {
     return fail(ErrorKind::BadInput, fmt::format("{}: record #{} at byte {}: {}", name_, index_ + 1, record_at, what));
@@ -194,13 +189,19 @@ void RecordingReader::hash_up_to(uint64_t offset) {
   hashed_to_ = offset;
 }
 
-// Every 4 MiB read, a mapped file's pages behind are given back: the payload the last view
+// Every 256 KiB read, a mapped file's pages behind are given back: the payload the last view
 // points into is always after them.
 void RecordingReader::read_up_to(uint64_t offset) {
-  constexpr uint64_t kReleaseEvery = uint64_t{4} << 20;
+  constexpr uint64_t kReleaseEvery = uint64_t{256} << 10;
   if (!mapped_ || offset - released_ < 2 * kReleaseEvery) return;
   mapped_->done_between(released_, offset - kReleaseEvery);
   released_ = offset - kReleaseEvery;
+}
+
+void RecordingReader::let_go(std::span<const uint8_t> bytes) const {
+  if (!mapped_ || bytes.empty()) return;
+  const auto from = static_cast<size_t>(bytes.data() - bytes_.data());
+  mapped_->done_between(from, from + bytes.size());
 }
 
 Result<bool> RecordingReader::next(RecordView& record) {

@@ -12,12 +12,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <istream>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 
+#include "core/digest.h"
 #include "core/files.h"
 #include "core/knobs.h"
 #include "wire/protocol.h"
@@ -36,22 +38,6 @@ struct RecordingHeader {
 };
 
 enum class Direction : uint8_t { Request = '>', Reply = '<' };
-
-// XXH3 (libxxhash) over a stream of bytes: checking a recording costs little next to
-// replaying it, where FNV byte by byte would cost a third of a fast replay.
-class StreamHash {
- public:
-  StreamHash();
-  ~StreamHash();
-  StreamHash(StreamHash&& other) noexcept;
-  StreamHash& operator=(StreamHash&& other) noexcept;
-  void add(std::span<const uint8_t> bytes);
-  uint64_t value() const;
-
- private:
-  struct State;
-  std::unique_ptr<State> state_;
-};
 
 struct Record {
   Direction direction;
@@ -87,9 +73,14 @@ class RecordingReader {
   // `name` is used in errors ("file.tdrec: record #12 ..."). The stream is read whole; its
   // records are checked as next() reaches them.
   static Result<RecordingReader> open(std::unique_ptr<std::istream> in, std::string name);
-  // A file is mapped and checked whole, up to its trailer, before the first record is handed
-  // out: a cut or corrupted recording is refused before any of it is replayed.
-  static Result<RecordingReader> open(const std::filesystem::path& file);
+  // A file is mapped and checked whole, up to its trailer, before any record but the first is
+  // handed out: a cut or corrupted recording is refused before anything past its hello is
+  // replayed. With `Checking::AlongsideFirstRecord` that pass runs on a thread of its own while
+  // the first record is handed out (replay's hello starts the device, which takes as long as
+  // the pass), and next() waits for it before the second.
+  enum class Checking { BeforeFirstRecord, AlongsideFirstRecord };
+  static Result<RecordingReader> open(const std::filesystem::path& file,
+                                      Checking checking = Checking::BeforeFirstRecord);
 
   const RecordingHeader& header() const { return header_; }
   // The next record into `record` (its payload's storage is reused); false at the trailer,
@@ -100,6 +91,9 @@ class RecordingReader {
   // The same, into a fresh Record; nullopt at the trailer.
   Result<std::optional<Record>> next();
   uint64_t records_read() const { return index_; }
+  // The caller is done with these bytes of a record it was handed: a mapped file's pages that
+  // lie wholly inside them are given back now, not when the reader passes them.
+  void let_go(std::span<const uint8_t> bytes) const;
 
  private:
   static Result<RecordingReader> over(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes,
@@ -108,6 +102,7 @@ class RecordingReader {
   // the trailer.
   Result<std::optional<RecordView>> next_view();
   Status trailer();
+  Status read_through();  // every record and the trailer, checked
 
   void read_up_to(uint64_t offset);
   void hash_up_to(uint64_t offset);
@@ -115,6 +110,7 @@ class RecordingReader {
   std::shared_ptr<const void> owner_;  // keeps `bytes_` alive
   const MappedFile* mapped_ = nullptr;  // `owner_`, when the bytes are a mapped file
   bool verified_ = false;               // a whole pass checked the bytes: no need to hash them again
+  std::future<Status> pass_;            // that pass, while it runs on a thread of its own
   uint64_t released_ = 0;               // the mapping's pages before this were given back
   std::span<const uint8_t> bytes_;
   std::string name_;

@@ -164,5 +164,46 @@ TEST(Recording, AHeaderSplicedOntoOtherRecordsIsRefused) {
   EXPECT_FALSE(read_error(flipped).empty());
 }
 
+// Check that a recording checked alongside its first record hands that record out, and refuses
+// the second when the file is cut further on: nothing past the first record comes from a file
+// the whole pass has not found good.
+TEST(Recording, ACheckAlongsideTheFirstRecordStopsBeforeTheSecond) {
+  TempFile whole("whole.tdrec");
+  {
+    auto writer = RecordingWriter::create(whole.path(), sample_header());
+    ASSERT_TRUE(writer);
+    for (uint32_t i = 1; i <= 64; ++i) ASSERT_TRUE(writer->write(Direction::Request, Frame{Opcode::Flush, i, {}}));
+    ASSERT_TRUE(writer->close());
+  }
+  std::ifstream in(whole.path(), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  TempFile cut("cut-alongside.tdrec");
+  std::ofstream(cut.path(), std::ios::binary) << bytes.substr(0, bytes.size() - 17 - 5);
+
+  auto good = RecordingReader::open(whole.path(), RecordingReader::Checking::AlongsideFirstRecord);
+  ASSERT_TRUE(good) << good.error().message;
+  size_t records = 0;
+  for (;;) {
+    auto record = good->next();
+    ASSERT_TRUE(record) << record.error().message;
+    if (!*record) break;
+    ++records;
+  }
+  EXPECT_EQ(records, 64u);
+
+  auto bad = RecordingReader::open(cut.path(), RecordingReader::Checking::AlongsideFirstRecord);
+  ASSERT_TRUE(bad) << bad.error().message;
+  auto first = bad->next();
+  ASSERT_TRUE(first && *first) << (first ? "the end" : first.error().message);
+  EXPECT_EQ((*first)->frame.sequence, 1u);
+  auto second = bad->next();
+  ASSERT_FALSE(second);
+  EXPECT_NE(second.error().message.find("record #64 at byte"), std::string::npos) << second.error().message;
+  // Checked before the first record, the same file is refused at once, with the same words.
+  auto refused = RecordingReader::open(cut.path());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, second.error().message);
+}
+
 }  // namespace
 }  // namespace tidemark::wire

@@ -90,6 +90,10 @@ Result<TraceBytes> serve(Served& to, const ReadTrace&) {
   TIDEMARK_TRY(trace, to.model.run_trace());
   return TraceBytes{.bytes = Bytes(reinterpret_cast<const uint8_t*>(trace.data()), trace.size())};
 }
+Result<TraceHash> serve(Served& to, const ReadTraceHash&) {
+  TIDEMARK_TRY(hash, to.model.run_trace_hash());
+  return TraceHash{.hash = std::move(hash)};
+}
 Result<KernelReportReply> serve(Served& to, const ReadKernelReport&) {
   TIDEMARK_TRY(report, to.model.kernel_report());
   return KernelReportReply{.report = std::move(report)};

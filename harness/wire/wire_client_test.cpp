@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "core/digest.h"
 #include "tracer/importer.h"
 #include "wire/frame_io.h"
 #include "wire/server.h"
@@ -294,6 +295,23 @@ TEST_F(WireTest, TheRunTraceComesBackWholeFromTheHost) {
   EXPECT_EQ(memory->rows.back().value, 4096.0 + 16 * 4 * 4);  // the store and the target
   EXPECT_EQ(device->rows.back().value, 4096.0);
   EXPECT_THAT(log_.calls, ElementsAre("create_buffer() -> 1", "buffer_data(1, 4096 bytes: 07070707)", "present()"));
+}
+
+// Check that the trace's hash, read without its bytes, is the hash of the bytes, and is kept up
+// as the trace grows: the host hashes only what was written since the last read.
+TEST_F(WireTest, TheRunTraceHashIsTheHashOfItsBytes) {
+  auto buffer = client_->create_buffer().value();
+  ASSERT_TRUE(client_->buffer_data(buffer, std::vector<uint8_t>(4096, 7)));
+  ASSERT_TRUE(client_->present());
+  auto first = client_->run_trace_hash();
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(*first, trace_hash(client_->run_trace().value()));
+  ASSERT_TRUE(client_->buffer_data(buffer, std::vector<uint8_t>(8192, 9)));
+  ASSERT_TRUE(client_->present());
+  auto second = client_->run_trace_hash();
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_NE(*second, *first);
+  EXPECT_EQ(*second, trace_hash(client_->run_trace().value()));
 }
 
 // Check that every seed of the session fuzz target is greeted by the server: a seed whose Hello
