@@ -24,6 +24,9 @@ int report_error(const Error& error);
 Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>& inputs);
 std::filesystem::path default_report_dir();
 
+// `--knob NAME=VALUE` arguments, each value an integer.
+Result<std::map<std::string, int64_t>> parse_knobs(const std::vector<std::string>& knobs);
+
 // Each command's options, one struct each; main.cpp registers them.
 
 // What every command that opens a lane takes (run, replay): registered by one helper.
@@ -110,6 +113,17 @@ struct FixtureArgs {
   std::string root = "fixtures";
 };
 
+struct ReduceArgs {
+  std::string input;
+  std::string check;
+  std::string mutant;
+  std::vector<std::string> knobs;
+  std::string out;     // the fixture folder to write
+  std::string name;    // the result's name; default the input's
+  std::string ledger;  // also merge the result's rows into this ledger
+  unsigned jobs = 0;
+};
+
 int run_command(const RunArgs& args);
 int parity_command(const ParityArgs& args);
 int replay_command(const ReplayArgs& args);
@@ -117,6 +131,7 @@ int bench_command(const BenchArgs& args);
 int soak_command(const SoakArgs& args);
 int red_once_command(const RedOnceArgs& args);
 int fixture_new_command(const FixtureArgs& args);
+int reduce_command(const ReduceArgs& args);
 int mutants_command();
 int backends_command();
 struct ObserveArgs {

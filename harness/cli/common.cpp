@@ -89,6 +89,23 @@ Result<Lane> parse_lane_option(const std::string& name) {
   return fail(ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", name));
 }
 
+Result<std::map<std::string, int64_t>> parse_knobs(const std::vector<std::string>& knobs) {
+  std::map<std::string, int64_t> out;
+  for (const auto& knob : knobs) {
+    auto eq = knob.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return fail(ErrorKind::BadInput, fmt::format("--knob: expected NAME=VALUE, found '{}'", knob));
+    std::string value = knob.substr(eq + 1);
+    char* end = nullptr;
+    long long parsed = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0')
+      return fail(ErrorKind::BadInput, fmt::format("--knob {}: expected an integer, found '{}'",
+                                                   knob.substr(0, eq), value));
+    out[knob.substr(0, eq)] = parsed;
+  }
+  return out;
+}
+
 Result<wire::LaneOptions> lane_options_from(const LaneArgs& args) {
   wire::LaneOptions options;
   TIDEMARK_TRY(lane, parse_lane_option(args.lane));

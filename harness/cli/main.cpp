@@ -52,6 +52,22 @@ CLI::App* add_replay(CLI::App& app, ReplayArgs& args) {
   return replay;
 }
 
+CLI::App* add_reduce(CLI::App& app, ReduceArgs& args) {
+  auto* reduce = app.add_subcommand("reduce", "cut a red scenario down to the fewest steps that stay red under the bug "
+                                              "and green under the fix, and write it as a fixture");
+  reduce->add_option("input", args.input, "a scenario file")->required();
+  reduce->add_option("--check", args.check, "the check that must stay red under the bug and green without it, "
+                                            "as a control names it (an expression, pixels[0], waits, kmd.NAME)")
+      ->required();
+  reduce->add_option("--mutant", args.mutant, "the bug: a mutant (see `tidemark mutants`)");
+  reduce->add_option("--knob", args.knobs, "the bug: a knob setting NAME=VALUE (repeatable)")->allow_extra_args(false);
+  reduce->add_option("--out", args.out, "the fixture folder to write (default fixtures/<name>)");
+  reduce->add_option("--name", args.name, "the result's name, a sentence in kebab case (default the input's)");
+  reduce->add_option("--ledger", args.ledger, "also put the result's ledger rows into this ledger");
+  reduce->add_option("--jobs", args.jobs, "candidates judged at once (default one per core)");
+  return reduce;
+}
+
 CLI::App* add_list(CLI::App& app, ListArgs& args) {
   auto* list = app.add_subcommand("list", "list scenarios by test name");
   add_paths(*list, args.inputs);
@@ -131,6 +147,7 @@ int main(int argc, char** argv) {
   BenchArgs bench;
   FixtureArgs fixture;
   SoakArgs soak;
+  ReduceArgs reduce;
   std::vector<std::string> lint_inputs;
   auto* lint = app.add_subcommand("lint", "check that scenarios, their controls and the mutant catalogue fit together");
   add_paths(*lint, lint_inputs);
@@ -170,6 +187,7 @@ int main(int argc, char** argv) {
       {add_bench(app, bench), [&] { return bench_command(bench); }},
       {add_soak(app, soak), [&] { return soak_command(soak); }},
       {add_fixture_new(app, fixture), [&] { return fixture_new_command(fixture); }},
+      {add_reduce(app, reduce), [&] { return reduce_command(reduce); }},
       {lint, [&] { return lint_command(lint_inputs, lint_expectations); }},
       {compare, [&] { return compare_command(compared); }},
       {mutants, [] { return mutants_command(); }},

@@ -27,23 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Result<std::map<std::string, int64_t>> parse_knobs(const std::vector<std::string>& knobs) {
-  std::map<std::string, int64_t> out;
-  for (const auto& knob : knobs) {
-    auto eq = knob.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return fail(ErrorKind::BadInput, fmt::format("--knob: expected NAME=VALUE, found '{}'", knob));
-    std::string value = knob.substr(eq + 1);
-    char* end = nullptr;
-    long long parsed = std::strtoll(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0')
-      return fail(ErrorKind::BadInput, fmt::format("--knob {}: expected an integer, found '{}'",
-                                                   knob.substr(0, eq), value));
-    out[knob.substr(0, eq)] = parsed;
-  }
-  return out;
-}
-
 // --record PATH: a .tdrec file for one scenario, or a folder of <group>/<name>.tdrec.
 Result<fs::path> recording_path(const std::string& record, const scenario::Scenario& scenario, size_t scenarios) {
   fs::path path(record);

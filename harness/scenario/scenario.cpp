@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "core/gauges.h"
+#include "scenario/yaml_reader.h"
 
 namespace tidemark::scenario {
 
@@ -126,6 +127,15 @@ std::string Scenario::check_text(const CheckId& id) const {
   if (id.kind == CheckKind::Diagnosis && id.index < diagnosis_checks.size()) return "kmd." + diagnosis_checks[id.index].name;
   if (id.kind == CheckKind::KgslRead && id.index < kgsl_checks.size()) return "kgsl." + kgsl_checks[id.index].name;
   return id.str();
+}
+
+std::optional<CheckId> Scenario::find_check(std::string_view written) const {
+  for (const auto& id : checks()) {
+    std::string text = check_text(id);
+    if (id.kind == CheckKind::Gauge ? yaml::without_spaces(text) == yaml::without_spaces(written) : text == written)
+      return id;
+  }
+  return std::nullopt;
 }
 
 }  // namespace tidemark::scenario

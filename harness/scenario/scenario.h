@@ -374,6 +374,9 @@ struct Scenario {
   bool reads_kernel_report() const { return !diagnosis_checks.empty() || !kgsl_checks.empty(); }
   // What the file wrote for a check: the gauge expression, `pixels[k]`, `waits`, `kmd.NAME`.
   std::string check_text(const CheckId& id) const;
+  // The check a control names by what the file wrote (a gauge check's expression with its
+  // spaces ignored), or nullopt.
+  std::optional<CheckId> find_check(std::string_view written) const;
 };
 
 // Loads and validates one file. Every error is one line:

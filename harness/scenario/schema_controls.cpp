@@ -60,16 +60,11 @@ Result<std::vector<CheckId>> ControlReader::check_references(const Value& value,
   for (const auto& item : items) {
     TIDEMARK_TRY(written, read_.text(item, expected));
     std::string reference(yaml::trim(written));
-    auto names = [&](size_t k) {
-      return known[k].kind == CheckKind::Gauge ? yaml::without_spaces(texts[k]) == yaml::without_spaces(reference)
-                                               : texts[k] == reference;
-    };
-    size_t k = 0;
-    while (k < known.size() && !names(k)) ++k;
-    if (k == known.size()) return error_at(item.where, expected, quote(reference));
-    if (std::find(resolved.begin(), resolved.end(), known[k]) != resolved.end())
+    auto named = scenario.find_check(reference);
+    if (!named) return error_at(item.where, expected, quote(reference));
+    if (std::find(resolved.begin(), resolved.end(), *named) != resolved.end())
       return error_at(item.where, "each check once in a control", fmt::format("{} again", quote(reference)));
-    resolved.push_back(known[k]);
+    resolved.push_back(*named);
   }
   return resolved;
 }

@@ -1,0 +1,85 @@
+#include "reduce/ddmin.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace tidemark::reduce {
+
+namespace {
+
+// `items` cut into `parts` runs of near-equal length, in order.
+std::vector<std::vector<size_t>> split(const std::vector<size_t>& items, size_t parts) {
+  std::vector<std::vector<size_t>> chunks;
+  size_t start = 0;
+  for (size_t k = 0; k < parts; ++k) {
+    size_t end = start + (items.size() - start) / (parts - k);
+    chunks.emplace_back(items.begin() + static_cast<std::ptrdiff_t>(start), items.begin() + static_cast<std::ptrdiff_t>(end));
+    start = end;
+  }
+  return chunks;
+}
+
+std::vector<size_t> without(const std::vector<size_t>& items, const std::vector<size_t>& chunk) {
+  std::vector<size_t> rest;
+  std::set_difference(items.begin(), items.end(), chunk.begin(), chunk.end(), std::back_inserter(rest));
+  return rest;
+}
+
+// The first interesting candidate, judged `batch` at a time in order.
+std::optional<size_t> first_interesting(const std::vector<std::vector<size_t>>& candidates, const Judge& judge,
+                                        size_t batch) {
+  for (size_t start = 0; start < candidates.size(); start += batch) {
+    size_t end = std::min(candidates.size(), start + batch);
+    std::vector<std::vector<size_t>> slice(candidates.begin() + static_cast<std::ptrdiff_t>(start),
+                                           candidates.begin() + static_cast<std::ptrdiff_t>(end));
+    std::vector<bool> verdicts = judge(slice);
+    for (size_t k = 0; k < verdicts.size(); ++k)
+      if (verdicts[k]) return start + k;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<size_t> minimize(const std::vector<size_t>& input, const Judge& judge, size_t batch) {
+  std::vector<size_t> items = input;
+  std::sort(items.begin(), items.end());
+  batch = std::max<size_t>(batch, 1);
+  size_t parts = 2;
+  while (items.size() >= 2) {
+    parts = std::min(parts, items.size());
+    auto chunks = split(items, parts);
+    // Complements first: with a small core spread through much noise, dropping one part at a
+    // time is what succeeds; with two parts a complement is the other subset.
+    std::vector<std::vector<size_t>> complements;
+    for (const auto& chunk : chunks) complements.push_back(without(items, chunk));
+    if (auto found = first_interesting(complements, judge, batch)) {
+      items = std::move(complements[*found]);
+      parts = std::max<size_t>(parts - 1, 2);
+      continue;
+    }
+    if (parts > 2) {
+      if (auto found = first_interesting(chunks, judge, batch)) {
+        items = std::move(chunks[*found]);
+        parts = 2;
+        continue;
+      }
+    }
+    if (parts >= items.size()) break;
+    parts = std::min(parts * 2, items.size());
+  }
+  if (items.size() == 1 && first_interesting({{}}, judge, 1)) return {};
+  return items;
+}
+
+int64_t least_value(int64_t low, int64_t high, const std::function<bool(int64_t)>& holds) {
+  // Invariant: `high` holds; nothing below `low` is tried.
+  while (low < high) {
+    int64_t middle = low + (high - low) / 2;
+    if (holds(middle)) high = middle;
+    else low = middle + 1;
+  }
+  return high;
+}
+
+}  // namespace tidemark::reduce

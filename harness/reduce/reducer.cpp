@@ -1,0 +1,389 @@
+#include "reduce/reducer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+
+#include "core/files.h"
+#include "reduce/ddmin.h"
+#include "reduce/scenario_text.h"
+#include "runner/runner.h"
+#include "session/builtin_backends.h"
+
+namespace tidemark::reduce {
+
+namespace fs = std::filesystem;
+using scenario::Scenario;
+using scenario::Step;
+
+namespace {
+
+// A literal value of a field, or nullopt when it is an expression over loop variables.
+std::optional<int64_t> literal(const scenario::IntField& field) { return field.expr.literal_value(); }
+
+// A draw, or a sub-data write, needs a store in its buffers: in file order a buffer_data of
+// a size that is not 0 before it. Cheaper than a run, and a run would only refuse it.
+bool stores_before_use(const Scenario& scenario) {
+  std::set<std::string> stored;
+  bool fine = true;
+  auto walk = [&](auto& self, const std::vector<Step>& steps) -> void {
+    for (const auto& step : steps) {
+      std::visit(
+          [&](const auto& kind) {
+            using K = std::decay_t<decltype(kind)>;
+            if constexpr (std::is_same_v<K, scenario::BufferData>) {
+              if (literal(kind.size) == 0) stored.erase(kind.buffer);
+              else stored.insert(kind.buffer);
+            } else if constexpr (std::is_same_v<K, scenario::BufferSubData>) {
+              fine = fine && stored.contains(kind.buffer);
+            } else if constexpr (std::is_same_v<K, scenario::Draw>) {
+              fine = fine && stored.contains(kind.uniform) && (!kind.vertices || stored.contains(*kind.vertices));
+            } else if constexpr (std::is_same_v<K, scenario::Repeat>) {
+              self(self, kind.steps);
+            }
+          },
+          *step.kind);
+    }
+  };
+  walk(walk, scenario.workload);
+  return fine;
+}
+
+// The buffers the workload names, in the order the file declares them.
+std::vector<std::string> used_buffers(const Scenario& scenario) {
+  std::set<std::string> used;
+  auto walk = [&](auto& self, const std::vector<Step>& steps) -> void {
+    for (const auto& step : steps)
+      std::visit(
+          [&](const auto& kind) {
+            using K = std::decay_t<decltype(kind)>;
+            if constexpr (std::is_same_v<K, scenario::BufferData> || std::is_same_v<K, scenario::BufferSubData>) {
+              used.insert(kind.buffer);
+            } else if constexpr (std::is_same_v<K, scenario::Draw>) {
+              used.insert(kind.uniform);
+              if (kind.vertices) used.insert(*kind.vertices);
+            } else if constexpr (std::is_same_v<K, scenario::Repeat>) {
+              self(self, kind.steps);
+            }
+          },
+          *step.kind);
+  };
+  walk(walk, scenario.workload);
+  std::vector<std::string> ordered;
+  for (const auto& buffer : scenario.buffers)
+    if (used.contains(buffer)) ordered.push_back(buffer);
+  return ordered;
+}
+
+struct Verdict {
+  bool interesting = false;
+  bool ill_formed = false;
+  size_t runs = 0;
+  std::vector<std::string> red;  // the checks red under the bug
+  std::string seen;              // what made it uninteresting, for the first candidate's error
+};
+
+class Reducer {
+ public:
+  Reducer(ScenarioText text, fs::path file, const ReduceOptions& options)
+      : text_(std::move(text)), file_(std::move(file)), options_(options), started_(std::chrono::steady_clock::now()) {
+    jobs_ = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  }
+
+  const ScenarioText& text() const { return text_; }
+  unsigned jobs() const { return jobs_; }
+
+  // Verdicts for the candidates, judged `jobs` at a time; each distinct text once.
+  std::vector<bool> judge(const std::vector<Edits>& candidates) {
+    std::vector<std::string> texts;
+    for (const auto& edits : candidates) texts.push_back(text_.render(edits));
+    std::vector<size_t> todo;
+    for (size_t k = 0; k < texts.size(); ++k)
+      if (!cache_.contains(texts[k]) &&
+          std::none_of(todo.begin(), todo.end(), [&](size_t j) { return texts[j] == texts[k]; }))
+        todo.push_back(k);
+    std::vector<Verdict> verdicts(todo.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t k; (k = next.fetch_add(1)) < todo.size();) verdicts[k] = judge_text(texts[todo[k]]);
+    };
+    std::vector<std::thread> workers;
+    for (unsigned w = 1; w < std::min<size_t>(jobs_, todo.size()); ++w) workers.emplace_back(work);
+    work();
+    for (auto& worker : workers) worker.join();
+    for (size_t k = 0; k < todo.size(); ++k) {
+      ++progress_.tried;
+      progress_.ill_formed += verdicts[k].ill_formed ? 1 : 0;
+      progress_.runs += verdicts[k].runs;
+      cache_.emplace(texts[todo[k]], std::move(verdicts[k]));
+    }
+    std::vector<bool> interesting;
+    for (const auto& text : texts) interesting.push_back(cache_.at(text).interesting);
+    return interesting;
+  }
+  bool judge(const Edits& candidate) { return judge(std::vector<Edits>{candidate}).front(); }
+  const Verdict& verdict(const Edits& candidate) {
+    judge(candidate);
+    return cache_.at(text_.render(candidate));
+  }
+
+  // The steps alive under `edits`: not cut, nor inside a cut repeat.
+  bool alive(const Edits& edits, size_t step) const {
+    for (std::optional<size_t> at = step; at; at = text_.steps()[*at].parent)
+      if (edits.cut_steps.contains(*at)) return false;
+    return true;
+  }
+
+  void report(const std::string& phase, const Edits& best) {
+    progress_.phase = phase;
+    progress_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    if (auto loaded = scenario::load_text(text_.render(best), file_))
+      std::tie(progress_.steps, progress_.calls) = count_steps(*loaded);
+    if (options_.progress) options_.progress(progress_);
+  }
+  const Progress& progress() const { return progress_; }
+
+ private:
+  Verdict judge_text(const std::string& text) const {
+    Verdict verdict;
+    auto loaded = scenario::load_text(text, file_);
+    if (!loaded || !stores_before_use(*loaded)) {
+      verdict.ill_formed = true;
+      verdict.seen = loaded ? "a draw or sub-data write of a buffer with no store" : loaded.error().message;
+      return verdict;
+    }
+    auto check = loaded->find_check(options_.check);
+    if (!check) {
+      verdict.ill_formed = true;
+      verdict.seen = fmt::format("no check '{}'", options_.check);
+      return verdict;
+    }
+    auto run = [&](bool bug) -> Result<runner::RunResult> {
+      runner::RunOptions run;
+      run.lane.lane = Lane::Monolith;
+      run.lane.backends = &session::builtin_backends();
+      if (bug) {
+        run.lane.mutant = options_.mutant;
+        run.knob_overrides = options_.knobs;
+      }
+      return runner::run(*loaded, run);
+    };
+    auto failed = [&](const runner::RunResult& result) {
+      std::vector<std::string> red;
+      for (const auto& outcome : result.outcomes)
+        if (!outcome.passed) red.push_back(loaded->check_text(outcome.id));
+      return red;
+    };
+    // The bug first: most candidates lose the red, and that one run tells.
+    auto under_bug = run(true);
+    ++verdict.runs;
+    if (!under_bug) {
+      verdict.seen = under_bug.error().message;
+      return verdict;
+    }
+    if (under_bug->error) {
+      verdict.seen = "under the bug the run stops: " + under_bug->error->message;
+      return verdict;
+    }
+    verdict.red = failed(*under_bug);
+    if (std::none_of(under_bug->outcomes.begin(), under_bug->outcomes.end(),
+                     [&](const auto& o) { return o.id == *check && !o.passed; })) {
+      verdict.seen = fmt::format("under the bug '{}' stays green", options_.check);
+      return verdict;
+    }
+    // Every red must be a check a control can name: not the runner's own (lane, validation).
+    for (const auto& outcome : under_bug->outcomes)
+      if (!outcome.passed && outcome.id.kind >= scenario::CheckKind::Lane) {
+        verdict.seen = fmt::format("under the bug the runner's own check {} fails", outcome.id.str());
+        return verdict;
+      }
+    auto fixed = run(false);
+    ++verdict.runs;
+    if (!fixed) {
+      verdict.seen = fixed.error().message;
+      return verdict;
+    }
+    if (!fixed->green) {
+      auto red = failed(*fixed);
+      verdict.seen = fixed->error ? "without the bug the run stops: " + fixed->error->message
+                                  : fmt::format("without the bug {} red", fmt::join(red, ", "));
+      return verdict;
+    }
+    verdict.interesting = true;
+    return verdict;
+  }
+
+  ScenarioText text_;
+  fs::path file_;
+  const ReduceOptions& options_;
+  unsigned jobs_ = 1;
+  std::chrono::steady_clock::time_point started_;
+  std::unordered_map<std::string, Verdict> cache_;
+  Progress progress_;
+};
+
+// The steps of one depth, alive and cuttable, in file order.
+std::vector<size_t> steps_at_depth(const Reducer& reducer, const Edits& edits, size_t depth) {
+  std::vector<size_t> steps;
+  for (size_t k = 0; k < reducer.text().steps().size(); ++k) {
+    size_t d = 0;
+    for (auto at = reducer.text().steps()[k].parent; at; at = reducer.text().steps()[*at].parent) ++d;
+    if (d == depth && reducer.text().steps()[k].block && reducer.alive(edits, k)) steps.push_back(k);
+  }
+  return steps;
+}
+
+// One pass of hierarchical delta debugging: each depth's steps minimized in turn, the
+// shallower first (a cut repeat takes its steps with it). True when anything was cut.
+bool cut_steps(Reducer& reducer, Edits& best) {
+  bool cut = false;
+  size_t depth_limit = 0;
+  for (const auto& step : reducer.text().steps()) {
+    size_t d = 0;
+    for (auto at = step.parent; at; at = reducer.text().steps()[*at].parent) ++d;
+    depth_limit = std::max(depth_limit, d);
+  }
+  for (size_t depth = 0; depth <= depth_limit; ++depth) {
+    auto items = steps_at_depth(reducer, best, depth);
+    if (items.empty()) continue;
+    auto with_only = [&](const std::vector<size_t>& kept) {
+      Edits candidate = best;
+      for (size_t step : items)
+        if (!std::binary_search(kept.begin(), kept.end(), step)) candidate.cut_steps.insert(step);
+      return candidate;
+    };
+    Judge judge = [&](const std::vector<std::vector<size_t>>& subsets) {
+      std::vector<Edits> candidates;
+      for (const auto& subset : subsets) candidates.push_back(with_only(subset));
+      auto verdicts = reducer.judge(candidates);
+      reducer.report(depth == 0 ? "top-level steps" : "steps in repeats", best);
+      return verdicts;
+    };
+    auto kept = minimize(items, judge, reducer.jobs());
+    if (kept.size() < items.size()) {
+      best = with_only(kept);
+      cut = true;
+    }
+  }
+  return cut;
+}
+
+// Each repeat count and literal size that is left, at the least value that stays interesting.
+bool shrink_numbers(Reducer& reducer, Edits& best) {
+  bool shrunk = false;
+  const auto& numbers = reducer.text().numbers();
+  for (size_t site = 0; site < numbers.size(); ++site) {
+    const NumberSite& number = numbers[site];
+    if (!reducer.alive(best, number.step)) continue;
+    int64_t current = best.numbers.contains(site) ? best.numbers.at(site) : number.value;
+    if (current <= 1) continue;
+    auto holds = [&](int64_t value) {
+      Edits candidate = best;
+      candidate.numbers[site] = value;
+      bool interesting = reducer.judge(candidate);
+      reducer.report(number.kind == NumberSite::Kind::RepeatCount ? "repeat counts" : "sizes", best);
+      return interesting;
+    };
+    int64_t least = least_value(1, current, holds);
+    if (least < current) {
+      best.numbers[site] = least;
+      shrunk = true;
+    }
+  }
+  return shrunk;
+}
+
+}  // namespace
+
+std::pair<size_t, size_t> count_steps(const Scenario& scenario) {
+  size_t written = 0;
+  auto calls = [&](auto& self, const std::vector<Step>& steps) -> size_t {
+    size_t total = 0;
+    for (const auto& step : steps) {
+      ++written;
+      if (const auto* loop = std::get_if<scenario::Repeat>(step.kind.get())) {
+        size_t body = self(self, loop->steps);
+        total += body * static_cast<size_t>(std::max<int64_t>(0, literal(loop->count).value_or(1)));
+      } else {
+        ++total;
+      }
+    }
+    return total;
+  };
+  size_t executed = calls(calls, scenario.workload);
+  return {written, executed};
+}
+
+Result<Reduction> reduce(const fs::path& input, const ReduceOptions& options) {
+  TIDEMARK_TRY(original, scenario::load(input));
+  if (!original.find_check(options.check)) {
+    std::vector<std::string> names;
+    for (const auto& id : original.checks()) names.push_back(original.check_text(id));
+    return fail(ErrorKind::BadInput, fmt::format("{}: --check: expected a check of this scenario ({}), found '{}'",
+                                                 input.string(), fmt::join(names, ", "), options.check));
+  }
+  if (options.mutant.empty() && options.knobs.empty())
+    return fail(ErrorKind::BadInput, "reduce: expected the bug as --mutant or --knob, found neither");
+  TIDEMARK_TRY(bytes, read_given_file(input, "scenario"));
+  TIDEMARK_TRY(text, ScenarioText::parse(std::move(bytes)));
+  Reduction reduction;
+  std::tie(reduction.steps_before, reduction.calls_before) = count_steps(original);
+  Reducer reducer(std::move(text), input, options);
+
+  // The start: only the named check, no controls (the result's own is written at the end),
+  // no expected wait statuses unless they are the check.
+  Edits best;
+  std::string kind, name;
+  size_t index = 0;
+  if (auto id = original.find_check(options.check)) {
+    kind = std::string(scenario::to_string(id->kind));
+    index = id->index;
+    if (id->kind == scenario::CheckKind::Diagnosis) kind = "kmd", name = original.diagnosis_checks[id->index].name;
+    if (id->kind == scenario::CheckKind::KgslRead) kind = "kgsl", name = original.kgsl_checks[id->index].name;
+  }
+  best = reducer.text().checks_except(kind, index, name);
+  if (auto controls = reducer.text().top_level("controls")) best.cut.push_back(*controls);
+  if (options.check != "waits")
+    for (const auto& span : reducer.text().wait_expectations()) best.cut.push_back(span);
+  if (!reducer.judge(best)) {
+    const Verdict& seen = reducer.verdict(best);
+    return fail(ErrorKind::BadInput, fmt::format("{}: not a red to reduce: {}", input.string(), seen.seen));
+  }
+  reducer.report("start", best);
+
+  // Steps and numbers until neither moves: a smaller count can free a step, and back.
+  for (int round = 0; round < 4; ++round) {
+    bool cut = cut_steps(reducer, best);
+    bool shrunk = shrink_numbers(reducer, best);
+    if (!cut && !shrunk) break;
+  }
+
+  // The buffers nothing uses any more, when the file lists them in one flow list.
+  if (auto loaded = scenario::load_text(reducer.text().render(best), input)) {
+    auto used = used_buffers(*loaded);
+    auto list = reducer.text().top_level_value("buffers");
+    if (list && used.size() < loaded->buffers.size() && reducer.text().text()[list->begin] == '[') {
+      Edits candidate = best;
+      candidate.replaced.push_back({*list, fmt::format("[{}]", fmt::join(used, ", "))});
+      if (reducer.judge(candidate)) best = candidate;
+      reducer.report("buffers", best);
+    }
+  }
+  reduction.red_checks = reducer.verdict(best).red;
+  reducer.report("done", best);
+  if (!options.name.empty())
+    if (auto name_value = reducer.text().top_level_value("name")) best.replaced.push_back({*name_value, options.name});
+  reduction.text = reducer.text().render(best);
+  TIDEMARK_TRY(result, scenario::load_text(reduction.text, input));
+  reduction.scenario = std::move(result);
+  reduction.done = reducer.progress();
+  return reduction;
+}
+
+}  // namespace tidemark::reduce
