@@ -291,6 +291,14 @@ bool shrink_numbers(Reducer& reducer, Edits& best) {
       return interesting;
     };
     int64_t least = least_value(1, current, holds);
+    // A size at the very threshold is brittle (a few bytes more accounting anywhere flips it):
+    // the next power of two up is taken when it still holds, what was written when that is not below it.
+    if (number.kind == NumberSite::Kind::Size && least < current) {
+      int64_t round = 1;
+      while (round < least) round *= 2;
+      if (round >= current) least = current;
+      else if (round != least && holds(round)) least = round;
+    }
     if (least < current) {
       best.numbers[site] = least;
       shrunk = true;
@@ -362,6 +370,16 @@ Result<Reduction> reduce(const fs::path& input, const ReduceOptions& options) {
     bool cut = cut_steps(reducer, best);
     bool shrunk = shrink_numbers(reducer, best);
     if (!cut && !shrunk) break;
+  }
+
+  // The loop variables nothing reads any more.
+  for (size_t step = 0; step < reducer.text().steps().size(); ++step) {
+    const auto& variable = reducer.text().steps()[step].loop_variable;
+    if (!variable || !reducer.alive(best, step)) continue;
+    Edits candidate = best;
+    candidate.cut.push_back(*variable);
+    if (reducer.judge(candidate)) best = candidate;
+    reducer.report("loop variables", best);
   }
 
   // The buffers nothing uses any more, when the file lists them in one flow list.

@@ -21,7 +21,7 @@
 namespace tidemark::reduce {
 
 struct Progress {
-  std::string phase;      // "top-level steps", "steps in repeats", "repeat counts", "sizes", "buffers"
+  std::string phase;      // "top-level steps", "steps in repeats", "repeat counts", "sizes", "loop variables", "buffers"
   size_t tried = 0;       // candidates judged (each distinct text once)
   size_t ill_formed = 0;  // of those, refused by the loader without a run
   size_t runs = 0;        // runs made (two for a candidate that stays red under the bug)

@@ -187,6 +187,15 @@ Result<ScenarioText> ScenarioText::parse(std::string text) {
           auto pos = static_cast<size_t>(count.Mark().pos);
           parsed.numbers_.push_back({NumberSite::Kind::RepeatCount, {pos, walk.value_end(pos)}, *value, index});
         }
+        if (item["as"]) {
+          size_t k = 0;
+          auto keys = key_marks(item);
+          auto entries = walk.blocks(keys, false);
+          for (const auto& entry : item) {
+            if (entry.first.Scalar() == "as") parsed.steps_[index].loop_variable = entries[k];
+            ++k;
+          }
+        }
         if (item["steps"] && item["steps"].IsSequence()) self(self, item["steps"], index);
         continue;
       }

@@ -30,6 +30,7 @@ struct StepSite {
   std::optional<Span> block;       // its lines; nullopt when it shares a line (a flow list)
   std::optional<size_t> parent;    // the repeat whose steps it is in
   std::vector<size_t> children;    // a repeat's steps
+  std::optional<Span> loop_variable;  // a repeat's `as:` line
 };
 
 struct NumberSite {
