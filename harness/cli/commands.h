@@ -121,6 +121,7 @@ struct ReduceArgs {
   std::string out;     // the fixture folder to write
   std::string name;    // the result's name; default the input's
   std::string ledger;  // also merge the result's rows into this ledger
+  std::string scenario;  // a recording's scenario file (default: found by its header's name)
   unsigned jobs = 0;
 };
 

@@ -55,7 +55,9 @@ CLI::App* add_replay(CLI::App& app, ReplayArgs& args) {
 CLI::App* add_reduce(CLI::App& app, ReduceArgs& args) {
   auto* reduce = app.add_subcommand("reduce", "cut a red scenario down to the fewest steps that stay red under the bug "
                                               "and green under the fix, and write it as a fixture");
-  reduce->add_option("input", args.input, "a scenario file")->required();
+  reduce->add_option("input", args.input, "a scenario file, or a recording (.tdrec) of one")->required();
+  reduce->add_option("--scenario", args.scenario, "a recording's scenario file (default: the one under scenarios/ "
+                                                  "or fixtures/ its header names)");
   reduce->add_option("--check", args.check, "the check that must stay red under the bug and green without it, "
                                             "as a control names it (an expression, pixels[0], waits, kmd.NAME)")
       ->required();

@@ -10,9 +10,11 @@
 #include "cli/commands.h"
 #include "core/files.h"
 #include "core/mutants.h"
+#include "reduce/lift.h"
 #include "reduce/reducer.h"
 #include "reduce/scenario_text.h"
 #include "runner/red_once.h"
+#include "wire/recording.h"
 
 namespace tidemark::cli {
 
@@ -70,6 +72,25 @@ std::string step_lines(const scenario::Scenario& scenario) {
   return out;
 }
 
+// The scenario a recording was made from: --scenario, or the file under scenarios/ or
+// fixtures/ (from here) whose group/name its header gives.
+Result<scenario::Scenario> recording_scenario(const fs::path& recording, const std::string& given) {
+  if (!given.empty()) return scenario::load(given);
+  TIDEMARK_TRY(reader, wire::RecordingReader::open(recording));
+  const std::string& made_from = reader.header().scenario;
+  std::vector<fs::path> roots;
+  for (const char* root : {"scenarios", "fixtures"})
+    if (fs::is_directory(root)) roots.push_back(root);
+  TIDEMARK_TRY(files, scenario::collect_files(roots));
+  for (const auto& file : files) {
+    auto loaded = scenario::load(file);
+    if (loaded && loaded->group + "/" + loaded->name == made_from) return loaded;
+  }
+  return fail(ErrorKind::BadInput, fmt::format("{}: expected the scenario it was made from ({}) under scenarios/ or "
+                                               "fixtures/, found none: name it with --scenario",
+                                               recording.string(), made_from));
+}
+
 }  // namespace
 
 int reduce_command(const ReduceArgs& args) {
@@ -92,11 +113,28 @@ int reduce_command(const ReduceArgs& args) {
     fmt::print(stderr, "reduce: {:<17} {} steps ({} calls); {} candidates, {} ill-formed (not run), {} runs; {:.1f} s\n",
                p.phase, p.steps, p.calls, p.tried, p.ill_formed, p.runs, p.seconds);
   };
-  auto reduced = reduce::reduce(args.input, options);
+  // A recording is lifted back to its scenario's file, one step a call; a scenario is read.
+  const fs::path input(args.input);
+  fs::path anchor = input;  // what the text's relative paths are relative to
+  std::string source;
+  if (input.extension() == ".tdrec") {
+    auto made_from = recording_scenario(input, args.scenario);
+    if (!made_from) return report_error(made_from.error());
+    auto text = read_given_file(made_from->file, "scenario");
+    if (!text) return report_error(text.error());
+    auto lifted = reduce::lift_recording(input, *made_from, *text);
+    if (!lifted) return report_error(lifted.error());
+    source = std::move(*lifted);
+    anchor = made_from->file;
+  } else {
+    auto text = read_given_file(input, "scenario");
+    if (!text) return report_error(text.error());
+    source = std::move(*text);
+  }
+  auto reduced = reduce::reduce(std::move(source), anchor, options);
   if (!reduced) return report_error(reduced.error());
 
   // The fixture's file: a header saying where it came from, the reduced body, its control.
-  const fs::path input(args.input);
   auto body = reduce::ScenarioText::parse(reduced->text);
   if (!body) return report_error(body.error());
   std::string text = fmt::format(
@@ -107,7 +145,7 @@ int reduce_command(const ReduceArgs& args) {
   text += reduced->text.substr(body->leading_comments().end);
   if (!text.ends_with("\n")) text += "\n";
   text += control_section(args, *knobs, reduced->red_checks);
-  auto fixture = scenario::load_text(text, input);
+  auto fixture = scenario::load_text(text, anchor);
   if (!fixture) return report_error({ErrorKind::Fatal, "reduce: the result does not load: " + fixture.error().message});
 
   // Proven in every lane before anything is written.

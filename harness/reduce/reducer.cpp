@@ -328,8 +328,8 @@ std::pair<size_t, size_t> count_steps(const Scenario& scenario) {
   return {written, executed};
 }
 
-Result<Reduction> reduce(const fs::path& input, const ReduceOptions& options) {
-  TIDEMARK_TRY(original, scenario::load(input));
+Result<Reduction> reduce(std::string bytes, const fs::path& input, const ReduceOptions& options) {
+  TIDEMARK_TRY(original, scenario::load_text(bytes, input));
   if (!original.find_check(options.check)) {
     std::vector<std::string> names;
     for (const auto& id : original.checks()) names.push_back(original.check_text(id));
@@ -338,7 +338,6 @@ Result<Reduction> reduce(const fs::path& input, const ReduceOptions& options) {
   }
   if (options.mutant.empty() && options.knobs.empty())
     return fail(ErrorKind::BadInput, "reduce: expected the bug as --mutant or --knob, found neither");
-  TIDEMARK_TRY(bytes, read_given_file(input, "scenario"));
   TIDEMARK_TRY(text, ScenarioText::parse(std::move(bytes)));
   Reduction reduction;
   std::tie(reduction.steps_before, reduction.calls_before) = count_steps(original);

@@ -47,9 +47,10 @@ struct Reduction {
   Progress done;     // the figures at the end
 };
 
-// Reduces the scenario file `input`. Errors: bad input, or an input that is not interesting to
-// begin with (the check green under the bug, or red without it), with what was seen.
-Result<Reduction> reduce(const std::filesystem::path& input, const ReduceOptions& options);
+// Reduces the scenario `text`; `file` names it in messages and anchors its relative paths.
+// Errors: bad input, or an input that is not interesting to begin with (the check green under
+// the bug, or red without it), with what was seen.
+Result<Reduction> reduce(std::string text, const std::filesystem::path& file, const ReduceOptions& options);
 
 // The written steps and the executed steps of a scenario's workload.
 std::pair<size_t, size_t> count_steps(const scenario::Scenario& scenario);
