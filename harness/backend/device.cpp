@@ -67,6 +67,26 @@ std::unexpected<Error> no_validation_layer() {
               fmt::format("{} is not installed: install vulkan-validationlayers", kValidationLayer));
 }
 
+// The drivers the loader opens stay loaded for the process's life: one bare instance, made
+// before the first device's and never destroyed (held here, so it is never a leak). Without it
+// every session's vkCreateInstance opens and relocates lavapipe and every other driver on the
+// machine again: a fifth of `tidemark reduce`'s time, behind the dynamic linker's lock, which
+// serialised the sessions it runs side by side.
+void keep_drivers_loaded() {
+  static const VkInstance kept = [] {
+    VkApplicationInfo app{};
+    app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+    app.pApplicationName = "tidemark (drivers kept loaded)";
+    app.apiVersion = VK_API_VERSION_1_3;
+    VkInstanceCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+    info.pApplicationInfo = &app;
+    VkInstance instance = VK_NULL_HANDLE;
+    return vkCreateInstance(&info, nullptr, &instance) == VK_SUCCESS ? instance : VK_NULL_HANDLE;
+  }();
+  (void)kept;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Device>> Device::create(bool validation, bool observed) {
@@ -116,6 +136,7 @@ Status Device::create_instance(bool validation, bool observed) {
   instance_info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   instance_info.ppEnabledExtensionNames = extensions.data();
 
+  keep_drivers_loaded();
   VkInstance instance = VK_NULL_HANDLE;
   VkResult created = vkCreateInstance(&instance_info, nullptr, &instance);
   if (created == VK_ERROR_INCOMPATIBLE_DRIVER) return no_lavapipe("no Vulkan driver at all");

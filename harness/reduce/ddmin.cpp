@@ -72,12 +72,19 @@ std::vector<size_t> minimize(const std::vector<size_t>& input, const Judge& judg
   return items;
 }
 
-int64_t least_value(int64_t low, int64_t high, const std::function<bool(int64_t)>& holds) {
+int64_t least_value(int64_t low, int64_t high, const ValueJudge& holds) {
   // Invariant: `high` holds; nothing below `low` is tried.
   while (low < high) {
-    int64_t middle = low + (high - low) / 2;
-    if (holds(middle)) high = middle;
-    else low = middle + 1;
+    std::vector<int64_t> values;
+    for (int64_t k = 1; k <= 2; ++k) {
+      int64_t value = low + (high - low) * k / 3;
+      if (values.empty() || value > values.back()) values.push_back(value);
+    }
+    std::vector<bool> verdicts = holds(values);
+    size_t first = 0;
+    while (first < values.size() && !verdicts[first]) ++first;
+    if (first < values.size()) high = values[first];
+    if (first > 0) low = values[first - 1] + 1;
   }
   return high;
 }

@@ -21,8 +21,13 @@ using Judge = std::function<std::vector<bool>(const std::vector<std::vector<size
 // `batch` candidates at most go to the judge at once.
 std::vector<size_t> minimize(const std::vector<size_t>& items, const Judge& judge, size_t batch);
 
-// The least value in [low, high] that `holds`, by bisection from `high` (which holds). Where
-// the property is not monotone it is still a value that holds.
-int64_t least_value(int64_t low, int64_t high, const std::function<bool(int64_t)>& holds);
+// Verdicts for values, which the judge may try in parallel.
+using ValueJudge = std::function<std::vector<bool>(const std::vector<int64_t>& values)>;
+
+// The least value in [low, high] that holds, `high` holding: a search that tries two values a
+// round, cutting the interval in three (about 1.6 times fewer rounds than bisection with two
+// cores, and the same values tried whatever the cores, so the same result on every machine).
+// Where the property is not monotone it is still a value that holds.
+int64_t least_value(int64_t low, int64_t high, const ValueJudge& holds);
 
 }  // namespace tidemark::reduce

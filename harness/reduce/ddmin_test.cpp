@@ -79,19 +79,29 @@ TEST(Minimize, ASingleItemIsKeptOnlyWhenNeeded) {
   EXPECT_TRUE(minimize(range(5), nothing.judge(), 1).empty());
 }
 
-// Check that bisection finds the least value that holds, and never tries below `low`.
-TEST(LeastValue, FindsTheThresholdByBisection) {
-  int tries = 0;
+// Check that the search finds the least value that holds, in few rounds of two values, and
+// never tries below `low`.
+TEST(LeastValue, FindsTheThresholdInRoundsOfTwo) {
+  int rounds = 0;
   int64_t lowest_tried = 1 << 20;
-  auto at_least_300 = [&](int64_t v) {
-    ++tries;
-    lowest_tried = std::min(lowest_tried, v);
-    return v >= 300;
+  auto at_least = [&](int64_t threshold) {
+    return [&, threshold](const std::vector<int64_t>& values) {
+      ++rounds;
+      EXPECT_LE(values.size(), 2u);
+      std::vector<bool> verdicts;
+      for (int64_t v : values) {
+        lowest_tried = std::min(lowest_tried, v);
+        verdicts.push_back(v >= threshold);
+      }
+      return verdicts;
+    };
   };
-  EXPECT_EQ(least_value(1, 65536, at_least_300), 300);
-  EXPECT_LE(tries, 17);
+  EXPECT_EQ(least_value(1, 65536, at_least(300)), 300);
+  EXPECT_LE(rounds, 11);  // log3(65536) rounds, rounded up
   EXPECT_GE(lowest_tried, 1);
-  EXPECT_EQ(least_value(5, 5, at_least_300), 5);
+  for (int64_t threshold : {1, 2, 3, 4, 99, 100})
+    EXPECT_EQ(least_value(1, 100, at_least(threshold)), threshold) << threshold;
+  EXPECT_EQ(least_value(5, 5, at_least(300)), 5);
 }
 
 }  // namespace

@@ -2,10 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <atomic>
+#include <cerrno>
 #include <chrono>
-#include <mutex>
+#include <cstdio>
+#include <cstring>
+#include <deque>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -89,6 +96,127 @@ struct Verdict {
   std::string seen;              // what made it uninteresting, for the first candidate's error
 };
 
+// A verdict as a forked judge writes it down its pipe: one line of flags and counts, what was
+// seen, then the red checks, a line each (none of them holds a newline).
+std::string encode_verdict(const Verdict& verdict) {
+  std::string seen = verdict.seen;
+  std::replace(seen.begin(), seen.end(), '\n', ' ');
+  std::string out = fmt::format("{} {} {}\n{}\n", verdict.interesting ? 1 : 0, verdict.ill_formed ? 1 : 0, verdict.runs, seen);
+  for (const auto& check : verdict.red) out += check + "\n";
+  return out;
+}
+std::optional<Verdict> decode_verdict(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t at = 0;
+  for (size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1) lines.push_back(text.substr(at, end - at));
+  Verdict verdict;
+  int interesting = 0, ill_formed = 0;
+  unsigned long runs = 0;
+  if (lines.size() < 2 || std::sscanf(lines[0].c_str(), "%d %d %lu", &interesting, &ill_formed, &runs) != 3)
+    return std::nullopt;
+  verdict.interesting = interesting == 1;
+  verdict.ill_formed = ill_formed == 1;
+  verdict.runs = runs;
+  verdict.seen = lines[1];
+  verdict.red.assign(lines.begin() + 2, lines.end());
+  return verdict;
+}
+
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+bool read_exact(int fd, char* out, size_t size) {
+  while (size > 0) {
+    ssize_t n = ::read(fd, out, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    out += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+// A message down a pipe: its length (8 bytes, this machine's order: both ends are one
+// program), then its bytes.
+bool send_message(int fd, std::string_view bytes) {
+  uint64_t size = bytes.size();
+  return write_all(fd, std::string_view(reinterpret_cast<const char*>(&size), sizeof size)) && write_all(fd, bytes);
+}
+std::optional<std::string> receive_message(int fd) {
+  uint64_t size = 0;
+  if (!read_exact(fd, reinterpret_cast<char*>(&size), sizeof size)) return std::nullopt;
+  std::string bytes(size, '\0');
+  if (!read_exact(fd, bytes.data(), bytes.size())) return std::nullopt;
+  return bytes;
+}
+
+// A forked copy of the reducer that judges the candidates it is sent, one at a time, for as
+// long as the reducer runs: threads in one process were serialised inside the driver (1.2x on
+// two cores), a copy forked per candidate paid for its page tables each time (slower than one
+// thread); copies that live give 1.7x. A candidate that crashes the code under test takes only
+// its copy with it, and a new one takes its place.
+class Worker {
+ public:
+  template <class Judge>
+  static std::unique_ptr<Worker> start(const Judge& judge) {
+    int to_child[2], from_child[2];
+    if (::pipe2(to_child, O_CLOEXEC) != 0) return nullptr;
+    if (::pipe2(from_child, O_CLOEXEC) != 0) {
+      ::close(to_child[0]);
+      ::close(to_child[1]);
+      return nullptr;
+    }
+    std::fflush(nullptr);
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(to_child[1]);
+      ::close(from_child[0]);
+      while (auto text = receive_message(to_child[0]))
+        if (!send_message(from_child[1], encode_verdict(judge(*text)))) break;
+      ::_exit(0);  // no atexit handlers, no driver teardown: a copy's only output is its verdicts
+    }
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    if (pid < 0) {
+      ::close(to_child[1]);
+      ::close(from_child[0]);
+      return nullptr;
+    }
+    return std::unique_ptr<Worker>(new Worker(pid, to_child[1], from_child[0]));
+  }
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+  ~Worker() {
+    ::close(to_);
+    ::close(from_);
+    ::kill(pid_, SIGKILL);
+    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {}
+  }
+  bool send(const std::string& text) { return send_message(to_, text); }
+  // The verdict on what was sent; a copy that died instead is reaped and said so.
+  std::optional<Verdict> receive(Verdict& crashed) {
+    if (auto reply = receive_message(from_))
+      if (auto verdict = decode_verdict(*reply)) return verdict;
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+    crashed.runs = 1;
+    crashed.seen = WIFSIGNALED(status) ? fmt::format("the candidate's run was killed by signal {}", WTERMSIG(status))
+                                       : fmt::format("the candidate's judge exited {}", WEXITSTATUS(status));
+    return std::nullopt;
+  }
+
+ private:
+  Worker(pid_t pid, int to, int from) : pid_(pid), to_(to), from_(from) {}
+  pid_t pid_;
+  int to_;
+  int from_;
+};
+
 class Reducer {
  public:
   Reducer(ScenarioText text, fs::path file, const ReduceOptions& options)
@@ -109,14 +237,42 @@ class Reducer {
           std::none_of(todo.begin(), todo.end(), [&](size_t j) { return texts[j] == texts[k]; }))
         todo.push_back(k);
     std::vector<Verdict> verdicts(todo.size());
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      for (size_t k; (k = next.fetch_add(1)) < todo.size();) verdicts[k] = judge_text(texts[todo[k]]);
-    };
-    std::vector<std::thread> workers;
-    for (unsigned w = 1; w < std::min<size_t>(jobs_, todo.size()); ++w) workers.emplace_back(work);
-    work();
-    for (auto& worker : workers) worker.join();
+    size_t next = 0;
+    // The first candidate of all is judged here: the drivers it loads stay loaded (the Vulkan
+    // backend keeps them), so the copies forked after it never open and relocate them again.
+    if (workers_.empty() && !todo.empty()) {
+      verdicts[0] = judge_text(texts[todo[0]]);
+      next = 1;
+      for (unsigned w = 0; w < jobs_; ++w) workers_.push_back(Worker::start(judge_in_copy_));
+    }
+    std::deque<size_t> idle;
+    for (size_t w = 0; w < workers_.size(); ++w) idle.push_back(w);
+    std::deque<std::pair<size_t, size_t>> busy;  // candidate, worker
+    while (next < todo.size() || !busy.empty()) {
+      if (next < todo.size() && !idle.empty()) {
+        size_t w = idle.front();
+        idle.pop_front();
+        if (!workers_[w] || !workers_[w]->send(texts[todo[next]])) {
+          verdicts[next] = judge_text(texts[todo[next]]);  // no copy to send it to: judged here
+          workers_[w] = Worker::start(judge_in_copy_);
+          idle.push_back(w);
+        } else {
+          busy.emplace_back(next, w);
+        }
+        ++next;
+        continue;
+      }
+      auto [k, w] = busy.front();
+      busy.pop_front();
+      Verdict crashed;
+      if (auto verdict = workers_[w]->receive(crashed)) {
+        verdicts[k] = std::move(*verdict);
+      } else {
+        verdicts[k] = std::move(crashed);
+        workers_[w] = Worker::start(judge_in_copy_);
+      }
+      idle.push_back(w);
+    }
     for (size_t k = 0; k < todo.size(); ++k) {
       ++progress_.tried;
       progress_.ill_formed += verdicts[k].ill_formed ? 1 : 0;
@@ -225,6 +381,8 @@ class Reducer {
   unsigned jobs_ = 1;
   std::chrono::steady_clock::time_point started_;
   std::unordered_map<std::string, Verdict> cache_;
+  std::function<Verdict(const std::string&)> judge_in_copy_ = [this](const std::string& text) { return judge_text(text); };
+  std::vector<std::unique_ptr<Worker>> workers_;
   Progress progress_;
 };
 
@@ -283,12 +441,18 @@ bool shrink_numbers(Reducer& reducer, Edits& best) {
     if (!reducer.alive(best, number.step)) continue;
     int64_t current = best.numbers.contains(site) ? best.numbers.at(site) : number.value;
     if (current <= 1) continue;
-    auto holds = [&](int64_t value) {
+    auto with = [&](int64_t value) {
       Edits candidate = best;
       candidate.numbers[site] = value;
-      bool interesting = reducer.judge(candidate);
-      reducer.report(number.kind == NumberSite::Kind::RepeatCount ? "repeat counts" : "sizes", best);
-      return interesting;
+      return candidate;
+    };
+    const char* phase = number.kind == NumberSite::Kind::RepeatCount ? "repeat counts" : "sizes";
+    ValueJudge holds = [&](const std::vector<int64_t>& values) {
+      std::vector<Edits> candidates;
+      for (int64_t value : values) candidates.push_back(with(value));
+      auto verdicts = reducer.judge(candidates);
+      reducer.report(phase, best);
+      return verdicts;
     };
     int64_t least = least_value(1, current, holds);
     // A size at the very threshold is brittle (a few bytes more accounting anywhere flips it):
@@ -297,7 +461,7 @@ bool shrink_numbers(Reducer& reducer, Edits& best) {
       int64_t round = 1;
       while (round < least) round *= 2;
       if (round >= current) least = current;
-      else if (round != least && holds(round)) least = round;
+      else if (round != least && reducer.judge(with(round))) least = round;
     }
     if (least < current) {
       best.numbers[site] = least;

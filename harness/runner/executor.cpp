@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include <array>
 #include <map>
 #include <string>
@@ -85,7 +87,11 @@ Result<std::vector<uint8_t>> fill_bytes(const scenario::Fill& fill, int64_t size
     word = palette_color(*index);
   }
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = word[i % 4];
+  if (word == std::array<uint8_t, 4>{}) return bytes;
+  // Word by word: byte by byte through `i % 4` was a fifth of a reduce's time on 1 MiB stores.
+  const size_t whole = bytes.size() / 4 * 4;
+  for (size_t i = 0; i < whole; i += 4) std::memcpy(bytes.data() + i, word.data(), 4);
+  for (size_t i = whole; i < bytes.size(); ++i) bytes[i] = word[i % 4];
   return bytes;
 }
 
