@@ -22,6 +22,11 @@ int exit_code(const Error& error);
 int report_error(const Error& error);
 // Loads every file before anything runs: nothing runs on a half-valid set.
 Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>& inputs);
+// The same, then only this process's shard of them (`--shard I/N`, or an engine's variables;
+// all of them when none is asked for), said on stderr; the engine's status file is touched.
+// `durations`, a previous run's summary.json, balances the shards by the seconds each scenario took.
+Result<std::vector<scenario::Scenario>> load_shard(const std::vector<std::string>& inputs, const std::string& shard,
+                                                   const std::string& durations = {});
 std::filesystem::path default_report_dir();
 
 // `--knob NAME=VALUE` arguments, each value an integer.
@@ -43,6 +48,8 @@ struct LaneArgs {
 
 struct RunArgs {
   std::vector<std::string> inputs;
+  std::string shard;  // --shard I/N
+  std::string shard_durations;  // a previous summary.json, to balance the shards by time
   std::vector<std::string> knobs;
   std::string report;
   int repeat = 1;
@@ -61,6 +68,8 @@ struct ReplayArgs {
 
 struct ListArgs {
   std::vector<std::string> inputs;
+  std::string shard;  // --shard I/N
+  std::string shard_durations;  // a previous summary.json, to balance the shards by time
   std::string ctest_file;
   std::string tidemark;
   std::string report_root;
@@ -70,6 +79,8 @@ struct ListArgs {
 
 struct RedOnceArgs {
   std::vector<std::string> inputs;
+  std::string shard;  // --shard I/N
+  std::string shard_durations;  // a previous summary.json, to balance the shards by time
   std::vector<std::string> lanes;
   std::string ledger = "red_once/ledger.txt";
   bool update_ledger = false;
@@ -78,6 +89,8 @@ struct RedOnceArgs {
 
 struct ParityArgs {
   std::vector<std::string> inputs;
+  std::string shard;  // --shard I/N
+  std::string shard_durations;  // a previous summary.json, to balance the shards by time
   std::string report;
   bool replay = false;
   std::string save_digests;  // write "group/name digest" lines for another build to compare with

@@ -7,12 +7,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.h"
+#include "core/files.h"
 #include "core/mutants.h"
+#include "core/shard.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
 #include "wire/lanes.h"
@@ -87,6 +92,44 @@ Status check_mutant_name(const std::string& name) {
 Result<Lane> parse_lane_option(const std::string& name) {
   if (auto lane = parse_lane(name)) return *lane;
   return fail(ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", name));
+}
+
+namespace {
+// Seconds by scenario file from a summary.json: the sum over its lanes and backends.
+Result<std::map<std::string, double>> seconds_by_file(const std::string& summary) {
+  std::map<std::string, double> seconds;
+  if (summary.empty()) return seconds;
+  TIDEMARK_TRY(text, read_given_file(summary, "summary"));
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.contains("results") || !json["results"].is_array())
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a summary.json with results, found something else", summary));
+  for (const auto& result : json["results"])
+    if (result.contains("file") && result["file"].is_string() && result.contains("seconds") && result["seconds"].is_number())
+      seconds[fs::absolute(result["file"].get<std::string>()).lexically_normal().string()] += result["seconds"].get<double>();
+  return seconds;
+}
+}  // namespace
+
+Result<std::vector<scenario::Scenario>> load_shard(const std::vector<std::string>& inputs, const std::string& flag,
+                                                   const std::string& durations) {
+  TIDEMARK_TRY(scenarios, load_all(inputs));
+  TIDEMARK_TRY(shard, find_shard(flag, [](const char* name) { return std::getenv(name); }));
+  if (!shard) return scenarios;
+  TIDEMARK_CHECK(touch_status_file(*shard));
+  if (shard->total == 1) return scenarios;
+  TIDEMARK_TRY(by_file, seconds_by_file(durations));
+  std::vector<std::string> names;
+  std::map<std::string, double> seconds;
+  for (const auto& scenario : scenarios) {
+    names.push_back(scenario.group + "/" + scenario.name);
+    auto found = by_file.find(fs::absolute(scenario.file).lexically_normal().string());
+    if (found != by_file.end()) seconds[names.back()] = found->second;
+  }
+  std::vector<scenario::Scenario> mine;
+  for (size_t k : shard_members(names, *shard, seconds)) mine.push_back(std::move(scenarios[k]));
+  fmt::print(stderr, "shard {} of {} ({}): {} of {} scenarios\n", shard->index + 1, shard->total, shard->protocol,
+             mine.size(), names.size());
+  return mine;
 }
 
 Result<std::map<std::string, int64_t>> parse_knobs(const std::vector<std::string>& knobs) {

@@ -24,7 +24,8 @@ namespace {
 
 // CMake script text that registers each scenario once per lane (read by ctest at start).
 // One test per lane and per backend the scenario lists (its own first, the others @backend),
-// each judged against the known failures when a file of them is given.
+// each judged against the known failures when a file of them is given. Each is its own whole
+// shard (`--shard 1/1`): a CI engine's shard variables split the CTest run, never one test.
 std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios, const std::string& tidemark,
                                 const std::string& report_root, const std::string& ledger,
                                 const std::string& expectations) {
@@ -33,7 +34,7 @@ std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios
   for (const auto& scenario : scenarios) {
     if (!mutant_catalogue().empty()) {  // a release build has no mutants to go red with
       std::string name = fmt::format("RedOnce.{}.{}", runner::camel_case(scenario.group), scenario.name);
-      out += fmt::format("add_test([=[{}]=] [=[{}]=] red-once --ledger [=[{}]=] --report [=[{}/{}]=] [=[{}]=])\n",
+      out += fmt::format("add_test([=[{}]=] [=[{}]=] red-once --shard 1/1 --ledger [=[{}]=] --report [=[{}/{}]=] [=[{}]=])\n",
                          name, tidemark, ledger, report_root, name, fs::absolute(scenario.file).string());
       out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[red-once{}]=])\n", name,
                          runner::is_soak(scenario) ? ";soak" : "");
@@ -50,7 +51,7 @@ std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios
         // The sanitizers build leaves a real driver's wire lanes to the default build: the
         // driver is not ours to instrument, and its monolith run still crosses our code.
         if (real_driver && lane != Lane::Monolith) labels.append(";real-driver-wire-lane");
-        out += fmt::format("add_test([=[{}]=] [=[{}]=] run --lane {} --backend {}{} --report [=[{}/{}]=] [=[{}]=])\n",
+        out += fmt::format("add_test([=[{}]=] [=[{}]=] run --shard 1/1 --lane {} --backend {}{} --report [=[{}/{}]=] [=[{}]=])\n",
                            name, tidemark, lane_name(lane), backend, judged, report_root, name,
                            fs::absolute(scenario.file).string());
         out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[{}]=])\n", name, labels);
@@ -70,7 +71,7 @@ std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios
 int list_command(const ListArgs& args) {
   const auto& inputs = args.inputs;
   const std::string& ctest_file = args.ctest_file;
-  auto scenarios = load_all(inputs);
+  auto scenarios = load_shard(inputs, args.shard, args.shard_durations);
   if (!scenarios) return report_error(scenarios.error());
   if (auto clean = runner::check_label_hygiene(*scenarios); !clean) return report_error(clean.error());
   if (ctest_file.empty()) {

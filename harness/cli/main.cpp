@@ -28,9 +28,18 @@ void add_paths(CLI::App& command, std::vector<std::string>& inputs, const char* 
   command.add_option("paths", inputs, what)->required();
 }
 
+// The paths, and the shard of them this process runs (see core/shard.h for the engines' protocols).
+void add_sharded_paths(CLI::App& command, std::vector<std::string>& inputs, std::string& shard,
+                       std::string& durations) {
+  add_paths(command, inputs);
+  command.add_option("--shard", shard, "run shard I of N (I from 1), the split the same on every machine; without "
+                                       "it, Bazel's, GoogleTest's or GitLab's shard variables");
+  command.add_option("--shard-durations", durations, "a previous run's summary.json: shards balanced by its seconds");
+}
+
 CLI::App* add_run(CLI::App& app, RunArgs& args) {
   auto* run = app.add_subcommand("run", "run scenarios and check them");
-  add_paths(*run, args.inputs);
+  add_sharded_paths(*run, args.inputs, args.shard, args.shard_durations);
   run->add_option("--knob", args.knobs, "override a knob: NAME=VALUE (repeatable)")->allow_extra_args(false);
   run->add_option("--report", args.report, "report folder (default reports/run-<time>)");
   run->add_option("--repeat", args.repeat, "run each scenario N times; all must give one digest");
@@ -72,7 +81,7 @@ CLI::App* add_reduce(CLI::App& app, ReduceArgs& args) {
 
 CLI::App* add_list(CLI::App& app, ListArgs& args) {
   auto* list = app.add_subcommand("list", "list scenarios by test name");
-  add_paths(*list, args.inputs);
+  add_sharded_paths(*list, args.inputs, args.shard, args.shard_durations);
   list->add_option("--ctest-file", args.ctest_file, "write CTest registrations to this file");
   list->add_option("--tidemark", args.tidemark, "tidemark binary the registrations run");
   list->add_option("--report-root", args.report_root, "report folder root for the registered runs");
@@ -83,7 +92,7 @@ CLI::App* add_list(CLI::App& app, ListArgs& args) {
 
 CLI::App* add_red_once(CLI::App& app, RedOnceArgs& args) {
   auto* red_once = app.add_subcommand("red-once", "prove each scenario's checks with its negative controls");
-  add_paths(*red_once, args.inputs);
+  add_sharded_paths(*red_once, args.inputs, args.shard, args.shard_durations);
   red_once->add_option("--lane", args.lanes, "lanes to run (default: all four)")->allow_extra_args(false);
   red_once->add_option("--ledger", args.ledger, "the ledger file (default red_once/ledger.txt)");
   red_once->add_flag("--update-ledger", args.update_ledger, "rewrite the ledger lines of these scenarios");
@@ -93,7 +102,7 @@ CLI::App* add_red_once(CLI::App& app, RedOnceArgs& args) {
 
 CLI::App* add_parity(CLI::App& app, ParityArgs& args) {
   auto* parity = app.add_subcommand("parity", "run every scenario in every lane; digests must agree");
-  add_paths(*parity, args.inputs);
+  add_sharded_paths(*parity, args.inputs, args.shard, args.shard_durations);
   parity->add_option("--report", args.report, "report folder (default reports/run-<time>)");
   parity->add_flag("--replay", args.replay, "also record each scenario and replay it in every lane");
   parity->add_option("--save-digests", args.save_digests, "write each scenario's digest to FILE (for --against)");

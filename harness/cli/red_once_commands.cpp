@@ -48,7 +48,7 @@ int red_once_command(const RedOnceArgs& args) {
   const std::string& ledger_path = args.ledger;
   bool update_ledger = args.update_ledger;
   const std::string& report = args.report;
-  auto scenarios = load_all(inputs);
+  auto scenarios = load_shard(inputs, args.shard, args.shard_durations);
   if (!scenarios) return report_error(scenarios.error());
   runner::RedOnceOptions options;
   if (!lanes.empty()) {

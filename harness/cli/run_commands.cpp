@@ -106,7 +106,7 @@ int run_command(const RunArgs& args) {
   if (repeat < 1) return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", repeat)});
   auto knobs = parse_knobs(knob_args);
   if (!knobs) return report_error(knobs.error());
-  auto scenarios = load_all(inputs);
+  auto scenarios = load_shard(inputs, args.shard, args.shard_durations);
   if (!scenarios) return report_error(scenarios.error());
   // Every override must be valid for every scenario before anything runs.
   for (const auto& scenario : *scenarios)
@@ -152,7 +152,7 @@ int parity_command(const ParityArgs& args) {
   const auto& inputs = args.inputs;
   const std::string& report = args.report;
   bool with_replay = args.replay;
-  auto scenarios = load_all(inputs);
+  auto scenarios = load_shard(inputs, args.shard, args.shard_durations);
   if (!scenarios) return report_error(scenarios.error());
   std::map<std::string, std::string> saved;
   if (!args.against.empty()) {
