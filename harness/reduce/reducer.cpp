@@ -34,54 +34,46 @@ namespace {
 // A literal value of a field, or nullopt when it is an expression over loop variables.
 std::optional<int64_t> literal(const scenario::IntField& field) { return field.expr.literal_value(); }
 
+// Calls `visit` with every step of the workload in file order, a repeat's steps after it.
+template <class Visit>
+void each_step(const std::vector<Step>& steps, const Visit& visit) {
+  for (const auto& step : steps) {
+    std::visit(visit, *step.kind);
+    if (const auto* loop = std::get_if<scenario::Repeat>(step.kind.get())) each_step(loop->steps, visit);
+  }
+}
+
 // A draw, or a sub-data write, needs a store in its buffers: in file order a buffer_data of
 // a size that is not 0 before it. Cheaper than a run, and a run would only refuse it.
 bool stores_before_use(const Scenario& scenario) {
   std::set<std::string> stored;
   bool fine = true;
-  auto walk = [&](auto& self, const std::vector<Step>& steps) -> void {
-    for (const auto& step : steps) {
-      std::visit(
-          [&](const auto& kind) {
-            using K = std::decay_t<decltype(kind)>;
-            if constexpr (std::is_same_v<K, scenario::BufferData>) {
-              if (literal(kind.size) == 0) stored.erase(kind.buffer);
-              else stored.insert(kind.buffer);
-            } else if constexpr (std::is_same_v<K, scenario::BufferSubData>) {
-              fine = fine && stored.contains(kind.buffer);
-            } else if constexpr (std::is_same_v<K, scenario::Draw>) {
-              fine = fine && stored.contains(kind.uniform) && (!kind.vertices || stored.contains(*kind.vertices));
-            } else if constexpr (std::is_same_v<K, scenario::Repeat>) {
-              self(self, kind.steps);
-            }
-          },
-          *step.kind);
+  each_step(scenario.workload, [&](const auto& kind) {
+    using K = std::decay_t<decltype(kind)>;
+    if constexpr (std::is_same_v<K, scenario::BufferData>) {
+      if (literal(kind.size) == 0) stored.erase(kind.buffer);
+      else stored.insert(kind.buffer);
+    } else if constexpr (std::is_same_v<K, scenario::BufferSubData>) {
+      fine = fine && stored.contains(kind.buffer);
+    } else if constexpr (std::is_same_v<K, scenario::Draw>) {
+      fine = fine && stored.contains(kind.uniform) && (!kind.vertices || stored.contains(*kind.vertices));
     }
-  };
-  walk(walk, scenario.workload);
+  });
   return fine;
 }
 
 // The buffers the workload names, in the order the file declares them.
 std::vector<std::string> used_buffers(const Scenario& scenario) {
   std::set<std::string> used;
-  auto walk = [&](auto& self, const std::vector<Step>& steps) -> void {
-    for (const auto& step : steps)
-      std::visit(
-          [&](const auto& kind) {
-            using K = std::decay_t<decltype(kind)>;
-            if constexpr (std::is_same_v<K, scenario::BufferData> || std::is_same_v<K, scenario::BufferSubData>) {
-              used.insert(kind.buffer);
-            } else if constexpr (std::is_same_v<K, scenario::Draw>) {
-              used.insert(kind.uniform);
-              if (kind.vertices) used.insert(*kind.vertices);
-            } else if constexpr (std::is_same_v<K, scenario::Repeat>) {
-              self(self, kind.steps);
-            }
-          },
-          *step.kind);
-  };
-  walk(walk, scenario.workload);
+  each_step(scenario.workload, [&](const auto& kind) {
+    using K = std::decay_t<decltype(kind)>;
+    if constexpr (std::is_same_v<K, scenario::BufferData> || std::is_same_v<K, scenario::BufferSubData>) {
+      used.insert(kind.buffer);
+    } else if constexpr (std::is_same_v<K, scenario::Draw>) {
+      used.insert(kind.uniform);
+      if (kind.vertices) used.insert(*kind.vertices);
+    }
+  });
   std::vector<std::string> ordered;
   for (const auto& buffer : scenario.buffers)
     if (used.contains(buffer)) ordered.push_back(buffer);

@@ -1,4 +1,5 @@
 #include "wire/protocol.h"
+#include "wire/protocol_layout.h"
 
 #include <gtest/gtest.h>
 
