@@ -250,7 +250,7 @@ Edits ScenarioText::checks_except(std::string_view kind, size_t index, std::stri
     if (is_flow(text_, list)) {
       auto pos = static_cast<size_t>(list[*keep].Mark().pos);
       auto at = static_cast<size_t>(list.Mark().pos);
-      edits.replaced.emplace_back(Span{at, walk.value_end(at)}, "[" + text_.substr(pos, walk.value_end(pos) - pos) + "]");
+      edits.replaced.emplace_back(Span{at, walk.value_end(at)}, fmt::format("[{}]", std::string_view(text_).substr(pos, walk.value_end(pos) - pos)));
       return;
     }
     auto blocks = walk.blocks(item_marks(list), true);
@@ -269,7 +269,7 @@ Edits ScenarioText::checks_except(std::string_view kind, size_t index, std::stri
         if (entry.first.Scalar() == keep) {
           auto from = static_cast<size_t>(entry.first.Mark().pos);
           size_t to = walk.value_end(static_cast<size_t>(entry.second.Mark().pos));
-          edits.replaced.emplace_back(Span{at, walk.value_end(at)}, "{" + text_.substr(from, to - from) + "}");
+          edits.replaced.emplace_back(Span{at, walk.value_end(at)}, fmt::format("{{{}}}", std::string_view(text_).substr(from, to - from)));
         }
       return;
     }
