@@ -34,8 +34,11 @@ std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios
   for (const auto& scenario : scenarios) {
     if (!mutant_catalogue().empty()) {  // a release build has no mutants to go red with
       std::string name = fmt::format("RedOnce.{}.{}", runner::camel_case(scenario.group), scenario.name);
-      out += fmt::format("add_test([=[{}]=] [=[{}]=] red-once --shard 1/1 --ledger [=[{}]=] --report [=[{}/{}]=] [=[{}]=])\n",
-                         name, tidemark, ledger, report_root, name, fs::absolute(scenario.file).string());
+      // A soak's controls are proven in the monolith lane here (its runs take seconds each);
+      // the nightly red-once proves them in every lane.
+      const std::string lanes = runner::is_soak(scenario) ? " --lane monolith" : "";
+      out += fmt::format("add_test([=[{}]=] [=[{}]=] red-once --shard 1/1{} --ledger [=[{}]=] --report [=[{}/{}]=] [=[{}]=])\n",
+                         name, tidemark, lanes, ledger, report_root, name, fs::absolute(scenario.file).string());
       out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[red-once{}]=])\n", name,
                          runner::is_soak(scenario) ? ";soak" : "");
     }

@@ -63,7 +63,7 @@ int red_once_command(const RedOnceArgs& args) {
   auto ledger = runner::read_ledger(ledger_path);
   if (!ledger) return report_error(ledger.error());
   std::vector<std::string> updated;
-  std::set<std::string> rerun;
+  std::vector<runner::RedOnceReport> rerun;  // scenario and lanes only: which ledger lines were measured again
   size_t failed = 0;
   for (const auto& scenario : *scenarios) {
     if (scenario.controls.empty()) {
@@ -82,7 +82,7 @@ int red_once_command(const RedOnceArgs& args) {
       for (auto& drift : runner::ledger_drift(*result, *ledger)) problems.push_back("ledger drift: " + drift);
     auto lines = runner::ledger_lines(*result);
     updated.insert(updated.end(), lines.begin(), lines.end());
-    rerun.insert(result->scenario + " | ");
+    rerun.push_back({.scenario = result->scenario, .lanes = result->lanes});
     if (problems.empty()) {
       fmt::print("RED-ONCE PASS {}\n", result->scenario);
     } else {
@@ -94,7 +94,7 @@ int red_once_command(const RedOnceArgs& args) {
   if (update_ledger) {
     for (const auto& line : *ledger) {
       bool replaced = false;
-      for (const auto& prefix : rerun) replaced = replaced || line.starts_with(prefix);
+      for (const auto& measured : rerun) replaced = replaced || runner::covers(measured, line);
       if (!replaced) updated.push_back(line);
     }
     if (auto ok = runner::write_ledger(ledger_path, updated); !ok) return report_error(ok.error());

@@ -109,6 +109,7 @@ ControlRun run_control(const scenario::Scenario& scenario, const scenario::Contr
 Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnceOptions& options) {
   RedOnceReport report;
   report.scenario = name_of(scenario);
+  for (Lane lane : options.lanes) report.lanes.emplace_back(lane_name(lane));
   std::map<Lane, RunResult> green_by_lane;
   for (Lane lane : options.lanes) {
     TIDEMARK_TRY(green, run(scenario, run_options_for(options, lane, "green")));
@@ -165,11 +166,22 @@ Status write_ledger(const std::filesystem::path& file, std::vector<std::string> 
   return write_file_atomically(file, text);
 }
 
+bool covers(const RedOnceReport& report, const std::string& ledger_line) {
+  // "<scenario> | <control> | <lane> | ..."
+  const std::string prefix = report.scenario + " | ";
+  if (!ledger_line.starts_with(prefix)) return false;
+  const size_t control_end = ledger_line.find(" | ", prefix.size());
+  if (control_end == std::string::npos) return false;
+  const size_t lane_begin = control_end + 3;
+  const size_t lane_end = ledger_line.find(" | ", lane_begin);
+  const std::string_view lane = std::string_view(ledger_line).substr(lane_begin, lane_end - lane_begin);
+  return std::find(report.lanes.begin(), report.lanes.end(), lane) != report.lanes.end();
+}
+
 std::vector<std::string> ledger_drift(const RedOnceReport& report, const std::vector<std::string>& ledger) {
-  std::string prefix = report.scenario + " | ";
   std::vector<std::string> recorded;
   for (const auto& line : ledger)
-    if (line.starts_with(prefix)) recorded.push_back(line);
+    if (covers(report, line)) recorded.push_back(line);
   std::sort(recorded.begin(), recorded.end());
   std::vector<std::string> measured = ledger_lines(report);
   std::vector<std::string> problems;

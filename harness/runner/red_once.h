@@ -37,6 +37,7 @@ struct RedOnceReport {
   std::vector<std::string> green_failures;
   std::vector<ControlRun> runs;
   std::vector<std::string> problems;  // wrong reds, controls red in no lane, ledger drift
+  std::vector<std::string> lanes;     // the lanes it ran in: only their ledger lines are its to judge
   bool passed() const { return problems.empty(); }
 };
 
@@ -54,7 +55,9 @@ Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnce
 std::vector<std::string> ledger_lines(const RedOnceReport& report);
 Result<std::vector<std::string>> read_ledger(const std::filesystem::path& file);
 Status write_ledger(const std::filesystem::path& file, std::vector<std::string> lines);
-// Problems where the report's lines differ from the ledger's lines for the same scenario.
+// Whether a ledger line is the report's to judge or replace: its scenario, in a lane it ran in.
+bool covers(const RedOnceReport& report, const std::string& ledger_line);
+// Problems where the report's lines differ from the ledger's lines it covers.
 std::vector<std::string> ledger_drift(const RedOnceReport& report, const std::vector<std::string>& ledger);
 
 }  // namespace tidemark::runner

@@ -8,6 +8,7 @@ namespace {
 RedOnceReport report_with(std::vector<std::string> measured) {
   RedOnceReport report;
   report.scenario = "reclaim/s";
+  report.lanes = {"monolith", "spawn"};
   ControlRun run;
   run.control = "mutant=reclaim.frame_bucket";
   run.lane = "spawn";
@@ -32,12 +33,13 @@ TEST(RedOnce, LedgerLinesNameScenarioControlAndLane) {
   EXPECT_EQ(lines[0], "reclaim/s | mutant=reclaim.frame_bucket | spawn | wlivepk <= 4 | red wlivepk = 1025 | green wlivepk = 1");
 }
 
-// Check that drift is found both ways and other scenarios' lines are ignored.
-TEST(RedOnce, DriftIsFoundBothWaysAndOnlyForThisScenario) {
+// Check that drift is found both ways, and other scenarios' lines and lanes not run are ignored.
+TEST(RedOnce, DriftIsFoundBothWaysAndOnlyForThisScenarioInTheLanesRun) {
   auto report = report_with({"wlivepk <= 4 | red wlivepk = 1026 | green wlivepk = 1"});
   std::vector<std::string> ledger = {
       "reclaim/s | mutant=reclaim.frame_bucket | spawn | wlivepk <= 4 | red wlivepk = 1025 | green wlivepk = 1",
-      "reclaim/other | mutant=x.y | tcp | anything"};
+      "reclaim/other | mutant=x.y | tcp | anything",
+      "reclaim/s | mutant=reclaim.frame_bucket | tcp | wlivepk <= 4 | red wlivepk = 9 | green wlivepk = 1"};
   auto drift = ledger_drift(report, ledger);
   ASSERT_EQ(drift.size(), 2u);
   EXPECT_EQ(drift[0].rfind("not in the ledger: ", 0), 0u);
