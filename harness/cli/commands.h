@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
+#include "report/summary.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
 #include "wire/lanes.h"
@@ -25,9 +28,12 @@ Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>&
 // The same, then only this process's shard of them (`--shard I/N`, or an engine's variables;
 // all of them when none is asked for), said on stderr; the engine's status file is touched.
 // `durations`, a previous run's summary.json, balances the shards by the seconds each scenario took.
+// `origin`, when given, is set to the shard's place in the whole selection (for the summary).
 Result<std::vector<scenario::Scenario>> load_shard(const std::vector<std::string>& inputs, const std::string& shard,
-                                                   const std::string& durations = {});
-std::filesystem::path default_report_dir();
+                                                   const std::string& durations = {},
+                                                   std::optional<report::ShardOrigin>* origin = nullptr);
+// reports/<kind>-<UTC time>.
+std::filesystem::path default_report_dir(std::string_view kind = "run");
 
 // `--knob NAME=VALUE` arguments, each value an integer.
 Result<std::map<std::string, int64_t>> parse_knobs(const std::vector<std::string>& knobs);
@@ -167,6 +173,13 @@ int lint_command(const std::vector<std::string>& inputs, const std::string& expe
 // Prints a trace's tracks and rows as imported; exit 2 when part of it does not decode.
 int trace_command(const std::string& file);
 int list_command(const ListArgs& args);
+struct MergeArgs {
+  std::vector<std::string> dirs;
+  std::string out;
+};
+// Exit 0 when every result is green and every scenario gives one digest, 1 when not, 2 when
+// the folders are not the whole of a sharded run (a shard missing or given twice, ...).
+int merge_command(const MergeArgs& args);
 
 // Shared by the commands that open lanes.
 Result<Lane> parse_lane_option(const std::string& name);

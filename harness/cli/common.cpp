@@ -72,11 +72,11 @@ Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>&
   return scenarios;
 }
 
-fs::path default_report_dir() {
+fs::path default_report_dir(std::string_view kind) {
   std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
-  return fs::path("reports") / fmt::format("run-{}", stamp);
+  return fs::path("reports") / fmt::format("{}-{}", kind, stamp);
 }
 
 Status check_mutant_name(const std::string& name) {
@@ -111,13 +111,13 @@ Result<std::map<std::string, double>> seconds_by_file(const std::string& summary
 }  // namespace
 
 Result<std::vector<scenario::Scenario>> load_shard(const std::vector<std::string>& inputs, const std::string& flag,
-                                                   const std::string& durations) {
+                                                   const std::string& durations,
+                                                   std::optional<report::ShardOrigin>* origin) {
   TIDEMARK_TRY(scenarios, load_all(inputs));
   TIDEMARK_TRY(shard, find_shard(flag, [](const char* name) { return std::getenv(name); }));
   if (!shard) return scenarios;
   TIDEMARK_CHECK(touch_status_file(*shard));
-  if (shard->total == 1) return scenarios;
-  TIDEMARK_TRY(by_file, seconds_by_file(durations));
+  TIDEMARK_TRY(by_file, seconds_by_file(shard->total == 1 ? std::string() : durations));
   std::vector<std::string> names;
   std::map<std::string, double> seconds;
   for (const auto& scenario : scenarios) {
@@ -126,7 +126,13 @@ Result<std::vector<scenario::Scenario>> load_shard(const std::vector<std::string
     if (found != by_file.end()) seconds[names.back()] = found->second;
   }
   std::vector<scenario::Scenario> mine;
-  for (size_t k : shard_members(names, *shard, seconds)) mine.push_back(std::move(scenarios[k]));
+  report::ShardOrigin place{shard->index + 1, shard->total, shard->protocol, names.size(), report::selection_hash(names), {}};
+  for (size_t k : shard_members(names, *shard, seconds)) {
+    place.members.push_back(names[k]);
+    mine.push_back(std::move(scenarios[k]));
+  }
+  if (origin) *origin = std::move(place);
+  if (shard->total == 1) return mine;
   fmt::print(stderr, "shard {} of {} ({}): {} of {} scenarios\n", shard->index + 1, shard->total, shard->protocol,
              mine.size(), names.size());
   return mine;

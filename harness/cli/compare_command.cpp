@@ -12,6 +12,8 @@
 
 #include "cli/commands.h"
 #include "core/files.h"
+#include "report/plot.h"
+#include "report/summary.h"
 #include "runner/runner.h"
 #include "session/builtin_backends.h"
 
@@ -30,16 +32,7 @@ std::string verdict(const runner::RunResult& result) {
   return result.green ? "green" : "red";
 }
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
-  }
-  return out;
-}
+using report::html_escape;
 
 }  // namespace
 
@@ -124,7 +117,10 @@ int compare_command(const CompareArgs& args) {
   }
   html += "</table>\n";
   std::ofstream(options.report_dir / "compare.html") << html;
-  if (auto ok = runner::write_summary(all, options.report_dir); !ok) return report_error(ok.error());
+  if (auto ok = report::write_summary(options.report_dir, {.command = "compare", .series = "compare"},
+                                      runner::results_json(all));
+      !ok)
+    return report_error(ok.error());
   fmt::print("compare: {}\n", fs::absolute(options.report_dir / "compare.html").string());
   return failed ? kRed : kGreen;
 }

@@ -186,6 +186,11 @@ int main(int argc, char** argv) {
                                                            "deterministic (default) or real");
   observe->add_option("command", observed.command, "the program and its arguments, after --")->required();
   observe->prefix_command();
+  MergeArgs merged;
+  auto* merge = app.add_subcommand("merge", "put the report folders of a sharded run back together: one summary "
+                                            "(JSON, HTML, JUnit), every shard once, one digest per scenario");
+  merge->add_option("dirs", merged.dirs, "report folders, each with its summary.json")->required();
+  merge->add_option("--out", merged.out, "where the merged summary goes (default reports/merged-<time>)");
   std::string trace_file;
   auto* trace = app.add_subcommand("trace", "print a Perfetto trace's tracks and rows as Trace Processor imports them");
   trace->add_option("file", trace_file, "a .pftrace file")->required();
@@ -205,6 +210,7 @@ int main(int argc, char** argv) {
       {backends, [] { return backends_command(); }},
       {observe, [&] { return observe_command(observed); }},
       {trace, [&] { return trace_command(trace_file); }},
+      {merge, [&] { return merge_command(merged); }},
   };
   try {
     app.parse(argc, argv);

@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "core/files.h"
 #include "core/mutants.h"
+#include "report/summary.h"
 #include "runner/red_once.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
@@ -87,6 +88,19 @@ std::string digests_text(const std::map<std::string, std::string>& digests) {
   return text;
 }
 
+// What a run ran apart from its shard: the summaries of one series are the shards of one run.
+std::string run_series(const RunArgs& args) {
+  std::string series = "run lane=" + args.lane.lane;
+  if (!args.lane.backend.empty()) series += " backend=" + args.lane.backend;
+  if (!args.lane.mutant.empty()) series += " mutant=" + args.lane.mutant;
+  std::vector<std::string> knobs = args.knobs;
+  std::sort(knobs.begin(), knobs.end());
+  for (const auto& knob : knobs) series += " knob=" + knob;
+  if (args.repeat > 1) series += fmt::format(" repeat={}", args.repeat);
+  if (args.validation) series += " validation";
+  return series;
+}
+
 }  // namespace
 
 
@@ -106,7 +120,8 @@ int run_command(const RunArgs& args) {
   if (repeat < 1) return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", repeat)});
   auto knobs = parse_knobs(knob_args);
   if (!knobs) return report_error(knobs.error());
-  auto scenarios = load_shard(inputs, args.shard, args.shard_durations);
+  std::optional<report::ShardOrigin> shard;
+  auto scenarios = load_shard(inputs, args.shard, args.shard_durations, &shard);
   if (!scenarios) return report_error(scenarios.error());
   // Every override must be valid for every scenario before anything runs.
   for (const auto& scenario : *scenarios)
@@ -139,7 +154,9 @@ int run_command(const RunArgs& args) {
     print_result(*result);
     results.push_back(std::move(*result));
   }
-  if (auto ok = runner::write_summary(results, options.report_dir); !ok) return report_error(ok.error());
+  const report::Origin origin{.command = "run", .series = run_series(args), .shard = shard};
+  if (auto ok = report::write_summary(options.report_dir, origin, runner::results_json(results)); !ok)
+    return report_error(ok.error());
   size_t green = 0;
   for (const auto& result : results) green += result.green ? 1 : 0;
   fmt::print("{} green, {} red; report: {}\n", green, results.size() - green,
@@ -152,7 +169,8 @@ int parity_command(const ParityArgs& args) {
   const auto& inputs = args.inputs;
   const std::string& report = args.report;
   bool with_replay = args.replay;
-  auto scenarios = load_shard(inputs, args.shard, args.shard_durations);
+  std::optional<report::ShardOrigin> shard;
+  auto scenarios = load_shard(inputs, args.shard, args.shard_durations, &shard);
   if (!scenarios) return report_error(scenarios.error());
   std::map<std::string, std::string> saved;
   if (!args.against.empty()) {
@@ -229,7 +247,9 @@ int parity_command(const ParityArgs& args) {
       }
     }
   }
-  if (auto ok = runner::write_summary(results, report_dir); !ok) return report_error(ok.error());
+  const report::Origin origin{.command = "parity", .series = with_replay ? "parity replay" : "parity", .shard = shard};
+  if (auto ok = report::write_summary(report_dir, origin, runner::results_json(results)); !ok)
+    return report_error(ok.error());
   if (!args.save_digests.empty())
     if (auto ok = write_file_atomically(args.save_digests, digests_text(digests)); !ok) return report_error(ok.error());
   fmt::print("{} of {} scenarios give one digest in every lane; report: {}\n", subjects - mismatched, subjects,

@@ -11,10 +11,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-nlohmann::json to_json(const RunResult& result) {
+Status write_json(const fs::path& file, const nlohmann::json& json) {
+  return write_file_atomically(file, json.dump(2) + '\n');
+}
+
+}  // namespace
+
+nlohmann::json result_json(const RunResult& result) {
   nlohmann::json json;
   json["test"] = result.test_name;
+  json["subject"] = result.subject;
   json["file"] = result.file.string();
+  if (!result.report_dir.empty()) json["dir"] = fs::absolute(result.report_dir).lexically_normal().string();
+  if (!result.mutant.empty()) json["mutant"] = result.mutant;
+  json["gauges_used"] = result.gauges_used;
   json["green"] = result.green;
   json["backend"] = result.backend;
   if (result.expected_failure) json["expected_failure"] = *result.expected_failure;
@@ -44,17 +54,18 @@ nlohmann::json to_json(const RunResult& result) {
     nlohmann::json check{{"id", outcome.id.str()},   {"kind", scenario::to_string(outcome.id.kind)},
                          {"check", outcome.text},    {"passed", outcome.passed},
                          {"detail", outcome.detail}, {"where", format_location(outcome.where)}};
-    for (const auto& artifact : outcome.artifacts) check["artifacts"].push_back(artifact.string());
+    for (const auto& artifact : outcome.artifacts)
+      check["artifacts"].push_back(fs::absolute(artifact).lexically_normal().string());
     json["checks"].push_back(check);
   }
   return json;
 }
 
-Status write_json(const fs::path& file, const nlohmann::json& json) {
-  return write_file_atomically(file, json.dump(2) + '\n');
+nlohmann::json results_json(const std::vector<RunResult>& results) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& result : results) json.push_back(result_json(result));
+  return json;
 }
-
-}  // namespace
 
 Status write_run_report(const RunResult& result, const Image& image, const std::string& trace,
                         const std::vector<std::string>& log) {
@@ -67,21 +78,7 @@ Status write_run_report(const RunResult& result, const Image& image, const std::
   for (const auto& line : log) backend_log += line + '\n';
   backend_log += "end: " + gauge_line(result.gauges) + '\n';
   TIDEMARK_CHECK(write_file_atomically(result.report_dir / "backend.log", backend_log));
-  return write_json(result.report_dir / "result.json", to_json(result));  // last: its presence means complete
-}
-
-Status write_summary(const std::vector<RunResult>& results, const fs::path& dir) {
-  TIDEMARK_CHECK(make_directories(dir));
-  nlohmann::json json;
-  size_t green = 0;
-  for (const auto& result : results) {
-    green += result.green ? 1 : 0;
-    json["results"].push_back(to_json(result));
-  }
-  json["green"] = green;
-  json["red"] = results.size() - green;
-  if (auto ok = write_html_summary(results, dir); !ok) return ok;
-  return write_json(dir / "summary.json", json);
+  return write_json(result.report_dir / "result.json", result_json(result));  // last: its presence means complete
 }
 
 }  // namespace tidemark::runner

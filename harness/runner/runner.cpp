@@ -188,12 +188,21 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& given) {
   TIDEMARK_CHECK(check_backend_judges(scenario, *backend));
   RunResult result;
   result.test_name = test_name(scenario, options.lane.lane, backend_name);
+  const bool own_backend = backend_name == default_backend(scenario);
+  result.subject = scenario.group + "/" + scenario.name + (own_backend ? "" : "@" + backend_name);
   result.backend = backend_name;
   result.file = scenario.file;
+  result.mutant = options.lane.mutant;
+  for (const auto& check : scenario.gauge_checks)
+    for (const auto& name : check.expr.identifiers())
+      if (std::find(result.gauges_used.begin(), result.gauges_used.end(), name) == result.gauges_used.end())
+        result.gauges_used.push_back(name);
   TIDEMARK_TRY(knobs, effective_knobs(scenario, options.knob_overrides));
   result.knobs = knobs;
   if (!options.report_dir.empty()) {
-    result.report_dir = options.report_dir / lane_name(options.lane.lane) / scenario.group / scenario.name;
+    // A backend other than the scenario's own has a folder of its own: nothing is written over.
+    result.report_dir = options.report_dir / lane_name(options.lane.lane) / scenario.group /
+                        (own_backend ? scenario.name : scenario.name + "@" + backend_name);
     TIDEMARK_CHECK(make_directories(result.report_dir));
   }
 

@@ -2,6 +2,8 @@
 // and PNGs.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -36,7 +38,10 @@ struct RunOptions {
 
 struct RunResult {
   std::string test_name;  // Magma.<Lane>.<Group>.<name>
+  std::string subject;    // <group>/<name>, @<backend> for a backend other than the scenario's own
   std::filesystem::path file;
+  std::string mutant;     // the fault compiled in for this run (red-once), or empty
+  std::vector<std::string> gauges_used;  // the gauges and knobs its checks read, in order
   bool green = false;  // nothing that fails the run: an expected failure counts as green
   std::string backend;
   std::optional<std::string> expected_failure;  // red as expectations.txt says, and why
@@ -85,8 +90,8 @@ Result<std::map<std::string, int64_t>> effective_knobs(
 // failed pixel checks.
 Result<RunResult> run(const scenario::Scenario& scenario, const RunOptions& options);
 
-// Writes summary.json and summary.html for a set of results into `dir`.
-Status write_summary(const std::vector<RunResult>& results, const std::filesystem::path& dir);
-Status write_html_summary(const std::vector<RunResult>& results, const std::filesystem::path& dir);
+// A result as result.json and the summaries hold it (report/summary.h); paths absolute.
+nlohmann::json result_json(const RunResult& result);
+nlohmann::json results_json(const std::vector<RunResult>& results);
 
 }  // namespace tidemark::runner

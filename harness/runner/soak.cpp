@@ -9,10 +9,14 @@
 
 #include "api/device.h"
 #include "core/files.h"
-#include "runner/plot.h"
+#include "report/plot.h"
 #include "tracer/importer.h"
 
 namespace tidemark::runner {
+
+using report::html_escape;
+using report::PlotSeries;
+using report::step_plot;
 
 namespace {
 
@@ -149,7 +153,8 @@ Status write_soak_report(const std::vector<SoakLane>& lanes, const std::vector<S
       memory.push_back(series("server RSS KiB over calls", server_rss));
       memory.push_back(series("server mappings over calls", server_maps));
     }
-    plots += fmt::format("<h2>{}</h2>\n{}\n{}\n", html_escape(lane.lane), step_plot(memory), step_plot(f.store_series));
+    plots += fmt::format("<h2>{}</h2>\n{}\n{}\n", html_escape(lane.lane), step_plot(memory, {"calls", 1}),
+                         step_plot(f.store_series, report::kTraceTime));
   }
   std::string html = fmt::format(
       "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Tidemark soak</title>"

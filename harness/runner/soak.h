@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 #include "core/process_memory.h"
-#include "runner/plot.h"
+#include "report/plot.h"
 #include "runner/runner.h"
 
 namespace tidemark::runner {
@@ -48,7 +48,7 @@ struct SoakFigures {
   Slope client_rss, client_maps, server_rss, server_maps;  // KiB or mappings per million calls
   Slope heap_held, heap_used;                              // the client's malloc heap, KiB
   int64_t live_stores_peak = 0, parked_bytes_peak = 0;    // from the run's trace
-  std::vector<PlotSeries> store_series;                    // those two tracks over virtual time
+  std::vector<report::PlotSeries> store_series;                    // those two tracks over virtual time
   double seconds = 0;
   uint64_t calls = 0;
 };

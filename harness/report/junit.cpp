@@ -1,0 +1,105 @@
+// junit.xml: the summary as the JUnit XML that CI engines (GitLab's test report, Jenkins,
+// Bazel's test.xml readers) show. One <testsuite> per series; a red check is a <failure>, a
+// run that could not complete an <error>; an expected failure passes and says so.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+
+#include <map>
+#include <sstream>
+
+#include "report/summary.h"
+
+namespace tidemark::report {
+
+namespace {
+
+// "Magma.Monolith.Reclaim.name@backend" -> ("Magma.Monolith.Reclaim", "name@backend").
+std::pair<std::string, std::string> class_and_name(const std::string& test) {
+  size_t dot = std::string::npos;
+  for (int k = 0, from = 0; k < 3; ++k, from = static_cast<int>(dot) + 1) {
+    dot = test.find('.', from);
+    if (dot == std::string::npos) return {"tidemark", test};
+  }
+  return {test.substr(0, dot), test.substr(dot + 1)};
+}
+
+struct Counts {
+  size_t tests = 0, failures = 0, errors = 0;
+  double seconds = 0;
+};
+
+void set_counts(pugi::xml_node node, const Counts& counts) {
+  node.append_attribute("tests") = static_cast<unsigned long long>(counts.tests);
+  node.append_attribute("failures") = static_cast<unsigned long long>(counts.failures);
+  node.append_attribute("errors") = static_cast<unsigned long long>(counts.errors);
+  node.append_attribute("skipped") = 0;
+  node.append_attribute("time") = fmt::format("{:.3f}", counts.seconds).c_str();
+}
+
+void add_case(pugi::xml_node suite, const nlohmann::json& result, Counts& counts) {
+  auto [classname, name] = class_and_name(result.value("test", ""));
+  pugi::xml_node test = suite.append_child("testcase");
+  test.append_attribute("classname") = classname.c_str();
+  test.append_attribute("name") = name.c_str();
+  const double seconds = result.value("seconds", 0.0);
+  test.append_attribute("time") = fmt::format("{:.3f}", seconds).c_str();
+  test.append_attribute("file") = result.value("file", "").c_str();
+  ++counts.tests;
+  counts.seconds += seconds;
+  std::string out = fmt::format("digest {}\n", result.value("digest", ""));
+  if (result.contains("expected_failure"))
+    out += fmt::format("expected failure (expectations.txt): {}\n", result["expected_failure"].get<std::string>());
+  if (result.contains("error")) {
+    ++counts.errors;
+    pugi::xml_node error = test.append_child("error");
+    error.append_attribute("type") = "error";
+    error.append_attribute("message") = result["error"].get<std::string>().c_str();
+  } else if (!result.value("green", false)) {
+    ++counts.failures;
+    std::string message, body;
+    for (const auto& check : result["checks"]) {
+      if (check.value("passed", false)) continue;
+      std::string line = fmt::format("{} `{}`: {}", check.value("id", ""), check.value("check", ""),
+                                     check.value("detail", ""));
+      if (message.empty()) message = line;
+      body += line + (check.value("where", "").empty() ? "" : " (at " + check["where"].get<std::string>() + ")") + "\n";
+    }
+    if (result.contains("unexpected_pass")) {
+      message = "unexpected pass: " + result["unexpected_pass"].get<std::string>();
+      body += message + "\n";
+    }
+    pugi::xml_node failure = test.append_child("failure");
+    failure.append_attribute("type") = "check";
+    failure.append_attribute("message") = message.c_str();
+    failure.append_child(pugi::node_pcdata).set_value(body.c_str());
+  }
+  test.append_child("system-out").append_child(pugi::node_pcdata).set_value(out.c_str());
+}
+
+}  // namespace
+
+std::string junit_xml(const nlohmann::json& summary) {
+  pugi::xml_document document;
+  pugi::xml_node root = document.append_child("testsuites");
+  root.append_attribute("name") = "tidemark";
+  std::map<std::string, std::vector<const nlohmann::json*>> by_series;
+  for (const auto& result : summary["results"]) by_series[result.value("series", "")].push_back(&result);
+  Counts all;
+  for (const auto& [series, results] : by_series) {
+    pugi::xml_node suite = root.append_child("testsuite");
+    suite.append_attribute("name") = series.c_str();
+    Counts counts;
+    for (const nlohmann::json* result : results) add_case(suite, *result, counts);
+    // pugixml appends attributes in order; the counts go after the name, as readers expect.
+    set_counts(suite, counts);
+    all.tests += counts.tests, all.failures += counts.failures, all.errors += counts.errors;
+    all.seconds += counts.seconds;
+  }
+  set_counts(root, all);
+  std::ostringstream out;
+  document.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
+  return out.str();
+}
+
+}  // namespace tidemark::report

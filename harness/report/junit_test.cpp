@@ -1,0 +1,70 @@
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+
+#include "report/summary.h"
+
+namespace tidemark::report {
+namespace {
+
+nlohmann::json result(std::string test, bool green) {
+  return {{"test", std::move(test)}, {"green", green}, {"seconds", 1.5}, {"digest", "d1"}, {"series", "run lane=spawn"},
+          {"file", "scenarios/reclaim/s.yaml"}, {"checks", nlohmann::json::array()}};
+}
+
+// Check that a red check is a failure naming the check and its value, an error is an error,
+// an expected failure passes, and the counts add up.
+TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
+  nlohmann::json summary{{"results", nlohmann::json::array()}};
+  summary["results"].push_back(result("Magma.Spawn.Reclaim.all-fine", true));
+  nlohmann::json red = result("Magma.Spawn.Reclaim.too-many-stores", false);
+  red["checks"].push_back({{"id", "gauge[0]"}, {"check", "wlivepk <= 4"}, {"passed", false},
+                           {"detail", "wlivepk = 1025 (<= 4)"}, {"where", "s.yaml:12:5"}});
+  summary["results"].push_back(red);
+  nlohmann::json broken = result("Magma.Spawn.Reclaim.no-device", false);
+  broken["error"] = "step draw: no store";
+  summary["results"].push_back(broken);
+  nlohmann::json known = result("Magma.Spawn.Reclaim.known-bad", true);
+  known["expected_failure"] = "ID-7: the fix is pending";
+  summary["results"].push_back(known);
+
+  pugi::xml_document document;
+  ASSERT_TRUE(document.load_string(junit_xml(summary).c_str()));
+  pugi::xml_node suites = document.child("testsuites");
+  EXPECT_EQ(suites.attribute("tests").as_int(), 4);
+  EXPECT_EQ(suites.attribute("failures").as_int(), 1);
+  EXPECT_EQ(suites.attribute("errors").as_int(), 1);
+  EXPECT_DOUBLE_EQ(suites.attribute("time").as_double(), 6.0);
+  pugi::xml_node suite = suites.child("testsuite");
+  EXPECT_STREQ(suite.attribute("name").value(), "run lane=spawn");
+  auto find = [&](const char* name) { return suite.find_child_by_attribute("testcase", "name", name); };
+  pugi::xml_node failed = find("too-many-stores");
+  EXPECT_STREQ(failed.attribute("classname").value(), "Magma.Spawn.Reclaim");
+  EXPECT_STREQ(failed.child("failure").attribute("message").value(), "gauge[0] `wlivepk <= 4`: wlivepk = 1025 (<= 4)");
+  EXPECT_NE(std::string(failed.child("failure").text().get()).find("s.yaml:12:5"), std::string::npos);
+  EXPECT_STREQ(find("no-device").child("error").attribute("message").value(), "step draw: no store");
+  EXPECT_FALSE(find("known-bad").child("failure"));
+  EXPECT_NE(std::string(find("known-bad").child("system-out").text().get()).find("ID-7"), std::string::npos);
+  EXPECT_FALSE(find("all-fine").child("failure"));
+  EXPECT_FALSE(find("all-fine").child("error"));
+}
+
+// Check that each series is a test suite of its own.
+TEST(JUnit, EachSeriesIsASuite) {
+  nlohmann::json summary{{"results", nlohmann::json::array()}};
+  summary["results"].push_back(result("Magma.Spawn.Reclaim.a", true));
+  nlohmann::json other = result("Magma.Tcp.Reclaim.a", true);
+  other["series"] = "run lane=tcp";
+  summary["results"].push_back(other);
+  pugi::xml_document document;
+  ASSERT_TRUE(document.load_string(junit_xml(summary).c_str()));
+  size_t suites = 0;
+  for (pugi::xml_node suite : document.child("testsuites").children("testsuite")) {
+    ++suites;
+    EXPECT_EQ(suite.attribute("tests").as_int(), 1);
+  }
+  EXPECT_EQ(suites, 2u);
+}
+
+}  // namespace
+}  // namespace tidemark::report

@@ -1,0 +1,141 @@
+#include "report/merge.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "report/summary.h"
+
+namespace tidemark::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Three shards of a selection of six scenarios, two each, in folders under a fresh temp folder.
+class Merge : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::path(::testing::TempDir()) / fmt_name();
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    for (size_t index = 1; index <= 3; ++index) write_shard(index, 3);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  static std::string fmt_name() {
+    return "tidemark-merge-" + std::to_string(::getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  }
+  static std::vector<std::string> all() { return {"g/a", "g/b", "g/c", "g/d", "g/e", "g/f"}; }
+
+  fs::path write_shard(size_t index, size_t total, std::string folder = {}, std::string digest = "d") {
+    ShardOrigin shard{index, total, "GitLab", 6, selection_hash(all()), {}};
+    nlohmann::json results = nlohmann::json::array();
+    for (size_t k = index - 1; k < all().size(); k += total) {
+      const std::string subject = all()[k];
+      shard.members.push_back(subject);
+      results.push_back({{"test", "Magma.Spawn.G." + subject.substr(2)}, {"subject", subject}, {"green", true},
+                         {"seconds", 1.0}, {"digest", digest + subject}, {"lane", {{"name", "spawn"}}},
+                         {"backend", "vulkan"}, {"knobs", {{"k", 1}}}, {"checks", nlohmann::json::array()}});
+    }
+    fs::path dir = root_ / (folder.empty() ? "shard-" + std::to_string(index) : folder);
+    EXPECT_TRUE(write_summary(dir, {.command = "run", .series = "run lane=spawn", .shard = shard}, results));
+    dirs_.push_back(dir);
+    return dir;
+  }
+
+  std::string merge_error() {
+    auto merged = merge_summaries(dirs_, root_ / "merged");
+    EXPECT_FALSE(merged);
+    EXPECT_FALSE(fs::exists(root_ / "merged" / "summary.json"));
+    return merged ? "" : merged.error().message;
+  }
+
+  fs::path root_;
+  std::vector<fs::path> dirs_;
+};
+
+// Check that the shards' union is one summary, every test once, in one order.
+TEST_F(Merge, TheShardsBecomeOneSummary) {
+  std::reverse(dirs_.begin(), dirs_.end());
+  auto merged = merge_summaries(dirs_, root_ / "merged");
+  ASSERT_TRUE(merged) << merged.error().message;
+  EXPECT_EQ(merged->summaries, 3u);
+  EXPECT_EQ(merged->results, 6u);
+  EXPECT_EQ(merged->green, 6u);
+  EXPECT_EQ(merged->scenarios, 6u);
+  EXPECT_TRUE(merged->differences.empty());
+  std::ifstream in(root_ / "merged" / "summary.json");
+  nlohmann::json summary = nlohmann::json::parse(in);
+  ASSERT_EQ(summary["results"].size(), 6u);
+  EXPECT_EQ(summary["results"][0]["test"], "Magma.Spawn.G.a");
+  EXPECT_EQ(summary["results"][5]["test"], "Magma.Spawn.G.f");
+  ASSERT_EQ(summary["merged_from"].size(), 3u);
+  EXPECT_EQ(summary["merged_from"][0]["shard"]["index"], 1);
+  EXPECT_TRUE(fs::exists(root_ / "merged" / "summary.html"));
+  EXPECT_TRUE(fs::exists(root_ / "merged" / "junit.xml"));
+}
+
+// Check that a missing shard is named with the ones given.
+TEST_F(Merge, AMissingShardIsNamed) {
+  dirs_.erase(dirs_.begin() + 1);
+  std::string error = merge_error();
+  EXPECT_NE(error.find("series 'run lane=spawn': shard 2 of 3 missing (given: 1 in "), std::string::npos) << error;
+}
+
+// Check that a shard given twice is named with both folders.
+TEST_F(Merge, AShardGivenTwiceIsNamed) {
+  write_shard(2, 3, "shard-2-again");
+  std::string error = merge_error();
+  EXPECT_NE(error.find("shard 2 of 3 given twice: "), std::string::npos) << error;
+  EXPECT_NE(error.find("shard-2-again"), std::string::npos) << error;
+}
+
+// Check that shards of two different splits are refused.
+TEST_F(Merge, ShardsOfDifferentSplitsAreRefused) {
+  dirs_.pop_back();
+  write_shard(3, 4, "of-four");
+  std::string error = merge_error();
+  EXPECT_NE(error.find("expected the shards of one split"), std::string::npos) << error;
+}
+
+// Check that a folder without a summary, and a summary that is not one, are named.
+TEST_F(Merge, AFolderWithoutASummaryIsNamed) {
+  fs::create_directories(root_ / "empty");
+  dirs_.push_back(root_ / "empty");
+  EXPECT_NE(merge_error().find("empty: no summary.json"), std::string::npos);
+  dirs_.back() = root_ / "bad";
+  fs::create_directories(root_ / "bad");
+  std::ofstream(root_ / "bad" / "summary.json") << "{\n  \"format\": \n}";
+  std::string error = merge_error();
+  EXPECT_NE(error.find("summary.json:3:1: expected a JSON summary"), std::string::npos) << error;
+}
+
+// Check that one scenario giving two digests on two machines is a difference, named.
+TEST_F(Merge, TwoDigestsForOneScenarioAreADifference) {
+  nlohmann::json other = nlohmann::json::array();
+  other.push_back({{"test", "Magma.Tcp.G.a"}, {"subject", "g/a"}, {"green", true}, {"digest", "other"},
+                   {"lane", {{"name", "tcp"}}}, {"backend", "vulkan"}, {"knobs", {{"k", 1}}},
+                   {"checks", nlohmann::json::array()}});
+  ASSERT_TRUE(write_summary(root_ / "tcp", {.command = "run", .series = "run lane=tcp"}, other));
+  dirs_.push_back(root_ / "tcp");
+  auto merged = merge_summaries(dirs_, root_ / "merged");
+  ASSERT_TRUE(merged) << merged.error().message;
+  ASSERT_EQ(merged->differences.size(), 1u);
+  EXPECT_EQ(merged->differences[0], "g/a: dg/a in Magma.Spawn.G.a; other in Magma.Tcp.G.a");
+}
+
+// Check that a test in two summaries is refused.
+TEST_F(Merge, ATestInTwoSummariesIsRefused) {
+  nlohmann::json again = nlohmann::json::array();
+  again.push_back({{"test", "Magma.Spawn.G.a"}, {"subject", "g/a"}, {"green", true}, {"digest", "dg/a"},
+                   {"checks", nlohmann::json::array()}});
+  ASSERT_TRUE(write_summary(root_ / "again", {.command = "run", .series = "run lane=spawn knob=x=1"}, again));
+  dirs_.push_back(root_ / "again");
+  EXPECT_NE(merge_error().find("Magma.Spawn.G.a is in "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tidemark::report

@@ -1,0 +1,226 @@
+// summary.html: the summary for a person. Failures first, each failed check with its measured
+// value against its bound; the digests as a lane-by-lane (and backend-by-backend) matrix, so a
+// lane that disagrees stands out; then every run with all its checks, the gauges its scenario
+// reads, links to its trace and image, and its trace's tracks plotted with axes. Plain HTML and
+// SVG, no scripts, readable offline from the report folder.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "core/lane.h"
+#include "report/plot.h"
+#include "report/summary.h"
+#include "tracer/importer.h"
+
+namespace tidemark::report {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Red first, then stale expectations, then expected failures, then green; by name within.
+int failure_rank(const nlohmann::json& result) {
+  if (!result.value("green", false)) return result.contains("unexpected_pass") ? 1 : 0;
+  return result.contains("expected_failure") ? 2 : 3;
+}
+
+std::string verdict_of(const nlohmann::json& result) {
+  if (result.contains("expected_failure")) return "EXPECTED RED";
+  return result.value("green", false) ? "GREEN" : "RED";
+}
+
+std::string link(const fs::path& relative) { return html_escape(relative.generic_string()); }
+
+// The trace's tracks as step plots, time in ms along x and each track's unit up y.
+std::string trace_plots(const fs::path& trace_file) {
+  std::ifstream in(trace_file, std::ios::binary);
+  if (!in) return "";
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  tracer::ImportedTrace trace = tracer::import_trace(bytes);
+  std::vector<PlotSeries> series;
+  for (const auto& track : trace.tracks) {
+    PlotSeries s{track.label(), {}, static_cast<double>(trace.end_ts), track.unit};
+    for (const auto& row : track.rows) s.points.emplace_back(static_cast<double>(row.ts), row.value);
+    series.push_back(std::move(s));
+  }
+  return series.empty() ? "" : step_plot(series, kTraceTime);
+}
+
+std::string images(const nlohmann::json& check) {
+  std::string out;
+  if (check.contains("artifacts"))
+    for (const auto& artifact : check["artifacts"])
+      out += fmt::format(" <a href=\"{0}\"><img src=\"{0}\" alt=\"{0}\"></a>", link(artifact.get<std::string>()));
+  return out;
+}
+
+std::string check_row(const nlohmann::json& check) {
+  const bool passed = check.value("passed", false);
+  return fmt::format(
+      "<tr class=\"check {}\"><td>{}</td><td><code>{}</code></td><td class=\"value\">{}</td><td class=\"where\">{}</td>"
+      "<td>{}{}</td></tr>\n",
+      passed ? "passed" : "failed", passed ? "&#10003;" : "&#10007;", html_escape(check.value("check", "")),
+      html_escape(check.value("detail", "")), html_escape(check.value("where", "")), html_escape(check.value("id", "")),
+      images(check));
+}
+
+std::string failures_section(const std::vector<const nlohmann::json*>& ordered) {
+  std::string rows;
+  size_t count = 0;
+  for (const nlohmann::json* result : ordered) {
+    if (failure_rank(*result) > 1) break;
+    ++count;
+    std::string what;
+    if (result->contains("error"))
+      what += fmt::format("<div class=\"error\">error: {}</div>", html_escape((*result)["error"].get<std::string>()));
+    if (result->contains("unexpected_pass"))
+      what += fmt::format("<div class=\"error\">unexpected pass: {}</div>",
+                          html_escape((*result)["unexpected_pass"].get<std::string>()));
+    std::string checks;
+    for (const auto& check : (*result)["checks"])
+      if (!check.value("passed", false)) checks += check_row(check);
+    if (!checks.empty()) what += "<table class=\"checks\">" + checks + "</table>";
+    rows += fmt::format("<tr class=\"failure\"><td><a href=\"#{}\"><code>{}</code></a></td><td>{}</td></tr>\n",
+                        html_escape(result->value("test", "")), html_escape(result->value("test", "")), what);
+  }
+  if (count == 0) return "<section id=\"failures\"><h2>Failures</h2><p class=\"none\">None.</p></section>\n";
+  return fmt::format("<section id=\"failures\"><h2>Failures ({})</h2><table class=\"failures\">\n{}</table></section>\n",
+                     count, rows);
+}
+
+std::string parity_section(const nlohmann::json& parity) {
+  // Columns: every (backend, lane) any row has, lanes in their own order.
+  std::vector<std::pair<std::string, std::string>> columns;
+  auto lane_rank = [](const std::string& lane) {
+    for (size_t k = 0; k < std::size(kAllLanes); ++k)
+      if (lane_name(kAllLanes[k]) == lane) return k;
+    return std::size(kAllLanes);
+  };
+  for (const auto& row : parity)
+    for (const auto& cell : row["cells"]) {
+      std::pair<std::string, std::string> column{cell.value("backend", ""), cell.value("lane", "")};
+      if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
+    }
+  std::sort(columns.begin(), columns.end(), [&](const auto& a, const auto& b) {
+    return std::pair(a.first, lane_rank(a.second)) < std::pair(b.first, lane_rank(b.second));
+  });
+  std::string head = "<tr><th>scenario</th><th>one digest</th>";
+  for (const auto& [backend, lane] : columns)
+    head += fmt::format("<th>{}<br>{}</th>", html_escape(backend), html_escape(lane));
+  head += "</tr>\n";
+  std::string rows;
+  size_t differ = 0;
+  for (const auto& row : parity) {
+    const bool same = row.value("same", false);
+    differ += same ? 0 : 1;
+    rows += fmt::format("<tr class=\"parity {}\"><td><code>{}</code><div class=\"variant\">{}</div></td><td>{}</td>",
+                        same ? "same" : "differ", html_escape(row.value("subject", "")),
+                        html_escape(row.value("variant", "")), same ? "yes" : "<b>NO</b>");
+    for (const auto& column : columns) {
+      std::string cell_html = "<td class=\"digest empty\"></td>";
+      for (const auto& cell : row["cells"])
+        if (cell.value("backend", "") == column.first && cell.value("lane", "") == column.second) {
+          const std::string digest = cell.value("digest", "");
+          cell_html = fmt::format("<td class=\"digest {}\" title=\"{}\"><a href=\"#{}\"><code>{}</code></a></td>",
+                                  cell.value("green", false) ? "green" : "red", html_escape(digest),
+                                  html_escape(cell.value("test", "")), html_escape(digest.substr(0, 8)));
+        }
+      rows += cell_html;
+    }
+    rows += "</tr>\n";
+  }
+  return fmt::format(
+      "<section id=\"parity\"><h2>Digests by lane and backend</h2><p>{} of {} scenarios give one digest{}.</p>"
+      "<table class=\"matrix\">\n{}{}</table></section>\n",
+      parity.size() - differ, parity.size(), differ ? fmt::format(" (<b>{} differ</b>)", differ) : "", head, rows);
+}
+
+std::string gauges_table(const nlohmann::json& result) {
+  if (!result.contains("gauges_used") || result["gauges_used"].empty()) return "";
+  std::string cells;
+  for (const auto& name_json : result["gauges_used"]) {
+    const std::string name = name_json.get<std::string>();
+    std::string value = "?";
+    for (const char* family : {"gauges", "kernel_gauges", "observed_gauges"})
+      if (result.contains(family) && result[family].contains(name)) value = result[family][name].dump();
+    cells += fmt::format("<tr><td><code>{}</code></td><td class=\"value\">{}</td></tr>", html_escape(name),
+                         html_escape(value));
+  }
+  return "<table class=\"gauges\"><tr><th>gauge</th><th>value</th></tr>" + cells + "</table>";
+}
+
+std::string run_article(const nlohmann::json& result, const fs::path& dir) {
+  const std::string test = result.value("test", "");
+  const std::string verdict = verdict_of(result);
+  std::string checks;
+  for (const auto& check : result["checks"]) checks += check_row(check);
+  std::string links, plots;
+  if (const std::string folder = result.value("dir", ""); !folder.empty()) {
+    const fs::path relative(folder);
+    const fs::path base = relative.is_absolute() ? relative : dir / relative;
+    if (fs::exists(base / "trace.pftrace")) {
+      links += fmt::format("<a class=\"trace\" href=\"{}\">trace.pftrace</a> ", link(relative / "trace.pftrace"));
+      plots = trace_plots(base / "trace.pftrace");
+    }
+    if (fs::exists(base / "actual.png"))
+      links += fmt::format("<a class=\"image\" href=\"{0}\"><img src=\"{0}\" alt=\"actual image\"></a> ",
+                           link(relative / "actual.png"));
+    if (fs::exists(base / "result.json"))
+      links += fmt::format("<a href=\"{}\">result.json</a>", link(relative / "result.json"));
+  }
+  return fmt::format(
+      "<article class=\"run {}\" id=\"{}\"><h3><code>{}</code> <span class=\"verdict\">{}</span> "
+      "<span class=\"seconds\">{:.2f} s</span></h3>\n<p class=\"meta\">{} &middot; backend {} &middot; digest <code>{}</code></p>\n"
+      "<table class=\"checks\"><tr><th></th><th>check</th><th>measured</th><th>where</th><th>id</th></tr>\n{}</table>\n"
+      "{}<p class=\"links\">{}</p><div class=\"plots\">{}</div></article>\n",
+      failure_rank(result) <= 1 ? "red" : "green", html_escape(test), html_escape(test), verdict,
+      result.value("seconds", 0.0), html_escape(result.value("file", "")), html_escape(result.value("backend", "")),
+      html_escape(result.value("digest", "")), checks, gauges_table(result), links, plots);
+}
+
+std::string origin_line(const nlohmann::json& summary) {
+  std::string line = html_escape(summary.value("series", summary.value("command", "")));
+  if (summary.contains("shard")) {
+    const auto& shard = summary["shard"];
+    line += fmt::format(" &middot; shard {} of {} ({}): {} of {} scenarios", shard.value("index", 0),
+                        shard.value("total", 0), html_escape(shard.value("protocol", "")),
+                        shard["members"].size(), shard.value("of", 0));
+  }
+  if (summary.contains("merged_from"))
+    line += fmt::format(" &middot; merged from {} summaries", summary["merged_from"].size());
+  return line;
+}
+
+constexpr const char* kStyle =
+    "body{font:14px system-ui,sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;margin:4px 0}"
+    "td,th{border:1px solid #ccc;padding:3px 7px;vertical-align:top;text-align:left}"
+    ".green,.green .verdict,tr.passed td:first-child{color:#176f2c}.red .verdict,h1.red,tr.failed td:first-child,.error"
+    "{color:#b3261e;font-weight:bold}tr.parity.differ{background:#fde7e9}td.digest.red{background:#fbd5d5}"
+    "article.run{border-top:1px solid #999;margin-top:1em}article.run.red{border-left:4px solid #b3261e;padding-left:8px}"
+    "code{font-size:12px}.variant,.meta,.where{color:#555;font-size:12px}td.value{font-family:monospace}"
+    "img{image-rendering:pixelated;height:48px;margin-right:6px;border:1px solid #999;vertical-align:middle}";
+
+}  // namespace
+
+std::string summary_html(const nlohmann::json& summary, const fs::path& dir) {
+  std::vector<const nlohmann::json*> ordered;
+  for (const auto& result : summary["results"]) ordered.push_back(&result);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
+    return std::pair(failure_rank(*a), a->value("test", "")) < std::pair(failure_rank(*b), b->value("test", ""));
+  });
+  const size_t green = summary.value("green", 0), red = summary.value("red", 0);
+  std::string runs;
+  for (const nlohmann::json* result : ordered) runs += run_article(*result, dir);
+  return fmt::format(
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Tidemark: {} red, {} green</title>\n"
+      "<style>{}</style>\n</head><body>\n<header><h1 id=\"verdict\" class=\"{}\">{} red, {} green of {}</h1>"
+      "<p class=\"origin\">{}</p></header>\n{}{}<section id=\"runs\"><h2>Runs</h2>\n{}</section>\n</body></html>\n",
+      red, green, kStyle, red ? "red" : "green", red, green, red + green, origin_line(summary),
+      failures_section(ordered), parity_section(summary["parity"]), runs);
+}
+
+}  // namespace tidemark::report
