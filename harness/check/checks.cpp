@@ -1,5 +1,6 @@
 #include "check/check.h"
 #include "check/png.h"
+#include "check/ssim.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,9 +9,11 @@
 #include <system_error>
 #include <type_traits>
 #include <utility>
+#include <vector>
 #include <variant>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace tidemark::check {
 namespace {
@@ -70,7 +73,8 @@ std::string file_stem(std::string_view id) {
 struct ArtifactSet {
   const Image* actual = nullptr;
   const Image* expected = nullptr;
-  const Image* diff = nullptr;  // absent when sizes differ
+  const Image* diff = nullptr;      // absent when sizes differ
+  const Image* ssim_map = nullptr;  // a golden judged by SSIM: where the structure differs (dark)
 };
 
 Result<std::vector<std::filesystem::path>> write_artifacts(const std::filesystem::path& dir,
@@ -86,7 +90,7 @@ Result<std::vector<std::filesystem::path>> write_artifacts(const std::filesystem
   }
   const std::string stem = file_stem(id);
   const std::pair<const char*, const Image*> files[] = {
-      {"actual", set.actual}, {"expected", set.expected}, {"diff", set.diff}};
+      {"actual", set.actual}, {"expected", set.expected}, {"diff", set.diff}, {"ssim-map", set.ssim_map}};
   for (const auto& [suffix, image] : files) {
     if (image == nullptr) continue;
     std::filesystem::path file = dir / fmt::format("{}-{}.png", stem, suffix);
@@ -198,11 +202,10 @@ Result<Outcome> check_bands(const scenario::BandsCheck& check, const Image& actu
 Result<Outcome> check_golden(const scenario::GoldenCheck& check, const Image& actual,
                              const std::filesystem::path& artifact_dir, scenario::CheckId id) {
   const std::string location = format_location(check.where);
-  Outcome outcome = pixel_outcome(
-      id,
-      fmt::format("matches golden {} within {}, at most {} pixels off",
-                  check.file.filename().string(), check.tolerance, check.max_mismatch),
-      check.where);
+  std::string text = fmt::format("matches golden {}", check.file.filename().string());
+  if (check.per_pixel) text += fmt::format(" within {}, at most {} pixels off", check.tolerance, check.max_mismatch);
+  if (check.ssim) text += fmt::format("{} SSIM >= {}", check.per_pixel ? " and" : " with", *check.ssim);
+  Outcome outcome = pixel_outcome(id, std::move(text), check.where);
 
   std::error_code error;  // when existence cannot be told, read_png reports why
   if (!std::filesystem::exists(check.file, error) && !error) {
@@ -232,17 +235,32 @@ Result<Outcome> check_golden(const scenario::GoldenCheck& check, const Image& ac
   auto compared = compare_images(actual, *golden, check.tolerance);
   if (!compared) return std::unexpected(compared.error());
   const int64_t total = int64_t{actual.width} * actual.height;
-  outcome.passed = compared->mismatched <= check.max_mismatch;
-  outcome.detail = fmt::format("{} of {} pixels off (allowed {})", compared->mismatched, total,
-                               check.max_mismatch);
-  if (compared->first_mismatch) {
-    const auto [x, y] = *compared->first_mismatch;
-    outcome.detail += fmt::format(
-        ", first at ({},{}): read {}, wanted {}, largest channel delta {}", x, y,
-        format_rgba(actual.at(x, y)), format_rgba(golden->at(x, y)), compared->max_channel_delta);
+  outcome.passed = true;
+  std::vector<std::string> details;
+  if (check.per_pixel) {
+    outcome.passed = compared->mismatched <= check.max_mismatch;
+    std::string detail = fmt::format("{} of {} pixels off (allowed {})", compared->mismatched, total, check.max_mismatch);
+    if (compared->first_mismatch) {
+      const auto [x, y] = *compared->first_mismatch;
+      detail += fmt::format(", first at ({},{}): read {}, wanted {}, largest channel delta {}", x, y,
+                            format_rgba(actual.at(x, y)), format_rgba(golden->at(x, y)), compared->max_channel_delta);
+    }
+    details.push_back(std::move(detail));
   }
+  std::optional<Ssim> similarity;
+  if (check.ssim) {
+    auto measured = structural_similarity(actual, *golden);
+    if (!measured) return fail(ErrorKind::BadInput, fmt::format("{}: {}", location, measured.error().message));
+    const bool similar = measured->mean >= *check.ssim;
+    outcome.passed = outcome.passed && similar;
+    details.push_back(fmt::format("SSIM {:.6f} {} {} (lowest {:.4f} at ({},{}))", measured->mean, similar ? ">=" : "<",
+                                  *check.ssim, measured->lowest, measured->lowest_at.first, measured->lowest_at.second));
+    similarity = std::move(*measured);
+  }
+  outcome.detail = fmt::format("{}", fmt::join(details, "; "));
   if (outcome.passed) return outcome;
-  return finish_failed(std::move(outcome), artifact_dir, {&actual, &*golden, &compared->diff});
+  return finish_failed(std::move(outcome), artifact_dir,
+                       {&actual, &*golden, &compared->diff, similarity ? &similarity->map : nullptr});
 }
 
 }  // namespace

@@ -59,8 +59,8 @@
     "tolerance 0")                                                                                                \
   X(GoldenCheck, "golden", golden,                                                                                \
     "`file` (relative to this scenario's folder; must exist), `tolerance`, `max_mismatch` (pixels allowed "       \
-    "beyond tolerance)",                                                                                          \
-    "both 0")
+    "beyond tolerance), `ssim` (the least structural similarity, such as 0.998; with it alone, only SSIM judges)", \
+    "tolerance and max_mismatch 0")
 
 namespace tidemark::scenario {
 

@@ -199,6 +199,8 @@ struct GoldenCheck {
   std::filesystem::path file;  // resolved against the scenario's folder
   int tolerance = 0;           // per channel
   int max_mismatch = 0;        // pixels allowed beyond tolerance
+  std::optional<double> ssim;  // the least structural similarity allowed (check/ssim.h)
+  bool per_pixel = true;       // judged by tolerance and max_mismatch: without `ssim`, or with them written
   SourceLocation where;
 };
 

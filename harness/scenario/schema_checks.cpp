@@ -333,9 +333,19 @@ Result<PixelCheck> CheckReader::probe(const Value& value, const SourceLocation& 
 }
 
 Result<PixelCheck> CheckReader::golden(const Value& value, const SourceLocation& where) const {
-  TIDEMARK_TRY(entries, read_.fields(value, "golden", {"file", "tolerance", "max_mismatch"}));
+  TIDEMARK_TRY(entries, read_.fields(value, "golden", {"file", "tolerance", "max_mismatch", "ssim"}));
   GoldenCheck check;
   check.where = where;
+  TIDEMARK_CHECK(yaml::optional(entries, "ssim", check.ssim, [&](const Value& v) -> Result<double> {
+    TIDEMARK_TRY(least, values_.number(v));
+    if (!(least > 0 && least <= 1)) return error_at(v.where, "an SSIM above 0 and at most 1, such as 0.998", yaml::quote(v.node.Scalar()));
+    // The window is 11x11 (check/ssim.h): a smaller target has no SSIM.
+    if (declared_.target.width < 11 || declared_.target.height < 11)
+      return error_at(v.where, "a target of at least 11x11 pixels for an SSIM",
+                      yaml::quote(fmt::format("{}x{}", declared_.target.width, declared_.target.height)));
+    return least;
+  }));
+  check.per_pixel = !check.ssim || entries.find("tolerance") || entries.find("max_mismatch");
   TIDEMARK_CHECK(yaml::required(entries, "file", check.file, [&](const Value& v) { return golden_file(v); }));
   TIDEMARK_CHECK(yaml::optional(entries, "tolerance", check.tolerance, values_.tolerance()));
   TIDEMARK_CHECK(yaml::optional(entries, "max_mismatch", check.max_mismatch, [&](const Value& v) {
