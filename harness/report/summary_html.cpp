@@ -198,7 +198,7 @@ std::string origin_line(const nlohmann::json& summary) {
 constexpr const char* kStyle =
     "body{font:14px system-ui,sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;margin:4px 0}"
     "td,th{border:1px solid #ccc;padding:3px 7px;vertical-align:top;text-align:left}"
-    ".green,.green .verdict,tr.passed td:first-child{color:#176f2c}.red .verdict,h1.red,tr.failed td:first-child,.error"
+    "h1.green,.run.green .verdict,tr.passed td:first-child,td.digest.green a{color:#176f2c}.red .verdict,h1.red,tr.failed td:first-child,.error"
     "{color:#b3261e;font-weight:bold}tr.parity.differ{background:#fde7e9}td.digest.red{background:#fbd5d5}"
     "article.run{border-top:1px solid #999;margin-top:1em}article.run.red{border-left:4px solid #b3261e;padding-left:8px}"
     "code{font-size:12px}.variant,.meta,.where{color:#555;font-size:12px}td.value{font-family:monospace}"

@@ -53,7 +53,8 @@ nlohmann::json result_json(const RunResult& result) {
   for (const auto& outcome : result.outcomes) {
     nlohmann::json check{{"id", outcome.id.str()},   {"kind", scenario::to_string(outcome.id.kind)},
                          {"check", outcome.text},    {"passed", outcome.passed},
-                         {"detail", outcome.detail}, {"where", format_location(outcome.where)}};
+                         {"detail", outcome.detail},
+                         {"where", outcome.where.file.empty() ? std::string() : format_location(outcome.where)}};
     for (const auto& artifact : outcome.artifacts)
       check["artifacts"].push_back(fs::absolute(artifact).lexically_normal().string());
     json["checks"].push_back(check);
