@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "report/summary.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
@@ -19,6 +20,9 @@
 namespace tidemark::cli {
 
 enum Exit { kGreen = 0, kRed = 1, kBadInput = 2, kEnvironment = 3, kInternal = 4 };
+
+// --quiet / --verbose, for every command (main.cpp sets it before the command runs).
+Verbosity& verbosity();
 
 int exit_code(const Error& error);
 // Prints `tidemark: <message>` and returns the error's exit code.

@@ -37,6 +37,7 @@ int exit_code(const Error& error) {
 }
 
 int report_error(const Error& error) {
+  Progress::clear_active();
   fmt::print(stderr, "tidemark: {}\n", error.message);
   return exit_code(error);
 }
@@ -70,6 +71,11 @@ Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>&
     return fail(ErrorKind::BadInput, joined);
   }
   return scenarios;
+}
+
+Verbosity& verbosity() {
+  static Verbosity chosen = Verbosity::Normal;
+  return chosen;
 }
 
 fs::path default_report_dir(std::string_view kind) {

@@ -194,6 +194,11 @@ int main(int argc, char** argv) {
   std::string trace_file;
   auto* trace = app.add_subcommand("trace", "print a Perfetto trace's tracks and rows as Trace Processor imports them");
   trace->add_option("file", trace_file, "a .pftrace file")->required();
+  bool quiet = false, verbose = false;
+  app.add_flag("-q,--quiet", quiet, "print only what failed and the last line; no progress line")->excludes(
+      app.add_flag("-v,--verbose", verbose, "also print every check that passed"));
+  app.fallthrough();  // `tidemark run --quiet ...` as well as `tidemark --quiet run ...`
+  app.parse_complete_callback([&] { verbosity() = quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal; });
   const std::vector<std::pair<CLI::App*, std::function<int()>>> commands = {
       {add_run(app, run), [&] { return run_command(run); }},
       {add_replay(app, replay), [&] { return replay_command(replay); }},

@@ -65,18 +65,22 @@ int red_once_command(const RedOnceArgs& args) {
   std::vector<std::string> updated;
   std::vector<runner::RedOnceReport> rerun;  // scenario and lanes only: which ledger lines were measured again
   size_t failed = 0;
+  Progress progress = Progress::for_stdout("red-once", scenarios->size(), verbosity());
   for (const auto& scenario : *scenarios) {
+    progress.start(fmt::format("{}/{} ({} controls)", scenario.group, scenario.name, scenario.controls.size()));
     if (scenario.controls.empty()) {
-      fmt::print("RED-ONCE FAIL {}/{}: no controls (a green that never went red proves nothing)\n", scenario.group,
-                 scenario.name);
+      progress.print(fmt::format("RED-ONCE FAIL {}/{}: no controls (a green that never went red proves nothing)",
+                                 scenario.group, scenario.name));
       ++failed;
+      progress.finish_item();
       continue;
     }
     auto result = runner::red_once(scenario, options);
     if (!result) return report_error(result.error());
-    for (const auto& run : result->runs)
-      fmt::print("  {} [{}] {}: {} — {}\n", result->scenario, run.lane, run.control, verdict_name(run.verdict),
-                 run.detail);
+    if (verbosity() != Verbosity::Quiet)
+      for (const auto& run : result->runs)
+        progress.print(fmt::format("  {} [{}] {}: {} — {}", result->scenario, run.lane, run.control,
+                                   verdict_name(run.verdict), run.detail));
     std::vector<std::string> problems = result->problems;
     if (!update_ledger)
       for (auto& drift : runner::ledger_drift(*result, *ledger)) problems.push_back("ledger drift: " + drift);
@@ -84,13 +88,15 @@ int red_once_command(const RedOnceArgs& args) {
     updated.insert(updated.end(), lines.begin(), lines.end());
     rerun.push_back({.scenario = result->scenario, .lanes = result->lanes});
     if (problems.empty()) {
-      fmt::print("RED-ONCE PASS {}\n", result->scenario);
+      if (verbosity() != Verbosity::Quiet) progress.print(fmt::format("RED-ONCE PASS {}", result->scenario));
     } else {
       ++failed;
-      fmt::print("RED-ONCE FAIL {}\n", result->scenario);
-      for (const auto& problem : problems) fmt::print("  {}\n", problem);
+      progress.print(fmt::format("RED-ONCE FAIL {}", result->scenario));
+      for (const auto& problem : problems) progress.print(fmt::format("  {}", problem));
     }
+    progress.finish_item();
   }
+  progress.close();
   if (update_ledger) {
     for (const auto& line : *ledger) {
       bool replaced = false;

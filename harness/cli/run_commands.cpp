@@ -43,18 +43,26 @@ Result<fs::path> recording_path(const std::string& record, const scenario::Scena
   return dir / (scenario.name + ".tdrec");
 }
 
-void print_result(const runner::RunResult& result) {
+// A result's lines: the verdict, then what failed (and, with --verbose, what passed). With
+// --quiet a green result prints nothing.
+void print_result(const runner::RunResult& result, Progress& progress) {
+  if (verbosity() == Verbosity::Quiet && result.green && !result.unexpected_pass) return;
   const char* verdict = result.expected_failure ? "EXPECTED-RED" : result.green ? "GREEN" : "RED  ";
-  fmt::print("{} {} ({:.2f} s) {} digest {}\n", verdict, result.test_name, result.seconds, gauge_line(result.gauges),
-             result.digest);
-  if (result.expected_failure) fmt::print("      expected (expectations.txt): {}\n", *result.expected_failure);
-  if (result.unexpected_pass) fmt::print("      unexpected pass: {}\n", *result.unexpected_pass);
-  if (result.error) fmt::print("      error: {}\n", result.error->message);
+  progress.print(fmt::format("{} {} ({:.2f} s) {} digest {}", verdict, result.test_name, result.seconds,
+                             gauge_line(result.gauges), result.digest));
+  if (result.expected_failure) progress.print(fmt::format("      expected (expectations.txt): {}", *result.expected_failure));
+  if (result.unexpected_pass) progress.print(fmt::format("      unexpected pass: {}", *result.unexpected_pass));
+  if (result.error) progress.print(fmt::format("      error: {}", result.error->message));
   for (const auto& outcome : result.outcomes) {
-    if (outcome.passed) continue;
-    fmt::print("      failed {} `{}`: {}\n", scenario::to_string(outcome.id.kind), outcome.text, outcome.detail);
-    if (!outcome.where.file.empty()) fmt::print("        at {}\n", format_location(outcome.where));
-    for (const auto& artifact : outcome.artifacts) fmt::print("        wrote {}\n", artifact.string());
+    if (outcome.passed) {
+      if (verbosity() == Verbosity::Verbose)
+        progress.print(fmt::format("      passed {} `{}`: {}", scenario::to_string(outcome.id.kind), outcome.text,
+                                   outcome.detail));
+      continue;
+    }
+    progress.print(fmt::format("      failed {} `{}`: {}", scenario::to_string(outcome.id.kind), outcome.text, outcome.detail));
+    if (!outcome.where.file.empty()) progress.print(fmt::format("        at {}", format_location(outcome.where)));
+    for (const auto& artifact : outcome.artifacts) progress.print(fmt::format("        wrote {}", artifact.string()));
   }
 }
 
@@ -142,7 +150,9 @@ int run_command(const RunArgs& args) {
   }
 
   std::vector<runner::RunResult> results;
+  Progress progress = Progress::for_stdout("run", scenarios->size(), verbosity());
   for (const auto& scenario : *scenarios) {
+    progress.start(fmt::format("{}/{} ({})", scenario.group, scenario.name, args.lane.lane));
     if (!args.record.empty()) {
       auto path = recording_path(args.record, scenario, scenarios->size());
       if (!path) return report_error(path.error());
@@ -151,9 +161,11 @@ int run_command(const RunArgs& args) {
     }
     auto result = runner::run(scenario, options);
     if (!result) return report_error(result.error());
-    print_result(*result);
+    print_result(*result, progress);
+    progress.finish_item();
     results.push_back(std::move(*result));
   }
+  progress.close();
   const report::Origin origin{.command = "run", .series = run_series(args), .shard = shard};
   if (auto ok = report::write_summary(options.report_dir, origin, runner::results_json(results)); !ok)
     return report_error(ok.error());
@@ -186,11 +198,16 @@ int parity_command(const ParityArgs& args) {
   // Every backend a scenario lists is a subject of its own: `group/name` on its first,
   // `group/name@backend` on the others.
   size_t subjects = 0;
+  size_t total = 0;
+  for (const auto& scenario : *scenarios) total += std::max<size_t>(1, scenario.backends.size());
+  Progress progress = Progress::for_stdout(with_replay ? "parity with replay" : "parity", total, verbosity());
   for (const auto& scenario : *scenarios) {
     std::vector<std::string> backends = scenario.backends;
     if (backends.empty()) backends.push_back(runner::default_backend(scenario));
     for (const auto& backend : backends) {
       ++subjects;
+      progress.start(fmt::format("{}/{}{}", scenario.group, scenario.name,
+                                 backend == runner::default_backend(scenario) ? "" : "@" + backend));
       const bool own = backend == runner::default_backend(scenario);
       const std::string name = scenario.group + "/" + scenario.name + (own ? "" : "@" + backend);
       std::map<std::string, std::vector<std::string>> lanes_by_digest;
@@ -231,23 +248,25 @@ int parity_command(const ParityArgs& args) {
       }
       bool same = lanes_by_digest.size() == 1;
       if (!same)
-        for (const auto& [digest, lanes] : lanes_by_digest)
-          fmt::print("  {}: {}\n", digest, fmt::join(lanes, ", "));
+        for (const auto& [digest, lanes] : lanes_by_digest) progress.print(fmt::format("  {}: {}", digest, fmt::join(lanes, ", ")));
       mismatched += same ? 0 : 1;
-      fmt::print("{} {}{}\n", same ? "SAME" : "DIFF", name, row);
+      if (!same || verbosity() != Verbosity::Quiet) progress.print(fmt::format("{} {}{}", same ? "SAME" : "DIFF", name, row));
+      progress.finish_item();
       if (same) digests[name] = lanes_by_digest.begin()->first;
       if (!args.against.empty()) {
         auto found = saved.find(name);
         std::string here = same ? lanes_by_digest.begin()->first : std::string("(lanes disagree)");
         if (found == saved.end() || found->second != here) {
           ++unlike_saved;
-          fmt::print("  against {}: {}, here {}\n", args.against,
-                     found == saved.end() ? std::string("no digest saved") : "saved " + found->second, here);
+          progress.print(fmt::format("  against {}: {}, here {}", args.against,
+                                     found == saved.end() ? std::string("no digest saved") : "saved " + found->second,
+                                     here));
         }
       }
     }
   }
   const report::Origin origin{.command = "parity", .series = with_replay ? "parity replay" : "parity", .shard = shard};
+  progress.close();
   if (auto ok = report::write_summary(report_dir, origin, runner::results_json(results)); !ok)
     return report_error(ok.error());
   if (!args.save_digests.empty())

@@ -37,10 +37,12 @@ int soak_command(const SoakArgs& args) {
   std::vector<runner::SoakLane> soaks;
   std::vector<runner::SoakFigures> figures;
   bool green = true;
-  fmt::print("{:<9} {:>9} {:>7} | {:>12} {:>6} {:>10} {:>9} | {:>12} {:>6} {:>10} {:>9} | {:>6} {:>10}\n", "lane", "calls",
-             "s", "client MiB", "maps", "KiB/Mcall", "maps/Mc", "server MiB", "maps", "KiB/Mcall", "maps/Mc", "live",
-             "parked B");
+  Progress progress = Progress::for_stdout("soak " + scenario.name, lanes.size(), verbosity());
+  progress.print(fmt::format("{:<9} {:>9} {:>7} | {:>12} {:>6} {:>10} {:>9} | {:>12} {:>6} {:>10} {:>9} | {:>6} {:>10}",
+                             "lane", "calls", "s", "client MiB", "maps", "KiB/Mcall", "maps/Mc", "server MiB", "maps",
+                             "KiB/Mcall", "maps/Mc", "live", "parked B"));
   for (Lane lane : lanes) {
+    progress.start(std::string(lane_name(lane)));
     runner::SoakLane soak;
     soak.lane = std::string(lane_name(lane));
     soak.separate_server = lane == Lane::Spawn || lane == Lane::Tcp;
@@ -66,6 +68,7 @@ int soak_command(const SoakArgs& args) {
       sample.heap_held_kib = static_cast<int64_t>((heap.arena + heap.hblkhd) / 1024);
       sample.heap_used_kib = static_cast<int64_t>((heap.uordblks + heap.hblkhd) / 1024);
       soak.samples.push_back(sample);
+      progress.start(fmt::format("{}, {} calls", lane_name(lane), calls));
     };
     auto result = runner::run(scenario, options);
     if (!result) return report_error(result.error());
@@ -77,16 +80,19 @@ int soak_command(const SoakArgs& args) {
                 f.client_maps.per_million_calls <= args.max_maps_slope &&
                 f.server_maps.per_million_calls <= args.max_maps_slope;
     green = green && flat && soak.result.green;
-    fmt::print("{:<9} {:>9} {:>7.1f} | {:>12.1f} {:>6} {:>+10.0f} {:>+9.1f} | {:>12} {:>6} {:>+10.0f} {:>+9.1f} | {:>6} {:>10}{}\n",
+    progress.print(fmt::format(
+               "{:<9} {:>9} {:>7.1f} | {:>12.1f} {:>6} {:>+10.0f} {:>+9.1f} | {:>12} {:>6} {:>+10.0f} {:>+9.1f} | {:>6} {:>10}{}",
                soak.lane, f.calls, f.seconds, f.client_rss_peak_kib / 1024.0, f.client_maps_peak,
                f.client_rss.per_million_calls, f.client_maps.per_million_calls,
                soak.separate_server ? fmt::format("{:.1f}", f.server_rss_peak_kib / 1024.0) : "(client)",
                soak.separate_server ? fmt::format("{}", f.server_maps_peak) : "", f.server_rss.per_million_calls,
                f.server_maps.per_million_calls, f.live_stores_peak, f.parked_bytes_peak,
-               !soak.result.green ? "  RED (the run)" : flat ? "" : "  RED (not flat)");
+               !soak.result.green ? "  RED (the run)" : flat ? "" : "  RED (not flat)"));
+    progress.finish_item();
     soaks.push_back(std::move(soak));
     figures.push_back(f);
   }
+  progress.close();
   if (auto ok = runner::write_soak_report(soaks, figures, report_dir, args.max_rss_slope_kib, args.max_maps_slope); !ok)
     return report_error(ok.error());
   for (size_t k = 0; k < soaks.size(); ++k)
