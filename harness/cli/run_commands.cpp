@@ -239,6 +239,8 @@ int parity_command(const ParityArgs& args) {
           wire::LaneOptions lane_options;
           lane_options.lane = lane;
           lane_options.backends = &session::builtin_backends();
+          // The replaying server's log beside the recording, as a run's goes to its server.log.
+          lane_options.server_log = (report_dir / "recordings" / fmt::format("{}.replay-{}.log", file, lane_name(lane))).string();
           auto replayed = wire::replay(options.lane.record, lane_options);
           if (!replayed) return report_error(replayed.error());
           std::string key = replayed->divergence ? "diverged: " + *replayed->divergence : replayed->digest;
