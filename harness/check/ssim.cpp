@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace tidemark::check {
@@ -94,15 +95,14 @@ Result<Ssim> structural_similarity(const Image& a, const Image& b) {
   Ssim result;
   result.mean = mean;
   result.map = make_image(width, height, {0, 0, 0, 255});
-  bool first_inside = true;
+  result.lowest = std::numeric_limits<double>::infinity();  // the cropped area is never empty (>= 11x11)
   for (int row = 0; row < height; ++row)
     for (int column = 0; column < width; ++column) {
       const double s = map[static_cast<size_t>(row) * width + column];
       const auto grey = static_cast<uint8_t>(std::lround(std::clamp(s, 0.0, 1.0) * 255));
       result.map.set(column, row, {grey, grey, grey, 255});
       const bool inside = row >= kRadius && row < height - kRadius && column >= kRadius && column < width - kRadius;
-      if (inside && (s < result.lowest || first_inside)) result.lowest = s, result.lowest_at = {column, row};
-      first_inside = first_inside && !inside;
+      if (inside && s < result.lowest) result.lowest = s, result.lowest_at = {column, row};
     }
   return result;
 }

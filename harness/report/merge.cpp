@@ -9,7 +9,6 @@
 #include <regex>
 
 #include "core/files.h"
-#include "report/parity.h"
 #include "report/summary.h"
 
 namespace tidemark::report {
@@ -185,13 +184,13 @@ Result<MergeResult> merge_summaries(const std::vector<fs::path>& dirs, const fs:
   std::sort(merged.merged_from.begin(), merged.merged_from.end(), [](const Origin& a, const Origin& b) {
     return std::pair(a.series, a.shard ? a.shard->index : 0) < std::pair(b.series, b.shard ? b.shard->index : 0);
   });
-  TIDEMARK_CHECK(write_summary(out, merged, results));
+  TIDEMARK_TRY(written, write_summary(out, merged, results));
 
   MergeResult merge;
   merge.summaries = sources.size();
   merge.results = results.size();
   for (const auto& result : results) (result.value("green", false) ? merge.green : merge.red) += 1;
-  const nlohmann::json parity = parity_rows(results);
+  const nlohmann::json& parity = written["parity"];
   merge.scenarios = parity.size();
   for (const auto& row : parity) {
     if (row.value("same", false)) continue;

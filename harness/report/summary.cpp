@@ -47,7 +47,7 @@ std::string selection_hash(std::vector<std::string> names) {
   return hash.hex();
 }
 
-Status write_summary(const fs::path& dir, const Origin& origin, const nlohmann::json& results) {
+Result<nlohmann::json> write_summary(const fs::path& dir, const Origin& origin, const nlohmann::json& results) {
   TIDEMARK_CHECK(make_directories(dir));
   nlohmann::json summary;
   summary["format"] = "tidemark-summary";
@@ -72,7 +72,8 @@ Status write_summary(const fs::path& dir, const Origin& origin, const nlohmann::
   summary["parity"] = parity_rows(summary["results"]);
   TIDEMARK_CHECK(write_file_atomically(dir / "summary.html", summary_html(summary, dir)));
   TIDEMARK_CHECK(write_file_atomically(dir / "junit.xml", junit_xml(summary)));
-  return write_file_atomically(dir / "summary.json", summary.dump(2) + '\n');  // last: its presence means complete
+  TIDEMARK_CHECK(write_file_atomically(dir / "summary.json", summary.dump(2) + '\n'));  // last: its presence means complete
+  return summary;
 }
 
 }  // namespace tidemark::report

@@ -37,7 +37,9 @@ struct Origin {
 // Writes summary.json, summary.html and junit.xml into `dir`. `results` is an array of run
 // results as runner::result_json writes them; their folders and files are kept relative to
 // `dir`, so a report folder can be moved (a CI engine's artifacts are downloaded elsewhere).
-Status write_summary(const std::filesystem::path& dir, const Origin& origin, const nlohmann::json& results);
+// Returns the document summary.json holds.
+Result<nlohmann::json> write_summary(const std::filesystem::path& dir, const Origin& origin,
+                                     const nlohmann::json& results);
 
 // The views, from a summary document as summary.json holds it (paths relative to `dir`).
 std::string summary_html(const nlohmann::json& summary, const std::filesystem::path& dir);
