@@ -164,6 +164,7 @@ struct ObserveArgs {
   std::string expect;                // a YAML file of gauge bounds
   std::vector<std::string> faults;   // hold_frees, never_done, fail_allocation=N
   std::string completion;            // deterministic (default) or real
+  std::string only;                  // observe only the programs whose file name matches (fnmatch)
 };
 int observe_command(const ObserveArgs& args);
 struct CompareArgs {

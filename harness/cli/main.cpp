@@ -184,6 +184,8 @@ int main(int argc, char** argv) {
                                                   "fail_allocation=N (repeatable)");
   observe->add_option("--completion", observed.completion, "what the program is shown of GPU progress: "
                                                            "deterministic (default) or real");
+  observe->add_option("--only", observed.only, "observe only the processes whose executable or argv[0] file name "
+                                               "matches PATTERN (fnmatch: 'vkcube', 'piglit-*'); the others' calls pass through");
   observe->add_option("command", observed.command, "the program and its arguments, after --")->required();
   observe->prefix_command();
   MergeArgs merged;

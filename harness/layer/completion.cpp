@@ -5,27 +5,34 @@
 namespace tidemark::layer {
 
 void CompletionRule::submitted(uint64_t queue, uint64_t kernel_fence, uint64_t fence, std::span<const Signal> signals) {
-  Queue& q = queues_[queue];
-  uint64_t submit = ++q.submitted;
-  q.kernel_fences.emplace_back(submit, kernel_fence);
+  auto [entry, added] = queues_.try_emplace(queue);
+  Queue& q = entry->second;
+  if (added) q.number = queues_.size();
+  const Pending at{queue, ++q.submitted, ++submits_};
+  q.kernel_fences.emplace_back(at.submit, kernel_fence);
   if (fence) {
-    fences_[fence] = {queue, submit};
+    fences_[fence] = at;
     revealed_fences_.erase(fence);
+    fence_polls_.erase(fence);
   }
   for (const Signal& signal : signals)
     if (auto found = semaphores_.find(signal.semaphore); found != semaphores_.end())
-      found->second.signals.emplace_back(signal.value, Pending{queue, submit});
+      found->second.signals.emplace_back(signal.value, at);
 }
 
 void CompletionRule::fence_reset(uint64_t fence) {
   fences_.erase(fence);
   revealed_fences_.erase(fence);
+  fence_polls_.erase(fence);
 }
 
 void CompletionRule::semaphore_created(uint64_t semaphore, uint64_t initial_value) {
   semaphores_[semaphore] = Timeline{initial_value, {}};
 }
-void CompletionRule::semaphore_destroyed(uint64_t semaphore) { semaphores_.erase(semaphore); }
+void CompletionRule::semaphore_destroyed(uint64_t semaphore) {
+  semaphores_.erase(semaphore);
+  semaphore_polls_.erase(semaphore);
+}
 void CompletionRule::semaphore_signaled(uint64_t semaphore, uint64_t value) {
   if (auto found = semaphores_.find(semaphore); found != semaphores_.end())
     found->second.known = std::max(found->second.known, value);
@@ -44,16 +51,49 @@ bool CompletionRule::fence_shown_done(uint64_t fence, bool driver_done) const {
   return known(pending->second);
 }
 
-uint64_t CompletionRule::semaphore_shown_value(uint64_t semaphore, uint64_t driver_value) {
+std::optional<bool> CompletionRule::fence_known(uint64_t fence) const {
+  auto pending = fences_.find(fence);
+  if (pending == fences_.end()) return std::nullopt;
+  if (options_.never_done) return revealed_fences_.contains(fence);
+  return known(pending->second);
+}
+
+std::optional<uint64_t> CompletionRule::semaphore_known(uint64_t semaphore) {
   auto found = semaphores_.find(semaphore);
-  if (options_.real || found == semaphores_.end()) return driver_value;
+  if (found == semaphores_.end()) return std::nullopt;
   Timeline& timeline = found->second;
   if (!options_.never_done)
     while (!timeline.signals.empty() && known(timeline.signals.front().second)) {
       timeline.known = std::max(timeline.known, timeline.signals.front().first);
       timeline.signals.pop_front();
     }
-  return std::min(timeline.known, driver_value);  // delayed, never advanced
+  return timeline.known;
+}
+
+uint64_t CompletionRule::semaphore_shown_value(uint64_t semaphore, uint64_t driver_value) {
+  auto known_value = semaphore_known(semaphore);
+  if (options_.real || !known_value) return driver_value;
+  return std::min(*known_value, driver_value);  // delayed, never advanced
+}
+
+bool CompletionRule::at_reveal_point(std::unordered_map<uint64_t, uint32_t>& runs, uint64_t object) {
+  if (++runs[object] < std::max<uint32_t>(options_.polls_to_reveal, 1)) return false;
+  runs.erase(object);
+  return true;
+}
+
+std::optional<CompletionRule::Reveal> CompletionRule::fence_polled_busy(uint64_t fence) {
+  if (options_.real || options_.never_done) return std::nullopt;
+  auto pending = fences_.find(fence);
+  if (pending == fences_.end() || !at_reveal_point(fence_polls_, fence)) return std::nullopt;
+  return reveal_of(pending->second);
+}
+
+std::optional<CompletionRule::Reveal> CompletionRule::semaphore_polled_busy(uint64_t semaphore, uint64_t value) {
+  if (options_.real || options_.never_done) return std::nullopt;
+  auto reveal = semaphore_wait(semaphore, value);
+  if (!reveal || !at_reveal_point(semaphore_polls_, semaphore)) return std::nullopt;
+  return reveal;
 }
 
 uint64_t CompletionRule::semaphore_target(uint64_t semaphore) const {
@@ -66,21 +106,31 @@ uint64_t CompletionRule::semaphore_target(uint64_t semaphore) const {
 std::optional<CompletionRule::Reveal> CompletionRule::fence_wait(uint64_t fence) const {
   auto pending = fences_.find(fence);
   if (pending == fences_.end()) return std::nullopt;
-  return Reveal{pending->second.queue, pending->second.submit};
+  return reveal_of(pending->second);
 }
 
 std::optional<CompletionRule::Reveal> CompletionRule::semaphore_wait(uint64_t semaphore, uint64_t value) const {
   auto found = semaphores_.find(semaphore);
   if (found == semaphores_.end()) return std::nullopt;
   for (const auto& [signalled, at] : found->second.signals)  // the first signal that reaches the value
-    if (signalled >= value) return Reveal{at.queue, at.submit};
+    if (signalled >= value) return reveal_of(at);
   return std::nullopt;
 }
 
 std::optional<CompletionRule::Reveal> CompletionRule::queue_idle(uint64_t queue) const {
   auto found = queues_.find(queue);
   if (found == queues_.end() || found->second.submitted == 0) return std::nullopt;
-  return Reveal{queue, found->second.submitted};
+  return Reveal{queue, found->second.submitted, 0};
+}
+
+std::vector<CompletionRule::Reveal> CompletionRule::device_idle() const {
+  std::vector<std::pair<uint64_t, Reveal>> numbered;  // in the order the queues were first used, not by handle
+  for (const auto& [queue, state] : queues_)
+    if (state.submitted > 0) numbered.push_back({state.number, {queue, state.submitted, 0}});
+  std::sort(numbered.begin(), numbered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Reveal> reveals;
+  for (const auto& [number, reveal] : numbered) reveals.push_back(reveal);
+  return reveals;
 }
 
 CompletionRule::KernelNeed CompletionRule::kernel_need(const Reveal& reveal) const {

@@ -129,41 +129,151 @@ VkResult poll_outcome(DeviceState& device, bool done) {
   return done ? VK_SUCCESS : VK_NOT_READY;
 }
 
+// How long the layer's own wait at a reveal point may take, in wall time. A submit that finishes
+// only after the program does something more (signals a semaphore from the host, on this
+// thread, after the poll) would never finish while the layer waits: past this, the poll shows
+// busy, the run of polls starts again, and the layer says once that the answers now depend on time.
+constexpr uint64_t kRevealGuardNs = 10'000'000'000;
+
+void warn_reveal_guard() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::fputs(TIDEMARK_LAYER_NAME ": a polled submit did not finish within 10 s of the layer's wait (does it wait on "
+               "something the program signals later?); the polls' answers now depend on time\n",
+               stderr);
+  });
+}
+
+// The layer's own wait at a reveal point, beneath the program's unchanged poll: the driver's
+// wait for every fence, then the kernel must have seen each one's work, as for an unbounded wait.
+enum class Revealed { Seen, Lost, Guarded, Failed };
+Revealed reveal_fences(VkDevice device, const std::vector<VkFence>& fences) {
+  VkResult waited = next_of(device).WaitForFences(device, static_cast<uint32_t>(fences.size()), fences.data(), VK_TRUE,
+                                                  kRevealGuardNs);
+  if (waited == VK_TIMEOUT) warn_reveal_guard();
+  if (waited != VK_SUCCESS) return waited == VK_TIMEOUT ? Revealed::Guarded : Revealed::Failed;
+  return with_device(device, [&](Observer&, DeviceState& d) {
+    bool seen = true;
+    for (VkFence fence : fences) {
+      ++d.gauges.polls_revealed;
+      seen = kernel_saw(d, d.completion.fence_wait(key(fence)), UINT64_MAX, key(fence)) && seen;
+    }
+    if (!seen) ++d.gauges.waits_lost;
+    return seen ? Revealed::Seen : Revealed::Lost;
+  });
+}
+
+Revealed reveal_semaphores(VkDevice device, const std::vector<std::pair<VkSemaphore, uint64_t>>& reached) {
+  std::vector<VkSemaphore> semaphores;
+  std::vector<uint64_t> values;
+  for (const auto& [semaphore, value] : reached) {
+    semaphores.push_back(semaphore);
+    values.push_back(value);
+  }
+  VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+  info.semaphoreCount = static_cast<uint32_t>(semaphores.size());
+  info.pSemaphores = semaphores.data();
+  info.pValues = values.data();
+  VkResult waited = next_of(device).WaitSemaphores(device, &info, kRevealGuardNs);
+  if (waited == VK_TIMEOUT) warn_reveal_guard();
+  if (waited != VK_SUCCESS) return waited == VK_TIMEOUT ? Revealed::Guarded : Revealed::Failed;
+  return with_device(device, [&](Observer&, DeviceState& d) {
+    bool seen = true;
+    for (const auto& [semaphore, value] : reached) {
+      ++d.gauges.polls_revealed;
+      uint64_t id = key(semaphore);
+      seen = kernel_saw(d, d.completion.semaphore_wait(id, value), UINT64_MAX, 0, id, value) && seen;
+    }
+    if (!seen) ++d.gauges.waits_lost;
+    return seen ? Revealed::Seen : Revealed::Lost;
+  });
+}
+
+// Every poll reaches the driver as the program made it; under the deterministic rule only the
+// answer it is shown changes. A poll that shows an object busy for the Nth time in a row is a
+// reveal point (completion.h): the layer waits, and the poll shows the work done, or the device
+// lost when the kernel model never saw it.
+
 VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice device, VkFence fence) {
   VkResult real = next_of(device).GetFenceStatus(device, fence);
   if (real != VK_SUCCESS && real != VK_NOT_READY) return real;
-  return with_device(device, [&](Observer&, DeviceState& d) {
-    return poll_outcome(d, d.completion.fence_shown_done(key(fence), real == VK_SUCCESS));
+  bool reveal = with_device(device, [&](Observer&, DeviceState& d) {
+    if (d.completion.fence_shown_done(key(fence), real == VK_SUCCESS)) {
+      d.completion.fence_polled_done(key(fence));
+      return false;
+    }
+    return d.completion.fence_polled_busy(key(fence)).has_value();
   });
+  Revealed revealed = reveal ? reveal_fences(device, {fence}) : Revealed::Guarded;
+  return with_device(device, [&](Observer&, DeviceState& d) {
+    if (revealed == Revealed::Lost || revealed == Revealed::Failed) return VK_ERROR_DEVICE_LOST;
+    return poll_outcome(d, d.completion.fence_shown_done(key(fence), real == VK_SUCCESS || revealed == Revealed::Seen));
+  });
+}
+
+// What a poll of several fences shows: a fence no submit the layer saw signals counts as the
+// driver's answer for the whole call says (the driver does not say which fence it found done).
+bool fences_shown_done(DeviceState& d, std::span<const VkFence> fences, bool wait_all, bool driver_done) {
+  if (!driver_done) return false;
+  size_t done = 0;
+  for (VkFence fence : fences) done += d.completion.fence_known(key(fence)).value_or(true);
+  return wait_all ? done == fences.size() : done > 0;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, const VkFence* fences, VkBool32 wait_all,
                                              uint64_t timeout) {
-  const DeviceTable& next = next_of(device);
+  VkResult real = next_of(device).WaitForFences(device, count, fences, wait_all, timeout);
+  if (real != VK_SUCCESS && real != VK_TIMEOUT) return real;
   auto fence_list = std::span(fences, count);
-  if (timeout == 0) {  // a poll: shown done by the rule
-    std::vector<bool> driver_done;
-    for (VkFence fence : fence_list) driver_done.push_back(next.GetFenceStatus(device, fence) == VK_SUCCESS);
+  if (timeout == 0) {  // a poll
+    std::vector<VkFence> reveal = with_device(device, [&](Observer&, DeviceState& d) {
+      std::vector<VkFence> at_point;
+      if (!d.completion.deterministic() || fences_shown_done(d, fence_list, wait_all, real == VK_SUCCESS)) {
+        for (VkFence fence : fence_list) d.completion.fence_polled_done(key(fence));
+        return at_point;
+      }
+      for (VkFence fence : fence_list)
+        if (!d.completion.fence_known(key(fence)).value_or(true) && d.completion.fence_polled_busy(key(fence)))
+          at_point.push_back(fence);
+      return at_point;
+    });
+    Revealed revealed = reveal.empty() ? Revealed::Guarded : reveal_fences(device, reveal);
+    if (revealed == Revealed::Lost || revealed == Revealed::Failed) return VK_ERROR_DEVICE_LOST;
     return with_device(device, [&](Observer&, DeviceState& d) {
-      size_t done = 0;
-      for (size_t i = 0; i < count; ++i) done += d.completion.fence_shown_done(key(fence_list[i]), driver_done[i]);
-      VkResult shown = poll_outcome(d, wait_all ? done == count : done > 0);
-      return shown == VK_NOT_READY ? VK_TIMEOUT : shown;
+      bool done = d.completion.deterministic()
+                      ? fences_shown_done(d, fence_list, wait_all, real == VK_SUCCESS || revealed == Revealed::Seen)
+                      : real == VK_SUCCESS;
+      return poll_outcome(d, done) == VK_SUCCESS ? VK_SUCCESS : VK_TIMEOUT;
     });
   }
-  VkResult real = next.WaitForFences(device, count, fences, wait_all, timeout);
   if (real == VK_TIMEOUT) {
     with_device(device, [&](Observer&, DeviceState& d) { ++d.gauges.waits_timed_out; });
     return real;
   }
-  if (real != VK_SUCCESS) return real;
-  std::vector<VkFence> finished;  // for a wait on any, the fences the driver has finished
-  for (VkFence fence : fence_list)
-    if (wait_all || next.GetFenceStatus(device, fence) == VK_SUCCESS) finished.push_back(fence);
+  // What the wait reveals: every fence of a wait on all; of a wait on any, the one submitted
+  // first (in-order queues finish it first), which the layer waits for itself under the
+  // deterministic rule, so what is shown never depends on which fence the driver finished first.
+  std::vector<VkFence> revealed(fence_list.begin(), fence_list.end());
+  if (!wait_all) {
+    revealed = with_device(device, [&](Observer&, DeviceState& d) {
+      std::optional<std::pair<uint64_t, VkFence>> first;
+      for (VkFence fence : fence_list) {
+        auto reveal = d.completion.fence_wait(key(fence));
+        if (!reveal || d.completion.fence_known(key(fence)).value_or(true)) return std::vector<VkFence>{};  // the driver's answer stands
+        if (!first || reveal->order < first->first) first = {reveal->order, fence};
+      }
+      return first ? std::vector<VkFence>{first->second} : std::vector<VkFence>{};
+    });
+    bool deterministic = next_state(device).completion.deterministic();
+    if (deterministic && !revealed.empty() &&
+        next_of(device).WaitForFences(device, 1, revealed.data(), VK_TRUE, kRevealGuardNs) != VK_SUCCESS) {
+      warn_reveal_guard();
+      revealed.clear();
+    }
+  }
   return with_device(device, [&](Observer&, DeviceState& d) {
     bool seen = true;
-    for (VkFence fence : finished)
-      seen = kernel_saw(d, d.completion.fence_wait(key(fence)), timeout, key(fence)) && seen;
+    for (VkFence fence : revealed) seen = kernel_saw(d, d.completion.fence_wait(key(fence)), timeout, key(fence)) && seen;
     return wait_outcome(d, seen, timeout);
   });
 }
@@ -171,51 +281,106 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, co
 VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreCounterValue(VkDevice device, VkSemaphore semaphore, uint64_t* value) {
   VkResult real = next_of(device).GetSemaphoreCounterValue(device, semaphore, value);
   if (real != VK_SUCCESS) return real;
+  const uint64_t driver_value = *value;
+  auto reveal = with_device(device, [&](Observer&, DeviceState& d) -> std::optional<uint64_t> {
+    const uint64_t target = d.completion.semaphore_target(key(semaphore));
+    if (d.completion.semaphore_shown_value(key(semaphore), driver_value) >= target) {
+      d.completion.semaphore_polled_done(key(semaphore));
+      return std::nullopt;
+    }
+    if (!d.completion.semaphore_polled_busy(key(semaphore), target)) return std::nullopt;
+    return target;
+  });
+  Revealed revealed = reveal ? reveal_semaphores(device, {{semaphore, *reveal}}) : Revealed::Guarded;
+  if (revealed == Revealed::Lost || revealed == Revealed::Failed) return VK_ERROR_DEVICE_LOST;
   with_device(device, [&](Observer&, DeviceState& d) {
-    uint64_t driver_value = *value;
-    *value = d.completion.semaphore_shown_value(key(semaphore), driver_value);
+    // After the layer's own wait the driver has reached the target, whatever it said before.
+    const uint64_t reached = revealed == Revealed::Seen ? std::max(driver_value, *reveal) : driver_value;
+    *value = d.completion.semaphore_shown_value(key(semaphore), reached);
     poll_outcome(d, *value >= d.completion.semaphore_target(key(semaphore)));
   });
   return real;
 }
 
+// What a poll of several semaphores shows: one the layer did not see made counts as the
+// driver's answer for the whole call says.
+bool semaphores_shown_reached(DeviceState& d, std::span<const VkSemaphore> semaphores, std::span<const uint64_t> values,
+                              bool any, bool driver_reached) {
+  if (!driver_reached) return false;
+  size_t reached = 0;
+  for (size_t i = 0; i < semaphores.size(); ++i) {
+    auto known = d.completion.semaphore_known(key(semaphores[i]));
+    reached += !known || *known >= values[i];
+  }
+  return any ? reached > 0 : reached == semaphores.size();
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
-  const DeviceTable& next = next_of(device);
+  VkResult real = next_of(device).WaitSemaphores(device, info, timeout);
+  if (real != VK_SUCCESS && real != VK_TIMEOUT) return real;
   auto semaphores = std::span(info->pSemaphores, info->semaphoreCount);
   auto values = std::span(info->pValues, info->semaphoreCount);
   const bool any = (info->flags & VK_SEMAPHORE_WAIT_ANY_BIT) != 0;
-  std::vector<uint64_t> driver_values;
-  auto read_values = [&] {
-    driver_values.clear();
-    for (VkSemaphore semaphore : semaphores) {
-      uint64_t value = 0;
-      next.GetSemaphoreCounterValue(device, semaphore, &value);
-      driver_values.push_back(value);
-    }
-  };
-  if (timeout == 0) {
-    read_values();
+  if (timeout == 0) {  // a poll
+    auto reveal = with_device(device, [&](Observer&, DeviceState& d) {
+      std::vector<std::pair<VkSemaphore, uint64_t>> at_point;
+      if (!d.completion.deterministic() || semaphores_shown_reached(d, semaphores, values, any, real == VK_SUCCESS)) {
+        for (VkSemaphore semaphore : semaphores) d.completion.semaphore_polled_done(key(semaphore));
+        return at_point;
+      }
+      for (size_t i = 0; i < semaphores.size(); ++i) {
+        auto known = d.completion.semaphore_known(key(semaphores[i]));
+        if (known && *known < values[i] && d.completion.semaphore_polled_busy(key(semaphores[i]), values[i]))
+          at_point.emplace_back(semaphores[i], values[i]);
+      }
+      return at_point;
+    });
+    Revealed revealed = reveal.empty() ? Revealed::Guarded : reveal_semaphores(device, reveal);
+    if (revealed == Revealed::Lost || revealed == Revealed::Failed) return VK_ERROR_DEVICE_LOST;
     return with_device(device, [&](Observer&, DeviceState& d) {
-      size_t reached = 0;
-      for (size_t i = 0; i < semaphores.size(); ++i)
-        reached += d.completion.semaphore_shown_value(key(semaphores[i]), driver_values[i]) >= values[i];
-      VkResult shown = poll_outcome(d, any ? reached > 0 : reached == semaphores.size());
-      return shown == VK_NOT_READY ? VK_TIMEOUT : shown;
+      bool reached = d.completion.deterministic()
+                         ? semaphores_shown_reached(d, semaphores, values, any,
+                                                    real == VK_SUCCESS || revealed == Revealed::Seen)
+                         : real == VK_SUCCESS;
+      return poll_outcome(d, reached) == VK_SUCCESS ? VK_SUCCESS : VK_TIMEOUT;
     });
   }
-  VkResult real = next.WaitSemaphores(device, info, timeout);
   if (real == VK_TIMEOUT) {
     with_device(device, [&](Observer&, DeviceState& d) { ++d.gauges.waits_timed_out; });
     return real;
   }
-  if (real != VK_SUCCESS) return real;
-  read_values();
+  // What the wait reveals: every value of a wait on all; of a wait on any, the first one whose
+  // signal was submitted first, which the layer waits for itself under the deterministic rule.
+  std::vector<std::pair<VkSemaphore, uint64_t>> revealed;
+  for (size_t i = 0; i < semaphores.size(); ++i) revealed.emplace_back(semaphores[i], values[i]);
+  if (any) {
+    revealed = with_device(device, [&](Observer&, DeviceState& d) {
+      std::optional<std::pair<uint64_t, size_t>> first;
+      for (size_t i = 0; i < semaphores.size(); ++i) {
+        auto reveal = d.completion.semaphore_wait(key(semaphores[i]), values[i]);
+        auto known = d.completion.semaphore_known(key(semaphores[i]));
+        if (!reveal || !known || *known >= values[i]) return std::vector<std::pair<VkSemaphore, uint64_t>>{};
+        if (!first || reveal->order < first->first) first = {reveal->order, i};
+      }
+      if (!first) return std::vector<std::pair<VkSemaphore, uint64_t>>{};
+      return std::vector<std::pair<VkSemaphore, uint64_t>>{{semaphores[first->second], values[first->second]}};
+    });
+    if (next_state(device).completion.deterministic() && !revealed.empty()) {
+      VkSemaphoreWaitInfo one{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+      one.semaphoreCount = 1;
+      one.pSemaphores = &revealed[0].first;
+      one.pValues = &revealed[0].second;
+      if (next_of(device).WaitSemaphores(device, &one, kRevealGuardNs) != VK_SUCCESS) {
+        warn_reveal_guard();
+        revealed.clear();
+      }
+    }
+  }
   return with_device(device, [&](Observer&, DeviceState& d) {
     bool seen = true;
-    for (size_t i = 0; i < semaphores.size(); ++i) {
-      if (driver_values[i] < values[i]) continue;  // a wait on any: not this one
-      uint64_t semaphore = key(semaphores[i]);
-      seen = kernel_saw(d, d.completion.semaphore_wait(semaphore, values[i]), timeout, 0, semaphore, values[i]) && seen;
+    for (const auto& [semaphore, value] : revealed) {
+      uint64_t id = key(semaphore);
+      seen = kernel_saw(d, d.completion.semaphore_wait(id, value), timeout, 0, id, value) && seen;
     }
     return wait_outcome(d, seen, timeout);
   });
@@ -229,5 +394,15 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueWaitIdle(VkQueue queue) {
   });
 }
 
+// Every queue of the device idle: each queue's newest submit is revealed, as by a wait on it.
+VKAPI_ATTR VkResult VKAPI_CALL DeviceWaitIdle(VkDevice device) {
+  VkResult real = next_of(device).DeviceWaitIdle(device);
+  if (real != VK_SUCCESS) return real;
+  return with_device(device, [&](Observer&, DeviceState& d) {
+    bool seen = true;
+    for (const auto& reveal : d.completion.device_idle()) seen = kernel_saw(d, reveal, UINT64_MAX, 0) && seen;
+    return wait_outcome(d, seen, UINT64_MAX);
+  });
+}
 
 }  // namespace tidemark::layer

@@ -85,6 +85,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkD
   auto create = reinterpret_cast<PFN_vkCreateDevice>(next_instance_get(VK_NULL_HANDLE, "vkCreateDevice"));
   VkResult result = create(physical, info, allocator, device);
   if (result != VK_SUCCESS) return result;
+  if (!Observer::get().observing) {  // --only names other programs: every call goes straight down
+    Observer& o = Observer::get();
+    std::lock_guard lock(o.mutex);
+    o.passed_through[dispatch_key(*device)] = next_get;
+    return VK_SUCCESS;
+  }
   auto state = std::make_unique<DeviceState>();
   state->next.load(*device, next_get);
   Observer& o = Observer::get();
@@ -178,9 +184,10 @@ VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tidemark_GetInstancePro
   if (std::string_view(name) == "vkGetDeviceProcAddr")
     return reinterpret_cast<PFN_vkVoidFunction>(&tidemark_GetDeviceProcAddr);
   if (auto own = find(kInstanceIntercepts, name)) return own;
-  if (auto own = find(kDeviceIntercepts, name)) return own;
-  if (instance == VK_NULL_HANDLE) return nullptr;
   Observer& o = Observer::get();
+  if (o.observing)
+    if (auto own = find(kDeviceIntercepts, name)) return own;
+  if (instance == VK_NULL_HANDLE) return nullptr;
   PFN_vkGetInstanceProcAddr next = nullptr;
   {
     std::lock_guard lock(o.mutex);
@@ -198,6 +205,10 @@ VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tidemark_GetDeviceProcA
   PFN_vkGetDeviceProcAddr next = nullptr;
   {
     std::lock_guard lock(o.mutex);
+    if (!o.observing) {
+      auto found = o.passed_through.find(dispatch_key(device));
+      return found == o.passed_through.end() ? nullptr : found->second(device, name);
+    }
     DeviceState* state = o.find(device);
     if (!state) return nullptr;
     next = state->next.GetDeviceProcAddr;

@@ -21,6 +21,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <pthread.h>
+#include <unistd.h>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -29,6 +31,7 @@
 
 #include "core/memory_type.h"
 #include "layer/completion.h"
+#include "layer/process_record.h"
 #include "layer/settings.h"
 #include "layer/tidemark_layer.h"
 
@@ -58,7 +61,7 @@ inline void* dispatch_key(const void* dispatchable) { return *static_cast<void* 
   X(CreateCommandPool) X(DestroyCommandPool) X(AllocateCommandBuffers) X(FreeCommandBuffers)    \
   X(QueueSubmit) X(QueueSubmit2) X(ResetFences) X(DestroyFence) X(GetFenceStatus) X(WaitForFences) \
   X(CreateSemaphore) X(DestroySemaphore) X(SignalSemaphore) X(WaitSemaphores)                    \
-  X(GetSemaphoreCounterValue) X(QueueWaitIdle)
+  X(GetSemaphoreCounterValue) X(QueueWaitIdle) X(DeviceWaitIdle)
 
 // The next layer's functions for one device. A core name missing from a 1.1 driver is taken
 // by its extension name.
@@ -91,28 +94,6 @@ struct DeviceTable {
 struct InstanceTable {
   PFN_vkGetInstanceProcAddr get_proc = nullptr;
   PFN_vkDestroyInstance destroy = nullptr;
-};
-
-// The events file of a run without a host (tidemark observe); written as the records come.
-class EventLog {
- public:
-  explicit EventLog(const std::filesystem::path& path) : file_(std::fopen(path.c_str(), "wb")) {}
-  ~EventLog() {
-    if (file_) std::fclose(file_);
-  }
-  EventLog(const EventLog&) = delete;
-  EventLog& operator=(const EventLog&) = delete;
-  void write(uint32_t kind, uint32_t type, uint64_t id, uint64_t size) {
-    if (!file_) return;
-    TidemarkLayerEvent event{kind, type, id, size};
-    std::fwrite(&event, sizeof event, 1, file_);
-  }
-  void flush() {
-    if (file_) std::fflush(file_);
-  }
-
- private:
-  std::FILE* file_;
 };
 
 struct Attachment {
@@ -173,6 +154,7 @@ inline void sum_into(TidemarkLayerGauges& into, const TidemarkLayerGauges& g) {
   into.submits += g.submits;
   into.polls_done += g.polls_done;
   into.polls_busy += g.polls_busy;
+  into.polls_revealed += g.polls_revealed;
   into.waits_done += g.waits_done;
   into.waits_timed_out += g.waits_timed_out;
   into.waits_lost += g.waits_lost;
@@ -191,7 +173,7 @@ inline nlohmann::json to_json(const TidemarkLayerGauges& g) {
           {"descriptor_sets", count(g.descriptor_sets)},
           {"command_buffers", count(g.command_buffers)},
           {"queue_submits", g.submits},
-          {"polls", {{"done", g.polls_done}, {"busy", g.polls_busy}}},
+          {"polls", {{"done", g.polls_done}, {"busy", g.polls_busy}, {"revealed", g.polls_revealed}}},
           {"waits", {{"done", g.waits_done}, {"timed_out", g.waits_timed_out}, {"lost", g.waits_lost}}},
           {"frees_held", g.frees_held},
           {"allocations_refused", g.allocations_refused}};
@@ -213,8 +195,11 @@ class Observer {
   // Without an attachment: the process's settings and its report folder (tidemark observe).
   std::optional<TidemarkLayerSettings> process_settings;
   std::string settings_error;
-  std::filesystem::path report_dir;
+  std::filesystem::path report_root, report_dir;  // report_dir: this process's folder in the root
+  bool observing = true;  // false: --only names other programs; the layer passes every call through
+  std::unordered_map<void*, PFN_vkGetDeviceProcAddr> passed_through;  // a process not observed: its devices
   std::unique_ptr<EventLog> events;
+  std::unique_ptr<StatusMap> status;
   nlohmann::json finished = nlohmann::json::array();  // the process's destroyed devices
 
   Observer() {
@@ -226,9 +211,43 @@ class Observer {
       process_settings = TidemarkLayerSettings{};
     }
     if (const char* dir = std::getenv("TIDEMARK_LAYER_REPORT"); dir && *dir) {
-      report_dir = dir;
-      events = std::make_unique<EventLog>(report_dir / "events.bin");
+      report_root = dir;
+      const char* only = std::getenv("TIDEMARK_LAYER_ONLY");
+      observing = process_matches(only ? only : "");
+      open_record(0);
+      // A forked copy is a process of its own: its record starts in a folder of its own, and
+      // the events the parent had buffered are written once, by the parent.
+      ::pthread_atfork([] { Observer::get().fork_prepare(); }, [] { Observer::get().mutex.unlock(); },
+                       [] { Observer::get().fork_child(); });
     }
+  }
+
+  // Without an attachment, under `tidemark observe`: this process's folder and its files.
+  void open_record(uint64_t forked_from) {
+    events.reset();
+    status.reset();
+    report_dir = make_process_folder(report_root, observing, forked_from);
+    if (report_dir.empty() || !observing) return;
+    events = std::make_unique<EventLog>(report_dir / "events.bin");
+    status = std::make_unique<StatusMap>(report_dir / "status");
+  }
+  void fork_prepare() {
+    mutex.lock();
+    if (events) events->flush();
+  }
+  void fork_child() {
+    finished = nlohmann::json::array();
+    finished_sum = {};
+    open_record(static_cast<uint64_t>(::getppid()));
+    mutex.unlock();
+  }
+  // After each intercepted call's change (caller holds the lock): the status the observer shows.
+  void count_call() {
+    if (!status) return;
+    status->call();
+    int64_t live = 0;
+    for (const auto& [dispatch, device] : devices) live += device->gauges.buffers.live;
+    status->buffers(live);
   }
 
   // Every intercepted call finds its device: a few live devices in fixed slots, read without
@@ -271,7 +290,7 @@ class Observer {
   // The process's report, rewritten each time its last device goes and at exit (caller holds
   // the lock): a program that never destroys its device (eglretrace) still gets its counts.
   void write_report() {
-    if (report_dir.empty()) return;
+    if (report_dir.empty() || !observing) return;
     nlohmann::json devices_json = finished;
     TidemarkLayerGauges all = finished_sum;
     for (const auto& [dispatch, device] : devices) {
@@ -281,7 +300,8 @@ class Observer {
       devices_json.push_back(std::move(entry));
       sum_into(all, device->gauges);
     }
-    nlohmann::json report{{"layer", TIDEMARK_LAYER_NAME}, {"devices", devices_json}, {"all", to_json(all)}};
+    nlohmann::json report{
+        {"layer", TIDEMARK_LAYER_NAME}, {"pid", ::getpid()}, {"devices", devices_json}, {"all", to_json(all)}};
     if (events) events->flush();
     std::ofstream(report_dir / "layer.json") << report.dump(2) << '\n';
   }
@@ -326,7 +346,14 @@ template <class Change>
 inline auto with_device(const void* dispatchable, Change change) {
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
-  return change(o, device_of(o, dispatchable));
+  if constexpr (std::is_void_v<decltype(change(o, device_of(o, dispatchable)))>) {
+    change(o, device_of(o, dispatchable));
+    o.count_call();
+  } else {
+    auto result = change(o, device_of(o, dispatchable));
+    o.count_call();
+    return result;
+  }
 }
 
 

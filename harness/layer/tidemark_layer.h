@@ -6,7 +6,12 @@
 // The completion rule (what a client is shown of GPU progress) under
 // TIDEMARK_COMPLETION_DETERMINISTIC: a poll (vkGetFenceStatus, vkGetSemaphoreCounterValue, a
 // wait with timeout 0) shows work done only once a blocking wait has established it, for that
-// submit or a later one on the same queue; a blocking wait really waits on the driver and then,
+// submit or a later one on the same queue. The 32nd poll in a row that would show an object
+// busy is a reveal point: the layer waits for the object itself and the poll shows it done (or
+// the device lost, if the kernel model never saw the work), so a program that only polls
+// finishes after the same number of polls on every run. A blocking wait on any of several
+// objects reveals the one submitted first. Every call reaches the driver as the program made
+// it; only the answer shown changes. A blocking wait really waits on the driver and then,
 // with a sink, requires the kernel model to have seen the submit's kernel fence within the
 // wait's timeout of the kernel's virtual time (an unbounded wait then rings again once, as a
 // sync that must finish does; a bounded one times out). The layer may delay what a client sees,
@@ -46,6 +51,7 @@ typedef struct TidemarkLayerGauges {
   int64_t waits_done, waits_timed_out, waits_lost;   // blocking waits; lost: the kernel never saw the work
   int64_t frees_held;                                // destroys and frees hold_frees kept back
   int64_t allocations_refused;                       // by fail_allocation
+  int64_t polls_revealed;                            // objects the layer waited for at a poll's reveal point
 } TidemarkLayerGauges;
 
 // One change of device memory, reported at its first bind (typed by what is bound: an image is
@@ -80,11 +86,21 @@ typedef void (*PFN_tidemarkLayerDetach)(uint64_t attachment);
 // returns how many devices it had.
 typedef uint32_t (*PFN_tidemarkLayerGauges)(uint64_t attachment, TidemarkLayerGauges* gauges);
 
+// What a process under `tidemark observe` shows while it runs: its folder's `status` file, mapped
+// by the layer and read by the observer (updated with relaxed atomics; a reading is a moment's).
+typedef struct TidemarkLayerStatus {
+  uint64_t calls;        // intercepted calls so far
+  int64_t live_buffers;  // VkBuffers live on the process's devices
+} TidemarkLayerStatus;
+
 // Without an attachment (a program run by `tidemark observe`), the settings come from
 // TIDEMARK_LAYER_SETTINGS ("completion=real,hold_frees,never_done,fail_allocation=N") and, when
-// TIDEMARK_LAYER_REPORT names a folder, the layer writes there `layer.json` (its gauges, per
-// device and in all, when the process's last device goes) and `events.bin`: these records, in
-// the order they happened, for the observer to replay into its model host.
+// TIDEMARK_LAYER_REPORT names a folder, each process writes a folder of its own there
+// (process_record.h): `process.json`, `layer.json` (its gauges, per device and in all, when the
+// process's last device goes and at exit), `status`, and `events.bin`: these records, in the
+// order they happened, for the observer to replay into its model host. TIDEMARK_LAYER_ONLY (an
+// fnmatch pattern on the executable's or argv[0]'s file name) leaves every other process
+// unobserved: the layer passes its calls through and records only its process.json.
 enum {
   TIDEMARK_EVENT_DEVICE = 1,     // a device was created (id: its number in the process)
   TIDEMARK_EVENT_ALLOCATED = 2,  // memory reported at its first bind (type, id, size)

@@ -7,20 +7,9 @@
 
 namespace tidemark::scenario {
 
-Result<std::vector<GaugeCheck>> load_gauge_bounds(const std::filesystem::path& file) {
-  TIDEMARK_TRY(text, read_given_file(file, "gauge bounds"));
-  yaml::Source source(file.string(), text);
-  const SourceLocation start{source.file(), 1, 1};
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& exception) {
-    return source.syntax_error(exception);
-  }
-  if (!root.IsDefined() || root.IsNull()) return yaml::error_at(start, "a map with an expect list", "an empty file");
-  yaml::Reader read(source);
-  TIDEMARK_TRY(top, read.fields(source.value(root, start), "the gauge bounds", {"expect"}));
-  TIDEMARK_TRY(list, top.required("expect"));
+namespace {
+
+Result<std::vector<GaugeCheck>> comparisons(yaml::Reader& read, const yaml::Source& source, const yaml::Value& list) {
   TIDEMARK_TRY(items, read.non_empty_list(list, "a list of comparisons such as 'vkbufspk <= 64'"));
   std::vector<GaugeCheck> bounds;
   for (const auto& item : items) {
@@ -33,6 +22,36 @@ Result<std::vector<GaugeCheck>> load_gauge_bounds(const std::filesystem::path& f
                               "a gauge of the layer (vk...) or the kernel model (k...), see scenarios/README.md",
                               yaml::quote(name));
     bounds.push_back({std::move(expression), item.where});
+  }
+  return bounds;
+}
+
+}  // namespace
+
+Result<GaugeBounds> load_gauge_bounds(const std::filesystem::path& file) {
+  TIDEMARK_TRY(text, read_given_file(file, "gauge bounds"));
+  yaml::Source source(file.string(), text);
+  const SourceLocation start{source.file(), 1, 1};
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& exception) {
+    return source.syntax_error(exception);
+  }
+  if (!root.IsDefined() || root.IsNull()) return yaml::error_at(start, "a map with an expect or whole list", "an empty file");
+  yaml::Reader read(source);
+  TIDEMARK_TRY(top, read.fields(source.value(root, start), "the gauge bounds", {"expect", "whole"}));
+  GaugeBounds bounds;
+  auto each = top.optional("expect");
+  auto whole = top.optional("whole");
+  if (!each && !whole) return yaml::error_at(start, "an expect list (each process) or a whole list (the tree)", "neither");
+  if (each) {
+    TIDEMARK_TRY(list, comparisons(read, source, *each));
+    bounds.each = std::move(list);
+  }
+  if (whole) {
+    TIDEMARK_TRY(list, comparisons(read, source, *whole));
+    bounds.whole = std::move(list);
   }
   return bounds;
 }

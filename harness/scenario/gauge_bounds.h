@@ -1,10 +1,15 @@
 // Gauge bounds for a program Tidemark did not write (`tidemark observe --expect FILE`): a small
 // YAML file of comparisons in the scenario syntax, over the layer's and the kernel model's
-// gauges. Errors are one line, file:line:column, as a scenario's are.
+// gauges. `expect:` bounds hold for each observed process on its own (so no process can hide
+// another's peak); `whole:` bounds hold for the whole process tree, each gauge summed over its
+// processes (a peak summed is an upper bound of what the tree held at once). At least one of
+// the two lists. Errors are one line, file:line:column, as a scenario's are.
 //
 //   expect:
 //     - vkbufspk <= 64
 //     - vkbytes == 0
+//   whole:
+//     - vksubmits > 0
 #pragma once
 
 #include <filesystem>
@@ -15,6 +20,11 @@
 
 namespace tidemark::scenario {
 
-Result<std::vector<GaugeCheck>> load_gauge_bounds(const std::filesystem::path& file);
+struct GaugeBounds {
+  std::vector<GaugeCheck> each;   // expect: every observed process
+  std::vector<GaugeCheck> whole;  // whole: the tree's sums
+};
+
+Result<GaugeBounds> load_gauge_bounds(const std::filesystem::path& file);
 
 }  // namespace tidemark::scenario

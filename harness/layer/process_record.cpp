@@ -1,0 +1,106 @@
+#include "layer/process_record.h"
+
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+namespace tidemark::layer {
+
+namespace fs = std::filesystem;
+
+StatusMap::StatusMap(const fs::path& path) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  if (::ftruncate(fd, sizeof(TidemarkLayerStatus)) == 0) {
+    void* mapped = ::mmap(nullptr, sizeof(TidemarkLayerStatus), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (mapped != MAP_FAILED) status_ = static_cast<TidemarkLayerStatus*>(mapped);
+  }
+  ::close(fd);
+}
+
+StatusMap::~StatusMap() {
+  if (status_) ::munmap(status_, sizeof(TidemarkLayerStatus));
+}
+
+namespace {
+
+std::vector<std::string> command_line(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  return args;
+}
+
+// The parent's pid from /proc/PID/stat (the field after the command's closing parenthesis,
+// which may itself hold spaces and parentheses).
+long parent_of(long pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(text.substr(close + 1));
+  std::string state;
+  long parent = 0;
+  rest >> state >> parent;
+  return parent;
+}
+
+std::string base_name(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+}  // namespace
+
+bool process_matches(const std::string& pattern) {
+  if (pattern.empty()) return true;
+  std::error_code ec;
+  std::string exe = fs::read_symlink("/proc/self/exe", ec).string();
+  auto args = command_line("self");
+  for (const std::string& name : {base_name(exe), args.empty() ? std::string() : base_name(args[0])})
+    if (!name.empty() && ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0) return true;
+  return false;
+}
+
+fs::path make_process_folder(const fs::path& root, bool observed, uint64_t forked_from) {
+  const long pid = ::getpid();
+  fs::path folder;
+  for (int image = 1; image < 1000 && folder.empty(); ++image) {
+    fs::path candidate = root / (image == 1 ? std::to_string(pid) : std::to_string(pid) + "-" + std::to_string(image));
+    if (::mkdir(candidate.c_str(), 0755) == 0) folder = candidate;
+    else if (errno != EEXIST) break;
+  }
+  if (folder.empty()) {
+    std::fprintf(stderr, TIDEMARK_LAYER_NAME ": cannot make a folder for pid %ld under %s: %s\n", pid, root.c_str(),
+                 std::strerror(errno));
+    return folder;
+  }
+  std::error_code ec;
+  nlohmann::json ancestors = nlohmann::json::array();
+  long stop = 0;
+  if (const char* observer = std::getenv("TIDEMARK_OBSERVER_PID")) stop = std::atol(observer);
+  for (long at = parent_of(pid); at > 1 && at != stop && ancestors.size() < 64; at = parent_of(at))
+    ancestors.push_back({{"pid", at}, {"parent", parent_of(at)}, {"command", command_line(std::to_string(at))}});
+  nlohmann::json process{{"pid", pid},
+                         {"parent", ::getppid()},
+                         {"command", command_line("self")},
+                         {"executable", fs::read_symlink("/proc/self/exe", ec).string()},
+                         {"observed", observed},
+                         {"ancestors", ancestors}};
+  if (forked_from) process["forked_from"] = forked_from;
+  std::ofstream(folder / "process.json") << process.dump(2) << '\n';
+  return folder;
+}
+
+}  // namespace tidemark::layer

@@ -1,0 +1,71 @@
+// Inside the layer: the record of this process under `tidemark observe`. Every process that
+// loads the layer has a folder of its own under TIDEMARK_LAYER_REPORT (named by its pid; a
+// second image in one pid, after an exec, or a forked copy, gets the next free name), so no
+// process can overwrite another's report:
+//   process.json  pid, parent, command line, executable, whether it is observed (--only), the
+//                 chain of its ancestors up to the observer (they are alive while it runs)
+//   events.bin    the layer's events, as they come
+//   layer.json    its gauges, per device and in all (when its last device goes, and at exit)
+//   status        two counters the observer reads while the program runs (calls, live buffers)
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "layer/tidemark_layer.h"
+
+namespace tidemark::layer {
+
+// The events file, written as the records come.
+class EventLog {
+ public:
+  explicit EventLog(const std::filesystem::path& path) : file_(std::fopen(path.c_str(), "wb")) {}
+  ~EventLog() {
+    if (file_) std::fclose(file_);
+  }
+  EventLog(const EventLog&) = delete;
+  EventLog& operator=(const EventLog&) = delete;
+  void write(uint32_t kind, uint32_t type, uint64_t id, uint64_t size) {
+    if (!file_) return;
+    TidemarkLayerEvent event{kind, type, id, size};
+    std::fwrite(&event, sizeof event, 1, file_);
+  }
+  void flush() {
+    if (file_) std::fflush(file_);
+  }
+
+ private:
+  std::FILE* file_;
+};
+
+// The status counters, in a file both processes map.
+class StatusMap {
+ public:
+  explicit StatusMap(const std::filesystem::path& path);
+  ~StatusMap();
+  StatusMap(const StatusMap&) = delete;
+  StatusMap& operator=(const StatusMap&) = delete;
+  void call() {
+    if (status_) __atomic_fetch_add(&status_->calls, 1, __ATOMIC_RELAXED);
+  }
+  void buffers(int64_t live) {
+    if (status_) __atomic_store_n(&status_->live_buffers, live, __ATOMIC_RELAXED);
+  }
+
+ private:
+  TidemarkLayerStatus* status_ = nullptr;
+};
+
+// Whether `pattern` (an fnmatch pattern; empty: everything) matches this process: its
+// executable's file name or its argv[0]'s.
+bool process_matches(const std::string& pattern);
+
+// Makes this process's folder under `root` and writes its process.json. Returns the folder
+// (empty when it cannot be made: the layer then reports nothing, and says so on stderr).
+std::filesystem::path make_process_folder(const std::filesystem::path& root, bool observed, uint64_t forked_from);
+
+}  // namespace tidemark::layer

@@ -1,0 +1,444 @@
+#include "observe/observe.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+
+#include "core/files.h"
+#include "host/model_host.h"
+#include "layer/link.h"
+#include "layer/tidemark_layer.h"
+
+extern char** environ;
+
+namespace tidemark::observe {
+
+namespace fs = std::filesystem;
+
+std::string_view name_of(ProcessKind kind) {
+  switch (kind) {
+    case ProcessKind::Vulkan: return "vulkan";
+    case ProcessKind::NoDevice: return "no-device";
+    case ProcessKind::NotObserved: return "not-observed";
+  }
+  return "?";
+}
+
+bool Observation::made_device() const {
+  return std::any_of(processes.begin(), processes.end(), [](const Process& p) { return p.kind == ProcessKind::Vulkan; });
+}
+
+namespace {
+
+// The environment of the child: ours, with the layer enabled, its folder, settings and the
+// programs to observe named.
+std::vector<std::string> observed_environment(const Options& options, const fs::path& layer_folder) {
+  std::vector<std::string> out;
+  std::string add_path = options.layer_dir.string(), layers = TIDEMARK_LAYER_NAME;
+  for (char** entry = environ; *entry; ++entry) {
+    std::string_view variable(*entry);
+    // append, not `":" + std::string(...)`: GCC 12 at -O3 warns on that (-Wrestrict, a false positive)
+    if (variable.starts_with("VK_ADD_LAYER_PATH=")) add_path.append(":").append(variable.substr(18));
+    else if (variable.starts_with("VK_INSTANCE_LAYERS=")) layers.append(":").append(variable.substr(19));
+    else if (!variable.starts_with("TIDEMARK_LAYER_") && !variable.starts_with("TIDEMARK_OBSERVER_PID="))
+      out.emplace_back(variable);
+  }
+  out.push_back("VK_ADD_LAYER_PATH=" + add_path);
+  out.push_back("VK_INSTANCE_LAYERS=" + layers);
+  out.push_back("TIDEMARK_LAYER_REPORT=" + layer_folder.string());
+  out.push_back("TIDEMARK_LAYER_SETTINGS=" + options.settings);
+  out.push_back(fmt::format("TIDEMARK_OBSERVER_PID={}", ::getpid()));
+  if (!options.only.empty()) out.push_back("TIDEMARK_LAYER_ONLY=" + options.only);
+  return out;
+}
+
+// What the processes' status files say now.
+Live read_live(const fs::path& layer_folder) {
+  Live live;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(layer_folder, ec)) {
+    ++live.processes;
+    int fd = ::open((entry.path() / "status").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    TidemarkLayerStatus status{};
+    if (::pread(fd, &status, sizeof status, 0) == static_cast<ssize_t>(sizeof status)) {
+      live.calls += status.calls;
+      live.live_buffers += status.live_buffers;
+    }
+    ::close(fd);
+  }
+  return live;
+}
+
+// Runs the program; while it runs, `on_live` hears the status files four times a second.
+Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::path& layer_folder) {
+  std::vector<std::string> environment = observed_environment(options, layer_folder);
+  std::vector<char*> argv, envp;
+  for (const auto& arg : options.command) argv.push_back(const_cast<char*>(arg.c_str()));
+  for (const auto& variable : environment) envp.push_back(const_cast<char*>(variable.c_str()));
+  argv.push_back(nullptr);
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  if (int error = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data()); error != 0)
+    return fail(ErrorKind::BadInput, fmt::format("observe: cannot start '{}': {}", options.command[0], std::strerror(error)));
+  std::mutex mutex;
+  std::condition_variable ended;
+  bool done = false;
+  std::jthread status;
+  if (options.on_live)
+    status = std::jthread([&] {
+      const auto started = std::chrono::steady_clock::now();
+      std::unique_lock lock(mutex);
+      while (!ended.wait_for(lock, std::chrono::milliseconds(250), [&] { return done; })) {
+        Live live = read_live(layer_folder);
+        live.elapsed = std::chrono::steady_clock::now() - started;
+        options.on_live(live);
+      }
+    });
+  int wait_status = 0;
+  int waited = 0;
+  while ((waited = ::waitpid(pid, &wait_status, 0)) < 0 && errno == EINTR) {
+  }
+  {
+    std::lock_guard lock(mutex);
+    done = true;
+  }
+  ended.notify_all();
+  if (waited < 0) return fail(ErrorKind::Io, fmt::format("observe: waitpid failed: {}", std::strerror(errno)));
+  int code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+  return std::pair<uint32_t, int>{static_cast<uint32_t>(pid), code};
+}
+
+ObservedGauges observed_from_report(const nlohmann::json& all) {
+  auto number = [](const nlohmann::json& object, const char* key) {
+    auto found = object.find(key);
+    return found != object.end() && found->is_number_integer() ? found->get<int64_t>() : int64_t{0};
+  };
+  auto count = [&](const char* kind) {
+    static const nlohmann::json kEmpty = nlohmann::json::object();
+    auto found = all.find(kind);
+    const nlohmann::json& c = found != all.end() && found->is_object() ? *found : kEmpty;
+    return TidemarkLayerCount{number(c, "live"), number(c, "peak"), number(c, "total")};
+  };
+  auto inner = [&](const char* object, const char* key) {
+    auto found = all.find(object);
+    return found != all.end() && found->is_object() ? number(*found, key) : int64_t{0};
+  };
+  TidemarkLayerGauges g{};
+  g.buffers = count("buffers");
+  g.images = count("images");
+  g.memory = count("memory_allocations");
+  g.memory_bytes = count("memory_bytes");
+  g.bound_bytes = count("bound_bytes");
+  g.descriptor_pools = count("descriptor_pools");
+  g.descriptor_sets = count("descriptor_sets");
+  g.command_buffers = count("command_buffers");
+  g.submits = number(all, "queue_submits");
+  g.polls_done = inner("polls", "done");
+  g.polls_busy = inner("polls", "busy");
+  g.polls_revealed = inner("polls", "revealed");
+  g.waits_done = inner("waits", "done");
+  g.waits_timed_out = inner("waits", "timed_out");
+  g.waits_lost = inner("waits", "lost");
+  g.frees_held = number(all, "frees_held");
+  g.allocations_refused = number(all, "allocations_refused");
+  return layer::to_observed(g);
+}
+
+// One process's events, in order, into a model host of its own: memory for its pid, each submit
+// a packet on the backend queue, each wait the layer saw finish the kernel's time for it.
+Status replay_events(const fs::path& file, Process& process) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return fail(ErrorKind::Environment, fmt::format("observe: the layer wrote no events ({})", file.string()));
+  api::ModelConfig config;
+  config.kernel_pid = process.pid;
+  host::ModelHost host(config, MutantId::None);
+  // The trace starts at the first submit: what was allocated before is the memory data
+  // source's snapshot, the process's baseline (without one the importer drops its events).
+  bool started = false;
+  auto start = [&](int64_t bytes) {
+    if (!std::exchange(started, true)) host.started({.device_bytes = bytes});
+  };
+  int64_t reported = 0;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> kernel_fences;  // per queue, by submit number
+  TidemarkLayerEvent event{};
+  uint32_t devices = 0;
+  while (in.read(reinterpret_cast<char*>(&event), sizeof event)) {
+    ++process.events;
+    switch (event.kind) {
+      case TIDEMARK_EVENT_DEVICE: ++devices; break;
+      case TIDEMARK_EVENT_ALLOCATED:
+      case TIDEMARK_EVENT_FREED: {
+        const bool allocated = event.kind == TIDEMARK_EVENT_ALLOCATED;
+        reported += (allocated ? 1 : -1) * static_cast<int64_t>(event.size);
+        host.memory_changed({.allocated = allocated,
+                             .type = static_cast<MemoryType>(event.type),
+                             .id = event.id,
+                             .size = event.size,
+                             .claimed_bytes = reported});
+        break;
+      }
+      case TIDEMARK_EVENT_SUBMITTED:
+        start(reported);
+        kernel_fences[event.id].push_back(host.queue_submitted());
+        host.sample({.device_bytes = reported});
+        break;
+      case TIDEMARK_EVENT_RETIRED: {
+        const auto& fences = kernel_fences[event.id];
+        if (event.size >= 1 && event.size <= fences.size() && fences[event.size - 1] != 0)
+          host.wait_retired(fences[event.size - 1], 1'000'000'000);
+        break;
+      }
+      default: break;
+    }
+  }
+  start(reported);
+  process.devices = std::max(process.devices, devices);
+  TIDEMARK_TRY(kernel, host.kernel_gauges());
+  process.kernel = kernel;
+  TIDEMARK_TRY(trace, host.run_trace());
+  process.trace = std::string(trace);
+  return {};
+}
+
+std::vector<std::string> strings(const nlohmann::json& list) {
+  std::vector<std::string> out;
+  if (list.is_array())
+    for (const auto& item : list)
+      if (item.is_string()) out.push_back(item.get<std::string>());
+  return out;
+}
+
+uint32_t pid_in(const nlohmann::json& object, const char* key) {
+  auto found = object.find(key);
+  return found != object.end() && found->is_number_unsigned() ? found->get<uint32_t>() : 0;
+}
+
+Result<nlohmann::json> read_json(const fs::path& file) {
+  TIDEMARK_TRY(text, read_given_file(file, "layer record"));
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_object())
+    return fail(ErrorKind::Fatal, fmt::format("{}: expected a JSON object written by the layer, found something else",
+                                              file.string()));
+  return json;
+}
+
+template <class Gauges>
+Gauges summed(const std::vector<Process>& processes, Gauges Process::*field) {
+  std::map<std::string, int64_t> sums;
+  for (const Process& process : processes)
+    if (process.kind == ProcessKind::Vulkan)
+      for (const auto& [name, value] : named(process.*field)) sums[name] += value;
+  if constexpr (std::is_same_v<Gauges, KernelGauges>) return kernel_from_named(sums);
+  else return observed_from_named(sums);
+}
+
+std::string base_name(const std::vector<std::string>& command) {
+  if (command.empty()) return "?";
+  return fs::path(command[0]).filename().string();
+}
+
+}  // namespace
+
+Result<std::vector<Process>> gather(const fs::path& layer_folder, uint32_t root) {
+  std::vector<Process> processes;
+  std::vector<fs::path> folders;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(layer_folder, ec))
+    if (entry.is_directory()) folders.push_back(entry.path());
+  if (ec) return fail(ErrorKind::Io, fmt::format("observe: cannot read {}: {}", layer_folder.string(), ec.message()));
+  std::sort(folders.begin(), folders.end());
+  std::map<uint32_t, nlohmann::json> ancestors;
+  for (const fs::path& folder : folders) {
+    if (!fs::exists(folder / "process.json")) continue;
+    TIDEMARK_TRY(record, read_json(folder / "process.json"));
+    Process process;
+    process.pid = pid_in(record, "pid");
+    process.parent = pid_in(record, "parent");
+    process.command = strings(record.value("command", nlohmann::json()));
+    process.executable = record.value("executable", std::string());
+    process.forked_from = pid_in(record, "forked_from");
+    process.folder = folder.filename().string();
+    if (auto list = record.find("ancestors"); list != record.end() && list->is_array())
+      for (const auto& ancestor : *list)
+        if (ancestor.is_object()) ancestors.emplace(pid_in(ancestor, "pid"), ancestor);
+    if (!record.value("observed", true)) {
+      process.kind = ProcessKind::NotObserved;
+      processes.push_back(std::move(process));
+      continue;
+    }
+    if (fs::exists(folder / "layer.json")) {
+      TIDEMARK_TRY(layer, read_json(folder / "layer.json"));
+      process.reported = true;
+      if (auto devices = layer.find("devices"); devices != layer.end() && devices->is_array())
+        process.devices = static_cast<uint32_t>(devices->size());
+      if (auto all = layer.find("all"); all != layer.end() && all->is_object()) process.observed = observed_from_report(*all);
+      process.layer = std::move(layer);
+    }
+    if (fs::exists(folder / "events.bin")) TIDEMARK_CHECK(replay_events(folder / "events.bin", process));
+    process.kind = process.devices > 0 ? ProcessKind::Vulkan : ProcessKind::NoDevice;
+    processes.push_back(std::move(process));
+  }
+  // The processes between the program and those that loaded the layer (a shell, xvfb-run): they
+  // made no device; the layer's processes named them while they were alive.
+  std::set<uint32_t> known;
+  for (const Process& process : processes) known.insert(process.pid);
+  for (const auto& [pid, ancestor] : ancestors) {
+    if (pid == 0 || known.contains(pid)) continue;
+    Process process;
+    process.pid = pid;
+    process.parent = pid_in(ancestor, "parent");
+    process.command = strings(ancestor.value("command", nlohmann::json()));
+    process.kind = ProcessKind::NoDevice;
+    processes.push_back(std::move(process));
+    known.insert(pid);
+  }
+  // The tree's order: the program first, then each process after its parent, by pid.
+  std::sort(processes.begin(), processes.end(), [&](const Process& a, const Process& b) {
+    if ((a.pid == root) != (b.pid == root)) return a.pid == root;
+    return std::tie(a.pid, a.folder) < std::tie(b.pid, b.folder);
+  });
+  return processes;
+}
+
+Result<Observation> observe(const Options& options) {
+  if (options.command.empty()) return fail(ErrorKind::BadInput, "observe: expected a program after --, found none");
+  const fs::path layer_folder = options.report / "layer";
+  std::error_code ec;
+  fs::remove_all(layer_folder, ec);  // a report folder used before: only this run's processes
+  TIDEMARK_CHECK(make_directories(layer_folder));
+  TIDEMARK_TRY(ran, run_program(options, layer_folder));
+  Observation observation;
+  observation.command = options.command;
+  observation.settings = options.settings;
+  observation.only = options.only;
+  observation.pid = ran.first;
+  observation.exit_code = ran.second;
+  TIDEMARK_TRY(processes, gather(layer_folder, observation.pid));
+  observation.processes = std::move(processes);
+  if (std::none_of(observation.processes.begin(), observation.processes.end(),
+                   [&](const Process& p) { return p.pid == observation.pid; })) {
+    Process program;  // it never loaded the layer, and nothing under it did
+    program.pid = observation.pid;
+    program.parent = static_cast<uint32_t>(::getpid());
+    program.command = options.command;
+    observation.processes.insert(observation.processes.begin(), std::move(program));
+  }
+  observation.whole_observed = summed(observation.processes, &Process::observed);
+  observation.whole_kernel = summed(observation.processes, &Process::kernel);
+  return observation;
+}
+
+namespace {
+
+std::map<std::string, int64_t> values_of(const ObservedGauges& observed, const KernelGauges& kernel) {
+  std::map<std::string, int64_t> values;
+  for (const auto& [name, value] : named(observed)) values[name] = value;
+  for (const auto& [name, value] : named(kernel)) values[name] = value;
+  return values;
+}
+
+Verdict judge_one(const scenario::GaugeCheck& bound, const std::map<std::string, int64_t>& values, std::string scope) {
+  auto lookup = [&](std::string_view name) -> std::optional<int64_t> {
+    auto found = values.find(std::string(name));
+    return found == values.end() ? std::nullopt : std::optional<int64_t>(found->second);
+  };
+  auto compared = bound.expr.compare(lookup);
+  Verdict verdict{bound.expr.text(), std::move(scope), compared && compared->holds, ""};
+  verdict.detail = compared ? fmt::format("{} = {}, bound {} {}", compared->left_text, compared->left, compared->op,
+                                          compared->right)
+                            : compared.error().message;
+  return verdict;
+}
+
+}  // namespace
+
+std::vector<Verdict> judge(const Observation& observation, const scenario::GaugeBounds& bounds) {
+  std::vector<Verdict> verdicts;
+  for (const auto& bound : bounds.each) {
+    bool any = false;
+    for (const Process& process : observation.processes) {
+      if (process.kind != ProcessKind::Vulkan) continue;
+      any = true;
+      verdicts.push_back(judge_one(bound, values_of(process.observed, process.kernel),
+                                   fmt::format("pid {} ({})", process.pid, base_name(process.command))));
+    }
+    if (!any) verdicts.push_back({bound.expr.text(), "each", false, "no observed process made a Vulkan device"});
+  }
+  for (const auto& bound : bounds.whole)
+    verdicts.push_back(judge_one(bound, values_of(observation.whole_observed, observation.whole_kernel), "whole"));
+  return verdicts;
+}
+
+int exit_code(const Observation& observation, const std::vector<Verdict>& verdicts) {
+  if (observation.exit_code != 0) return observation.exit_code;
+  if (!observation.made_device()) return 3;
+  return std::all_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.passed; }) ? 0 : 1;
+}
+
+nlohmann::json to_json(const Observation& observation, const std::vector<Verdict>& verdicts) {
+  auto gauges = [](const ObservedGauges& observed, const KernelGauges& kernel) {
+    nlohmann::json out{{"observed_gauges", nlohmann::json::object()}, {"kernel_gauges", nlohmann::json::object()}};
+    for (const auto& [name, value] : named(observed)) out["observed_gauges"][name] = value;
+    for (const auto& [name, value] : named(kernel)) out["kernel_gauges"][name] = value;
+    return out;
+  };
+  nlohmann::json processes = nlohmann::json::array();
+  for (const Process& process : observation.processes) {
+    nlohmann::json entry{{"pid", process.pid},
+                         {"parent", process.parent},
+                         {"command", process.command},
+                         {"kind", name_of(process.kind)}};
+    if (!process.executable.empty()) entry["executable"] = process.executable;
+    if (process.forked_from) entry["forked_from"] = process.forked_from;
+    if (!process.folder.empty()) entry["folder"] = "layer/" + process.folder;
+    if (process.kind == ProcessKind::Vulkan) {
+      entry["devices"] = process.devices;
+      entry["reported"] = process.reported;
+      entry["events"] = process.events;
+      entry.update(gauges(process.observed, process.kernel));
+      entry["trace"] = "layer/" + process.folder + "/trace.pftrace";
+    }
+    processes.push_back(std::move(entry));
+  }
+  nlohmann::json checks = nlohmann::json::array();
+  for (const Verdict& verdict : verdicts)
+    checks.push_back(
+        {{"check", verdict.check}, {"scope", verdict.scope}, {"passed", verdict.passed}, {"detail", verdict.detail}});
+  return {{"command", observation.command},
+          {"exit_code", observation.exit_code},
+          {"pid", observation.pid},
+          {"settings", observation.settings},
+          {"only", observation.only},
+          {"processes", processes},
+          {"whole", gauges(observation.whole_observed, observation.whole_kernel)},
+          {"checks", checks}};
+}
+
+Status write_report(const Observation& observation, const std::vector<Verdict>& verdicts, const fs::path& report) {
+  const Process* program_trace = nullptr;
+  for (const Process& process : observation.processes) {
+    if (process.kind != ProcessKind::Vulkan) continue;
+    if (!program_trace) program_trace = &process;
+    TIDEMARK_CHECK(write_file_atomically(report / "layer" / process.folder / "trace.pftrace", process.trace));
+  }
+  if (program_trace) TIDEMARK_CHECK(write_file_atomically(report / "trace.pftrace", program_trace->trace));
+  return write_file_atomically(report / "result.json", to_json(observation, verdicts).dump(2) + "\n");
+}
+
+}  // namespace tidemark::observe

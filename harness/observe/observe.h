@@ -1,0 +1,112 @@
+// `tidemark observe`'s work as a library: run any program (and whatever it starts) under
+// VK_LAYER_TIDEMARK_observe, then gather every process's record the layer wrote, replay each
+// observed process's events into a model host of its own (the kernel's GPU-memory map entry for
+// that pid, its backend queue, its run trace), and judge gauge bounds per process and over the
+// whole tree. The CLI parses, calls observe() and judge(), prints and maps the exit code.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/gauges.h"
+#include "scenario/gauge_bounds.h"
+
+namespace tidemark::observe {
+
+// What a process in the tree was to the layer.
+enum class ProcessKind {
+  Vulkan,       // observed, made at least one Vulkan device
+  NoDevice,     // made none: a shell, a wrapper, a program that only enumerated
+  NotObserved,  // loaded the layer but --only names other programs: its calls passed through
+};
+std::string_view name_of(ProcessKind kind);
+
+struct Process {
+  uint32_t pid = 0, parent = 0;
+  std::vector<std::string> command;
+  std::string executable;
+  ProcessKind kind = ProcessKind::NoDevice;
+  std::string folder;          // its folder under the layer's report ("" for a process that never loaded the layer)
+  uint32_t forked_from = 0;    // a forked copy of that process (its counts include what it inherited)
+  bool reported = false;       // its layer.json was written (false: it ended without one: killed, or _exit)
+  uint32_t devices = 0;
+  ObservedGauges observed{};
+  KernelGauges kernel{};
+  int64_t events = 0;
+  std::string trace;           // its run trace (Perfetto)
+  nlohmann::json layer;        // its layer.json as written
+};
+
+struct Observation {
+  std::vector<std::string> command;
+  std::string settings;  // the layer's settings text
+  std::string only;      // the --only pattern ("" for every process)
+  uint32_t pid = 0;      // the program's
+  int exit_code = 0;     // the program's own (128 + N for signal N)
+  std::vector<Process> processes;  // in pid order within the tree's order of appearance
+  // The whole tree: every observed process's gauges summed. A peak is then the sum of the
+  // processes' peaks: an upper bound of what the tree held at once (processes that ran one after
+  // the other count as if together), never less than any process's own.
+  ObservedGauges whole_observed{};
+  KernelGauges whole_kernel{};
+  bool made_device() const;
+};
+
+// Live figures while the program runs, for a status line.
+struct Live {
+  std::chrono::steady_clock::duration elapsed{};
+  uint64_t calls = 0;
+  int64_t live_buffers = 0;
+  size_t processes = 0;  // processes that have loaded the layer so far
+};
+
+struct Options {
+  std::vector<std::string> command;
+  std::string settings;  // checked with layer::parse_settings by the caller
+  std::string only;      // an fnmatch pattern on a process's executable or argv[0] file name
+  std::filesystem::path report;       // the folder to write; the layer's files go in report/layer
+  std::filesystem::path layer_dir;    // where the layer and its manifest are
+  std::function<void(const Live&)> on_live;  // called about four times a second while it runs
+};
+
+// Runs the program to its end and gathers what the layer saw. An error only when the program
+// cannot be started or the report cannot be written or read; a program that failed is an
+// Observation with its exit code.
+Result<Observation> observe(const Options& options);
+
+// Gathers the process records in `layer_folder` (what observe() does after the program ended):
+// `root` is the program's pid, the top of the tree.
+Result<std::vector<Process>> gather(const std::filesystem::path& layer_folder, uint32_t root);
+
+struct Verdict {
+  std::string check;   // the comparison's text
+  std::string scope;   // "pid 1234 (name)" or "whole"
+  bool passed = false;
+  std::string detail;  // "vkbufspk = 3005, bound <= 64", or why it could not be judged
+};
+// Bounds under `expect:` hold for each observed Vulkan process; those under `whole:` for the
+// tree's sums.
+std::vector<Verdict> judge(const Observation& observation, const scenario::GaugeBounds& bounds);
+
+// The command's exit code: the program's own when it failed; 3 when it succeeded but no process
+// made a Vulkan device under the layer; 1 when a bound failed; else 0.
+int exit_code(const Observation& observation, const std::vector<Verdict>& verdicts);
+
+// Writes result.json, each Vulkan process's trace.pftrace in its folder and the program's (the
+// first process that made a device) as report/trace.pftrace.
+Status write_report(const Observation& observation, const std::vector<Verdict>& verdicts,
+                    const std::filesystem::path& report);
+
+// result.json: the command, its exit code, every process (kind, gauges, layer report, trace
+// file), the whole, and the verdicts.
+nlohmann::json to_json(const Observation& observation, const std::vector<Verdict>& verdicts);
+
+}  // namespace tidemark::observe
