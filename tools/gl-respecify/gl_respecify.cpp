@@ -50,10 +50,12 @@ struct Options {
   uint64_t rounds = 2000;
   uint64_t size = 1 << 20;
   uint32_t width = 64, height = 64;
+  std::string poll = "none";  // how the end of the rounds is learnt: glFinish, or polled without blocking
 };
 
 constexpr const char* kUsage =
-    "usage: tidemark-gl-respecify [--rounds N] [--size BYTES] [--width W] [--height H]";
+    "usage: tidemark-gl-respecify [--rounds N] [--size BYTES] [--width W] [--height H]"
+    " [--poll none|client-wait-sync|sync-status|query-available]";
 
 template <class T>
 Result<T> parse_number(std::string_view flag, std::string_view text, T least, T most) {
@@ -83,6 +85,9 @@ Result<Options> parse_options(int argc, char** argv) {
     else if (flag == "--size") set(options.size, uint64_t{kBandBytes}, uint64_t{1} << 31);
     else if (flag == "--width") set(options.width, 1u, 4096u);
     else if (flag == "--height") set(options.height, 1u, 4096u);
+    else if (flag == "--poll" && (value == "none" || value == "client-wait-sync" || value == "sync-status" ||
+                                  value == "query-available"))
+      options.poll = value;
     else return std::unexpected(flag_error("unknown flag '" + std::string(flag) + "'; " + kUsage));
     if (!parsed) return std::unexpected(parsed.error());
   }
@@ -289,7 +294,40 @@ uint64_t fnv1a(const std::vector<uint8_t>& bytes) {
 struct Outcome {
   std::string renderer;
   uint64_t hash;
+  uint64_t polls = 0;  // --poll: the polls it took to see the rounds finished
 };
+
+// The rounds' end learnt without ever blocking, as a program that polls does: a fence sync read
+// by glClientWaitSync(timeout 0) or glGetSynciv(GL_SYNC_STATUS), or a query's
+// GL_QUERY_RESULT_AVAILABLE (Zink turns each into a timeout-0 wait on its timeline semaphore).
+Result<uint64_t> poll_until_done(const std::string& how, GLuint query) {
+  uint64_t polls = 0;
+  if (how == "query-available") {
+    glFlush();
+    for (GLuint available = 0; !available;) {
+      ++polls;
+      glGetQueryObjectuiv(query, GL_QUERY_RESULT_AVAILABLE, &available);
+      if (auto ok = check_gl("glGetQueryObjectuiv(GL_QUERY_RESULT_AVAILABLE)"); !ok) return std::unexpected(ok.error());
+    }
+    return polls;
+  }
+  GLsync sync = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  glFlush();
+  for (bool done = false; !done;) {
+    ++polls;
+    if (how == "client-wait-sync") {
+      GLenum result = glClientWaitSync(sync, 0, 0);
+      if (result == GL_WAIT_FAILED) return std::unexpected(gl_error("glClientWaitSync failed"));
+      done = result == GL_ALREADY_SIGNALED || result == GL_CONDITION_SATISFIED;
+    } else {
+      GLint status = GL_UNSIGNALED;
+      glGetSynciv(sync, GL_SYNC_STATUS, 1, nullptr, &status);
+      done = status == GL_SIGNALED;
+    }
+  }
+  glDeleteSync(sync);
+  return polls;
+}
 
 Result<Outcome> run(const Options& options) {
   auto display = open_display();
@@ -329,12 +367,25 @@ Result<Outcome> run(const Options& options) {
     // The defect's pattern: each round respecifies the store the previous draw still reads, so
     // the driver must orphan it; nothing between the rounds lets a frame retire.
     std::vector<uint8_t> data(options.size, 0x5a);
+    GLuint query = 0;
+    if (options.poll == "query-available") {
+      glGenQueries(1, &query);
+      glBeginQuery(GL_ANY_SAMPLES_PASSED, query);
+    }
     for (uint64_t round = 0; round < options.rounds; ++round) {
       write_band(data, round, options);
       glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(data.size()), data.data(), GL_STREAM_DRAW);
       glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     }
-    glFinish();
+    if (query) glEndQuery(GL_ANY_SAMPLES_PASSED);
+    if (options.poll == "none") {
+      glFinish();
+    } else {
+      auto polls = poll_until_done(options.poll, query);
+      if (!polls) return std::unexpected(polls.error());
+      outcome.polls = *polls;
+    }
+    if (query) glDeleteQueries(1, &query);
     if (auto ok = check_gl("the respecify rounds"); !ok) return std::unexpected(ok.error());
 
     std::vector<uint8_t> pixels(size_t{options.width} * options.height * 4);
@@ -361,8 +412,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tidemark-gl-respecify: %s\n", outcome.error().message.c_str());
     return outcome.error().exit_code;
   }
-  std::printf("renderer '%s' target %ux%u rounds %llu size %llu pixels fnv1a %016llx\n", outcome->renderer.c_str(),
+  std::printf("renderer '%s' target %ux%u rounds %llu size %llu pixels fnv1a %016llx", outcome->renderer.c_str(),
               options->width, options->height, static_cast<unsigned long long>(options->rounds),
               static_cast<unsigned long long>(options->size), static_cast<unsigned long long>(outcome->hash));
+  if (options->poll != "none")
+    std::printf(" %s polls %llu", options->poll.c_str(), static_cast<unsigned long long>(outcome->polls));
+  std::printf("\n");
   return 0;
 }
