@@ -11,6 +11,7 @@ void CompletionRule::submitted(uint64_t queue, uint64_t kernel_fence, uint64_t f
   const Pending at{queue, ++q.submitted, ++submits_};
   q.kernel_fences.emplace_back(at.submit, kernel_fence);
   if (fence) {
+    unsubmitted_.erase(fence);
     fences_[fence] = at;
     revealed_fences_.erase(fence);
     fence_polls_.erase(fence);
@@ -20,11 +21,21 @@ void CompletionRule::submitted(uint64_t queue, uint64_t kernel_fence, uint64_t f
       found->second.signals.emplace_back(signal.value, at);
 }
 
+void CompletionRule::fence_created(uint64_t fence, bool signalled) { unsubmitted_[fence] = signalled; }
+
 void CompletionRule::fence_reset(uint64_t fence) {
+  fence_destroyed(fence);
+  unsubmitted_[fence] = false;
+}
+
+void CompletionRule::fence_destroyed(uint64_t fence) {
   fences_.erase(fence);
   revealed_fences_.erase(fence);
   fence_polls_.erase(fence);
+  unsubmitted_.erase(fence);
 }
+
+void CompletionRule::fence_signalled_elsewhere(uint64_t fence) { fence_destroyed(fence); }
 
 void CompletionRule::semaphore_created(uint64_t semaphore, uint64_t initial_value) {
   semaphores_[semaphore] = Timeline{initial_value, {}};
@@ -53,7 +64,11 @@ bool CompletionRule::fence_shown_done(uint64_t fence, bool driver_done) const {
 
 std::optional<bool> CompletionRule::fence_known(uint64_t fence) const {
   auto pending = fences_.find(fence);
-  if (pending == fences_.end()) return std::nullopt;
+  if (pending == fences_.end()) {
+    auto unsubmitted = unsubmitted_.find(fence);
+    if (unsubmitted == unsubmitted_.end()) return std::nullopt;
+    return unsubmitted->second;
+  }
   if (options_.never_done) return revealed_fences_.contains(fence);
   return known(pending->second);
 }

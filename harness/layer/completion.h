@@ -45,7 +45,12 @@ class CompletionRule {
   bool deterministic() const { return !options_.real; }
 
   void submitted(uint64_t queue, uint64_t kernel_fence, uint64_t fence, std::span<const Signal> signals);
-  void fence_reset(uint64_t fence);  // also when it is destroyed
+  void fence_created(uint64_t fence, bool signalled);
+  void fence_reset(uint64_t fence);
+  void fence_destroyed(uint64_t fence);
+  // Something the rule does not follow signals the fence (an image acquire, a sparse bind, an
+  // import): the driver's answers stand for it until it is reset.
+  void fence_signalled_elsewhere(uint64_t fence);
   void semaphore_created(uint64_t semaphore, uint64_t initial_value);
   void semaphore_destroyed(uint64_t semaphore);
   void semaphore_signaled(uint64_t semaphore, uint64_t value);  // by the host: known at once
@@ -53,8 +58,9 @@ class CompletionRule {
 
   // Polls: what the client is shown, given the driver's own answer.
   bool fence_shown_done(uint64_t fence, bool driver_done) const;
-  // Whether the fence's submit is known done; none: no submit the layer saw signals it (it was
-  // made signalled, or something else signals it), so the driver's answer stands.
+  // Whether the fence is known signalled: its submit is known done, or it was made signalled and
+  // not reset since, or it was never submitted since it was made or reset (false); none:
+  // something the rule does not follow signals it, so the driver's answer stands.
   std::optional<bool> fence_known(uint64_t fence) const;
   uint64_t semaphore_shown_value(uint64_t semaphore, uint64_t driver_value);
   // The value the semaphore is known to have reached (none: not a timeline the layer saw made).
@@ -105,6 +111,7 @@ class CompletionRule {
   std::unordered_map<uint64_t, Queue> queues_;
   std::unordered_map<uint64_t, Pending> fences_;  // the submit each fence waits on
   std::unordered_set<uint64_t> revealed_fences_;  // never_done: fences a blocking wait showed done
+  std::unordered_map<uint64_t, bool> unsubmitted_;  // fences made or reset and not submitted since: signalled?
   std::unordered_map<uint64_t, Timeline> semaphores_;
   std::unordered_map<uint64_t, uint32_t> fence_polls_, semaphore_polls_;  // busy answers in a row
 };

@@ -63,9 +63,50 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetFences(VkDevice device, uint32_t count, cons
   return result;
 }
 
+VKAPI_ATTR VkResult VKAPI_CALL CreateFence(VkDevice device, const VkFenceCreateInfo* info,
+                                           const VkAllocationCallbacks* allocator, VkFence* fence) {
+  VkResult result = next_of(device).CreateFence(device, info, allocator, fence);
+  if (result == VK_SUCCESS) with_device(device, [&](Observer&, DeviceState& d) {
+      d.completion.fence_created(key(*fence), (info->flags & VK_FENCE_CREATE_SIGNALED_BIT) != 0);
+    });
+  return result;
+}
+
 VKAPI_ATTR void VKAPI_CALL DestroyFence(VkDevice device, VkFence fence, const VkAllocationCallbacks* allocator) {
   next_of(device).DestroyFence(device, fence, allocator);
-  with_device(device, [&](Observer&, DeviceState& d) { d.completion.fence_reset(key(fence)); });
+  with_device(device, [&](Observer&, DeviceState& d) { d.completion.fence_destroyed(key(fence)); });
+}
+
+// Fences signalled by what the rule does not follow: the driver's answers stand for them.
+void signalled_elsewhere(const void* dispatchable, VkFence fence) {
+  if (fence != VK_NULL_HANDLE)
+    with_device(dispatchable, [&](Observer&, DeviceState& d) { d.completion.fence_signalled_elsewhere(key(fence)); });
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImageKHR(VkDevice device, VkSwapchainKHR swapchain, uint64_t timeout,
+                                                   VkSemaphore semaphore, VkFence fence, uint32_t* index) {
+  VkResult result = next_of(device).AcquireNextImageKHR(device, swapchain, timeout, semaphore, fence, index);
+  if (result == VK_SUCCESS || result == VK_SUBOPTIMAL_KHR) signalled_elsewhere(device, fence);
+  return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImage2KHR(VkDevice device, const VkAcquireNextImageInfoKHR* info,
+                                                    uint32_t* index) {
+  VkResult result = next_of(device).AcquireNextImage2KHR(device, info, index);
+  if (result == VK_SUCCESS || result == VK_SUBOPTIMAL_KHR) signalled_elsewhere(device, info->fence);
+  return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, const VkBindSparseInfo* binds, VkFence fence) {
+  VkResult result = next_of(queue).QueueBindSparse(queue, count, binds, fence);
+  if (result == VK_SUCCESS) signalled_elsewhere(queue, fence);
+  return result;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL ImportFenceFdKHR(VkDevice device, const VkImportFenceFdInfoKHR* info) {
+  VkResult result = next_of(device).ImportFenceFdKHR(device, info);
+  if (result == VK_SUCCESS) signalled_elsewhere(device, info->fence);
+  return result;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateSemaphore(VkDevice device, const VkSemaphoreCreateInfo* info,
@@ -258,9 +299,10 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, co
     revealed = with_device(device, [&](Observer&, DeviceState& d) {
       std::optional<std::pair<uint64_t, VkFence>> first;
       for (VkFence fence : fence_list) {
+        auto known = d.completion.fence_known(key(fence));
+        if (known.value_or(true)) return std::vector<VkFence>{};  // done already, or the driver's answer stands
         auto reveal = d.completion.fence_wait(key(fence));
-        if (!reveal || d.completion.fence_known(key(fence)).value_or(true)) return std::vector<VkFence>{};  // the driver's answer stands
-        if (!first || reveal->order < first->first) first = {reveal->order, fence};
+        if (reveal && (!first || reveal->order < first->first)) first = {reveal->order, fence};
       }
       return first ? std::vector<VkFence>{first->second} : std::vector<VkFence>{};
     });

@@ -65,6 +65,85 @@ TEST(CompletionRule, RealPassesTheDriversAnswer) {
   EXPECT_TRUE(rule.fence_shown_done(1, true));
 }
 
+// A poller's Nth busy answer in a row is the reveal point for what it polls; the runs are counted
+// per object and start again when the object is submitted or reset again.
+TEST(CompletionRule, TheNthBusyPollOfAFenceIsItsRevealPoint) {
+  CompletionRule rule({.polls_to_reveal = 4});
+  rule.submitted(kQueue, 11, /*fence*/ 1, {});
+  rule.submitted(kQueue, 12, /*fence*/ 2, {});
+  for (int poll = 1; poll <= 3; ++poll) EXPECT_FALSE(rule.fence_polled_busy(1)) << poll;
+  EXPECT_FALSE(rule.fence_polled_busy(2));  // another object's run
+  auto reveal = rule.fence_polled_busy(1);
+  ASSERT_TRUE(reveal);
+  EXPECT_EQ(reveal->submit, 1u);
+  EXPECT_EQ(rule.kernel_need(*reveal).fence, 11u);
+  rule.confirm(*reveal, 1);
+  EXPECT_TRUE(rule.fence_shown_done(1, true));
+  EXPECT_FALSE(rule.fence_shown_done(2, true));
+  // A new submit of the fence starts its run again (it had three busy answers so far).
+  for (int poll = 2; poll <= 3; ++poll) EXPECT_FALSE(rule.fence_polled_busy(2));
+  rule.fence_reset(2);
+  rule.submitted(kQueue, 13, 2, {});
+  for (int poll = 1; poll <= 3; ++poll) EXPECT_FALSE(rule.fence_polled_busy(2)) << poll;
+  EXPECT_TRUE(rule.fence_polled_busy(2));
+}
+
+TEST(CompletionRule, ADoneAnswerEndsTheRunOfBusyPolls) {
+  CompletionRule rule({.polls_to_reveal = 3});
+  rule.submitted(kQueue, 1, 1, {});
+  EXPECT_FALSE(rule.fence_polled_busy(1));
+  EXPECT_FALSE(rule.fence_polled_busy(1));
+  rule.fence_polled_done(1);
+  EXPECT_FALSE(rule.fence_polled_busy(1));
+  EXPECT_FALSE(rule.fence_polled_busy(1));
+  EXPECT_TRUE(rule.fence_polled_busy(1));
+}
+
+TEST(CompletionRule, ASemaphoresRevealPointNeedsASignalTheLayerSaw) {
+  CompletionRule rule({.polls_to_reveal = 2});
+  rule.semaphore_created(9, 0);
+  EXPECT_FALSE(rule.semaphore_polled_busy(9, 1));  // nothing signals 1 yet: the driver's answer stands
+  EXPECT_FALSE(rule.semaphore_polled_busy(9, 1));
+  const CompletionRule::Signal to2[] = {{9, 2}};
+  rule.submitted(kQueue, 5, 0, to2);
+  EXPECT_FALSE(rule.semaphore_polled_busy(9, 1));
+  auto reveal = rule.semaphore_polled_busy(9, 1);
+  ASSERT_TRUE(reveal);
+  rule.confirm(*reveal, 0, 9, 1);
+  EXPECT_EQ(rule.semaphore_known(9), 2u);  // the whole submit is known, and with it its signal to 2
+  EXPECT_FALSE(rule.semaphore_known(10));  // not a timeline the layer saw made
+}
+
+TEST(CompletionRule, NeverDoneAndRealHaveNoRevealPoint) {
+  for (CompletionRule::Options options : {CompletionRule::Options{.never_done = true}, CompletionRule::Options{.real = true}}) {
+    CompletionRule rule(options);
+    rule.submitted(kQueue, 1, 1, {});
+    for (uint32_t poll = 0; poll < 10 * kPollsToReveal; ++poll) ASSERT_FALSE(rule.fence_polled_busy(1));
+  }
+}
+
+TEST(CompletionRule, TheDeviceIdleRevealsEveryQueuesNewestSubmitInTheOrderTheQueuesWereFirstUsed) {
+  CompletionRule rule({});
+  rule.submitted(/*queue*/ 900, 1, 0, {});
+  rule.submitted(/*queue*/ 100, 2, 0, {});
+  rule.submitted(/*queue*/ 900, 3, 0, {});
+  auto reveals = rule.device_idle();
+  ASSERT_EQ(reveals.size(), 2u);
+  EXPECT_EQ(reveals[0].queue, 900u);
+  EXPECT_EQ(reveals[0].submit, 2u);
+  EXPECT_EQ(reveals[1].queue, 100u);
+  EXPECT_EQ(reveals[1].submit, 1u);
+}
+
+TEST(CompletionRule, SubmitsAreOrderedAcrossQueues) {
+  CompletionRule rule({});
+  rule.submitted(kQueue, 1, 1, {});
+  rule.submitted(kOtherQueue, 2, 2, {});
+  EXPECT_LT(rule.fence_wait(1)->order, rule.fence_wait(2)->order);
+  EXPECT_FALSE(rule.fence_known(3));  // no submit the layer saw signals it
+  EXPECT_EQ(rule.fence_known(1), false);
+}
+
 TEST(LayerSettings, ParseEveryNameAndRefuseAnythingElseWithWhatWasFound) {
   auto settings = parse_settings("completion=real,hold_frees,never_done,fail_allocation=3");
   ASSERT_TRUE(settings);

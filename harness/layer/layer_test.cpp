@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/memory_type.h"
+#include "layer/completion.h"
 #include "layer/link.h"
 
 namespace tidemark::layer {
@@ -318,6 +319,141 @@ TEST(Layer, APollShowsWorkDoneOnlyAfterABlockingWaitShowedIt) {
     vkDestroyFence(p.device, first, nullptr);
     vkDestroyFence(p.device, second, nullptr);
   }
+}
+
+// A timeline semaphore of the program's, and a submit that signals it to `value` and `fence`.
+VkSemaphore timeline(Program& p) {
+  VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &type};
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  EXPECT_EQ(vkCreateSemaphore(p.device, &info, nullptr, &semaphore), VK_SUCCESS);
+  return semaphore;
+}
+VkResult submit_signal(Program& p, VkSemaphore semaphore, uint64_t value, VkFence fence) {
+  VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  values.signalSemaphoreValueCount = 1;
+  values.pSignalSemaphoreValues = &value;
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO, &values};
+  submit.signalSemaphoreCount = 1;
+  submit.pSignalSemaphores = &semaphore;
+  return vkQueueSubmit(p.queue, 1, &submit, fence);
+}
+
+// Every way of polling, as the program makes it: true once the poll shows the work done.
+enum class PollKind { FenceStatus, WaitForFences, WaitForAnyFence, CounterValue, WaitSemaphores };
+bool polled_done(Program& p, PollKind kind, VkFence fence, VkFence never_submitted, VkSemaphore semaphore,
+                 uint64_t value) {
+  switch (kind) {
+    case PollKind::FenceStatus: return vkGetFenceStatus(p.device, fence) == VK_SUCCESS;
+    case PollKind::WaitForFences: return vkWaitForFences(p.device, 1, &fence, VK_TRUE, 0) == VK_SUCCESS;
+    case PollKind::WaitForAnyFence: {
+      const VkFence both[] = {never_submitted, fence};
+      return vkWaitForFences(p.device, 2, both, VK_FALSE, 0) == VK_SUCCESS;
+    }
+    case PollKind::CounterValue: {
+      uint64_t reached = 0;
+      EXPECT_EQ(vkGetSemaphoreCounterValue(p.device, semaphore, &reached), VK_SUCCESS);
+      return reached >= value;
+    }
+    case PollKind::WaitSemaphores: {
+      VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+      wait.semaphoreCount = 1;
+      wait.pSemaphores = &semaphore;
+      wait.pValues = &value;
+      return vkWaitSemaphores(p.device, &wait, 0) == VK_SUCCESS;
+    }
+  }
+  return false;
+}
+
+// A program that never blocks sees its work done at the same poll whatever the driver's timing:
+// the 32nd busy answer in a row is the layer's reveal point, for every way of polling.
+TEST(Layer, AProgramThatOnlyPollsSeesItsWorkDoneAtTheRevealPointEveryWay) {
+  for (PollKind kind : {PollKind::FenceStatus, PollKind::WaitForFences, PollKind::WaitForAnyFence,
+                        PollKind::CounterValue, PollKind::WaitSemaphores}) {
+    SCOPED_TRACE(static_cast<int>(kind));
+    Observed observed;
+    Program p;
+    ASSERT_TRUE(p.up());
+    VkFence fence = p.fence(), never_submitted = p.fence();
+    VkSemaphore semaphore = timeline(p);
+    for (uint64_t round = 1; round <= 3; ++round) {
+      VK_OK(vkResetFences(p.device, 1, &fence));
+      VK_OK(submit_signal(p, semaphore, round, fence));
+      uint32_t polls = 1;
+      while (!polled_done(p, kind, fence, never_submitted, semaphore, round) && polls <= 10 * kPollsToReveal) ++polls;
+      EXPECT_EQ(polls, kPollsToReveal) << "round " << round;
+    }
+    TidemarkLayerGauges g = observed.attachment.gauges();
+    EXPECT_EQ(g.polls_busy, 3 * (kPollsToReveal - 1));
+    EXPECT_EQ(g.polls_done, 3);
+    EXPECT_EQ(g.polls_revealed, 3);
+    vkDestroySemaphore(p.device, semaphore, nullptr);
+    vkDestroyFence(p.device, never_submitted, nullptr);
+    vkDestroyFence(p.device, fence, nullptr);
+  }
+}
+
+// At a reveal point the kernel model must have seen the work, as for an unbounded wait: work it
+// never saw is a lost device, never a poll that stays busy for ever.
+TEST(Layer, APollersRevealPointShowsWorkTheKernelNeverSawAsALostDevice) {
+  TestHost host;
+  host.kernel_sees = false;
+  TidemarkLayerSink sink = host.sink();
+  Observed observed({}, &sink);
+  Program p;
+  ASSERT_TRUE(p.up());
+  VkFence fence = p.fence();
+  VK_OK(p.submit(fence));
+  VkResult shown = VK_NOT_READY;
+  uint32_t polls = 0;
+  while (shown == VK_NOT_READY && polls < 10 * kPollsToReveal) {
+    shown = vkGetFenceStatus(p.device, fence);
+    ++polls;
+  }
+  EXPECT_EQ(shown, VK_ERROR_DEVICE_LOST);
+  EXPECT_EQ(polls, kPollsToReveal);
+  EXPECT_EQ(host.kicks, 1u);  // rung again once, as an unbounded wait does
+  EXPECT_EQ(observed.attachment.gauges().waits_lost, 1);
+  vkDestroyFence(p.device, fence, nullptr);
+}
+
+// vkDeviceWaitIdle: every fence and semaphore signal submitted before it reads done after it.
+TEST(Layer, AfterTheDeviceWaitsIdleEveryFenceAndSemaphoreReadsDone) {
+  Observed observed;
+  Program p;
+  ASSERT_TRUE(p.up());
+  VkFence fence = p.fence();
+  VkSemaphore semaphore = timeline(p);
+  VK_OK(submit_signal(p, semaphore, 7, fence));
+  VK_OK(vkDeviceWaitIdle(p.device));
+  EXPECT_EQ(vkGetFenceStatus(p.device, fence), VK_SUCCESS);
+  uint64_t value = 0;
+  VK_OK(vkGetSemaphoreCounterValue(p.device, semaphore, &value));
+  EXPECT_EQ(value, 7u);
+  EXPECT_EQ(observed.attachment.gauges().polls_busy, 0);
+  vkDestroySemaphore(p.device, semaphore, nullptr);
+  vkDestroyFence(p.device, fence, nullptr);
+}
+
+// A fence made signalled reads signalled, and one never submitted reads unsignalled, whatever
+// else a poll of several fences names.
+TEST(Layer, AFenceMadeSignalledReadsDoneAndOneNeverSubmittedReadsBusy) {
+  Observed observed;
+  Program p;
+  ASSERT_TRUE(p.up());
+  VkFenceCreateInfo info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  info.flags = VK_FENCE_CREATE_SIGNALED_BIT;
+  VkFence made_signalled = VK_NULL_HANDLE, unsignalled = p.fence();
+  VK_OK(vkCreateFence(p.device, &info, nullptr, &made_signalled));
+  const VkFence both[] = {made_signalled, unsignalled};
+  EXPECT_EQ(vkWaitForFences(p.device, 2, both, VK_FALSE, 0), VK_SUCCESS);
+  EXPECT_EQ(vkWaitForFences(p.device, 2, both, VK_TRUE, 0), VK_TIMEOUT);
+  VK_OK(vkResetFences(p.device, 1, &made_signalled));
+  EXPECT_EQ(vkWaitForFences(p.device, 2, both, VK_FALSE, 0), VK_TIMEOUT);
+  vkDestroyFence(p.device, made_signalled, nullptr);
+  vkDestroyFence(p.device, unsignalled, nullptr);
 }
 
 TEST(Layer, ReportsBoundMemoryTypedByWhatIsBoundAndEverySubmitAsAKernelPacket) {

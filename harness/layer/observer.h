@@ -59,7 +59,8 @@ inline void* dispatch_key(const void* dispatchable) { return *static_cast<void* 
   X(BindImageMemory) X(BindBufferMemory2) X(BindImageMemory2) X(CreateDescriptorPool)           \
   X(DestroyDescriptorPool) X(ResetDescriptorPool) X(AllocateDescriptorSets) X(FreeDescriptorSets) \
   X(CreateCommandPool) X(DestroyCommandPool) X(AllocateCommandBuffers) X(FreeCommandBuffers)    \
-  X(QueueSubmit) X(QueueSubmit2) X(ResetFences) X(DestroyFence) X(GetFenceStatus) X(WaitForFences) \
+  X(QueueSubmit) X(QueueSubmit2) X(CreateFence) X(ResetFences) X(DestroyFence) X(GetFenceStatus)  \
+  X(WaitForFences) X(AcquireNextImageKHR) X(AcquireNextImage2KHR) X(QueueBindSparse) X(ImportFenceFdKHR) \
   X(CreateSemaphore) X(DestroySemaphore) X(SignalSemaphore) X(WaitSemaphores)                    \
   X(GetSemaphoreCounterValue) X(QueueWaitIdle) X(DeviceWaitIdle)
 
