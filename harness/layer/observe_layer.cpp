@@ -147,14 +147,7 @@ struct Intercept {
 #define TIDEMARK_INTERCEPT(name) Intercept{"vk" #name, reinterpret_cast<PFN_vkVoidFunction>(&name)},
 #define TIDEMARK_ALIAS(alias, name) Intercept{alias, reinterpret_cast<PFN_vkVoidFunction>(&name)},
 const Intercept kDeviceIntercepts[] = {
-    TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_INTERCEPT)
-    TIDEMARK_ALIAS("vkBindBufferMemory2KHR", BindBufferMemory2)
-    TIDEMARK_ALIAS("vkBindImageMemory2KHR", BindImageMemory2)
-    TIDEMARK_ALIAS("vkQueueSubmit2KHR", QueueSubmit2)
-    TIDEMARK_ALIAS("vkSignalSemaphoreKHR", SignalSemaphore)
-    TIDEMARK_ALIAS("vkWaitSemaphoresKHR", WaitSemaphores)
-    TIDEMARK_ALIAS("vkGetSemaphoreCounterValueKHR", GetSemaphoreCounterValue)
-};
+    TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_INTERCEPT) TIDEMARK_DEVICE_ALIASES(TIDEMARK_ALIAS)};
 const Intercept kInstanceIntercepts[] = {TIDEMARK_INTERCEPT(CreateInstance) TIDEMARK_INTERCEPT(DestroyInstance)
                                              TIDEMARK_INTERCEPT(CreateDevice)};
 #undef TIDEMARK_INTERCEPT

@@ -64,6 +64,12 @@ inline void* dispatch_key(const void* dispatchable) { return *static_cast<void* 
   X(CreateSemaphore) X(DestroySemaphore) X(SignalSemaphore) X(WaitSemaphores)                    \
   X(GetSemaphoreCounterValue) X(QueueWaitIdle) X(DeviceWaitIdle)
 
+// Other names of intercepted functions: (the name, the intercept).
+#define TIDEMARK_DEVICE_ALIASES(X)                                                                     \
+  X("vkBindBufferMemory2KHR", BindBufferMemory2) X("vkBindImageMemory2KHR", BindImageMemory2)          \
+  X("vkQueueSubmit2KHR", QueueSubmit2) X("vkSignalSemaphoreKHR", SignalSemaphore)                      \
+  X("vkWaitSemaphoresKHR", WaitSemaphores) X("vkGetSemaphoreCounterValueKHR", GetSemaphoreCounterValue)
+
 // The next layer's functions for one device. A core name missing from a 1.1 driver is taken
 // by its extension name.
 struct DeviceTable {
