@@ -1,0 +1,116 @@
+// The observer's library on records written here as the layer writes them: the process tree is
+// assembled from each process's folder and its ancestors, bounds hold for each process and for
+// the whole, and the exit code gives the program's own failure first.
+#include "observe/observe.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/expr.h"
+#include "layer/tidemark_layer.h"
+
+namespace tidemark::observe {
+namespace {
+
+namespace fs = std::filesystem;
+
+class LayerFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("tidemark-observe-test-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  // A process folder as the layer writes it; `buffers_peak` < 0: no layer.json (it ended without one).
+  void process(const std::string& folder, uint32_t pid, uint32_t parent, bool observed, int64_t buffers_peak,
+               nlohmann::json ancestors = nlohmann::json::array()) {
+    fs::create_directories(root_ / folder);
+    nlohmann::json record{{"pid", pid},         {"parent", parent},     {"command", {"prog", std::to_string(pid)}},
+                          {"executable", "/x"}, {"observed", observed}, {"ancestors", ancestors}};
+    std::ofstream(root_ / folder / "process.json") << record.dump();
+    if (!observed) return;
+    std::ofstream events(root_ / folder / "events.bin", std::ios::binary);
+    const TidemarkLayerEvent written[] = {{TIDEMARK_EVENT_DEVICE, 0, 1, 0},
+                                          {TIDEMARK_EVENT_ALLOCATED, 1, 0xa0, 4096},
+                                          {TIDEMARK_EVENT_SUBMITTED, 0, 7, 0},
+                                          {TIDEMARK_EVENT_FREED, 1, 0xa0, 4096}};
+    events.write(reinterpret_cast<const char*>(written), sizeof written);
+    if (buffers_peak < 0) return;
+    nlohmann::json all{{"buffers", {{"live", 0}, {"peak", buffers_peak}, {"total", buffers_peak}}},
+                       {"queue_submits", 1}};
+    std::ofstream(root_ / folder / "layer.json") << nlohmann::json{{"devices", {{{"device", 1}}}}, {"all", all}}.dump();
+  }
+  static scenario::GaugeCheck bound(std::string_view text) { return {.expr = *Expression::parse(text), .where = {}}; }
+
+  fs::path root_;
+};
+
+TEST_F(LayerFolder, TheTreeHoldsEveryProcessTheLayerSawAndTheAncestorsThatMadeNoDevice) {
+  const nlohmann::json shell = nlohmann::json::array({{{"pid", 100}, {"parent", 1}, {"command", {"sh", "-c", "a && b"}}}});
+  process("200", 200, 100, true, 3005, shell);
+  process("300", 300, 100, true, 10, shell);
+  process("300-2", 300, 100, true, -1, shell);  // a second image in pid 300 that was killed
+  process("400", 400, 100, false, 0, shell);
+  auto processes = gather(root_, 100);
+  ASSERT_TRUE(processes) << processes.error().message;
+  ASSERT_EQ(processes->size(), 5u);
+  EXPECT_EQ((*processes)[0].pid, 100u);  // the program first
+  EXPECT_EQ((*processes)[0].kind, ProcessKind::NoDevice);
+  EXPECT_EQ((*processes)[0].command, (std::vector<std::string>{"sh", "-c", "a && b"}));
+  EXPECT_EQ((*processes)[1].kind, ProcessKind::Vulkan);
+  EXPECT_EQ((*processes)[1].observed.vkbufspk, 3005);
+  EXPECT_EQ((*processes)[1].kernel.kevents, 4);  // its own host: the allocation and the free, each for its pid and global
+  EXPECT_EQ((*processes)[1].kernel.kbsubmits, 1);
+  EXPECT_EQ((*processes)[2].folder, "300");
+  EXPECT_TRUE((*processes)[2].reported);
+  EXPECT_EQ((*processes)[3].folder, "300-2");
+  EXPECT_FALSE((*processes)[3].reported);
+  EXPECT_EQ((*processes)[3].kind, ProcessKind::Vulkan);  // its events say it made a device
+  EXPECT_EQ((*processes)[4].kind, ProcessKind::NotObserved);
+}
+
+TEST_F(LayerFolder, BoundsHoldForEachProcessSoNoneHidesAnothersPeakAndWholeBoundsForTheSum) {
+  process("200", 200, 100, true, 3005);
+  process("300", 300, 100, true, 10);
+  Observation observation;
+  observation.pid = 100;
+  observation.processes = *gather(root_, 100);
+  observation.whole_observed.vkbufspk = 3015;
+  auto verdicts = judge(observation, {.each = {bound("vkbufspk <= 64")}, .whole = {bound("vkbufspk == 3015")}});
+  ASSERT_EQ(verdicts.size(), 3u);
+  EXPECT_FALSE(verdicts[0].passed);
+  EXPECT_EQ(verdicts[0].scope, "pid 200 (prog)");
+  EXPECT_EQ(verdicts[0].detail, "vkbufspk = 3005, bound <= 64");
+  EXPECT_TRUE(verdicts[1].passed);
+  EXPECT_EQ(verdicts[2].scope, "whole");
+  EXPECT_TRUE(verdicts[2].passed);
+  EXPECT_EQ(exit_code(observation, verdicts), 1);
+}
+
+TEST_F(LayerFolder, TheProgramsOwnFailureWinsAndNoDeviceIsExitThreeOnlyWhenItSucceeded) {
+  Observation failed;
+  failed.exit_code = 7;
+  EXPECT_EQ(exit_code(failed, {}), 7);  // it failed before it made a device
+  Observation no_device;
+  EXPECT_EQ(exit_code(no_device, {}), 3);
+  process("200", 200, 100, true, 1);
+  Observation green;
+  green.processes = *gather(root_, 200);
+  EXPECT_EQ(exit_code(green, {{"vkbufspk <= 1", "pid 200 (prog)", true, ""}}), 0);
+  green.exit_code = 255;
+  EXPECT_EQ(exit_code(green, {}), 255);
+}
+
+TEST_F(LayerFolder, ARecordThatIsNotJsonIsAnErrorNamingTheFile) {
+  fs::create_directories(root_ / "5");
+  std::ofstream(root_ / "5" / "process.json") << "{not json";
+  auto processes = gather(root_, 5);
+  ASSERT_FALSE(processes);
+  EXPECT_NE(processes.error().message.find("5/process.json"), std::string::npos) << processes.error().message;
+}
+
+}  // namespace
+}  // namespace tidemark::observe
