@@ -395,30 +395,6 @@ TEST(Layer, AProgramThatOnlyPollsSeesItsWorkDoneAtTheRevealPointEveryWay) {
   }
 }
 
-// At a reveal point the kernel model must have seen the work, as for an unbounded wait: work it
-// never saw is a lost device, never a poll that stays busy for ever.
-TEST(Layer, APollersRevealPointShowsWorkTheKernelNeverSawAsALostDevice) {
-  TestHost host;
-  host.kernel_sees = false;
-  TidemarkLayerSink sink = host.sink();
-  Observed observed({}, &sink);
-  Program p;
-  ASSERT_TRUE(p.up());
-  VkFence fence = p.fence();
-  VK_OK(p.submit(fence));
-  VkResult shown = VK_NOT_READY;
-  uint32_t polls = 0;
-  while (shown == VK_NOT_READY && polls < 10 * kPollsToReveal) {
-    shown = vkGetFenceStatus(p.device, fence);
-    ++polls;
-  }
-  EXPECT_EQ(shown, VK_ERROR_DEVICE_LOST);
-  EXPECT_EQ(polls, kPollsToReveal);
-  EXPECT_EQ(host.kicks, 1u);  // rung again once, as an unbounded wait does
-  EXPECT_EQ(observed.attachment.gauges().waits_lost, 1);
-  vkDestroyFence(p.device, fence, nullptr);
-}
-
 // vkDeviceWaitIdle: every fence and semaphore signal submitted before it reads done after it.
 TEST(Layer, AfterTheDeviceWaitsIdleEveryFenceAndSemaphoreReadsDone) {
   Observed observed;
@@ -487,7 +463,8 @@ TEST(Layer, ReportsBoundMemoryTypedByWhatIsBoundAndEverySubmitAsAKernelPacket) {
 }
 
 // A kernel that never sees the work (a lost doorbell no ring-again cures): the program's own
-// waits show it — a timeout for a bounded wait, a lost device for an unbounded one.
+// waits show it — a timeout for a bounded wait, a lost device for an unbounded one or a poll's
+// reveal point.
 TEST(Layer, WorkTheKernelNeverSawShowsInTheProgramsOwnWaits) {
   TestHost host;
   host.kernel_sees = false;
@@ -502,6 +479,17 @@ TEST(Layer, WorkTheKernelNeverSawShowsInTheProgramsOwnWaits) {
   EXPECT_EQ(vkGetFenceStatus(p.device, fence), VK_NOT_READY);
   EXPECT_EQ(host.kicks, 1u);  // only the unbounded wait has the driver ring again
   EXPECT_EQ(observed.attachment.gauges().waits_lost, 2);
+  // A poller's reveal point is such a wait: a lost device, never a poll that stays busy for ever.
+  VkFence polled = p.fence();
+  VK_OK(p.submit(polled));
+  VkResult shown = VK_NOT_READY;
+  uint32_t polls = 0;
+  for (; shown == VK_NOT_READY && polls < 10 * kPollsToReveal; ++polls) shown = vkGetFenceStatus(p.device, polled);
+  EXPECT_EQ(shown, VK_ERROR_DEVICE_LOST);
+  EXPECT_EQ(polls, kPollsToReveal);
+  EXPECT_EQ(host.kicks, 2u);
+  EXPECT_EQ(observed.attachment.gauges().waits_lost, 3);
+  vkDestroyFence(p.device, polled, nullptr);
   vkDestroyFence(p.device, fence, nullptr);
 
   // completion: real takes the driver's word
