@@ -26,7 +26,7 @@ void print_process(const observe::Process& process) {
   if (process.forked_from) fmt::print(" [forked from {}]", process.forked_from);
   if (process.kind == observe::ProcessKind::Vulkan)
     fmt::print(" — {} device{}{}", process.devices, process.devices == 1 ? "" : "s",
-               process.reported ? "" : ", ended without its report (killed, or _exit)");
+               process.reported ? "" : ", ended without its report (killed, or _exit): its counts as of its last call");
   fmt::print("\n");
 }
 

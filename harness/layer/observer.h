@@ -252,9 +252,10 @@ class Observer {
   void count_call() {
     if (!status) return;
     status->call();
-    int64_t live = 0;
-    for (const auto& [dispatch, device] : devices) live += device->gauges.buffers.live;
-    status->buffers(live);
+    TidemarkLayerGauges all = finished_sum;
+    for (const auto& [dispatch, device] : devices) sum_into(all, device->gauges);
+    status->buffers(all.buffers.live);
+    status->gauges(all);
   }
 
   // Every intercepted call finds its device: a few live devices in fixed slots, read without

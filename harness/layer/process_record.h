@@ -6,7 +6,8 @@
 //                 chain of its ancestors up to the observer (they are alive while it runs)
 //   events.bin    the layer's events, as they come
 //   layer.json    its gauges, per device and in all (when its last device goes, and at exit)
-//   status        two counters the observer reads while the program runs (calls, live buffers)
+//   status        what the observer reads while the program runs (calls, live buffers), and the
+//                 process's gauges after its last change (all a killed process leaves)
 #pragma once
 
 #include <cstdint>
@@ -54,6 +55,10 @@ class StatusMap {
   }
   void buffers(int64_t live) {
     if (status_) __atomic_store_n(&status_->live_buffers, live, __ATOMIC_RELAXED);
+  }
+  // Read once the process has ended, so a plain copy (under the layer's lock) is enough.
+  void gauges(const TidemarkLayerGauges& gauges) {
+    if (status_) status_->gauges = gauges;
   }
 
  private:

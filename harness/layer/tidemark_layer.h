@@ -91,6 +91,9 @@ typedef uint32_t (*PFN_tidemarkLayerGauges)(uint64_t attachment, TidemarkLayerGa
 typedef struct TidemarkLayerStatus {
   uint64_t calls;        // intercepted calls so far
   int64_t live_buffers;  // VkBuffers live on the process's devices
+  // Its gauges (summed over its devices) after its last intercepted change: what a process that
+  // is killed, or ends by _exit, leaves instead of its layer.json.
+  TidemarkLayerGauges gauges;
 } TidemarkLayerStatus;
 
 // Without an attachment (a program run by `tidemark observe`), the settings come from

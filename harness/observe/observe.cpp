@@ -67,20 +67,25 @@ std::vector<std::string> observed_environment(const Options& options, const fs::
   return out;
 }
 
+std::optional<TidemarkLayerStatus> last_status(const fs::path& file) {
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  TidemarkLayerStatus status{};
+  const bool whole = ::pread(fd, &status, sizeof status, 0) == static_cast<ssize_t>(sizeof status);
+  ::close(fd);
+  return whole ? std::optional(status) : std::nullopt;
+}
+
 // What the processes' status files say now.
 Live read_live(const fs::path& layer_folder) {
   Live live;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(layer_folder, ec)) {
     ++live.processes;
-    int fd = ::open((entry.path() / "status").c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    TidemarkLayerStatus status{};
-    if (::pread(fd, &status, sizeof status, 0) == static_cast<ssize_t>(sizeof status)) {
-      live.calls += status.calls;
-      live.live_buffers += status.live_buffers;
+    if (auto status = last_status(entry.path() / "status")) {  // calls and live buffers are read atomically enough: a moment's
+      live.calls += status->calls;
+      live.live_buffers += status->live_buffers;
     }
-    ::close(fd);
   }
   return live;
 }
@@ -289,6 +294,8 @@ Result<std::vector<Process>> gather(const fs::path& layer_folder, uint32_t root)
         process.devices = static_cast<uint32_t>(devices->size());
       if (auto all = layer.find("all"); all != layer.end() && all->is_object()) process.observed = observed_from_report(*all);
       process.layer = std::move(layer);
+    } else if (auto last = last_status(folder / "status")) {
+      process.observed = layer::to_observed(last->gauges);  // its counts up to its end, without its report
     }
     if (fs::exists(folder / "events.bin")) TIDEMARK_CHECK(replay_events(folder / "events.bin", process));
     process.kind = process.devices > 0 ? ProcessKind::Vulkan : ProcessKind::NoDevice;

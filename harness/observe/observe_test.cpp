@@ -24,7 +24,8 @@ class LayerFolder : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root_); }
 
-  // A process folder as the layer writes it; `buffers_peak` < 0: no layer.json (it ended without one).
+  // A process folder as the layer writes it; `buffers_peak` < 0: no layer.json (it was killed), a
+  // status file with -buffers_peak.
   void process(const std::string& folder, uint32_t pid, uint32_t parent, bool observed, int64_t buffers_peak,
                nlohmann::json ancestors = nlohmann::json::array()) {
     fs::create_directories(root_ / folder);
@@ -38,7 +39,12 @@ class LayerFolder : public ::testing::Test {
                                           {TIDEMARK_EVENT_SUBMITTED, 0, 7, 0},
                                           {TIDEMARK_EVENT_FREED, 1, 0xa0, 4096}};
     events.write(reinterpret_cast<const char*>(written), sizeof written);
-    if (buffers_peak < 0) return;
+    if (buffers_peak < 0) {  // killed: its status file holds its gauges as of its last change
+      TidemarkLayerStatus status{};
+      status.gauges.buffers = {0, -buffers_peak, -buffers_peak};
+      std::ofstream(root_ / folder / "status", std::ios::binary).write(reinterpret_cast<const char*>(&status), sizeof status);
+      return;
+    }
     nlohmann::json all{{"buffers", {{"live", 0}, {"peak", buffers_peak}, {"total", buffers_peak}}},
                        {"queue_submits", 1}};
     std::ofstream(root_ / folder / "layer.json") << nlohmann::json{{"devices", {{{"device", 1}}}}, {"all", all}}.dump();
@@ -52,7 +58,7 @@ TEST_F(LayerFolder, TheTreeHoldsEveryProcessTheLayerSawAndTheAncestorsThatMadeNo
   const nlohmann::json shell = nlohmann::json::array({{{"pid", 100}, {"parent", 1}, {"command", {"sh", "-c", "a && b"}}}});
   process("200", 200, 100, true, 3005, shell);
   process("300", 300, 100, true, 10, shell);
-  process("300-2", 300, 100, true, -1, shell);  // a second image in pid 300 that was killed
+  process("300-2", 300, 100, true, -77, shell);  // a second image in pid 300 that was killed
   process("400", 400, 100, false, 0, shell);
   auto processes = gather(root_, 100);
   ASSERT_TRUE(processes) << processes.error().message;
@@ -68,6 +74,7 @@ TEST_F(LayerFolder, TheTreeHoldsEveryProcessTheLayerSawAndTheAncestorsThatMadeNo
   EXPECT_TRUE((*processes)[2].reported);
   EXPECT_EQ((*processes)[3].folder, "300-2");
   EXPECT_FALSE((*processes)[3].reported);
+  EXPECT_EQ((*processes)[3].observed.vkbufspk, 77);  // from its status file
   EXPECT_EQ((*processes)[3].kind, ProcessKind::Vulkan);  // its events say it made a device
   EXPECT_EQ((*processes)[4].kind, ProcessKind::NotObserved);
 }
