@@ -176,14 +176,18 @@ int main(int argc, char** argv) {
   compare->add_option("--expectations", compared.expectations, "known failures (expectations.txt)");
   compare->add_option("--report", compared.report, "report folder (default reports/run-<time>)");
   ObserveArgs observed;
-  auto* observe = app.add_subcommand("observe", "run a program under VK_LAYER_TIDEMARK_observe and the model host; "
-                                                "print its gauges, check bounds");
+  auto* observe = app.add_subcommand("observe", "run a program (and every process it starts) under "
+                                                "VK_LAYER_TIDEMARK_observe and a model host each; print their gauges, "
+                                                "check bounds");
   observe->add_option("--report", observed.report, "keep result.json, trace.pftrace and the layer's files in DIR");
-  observe->add_option("--expect", observed.expect, "a YAML file of gauge bounds (expect: [vkbufspk <= 64, ...])");
-  observe->add_option("--fault", observed.faults, "a fault at the Vulkan boundary: hold_frees, never_done, "
-                                                  "fail_allocation=N (repeatable)");
+  observe->add_option("--expect", observed.expect, "a YAML file of gauge bounds: expect: [vkbufspk <= 64, ...] for each "
+                                                    "process, whole: [...] for the tree's sums");
+  observe->add_option("--fault", observed.faults, "a fault at the Vulkan boundary: hold_frees, never_done (a "
+                                                  "program that only polls then never finishes), fail_allocation=N "
+                                                  "(repeatable)");
   observe->add_option("--completion", observed.completion, "what the program is shown of GPU progress: "
-                                                           "deterministic (default) or real");
+                                                           "deterministic (default: the same answers every run; the 32nd busy poll in a "
+                                                           "row is a point where the layer waits) or real");
   observe->add_option("--only", observed.only, "observe only the processes whose executable or argv[0] file name "
                                                "matches PATTERN (fnmatch: 'vkcube', 'piglit-*'); the others' calls pass through");
   observe->add_option("command", observed.command, "the program and its arguments, after --")->required();

@@ -99,6 +99,7 @@ int observe_command(const ObserveArgs& args) {
     fmt::print("whole ({} processes with a device; peaks summed):\n", vulkan);
     print_gauges(observation->whole_observed, observation->whole_kernel);
   }
+  if (vulkan > 1) fmt::print("kernel map of the tree at the end:\n{}", observation->kernel_map);
   for (const auto& verdict : verdicts)
     fmt::print("{} {} [{}] ({})\n", verdict.passed ? "PASS" : "FAIL", verdict.check, verdict.scope, verdict.detail);
   if (auto written = observe::write_report(*observation, verdicts, options.report); !written)

@@ -258,6 +258,24 @@ std::string base_name(const std::vector<std::string>& command) {
   return fs::path(command[0]).filename().string();
 }
 
+// One kernel GPU-memory map for the whole tree: every observed process's memory under its own
+// pid (each entry as the GpuMem reader dumps it), as the real map holds one entry per process.
+Result<std::string> tree_kernel_map(const fs::path& layer_folder, const std::vector<Process>& processes) {
+  host::ModelHost tree(api::ModelConfig{}, MutantId::None);
+  for (const Process& process : processes) {
+    if (process.kind != ProcessKind::Vulkan) continue;
+    std::ifstream in(layer_folder / process.folder / "events.bin", std::ios::binary);
+    TidemarkLayerEvent event{};
+    while (in.read(reinterpret_cast<char*>(&event), sizeof event)) {
+      if (event.kind == TIDEMARK_EVENT_ALLOCATED)
+        TIDEMARK_CHECK(tree.kernel_allocate(0, process.pid, static_cast<MemoryType>(event.type), event.id, event.size));
+      else if (event.kind == TIDEMARK_EVENT_FREED)
+        TIDEMARK_CHECK(tree.kernel_free(0, process.pid, event.id));
+    }
+  }
+  return tree.kernel_dump();
+}
+
 }  // namespace
 
 Result<std::vector<Process>> gather(const fs::path& layer_folder, uint32_t root) {
@@ -346,6 +364,8 @@ Result<Observation> observe(const Options& options) {
     program.command = options.command;
     observation.processes.insert(observation.processes.begin(), std::move(program));
   }
+  TIDEMARK_TRY(map, tree_kernel_map(layer_folder, observation.processes));
+  observation.kernel_map = std::move(map);
   observation.whole_observed = summed(observation.processes, &Process::observed);
   observation.whole_kernel = summed(observation.processes, &Process::kernel);
   return observation;
@@ -434,6 +454,7 @@ nlohmann::json to_json(const Observation& observation, const std::vector<Verdict
           {"only", observation.only},
           {"processes", processes},
           {"whole", gauges(observation.whole_observed, observation.whole_kernel)},
+          {"kernel_map", observation.kernel_map},
           {"checks", checks}};
 }
 

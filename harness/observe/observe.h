@@ -58,6 +58,9 @@ struct Observation {
   // the other count as if together), never less than any process's own.
   ObservedGauges whole_observed{};
   KernelGauges whole_kernel{};
+  // One kernel GPU-memory map for the tree, each observed process's memory under its pid, as the
+  // GpuMem reader dumps it at the end (a process that freed everything has no entry left).
+  std::string kernel_map;
   bool made_device() const;
 };
 
