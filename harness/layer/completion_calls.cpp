@@ -12,14 +12,14 @@ constexpr uint64_t kKernelBudgetNs = 1'000'000'000;  // virtual: the kernel's ti
 // completion rule, a sample of the gauges (caller holds the lock).
 void submitted(Observer& o, DeviceState& device, VkQueue queue, VkFence fence,
                std::span<const CompletionRule::Signal> signals) {
-  ++device.gauges.submits;
+  ++device.gauges().submits;
   const TidemarkLayerSink* sink = device.sink();
   uint64_t kernel_fence = sink && sink->queue_submitted ? sink->queue_submitted(sink->context) : 0;
   // Without the kernel model the layer's own order stands in for its fences.
-  if (!sink || !sink->queue_submitted) kernel_fence = static_cast<uint64_t>(device.gauges.submits);
+  if (!sink || !sink->queue_submitted) kernel_fence = static_cast<uint64_t>(device.gauges().submits);
   device.completion.submitted(key(queue), kernel_fence, key(fence), signals);
   o.event(device, TIDEMARK_EVENT_SUBMITTED, 0, key(queue), 0);
-  if (sink && sink->sample) sink->sample(sink->context, &device.gauges);
+  if (sink && sink->sample) sink->sample(sink->context, &device.gauges());
 }
 
 bool is_timeline(DeviceState& device, VkSemaphore semaphore) { return device.completion.is_timeline(key(semaphore)); }
@@ -158,15 +158,15 @@ bool kernel_saw(DeviceState& device, const std::optional<CompletionRule::Reveal>
 // wait, and a lost device for an unbounded one (it would never return).
 VkResult wait_outcome(DeviceState& device, bool seen, uint64_t timeout) {
   if (seen) {
-    ++device.gauges.waits_done;
+    ++device.gauges().waits_done;
     return VK_SUCCESS;
   }
-  ++device.gauges.waits_lost;
+  ++device.gauges().waits_lost;
   return timeout == UINT64_MAX ? VK_ERROR_DEVICE_LOST : VK_TIMEOUT;
 }
 
 VkResult poll_outcome(DeviceState& device, bool done) {
-  ++(done ? device.gauges.polls_done : device.gauges.polls_busy);
+  ++(done ? device.gauges().polls_done : device.gauges().polls_busy);
   return done ? VK_SUCCESS : VK_NOT_READY;
 }
 
@@ -196,10 +196,10 @@ Revealed reveal_fences(VkDevice device, const std::vector<VkFence>& fences) {
   return with_device(device, [&](Observer&, DeviceState& d) {
     bool seen = true;
     for (VkFence fence : fences) {
-      ++d.gauges.polls_revealed;
+      ++d.gauges().polls_revealed;
       seen = kernel_saw(d, d.completion.fence_wait(key(fence)), UINT64_MAX, key(fence)) && seen;
     }
-    if (!seen) ++d.gauges.waits_lost;
+    if (!seen) ++d.gauges().waits_lost;
     return seen ? Revealed::Seen : Revealed::Lost;
   });
 }
@@ -221,11 +221,11 @@ Revealed reveal_semaphores(VkDevice device, const std::vector<std::pair<VkSemaph
   return with_device(device, [&](Observer&, DeviceState& d) {
     bool seen = true;
     for (const auto& [semaphore, value] : reached) {
-      ++d.gauges.polls_revealed;
+      ++d.gauges().polls_revealed;
       uint64_t id = key(semaphore);
       seen = kernel_saw(d, d.completion.semaphore_wait(id, value), UINT64_MAX, 0, id, value) && seen;
     }
-    if (!seen) ++d.gauges.waits_lost;
+    if (!seen) ++d.gauges().waits_lost;
     return seen ? Revealed::Seen : Revealed::Lost;
   });
 }
@@ -288,7 +288,7 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, co
     });
   }
   if (real == VK_TIMEOUT) {
-    with_device(device, [&](Observer&, DeviceState& d) { ++d.gauges.waits_timed_out; });
+    with_device(device, [&](Observer&, DeviceState& d) { ++d.gauges().waits_timed_out; });
     return real;
   }
   // What the wait reveals: every fence of a wait on all; of a wait on any, the one submitted
@@ -388,7 +388,7 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphore
     });
   }
   if (real == VK_TIMEOUT) {
-    with_device(device, [&](Observer&, DeviceState& d) { ++d.gauges.waits_timed_out; });
+    with_device(device, [&](Observer&, DeviceState& d) { ++d.gauges().waits_timed_out; });
     return real;
   }
   // What the wait reveals: every value of a wait on all; of a wait on any, the first one whose

@@ -27,8 +27,8 @@ void memory_freed(Observer& o, DeviceState& device, uint64_t handle) {
   if (found == device.memory.end()) return;  // VK_NULL_HANDLE, or not ours
   const Memory memory = found->second;
   device.memory.erase(found);
-  remove(device.gauges.memory);
-  remove(device.gauges.memory_bytes, static_cast<int64_t>(memory.size));
+  remove(device.gauges().memory);
+  remove(device.gauges().memory_bytes, static_cast<int64_t>(memory.size));
   if (!memory.reported) return;
   device.reported_bytes -= static_cast<int64_t>(memory.size);
   o.event(device, TIDEMARK_EVENT_FREED, static_cast<uint32_t>(memory.type), handle, memory.size);
@@ -49,7 +49,7 @@ MemoryType buffer_type(VkBufferUsageFlags usage) {
 bool held_back(DeviceState& device, decltype(Held::kind) kind, uint64_t handle, const VkAllocationCallbacks* allocator) {
   if (!device.settings.hold_frees || handle == 0) return false;
   device.held.push_back({kind, handle, allocator});
-  ++device.gauges.frees_held;
+  ++device.gauges().frees_held;
   return true;
 }
 
@@ -58,7 +58,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice device, const VkBufferCreat
   VkResult result = next_of(device).CreateBuffer(device, info, allocator, buffer);
   if (result == VK_SUCCESS) with_device(device, [&](Observer&, DeviceState& d) {
       d.buffers[key(*buffer)] = {info->size, buffer_type(info->usage), false};
-      add(d.gauges.buffers);
+      add(d.gauges().buffers);
     });
   return result;
 }
@@ -68,7 +68,7 @@ void resource_gone(DeviceState& device, std::unordered_map<uint64_t, Resource>& 
                    uint64_t handle) {
   auto found = table.find(handle);
   if (found == table.end()) return;
-  if (found->second.bound) remove(device.gauges.bound_bytes, static_cast<int64_t>(found->second.size));
+  if (found->second.bound) remove(device.gauges().bound_bytes, static_cast<int64_t>(found->second.size));
   table.erase(found);
   remove(count);
 }
@@ -78,8 +78,8 @@ void resource_gone(DeviceState& device, std::unordered_map<uint64_t, Resource>& 
 bool passes_destroy(VkDevice device, decltype(Held::kind) kind, uint64_t handle, const VkAllocationCallbacks* allocator) {
   return !with_device(device, [&](Observer&, DeviceState& d) {
     if (held_back(d, kind, handle, allocator)) return true;
-    if (kind == Held::Buffer) resource_gone(d, d.buffers, d.gauges.buffers, handle);
-    else resource_gone(d, d.images, d.gauges.images, handle);
+    if (kind == Held::Buffer) resource_gone(d, d.buffers, d.gauges().buffers, handle);
+    else resource_gone(d, d.images, d.gauges().images, handle);
     return false;
   });
 }
@@ -97,7 +97,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
   next.GetImageMemoryRequirements(device, *image, &needs);
   with_device(device, [&](Observer&, DeviceState& d) {
     d.images[key(*image)] = {needs.size, MemoryType::GlTexture, false};
-    add(d.gauges.images);
+    add(d.gauges().images);
   });
   return result;
 }
@@ -111,7 +111,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAll
   const uint64_t fail_at = next_state(device).settings.fail_allocation;
   if (fail_at != 0 && with_device(device, [&](Observer&, DeviceState& d) {
         if (++d.allocations_tried != fail_at) return false;
-        ++d.gauges.allocations_refused;
+        ++d.gauges().allocations_refused;
         return true;
       }))
     return VK_ERROR_OUT_OF_DEVICE_MEMORY;
@@ -119,8 +119,8 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAll
   if (result != VK_SUCCESS) return result;
   with_device(device, [&](Observer&, DeviceState& d) {
     d.memory[key(*memory)] = {info->allocationSize, MemoryType::Unknown, false};
-    add(d.gauges.memory);
-    add(d.gauges.memory_bytes, static_cast<int64_t>(info->allocationSize));
+    add(d.gauges().memory);
+    add(d.gauges().memory_bytes, static_cast<int64_t>(info->allocationSize));
   });
   return result;
 }
@@ -138,7 +138,7 @@ void bound(Observer& o, DeviceState& device, std::unordered_map<uint64_t, Resour
            VkDeviceMemory memory) {
   auto found = table.find(resource);
   if (found == table.end()) return;
-  if (!found->second.bound) add(device.gauges.bound_bytes, static_cast<int64_t>(found->second.size));
+  if (!found->second.bound) add(device.gauges().bound_bytes, static_cast<int64_t>(found->second.size));
   found->second.bound = true;
   report_bound(o, device, memory, found->second.type);
 }

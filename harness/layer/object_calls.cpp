@@ -18,7 +18,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDes
   VkResult result = next_of(device).CreateDescriptorPool(device, info, allocator, pool);
   if (result == VK_SUCCESS) with_device(device, [&](Observer&, DeviceState& d) {
       d.pool_sets[key(*pool)] = 0;
-      add(d.gauges.descriptor_pools);
+      add(d.gauges().descriptor_pools);
     });
   return result;
 }
@@ -28,9 +28,9 @@ VKAPI_ATTR void VKAPI_CALL DestroyDescriptorPool(VkDevice device, VkDescriptorPo
   next_of(device).DestroyDescriptorPool(device, pool, allocator);
   with_device(device, [&](Observer&, DeviceState& d) {
     if (!d.pool_sets.contains(key(pool))) return;  // VK_NULL_HANDLE, or not ours
-    pool_freed(d.pool_sets, d.gauges.descriptor_sets, key(pool));
+    pool_freed(d.pool_sets, d.gauges().descriptor_sets, key(pool));
     d.pool_sets.erase(key(pool));
-    remove(d.gauges.descriptor_pools);
+    remove(d.gauges().descriptor_pools);
   });
 }
 
@@ -38,7 +38,7 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice device, VkDescriptor
                                                    VkDescriptorPoolResetFlags flags) {
   VkResult result = next_of(device).ResetDescriptorPool(device, pool, flags);
   if (result == VK_SUCCESS)
-    with_device(device, [&](Observer&, DeviceState& d) { pool_freed(d.pool_sets, d.gauges.descriptor_sets, key(pool)); });
+    with_device(device, [&](Observer&, DeviceState& d) { pool_freed(d.pool_sets, d.gauges().descriptor_sets, key(pool)); });
   return result;
 }
 
@@ -47,7 +47,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkD
   VkResult result = next_of(device).AllocateDescriptorSets(device, info, sets);
   if (result == VK_SUCCESS) with_device(device, [&](Observer&, DeviceState& d) {
       d.pool_sets[key(info->descriptorPool)] += info->descriptorSetCount;
-      add(d.gauges.descriptor_sets, info->descriptorSetCount);
+      add(d.gauges().descriptor_sets, info->descriptorSetCount);
     });
   return result;
 }
@@ -63,7 +63,7 @@ VKAPI_ATTR VkResult VKAPI_CALL FreeDescriptorSets(VkDevice device, VkDescriptorP
   int64_t freed = non_null(std::span(reinterpret_cast<const uint64_t*>(sets), count));
   with_device(device, [&](Observer&, DeviceState& d) {
     d.pool_sets[key(pool)] -= freed;
-    remove(d.gauges.descriptor_sets, freed);
+    remove(d.gauges().descriptor_sets, freed);
   });
   return result;
 }
@@ -78,7 +78,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateCommandPool(VkDevice device, const VkComman
 VKAPI_ATTR void VKAPI_CALL DestroyCommandPool(VkDevice device, VkCommandPool pool, const VkAllocationCallbacks* allocator) {
   next_of(device).DestroyCommandPool(device, pool, allocator);
   with_device(device, [&](Observer&, DeviceState& d) {
-    pool_freed(d.pool_commands, d.gauges.command_buffers, key(pool));
+    pool_freed(d.pool_commands, d.gauges().command_buffers, key(pool));
     d.pool_commands.erase(key(pool));
   });
 }
@@ -88,7 +88,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateCommandBuffers(VkDevice device, const VkC
   VkResult result = next_of(device).AllocateCommandBuffers(device, info, buffers);
   if (result == VK_SUCCESS) with_device(device, [&](Observer&, DeviceState& d) {
       d.pool_commands[key(info->commandPool)] += info->commandBufferCount;
-      add(d.gauges.command_buffers, info->commandBufferCount);
+      add(d.gauges().command_buffers, info->commandBufferCount);
     });
   return result;
 }
@@ -99,7 +99,7 @@ VKAPI_ATTR void VKAPI_CALL FreeCommandBuffers(VkDevice device, VkCommandPool poo
   int64_t freed = non_null(std::span(reinterpret_cast<const uint64_t*>(buffers), count));
   with_device(device, [&](Observer&, DeviceState& d) {
     d.pool_commands[key(pool)] -= freed;
-    remove(d.gauges.command_buffers, freed);
+    remove(d.gauges().command_buffers, freed);
   });
 }
 

@@ -103,6 +103,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkD
   if (o.attached) ++o.attached->devices;
   o.event(*state, TIDEMARK_EVENT_DEVICE, 0, state->number, 0);
   o.publish(dispatch_key(*device), state.get());
+  if (!state->attachment && o.status)
+    if (TidemarkLayerGauges* slot = o.status->slot(state->number)) state->keep_gauges_in(slot);
   o.devices[dispatch_key(*device)] = std::move(state);
   return VK_SUCCESS;
 }
@@ -128,12 +130,13 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
   state->next.DestroyDevice(device, allocator);
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
-  if (state->attachment) sum_into(state->attachment->gone, state->gauges);
-  nlohmann::json entry = to_json(state->gauges);
+  if (state->attachment) sum_into(state->attachment->gone, state->gauges());
+  nlohmann::json entry = to_json(state->gauges());
   entry["device"] = state->number;
   entry["destroyed"] = true;
   o.finished.push_back(std::move(entry));
-  sum_into(o.finished_sum, state->gauges);
+  sum_into(o.finished_sum, state->gauges());
+  if (!state->attachment && o.status) o.status->gone(state->number, o.finished_sum);
   if (o.devices.empty()) o.write_report();
 }
 
@@ -256,7 +259,7 @@ VK_LAYER_EXPORT uint32_t tidemarkLayerGauges(uint64_t attachment, TidemarkLayerG
   auto found = o.attachments.find(attachment);
   if (found == o.attachments.end()) return 0;
   for (auto& [dispatch, device] : o.devices)
-    if (device->attachment == found->second) sum_into(*gauges, device->gauges);
+    if (device->attachment == found->second) sum_into(*gauges, device->gauges());
   sum_into(*gauges, found->second->gone);
   return static_cast<uint32_t>(found->second->devices);
 }

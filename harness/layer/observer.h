@@ -133,7 +133,18 @@ struct DeviceState {
   std::shared_ptr<Attachment> attachment;  // none: the process's own settings, the events file
   TidemarkLayerSettings settings{};
   CompletionRule completion{{}};
-  TidemarkLayerGauges gauges{};
+  // Its gauges: in its slot of the process's status map under `tidemark observe` (so a killed
+  // process leaves them as of its last call, with no copy per call), else its own.
+  TidemarkLayerGauges& gauges() { return *gauges_; }
+  const TidemarkLayerGauges& gauges() const { return *gauges_; }
+  void keep_gauges_in(TidemarkLayerGauges* slot) {
+    *slot = *gauges_;
+    gauges_ = slot;
+  }
+  void keep_gauges_own() {
+    own_gauges_ = *gauges_;
+    gauges_ = &own_gauges_;
+  }
   std::unordered_map<uint64_t, Memory> memory;
   std::unordered_map<uint64_t, Resource> buffers, images;
   std::unordered_map<uint64_t, int64_t> pool_sets, pool_commands;  // what a pool's reset or destroy frees
@@ -142,6 +153,10 @@ struct DeviceState {
   int64_t reported_bytes = 0;
 
   const TidemarkLayerSink* sink() const { return attachment && attachment->sink ? &*attachment->sink : nullptr; }
+
+ private:
+  TidemarkLayerGauges own_gauges_{};
+  TidemarkLayerGauges* gauges_ = &own_gauges_;
 };
 
 inline void sum_into(TidemarkLayerGauges& into, const TidemarkLayerGauges& g) {
@@ -243,19 +258,15 @@ class Observer {
     if (events) events->flush();
   }
   void fork_child() {
+    for (auto& [dispatch, device] : devices) device->keep_gauges_own();  // the parent's status map is the parent's
     finished = nlohmann::json::array();
     finished_sum = {};
     open_record(static_cast<uint64_t>(::getppid()));
     mutex.unlock();
   }
-  // After each intercepted call's change (caller holds the lock): the status the observer shows.
-  void count_call() {
-    if (!status) return;
-    status->call();
-    TidemarkLayerGauges all = finished_sum;
-    for (const auto& [dispatch, device] : devices) sum_into(all, device->gauges);
-    status->buffers(all.buffers.live);
-    status->gauges(all);
+  // After each intercepted call's change (caller holds the lock): the status the observer reads.
+  void changed(const DeviceState&) {
+    if (status) status->call();
   }
 
   // Every intercepted call finds its device: a few live devices in fixed slots, read without
@@ -302,11 +313,11 @@ class Observer {
     nlohmann::json devices_json = finished;
     TidemarkLayerGauges all = finished_sum;
     for (const auto& [dispatch, device] : devices) {
-      nlohmann::json entry = to_json(device->gauges);
+      nlohmann::json entry = to_json(device->gauges());
       entry["device"] = device->number;
       entry["destroyed"] = false;
       devices_json.push_back(std::move(entry));
-      sum_into(all, device->gauges);
+      sum_into(all, device->gauges());
     }
     nlohmann::json report{
         {"layer", TIDEMARK_LAYER_NAME}, {"pid", ::getpid()}, {"devices", devices_json}, {"all", to_json(all)}};
@@ -355,11 +366,13 @@ inline auto with_device(const void* dispatchable, Change change) {
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
   if constexpr (std::is_void_v<decltype(change(o, device_of(o, dispatchable)))>) {
-    change(o, device_of(o, dispatchable));
-    o.count_call();
+    DeviceState& device = device_of(o, dispatchable);
+    change(o, device);
+    o.changed(device);
   } else {
-    auto result = change(o, device_of(o, dispatchable));
-    o.count_call();
+    DeviceState& device = device_of(o, dispatchable);
+    auto result = change(o, device);
+    o.changed(device);
     return result;
   }
 }

@@ -6,8 +6,8 @@
 //                 chain of its ancestors up to the observer (they are alive while it runs)
 //   events.bin    the layer's events, as they come
 //   layer.json    its gauges, per device and in all (when its last device goes, and at exit)
-//   status        what the observer reads while the program runs (calls, live buffers), and the
-//                 process's gauges after its last change (all a killed process leaves)
+//   status        what the observer reads while the program runs (calls, each device's gauges),
+//                 kept after every change (all a killed process leaves)
 #pragma once
 
 #include <cstdint>
@@ -53,12 +53,17 @@ class StatusMap {
   void call() {
     if (status_) __atomic_fetch_add(&status_->calls, 1, __ATOMIC_RELAXED);
   }
-  void buffers(int64_t live) {
-    if (status_) __atomic_store_n(&status_->live_buffers, live, __ATOMIC_RELAXED);
+  // Device `number`'s slot for its gauges (none beyond TIDEMARK_STATUS_DEVICES).
+  TidemarkLayerGauges* slot(uint64_t number) {
+    if (!status_ || number < 1 || number > TIDEMARK_STATUS_DEVICES) return nullptr;
+    status_->devices = static_cast<uint32_t>(number);
+    return &status_->live[number - 1];
   }
-  // Read once the process has ended, so a plain copy (under the layer's lock) is enough.
-  void gauges(const TidemarkLayerGauges& gauges) {
-    if (status_) status_->gauges = gauges;
+  // The device is gone: its counts move to the sums of the destroyed ones.
+  void gone(uint64_t number, const TidemarkLayerGauges& all_gone) {
+    if (!status_) return;
+    if (number >= 1 && number <= TIDEMARK_STATUS_DEVICES) status_->live[number - 1] = {};
+    status_->gone = all_gone;
   }
 
  private:

@@ -88,12 +88,15 @@ typedef uint32_t (*PFN_tidemarkLayerGauges)(uint64_t attachment, TidemarkLayerGa
 
 // What a process under `tidemark observe` shows while it runs: its folder's `status` file, mapped
 // by the layer and read by the observer (updated with relaxed atomics; a reading is a moment's).
+// Each device's gauges are copied into its slot after each change, so a process that is killed,
+// or ends by _exit, leaves its counts as of its last intercepted call instead of its layer.json.
+#define TIDEMARK_STATUS_DEVICES 64
 typedef struct TidemarkLayerStatus {
-  uint64_t calls;        // intercepted calls so far
-  int64_t live_buffers;  // VkBuffers live on the process's devices
-  // Its gauges (summed over its devices) after its last intercepted change: what a process that
-  // is killed, or ends by _exit, leaves instead of its layer.json.
-  TidemarkLayerGauges gauges;
+  uint64_t calls;                      // intercepted calls so far
+  uint32_t devices;                    // devices made so far (slots beyond TIDEMARK_STATUS_DEVICES are not kept)
+  uint32_t reserved;
+  TidemarkLayerGauges gone;            // the sums of its destroyed devices
+  TidemarkLayerGauges live[TIDEMARK_STATUS_DEVICES];  // by device number - 1; a destroyed device's slot is zero
 } TidemarkLayerStatus;
 
 // Without an attachment (a program run by `tidemark observe`), the settings come from

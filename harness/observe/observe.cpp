@@ -76,15 +76,27 @@ std::optional<TidemarkLayerStatus> last_status(const fs::path& file) {
   return whole ? std::optional(status) : std::nullopt;
 }
 
+// A status file's gauges: its destroyed devices' and its live ones', summed as layer.json's "all".
+ObservedGauges status_gauges(const TidemarkLayerStatus& status) {
+  std::map<std::string, int64_t> sums;
+  auto add = [&](const TidemarkLayerGauges& g) {
+    for (const auto& [name, value] : named(layer::to_observed(g))) sums[name] += value;
+  };
+  add(status.gone);
+  for (uint32_t i = 0; i < std::min<uint32_t>(status.devices, TIDEMARK_STATUS_DEVICES); ++i) add(status.live[i]);
+  return observed_from_named(sums);
+}
+
 // What the processes' status files say now.
 Live read_live(const fs::path& layer_folder) {
   Live live;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(layer_folder, ec)) {
     ++live.processes;
-    if (auto status = last_status(entry.path() / "status")) {  // calls and live buffers are read atomically enough: a moment's
+    if (auto status = last_status(entry.path() / "status")) {  // a moment's reading, not a consistent one
       live.calls += status->calls;
-      live.live_buffers += status->live_buffers;
+      for (uint32_t i = 0; i < std::min<uint32_t>(status->devices, TIDEMARK_STATUS_DEVICES); ++i)
+        live.live_buffers += status->live[i].buffers.live;
     }
   }
   return live;
@@ -313,7 +325,7 @@ Result<std::vector<Process>> gather(const fs::path& layer_folder, uint32_t root)
       if (auto all = layer.find("all"); all != layer.end() && all->is_object()) process.observed = observed_from_report(*all);
       process.layer = std::move(layer);
     } else if (auto last = last_status(folder / "status")) {
-      process.observed = layer::to_observed(last->gauges);  // its counts up to its end, without its report
+      process.observed = status_gauges(*last);  // its counts up to its end, without its report
     }
     if (fs::exists(folder / "events.bin")) TIDEMARK_CHECK(replay_events(folder / "events.bin", process));
     process.kind = process.devices > 0 ? ProcessKind::Vulkan : ProcessKind::NoDevice;

@@ -41,7 +41,9 @@ class LayerFolder : public ::testing::Test {
     events.write(reinterpret_cast<const char*>(written), sizeof written);
     if (buffers_peak < 0) {  // killed: its status file holds its gauges as of its last change
       TidemarkLayerStatus status{};
-      status.gauges.buffers = {0, -buffers_peak, -buffers_peak};
+      status.devices = 2;  // one destroyed, one live when it was killed
+      status.gone.buffers = {0, 7, 7};
+      status.live[1].buffers = {0, -buffers_peak - 7, -buffers_peak - 7};
       std::ofstream(root_ / folder / "status", std::ios::binary).write(reinterpret_cast<const char*>(&status), sizeof status);
       return;
     }

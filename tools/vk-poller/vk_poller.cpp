@@ -5,12 +5,16 @@
 // vkWaitSemaphores(timeout 0) until it sees the work finished; or, with --device-wait-idle,
 // waits for the device to go idle and reads the fence and the semaphore (both must read done).
 // --hold N first holds N buffers on their own memory at once, then frees them (--linger-ms M:
-// after holding them M ms, so an observer's status line can show them live).
+// after holding them M ms, so an observer's status line can show them live; --killed: the
+// program then kills itself with SIGKILL while it holds them, as a wrapper kills its X server).
 //
 // Prints one line: the calls it made, e.g. "polls 32 32 32 (vkGetFenceStatus 96)", so a test
 // can hold what reached the driver to what the program made. Exit codes: 0 done, 1 a Vulkan
 // call failed or showed what the specification forbids, 2 bad flags, 3 no Vulkan 1.2 device.
 #include <vulkan/vulkan.h>
+
+#include <signal.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <chrono>
@@ -26,7 +30,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: tidemark-vk-poller [--poll fence-status|wait-for-fences|wait-for-any-fence|counter-value|wait-semaphores]"
-    " [--rounds N] [--device-wait-idle] [--hold N [--linger-ms M]]";
+    " [--rounds N] [--device-wait-idle] [--hold N [--linger-ms M] [--killed]]";
 
 struct Options {
   std::string poll = "fence-status";
@@ -34,6 +38,7 @@ struct Options {
   bool device_wait_idle = false;
   uint32_t hold = 0;
   uint32_t linger_ms = 0;
+  bool killed = false;
 };
 
 bool parse_count(std::string_view text, uint32_t& out) {
@@ -90,7 +95,7 @@ struct Vulkan {
 };
 
 // N buffers of 4 KiB, each on its own memory, all alive at once; then all freed.
-int hold_buffers(Vulkan& vk, uint32_t count, uint32_t linger_ms) {
+int hold_buffers(Vulkan& vk, uint32_t count, uint32_t linger_ms, bool killed) {
   std::vector<std::pair<VkBuffer, VkDeviceMemory>> held;
   for (uint32_t i = 0; i < count; ++i) {
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -110,6 +115,7 @@ int hold_buffers(Vulkan& vk, uint32_t count, uint32_t linger_ms) {
     held.emplace_back(buffer, memory);
   }
   if (linger_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(linger_ms));
+  if (killed) ::kill(::getpid(), SIGKILL);
   for (auto [buffer, memory] : held) {
     vkDestroyBuffer(vk.device, buffer, nullptr);
     vkFreeMemory(vk.device, memory, nullptr);
@@ -129,6 +135,7 @@ int main(int argc, char** argv) {
     else if (flag == "--hold" && has_value && parse_count(argv[i + 1], options.hold)) ++i;
     else if (flag == "--linger-ms" && has_value && parse_count(argv[i + 1], options.linger_ms)) ++i;
     else if (flag == "--device-wait-idle") options.device_wait_idle = true;
+    else if (flag == "--killed") options.killed = true;
     else {
       std::fprintf(stderr, "tidemark-vk-poller: unexpected '%s'\n%s\n", argv[i], kUsage);
       return 2;
@@ -146,7 +153,7 @@ int main(int argc, char** argv) {
     return 3;
   }
   if (options.hold > 0)
-    if (int failed = hold_buffers(vk, options.hold, options.linger_ms)) return failed;
+    if (int failed = hold_buffers(vk, options.hold, options.linger_ms, options.killed)) return failed;
 
   VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VkFence fence = VK_NULL_HANDLE, spare = VK_NULL_HANDLE;  // spare: never submitted (a wait on any)
