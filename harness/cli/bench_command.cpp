@@ -168,7 +168,7 @@ int bench_command(const BenchArgs& args) {
     runner::RunOptions options;
     options.report_dir = dir / "recorded";
     options.lane.record = (dir / (scenario.name + ".tdrec")).string();
-    options.lane.record_name = scenario.group + "/" + scenario.name;
+    options.lane.record_name = scenario.id();
     auto recorded = runner::run(scenario, options);
     if (!recorded) return report_error(recorded.error());
     double monolith_rate = 0;

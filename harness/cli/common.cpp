@@ -127,7 +127,7 @@ Result<std::vector<scenario::Scenario>> load_shard(const std::vector<std::string
   std::vector<std::string> names;
   std::map<std::string, double> seconds;
   for (const auto& scenario : scenarios) {
-    names.push_back(scenario.group + "/" + scenario.name);
+    names.push_back(scenario.id());
     auto found = by_file.find(fs::absolute(scenario.file).lexically_normal().string());
     if (found != by_file.end()) seconds[names.back()] = found->second;
   }

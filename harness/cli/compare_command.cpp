@@ -59,7 +59,7 @@ int compare_command(const CompareArgs& args) {
   for (const auto& scenario : *scenarios) {
     std::vector<std::string> backends = args.backends.empty() ? scenario.backends : args.backends;
     if (backends.empty()) backends.push_back(runner::default_backend(scenario));
-    nlohmann::json row{{"scenario", scenario.group + "/" + scenario.name}, {"backends", nlohmann::json::object()}};
+    nlohmann::json row{{"scenario", scenario.id()}, {"backends", nlohmann::json::object()}};
     fmt::print("{}/{}\n", scenario.group, scenario.name);
     for (const auto& backend : backends) {
       options.lane.backend = backend;

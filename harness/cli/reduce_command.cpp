@@ -84,7 +84,7 @@ Result<scenario::Scenario> recording_scenario(const fs::path& recording, const s
   TIDEMARK_TRY(files, scenario::collect_files(roots));
   for (const auto& file : files) {
     auto loaded = scenario::load(file);
-    if (loaded && loaded->group + "/" + loaded->name == made_from) return loaded;
+    if (loaded && loaded->id() == made_from) return loaded;
   }
   return fail(ErrorKind::BadInput, fmt::format("{}: expected the scenario it was made from ({}) under scenarios/ or "
                                                "fixtures/, found none: name it with --scenario",

@@ -157,7 +157,7 @@ int run_command(const RunArgs& args) {
       auto path = recording_path(args.record, scenario, scenarios->size());
       if (!path) return report_error(path.error());
       options.lane.record = path->string();
-      options.lane.record_name = scenario.group + "/" + scenario.name;
+      options.lane.record_name = scenario.id();
     }
     auto result = runner::run(scenario, options);
     if (!result) return report_error(result.error());
@@ -206,10 +206,8 @@ int parity_command(const ParityArgs& args) {
     if (backends.empty()) backends.push_back(runner::default_backend(scenario));
     for (const auto& backend : backends) {
       ++subjects;
-      progress.start(fmt::format("{}/{}{}", scenario.group, scenario.name,
-                                 backend == runner::default_backend(scenario) ? "" : "@" + backend));
-      const bool own = backend == runner::default_backend(scenario);
-      const std::string name = scenario.group + "/" + scenario.name + (own ? "" : "@" + backend);
+      const std::string name = runner::subject_name(scenario, backend);
+      progress.start(name);
       std::map<std::string, std::vector<std::string>> lanes_by_digest;
       std::string row;
       for (Lane lane : kAllLanes) {
@@ -228,7 +226,8 @@ int parity_command(const ParityArgs& args) {
         runner::RunOptions options;
         options.report_dir = report_dir / "recorded";
         options.lane.backend = backend;
-        const std::string file = scenario.group + "." + scenario.name + (own ? "" : "@" + backend) + ".tdrec";
+        const std::string file =
+            scenario.group + "." + scenario.name + runner::backend_suffix(scenario, backend) + ".tdrec";
         options.lane.record = (report_dir / "recordings" / file).string();
         options.lane.record_name = name;
         if (auto made = make_directories(report_dir / "recordings"); !made) return report_error(made.error());

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/expr.h"
+#include "scenario/check_kinds.h"
 
 namespace tidemark::reduce {
 
@@ -288,11 +289,8 @@ Edits ScenarioText::checks_except(std::string_view kind, size_t index, std::stri
     const std::string section = section_entry.first.Scalar();
     const YAML::Node value = section_entry.second;
     const std::optional<Span>& entry = entries[e++];
-    bool holds = (section == "gauges" && kind == "gauge") || (section == "pixels" && kind == "pixels") ||
-                 (section == "trace" && kind == "trace") || (section == "kmd" && kind == "kmd") ||
-                 (section == "kgsl" && kind == "kgsl") || (section == "reconcile" && kind == "reconcile") ||
-                 (section == "observed" && kind == "observed") ||
-                 (section == "kernel" && (kind == "dump" || kind == "nodes"));
+    const std::string_view key = scenario::expect_key_of(kind);  // the check's row in the registry
+    const bool holds = !key.empty() && section == key;
     any_left = any_left || holds;
     if (!holds) {
       if (entry) edits.cut.push_back(*entry);

@@ -62,7 +62,7 @@ Result<std::vector<Expectation>> load_expectations(const std::filesystem::path& 
 
 const Expectation* find_expectation(const std::vector<Expectation>& expectations, const std::string& backend,
                                     const scenario::Scenario& scenario) {
-  const std::string id = scenario.group + "/" + scenario.name;
+  const std::string id = scenario.id();
   for (const auto& e : expectations)
     if (e.backend == backend && e.scenario == id) return &e;
   return nullptr;
@@ -72,7 +72,7 @@ Status check_expectations(const std::vector<Expectation>& expectations,
                           const std::vector<scenario::Scenario>& scenarios) {
   for (const auto& e : expectations) {
     auto found = std::find_if(scenarios.begin(), scenarios.end(),
-                              [&](const scenario::Scenario& s) { return s.group + "/" + s.name == e.scenario; });
+                              [&](const scenario::Scenario& s) { return s.id() == e.scenario; });
     if (found == scenarios.end())
       return fail(ErrorKind::BadInput, fmt::format("{}: expected a scenario of the set, found '{}', which no "
                                                    "longer exists: remove the line",

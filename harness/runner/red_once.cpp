@@ -19,7 +19,7 @@ const check::Outcome* find_outcome(const RunResult& result, const scenario::Chec
   return nullptr;
 }
 
-std::string name_of(const scenario::Scenario& scenario) { return scenario.group + "/" + scenario.name; }
+std::string name_of(const scenario::Scenario& scenario) { return scenario.id(); }
 
 std::string failed_list(const RunResult& result) {
   std::vector<std::string> failed;

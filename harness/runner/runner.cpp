@@ -129,10 +129,18 @@ std::string default_backend(const Scenario& scenario) {
   return scenario.backends.empty() ? std::string(api::kDefaultBackend) : scenario.backends.front();
 }
 
+std::string backend_suffix(const Scenario& scenario, std::string_view backend) {
+  if (backend.empty() || backend == default_backend(scenario)) return "";
+  return std::string("@").append(backend);
+}
+
+std::string subject_name(const Scenario& scenario, std::string_view backend) {
+  return scenario.id() + backend_suffix(scenario, backend);
+}
+
 std::string test_name(const Scenario& scenario, Lane lane, std::string_view backend) {
-  std::string name = fmt::format("Magma.{}.{}.{}", lane_title(lane), camel_case(scenario.group), scenario.name);
-  if (!backend.empty() && backend != default_backend(scenario)) name.append("@").append(backend);
-  return name;
+  return fmt::format("Magma.{}.{}.{}{}", lane_title(lane), camel_case(scenario.group), scenario.name,
+                     backend_suffix(scenario, backend));
 }
 
 namespace {
@@ -188,8 +196,7 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& given) {
   TIDEMARK_CHECK(check_backend_judges(scenario, *backend));
   RunResult result;
   result.test_name = test_name(scenario, options.lane.lane, backend_name);
-  const bool own_backend = backend_name == default_backend(scenario);
-  result.subject = scenario.group + "/" + scenario.name + (own_backend ? "" : "@" + backend_name);
+  result.subject = subject_name(scenario, backend_name);
   result.backend = backend_name;
   result.file = scenario.file;
   result.mutant = options.lane.mutant;
@@ -202,7 +209,7 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& given) {
   if (!options.report_dir.empty()) {
     // A backend other than the scenario's own has a folder of its own: nothing is written over.
     result.report_dir = options.report_dir / lane_name(options.lane.lane) / scenario.group /
-                        (own_backend ? scenario.name : scenario.name + "@" + backend_name);
+                        (scenario.name + backend_suffix(scenario, backend_name));
     TIDEMARK_CHECK(make_directories(result.report_dir));
   }
 

@@ -66,6 +66,11 @@ struct RunResult {
 std::string test_name(const scenario::Scenario& scenario, Lane lane, std::string_view backend = {});
 // The backend a scenario runs on unless told: its first `backends:` entry, else vulkan.
 std::string default_backend(const scenario::Scenario& scenario);
+// What names a run on `backend` after its scenario: "" on the scenario's own backend, else
+// "@backend" (test names, subjects, report folders and recording files all end with it).
+std::string backend_suffix(const scenario::Scenario& scenario, std::string_view backend);
+// The subject of a run: "group/name", or "group/name@backend" on another backend than its own.
+std::string subject_name(const scenario::Scenario& scenario, std::string_view backend);
 std::string camel_case(std::string_view kebab);  // "wire-buffers" -> "WireBuffers"
 // A review must-fix kept as a fixture: a scenario under fixtures/<review-id>/.
 bool is_fixture(const scenario::Scenario& scenario);

@@ -78,6 +78,16 @@ inline constexpr CheckDoc kCheckDocs[] = {TIDEMARK_SCENARIO_CHECKS(TIDEMARK_SCEN
 #undef TIDEMARK_SCENARIO_CHECK_DOC
 #undef TIDEMARK_RUN_CHECK_DOC
 
+// The `expect:` key a check kind is written under ("" for `waits`, written in its step), by the
+// kind's name: what `tidemark reduce` keeps of a scenario's expectations for one check.
+constexpr std::string_view expect_key_of(std::string_view check_name) {
+#define TIDEMARK_EXPECT_KEY(kind, name, indexed, key, ...) \
+  if (check_name == name) return key;
+  TIDEMARK_SCENARIO_CHECKS(TIDEMARK_EXPECT_KEY)
+#undef TIDEMARK_EXPECT_KEY
+  return "";
+}
+
 // A pixel check's row of the README's pixel table.
 struct PixelCheckDoc {
   std::string_view name;

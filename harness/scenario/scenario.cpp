@@ -67,22 +67,15 @@ bool Scenario::expects_wait_statuses() const { return any_wait_expectation(workl
 
 namespace {
 
-template <class Kind>
-constexpr bool is_kernel_driver_step(const Kind&) {
-  return std::is_same_v<Kind, KmdSubmit> || std::is_same_v<Kind, KmdAdvance> || std::is_same_v<Kind, KmdWait> ||
-         std::is_same_v<Kind, KmdFrame> || std::is_same_v<Kind, KmdSignal> || std::is_same_v<Kind, KmdFault> ||
-         std::is_same_v<Kind, KmdDiagnose> || std::is_same_v<Kind, KgslSample> || std::is_same_v<Kind, KgslPower> ||
-         std::is_same_v<Kind, KgslRead>;
-}
-
+// A kernel step anywhere in the workload, repeats included (the registry's rows say which).
 bool any_kernel_step(const std::vector<Step>& steps) {
   for (const auto& step : steps) {
-    if (std::holds_alternative<GpuMemTotal>(*step.kind) || std::holds_alternative<GpuAlloc>(*step.kind) ||
-        std::holds_alternative<GpuFree>(*step.kind) || std::holds_alternative<GpuMemAttach>(*step.kind) ||
-        std::holds_alternative<GpuMemWalk>(*step.kind) || std::holds_alternative<GpuMemSample>(*step.kind))
-      return true;
-    if (std::visit([](const auto& kind) { return is_kernel_driver_step(kind); }, *step.kind)) return true;
-    if (const auto* repeat = std::get_if<Repeat>(step.kind.get()); repeat && any_kernel_step(repeat->steps)) return true;
+    if (const auto* repeat = std::get_if<Repeat>(step.kind.get())) {
+      if (any_kernel_step(repeat->steps)) return true;
+      continue;
+    }
+    auto target = std::visit([](const auto& kind) { return kStepTarget<std::decay_t<decltype(kind)>>; }, *step.kind);
+    if (target == StepTarget::Kernel) return true;
   }
   return false;
 }

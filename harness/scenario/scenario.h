@@ -157,9 +157,18 @@ struct CounterSampleStep {
 struct Repeat;
 
 // Every step of the registry (scenario/steps.h), then Repeat.
-#define TIDEMARK_STEP_TYPE(type, name, reader, fields) type,
+#define TIDEMARK_STEP_TYPE(type, name, reader, target, fields) type,
 using StepKind = std::variant<TIDEMARK_STEPS(TIDEMARK_STEP_TYPE) Repeat>;
 #undef TIDEMARK_STEP_TYPE
+
+// What each step drives, from its registry row (Repeat: what its steps drive, asked of them).
+template <class Kind>
+inline constexpr StepTarget kStepTarget = StepTarget::Device;
+#define TIDEMARK_STEP_TARGET(type, name, reader, target, fields) \
+  template <>                                                    \
+  inline constexpr StepTarget kStepTarget<type> = StepTarget::target;
+TIDEMARK_STEPS(TIDEMARK_STEP_TARGET)
+#undef TIDEMARK_STEP_TARGET
 
 struct Step {
   // Recursive through Repeat; held by value in a vector.
@@ -330,6 +339,7 @@ struct Scenario {
   std::filesystem::path file;
   std::string name;   // kebab-case sentence, unique within the group
   std::string group;  // e.g. "reclaim": label integration-magma-reclaim
+  std::string id() const { return group + "/" + name; }  // "group/name": expectations, ledgers, recordings
   std::string description;
   std::map<std::string, int64_t> knobs;  // validated against the known knob table
   Target target;

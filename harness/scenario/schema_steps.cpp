@@ -43,7 +43,7 @@ Result<StepKind> StepReader::no_fields(const Value& value) {
 
 // The registry's rows (scenario/steps.h), each with its reader: a row naming none fails to compile.
 std::span<const StepReader::StepSchema> StepReader::step_schemas() {
-#define TIDEMARK_STEP_SCHEMA(type, name, reader, fields) StepSchema{name, &StepReader::reader},
+#define TIDEMARK_STEP_SCHEMA(type, name, reader, target, fields) StepSchema{name, &StepReader::reader},
   static constexpr StepSchema kSteps[] = {TIDEMARK_STEPS(TIDEMARK_STEP_SCHEMA)};
 #undef TIDEMARK_STEP_SCHEMA
   static_assert(std::size(kSteps) + 1 == std::variant_size_v<StepKind>, "every step but repeat has a reader");

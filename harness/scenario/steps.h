@@ -1,6 +1,7 @@
 // The registry of workload steps: one row per step, in one place. A row names the step's C++
-// type (scenario.h), its YAML key, its reader (a StepReader member, schema_steps.cpp) and its
-// fields as the row of scenarios/README.md documents them. From it come
+// type (scenario.h), its YAML key, its reader (a StepReader member, schema_steps.cpp), what it
+// drives (StepTarget) and its fields as the row of scenarios/README.md documents them. From it come
+//   - scenario::kStepTarget<Type>: a Kernel step makes its scenario use the kernel model;
 //   - scenario::StepKind, the variant of every step (and Repeat);
 //   - StepReader::step_schemas(), the reader table: a row naming no reader fails to compile;
 //   - kStepDocs, which registry_test.cpp checks against the README's step tables, both ways.
@@ -12,44 +13,48 @@
 
 #include <string_view>
 
-// X(type, "yaml_key", reader, "fields, as the README row writes them")
+// X(type, "yaml_key", reader, target, "fields, as the README row writes them")
 #define TIDEMARK_STEPS(X)                                                                                         \
-  X(BufferData, "buffer_data", buffer_data, "`buffer` (declared), `size`, `fill` = zero")                          \
-  X(BufferSubData, "buffer_sub_data", buffer_sub_data, "`buffer`, `offset`, `size`, `fill` = zero")                \
-  X(Draw, "draw", draw,                                                                                           \
+  X(BufferData, "buffer_data", buffer_data, Device, "`buffer` (declared), `size`, `fill` = zero")                          \
+  X(BufferSubData, "buffer_sub_data", buffer_sub_data, Device, "`buffer`, `offset`, `size`, `fill` = zero")                \
+  X(Draw, "draw", draw, Device,                                                                                           \
     "`uniform` (buffer; its first 4 bytes are the colour), `vertices` (buffer, optional; its first 8 bytes are a " \
     "float2 pixel offset for the rectangle, so zeros draw it in place), `band: {index, of}` (optional; default "   \
     "the whole target)")                                                                                          \
-  X(FenceSync, "fence", fence, "a name, `[a-z_][a-z0-9_]*`")                                                      \
-  X(ClientWait, "client_wait", client_wait,                                                                       \
+  X(FenceSync, "fence", fence, Device, "a name, `[a-z_][a-z0-9_]*`")                                                      \
+  X(ClientWait, "client_wait", client_wait, Device,                                                                       \
     "`fence` (defined by an earlier `fence` step), `flush` = false, `timeout` = 0, `expect` (optional)")          \
-  X(Flush, "flush", no_fields<Flush>, "none")                                                                     \
-  X(Finish, "finish", no_fields<Finish>, "none")                                                                  \
-  X(Present, "present", no_fields<Present>, "none")                                                               \
-  X(GpuMemTotal, "gpu_mem_total", gpu_mem_total, "`gpu` (0), `pid`, `size`")                                     \
-  X(GpuAlloc, "gpu_alloc", gpu_alloc,                                                                             \
+  X(Flush, "flush", no_fields<Flush>, Device, "none")                                                                     \
+  X(Finish, "finish", no_fields<Finish>, Device, "none")                                                                  \
+  X(Present, "present", no_fields<Present>, Device, "none")                                                               \
+  X(GpuMemTotal, "gpu_mem_total", gpu_mem_total, Kernel, "`gpu` (0), `pid`, `size`")                                     \
+  X(GpuAlloc, "gpu_alloc", gpu_alloc, Kernel,                                                                             \
     "`gpu` (0), `pid`, `type` (`UNKNOWN`, `SHADER`, `COMMAND`, `VULKAN`, `GL_TEXTURE`, `GL_BUFFER`, `QUERY`, "    \
     "`DESCRIPTOR`, `TRANSIENT`), `id`, `size`")                                                                   \
-  X(GpuFree, "gpu_free", gpu_free, "`gpu` (0), `pid`, `id`")                                                      \
-  X(GpuMemAttach, "gpumem_attach", gpumem_attach, "`failures` (0..1000), `stop` (false)")                         \
-  X(GpuMemWalk, "gpumem_walk", gpumem_walk, "`updates`: a list of `{at, gpu (0), pid, size}`")                    \
-  X(GpuMemSample, "gpumem_sample", no_fields<GpuMemSample>, "none")                                               \
-  X(KmdSubmit, "kmd_submit", kmd_submit,                                                                          \
+  X(GpuFree, "gpu_free", gpu_free, Kernel, "`gpu` (0), `pid`, `id`")                                                      \
+  X(GpuMemAttach, "gpumem_attach", gpumem_attach, Kernel, "`failures` (0..1000), `stop` (false)")                         \
+  X(GpuMemWalk, "gpumem_walk", gpumem_walk, Kernel, "`updates`: a list of `{at, gpu (0), pid, size}`")                    \
+  X(GpuMemSample, "gpumem_sample", no_fields<GpuMemSample>, Kernel, "none")                                               \
+  X(KmdSubmit, "kmd_submit", kmd_submit, Kernel,                                                                          \
     "`commands`; `half_written`, `doorbell` (`none`, `not_written`, `merged`), `fence_unwritable`")               \
-  X(KmdAdvance, "kmd_advance", kmd_advance, "a time")                                                             \
-  X(KmdWait, "kmd_wait", kmd_wait, "`fence` (expression), `timeout`")                                             \
-  X(KmdFrame, "kmd_frame", no_fields<KmdFrame>, "none")                                                           \
-  X(KmdSignal, "kmd_signal", kmd_signal, "a semaphore (expression)")                                              \
-  X(KmdFault, "kmd_fault", kmd_fault, "`queue` (`scene`), `half_written`, `doorbell`, `fence_unwritable`")         \
-  X(KmdDiagnose, "kmd_diagnose", kmd_diagnose, "a name, or `{as, queue}`")                                        \
-  X(KgslSample, "kgsl_sample", kgsl_sample, "`busy_us`, `total_us` (expressions), `freq`")                        \
-  X(KgslPower, "kgsl_power", kgsl_power, "`axi: on` or `off`")                                                    \
-  X(KgslRead, "kgsl_read", kgsl_read, "`node` (`gpubusy`, `gpu_load`, `trace_pipe`), `as`")                       \
-  X(CounterSampleStep, "counter_sample", counter_sample,                                                          \
+  X(KmdAdvance, "kmd_advance", kmd_advance, Kernel, "a time")                                                             \
+  X(KmdWait, "kmd_wait", kmd_wait, Kernel, "`fence` (expression), `timeout`")                                             \
+  X(KmdFrame, "kmd_frame", no_fields<KmdFrame>, Kernel, "none")                                                           \
+  X(KmdSignal, "kmd_signal", kmd_signal, Kernel, "a semaphore (expression)")                                              \
+  X(KmdFault, "kmd_fault", kmd_fault, Kernel, "`queue` (`scene`), `half_written`, `doorbell`, `fence_unwritable`")         \
+  X(KmdDiagnose, "kmd_diagnose", kmd_diagnose, Kernel, "a name, or `{as, queue}`")                                        \
+  X(KgslSample, "kgsl_sample", kgsl_sample, Kernel, "`busy_us`, `total_us` (expressions), `freq`")                        \
+  X(KgslPower, "kgsl_power", kgsl_power, Kernel, "`axi: on` or `off`")                                                    \
+  X(KgslRead, "kgsl_read", kgsl_read, Kernel, "`node` (`gpubusy`, `gpu_load`, `trace_pipe`), `as`")                       \
+  X(CounterSampleStep, "counter_sample", counter_sample, Trace,                                                          \
     "`at` (expression, virtual ns), `gpu` (the stream's first), `values`: a map counter id → an integer "         \
     "expression or a decimal")
 
 namespace tidemark::scenario {
+
+// What a step drives: the device through the client API, the kernel model (its gauges are then
+// read), or the scenario's own counter stream in the trace.
+enum class StepTarget { Device, Kernel, Trace };
 
 // A step's YAML key and its fields, as the README's step tables write them.
 struct StepDoc {
@@ -57,7 +62,7 @@ struct StepDoc {
   std::string_view fields;
 };
 
-#define TIDEMARK_STEP_DOC(type, name, reader, fields) StepDoc{name, fields},
+#define TIDEMARK_STEP_DOC(type, name, reader, target, fields) StepDoc{name, fields},
 inline constexpr StepDoc kStepDocs[] = {
     TIDEMARK_STEPS(TIDEMARK_STEP_DOC)  //
     StepDoc{"repeat", "count, `as` (loop variable, optional), `steps` (non-empty)"},

@@ -45,7 +45,6 @@ inline constexpr uint32_t kMaxHelloPayloadBytes = 4096;   // before the session 
 inline constexpr uint32_t kMaxStringBytes = 4096;
 inline constexpr uint32_t kMaxKnobs = 64;
 inline constexpr uint32_t kMaxListEntries = 1 << 16;
-inline constexpr int32_t kMaxTargetSide = 4096;
 
 // name, opcode, wire name. Requests are below 100, replies from 100.
 #define TIDEMARK_WIRE_MESSAGES(X)              \
