@@ -7,6 +7,8 @@
 #include <map>
 #include <regex>
 #include <string>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "scenario/scenario.h"
@@ -84,6 +86,33 @@ std::vector<std::string> expected_rows(const Docs& docs, Second second, Third th
     rows.push_back("| `" + std::string(doc.name) + "` | " + std::string(doc.*second) + " | " +
                    std::string(doc.*third) + " |");
   return rows;
+}
+
+// Every step row's target decides whether a scenario of that step alone (also inside a repeat)
+// uses the kernel model: a kernel step left out would silently lose its kernel gauges.
+template <size_t... I>
+void expect_kernel_use_follows_the_target(std::index_sequence<I...>) {
+  auto one = [](auto kind) {
+    using Kind = decltype(kind);
+    if constexpr (!std::is_same_v<Kind, Repeat>) {
+      Scenario alone, repeated;
+      alone.workload.push_back(Step{std::make_shared<StepKind>(kind), {}, "step"});
+      Repeat repeat;
+      repeat.steps = alone.workload;
+      repeated.workload.push_back(Step{std::make_shared<StepKind>(repeat), {}, "repeat"});
+      const bool kernel = kStepTarget<Kind> == StepTarget::Kernel;
+      EXPECT_EQ(alone.uses_kernel(), kernel) << typeid(Kind).name();
+      EXPECT_EQ(repeated.uses_kernel(), kernel) << typeid(Kind).name();
+    }
+  };
+  (one(std::variant_alternative_t<I, StepKind>{}), ...);
+}
+
+TEST(Registry, AScenarioUsesTheKernelModelExactlyWhenItHasAStepWhoseRowTargetsIt) {
+  expect_kernel_use_follows_the_target(std::make_index_sequence<std::variant_size_v<StepKind>>{});
+  EXPECT_EQ(kStepTarget<KmdSubmit>, StepTarget::Kernel);
+  EXPECT_EQ(kStepTarget<Draw>, StepTarget::Device);
+  EXPECT_EQ(kStepTarget<CounterSampleStep>, StepTarget::Trace);
 }
 
 TEST(Registry, TheReadmeCheckTableIsTheCheckRegistry) {
