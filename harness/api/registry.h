@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "api/device.h"
-#include "api/session.h"
+#include "api/session_config.h"
 #include "core/knobs.h"
 #include "core/mutants.h"
 

@@ -20,7 +20,7 @@
 #include "api/device.h"
 #include "api/model.h"
 #include "api/registry.h"
-#include "api/session.h"
+#include "api/session_config.h"
 #include "core/knobs.h"
 #include "core/lane.h"
 

@@ -25,7 +25,7 @@
 
 #include "api/device.h"
 #include "api/model.h"
-#include "api/session.h"
+#include "api/session_config.h"
 #include "core/error.h"
 #include "core/limits.h"
 
