@@ -121,23 +121,17 @@ Status evaluate_one(CheckKind kind, Inputs& in, std::vector<Outcome>& outcomes) 
   }
 }
 
-// Report order: the pixel checks last, as before the registry.
-constexpr CheckKind kEvaluationOrder[] = {CheckKind::Gauge,     CheckKind::Waits,    CheckKind::KernelDump,
-                                          CheckKind::KernelNode, CheckKind::Diagnosis, CheckKind::KgslRead,
-                                          CheckKind::Trace,     CheckKind::Reconcile, CheckKind::Observed,
-                                          CheckKind::Pixels};
-
-// kEvaluationOrder holds every scenario check kind of the registry once.
+// scenario::kCheckReportOrder holds every scenario check kind of the registry once.
 constexpr bool evaluates_every_kind() {
 #define TIDEMARK_COUNT_KIND(kind, ...) \
-  if (std::count(std::begin(kEvaluationOrder), std::end(kEvaluationOrder), CheckKind::kind) != 1) return false;
+  if (std::count(std::begin(scenario::kCheckReportOrder), std::end(scenario::kCheckReportOrder), CheckKind::kind) != 1) return false;
   TIDEMARK_SCENARIO_CHECKS(TIDEMARK_COUNT_KIND)
 #undef TIDEMARK_COUNT_KIND
 #define TIDEMARK_ONE(...) +1
-  return std::size(kEvaluationOrder) == 0 TIDEMARK_SCENARIO_CHECKS(TIDEMARK_ONE);
+  return std::size(scenario::kCheckReportOrder) == 0 TIDEMARK_SCENARIO_CHECKS(TIDEMARK_ONE);
 #undef TIDEMARK_ONE
 }
-static_assert(evaluates_every_kind(), "kEvaluationOrder lists every scenario check kind once");
+static_assert(evaluates_every_kind(), "scenario::kCheckReportOrder lists every scenario check kind once");
 
 // The scenario's own checks, for a run that completed.
 Status evaluate_scenario(const scenario::Scenario& scenario, const ReadBack& read, const RunContext& context,
@@ -148,7 +142,7 @@ Status evaluate_scenario(const scenario::Scenario& scenario, const ReadBack& rea
     for (const auto& [name, value] : named(*read.kernel_gauges)) in.values[name] = value;
   if (read.observed_gauges)
     for (const auto& [name, value] : named(*read.observed_gauges)) in.values[name] = value;
-  for (CheckKind kind : kEvaluationOrder) TIDEMARK_CHECK(evaluate_one(kind, in, outcomes));
+  for (CheckKind kind : scenario::kCheckReportOrder) TIDEMARK_CHECK(evaluate_one(kind, in, outcomes));
   return {};
 }
 

@@ -102,16 +102,24 @@ std::map<GaugeKind, Scenario::GaugeUse> Scenario::gauge_uses() const {
 
 std::vector<CheckId> Scenario::checks() const {
   std::vector<CheckId> ids;
-  for (size_t k = 0; k < gauge_checks.size(); ++k) ids.push_back({CheckKind::Gauge, k});
-  for (size_t k = 0; k < pixel_checks.size(); ++k) ids.push_back({CheckKind::Pixels, k});
-  if (expects_wait_statuses()) ids.push_back({CheckKind::Waits, 0});
-  if (kernel_dump) ids.push_back({CheckKind::KernelDump, 0});
-  for (size_t k = 0; k < kernel_nodes.size(); ++k) ids.push_back({CheckKind::KernelNode, k});
-  for (size_t k = 0; k < diagnosis_checks.size(); ++k) ids.push_back({CheckKind::Diagnosis, k});
-  for (size_t k = 0; k < kgsl_checks.size(); ++k) ids.push_back({CheckKind::KgslRead, k});
-  for (size_t k = 0; k < trace_checks.size(); ++k) ids.push_back({CheckKind::Trace, k});
-  if (reconcile) ids.push_back({CheckKind::Reconcile, 0});
-  if (observed) ids.push_back({CheckKind::Observed, 0});
+  auto add = [&](CheckKind kind, size_t count) {
+    for (size_t k = 0; k < count; ++k) ids.push_back({kind, k});
+  };
+  for (CheckKind kind : kCheckReportOrder) {  // in the order they are reported
+    switch (kind) {
+      case CheckKind::Gauge: add(kind, gauge_checks.size()); break;
+      case CheckKind::Pixels: add(kind, pixel_checks.size()); break;
+      case CheckKind::Waits: add(kind, expects_wait_statuses() ? 1 : 0); break;
+      case CheckKind::KernelDump: add(kind, kernel_dump ? 1 : 0); break;
+      case CheckKind::KernelNode: add(kind, kernel_nodes.size()); break;
+      case CheckKind::Diagnosis: add(kind, diagnosis_checks.size()); break;
+      case CheckKind::KgslRead: add(kind, kgsl_checks.size()); break;
+      case CheckKind::Trace: add(kind, trace_checks.size()); break;
+      case CheckKind::Reconcile: add(kind, reconcile ? 1 : 0); break;
+      case CheckKind::Observed: add(kind, observed ? 1 : 0); break;
+      default: break;  // the runner's own checks are not a scenario's
+    }
+  }
   return ids;
 }
 

@@ -273,6 +273,11 @@ struct TraceCheck {
 enum class CheckKind { TIDEMARK_SCENARIO_CHECKS(TIDEMARK_CHECK_KIND) TIDEMARK_RUN_CHECKS(TIDEMARK_CHECK_KIND) };
 #undef TIDEMARK_CHECK_KIND
 std::string_view to_string(CheckKind kind);  // "gauge", "pixels", ...
+// The order a scenario's checks are listed, evaluated and reported in: the pixel checks last.
+// check/evaluate.cpp holds it to the registry (every scenario check kind once).
+inline constexpr CheckKind kCheckReportOrder[] = {
+    CheckKind::Gauge,    CheckKind::Waits, CheckKind::KernelDump, CheckKind::KernelNode, CheckKind::Diagnosis,
+    CheckKind::KgslRead, CheckKind::Trace, CheckKind::Reconcile,  CheckKind::Observed,   CheckKind::Pixels};
 
 struct CheckId {
   CheckKind kind = CheckKind::Gauge;
