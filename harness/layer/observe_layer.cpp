@@ -131,10 +131,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
   if (state->attachment) sum_into(state->attachment->gone, state->gauges());
-  nlohmann::json entry = to_json(state->gauges());
-  entry["device"] = state->number;
-  entry["destroyed"] = true;
-  o.finished.push_back(std::move(entry));
+  o.finished.push_back({state->number, true, state->gauges()});
   sum_into(o.finished_sum, state->gauges());
   if (!state->attachment && o.status) o.status->gone(state->number, o.finished_sum);
   if (o.devices.empty()) o.write_report();

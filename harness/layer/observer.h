@@ -32,6 +32,7 @@
 #include "core/memory_type.h"
 #include "layer/completion.h"
 #include "layer/process_record.h"
+#include "layer/records.h"
 #include "layer/settings.h"
 #include "layer/tidemark_layer.h"
 
@@ -184,23 +185,6 @@ inline void sum_into(TidemarkLayerGauges& into, const TidemarkLayerGauges& g) {
   into.allocations_refused += g.allocations_refused;
 }
 
-inline nlohmann::json to_json(const TidemarkLayerGauges& g) {
-  auto count = [](const TidemarkLayerCount& c) { return nlohmann::json{{"live", c.live}, {"peak", c.peak}, {"total", c.total}}; };
-  return {{"buffers", count(g.buffers)},
-          {"images", count(g.images)},
-          {"memory_allocations", count(g.memory)},
-          {"memory_bytes", count(g.memory_bytes)},
-          {"bound_bytes", count(g.bound_bytes)},
-          {"descriptor_pools", count(g.descriptor_pools)},
-          {"descriptor_sets", count(g.descriptor_sets)},
-          {"command_buffers", count(g.command_buffers)},
-          {"queue_submits", g.submits},
-          {"polls", {{"done", g.polls_done}, {"busy", g.polls_busy}, {"revealed", g.polls_revealed}}},
-          {"waits", {{"done", g.waits_done}, {"timed_out", g.waits_timed_out}, {"lost", g.waits_lost}}},
-          {"frees_held", g.frees_held},
-          {"allocations_refused", g.allocations_refused}};
-}
-
 class Observer {
  public:
   static Observer& get() {
@@ -222,7 +206,7 @@ class Observer {
   std::unordered_map<void*, PFN_vkGetDeviceProcAddr> passed_through;  // a process not observed: its devices
   std::unique_ptr<EventLog> events;
   std::unique_ptr<StatusMap> status;
-  nlohmann::json finished = nlohmann::json::array();  // the process's destroyed devices
+  std::vector<LayerReport::Device> finished;  // the process's destroyed devices
 
   Observer() {
     if (const char* text = std::getenv("TIDEMARK_LAYER_SETTINGS")) {
@@ -259,7 +243,7 @@ class Observer {
   }
   void fork_child() {
     for (auto& [dispatch, device] : devices) device->keep_gauges_own();  // the parent's status map is the parent's
-    finished = nlohmann::json::array();
+    finished.clear();
     finished_sum = {};
     open_record(static_cast<uint64_t>(::getppid()));
     mutex.unlock();
@@ -310,19 +294,13 @@ class Observer {
   // the lock): a program that never destroys its device (eglretrace) still gets its counts.
   void write_report() {
     if (report_dir.empty() || !observing) return;
-    nlohmann::json devices_json = finished;
-    TidemarkLayerGauges all = finished_sum;
+    LayerReport report{static_cast<uint32_t>(::getpid()), finished, finished_sum};
     for (const auto& [dispatch, device] : devices) {
-      nlohmann::json entry = to_json(device->gauges());
-      entry["device"] = device->number;
-      entry["destroyed"] = false;
-      devices_json.push_back(std::move(entry));
-      sum_into(all, device->gauges());
+      report.devices.push_back({device->number, false, device->gauges()});
+      sum_into(report.all, device->gauges());
     }
-    nlohmann::json report{
-        {"layer", TIDEMARK_LAYER_NAME}, {"pid", ::getpid()}, {"devices", devices_json}, {"all", to_json(all)}};
     if (events) events->flush();
-    std::ofstream(report_dir / "layer.json") << report.dump(2) << '\n';
+    std::ofstream(report_dir / "layer.json") << to_json(report).dump(2) << '\n';
   }
   ~Observer() {
     std::unique_lock lock(mutex, std::try_to_lock);  // a thread stopped mid-call at exit keeps it

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "layer/records.h"
+
 namespace tidemark::layer {
 
 namespace fs = std::filesystem;
@@ -87,19 +89,19 @@ fs::path make_process_folder(const fs::path& root, bool observed, uint64_t forke
     return folder;
   }
   std::error_code ec;
-  nlohmann::json ancestors = nlohmann::json::array();
+  ProcessRecord record;
+  record.pid = static_cast<uint32_t>(pid);
+  record.parent = static_cast<uint32_t>(::getppid());
+  record.command = command_line("self");
+  record.executable = fs::read_symlink("/proc/self/exe", ec).string();
+  record.observed = observed;
+  record.forked_from = static_cast<uint32_t>(forked_from);
   long stop = 0;
   if (const char* observer = std::getenv("TIDEMARK_OBSERVER_PID")) stop = std::atol(observer);
-  for (long at = parent_of(pid); at > 1 && at != stop && ancestors.size() < 64; at = parent_of(at))
-    ancestors.push_back({{"pid", at}, {"parent", parent_of(at)}, {"command", command_line(std::to_string(at))}});
-  nlohmann::json process{{"pid", pid},
-                         {"parent", ::getppid()},
-                         {"command", command_line("self")},
-                         {"executable", fs::read_symlink("/proc/self/exe", ec).string()},
-                         {"observed", observed},
-                         {"ancestors", ancestors}};
-  if (forked_from) process["forked_from"] = forked_from;
-  std::ofstream(folder / "process.json") << process.dump(2) << '\n';
+  for (long at = parent_of(pid); at > 1 && at != stop && record.ancestors.size() < 64; at = parent_of(at))
+    record.ancestors.push_back(
+        {static_cast<uint32_t>(at), static_cast<uint32_t>(parent_of(at)), command_line(std::to_string(at))});
+  std::ofstream(folder / "process.json") << to_json(record).dump(2) << '\n';
   return folder;
 }
 

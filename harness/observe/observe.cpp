@@ -22,6 +22,7 @@
 #include "core/files.h"
 #include "host/model_host.h"
 #include "layer/link.h"
+#include "layer/records.h"
 #include "layer/tidemark_layer.h"
 
 extern char** environ;
@@ -141,42 +142,6 @@ Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::p
   return std::pair<uint32_t, int>{static_cast<uint32_t>(pid), code};
 }
 
-ObservedGauges observed_from_report(const nlohmann::json& all) {
-  auto number = [](const nlohmann::json& object, const char* key) {
-    auto found = object.find(key);
-    return found != object.end() && found->is_number_integer() ? found->get<int64_t>() : int64_t{0};
-  };
-  auto count = [&](const char* kind) {
-    static const nlohmann::json kEmpty = nlohmann::json::object();
-    auto found = all.find(kind);
-    const nlohmann::json& c = found != all.end() && found->is_object() ? *found : kEmpty;
-    return TidemarkLayerCount{number(c, "live"), number(c, "peak"), number(c, "total")};
-  };
-  auto inner = [&](const char* object, const char* key) {
-    auto found = all.find(object);
-    return found != all.end() && found->is_object() ? number(*found, key) : int64_t{0};
-  };
-  TidemarkLayerGauges g{};
-  g.buffers = count("buffers");
-  g.images = count("images");
-  g.memory = count("memory_allocations");
-  g.memory_bytes = count("memory_bytes");
-  g.bound_bytes = count("bound_bytes");
-  g.descriptor_pools = count("descriptor_pools");
-  g.descriptor_sets = count("descriptor_sets");
-  g.command_buffers = count("command_buffers");
-  g.submits = number(all, "queue_submits");
-  g.polls_done = inner("polls", "done");
-  g.polls_busy = inner("polls", "busy");
-  g.polls_revealed = inner("polls", "revealed");
-  g.waits_done = inner("waits", "done");
-  g.waits_timed_out = inner("waits", "timed_out");
-  g.waits_lost = inner("waits", "lost");
-  g.frees_held = number(all, "frees_held");
-  g.allocations_refused = number(all, "allocations_refused");
-  return layer::to_observed(g);
-}
-
 // One process's events, in order, into a model host of its own: memory for its pid, each submit
 // a packet on the backend queue, each wait the layer saw finish the kernel's time for it.
 Status replay_events(const fs::path& file, Process& process) {
@@ -233,17 +198,9 @@ Status replay_events(const fs::path& file, Process& process) {
   return {};
 }
 
-std::vector<std::string> strings(const nlohmann::json& list) {
-  std::vector<std::string> out;
-  if (list.is_array())
-    for (const auto& item : list)
-      if (item.is_string()) out.push_back(item.get<std::string>());
-  return out;
-}
-
-uint32_t pid_in(const nlohmann::json& object, const char* key) {
-  auto found = object.find(key);
-  return found != object.end() && found->is_number_unsigned() ? found->get<uint32_t>() : 0;
+// A record the layer wrote that does not read as its codec says: the file and what is wrong.
+std::unexpected<Error> bad_record(const fs::path& file, const std::string& what) {
+  return fail(ErrorKind::Fatal, fmt::format("{}: {} (not a record this layer wrote?)", file.string(), what));
 }
 
 Result<nlohmann::json> read_json(const fs::path& file) {
@@ -298,31 +255,32 @@ Result<std::vector<Process>> gather(const fs::path& layer_folder, uint32_t root)
     if (entry.is_directory()) folders.push_back(entry.path());
   if (ec) return fail(ErrorKind::Io, fmt::format("observe: cannot read {}: {}", layer_folder.string(), ec.message()));
   std::sort(folders.begin(), folders.end());
-  std::map<uint32_t, nlohmann::json> ancestors;
+  std::map<uint32_t, layer::ProcessRecord::Ancestor> ancestors;
   for (const fs::path& folder : folders) {
     if (!fs::exists(folder / "process.json")) continue;
-    TIDEMARK_TRY(record, read_json(folder / "process.json"));
+    TIDEMARK_TRY(json, read_json(folder / "process.json"));
+    auto record = layer::process_record_from_json(json);
+    if (!record) return bad_record(folder / "process.json", record.error());
     Process process;
-    process.pid = pid_in(record, "pid");
-    process.parent = pid_in(record, "parent");
-    process.command = strings(record.value("command", nlohmann::json()));
-    process.executable = record.value("executable", std::string());
-    process.forked_from = pid_in(record, "forked_from");
+    process.pid = record->pid;
+    process.parent = record->parent;
+    process.command = record->command;
+    process.executable = record->executable;
+    process.forked_from = record->forked_from;
     process.folder = folder.filename().string();
-    if (auto list = record.find("ancestors"); list != record.end() && list->is_array())
-      for (const auto& ancestor : *list)
-        if (ancestor.is_object()) ancestors.emplace(pid_in(ancestor, "pid"), ancestor);
-    if (!record.value("observed", true)) {
+    for (const auto& ancestor : record->ancestors) ancestors.emplace(ancestor.pid, ancestor);
+    if (!record->observed) {
       process.kind = ProcessKind::NotObserved;
       processes.push_back(std::move(process));
       continue;
     }
     if (fs::exists(folder / "layer.json")) {
       TIDEMARK_TRY(layer, read_json(folder / "layer.json"));
+      auto report = layer::layer_report_from_json(layer);
+      if (!report) return bad_record(folder / "layer.json", report.error());
       process.reported = true;
-      if (auto devices = layer.find("devices"); devices != layer.end() && devices->is_array())
-        process.devices = static_cast<uint32_t>(devices->size());
-      if (auto all = layer.find("all"); all != layer.end() && all->is_object()) process.observed = observed_from_report(*all);
+      process.devices = static_cast<uint32_t>(report->devices.size());
+      process.observed = layer::to_observed(report->all);
       process.layer = std::move(layer);
     } else if (auto last = last_status(folder / "status")) {
       process.observed = status_gauges(*last);  // its counts up to its end, without its report
@@ -339,8 +297,8 @@ Result<std::vector<Process>> gather(const fs::path& layer_folder, uint32_t root)
     if (pid == 0 || known.contains(pid)) continue;
     Process process;
     process.pid = pid;
-    process.parent = pid_in(ancestor, "parent");
-    process.command = strings(ancestor.value("command", nlohmann::json()));
+    process.parent = ancestor.parent;
+    process.command = ancestor.command;
     process.kind = ProcessKind::NoDevice;
     processes.push_back(std::move(process));
     known.insert(pid);

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/expr.h"
+#include "layer/records.h"
 #include "layer/tidemark_layer.h"
 
 namespace tidemark::observe {
@@ -27,11 +28,10 @@ class LayerFolder : public ::testing::Test {
   // A process folder as the layer writes it; `buffers_peak` < 0: no layer.json (it was killed), a
   // status file with -buffers_peak.
   void process(const std::string& folder, uint32_t pid, uint32_t parent, bool observed, int64_t buffers_peak,
-               nlohmann::json ancestors = nlohmann::json::array()) {
+               std::vector<layer::ProcessRecord::Ancestor> ancestors = {}) {
     fs::create_directories(root_ / folder);
-    nlohmann::json record{{"pid", pid},         {"parent", parent},     {"command", {"prog", std::to_string(pid)}},
-                          {"executable", "/x"}, {"observed", observed}, {"ancestors", ancestors}};
-    std::ofstream(root_ / folder / "process.json") << record.dump();
+    layer::ProcessRecord record{pid, parent, {"prog", std::to_string(pid)}, "/x", observed, 0, std::move(ancestors)};
+    std::ofstream(root_ / folder / "process.json") << layer::to_json(record).dump();
     if (!observed) return;
     std::ofstream events(root_ / folder / "events.bin", std::ios::binary);
     const TidemarkLayerEvent written[] = {{TIDEMARK_EVENT_DEVICE, 0, 1, 0},
@@ -47,9 +47,11 @@ class LayerFolder : public ::testing::Test {
       std::ofstream(root_ / folder / "status", std::ios::binary).write(reinterpret_cast<const char*>(&status), sizeof status);
       return;
     }
-    nlohmann::json all{{"buffers", {{"live", 0}, {"peak", buffers_peak}, {"total", buffers_peak}}},
-                       {"queue_submits", 1}};
-    std::ofstream(root_ / folder / "layer.json") << nlohmann::json{{"devices", {{{"device", 1}}}}, {"all", all}}.dump();
+    TidemarkLayerGauges all{};
+    all.buffers = {0, buffers_peak, buffers_peak};
+    all.submits = 1;
+    layer::LayerReport report{pid, {{1, true, all}}, all};
+    std::ofstream(root_ / folder / "layer.json") << layer::to_json(report).dump();
   }
   static scenario::GaugeCheck bound(std::string_view text) { return {.expr = *Expression::parse(text), .where = {}}; }
 
@@ -57,7 +59,7 @@ class LayerFolder : public ::testing::Test {
 };
 
 TEST_F(LayerFolder, TheTreeHoldsEveryProcessTheLayerSawAndTheAncestorsThatMadeNoDevice) {
-  const nlohmann::json shell = nlohmann::json::array({{{"pid", 100}, {"parent", 1}, {"command", {"sh", "-c", "a && b"}}}});
+  const std::vector<layer::ProcessRecord::Ancestor> shell = {{100, 1, {"sh", "-c", "a && b"}}};
   process("200", 200, 100, true, 3005, shell);
   process("300", 300, 100, true, 10, shell);
   process("300-2", 300, 100, true, -77, shell);  // a second image in pid 300 that was killed
@@ -111,6 +113,37 @@ TEST_F(LayerFolder, TheProgramsOwnFailureWinsAndNoDeviceIsExitThreeOnlyWhenItSuc
   EXPECT_EQ(exit_code(green, {{"vkbufspk <= 1", "pid 200 (prog)", true, ""}}), 0);
   green.exit_code = 255;
   EXPECT_EQ(exit_code(green, {}), 255);
+}
+
+// What the layer writes reads back through the same codec; a field missing is named, never read as 0.
+TEST_F(LayerFolder, TheLayersRecordsReadBackExactlyAndAMissingFieldIsNamed) {
+  TidemarkLayerGauges g{};
+  g.buffers = {1, 2, 3};
+  g.polls_revealed = 4;
+  g.allocations_refused = 5;
+  layer::LayerReport report{42, {{1, false, g}, {2, true, g}}, g};
+  auto back = layer::layer_report_from_json(nlohmann::json::parse(layer::to_json(report).dump()));
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->pid, 42u);
+  ASSERT_EQ(back->devices.size(), 2u);
+  EXPECT_TRUE(back->devices[1].destroyed);
+  EXPECT_EQ(back->all.buffers.total, 3);
+  EXPECT_EQ(back->devices[0].gauges.polls_revealed, 4);
+  EXPECT_EQ(back->all.allocations_refused, 5);
+  nlohmann::json missing = layer::to_json(report);
+  missing["all"]["polls"].erase("busy");
+  EXPECT_EQ(layer::layer_report_from_json(missing).error(), "expected 'all.polls.busy', an integer, found none");
+  missing = layer::to_json(report);
+  missing["devices"][1]["buffers"]["peak"] = "2";
+  EXPECT_EQ(layer::layer_report_from_json(missing).error(), "expected 'devices[1].buffers.peak', an integer, found \"2\"");
+
+  process("7", 7, 1, true, 3);
+  std::ofstream(root_ / "7" / "layer.json") << R"({"pid": 7, "devices": [], "all": {}})";
+  auto processes = gather(root_, 7);
+  ASSERT_FALSE(processes);
+  EXPECT_NE(processes.error().message.find("7/layer.json: expected 'all.buffers.live', an integer, found none"),
+            std::string::npos)
+      << processes.error().message;
 }
 
 TEST_F(LayerFolder, ARecordThatIsNotJsonIsAnErrorNamingTheFile) {
