@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "core/files.h"
+#include "report/plot.h"
 #include "runner/runner.h"
 #include "session/builtin_backends.h"
 #include "wire/lanes.h"
@@ -61,45 +62,22 @@ Result<double> floor_seconds(const std::string& program, uint64_t cycles) {
 // floor does those cycles' Vulkan work and nothing else.
 bool floor_applies(const wire::ReplayReport& report) { return report.respecifies * 100 >= report.requests * 99; }
 
-// The history's plot: one line per stream and lane, harness ns per call by night, as SVG.
-std::string history_svg(const std::vector<nlohmann::json>& nights) {
-  std::map<std::string, std::vector<std::pair<size_t, double>>> series;  // "stream lane" -> (night, ns)
-  double top = 1;
+// The history's plot: a panel per stream and lane, the harness's ns per call night by night.
+std::string history_plot(const std::vector<nlohmann::json>& nights) {
+  std::map<std::string, report::PlotSeries> series;  // by "stream lane"
   for (size_t night = 0; night < nights.size(); ++night)
     for (const auto& row : nights[night]["results"])
       if (row.contains("harness_ns_per_call") && row["harness_ns_per_call"].is_number()) {
-        double ns = row["harness_ns_per_call"].get<double>();
-        series[row["stream"].get<std::string>() + " " + row["lane"].get<std::string>()].emplace_back(night, ns);
-        top = std::max(top, ns);
+        const std::string name = row["stream"].get<std::string>() + " " + row["lane"].get<std::string>();
+        report::PlotSeries& line = series[name];
+        line.label = name + ": harness ns per call";
+        line.unit = "ns";
+        line.points.emplace_back(static_cast<double>(night + 1), row["harness_ns_per_call"].get<double>());
+        line.x_end = static_cast<double>(night + 2);  // a night's value holds until the next
       }
-  constexpr double kWidth = 640, kHeight = 260, kLeft = 60, kBottom = 30, kTop = 10, kRight = 150;
-  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
-  const double span = std::max<double>(1, static_cast<double>(nights.size()) - 1);
-  auto x = [&](size_t night) { return kLeft + plot_w * static_cast<double>(night) / span; };
-  auto y = [&](double ns) { return kTop + plot_h * (1 - ns / top); };
-  static constexpr const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                             "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" font-family=\"sans-serif\" "
-      "font-size=\"11\">\n<line x1=\"{2}\" y1=\"{3}\" x2=\"{2}\" y2=\"{4}\" stroke=\"black\"/>\n"
-      "<line x1=\"{2}\" y1=\"{4}\" x2=\"{5}\" y2=\"{4}\" stroke=\"black\"/>\n"
-      "<text x=\"{6}\" y=\"{7}\" text-anchor=\"end\">{8:.0f} ns</text>\n"
-      "<text x=\"{6}\" y=\"{4}\" text-anchor=\"end\">0</text>\n"
-      "<text x=\"{2}\" y=\"{9}\">night 1</text>\n<text x=\"{5}\" y=\"{9}\" text-anchor=\"end\">night {10}</text>\n",
-      kWidth, kHeight, kLeft, kTop, kTop + plot_h, kLeft + plot_w, kLeft - 4, kTop + 10, top,
-      kTop + plot_h + 16, nights.size());
-  size_t colour = 0;
-  for (const auto& [name, points] : series) {
-    const char* stroke = kColours[colour % std::size(kColours)];
-    std::string path;
-    for (const auto& [night, ns] : points) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", x(night), y(ns));
-    svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"><title>{}</title></path>\n",
-                       path, stroke, name);
-    svg += fmt::format("<text x=\"{}\" y=\"{:.0f}\" fill=\"{}\">{}</text>\n", kLeft + plot_w + 6,
-                       kTop + 12.0 * static_cast<double>(colour + 1), stroke, name);
-    ++colour;
-  }
-  return svg + "</svg>\n";
+  std::vector<report::PlotSeries> panels;
+  for (auto& [name, line] : series) panels.push_back(std::move(line));
+  return report::step_plot(panels, {"night", 1});
 }
 
 // The nights so far (one JSON object per line; no file: none), read before anything is
@@ -131,7 +109,7 @@ Status record_history(const fs::path& history, std::vector<nlohmann::json> night
   TIDEMARK_CHECK(write_file_atomically(history, text));
   std::string html = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Tidemark bench history</title></head>"
                      "<body>\n<h1>Harness nanoseconds per call above the Vulkan floor</h1>\n" +
-                     history_svg(nights) + "</body></html>\n";
+                     history_plot(nights) + "</body></html>\n";
   return write_file_atomically(report_dir / "bench-history.html", html);
 }
 
