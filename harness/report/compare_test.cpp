@@ -1,0 +1,42 @@
+// compare's document: what a cell holds reaches compare.json and compare.html, a backend that
+// cannot judge a scenario says why, and nothing a name carries breaks the page.
+#include "report/compare.h"
+
+#include <gtest/gtest.h>
+
+namespace tidemark::report {
+namespace {
+
+Comparison two_backends() {
+  CompareRow row{"reclaim/bands<1>", {}};
+  row.cells.push_back({.backend = "vulkan", .verdict = "green", .pixel_hash = "ab12", .digest = "d1",
+                       .gauges = {{"wlivepk", 3}, {"submits", 2}}});
+  row.cells.push_back({.backend = "gl", .verdict = "red", .pixel_hash = "cd34", .digest = "d2",
+                       .gauges = {{"wlivepk", 9}}, .failed = {"gauge[0]: wlivepk = 9 (<= 4)"}});
+  CompareRow other{"kmd/x", {{.backend = "gl", .verdict = "cannot-judge", .why = "gives no kernel gauges"}}};
+  return {{row, other}};
+}
+
+TEST(Comparison, EveryCellReachesTheJsonAsItsBackendsEntry) {
+  nlohmann::json json = to_json(two_backends());
+  ASSERT_EQ(json["rows"].size(), 2u);
+  const auto& row = json["rows"][0];
+  EXPECT_EQ(row["scenario"], "reclaim/bands<1>");
+  EXPECT_EQ(row["backends"]["vulkan"]["gauges"]["wlivepk"], 3);
+  EXPECT_EQ(row["backends"]["gl"]["failed"][0], "gauge[0]: wlivepk = 9 (<= 4)");
+  EXPECT_EQ(row["backends"]["gl"]["digest"], "d2");
+  EXPECT_EQ(json["rows"][1]["backends"]["gl"], (nlohmann::json{{"verdict", "cannot-judge"}, {"why", "gives no kernel gauges"}}));
+}
+
+TEST(Comparison, TheTableHasAColumnPerBackendAndAnEmptyCellWhereOneDidNotRun) {
+  std::string html = comparison_html(two_backends());
+  EXPECT_NE(html.find("<th>gl</th><th>vulkan</th>"), std::string::npos) << html;
+  EXPECT_NE(html.find("reclaim/bands&lt;1&gt;"), std::string::npos);  // escaped
+  EXPECT_NE(html.find("<td class=\"red\">red<br>pixels cd34<br>wlivepk 9</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td class=\"cannot-judge\">cannot-judge<br>gives no kernel gauges</td><td></td>"),
+            std::string::npos)
+      << html;
+}
+
+}  // namespace
+}  // namespace tidemark::report

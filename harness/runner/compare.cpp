@@ -1,0 +1,54 @@
+#include "runner/compare.h"
+
+#include <map>
+
+namespace tidemark::runner {
+
+namespace {
+
+// The device gauges every backend that gives device gauges has: the ones worth a column.
+constexpr const char* kShown[] = {"wlivepk", "devallocspk", "devbytespk", "dsetspk", "submits"};
+
+std::string verdict_of(const RunResult& result) {
+  if (result.expected_failure) return "expected-red";
+  if (result.unexpected_pass) return "unexpected-pass";
+  return result.green ? "green" : "red";
+}
+
+}  // namespace
+
+Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
+                               const std::vector<std::string>& backends, RunOptions options,
+                               const std::function<void(const report::CompareRow&)>& on_row) {
+  CompareOutcome outcome;
+  for (const auto& scenario : scenarios) {
+    std::vector<std::string> judges = backends.empty() ? scenario.backends : backends;
+    if (judges.empty()) judges.push_back(default_backend(scenario));
+    report::CompareRow row{scenario.id(), {}};
+    for (const auto& backend : judges) {
+      options.lane.backend = backend;
+      auto result = run(scenario, options);
+      if (!result) {
+        row.cells.push_back({.backend = backend, .verdict = "cannot-judge", .why = result.error().message});
+        continue;
+      }
+      outcome.failed = outcome.failed || !result->green;
+      std::map<std::string, int64_t> gauges;
+      for (const auto& [name, value] : named(result->gauges)) gauges[name] = value;
+      report::CompareCell cell{.backend = backend,
+                               .verdict = verdict_of(*result),
+                               .pixel_hash = result->pixel_hash,
+                               .digest = result->digest};
+      for (const char* name : kShown) cell.gauges.emplace_back(name, gauges[name]);
+      for (const auto& checked : result->outcomes)
+        if (!checked.passed) cell.failed.push_back(checked.id.str() + ": " + checked.detail);
+      row.cells.push_back(std::move(cell));
+      outcome.results.push_back(std::move(*result));
+    }
+    if (on_row) on_row(row);
+    outcome.comparison.rows.push_back(std::move(row));
+  }
+  return outcome;
+}
+
+}  // namespace tidemark::runner
