@@ -185,26 +185,15 @@ void warn_reveal_guard() {
   });
 }
 
-// The layer's own wait at a reveal point, beneath the program's unchanged poll: the driver's
-// wait for every fence, then the kernel must have seen each one's work, as for an unbounded wait.
-enum class Revealed { Seen, Lost, Guarded, Failed };
-Revealed reveal_fences(VkDevice device, const std::vector<VkFence>& fences) {
+// The layer's own wait, beneath the program's unchanged call, bounded by kRevealGuardNs: the
+// driver's answer (VK_TIMEOUT once the guard is past).
+VkResult wait_guarded(VkDevice device, const std::vector<VkFence>& fences) {
   VkResult waited = next_of(device).WaitForFences(device, static_cast<uint32_t>(fences.size()), fences.data(), VK_TRUE,
                                                   kRevealGuardNs);
   if (waited == VK_TIMEOUT) warn_reveal_guard();
-  if (waited != VK_SUCCESS) return waited == VK_TIMEOUT ? Revealed::Guarded : Revealed::Failed;
-  return with_device(device, [&](Observer&, DeviceState& d) {
-    bool seen = true;
-    for (VkFence fence : fences) {
-      ++d.gauges().polls_revealed;
-      seen = kernel_saw(d, d.completion.fence_wait(key(fence)), UINT64_MAX, key(fence)) && seen;
-    }
-    if (!seen) ++d.gauges().waits_lost;
-    return seen ? Revealed::Seen : Revealed::Lost;
-  });
+  return waited;
 }
-
-Revealed reveal_semaphores(VkDevice device, const std::vector<std::pair<VkSemaphore, uint64_t>>& reached) {
+VkResult wait_guarded(VkDevice device, const std::vector<std::pair<VkSemaphore, uint64_t>>& reached) {
   std::vector<VkSemaphore> semaphores;
   std::vector<uint64_t> values;
   for (const auto& [semaphore, value] : reached) {
@@ -217,16 +206,40 @@ Revealed reveal_semaphores(VkDevice device, const std::vector<std::pair<VkSemaph
   info.pValues = values.data();
   VkResult waited = next_of(device).WaitSemaphores(device, &info, kRevealGuardNs);
   if (waited == VK_TIMEOUT) warn_reveal_guard();
-  if (waited != VK_SUCCESS) return waited == VK_TIMEOUT ? Revealed::Guarded : Revealed::Failed;
+  return waited;
+}
+
+// What a reveal point came to: none (not at one), the work seen, lost to the kernel model, the
+// layer's wait cut by its guard (the driver's answer stands), or failed in the driver.
+enum class Revealed { None, Seen, Lost, Guarded, Failed };
+bool shown_lost(Revealed revealed) { return revealed == Revealed::Lost || revealed == Revealed::Failed; }
+
+// A reveal point: the layer waits for the objects, then the kernel must have seen each one's
+// work, as for an unbounded wait. `reveal_one(d, object)` confirms one object with the rule.
+template <class Object, class RevealOne>
+Revealed reveal(VkDevice device, const std::vector<Object>& objects, RevealOne reveal_one) {
+  if (objects.empty()) return Revealed::None;
+  if (VkResult waited = wait_guarded(device, objects); waited != VK_SUCCESS)
+    return waited == VK_TIMEOUT ? Revealed::Guarded : Revealed::Failed;
   return with_device(device, [&](Observer&, DeviceState& d) {
     bool seen = true;
-    for (const auto& [semaphore, value] : reached) {
+    for (const Object& object : objects) {
       ++d.gauges().polls_revealed;
-      uint64_t id = key(semaphore);
-      seen = kernel_saw(d, d.completion.semaphore_wait(id, value), UINT64_MAX, 0, id, value) && seen;
+      seen = reveal_one(d, object) && seen;
     }
     if (!seen) ++d.gauges().waits_lost;
     return seen ? Revealed::Seen : Revealed::Lost;
+  });
+}
+Revealed reveal_fences(VkDevice device, const std::vector<VkFence>& fences) {
+  return reveal(device, fences, [](DeviceState& d, VkFence fence) {
+    return kernel_saw(d, d.completion.fence_wait(key(fence)), UINT64_MAX, key(fence));
+  });
+}
+Revealed reveal_semaphores(VkDevice device, const std::vector<std::pair<VkSemaphore, uint64_t>>& reached) {
+  return reveal(device, reached, [](DeviceState& d, const std::pair<VkSemaphore, uint64_t>& at) {
+    const uint64_t id = key(at.first);
+    return kernel_saw(d, d.completion.semaphore_wait(id, at.second), UINT64_MAX, 0, id, at.second);
   });
 }
 
@@ -245,9 +258,9 @@ VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice device, VkFence fence) {
     }
     return d.completion.fence_polled_busy(key(fence)).has_value();
   });
-  Revealed revealed = reveal ? reveal_fences(device, {fence}) : Revealed::Guarded;
+  Revealed revealed = reveal ? reveal_fences(device, {fence}) : Revealed::None;
   return with_device(device, [&](Observer&, DeviceState& d) {
-    if (revealed == Revealed::Lost || revealed == Revealed::Failed) return VK_ERROR_DEVICE_LOST;
+    if (shown_lost(revealed)) return VK_ERROR_DEVICE_LOST;
     return poll_outcome(d, d.completion.fence_shown_done(key(fence), real == VK_SUCCESS || revealed == Revealed::Seen));
   });
 }
@@ -278,8 +291,8 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, co
           at_point.push_back(fence);
       return at_point;
     });
-    Revealed revealed = reveal.empty() ? Revealed::Guarded : reveal_fences(device, reveal);
-    if (revealed == Revealed::Lost || revealed == Revealed::Failed) return VK_ERROR_DEVICE_LOST;
+    Revealed revealed = reveal_fences(device, reveal);
+    if (shown_lost(revealed)) return VK_ERROR_DEVICE_LOST;
     return with_device(device, [&](Observer&, DeviceState& d) {
       bool done = d.completion.deterministic()
                       ? fences_shown_done(d, fence_list, wait_all, real == VK_SUCCESS || revealed == Revealed::Seen)
@@ -306,12 +319,8 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, co
       }
       return first ? std::vector<VkFence>{first->second} : std::vector<VkFence>{};
     });
-    bool deterministic = next_state(device).completion.deterministic();
-    if (deterministic && !revealed.empty() &&
-        next_of(device).WaitForFences(device, 1, revealed.data(), VK_TRUE, kRevealGuardNs) != VK_SUCCESS) {
-      warn_reveal_guard();
+    if (next_state(device).completion.deterministic() && !revealed.empty() && wait_guarded(device, revealed) != VK_SUCCESS)
       revealed.clear();
-    }
   }
   return with_device(device, [&](Observer&, DeviceState& d) {
     bool seen = true;
@@ -333,8 +342,8 @@ VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreCounterValue(VkDevice device, VkSemap
     if (!d.completion.semaphore_polled_busy(key(semaphore), target)) return std::nullopt;
     return target;
   });
-  Revealed revealed = reveal ? reveal_semaphores(device, {{semaphore, *reveal}}) : Revealed::Guarded;
-  if (revealed == Revealed::Lost || revealed == Revealed::Failed) return VK_ERROR_DEVICE_LOST;
+  Revealed revealed = reveal ? reveal_semaphores(device, {{semaphore, *reveal}}) : Revealed::None;
+  if (shown_lost(revealed)) return VK_ERROR_DEVICE_LOST;
   with_device(device, [&](Observer&, DeviceState& d) {
     // After the layer's own wait the driver has reached the target, whatever it said before.
     const uint64_t reached = revealed == Revealed::Seen ? std::max(driver_value, *reveal) : driver_value;
@@ -377,8 +386,8 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphore
       }
       return at_point;
     });
-    Revealed revealed = reveal.empty() ? Revealed::Guarded : reveal_semaphores(device, reveal);
-    if (revealed == Revealed::Lost || revealed == Revealed::Failed) return VK_ERROR_DEVICE_LOST;
+    Revealed revealed = reveal_semaphores(device, reveal);
+    if (shown_lost(revealed)) return VK_ERROR_DEVICE_LOST;
     return with_device(device, [&](Observer&, DeviceState& d) {
       bool reached = d.completion.deterministic()
                          ? semaphores_shown_reached(d, semaphores, values, any,
@@ -407,16 +416,8 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphore
       if (!first) return std::vector<std::pair<VkSemaphore, uint64_t>>{};
       return std::vector<std::pair<VkSemaphore, uint64_t>>{{semaphores[first->second], values[first->second]}};
     });
-    if (next_state(device).completion.deterministic() && !revealed.empty()) {
-      VkSemaphoreWaitInfo one{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-      one.semaphoreCount = 1;
-      one.pSemaphores = &revealed[0].first;
-      one.pValues = &revealed[0].second;
-      if (next_of(device).WaitSemaphores(device, &one, kRevealGuardNs) != VK_SUCCESS) {
-        warn_reveal_guard();
-        revealed.clear();
-      }
-    }
+    if (next_state(device).completion.deterministic() && !revealed.empty() && wait_guarded(device, revealed) != VK_SUCCESS)
+      revealed.clear();
   }
   return with_device(device, [&](Observer&, DeviceState& d) {
     bool seen = true;

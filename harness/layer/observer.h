@@ -160,31 +160,6 @@ struct DeviceState {
   TidemarkLayerGauges* gauges_ = &own_gauges_;
 };
 
-inline void sum_into(TidemarkLayerGauges& into, const TidemarkLayerGauges& g) {
-  auto count = [](TidemarkLayerCount& a, const TidemarkLayerCount& b) {
-    a.live += b.live;
-    a.peak += b.peak;
-    a.total += b.total;
-  };
-  count(into.buffers, g.buffers);
-  count(into.images, g.images);
-  count(into.memory, g.memory);
-  count(into.memory_bytes, g.memory_bytes);
-  count(into.bound_bytes, g.bound_bytes);
-  count(into.descriptor_pools, g.descriptor_pools);
-  count(into.descriptor_sets, g.descriptor_sets);
-  count(into.command_buffers, g.command_buffers);
-  into.submits += g.submits;
-  into.polls_done += g.polls_done;
-  into.polls_busy += g.polls_busy;
-  into.polls_revealed += g.polls_revealed;
-  into.waits_done += g.waits_done;
-  into.waits_timed_out += g.waits_timed_out;
-  into.waits_lost += g.waits_lost;
-  into.frees_held += g.frees_held;
-  into.allocations_refused += g.allocations_refused;
-}
-
 class Observer {
  public:
   static Observer& get() {
@@ -248,8 +223,9 @@ class Observer {
     open_record(static_cast<uint64_t>(::getppid()));
     mutex.unlock();
   }
-  // After each intercepted call's change (caller holds the lock): the status the observer reads.
-  void changed(const DeviceState&) {
+  // Each intercepted call that changes a device's state (caller holds the lock): the count the
+  // observer's status line reads.
+  void count_call() {
     if (status) status->call();
   }
 
@@ -343,16 +319,9 @@ template <class Change>
 inline auto with_device(const void* dispatchable, Change change) {
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
-  if constexpr (std::is_void_v<decltype(change(o, device_of(o, dispatchable)))>) {
-    DeviceState& device = device_of(o, dispatchable);
-    change(o, device);
-    o.changed(device);
-  } else {
-    DeviceState& device = device_of(o, dispatchable);
-    auto result = change(o, device);
-    o.changed(device);
-    return result;
-  }
+  DeviceState& device = device_of(o, dispatchable);
+  o.count_call();
+  return change(o, device);
 }
 
 

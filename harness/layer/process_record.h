@@ -53,11 +53,12 @@ class StatusMap {
   void call() {
     if (status_) __atomic_fetch_add(&status_->calls, 1, __ATOMIC_RELAXED);
   }
-  // Device `number`'s slot for its gauges (none beyond TIDEMARK_STATUS_DEVICES).
+  // Device `number` was made: it is counted, and gets its slot for its gauges (none beyond
+  // TIDEMARK_STATUS_DEVICES).
   TidemarkLayerGauges* slot(uint64_t number) {
-    if (!status_ || number < 1 || number > TIDEMARK_STATUS_DEVICES) return nullptr;
+    if (!status_) return nullptr;
     status_->devices = static_cast<uint32_t>(number);
-    return &status_->live[number - 1];
+    return number >= 1 && number <= TIDEMARK_STATUS_DEVICES ? &status_->live[number - 1] : nullptr;
   }
   // The device is gone: its counts move to the sums of the destroyed ones.
   void gone(uint64_t number, const TidemarkLayerGauges& all_gone) {

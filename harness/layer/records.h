@@ -48,6 +48,16 @@ inline constexpr NumberField kNumberFields[] = {
     {"", "allocations_refused", &TidemarkLayerGauges::allocations_refused},
 };
 
+// Adds `g` into `into`, field by field (a peak summed is the sum of the peaks).
+inline void sum_into(TidemarkLayerGauges& into, const TidemarkLayerGauges& g) {
+  for (const auto& [key, field] : kCountFields) {
+    (into.*field).live += (g.*field).live;
+    (into.*field).peak += (g.*field).peak;
+    (into.*field).total += (g.*field).total;
+  }
+  for (const auto& [group, key, field] : kNumberFields) into.*field += g.*field;
+}
+
 namespace records {
 
 template <class T>

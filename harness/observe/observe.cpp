@@ -79,13 +79,10 @@ std::optional<TidemarkLayerStatus> last_status(const fs::path& file) {
 
 // A status file's gauges: its destroyed devices' and its live ones', summed as layer.json's "all".
 ObservedGauges status_gauges(const TidemarkLayerStatus& status) {
-  std::map<std::string, int64_t> sums;
-  auto add = [&](const TidemarkLayerGauges& g) {
-    for (const auto& [name, value] : named(layer::to_observed(g))) sums[name] += value;
-  };
-  add(status.gone);
-  for (uint32_t i = 0; i < std::min<uint32_t>(status.devices, TIDEMARK_STATUS_DEVICES); ++i) add(status.live[i]);
-  return observed_from_named(sums);
+  TidemarkLayerGauges all = status.gone;
+  for (uint32_t i = 0; i < std::min<uint32_t>(status.devices, TIDEMARK_STATUS_DEVICES); ++i)
+    layer::sum_into(all, status.live[i]);
+  return layer::to_observed(all);
 }
 
 // What the processes' status files say now.
@@ -143,8 +140,9 @@ Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::p
 }
 
 // One process's events, in order, into a model host of its own: memory for its pid, each submit
-// a packet on the backend queue, each wait the layer saw finish the kernel's time for it.
-Status replay_events(const fs::path& file, Process& process) {
+// a packet on the backend queue, each wait the layer saw finish the kernel's time for it. Its
+// memory also goes into `tree`, the one kernel map of the whole tree, under its pid.
+Status replay_events(const fs::path& file, Process& process, host::ModelHost& tree) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return fail(ErrorKind::Environment, fmt::format("observe: the layer wrote no events ({})", file.string()));
   api::ModelConfig config;
@@ -168,6 +166,10 @@ Status replay_events(const fs::path& file, Process& process) {
       case TIDEMARK_EVENT_FREED: {
         const bool allocated = event.kind == TIDEMARK_EVENT_ALLOCATED;
         reported += (allocated ? 1 : -1) * static_cast<int64_t>(event.size);
+        if (allocated)
+          TIDEMARK_CHECK(tree.kernel_allocate(0, process.pid, static_cast<MemoryType>(event.type), event.id, event.size));
+        else
+          TIDEMARK_CHECK(tree.kernel_free(0, process.pid, event.id));
         host.memory_changed({.allocated = allocated,
                              .type = static_cast<MemoryType>(event.type),
                              .id = event.id,
@@ -227,28 +229,11 @@ std::string base_name(const std::vector<std::string>& command) {
   return fs::path(command[0]).filename().string();
 }
 
-// One kernel GPU-memory map for the whole tree: every observed process's memory under its own
-// pid (each entry as the GpuMem reader dumps it), as the real map holds one entry per process.
-Result<std::string> tree_kernel_map(const fs::path& layer_folder, const std::vector<Process>& processes) {
-  host::ModelHost tree(api::ModelConfig{}, MutantId::None);
-  for (const Process& process : processes) {
-    if (process.kind != ProcessKind::Vulkan) continue;
-    std::ifstream in(layer_folder / process.folder / "events.bin", std::ios::binary);
-    TidemarkLayerEvent event{};
-    while (in.read(reinterpret_cast<char*>(&event), sizeof event)) {
-      if (event.kind == TIDEMARK_EVENT_ALLOCATED)
-        TIDEMARK_CHECK(tree.kernel_allocate(0, process.pid, static_cast<MemoryType>(event.type), event.id, event.size));
-      else if (event.kind == TIDEMARK_EVENT_FREED)
-        TIDEMARK_CHECK(tree.kernel_free(0, process.pid, event.id));
-    }
-  }
-  return tree.kernel_dump();
-}
-
 }  // namespace
 
-Result<std::vector<Process>> gather(const fs::path& layer_folder, uint32_t root) {
+Result<Gathered> gather(const fs::path& layer_folder, uint32_t root) {
   std::vector<Process> processes;
+  host::ModelHost tree(api::ModelConfig{}, MutantId::None);
   std::vector<fs::path> folders;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(layer_folder, ec))
@@ -283,9 +268,12 @@ Result<std::vector<Process>> gather(const fs::path& layer_folder, uint32_t root)
       process.observed = layer::to_observed(report->all);
       process.layer = std::move(layer);
     } else if (auto last = last_status(folder / "status")) {
-      process.observed = status_gauges(*last);  // its counts up to its end, without its report
+      // Killed, or ended by _exit: its counts as of its last call (its events file may lack the
+      // last records it had buffered).
+      process.observed = status_gauges(*last);
+      process.devices = last->devices;
     }
-    if (fs::exists(folder / "events.bin")) TIDEMARK_CHECK(replay_events(folder / "events.bin", process));
+    if (fs::exists(folder / "events.bin")) TIDEMARK_CHECK(replay_events(folder / "events.bin", process, tree));
     process.kind = process.devices > 0 ? ProcessKind::Vulkan : ProcessKind::NoDevice;
     processes.push_back(std::move(process));
   }
@@ -308,7 +296,8 @@ Result<std::vector<Process>> gather(const fs::path& layer_folder, uint32_t root)
     if ((a.pid == root) != (b.pid == root)) return a.pid == root;
     return std::tie(a.pid, a.folder) < std::tie(b.pid, b.folder);
   });
-  return processes;
+  TIDEMARK_TRY(map, tree.kernel_dump());
+  return Gathered{std::move(processes), std::move(map)};
 }
 
 Result<Observation> observe(const Options& options) {
@@ -324,8 +313,9 @@ Result<Observation> observe(const Options& options) {
   observation.only = options.only;
   observation.pid = ran.first;
   observation.exit_code = ran.second;
-  TIDEMARK_TRY(processes, gather(layer_folder, observation.pid));
-  observation.processes = std::move(processes);
+  TIDEMARK_TRY(gathered, gather(layer_folder, observation.pid));
+  observation.processes = std::move(gathered.processes);
+  observation.kernel_map = std::move(gathered.kernel_map);
   if (std::none_of(observation.processes.begin(), observation.processes.end(),
                    [&](const Process& p) { return p.pid == observation.pid; })) {
     Process program;  // it never loaded the layer, and nothing under it did
@@ -334,8 +324,6 @@ Result<Observation> observe(const Options& options) {
     program.command = options.command;
     observation.processes.insert(observation.processes.begin(), std::move(program));
   }
-  TIDEMARK_TRY(map, tree_kernel_map(layer_folder, observation.processes));
-  observation.kernel_map = std::move(map);
   observation.whole_observed = summed(observation.processes, &Process::observed);
   observation.whole_kernel = summed(observation.processes, &Process::kernel);
   return observation;

@@ -87,8 +87,13 @@ struct Options {
 Result<Observation> observe(const Options& options);
 
 // Gathers the process records in `layer_folder` (what observe() does after the program ended):
-// `root` is the program's pid, the top of the tree.
-Result<std::vector<Process>> gather(const std::filesystem::path& layer_folder, uint32_t root);
+// `root` is the program's pid, the top of the tree. The tree's kernel map is filled in the same
+// pass over each process's events.
+struct Gathered {
+  std::vector<Process> processes;
+  std::string kernel_map;  // Observation::kernel_map
+};
+Result<Gathered> gather(const std::filesystem::path& layer_folder, uint32_t root);
 
 struct Verdict {
   std::string check;   // the comparison's text

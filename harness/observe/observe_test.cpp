@@ -64,8 +64,9 @@ TEST_F(LayerFolder, TheTreeHoldsEveryProcessTheLayerSawAndTheAncestorsThatMadeNo
   process("300", 300, 100, true, 10, shell);
   process("300-2", 300, 100, true, -77, shell);  // a second image in pid 300 that was killed
   process("400", 400, 100, false, 0, shell);
-  auto processes = gather(root_, 100);
-  ASSERT_TRUE(processes) << processes.error().message;
+  auto gathered = gather(root_, 100);
+  ASSERT_TRUE(gathered) << gathered.error().message;
+  auto processes = &gathered->processes;
   ASSERT_EQ(processes->size(), 5u);
   EXPECT_EQ((*processes)[0].pid, 100u);  // the program first
   EXPECT_EQ((*processes)[0].kind, ProcessKind::NoDevice);
@@ -88,7 +89,7 @@ TEST_F(LayerFolder, BoundsHoldForEachProcessSoNoneHidesAnothersPeakAndWholeBound
   process("300", 300, 100, true, 10);
   Observation observation;
   observation.pid = 100;
-  observation.processes = *gather(root_, 100);
+  observation.processes = gather(root_, 100)->processes;
   observation.whole_observed.vkbufspk = 3015;
   auto verdicts = judge(observation, {.each = {bound("vkbufspk <= 64")}, .whole = {bound("vkbufspk == 3015")}});
   ASSERT_EQ(verdicts.size(), 3u);
@@ -109,7 +110,7 @@ TEST_F(LayerFolder, TheProgramsOwnFailureWinsAndNoDeviceIsExitThreeOnlyWhenItSuc
   EXPECT_EQ(exit_code(no_device, {}), 3);
   process("200", 200, 100, true, 1);
   Observation green;
-  green.processes = *gather(root_, 200);
+  green.processes = gather(root_, 200)->processes;
   EXPECT_EQ(exit_code(green, {{"vkbufspk <= 1", "pid 200 (prog)", true, ""}}), 0);
   green.exit_code = 255;
   EXPECT_EQ(exit_code(green, {}), 255);
@@ -144,6 +145,23 @@ TEST_F(LayerFolder, TheLayersRecordsReadBackExactlyAndAMissingFieldIsNamed) {
   EXPECT_NE(processes.error().message.find("7/layer.json: expected 'all.buffers.live', an integer, found none"),
             std::string::npos)
       << processes.error().message;
+}
+
+// Killed before its buffered events reached the file: its status map still says it made a device.
+TEST_F(LayerFolder, AProcessKilledBeforeItsEventsWereWrittenIsStillOneThatMadeADevice) {
+  process("9", 9, 1, false, 0);  // its process.json
+  std::ofstream(root_ / "9" / "process.json")
+      << layer::to_json(layer::ProcessRecord{9, 1, {"prog"}, "/x", true, 0, {}}).dump();
+  TidemarkLayerStatus status{};
+  status.devices = 1;
+  status.live[0].buffers = {30, 30, 30};
+  std::ofstream(root_ / "9" / "status", std::ios::binary).write(reinterpret_cast<const char*>(&status), sizeof status);
+  std::ofstream(root_ / "9" / "events.bin", std::ios::binary);  // empty: the records were still buffered
+  auto gathered = gather(root_, 9);
+  ASSERT_TRUE(gathered) << gathered.error().message;
+  ASSERT_EQ(gathered->processes.size(), 1u);
+  EXPECT_EQ(gathered->processes[0].kind, ProcessKind::Vulkan);
+  EXPECT_EQ(gathered->processes[0].observed.vkbufs, 30);
 }
 
 TEST_F(LayerFolder, ARecordThatIsNotJsonIsAnErrorNamingTheFile) {
