@@ -1,0 +1,71 @@
+// `tidemark parity FILE... [--replay] [--save-digests F | --against F]`: the library
+// (runner/parity.h) runs every subject in every lane; this prints a row per subject, compares
+// with saved digests and writes the summary.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "cli/commands.h"
+#include "core/files.h"
+#include "report/summary.h"
+#include "runner/parity.h"
+
+namespace tidemark::cli {
+
+namespace fs = std::filesystem;
+
+// Every scenario in every lane: the digests must agree. Prints one row per subject.
+int parity_command(const ParityArgs& args) {
+  std::optional<report::ShardOrigin> shard;
+  auto scenarios = load_shard(args.inputs, args.shard, args.shard_durations, &shard);
+  if (!scenarios) return report_error(scenarios.error());
+  std::map<std::string, std::string> saved;
+  if (!args.against.empty()) {
+    auto read = runner::read_digests(args.against);
+    if (!read) return report_error(read.error());
+    saved = std::move(*read);
+  }
+  const fs::path report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
+  size_t total = 0;
+  for (const auto& scenario : *scenarios) total += std::max<size_t>(1, scenario.backends.size());
+  Progress progress = Progress::for_stdout(args.replay ? "parity with replay" : "parity", total, verbosity());
+  std::map<std::string, std::string> digests;  // the subjects every lane agreed on
+  size_t mismatched = 0, unlike_saved = 0;
+  auto print_subject = [&](const runner::ParitySubject& subject) {
+    if (!subject.same())
+      for (const auto& [digest, lanes] : subject.lanes_by_digest)
+        progress.print(fmt::format("  {}: {}", digest, fmt::join(lanes, ", ")));
+    mismatched += subject.same() ? 0 : 1;
+    if (!subject.same() || verbosity() != Verbosity::Quiet)
+      progress.print(fmt::format("{} {}{}", subject.same() ? "SAME" : "DIFF", subject.name, subject.row));
+    progress.finish_item();
+    const std::string here = subject.same() ? subject.lanes_by_digest.begin()->first : "(lanes disagree)";
+    if (subject.same()) digests[subject.name] = here;
+    if (args.against.empty()) return;
+    auto found = saved.find(subject.name);
+    if (found != saved.end() && found->second == here) return;
+    ++unlike_saved;
+    progress.print(fmt::format("  against {}: {}, here {}", args.against,
+                               found == saved.end() ? std::string("no digest saved") : "saved " + found->second, here));
+  };
+  auto ran = runner::parity(*scenarios, report_dir, args.replay, [&](std::string_view name) { progress.start(std::string(name)); },
+                            print_subject);
+  if (!ran) return report_error(ran.error());
+  progress.close();
+  const report::Origin origin{.command = "parity", .series = args.replay ? "parity replay" : "parity", .shard = shard};
+  if (auto ok = report::write_summary(report_dir, origin, runner::results_json(ran->results)); !ok)
+    return report_error(ok.error());
+  if (!args.save_digests.empty())
+    if (auto ok = write_file_atomically(args.save_digests, runner::digests_text(digests)); !ok)
+      return report_error(ok.error());
+  const size_t subjects = ran->subjects.size();
+  fmt::print("{} of {} scenarios give one digest in every lane; report: {}\n", subjects - mismatched, subjects,
+             fs::absolute(report_dir / "summary.json").string());
+  if (!args.against.empty())
+    fmt::print("{} of {} scenarios match the digests in {}\n", subjects - unlike_saved, subjects, args.against);
+  return mismatched == 0 && unlike_saved == 0 ? kGreen : kRed;
+}
+
+}  // namespace tidemark::cli

@@ -1,0 +1,46 @@
+// `tidemark parity`'s work: every scenario on each of its backends in every lane (and, asked, the
+// monolith session recorded and replayed in every lane): each subject must give one digest.
+// Beside it the digests file, what one build saves and another compares with.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "runner/runner.h"
+
+namespace tidemark::runner {
+
+// One subject (group/name, @backend on another than its own) and where each digest came from.
+struct ParitySubject {
+  std::string name;
+  std::map<std::string, std::vector<std::string>> lanes_by_digest;  // digest (or "diverged: ...") -> lanes
+  std::string row;  // " monolith=d1 split=d1 ... replay-tcp=d1", as printed
+  bool same() const { return lanes_by_digest.size() == 1; }
+};
+
+struct ParityRun {
+  std::vector<ParitySubject> subjects;
+  std::vector<RunResult> results;  // every lane's run, for the summary
+};
+
+// Runs them; `on_start` hears each subject's name before it runs, `on_done` each subject after.
+Result<ParityRun> parity(const std::vector<scenario::Scenario>& scenarios, const std::filesystem::path& report_dir,
+                         bool with_replay, const std::function<void(std::string_view)>& on_start = {},
+                         const std::function<void(const ParitySubject&)>& on_done = {});
+
+// A digests file: "# comment" lines, then "group/name digest" per subject, sorted. Reading names
+// the file, line and what was found on a bad line; writing says which compiler and mutant
+// setting made it.
+Result<std::map<std::string, std::string>> read_digests(const std::filesystem::path& file);
+std::string digests_text(const std::map<std::string, std::string>& digests);
+
+// --record PATH: a .tdrec file for one scenario (of `scenarios`), or a folder of <group>/<name>.tdrec.
+Result<std::filesystem::path> recording_path(const std::string& record, const scenario::Scenario& scenario,
+                                             size_t scenarios);
+
+}  // namespace tidemark::runner
