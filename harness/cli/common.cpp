@@ -19,6 +19,7 @@
 #include "core/mutants.h"
 #include "core/shard.h"
 #include "runner/runner.h"
+#include "runner/selection.h"
 #include "scenario/scenario.h"
 #include "wire/lanes.h"
 
@@ -42,35 +43,8 @@ int report_error(const Error& error) {
   return exit_code(error);
 }
 
-// Loads every file before anything runs: nothing runs on a half-valid set.
 Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>& inputs) {
-  std::vector<fs::path> paths(inputs.begin(), inputs.end());
-  auto files = scenario::collect_files(paths);
-  if (!files) return std::unexpected(files.error());
-  std::vector<scenario::Scenario> scenarios;
-  std::vector<std::string> errors;
-  std::map<std::string, fs::path> seen;
-  for (const auto& file : *files) {
-    auto loaded = scenario::load(file);
-    if (!loaded) {
-      if (loaded.error().kind != ErrorKind::BadInput) return std::unexpected(loaded.error());
-      errors.push_back(loaded.error().message);
-      continue;
-    }
-    std::string name = runner::test_name(*loaded, Lane::Monolith);
-    if (auto [it, fresh] = seen.emplace(name, file); !fresh) {
-      errors.push_back(fmt::format("{}:1:1: expected a scenario name unique in group '{}', found '{}' again (first in {})",
-                                   file.string(), loaded->group, loaded->name, it->second.string()));
-      continue;
-    }
-    scenarios.push_back(std::move(*loaded));
-  }
-  if (!errors.empty()) {
-    std::string joined;
-    for (const auto& error : errors) joined += (joined.empty() ? "" : "\ntidemark: ") + error;
-    return fail(ErrorKind::BadInput, joined);
-  }
-  return scenarios;
+  return runner::load_scenarios(inputs);
 }
 
 Verbosity& verbosity() {
@@ -100,48 +74,17 @@ Result<Lane> parse_lane_option(const std::string& name) {
   return fail(ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", name));
 }
 
-namespace {
-// Seconds by scenario file from a summary.json: the sum over its lanes and backends.
-Result<std::map<std::string, double>> seconds_by_file(const std::string& summary) {
-  std::map<std::string, double> seconds;
-  if (summary.empty()) return seconds;
-  TIDEMARK_TRY(text, read_given_file(summary, "summary"));
-  auto json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.contains("results") || !json["results"].is_array())
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected a summary.json with results, found something else", summary));
-  for (const auto& result : json["results"])
-    if (result.contains("file") && result["file"].is_string() && result.contains("seconds") && result["seconds"].is_number())
-      seconds[fs::absolute(result["file"].get<std::string>()).lexically_normal().string()] += result["seconds"].get<double>();
-  return seconds;
-}
-}  // namespace
-
 Result<std::vector<scenario::Scenario>> load_shard(const std::vector<std::string>& inputs, const std::string& flag,
                                                    const std::string& durations,
                                                    std::optional<report::ShardOrigin>* origin) {
-  TIDEMARK_TRY(scenarios, load_all(inputs));
-  TIDEMARK_TRY(shard, find_shard(flag, [](const char* name) { return std::getenv(name); }));
-  if (!shard) return scenarios;
-  TIDEMARK_CHECK(touch_status_file(*shard));
-  TIDEMARK_TRY(by_file, seconds_by_file(shard->total == 1 ? std::string() : durations));
-  std::vector<std::string> names;
-  std::map<std::string, double> seconds;
-  for (const auto& scenario : scenarios) {
-    names.push_back(scenario.id());
-    auto found = by_file.find(fs::absolute(scenario.file).lexically_normal().string());
-    if (found != by_file.end()) seconds[names.back()] = found->second;
-  }
-  std::vector<scenario::Scenario> mine;
-  report::ShardOrigin place{shard->index + 1, shard->total, shard->protocol, names.size(), report::selection_hash(names), {}};
-  for (size_t k : shard_members(names, *shard, seconds)) {
-    place.members.push_back(names[k]);
-    mine.push_back(std::move(scenarios[k]));
-  }
-  if (origin) *origin = std::move(place);
-  if (shard->total == 1) return mine;
-  fmt::print(stderr, "shard {} of {} ({}): {} of {} scenarios\n", shard->index + 1, shard->total, shard->protocol,
-             mine.size(), names.size());
-  return mine;
+  TIDEMARK_TRY(scenarios, runner::load_scenarios(inputs));
+  const size_t all = scenarios.size();
+  TIDEMARK_TRY(mine, runner::select_shard(std::move(scenarios), flag, durations));
+  if (mine.origin && mine.origin->total > 1)
+    fmt::print(stderr, "shard {} of {} ({}): {} of {} scenarios\n", mine.origin->index, mine.origin->total,
+               mine.origin->protocol, mine.scenarios.size(), all);
+  if (origin) *origin = std::move(mine.origin);
+  return std::move(mine.scenarios);
 }
 
 Result<std::map<std::string, int64_t>> parse_knobs(const std::vector<std::string>& knobs) {

@@ -1,0 +1,87 @@
+#include "runner/selection.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <map>
+
+#include "core/files.h"
+#include "core/shard.h"
+#include "runner/runner.h"
+
+namespace tidemark::runner {
+
+namespace fs = std::filesystem;
+
+Result<std::vector<scenario::Scenario>> load_scenarios(const std::vector<std::string>& inputs) {
+  std::vector<fs::path> paths(inputs.begin(), inputs.end());
+  TIDEMARK_TRY(files, scenario::collect_files(paths));
+  std::vector<scenario::Scenario> scenarios;
+  std::vector<std::string> errors;
+  std::map<std::string, fs::path> seen;
+  for (const auto& file : files) {
+    auto loaded = scenario::load(file);
+    if (!loaded) {
+      if (loaded.error().kind != ErrorKind::BadInput) return std::unexpected(loaded.error());
+      errors.push_back(loaded.error().message);
+      continue;
+    }
+    std::string name = test_name(*loaded, Lane::Monolith);
+    if (auto [it, fresh] = seen.emplace(name, file); !fresh) {
+      errors.push_back(fmt::format("{}:1:1: expected a scenario name unique in group '{}', found '{}' again (first in {})",
+                                   file.string(), loaded->group, loaded->name, it->second.string()));
+      continue;
+    }
+    scenarios.push_back(std::move(*loaded));
+  }
+  if (!errors.empty()) {
+    std::string joined;
+    for (const auto& error : errors) joined += (joined.empty() ? "" : "\ntidemark: ") + error;
+    return fail(ErrorKind::BadInput, joined);
+  }
+  return scenarios;
+}
+
+namespace {
+
+// Seconds by scenario file from a summary.json: the sum over its lanes and backends.
+Result<std::map<std::string, double>> seconds_by_file(const std::string& summary) {
+  std::map<std::string, double> seconds;
+  if (summary.empty()) return seconds;
+  TIDEMARK_TRY(text, read_given_file(summary, "summary"));
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.contains("results") || !json["results"].is_array())
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a summary.json with results, found something else", summary));
+  for (const auto& result : json["results"])
+    if (result.contains("file") && result["file"].is_string() && result.contains("seconds") && result["seconds"].is_number())
+      seconds[fs::absolute(result["file"].get<std::string>()).lexically_normal().string()] += result["seconds"].get<double>();
+  return seconds;
+}
+
+}  // namespace
+
+Result<ShardSelection> select_shard(std::vector<scenario::Scenario> scenarios, const std::string& flag,
+                                    const std::string& durations) {
+  TIDEMARK_TRY(shard, find_shard(flag, [](const char* name) { return std::getenv(name); }));
+  if (!shard) return ShardSelection{std::move(scenarios), std::nullopt};
+  TIDEMARK_CHECK(touch_status_file(*shard));
+  TIDEMARK_TRY(by_file, seconds_by_file(shard->total == 1 ? std::string() : durations));
+  std::vector<std::string> names;
+  std::map<std::string, double> seconds;
+  for (const auto& scenario : scenarios) {
+    names.push_back(scenario.id());
+    auto found = by_file.find(fs::absolute(scenario.file).lexically_normal().string());
+    if (found != by_file.end()) seconds[names.back()] = found->second;
+  }
+  ShardSelection mine;
+  report::ShardOrigin place{shard->index + 1, shard->total, shard->protocol, names.size(), report::selection_hash(names), {}};
+  for (size_t k : shard_members(names, *shard, seconds)) {
+    place.members.push_back(names[k]);
+    mine.scenarios.push_back(std::move(scenarios[k]));
+  }
+  mine.origin = std::move(place);
+  return mine;
+}
+
+}  // namespace tidemark::runner

@@ -1,0 +1,28 @@
+// What a command runs: every scenario of its files and folders (loaded before anything runs, so
+// nothing runs on a half-valid set), or this process's shard of them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "report/summary.h"
+#include "scenario/scenario.h"
+
+namespace tidemark::runner {
+
+// Every scenario of `inputs`; all the bad files' errors at once, and each test name once.
+Result<std::vector<scenario::Scenario>> load_scenarios(const std::vector<std::string>& inputs);
+
+struct ShardSelection {
+  std::vector<scenario::Scenario> scenarios;  // this process's
+  std::optional<report::ShardOrigin> origin;  // its place in the whole selection (none: no shard asked for)
+};
+// This process's shard of `scenarios` (`--shard I/N`, else an engine's variables; all of them when
+// none is asked for); the engine's status file is touched. `durations`, a previous run's
+// summary.json, balances the shards by the seconds each scenario took.
+Result<ShardSelection> select_shard(std::vector<scenario::Scenario> scenarios, const std::string& flag,
+                                    const std::string& durations);
+
+}  // namespace tidemark::runner
