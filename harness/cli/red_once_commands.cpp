@@ -2,22 +2,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <ctime>
-#include <fstream>
-#include <regex>
-#include <set>
 
 #include "cli/commands.h"
 #include "core/files.h"
 #include "core/mutants.h"
+#include "runner/fixture.h"
+#include "runner/lint.h"
 #include "runner/red_once.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
-#include "wire/lanes.h"
-#include "wire/replay.h"
 
 #include "session/builtin_backends.h"
 
@@ -115,35 +108,13 @@ int red_once_command(const RedOnceArgs& args) {
 int lint_command(const std::vector<std::string>& inputs, const std::string& expectations_file) {
   auto scenarios = load_all(inputs);
   if (!scenarios) return report_error(scenarios.error());
-  std::vector<std::string> problems;
+  std::vector<runner::Expectation> expectations;
   if (!expectations_file.empty()) {  // every known failure names what still exists
-    auto expectations = runner::load_expectations(expectations_file);
-    if (!expectations) return report_error(expectations.error());
-    if (auto ok = runner::check_expectations(*expectations, *scenarios); !ok) problems.push_back(ok.error().message);
+    auto loaded = runner::load_expectations(expectations_file);
+    if (!loaded) return report_error(loaded.error());
+    expectations = std::move(*loaded);
   }
-  std::set<std::string> used;
-  for (const auto& scenario : *scenarios) {
-    std::string where = format_location({scenario.file.string(), 1, 1});
-    if (scenario.controls.empty())
-      problems.push_back(fmt::format("{}: expected at least one control (controls:), found none", where));
-    std::set<scenario::CheckId> named;
-    for (const auto& control : scenario.controls) named.insert(control.fails.begin(), control.fails.end());
-    for (const auto& check : scenario.checks())
-      if (!named.contains(check))
-        problems.push_back(fmt::format("{}: expected a control naming `{}` under fails: (a check nothing turns red "
-                                       "proves nothing), found none",
-                                       where, scenario.check_text(check)));
-    for (const auto& control : scenario.controls) {
-      if (control.mutant.empty()) continue;
-      used.insert(control.mutant);
-      if (!find_mutant(control.mutant))
-        problems.push_back(fmt::format("{}: expected a mutant from the catalogue, found '{}'",
-                                       format_location(control.where), control.mutant));
-    }
-  }
-  for (const auto& mutant : mutant_catalogue())
-    if (!used.contains(std::string(mutant.name)))
-      problems.push_back(fmt::format("mutant {} is in the catalogue but no scenario's control uses it", mutant.name));
+  const auto problems = runner::lint(*scenarios, expectations_file.empty() ? nullptr : &expectations);
   for (const auto& problem : problems) fmt::print("lint: {}\n", problem);
   fmt::print("lint: {} scenarios, {} problems\n", scenarios->size(), problems.size());
   return problems.empty() ? kGreen : kRed;
@@ -152,45 +123,9 @@ int lint_command(const std::vector<std::string>& inputs, const std::string& expe
 // A review must-fix becomes a fixture: fixtures/<review-id>/ with a README to fill in and a
 // scenario skeleton that loads but fails red-once until its control is made real.
 int fixture_new_command(const FixtureArgs& args) {
-  const std::string& review_id = args.review_id;
-  const std::string& root = args.root;
-  static const std::regex kId("[A-Za-z0-9][A-Za-z0-9._-]*");
-  if (!std::regex_match(review_id, kId))
-    return report_error({ErrorKind::BadInput, fmt::format("fixture new: expected a review id such as ID-P7-43, found '{}'", review_id)});
-  fs::path dir = fs::path(root) / review_id;
-  if (fs::exists(dir)) return report_error({ErrorKind::BadInput, fmt::format("fixture new: {} exists already", dir.string())});
-  if (auto made = make_directories(dir); !made) return report_error(made.error());
-  std::string slug;
-  for (char c : review_id) slug += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
-  std::ofstream readme(dir / "README.md");
-  readme << fmt::format(
-      "# {}: <the behaviour the fix guarantees, as a sentence>\n\n"
-      "**What the review found.** <the defect, where, and why no test saw it>\n\n"
-      "**Mechanism.** <the deterministic steps the scenario takes>\n\n"
-      "**The fix.** <what changed>\n\n"
-      "**What red looks like.** <the mutant that reverts the fix and the values it reads>\n",
-      review_id);
-  std::ofstream yaml(dir / (slug + ".yaml"));
-  yaml << fmt::format(
-      "# Fixture {0}: replace this workload with the review's steps, the check with the one the\n"
-      "# fix makes hold, and the control with the mutant that reverts the fix. Until then\n"
-      "# `tidemark red-once` fails on it, as it should.\n"
-      "name: {1}-fixture\n"
-      "group: reclaim\n"
-      "target: {{width: 16, height: 16}}\n"
-      "buffers: [color]\n"
-      "workload:\n"
-      "  - buffer_data: {{buffer: color, size: 256, fill: {{palette: 0}}}}\n"
-      "  - draw: {{uniform: color}}\n"
-      "expect:\n"
-      "  pixels:\n"
-      "    - bands: {{count: 1, palette: true}}\n"
-      "controls:\n"
-      "  - knobs: {{wire_deferred_mb: 0}}\n"
-      "    fails: [\"pixels[0]\"]\n",
-      review_id, slug);
-  if (!readme || !yaml) return report_error({ErrorKind::Io, fmt::format("cannot write into {}", dir.string())});
-  fmt::print("created {}/README.md and {}/{}.yaml\n", dir.string(), dir.string(), slug);
+  auto made = runner::new_fixture(args.root, args.review_id);
+  if (!made) return report_error(made.error());
+  fmt::print("created {} and {}\n", made->readme.string(), made->scenario.string());
   return kGreen;
 }
 
