@@ -1,0 +1,110 @@
+#include "runner/bench.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/files.h"
+#include "runner/runner.h"
+#include "session/builtin_backends.h"
+#include "wire/lanes.h"
+#include "wire/posix.h"
+#include "wire/replay.h"
+
+namespace tidemark::runner {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// One run of the floor program: its seconds for `cycles` respecify cycles (start-up excluded).
+Result<double> floor_seconds(const std::string& program, uint64_t cycles) {
+  wire::ChildProcess::Options options;
+  options.program = program;
+  options.args = {"--cycles", std::to_string(cycles), "--size", "256"};
+  options.keep_env = {"PATH", "HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "LD_LIBRARY_PATH", "XDG_RUNTIME_DIR"};
+  options.capture_stdout = true;
+  TIDEMARK_TRY(child, wire::ChildProcess::spawn(options));
+  TIDEMARK_TRY(line, child.read_line(wire::Clock::now() + std::chrono::seconds(120)));
+  auto status = child.wait_for(std::chrono::seconds(10));
+  if (!status || *status != 0)
+    return fail(ErrorKind::Environment, fmt::format("bench: the floor {} {}", program,
+                                                    status ? wire::describe_wait_status(*status) : "did not end"));
+  auto json = nlohmann::json::parse(line, nullptr, false);
+  if (json.is_discarded() || !json.contains("cycle_seconds"))
+    return fail(ErrorKind::Environment,
+                fmt::format("bench: expected the floor's JSON line from {}, found '{}'", program, line));
+  return json["cycle_seconds"].get<double>();
+}
+
+// A stream is measured against the floor when (nearly) all its commands are respecifies: the
+// floor does those cycles' Vulkan work and nothing else.
+bool floor_applies(const wire::ReplayReport& report) { return report.respecifies * 100 >= report.requests * 99; }
+
+}  // namespace
+
+// The floor program beside this executable (the build folder), when there is one.
+std::string default_floor() {
+  const fs::path dir = this_executable_dir();
+  std::error_code error;
+  if (dir.empty() || !fs::exists(dir / "tidemark-vulkan-floor", error)) return {};
+  return (dir / "tidemark-vulkan-floor").string();
+}
+
+Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const fs::path& dir, int repeat,
+                                 const std::string& floor_program) {
+  RunOptions options;
+  options.report_dir = dir / "recorded";
+  options.lane.record = (dir / (scenario.name + ".tdrec")).string();
+  options.lane.record_name = scenario.id();
+  TIDEMARK_TRY(recorded, run(scenario, options));
+  BenchStream stream;
+  double monolith_rate = 0;
+  std::optional<double> floor;  // measured once per stream, at its first lane
+  for (Lane lane : kAllLanes) {
+    std::vector<double> seconds;
+    wire::ReplayReport last;
+    for (int i = 0; i < std::max(1, repeat); ++i) {
+      wire::LaneOptions lane_options;
+      lane_options.lane = lane;
+      lane_options.backends = &session::builtin_backends();
+      TIDEMARK_TRY(replayed, wire::replay(options.lane.record, lane_options));
+      if (replayed.divergence || replayed.digest != recorded.digest) {
+        stream.divergence = fmt::format("{} diverged in {}: {}", scenario.name, lane_name(lane),
+                                        replayed.divergence.value_or("digest " + replayed.digest));
+        return stream;
+      }
+      seconds.push_back(replayed.seconds);
+      last = std::move(replayed);
+    }
+    if (!floor && !floor_program.empty() && floor_applies(last)) {
+      std::vector<double> runs;
+      for (int i = 0; i < std::max(1, repeat); ++i) {
+        TIDEMARK_TRY(measured, floor_seconds(floor_program, last.respecifies));
+        runs.push_back(measured);
+      }
+      floor = median(runs);
+    }
+    const double middle = median(seconds);
+    const double rate = middle > 0 ? double(last.requests) / middle : 0;
+    if (lane == Lane::Monolith) monolith_rate = rate;
+    nlohmann::json row = {{"stream", scenario.name},     {"lane", lane_name(lane)},
+                          {"commands", last.requests},   {"median_seconds", middle},
+                          {"commands_per_second", rate}, {"ratio_to_monolith", monolith_rate > 0 ? rate / monolith_rate : 0},
+                          {"runs", seconds}};
+    if (floor) {
+      row["floor_seconds"] = *floor;
+      row["harness_ns_per_call"] = (middle - *floor) * 1e9 / static_cast<double>(last.requests);
+    }
+    stream.rows.push_back(std::move(row));
+  }
+  return stream;
+}
+
+}  // namespace tidemark::runner
