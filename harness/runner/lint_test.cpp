@@ -9,7 +9,7 @@
 namespace tidemark::runner {
 namespace {
 
-scenario::Scenario load(const std::string& controls) {
+scenario::Scenario lint_me(const std::string& controls) {
   auto loaded = scenario::load_text("name: lint-me\ngroup: reclaim\ntarget: {width: 16, height: 16}\nbuffers: [color]\n"
                                     "workload:\n  - buffer_data: {buffer: color, size: 256}\n  - draw: {uniform: color}\n"
                                     "expect:\n  gauges: [wbufs >= 0]\n  pixels:\n    - bands: {count: 1, palette: true}\n" +
@@ -19,16 +19,16 @@ scenario::Scenario load(const std::string& controls) {
   return *loaded;
 }
 
-bool has(const std::vector<std::string>& problems, const std::string& part) {
+bool has_problem(const std::vector<std::string>& problems, const std::string& part) {
   return std::any_of(problems.begin(), problems.end(), [&](const std::string& p) { return p.find(part) != p.npos; });
 }
 
 TEST(Lint, ACheckNoControlNamesAndAnUnusedMutantAreProblems) {
-  auto problems = lint({load("controls:\n  - knobs: {wire_deferred_mb: 0}\n    fails: [\"pixels[0]\"]\n")});
-  EXPECT_TRUE(has(problems, "expected a control naming `wbufs >= 0` under fails:"));
-  EXPECT_FALSE(has(problems, "naming `pixels[0]`"));
-  EXPECT_TRUE(has(problems, "is in the catalogue but no scenario's control uses it"));
-  EXPECT_TRUE(has(lint({load("")}), "expected at least one control (controls:), found none"));
+  auto problems = lint({lint_me("controls:\n  - knobs: {wire_deferred_mb: 0}\n    fails: [\"pixels[0]\"]\n")});
+  EXPECT_TRUE(has_problem(problems, "expected a control naming `wbufs >= 0` under fails:"));
+  EXPECT_FALSE(has_problem(problems, "naming `pixels[0]`"));
+  EXPECT_TRUE(has_problem(problems, "is in the catalogue but no scenario's control uses it"));
+  EXPECT_TRUE(has_problem(lint({lint_me("")}), "expected at least one control (controls:), found none"));
 }
 
 }  // namespace
