@@ -47,7 +47,7 @@ int compare_command(const CompareArgs& args) {
   if (!compared) return report_error(compared.error());
   if (auto ok = report::write_comparison(options.report_dir, compared->comparison); !ok) return report_error(ok.error());
   if (auto ok = report::write_summary(options.report_dir, {.command = "compare", .series = "compare"},
-                                      runner::results_json(compared->results));
+                                      runner::run_records(compared->results));
       !ok)
     return report_error(ok.error());
   fmt::print("compare: {}\n", std::filesystem::absolute(options.report_dir / "compare.html").string());

@@ -55,7 +55,7 @@ int parity_command(const ParityArgs& args) {
   if (!ran) return report_error(ran.error());
   progress.close();
   const report::Origin origin{.command = "parity", .series = args.replay ? "parity replay" : "parity", .shard = shard};
-  if (auto ok = report::write_summary(report_dir, origin, runner::results_json(ran->results)); !ok)
+  if (auto ok = report::write_summary(report_dir, origin, runner::run_records(ran->results)); !ok)
     return report_error(ok.error());
   if (!args.save_digests.empty())
     if (auto ok = write_file_atomically(args.save_digests, runner::digests_text(digests)); !ok)

@@ -18,12 +18,13 @@ namespace {
 // A result's lines: the verdict, then what failed (and, with --verbose, what passed). With
 // --quiet a green result prints nothing.
 void print_result(const runner::RunResult& result, Progress& progress) {
-  if (verbosity() == Verbosity::Quiet && result.green && !result.unexpected_pass) return;
-  const char* verdict = result.expected_failure ? "EXPECTED-RED" : result.green ? "GREEN" : "RED  ";
-  progress.print(fmt::format("{} {} ({:.2f} s) {} digest {}", verdict, result.test_name, result.seconds,
+  if (verbosity() == Verbosity::Quiet && result.verdict == report::Verdict::Green) return;
+  const std::string_view verdict = report::verdict_label(result.verdict);
+  progress.print(fmt::format("{:<5} {} ({:.2f} s) {} digest {}", verdict, result.test_name, result.seconds,
                              gauge_line(result.gauges), result.digest));
-  if (result.expected_failure) progress.print(fmt::format("      expected (expectations.txt): {}", *result.expected_failure));
-  if (result.unexpected_pass) progress.print(fmt::format("      unexpected pass: {}", *result.unexpected_pass));
+  if (result.verdict == report::Verdict::ExpectedRed)
+    progress.print(fmt::format("      expected (expectations.txt): {}", result.why));
+  if (result.verdict == report::Verdict::UnexpectedPass) progress.print(fmt::format("      unexpected pass: {}", result.why));
   if (result.error) progress.print(fmt::format("      error: {}", result.error->message));
   for (const auto& outcome : result.outcomes) {
     if (outcome.passed) {
@@ -109,10 +110,10 @@ int run_command(const RunArgs& args) {
   }
   progress.close();
   const report::Origin origin{.command = "run", .series = run_series(args), .shard = shard};
-  if (auto ok = report::write_summary(options.report_dir, origin, runner::results_json(results)); !ok)
+  if (auto ok = report::write_summary(options.report_dir, origin, runner::run_records(results)); !ok)
     return report_error(ok.error());
   size_t green = 0;
-  for (const auto& result : results) green += result.green ? 1 : 0;
+  for (const auto& result : results) green += result.passed() ? 1 : 0;
   fmt::print("{} green, {} red; report: {}\n", green, results.size() - green,
              fs::absolute(options.report_dir / "summary.json").string());
   return green == results.size() ? kGreen : kRed;

@@ -79,7 +79,7 @@ int soak_command(const SoakArgs& args) {
                 f.server_rss.per_million_calls <= args.max_rss_slope_kib &&
                 f.client_maps.per_million_calls <= args.max_maps_slope &&
                 f.server_maps.per_million_calls <= args.max_maps_slope;
-    green = green && flat && soak.result.green;
+    green = green && flat && soak.result.passed();
     progress.print(fmt::format(
                "{:<9} {:>9} {:>7.1f} | {:>12.1f} {:>6} {:>+10.0f} {:>+9.1f} | {:>12} {:>6} {:>+10.0f} {:>+9.1f} | {:>6} {:>10}{}",
                soak.lane, f.calls, f.seconds, f.client_rss_peak_kib / 1024.0, f.client_maps_peak,
@@ -87,7 +87,7 @@ int soak_command(const SoakArgs& args) {
                soak.separate_server ? fmt::format("{:.1f}", f.server_rss_peak_kib / 1024.0) : "(client)",
                soak.separate_server ? fmt::format("{}", f.server_maps_peak) : "", f.server_rss.per_million_calls,
                f.server_maps.per_million_calls, f.live_stores_peak, f.parked_bytes_peak,
-               !soak.result.green ? "  RED (the run)" : flat ? "" : "  RED (not flat)"));
+               !soak.result.passed() ? "  RED (the run)" : flat ? "" : "  RED (not flat)"));
     progress.finish_item();
     soaks.push_back(std::move(soak));
     figures.push_back(f);

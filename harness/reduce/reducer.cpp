@@ -357,7 +357,7 @@ class Reducer {
       verdict.seen = fixed.error().message;
       return verdict;
     }
-    if (!fixed->green) {
+    if (!fixed->passed()) {
       auto red = failed(*fixed);
       verdict.seen = fixed->error ? "without the bug the run stops: " + fixed->error->message
                                   : fmt::format("without the bug {} red", fmt::join(red, ", "));

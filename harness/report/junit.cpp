@@ -2,7 +2,6 @@
 // Bazel's test.xml readers) show. One <testsuite> per series; a red check is a <failure>, a
 // run that could not complete an <error>; an expected failure passes and says so.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 
 #include <map>
@@ -37,36 +36,34 @@ void set_counts(pugi::xml_node node, const Counts& counts) {
   node.append_attribute("time") = fmt::format("{:.3f}", counts.seconds).c_str();
 }
 
-void add_case(pugi::xml_node suite, const nlohmann::json& result, Counts& counts) {
-  auto [classname, name] = class_and_name(result.value("test", ""));
+void add_case(pugi::xml_node suite, const RunRecord& result, Counts& counts) {
+  auto [classname, name] = class_and_name(result.test);
   pugi::xml_node test = suite.append_child("testcase");
   test.append_attribute("classname") = classname.c_str();
   test.append_attribute("name") = name.c_str();
-  const double seconds = result.value("seconds", 0.0);
-  test.append_attribute("time") = fmt::format("{:.3f}", seconds).c_str();
-  test.append_attribute("file") = result.value("file", "").c_str();
+  test.append_attribute("time") = fmt::format("{:.3f}", result.seconds).c_str();
+  test.append_attribute("file") = result.file.c_str();
   ++counts.tests;
-  counts.seconds += seconds;
-  std::string out = fmt::format("digest {}\n", result.value("digest", ""));
-  if (result.contains("expected_failure"))
-    out += fmt::format("expected failure (expectations.txt): {}\n", result["expected_failure"].get<std::string>());
-  if (result.contains("error")) {
+  counts.seconds += result.seconds;
+  std::string out = fmt::format("digest {}\n", result.digest);
+  if (result.verdict == Verdict::ExpectedRed)
+    out += fmt::format("expected failure (expectations.txt): {}\n", result.why);
+  if (result.verdict == Verdict::CouldNotRun) {
     ++counts.errors;
     pugi::xml_node error = test.append_child("error");
     error.append_attribute("type") = "error";
-    error.append_attribute("message") = result["error"].get<std::string>().c_str();
-  } else if (!result.value("green", false)) {
+    error.append_attribute("message") = result.why.c_str();
+  } else if (!passes(result.verdict)) {
     ++counts.failures;
     std::string message, body;
-    for (const auto& check : result["checks"]) {
-      if (check.value("passed", false)) continue;
-      std::string line = fmt::format("{} `{}`: {}", check.value("id", ""), check.value("check", ""),
-                                     check.value("detail", ""));
+    for (const auto& check : result.checks) {
+      if (check.passed) continue;
+      std::string line = fmt::format("{} `{}`: {}", check.id, check.check, check.detail);
       if (message.empty()) message = line;
-      body += line + (check.value("where", "").empty() ? "" : " (at " + check["where"].get<std::string>() + ")") + "\n";
+      body += line + (check.where.empty() ? "" : " (at " + check.where + ")") + "\n";
     }
-    if (result.contains("unexpected_pass")) {
-      message = "unexpected pass: " + result["unexpected_pass"].get<std::string>();
+    if (result.verdict == Verdict::UnexpectedPass) {
+      message = "unexpected pass: " + result.why;
       body += message + "\n";
     }
     pugi::xml_node failure = test.append_child("failure");
@@ -79,18 +76,18 @@ void add_case(pugi::xml_node suite, const nlohmann::json& result, Counts& counts
 
 }  // namespace
 
-std::string junit_xml(const nlohmann::json& summary) {
+std::string junit_xml(const Summary& summary) {
   pugi::xml_document document;
   pugi::xml_node root = document.append_child("testsuites");
   root.append_attribute("name") = "tidemark";
-  std::map<std::string, std::vector<const nlohmann::json*>> by_series;
-  for (const auto& result : summary["results"]) by_series[result.value("series", "")].push_back(&result);
+  std::map<std::string, std::vector<const RunRecord*>> by_series;
+  for (const auto& result : summary.results) by_series[result.series].push_back(&result);
   Counts all;
   for (const auto& [series, results] : by_series) {
     pugi::xml_node suite = root.append_child("testsuite");
     suite.append_attribute("name") = series.c_str();
     Counts counts;
-    for (const nlohmann::json* result : results) add_case(suite, *result, counts);
+    for (const RunRecord* result : results) add_case(suite, *result, counts);
     // pugixml appends attributes in order; the counts go after the name, as readers expect.
     set_counts(suite, counts);
     all.tests += counts.tests, all.failures += counts.failures, all.errors += counts.errors;

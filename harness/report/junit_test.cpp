@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 
 #include "report/summary.h"
@@ -7,34 +6,31 @@
 namespace tidemark::report {
 namespace {
 
-nlohmann::json result(std::string test, bool green) {
-  return {{"test", std::move(test)}, {"green", green}, {"seconds", 1.5}, {"digest", "d1"}, {"series", "run lane=spawn"},
-          {"file", "scenarios/reclaim/s.yaml"}, {"checks", nlohmann::json::array()}};
+RunRecord result(std::string test, Verdict verdict, std::string why = {}) {
+  return {.test = std::move(test), .file = "scenarios/reclaim/s.yaml", .series = "run lane=spawn",
+          .verdict = verdict, .why = std::move(why), .seconds = 1.5, .digest = "d1"};
 }
 
-// Check that a red check is a failure naming the check and its value, an error is an error,
-// an expected failure passes, and the counts add up.
+// Check that a red check is a failure naming the check and its value, a run that could not
+// complete is an error, an expected failure passes, a stale expectation fails, and the counts add up.
 TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
-  nlohmann::json summary{{"results", nlohmann::json::array()}};
-  summary["results"].push_back(result("Magma.Spawn.Reclaim.all-fine", true));
-  nlohmann::json red = result("Magma.Spawn.Reclaim.too-many-stores", false);
-  red["checks"].push_back({{"id", "gauge[0]"}, {"check", "wlivepk <= 4"}, {"passed", false},
-                           {"detail", "wlivepk = 1025 (<= 4)"}, {"where", "s.yaml:12:5"}});
-  summary["results"].push_back(red);
-  nlohmann::json broken = result("Magma.Spawn.Reclaim.no-device", false);
-  broken["error"] = "step draw: no store";
-  summary["results"].push_back(broken);
-  nlohmann::json known = result("Magma.Spawn.Reclaim.known-bad", true);
-  known["expected_failure"] = "ID-7: the fix is pending";
-  summary["results"].push_back(known);
+  Summary summary;
+  summary.results.push_back(result("Magma.Spawn.Reclaim.all-fine", Verdict::Green));
+  RunRecord red = result("Magma.Spawn.Reclaim.too-many-stores", Verdict::Red);
+  red.checks.push_back({.id = "gauge[0]", .kind = "gauge", .check = "wlivepk <= 4", .passed = false,
+                        .detail = "wlivepk = 1025 (<= 4)", .where = "s.yaml:12:5"});
+  summary.results.push_back(red);
+  summary.results.push_back(result("Magma.Spawn.Reclaim.no-device", Verdict::CouldNotRun, "step draw: no store"));
+  summary.results.push_back(result("Magma.Spawn.Reclaim.known-bad", Verdict::ExpectedRed, "ID-7: the fix is pending"));
+  summary.results.push_back(result("Magma.Spawn.Reclaim.stale", Verdict::UnexpectedPass, "expectations.txt:3:1: mend it"));
 
   pugi::xml_document document;
   ASSERT_TRUE(document.load_string(junit_xml(summary).c_str()));
   pugi::xml_node suites = document.child("testsuites");
-  EXPECT_EQ(suites.attribute("tests").as_int(), 4);
-  EXPECT_EQ(suites.attribute("failures").as_int(), 1);
+  EXPECT_EQ(suites.attribute("tests").as_int(), 5);
+  EXPECT_EQ(suites.attribute("failures").as_int(), 2);
   EXPECT_EQ(suites.attribute("errors").as_int(), 1);
-  EXPECT_DOUBLE_EQ(suites.attribute("time").as_double(), 6.0);
+  EXPECT_DOUBLE_EQ(suites.attribute("time").as_double(), 7.5);
   pugi::xml_node suite = suites.child("testsuite");
   EXPECT_STREQ(suite.attribute("name").value(), "run lane=spawn");
   auto find = [&](const char* name) { return suite.find_child_by_attribute("testcase", "name", name); };
@@ -45,17 +41,19 @@ TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
   EXPECT_STREQ(find("no-device").child("error").attribute("message").value(), "step draw: no store");
   EXPECT_FALSE(find("known-bad").child("failure"));
   EXPECT_NE(std::string(find("known-bad").child("system-out").text().get()).find("ID-7"), std::string::npos);
+  EXPECT_STREQ(find("stale").child("failure").attribute("message").value(),
+               "unexpected pass: expectations.txt:3:1: mend it");
   EXPECT_FALSE(find("all-fine").child("failure"));
   EXPECT_FALSE(find("all-fine").child("error"));
 }
 
 // Check that each series is a test suite of its own.
 TEST(JUnit, EachSeriesIsASuite) {
-  nlohmann::json summary{{"results", nlohmann::json::array()}};
-  summary["results"].push_back(result("Magma.Spawn.Reclaim.a", true));
-  nlohmann::json other = result("Magma.Tcp.Reclaim.a", true);
-  other["series"] = "run lane=tcp";
-  summary["results"].push_back(other);
+  Summary summary;
+  summary.results.push_back(result("Magma.Spawn.Reclaim.a", Verdict::Green));
+  RunRecord other = result("Magma.Tcp.Reclaim.a", Verdict::Green);
+  other.series = "run lane=tcp";
+  summary.results.push_back(other);
   pugi::xml_document document;
   ASSERT_TRUE(document.load_string(junit_xml(summary).c_str()));
   size_t suites = 0;

@@ -28,17 +28,19 @@ class Merge : public ::testing::Test {
     return "tidemark-merge-" + std::to_string(::getpid()) + "-" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name();
   }
+  static RunRecord record(std::string test, std::string subject, std::string digest, std::string lane) {
+    return {.test = std::move(test), .subject = std::move(subject), .backend = "vulkan", .verdict = Verdict::Green,
+            .seconds = 1.0, .lane = {.name = std::move(lane)}, .knobs = {{"k", 1}}, .digest = std::move(digest)};
+  }
   static std::vector<std::string> all() { return {"g/a", "g/b", "g/c", "g/d", "g/e", "g/f"}; }
 
   fs::path write_shard(size_t index, size_t total, std::string folder = {}, std::string digest = "d") {
     ShardOrigin shard{index, total, "GitLab", 6, selection_hash(all()), {}};
-    nlohmann::json results = nlohmann::json::array();
+    std::vector<RunRecord> results;
     for (size_t k = index - 1; k < all().size(); k += total) {
       const std::string subject = all()[k];
       shard.members.push_back(subject);
-      results.push_back({{"test", "Magma.Spawn.G." + subject.substr(2)}, {"subject", subject}, {"green", true},
-                         {"seconds", 1.0}, {"digest", digest + subject}, {"lane", {{"name", "spawn"}}},
-                         {"backend", "vulkan"}, {"knobs", {{"k", 1}}}, {"checks", nlohmann::json::array()}});
+      results.push_back(record("Magma.Spawn.G." + subject.substr(2), subject, digest + subject, "spawn"));
     }
     fs::path dir = root_ / (folder.empty() ? "shard-" + std::to_string(index) : folder);
     EXPECT_TRUE(write_summary(dir, {.command = "run", .series = "run lane=spawn", .shard = shard}, results));
@@ -115,11 +117,8 @@ TEST_F(Merge, AFolderWithoutASummaryIsNamed) {
 
 // Check that one scenario giving two digests on two machines is a difference, named.
 TEST_F(Merge, TwoDigestsForOneScenarioAreADifference) {
-  nlohmann::json other = nlohmann::json::array();
-  other.push_back({{"test", "Magma.Tcp.G.a"}, {"subject", "g/a"}, {"green", true}, {"digest", "other"},
-                   {"lane", {{"name", "tcp"}}}, {"backend", "vulkan"}, {"knobs", {{"k", 1}}},
-                   {"checks", nlohmann::json::array()}});
-  ASSERT_TRUE(write_summary(root_ / "tcp", {.command = "run", .series = "run lane=tcp"}, other));
+  ASSERT_TRUE(write_summary(root_ / "tcp", {.command = "run", .series = "run lane=tcp"},
+                            {record("Magma.Tcp.G.a", "g/a", "other", "tcp")}));
   dirs_.push_back(root_ / "tcp");
   auto merged = merge_summaries(dirs_, root_ / "merged");
   ASSERT_TRUE(merged) << merged.error().message;
@@ -129,10 +128,8 @@ TEST_F(Merge, TwoDigestsForOneScenarioAreADifference) {
 
 // Check that a test in two summaries is refused.
 TEST_F(Merge, ATestInTwoSummariesIsRefused) {
-  nlohmann::json again = nlohmann::json::array();
-  again.push_back({{"test", "Magma.Spawn.G.a"}, {"subject", "g/a"}, {"green", true}, {"digest", "dg/a"},
-                   {"checks", nlohmann::json::array()}});
-  ASSERT_TRUE(write_summary(root_ / "again", {.command = "run", .series = "run lane=spawn knob=x=1"}, again));
+  ASSERT_TRUE(write_summary(root_ / "again", {.command = "run", .series = "run lane=spawn knob=x=1"},
+                            {record("Magma.Spawn.G.a", "g/a", "dg/a", "spawn")}));
   dirs_.push_back(root_ / "again");
   EXPECT_NE(merge_error().find("Magma.Spawn.G.a is in "), std::string::npos);
 }

@@ -4,16 +4,21 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "core/digest.h"
 #include "core/files.h"
-#include "report/parity.h"
+#include "report/json_fields.h"
 
 namespace tidemark::report {
 
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr std::string_view kSummaryFormat = "tidemark-summary";
+constexpr int64_t kSummaryVersion = 3;  // 3: run records carry a verdict
 
 // Paths inside a summary are relative to its folder; a path written elsewhere stays as it is.
 std::string relative_to(const std::string& path, const fs::path& dir) {
@@ -35,6 +40,70 @@ nlohmann::json origin_json(const Origin& origin) {
   return json;
 }
 
+void read_shard(JsonFields& fields, std::optional<ShardOrigin>& shard) {
+  fields.object(
+      "shard",
+      [&](JsonFields& in) {
+        shard = ShardOrigin{in.take<uint64_t>("index"),       in.take<uint64_t>("total"),
+                            in.take<std::string>("protocol"), in.take<uint64_t>("of"),
+                            in.take<std::string>("selection"), in.take<std::vector<std::string>>("members")};
+      },
+      /*required=*/false);
+}
+
+// What a run's digest is compared under, apart from its subject: its knobs and its mutant.
+std::string variant_of(const RunRecord& record) {
+  std::string variant = nlohmann::json(record.knobs).dump();
+  if (!record.mutant.empty()) variant += " mutant=" + record.mutant;
+  return variant;
+}
+
+std::vector<ParityRow> parity_rows(const std::vector<RunRecord>& results) {
+  std::map<std::pair<std::string, std::string>, ParityRow> rows;
+  for (const auto& record : results) {
+    const std::string variant = variant_of(record);
+    ParityRow& row = rows[{record.subject, variant}];
+    row.subject = record.subject;
+    row.variant = variant;
+    row.cells.push_back({record.test, record.lane.name, record.backend, record.digest, record.verdict});
+  }
+  std::vector<ParityRow> out;
+  for (auto& [key, row] : rows) {
+    std::set<std::string> digests;
+    for (const auto& cell : row.cells) digests.insert(cell.digest);
+    row.same = digests.size() == 1;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+nlohmann::json to_json(const Summary& summary) {
+  nlohmann::json json;
+  json["format"] = kSummaryFormat;
+  json["version"] = kSummaryVersion;
+  json["command"] = summary.origin.command;
+  json["series"] = summary.origin.series;
+  if (summary.origin.shard) json["shard"] = shard_json(*summary.origin.shard);
+  for (const auto& source : summary.origin.merged_from) json["merged_from"].push_back(origin_json(source));
+  json["results"] = nlohmann::json::array();
+  for (const auto& record : summary.results) json["results"].push_back(to_json(record));
+  json["green"] = summary.green;
+  json["red"] = summary.red;
+  json["parity"] = nlohmann::json::array();
+  for (const auto& row : summary.parity) {
+    nlohmann::json out{{"subject", row.subject}, {"variant", row.variant}, {"same", row.same}};
+    out["cells"] = nlohmann::json::array();
+    for (const auto& cell : row.cells)
+      out["cells"].push_back({{"test", cell.test},
+                              {"lane", cell.lane},
+                              {"backend", cell.backend},
+                              {"digest", cell.digest},
+                              {"verdict", verdict_name(cell.verdict)}});
+    json["parity"].push_back(std::move(out));
+  }
+  return json;
+}
+
 }  // namespace
 
 std::string selection_hash(std::vector<std::string> names) {
@@ -47,33 +116,74 @@ std::string selection_hash(std::vector<std::string> names) {
   return hash.hex();
 }
 
-Result<nlohmann::json> write_summary(const fs::path& dir, const Origin& origin, const nlohmann::json& results) {
-  TIDEMARK_CHECK(make_directories(dir));
-  nlohmann::json summary;
-  summary["format"] = "tidemark-summary";
-  summary["version"] = 2;
-  summary["command"] = origin.command;
-  summary["series"] = origin.series;
-  if (origin.shard) summary["shard"] = shard_json(*origin.shard);
-  for (const auto& source : origin.merged_from) summary["merged_from"].push_back(origin_json(source));
-  size_t green = 0;
-  summary["results"] = nlohmann::json::array();
-  for (nlohmann::json result : results) {
-    if (result.contains("dir")) result["dir"] = relative_to(result["dir"].get<std::string>(), dir);
-    for (auto& check : result["checks"])
-      if (check.contains("artifacts"))
-        for (auto& artifact : check["artifacts"]) artifact = relative_to(artifact.get<std::string>(), dir);
-    if (!result.contains("series")) result["series"] = origin.series;
-    green += result.value("green", false) ? 1 : 0;
-    summary["results"].push_back(std::move(result));
+Summary summarize(const Origin& origin, std::vector<RunRecord> results) {
+  Summary summary{.origin = origin, .results = std::move(results)};
+  for (auto& record : summary.results) {
+    if (record.series.empty()) record.series = origin.series;
+    (passes(record.verdict) ? summary.green : summary.red) += 1;
   }
-  summary["green"] = green;
-  summary["red"] = summary["results"].size() - green;
-  summary["parity"] = parity_rows(summary["results"]);
+  summary.parity = parity_rows(summary.results);
+  return summary;
+}
+
+Result<Summary> write_summary(const fs::path& dir, const Origin& origin, std::vector<RunRecord> results) {
+  TIDEMARK_CHECK(make_directories(dir));
+  for (auto& record : results) {
+    record.dir = relative_to(record.dir, dir);
+    for (auto& check : record.checks)
+      for (auto& artifact : check.artifacts) artifact = relative_to(artifact, dir);
+  }
+  Summary summary = summarize(origin, std::move(results));
   TIDEMARK_CHECK(write_file_atomically(dir / "summary.html", summary_html(summary, dir)));
   TIDEMARK_CHECK(write_file_atomically(dir / "junit.xml", junit_xml(summary)));
-  TIDEMARK_CHECK(write_file_atomically(dir / "summary.json", summary.dump(2) + '\n'));  // last: its presence means complete
+  // Last: its presence means the folder is complete.
+  TIDEMARK_CHECK(write_file_atomically(dir / "summary.json", to_json(summary).dump(2) + '\n'));
   return summary;
+}
+
+Result<Summary> read_summary(const fs::path& file) {
+  const std::string where = file.string();
+  TIDEMARK_TRY(text, read_given_file(file, "summary"));
+  TIDEMARK_TRY(json, parse_json(text, where, "a JSON summary"));
+  if (!json.is_object() || json.value("format", "") != kSummaryFormat ||
+      json.value("version", int64_t{0}) != kSummaryVersion)
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected a tidemark summary of version {}, found {}", where, kSummaryVersion,
+                            json.is_object() && json.contains("version") ? "version " + json["version"].dump()
+                                                                         : std::string("another JSON document")));
+  JsonFields fields(json, where);
+  fields.skip("format");
+  fields.skip("version");
+  Origin origin;
+  origin.command = fields.take<std::string>("command");
+  origin.series = fields.take<std::string>("series");
+  read_shard(fields, origin.shard);
+  fields.objects(
+      "merged_from",
+      [&](JsonFields& source) {
+        Origin& from = origin.merged_from.emplace_back();
+        from.command = source.take<std::string>("command");
+        from.series = source.take<std::string>("series");
+        from.dir = source.take_optional<std::string>("dir").value_or("");
+        read_shard(source, from.shard);
+      },
+      /*required=*/false);
+  // The counts and the parity rows follow from the records: they are made again, not trusted.
+  fields.skip("green");
+  fields.skip("red");
+  fields.skip("parity");
+  const nlohmann::json* results = json.contains("results") ? &json["results"] : nullptr;
+  fields.skip("results");
+  TIDEMARK_CHECK(fields.finish());
+  if (!results || !results->is_array())
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected 'results', an array of run records, found {}", where,
+                                                 results ? results->type_name() : "none"));
+  std::vector<RunRecord> records;
+  for (size_t k = 0; k < results->size(); ++k) {
+    TIDEMARK_TRY(record, run_record_from_json((*results)[k], where, fmt::format("results[{}]", k)));
+    records.push_back(std::move(record));
+  }
+  return summarize(origin, std::move(records));
 }
 
 }  // namespace tidemark::report

@@ -5,8 +5,6 @@
 // that the summaries of a sharded run can be put back together and checked for gaps.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "report/run_record.h"
 
 namespace tidemark::report {
 
@@ -34,16 +33,47 @@ struct Origin {
   std::vector<Origin> merged_from;   // a merged summary's sources
 };
 
-// Writes summary.json, summary.html and junit.xml into `dir`. `results` is an array of run
-// results as runner::result_json writes them; their folders and files are kept relative to
-// `dir`, so a report folder can be moved (a CI engine's artifacts are downloaded elsewhere).
-// Returns the document summary.json holds.
-Result<nlohmann::json> write_summary(const std::filesystem::path& dir, const Origin& origin,
-                                     const nlohmann::json& results);
+// Parity: every run of one scenario on one backend, with the same knobs and mutant, must give
+// one digest, whatever its lane and whichever machine (shard) ran it.
+struct ParityCell {
+  std::string test;
+  std::string lane;
+  std::string backend;
+  std::string digest;
+  Verdict verdict = Verdict::Red;
+};
+struct ParityRow {
+  std::string subject;
+  std::string variant;  // the effective knobs, and the mutant
+  bool same = false;    // every cell has one digest
+  std::vector<ParityCell> cells;
+};
 
-// The views, from a summary document as summary.json holds it (paths relative to `dir`).
-std::string summary_html(const nlohmann::json& summary, const std::filesystem::path& dir);
-std::string junit_xml(const nlohmann::json& summary);
+// summary.json: where the runs came from and their records; the counts and the parity rows
+// follow from the records.
+struct Summary {
+  Origin origin;
+  std::vector<RunRecord> results;
+  size_t green = 0;  // records that pass (green or expected red)
+  size_t red = 0;
+  std::vector<ParityRow> parity;
+};
+
+// The summary of `results`: counts and parity rows filled in; each result's series is the origin's
+// unless it has one.
+Summary summarize(const Origin& origin, std::vector<RunRecord> results);
+
+// Writes summary.json, summary.html and junit.xml into `dir`. The records' folders and files
+// are kept relative to `dir`, so a report folder can be moved (a CI engine's artifacts are
+// downloaded elsewhere). Returns the summary summary.json holds.
+Result<Summary> write_summary(const std::filesystem::path& dir, const Origin& origin, std::vector<RunRecord> results);
+
+// summary.json, strictly (report/json_fields.h); paths stay as written (relative to its folder).
+Result<Summary> read_summary(const std::filesystem::path& file);
+
+// The views, from a summary (paths relative to `dir`).
+std::string summary_html(const Summary& summary, const std::filesystem::path& dir);
+std::string junit_xml(const Summary& summary);
 
 // A hash of the names of a whole selection (sorted), as a shard's summary records it.
 std::string selection_hash(std::vector<std::string> names);

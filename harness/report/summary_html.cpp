@@ -4,7 +4,6 @@
 // reads, links to its trace and image, and its trace's tracks plotted with axes. Plain HTML and
 // SVG, no scripts, readable offline from the report folder.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
@@ -21,17 +20,6 @@ namespace tidemark::report {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Red first, then stale expectations, then expected failures, then green; by name within.
-int failure_rank(const nlohmann::json& result) {
-  if (!result.value("green", false)) return result.contains("unexpected_pass") ? 1 : 0;
-  return result.contains("expected_failure") ? 2 : 3;
-}
-
-std::string verdict_of(const nlohmann::json& result) {
-  if (result.contains("expected_failure")) return "EXPECTED RED";
-  return result.value("green", false) ? "GREEN" : "RED";
-}
 
 std::string link(const fs::path& relative) { return html_escape(relative.generic_string()); }
 
@@ -50,49 +38,44 @@ std::string trace_plots(const fs::path& trace_file) {
   return series.empty() ? "" : step_plot(series, kTraceTime);
 }
 
-std::string images(const nlohmann::json& check) {
+std::string images(const CheckRecord& check) {
   std::string out;
-  if (check.contains("artifacts"))
-    for (const auto& artifact : check["artifacts"])
-      out += fmt::format(" <a href=\"{0}\"><img src=\"{0}\" alt=\"{0}\"></a>", link(artifact.get<std::string>()));
+  for (const auto& artifact : check.artifacts)
+    out += fmt::format(" <a href=\"{0}\"><img src=\"{0}\" alt=\"{0}\"></a>", link(artifact));
   return out;
 }
 
-std::string check_row(const nlohmann::json& check) {
-  const bool passed = check.value("passed", false);
+std::string check_row(const CheckRecord& check) {
+  const bool passed = check.passed;
   return fmt::format(
       "<tr class=\"check {}\"><td>{}</td><td><code>{}</code></td><td class=\"value\">{}</td><td class=\"where\">{}</td>"
       "<td>{}{}</td></tr>\n",
-      passed ? "passed" : "failed", passed ? "&#10003;" : "&#10007;", html_escape(check.value("check", "")),
-      html_escape(check.value("detail", "")), html_escape(check.value("where", "")), html_escape(check.value("id", "")),
-      images(check));
+      passed ? "passed" : "failed", passed ? "&#10003;" : "&#10007;", html_escape(check.check),
+      html_escape(check.detail), html_escape(check.where), html_escape(check.id), images(check));
 }
 
-std::string failures_section(const std::vector<const nlohmann::json*>& ordered) {
+std::string failures_section(const std::vector<const RunRecord*>& ordered) {
   std::string rows;
   size_t count = 0;
-  for (const nlohmann::json* result : ordered) {
-    if (failure_rank(*result) > 1) break;
+  for (const RunRecord* result : ordered) {
+    if (passes(result->verdict)) break;
     ++count;
     std::string what;
-    if (result->contains("error"))
-      what += fmt::format("<div class=\"error\">error: {}</div>", html_escape((*result)["error"].get<std::string>()));
-    if (result->contains("unexpected_pass"))
-      what += fmt::format("<div class=\"error\">unexpected pass: {}</div>",
-                          html_escape((*result)["unexpected_pass"].get<std::string>()));
+    if (!result->why.empty())
+      what += fmt::format("<div class=\"error\">{}: {}</div>", verdict_label(result->verdict), html_escape(result->why));
     std::string checks;
-    for (const auto& check : (*result)["checks"])
-      if (!check.value("passed", false)) checks += check_row(check);
+    for (const auto& check : result->checks)
+      if (!check.passed) checks += check_row(check);
     if (!checks.empty()) what += "<table class=\"checks\">" + checks + "</table>";
     rows += fmt::format("<tr class=\"failure\"><td><a href=\"#{}\"><code>{}</code></a></td><td>{}</td></tr>\n",
-                        html_escape(result->value("test", "")), html_escape(result->value("test", "")), what);
+                        html_escape(result->test), html_escape(result->test), what);
   }
   if (count == 0) return "<section id=\"failures\"><h2>Failures</h2><p class=\"none\">None.</p></section>\n";
   return fmt::format("<section id=\"failures\"><h2>Failures ({})</h2><table class=\"failures\">\n{}</table></section>\n",
                      count, rows);
 }
 
-std::string parity_section(const nlohmann::json& parity) {
+std::string parity_section(const std::vector<ParityRow>& parity) {
   // Columns: every (backend, lane) any row has, lanes in their own order.
   std::vector<std::pair<std::string, std::string>> columns;
   auto lane_rank = [](const std::string& lane) {
@@ -101,8 +84,8 @@ std::string parity_section(const nlohmann::json& parity) {
     return std::size(kAllLanes);
   };
   for (const auto& row : parity)
-    for (const auto& cell : row["cells"]) {
-      std::pair<std::string, std::string> column{cell.value("backend", ""), cell.value("lane", "")};
+    for (const auto& cell : row.cells) {
+      std::pair<std::string, std::string> column{cell.backend, cell.lane};
       if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
     }
   std::sort(columns.begin(), columns.end(), [&](const auto& a, const auto& b) {
@@ -115,20 +98,18 @@ std::string parity_section(const nlohmann::json& parity) {
   std::string rows;
   size_t differ = 0;
   for (const auto& row : parity) {
-    const bool same = row.value("same", false);
+    const bool same = row.same;
     differ += same ? 0 : 1;
     rows += fmt::format("<tr class=\"parity {}\"><td><code>{}</code><div class=\"variant\">{}</div></td><td>{}</td>",
-                        same ? "same" : "differ", html_escape(row.value("subject", "")),
-                        html_escape(row.value("variant", "")), same ? "yes" : "<b>NO</b>");
+                        same ? "same" : "differ", html_escape(row.subject),
+                        html_escape(row.variant), same ? "yes" : "<b>NO</b>");
     for (const auto& column : columns) {
       std::string cell_html = "<td class=\"digest empty\"></td>";
-      for (const auto& cell : row["cells"])
-        if (cell.value("backend", "") == column.first && cell.value("lane", "") == column.second) {
-          const std::string digest = cell.value("digest", "");
+      for (const auto& cell : row.cells)
+        if (cell.backend == column.first && cell.lane == column.second)
           cell_html = fmt::format("<td class=\"digest {}\" title=\"{}\"><a href=\"#{}\"><code>{}</code></a></td>",
-                                  cell.value("green", false) ? "green" : "red", html_escape(digest),
-                                  html_escape(cell.value("test", "")), html_escape(digest.substr(0, 8)));
-        }
+                                  passes(cell.verdict) ? "green" : "red", html_escape(cell.digest),
+                                  html_escape(cell.test), html_escape(cell.digest.substr(0, 8)));
       rows += cell_html;
     }
     rows += "</tr>\n";
@@ -139,28 +120,23 @@ std::string parity_section(const nlohmann::json& parity) {
       parity.size() - differ, parity.size(), differ ? fmt::format(" (<b>{} differ</b>)", differ) : "", head, rows);
 }
 
-std::string gauges_table(const nlohmann::json& result) {
-  if (!result.contains("gauges_used") || result["gauges_used"].empty()) return "";
+std::string gauges_table(const RunRecord& result) {
+  if (result.gauges_used.empty()) return "";
   std::string cells;
-  for (const auto& name_json : result["gauges_used"]) {
-    const std::string name = name_json.get<std::string>();
-    std::string value = "?";
-    for (const char* family : {"gauges", "kernel_gauges", "observed_gauges"})
-      if (result.contains(family) && result[family].contains(name)) value = result[family][name].dump();
+  for (const auto& name : result.gauges_used) {
+    const auto value = gauge_value(result, name);
     cells += fmt::format("<tr><td><code>{}</code></td><td class=\"value\">{}</td></tr>", html_escape(name),
-                         html_escape(value));
+                         value ? fmt::format("{}", *value) : "?");
   }
   return "<table class=\"gauges\"><tr><th>gauge</th><th>value</th></tr>" + cells + "</table>";
 }
 
-std::string run_article(const nlohmann::json& result, const fs::path& dir) {
-  const std::string test = result.value("test", "");
-  const std::string verdict = verdict_of(result);
+std::string run_article(const RunRecord& result, const fs::path& dir) {
   std::string checks;
-  for (const auto& check : result["checks"]) checks += check_row(check);
+  for (const auto& check : result.checks) checks += check_row(check);
   std::string links, plots;
-  if (const std::string folder = result.value("dir", ""); !folder.empty()) {
-    const fs::path relative(folder);
+  if (!result.dir.empty()) {
+    const fs::path relative(result.dir);
     const fs::path base = relative.is_absolute() ? relative : dir / relative;
     if (fs::exists(base / "trace.pftrace")) {
       links += fmt::format("<a class=\"trace\" href=\"{}\">trace.pftrace</a> ", link(relative / "trace.pftrace"));
@@ -177,21 +153,17 @@ std::string run_article(const nlohmann::json& result, const fs::path& dir) {
       "<span class=\"seconds\">{:.2f} s</span></h3>\n<p class=\"meta\">{} &middot; backend {} &middot; digest <code>{}</code></p>\n"
       "<table class=\"checks\"><tr><th></th><th>check</th><th>measured</th><th>where</th><th>id</th></tr>\n{}</table>\n"
       "{}<p class=\"links\">{}</p><div class=\"plots\">{}</div></article>\n",
-      failure_rank(result) <= 1 ? "red" : "green", html_escape(test), html_escape(test), verdict,
-      result.value("seconds", 0.0), html_escape(result.value("file", "")), html_escape(result.value("backend", "")),
-      html_escape(result.value("digest", "")), checks, gauges_table(result), links, plots);
+      passes(result.verdict) ? "green" : "red", html_escape(result.test), html_escape(result.test),
+      verdict_label(result.verdict), result.seconds, html_escape(result.file), html_escape(result.backend),
+      html_escape(result.digest), checks, gauges_table(result), links, plots);
 }
 
-std::string origin_line(const nlohmann::json& summary) {
-  std::string line = html_escape(summary.value("series", summary.value("command", "")));
-  if (summary.contains("shard")) {
-    const auto& shard = summary["shard"];
-    line += fmt::format(" &middot; shard {} of {} ({}): {} of {} scenarios", shard.value("index", 0),
-                        shard.value("total", 0), html_escape(shard.value("protocol", "")),
-                        shard["members"].size(), shard.value("of", 0));
-  }
-  if (summary.contains("merged_from"))
-    line += fmt::format(" &middot; merged from {} summaries", summary["merged_from"].size());
+std::string origin_line(const Origin& origin) {
+  std::string line = html_escape(origin.series.empty() ? origin.command : origin.series);
+  if (origin.shard)
+    line += fmt::format(" &middot; shard {} of {} ({}): {} of {} scenarios", origin.shard->index, origin.shard->total,
+                        html_escape(origin.shard->protocol), origin.shard->members.size(), origin.shard->of);
+  if (!origin.merged_from.empty()) line += fmt::format(" &middot; merged from {} summaries", origin.merged_from.size());
   return line;
 }
 
@@ -206,21 +178,21 @@ constexpr const char* kStyle =
 
 }  // namespace
 
-std::string summary_html(const nlohmann::json& summary, const fs::path& dir) {
-  std::vector<const nlohmann::json*> ordered;
-  for (const auto& result : summary["results"]) ordered.push_back(&result);
-  std::stable_sort(ordered.begin(), ordered.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
-    return std::pair(failure_rank(*a), a->value("test", "")) < std::pair(failure_rank(*b), b->value("test", ""));
+std::string summary_html(const Summary& summary, const fs::path& dir) {
+  std::vector<const RunRecord*> ordered;
+  for (const auto& result : summary.results) ordered.push_back(&result);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const RunRecord* a, const RunRecord* b) {
+    return std::pair(failure_rank(a->verdict), a->test) < std::pair(failure_rank(b->verdict), b->test);
   });
-  const size_t green = summary.value("green", 0), red = summary.value("red", 0);
+  const size_t green = summary.green, red = summary.red;
   std::string runs;
-  for (const nlohmann::json* result : ordered) runs += run_article(*result, dir);
+  for (const RunRecord* result : ordered) runs += run_article(*result, dir);
   return fmt::format(
       "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Tidemark: {} red, {} green</title>\n"
       "<style>{}</style>\n</head><body>\n<header><h1 id=\"verdict\" class=\"{}\">{} red, {} green of {}</h1>"
       "<p class=\"origin\">{}</p></header>\n{}{}<section id=\"runs\"><h2>Runs</h2>\n{}</section>\n</body></html>\n",
-      red, green, kStyle, red ? "red" : "green", red, green, red + green, origin_line(summary),
-      failures_section(ordered), parity_section(summary["parity"]), runs);
+      red, green, kStyle, red ? "red" : "green", red, green, red + green, origin_line(summary.origin),
+      failures_section(ordered), parity_section(summary.parity), runs);
 }
 
 }  // namespace tidemark::report

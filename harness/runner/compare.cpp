@@ -9,12 +9,6 @@ namespace {
 // The device gauges every backend that gives device gauges has: the ones worth a column.
 constexpr const char* kShown[] = {"wlivepk", "devallocspk", "devbytespk", "dsetspk", "submits"};
 
-std::string verdict_of(const RunResult& result) {
-  if (result.expected_failure) return "expected-red";
-  if (result.unexpected_pass) return "unexpected-pass";
-  return result.green ? "green" : "red";
-}
-
 }  // namespace
 
 Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
@@ -32,11 +26,11 @@ Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
         row.cells.push_back({.backend = backend, .verdict = "cannot-judge", .why = result.error().message});
         continue;
       }
-      outcome.failed = outcome.failed || !result->green;
+      outcome.failed = outcome.failed || !result->passed();
       std::map<std::string, int64_t> gauges;
       for (const auto& [name, value] : named(result->gauges)) gauges[name] = value;
       report::CompareCell cell{.backend = backend,
-                               .verdict = verdict_of(*result),
+                               .verdict = std::string(report::verdict_name(result->verdict)),
                                .pixel_hash = result->pixel_hash,
                                .digest = result->digest};
       for (const char* name : kShown) cell.gauges.emplace_back(name, gauges[name]);

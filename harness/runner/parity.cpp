@@ -59,7 +59,7 @@ Result<ParityRun> parity(const std::vector<scenario::Scenario>& scenarios, const
         options.lane.backend = backend;
         TIDEMARK_TRY(result, run(scenario, options));
         subject.lanes_by_digest[result.digest].push_back(std::string(lane_name(lane)));
-        subject.row += fmt::format(" {}={}{}", lane_name(lane), result.digest, result.green ? "" : "(red)");
+        subject.row += fmt::format(" {}={}{}", lane_name(lane), result.digest, result.passed() ? "" : "(red)");
         parity.results.push_back(std::move(result));
       }
       if (with_replay) TIDEMARK_CHECK(record_and_replay(scenario, backend, report_dir, subject));

@@ -113,7 +113,7 @@ Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnce
   std::map<Lane, RunResult> green_by_lane;
   for (Lane lane : options.lanes) {
     TIDEMARK_TRY(green, run(scenario, run_options_for(options, lane, "green")));
-    if (!green.green) {
+    if (!green.passed()) {
       report.green_ok = false;
       std::string why = green.error ? green.error->message : failed_list(green);
       report.problems.push_back(fmt::format("{} [{}]: the green run is red: {}", report.scenario, lane_name(lane), why));

@@ -151,14 +151,13 @@ void judge_against(const Expectation& expected, RunResult& result) {
   for (const auto& outcome : result.outcomes)
     if (!outcome.passed) failed.push_back(outcome.id.str());
   std::sort(failed.begin(), failed.end());
-  if (result.green) {
-    result.green = false;
-    result.unexpected_pass = fmt::format("{}: expected red on {} ({}), found green: remove or mend the line",
-                                         format_location(expected.where), fmt::join(expected.checks, ", "),
-                                         expected.reason);
-  } else if (!result.error && failed == expected.checks) {
-    result.green = true;
-    result.expected_failure = expected.reason;
+  if (result.verdict == report::Verdict::Green) {
+    result.verdict = report::Verdict::UnexpectedPass;
+    result.why = fmt::format("{}: expected red on {} ({}), found green: remove or mend the line",
+                             format_location(expected.where), fmt::join(expected.checks, ", "), expected.reason);
+  } else if (result.verdict == report::Verdict::Red && failed == expected.checks) {
+    result.verdict = report::Verdict::ExpectedRed;
+    result.why = expected.reason;
   }
 }
 
@@ -235,8 +234,14 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& given) {
 
   TIDEMARK_TRY(outcomes, evaluate(scenario, *backend, result, last, options));
   result.outcomes = std::move(outcomes);
-  result.green = !result.error &&
-                 std::all_of(result.outcomes.begin(), result.outcomes.end(), [](const auto& o) { return o.passed; });
+  if (result.error) {
+    result.verdict = report::Verdict::CouldNotRun;
+    result.why = result.error->message;
+  } else {
+    const bool all_passed =
+        std::all_of(result.outcomes.begin(), result.outcomes.end(), [](const auto& o) { return o.passed; });
+    result.verdict = all_passed ? report::Verdict::Green : report::Verdict::Red;
+  }
   if (options.expectations)
     if (const Expectation* expected = find_expectation(*options.expectations, backend_name, scenario))
       judge_against(*expected, result);

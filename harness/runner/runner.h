@@ -2,8 +2,6 @@
 // and PNGs.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -16,6 +14,7 @@
 #include "api/registry.h"
 #include "check/check.h"
 #include "core/error.h"
+#include "report/run_record.h"
 #include "scenario/scenario.h"
 #include "runner/expectations.h"
 #include "wire/lanes.h"
@@ -42,11 +41,10 @@ struct RunResult {
   std::filesystem::path file;
   std::string mutant;     // the fault compiled in for this run (red-once), or empty
   std::vector<std::string> gauges_used;  // the gauges and knobs its checks read, in order
-  bool green = false;  // nothing that fails the run: an expected failure counts as green
+  report::Verdict verdict = report::Verdict::Red;
+  std::string why;  // expected red: the line's reason; unexpected pass: the stale line; could not run: the error
   std::string backend;
-  std::optional<std::string> expected_failure;  // red as expectations.txt says, and why
-  std::optional<std::string> unexpected_pass;   // green where expectations.txt says red: the line is stale
-  std::optional<Error> error;  // the run could not complete (the step is named)
+  std::optional<Error> error;  // the run could not complete (the step is named): CouldNotRun
   std::vector<check::Outcome> outcomes;
   Gauges gauges;
   std::optional<KernelGauges> kernel_gauges;  // when the scenario uses the kernel model
@@ -60,6 +58,9 @@ struct RunResult {
   wire::LaneReport lane;
   double seconds = 0;
   std::filesystem::path report_dir;  // where this scenario's files went
+
+  // Nothing in the run fails the set: green, or red as expectations.txt says.
+  bool passed() const { return report::passes(verdict); }
 };
 
 // Magma.<Lane>.<Group>.<name>, with @<backend> for a backend other than the scenario's own.
@@ -95,8 +96,8 @@ Result<std::map<std::string, int64_t>> effective_knobs(
 // failed pixel checks.
 Result<RunResult> run(const scenario::Scenario& scenario, const RunOptions& options);
 
-// A result as result.json and the summaries hold it (report/summary.h); paths absolute.
-nlohmann::json result_json(const RunResult& result);
-nlohmann::json results_json(const std::vector<RunResult>& results);
+// A result as result.json and the summaries hold it (report/run_record.h); paths absolute.
+report::RunRecord run_record(const RunResult& result);
+std::vector<report::RunRecord> run_records(const std::vector<RunResult>& results);
 
 }  // namespace tidemark::runner

@@ -46,16 +46,12 @@ Result<std::vector<scenario::Scenario>> load_scenarios(const std::vector<std::st
 namespace {
 
 // Seconds by scenario file from a summary.json: the sum over its lanes and backends.
-Result<std::map<std::string, double>> seconds_by_file(const std::string& summary) {
+Result<std::map<std::string, double>> seconds_by_file(const std::string& summary_file) {
   std::map<std::string, double> seconds;
-  if (summary.empty()) return seconds;
-  TIDEMARK_TRY(text, read_given_file(summary, "summary"));
-  auto json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.contains("results") || !json["results"].is_array())
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected a summary.json with results, found something else", summary));
-  for (const auto& result : json["results"])
-    if (result.contains("file") && result["file"].is_string() && result.contains("seconds") && result["seconds"].is_number())
-      seconds[fs::absolute(result["file"].get<std::string>()).lexically_normal().string()] += result["seconds"].get<double>();
+  if (summary_file.empty()) return seconds;
+  TIDEMARK_TRY(summary, report::read_summary(summary_file));
+  for (const auto& record : summary.results)
+    seconds[fs::absolute(record.file).lexically_normal().string()] += record.seconds;
   return seconds;
 }
 

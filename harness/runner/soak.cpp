@@ -113,7 +113,7 @@ Status write_soak_report(const std::vector<SoakLane>& lanes, const std::vector<S
                          s.heap_held_kib, s.heap_used_kib});
     json["lanes"].push_back({{"lane", lane.lane},
                              {"separate_server", lane.separate_server},
-                             {"green", lane.result.green},
+                             {"green", lane.result.passed()},
                              {"digest", lane.result.digest},
                              {"calls", f.calls},
                              {"seconds", f.seconds},

@@ -1,0 +1,114 @@
+#include "report/json_fields.h"
+
+#include <regex>
+
+namespace tidemark::report {
+
+Result<nlohmann::json> parse_json(std::string_view text, const std::string& file, std::string_view what) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    // nlohmann says "parse error at line 3, column 5: ..."; we say "FILE:3:5: ...".
+    std::smatch match;
+    const std::string message = error.what();
+    static const std::regex place(R"(at line (\d+), column (\d+): (.*))");
+    if (std::regex_search(message, match, place))
+      return fail(ErrorKind::BadInput, fmt::format("{}:{}:{}: expected {}, found {}", file, match[1].str(),
+                                                   match[2].str(), what, match[3].str()));
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected {}, found {}", file, what, message));
+  }
+}
+
+JsonFields::JsonFields(const nlohmann::json& json, std::string where, std::string path)
+    : JsonFields(json, std::move(where), std::move(path), std::make_shared<std::optional<Error>>()) {
+  if (!json_.is_object()) fail_with(fmt::format("{}: expected a JSON object, found {}", where_, json_.type_name()));
+}
+
+JsonFields::JsonFields(const nlohmann::json& json, std::string where, std::string path,
+                       std::shared_ptr<std::optional<Error>> error)
+    : json_(json), where_(std::move(where)), path_(std::move(path)), error_(std::move(error)) {}
+
+std::string JsonFields::child(std::string_view key) const {
+  return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+}
+
+void JsonFields::fail_with(std::string message) {
+  if (!*error_) *error_ = Error{ErrorKind::BadInput, std::move(message)};
+}
+
+void JsonFields::wrong(std::string_view key, std::string_view expected, const nlohmann::json& found) {
+  std::string shown = found.dump();
+  if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+  fail_with(fmt::format("{}: {}: expected {}, found {}", where_, child(key), expected, shown));
+}
+
+const nlohmann::json* JsonFields::find(std::string_view key, bool required) {
+  taken_.emplace(key);
+  if (!json_.is_object()) return nullptr;
+  auto found = json_.find(key);
+  if (found == json_.end()) {
+    if (required) fail_with(fmt::format("{}: expected '{}', found none", where_, child(key)));
+    return nullptr;
+  }
+  return &*found;
+}
+
+void JsonFields::skip(std::string_view key) { taken_.emplace(key); }
+
+void JsonFields::check_untaken() {
+  if (!json_.is_object()) return;
+  for (const auto& [key, value] : json_.items())
+    if (!taken_.contains(key)) {
+      fail_with(fmt::format("{}: {}: expected none of this version's fields, found an unknown one", where_, child(key)));
+      return;
+    }
+}
+
+Status JsonFields::finish() {
+  check_untaken();
+  if (*error_) return std::unexpected(**error_);
+  return {};
+}
+
+void JsonFields::convert(const nlohmann::json& value, std::string_view key, std::string& out) {
+  if (!value.is_string()) return wrong(key, "a string", value);
+  out = value.get<std::string>();
+}
+
+void JsonFields::convert(const nlohmann::json& value, std::string_view key, bool& out) {
+  if (!value.is_boolean()) return wrong(key, "true or false", value);
+  out = value.get<bool>();
+}
+
+void JsonFields::convert(const nlohmann::json& value, std::string_view key, double& out) {
+  if (!value.is_number()) return wrong(key, "a number", value);
+  out = value.get<double>();
+}
+
+void JsonFields::convert(const nlohmann::json& value, std::string_view key, int64_t& out) {
+  if (!value.is_number_integer()) return wrong(key, "an integer", value);
+  out = value.get<int64_t>();
+}
+
+void JsonFields::convert(const nlohmann::json& value, std::string_view key, uint64_t& out) {
+  if (!value.is_number_unsigned()) return wrong(key, "an unsigned integer", value);
+  out = value.get<uint64_t>();
+}
+
+void JsonFields::convert(const nlohmann::json& value, std::string_view key, std::vector<std::string>& out) {
+  if (!value.is_array()) return wrong(key, "an array of strings", value);
+  for (const auto& element : value) {
+    if (!element.is_string()) return wrong(key, "an array of strings", value);
+    out.push_back(element.get<std::string>());
+  }
+}
+
+void JsonFields::convert(const nlohmann::json& value, std::string_view key, std::map<std::string, int64_t>& out) {
+  if (!value.is_object()) return wrong(key, "an object of integers", value);
+  for (const auto& [name, number] : value.items()) {
+    if (!number.is_number_integer()) return wrong(key, "an object of integers", value);
+    out[name] = number.get<int64_t>();
+  }
+}
+
+}  // namespace tidemark::report

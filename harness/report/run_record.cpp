@@ -1,0 +1,179 @@
+#include "report/run_record.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/files.h"
+#include "report/json_fields.h"
+
+namespace tidemark::report {
+
+namespace {
+
+struct VerdictNames {
+  Verdict verdict;
+  std::string_view name;
+  std::string_view label;
+  int failure_rank;
+};
+constexpr VerdictNames kVerdictNames[] = {
+    {Verdict::Green, "green", "GREEN", 3},
+    {Verdict::Red, "red", "RED", 0},
+    {Verdict::ExpectedRed, "expected-red", "EXPECTED RED", 2},
+    {Verdict::UnexpectedPass, "unexpected-pass", "UNEXPECTED PASS", 1},
+    {Verdict::CouldNotRun, "could-not-run", "COULD NOT RUN", 0},
+};
+static_assert(std::size(kVerdictNames) == std::size(kAllVerdicts), "a verdict without its names");
+
+const VerdictNames& names_of(Verdict verdict) {
+  for (const auto& names : kVerdictNames)
+    if (names.verdict == verdict) return names;
+  return kVerdictNames[1];
+}
+
+constexpr std::string_view kRunFormat = "tidemark-run";
+constexpr int64_t kRunVersion = 3;  // 3: a verdict in place of green, expected_failure, unexpected_pass, error
+
+}  // namespace
+
+std::string_view verdict_name(Verdict verdict) { return names_of(verdict).name; }
+std::string_view verdict_label(Verdict verdict) { return names_of(verdict).label; }
+int failure_rank(Verdict verdict) { return names_of(verdict).failure_rank; }
+bool passes(Verdict verdict) { return verdict == Verdict::Green || verdict == Verdict::ExpectedRed; }
+
+std::optional<Verdict> verdict_named(std::string_view name) {
+  for (const auto& names : kVerdictNames)
+    if (names.name == name) return names.verdict;
+  return std::nullopt;
+}
+
+std::optional<int64_t> gauge_value(const RunRecord& record, std::string_view name) {
+  for (const GaugeValues* family : {&record.gauges, record.kernel_gauges ? &*record.kernel_gauges : nullptr,
+                                    record.observed_gauges ? &*record.observed_gauges : nullptr})
+    if (family)
+      if (auto found = family->find(std::string(name)); found != family->end()) return found->second;
+  return std::nullopt;
+}
+
+nlohmann::json to_json(const RunRecord& record) {
+  nlohmann::json json;
+  json["test"] = record.test;
+  json["subject"] = record.subject;
+  json["file"] = record.file;
+  if (!record.dir.empty()) json["dir"] = record.dir;
+  if (!record.series.empty()) json["series"] = record.series;
+  if (!record.mutant.empty()) json["mutant"] = record.mutant;
+  json["backend"] = record.backend;
+  json["verdict"] = verdict_name(record.verdict);
+  if (!record.why.empty()) json["why"] = record.why;
+  json["seconds"] = record.seconds;
+  json["gauges_used"] = record.gauges_used;
+  json["gauges"] = record.gauges;
+  if (record.kernel_gauges) json["kernel_gauges"] = *record.kernel_gauges;
+  if (record.observed_gauges) json["observed_gauges"] = *record.observed_gauges;
+  json["gauge_line"] = record.gauge_line;
+  json["lane"] = {{"name", record.lane.name},
+                  {"frames_sent", record.lane.frames_sent},
+                  {"frames_received", record.lane.frames_received},
+                  {"client_pid", record.lane.client_pid},
+                  {"server_pid", record.lane.server_pid},
+                  {"server_knobs", record.lane.server_knobs}};
+  json["knobs"] = record.knobs;
+  json["pixel_hash"] = record.pixel_hash;
+  json["trace_hash"] = record.trace_hash;
+  json["digest"] = record.digest;
+  if (!record.repeat_digests.empty()) json["repeat_digests"] = record.repeat_digests;
+  json["validation_messages"] = record.validation_messages;
+  json["checks"] = nlohmann::json::array();
+  for (const auto& check : record.checks) {
+    nlohmann::json out{{"id", check.id},         {"kind", check.kind},     {"check", check.check},
+                       {"passed", check.passed}, {"detail", check.detail}, {"where", check.where}};
+    if (!check.artifacts.empty()) out["artifacts"] = check.artifacts;
+    json["checks"].push_back(std::move(out));
+  }
+  return json;
+}
+
+namespace {
+
+void read_record(JsonFields& fields, RunRecord& record) {
+  record.test = fields.take<std::string>("test");
+  record.subject = fields.take<std::string>("subject");
+  record.file = fields.take<std::string>("file");
+  record.dir = fields.take_optional<std::string>("dir").value_or("");
+  record.series = fields.take_optional<std::string>("series").value_or("");
+  record.mutant = fields.take_optional<std::string>("mutant").value_or("");
+  record.backend = fields.take<std::string>("backend");
+  record.why = fields.take_optional<std::string>("why").value_or("");
+  record.seconds = fields.take<double>("seconds");
+  record.gauges_used = fields.take<std::vector<std::string>>("gauges_used");
+  record.gauges = fields.take<GaugeValues>("gauges");
+  record.kernel_gauges = fields.take_optional<GaugeValues>("kernel_gauges");
+  record.observed_gauges = fields.take_optional<GaugeValues>("observed_gauges");
+  record.gauge_line = fields.take<std::string>("gauge_line");
+  fields.object("lane", [&](JsonFields& lane) {
+    record.lane.name = lane.take<std::string>("name");
+    record.lane.frames_sent = lane.take<uint64_t>("frames_sent");
+    record.lane.frames_received = lane.take<uint64_t>("frames_received");
+    record.lane.client_pid = lane.take<int64_t>("client_pid");
+    record.lane.server_pid = lane.take<int64_t>("server_pid");
+    record.lane.server_knobs = lane.take<std::map<std::string, int64_t>>("server_knobs");
+  });
+  record.knobs = fields.take<std::map<std::string, int64_t>>("knobs");
+  record.pixel_hash = fields.take<std::string>("pixel_hash");
+  record.trace_hash = fields.take<std::string>("trace_hash");
+  record.digest = fields.take<std::string>("digest");
+  record.repeat_digests = fields.take_optional<std::vector<std::string>>("repeat_digests").value_or(
+      std::vector<std::string>{});
+  record.validation_messages = fields.take<std::vector<std::string>>("validation_messages");
+  fields.objects("checks", [&](JsonFields& check) {
+    CheckRecord& out = record.checks.emplace_back();
+    out.id = check.take<std::string>("id");
+    out.kind = check.take<std::string>("kind");
+    out.check = check.take<std::string>("check");
+    out.passed = check.take<bool>("passed");
+    out.detail = check.take<std::string>("detail");
+    out.where = check.take<std::string>("where");
+    out.artifacts = check.take_optional<std::vector<std::string>>("artifacts").value_or(std::vector<std::string>{});
+  });
+}
+
+}  // namespace
+
+Result<RunRecord> run_record_from_json(const nlohmann::json& json, const std::string& where, const std::string& path) {
+  JsonFields fields(json, where, path);
+  RunRecord record;
+  read_record(fields, record);
+  const std::string verdict = fields.take<std::string>("verdict");
+  TIDEMARK_CHECK(fields.finish());
+  auto named = verdict_named(verdict);
+  if (!named)
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: {}{}verdict: expected green, red, expected-red, unexpected-pass or could-not-run, "
+                            "found '{}'",
+                            where, path, path.empty() ? "" : ".", verdict));
+  record.verdict = *named;
+  return record;
+}
+
+Status write_run_record(const std::filesystem::path& file, const RunRecord& record) {
+  nlohmann::json json = to_json(record);
+  json["format"] = kRunFormat;
+  json["version"] = kRunVersion;
+  return write_file_atomically(file, json.dump(2) + '\n');
+}
+
+Result<RunRecord> read_run_record(const std::filesystem::path& file) {
+  TIDEMARK_TRY(text, read_given_file(file, "run record"));
+  TIDEMARK_TRY(json, parse_json(text, file.string(), "a run record (result.json)"));
+  const std::string where = file.string();
+  if (!json.is_object() || json.value("format", "") != kRunFormat || json.value("version", int64_t{0}) != kRunVersion)
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected a {} document of version {}, found {}", where, kRunFormat, kRunVersion,
+                            json.is_object() && json.contains("version") ? "version " + json["version"].dump()
+                                                                         : std::string("another JSON document")));
+  json.erase("format");
+  json.erase("version");
+  return run_record_from_json(json, where, "");
+}
+
+}  // namespace tidemark::report

@@ -1,0 +1,98 @@
+// The run record: what one run of one scenario leaves behind, as its result.json holds it and
+// as a summary lists it. One type and one codec; every reader goes through it (baselines,
+// merge, compare, the summary's views), and reading is strict (report/json_fields.h).
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+
+namespace tidemark::report {
+
+// What a run comes to. ExpectedRed: red on exactly the checks an expectations.txt line names
+// (a known failure: it does not fail the set). UnexpectedPass: green where such a line says red
+// (the line is stale: it fails the set). CouldNotRun: a step could not complete.
+enum class Verdict { Green, Red, ExpectedRed, UnexpectedPass, CouldNotRun };
+inline constexpr Verdict kAllVerdicts[] = {Verdict::Green, Verdict::Red, Verdict::ExpectedRed,
+                                           Verdict::UnexpectedPass, Verdict::CouldNotRun};
+
+// "green", "red", "expected-red", "unexpected-pass", "could-not-run": in documents and HTML classes.
+std::string_view verdict_name(Verdict verdict);
+// "GREEN", "RED", "EXPECTED RED", "UNEXPECTED PASS", "COULD NOT RUN": for a person.
+std::string_view verdict_label(Verdict verdict);
+std::optional<Verdict> verdict_named(std::string_view name);
+// Nothing in the run fails the set: green, or an expected red.
+bool passes(Verdict verdict);
+// Red and could-not-run first, then stale expectations, then expected reds, then green.
+int failure_rank(Verdict verdict);
+
+struct CheckRecord {
+  std::string id;    // "gauge[2]"
+  std::string kind;  // "gauge"
+  std::string check;  // the check as written
+  bool passed = false;
+  std::string detail;  // measured value against the bound
+  std::string where;   // FILE:LINE:COLUMN of the check, or empty
+  std::vector<std::string> artifacts;  // images a failed pixel check left
+  bool operator==(const CheckRecord&) const = default;
+};
+
+struct LaneRecord {
+  std::string name;
+  uint64_t frames_sent = 0;
+  uint64_t frames_received = 0;
+  int64_t client_pid = 0;
+  int64_t server_pid = 0;
+  std::map<std::string, int64_t> server_knobs;  // what the server said it applied
+  bool operator==(const LaneRecord&) const = default;
+};
+
+using GaugeValues = std::map<std::string, int64_t>;
+
+struct RunRecord {
+  std::string test;     // Magma.<Lane>.<Group>.<name>[@backend]
+  std::string subject;  // group/name[@backend]
+  std::string file;     // the scenario file
+  std::string dir;      // the run's report folder (absolute in result.json, relative in a summary), or empty
+  std::string series;   // in a summary: what was run apart from the shard ("run lane=spawn")
+  std::string mutant;   // red-once's fault, or empty
+  std::string backend;
+  Verdict verdict = Verdict::Red;
+  std::string why;  // expected red: the line's reason; unexpected pass: the stale line; could not run: the error
+  double seconds = 0;
+  std::vector<std::string> gauges_used;  // the gauges and knobs its checks read, in order
+  GaugeValues gauges;
+  std::optional<GaugeValues> kernel_gauges;    // when the scenario uses the kernel model
+  std::optional<GaugeValues> observed_gauges;  // when it runs with the layer beneath
+  std::string gauge_line;
+  LaneRecord lane;
+  std::map<std::string, int64_t> knobs;  // effective values
+  std::string pixel_hash;
+  std::string trace_hash;
+  std::string digest;
+  std::vector<std::string> repeat_digests;  // --repeat N > 1: every run's
+  std::vector<std::string> validation_messages;
+  std::vector<CheckRecord> checks;
+  bool operator==(const RunRecord&) const = default;
+};
+
+// The value of gauge `name` in any of the record's families.
+std::optional<int64_t> gauge_value(const RunRecord& record, std::string_view name);
+
+nlohmann::json to_json(const RunRecord& record);
+// `where` names the record in errors ("out/summary.json: results[3]").
+Result<RunRecord> run_record_from_json(const nlohmann::json& json, const std::string& where, const std::string& path);
+
+// result.json: the record, with the document's format and version.
+Status write_run_record(const std::filesystem::path& file, const RunRecord& record);
+Result<RunRecord> read_run_record(const std::filesystem::path& file);
+
+}  // namespace tidemark::report

@@ -1,0 +1,165 @@
+// The run record's and the summary's codec: what is written is what is read, and a document
+// that is not what Tidemark writes is refused with the file and the field named.
+#include "report/run_record.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <fstream>
+#include <set>
+
+#include "report/summary.h"
+
+namespace tidemark::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunRecord full_record() {
+  return {.test = "Magma.Spawn.Reclaim.bands",
+          .subject = "reclaim/bands",
+          .file = "/s/reclaim/bands.yaml",
+          .dir = "/r/reclaim/bands",
+          .series = "run lane=spawn",
+          .mutant = "reclaim.no_watermark",
+          .backend = "vulkan",
+          .verdict = Verdict::ExpectedRed,
+          .why = "ID-7: pending",
+          .seconds = 0.25,
+          .gauges_used = {"wlivepk", "kmd_live"},
+          .gauges = {{"wlivepk", 3}, {"submits", -1}},
+          .kernel_gauges = GaugeValues{{"kmd_live", 7}},
+          .observed_gauges = std::nullopt,
+          .gauge_line = "wlivepk=3",
+          .lane = {"spawn", 10, 9, 100, 101, {{"wire_deferred_mb", 4}}},
+          .knobs = {{"wire_deferred_mb", 4}},
+          .pixel_hash = "p",
+          .trace_hash = "t",
+          .digest = "d",
+          .repeat_digests = {"d", "d"},
+          .validation_messages = {"none"},
+          .checks = {{.id = "gauge[0]",
+                      .kind = "gauge",
+                      .check = "wlivepk <= 2",
+                      .passed = false,
+                      .detail = "wlivepk = 3",
+                      .where = "bands.yaml:9:5",
+                      .artifacts = {"/r/a.png"}}}};
+}
+
+std::string temp_file(const std::string& name) {
+  return (fs::path(::testing::TempDir()) / (std::to_string(::getpid()) + "-" + name)).string();
+}
+
+// Check that every verdict has a name of its own that reads back as itself.
+TEST(Verdict, EveryVerdictHasItsOwnNameAndLabel) {
+  std::set<std::string_view> names, labels;
+  for (Verdict verdict : kAllVerdicts) {
+    EXPECT_TRUE(names.insert(verdict_name(verdict)).second) << verdict_name(verdict);
+    EXPECT_TRUE(labels.insert(verdict_label(verdict)).second) << verdict_label(verdict);
+    EXPECT_EQ(verdict_named(verdict_name(verdict)), verdict);
+  }
+  EXPECT_FALSE(verdict_named("GREEN"));
+  EXPECT_TRUE(passes(Verdict::ExpectedRed));
+  EXPECT_FALSE(passes(Verdict::UnexpectedPass));
+  EXPECT_FALSE(passes(Verdict::CouldNotRun));
+}
+
+// Check that a record written to result.json reads back equal, field for field.
+TEST(RunRecord, WhatIsWrittenIsRead) {
+  const std::string file = temp_file("result.json");
+  RunRecord record = full_record();
+  ASSERT_TRUE(write_run_record(file, record));
+  auto read = read_run_record(file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, record);
+  RunRecord bare{.test = "t", .subject = "s", .file = "f", .backend = "gl", .verdict = Verdict::Green};
+  ASSERT_TRUE(write_run_record(file, bare));
+  read = read_run_record(file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, bare);
+  fs::remove(file);
+}
+
+// Check that a field missing, unknown or of another type, and a verdict Tidemark does not
+// write, are errors naming the document and the field's path.
+TEST(RunRecord, AFieldMissingUnknownOrMistypedIsNamed) {
+  const nlohmann::json good = to_json(full_record());
+  auto error_of = [](const nlohmann::json& json) {
+    auto read = run_record_from_json(json, "out/summary.json", "results[2]");
+    return read ? std::string("read") : read.error().message;
+  };
+  nlohmann::json missing = good;
+  missing.erase("digest");
+  EXPECT_EQ(error_of(missing), "out/summary.json: expected 'results[2].digest', found none");
+  nlohmann::json unknown = good;
+  unknown["lane"]["extra"] = 1;
+  EXPECT_EQ(error_of(unknown),
+            "out/summary.json: results[2].lane.extra: expected none of this version's fields, found an unknown one");
+  nlohmann::json mistyped = good;
+  mistyped["checks"][0]["passed"] = "no";
+  EXPECT_EQ(error_of(mistyped), "out/summary.json: results[2].checks[0].passed: expected true or false, found \"no\"");
+  nlohmann::json negative = good;
+  negative["lane"]["frames_sent"] = -3;
+  EXPECT_EQ(error_of(negative), "out/summary.json: results[2].lane.frames_sent: expected an unsigned integer, found -3");
+  nlohmann::json old = good;
+  old["verdict"] = "GREEN";
+  EXPECT_EQ(error_of(old),
+            "out/summary.json: results[2].verdict: expected green, red, expected-red, unexpected-pass or "
+            "could-not-run, found 'GREEN'");
+  nlohmann::json before = good;  // a version 2 record: green, no verdict
+  before.erase("verdict");
+  before["green"] = true;
+  EXPECT_EQ(error_of(before), "out/summary.json: expected 'results[2].verdict', found none");
+}
+
+// Check that a result.json of another format or version, or not JSON, is refused by name.
+TEST(RunRecord, AnotherDocumentIsRefused) {
+  const std::string file = temp_file("other.json");
+  std::ofstream(file) << R"({"format": "tidemark-run", "version": 2})";
+  auto read = read_run_record(file);
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().message, file + ": expected a tidemark-run document of version 3, found version 2");
+  std::ofstream(file) << "{\n  \"test\": ,\n}";
+  read = read_run_record(file);
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().message.rfind(file + ":2:11: expected a run record (result.json), found ", 0), 0u)
+      << read.error().message;
+  fs::remove(file);
+}
+
+// Check that a summary written is the summary read: origin, records, counts and parity rows.
+TEST(Summary, WhatIsWrittenIsRead) {
+  const fs::path dir = temp_file("summary");
+  fs::remove_all(dir);
+  RunRecord red = full_record();
+  red.verdict = Verdict::Red;
+  red.why.clear();
+  red.dir = (fs::absolute(dir) / "reclaim" / "bands").string();
+  RunRecord tcp = red;
+  tcp.test = "Magma.Tcp.Reclaim.bands";
+  tcp.lane.name = "tcp";
+  tcp.digest = "other";
+  tcp.verdict = Verdict::Green;
+  ShardOrigin shard{1, 2, "GitLab", 4, "sel", {"reclaim/bands"}};
+  auto written = write_summary(dir, {.command = "run", .series = "run lane=spawn", .shard = shard}, {red, tcp});
+  ASSERT_TRUE(written) << written.error().message;
+  EXPECT_EQ(written->green, 1u);
+  EXPECT_EQ(written->red, 1u);
+  ASSERT_EQ(written->parity.size(), 1u);
+  EXPECT_FALSE(written->parity[0].same);
+  EXPECT_EQ(written->results[0].dir, "reclaim/bands");  // relative to the summary's folder
+  auto read = read_summary(dir / "summary.json");
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read->results, written->results);
+  EXPECT_EQ(read->green, 1u);
+  EXPECT_EQ(read->origin.series, "run lane=spawn");
+  ASSERT_TRUE(read->origin.shard);
+  EXPECT_EQ(read->origin.shard->members, shard.members);
+  EXPECT_EQ(read->parity.size(), 1u);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tidemark::report
