@@ -1,4 +1,6 @@
-# Red-once (the RedOnce.* tests are registered per scenario with the scenario tests).
+# Red-once: every scenario's controls linted, the mutant catalogue against the build, and a
+# control that names the wrong check (the per-scenario RedOnce.* tests are registered with the
+# scenario tests).
 if(TIDEMARK_MUTANTS)
   add_test(NAME Tidemark.Lint.EveryScenarioHasAControlEveryCheckIsNamedAndEveryMutantIsKilled
            COMMAND $<TARGET_FILE:tidemark> lint ${PROJECT_SOURCE_DIR}/scenarios ${PROJECT_SOURCE_DIR}/fixtures

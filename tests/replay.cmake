@@ -22,6 +22,7 @@ $3 0 'REPLAY OK' $1 replay $0/snapshot.tdrec --lane tcp"
                    ${expect_exit})
   set_tests_properties(Tidemark.Replay.ATraceThatDiffersDivergesAtTheTraceReplyByItsHash PROPERTIES LABELS "replay;cli")
 endif()
+# A cut or foreign recording is refused, naming the record where it breaks.
 add_test(NAME Tidemark.Replay.ACutOrForeignRecordingIsRefusedWhereItBreaks
          COMMAND bash -c "set -e; $1 run $2 --record $0/full.tdrec --report $0/cut-record; \
 head -c 5000000 $0/full.tdrec > $0/cut.tdrec; \
