@@ -1,0 +1,24 @@
+# README's "your own GL driver" in a test: an EGL vendor file naming Mesa's libEGL (Zink and its
+# deterministic settings chosen by the environment, as a user's would be: gl-native sets nothing
+# of the driver's) runs the portable group as gl-native, in
+# place of the gl the scenarios list; its known failures are two lines of its own.
+set(TIDEMARK_MESA_EGL /usr/lib/x86_64-linux-gnu/libEGL_mesa.so.0 CACHE FILEPATH "Mesa's EGL vendor library, for the gl-native test")
+if(EXISTS ${TIDEMARK_MESA_EGL})
+  file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/xdg-runtime)
+  file(WRITE ${PROJECT_BINARY_DIR}/mesa-egl-vendor.json
+       "{\"file_format_version\": \"1.0.0\", \"ICD\": {\"library_path\": \"${TIDEMARK_MESA_EGL}\"}}\n")
+  add_test(NAME Tidemark.GlNative.YourOwnEglVendorRunsThePortableGroupInZinksPlace
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 0 "4 green, 0 red"
+                   $<TARGET_FILE:tidemark> run ${PROJECT_SOURCE_DIR}/scenarios/portable --backend gl-native
+                   --expectations ${testdata}/expectations/gl-native-mesa.txt --report ${PROJECT_BINARY_DIR}/reports/gl-native)
+  set_tests_properties(Tidemark.GlNative.YourOwnEglVendorRunsThePortableGroupInZinksPlace PROPERTIES LABELS "cli;zink"
+                       ENVIRONMENT "__EGL_VENDOR_LIBRARY_FILENAMES=${PROJECT_BINARY_DIR}/mesa-egl-vendor.json;GALLIUM_DRIVER=zink;LIBGL_ALWAYS_SOFTWARE=1;GALLIUM_THREAD=0;LP_NUM_THREADS=0;MESA_SHADER_CACHE_DISABLE=true;XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime"
+                       ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")
+endif()
+
+# `tidemark compare`: a pixel scenario on vulkan, on Zink and on llvmpipe's own GL gives one image.
+add_test(NAME Tidemark.Compare.APixelScenarioGivesOneImageOnEveryBackend
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/compare-pixels $<TARGET_FILE:tidemark>
+                 ${PROJECT_SOURCE_DIR}/scenarios/portable/each-band-draws-the-colour-its-store-held-when-it-was-drawn.yaml)
+set_tests_properties(Tidemark.Compare.APixelScenarioGivesOneImageOnEveryBackend PROPERTIES LABELS "cli;zink"
+                     ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")
