@@ -6,7 +6,8 @@
 #include <string>
 
 #include "core/digest.h"
-#include "wire/protocol.h"
+#include "wire/codec.h"
+#include "wire/messages.h"
 
 namespace tidemark::wire {
 
