@@ -1,6 +1,7 @@
 #include "backend/band_pipeline.h"
 
 #include <span>
+#include <utility>
 
 namespace tidemark::backend {
 
@@ -21,18 +22,47 @@ Result<vk::ShaderModule> make_shader(VkDevice device, std::span<const uint32_t> 
   return vk::ShaderModule::create(device, vkCreateShaderModule, info, "vkCreateShaderModule");
 }
 
-}  // namespace
-
 Result<vk::Pipeline> create_band_pipeline(VkDevice device, VkPipelineLayout layout) {
   TIDEMARK_TRY(vert, make_shader(device, kBandVert));
   TIDEMARK_TRY(frag, make_shader(device, kBandFrag));
   const BandPipelineState state(vert.get(), frag.get(), layout);
   VkPipeline pipeline = VK_NULL_HANDLE;
-  if (auto ok = vk::check(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &state.info, nullptr, &pipeline),
-                          "vkCreateGraphicsPipelines");
-      !ok)
-    return std::unexpected(ok.error());
+  TIDEMARK_CHECK(vk::check(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &state.info, nullptr, &pipeline),
+                           "vkCreateGraphicsPipelines"));
   return vk::Pipeline(device, pipeline);
+}
+
+}  // namespace
+
+Result<BandPipeline> BandPipeline::create(VkDevice device) {
+  BandPipeline made;
+  VkDescriptorSetLayoutBinding binding{};
+  binding.binding = 0;
+  binding.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+  binding.descriptorCount = 1;
+  binding.stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
+  VkDescriptorSetLayoutCreateInfo set_info{};
+  set_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+  set_info.bindingCount = 1;
+  set_info.pBindings = &binding;
+  TIDEMARK_TRY(set_layout, vk::DescriptorSetLayout::create(device, vkCreateDescriptorSetLayout, set_info,
+                                                           "vkCreateDescriptorSetLayout"));
+  made.set_layout_ = std::move(set_layout);
+  VkDescriptorSetLayout set_layouts[] = {made.set_layout_.get()};
+
+  VkPushConstantRange push{VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(PushConstants)};
+  VkPipelineLayoutCreateInfo layout_info{};
+  layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = set_layouts;
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &push;
+  TIDEMARK_TRY(layout, vk::PipelineLayout::create(device, vkCreatePipelineLayout, layout_info, "vkCreatePipelineLayout"));
+  made.layout_ = std::move(layout);
+
+  TIDEMARK_TRY(pipeline, create_band_pipeline(device, made.layout_.get()));
+  made.pipeline_ = std::move(pipeline);
+  return made;
 }
 
 void memory_barrier(VkCommandBuffer commands, VkPipelineStageFlags src_stage, VkAccessFlags src_access,

@@ -237,4 +237,12 @@ std::vector<std::string> Device::validation_messages() const {
   return validation_log_ ? validation_log_->messages() : std::vector<std::string>{};
 }
 
+Result<vk::Memory> Device::allocate_host_memory(VkDeviceSize size) const {
+  VkMemoryAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  alloc.allocationSize = size;
+  alloc.memoryTypeIndex = host_memory_type_;
+  return vk::Memory::create(device(), vkAllocateMemory, alloc, "vkAllocateMemory");
+}
+
 }  // namespace tidemark::backend

@@ -40,8 +40,9 @@ class Device {
   VkQueue queue() const { return queue_; }
   uint32_t queue_family() const { return queue_family_; }
   const VkPhysicalDeviceProperties& properties() const { return properties_; }
-  // A memory type that is host visible and coherent, as lavapipe's only type is.
-  uint32_t host_memory_type() const { return host_memory_type_; }
+  // An allocation of `size` bytes of the memory type that is host visible and coherent, as
+  // lavapipe's only type is: what every buffer and the render target live in.
+  Result<vk::Memory> allocate_host_memory(VkDeviceSize size) const;
   std::vector<std::string> validation_messages() const;
 
  private:

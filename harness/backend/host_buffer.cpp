@@ -18,11 +18,7 @@ Result<HostBuffer> HostBuffer::create(const Device& device, MemoryAccount& accou
 
   VkMemoryRequirements needs;
   vkGetBufferMemoryRequirements(vk_device, result.buffer_.get(), &needs);
-  VkMemoryAllocateInfo alloc{};
-  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-  alloc.allocationSize = needs.size;
-  alloc.memoryTypeIndex = device.host_memory_type();
-  TIDEMARK_TRY(memory, vk::Memory::create(vk_device, vkAllocateMemory, alloc, "vkAllocateMemory"));
+  TIDEMARK_TRY(memory, device.allocate_host_memory(needs.size));
   result.memory_ = std::move(memory);
   VkDeviceMemory raw_memory = result.memory_.get();
   if (auto ok = vk::check(vkBindBufferMemory(vk_device, result.buffer_.get(), raw_memory, 0), "vkBindBufferMemory");

@@ -4,11 +4,9 @@
 #include <fmt/format.h>
 
 #include <cstring>
-#include <deque>
 #include <map>
 #include <optional>
 #include <tuple>
-#include <unordered_map>
 
 #include "backend/vulkan_backend.h"
 #include "backend/band_pipeline.h"
@@ -16,6 +14,7 @@
 #include "backend/device.h"
 #include "backend/host_buffer.h"
 #include "backend/reclaim.h"
+#include "backend/render_target.h"
 #include "backend/submissions.h"
 #include "backend/vk.h"
 #include "core/gauges.h"
@@ -117,8 +116,6 @@ class VulkanBackend final : public api::Device {
 
   Status create_target();
   void report(const MemoryAccount::Change& change);
-  Status create_layouts();
-  Status create_pipeline();
   Status clear_target();
   void begin_rendering(VkCommandBuffer commands);
   void end_rendering(VkCommandBuffer commands);
@@ -134,12 +131,8 @@ class VulkanBackend final : public api::Device {
   std::unique_ptr<backend::Device> device_;
   MemoryAccount account_;
 
-  vk::Image target_;
-  vk::Memory target_memory_;
-  vk::ImageView target_view_;
-  vk::DescriptorSetLayout set_layout_;
-  vk::PipelineLayout pipeline_layout_;
-  vk::Pipeline pipeline_;
+  RenderTarget target_;
+  BandPipeline pipeline_;
   HostBuffer zero_vertices_;
 
   Submissions submissions_;
@@ -201,110 +194,30 @@ Status VulkanBackend::initialize() {
   std::memset(zero_vertices_.bytes().data(), 0, kVertexBytes);
 
   if (auto ok = create_target(); !ok) return ok;
-  if (auto ok = create_layouts(); !ok) return ok;
-  if (auto ok = create_pipeline(); !ok) return ok;
+  TIDEMARK_TRY(pipeline, BandPipeline::create(vk_device()));
+  pipeline_ = std::move(pipeline);
+  sets_ = DescriptorSets(vk_device(), pipeline_.set_layout());
   return clear_target();
 }
 
 Status VulkanBackend::create_target() {
-  VkImageCreateInfo info{};
-  info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
-  info.imageType = VK_IMAGE_TYPE_2D;
-  info.format = kTargetFormat;
-  info.extent = {static_cast<uint32_t>(config_.width), static_cast<uint32_t>(config_.height), 1};
-  info.mipLevels = 1;
-  info.arrayLayers = 1;
-  info.samples = VK_SAMPLE_COUNT_1_BIT;
-  info.tiling = VK_IMAGE_TILING_OPTIMAL;
-  info.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-               VK_IMAGE_USAGE_TRANSFER_DST_BIT;
-  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  TIDEMARK_TRY(image, vk::Image::create(vk_device(), vkCreateImage, info, "vkCreateImage"));
-  target_ = std::move(image);
-
-  VkMemoryRequirements needs;
-  vkGetImageMemoryRequirements(vk_device(), target_.get(), &needs);
-  VkMemoryAllocateInfo alloc{};
-  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-  alloc.allocationSize = needs.size;
-  alloc.memoryTypeIndex = device_->host_memory_type();
-  TIDEMARK_TRY(memory, vk::Memory::create(vk_device(), vkAllocateMemory, alloc, "vkAllocateMemory"));
-  target_memory_ = std::move(memory);
+  TIDEMARK_TRY(target, RenderTarget::create(*device_, config_.width, config_.height));
+  target_ = std::move(target);
   // The target's memory is not in the device-memory gauges (it never changes), but it is the
   // process's GPU memory all the same: the kernel model sees it as GL_TEXTURE.
-  target_bytes_ = static_cast<int64_t>(needs.size);
+  target_bytes_ = static_cast<int64_t>(target_.memory_bytes());
   events_.memory_changed({.allocated = true,
                           .type = MemoryType::GlTexture,
                           .id = kTargetId,
-                          .size = needs.size,
+                          .size = target_.memory_bytes(),
                           .claimed_bytes = account_.bytes + target_bytes_,
                           .counted = false});
-  if (auto ok = vk::check(vkBindImageMemory(vk_device(), target_.get(), target_memory_.get(), 0), "vkBindImageMemory");
-      !ok)
-    return ok;
-
-  VkImageViewCreateInfo view_info{};
-  view_info.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
-  view_info.image = target_.get();
-  view_info.viewType = VK_IMAGE_VIEW_TYPE_2D;
-  view_info.format = kTargetFormat;
-  view_info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  TIDEMARK_TRY(view, vk::ImageView::create(vk_device(), vkCreateImageView, view_info, "vkCreateImageView"));
-  target_view_ = std::move(view);
   return {};
 }
 
-// The descriptor set layout (one uniform buffer) and the pipeline layout (plus the draw's
-// push constants).
-Status VulkanBackend::create_layouts() {
-  VkDescriptorSetLayoutBinding binding{};
-  binding.binding = 0;
-  binding.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-  binding.descriptorCount = 1;
-  binding.stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
-  VkDescriptorSetLayoutCreateInfo set_info{};
-  set_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-  set_info.bindingCount = 1;
-  set_info.pBindings = &binding;
-  TIDEMARK_TRY(set_layout, vk::DescriptorSetLayout::create(vk_device(), vkCreateDescriptorSetLayout, set_info,
-                                                           "vkCreateDescriptorSetLayout"));
-  set_layout_ = std::move(set_layout);
-  sets_ = DescriptorSets(vk_device(), set_layout_.get());
-  VkDescriptorSetLayout set_layouts[] = {set_layout_.get()};
-
-  VkPushConstantRange push{VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(PushConstants)};
-  VkPipelineLayoutCreateInfo layout_info{};
-  layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-  layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = set_layouts;
-  layout_info.pushConstantRangeCount = 1;
-  layout_info.pPushConstantRanges = &push;
-  TIDEMARK_TRY(layout,
-               vk::PipelineLayout::create(vk_device(), vkCreatePipelineLayout, layout_info, "vkCreatePipelineLayout"));
-  pipeline_layout_ = std::move(layout);
-  return {};
-}
-
-Status VulkanBackend::create_pipeline() {
-  TIDEMARK_TRY(pipeline, create_band_pipeline(vk_device(), pipeline_layout_.get()));
-  pipeline_ = std::move(pipeline);
-  return {};
-}
-
-// Opaque black, so an unpainted pixel never matches a palette colour.
 Status VulkanBackend::clear_target() {
   TIDEMARK_TRY(commands, submissions_.open());
-  image_barrier(commands, target_.get(), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                VK_ACCESS_TRANSFER_WRITE_BIT);
-  VkClearColorValue black{};
-  black.float32[3] = 1.0f;
-  VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  vkCmdClearColorImage(commands, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &range);
-  image_barrier(commands, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-                VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+  target_.record_clear(commands);
   submissions_.recorded();
   if (auto ok = submissions_.sync("initialize"); !ok) return ok;  // start idle: nothing pending before the workload
   events_.started(counters());
@@ -313,30 +226,7 @@ Status VulkanBackend::clear_target() {
 
 void VulkanBackend::begin_rendering(VkCommandBuffer commands) {
   if (in_rendering_) return;
-  // Earlier draws, copies and clears (in this or an earlier submit) before this pass.
-  memory_barrier(commands,
-                 VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                 VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                 kDrawReadStages | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-                 VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_UNIFORM_READ_BIT |
-                     VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
-  VkRenderingAttachmentInfo attachment{};
-  attachment.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO;
-  attachment.imageView = target_view_.get();
-  attachment.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-  attachment.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
-  attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-  VkRenderingInfo info{};
-  info.sType = VK_STRUCTURE_TYPE_RENDERING_INFO;
-  info.renderArea = {{0, 0}, {static_cast<uint32_t>(config_.width), static_cast<uint32_t>(config_.height)}};
-  info.layerCount = 1;
-  info.colorAttachmentCount = 1;
-  info.pColorAttachments = &attachment;
-  vkCmdBeginRendering(commands, &info);
-  vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.get());
-  VkViewport viewport{0, 0, static_cast<float>(config_.width), static_cast<float>(config_.height), 0, 1};
-  vkCmdSetViewport(commands, 0, 1, &viewport);
-  vkCmdSetScissor(commands, 0, 1, &info.renderArea);
+  target_.record_begin_rendering(commands, pipeline_.pipeline());
   in_rendering_ = true;
 }
 
@@ -489,13 +379,13 @@ Status VulkanBackend::draw(const api::DrawCall& call) {
 
   TIDEMARK_TRY(commands, submissions_.open());
   begin_rendering(commands);
-  vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_layout_.get(), 0, 1, &*set, 0,
+  vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.layout(), 0, 1, &*set, 0,
                           nullptr);
   VkBuffer vertex_buffer = vertices ? vertices->memory.buffer() : zero_vertices_.buffer();
   VkDeviceSize zero_offset = 0;
   vkCmdBindVertexBuffers(commands, 0, 1, &vertex_buffer, &zero_offset);
   PushConstants push{{call.rect.x0, call.rect.y0, call.rect.x1, call.rect.y1}, {config_.width, config_.height}};
-  vkCmdPushConstants(commands, pipeline_layout_.get(), VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), &push);
+  vkCmdPushConstants(commands, pipeline_.layout(), VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(push), &push);
   vkCmdDraw(commands, 4, 1, 0, 0);
   submissions_.recorded();
   (*uniform)->last_use = submissions_.sync_point();
@@ -544,20 +434,7 @@ Result<Image> VulkanBackend::read_pixels() {
   if (!readback) return std::unexpected(readback.error());
   TIDEMARK_TRY(commands, submissions_.open());
   end_rendering(commands);
-  image_barrier(commands, target_.get(), VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-                VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-  VkBufferImageCopy region{};
-  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  region.imageExtent = {static_cast<uint32_t>(config_.width), static_cast<uint32_t>(config_.height), 1};
-  vkCmdCopyImageToBuffer(commands, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback->buffer(), 1,
-                         &region);
-  image_barrier(commands, target_.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
-                VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-                VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
-  memory_barrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  target_.record_copy_out(commands, readback->buffer());
   submissions_.recorded();
   if (auto ok = submissions_.sync("host-read"); !ok) return std::unexpected(ok.error());
   Image image;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <xxhash.h>
 
+#include <algorithm>
+
 namespace tidemark {
 
 void Digest::add(std::span<const uint8_t> bytes) {
@@ -52,15 +54,24 @@ std::string trace_hash(std::string_view trace_bytes) {
   return fmt::format("{:016x}", XXH3_64bits(trace_bytes.data(), trace_bytes.size()));
 }
 
-std::string run_digest(std::span<const std::pair<std::string, int64_t>> gauges, std::string_view pixel_hash,
-                       std::string_view trace_hash) {
+void RunDigestInputs::add_gauges(GaugeSource source, NamedGauges gauges) {
+  gauges_[static_cast<size_t>(source)] = std::move(gauges);
+}
+
+bool RunDigestInputs::complete() const {
+  return !pixel_hash_.empty() && std::ranges::any_of(gauges_, [](const NamedGauges& some) { return !some.empty(); });
+}
+
+std::string RunDigestInputs::digest() const {
   Digest digest;
-  for (const auto& [name, value] : gauges) {
-    digest.add(name);
-    digest.add(static_cast<uint64_t>(value));
+  for (const NamedGauges& source : gauges_) {
+    for (const auto& [name, value] : source) {
+      digest.add(name);
+      digest.add(static_cast<uint64_t>(value));
+    }
   }
-  digest.add(pixel_hash);
-  digest.add(trace_hash);
+  digest.add(pixel_hash_);
+  digest.add(trace_hash_);
   return digest.hex();
 }
 

@@ -2,12 +2,14 @@
 // and machines, which std::hash does not promise.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace tidemark {
 
@@ -41,13 +43,35 @@ class StreamHash {
   std::unique_ptr<State> state_;
 };
 
-// The hash of an RGBA8 image and the digest of a run: its gauges (name and value, in
-// order), the pixel hash and the trace hash. Every lane and every replay computes it the same way.
+// The hash of an RGBA8 image. Every lane and every replay computes it the same way.
 std::string pixel_hash(int width, int height, std::span<const uint8_t> pixels);
 // The digest of a run's trace bytes (XXH3, 64 bits, as hex): part of the run digest, so parity
 // covers the trace too.
 std::string trace_hash(std::string_view trace_bytes);
-std::string run_digest(std::span<const std::pair<std::string, int64_t>> gauges, std::string_view pixel_hash,
-                       std::string_view trace_hash);
+
+// Where a run's gauges come from, in the order the run digest takes them.
+enum class GaugeSource : uint8_t { Backend, KernelModel, Layer };
+inline constexpr size_t kGaugeSources = 3;
+
+// What a run's digest is made of: the gauges of each source the run read (name and value, in
+// catalogue order), its pixel hash and its trace hash. The runner fills one from what it read
+// back and a replay from the replies it gets; the digest takes the sources in GaugeSource's
+// order whatever order they were given in, so the two cannot disagree on it.
+class RunDigestInputs {
+ public:
+  using NamedGauges = std::vector<std::pair<std::string, int64_t>>;
+
+  void add_gauges(GaugeSource source, NamedGauges gauges);
+  void set_pixel_hash(std::string hash) { pixel_hash_ = std::move(hash); }
+  void set_trace_hash(std::string hash) { trace_hash_ = std::move(hash); }
+  // Gauges and pixels were read: a run that got as far as reading back.
+  bool complete() const;
+  std::string digest() const;
+
+ private:
+  std::array<NamedGauges, kGaugeSources> gauges_;
+  std::string pixel_hash_;
+  std::string trace_hash_;
+};
 
 }  // namespace tidemark

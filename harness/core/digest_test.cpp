@@ -36,5 +36,36 @@ TEST(Digest, IntegersAreHashedLittleEndian) {
   EXPECT_EQ(from_int.value(), from_bytes.value());
 }
 
+// The inputs of a run digest as one run gives them: a gauge of each source, a pixel and a trace hash.
+RunDigestInputs one_of_each_source(std::vector<GaugeSource> order) {
+  RunDigestInputs inputs;
+  for (GaugeSource source : order) {
+    if (source == GaugeSource::Backend) inputs.add_gauges(source, {{"wbufs", 1}});
+    if (source == GaugeSource::KernelModel) inputs.add_gauges(source, {{"kpid", 7}});
+    if (source == GaugeSource::Layer) inputs.add_gauges(source, {{"vkbufs", 2}});
+  }
+  inputs.set_pixel_hash("0123456789abcdef");
+  inputs.set_trace_hash("fedcba9876543210");
+  return inputs;
+}
+
+// Saved digests are compared across builds: the value is pinned (FNV-1a of each gauge's name and
+// little-endian value, backend then kernel model then layer, then the pixel and trace hashes).
+TEST(RunDigestInputs, DigestsTheSourcesInTheirFixedOrderWhateverOrderTheyCameIn) {
+  const std::string pinned = "4be67b1aad3f2997";
+  EXPECT_EQ(one_of_each_source({GaugeSource::Backend, GaugeSource::KernelModel, GaugeSource::Layer}).digest(), pinned);
+  EXPECT_EQ(one_of_each_source({GaugeSource::Layer, GaugeSource::Backend, GaugeSource::KernelModel}).digest(), pinned);
+  EXPECT_NE(one_of_each_source({GaugeSource::Backend, GaugeSource::Layer}).digest(), pinned);
+}
+
+TEST(RunDigestInputs, IsCompleteOnceGaugesAndPixelsAreIn) {
+  RunDigestInputs inputs;
+  EXPECT_FALSE(inputs.complete());
+  inputs.add_gauges(GaugeSource::KernelModel, {{"kpid", 7}});
+  EXPECT_FALSE(inputs.complete());
+  inputs.set_pixel_hash("0123456789abcdef");
+  EXPECT_TRUE(inputs.complete());
+}
+
 }  // namespace
 }  // namespace tidemark

@@ -7,7 +7,8 @@
 
 #include "core/wait_status.h"
 #include "reduce/scenario_text.h"
-#include "wire/protocol.h"
+#include "wire/codec.h"
+#include "wire/messages.h"
 #include "wire/recording.h"
 
 namespace tidemark::reduce {

@@ -10,7 +10,8 @@ namespace tidemark::runner {
 
 std::string pixel_hash(const Image& image);
 
-// The run's gauges (the backend's, then the kernel model's), pixel hash and trace hash.
+// The digest of what the run read back (core/digest.h's RunDigestInputs): its gauges of
+// every source, pixel hash and trace hash.
 std::string run_digest(const check::ReadBack& run);
 
 }  // namespace tidemark::runner

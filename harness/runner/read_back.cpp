@@ -17,7 +17,7 @@ Status drive(const scenario::Scenario& scenario, api::Device& api, api::Model& m
     TIDEMARK_TRY(kernel, model.kernel_gauges());
     result.kernel_gauges = kernel;
   }
-  if (scenario.layer.on) {  // after the kernel's: a replay digests the gauge replies in this order
+  if (scenario.layer.on) {
     TIDEMARK_TRY(observed, model.observed_gauges());
     result.observed_gauges = observed;
   }

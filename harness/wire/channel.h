@@ -9,7 +9,8 @@
 
 #include "wire/lanes.h"
 #include "wire/posix.h"
-#include "wire/protocol.h"
+#include "wire/codec.h"
+#include "wire/messages.h"
 #include "wire/recording.h"
 #include "wire/server.h"
 

@@ -10,7 +10,8 @@
 #include "api/device.h"
 #include "api/model.h"
 #include "wire/channel.h"
-#include "wire/protocol.h"
+#include "wire/codec.h"
+#include "wire/messages.h"
 
 namespace tidemark::wire {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "wire/posix.h"
-#include "wire/protocol.h"
+#include "wire/codec.h"
 
 namespace tidemark::wire {
 

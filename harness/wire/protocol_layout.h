@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "wire/protocol.h"
+#include "wire/codec.h"
 
 namespace tidemark::wire {
 

@@ -1,5 +1,4 @@
-#include "wire/protocol.h"
-#include "wire/protocol_layout.h"
+#include "wire/codec.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +7,8 @@
 #include <random>
 
 #include "wire/frame_io.h"
+#include "wire/messages.h"
+#include "wire/protocol_layout.h"
 #include "wire/server.h"
 
 namespace tidemark::wire {

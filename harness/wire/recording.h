@@ -22,7 +22,7 @@
 #include "core/digest.h"
 #include "core/files.h"
 #include "core/knobs.h"
-#include "wire/protocol.h"
+#include "wire/codec.h"
 
 namespace tidemark::wire {
 

@@ -7,15 +7,11 @@
 #include "core/digest.h"
 #include "wire/channel.h"
 #include "wire/recording.h"
+#include "wire/reply_digest.h"
 
 namespace tidemark::wire {
 
 namespace {
-
-Result<std::string> read_pixel_hash(FrameView reply) {
-  TIDEMARK_TRY(pixels, decode<Pixels>(reply));
-  return pixel_hash(pixels.width, pixels.height, pixels.bytes);
-}
 
 // What differs between a recorded and a replayed reply, or nullopt when they agree.
 std::optional<std::string> difference(FrameView recorded, const Frame& replayed) {
@@ -42,8 +38,8 @@ std::optional<std::string> difference(FrameView recorded, const Frame& replayed)
                              b->values[i].first, b->values[i].second);
   }
   if (recorded.op == Opcode::Pixels) {
-    auto a = read_pixel_hash(recorded);
-    auto b = read_pixel_hash(replayed);
+    auto a = pixels_hash(recorded);
+    auto b = pixels_hash(replayed);
     if (a && b) return fmt::format("recorded pixel hash {}, replayed {}", *a, *b);
   }
   if (recorded.op == Opcode::WaitResult) {
@@ -91,9 +87,8 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
   };
 
   std::optional<std::pair<uint32_t, std::string>> awaited;  // a reply-bearing request: sequence, name
-  NamedValues gauges;
-  std::string pixels;
-  std::string trace;  // the hash of the run trace the recording read back
+  Opcode awaited_request = Opcode::Ok;  // and its opcode: a gauge reply is digested under its source
+  RunDigestInputs digested;
   bool said_goodbye = false;
   uint64_t commands = 0;  // requests of the client API: not the handshake, goodbye or drains
   auto started = std::chrono::steady_clock::now();
@@ -121,8 +116,10 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
       if (auto sent = channel.send(to_send); !sent)
         return fail(sent.error().kind, fmt::format("{}: record #{} ({}): {}", file.string(), index,
                                                    to_string(frame.op), sent.error().message));
-      if (has_reply(frame.op))
+      if (has_reply(frame.op)) {
         awaited.emplace(frame.sequence, fmt::format("record #{} ({})", index, to_string(frame.op)));
+        awaited_request = frame.op;
+      }
       said_goodbye = said_goodbye || frame.op == Opcode::Goodbye;
       report.respecifies += frame.op == Opcode::BufferData ? 1 : 0;
       commands += frame.op != Opcode::Hello && frame.op != Opcode::Goodbye && frame.op != Opcode::Sync ? 1 : 0;
@@ -150,7 +147,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
           break;
         }
       }
-      trace = std::move(read->hash);
+      add_to_run_digest(digested, awaited_request, *replayed);
       if (replayed->sequence == awaited->first) awaited.reset();
       continue;
     }
@@ -160,12 +157,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
         break;
       }
     }
-    if (replayed->op == Opcode::GaugeValues) {  // the backend's, then the kernel model's, as the run read them
-      if (auto read = decode<GaugeValues>(*replayed)) gauges.insert(gauges.end(), read->values.begin(), read->values.end());
-    }
-    if (replayed->op == Opcode::Pixels) {
-      if (auto hash = read_pixel_hash(*replayed)) pixels = std::move(*hash);
-    }
+    add_to_run_digest(digested, awaited_request, *replayed);
     if (replayed->sequence == awaited->first) awaited.reset();
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -174,7 +166,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
     return fail(ErrorKind::BadInput, fmt::format("{}: ends before the reply to {}", file.string(), awaited->second));
   if (!report.divergence && commands == 0)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a recording of commands, found none", file.string()));
-  if (!gauges.empty() && !pixels.empty()) report.digest = run_digest(gauges, pixels, trace);
+  if (digested.complete()) report.digest = digested.digest();
   if (!said_goodbye && !report.divergence) {
     if (channel.send(make_frame(0, Goodbye{}))) (void)channel.receive();
   }

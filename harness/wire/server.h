@@ -12,7 +12,8 @@
 #include "core/knobs.h"
 #include "core/mutants.h"
 #include "wire/frame_io.h"
-#include "wire/protocol.h"
+#include "wire/codec.h"
+#include "wire/messages.h"
 
 namespace tidemark::session {
 class LocalSession;

@@ -7,7 +7,8 @@
 
 #include "wire/frame_io.h"
 #include "wire/posix.h"
-#include "wire/protocol.h"
+#include "wire/codec.h"
+#include "wire/messages.h"
 
 namespace tidemark::wire {
 namespace {

@@ -10,7 +10,8 @@
 
 #include "kernel/driver.h"
 #include "wire/frame_io.h"
-#include "wire/protocol.h"
+#include "wire/codec.h"
+#include "wire/messages.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <sstream>
 
-#include "wire/protocol.h"
+#include "wire/codec.h"
 #include "wire/recording.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

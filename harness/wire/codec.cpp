@@ -1,11 +1,8 @@
-#include "wire/protocol.h"
-#include "wire/protocol_layout.h"
-
-#include <xxhash.h>
-
-#include <bit>
+#include "wire/codec.h"
 
 #include <fmt/format.h>
+
+#include <bit>
 
 namespace tidemark::wire {
 
@@ -57,40 +54,6 @@ Status assign(Result<T> read, T& value) {
 }
 
 }  // namespace
-
-bool is_known(Opcode op) {
-  switch (op) {
-#define TIDEMARK_KNOWN(name, code, text) case Opcode::name:
-    TIDEMARK_WIRE_MESSAGES(TIDEMARK_KNOWN)
-#undef TIDEMARK_KNOWN
-    return true;
-  }
-  return false;
-}
-
-const char* to_string(Opcode op) {
-  switch (op) {
-#define TIDEMARK_NAME(name, code, text) \
-  case Opcode::name:                    \
-    return text;
-    TIDEMARK_WIRE_MESSAGES(TIDEMARK_NAME)
-#undef TIDEMARK_NAME
-  }
-  return "unknown";
-}
-
-bool is_request(Opcode op) { return static_cast<uint16_t>(op) < 100; }
-
-bool has_reply(Opcode op) {
-  switch (op) {
-#define TIDEMARK_HAS_REPLY(name, code, text) \
-  case Opcode::name:                         \
-    return expects_reply<name>();
-    TIDEMARK_WIRE_MESSAGES(TIDEMARK_HAS_REPLY)
-#undef TIDEMARK_HAS_REPLY
-  }
-  return false;
-}
 
 void append_encoded(std::vector<uint8_t>& out, FrameView frame) {
   put_le(out, kMagic, 4);
@@ -336,64 +299,6 @@ Status get(Reader& reader, kernel::PowerPolicy& value) {
 }
 Status get(Reader& reader, kernel::KgslNode& value) { return get_enum(reader, value, kernel::kKgslNodeNames, "kgsl node"); }
 Result<uint32_t> read_count(Reader& reader, uint32_t limit, const char* what) { return count_of(reader, limit, what); }
-
-Status TraceCounters::check() const {
-  if (op.gpus.size() > 64) return protocol_error(fmt::format("{} GPUs, at most 64", op.gpus.size()));
-  return {};
-}
-
-Status KmdSubmit::check() const {
-  if (op.commands.empty() || op.commands.size() > kernel::kMaxCommandsPerSubmit)
-    return protocol_error(
-        fmt::format("{} commands in a submit, expected 1..{}", op.commands.size(), kernel::kMaxCommandsPerSubmit));
-  return {};
-}
-
-Status Pixels::check() const {
-  if (width < 0 || height < 0 || bytes.size() != size_t(width) * size_t(height) * 4)
-    return protocol_error(fmt::format("{}x{} image with {} bytes", width, height, bytes.size()));
-  return {};
-}
-
-Status KernelNode::check() const {
-  if (type >= kernel::kMemoryTypeNames.size()) return protocol_error(fmt::format("memory type {}", type));
-  return {};
-}
-
-Status KernelAllocate::check() const {
-  if (type >= kernel::kMemoryTypeNames.size()) return protocol_error(fmt::format("memory type {}", type));
-  return {};
-}
-
-Status Hello::check() const {
-  const auto& [width, height] = std::tie(config.width, config.height);
-  const auto& kmd = config.model.kmd;
-  const auto& kgsl = config.model.kgsl;
-  if (width < 1 || height < 1 || width > kMaxTargetSide || height > kMaxTargetSide)
-    return protocol_error(fmt::format("target {}x{}, each side 1..{}", width, height, kMaxTargetSide));
-  if (kmd.ring_dwords < kernel::kMinRingDwords || kmd.ring_dwords > kernel::kMaxRingDwords)
-    return protocol_error(fmt::format("ring of {} dwords, expected {}..{}", kmd.ring_dwords, kernel::kMinRingDwords,
-                                      kernel::kMaxRingDwords));
-  if (kgsl.freq_table_hz.empty() || kgsl.freq_table_hz.front() == 0)
-    return protocol_error("a kgsl frequency table without a non-zero maximum first");
-  return {};
-}
-
-std::string protocol_layout() {
-  std::string out;
-#define TIDEMARK_DESCRIBE(name, code, text) \
-  out += fmt::format("{} {} ", text, code);  \
-  describe_layout<name>(out);               \
-  out += "\n";
-  TIDEMARK_WIRE_MESSAGES(TIDEMARK_DESCRIBE)
-#undef TIDEMARK_DESCRIBE
-  return out;
-}
-
-uint64_t protocol_layout_hash() {
-  std::string layout = protocol_layout();
-  return XXH3_64bits(layout.data(), layout.size());
-}
 
 Status check_payload(FrameView frame) {
   switch (frame.op) {
