@@ -19,6 +19,15 @@ Result<nlohmann::json> parse_json(std::string_view text, const std::string& file
   }
 }
 
+Status check_format(const nlohmann::json& json, const std::string& where, std::string_view format, int64_t version,
+                    std::string_view description) {
+  if (json.is_object() && json.value("format", "") == format && json.value("version", int64_t{0}) == version) return {};
+  return fail(ErrorKind::BadInput,
+              fmt::format("{}: expected {} of version {}, found {}", where, description, version,
+                          json.is_object() && json.contains("version") ? "version " + json["version"].dump()
+                                                                       : std::string("another JSON document")));
+}
+
 JsonFields::JsonFields(const nlohmann::json& json, std::string where, std::string path)
     : JsonFields(json, std::move(where), std::move(path), std::make_shared<std::optional<Error>>()) {
   if (!json_.is_object()) fail_with(fmt::format("{}: expected a JSON object, found {}", where_, json_.type_name()));

@@ -23,6 +23,11 @@ namespace tidemark::report {
 // Parses `text` as JSON; a syntax error says FILE:LINE:COLUMN.
 Result<nlohmann::json> parse_json(std::string_view text, const std::string& file, std::string_view what);
 
+// A document's own "format" and "version" fields: anything else is refused as "FILE: expected
+// <description> of version V, found version W" (or "another JSON document").
+Status check_format(const nlohmann::json& json, const std::string& where, std::string_view format, int64_t version,
+                    std::string_view description);
+
 class JsonFields {
  public:
   // `where` names the document ("out/summary.json"); `path` the object's place in it ("results[2]").

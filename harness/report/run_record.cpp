@@ -166,11 +166,7 @@ Result<RunRecord> read_run_record(const std::filesystem::path& file) {
   TIDEMARK_TRY(text, read_given_file(file, "run record"));
   TIDEMARK_TRY(json, parse_json(text, file.string(), "a run record (result.json)"));
   const std::string where = file.string();
-  if (!json.is_object() || json.value("format", "") != kRunFormat || json.value("version", int64_t{0}) != kRunVersion)
-    return fail(ErrorKind::BadInput,
-                fmt::format("{}: expected a {} document of version {}, found {}", where, kRunFormat, kRunVersion,
-                            json.is_object() && json.contains("version") ? "version " + json["version"].dump()
-                                                                         : std::string("another JSON document")));
+  TIDEMARK_CHECK(check_format(json, where, kRunFormat, kRunVersion, "a tidemark-run document"));
   json.erase("format");
   json.erase("version");
   return run_record_from_json(json, where, "");

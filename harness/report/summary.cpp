@@ -145,12 +145,7 @@ Result<Summary> read_summary(const fs::path& file) {
   const std::string where = file.string();
   TIDEMARK_TRY(text, read_given_file(file, "summary"));
   TIDEMARK_TRY(json, parse_json(text, where, "a JSON summary"));
-  if (!json.is_object() || json.value("format", "") != kSummaryFormat ||
-      json.value("version", int64_t{0}) != kSummaryVersion)
-    return fail(ErrorKind::BadInput,
-                fmt::format("{}: expected a tidemark summary of version {}, found {}", where, kSummaryVersion,
-                            json.is_object() && json.contains("version") ? "version " + json["version"].dump()
-                                                                         : std::string("another JSON document")));
+  TIDEMARK_CHECK(check_format(json, where, kSummaryFormat, kSummaryVersion, "a tidemark summary"));
   JsonFields fields(json, where);
   fields.skip("format");
   fields.skip("version");
