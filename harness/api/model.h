@@ -12,12 +12,11 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/counters.h"
 #include "core/gauges.h"
+#include "core/kernel_types.h"
 #include "core/memory_type.h"
-#include "kernel/driver.h"
-#include "kernel/gpu_mem.h"
-#include "tracer/counters.h"
-#include "tracer/run_trace.h"
+#include "core/trace_memory.h"
 
 namespace tidemark::api {
 

@@ -34,7 +34,9 @@ struct SessionConfig {
   KnobValues knobs;                       // the knobs as given; the receiver resolves them
   std::string mutant;                     // red-once: the fault switch; empty: none
   bool validation = false;                // the driver's validation on; any message is red
-  std::vector<GaugeKind> gauges;          // the kinds of gauge the scenario reads: the backend must give them
+  // The kinds of gauge the scenario reads. The runner checks once, before any session, that the
+  // backend gives them (naming the scenario's line); recordings keep them as part of the handshake.
+  std::vector<GaugeKind> gauges;
   ModelConfig model;
   LayerConfig layer;
   static auto fields(auto& m) {

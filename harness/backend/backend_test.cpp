@@ -19,12 +19,10 @@ namespace {
 using api::BufferId;
 using api::FenceId;
 
-std::unique_ptr<session::LocalSession> make_session(KnobValues knobs = {}) {
+std::unique_ptr<api::Session> make_session(KnobValues knobs = {}) {
   api::SessionConfig config{.width = 8, .height = 8, .knobs = knobs};
-  auto resolved = resolve_knobs({&config.knobs}, "test");
-  EXPECT_TRUE(resolved) << resolved.error().message;
-  auto session = session::LocalSession::open(config, session::builtin_backends(), {.knobs = resolved.value_or(KnobValues{})});
-  EXPECT_TRUE(session) << session.error().message;
+  auto session = session::open_session(config, session::builtin_backends(), nullptr);
+  EXPECT_TRUE(session) << session.error().error.message;
   return session ? std::move(*session) : nullptr;
 }
 
@@ -149,8 +147,8 @@ TEST(BackendVulkan, TheRunTraceAgreesWithTheGaugesAndTheKernelMap) {
   ASSERT_TRUE(backend->flush());  // a submit: the counters are sampled, 4096 bytes parked
   ASSERT_TRUE(backend->present());
   Gauges gauges = backend->gauges().value();
-  KernelGauges kernel = session->host().kernel_gauges().value();
-  auto bytes = session->host().run_trace();
+  KernelGauges kernel = session->model().kernel_gauges().value();
+  auto bytes = session->model().run_trace();
   ASSERT_TRUE(bytes) << bytes.error().message;
   tracer::ImportedTrace trace = tracer::import_trace(*bytes);
   EXPECT_EQ(trace.stats, tracer::ImportStats{.packets = trace.stats.packets});

@@ -15,7 +15,7 @@
 #include "report/summary.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
-#include "wire/lanes.h"
+#include "lanes/lanes.h"
 
 namespace tidemark::cli {
 
@@ -188,8 +188,9 @@ int merge_command(const MergeArgs& args);
 
 // Shared by the commands that open lanes.
 Result<Lane> parse_lane_option(const std::string& name);
-// --lane, --server-program, --connect (+ token), --handshake-timeout-ms, --mutant.
-Result<wire::LaneOptions> lane_options_from(const LaneArgs& args);
+// --lane, --server-program, --connect (+ token), --handshake-timeout-ms; --mutant and
+// --backend are checked here but are the session's (RunOptions), not the lane's.
+Result<lanes::LaneOptions> lane_options_from(const LaneArgs& args);
 Status check_mutant_name(const std::string& name);
 
 }  // namespace tidemark::cli

@@ -21,7 +21,8 @@
 #include "runner/runner.h"
 #include "runner/selection.h"
 #include "scenario/scenario.h"
-#include "wire/lanes.h"
+#include "lanes/lanes.h"
+#include "wire/posix.h"
 
 namespace tidemark::cli {
 
@@ -104,8 +105,8 @@ Result<std::map<std::string, int64_t>> parse_knobs(const std::vector<std::string
   return out;
 }
 
-Result<wire::LaneOptions> lane_options_from(const LaneArgs& args) {
-  wire::LaneOptions options;
+Result<lanes::LaneOptions> lane_options_from(const LaneArgs& args) {
+  lanes::LaneOptions options;
   TIDEMARK_TRY(lane, parse_lane_option(args.lane));
   options.lane = lane;
   options.server_program = args.server_program;
@@ -114,13 +115,11 @@ Result<wire::LaneOptions> lane_options_from(const LaneArgs& args) {
     return fail(ErrorKind::BadInput, "--handshake-timeout-ms, --reply-timeout-ms: expected at least 1");
   options.handshake_timeout = std::chrono::milliseconds(args.handshake_timeout_ms);
   options.reply_timeout = std::chrono::milliseconds(args.reply_timeout_ms);
+  // The session's choices (--mutant, --backend) are checked here, with the lane's, and go into the run's options.
   if (auto ok = check_mutant_name(args.mutant); !ok) return std::unexpected(ok.error());
-  options.mutant = args.mutant;
-  options.backend.clear();  // each scenario's own
   if (!args.backend.empty()) {
     auto backend = session::builtin_backends().lookup(args.backend);
     if (!backend) return fail(ErrorKind::BadInput, "--backend: " + backend.error().message);
-    options.backend = (*backend)->name;
   }
   options.backends = &session::builtin_backends();
   if (!args.connect.empty()) {

@@ -14,7 +14,7 @@
 #include "runner/runner.h"
 #include "scenario/scenario.h"
 #include "session/builtin_backends.h"
-#include "wire/lanes.h"
+#include "lanes/lanes.h"
 
 namespace tidemark::cli {
 

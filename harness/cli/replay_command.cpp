@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "wire/replay.h"
+#include "lanes/replay.h"
 
 namespace tidemark::cli {
 
@@ -10,7 +10,7 @@ namespace tidemark::cli {
 int replay_command(const ReplayArgs& args) {
   auto options = lane_options_from(args.lane);
   if (!options) return report_error(options.error());
-  auto report = wire::replay(args.file, *options, !args.no_compare);
+  auto report = lanes::replay(args.file, *options, !args.no_compare, args.lane.mutant);
   if (!report) return report_error(report.error());
   double rate = report->seconds > 0 ? double(report->requests) / report->seconds : 0;
   if (report->divergence) {

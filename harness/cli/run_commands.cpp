@@ -84,6 +84,8 @@ int run_command(const RunArgs& args) {
   options.validation = args.validation;
   options.repeat = repeat;
   options.lane = *lane_options;
+  options.backend = args.lane.backend;
+  options.mutant = args.lane.mutant;
   std::vector<runner::Expectation> expectations;
   if (!args.expectations.empty()) {
     auto loaded = runner::load_expectations(args.expectations);

@@ -22,7 +22,7 @@
 #include "core/process_memory.h"
 #include "layer/link.h"
 #include "session/builtin_backends.h"
-#include "wire/lanes.h"
+#include "session/session.h"
 #include "wire/posix.h"
 #include "wire/server.h"
 
@@ -71,8 +71,10 @@ int listen_and_serve(const std::string& endpoint_text, const std::string& token_
   }
   fmt::print("listening on {}:{}\n", endpoint->first, *port);
   std::fflush(stdout);
-  wire::ServerOptions options{
-      .token = *token, .log = log_line, .backends = &session::builtin_backends(), .stop_after_frames = stop_after_frames};
+  wire::ServerOptions options{.token = *token,
+                              .log = log_line,
+                              .open_session = session::session_factory(session::builtin_backends()),
+                              .stop_after_frames = stop_after_frames};
   std::vector<pid_t> running;
   for (int served = 0; sessions == 0 || served < sessions; ++served) {
     auto connection = wire::tcp_accept(listener->get());
@@ -122,7 +124,7 @@ int main(int argc, char** argv) {
       wire::UniqueFd connection(fd);
       log_line(wire::serve_connection(connection.get(),
                                       wire::ServerOptions{.log = log_line,
-                                                          .backends = &session::builtin_backends(),
+                                                          .open_session = session::session_factory(session::builtin_backends()),
                                                           .stop_after_frames = stop_after_frames}));
       return 0;
     }

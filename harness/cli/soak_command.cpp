@@ -52,7 +52,7 @@ int soak_command(const SoakArgs& args) {
     options.report_dir = report_dir;
     options.lane.lane = lane;
     options.probe_every = args.every;
-    options.probe = [&](uint64_t calls, const wire::LaneReport& report) {
+    options.probe = [&](uint64_t calls, const lanes::LaneReport& report) {
       runner::SoakSample sample;
       sample.calls = calls;
       sample.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

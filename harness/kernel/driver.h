@@ -12,90 +12,13 @@
 
 #include "core/error.h"
 #include "core/gauges.h"
+#include "core/kernel_types.h"
 #include "core/mutants.h"
 #include "kernel/kgsl.h"
 #include "kernel/submission.h"
 
 namespace tidemark::kernel {
 
-struct KmdSubmitOp {
-  std::vector<Command> commands;
-  SubmitFaults faults;  // this submit's own faults (added to any armed with KmdFaultOp)
-  static auto fields(auto& m) { return std::tie(m.commands, m.faults); }
-};
-struct KmdAdvanceOp {
-  uint64_t ns = 0;
-  static auto fields(auto& m) { return std::tie(m.ns); }
-};
-struct KmdWaitOp {
-  uint64_t fence = 0;
-  uint64_t timeout_ns = 0;
-  static auto fields(auto& m) { return std::tie(m.fence, m.timeout_ns); }
-};
-struct KmdFrameOp {
-  static auto fields(auto&) { return std::tie(); }
-};
-struct KmdSignalOp {
-  uint64_t semaphore = 0;
-  static auto fields(auto& m) { return std::tie(m.semaphore); }
-};
-// The driver runs two queues, each its own ring, engine and fence: the scene's, which scripted
-// submits, waits and signals use, and the backend's, which carries the backend's queue submits.
-// Time and frames pass on both.
-enum class Queue : uint8_t { Scene, Backend };
-inline constexpr std::string_view kQueueNames[] = {"scene", "backend"};
-
-// Faults for the next submit on a queue.
-struct KmdFaultOp {
-  SubmitFaults faults;
-  Queue queue = Queue::Scene;
-  static auto fields(auto& m) { return std::tie(m.faults, m.queue); }
-};
-struct KmdDiagnoseOp {
-  std::string name;
-  Queue queue = Queue::Scene;
-  static auto fields(auto& m) { return std::tie(m.name, m.queue); }
-};
-struct KgslSampleOp {
-  uint64_t busy_us = 0;
-  uint64_t total_us = 0;
-  uint64_t freq_hz = 0;
-  static auto fields(auto& m) { return std::tie(m.busy_us, m.total_us, m.freq_hz); }
-};
-struct KgslPowerOp {
-  bool axi_on = true;
-  static auto fields(auto& m) { return std::tie(m.axi_on); }
-};
-enum class KgslNode : uint8_t { Gpubusy, GpuLoad, TracePipe };
-inline constexpr std::string_view kKgslNodeNames[] = {"gpubusy", "gpu_load", "trace_pipe"};
-struct KgslReadOp {
-  KgslNode node = KgslNode::Gpubusy;
-  std::string name;
-  static auto fields(auto& m) { return std::tie(m.node, m.name); }
-};
-
-using KernelOp = std::variant<KmdSubmitOp, KmdAdvanceOp, KmdWaitOp, KmdFrameOp, KmdSignalOp, KmdFaultOp,
-                              KmdDiagnoseOp, KgslSampleOp, KgslPowerOp, KgslReadOp>;
-
-// What the named operations produced; a name used again keeps its latest result.
-struct NamedDiagnosis {
-  std::string name;
-  Diagnosis diagnosis;
-  static auto fields(auto& m) { return std::tie(m.name, m.diagnosis); }
-  bool operator==(const NamedDiagnosis&) const = default;
-};
-struct NamedRead {
-  std::string name;
-  std::string text;
-  static auto fields(auto& m) { return std::tie(m.name, m.text); }
-  bool operator==(const NamedRead&) const = default;
-};
-struct KernelReport {
-  std::vector<NamedDiagnosis> diagnoses;
-  std::vector<NamedRead> reads;
-  static auto fields(auto& m) { return std::tie(m.diagnoses, m.reads); }
-  bool operator==(const KernelReport&) const = default;
-};
 
 class KernelDriver {
  public:

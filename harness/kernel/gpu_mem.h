@@ -15,6 +15,7 @@
 #include <absl/container/btree_map.h>
 #include <absl/container/flat_hash_map.h>
 
+#include "core/kernel_types.h"
 #include "core/memory_type.h"
 #include "core/mutants.h"
 
@@ -22,12 +23,6 @@ namespace tidemark::kernel {
 
 // --- 1. The tracepoint -------------------------------------------------------------------
 
-struct GpuMemTotalEvent {
-  uint32_t gpu_id = 0;
-  uint32_t pid = 0;    // 0: the GPU's global total
-  uint64_t size = 0;   // the new total after the change, never a delta
-  auto operator<=>(const GpuMemTotalEvent&) const = default;
-};
 
 // `gpu_id=0 pid=1234 size=4096`, as tracefs prints it.
 std::string to_text(const GpuMemTotalEvent& event);
@@ -93,11 +88,6 @@ class GpuMemMap {
 
 // --- 3. The reader (GpuMem) ----------------------------------------------------------------
 
-// How attaching to the tracepoint goes: fail this many times, then succeed (or never).
-struct AttachScript {
-  uint32_t failures = 0;
-  bool stop_requested = false;  // the service is stopping: give up at the first failure
-};
 
 class GpuMemReader {
  public:

@@ -10,22 +10,11 @@
 #include <tuple>
 #include <vector>
 
+#include "core/kernel_types.h"
 #include "core/mutants.h"
 
 namespace tidemark::kernel {
 
-struct KgslConfig {
-  // UPDATE_BUSY_VAL: the msm-4.14 source (kgsl_pwrctrl.c) moves the accumulators to busy_old/
-  // total_old once total reaches 1 000 000 us; seed 002 says 1 ms. The source is the default.
-  uint64_t update_busy_us = 1'000'000;
-  // The devfreq frequency table, [0] the maximum: Adreno 640's (SM8150, an msm-4.14 SoC).
-  // Must be non-empty with a non-zero first entry. An empty table or a zero [0] is read as
-  // "every sample ran at the maximum": busy is then accumulated unscaled, never divided by 0.
-  std::vector<uint64_t> freq_table_hz = {585'000'000, 499'200'000, 427'000'000, 345'000'000, 257'000'000};
-  std::string device_name = "kgsl-3d0";
-  static auto fields(auto& m) { return std::tie(m.update_busy_us, m.freq_table_hz, m.device_name); }
-  bool operator==(const KgslConfig&) const = default;
-};
 
 class KgslBusyStats {
  public:

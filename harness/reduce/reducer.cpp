@@ -317,7 +317,7 @@ class Reducer {
       run.lane.lane = Lane::Monolith;
       run.lane.backends = &session::builtin_backends();
       if (bug) {
-        run.lane.mutant = options_.mutant;
+        run.mutant = options_.mutant;
         run.knob_overrides = options_.knobs;
       }
       return runner::run(*loaded, run);

@@ -8,9 +8,9 @@
 #include "core/files.h"
 #include "runner/runner.h"
 #include "session/builtin_backends.h"
-#include "wire/lanes.h"
+#include "lanes/lanes.h"
 #include "wire/posix.h"
-#include "wire/replay.h"
+#include "lanes/replay.h"
 
 namespace tidemark::runner {
 
@@ -45,7 +45,7 @@ Result<double> floor_seconds(const std::string& program, uint64_t cycles) {
 
 // A stream is measured against the floor when (nearly) all its commands are respecifies: the
 // floor does those cycles' Vulkan work and nothing else.
-bool floor_applies(const wire::ReplayReport& report) { return report.respecifies * 100 >= report.requests * 99; }
+bool floor_applies(const lanes::ReplayReport& report) { return report.respecifies * 100 >= report.requests * 99; }
 
 }  // namespace
 
@@ -69,12 +69,12 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const fs::p
   std::optional<double> floor;  // measured once per stream, at its first lane
   for (Lane lane : kAllLanes) {
     std::vector<double> seconds;
-    wire::ReplayReport last;
+    lanes::ReplayReport last;
     for (int i = 0; i < std::max(1, repeat); ++i) {
-      wire::LaneOptions lane_options;
+      lanes::LaneOptions lane_options;
       lane_options.lane = lane;
       lane_options.backends = &session::builtin_backends();
-      TIDEMARK_TRY(replayed, wire::replay(options.lane.record, lane_options));
+      TIDEMARK_TRY(replayed, lanes::replay(options.lane.record, lane_options));
       if (replayed.divergence || replayed.digest != recorded.digest) {
         stream.divergence = fmt::format("{} diverged in {}: {}", scenario.name, lane_name(lane),
                                         replayed.divergence.value_or("digest " + replayed.digest));

@@ -20,7 +20,7 @@ Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
     if (judges.empty()) judges.push_back(default_backend(scenario));
     report::CompareRow row{scenario.id(), {}};
     for (const auto& backend : judges) {
-      options.lane.backend = backend;
+      options.backend = backend;
       auto result = run(scenario, options);
       if (!result) {
         row.cells.push_back({.backend = backend, .verdict = "cannot-judge", .why = result.error().message});

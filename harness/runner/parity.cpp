@@ -6,7 +6,7 @@
 
 #include "core/files.h"
 #include "session/builtin_backends.h"
-#include "wire/replay.h"
+#include "lanes/replay.h"
 
 namespace tidemark::runner {
 
@@ -19,7 +19,7 @@ Status record_and_replay(const scenario::Scenario& scenario, const std::string& 
                          ParitySubject& subject) {
   RunOptions options;
   options.report_dir = report_dir / "recorded";
-  options.lane.backend = backend;
+  options.backend = backend;
   const std::string file = scenario.group + "." + scenario.name + backend_suffix(scenario, backend) + ".tdrec";
   options.lane.record = (report_dir / "recordings" / file).string();
   options.lane.record_name = subject.name;
@@ -27,12 +27,12 @@ Status record_and_replay(const scenario::Scenario& scenario, const std::string& 
   TIDEMARK_TRY(recorded, run(scenario, options));
   subject.lanes_by_digest[recorded.digest].push_back("recorded");
   for (Lane lane : kAllLanes) {
-    wire::LaneOptions lane_options;
+    lanes::LaneOptions lane_options;
     lane_options.lane = lane;
     lane_options.backends = &session::builtin_backends();
     // The replaying server's log beside the recording, as a run's goes to its server.log.
     lane_options.server_log = (report_dir / "recordings" / fmt::format("{}.replay-{}.log", file, lane_name(lane))).string();
-    TIDEMARK_TRY(replayed, wire::replay(options.lane.record, lane_options));
+    TIDEMARK_TRY(replayed, lanes::replay(options.lane.record, lane_options));
     std::string key = replayed.divergence ? "diverged: " + *replayed.divergence : replayed.digest;
     subject.lanes_by_digest[key].push_back(fmt::format("replay-{}", lane_name(lane)));
     subject.row += fmt::format(" replay-{}={}", lane_name(lane), replayed.divergence ? "DIVERGED" : replayed.digest);
@@ -56,7 +56,7 @@ Result<ParityRun> parity(const std::vector<scenario::Scenario>& scenarios, const
         RunOptions options;
         options.report_dir = report_dir;
         options.lane.lane = lane;
-        options.lane.backend = backend;
+        options.backend = backend;
         TIDEMARK_TRY(result, run(scenario, options));
         subject.lanes_by_digest[result.digest].push_back(std::string(lane_name(lane)));
         subject.row += fmt::format(" {}={}{}", lane_name(lane), result.digest, result.passed() ? "" : "(red)");

@@ -10,7 +10,7 @@
 #include "check/evaluate.h"
 #include "core/error.h"
 #include "scenario/scenario.h"
-#include "wire/lanes.h"
+#include "lanes/lanes.h"
 
 namespace tidemark::runner {
 
@@ -18,7 +18,7 @@ namespace tidemark::runner {
 struct SingleRun {
   std::optional<Error> error;
   check::ReadBack read;
-  wire::LaneReport lane;
+  lanes::LaneReport lane;
 };
 
 // Runs the steps, then reads back pixels, gauges, the kernel model's state, the trace and

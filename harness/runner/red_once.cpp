@@ -33,7 +33,6 @@ RunOptions run_options_for(const RedOnceOptions& options, Lane lane, const std::
   run_options.report_dir = options.report_dir.empty() ? std::filesystem::path() : options.report_dir / folder;
   run_options.lane = options.lane_template;
   run_options.lane.lane = lane;
-  run_options.lane.mutant.clear();
   return run_options;
 }
 
@@ -96,7 +95,7 @@ ControlRun run_control(const scenario::Scenario& scenario, const scenario::Contr
       folder.begin(), folder.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_'; },
       '-');
   RunOptions run_options = run_options_for(options, lane, folder);
-  run_options.lane.mutant = control.mutant;
+  run_options.mutant = control.mutant;
   run_options.knob_overrides = control.knobs;
   judge(run(scenario, run_options), green, {control.fails.begin(), control.fails.end()}, control_run);
   if (control_run.verdict == ControlRun::Verdict::WrongRed) control_run.measured.push_back("wrong red: " + control_run.detail);

@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
-#include "wire/lanes.h"
+#include "lanes/lanes.h"
 
 namespace tidemark::runner {
 
@@ -43,7 +43,7 @@ struct RedOnceReport {
 
 struct RedOnceOptions {
   std::vector<Lane> lanes{std::begin(kAllLanes), std::end(kAllLanes)};
-  wire::LaneOptions lane_template;  // server program and timeouts
+  lanes::LaneOptions lane_template;  // server program and timeouts
   std::filesystem::path report_dir;
 };
 

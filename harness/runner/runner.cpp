@@ -36,14 +36,18 @@ std::string camel_case(std::string_view kebab) {
 
 namespace {
 
-// The session a scenario asks for: its target and model sections, the effective knobs.
-api::SessionConfig session_config(const Scenario& scenario, const KnobValues& knobs, bool validation) {
+// The session a run asks for: the scenario's target and model sections, the backend and
+// mutant chosen, the effective knobs.
+api::SessionConfig session_config(const Scenario& scenario, const std::string& backend, const RunOptions& options,
+                                  const KnobValues& knobs) {
   std::vector<GaugeKind> gauges;
   for (const auto& [kind, use] : scenario.gauge_uses()) gauges.push_back(kind);
-  return {.width = scenario.target.width,
+  return {.backend = backend,
+          .width = scenario.target.width,
           .height = scenario.target.height,
           .knobs = knobs,
-          .validation = validation,
+          .mutant = options.mutant,
+          .validation = options.validation,
           .gauges = std::move(gauges),
           .model = {.kernel_pid = scenario.kernel.pid,
                     .kernel_gpu = scenario.kernel.gpu,
@@ -54,13 +58,9 @@ api::SessionConfig session_config(const Scenario& scenario, const KnobValues& kn
           .layer = {.on = scenario.layer.on, .completion = scenario.layer.completion}};
 }
 
-Result<SingleRun> run_once(const Scenario& scenario, const std::map<std::string, int64_t>& knobs,
-                           const RunOptions& options, const fs::path& report_dir, std::vector<std::string>& log) {
-  api::SessionConfig config = session_config(scenario, knobs, options.validation);
-  wire::LaneOptions lane = options.lane;
-  if (!lane.backends) lane.backends = &session::builtin_backends();
-  if (lane.server_log.empty() && !report_dir.empty()) lane.server_log = (report_dir / "server.log").string();
-  auto session = wire::open_lane(lane, config, [&log](const std::string& line) { log.push_back(line); });
+Result<SingleRun> run_once(const Scenario& scenario, const api::SessionConfig& config, const lanes::LaneOptions& lane,
+                           const RunOptions& options, std::vector<std::string>& log) {
+  auto session = lanes::open_lane(lane, config, [&log](const std::string& line) { log.push_back(line); });
   if (!session && session.error().kind == ErrorKind::Environment) return std::unexpected(session.error());
 
   SingleRun result;
@@ -93,13 +93,13 @@ check::CounterTracks counter_tracks(const api::BackendEntry& backend) {
   return {.device_bytes = api::kLayerBytesTrack, .map_entry = api::kMapEntryTrack, .target_in_device_bytes = true};
 }
 
-Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const api::BackendEntry& backend,
+Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const api::BackendEntry& backend, MutantId mutant,
                                              const RunResult& result, const SingleRun& run, const RunOptions& options) {
   check::RunContext context;
   context.completed = !result.error;
   context.knobs = check::Values(result.knobs.begin(), result.knobs.end());
   context.artifact_dir = result.report_dir;
-  context.mutant = find_mutant(options.lane.mutant).value_or(MutantId::None);
+  context.mutant = mutant;
   context.lane = options.lane.lane;
   context.traffic = {.frames_sent = run.lane.frames_sent,
                      .frames_received = run.lane.frames_received,
@@ -186,30 +186,34 @@ Result<std::string> backend_for(const Scenario& scenario, const std::string& cho
   return chosen;
 }
 
-Result<RunResult> run(const Scenario& scenario, const RunOptions& given) {
-  RunOptions options = given;
-  const api::BackendRegistry& backends = options.lane.backends ? *options.lane.backends : session::builtin_backends();
-  TIDEMARK_TRY(backend_name, backend_for(scenario, given.lane.backend, backends));
-  options.lane.backend = backend_name;
-  TIDEMARK_TRY(backend, backends.lookup(options.lane.backend));
+Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
+  // The backend, the knobs and the mutant are resolved here, once: the session config carries them.
+  lanes::LaneOptions lane = options.lane;
+  if (!lane.backends) lane.backends = &session::builtin_backends();
+  TIDEMARK_TRY(backend_name, backend_for(scenario, options.backend, *lane.backends));
+  TIDEMARK_TRY(backend, lane.backends->lookup(backend_name));
   TIDEMARK_CHECK(check_backend_judges(scenario, *backend));
   RunResult result;
-  result.test_name = test_name(scenario, options.lane.lane, backend_name);
+  result.test_name = test_name(scenario, lane.lane, backend_name);
   result.subject = subject_name(scenario, backend_name);
   result.backend = backend_name;
   result.file = scenario.file;
-  result.mutant = options.lane.mutant;
+  result.mutant = options.mutant;
   for (const auto& check : scenario.gauge_checks)
     for (const auto& name : check.expr.identifiers())
       if (std::find(result.gauges_used.begin(), result.gauges_used.end(), name) == result.gauges_used.end())
         result.gauges_used.push_back(name);
   TIDEMARK_TRY(knobs, effective_knobs(scenario, options.knob_overrides));
   result.knobs = knobs;
+  const api::SessionConfig config = session_config(scenario, backend_name, options, knobs);
+  // A mutant this build lacks is a run that cannot start, as any session refusing it would be.
+  const std::optional<MutantId> mutant = find_mutant(options.mutant);
   if (!options.report_dir.empty()) {
     // A backend other than the scenario's own has a folder of its own: nothing is written over.
-    result.report_dir = options.report_dir / lane_name(options.lane.lane) / scenario.group /
+    result.report_dir = options.report_dir / lane_name(lane.lane) / scenario.group /
                         (scenario.name + backend_suffix(scenario, backend_name));
     TIDEMARK_CHECK(make_directories(result.report_dir));
+    if (lane.server_log.empty()) lane.server_log = (result.report_dir / "server.log").string();
   }
 
   auto started = std::chrono::steady_clock::now();
@@ -217,8 +221,13 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& given) {
   SingleRun last;
   for (int attempt = 0; attempt < std::max(1, options.repeat); ++attempt) {
     log.clear();
-    TIDEMARK_TRY(once, run_once(scenario, knobs, options, result.report_dir, log));
-    last = std::move(once);
+    if (mutant) {
+      TIDEMARK_TRY(once, run_once(scenario, config, lane, options, log));
+      last = std::move(once);
+    } else {
+      last = SingleRun{};
+      last.error = Error{ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", options.mutant)};
+    }
     result.repeat_digests.push_back(run_digest(last.read));
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -232,7 +241,7 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& given) {
   result.trace_hash = trace_hash(last.read.trace);
   result.digest = result.repeat_digests.back();
 
-  TIDEMARK_TRY(outcomes, evaluate(scenario, *backend, result, last, options));
+  TIDEMARK_TRY(outcomes, evaluate(scenario, *backend, mutant.value_or(MutantId::None), result, last, options));
   result.outcomes = std::move(outcomes);
   if (result.error) {
     result.verdict = report::Verdict::CouldNotRun;

@@ -17,7 +17,7 @@
 #include "report/run_record.h"
 #include "scenario/scenario.h"
 #include "runner/expectations.h"
-#include "wire/lanes.h"
+#include "lanes/lanes.h"
 
 namespace tidemark::runner {
 
@@ -26,11 +26,13 @@ struct RunOptions {
   std::filesystem::path report_dir;               // empty: write nothing
   bool validation = false;                        // Vulkan validation; any message is red
   int repeat = 1;                                 // > 1: every run must give the same digest
-  wire::LaneOptions lane;
+  std::string backend;                            // the command line's choice; empty: the scenario's
+  std::string mutant;                             // red-once: the fault to switch on; empty: none
+  lanes::LaneOptions lane;                        // how the session is reached
   // Called after every `probe_every`-th backend call with the calls so far and the lane (its
   // server's pid): a soak samples memory there. Nothing it sees enters a result or a digest.
   uint64_t probe_every = 0;
-  std::function<void(uint64_t calls, const wire::LaneReport& lane)> probe;
+  std::function<void(uint64_t calls, const lanes::LaneReport& lane)> probe;
   // Known failures (expectations.txt): a run they name is judged against them.
   const std::vector<Expectation>* expectations = nullptr;
 };
@@ -55,7 +57,7 @@ struct RunResult {
   std::string digest;              // gauges + pixel hash + trace hash
   std::vector<std::string> repeat_digests;
   std::vector<std::string> validation_messages;
-  wire::LaneReport lane;
+  lanes::LaneReport lane;
   double seconds = 0;
   std::filesystem::path report_dir;  // where this scenario's files went
 

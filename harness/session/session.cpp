@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "host/model_host.h"
 #include "layer/link.h"
 
 namespace tidemark::session {
@@ -54,38 +55,67 @@ TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mu
   return settings;
 }
 
+// A session's device beside its model host. Members in the order they must die: the device
+// reports to the host as it dies, and the layer is detached after the device is gone.
+class LocalSession final : public api::Session {
+ public:
+  api::Device& device() override { return *device_; }
+  api::Model& model() override { return *host_; }
+  const KnobValues& knobs() const override { return knobs_; }
+
+  std::unique_ptr<host::ModelHost> host_;
+  std::unique_ptr<TidemarkLayerSink> sink_;  // the layer's view of the host (with the layer on)
+  std::unique_ptr<layer::Attachment> layer_;
+  std::unique_ptr<api::Device> device_;
+  KnobValues knobs_;
+};
+
+std::unexpected<api::OpenError> refused(Error error) {
+  return std::unexpected(api::OpenError{.error = std::move(error), .config_refused = true});
+}
+
 }  // namespace
 
-LocalSession::~LocalSession() = default;
+api::OpenResult open_session(const api::SessionConfig& config, const api::BackendRegistry& backends,
+                             std::function<void(const std::string&)> log) {
+  auto knobs = resolve_knobs({&config.knobs}, "handshake");
+  if (!knobs) return refused(knobs.error());
+  auto mutant = find_mutant(config.mutant);
+  if (!mutant)
+    return refused({ErrorKind::BadInput, fmt::format("mutant '{}' is not in this server's catalogue", config.mutant)});
+  auto entry = backends.lookup(config.backend);
+  if (!entry) return refused(entry.error());
+  auto failed = [](Error error) { return std::unexpected(api::OpenError{.error = std::move(error)}); };
 
-Result<std::unique_ptr<LocalSession>> LocalSession::open(const api::SessionConfig& config,
-                                                         const api::BackendRegistry& registry,
-                                                         api::DeviceContext context) {
-  TIDEMARK_TRY(entry, registry.lookup(config.backend));
-  for (GaugeKind kind : config.gauges)
-    if (!entry->gives(kind))
-      return fail(ErrorKind::BadInput, fmt::format("the {} backend gives no {} gauges, and the session reads them",
-                                                   entry->name, kGaugeKindNames[static_cast<size_t>(kind)]));
-  std::unique_ptr<LocalSession> session(new LocalSession());
-  const bool layer_on = config.layer.on || entry->needs_layer;
+  auto session = std::make_unique<LocalSession>();
+  const bool layer_on = config.layer.on || (*entry)->needs_layer;
   using Layer = host::ModelHost::Layer;
-  const Layer layer = !layer_on ? Layer::Off : entry->reports_itself ? Layer::Counts : Layer::Reports;
-  session->host_ = std::make_unique<host::ModelHost>(config.model, context.mutant, layer);
-  session->knobs_ = context.knobs;
+  const Layer layer = !layer_on ? Layer::Off : (*entry)->reports_itself ? Layer::Counts : Layer::Reports;
+  session->host_ = std::make_unique<host::ModelHost>(config.model, *mutant, layer);
+  session->knobs_ = *knobs;
+  api::DeviceContext context{.knobs = *knobs, .mutant = *mutant, .log = std::move(log)};
   if (layer_on) {
-    TIDEMARK_TRY(library, layer::Library::open());
-    session->sink_ = std::make_unique<TidemarkLayerSink>(layer_sink(*session->host_, entry->reports_itself));
-    session->layer_ = std::make_unique<layer::Attachment>(std::move(library), session->sink_.get(),
-                                                          layer_settings(config.layer, context.mutant, context.knobs));
+    auto library = layer::Library::open();
+    if (!library) return failed(library.error());
+    session->sink_ = std::make_unique<TidemarkLayerSink>(layer_sink(*session->host_, (*entry)->reports_itself));
+    session->layer_ = std::make_unique<layer::Attachment>(std::move(*library), session->sink_.get(),
+                                                          layer_settings(config.layer, *mutant, *knobs));
     auto observed = [attachment = session->layer_.get()] { return layer::to_observed(attachment->gauges()); };
     session->host_->observe_from(observed);
     context.layer = true;
     context.observed = observed;
   }
   context.events = session->host_.get();
-  TIDEMARK_TRY(device, entry->make(config, context));
-  session->device_ = std::move(device);
-  return session;
+  auto device = (*entry)->make(config, context);
+  if (!device) return failed(device.error());
+  session->device_ = std::move(*device);
+  return std::unique_ptr<api::Session>(std::move(session));
+}
+
+api::SessionFactory session_factory(const api::BackendRegistry& backends) {
+  return [&backends](const api::SessionConfig& config, std::function<void(const std::string&)> log) {
+    return open_session(config, backends, std::move(log));
+  };
 }
 
 }  // namespace tidemark::session

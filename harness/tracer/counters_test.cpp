@@ -1,4 +1,4 @@
-#include "tracer/counters.h"
+#include "core/counters.h"
 #include "tracer/measure_units_test.h"
 
 #include <gtest/gtest.h>

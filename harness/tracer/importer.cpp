@@ -9,7 +9,7 @@
 #include <set>
 #include <tuple>
 
-#include "tracer/counters.h"
+#include "core/counters.h"
 #include "tracer/perfetto_fields.h"
 #include "tracer/proto.h"
 

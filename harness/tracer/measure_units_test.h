@@ -2,7 +2,7 @@
 // shared/specs/perfetto.md, so that a test never takes the code's own values as expected.
 #pragma once
 
-#include "tracer/counters.h"
+#include "core/counters.h"
 
 namespace tidemark::tracer::test_units {
 

@@ -14,15 +14,10 @@
 #include <vector>
 
 #include "core/digest.h"
+#include "core/trace_memory.h"
 #include "tracer/trace_writer.h"
 
 namespace tidemark::tracer {
-
-// What the GPU-memory part of the trace records: the data source's snapshot and the ftrace
-// events after it (the whole series), only the snapshot (no later change), or only ftrace (no
-// baseline: Trace Processor drops the events of processes it never saw).
-enum class MemorySource : uint8_t { Both, Snapshot, Ftrace };
-inline constexpr std::string_view kMemorySourceNames[] = {"both", "snapshot", "ftrace"};
 
 class RunTrace {
  public:

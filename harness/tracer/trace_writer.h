@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-#include "tracer/counters.h"
+#include "core/counters.h"
 
 namespace tidemark::tracer {
 

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <deque>
-#include <random>
 #include <utility>
 
 #include "wire/server.h"
@@ -185,82 +184,19 @@ class RecordingChannel final : public Channel {
   RecordingWriter writer_;
 };
 
-std::string random_token() {
-  std::random_device random;
-  return fmt::format("{:08x}{:08x}{:08x}{:08x}", random(), random(), random(), random());
-}
-
-// What a server child keeps of our environment: the loader's and sanitizers' settings.
-// Knobs are deliberately absent: they travel in the handshake.
-const std::vector<std::string> kServerEnvironment = {
-    "PATH",          "HOME",          "LD_LIBRARY_PATH", "LD_PRELOAD",      "ASAN_OPTIONS",
-    "UBSAN_OPTIONS", "LSAN_OPTIONS",  "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_LAYER_PATH",
-    "VK_ADD_LAYER_PATH", "XDG_DATA_DIRS", "LP_NUM_THREADS"};
-
-Result<ChildProcess> spawn_server(const LaneOptions& options, std::vector<std::string> args, int pass_fd,
-                                  std::vector<std::pair<std::string, std::string>> set_env) {
-  ChildProcess::Options child;
-  child.program = options.server_program.empty() ? default_server_program() : options.server_program;
-  child.args = std::move(args);
-  child.keep_env = kServerEnvironment;
-  child.set_env = std::move(set_env);
-  child.pass_fd = pass_fd;
-  child.capture_stdout = pass_fd < 0;
-  child.stderr_path = options.server_log;
-  if (::access(child.program.c_str(), X_OK) != 0)
-    return fail(ErrorKind::Environment, fmt::format("no server program at {} (build tidemark-server)", child.program));
-  return ChildProcess::spawn(child);
-}
-
 }  // namespace
 
-Result<OpenedChannel> open_channel(const LaneOptions& options, std::function<void(const std::string&)> log) {
-  OpenedChannel opened;
-  switch (options.lane) {
-    case Lane::Monolith:
-      opened.channel = std::make_unique<DirectChannel>(ServerOptions{"", std::move(log), options.backends});
-      return opened;
-    case Lane::Split:
-      opened.channel = std::make_unique<InProcessChannel>(ServerOptions{"", std::move(log), options.backends});
-      return opened;
-    case Lane::Spawn: {
-      TIDEMARK_TRY(pair, socket_pair());
-      TIDEMARK_TRY(server, spawn_server(options, {"--fd", "3"}, pair.second.get(), {}));
-      pair.second.reset();  // the child holds its end: EOF on ours now means the child is gone
-      opened.server = std::make_unique<ChildProcess>(std::move(server));
-      opened.channel = std::make_unique<SocketChannel>("spawn", std::move(pair.first), opened.server.get(),
-                                                       options.reply_timeout);
-      return opened;
-    }
-    case Lane::Tcp:
-      break;
-  }
-  if (!options.connect.empty()) {
-    TIDEMARK_TRY(endpoint, parse_endpoint(options.connect));
-    TIDEMARK_TRY(fd, tcp_connect(endpoint.first, endpoint.second));
-    opened.channel = std::make_unique<SocketChannel>("tcp", std::move(fd), nullptr, options.reply_timeout);
-    opened.token = options.token;
-    return opened;
-  }
-  // A private server on a port the kernel picks: parallel tests never clash.
-  opened.token = random_token();
-  TIDEMARK_TRY(server, spawn_server(options, {"--listen", "127.0.0.1:0", "--sessions", "1"}, -1,
-                                    {{"TIDEMARK_TOKEN", opened.token}}));
-  opened.server = std::make_unique<ChildProcess>(std::move(server));
-  auto line = opened.server->read_line(Clock::now() + options.handshake_timeout);
-  if (!line)
-    return fail(ErrorKind::Fatal, fmt::format("the tcp server (pid {}) did not report its port within {} ms: {}",
-                                              opened.server->pid(), options.handshake_timeout.count(),
-                                              line.error().message));
-  auto at = line->rfind(' ');
-  TIDEMARK_TRY(endpoint, parse_endpoint(line->substr(at == std::string::npos ? 0 : at + 1)));
-  TIDEMARK_TRY(fd, tcp_connect(endpoint.first, endpoint.second));
-  opened.channel = std::make_unique<SocketChannel>("tcp", std::move(fd), opened.server.get(), options.reply_timeout);
-  return opened;
+std::unique_ptr<Channel> direct_channel(ServerOptions options) {
+  return std::make_unique<DirectChannel>(std::move(options));
 }
 
 std::unique_ptr<Channel> in_process_channel(ServerOptions options) {
   return std::make_unique<InProcessChannel>(std::move(options));
+}
+
+std::unique_ptr<Channel> socket_channel(std::string lane, UniqueFd fd, ChildProcess* server,
+                                        std::chrono::milliseconds reply_timeout) {
+  return std::make_unique<SocketChannel>(std::move(lane), std::move(fd), server, reply_timeout);
 }
 
 std::unique_ptr<Channel> recording_channel(std::unique_ptr<Channel> inner, RecordingWriter writer) {

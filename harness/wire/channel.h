@@ -1,5 +1,6 @@
-// Private to the wire: channels carry requests to a server and bring back its replies. A
-// request may wait in the channel until a reply is wanted, so many travel together.
+// The wire's transports: channels carry requests to a server and bring back its replies. A
+// request may wait in the channel until a reply is wanted, so many travel together. Which
+// channel a session gets is the lanes' choice (harness/lanes/).
 #pragma once
 
 #include <chrono>
@@ -7,7 +8,6 @@
 #include <optional>
 #include <string>
 
-#include "wire/lanes.h"
 #include "wire/posix.h"
 #include "wire/codec.h"
 #include "wire/messages.h"
@@ -33,20 +33,16 @@ class Channel {
   uint64_t received = 0;
 };
 
-// A channel to a server of the lane, ready for the Hello. `server` is the server process
-// when this client owns one; `token` is what the Hello must carry.
-struct OpenedChannel {
-  std::unique_ptr<ChildProcess> server;  // before the channel: the channel points at it
-  std::unique_ptr<Channel> channel;
-  std::string token;
-};
-
-// Monolith gets a server session in this process, called directly (no bytes); split the
-// same through the byte codec; spawn and tcp a socket to a server process.
-Result<OpenedChannel> open_channel(const LaneOptions& options, std::function<void(const std::string&)> log);
+// A server session in this process, called directly: frames are never turned into bytes.
+std::unique_ptr<Channel> direct_channel(ServerOptions options);
 
 // The split lane's channel: a server session in this process, every frame as bytes.
 std::unique_ptr<Channel> in_process_channel(ServerOptions options);
+
+// A socket to a server process (`server` when this client owns it, else null), named by
+// `lane` in its errors; a reply may take at most `reply_timeout` unless a deadline is set.
+std::unique_ptr<Channel> socket_channel(std::string lane, UniqueFd fd, ChildProcess* server,
+                                        std::chrono::milliseconds reply_timeout);
 
 // Writes every request and reply that passes through `inner` into `writer`.
 std::unique_ptr<Channel> recording_channel(std::unique_ptr<Channel> inner, RecordingWriter writer);

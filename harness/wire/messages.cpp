@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/limits.h"
+#include "core/memory_type.h"
 #include "wire/codec.h"
 
 namespace tidemark::wire {
@@ -60,12 +61,12 @@ Status Pixels::check() const {
 }
 
 Status KernelNode::check() const {
-  if (type >= kernel::kMemoryTypeNames.size()) return read_error(fmt::format("memory type {}", type));
+  if (type >= kMemoryTypeNames.size()) return read_error(fmt::format("memory type {}", type));
   return {};
 }
 
 Status KernelAllocate::check() const {
-  if (type >= kernel::kMemoryTypeNames.size()) return read_error(fmt::format("memory type {}", type));
+  if (type >= kMemoryTypeNames.size()) return read_error(fmt::format("memory type {}", type));
   return {};
 }
 

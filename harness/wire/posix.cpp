@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 extern char** environ;
 
@@ -120,6 +121,21 @@ Result<sockaddr_in> loopback_address(const std::string& host, uint16_t port) {
 }
 
 }  // namespace
+
+Result<std::string> read_session_token(const std::string& token_file, std::string_view needed_by) {
+  if (token_file.empty()) {
+    const char* token = std::getenv("TIDEMARK_TOKEN");
+    if (!token || !*token)
+      return fail(ErrorKind::BadInput,
+                  fmt::format("{}: expected a session token in TIDEMARK_TOKEN or --token-file, found none", needed_by));
+    return std::string(token);
+  }
+  std::ifstream in(token_file);
+  std::string token;
+  if (!in || !std::getline(in, token) || token.empty())
+    return fail(ErrorKind::BadInput, fmt::format("--token-file: expected a token on the first line of {}", token_file));
+  return token;
+}
 
 Result<UniqueFd> tcp_listen(const std::string& host, uint16_t port) {
   auto address = loopback_address(host, port);

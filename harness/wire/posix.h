@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,9 @@ Result<UniqueFd> tcp_accept(int listen_fd);
 Result<UniqueFd> tcp_connect(const std::string& host, uint16_t port);
 // "127.0.0.1:4000" -> host, port.
 Result<std::pair<std::string, uint16_t>> parse_endpoint(const std::string& text);
+// A tcp session token: the first line of `token_file`, else TIDEMARK_TOKEN — never a command
+// line argument. `needed_by` names the option in the error ("--connect", "--listen").
+Result<std::string> read_session_token(const std::string& token_file, std::string_view needed_by);
 
 // "exited with status 3", "killed by signal 9 (Killed)".
 std::string describe_wait_status(int status);

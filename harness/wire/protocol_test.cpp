@@ -6,6 +6,7 @@
 #include <deque>
 #include <random>
 
+#include "session/session.h"
 #include "wire/frame_io.h"
 #include "wire/messages.h"
 #include "wire/protocol_layout.h"
@@ -388,8 +389,9 @@ TEST(ServerSession, RefusesRepliesAsRequests) {
 
 // Check that an out-of-range knob in the handshake is refused by name.
 TEST(ServerSession, RefusesAnOutOfRangeKnob) {
-  ServerSession session(ServerOptions{"", nullptr});
-  EXPECT_EQ(refusal(session.handle(hello_frame("", {{"wire_deferred_mb", 70000}}))),
+  const api::BackendRegistry no_backends;
+  ServerSession server(ServerOptions{.open_session = session::session_factory(no_backends)});
+  EXPECT_EQ(refusal(server.handle(hello_frame("", {{"wire_deferred_mb", 70000}}))),
             "handshake: expected wire_deferred_mb in 0..65536, found 70000");
 }
 

@@ -5,9 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "core/knobs.h"
-#include "core/mutants.h"
-#include "session/session.h"
 #include "wire/posix.h"
 
 namespace tidemark::wire {
@@ -161,7 +158,7 @@ std::optional<Frame> ServerSession::route(FrameView request) {
           auto failed = *std::exchange(failed_sequence_, std::nullopt);
           return make_frame(request.sequence, Skipped{.failed_sequence = failed});
         }
-        return carry_out({session_->device(), session_->host()}, request, *message, failed_sequence_);
+        return carry_out({session_->device(), session_->model()}, request, *message, failed_sequence_);
       }
     }
   }
@@ -172,26 +169,20 @@ Frame ServerSession::hello(FrameView request, const Hello& message) {
   if (!options_.token.empty() && message.token != options_.token)
     return protocol_error(request, "session token refused");
   const api::SessionConfig& config = message.config;
-  auto knobs = resolve_knobs({&config.knobs}, "handshake");
-  if (!knobs) return protocol_error(request, knobs.error().message);
-  auto mutant = find_mutant(config.mutant);
-  if (!mutant)
-    return protocol_error(request, fmt::format("mutant '{}' is not in this server's catalogue", config.mutant));
-  static const api::BackendRegistry kNone;
-  const api::BackendRegistry& backends = options_.backends ? *options_.backends : kNone;
-  if (auto known = backends.lookup(config.backend); !known) return protocol_error(request, known.error().message);
-
-  auto session = session::LocalSession::open(config, backends, {.knobs = *knobs, .mutant = *mutant, .log = options_.log});
+  if (!options_.open_session) return protocol_error(request, "this server opens no sessions");
+  auto session = options_.open_session(config, options_.log);
+  if (!session && session.error().config_refused) return protocol_error(request, session.error().error.message);
   if (!session) {
     open_ = false;
-    return make_frame(request.sequence, Failure{.error = session.error()});
+    return make_frame(request.sequence, Failure{.error = session.error().error});
   }
   session_ = std::move(*session);
+  const KnobValues& knobs = session_->knobs();
   if (options_.log)
-    options_.log(fmt::format("session: wire_deferred_mb={} retire_lag={} mutant='{}'",
-                             knobs->at("wire_deferred_mb"), knobs->at("retire_lag"), config.mutant));
+    options_.log(fmt::format("session: wire_deferred_mb={} retire_lag={} mutant='{}'", knobs.at("wire_deferred_mb"),
+                             knobs.at("retire_lag"), config.mutant));
   Welcome welcome{.server_pid = ::getpid(),
-                  .knobs = *knobs,
+                  .knobs = knobs,
                   .capabilities = {"reclaim-by-proof", "descriptor-memo-epoch", "validation", "pipelined"}};
   return make_frame(request.sequence, welcome);
 }

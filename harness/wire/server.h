@@ -8,23 +8,18 @@
 #include <optional>
 #include <string>
 
-#include "api/registry.h"
-#include "core/knobs.h"
-#include "core/mutants.h"
+#include "api/session_factory.h"
 #include "wire/frame_io.h"
 #include "wire/codec.h"
 #include "wire/messages.h"
-
-namespace tidemark::session {
-class LocalSession;
-}
 
 namespace tidemark::wire {
 
 struct ServerOptions {
   std::string token;  // the Hello must carry it; empty: any (a private socketpair)
   std::function<void(const std::string&)> log;
-  const api::BackendRegistry* backends = nullptr;  // what a Hello may name; null: none (a refusal)
+  // Opens the session a Hello's config describes; empty: every Hello is refused.
+  api::SessionFactory open_session;
   uint64_t stop_after_frames = 0;  // fault injection: SIGSTOP this process after that many frames
 };
 
@@ -45,7 +40,7 @@ class ServerSession {
   Frame protocol_error(FrameView request, const std::string& message);
 
   ServerOptions options_;
-  std::unique_ptr<session::LocalSession> session_;
+  std::unique_ptr<api::Session> session_;
   std::optional<uint32_t> failed_sequence_;  // a pipelined request failed: skip to the next reply
   bool open_ = true;
 };

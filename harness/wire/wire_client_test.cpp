@@ -241,22 +241,6 @@ TEST(WireKernel, TheHandshakeCarriesTheKernelDriversConfiguration) {
   EXPECT_EQ(log.config.model.kgsl, hello.config.model.kgsl);
 }
 
-// Check that a session whose scenario reads reclaim-model gauges is refused by a backend that
-// gives device gauges only: a failure with the reason, and no device made.
-TEST(WireRegistry, ABackendRefusesASessionReadingGaugesItDoesNotGive) {
-  FakeServer server;
-  auto& log = server.log;
-  ServerSession session(server.options());
-  Hello hello{.token = "", .config = {.backend = "fake", .width = 4, .height = 4, .gauges = {GaugeKind::Reclaim}}};
-  auto reply = session.handle(make_frame(1, hello));
-  ASSERT_TRUE(reply);
-  ASSERT_EQ(reply->op, Opcode::Failure);
-  EXPECT_EQ(decode<Failure>(*reply).value().error.message,
-            "the fake backend gives no reclaim-model gauges, and the session reads them");
-  EXPECT_FALSE(log.created);
-  EXPECT_FALSE(session.open());
-}
-
 // Check that scripted kernel operations travel pipelined, in order, and that the report
 // (a diagnosis and a node read) comes back field for field from the server's driver.
 TEST_F(WireTest, KernelOperationsArePipelinedAndTheReportComesBackWhole) {

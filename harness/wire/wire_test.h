@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend_fake/fake_backend.h"
+#include "session/session.h"
 #include "wire/channel.h"
 #include "wire/client.h"
 #include "wire/server.h"
@@ -25,7 +26,7 @@ struct FakeServer {
   api::BackendRegistry backends = fake::fake_backends(log);
   ServerOptions options() {
     ServerOptions options;
-    options.backends = &backends;
+    options.open_session = session::session_factory(backends);
     return options;
   }
 };

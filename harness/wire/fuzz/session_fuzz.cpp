@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend_fake/fake_backend.h"
+#include "session/session.h"
 #include "wire/frame_io.h"
 #include "wire/server.h"
 
@@ -15,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tidemark::fake::FakeBackendLog log;
   const auto backends = tidemark::fake::fake_backends(log);
   ServerOptions options;
-  options.backends = &backends;
+  options.open_session = tidemark::session::session_factory(backends);
   ServerConnection connection(options);
   MemorySource source(std::vector<uint8_t>(data, data + size));
   (void)connection.serve(source, [](const Frame&) -> tidemark::Status { return {}; });

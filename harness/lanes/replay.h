@@ -5,11 +5,12 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/error.h"
-#include "wire/lanes.h"
+#include "lanes/lanes.h"
 
-namespace tidemark::wire {
+namespace tidemark::lanes {
 
 struct ReplayReport {
   std::string scenario;        // from the recording's header
@@ -23,8 +24,9 @@ struct ReplayReport {
 
 // Errors: a recording that cannot be read (BadInput, naming the record where it breaks), or
 // a lane that fails (Fatal, naming the record being replayed).
-// `lane.mutant`, when set, replaces the recorded session's mutant: replaying a green stream
+// `mutant`, when set, replaces the recorded session's mutant: replaying a green stream
 // against a broken variant shows the first reply the defect changes.
-Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions& lane, bool compare = true);
+Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions& lane, bool compare = true,
+                            std::string_view mutant = {});
 
-}  // namespace tidemark::wire
+}  // namespace tidemark::lanes

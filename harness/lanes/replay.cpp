@@ -1,15 +1,19 @@
-#include "wire/replay.h"
+#include "lanes/replay.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
 
 #include "core/digest.h"
-#include "wire/channel.h"
+#include "lanes/channels.h"
+#include "wire/codec.h"
+#include "wire/messages.h"
 #include "wire/recording.h"
 #include "wire/reply_digest.h"
 
-namespace tidemark::wire {
+namespace tidemark::lanes {
+
+using namespace wire;
 
 namespace {
 
@@ -75,7 +79,8 @@ std::string recorded_trace_hash(const RecordingReader& reader, Bytes trace) {
 
 // One loop over the records, requests and replies interleaved as recorded: long, but its state
 // (the awaited reply, the first divergence, the hashes) is shared by both halves.
-Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions& lane, bool compare) {
+Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions& lane, bool compare,
+                            std::string_view mutant) {
   // The recording is checked while its hello starts the device: both take about as long.
   TIDEMARK_TRY(reader, RecordingReader::open(file, RecordingReader::Checking::AlongsideFirstRecord));
   ReplayReport report;
@@ -105,7 +110,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
       if (frame.op == Opcode::Hello) {  // this lane's session token, not the recorded one
         TIDEMARK_TRY(hello, decode<Hello>(frame));
         hello.token = opened.token;
-        if (!lane.mutant.empty()) hello.config.mutant = lane.mutant;
+        if (!mutant.empty()) hello.config.mutant = mutant;
         hello_frame = make_frame(frame.sequence, hello);
         frame = hello_frame;
         channel.set_deadline(std::chrono::steady_clock::now() + lane.handshake_timeout,
@@ -174,4 +179,4 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
   return report;
 }
 
-}  // namespace tidemark::wire
+}  // namespace tidemark::lanes

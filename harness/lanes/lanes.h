@@ -4,18 +4,16 @@
 //   split     client and server in one process, every call through the wire's codec
 //   spawn     tidemark-server as a child over a socketpair, its environment scrubbed
 //   tcp       tidemark-server on loopback; the session presents a token
-// Knobs and the mutant travel in the handshake, so every lane honours every knob.
+// What the session is (backend, mutant, knobs, ...) is its api::SessionConfig alone; it
+// travels in the handshake, so every lane honours every knob. LaneOptions says only how the
+// session is reached.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
-#include <memory>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
 #include <functional>
+#include <memory>
+#include <string>
 
 #include "api/device.h"
 #include "api/model.h"
@@ -24,7 +22,7 @@
 #include "core/knobs.h"
 #include "core/lane.h"
 
-namespace tidemark::wire {
+namespace tidemark::lanes {
 
 struct LaneOptions {
   Lane lane = Lane::Monolith;
@@ -36,11 +34,8 @@ struct LaneOptions {
   // of 4096 pipelined draws under the sanitizers, a few seconds.
   std::chrono::milliseconds reply_timeout{60000};
   uint32_t kill_server_at_frame = 0;  // fault injection: SIGKILL the server before frame N
-  std::string mutant;       // the session's mutant (the command line's choice)
-  // The session's backend (the command line's choice); empty: the runner takes the scenario's,
-  // a bare session vulkan.
-  std::string backend;
-  // Where the in-process lanes (monolith, split) find it; spawn and tcp servers have their own.
+  // Where the in-process lanes (monolith, split) find the config's backend; spawn and tcp
+  // servers have their own.
   const api::BackendRegistry* backends = nullptr;
   std::string server_log;  // spawn, tcp: where the server's stderr goes; empty: ours
   std::string record;       // write the session's frames and replies to this file
@@ -69,15 +64,11 @@ class LaneSession {
   virtual Status close() { return {}; }
 };
 
-// The session `config` describes, in the lane `options` name, with `options.mutant` as its
-// mutant. `log` gets the backend's notes (in-process lanes) and the lane's own.
-Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, api::SessionConfig config, Log log);
-
-// A tcp session token: the first line of `token_file`, else TIDEMARK_TOKEN — never a command
-// line argument. `needed_by` names the option in the error ("--connect", "--listen").
-Result<std::string> read_session_token(const std::string& token_file, std::string_view needed_by);
+// The session `config` describes, in the lane `options` name. `log` gets the backend's notes
+// (in-process lanes) and the lane's own.
+Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const api::SessionConfig& config, Log log);
 
 // The tidemark-server next to the running executable.
 std::string default_server_program();
 
-}  // namespace tidemark::wire
+}  // namespace tidemark::lanes

@@ -1,4 +1,4 @@
-#include "tracer/counters.h"
+#include "core/counters.h"
 
 #include <array>
 

@@ -1,6 +1,7 @@
 // GPU counter descriptors as the `gpu.counters` data source declares them: specs (id, name,
 // units, groups, peak), blocks with capacities, the sampling-period range. Field numbers and
-// enum values: ../shared/specs/perfetto.md. Shared by the writer, the importer and scenarios.
+// enum values: ../shared/specs/perfetto.md. Shared by the writer, the importer, scenarios and
+// the client API (a scenario's own counter stream), so they live in core/, in the tracer's namespace.
 #pragma once
 
 #include <cstdint>
