@@ -13,7 +13,7 @@ test $(wc -l < $0/history.jsonl) -eq 1 && grep -o '<path class=.track.' $0/bench
                  $<TARGET_FILE:tidemark-vulkan-floor>)
 set_tests_properties(Tidemark.Bench.EveryLaneReplaysBothStreamsExactly PROPERTIES LABELS bench)
 add_test(NAME Tidemark.Bench.AHistoryLineThatIsNotJsonIsBadInput
-         COMMAND bash -c "mkdir -p $0 && printf '{\"results\": []}\\nnot json\\n' > $0/history.jsonl && \
+         COMMAND bash -c "mkdir -p $0 && printf '{\"format\": \"tidemark-bench\", \"version\": 1, \"label\": \"\", \"date\": \"2026-12-01T00:00:00Z\", \"floor\": null, \"results\": []}\\nnot json\\n' > $0/history.jsonl && \
 ${PROJECT_SOURCE_DIR}/scripts/expect-exit 2 'history.jsonl:2:1: expected one night.s bench results as JSON, found .not json.' \
 $1 bench $2 --repeat 1 --report $0 --history $0/history.jsonl"
                  ${PROJECT_BINARY_DIR}/reports/bench-bad-history $<TARGET_FILE:tidemark>

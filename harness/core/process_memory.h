@@ -14,6 +14,7 @@ namespace tidemark {
 struct ProcessMemory {
   int64_t rss_kib = 0;
   int64_t mappings = 0;
+  bool operator==(const ProcessMemory&) const = default;
 };
 
 Result<ProcessMemory> process_memory(int64_t pid);

@@ -376,44 +376,33 @@ int exit_code(const Observation& observation, const std::vector<Verdict>& verdic
   return std::all_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.passed; }) ? 0 : 1;
 }
 
-nlohmann::json to_json(const Observation& observation, const std::vector<Verdict>& verdicts) {
-  auto gauges = [](const ObservedGauges& observed, const KernelGauges& kernel) {
-    nlohmann::json out{{"observed_gauges", nlohmann::json::object()}, {"kernel_gauges", nlohmann::json::object()}};
-    for (const auto& [name, value] : named(observed)) out["observed_gauges"][name] = value;
-    for (const auto& [name, value] : named(kernel)) out["kernel_gauges"][name] = value;
+report::ObservationRecord observation_record(const Observation& observation, const std::vector<Verdict>& verdicts) {
+  auto values = [](const auto& gauges) {
+    report::GaugeValues out;
+    for (const auto& [name, value] : named(gauges)) out[name] = value;
     return out;
   };
-  nlohmann::json processes = nlohmann::json::array();
+  report::ObservationRecord record{.command = observation.command, .exit_code = observation.exit_code,
+                                   .pid = observation.pid, .settings = observation.settings, .only = observation.only};
   for (const Process& process : observation.processes) {
-    nlohmann::json entry{{"pid", process.pid},
-                         {"parent", process.parent},
-                         {"command", process.command},
-                         {"kind", name_of(process.kind)}};
-    if (!process.executable.empty()) entry["executable"] = process.executable;
-    if (process.forked_from) entry["forked_from"] = process.forked_from;
-    if (!process.folder.empty()) entry["folder"] = "layer/" + process.folder;
-    if (process.kind == ProcessKind::Vulkan) {
-      entry["devices"] = process.devices;
-      entry["reported"] = process.reported;
-      entry["events"] = process.events;
-      entry.update(gauges(process.observed, process.kernel));
-      entry["trace"] = "layer/" + process.folder + "/trace.pftrace";
-    }
-    processes.push_back(std::move(entry));
+    report::ObservedProcessRecord& out = record.processes.emplace_back();
+    out.pid = process.pid;
+    out.parent = process.parent;
+    out.command = process.command;
+    out.executable = process.executable;
+    out.kind = name_of(process.kind);
+    out.folder = process.folder.empty() ? "" : "layer/" + process.folder;
+    out.forked_from = process.forked_from;
+    if (process.kind == ProcessKind::Vulkan)
+      out.vulkan = {process.devices, process.reported, process.events, values(process.observed), values(process.kernel),
+                    "layer/" + process.folder + "/trace.pftrace"};
   }
-  nlohmann::json checks = nlohmann::json::array();
+  record.whole_observed = values(observation.whole_observed);
+  record.whole_kernel = values(observation.whole_kernel);
+  record.kernel_map = observation.kernel_map;
   for (const Verdict& verdict : verdicts)
-    checks.push_back(
-        {{"check", verdict.check}, {"scope", verdict.scope}, {"passed", verdict.passed}, {"detail", verdict.detail}});
-  return {{"command", observation.command},
-          {"exit_code", observation.exit_code},
-          {"pid", observation.pid},
-          {"settings", observation.settings},
-          {"only", observation.only},
-          {"processes", processes},
-          {"whole", gauges(observation.whole_observed, observation.whole_kernel)},
-          {"kernel_map", observation.kernel_map},
-          {"checks", checks}};
+    record.checks.push_back({verdict.check, verdict.scope, verdict.passed, verdict.detail});
+  return record;
 }
 
 Status write_report(const Observation& observation, const std::vector<Verdict>& verdicts, const fs::path& report) {
@@ -424,7 +413,7 @@ Status write_report(const Observation& observation, const std::vector<Verdict>& 
     TIDEMARK_CHECK(write_file_atomically(report / "layer" / process.folder / "trace.pftrace", process.trace));
   }
   if (program_trace) TIDEMARK_CHECK(write_file_atomically(report / "trace.pftrace", program_trace->trace));
-  return write_file_atomically(report / "result.json", to_json(observation, verdicts).dump(2) + "\n");
+  return report::write_observation_record(report / "observation.json", observation_record(observation, verdicts));
 }
 
 }  // namespace tidemark::observe

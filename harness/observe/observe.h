@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "core/gauges.h"
+#include "report/observation_record.h"
 #include "scenario/gauge_bounds.h"
 
 namespace tidemark::observe {
@@ -109,13 +110,12 @@ std::vector<Verdict> judge(const Observation& observation, const scenario::Gauge
 // made a Vulkan device under the layer; 1 when a bound failed; else 0.
 int exit_code(const Observation& observation, const std::vector<Verdict>& verdicts);
 
-// Writes result.json, each Vulkan process's trace.pftrace in its folder and the program's (the
-// first process that made a device) as report/trace.pftrace.
+// The observation as its document holds it (report/observation_record.h).
+report::ObservationRecord observation_record(const Observation& observation, const std::vector<Verdict>& verdicts);
+
+// Writes observation.json, each Vulkan process's trace.pftrace in its folder and the program's
+// (the first process that made a device) as report/trace.pftrace.
 Status write_report(const Observation& observation, const std::vector<Verdict>& verdicts,
                     const std::filesystem::path& report);
-
-// result.json: the command, its exit code, every process (kind, gauges, layer report, trace
-// file), the whole, and the verdicts.
-nlohmann::json to_json(const Observation& observation, const std::vector<Verdict>& verdicts);
 
 }  // namespace tidemark::observe

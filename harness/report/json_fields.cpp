@@ -2,6 +2,8 @@
 
 #include <regex>
 
+#include "core/files.h"
+
 namespace tidemark::report {
 
 Result<nlohmann::json> parse_json(std::string_view text, const std::string& file, std::string_view what) {
@@ -26,6 +28,21 @@ Status check_format(const nlohmann::json& json, const std::string& where, std::s
               fmt::format("{}: expected {} of version {}, found {}", where, description, version,
                           json.is_object() && json.contains("version") ? "version " + json["version"].dump()
                                                                        : std::string("another JSON document")));
+}
+
+Status write_document(const std::filesystem::path& file, nlohmann::json json, const DocumentKind& kind) {
+  json["format"] = kind.format;
+  json["version"] = kind.version;
+  return write_file_atomically(file, json.dump(2) + '\n');
+}
+
+Result<nlohmann::json> read_document(const std::filesystem::path& file, const DocumentKind& kind) {
+  TIDEMARK_TRY(text, read_given_file(file, kind.description));
+  TIDEMARK_TRY(json, parse_json(text, file.string(), kind.description));
+  TIDEMARK_CHECK(check_format(json, file.string(), kind.format, kind.version, kind.description));
+  json.erase("format");
+  json.erase("version");
+  return json;
 }
 
 JsonFields::JsonFields(const nlohmann::json& json, std::string where, std::string path)
@@ -109,6 +126,26 @@ void JsonFields::convert(const nlohmann::json& value, std::string_view key, std:
   for (const auto& element : value) {
     if (!element.is_string()) return wrong(key, "an array of strings", value);
     out.push_back(element.get<std::string>());
+  }
+}
+
+void JsonFields::convert(const nlohmann::json& value, std::string_view key, std::vector<double>& out) {
+  if (!value.is_array()) return wrong(key, "an array of numbers", value);
+  for (const auto& element : value) {
+    if (!element.is_number()) return wrong(key, "an array of numbers", value);
+    out.push_back(element.get<double>());
+  }
+}
+
+void JsonFields::convert(const nlohmann::json& value, std::string_view key, std::vector<std::vector<double>>& out) {
+  if (!value.is_array()) return wrong(key, "an array of arrays of numbers", value);
+  for (const auto& row : value) {
+    if (!row.is_array()) return wrong(key, "an array of arrays of numbers", value);
+    auto& numbers = out.emplace_back();
+    for (const auto& element : row) {
+      if (!element.is_number()) return wrong(key, "an array of arrays of numbers", value);
+      numbers.push_back(element.get<double>());
+    }
   }
 }
 

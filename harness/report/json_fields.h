@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,6 +28,17 @@ Result<nlohmann::json> parse_json(std::string_view text, const std::string& file
 // <description> of version V, found version W" (or "another JSON document").
 Status check_format(const nlohmann::json& json, const std::string& where, std::string_view format, int64_t version,
                     std::string_view description);
+
+// A kind of document Tidemark writes: its "format" and "version" fields, and what it is for errors.
+struct DocumentKind {
+  std::string_view format;  // "tidemark-soak"
+  int64_t version = 1;
+  std::string_view description;  // "a tidemark soak report"
+};
+// The document with its format and version, written atomically.
+Status write_document(const std::filesystem::path& file, nlohmann::json json, const DocumentKind& kind);
+// The document read, parsed and checked to be of `kind`; its format and version fields removed.
+Result<nlohmann::json> read_document(const std::filesystem::path& file, const DocumentKind& kind);
 
 class JsonFields {
  public:
@@ -96,6 +108,8 @@ class JsonFields {
   void convert(const nlohmann::json& value, std::string_view key, int64_t& out);
   void convert(const nlohmann::json& value, std::string_view key, uint64_t& out);
   void convert(const nlohmann::json& value, std::string_view key, std::vector<std::string>& out);
+  void convert(const nlohmann::json& value, std::string_view key, std::vector<double>& out);
+  void convert(const nlohmann::json& value, std::string_view key, std::vector<std::vector<double>>& out);
   void convert(const nlohmann::json& value, std::string_view key, std::map<std::string, int64_t>& out);
 
   const nlohmann::json& json_;

@@ -15,6 +15,7 @@ struct PlotSeries {
   std::vector<std::pair<double, double>> points;  // (x, y), x ascending; a value holds until the next
   double x_end = 0;                                // where the last value ends
   std::string unit;                                // "B" is shown as KiB/MiB/GiB; empty: a count
+  bool operator==(const PlotSeries&) const = default;
 };
 
 // What the x values are: a trace's nanoseconds shown as ms, or calls shown as they are.

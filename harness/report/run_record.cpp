@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/files.h"
 #include "report/json_fields.h"
 
 namespace tidemark::report {
@@ -30,8 +29,8 @@ const VerdictNames& names_of(Verdict verdict) {
   return kVerdictNames[1];
 }
 
-constexpr std::string_view kRunFormat = "tidemark-run";
-constexpr int64_t kRunVersion = 3;  // 3: a verdict in place of green, expected_failure, unexpected_pass, error
+// Version 3: a verdict in place of green, expected_failure, unexpected_pass and error.
+constexpr DocumentKind kRunDocument{"tidemark-run", 3, "a run record (result.json)"};
 
 }  // namespace
 
@@ -156,20 +155,12 @@ Result<RunRecord> run_record_from_json(const nlohmann::json& json, const std::st
 }
 
 Status write_run_record(const std::filesystem::path& file, const RunRecord& record) {
-  nlohmann::json json = to_json(record);
-  json["format"] = kRunFormat;
-  json["version"] = kRunVersion;
-  return write_file_atomically(file, json.dump(2) + '\n');
+  return write_document(file, to_json(record), kRunDocument);
 }
 
 Result<RunRecord> read_run_record(const std::filesystem::path& file) {
-  TIDEMARK_TRY(text, read_given_file(file, "run record"));
-  TIDEMARK_TRY(json, parse_json(text, file.string(), "a run record (result.json)"));
-  const std::string where = file.string();
-  TIDEMARK_CHECK(check_format(json, where, kRunFormat, kRunVersion, "a tidemark-run document"));
-  json.erase("format");
-  json.erase("version");
-  return run_record_from_json(json, where, "");
+  TIDEMARK_TRY(json, read_document(file, kRunDocument));
+  return run_record_from_json(json, file.string(), "");
 }
 
 }  // namespace tidemark::report

@@ -120,7 +120,7 @@ TEST(RunRecord, AnotherDocumentIsRefused) {
   std::ofstream(file) << R"({"format": "tidemark-run", "version": 2})";
   auto read = read_run_record(file);
   ASSERT_FALSE(read);
-  EXPECT_EQ(read.error().message, file + ": expected a tidemark-run document of version 3, found version 2");
+  EXPECT_EQ(read.error().message, file + ": expected a run record (result.json) of version 3, found version 2");
   std::ofstream(file) << "{\n  \"test\": ,\n}";
   read = read_run_record(file);
   ASSERT_FALSE(read);

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
+
+#include <nlohmann/json.hpp>
 
 #include "core/files.h"
 #include "runner/runner.h"
@@ -94,17 +97,47 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const fs::p
     const double middle = median(seconds);
     const double rate = middle > 0 ? double(last.requests) / middle : 0;
     if (lane == Lane::Monolith) monolith_rate = rate;
-    nlohmann::json row = {{"stream", scenario.name},     {"lane", lane_name(lane)},
-                          {"commands", last.requests},   {"median_seconds", middle},
-                          {"commands_per_second", rate}, {"ratio_to_monolith", monolith_rate > 0 ? rate / monolith_rate : 0},
-                          {"runs", seconds}};
+    report::BenchRow row{.stream = scenario.name, .lane = std::string(lane_name(lane)), .commands = last.requests,
+                         .median_seconds = middle, .commands_per_second = rate,
+                         .ratio_to_monolith = monolith_rate > 0 ? rate / monolith_rate : 0, .runs = seconds};
     if (floor) {
-      row["floor_seconds"] = *floor;
-      row["harness_ns_per_call"] = (middle - *floor) * 1e9 / static_cast<double>(last.requests);
+      row.floor_seconds = *floor;
+      row.harness_ns_per_call = (middle - *floor) * 1e9 / static_cast<double>(last.requests);
     }
     stream.rows.push_back(std::move(row));
   }
   return stream;
+}
+
+Result<BenchOutcome> bench(const std::vector<scenario::Scenario>& scenarios, const BenchOptions& options) {
+  std::vector<report::BenchReport> nights;
+  if (!options.history.empty()) {
+    TIDEMARK_TRY(loaded, report::load_bench_history(options.history));
+    nights = std::move(loaded);
+  }
+  TIDEMARK_CHECK(make_directories(options.dir));
+  BenchOutcome outcome;
+  outcome.report.label = options.label;
+  std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  outcome.report.date = date;
+  if (!options.floor_program.empty()) outcome.report.floor = options.floor_program;
+  for (const auto& scenario : scenarios) {
+    TIDEMARK_TRY(stream, bench_stream(scenario, options.dir, options.repeat, options.floor_program));
+    if (stream.divergence) {
+      outcome.divergence = std::move(stream.divergence);
+      return outcome;
+    }
+    for (auto& row : stream.rows) {
+      if (options.on_row) options.on_row(row);
+      outcome.report.results.push_back(std::move(row));
+    }
+  }
+  TIDEMARK_CHECK(report::write_bench_report(options.dir / "bench.json", outcome.report));
+  if (!options.history.empty())
+    TIDEMARK_CHECK(report::record_bench_history(options.history, std::move(nights), outcome.report, options.dir));
+  return outcome;
 }
 
 }  // namespace tidemark::runner

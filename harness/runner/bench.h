@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <functional>
 
 #include "core/error.h"
+#include "report/bench_report.h"
 #include "scenario/scenario.h"
 
 namespace tidemark::runner {
@@ -20,10 +21,26 @@ namespace tidemark::runner {
 std::string default_floor();
 
 struct BenchStream {
-  std::vector<nlohmann::json> rows;        // one per lane, as bench.json holds them
+  std::vector<report::BenchRow> rows;      // one per lane
   std::optional<std::string> divergence;   // a replay that diverged (or gave another digest): where
 };
 Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const std::filesystem::path& dir, int repeat,
                                  const std::string& floor_program);
+
+struct BenchOptions {
+  std::filesystem::path dir;       // recordings and bench.json
+  int repeat = 1;
+  std::string floor_program;       // "" measures no floor
+  std::string label;
+  std::filesystem::path history;   // "" keeps none
+  std::function<void(const report::BenchRow&)> on_row;  // each row as it is measured
+};
+struct BenchOutcome {
+  report::BenchReport report;
+  std::optional<std::string> divergence;  // the first stream that diverged (nothing written then)
+};
+// Reads the history first (a bad one costs no run), measures every stream, then writes
+// bench.json and appends the night to the history.
+Result<BenchOutcome> bench(const std::vector<scenario::Scenario>& scenarios, const BenchOptions& options);
 
 }  // namespace tidemark::runner

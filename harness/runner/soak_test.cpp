@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 namespace tidemark::runner {
+using report::Slope;
+using report::SoakSample;
+
 namespace {
 
 int64_t client_rss(const SoakSample& s) { return s.client.rss_kib; }

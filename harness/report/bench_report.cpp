@@ -1,0 +1,134 @@
+#include "report/bench_report.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+
+#include "core/files.h"
+#include "report/json_fields.h"
+#include "report/plot.h"
+
+namespace tidemark::report {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr DocumentKind kBenchDocument{"tidemark-bench", 1, "a bench report (bench.json)"};
+
+nlohmann::json with_format(const BenchReport& report) {
+  nlohmann::json json = to_json(report);
+  json["format"] = kBenchDocument.format;
+  json["version"] = kBenchDocument.version;
+  return json;
+}
+
+// The history's plot: a panel per stream and lane, the harness's ns per call night by night.
+std::string history_plot(const std::vector<BenchReport>& nights) {
+  std::map<std::string, PlotSeries> series;  // by "stream lane"
+  for (size_t night = 0; night < nights.size(); ++night)
+    for (const auto& row : nights[night].results)
+      if (row.harness_ns_per_call) {
+        const std::string name = row.stream + " " + row.lane;
+        PlotSeries& line = series[name];
+        line.label = name + ": harness ns per call";
+        line.unit = "ns";
+        line.points.emplace_back(static_cast<double>(night + 1), *row.harness_ns_per_call);
+        line.x_end = static_cast<double>(night + 2);  // a night's value holds until the next
+      }
+  std::vector<PlotSeries> panels;
+  for (auto& [name, line] : series) panels.push_back(std::move(line));
+  return step_plot(panels, {"night", 1});
+}
+
+}  // namespace
+
+nlohmann::json to_json(const BenchReport& report) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& row : report.results) {
+    nlohmann::json out = {{"stream", row.stream},
+                          {"lane", row.lane},
+                          {"commands", row.commands},
+                          {"median_seconds", row.median_seconds},
+                          {"commands_per_second", row.commands_per_second},
+                          {"ratio_to_monolith", row.ratio_to_monolith},
+                          {"runs", row.runs}};
+    if (row.floor_seconds) out["floor_seconds"] = *row.floor_seconds;
+    if (row.harness_ns_per_call) out["harness_ns_per_call"] = *row.harness_ns_per_call;
+    results.push_back(std::move(out));
+  }
+  return {{"label", report.label},
+          {"date", report.date},
+          {"floor", report.floor ? nlohmann::json(*report.floor) : nlohmann::json(nullptr)},
+          {"results", std::move(results)}};
+}
+
+Result<BenchReport> bench_report_from_json(const nlohmann::json& json, const std::string& where) {
+  JsonFields fields(json, where);
+  BenchReport report;
+  report.label = fields.take<std::string>("label");
+  report.date = fields.take<std::string>("date");
+  if (json.is_object() && json.contains("floor") && json["floor"].is_null())
+    fields.skip("floor");
+  else
+    report.floor = fields.take<std::string>("floor");
+  fields.objects("results", [&](JsonFields& in) {
+    BenchRow& row = report.results.emplace_back();
+    row.stream = in.take<std::string>("stream");
+    row.lane = in.take<std::string>("lane");
+    row.commands = in.take<uint64_t>("commands");
+    row.median_seconds = in.take<double>("median_seconds");
+    row.commands_per_second = in.take<double>("commands_per_second");
+    row.ratio_to_monolith = in.take<double>("ratio_to_monolith");
+    row.runs = in.take<std::vector<double>>("runs");
+    row.floor_seconds = in.take_optional<double>("floor_seconds");
+    row.harness_ns_per_call = in.take_optional<double>("harness_ns_per_call");
+  });
+  TIDEMARK_CHECK(fields.finish());
+  return report;
+}
+
+Status write_bench_report(const fs::path& file, const BenchReport& report) {
+  return write_document(file, to_json(report), kBenchDocument);
+}
+
+// One report a line (no file: no nights), read before anything is measured so that a bad
+// history costs no run.
+Result<std::vector<BenchReport>> load_bench_history(const fs::path& history) {
+  std::vector<BenchReport> nights;
+  std::ifstream in(history);
+  if (!in) return nights;
+  std::string line;
+  size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    const std::string where = fmt::format("{}:{}", history.string(), number);
+    auto night = nlohmann::json::parse(line, nullptr, false);
+    if (night.is_discarded() || !night.is_object())
+      return fail(ErrorKind::BadInput, fmt::format("{}:1: expected one night's bench results as JSON, found '{}'", where,
+                                                   line.substr(0, 40)));
+    TIDEMARK_CHECK(check_format(night, where, kBenchDocument.format, kBenchDocument.version, kBenchDocument.description));
+    night.erase("format");
+    night.erase("version");
+    TIDEMARK_TRY(report, bench_report_from_json(night, where));
+    nights.push_back(std::move(report));
+  }
+  return nights;
+}
+
+Status record_bench_history(const fs::path& history, std::vector<BenchReport> nights, const BenchReport& tonight,
+                            const fs::path& report_dir) {
+  nights.push_back(tonight);
+  std::string text;
+  for (const auto& night : nights) text += with_format(night).dump() + '\n';
+  TIDEMARK_CHECK(write_file_atomically(history, text));
+  std::string html = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Tidemark bench history</title></head>"
+                     "<body>\n<h1>Harness nanoseconds per call above the Vulkan floor</h1>\n" +
+                     history_plot(nights) + "</body></html>\n";
+  return write_file_atomically(report_dir / "bench-history.html", html);
+}
+
+}  // namespace tidemark::report

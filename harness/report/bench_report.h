@@ -1,0 +1,51 @@
+// The bench report: a night's replay timings, a row per stream and lane (bench.json), and the
+// nights so far (history.jsonl, one report a line) with its plot (bench-history.html: a panel
+// per stream and lane, the harness's nanoseconds per call night by night). One type, one codec.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace tidemark::report {
+
+struct BenchRow {
+  std::string stream;  // the scenario's name
+  std::string lane;
+  uint64_t commands = 0;
+  double median_seconds = 0;
+  double commands_per_second = 0;
+  double ratio_to_monolith = 0;
+  std::vector<double> runs;  // every replay's seconds
+  // Where the floor applies (the stream is (nearly) all respecifies): the floor program's seconds
+  // for the same cycles, and the harness's own nanoseconds per call above it.
+  std::optional<double> floor_seconds;
+  std::optional<double> harness_ns_per_call;
+  bool operator==(const BenchRow&) const = default;
+};
+
+struct BenchReport {
+  std::string label;
+  std::string date;                  // UTC, ISO 8601
+  std::optional<std::string> floor;  // the floor program, when one ran
+  std::vector<BenchRow> results;
+  bool operator==(const BenchReport&) const = default;
+};
+
+nlohmann::json to_json(const BenchReport& report);
+Result<BenchReport> bench_report_from_json(const nlohmann::json& json, const std::string& where);
+Status write_bench_report(const std::filesystem::path& file, const BenchReport& report);
+
+// The nights so far (no file: none); a line that is not one night's report is bad input at its line.
+Result<std::vector<BenchReport>> load_bench_history(const std::filesystem::path& history);
+// Appends tonight to the history and writes its plot as report_dir/bench-history.html.
+Status record_bench_history(const std::filesystem::path& history, std::vector<BenchReport> nights,
+                            const BenchReport& tonight, const std::filesystem::path& report_dir);
+
+}  // namespace tidemark::report

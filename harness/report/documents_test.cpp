@@ -1,0 +1,138 @@
+// The soak, bench and observation documents' codecs: what is written is what is read, and a
+// document that is not one Tidemark wrote is refused with the file and the field named.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "report/bench_report.h"
+#include "report/observation_record.h"
+#include "report/soak_report.h"
+
+namespace tidemark::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_dir(const std::string& name) {
+  fs::path dir = fs::path(::testing::TempDir()) / (std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+SoakReport soak_report() {
+  SoakLaneReport lane{.lane = "spawn", .separate_server = true, .verdict = Verdict::Green, .flat = true,
+                      .digest = "d", .calls = 20000, .seconds = 1.5, .client_rss_peak_kib = 9000,
+                      .client_maps_peak = 300, .server_rss_peak_kib = 8000, .server_maps_peak = 200,
+                      .client_rss = {12.5, 4}, .client_maps = {0, 4}, .server_rss = {-3, 4}, .server_maps = {0.5, 4},
+                      .heap_held = {1, 4}, .heap_used = {2, 4}, .live_stores_peak = 3, .parked_bytes_peak = 4096};
+  lane.samples = {{10000, 0.5, {8000, 290}, {7000, 190}, 100, 50}, {20000, 1.5, {9000, 300}, {8000, 200}, 110, 55}};
+  return {.max_rss_slope_kib = 22.2 * 1024, .max_maps_slope = 50, .warm_up_fraction = 0.2, .lanes = {lane}};
+}
+
+// Check that a soak report reads back as written (the store series are the page's alone).
+TEST(SoakReport, WrittenIsRead) {
+  const fs::path dir = temp_dir("soak");
+  SoakReport written = soak_report();
+  ASSERT_TRUE(write_soak_report(dir, written));
+  auto read = read_soak_report(dir / "soak.json");
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, written);
+  EXPECT_TRUE(read->green());
+  std::ifstream html(dir / "soak.html");
+  EXPECT_TRUE(html.good());
+}
+
+// Check that a sample row of the wrong width and an unknown verdict are errors with their place.
+TEST(SoakReport, ABadSampleRowOrVerdictIsNamed) {
+  nlohmann::json json = to_json(soak_report());
+  json["lanes"][0]["samples"][1] = {1, 2, 3};
+  auto read = soak_report_from_json(json, "s.json");
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().message, "s.json: lanes[0].samples: expected rows of 8 numbers, found one of 3");
+  json = to_json(soak_report());
+  json["lanes"][0]["verdict"] = "fine";
+  read = soak_report_from_json(json, "s.json");
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().message, "s.json: lanes[0].verdict: expected a verdict, found 'fine'");
+}
+
+// Check that a lane that is not flat, or whose run was red, makes the report red.
+TEST(SoakReport, ALaneNotFlatOrRedMakesItRed) {
+  SoakReport report = soak_report();
+  report.lanes[0].flat = false;
+  EXPECT_FALSE(report.green());
+  report.lanes[0].flat = true;
+  report.lanes[0].verdict = Verdict::Red;
+  EXPECT_FALSE(report.green());
+}
+
+BenchReport bench_report() {
+  return {.label = "ctest",
+          .date = "2026-12-03T06:00:00Z",
+          .floor = "/b/tidemark-vulkan-floor",
+          .results = {{"no-draw", "tcp", 100000, 1.25, 80000, 0.5, {1.2, 1.25, 1.3}, 0.25, 10000},
+                      {"draws", "monolith", 500, 0.5, 1000, 1, {0.5}, std::nullopt, std::nullopt}}};
+}
+
+// Check that bench.json reads back as written, a floor or none.
+TEST(BenchReport, WrittenIsRead) {
+  for (bool floor : {true, false}) {
+    BenchReport written = bench_report();
+    if (!floor) written.floor.reset();
+    nlohmann::json json = nlohmann::json::parse(to_json(written).dump());
+    auto read = bench_report_from_json(json, "b.json");
+    ASSERT_TRUE(read) << read.error().message;
+    EXPECT_EQ(*read, written);
+  }
+}
+
+// Check that the history keeps every night, and that a night of another version is refused at its line.
+TEST(BenchReport, TheHistoryKeepsEveryNightAndRefusesAnotherVersionAtItsLine) {
+  const fs::path dir = temp_dir("bench");
+  const fs::path history = dir / "history.jsonl";
+  ASSERT_TRUE(record_bench_history(history, {}, bench_report(), dir));
+  auto nights = load_bench_history(history);
+  ASSERT_TRUE(nights) << nights.error().message;
+  ASSERT_TRUE(record_bench_history(history, *nights, bench_report(), dir));
+  nights = load_bench_history(history);
+  ASSERT_TRUE(nights) << nights.error().message;
+  EXPECT_EQ(nights->size(), 2u);
+  EXPECT_EQ(nights->back(), bench_report());
+  std::ofstream(history, std::ios::app) << R"({"format": "tidemark-bench", "version": 0, "results": []})" << "\n";
+  nights = load_bench_history(history);
+  ASSERT_FALSE(nights);
+  EXPECT_EQ(nights.error().message,
+            history.string() + ":3: expected a bench report (bench.json) of version 1, found version 0");
+}
+
+ObservationRecord observation() {
+  ObservedProcessRecord shell{.pid = 10, .parent = 1, .command = {"sh", "-c", "x"}, .kind = "no-device"};
+  ObservedProcessRecord poller{.pid = 11, .parent = 10, .command = {"poller"}, .executable = "/b/poller",
+                               .kind = "vulkan", .folder = "layer/11-poller", .forked_from = 0};
+  poller.vulkan = ObservedProcessRecord::Vulkan{1, false, 42, {{"vkbufspk", 3005}}, {{"kpid", 4096}},
+                                                "layer/11-poller/trace.pftrace"};
+  return {.command = {"sh", "-c", "x"}, .exit_code = 137, .pid = 10, .settings = "completion=deterministic",
+          .only = "", .processes = {shell, poller}, .whole_observed = {{"vkbufspk", 3005}},
+          .whole_kernel = {{"kpid", 4096}}, .kernel_map = "pid 11: 4096\n",
+          .checks = {{"vkbufspk <= 64", "pid 11 (poller)", false, "vkbufspk = 3005, bound <= 64"}}};
+}
+
+// Check that an observation reads back as written, and a Vulkan process's figures missing one is named.
+TEST(ObservationRecord, WrittenIsReadAndAMissingFigureIsNamed) {
+  const fs::path file = temp_dir("observe") / "observation.json";
+  ASSERT_TRUE(write_observation_record(file, observation()));
+  auto read = read_observation_record(file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, observation());
+  nlohmann::json json = to_json(observation());
+  json["processes"][1].erase("events");
+  auto bad = observation_record_from_json(json, "o.json");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "o.json: expected 'processes[1].events', found none");
+}
+
+}  // namespace
+}  // namespace tidemark::report
