@@ -38,8 +38,8 @@ Status evaluate_kind(Inputs&, std::vector<Outcome>&) {
 
 template <>
 Status evaluate_kind<CheckKind::Gauge>(Inputs& in, std::vector<Outcome>& outcomes) {
-  for (size_t k = 0; k < in.scenario.gauge_checks.size(); ++k) {
-    TIDEMARK_TRY(checked, check_gauge(in.scenario.gauge_checks[k], in.values, {CheckKind::Gauge, k}));
+  for (size_t k = 0; k < in.scenario.expect.gauges.size(); ++k) {
+    TIDEMARK_TRY(checked, check_gauge(in.scenario.expect.gauges[k], in.values, {CheckKind::Gauge, k}));
     outcomes.push_back(std::move(checked));
   }
   return {};
@@ -47,8 +47,8 @@ Status evaluate_kind<CheckKind::Gauge>(Inputs& in, std::vector<Outcome>& outcome
 
 template <>
 Status evaluate_kind<CheckKind::Pixels>(Inputs& in, std::vector<Outcome>& outcomes) {
-  for (size_t k = 0; k < in.scenario.pixel_checks.size(); ++k) {
-    TIDEMARK_TRY(checked, check_pixels(in.scenario.pixel_checks[k], in.read.image, in.context.artifact_dir,
+  for (size_t k = 0; k < in.scenario.expect.pixels.size(); ++k) {
+    TIDEMARK_TRY(checked, check_pixels(in.scenario.expect.pixels[k], in.read.image, in.context.artifact_dir,
                                        {CheckKind::Pixels, k}));
     outcomes.push_back(std::move(checked));
   }
@@ -63,42 +63,42 @@ Status evaluate_kind<CheckKind::Waits>(Inputs& in, std::vector<Outcome>& outcome
 
 template <>
 Status evaluate_kind<CheckKind::KernelDump>(Inputs& in, std::vector<Outcome>& outcomes) {
-  if (in.scenario.kernel_dump)
-    outcomes.push_back(check_kernel_dump(*in.scenario.kernel_dump, in.read.kernel_dump.value_or("")));
+  if (in.scenario.expect.dump)
+    outcomes.push_back(check_kernel_dump(*in.scenario.expect.dump, in.read.kernel_dump.value_or("")));
   return {};
 }
 
 template <>
 Status evaluate_kind<CheckKind::KernelNode>(Inputs& in, std::vector<Outcome>& outcomes) {
-  for (size_t k = 0; k < in.scenario.kernel_nodes.size(); ++k)
-    outcomes.push_back(check_kernel_node(in.scenario.kernel_nodes[k], in.read.kernel_nodes.at(k), k));
+  for (size_t k = 0; k < in.scenario.expect.nodes.size(); ++k)
+    outcomes.push_back(check_kernel_node(in.scenario.expect.nodes[k], in.read.kernel_nodes.at(k), k));
   return {};
 }
 
 template <>
 Status evaluate_kind<CheckKind::Diagnosis>(Inputs& in, std::vector<Outcome>& outcomes) {
-  for (size_t k = 0; k < in.scenario.diagnosis_checks.size(); ++k)
-    outcomes.push_back(check_diagnosis(in.scenario.diagnosis_checks[k], in.read.kernel_report, k));
+  for (size_t k = 0; k < in.scenario.expect.kmd.size(); ++k)
+    outcomes.push_back(check_diagnosis(in.scenario.expect.kmd[k], in.read.kernel_report, k));
   return {};
 }
 
 template <>
 Status evaluate_kind<CheckKind::KgslRead>(Inputs& in, std::vector<Outcome>& outcomes) {
-  for (size_t k = 0; k < in.scenario.kgsl_checks.size(); ++k)
-    outcomes.push_back(check_kgsl_read(in.scenario.kgsl_checks[k], in.read.kernel_report, k));
+  for (size_t k = 0; k < in.scenario.expect.kgsl.size(); ++k)
+    outcomes.push_back(check_kgsl_read(in.scenario.expect.kgsl[k], in.read.kernel_report, k));
   return {};
 }
 
 template <>
 Status evaluate_kind<CheckKind::Trace>(Inputs& in, std::vector<Outcome>& outcomes) {
-  for (size_t k = 0; k < in.scenario.trace_checks.size(); ++k)
-    outcomes.push_back(check_trace(in.scenario.trace_checks[k], in.imported_trace(), k));
+  for (size_t k = 0; k < in.scenario.expect.trace.size(); ++k)
+    outcomes.push_back(check_trace(in.scenario.expect.trace[k], in.imported_trace(), k));
   return {};
 }
 
 template <>
 Status evaluate_kind<CheckKind::Reconcile>(Inputs& in, std::vector<Outcome>& outcomes) {
-  if (in.scenario.reconcile)
+  if (in.scenario.expect.reconcile)
     outcomes.push_back(check_reconcile(in.scenario, in.read.gauges, in.read.kernel_gauges, in.imported_trace(),
                                        in.context.counter_tracks));
   return {};
@@ -106,7 +106,7 @@ Status evaluate_kind<CheckKind::Reconcile>(Inputs& in, std::vector<Outcome>& out
 
 template <>
 Status evaluate_kind<CheckKind::Observed>(Inputs& in, std::vector<Outcome>& outcomes) {
-  if (in.scenario.observed)
+  if (in.scenario.expect.observed)
     outcomes.push_back(check_observed(in.scenario, in.read.gauges, in.read.observed_gauges.value_or(ObservedGauges{})));
   return {};
 }

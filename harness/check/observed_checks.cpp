@@ -44,7 +44,7 @@ Outcome check_observed(const scenario::Scenario& scenario, const Gauges& g, cons
           : fmt::format("{} of {} claims differ: {}", differ.size(), std::size(claims), fmt::join(differ, "; "));
   Outcome outcome = outcome_of(scenario::CheckKind::Observed,
                                "what the device reported is what the layer saw beneath it", differ.empty(), detail);
-  outcome.where = *scenario.observed;
+  outcome.where = *scenario.expect.observed;
   return outcome;
 }
 

@@ -139,7 +139,7 @@ Outcome check_reconcile(const scenario::Scenario& scenario, const Gauges& gauges
   Outcome outcome = outcome_of(CheckKind::Reconcile,
                                "the backend, the kernel map and the trace agree on the pid's GPU memory",
                                wrong == points.end(), detail);
-  outcome.where = *scenario.reconcile;
+  outcome.where = *scenario.expect.reconcile;
   return outcome;
 }
 

@@ -95,7 +95,7 @@ scenario::Scenario reconciled() {
   scenario.target = {.width = 2, .height = 2};  // 16 bytes
   scenario.kernel.pid = 1000;
   scenario.kernel.gpu = 0;
-  scenario.reconcile = trace_yaml;
+  scenario.expect.reconcile = trace_yaml;
   return scenario;
 }
 

@@ -507,8 +507,8 @@ Result<Reduction> reduce(std::string bytes, const fs::path& input, const ReduceO
   if (auto id = original.find_check(options.check)) {
     kind = std::string(scenario::to_string(id->kind));
     index = id->index;
-    if (id->kind == scenario::CheckKind::Diagnosis) kind = "kmd", name = original.diagnosis_checks[id->index].name;
-    if (id->kind == scenario::CheckKind::KgslRead) kind = "kgsl", name = original.kgsl_checks[id->index].name;
+    if (id->kind == scenario::CheckKind::Diagnosis) kind = "kmd", name = original.expect.kmd[id->index].name;
+    if (id->kind == scenario::CheckKind::KgslRead) kind = "kgsl", name = original.expect.kgsl[id->index].name;
   }
   best = reducer.text().checks_except(kind, index, name);
   if (auto controls = reducer.text().top_level("controls")) best.cut.push_back(*controls);

@@ -17,19 +17,19 @@ Status drive(const scenario::Scenario& scenario, api::Device& api, api::Model& m
     TIDEMARK_TRY(kernel, model.kernel_gauges());
     result.kernel_gauges = kernel;
   }
-  if (scenario.layer.on) {
+  if (scenario.layer.on || scenario.reads_back(scenario::ReadBack::ObservedGauges)) {
     TIDEMARK_TRY(observed, model.observed_gauges());
     result.observed_gauges = observed;
   }
-  if (scenario.kernel_dump) {
+  if (scenario.reads_back(scenario::ReadBack::KernelDump)) {
     TIDEMARK_TRY(dump, model.kernel_dump());
     result.kernel_dump = std::move(dump);
   }
-  for (const auto& node : scenario.kernel_nodes) {
+  for (const auto& node : scenario.expect.nodes) {
     TIDEMARK_TRY(read, model.kernel_node(node.pid, node.type));
     result.kernel_nodes.push_back(std::move(read));
   }
-  if (scenario.reads_kernel_report()) {
+  if (scenario.reads_back(scenario::ReadBack::KernelReport)) {
     TIDEMARK_TRY(report, model.kernel_report());
     result.kernel_report = std::move(report);
   }

@@ -199,7 +199,7 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   result.backend = backend_name;
   result.file = scenario.file;
   result.mutant = options.mutant;
-  for (const auto& check : scenario.gauge_checks)
+  for (const auto& check : scenario.expect.gauges)
     for (const auto& name : check.expr.identifiers())
       if (std::find(result.gauges_used.begin(), result.gauges_used.end(), name) == result.gauges_used.end())
         result.gauges_used.push_back(name);

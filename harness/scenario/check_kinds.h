@@ -8,6 +8,8 @@
 //     fails to compile;
 //   - check::evaluate (check/evaluate.cpp) calls evaluate_kind<Kind> for every scenario
 //     check: a kind without its specialisation fails to compile there;
+//   - scenario::kCheckReportOrder from the report place column (each place 0..N-1 once), and
+//     Scenario::reads_back from the read-back column (runner/read_back.cpp reads what it says);
 //   - kCheckDocs, which registry_test.cpp checks against the README's check table, both ways;
 //     kPixelCheckDocs likewise for the kinds of pixel check (TIDEMARK_PIXEL_CHECKS).
 // `waits` is written as a client_wait's `expect` (read with the steps): it has no key and no
@@ -16,30 +18,45 @@
 
 #include <string_view>
 
-// X(Kind, "name", indexed, "expect key", reader, "written as", "what must hold")
+namespace tidemark::scenario {
+
+// What a run must read back at its end for a kind of check, beyond what it always reads (the
+// backend's gauges, the image, the trace, the validation messages).
+enum class ReadBack {
+  Nothing,
+  KernelGauges,    // the kernel model's gauges (also whenever the scenario uses the kernel model)
+  KernelDump,      // GpuMem's dump
+  KernelNodes,     // each per-type node a check names
+  KernelReport,    // the kernel driver's report: its kept diagnoses and kgsl reads
+  ObservedGauges,  // the layer's gauges (also whenever the layer is on)
+};
+
+}  // namespace tidemark::scenario
+
+// X(Kind, "name", indexed, "expect key", reader, "written as", "what must hold", report place, read back)
 #define TIDEMARK_SCENARIO_CHECKS(X)                                                                                 \
   X(Gauge, "gauge", true, "gauges", &CheckReader::gauges, "`expect: gauges`, named by its expression",            \
-    "the comparison holds over the gauges and knobs at the end of the workload")                                   \
+    "the comparison holds over the gauges and knobs at the end of the workload", 0, ReadBack::Nothing)                                   \
   X(Pixels, "pixels", true, "pixels", &CheckReader::pixel_checks, "`expect: pixels`, named `pixels[k]`",          \
-    "the final image: bands, a probe or a golden, within the tolerance")                                           \
+    "the final image: bands, a probe or a golden, within the tolerance", 9, ReadBack::Nothing)                                           \
   X(Waits, "waits", false, "", nullptr, "a `client_wait`'s `expect`, named `waits`",                              \
-    "every `client_wait` that has an `expect` returned that status")                                               \
+    "every `client_wait` that has an `expect` returned that status", 1, ReadBack::Nothing)                                               \
   X(KernelDump, "dump", false, "kernel", &CheckReader::kernel_checks,                                              \
     "`expect: kernel: dump`, `dump_file`, `dump_has`, `dump_lacks`, named `dump`",                                 \
-    "GpuMem's dump at the end of the workload is the text, or has and lacks the lines")                            \
+    "GpuMem's dump at the end of the workload is the text, or has and lacks the lines", 2, ReadBack::KernelDump)                            \
   X(KernelNode, "nodes", true, "kernel", &CheckReader::kernel_checks, "`expect: kernel: nodes`, named `nodes[k]`", \
-    "a per-type node reads as written, or is absent")                                                              \
+    "a per-type node reads as written, or is absent", 3, ReadBack::KernelNodes)                                                              \
   X(Diagnosis, "kmd", true, "kmd", &CheckReader::diagnoses, "`expect: kmd`, named `kmd.<name>`",                  \
-    "each listed field of the diagnosis a `kmd_diagnose` step kept under the name")                                \
+    "each listed field of the diagnosis a `kmd_diagnose` step kept under the name", 4, ReadBack::KernelReport)                                \
   X(KgslRead, "kgsl", true, "kgsl", &CheckReader::kgsl_reads, "`expect: kgsl`, named `kgsl.<name>`",              \
-    "the exact text of the node a `kgsl_read` step kept under the name")                                           \
+    "the exact text of the node a `kgsl_read` step kept under the name", 5, ReadBack::KernelReport)                                           \
   X(Trace, "trace", true, "trace", &CheckReader::trace_checks, "`expect: trace`, named `trace[k]`",               \
-    "a track of the run's trace as Trace Processor imports it")                                                    \
+    "a track of the run's trace as Trace Processor imports it", 6, ReadBack::Nothing)                                                    \
   X(Reconcile, "reconcile", false, "reconcile", &CheckReader::reconcile,                                           \
     "`expect: reconcile: true`, named `reconcile`",                                                                \
-    "the backend, the kernel map and the trace agree on `kernel.pid`'s GPU memory at every sampled point")        \
+    "the backend, the kernel map and the trace agree on `kernel.pid`'s GPU memory at every sampled point", 7, ReadBack::KernelGauges)        \
   X(Observed, "observed", false, "observed", &CheckReader::observed, "`expect: observed: true` (with `layer: true`), named `observed`", \
-    "what the device reported of its memory, descriptor sets and submits is what the layer saw beneath it")
+    "what the device reported of its memory, descriptor sets and submits is what the layer saw beneath it", 8, ReadBack::ObservedGauges)
 
 // X(Kind, "name", "written as", "what must hold"): outcomes the runner adds of its own.
 #define TIDEMARK_RUN_CHECKS(X)                                                                           \
@@ -71,7 +88,7 @@ struct CheckDoc {
   std::string_view meaning;
 };
 
-#define TIDEMARK_SCENARIO_CHECK_DOC(kind, name, indexed, key, reader, written, meaning) CheckDoc{name, written, meaning},
+#define TIDEMARK_SCENARIO_CHECK_DOC(kind, name, indexed, key, reader, written, meaning, ...) CheckDoc{name, written, meaning},
 #define TIDEMARK_RUN_CHECK_DOC(kind, name, written, meaning) CheckDoc{name, written, meaning},
 inline constexpr CheckDoc kCheckDocs[] = {TIDEMARK_SCENARIO_CHECKS(TIDEMARK_SCENARIO_CHECK_DOC)
                                               TIDEMARK_RUN_CHECKS(TIDEMARK_RUN_CHECK_DOC)};

@@ -182,33 +182,33 @@ TEST(Load, FullScenarioPopulatesEveryField) {
   as<Finish>(workload[6]);
   as<Present>(workload[7]);
 
-  ASSERT_EQ(scenario.gauge_checks.size(), 3u);
-  EXPECT_EQ(scenario.gauge_checks[1].expr.text(), "wlivepk <= wbufs + 8 + 2");
-  EXPECT_EQ(scenario.gauge_checks[1].where.line, 33);
-  EXPECT_EQ(scenario.gauge_checks[1].where.column, 30);  // the opening quote
-  auto bound = scenario.gauge_checks[0].expr.compare(values({{"wdefpk", 9 << 20}}));
+  ASSERT_EQ(scenario.expect.gauges.size(), 3u);
+  EXPECT_EQ(scenario.expect.gauges[1].expr.text(), "wlivepk <= wbufs + 8 + 2");
+  EXPECT_EQ(scenario.expect.gauges[1].where.line, 33);
+  EXPECT_EQ(scenario.expect.gauges[1].where.column, 30);  // the opening quote
+  auto bound = scenario.expect.gauges[0].expr.compare(values({{"wdefpk", 9 << 20}}));
   ASSERT_TRUE(bound);
   EXPECT_TRUE(bound->holds);
 
-  ASSERT_EQ(scenario.pixel_checks.size(), 4u);
-  const auto& palette_bands = std::get<BandsCheck>(scenario.pixel_checks[0]);
+  ASSERT_EQ(scenario.expect.pixels.size(), 4u);
+  const auto& palette_bands = std::get<BandsCheck>(scenario.expect.pixels[0]);
   EXPECT_EQ(palette_bands.count, 48);
   EXPECT_TRUE(palette_bands.palette);
   EXPECT_TRUE(palette_bands.colors.empty());
   EXPECT_EQ(palette_bands.tolerance, 1);
   EXPECT_EQ(palette_bands.where.line, 35);
   EXPECT_EQ(palette_bands.where.column, 7);
-  const auto& colour_bands = std::get<BandsCheck>(scenario.pixel_checks[1]);
+  const auto& colour_bands = std::get<BandsCheck>(scenario.expect.pixels[1]);
   EXPECT_FALSE(colour_bands.palette);
   EXPECT_EQ(colour_bands.colors,
             (std::vector<std::array<uint8_t, 4>>{{255, 0, 0, 255}, {0, 255, 0, 255}}));
   EXPECT_EQ(colour_bands.tolerance, 0);
-  const auto& probe = std::get<ProbeCheck>(scenario.pixel_checks[2]);
+  const auto& probe = std::get<ProbeCheck>(scenario.expect.pixels[2]);
   EXPECT_EQ(probe.x, 5);
   EXPECT_EQ(probe.y, 5);
   EXPECT_EQ(probe.rgba, (std::array<uint8_t, 4>{60, 200, 90, 255}));
   EXPECT_EQ(probe.tolerance, 1);
-  const auto& golden = std::get<GoldenCheck>(scenario.pixel_checks[3]);
+  const auto& golden = std::get<GoldenCheck>(scenario.expect.pixels[3]);
   EXPECT_EQ(golden.file, kTestdata / "good" / "golden.png");
   EXPECT_EQ(golden.tolerance, 2);
   EXPECT_EQ(golden.max_mismatch, 3);
@@ -226,7 +226,7 @@ TEST(Load, MinimalScenarioTakesDefaults) {
   EXPECT_TRUE(loaded->fences.empty());
   ASSERT_EQ(loaded->workload.size(), 1u);
   EXPECT_EQ(loaded->workload[0].label, "present");
-  EXPECT_TRUE(loaded->pixel_checks.empty());
+  EXPECT_TRUE(loaded->expect.pixels.empty());
   EXPECT_TRUE(loaded->controls.empty());
 }
 
@@ -266,9 +266,9 @@ TEST(Load, ControlsNameChecksOfTheScenario) {
   EXPECT_EQ(controls[2].where.column, 5);
 
   // The checks themselves are untouched by the controls naming them.
-  ASSERT_EQ(loaded->gauge_checks.size(), 3u);
-  EXPECT_EQ(loaded->gauge_checks[0].expr.text(), "wlivepk <= 4 * wbufs");
-  EXPECT_EQ(loaded->pixel_checks.size(), 2u);
+  ASSERT_EQ(loaded->expect.gauges.size(), 3u);
+  EXPECT_EQ(loaded->expect.gauges[0].expr.text(), "wlivepk <= 4 * wbufs");
+  EXPECT_EQ(loaded->expect.pixels.size(), 2u);
 }
 
 // Check that the knob table carries the documented ranges and defaults.
@@ -573,7 +573,7 @@ TEST_F(InlineScenario, PixelChecksFitTheTargetAndGoldensResolveBesideTheScenario
                            "name: a\ngroup: g\nworkload: [present: ]\nexpect:\n  pixels:\n    - "
                            "golden: {file: b.png}\n"));
   ASSERT_TRUE(loaded) << loaded.error().message;
-  EXPECT_EQ(std::get<GoldenCheck>(loaded->pixel_checks[0]).file, dir_ / "g" / "b.png");
+  EXPECT_EQ(std::get<GoldenCheck>(loaded->expect.pixels[0]).file, dir_ / "g" / "b.png");
   write("g/text.png", "plain text");
   auto golden = [&](std::string_view file) {
     return load_error(write("g/s.yaml", "name: a\ngroup: g\nworkload: [present: ]\nexpect:\n  pixels:\n    - "

@@ -83,10 +83,10 @@ bool any_kernel_step(const std::vector<Step>& steps) {
 }  // namespace
 
 bool Scenario::uses_kernel() const {
-  if (kernel.written || kmd.written || kgsl.written || any_kernel_step(workload) || kernel_dump ||
-      !kernel_nodes.empty() || reads_kernel_report() || reconcile)
-    return true;
-  for (const auto& check : gauge_checks)
+  if (kernel.written || kmd.written || kgsl.written || any_kernel_step(workload)) return true;
+  for (ReadBack what : {ReadBack::KernelGauges, ReadBack::KernelDump, ReadBack::KernelNodes, ReadBack::KernelReport})
+    if (reads_back(what)) return true;
+  for (const auto& check : expect.gauges)
     for (const auto& name : check.expr.identifiers())
       if (is_kernel_gauge(name)) return true;
   return false;
@@ -94,39 +94,47 @@ bool Scenario::uses_kernel() const {
 
 std::map<GaugeKind, Scenario::GaugeUse> Scenario::gauge_uses() const {
   std::map<GaugeKind, GaugeUse> uses;
-  for (const auto& check : gauge_checks)
+  for (const auto& check : expect.gauges)
     for (const auto& name : check.expr.identifiers())
       if (const GaugeSpec* gauge = find_gauge(name)) uses.try_emplace(gauge->kind, GaugeUse{name, check.where});
   return uses;
 }
 
+size_t Scenario::count(CheckKind kind) const {
+  switch (kind) {
+    case CheckKind::Gauge: return expect.gauges.size();
+    case CheckKind::Pixels: return expect.pixels.size();
+    case CheckKind::Waits: return expects_wait_statuses() ? 1 : 0;
+    case CheckKind::KernelDump: return expect.dump ? 1 : 0;
+    case CheckKind::KernelNode: return expect.nodes.size();
+    case CheckKind::Diagnosis: return expect.kmd.size();
+    case CheckKind::KgslRead: return expect.kgsl.size();
+    case CheckKind::Trace: return expect.trace.size();
+    case CheckKind::Reconcile: return expect.reconcile ? 1 : 0;
+    case CheckKind::Observed: return expect.observed ? 1 : 0;
+    default: return 0;  // the runner's own checks are not a scenario's
+  }
+}
+
+bool Scenario::reads_back(ReadBack what) const {
+#define TIDEMARK_READS_BACK(kind, name, indexed, key, reader, written, meaning, place, read_back) \
+  if (read_back == what && count(CheckKind::kind) > 0) return true;
+  TIDEMARK_SCENARIO_CHECKS(TIDEMARK_READS_BACK)
+#undef TIDEMARK_READS_BACK
+  return false;
+}
+
 std::vector<CheckId> Scenario::checks() const {
   std::vector<CheckId> ids;
-  auto add = [&](CheckKind kind, size_t count) {
-    for (size_t k = 0; k < count; ++k) ids.push_back({kind, k});
-  };
-  for (CheckKind kind : kCheckReportOrder) {  // in the order they are reported
-    switch (kind) {
-      case CheckKind::Gauge: add(kind, gauge_checks.size()); break;
-      case CheckKind::Pixels: add(kind, pixel_checks.size()); break;
-      case CheckKind::Waits: add(kind, expects_wait_statuses() ? 1 : 0); break;
-      case CheckKind::KernelDump: add(kind, kernel_dump ? 1 : 0); break;
-      case CheckKind::KernelNode: add(kind, kernel_nodes.size()); break;
-      case CheckKind::Diagnosis: add(kind, diagnosis_checks.size()); break;
-      case CheckKind::KgslRead: add(kind, kgsl_checks.size()); break;
-      case CheckKind::Trace: add(kind, trace_checks.size()); break;
-      case CheckKind::Reconcile: add(kind, reconcile ? 1 : 0); break;
-      case CheckKind::Observed: add(kind, observed ? 1 : 0); break;
-      default: break;  // the runner's own checks are not a scenario's
-    }
-  }
+  for (CheckKind kind : kCheckReportOrder)  // in the order they are reported
+    for (size_t k = 0; k < count(kind); ++k) ids.push_back({kind, k});
   return ids;
 }
 
 std::string Scenario::check_text(const CheckId& id) const {
-  if (id.kind == CheckKind::Gauge && id.index < gauge_checks.size()) return gauge_checks[id.index].expr.text();
-  if (id.kind == CheckKind::Diagnosis && id.index < diagnosis_checks.size()) return "kmd." + diagnosis_checks[id.index].name;
-  if (id.kind == CheckKind::KgslRead && id.index < kgsl_checks.size()) return "kgsl." + kgsl_checks[id.index].name;
+  if (id.kind == CheckKind::Gauge && id.index < expect.gauges.size()) return expect.gauges[id.index].expr.text();
+  if (id.kind == CheckKind::Diagnosis && id.index < expect.kmd.size()) return "kmd." + expect.kmd[id.index].name;
+  if (id.kind == CheckKind::KgslRead && id.index < expect.kgsl.size()) return "kgsl." + expect.kgsl[id.index].name;
   return id.str();
 }
 

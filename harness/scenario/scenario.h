@@ -273,11 +273,20 @@ struct TraceCheck {
 enum class CheckKind { TIDEMARK_SCENARIO_CHECKS(TIDEMARK_CHECK_KIND) TIDEMARK_RUN_CHECKS(TIDEMARK_CHECK_KIND) };
 #undef TIDEMARK_CHECK_KIND
 std::string_view to_string(CheckKind kind);  // "gauge", "pixels", ...
-// The order a scenario's checks are listed, evaluated and reported in: the pixel checks last.
-// check/evaluate.cpp holds it to the registry (every scenario check kind once).
-inline constexpr CheckKind kCheckReportOrder[] = {
-    CheckKind::Gauge,    CheckKind::Waits, CheckKind::KernelDump, CheckKind::KernelNode, CheckKind::Diagnosis,
-    CheckKind::KgslRead, CheckKind::Trace, CheckKind::Reconcile,  CheckKind::Observed,   CheckKind::Pixels};
+// The order a scenario's checks are listed, evaluated and reported in (the registry's report
+// column: the pixel checks last).
+inline constexpr auto kCheckReportOrder = [] {
+  struct Placed {
+    CheckKind kind;
+    int place;
+  };
+#define TIDEMARK_PLACED(kind, name, indexed, key, reader, written, meaning, place, read_back) Placed{CheckKind::kind, place},
+  std::array rows = {TIDEMARK_SCENARIO_CHECKS(TIDEMARK_PLACED)};
+#undef TIDEMARK_PLACED
+  std::array<CheckKind, rows.size()> order{};
+  for (const auto& row : rows) order[row.place] = row.kind;
+  return order;
+}();
 
 struct CheckId {
   CheckKind kind = CheckKind::Gauge;
@@ -340,6 +349,23 @@ struct CounterSection {
   bool interned = false;
 };
 
+// Every check a scenario declares (its `expect:` section), one member per kind of the registry
+// (scenario/check_kinds.h); `waits` is written in the steps and counted by the scenario.
+struct Checks {
+  std::vector<GaugeCheck> gauges;
+  std::vector<PixelCheck> pixels;
+  std::optional<KernelDumpCheck> dump;
+  std::vector<KernelNodeCheck> nodes;
+  std::vector<DiagnosisCheck> kmd;
+  std::vector<KgslReadCheck> kgsl;
+  std::vector<TraceCheck> trace;
+  // The backend's bytes for kernel.pid (device bytes plus the target), the kernel map's entry
+  // and the last value of the trace's GPU Memory track for the pid agree at the end.
+  std::optional<SourceLocation> reconcile;
+  // The device's self-report and the layer's observation agree (`expect: observed: true`).
+  std::optional<SourceLocation> observed;
+};
+
 struct Scenario {
   std::filesystem::path file;
   std::string name;   // kebab-case sentence, unique within the group
@@ -361,22 +387,16 @@ struct Scenario {
   std::vector<std::string> buffers;  // declared buffer names, created in this order
   std::vector<std::string> fences;   // fence names in first-definition order
   std::vector<Step> workload;
-  std::vector<GaugeCheck> gauge_checks;
-  std::vector<PixelCheck> pixel_checks;
-  std::optional<KernelDumpCheck> kernel_dump;
-  std::vector<KernelNodeCheck> kernel_nodes;
-  std::vector<DiagnosisCheck> diagnosis_checks;
-  std::vector<KgslReadCheck> kgsl_checks;
-  std::vector<TraceCheck> trace_checks;
-  // The backend's bytes for kernel.pid (device bytes plus the target), the kernel map's entry
-  // and the last value of the trace's GPU Memory track for the pid agree at the end.
-  std::optional<SourceLocation> reconcile;
-  // The device's self-report and the layer's observation agree (`expect: observed: true`).
-  std::optional<SourceLocation> observed;
+  Checks expect;  // `expect:`: every check the file declares, by kind
   std::vector<Control> controls;
 
   // Every check the scenario declares, in report order; the ones a control may name.
   std::vector<CheckId> checks() const;
+  // How many checks of a kind it declares (`waits`: 1 when any client_wait has an expect).
+  size_t count(CheckKind kind) const;
+  // Whether any of its checks needs `what` read back at the end of the run (the registry's
+  // read-back column).
+  bool reads_back(ReadBack what) const;
   bool expects_wait_statuses() const;
   // A `kernel:` section, a kernel step, or a check naming a kernel gauge: the run then reads
   // the kernel model's gauges, checks them and digests them.
@@ -387,8 +407,6 @@ struct Scenario {
     SourceLocation where;
   };
   std::map<GaugeKind, GaugeUse> gauge_uses() const;
-  // Diagnosis or kgsl checks: the run reads the kernel driver's report.
-  bool reads_kernel_report() const { return !diagnosis_checks.empty() || !kgsl_checks.empty(); }
   // What the file wrote for a check: the gauge expression, `pixels[k]`, `waits`, `kmd.NAME`.
   std::string check_text(const CheckId& id) const;
   // The check a control names by what the file wrote (a gauge check's expression with its

@@ -83,7 +83,7 @@ Status CheckReader::reconcile(const Value& value, Scenario& scenario) const {
     return error_at(value.where,
                     "a trace of the GPU memory snapshot and every change (tracing.gpu_memory: both) to reconcile",
                     fmt::format("gpu_memory: {}", tracer::kMemorySourceNames[static_cast<size_t>(scenario.trace_memory)]));
-  scenario.reconcile = value.where;
+  scenario.expect.reconcile = value.where;
   return {};
 }
 
@@ -92,7 +92,7 @@ Status CheckReader::observed(const Value& value, Scenario& scenario) const {
   if (!on) return error_at(value.where, "true (or no observed key)", "false");
   if (!scenario.layer.on)
     return error_at(value.where, "the layer beneath the backend (layer: true) to compare with", "no layer key");
-  scenario.observed = value.where;
+  scenario.expect.observed = value.where;
   return {};
 }
 
@@ -109,13 +109,13 @@ Status assign(Checks& out, Result<Checks> read) {
 }  // namespace
 
 Status CheckReader::trace_checks(const Value& value, Scenario& scenario) const {
-  return assign(scenario.trace_checks,
+  return assign(scenario.expect.trace,
                 values_.each(value, "a list of trace checks such as '- {track: Parked bytes (gpu 0), last: 0}'",
                              [&](const Value& item) { return trace_check(item); }));
 }
 
 Status CheckReader::diagnoses(const Value& value, Scenario& scenario) const {
-  return assign(scenario.diagnosis_checks,
+  return assign(scenario.expect.kmd,
                 named_checks<DiagnosisCheck>(value, "diagnoses by name, such as 'stuck: {scene: stuck_command}'",
                                              [&](DiagnosisCheck& check, const Value& fields) {
                                                return diagnosis_fields(check, fields);
@@ -123,7 +123,7 @@ Status CheckReader::diagnoses(const Value& value, Scenario& scenario) const {
 }
 
 Status CheckReader::kgsl_reads(const Value& value, Scenario& scenario) const {
-  return assign(scenario.kgsl_checks,
+  return assign(scenario.expect.kgsl,
                 named_checks<KgslReadCheck>(value, "node reads by name, such as 'first: \"25\\n\"'",
                                             [&](KgslReadCheck& check, const Value& text) -> Status {
                                               TIDEMARK_TRY(read, read_.text(text, "the node's text"));
@@ -133,7 +133,7 @@ Status CheckReader::kgsl_reads(const Value& value, Scenario& scenario) const {
 }
 
 Status CheckReader::gauges(const Value& value, Scenario& scenario) const {
-  return assign(scenario.gauge_checks, values_.each(value, "a list of gauge comparisons", [&](const Value& item) {
+  return assign(scenario.expect.gauges, values_.each(value, "a list of gauge comparisons", [&](const Value& item) {
     auto check = gauge(item);
     if (check && !scenario.layer.on)  // the layer's gauges exist only with the layer beneath
       for (const auto& name : check->expr.identifiers())
@@ -146,7 +146,7 @@ Status CheckReader::gauges(const Value& value, Scenario& scenario) const {
 }
 
 Status CheckReader::pixel_checks(const Value& value, Scenario& scenario) const {
-  return assign(scenario.pixel_checks, values_.each(value, "a list of pixel checks (bands, probe, golden)",
+  return assign(scenario.expect.pixels, values_.each(value, "a list of pixel checks (bands, probe, golden)",
                                                     [&](const Value& item) { return pixels(item); }));
 }
 
@@ -373,9 +373,9 @@ Status CheckReader::kernel_checks(const Value& value, Scenario& scenario) const 
     };
     TIDEMARK_CHECK(yaml::optional(entries, "dump_has", dump.has, lines));
     TIDEMARK_CHECK(yaml::optional(entries, "dump_lacks", dump.lacks, lines));
-    scenario.kernel_dump = std::move(dump);
+    scenario.expect.dump = std::move(dump);
   }
-  TIDEMARK_CHECK(yaml::optional(entries, "nodes", scenario.kernel_nodes, [&](const Value& v) {
+  TIDEMARK_CHECK(yaml::optional(entries, "nodes", scenario.expect.nodes, [&](const Value& v) {
     return values_.each(v, "a list of per-type nodes such as '- {pid: 7, type: VULKAN, value: \"4096\"}'",
                 [&](const Value& item) { return kernel_node(item); });
   }));
@@ -446,7 +446,7 @@ Result<fs::path> CheckReader::golden_file(const Value& value) const {
 // fields as written.
 Status CheckReader::each_check_once(const Scenario& scenario, const std::vector<Value>& pixel_values) const {
   std::map<std::string, int> gauges;
-  for (const auto& check : scenario.gauge_checks) {
+  for (const auto& check : scenario.expect.gauges) {
     auto [first, added] = gauges.emplace(yaml::without_spaces(check.expr.text()), check.where.line);
     if (!added)
       return error_at(check.where, "each check once",
