@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "core/files.h"
+#include "host/layer_sink.h"
 #include "host/model_host.h"
 #include "layer/link.h"
 #include "layer/records.h"
@@ -148,6 +149,9 @@ Status replay_events(const fs::path& file, Process& process, host::ModelHost& tr
   api::ModelConfig config;
   config.kernel_pid = process.pid;
   host::ModelHost host(config, MutantId::None);
+  // The events go into the sink a session gives the layer over a device that does not report
+  // itself: the layer's memory changes and submits are the device's report.
+  const TidemarkLayerSink sink = host::layer_sink(host, /*backend_reports_itself=*/false);
   // The trace starts at the first submit: what was allocated before is the memory data
   // source's snapshot, the process's baseline (without one the importer drops its events).
   bool started = false;
@@ -170,22 +174,19 @@ Status replay_events(const fs::path& file, Process& process, host::ModelHost& tr
           TIDEMARK_CHECK(tree.kernel_allocate(0, process.pid, static_cast<MemoryType>(event.type), event.id, event.size));
         else
           TIDEMARK_CHECK(tree.kernel_free(0, process.pid, event.id));
-        host.memory_changed({.allocated = allocated,
-                             .type = static_cast<MemoryType>(event.type),
-                             .id = event.id,
-                             .size = event.size,
-                             .claimed_bytes = reported});
+        const TidemarkLayerMemoryChange change{allocated ? 1u : 0u, event.type, event.id, event.size, reported};
+        sink.memory_changed(sink.context, &change);
         break;
       }
       case TIDEMARK_EVENT_SUBMITTED:
         start(reported);
-        kernel_fences[event.id].push_back(host.queue_submitted());
+        kernel_fences[event.id].push_back(sink.queue_submitted(sink.context));
         host.sample({.device_bytes = reported});
         break;
       case TIDEMARK_EVENT_RETIRED: {
         const auto& fences = kernel_fences[event.id];
         if (event.size >= 1 && event.size <= fences.size() && fences[event.size - 1] != 0)
-          host.wait_retired(fences[event.size - 1], 1'000'000'000);
+          sink.wait_retired(sink.context, fences[event.size - 1], 1'000'000'000);
         break;
       }
       default: break;

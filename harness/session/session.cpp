@@ -2,40 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "host/layer_sink.h"
 #include "host/model_host.h"
 #include "layer/link.h"
 
 namespace tidemark::session {
 
 namespace {
-
-host::ModelHost& host_of(void* context) { return *static_cast<host::ModelHost*>(context); }
-
-// The layer's sink onto the session's host. A backend that reports itself gets only the
-// trace samples from it (the layer counts beneath); for one that does not, the layer's memory
-// changes and submits are the device's report, and its waits ask the host's kernel driver.
-TidemarkLayerSink layer_sink(host::ModelHost& host, bool backend_reports_itself) {
-  TidemarkLayerSink sink{};
-  sink.context = &host;
-  sink.sample = [](void* context, const TidemarkLayerGauges* gauges) {
-    host_of(context).observed_sample(layer::to_observed(*gauges));
-  };
-  if (backend_reports_itself) return sink;
-  sink.memory_changed = [](void* context, const TidemarkLayerMemoryChange* change) {
-    host_of(context).memory_changed({.allocated = change->allocated != 0,
-                                     .type = static_cast<MemoryType>(change->type),
-                                     .id = change->id,
-                                     .size = change->size,
-                                     .claimed_bytes = change->reported_bytes});
-  };
-  sink.queue_submitted = [](void* context) { return host_of(context).queue_submitted(); };
-  sink.retired = [](void* context, uint64_t fence) -> uint32_t { return host_of(context).retired(fence); };
-  sink.wait_retired = [](void* context, uint64_t fence, uint64_t budget) {
-    host_of(context).wait_retired(fence, budget);
-  };
-  sink.kick = [](void* context) -> uint32_t { return host_of(context).kick(); };
-  return sink;
-}
 
 // The layer's faults come from the session's mutants (layer.hold_frees, layer.real_completion)
 // and knobs
@@ -97,7 +70,7 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
   if (layer_on) {
     auto library = layer::Library::open();
     if (!library) return failed(library.error());
-    session->sink_ = std::make_unique<TidemarkLayerSink>(layer_sink(*session->host_, (*entry)->reports_itself));
+    session->sink_ = std::make_unique<TidemarkLayerSink>(host::layer_sink(*session->host_, (*entry)->reports_itself));
     session->layer_ = std::make_unique<layer::Attachment>(std::move(*library), session->sink_.get(),
                                                           layer_settings(config.layer, *mutant, *knobs));
     auto observed = [attachment = session->layer_.get()] { return layer::to_observed(attachment->gauges()); };

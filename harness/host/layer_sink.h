@@ -1,0 +1,16 @@
+// The layer's reports applied to a model host, in one place for both of its users: a session
+// with the layer on (the layer calls the sink as things happen) and `tidemark observe` (it
+// replays each process's recorded events into the same sink after the program ended).
+#pragma once
+
+#include "host/model_host.h"
+#include "layer/tidemark_layer.h"
+
+namespace tidemark::host {
+
+// A backend that reports itself gets only the trace samples from the layer (the layer counts
+// beneath it); for one that does not, the layer's memory changes and submits are the device's
+// report, and its waits ask the host's kernel driver.
+TidemarkLayerSink layer_sink(ModelHost& host, bool backend_reports_itself);
+
+}  // namespace tidemark::host
