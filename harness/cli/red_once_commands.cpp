@@ -33,74 +33,44 @@ const char* verdict_name(runner::ControlRun::Verdict verdict) {
 }  // namespace
 
 
-// Green, then every control in every lane; the red values are checked against the ledger
-// (or rewritten with --update-ledger).
+// Green, then every control in every lane (runner::red_once_set); the red values are checked
+// against the ledger (or rewritten with --update-ledger). This prints each run and verdict.
 int red_once_command(const RedOnceArgs& args) {
-  const auto& inputs = args.inputs;
-  const auto& lanes = args.lanes;
-  const std::string& ledger_path = args.ledger;
-  bool update_ledger = args.update_ledger;
-  const std::string& report = args.report;
-  auto scenarios = load_shard(inputs, args.shard, args.shard_durations);
+  auto scenarios = load_shard(args.inputs, args.shard, args.shard_durations);
   if (!scenarios) return report_error(scenarios.error());
-  runner::RedOnceOptions options;
-  if (!lanes.empty()) {
-    options.lanes.clear();
-    for (const auto& name : lanes) {
+  runner::RedOnceSetOptions options{.ledger = args.ledger, .update_ledger = args.update_ledger};
+  if (!args.lanes.empty()) {
+    options.run.lanes.clear();
+    for (const auto& name : args.lanes) {
       auto lane = parse_lane_option(name);
       if (!lane) return report_error(lane.error());
-      options.lanes.push_back(*lane);
+      options.run.lanes.push_back(*lane);
     }
   }
-  options.report_dir = report.empty() ? default_report_dir() : fs::path(report);
-  auto ledger = runner::read_ledger(ledger_path);
-  if (!ledger) return report_error(ledger.error());
-  std::vector<std::string> updated;
-  std::vector<runner::RedOnceReport> rerun;  // scenario and lanes only: which ledger lines were measured again
-  size_t failed = 0;
+  options.run.report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
   Progress progress = Progress::for_stdout("red-once", scenarios->size(), verbosity());
-  for (const auto& scenario : *scenarios) {
-    progress.start(fmt::format("{}/{} ({} controls)", scenario.group, scenario.name, scenario.controls.size()));
-    if (scenario.controls.empty()) {
-      progress.print(fmt::format("RED-ONCE FAIL {}/{}: no controls (a green that never went red proves nothing)",
-                                 scenario.group, scenario.name));
-      ++failed;
-      progress.finish_item();
-      continue;
-    }
-    auto result = runner::red_once(scenario, options);
-    if (!result) return report_error(result.error());
+  options.on_start = [&](const scenario::Scenario& scenario) {
+    progress.start(fmt::format("{} ({} controls)", scenario.id(), scenario.controls.size()));
+  };
+  options.on_done = [&](const runner::RedOnceReport& report) {
     if (verbosity() != Verbosity::Quiet)
-      for (const auto& run : result->runs)
-        progress.print(fmt::format("  {} [{}] {}: {} — {}", result->scenario, run.lane, run.control,
+      for (const auto& run : report.runs)
+        progress.print(fmt::format("  {} [{}] {}: {} — {}", report.scenario, run.lane, run.control,
                                    verdict_name(run.verdict), run.detail));
-    std::vector<std::string> problems = result->problems;
-    if (!update_ledger)
-      for (auto& drift : runner::ledger_drift(*result, *ledger)) problems.push_back("ledger drift: " + drift);
-    auto lines = runner::ledger_lines(*result);
-    updated.insert(updated.end(), lines.begin(), lines.end());
-    rerun.push_back({.scenario = result->scenario, .lanes = result->lanes});
-    if (problems.empty()) {
-      if (verbosity() != Verbosity::Quiet) progress.print(fmt::format("RED-ONCE PASS {}", result->scenario));
-    } else {
-      ++failed;
-      progress.print(fmt::format("RED-ONCE FAIL {}", result->scenario));
-      for (const auto& problem : problems) progress.print(fmt::format("  {}", problem));
+    if (!report.passed()) {
+      progress.print(fmt::format("RED-ONCE FAIL {}", report.scenario));
+      for (const auto& problem : report.problems) progress.print(fmt::format("  {}", problem));
+    } else if (verbosity() != Verbosity::Quiet) {
+      progress.print(fmt::format("RED-ONCE PASS {}", report.scenario));
     }
     progress.finish_item();
-  }
+  };
+  auto set = runner::red_once_set(*scenarios, options);
   progress.close();
-  if (update_ledger) {
-    for (const auto& line : *ledger) {
-      bool replaced = false;
-      for (const auto& measured : rerun) replaced = replaced || runner::covers(measured, line);
-      if (!replaced) updated.push_back(line);
-    }
-    if (auto ok = runner::write_ledger(ledger_path, updated); !ok) return report_error(ok.error());
-    fmt::print("ledger written: {}\n", ledger_path);
-  }
-  fmt::print("{} of {} scenarios pass red-once\n", scenarios->size() - failed, scenarios->size());
-  return failed == 0 ? kGreen : kRed;
+  if (!set) return report_error(set.error());
+  if (set->ledger_written) fmt::print("ledger written: {}\n", args.ledger);
+  fmt::print("{} of {} scenarios pass red-once\n", set->scenarios - set->failed, set->scenarios);
+  return set->failed == 0 ? kGreen : kRed;
 }
 
 // Every scenario has a control; every control's mutant is in the catalogue; every mutant in

@@ -5,19 +5,13 @@
 // The tcp token comes from --token-file or TIDEMARK_TOKEN, never the command line.
 // Exit codes: 0 done, 2 bad arguments, 4 I/O error.
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <vector>
-#include <fstream>
 
 #include "core/process_memory.h"
 #include "layer/link.h"
@@ -31,21 +25,6 @@ namespace {
 using namespace tidemark;
 
 void log_line(const std::string& line) { fmt::print(stderr, "tidemark-server[{}]: {}\n", ::getpid(), line); }
-
-// A session in its own process: one that crashes, stalls or exhausts memory ends only
-// itself, and nothing it leaves behind reaches the next session. The child dies with the
-// listener, so killing the server ends every session.
-Result<pid_t> serve_in_child(wire::UniqueFd& listener, wire::UniqueFd& connection, const wire::ServerOptions& options,
-                             int number) {
-  pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  if (pid < 0) return fail(ErrorKind::Io, fmt::format("fork: {}", std::strerror(errno)));
-  if (pid > 0) return pid;
-  listener.reset();
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) std::_Exit(4);
-  log_line(fmt::format("session {}: {}", number, wire::serve_connection(connection.get(), options)));
-  std::exit(0);
-}
 
 int listen_and_serve(const std::string& endpoint_text, const std::string& token_file, int sessions,
                      uint64_t stop_after_frames) {
@@ -75,22 +54,10 @@ int listen_and_serve(const std::string& endpoint_text, const std::string& token_
                               .log = log_line,
                               .open_session = session::session_factory(session::builtin_backends()),
                               .stop_after_frames = stop_after_frames};
-  std::vector<pid_t> running;
-  for (int served = 0; sessions == 0 || served < sessions; ++served) {
-    auto connection = wire::tcp_accept(listener->get());
-    if (!connection) {
-      log_line(connection.error().message);
-      return 4;
-    }
-    std::erase_if(running, [](pid_t pid) { return ::waitpid(pid, nullptr, WNOHANG) == pid; });
-    auto session = serve_in_child(*listener, *connection, options, served + 1);
-    if (!session) {
-      log_line(session.error().message);
-      return 4;
-    }
-    running.push_back(*session);
+  if (auto served = wire::serve_tcp_sessions(listener->get(), options, sessions); !served) {
+    log_line(served.error().message);
+    return 4;
   }
-  for (pid_t pid : running) ::waitpid(pid, nullptr, 0);
   return 0;
 }
 

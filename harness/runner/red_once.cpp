@@ -193,4 +193,39 @@ std::vector<std::string> ledger_drift(const RedOnceReport& report, const std::ve
   return problems;
 }
 
+Result<RedOnceSet> red_once_set(const std::vector<scenario::Scenario>& scenarios, const RedOnceSetOptions& options) {
+  TIDEMARK_TRY(ledger, read_ledger(options.ledger));
+  RedOnceSet set{.scenarios = scenarios.size()};
+  std::vector<std::string> updated;
+  std::vector<RedOnceReport> measured;  // scenario and lanes only: which ledger lines were measured again
+  for (const auto& scenario : scenarios) {
+    if (options.on_start) options.on_start(scenario);
+    RedOnceReport report;
+    if (scenario.controls.empty()) {
+      report.scenario = scenario.id();
+      report.problems.push_back("no controls (a green that never went red proves nothing)");
+    } else {
+      TIDEMARK_TRY(ran, red_once(scenario, options.run));
+      report = std::move(ran);
+      if (!options.update_ledger)
+        for (auto& drift : ledger_drift(report, ledger)) report.problems.push_back("ledger drift: " + drift);
+      auto lines = ledger_lines(report);
+      updated.insert(updated.end(), lines.begin(), lines.end());
+      measured.push_back({.scenario = report.scenario, .lanes = report.lanes});
+    }
+    if (!report.passed()) ++set.failed;
+    if (options.on_done) options.on_done(report);
+  }
+  if (options.update_ledger) {
+    for (const auto& line : ledger) {
+      bool replaced = false;
+      for (const auto& again : measured) replaced = replaced || covers(again, line);
+      if (!replaced) updated.push_back(line);
+    }
+    TIDEMARK_CHECK(write_ledger(options.ledger, std::move(updated)));
+    set.ledger_written = true;
+  }
+  return set;
+}
+
 }  // namespace tidemark::runner

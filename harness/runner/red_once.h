@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -59,5 +60,22 @@ Status write_ledger(const std::filesystem::path& file, std::vector<std::string> 
 bool covers(const RedOnceReport& report, const std::string& ledger_line);
 // Problems where the report's lines differ from the ledger's lines it covers.
 std::vector<std::string> ledger_drift(const RedOnceReport& report, const std::vector<std::string>& ledger);
+
+// Red-once over a set against its ledger: a scenario without controls fails (a green that never
+// went red proves nothing), a ledger line that drifted is a problem; with `update_ledger` the
+// ledger is rewritten instead, its lines of the scenarios and lanes measured replaced.
+struct RedOnceSetOptions {
+  RedOnceOptions run;
+  std::filesystem::path ledger;
+  bool update_ledger = false;
+  std::function<void(const scenario::Scenario&)> on_start;
+  std::function<void(const RedOnceReport&)> on_done;  // each scenario, its problems final
+};
+struct RedOnceSet {
+  size_t scenarios = 0;
+  size_t failed = 0;
+  bool ledger_written = false;
+};
+Result<RedOnceSet> red_once_set(const std::vector<scenario::Scenario>& scenarios, const RedOnceSetOptions& options);
 
 }  // namespace tidemark::runner

@@ -1,6 +1,9 @@
 #include "runner/red_once.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
 
 namespace tidemark::runner {
 namespace {
@@ -48,6 +51,32 @@ TEST(RedOnce, DriftIsFoundBothWaysAndOnlyForThisScenarioInTheLanesRun) {
   EXPECT_NE(drift[1].find("1025"), std::string::npos);
 
   EXPECT_TRUE(ledger_drift(report_with({"wlivepk <= 4 | red wlivepk = 1025 | green wlivepk = 1"}), ledger).empty());
+}
+
+// Check that a scenario without controls fails the set without running, and that rewriting the
+// ledger keeps the lines of scenarios it did not measure.
+TEST(RedOnce, ASetFailsAScenarioWithoutControlsAndAnUpdateKeepsOtherLines) {
+  const auto ledger = std::filesystem::path(::testing::TempDir()) / (std::to_string(::getpid()) + "-ledger.txt");
+  const std::string other = "reclaim/other | mutant=x.y | tcp | anything";
+  std::ofstream(ledger) << other << "\n";
+  scenario::Scenario bare;
+  bare.group = "reclaim";
+  bare.name = "no-controls";
+  std::vector<RedOnceReport> done;
+  RedOnceSetOptions options{.ledger = ledger, .update_ledger = true};
+  options.on_done = [&](const RedOnceReport& report) { done.push_back(report); };
+  auto set = red_once_set({bare}, options);
+  ASSERT_TRUE(set) << set.error().message;
+  EXPECT_EQ(set->scenarios, 1u);
+  EXPECT_EQ(set->failed, 1u);
+  EXPECT_TRUE(set->ledger_written);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].scenario, "reclaim/no-controls");
+  ASSERT_EQ(done[0].problems.size(), 1u);
+  EXPECT_EQ(done[0].problems[0], "no controls (a green that never went red proves nothing)");
+  auto kept = read_ledger(ledger);
+  ASSERT_TRUE(kept) << kept.error().message;
+  EXPECT_EQ(*kept, std::vector<std::string>{other});
 }
 
 }  // namespace

@@ -1,9 +1,16 @@
 #include "wire/server.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
 
 #include "wire/posix.h"
 
@@ -230,6 +237,35 @@ std::string serve_connection(int fd, const ServerOptions& options) {
   FdSource source(fd);
   ServerConnection connection(options);
   return connection.serve(source, [fd](const Frame& reply) { return write_all(fd, encode(reply)); });
+}
+
+namespace {
+
+// The child of one tcp session: never returns.
+[[noreturn]] void serve_in_child(int listener, const UniqueFd& connection, const ServerOptions& options, int number,
+                                 pid_t parent) {
+  ::close(listener);
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) std::_Exit(4);
+  const std::string ended = serve_connection(connection.get(), options);
+  if (options.log) options.log(fmt::format("session {}: {}", number, ended));
+  std::exit(0);
+}
+
+}  // namespace
+
+Status serve_tcp_sessions(int listener, const ServerOptions& options, int sessions) {
+  std::vector<pid_t> running;
+  for (int served = 0; sessions == 0 || served < sessions; ++served) {
+    TIDEMARK_TRY(connection, tcp_accept(listener));
+    std::erase_if(running, [](pid_t pid) { return ::waitpid(pid, nullptr, WNOHANG) == pid; });
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) return fail(ErrorKind::Io, fmt::format("fork: {}", std::strerror(errno)));
+    if (pid == 0) serve_in_child(listener, connection, options, served + 1, parent);
+    running.push_back(pid);
+  }
+  for (pid_t pid : running) ::waitpid(pid, nullptr, 0);
+  return {};
 }
 
 }  // namespace tidemark::wire
