@@ -112,7 +112,7 @@ ObservationRecord observation() {
   ObservedProcessRecord shell{.pid = 10, .parent = 1, .command = {"sh", "-c", "x"}, .kind = "no-device"};
   ObservedProcessRecord poller{.pid = 11, .parent = 10, .command = {"poller"}, .executable = "/b/poller",
                                .kind = "vulkan", .folder = "layer/11-poller", .forked_from = 0};
-  poller.vulkan = ObservedProcessRecord::Vulkan{1, false, 42, {{"vkbufspk", 3005}}, {{"kpid", 4096}},
+  poller.vulkan = VulkanProcessRecord{1, false, 42, {{"vkbufspk", 3005}}, {{"kpid", 4096}},
                                                 "layer/11-poller/trace.pftrace"};
   return {.command = {"sh", "-c", "x"}, .exit_code = 137, .pid = 10, .settings = "completion=deterministic",
           .only = "", .processes = {shell, poller}, .whole_observed = {{"vkbufspk", 3005}},

@@ -16,6 +16,16 @@
 
 namespace tidemark::report {
 
+// A process that made a Vulkan device: what the layer counted.
+struct VulkanProcessRecord {
+  uint64_t devices = 0;
+  bool reported = false;  // its layer.json was written (false: killed, or ended by _exit)
+  int64_t events = 0;
+  GaugeValues observed_gauges, kernel_gauges;
+  std::string trace;  // its trace.pftrace under the report
+  bool operator==(const VulkanProcessRecord&) const = default;
+};
+
 struct ObservedProcessRecord {
   uint64_t pid = 0, parent = 0;
   std::vector<std::string> command;
@@ -23,16 +33,7 @@ struct ObservedProcessRecord {
   std::string kind;        // "vulkan", "no-device", "not-observed"
   std::string folder;      // its layer records under the report ("layer/<pid>-..."), or empty
   uint64_t forked_from = 0;
-  // A process that made a Vulkan device: what the layer counted.
-  struct Vulkan {
-    uint64_t devices = 0;
-    bool reported = false;  // its layer.json was written (false: killed, or ended by _exit)
-    int64_t events = 0;
-    GaugeValues observed_gauges, kernel_gauges;
-    std::string trace;  // its trace.pftrace under the report
-    bool operator==(const Vulkan&) const = default;
-  };
-  std::optional<Vulkan> vulkan;
+  std::optional<VulkanProcessRecord> vulkan;  // a process that made a Vulkan device
   bool operator==(const ObservedProcessRecord&) const = default;
 };
 

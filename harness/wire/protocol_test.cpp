@@ -108,7 +108,7 @@ class Generator {
   void fill(std::monostate&) {}
   template <FieldStruct T>
   void fill(T& value) {
-    std::apply([this](auto&... field) { (fill(field), ...); }, T::fields(value));
+    std::apply([&](auto&... field) { (fill(field), ...); }, T::fields(value));
   }
   template <class T>
   void fill(std::vector<T>& values) {
@@ -119,7 +119,7 @@ class Generator {
   template <class M>
   M message() {
     M m;
-    std::apply([this](auto&... field) { (fill(field), ...); }, M::fields(m));
+    std::apply([&](auto&... field) { (fill(field), ...); }, M::fields(m));
     fix(m);
     return m;
   }
