@@ -1,7 +1,6 @@
 // Files to scenarios: reading a file, parsing its one YAML document, finding scenario files
 // under folders.
 #include <fmt/format.h>
-#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -45,34 +44,6 @@ bool is_scenario_file(const fs::path& path) {
   return path.extension() == ".yaml" || path.extension() == ".yml";
 }
 
-// Where each document's root node starts, for the first two documents only. yaml-cpp 0.7's
-// LoadAll can loop for ever on malformed input (it keeps taking empty documents after an
-// error: jbeder/yaml-cpp#1319, found here by the loader's fuzz target), so the documents are
-// counted with a bounded loop of our own and only the first is built.
-class DocumentRoots final : public YAML::EventHandler {
- public:
-  std::vector<std::optional<YAML::Mark>> roots;  // nullopt: an empty (null) document
-  void OnDocumentStart(const YAML::Mark&) override { at_root_ = true; }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override { root(std::nullopt); }
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { root(mark); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override { root(mark); }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
-    root(mark);
-  }
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
-    root(mark);
-  }
-  void OnMapEnd() override {}
-
- private:
-  void root(std::optional<YAML::Mark> mark) {
-    if (std::exchange(at_root_, false)) roots.push_back(mark);
-  }
-  bool at_root_ = false;
-};
-
 }  // namespace
 
 Result<Scenario> load(const fs::path& file) {
@@ -83,19 +54,7 @@ Result<Scenario> load(const fs::path& file) {
 Result<Scenario> load_text(std::string_view text, const fs::path& file) {
   yaml::Source source(file.string(), text);
   SourceLocation start{source.file(), 1, 1};
-  YAML::Node first;
-  try {
-    std::istringstream in{std::string(text)};
-    YAML::Parser parser(in);
-    DocumentRoots documents;
-    for (int k = 0; k < 2 && parser.HandleNextDocument(documents); ++k) {
-    }
-    if (documents.roots.size() > 1)
-      return error_at(documents.roots[1] ? source.at(*documents.roots[1]) : start, "one YAML document", "a second one");
-    if (!documents.roots.empty()) first = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& exception) {
-    return source.syntax_error(exception);
-  }
+  TIDEMARK_TRY(first, source.one_document());
   yaml::Value root = first.IsDefined() && !first.IsNull() ? source.value(first, start) : yaml::Value{YAML::Node(), start};
   return read_scenario(source, root, file);
 }

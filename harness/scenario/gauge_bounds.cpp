@@ -32,12 +32,7 @@ Result<GaugeBounds> load_gauge_bounds(const std::filesystem::path& file) {
   TIDEMARK_TRY(text, read_given_file(file, "gauge bounds"));
   yaml::Source source(file.string(), text);
   const SourceLocation start{source.file(), 1, 1};
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& exception) {
-    return source.syntax_error(exception);
-  }
+  TIDEMARK_TRY(root, source.one_document());  // a second document's bounds are an error, never ignored
   if (!root.IsDefined() || root.IsNull()) return yaml::error_at(start, "a map with an expect or whole list", "an empty file");
   yaml::Reader read(source);
   TIDEMARK_TRY(top, read.fields(source.value(root, start), "the gauge bounds", {"expect", "whole"}));

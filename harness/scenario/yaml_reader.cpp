@@ -1,6 +1,7 @@
 #include "scenario/yaml_reader.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
 #include <cctype>
@@ -126,7 +127,7 @@ std::unexpected<Error> error_at(const SourceLocation& where, std::string_view ex
 
 // ---- Source ------------------------------------------------------------------------------
 
-Source::Source(std::string file, std::string_view text) : file_(std::move(file)) {
+Source::Source(std::string file, std::string_view text) : file_(std::move(file)), text_(text) {
   std::istringstream stream{std::string(text)};
   for (std::string line; std::getline(stream, line);) lines_.push_back(line);
 }
@@ -168,6 +169,55 @@ std::optional<SourceLocation> Source::tab_indent(int last_line) const {
     if (tab != std::string_view::npos) return SourceLocation{file_, line + 1, static_cast<int>(tab) + 1};
   }
   return std::nullopt;
+}
+
+namespace {
+
+// Where each document's root node starts, for the first two documents only. yaml-cpp 0.7's
+// LoadAll can loop for ever on malformed input (it keeps taking empty documents after an
+// error: jbeder/yaml-cpp#1319, found here by the loader's fuzz target), so the documents are
+// counted with a bounded loop of our own and only the first is built.
+class DocumentRoots final : public YAML::EventHandler {
+ public:
+  std::vector<std::optional<YAML::Mark>> roots;  // nullopt: an empty (null) document
+  void OnDocumentStart(const YAML::Mark&) override { at_root_ = true; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override { root(std::nullopt); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { root(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override { root(mark); }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    root(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    root(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void root(std::optional<YAML::Mark> mark) {
+    if (std::exchange(at_root_, false)) roots.push_back(mark);
+  }
+  bool at_root_ = false;
+};
+
+}  // namespace
+
+Result<YAML::Node> Source::one_document() const {
+  const SourceLocation start{file_, 1, 1};
+  try {
+    std::istringstream in{text_};
+    YAML::Parser parser(in);
+    DocumentRoots documents;
+    for (int k = 0; k < 2 && parser.HandleNextDocument(documents); ++k) {
+    }
+    if (documents.roots.size() > 1)
+      return error_at(documents.roots[1] ? at(*documents.roots[1]) : start, "one YAML document", "a second one");
+    if (documents.roots.empty()) return YAML::Node();
+    return YAML::Load(text_);
+  } catch (const YAML::Exception& exception) {
+    return syntax_error(exception);
+  }
 }
 
 std::unexpected<Error> Source::syntax_error(const YAML::Exception& exception) const {

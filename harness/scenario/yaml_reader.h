@@ -55,6 +55,9 @@ class Source {
   SourceLocation inside(const Value& value, size_t offset) const;
   // A parse error of yaml-cpp, explained at its position.
   std::unexpected<Error> syntax_error(const YAML::Exception& exception) const;
+  // The file's one document (an undefined node for an empty file): a second document is an
+  // error at its start, never silently left unread; a syntax error is explained at its place.
+  Result<YAML::Node> one_document() const;
   // An Expression::parse error ("column N: expected ..., found ...") at its file position.
   std::unexpected<Error> expression_error(const Value& value, const Error& error) const;
 
@@ -63,6 +66,7 @@ class Source {
   std::optional<SourceLocation> tab_indent(int last_line) const;
 
   std::string file_;
+  std::string text_;
   std::vector<std::string> lines_;
 };
 
