@@ -18,13 +18,6 @@ namespace {
 
 constexpr DocumentKind kBenchDocument{"tidemark-bench", 1, "a bench report (bench.json)"};
 
-nlohmann::json with_format(const BenchReport& report) {
-  nlohmann::json json = to_json(report);
-  json["format"] = kBenchDocument.format;
-  json["version"] = kBenchDocument.version;
-  return json;
-}
-
 // The history's plot: a panel per stream and lane, the harness's ns per call night by night.
 std::string history_plot(const std::vector<BenchReport>& nights) {
   std::map<std::string, PlotSeries> series;  // by "stream lane"
@@ -110,10 +103,8 @@ Result<std::vector<BenchReport>> load_bench_history(const fs::path& history) {
     if (night.is_discarded() || !night.is_object())
       return fail(ErrorKind::BadInput, fmt::format("{}:1: expected one night's bench results as JSON, found '{}'", where,
                                                    line.substr(0, 40)));
-    TIDEMARK_CHECK(check_format(night, where, kBenchDocument.format, kBenchDocument.version, kBenchDocument.description));
-    night.erase("format");
-    night.erase("version");
-    TIDEMARK_TRY(report, bench_report_from_json(night, where));
+    TIDEMARK_TRY(body, without_kind(std::move(night), where, kBenchDocument));
+    TIDEMARK_TRY(report, bench_report_from_json(body, where));
     nights.push_back(std::move(report));
   }
   return nights;
@@ -123,7 +114,7 @@ Status record_bench_history(const fs::path& history, std::vector<BenchReport> ni
                             const fs::path& report_dir) {
   nights.push_back(tonight);
   std::string text;
-  for (const auto& night : nights) text += with_format(night).dump() + '\n';
+  for (const auto& night : nights) text += with_kind(to_json(night), kBenchDocument).dump() + '\n';
   TIDEMARK_CHECK(write_file_atomically(history, text));
   std::string html = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Tidemark bench history</title></head>"
                      "<body>\n<h1>Harness nanoseconds per call above the Vulkan floor</h1>\n" +

@@ -30,19 +30,27 @@ Status check_format(const nlohmann::json& json, const std::string& where, std::s
                                                                        : std::string("another JSON document")));
 }
 
-Status write_document(const std::filesystem::path& file, nlohmann::json json, const DocumentKind& kind) {
+nlohmann::json with_kind(nlohmann::json json, const DocumentKind& kind) {
   json["format"] = kind.format;
   json["version"] = kind.version;
-  return write_file_atomically(file, json.dump(2) + '\n');
+  return json;
+}
+
+Result<nlohmann::json> without_kind(nlohmann::json json, const std::string& where, const DocumentKind& kind) {
+  TIDEMARK_CHECK(check_format(json, where, kind.format, kind.version, kind.description));
+  json.erase("format");
+  json.erase("version");
+  return json;
+}
+
+Status write_document(const std::filesystem::path& file, nlohmann::json json, const DocumentKind& kind) {
+  return write_file_atomically(file, with_kind(std::move(json), kind).dump(2) + '\n');
 }
 
 Result<nlohmann::json> read_document(const std::filesystem::path& file, const DocumentKind& kind) {
   TIDEMARK_TRY(text, read_given_file(file, kind.description));
   TIDEMARK_TRY(json, parse_json(text, file.string(), kind.description));
-  TIDEMARK_CHECK(check_format(json, file.string(), kind.format, kind.version, kind.description));
-  json.erase("format");
-  json.erase("version");
-  return json;
+  return without_kind(std::move(json), file.string(), kind);
 }
 
 JsonFields::JsonFields(const nlohmann::json& json, std::string where, std::string path)

@@ -35,6 +35,10 @@ struct DocumentKind {
   int64_t version = 1;
   std::string_view description;  // "a tidemark soak report"
 };
+// `json` with its format and version fields (a history line, or a document's body before writing).
+nlohmann::json with_kind(nlohmann::json json, const DocumentKind& kind);
+// `json` checked to be of `kind` (`where` names it in errors), its format and version removed.
+Result<nlohmann::json> without_kind(nlohmann::json json, const std::string& where, const DocumentKind& kind);
 // The document with its format and version, written atomically.
 Status write_document(const std::filesystem::path& file, nlohmann::json json, const DocumentKind& kind);
 // The document read, parsed and checked to be of `kind`; its format and version fields removed.
