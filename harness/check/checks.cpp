@@ -220,16 +220,19 @@ Result<Outcome> check_golden(const scenario::GoldenCheck& check, const Image& ac
     return fail(ErrorKind::Io, fmt::format("{}: golden image {} does not exist; {}", location,
                                            check.file.string(), hint));
   }
+  // The size first, from the header alone: a golden of another size is red without a pixel of
+  // it decoded (a small file may claim a huge image).
+  auto size = read_png_size(check.file);
+  if (!size) return fail(size.error().kind, fmt::format("{}: {}", location, size.error().message));
+  if (size->width != actual.width || size->height != actual.height) {
+    outcome.passed = false;
+    outcome.detail = fmt::format("image is {}x{}, golden {} is {}x{}", actual.width, actual.height,
+                                 check.file.string(), size->width, size->height);
+    return finish_failed(std::move(outcome), artifact_dir, {&actual, nullptr, nullptr});
+  }
   auto golden = read_png(check.file);
   if (!golden) {
     return fail(golden.error().kind, fmt::format("{}: {}", location, golden.error().message));
-  }
-
-  if (golden->width != actual.width || golden->height != actual.height) {
-    outcome.passed = false;
-    outcome.detail = fmt::format("image is {}x{}, golden {} is {}x{}", actual.width, actual.height,
-                                 check.file.string(), golden->width, golden->height);
-    return finish_failed(std::move(outcome), artifact_dir, {&actual, &*golden, nullptr});
   }
 
   auto compared = compare_images(actual, *golden, check.tolerance);

@@ -273,6 +273,8 @@ TEST(Golden, MissingGoldenIsAnIoErrorAndTheActualIsWritten) {
   EXPECT_TRUE(fs::exists(dir / "out" / "pixels-0-actual.png"));
 }
 
+// Check that a golden of another size is red by its header's size alone: the actual image is
+// left for adoption, the golden is not decoded (its size could be anything up to the limit).
 TEST(Golden, SizeChangeFailsWithoutDiff) {
   const fs::path dir = fresh_test_dir("check-test", "golden-size");
   fs::create_directories(dir);
@@ -283,7 +285,9 @@ TEST(Golden, SizeChangeFailsWithoutDiff) {
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_FALSE(outcome->passed);
   EXPECT_THAT(outcome->detail, HasSubstr("image is 3x2"));
-  EXPECT_EQ(outcome->artifacts.size(), 2u);
+  EXPECT_THAT(outcome->detail, HasSubstr("is 2x2"));
+  ASSERT_EQ(outcome->artifacts.size(), 1u);
+  EXPECT_EQ(outcome->artifacts[0], dir / "out" / "pixels-0-actual.png");
 }
 
 // ---- gauges ---------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <system_error>
@@ -17,10 +18,14 @@
 #include <fmt/format.h>
 #include <png.h>
 
+#include "core/files.h"
+#include "core/limits.h"
+
 namespace tidemark::check {
 namespace {
 
-constexpr png_uint_32 max_dimension = 16384;
+// No golden or report image is larger than the largest target a scenario may ask for.
+constexpr png_uint_32 max_dimension = kMaxTargetSide;
 
 struct FileCloser {
   void operator()(std::FILE* file) const { std::fclose(file); }
@@ -29,6 +34,11 @@ using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
 struct ErrorSink {
   std::array<char, 256> message{};
+  std::array<char, 256> warning{};  // the first: libpng says why before it gives up ("... exceeds user limit")
+  // libpng's error, with the warning that explains it when there was one.
+  std::string text() const {
+    return warning[0] ? fmt::format("{} ({})", message.data(), warning.data()) : std::string(message.data());
+  }
 };
 
 [[noreturn]] void on_png_error(png_structp png, png_const_charp message) {
@@ -37,7 +47,10 @@ struct ErrorSink {
   png_longjmp(png, 1);
 }
 
-void on_png_warning(png_structp, png_const_charp) {}
+void on_png_warning(png_structp png, png_const_charp message) {
+  auto* sink = static_cast<ErrorSink*>(png_get_error_ptr(png));
+  if (!sink->warning[0]) std::snprintf(sink->warning.data(), sink->warning.size(), "%s", message);
+}
 
 // libpng's read or write structs with their info struct, destroyed together.
 enum class Direction { Read, Write };
@@ -74,14 +87,20 @@ struct Decoded {
   std::vector<png_bytep> rows;
 };
 
-// Returns false after a libpng error; the message is in the error sink.
-bool decode(png_structp png, png_infop info, std::FILE* file, Decoded& out) {
+// The header (IHDR and what precedes the pixels), after the signature was read. Returns false
+// after a libpng error; the message is in the error sink.
+bool read_header(png_structp png, png_infop info, std::FILE* file) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_init_io(png, file);
   png_set_sig_bytes(png, 8);
   png_set_user_limits(png, max_dimension, max_dimension);
   png_read_info(png, info);
+  return true;
+}
 
+// The pixels, after read_header. Returns false after a libpng error, as read_header.
+bool decode(png_structp png, png_infop info, Decoded& out) {
+  if (setjmp(png_jmpbuf(png))) return false;
   const png_byte color_type = png_get_color_type(png, info);
   if (png_get_bit_depth(png, info) == 16) png_set_strip_16(png);
   png_set_expand(png);  // palette -> RGB, grey below 8 bits -> 8 bits, tRNS -> alpha
@@ -121,33 +140,54 @@ bool encode(png_structp png, png_infop info, std::FILE* file, const Image& image
 
 std::string errno_text(int error) { return std::generic_category().message(error); }
 
-}  // namespace
-
-Result<Image> read_png(const std::filesystem::path& file) {
+// A PNG file opened past its signature, ready for its header.
+Result<FilePtr> open_png(const std::filesystem::path& file) {
+  TIDEMARK_CHECK(check_given_file(file, "PNG", std::numeric_limits<uint64_t>::max()));
   FilePtr handle(std::fopen(file.c_str(), "rb"));
   if (!handle) {
     const int error = errno;
     return fail(ErrorKind::Io, fmt::format("cannot open {}: {}", file.string(), errno_text(error)));
   }
-
   std::array<png_byte, 8> signature{};
   const size_t got = std::fread(signature.data(), 1, signature.size(), handle.get());
   if (got != signature.size() || png_sig_cmp(signature.data(), 0, signature.size()) != 0) {
     return fail(ErrorKind::BadInput, fmt::format("{} is not a PNG file", file.string()));
   }
+  return handle;
+}
 
+// Reads the header, then `then(png)` when given; what a file holds is the user's input, so a
+// PNG that does not decode is bad input.
+template <class Then>
+auto with_header(const std::filesystem::path& file, Then&& then) -> decltype(then(std::declval<ReadStruct&>())) {
+  TIDEMARK_TRY(handle, open_png(file));
   ErrorSink sink;
   ReadStruct png(sink);
   if (!png.valid()) {
-    return fail(ErrorKind::Io,
-                fmt::format("cannot read {}: libpng initialisation failed", file.string()));
+    return fail(ErrorKind::Io, fmt::format("cannot read {}: libpng initialisation failed", file.string()));
   }
-  Decoded decoded;
-  // What a file holds is the user's input: a PNG that does not decode is bad input.
-  if (!decode(png.png(), png.info(), handle.get(), decoded)) {
-    return fail(ErrorKind::BadInput, fmt::format("cannot read {}: {}", file.string(), sink.message.data()));
-  }
-  return std::move(decoded.image);
+  if (!read_header(png.png(), png.info(), handle.get()))
+    return fail(ErrorKind::BadInput, fmt::format("cannot read {}: {}", file.string(), sink.text()));
+  auto done = then(png);
+  if (!done) return fail(ErrorKind::BadInput, fmt::format("cannot read {}: {}", file.string(), sink.text()));
+  return done;
+}
+
+}  // namespace
+
+Result<PngSize> read_png_size(const std::filesystem::path& file) {
+  return with_header(file, [](ReadStruct& png) -> Result<PngSize> {
+    return PngSize{static_cast<int>(png_get_image_width(png.png(), png.info())),
+                   static_cast<int>(png_get_image_height(png.png(), png.info()))};
+  });
+}
+
+Result<Image> read_png(const std::filesystem::path& file) {
+  return with_header(file, [](ReadStruct& png) -> Result<Image> {
+    Decoded decoded;
+    if (!decode(png.png(), png.info(), decoded)) return fail(ErrorKind::BadInput, "");
+    return std::move(decoded.image);
+  });
 }
 
 Status write_png(const std::filesystem::path& file, const Image& image) {

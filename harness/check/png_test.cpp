@@ -116,6 +116,54 @@ TEST(Png, ReadsGreyAsRgb) {
 }
 
 // Check that a file that is not a PNG is bad input (what a file holds is the user's), naming it.
+// A PNG of a signature, a header claiming `width` x `height` and an end: no pixel data, so a
+// few dozen bytes that claim as large an image as we like.
+void write_header_only_png(const fs::path& file, uint32_t width, uint32_t height) {
+  std::string bytes = "\x89PNG\r\n\x1a\n";
+  auto chunk = [&](std::string type, std::string data) {
+    for (int shift = 24; shift >= 0; shift -= 8) bytes += static_cast<char>((data.size() >> shift) & 0xff);
+    std::string body = type + data;
+    bytes += body;
+    uint32_t crc = 0xffffffffu;  // CRC-32 as PNG defines it, bit by bit: a test needs no table
+    for (unsigned char byte : body) {
+      crc ^= byte;
+      for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    crc ^= 0xffffffffu;
+    for (int shift = 24; shift >= 0; shift -= 8) bytes += static_cast<char>((crc >> shift) & 0xff);
+  };
+  std::string ihdr;
+  for (uint32_t side : {width, height})
+    for (int shift = 24; shift >= 0; shift -= 8) ihdr += static_cast<char>((side >> shift) & 0xff);
+  ihdr += std::string("\x08\x06\x00\x00\x00", 5);  // 8-bit RGBA, deflate, no filter, no interlace
+  chunk("IHDR", ihdr);
+  chunk("IDAT", std::string("\x78\x9c\x03\x00\x00\x00\x00\x01", 8));  // zlib's empty stream
+  chunk("IEND", "");
+  std::ofstream(file, std::ios::binary) << bytes;
+}
+
+// Check that a PNG's size is read from its header alone (a 65-byte file that claims 4096 x 4096
+// gives its size, though it holds no pixel), and that a side past the largest target is refused
+// before anything is allocated for it (a 300-byte golden claiming 16384 x 16384 once took 1.1 GB).
+TEST(Png, TheSizeComesFromTheHeaderAndAHugeClaimIsRefused) {
+  const fs::path dir = fresh_test_dir("png-test", "header");
+  write_header_only_png(dir / "claims-4096.png", 4096, 4096);
+  auto size = read_png_size(dir / "claims-4096.png");
+  ASSERT_TRUE(size) << size.error().message;
+  EXPECT_EQ(size->width, 4096);
+  EXPECT_EQ(size->height, 4096);
+  EXPECT_FALSE(read_png(dir / "claims-4096.png"));  // no pixels to decode
+
+  write_header_only_png(dir / "claims-16384.png", 16384, 16384);
+  auto claimed = read_png_size(dir / "claims-16384.png");
+  ASSERT_FALSE(claimed);
+  EXPECT_EQ(claimed.error().kind, ErrorKind::BadInput);
+  EXPECT_NE(claimed.error().message.find("exceeds user limit"), std::string::npos) << claimed.error().message;
+  auto decoded = read_png(dir / "claims-16384.png");
+  ASSERT_FALSE(decoded);
+  EXPECT_EQ(decoded.error().message, claimed.error().message);
+}
+
 TEST(Png, GarbageFileIsBadInput) {
   const fs::path file = fresh_test_dir("png-test", "garbage") / "garbage.png";
   std::ofstream(file) << "this is not a png, just some text long enough";
@@ -142,11 +190,12 @@ TEST(Png, TruncatedFileIsBadInputWithLibpngMessage) {
       << read.error().message;
 }
 
-TEST(Png, MissingFileIsAnIoError) {
+// Check that a missing file is bad input naming it (README: a missing input is exit 2).
+TEST(Png, MissingFileIsBadInput) {
   const fs::path file = fresh_test_dir("png-test", "missing") / "absent.png";
   auto read = read_png(file);
   ASSERT_FALSE(read);
-  EXPECT_EQ(read.error().kind, ErrorKind::Io);
+  EXPECT_EQ(read.error().kind, ErrorKind::BadInput);
   EXPECT_NE(read.error().message.find(file.string()), std::string::npos);
 }
 

@@ -12,7 +12,7 @@
 namespace tidemark::cli {
 
 int trace_command(const std::string& file) {
-  auto bytes = read_given_file(file, "trace");
+  auto bytes = read_given_file(file, "trace", kMaxTraceBytes);
   if (!bytes) return report_error(bytes.error());
   tracer::ImportedTrace trace = tracer::import_trace(*bytes);
   fmt::print("{}", tracer::describe(trace));

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 namespace tidemark {
 
@@ -55,34 +56,54 @@ std::filesystem::path this_executable_dir() {
 }
 
 namespace {
-// A folder or a device where a file was given is bad input; whether it exists is the caller's
-// to say (reading a missing file is an I/O error, mapping one is refused).
-Status refuse_what_is_not_a_file(const fs::path& file, std::string_view what, const fs::file_status& status) {
-  if (fs::is_directory(status))
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected a {} file, found a folder", file.string(), what));
-  if (fs::exists(status) && !fs::is_regular_file(status))
-    return fail(ErrorKind::BadInput,
-                fmt::format("{}: expected a {} file, found something that is not a regular file", file.string(), what));
-  return {};
+// "a trace file", "an expectations file".
+std::string a_file(std::string_view what) {
+  const bool vowel = !what.empty() && std::string_view("aeiou").find(what.front()) != std::string_view::npos;
+  return fmt::format("{} {} file", vowel ? "an" : "a", what);
 }
 }  // namespace
 
-Result<std::string> read_given_file(const std::filesystem::path& file, std::string_view what) {
+Result<uint64_t> check_given_file(const fs::path& file, std::string_view what, uint64_t max_bytes) {
   std::error_code error;
-  TIDEMARK_CHECK(refuse_what_is_not_a_file(file, what, fs::status(file, error)));
+  const auto status = fs::status(file, error);
+  if (fs::is_directory(status))
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected {}, found a folder", file.string(), a_file(what)));
+  if (!fs::exists(status))
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected {}, found nothing", file.string(), a_file(what)));
+  if (!fs::is_regular_file(status))
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected {}, found something that is not a regular file", file.string(), a_file(what)));
+  const uintmax_t size = fs::file_size(file, error);
+  if (error)
+    return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file: {}", file.string(), what, error.message()));
+  if (size > max_bytes)
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected {} of at most {} bytes, found {} bytes",
+                                                 file.string(), a_file(what), max_bytes, size));
+  return static_cast<uint64_t>(size);
+}
+
+Result<std::string> read_given_file(const fs::path& file, std::string_view what, uint64_t max_bytes) {
+  TIDEMARK_TRY(size, check_given_file(file, what, max_bytes));
   std::ifstream in(file, std::ios::binary);
-  if (!in) return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file", file.string(), what));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file", file.string(), what));
+  if (!in) return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file: {}", file.string(), what, std::strerror(errno)));
+  std::string bytes(size, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  // A file that grew while it was read is read as it was when it was checked; one that shrank is a failed read.
+  if (in.gcount() != static_cast<std::streamsize>(size))
+    return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file: it changed while it was read", file.string(), what));
   return bytes;
 }
 
-Result<MappedFile> MappedFile::map(const std::filesystem::path& file, std::string_view what) {
+Result<std::optional<std::string>> read_file_if_present(const fs::path& file, std::string_view what,
+                                                        uint64_t max_bytes) {
   std::error_code error;
-  const auto status = fs::status(file, error);
-  TIDEMARK_CHECK(refuse_what_is_not_a_file(file, what, status));
-  if (!fs::exists(status))
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected a {} file, found nothing", file.string(), what));
+  if (!fs::exists(fs::symlink_status(file, error))) return std::optional<std::string>();
+  TIDEMARK_TRY(text, read_given_file(file, what, max_bytes));
+  return std::optional<std::string>(std::move(text));
+}
+
+Result<MappedFile> MappedFile::map(const std::filesystem::path& file, std::string_view what) {
+  TIDEMARK_CHECK(check_given_file(file, what, std::numeric_limits<uint64_t>::max()));
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file: {}", file.string(), what, std::strerror(errno)));

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "core/error.h"
+#include "core/limits.h"
 
 namespace tidemark {
 
@@ -20,9 +22,17 @@ Status make_directories(const std::filesystem::path& dir);
 // empty when /proc/self/exe cannot be read.
 std::filesystem::path this_executable_dir();
 
-// A whole file a command was given (`what` names it: "trace", "digests"). A folder, a pipe or
-// a device is bad input naming the path; a file that cannot be read is an I/O error.
-Result<std::string> read_given_file(const std::filesystem::path& file, std::string_view what);
+// Whether `file` may be read as a file a command was given (`what` names it: "trace",
+// "digests"): nothing at the path, a folder, a pipe, a device or a file over `max_bytes` is bad
+// input naming the path (a pipe would wait for a writer for ever, /dev/zero never ends). Its size.
+Result<uint64_t> check_given_file(const std::filesystem::path& file, std::string_view what,
+                                  uint64_t max_bytes = kMaxDocumentBytes);
+// The whole of such a file; one that passes the checks but cannot be read is an I/O error.
+Result<std::string> read_given_file(const std::filesystem::path& file, std::string_view what,
+                                    uint64_t max_bytes = kMaxDocumentBytes);
+// The same for a file that may not exist yet (a ledger, a history): nullopt when nothing is there.
+Result<std::optional<std::string>> read_file_if_present(const std::filesystem::path& file, std::string_view what,
+                                                        uint64_t max_bytes = kMaxDocumentBytes);
 
 // Runs `write` against a temporary path beside `file`, then renames it over `file`; on any
 // failure the temporary file is removed and `file` is left as it was.
@@ -31,7 +41,8 @@ Status replace_file(const std::filesystem::path& file,
 Status write_file_atomically(const std::filesystem::path& file, std::string_view content);
 
 // A whole file mapped read-only: its bytes are read in place, never copied (a 36 MB recording
-// costs page-cache lookups, not a read into the heap). The same errors as read_given_file.
+// costs page-cache lookups, not a read into the heap). The same errors as check_given_file, with
+// no bound on the size (a recording is read front to back in place).
 class MappedFile {
  public:
   static Result<MappedFile> map(const std::filesystem::path& file, std::string_view what);

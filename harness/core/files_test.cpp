@@ -1,5 +1,7 @@
 #include "core/files.h"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -85,6 +87,42 @@ TEST(MappedFile, ReadsTheFileInPlaceAndRefusesWhatIsNotAFile) {
   auto missing = MappedFile::map(dir / "nothing.tdrec", "recording");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().message, (dir / "nothing.tdrec").string() + ": expected a recording file, found nothing");
+}
+
+// Check that a given file is read whole, and that nothing at the path, a folder, a pipe (which
+// would wait for a writer for ever), a device (/dev/zero never ends) and a file over its bound
+// are bad input naming the path before a byte is read; an absent optional file is no file.
+TEST(GivenFile, ReadsARegularFileAndRefusesEverythingElseAsBadInput) {
+  fs::path dir = fresh_dir("given");
+  ASSERT_TRUE(write_file_atomically(dir / "a.txt", "twelve bytes"));
+  auto read = read_given_file(dir / "a.txt", "text");
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, "twelve bytes");
+  ASSERT_EQ(::mkfifo((dir / "pipe").c_str(), 0600), 0);
+  const std::pair<fs::path, std::string> refused[] = {
+      {dir / "nothing", "expected a text file, found nothing"},
+      {dir, "expected a text file, found a folder"},
+      {dir / "pipe", "expected a text file, found something that is not a regular file"},
+      {"/dev/zero", "expected a text file, found something that is not a regular file"},
+  };
+  for (const auto& [path, message] : refused) {
+    auto refused_read = read_given_file(path, "text");
+    ASSERT_FALSE(refused_read) << path;
+    EXPECT_EQ(refused_read.error().kind, ErrorKind::BadInput);
+    EXPECT_EQ(refused_read.error().message, path.string() + ": " + message);
+  }
+  auto too_big = read_given_file(dir / "a.txt", "text", 11);
+  ASSERT_FALSE(too_big);
+  EXPECT_EQ(too_big.error().kind, ErrorKind::BadInput);
+  EXPECT_EQ(too_big.error().message, (dir / "a.txt").string() + ": expected a text file of at most 11 bytes, found 12 bytes");
+
+  auto absent = read_file_if_present(dir / "nothing", "ledger");
+  ASSERT_TRUE(absent);
+  EXPECT_FALSE(absent->has_value());
+  auto present = read_file_if_present(dir / "a.txt", "ledger");
+  ASSERT_TRUE(present && present->has_value());
+  EXPECT_EQ(**present, "twelve bytes");
+  EXPECT_FALSE(read_file_if_present(dir, "ledger"));
 }
 
 }  // namespace

@@ -25,4 +25,19 @@ inline constexpr int64_t kMaxBuffers = 65'536;
 inline constexpr size_t kMaxNameLength = 100;        // scenario and group names: file names, test names
 inline constexpr size_t kMaxIdentifierLength = 64;  // buffer, fence and loop variable names
 
+// What a file given to a command may hold, checked before any work that grows with it (README,
+// "Input bounds"). A document (a scenario, a summary, a run record, expectations, digests, a
+// ledger, gauge bounds, a layer record, a bench history): 16 MiB, 18x the summary of the whole
+// suite in every lane (880 KB); a 16 MiB summary of 6 000 results merges in 2.3 s and 240 MB.
+inline constexpr uint64_t kMaxDocumentBytes = uint64_t{16} << 20;
+// Nesting of a JSON document: Tidemark's own go 5 deep; a parser or a reader that recurses must
+// never meet 100 000 (that crashed merge).
+inline constexpr int kMaxJsonDepth = 64;
+// A Perfetto trace a command reads (trace, the summary's plots): a 100 000-respecify soak
+// writes about 12 MB.
+inline constexpr uint64_t kMaxTraceBytes = uint64_t{256} << 20;
+// Shards of one run: more machines than any CI gives one job; the split's arithmetic and the
+// per-shard tables stay small.
+inline constexpr uint64_t kMaxShards = 10'000;
+
 }  // namespace tidemark

@@ -1,5 +1,7 @@
 #include "core/shard.h"
 
+#include "core/limits.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -30,9 +32,9 @@ Result<std::optional<Shard>> from_variables(const Environment& environment, cons
                                                  index_name, total_text ? total_name : index_name));
   auto total = whole_number(total_text);
   auto index = whole_number(index_text);
-  if (!total || *total < 1)
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected a count of shards of at least 1, found '{}'",
-                                                 total_name, total_text));
+  if (!total || *total < 1 || *total > kMaxShards)
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a count of shards from 1 to {}, found '{}'",
+                                                 total_name, kMaxShards, total_text));
   if (!index || *index < first_index || *index >= *total + first_index)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a shard index from {} to {}, found '{}'", index_name,
                                                  first_index, *total + first_index - 1, index_text));
@@ -49,9 +51,10 @@ Result<std::optional<Shard>> find_shard(std::string_view flag, const Environment
     size_t slash = flag.find('/');
     auto index = slash == std::string_view::npos ? std::nullopt : whole_number(flag.substr(0, slash));
     auto total = slash == std::string_view::npos ? std::nullopt : whole_number(flag.substr(slash + 1));
-    if (!index || !total || *total < 1 || *index < 1 || *index > *total)
+    if (!index || !total || *total < 1 || *total > kMaxShards || *index < 1 || *index > *total)
       return fail(ErrorKind::BadInput,
-                  fmt::format("--shard: expected I/N with I from 1 to N, such as 2/3, found '{}'", flag));
+                  fmt::format("--shard: expected I/N with I from 1 to N and N at most {}, such as 2/3, found '{}'",
+                              kMaxShards, flag));
     return std::optional<Shard>(Shard{*index - 1, *total, "--shard", ""});
   }
   TIDEMARK_TRY(bazel, from_variables(environment, "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", 0, "Bazel",

@@ -54,15 +54,23 @@ TEST(Shard, WhatNoEngineSendsIsRefused) {
     auto shard = find_shard(flag, environment(std::move(variables)));
     return shard ? std::string("accepted") : shard.error().message;
   };
-  EXPECT_EQ(message("4/3", {}), "--shard: expected I/N with I from 1 to N, such as 2/3, found '4/3'");
-  EXPECT_EQ(message("0/3", {}), "--shard: expected I/N with I from 1 to N, such as 2/3, found '0/3'");
-  EXPECT_EQ(message("x", {}), "--shard: expected I/N with I from 1 to N, such as 2/3, found 'x'");
+  EXPECT_EQ(message("4/3", {}), "--shard: expected I/N with I from 1 to N and N at most 10000, such as 2/3, found '4/3'");
+  EXPECT_EQ(message("0/3", {}), "--shard: expected I/N with I from 1 to N and N at most 10000, such as 2/3, found '0/3'");
+  EXPECT_EQ(message("x", {}), "--shard: expected I/N with I from 1 to N and N at most 10000, such as 2/3, found 'x'");
+  // Past the bound: a split of 10^9 built a table per shard (8 GB), and near 2^64 the walk
+  // over the names wrapped and shards overlapped.
+  EXPECT_EQ(message("1/1000000000", {}),
+            "--shard: expected I/N with I from 1 to N and N at most 10000, such as 2/3, found '1/1000000000'");
+  EXPECT_EQ(message("1/18446744073709551615", {}),
+            "--shard: expected I/N with I from 1 to N and N at most 10000, such as 2/3, found '1/18446744073709551615'");
+  EXPECT_EQ(message("", {{"TEST_TOTAL_SHARDS", "10001"}, {"TEST_SHARD_INDEX", "0"}}),
+            "TEST_TOTAL_SHARDS: expected a count of shards from 1 to 10000, found '10001'");
   EXPECT_EQ(message("", {{"CI_NODE_TOTAL", "3"}, {"CI_NODE_INDEX", "0"}}),
             "CI_NODE_INDEX: expected a shard index from 1 to 3, found '0'");
   EXPECT_EQ(message("", {{"GTEST_TOTAL_SHARDS", "3"}, {"GTEST_SHARD_INDEX", "3"}}),
             "GTEST_SHARD_INDEX: expected a shard index from 0 to 2, found '3'");
   EXPECT_EQ(message("", {{"TEST_TOTAL_SHARDS", "0"}, {"TEST_SHARD_INDEX", "0"}}),
-            "TEST_TOTAL_SHARDS: expected a count of shards of at least 1, found '0'");
+            "TEST_TOTAL_SHARDS: expected a count of shards from 1 to 10000, found '0'");
   EXPECT_EQ(message("", {{"GTEST_TOTAL_SHARDS", "3"}}),
             "GoogleTest: expected both GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX, found only GTEST_TOTAL_SHARDS");
 }

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "core/files.h"
 #include "report/json_fields.h"
@@ -91,16 +92,17 @@ Status write_bench_report(const fs::path& file, const BenchReport& report) {
 // history costs no run.
 Result<std::vector<BenchReport>> load_bench_history(const fs::path& history) {
   std::vector<BenchReport> nights;
-  std::ifstream in(history);
-  if (!in) return nights;
+  TIDEMARK_TRY(text, read_file_if_present(history, "bench history"));
+  if (!text) return nights;
+  std::istringstream in(std::move(*text));
   std::string line;
   size_t number = 0;
   while (std::getline(in, line)) {
     ++number;
     if (line.empty()) continue;
     const std::string where = fmt::format("{}:{}", history.string(), number);
-    auto night = nlohmann::json::parse(line, nullptr, false);
-    if (night.is_discarded() || !night.is_object())
+    auto night = too_deep(line) ? nlohmann::json() : nlohmann::json::parse(line, nullptr, false);
+    if (!night.is_object())
       return fail(ErrorKind::BadInput, fmt::format("{}:1: expected one night's bench results as JSON, found '{}'", where,
                                                    line.substr(0, 40)));
     TIDEMARK_TRY(body, without_kind(std::move(night), where, kBenchDocument));

@@ -3,10 +3,44 @@
 #include <regex>
 
 #include "core/files.h"
+#include "core/limits.h"
 
 namespace tidemark::report {
 
+namespace {
+
+// The deepest nesting of arrays and objects in `text`, counted before parsing: a document
+// 100 000 deep crashed merge, and nlohmann's parser has no depth limit of its own. A byte scan
+// (strings skipped, escapes honoured) costs less than the parse it guards. Past `limit` it stops
+// and says where: the line and column of the bracket that went too deep.
+std::optional<std::pair<int, int>> deeper_than(std::string_view text, int limit) {
+  int depth = 0, line = 1, column = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    ++column;
+    if (c == '\n') { ++line; column = 0; continue; }
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > limit) return std::pair{line, column};
+    } else if (c == ']' || c == '}') --depth;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool too_deep(std::string_view text) { return deeper_than(text, kMaxJsonDepth).has_value(); }
+
 Result<nlohmann::json> parse_json(std::string_view text, const std::string& file, std::string_view what) {
+  if (auto place = deeper_than(text, kMaxJsonDepth))
+    return fail(ErrorKind::BadInput, fmt::format("{}:{}:{}: expected {} nested at most {} deep, found deeper",
+                                                 file, place->first, place->second, what, kMaxJsonDepth));
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& error) {
@@ -68,6 +102,16 @@ std::string JsonFields::child(std::string_view key) const {
 
 void JsonFields::fail_with(std::string message) {
   if (!*error_) *error_ = Error{ErrorKind::BadInput, std::move(message)};
+}
+
+uint64_t JsonFields::take_bounded(std::string_view key, uint64_t low, uint64_t high) {
+  const nlohmann::json* value = find(key, /*required=*/true);
+  if (!value) return low;
+  if (!value->is_number_unsigned() || value->get<uint64_t>() < low || value->get<uint64_t>() > high) {
+    wrong(key, fmt::format("an integer from {} to {}", low, high), *value);
+    return low;
+  }
+  return value->get<uint64_t>();
 }
 
 void JsonFields::wrong(std::string_view key, std::string_view expected, const nlohmann::json& found) {

@@ -21,7 +21,10 @@
 
 namespace tidemark::report {
 
-// Parses `text` as JSON; a syntax error says FILE:LINE:COLUMN.
+// Whether a JSON text nests deeper than kMaxJsonDepth (parse_json refuses it; a reader of JSON
+// lines asks first).
+bool too_deep(std::string_view text);
+// Parses `text` as JSON; a syntax error, or nesting deeper than kMaxJsonDepth, says FILE:LINE:COLUMN.
 Result<nlohmann::json> parse_json(std::string_view text, const std::string& file, std::string_view what);
 
 // A document's own "format" and "version" fields: anything else is refused as "FILE: expected
@@ -65,6 +68,8 @@ class JsonFields {
     convert(*value, key, out);
     return out;
   }
+  // An unsigned integer from `low` to `high`: a count or an index with a documented bound.
+  uint64_t take_bounded(std::string_view key, uint64_t low, uint64_t high);
   // A nested object; calls `read(fields)` on it, whose untaken keys are errors too.
   template <class Read>
   void object(std::string_view key, Read&& read, bool required = true) {

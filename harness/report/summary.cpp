@@ -44,7 +44,9 @@ void read_shard(JsonFields& fields, std::optional<ShardOrigin>& shard) {
   fields.object(
       "shard",
       [&](JsonFields& in) {
-        shard = ShardOrigin{in.take<uint64_t>("index"),       in.take<uint64_t>("total"),
+        // Bounded before merge walks the shards 1..total: a total of 2^63 looped for ever.
+        const uint64_t total = in.take_bounded("total", 1, kMaxShards);
+        shard = ShardOrigin{in.take_bounded("index", 1, total), total,
                             in.take<std::string>("protocol"), in.take<uint64_t>("of"),
                             in.take<std::string>("selection"), in.take<std::vector<std::string>>("members")};
       },

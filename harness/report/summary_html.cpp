@@ -10,6 +10,7 @@
 #include <iterator>
 #include <set>
 
+#include "core/files.h"
 #include "core/lane.h"
 #include "report/plot.h"
 #include "report/summary.h"
@@ -25,10 +26,10 @@ std::string link(const fs::path& relative) { return html_escape(relative.generic
 
 // The trace's tracks as step plots, time in ms along x and each track's unit up y.
 std::string trace_plots(const fs::path& trace_file) {
-  std::ifstream in(trace_file, std::ios::binary);
-  if (!in) return "";
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  tracer::ImportedTrace trace = tracer::import_trace(bytes);
+  // A result folder is input to merge: its trace may be a pipe, a link to /dev/zero or a giant.
+  auto bytes = read_given_file(trace_file, "trace", kMaxTraceBytes);
+  if (!bytes) return fmt::format("<p class=\"error\">trace not plotted: {}</p>", html_escape(bytes.error().message));
+  tracer::ImportedTrace trace = tracer::import_trace(*bytes);
   std::vector<PlotSeries> series;
   for (const auto& track : trace.tracks) {
     PlotSeries s{track.label(), {}, static_cast<double>(trace.end_ts), track.unit};

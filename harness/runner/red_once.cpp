@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 namespace tidemark::runner {
 
@@ -146,9 +147,10 @@ std::vector<std::string> ledger_lines(const RedOnceReport& report) {
 }
 
 Result<std::vector<std::string>> read_ledger(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) return std::vector<std::string>{};  // no ledger yet: every line is new
+  TIDEMARK_TRY(text, read_file_if_present(file, "ledger"));
   std::vector<std::string> lines;
+  if (!text) return lines;  // no ledger yet: every line is new
+  std::istringstream in(std::move(*text));
   std::string line;
   while (std::getline(in, line))
     if (!line.empty() && line[0] != '#') lines.push_back(line);

@@ -12,6 +12,7 @@
 #include <utility>
 #include <sstream>
 
+#include "core/files.h"
 #include "scenario/scenario.h"
 #include "scenario/schema.h"
 #include "scenario/yaml_reader.h"
@@ -24,22 +25,6 @@ namespace fs = std::filesystem;
 using yaml::error_at;
 using yaml::quote;
 
-Result<std::string> read_text(const fs::path& file) {
-  auto cannot_read = [&](int error) {
-    return fail(ErrorKind::Io,
-                fmt::format("cannot read {}: {}", file.string(), std::strerror(error)));
-  };
-  std::error_code ignored;
-  if (fs::is_directory(file, ignored)) return cannot_read(EISDIR);
-  errno = 0;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return cannot_read(errno != 0 ? errno : ENOENT);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return cannot_read(errno != 0 ? errno : EIO);
-  return text.str();
-}
-
 bool is_scenario_file(const fs::path& path) {
   return path.extension() == ".yaml" || path.extension() == ".yml";
 }
@@ -47,7 +32,7 @@ bool is_scenario_file(const fs::path& path) {
 }  // namespace
 
 Result<Scenario> load(const fs::path& file) {
-  TIDEMARK_TRY(text, read_text(file));
+  TIDEMARK_TRY(text, read_given_file(file, "scenario"));
   return load_text(text, file);
 }
 

@@ -314,13 +314,12 @@ INSTANTIATE_TEST_SUITE_P(Testdata, BadScenario, testing::ValuesIn(bad_cases()),
 
 // ---- finer cases, written inline ------------------------------------------------------
 
-// Check that a file that cannot be read is an Io error naming the path and the reason.
-TEST_F(InlineScenario, UnreadableFileIsAnIoError) {
+// Check that a missing file is bad input naming the path (README: a missing input is exit 2).
+TEST_F(InlineScenario, AMissingFileIsBadInputNamingIt) {
   auto loaded = load(dir_ / "absent.yaml");
   ASSERT_FALSE(loaded);
-  EXPECT_EQ(loaded.error().kind, ErrorKind::Io);
-  EXPECT_EQ(loaded.error().message,
-            "cannot read " + (dir_ / "absent.yaml").string() + ": No such file or directory");
+  EXPECT_EQ(loaded.error().kind, ErrorKind::BadInput);
+  EXPECT_EQ(loaded.error().message, (dir_ / "absent.yaml").string() + ": expected a scenario file, found nothing");
 }
 
 // Check that a file on which yaml-cpp 0.7's LoadAll never returns (it keeps taking empty

@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "core/gauges.h"
+#include "core/files.h"
 #include "scenario/schema_reader.h"
 
 namespace tidemark::scenario::schema {
@@ -423,9 +424,9 @@ Result<std::string> CheckReader::text_file(const Value& value) const {
   constexpr FileRule kText{"a text file name", "a file inside the scenario's folder",
                            "an existing file in the scenario's folder", "a file"};
   TIDEMARK_TRY(file, file_beside(value, kText));
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return error_at(value.where, kText.missing, quote(value.node.Scalar()));
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto text = read_given_file(file, "text");
+  if (!text) return error_at(value.where, "a text file of at most 16 MiB", fmt::format("{} ({})", quote(value.node.Scalar()), text.error().message));
+  return text;
 }
 
 // A golden is a PNG beside the scenario; decoding it is the check's job.

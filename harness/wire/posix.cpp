@@ -1,5 +1,7 @@
 #include "wire/posix.h"
 
+#include "core/files.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -17,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 extern char** environ;
 
@@ -130,9 +133,10 @@ Result<std::string> read_session_token(const std::string& token_file, std::strin
                   fmt::format("{}: expected a session token in TIDEMARK_TOKEN or --token-file, found none", needed_by));
     return std::string(token);
   }
-  std::ifstream in(token_file);
+  TIDEMARK_TRY(text, read_given_file(token_file, "token"));
+  std::istringstream in(std::move(text));
   std::string token;
-  if (!in || !std::getline(in, token) || token.empty())
+  if (!std::getline(in, token) || token.empty())
     return fail(ErrorKind::BadInput, fmt::format("--token-file: expected a token on the first line of {}", token_file));
   return token;
 }
