@@ -14,6 +14,16 @@ if(EXISTS ${TIDEMARK_MESA_EGL})
   set_tests_properties(Tidemark.GlNative.YourOwnEglVendorRunsThePortableGroupInZinksPlace PROPERTIES LABELS "cli;zink"
                        ENVIRONMENT "__EGL_VENDOR_LIBRARY_FILENAMES=${PROJECT_BINARY_DIR}/mesa-egl-vendor.json;GALLIUM_DRIVER=zink;LIBGL_ALWAYS_SOFTWARE=1;GALLIUM_THREAD=0;LP_NUM_THREADS=0;MESA_SHADER_CACHE_DISABLE=true;XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime"
                        ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")
+  # The same vendor on llvmpipe (GL with no Vulkan beneath) gives the layer no device: gl-native
+  # refuses to start (exit 3) where it was once green with every device gauge 0 on a scenario
+  # that is red on gl.
+  add_test(NAME Tidemark.GlNative.AVendorWithNoVulkanBeneathIsRefusedNotGreen
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 3 "expected the driver's Vulkan device under the Tidemark layer, found none"
+                   $<TARGET_FILE:tidemark> run ${PROJECT_SOURCE_DIR}/scenarios/portable/many-small-respecify-and-draw-rounds-stay-under-a-count-ceiling.yaml
+                   --backend gl-native --report ${PROJECT_BINARY_DIR}/reports/gl-native-llvmpipe)
+  set_tests_properties(Tidemark.GlNative.AVendorWithNoVulkanBeneathIsRefusedNotGreen PROPERTIES LABELS "cli;zink"
+                       ENVIRONMENT "__EGL_VENDOR_LIBRARY_FILENAMES=${PROJECT_BINARY_DIR}/mesa-egl-vendor.json;GALLIUM_DRIVER=llvmpipe;LIBGL_ALWAYS_SOFTWARE=1;GALLIUM_THREAD=0;LP_NUM_THREADS=0;MESA_SHADER_CACHE_DISABLE=true;XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime"
+                       ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")
 endif()
 
 # `tidemark compare`: a pixel scenario on vulkan, on Zink and on llvmpipe's own GL gives one image.

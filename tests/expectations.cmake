@@ -15,3 +15,23 @@ add_test(NAME Tidemark.Expectations.ALineWithoutItsReasonIsBadInput
 set_tests_properties(Tidemark.Expectations.AnUnexpectedPassFailsTheRun
                      Tidemark.Expectations.ALineForAScenarioThatIsGoneIsALintProblem
                      Tidemark.Expectations.ALineWithoutItsReasonIsBadInput PROPERTIES LABELS "cli")
+
+# Nothing judged is never green: compare on a backend that lacks what a scenario's checks read is
+# NOT JUDGED and fails (it exited 0), unless an expectations line says `not-judged` for it.
+set(count_ceiling ${PROJECT_SOURCE_DIR}/scenarios/portable/many-small-respecify-and-draw-rounds-stay-under-a-count-ceiling.yaml)
+add_test(NAME Tidemark.Expectations.ABackendThatCannotJudgeFailsCompare
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 1 "gl-llvmpipe +NOT JUDGED +.*found 'wlivepk', a device gauge"
+                 $<TARGET_FILE:tidemark> compare ${count_ceiling} --backend gl-llvmpipe --report ${PROJECT_BINARY_DIR}/reports/not-judged)
+add_test(NAME Tidemark.Expectations.ANotJudgedLineMakesItAKnownFailure
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 0 "gl-llvmpipe +EXPECTED RED +not judged, as .*not-judged.txt:3:1 says"
+                 $<TARGET_FILE:tidemark> compare ${count_ceiling} --backend gl-llvmpipe
+                 --expectations ${expectations_data}/not-judged.txt --report ${PROJECT_BINARY_DIR}/reports/not-judged-known)
+# README's step 4 tells a user to write gl-native lines for scenarios that list gl: lint takes them.
+add_test(NAME Tidemark.Expectations.LintTakesTheGlNativeLinesReadmeTellsUsersToWrite
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 0 "lint: [0-9]+ scenarios, 0 problems"
+                 $<TARGET_FILE:tidemark> lint ${PROJECT_SOURCE_DIR}/scenarios ${PROJECT_SOURCE_DIR}/fixtures
+                 --expectations ${expectations_data}/gl-native-mesa.txt)
+set_tests_properties(Tidemark.Expectations.ABackendThatCannotJudgeFailsCompare
+                     Tidemark.Expectations.ANotJudgedLineMakesItAKnownFailure
+                     Tidemark.Expectations.LintTakesTheGlNativeLinesReadmeTellsUsersToWrite PROPERTIES LABELS "cli;zink"
+                     ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")

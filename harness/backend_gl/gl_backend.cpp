@@ -342,8 +342,22 @@ Result<std::unique_ptr<api::Device>> create_gl_device(GlDriver driver, const api
   TIDEMARK_TRY(egl, EglContext::open(driver, context.layer, notes));
   if (context.log)
     for (const auto& note : notes) context.log(note);
+  const std::string renderer = egl.renderer();
   auto backend = std::make_unique<GlBackend>(std::move(egl), config, context);
   TIDEMARK_CHECK(backend->initialize());
+  // A backend whose device gauges are the layer's must have a Vulkan device under the layer by
+  // now (the driver made its target image there): a driver that is not on Vulkan, or one whose
+  // Vulkan the layer never entered, would read 0 for every device gauge and hold every upper
+  // bound, a green that judged nothing.
+  if (context.layer && context.observed) {
+    const ObservedGauges seen = context.observed();
+    if (seen.vkimagespk == 0 && seen.vkallocsmade == 0)
+      return fail(ErrorKind::Environment,
+                  fmt::format("gl ({}): expected the driver's Vulkan device under the Tidemark layer, found none "
+                              "(renderer '{}' made no VkImage and no VkDeviceMemory through it): its device gauges "
+                              "would all read 0; name an EGL vendor whose driver runs on Vulkan",
+                              driver_name(driver), renderer));
+  }
   return backend;
 }
 

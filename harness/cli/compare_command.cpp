@@ -15,13 +15,13 @@ namespace {
 void print_row(const report::CompareRow& row) {
   fmt::print("{}\n", row.scenario);
   for (const auto& cell : row.cells) {
-    if (cell.verdict == "cannot-judge") {
-      fmt::print("  {:<12} cannot judge it: {}\n", cell.backend, cell.why);
+    if (cell.digest.empty()) {  // nothing ran
+      fmt::print("  {:<12} {:<15} {}\n", cell.backend, report::verdict_label(cell.verdict), cell.why);
       continue;
     }
     std::string shown;
     for (const auto& [name, value] : cell.gauges) shown += fmt::format(" {}={}", name, value);
-    fmt::print("  {:<12} {:<15} pixels {}{}\n", cell.backend, cell.verdict, cell.pixel_hash, shown);
+    fmt::print("  {:<12} {:<15} pixels {}{}\n", cell.backend, report::verdict_name(cell.verdict), cell.pixel_hash, shown);
   }
 }
 

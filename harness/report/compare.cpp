@@ -15,10 +15,9 @@ nlohmann::json to_json(const Comparison& comparison) {
   for (const auto& row : comparison.rows) {
     nlohmann::json backends = nlohmann::json::object();
     for (const auto& cell : row.cells) {
-      nlohmann::json out{{"verdict", cell.verdict}};
-      if (cell.verdict == "cannot-judge") {
-        out["why"] = cell.why;
-      } else {
+      nlohmann::json out{{"verdict", verdict_name(cell.verdict)}};
+      if (!cell.why.empty()) out["why"] = cell.why;
+      if (!cell.digest.empty()) {
         out["pixel_hash"] = cell.pixel_hash;
         out["digest"] = cell.digest;
         for (const auto& [name, value] : cell.gauges) out["gauges"][name] = value;
@@ -37,7 +36,8 @@ std::string comparison_html(const Comparison& comparison) {
     for (const auto& cell : row.cells) columns.insert(cell.backend);
   std::string html = "<!doctype html><meta charset=utf-8><title>Tidemark compare</title>"
                      "<style>td,th{border:1px solid #999;padding:4px;vertical-align:top;font:13px monospace}"
-                     ".green{background:#dfd}.red,.unexpected-pass{background:#fdd}.expected-red{background:#ffd}"
+                     ".green{background:#dfd}.red,.unexpected-pass,.could-not-run,.not-judged{background:#fdd}"
+                     ".expected-red{background:#ffd}"
                      "</style><table><tr><th>scenario</th>";
   for (const auto& column : columns) html += "<th>" + html_escape(column) + "</th>";
   html += "</tr>";
@@ -49,7 +49,8 @@ std::string comparison_html(const Comparison& comparison) {
         html += "<td></td>";
         continue;
       }
-      html += "<td class=\"" + html_escape(cell->verdict) + "\">" + html_escape(cell->verdict);
+      const std::string verdict(verdict_name(cell->verdict));
+      html += "<td class=\"" + verdict + "\">" + verdict;
       if (!cell->pixel_hash.empty()) html += "<br>pixels " + html_escape(cell->pixel_hash);
       for (const auto& [name, value] : cell->gauges) html += fmt::format("<br>{} {}", html_escape(name), value);
       if (!cell->why.empty()) html += "<br>" + html_escape(cell->why);

@@ -12,13 +12,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "report/run_record.h"
 
 namespace tidemark::report {
 
 struct CompareCell {
   std::string backend;
-  std::string verdict;  // green, red, expected-red, unexpected-pass, or cannot-judge
-  std::string why;      // cannot-judge: why the backend cannot judge the scenario
+  Verdict verdict = Verdict::NotJudged;
+  std::string why;  // not judged: why (an expected red: the expectations line's reason)
   std::string pixel_hash, digest;
   std::vector<std::pair<std::string, int64_t>> gauges;  // the columns every backend with device gauges gives
   std::vector<std::string> failed;                      // "check: detail" of each failed check

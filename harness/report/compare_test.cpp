@@ -9,11 +9,11 @@ namespace {
 
 Comparison two_backends() {
   CompareRow row{"reclaim/bands<1>", {}};
-  row.cells.push_back({.backend = "vulkan", .verdict = "green", .pixel_hash = "ab12", .digest = "d1",
+  row.cells.push_back({.backend = "vulkan", .verdict = Verdict::Green, .pixel_hash = "ab12", .digest = "d1",
                        .gauges = {{"wlivepk", 3}, {"submits", 2}}});
-  row.cells.push_back({.backend = "gl", .verdict = "red", .pixel_hash = "cd34", .digest = "d2",
+  row.cells.push_back({.backend = "gl", .verdict = Verdict::Red, .pixel_hash = "cd34", .digest = "d2",
                        .gauges = {{"wlivepk", 9}}, .failed = {"gauge[0]: wlivepk = 9 (<= 4)"}});
-  CompareRow other{"kmd/x", {{.backend = "gl", .verdict = "cannot-judge", .why = "gives no kernel gauges"}}};
+  CompareRow other{"kmd/x", {{.backend = "gl", .verdict = Verdict::NotJudged, .why = "gives no kernel gauges"}}};
   return {{row, other}};
 }
 
@@ -25,7 +25,7 @@ TEST(Comparison, EveryCellReachesTheJsonAsItsBackendsEntry) {
   EXPECT_EQ(row["backends"]["vulkan"]["gauges"]["wlivepk"], 3);
   EXPECT_EQ(row["backends"]["gl"]["failed"][0], "gauge[0]: wlivepk = 9 (<= 4)");
   EXPECT_EQ(row["backends"]["gl"]["digest"], "d2");
-  EXPECT_EQ(json["rows"][1]["backends"]["gl"], (nlohmann::json{{"verdict", "cannot-judge"}, {"why", "gives no kernel gauges"}}));
+  EXPECT_EQ(json["rows"][1]["backends"]["gl"], (nlohmann::json{{"verdict", "not-judged"}, {"why", "gives no kernel gauges"}}));
 }
 
 TEST(Comparison, TheTableHasAColumnPerBackendAndAnEmptyCellWhereOneDidNotRun) {
@@ -33,7 +33,7 @@ TEST(Comparison, TheTableHasAColumnPerBackendAndAnEmptyCellWhereOneDidNotRun) {
   EXPECT_NE(html.find("<th>gl</th><th>vulkan</th>"), std::string::npos) << html;
   EXPECT_NE(html.find("reclaim/bands&lt;1&gt;"), std::string::npos);  // escaped
   EXPECT_NE(html.find("<td class=\"red\">red<br>pixels cd34<br>wlivepk 9</td>"), std::string::npos) << html;
-  EXPECT_NE(html.find("<td class=\"cannot-judge\">cannot-judge<br>gives no kernel gauges</td><td></td>"),
+  EXPECT_NE(html.find("<td class=\"not-judged\">not-judged<br>gives no kernel gauges</td><td></td>"),
             std::string::npos)
       << html;
 }

@@ -48,10 +48,10 @@ void add_case(pugi::xml_node suite, const RunRecord& result, Counts& counts) {
   std::string out = fmt::format("digest {}\n", result.digest);
   if (result.verdict == Verdict::ExpectedRed)
     out += fmt::format("expected failure (expectations.txt): {}\n", result.why);
-  if (result.verdict == Verdict::CouldNotRun) {
+  if (result.verdict == Verdict::CouldNotRun || result.verdict == Verdict::NotJudged) {
     ++counts.errors;
     pugi::xml_node error = test.append_child("error");
-    error.append_attribute("type") = "error";
+    error.append_attribute("type") = result.verdict == Verdict::NotJudged ? "not-judged" : "error";
     error.append_attribute("message") = result.why.c_str();
   } else if (!passes(result.verdict)) {
     ++counts.failures;

@@ -1,5 +1,6 @@
 #include "report/run_record.h"
 
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "report/json_fields.h"
@@ -20,6 +21,7 @@ constexpr VerdictNames kVerdictNames[] = {
     {Verdict::ExpectedRed, "expected-red", "EXPECTED RED", 2},
     {Verdict::UnexpectedPass, "unexpected-pass", "UNEXPECTED PASS", 1},
     {Verdict::CouldNotRun, "could-not-run", "COULD NOT RUN", 0},
+    {Verdict::NotJudged, "not-judged", "NOT JUDGED", 0},
 };
 static_assert(std::size(kVerdictNames) == std::size(kAllVerdicts), "a verdict without its names");
 
@@ -145,11 +147,12 @@ Result<RunRecord> run_record_from_json(const nlohmann::json& json, const std::st
   const std::string verdict = fields.take<std::string>("verdict");
   TIDEMARK_CHECK(fields.finish());
   auto named = verdict_named(verdict);
-  if (!named)
-    return fail(ErrorKind::BadInput,
-                fmt::format("{}: {}{}verdict: expected green, red, expected-red, unexpected-pass or could-not-run, "
-                            "found '{}'",
-                            where, path, path.empty() ? "" : ".", verdict));
+  if (!named) {
+    std::vector<std::string_view> known;
+    for (const auto& names : kVerdictNames) known.push_back(names.name);
+    return fail(ErrorKind::BadInput, fmt::format("{}: {}{}verdict: expected one of {}, found '{}'", where, path,
+                                                 path.empty() ? "" : ".", fmt::join(known, ", "), verdict));
+  }
   record.verdict = *named;
   return record;
 }

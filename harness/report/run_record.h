@@ -19,19 +19,23 @@ namespace tidemark::report {
 
 // What a run comes to. ExpectedRed: red on exactly the checks an expectations.txt line names
 // (a known failure: it does not fail the set). UnexpectedPass: green where such a line says red
-// (the line is stale: it fails the set). CouldNotRun: a step could not complete.
-enum class Verdict { Green, Red, ExpectedRed, UnexpectedPass, CouldNotRun };
-inline constexpr Verdict kAllVerdicts[] = {Verdict::Green, Verdict::Red, Verdict::ExpectedRed,
-                                           Verdict::UnexpectedPass, Verdict::CouldNotRun};
+// (the line is stale: it fails the set). CouldNotRun: a step could not complete. NotJudged: the
+// backend cannot judge the scenario (it lacks what a check reads) or a check could not be
+// evaluated (a golden that does not decode): nothing was judged, so it fails the set unless an
+// expectations line names it (`not-judged` in place of the check ids), when it is an expected red.
+enum class Verdict { Green, Red, ExpectedRed, UnexpectedPass, CouldNotRun, NotJudged };
+inline constexpr Verdict kAllVerdicts[] = {Verdict::Green,          Verdict::Red,         Verdict::ExpectedRed,
+                                           Verdict::UnexpectedPass, Verdict::CouldNotRun, Verdict::NotJudged};
 
-// "green", "red", "expected-red", "unexpected-pass", "could-not-run": in documents and HTML classes.
+// "green", "red", "expected-red", "unexpected-pass", "could-not-run", "not-judged": in documents
+// and HTML classes.
 std::string_view verdict_name(Verdict verdict);
-// "GREEN", "RED", "EXPECTED RED", "UNEXPECTED PASS", "COULD NOT RUN": for a person.
+// "GREEN", "RED", "EXPECTED RED", "UNEXPECTED PASS", "COULD NOT RUN", "NOT JUDGED": for a person.
 std::string_view verdict_label(Verdict verdict);
 std::optional<Verdict> verdict_named(std::string_view name);
 // Nothing in the run fails the set: green, or an expected red.
 bool passes(Verdict verdict);
-// Red and could-not-run first, then stale expectations, then expected reds, then green.
+// Red, could-not-run and not-judged first, then stale expectations, then expected reds, then green.
 int failure_rank(Verdict verdict);
 
 struct CheckRecord {

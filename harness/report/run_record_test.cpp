@@ -106,8 +106,8 @@ TEST(RunRecord, AFieldMissingUnknownOrMistypedIsNamed) {
   nlohmann::json old = good;
   old["verdict"] = "GREEN";
   EXPECT_EQ(error_of(old),
-            "out/summary.json: results[2].verdict: expected green, red, expected-red, unexpected-pass or "
-            "could-not-run, found 'GREEN'");
+            "out/summary.json: results[2].verdict: expected one of green, red, expected-red, unexpected-pass, "
+            "could-not-run, not-judged, found 'GREEN'");
   nlohmann::json before = good;  // a version 2 record: green, no verdict
   before.erase("verdict");
   before["green"] = true;

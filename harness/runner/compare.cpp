@@ -23,14 +23,18 @@ Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
       options.backend = backend;
       auto result = run(scenario, options);
       if (!result) {
-        row.cells.push_back({.backend = backend, .verdict = "cannot-judge", .why = result.error().message});
+        // Nothing judged is never a pass: it fails compare unless an expectations line names it.
+        RunResult unjudged = not_judged(scenario, options, backend, result.error());
+        outcome.failed = outcome.failed || !unjudged.passed();
+        row.cells.push_back({.backend = backend, .verdict = unjudged.verdict, .why = unjudged.why});
+        outcome.results.push_back(std::move(unjudged));
         continue;
       }
       outcome.failed = outcome.failed || !result->passed();
       std::map<std::string, int64_t> gauges;
       for (const auto& [name, value] : named(result->gauges)) gauges[name] = value;
       report::CompareCell cell{.backend = backend,
-                               .verdict = std::string(report::verdict_name(result->verdict)),
+                               .verdict = result->verdict,
                                .pixel_hash = result->pixel_hash,
                                .digest = result->digest};
       for (const char* name : kShown) cell.gauges.emplace_back(name, gauges[name]);

@@ -14,13 +14,14 @@ namespace tidemark::runner {
 
 struct CompareOutcome {
   report::Comparison comparison;
-  std::vector<RunResult> results;  // every run that could be judged, for the summary
-  bool failed = false;             // some run was red, or an expected red turned green
+  std::vector<RunResult> results;  // every cell's run, not-judged ones included, for the summary
+  bool failed = false;             // some cell was red or not judged, or an expected red turned green
 };
 
 // Runs each scenario on each of `backends` (none: each scenario's own list). A backend that
-// cannot judge a scenario (it lacks the gauges its checks read) is a cell that says why, not
-// the end; `on_row` hears each row as it is done.
+// cannot judge a scenario (it lacks the gauges its checks read, a golden does not decode) is a
+// not-judged cell that says why, not the end, and fails the comparison unless an expectations
+// line names it; `on_row` hears each row as it is done.
 Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
                                const std::vector<std::string>& backends, RunOptions options,
                                const std::function<void(const report::CompareRow&)>& on_row = {});

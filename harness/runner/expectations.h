@@ -15,10 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "api/registry.h"
 #include "core/error.h"
 #include "scenario/scenario.h"
 
 namespace tidemark::runner {
+
+// In place of the check ids: the backend cannot judge the scenario at all, and that is known.
+inline constexpr std::string_view kNotJudged = "not-judged";
 
 struct Expectation {
   std::string backend;
@@ -32,8 +36,9 @@ struct Expectation {
 Result<std::vector<Expectation>> load_expectations(const std::filesystem::path& file);
 const Expectation* find_expectation(const std::vector<Expectation>& expectations, const std::string& backend,
                                     const scenario::Scenario& scenario);
-// Lint: each line names a scenario of the set and checks it has, on a backend it lists (when it lists any).
+// Lint: each line names a scenario of the set and checks it has (or `not-judged`), on a backend
+// of `backends` that the scenario lists or that stands in for one it lists (gl-native for gl).
 Status check_expectations(const std::vector<Expectation>& expectations,
-                          const std::vector<scenario::Scenario>& scenarios);
+                          const std::vector<scenario::Scenario>& scenarios, const api::BackendRegistry& backends);
 
 }  // namespace tidemark::runner

@@ -1,5 +1,7 @@
 #include "runner/expectations.h"
 
+#include "session/builtin_backends.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -33,6 +35,40 @@ TEST(Expectations, ASecondLineForOneBackendAndScenarioNamesTheFirst) {
   ASSERT_FALSE(loaded);
   EXPECT_EQ(loaded.error().message,
             file.string() + ":3:1: expected one line per backend and scenario, found gl reclaim/bands again (first on line 1)");
+}
+
+// Check that lint takes a line for a backend that stands in for one the scenario lists (gl-native
+// for gl: README's step 4) and `not-judged` in place of check ids, and refuses a backend Tidemark
+// does not have and one the scenario does not list.
+TEST(Expectations, LintTakesStandInsAndNotJudgedAndRefusesUnknownBackends) {
+  auto scenario = scenario::load_text("name: bands\ngroup: reclaim\nbackends: [vulkan, gl]\ntarget: {width: 8, height: 8}\n"
+                                      "buffers: [color]\nworkload:\n  - buffer_data: {buffer: color, size: 64}\n"
+                                      "expect: {gauges: [\"wlivepk <= 4\"]}\ncontrols:\n  - knobs: {wire_deferred_mb: 0}\n"
+                                      "    fails: [\"wlivepk <= 4\"]\n",
+                                      "bands.yaml");
+  ASSERT_TRUE(scenario) << scenario.error().message;
+  auto check = [&](const std::string& line) -> std::string {
+    auto loaded = load_expectations(written("lint.txt", line + "\n"));
+    if (!loaded) return loaded.error().message;
+    auto checked = check_expectations(*loaded, {*scenario}, session::builtin_backends());
+    return checked ? "clean" : checked.error().message;
+  };
+  EXPECT_EQ(check("gl-native reclaim/bands gauge[0] # yours keeps them: wlivepk = 9"), "clean");
+  EXPECT_EQ(check("gl-llvmpipe reclaim/bands not-judged # no device gauges there"), "clean");
+  EXPECT_NE(check("nope reclaim/bands gauge[0] # x").find(":1:1: expected a backend Tidemark has, found 'nope'"),
+            std::string::npos);
+  auto listed_only = scenario::load_text("name: kept\ngroup: reclaim\nbackends: [gl]\ntarget: {width: 8, height: 8}\n"
+                                         "buffers: [color]\nworkload:\n  - buffer_data: {buffer: color, size: 64}\n"
+                                         "expect: {gauges: [\"wlivepk <= 4\"]}\ncontrols:\n  - knobs: {wire_deferred_mb: 0}\n"
+                                         "    fails: [\"wlivepk <= 4\"]\n",
+                                         "kept.yaml");
+  ASSERT_TRUE(listed_only) << listed_only.error().message;
+  auto loaded = load_expectations(written("unlisted.txt", "vulkan reclaim/kept gauge[0] # x\n"));
+  ASSERT_TRUE(loaded);
+  auto checked = check_expectations(*loaded, {*listed_only}, session::builtin_backends());
+  ASSERT_FALSE(checked);
+  EXPECT_NE(checked.error().message.find("expected a backend reclaim/kept lists (gl), found vulkan"), std::string::npos)
+      << checked.error().message;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/mutants.h"
+#include "session/builtin_backends.h"
 
 namespace tidemark::runner {
 
@@ -12,7 +13,7 @@ std::vector<std::string> lint(const std::vector<scenario::Scenario>& scenarios,
                               const std::vector<Expectation>* expectations) {
   std::vector<std::string> problems;
   if (expectations)
-    if (auto ok = check_expectations(*expectations, scenarios); !ok) problems.push_back(ok.error().message);
+    if (auto ok = check_expectations(*expectations, scenarios, session::builtin_backends()); !ok) problems.push_back(ok.error().message);
   std::set<std::string> used;
   for (const auto& scenario : scenarios) {
     std::string where = format_location({scenario.file.string(), 1, 1});

@@ -151,7 +151,13 @@ void judge_against(const Expectation& expected, RunResult& result) {
   for (const auto& outcome : result.outcomes)
     if (!outcome.passed) failed.push_back(outcome.id.str());
   std::sort(failed.begin(), failed.end());
-  if (result.verdict == report::Verdict::Green) {
+  if (result.verdict == report::Verdict::NotJudged) {
+    if (expected.checks == std::vector<std::string>{std::string(kNotJudged)}) {
+      result.verdict = report::Verdict::ExpectedRed;
+      result.why = fmt::format("not judged, as {} says ({}): {}", format_location(expected.where), expected.reason,
+                               result.why);
+    }
+  } else if (result.verdict == report::Verdict::Green) {
     result.verdict = report::Verdict::UnexpectedPass;
     result.why = fmt::format("{}: expected red on {} ({}), found green: remove or mend the line",
                              format_location(expected.where), fmt::join(expected.checks, ", "), expected.reason);
@@ -184,6 +190,22 @@ Result<std::string> backend_for(const Scenario& scenario, const std::string& cho
                                                  format_location(scenario.backends_where),
                                                  fmt::join(scenario.backends, ", "), chosen));
   return chosen;
+}
+
+RunResult not_judged(const Scenario& scenario, const RunOptions& options, const std::string& backend,
+                     const Error& why) {
+  RunResult result;
+  result.test_name = test_name(scenario, options.lane.lane, backend);
+  result.subject = subject_name(scenario, backend);
+  result.backend = backend;
+  result.file = scenario.file;
+  result.mutant = options.mutant;
+  result.verdict = report::Verdict::NotJudged;
+  result.why = why.message;
+  if (options.expectations)
+    if (const Expectation* expected = find_expectation(*options.expectations, backend, scenario))
+      judge_against(*expected, result);
+  return result;
 }
 
 Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
