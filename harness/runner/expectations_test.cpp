@@ -37,15 +37,20 @@ TEST(Expectations, ASecondLineForOneBackendAndScenarioNamesTheFirst) {
             file.string() + ":3:1: expected one line per backend and scenario, found gl reclaim/bands again (first on line 1)");
 }
 
+// A scenario reclaim/<name> on `backends`, with one gauge check and its control.
+Result<scenario::Scenario> listing(const std::string& name, const std::string& backends) {
+  return scenario::load_text("name: " + name + "\ngroup: reclaim\nbackends: [" + backends +
+                                 "]\ntarget: {width: 8, height: 8}\nbuffers: [color]\nworkload:\n"
+                                 "  - buffer_data: {buffer: color, size: 64}\nexpect: {gauges: [\"wlivepk <= 4\"]}\n"
+                                 "controls:\n  - knobs: {wire_deferred_mb: 0}\n    fails: [\"wlivepk <= 4\"]\n",
+                             name + ".yaml");
+}
+
 // Check that lint takes a line for a backend that stands in for one the scenario lists (gl-native
 // for gl: README's step 4) and `not-judged` in place of check ids, and refuses a backend Tidemark
 // does not have and one the scenario does not list.
 TEST(Expectations, LintTakesStandInsAndNotJudgedAndRefusesUnknownBackends) {
-  auto scenario = scenario::load_text("name: bands\ngroup: reclaim\nbackends: [vulkan, gl]\ntarget: {width: 8, height: 8}\n"
-                                      "buffers: [color]\nworkload:\n  - buffer_data: {buffer: color, size: 64}\n"
-                                      "expect: {gauges: [\"wlivepk <= 4\"]}\ncontrols:\n  - knobs: {wire_deferred_mb: 0}\n"
-                                      "    fails: [\"wlivepk <= 4\"]\n",
-                                      "bands.yaml");
+  auto scenario = listing("bands", "vulkan, gl");
   ASSERT_TRUE(scenario) << scenario.error().message;
   auto check = [&](const std::string& line) -> std::string {
     auto loaded = load_expectations(written("lint.txt", line + "\n"));
@@ -57,11 +62,7 @@ TEST(Expectations, LintTakesStandInsAndNotJudgedAndRefusesUnknownBackends) {
   EXPECT_EQ(check("gl-llvmpipe reclaim/bands not-judged # no device gauges there"), "clean");
   EXPECT_NE(check("nope reclaim/bands gauge[0] # x").find(":1:1: expected a backend Tidemark has, found 'nope'"),
             std::string::npos);
-  auto listed_only = scenario::load_text("name: kept\ngroup: reclaim\nbackends: [gl]\ntarget: {width: 8, height: 8}\n"
-                                         "buffers: [color]\nworkload:\n  - buffer_data: {buffer: color, size: 64}\n"
-                                         "expect: {gauges: [\"wlivepk <= 4\"]}\ncontrols:\n  - knobs: {wire_deferred_mb: 0}\n"
-                                         "    fails: [\"wlivepk <= 4\"]\n",
-                                         "kept.yaml");
+  auto listed_only = listing("kept", "gl");
   ASSERT_TRUE(listed_only) << listed_only.error().message;
   auto loaded = load_expectations(written("unlisted.txt", "vulkan reclaim/kept gauge[0] # x\n"));
   ASSERT_TRUE(loaded);
