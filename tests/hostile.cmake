@@ -4,3 +4,11 @@ add_test(NAME Tidemark.Hostile.EveryHostileInputEndsWithItsExitCodeInTimeAndMemo
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/hostile-corpus ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(Tidemark.Hostile.EveryHostileInputEndsWithItsExitCodeInTimeAndMemory PROPERTIES
                      LABELS "cli;hostile" TIMEOUT 900 COST 40)
+
+# Every command and every option that names a file to read, given a missing file, a folder, a
+# FIFO and an empty file: the exit code README promises, naming the path, within 20 s each.
+add_test(NAME Tidemark.Hostile.EveryFileOptionRefusesAMissingFileAFolderAFifoAndEmptiness
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/every-file-option ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(Tidemark.Hostile.EveryFileOptionRefusesAMissingFileAFolderAFifoAndEmptiness PROPERTIES
+                     LABELS "cli;hostile" TIMEOUT 600
+                     ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")

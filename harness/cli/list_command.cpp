@@ -6,10 +6,10 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <set>
 
 #include "cli/commands.h"
+#include "core/files.h"
 #include "core/mutants.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
@@ -22,31 +22,57 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// `text` as one CMake bracket argument, exactly as it is: the bracket's run of `=` is longer than
+// any `]=...]` inside the text, so no path or name can close it early (a scenario path holding
+// "]=]" and a newline once ran CMake of its own from the registrations). CMake drops a newline
+// right after the opening bracket, so text that starts with one is refused.
+Result<std::string> bracket(std::string_view text) {
+  if (text.starts_with('\n') || text.starts_with('\r'))
+    return fail(ErrorKind::BadInput, fmt::format("list --ctest-file: expected a path or name that does not start with a "
+                                                 "line break, found {:?}", text));
+  std::string equals;
+  while (text.find("]" + equals + "]") != std::string_view::npos) equals += '=';
+  return fmt::format("[{0}[{1}]{0}]", equals, text);
+}
+
 // CMake script text that registers each scenario once per lane (read by ctest at start).
 // One test per lane and per backend the scenario lists (its own first, the others @backend),
 // each judged against the known failures when a file of them is given. Each is its own whole
 // shard (`--shard 1/1`): a CI engine's shard variables split the CTest run, never one test.
-std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios, const std::string& tidemark,
-                                const std::string& report_root, const std::string& ledger,
-                                const std::string& expectations) {
-  const std::string judged = expectations.empty() ? "" : fmt::format(" --expectations [=[{}]=]", expectations);
+// Every text that comes from outside (paths, names) is a bracket argument of its own.
+Result<std::string> ctest_registrations(const std::vector<scenario::Scenario>& scenarios, const std::string& tidemark,
+                                        const std::string& report_root, const std::string& ledger,
+                                        const std::string& expectations) {
+  TIDEMARK_TRY(program, bracket(tidemark));
+  std::string judged;
+  if (!expectations.empty()) {
+    TIDEMARK_TRY(file, bracket(expectations));
+    judged = " --expectations " + file;
+  }
+  TIDEMARK_TRY(ledger_file, bracket(ledger));
   std::string out;
   for (const auto& scenario : scenarios) {
+    TIDEMARK_TRY(scenario_file, bracket(fs::absolute(scenario.file).string()));
     if (!mutant_catalogue().empty()) {  // a release build has no mutants to go red with
-      std::string name = fmt::format("RedOnce.{}.{}", runner::camel_case(scenario.group), scenario.name);
+      TIDEMARK_TRY(name, bracket(fmt::format("RedOnce.{}.{}", runner::camel_case(scenario.group), scenario.name)));
+      TIDEMARK_TRY(report, bracket(fmt::format("{}/RedOnce.{}.{}", report_root, runner::camel_case(scenario.group),
+                                               scenario.name)));
       // A soak's controls are proven in the monolith lane here (its runs take seconds each);
       // the nightly red-once proves them in every lane.
       const std::string lanes = runner::is_soak(scenario) ? " --lane monolith" : "";
-      out += fmt::format("add_test([=[{}]=] [=[{}]=] red-once --shard 1/1{} --ledger [=[{}]=] --report [=[{}/{}]=] [=[{}]=])\n",
-                         name, tidemark, lanes, ledger, report_root, name, fs::absolute(scenario.file).string());
-      out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[red-once{}]=])\n", name,
+      out += fmt::format("add_test({} {} red-once --shard 1/1{} --ledger {} --report {} {})\n", name, program, lanes,
+                         ledger_file, report, scenario_file);
+      out += fmt::format("set_tests_properties({} PROPERTIES LABELS [=[red-once{}]=])\n", name,
                          runner::is_soak(scenario) ? ";soak" : "");
     }
     std::vector<std::string> backends = scenario.backends;
     if (backends.empty()) backends.push_back(runner::default_backend(scenario));
     for (const auto& backend : backends)
       for (Lane lane : kAllLanes) {
-        std::string name = runner::test_name(scenario, lane, backend);
+        const std::string test = runner::test_name(scenario, lane, backend);
+        TIDEMARK_TRY(name, bracket(test));
+        TIDEMARK_TRY(report, bracket(report_root + "/" + test));
+        TIDEMARK_TRY(backend_name, bracket(backend));
         std::string labels = "backend-" + backend;
         for (const auto& label : runner::test_labels(scenario, lane)) labels.append(";").append(label);
         const api::BackendEntry* entry = session::builtin_backends().find(backend);
@@ -54,14 +80,14 @@ std::string ctest_registrations(const std::vector<scenario::Scenario>& scenarios
         // The sanitizers build leaves a real driver's wire lanes to the default build: the
         // driver is not ours to instrument, and its monolith run still crosses our code.
         if (real_driver && lane != Lane::Monolith) labels.append(";real-driver-wire-lane");
-        out += fmt::format("add_test([=[{}]=] [=[{}]=] run --shard 1/1 --lane {} --backend {}{} --report [=[{}/{}]=] [=[{}]=])\n",
-                           name, tidemark, lane_name(lane), backend, judged, report_root, name,
-                           fs::absolute(scenario.file).string());
-        out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[{}]=])\n", name, labels);
+        TIDEMARK_TRY(label_list, bracket(labels));
+        out += fmt::format("add_test({} {} run --shard 1/1 --lane {} --backend {}{} --report {} {})\n", name, program,
+                           lane_name(lane), backend_name, judged, report, scenario_file);
+        out += fmt::format("set_tests_properties({} PROPERTIES LABELS {})\n", name, label_list);
         // Mesa's GL drivers leak a few hundred bytes at eglTerminate and unload, so LeakSanitizer
         // cannot even name them: not ours to mend. Memory errors are still caught.
         if (real_driver)
-          out += fmt::format("set_tests_properties([=[{}]=] PROPERTIES ENVIRONMENT_MODIFICATION "
+          out += fmt::format("set_tests_properties({} PROPERTIES ENVIRONMENT_MODIFICATION "
                              "[=[ASAN_OPTIONS=string_append::detect_leaks=0]=])\n",
                              name);
       }
@@ -83,9 +109,14 @@ int list_command(const ListArgs& args) {
         fmt::print("{}  {}\n", runner::test_name(scenario, lane), scenario.file.string());
     return kGreen;
   }
-  std::ofstream out(ctest_file);
-  out << ctest_registrations(*scenarios, args.tidemark, args.report_root, args.ledger, args.expectations);
-  if (!out) return report_error({ErrorKind::Io, fmt::format("cannot write {}", ctest_file)});
+  // What the registered tests will read is read now: a missing or broken file is one error here,
+  // not every registered test failing later.
+  if (!args.expectations.empty())
+    if (auto loaded = runner::load_expectations(args.expectations); !loaded) return report_error(loaded.error());
+  if (auto ledger = read_file_if_present(args.ledger, "ledger"); !ledger) return report_error(ledger.error());
+  auto registrations = ctest_registrations(*scenarios, args.tidemark, args.report_root, args.ledger, args.expectations);
+  if (!registrations) return report_error(registrations.error());
+  if (auto written = write_file_atomically(ctest_file, *registrations); !written) return report_error(written.error());
   return kGreen;
 }
 

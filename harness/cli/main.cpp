@@ -1,8 +1,13 @@
 // tidemark: the command line. Each command is a function in commands.h taking its options
 // struct; this file only registers the options.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <functional>
+#include <system_error>
 
 #include "core/process_memory.h"
 #include "layer/link.h"
@@ -231,10 +236,19 @@ int main(int argc, char** argv) {
   // Errors are values inside the library; anything thrown past it (memory exhausted, a
   // library's exception) still ends in one line and exit 4, never an abort.
   try {
-    for (const auto& [command, handler] : commands)
-      if (command->parsed()) return handler();
+    for (const auto& [command, handler] : commands) {
+      if (!command->parsed()) continue;
+      const int code = handler();
+      // What was printed is part of the result: a verdict nobody could read (stdout closed, a
+      // full disk under a redirect) is an I/O error, never a green.
+      if (std::fflush(stdout) != 0 || std::ferror(stdout))
+        return report_error({ErrorKind::Io, fmt::format("cannot write to standard output: {}", std::strerror(errno))});
+      return code;
+    }
   } catch (const std::bad_alloc&) {
     return report_error({ErrorKind::Fatal, "out of memory"});
+  } catch (const std::system_error& error) {  // fmt::print's failed write
+    return report_error({ErrorKind::Io, std::string("cannot write the output: ") + error.what()});
   } catch (const std::exception& exception) {
     return report_error({ErrorKind::Fatal, std::string("internal error: ") + exception.what()});
   }

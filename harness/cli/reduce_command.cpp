@@ -51,6 +51,9 @@ int reduce_command(const ReduceArgs& args) {
     if (!text) return report_error(text.error());
     source = std::move(*text);
   }
+  // A folder that would be refused at the end is refused before minutes of reducing.
+  if (!args.out.empty() && !args.name.empty())
+    if (auto ok = reduce::check_fixture_folder(args.out, args.name); !ok) return report_error(ok.error());
   auto reduced = reduce::reduce(std::move(source), anchor, options);
   if (!reduced) return report_error(reduced.error());
 

@@ -31,10 +31,10 @@ Status replace_file(const fs::path& file, const std::function<Status(const fs::p
   fs::path temporary = file;
   temporary += fmt::format(".tmp-{}", ::getpid());
   auto written = write(temporary);
-  std::error_code error;
+  std::error_code error, ignored;
   if (written) fs::rename(temporary, file, error);
   if (written && !error) return {};
-  fs::remove(temporary, error);
+  fs::remove(temporary, ignored);  // its own code: the rename's error is the one to report
   if (!written) return written;
   return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), error.message()));
 }
@@ -47,6 +47,36 @@ Status write_file_atomically(const fs::path& file, std::string_view content) {
     if (!out) return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
     return {};
   });
+}
+
+Status write_files_atomically(const std::vector<std::pair<fs::path, std::string>>& files) {
+  std::vector<fs::path> temporaries;
+  auto remove_all = [&] {
+    std::error_code ignored;
+    for (const auto& temporary : temporaries) fs::remove(temporary, ignored);
+  };
+  for (const auto& [file, content] : files) {
+    fs::path temporary = file;
+    temporary += fmt::format(".tmp-{}", ::getpid());
+    temporaries.push_back(temporary);
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.close();
+    if (!out) {
+      const int saved = errno;
+      remove_all();
+      return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(saved)));
+    }
+  }
+  for (size_t k = 0; k < files.size(); ++k) {
+    std::error_code error;
+    fs::rename(temporaries[k], files[k].first, error);
+    if (error) {
+      remove_all();
+      return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", files[k].first.string(), error.message()));
+    }
+  }
+  return {};
 }
 
 std::filesystem::path this_executable_dir() {

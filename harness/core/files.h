@@ -10,6 +10,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "core/limits.h"
@@ -39,6 +41,10 @@ Result<std::optional<std::string>> read_file_if_present(const std::filesystem::p
 Status replace_file(const std::filesystem::path& file,
                     const std::function<Status(const std::filesystem::path& temporary)>& write);
 Status write_file_atomically(const std::filesystem::path& file, std::string_view content);
+// Several files that belong together (a summary's JSON, HTML and JUnit): each is written beside
+// its name first, and only when all are written are they renamed into place; on a failure none
+// is, and the temporary files are removed.
+Status write_files_atomically(const std::vector<std::pair<std::filesystem::path, std::string>>& files);
 
 // A whole file mapped read-only: its bytes are read in place, never copied (a 36 MB recording
 // costs page-cache lookups, not a read into the heap). The same errors as check_given_file, with

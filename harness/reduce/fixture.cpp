@@ -78,11 +78,31 @@ Result<std::string> fixture_text(const Reduction& reduced, const std::string& in
   return text + control_section(bug, reduced.red_checks);
 }
 
+Status check_fixture_folder(const fs::path& out, const std::string& name) {
+  std::error_code error;
+  const auto status = fs::status(out, error);
+  if (!fs::exists(status)) return {};
+  if (!fs::is_directory(status))
+    return fail(ErrorKind::BadInput, fmt::format("reduce: --out {}: expected a folder for the fixture, found a file",
+                                                 out.string()));
+  const fs::path yaml = out / (name + ".yaml");
+  if (fs::exists(yaml, error)) return fail(ErrorKind::BadInput, fmt::format("reduce: {} exists already", yaml.string()));
+  for (const auto& entry : fs::directory_iterator(out, error)) {
+    const fs::path& file = entry.path();
+    if (file.extension() == ".yaml" || file.extension() == ".yml" || file.filename() == "ledger.txt")
+      return fail(ErrorKind::BadInput,
+                  fmt::format("reduce: --out {}: expected a new folder for the fixture {}, found another fixture's "
+                              "files there ({}): nothing of it is overwritten",
+                              out.string(), name, file.filename().string()));
+  }
+  return {};
+}
+
 Status write_fixture(const fs::path& out, const std::string& text, const scenario::Scenario& fixture,
                      const Reduction& reduced, const std::string& input, const Bug& bug,
                      const std::vector<std::string>& ledger_rows, const fs::path& ledger) {
+  TIDEMARK_CHECK(check_fixture_folder(out, fixture.name));
   const fs::path yaml = out / (fixture.name + ".yaml");
-  if (fs::exists(yaml)) return fail(ErrorKind::BadInput, fmt::format("reduce: {} exists already", yaml.string()));
   TIDEMARK_CHECK(make_directories(out));
   std::string ledger_text, reds;
   for (const auto& row : ledger_rows) {

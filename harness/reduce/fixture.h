@@ -26,6 +26,9 @@ Result<std::string> fixture_text(const Reduction& reduced, const std::string& in
 
 // Writes out/<name>.yaml, out/ledger.txt and (unless one is there) out/README.md; merges the rows
 // into `ledger` when one is named. Bad input when the scenario file exists already.
+// Whether `out` may receive the fixture `name`: a new folder, or one that holds no other
+// fixture's scenario and no ledger (reduce writes both; another fixture's would be overwritten).
+Status check_fixture_folder(const std::filesystem::path& out, const std::string& name);
 Status write_fixture(const std::filesystem::path& out, const std::string& text, const scenario::Scenario& fixture,
                      const Reduction& reduced, const std::string& input, const Bug& bug,
                      const std::vector<std::string>& ledger_rows, const std::filesystem::path& ledger);

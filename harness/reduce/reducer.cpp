@@ -1,6 +1,10 @@
 #include "reduce/reducer.h"
 
+#include "core/limits.h"
+
 #include <fmt/format.h>
+
+#include <regex>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -494,6 +498,12 @@ Result<Reduction> reduce(std::string bytes, const fs::path& input, const ReduceO
   }
   if (options.mutant.empty() && options.knobs.empty())
     return fail(ErrorKind::BadInput, "reduce: expected the bug as --mutant or --knob, found neither");
+  // The name is written into the fixture's YAML and its file name: a newline would add a key.
+  static const std::regex kKebab("[a-z0-9]+(-[a-z0-9]+)*");
+  if (!options.name.empty() && (options.name.size() > kMaxNameLength || !std::regex_match(options.name, kKebab)))
+    return fail(ErrorKind::BadInput, fmt::format("reduce: --name: expected a kebab-case name ([a-z0-9-]+) of at most {} "
+                                                 "characters, found {:?}",
+                                                 kMaxNameLength, options.name));
   TIDEMARK_TRY(text, ScenarioText::parse(std::move(bytes)));
   Reduction reduction;
   std::tie(reduction.steps_before, reduction.calls_before) = count_steps(original);

@@ -109,6 +109,14 @@ void rebase(RunRecord& record, const fs::path& dir) {
 
 Result<MergeResult> merge_summaries(const std::vector<fs::path>& dirs, const fs::path& out) {
   if (dirs.empty()) return std::unexpected(bad("merge: expected at least one report folder, found none"));
+  // The merged summary would replace that shard's own: an input is never overwritten.
+  std::error_code error;
+  const fs::path out_place = fs::weakly_canonical(fs::absolute(out), error);
+  for (const auto& dir : dirs)
+    if (fs::weakly_canonical(fs::absolute(dir), error) == out_place)
+      return std::unexpected(bad(fmt::format("merge: --out {}: expected a folder that is not one of the inputs, found "
+                                             "input {}: its summary.json would be replaced",
+                                             out.string(), dir.string())));
   std::vector<Source> sources;
   for (const auto& dir : dirs) {
     TIDEMARK_TRY(source, read_source(dir));

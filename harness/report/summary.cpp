@@ -136,10 +136,10 @@ Result<Summary> write_summary(const fs::path& dir, const Origin& origin, std::ve
       for (auto& artifact : check.artifacts) artifact = relative_to(artifact, dir);
   }
   Summary summary = summarize(origin, std::move(results));
-  TIDEMARK_CHECK(write_file_atomically(dir / "summary.html", summary_html(summary, dir)));
-  TIDEMARK_CHECK(write_file_atomically(dir / "junit.xml", junit_xml(summary)));
-  // Last: its presence means the folder is complete.
-  TIDEMARK_CHECK(write_file_atomically(dir / "summary.json", to_json(summary).dump(2) + '\n'));
+  // All three or none; summary.json is renamed into place last: its presence means the folder is complete.
+  TIDEMARK_CHECK(write_files_atomically({{dir / "summary.html", summary_html(summary, dir)},
+                                         {dir / "junit.xml", junit_xml(summary)},
+                                         {dir / "summary.json", to_json(summary).dump(2) + '\n'}}));
   return summary;
 }
 

@@ -60,9 +60,11 @@ Result<std::map<std::string, double>> seconds_by_file(const std::string& summary
 Result<ShardSelection> select_shard(std::vector<scenario::Scenario> scenarios, const std::string& flag,
                                     const std::string& durations) {
   TIDEMARK_TRY(shard, find_shard(flag, [](const char* name) { return std::getenv(name); }));
+  // A durations file that is given is read, whether or not this split needs it: a missing or
+  // broken one is bad input at once, not on the night the split grows past one shard.
+  TIDEMARK_TRY(by_file, seconds_by_file(durations));
   if (!shard) return ShardSelection{std::move(scenarios), std::nullopt};
   TIDEMARK_CHECK(touch_status_file(*shard));
-  TIDEMARK_TRY(by_file, seconds_by_file(shard->total == 1 ? std::string() : durations));
   std::vector<std::string> names;
   std::map<std::string, double> seconds;
   for (const auto& scenario : scenarios) {
