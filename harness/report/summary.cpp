@@ -144,8 +144,11 @@ Result<Summary> write_summary(const fs::path& dir, const Origin& origin, std::ve
 }
 
 Result<Summary> read_summary(const fs::path& file) {
-  const std::string where = file.string();
   TIDEMARK_TRY(text, read_given_file(file, "summary"));
+  return parse_summary(text, file.string());
+}
+
+Result<Summary> parse_summary(std::string_view text, const std::string& where) {
   TIDEMARK_TRY(json, parse_json(text, where, "a JSON summary"));
   TIDEMARK_CHECK(check_format(json, where, kSummaryFormat, kSummaryVersion, "a tidemark summary"));
   JsonFields fields(json, where);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
@@ -70,6 +71,8 @@ Result<Summary> write_summary(const std::filesystem::path& dir, const Origin& or
 
 // summary.json, strictly (report/json_fields.h); paths stay as written (relative to its folder).
 Result<Summary> read_summary(const std::filesystem::path& file);
+// The same from its text; `where` names it in errors (the summary fuzz target's entry).
+Result<Summary> parse_summary(std::string_view text, const std::string& where);
 
 // The views, from a summary (paths relative to `dir`).
 std::string summary_html(const Summary& summary, const std::filesystem::path& dir);

@@ -24,9 +24,13 @@ std::unexpected<Error> at(const std::filesystem::path& file, int line, size_t co
 
 Result<std::vector<Expectation>> load_expectations(const std::filesystem::path& file) {
   TIDEMARK_TRY(text, read_given_file(file, "expectations"));
+  return parse_expectations(text, file);
+}
+
+Result<std::vector<Expectation>> parse_expectations(std::string_view text, const std::filesystem::path& file) {
   std::vector<Expectation> out;
   std::map<std::pair<std::string, std::string>, int> first_line;  // (backend, scenario) -> its line
-  std::istringstream lines(text);
+  std::istringstream lines{std::string(text)};
   int number = 0;
   for (std::string line; std::getline(lines, line);) {
     ++number;

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/registry.h"
@@ -34,6 +35,8 @@ struct Expectation {
 
 // Errors: file:line:column, what was expected, what was found.
 Result<std::vector<Expectation>> load_expectations(const std::filesystem::path& file);
+// The same from the file's text (the expectations fuzz target's entry); `file` names it in errors.
+Result<std::vector<Expectation>> parse_expectations(std::string_view text, const std::filesystem::path& file);
 const Expectation* find_expectation(const std::vector<Expectation>& expectations, const std::string& backend,
                                     const scenario::Scenario& scenario);
 // Lint: each line names a scenario of the set and checks it has (or `not-judged`), on a backend
