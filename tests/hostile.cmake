@@ -12,3 +12,12 @@ add_test(NAME Tidemark.Hostile.EveryFileOptionRefusesAMissingFileAFolderAFifoAnd
 set_tests_properties(Tidemark.Hostile.EveryFileOptionRefusesAMissingFileAFolderAFifoAndEmptiness PROPERTIES
                      LABELS "cli;hostile" TIMEOUT 600
                      ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")
+
+# The surfaces added after the first corpus (merge, sharding, expectations, compare, goldens,
+# observe's bounds, reduce's outputs, CTest registrations, fixture new, bench's history, failed
+# writes): each case's exit code within 20 s and 1 GiB, and nothing written or overwritten where
+# it must not be. CI runs this slice; the nightly adds the giants (--whole).
+add_test(NAME Tidemark.Hostile.EveryHostileInputOnTheNewerSurfacesEndsWithItsExitCodeInTimeAndMemory
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/hostile-surfaces ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(Tidemark.Hostile.EveryHostileInputOnTheNewerSurfacesEndsWithItsExitCodeInTimeAndMemory PROPERTIES
+                     LABELS "cli;hostile" TIMEOUT 900 COST 30)

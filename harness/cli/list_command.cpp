@@ -30,8 +30,14 @@ Result<std::string> bracket(std::string_view text) {
   if (text.starts_with('\n') || text.starts_with('\r'))
     return fail(ErrorKind::BadInput, fmt::format("list --ctest-file: expected a path or name that does not start with a "
                                                  "line break, found {:?}", text));
+  // The first closing bracket in the text and the closer together must be the closer itself: the
+  // text may also end with what begins one ("/l]==" before "]]").
   std::string equals;
-  while (text.find("]" + equals + "]") != std::string_view::npos) equals += '=';
+  auto closes_early = [&] {
+    const std::string close = "]" + equals + "]";
+    return (std::string(text) + close).find(close) != text.size();
+  };
+  while (closes_early()) equals += '=';
   return fmt::format("[{0}[{1}]{0}]", equals, text);
 }
 
