@@ -190,20 +190,22 @@ Result<Image> read_png(const std::filesystem::path& file) {
   });
 }
 
-Status write_png(const std::filesystem::path& file, const Image& image) {
+namespace {
+// `file` is where the bytes go, `named` the file errors name (its final name).
+Status write_png_at(const std::filesystem::path& file, const std::filesystem::path& named, const Image& image) {
   const size_t expected_bytes = static_cast<size_t>(std::max(image.width, 0)) *
                                 static_cast<size_t>(std::max(image.height, 0)) * 4;
   if (image.width <= 0 || image.height <= 0 || image.pixels.size() != expected_bytes) {
     return fail(ErrorKind::Io,
                 fmt::format("cannot write {}: image is {}x{} with {} bytes of pixels",
-                            file.string(), image.width, image.height, image.pixels.size()));
+                            named.string(), image.width, image.height, image.pixels.size()));
   }
 
   FilePtr handle(std::fopen(file.c_str(), "wb"));
   if (!handle) {
     const int error = errno;
     return fail(ErrorKind::Io,
-                fmt::format("cannot create {}: {}", file.string(), errno_text(error)));
+                fmt::format("cannot create {}: {}", named.string(), errno_text(error)));
   }
 
   std::vector<png_bytep> rows(static_cast<size_t>(image.height));
@@ -228,9 +230,15 @@ Status write_png(const std::filesystem::path& file, const Image& image) {
     const std::string reason = encoded ? errno_text(close_error) : std::string(sink.message.data());
     std::error_code ignored;
     std::filesystem::remove(file, ignored);
-    return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), reason));
+    return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", named.string(), reason));
   }
   return {};
+}
+}  // namespace
+
+// Beside its name first, renamed over it when whole: a failed write leaves no half image.
+Status write_png(const std::filesystem::path& file, const Image& image) {
+  return replace_file(file, [&](const std::filesystem::path& temporary) { return write_png_at(temporary, file, image); });
 }
 
 }  // namespace tidemark::check

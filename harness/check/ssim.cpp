@@ -37,22 +37,30 @@ int reflect(int index, int size) {
 
 using Plane = std::vector<double>;
 
-// The separable filter, rows then columns (scipy filters axis 0, then axis 1: the same sums in
-// another order, equal to far below 1e-4).
-Plane blur(const Plane& in, int width, int height) {
+// A band of rows at a time, so a 4096 x 4096 comparison holds a few megabytes of planes rather
+// than thirteen whole-image planes of doubles (1.7 GB). Each value is the same sum in the same
+// order as over the whole image: the band carries kRadius rows of context on each side.
+constexpr int kBandRows = 128;
+
+// Rows [first, last) of the separable filter (rows then columns; scipy filters axis 0, then axis 1:
+// the same sums in another order, equal to far below 1e-4) of `in`, which holds the image's rows
+// [lo, lo + in.size() / width): every row the window reaches from the band, reflected or not.
+Plane blur(const Plane& in, int width, int height, int lo, int first, int last) {
   static const auto weights = gaussian_weights();
-  Plane across(in.size()), out(in.size());
-  for (int y = 0; y < height; ++y)
+  const int rows = static_cast<int>(in.size() / width);
+  Plane across(in.size()), out(static_cast<size_t>(last - first) * width);
+  for (int y = 0; y < rows; ++y)
     for (int x = 0; x < width; ++x) {
       double sum = 0;
       for (int k = -kRadius; k <= kRadius; ++k) sum += weights[k + kRadius] * in[y * width + reflect(x + k, width)];
       across[y * width + x] = sum;
     }
-  for (int y = 0; y < height; ++y)
+  for (int y = first; y < last; ++y)
     for (int x = 0; x < width; ++x) {
       double sum = 0;
-      for (int k = -kRadius; k <= kRadius; ++k) sum += weights[k + kRadius] * across[reflect(y + k, height) * width + x];
-      out[y * width + x] = sum;
+      for (int k = -kRadius; k <= kRadius; ++k)
+        sum += weights[k + kRadius] * across[(reflect(y + k, height) - lo) * width + x];
+      out[(y - first) * width + x] = sum;
     }
   return out;
 }
@@ -67,43 +75,50 @@ Result<Ssim> structural_similarity(const Image& a, const Image& b) {
     return fail(ErrorKind::BadInput, fmt::format("SSIM: expected an image of at least {0}x{0} (its window), found {1}x{2}",
                                                  kSsimWindow, a.width, a.height));
   const int width = a.width, height = a.height;
-  const size_t count = static_cast<size_t>(width) * height;
   constexpr double kC1 = (0.01 * 255) * (0.01 * 255), kC2 = (0.03 * 255) * (0.03 * 255);
-  Plane map(count, 0.0);
-  double mean = 0;
-  for (int channel = 0; channel < 3; ++channel) {
-    Plane x(count), y(count), xx(count), yy(count), xy(count);
-    for (size_t k = 0; k < count; ++k) {
-      x[k] = a.pixels[k * 4 + channel];
-      y[k] = b.pixels[k * 4 + channel];
-      xx[k] = x[k] * x[k], yy[k] = y[k] * y[k], xy[k] = x[k] * y[k];
-    }
-    const Plane ux = blur(x, width, height), uy = blur(y, width, height);
-    const Plane uxx = blur(xx, width, height), uyy = blur(yy, width, height), uxy = blur(xy, width, height);
-    double sum = 0;
-    for (int row = 0; row < height; ++row)
-      for (int column = 0; column < width; ++column) {
-        const size_t k = static_cast<size_t>(row) * width + column;
-        const double vx = uxx[k] - ux[k] * ux[k], vy = uyy[k] - uy[k] * uy[k], vxy = uxy[k] - ux[k] * uy[k];
-        const double s = ((2 * ux[k] * uy[k] + kC1) * (2 * vxy + kC2)) /
-                         ((ux[k] * ux[k] + uy[k] * uy[k] + kC1) * (vx + vy + kC2));
-        map[k] += s / 3;
-        if (row >= kRadius && row < height - kRadius && column >= kRadius && column < width - kRadius) sum += s;
-      }
-    mean += sum / (static_cast<double>(width - 2 * kRadius) * (height - 2 * kRadius)) / 3;
-  }
   Ssim result;
-  result.mean = mean;
   result.map = make_image(width, height, {0, 0, 0, 255});
   result.lowest = std::numeric_limits<double>::infinity();  // the cropped area is never empty (>= 11x11)
-  for (int row = 0; row < height; ++row)
-    for (int column = 0; column < width; ++column) {
-      const double s = map[static_cast<size_t>(row) * width + column];
-      const auto grey = static_cast<uint8_t>(std::lround(std::clamp(s, 0.0, 1.0) * 255));
-      result.map.set(column, row, {grey, grey, grey, 255});
-      const bool inside = row >= kRadius && row < height - kRadius && column >= kRadius && column < width - kRadius;
-      if (inside && s < result.lowest) result.lowest = s, result.lowest_at = {column, row};
+  std::array<double, 3> sums{};
+  auto inside = [&](int row, int column) {
+    return row >= kRadius && row < height - kRadius && column >= kRadius && column < width - kRadius;
+  };
+  for (int first = 0; first < height; first += kBandRows) {
+    const int last = std::min(height, first + kBandRows);
+    const int lo = std::max(0, first - kRadius), hi = std::min(height, last + kRadius);
+    const size_t count = static_cast<size_t>(hi - lo) * width, band = static_cast<size_t>(last - first) * width;
+    const size_t offset = static_cast<size_t>(lo) * width;
+    Plane map(band, 0.0);
+    for (int channel = 0; channel < 3; ++channel) {
+      Plane x(count), y(count), xx(count), yy(count), xy(count);
+      for (size_t k = 0; k < count; ++k) {
+        x[k] = a.pixels[(offset + k) * 4 + channel];
+        y[k] = b.pixels[(offset + k) * 4 + channel];
+        xx[k] = x[k] * x[k], yy[k] = y[k] * y[k], xy[k] = x[k] * y[k];
+      }
+      const Plane ux = blur(x, width, height, lo, first, last), uy = blur(y, width, height, lo, first, last);
+      const Plane uxx = blur(xx, width, height, lo, first, last), uyy = blur(yy, width, height, lo, first, last);
+      const Plane uxy = blur(xy, width, height, lo, first, last);
+      for (int row = first; row < last; ++row)
+        for (int column = 0; column < width; ++column) {
+          const size_t k = static_cast<size_t>(row - first) * width + column;
+          const double vx = uxx[k] - ux[k] * ux[k], vy = uyy[k] - uy[k] * uy[k], vxy = uxy[k] - ux[k] * uy[k];
+          const double s = ((2 * ux[k] * uy[k] + kC1) * (2 * vxy + kC2)) /
+                           ((ux[k] * ux[k] + uy[k] * uy[k] + kC1) * (vx + vy + kC2));
+          map[k] += s / 3;
+          if (inside(row, column)) sums[channel] += s;
+        }
     }
+    for (int row = first; row < last; ++row)
+      for (int column = 0; column < width; ++column) {
+        const double s = map[static_cast<size_t>(row - first) * width + column];
+        const auto grey = static_cast<uint8_t>(std::lround(std::clamp(s, 0.0, 1.0) * 255));
+        result.map.set(column, row, {grey, grey, grey, 255});
+        if (inside(row, column) && s < result.lowest) result.lowest = s, result.lowest_at = {column, row};
+      }
+  }
+  const double area = static_cast<double>(width - 2 * kRadius) * (height - 2 * kRadius);
+  for (double sum : sums) result.mean += sum / area / 3;
   return result;
 }
 

@@ -2,6 +2,9 @@
 // (runner/compare.h) runs the scenarios on each backend; this prints each row and writes
 // compare.json, compare.html (report/compare.h) and the summary.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "cli/commands.h"
 #include "report/summary.h"
@@ -50,7 +53,14 @@ int compare_command(const CompareArgs& args) {
                                       runner::run_records(compared->results));
       !ok)
     return report_error(ok.error());
-  fmt::print("compare: {}\n", std::filesystem::absolute(options.report_dir / "compare.html").string());
+  // Every verdict that occurred, counted: a NOT JUDGED cell must show in the last line too.
+  std::vector<std::string> counts;
+  for (report::Verdict verdict : report::kAllVerdicts) {
+    const auto seen = std::ranges::count_if(compared->results, [&](const auto& result) { return result.verdict == verdict; });
+    if (seen > 0) counts.push_back(fmt::format("{} {}", seen, report::verdict_name(verdict)));
+  }
+  fmt::print("compare: {} cells ({}); {}\n", compared->results.size(), fmt::join(counts, ", "),
+             std::filesystem::absolute(options.report_dir / "compare.html").string());
   return compared->failed ? kRed : kGreen;
 }
 

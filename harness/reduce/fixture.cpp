@@ -1,5 +1,7 @@
 #include "reduce/fixture.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -51,6 +53,13 @@ std::string bug_words(const Bug& bug) {
   return fmt::format("{}", fmt::join(parts, " and "));
 }
 
+// The input's name as the fixture's comment and README show it: quoted with escapes when it holds
+// a control character, so a newline in a file name cannot start a YAML key or a Markdown block.
+std::string shown_name(const std::string& input) {
+  const bool plain = std::ranges::none_of(input, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  return plain ? input : fmt::format("{:?}", input);
+}
+
 // What the reduced workload does, one line a step, for the README's mechanism.
 std::string step_lines(const scenario::Scenario& scenario) {
   std::string out;
@@ -72,7 +81,8 @@ Result<std::string> fixture_text(const Reduction& reduced, const std::string& in
   std::string text = fmt::format(
       "# Reduced by `tidemark reduce` from {}\n# ({} steps, {} calls; now {} steps, {} calls). Under {}\n"
       "# the check `{}` is red; without it the whole run is green.\n",
-      input, reduced.steps_before, reduced.calls_before, reduced.done.steps, reduced.done.calls, bug_words(bug), check);
+      shown_name(input), reduced.steps_before, reduced.calls_before, reduced.done.steps, reduced.done.calls, bug_words(bug),
+      shown_name(check));
   text += reduced.text.substr(body.leading_comments().end);
   if (!text.ends_with("\n")) text += "\n";
   return text + control_section(bug, reduced.red_checks);
@@ -115,7 +125,8 @@ Status write_fixture(const fs::path& out, const std::string& text, const scenari
     std::string mechanism = fmt::format(
         "Reduced by `tidemark reduce` from `{}` ({} steps, {} calls) to\n{} steps ({} calls) that stay red under the "
         "bug and green under the fix:\n\n{}\n<why each step is needed>",
-        input, reduced.steps_before, reduced.calls_before, reduced.done.steps, reduced.done.calls, step_lines(fixture));
+        shown_name(input), reduced.steps_before, reduced.calls_before, reduced.done.steps, reduced.done.calls,
+        step_lines(fixture));
     std::string red = fmt::format("Under {}, {} fails in every lane (the ledger's rows):\n\n{}", bug_words(bug),
                                   fmt::join(reduced.red_checks, ", "), reds);
     red.pop_back();  // the template ends the section's line

@@ -9,6 +9,7 @@
 #include "report/bench_report.h"
 #include "report/observation_record.h"
 #include "report/soak_report.h"
+#include "report/summary.h"
 
 namespace tidemark::report {
 namespace {
@@ -132,6 +133,20 @@ TEST(ObservationRecord, WrittenIsReadAndAMissingFigureIsNamed) {
   auto bad = observation_record_from_json(json, "o.json");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message, "o.json: expected 'processes[1].events', found none");
+}
+
+// A document's format and version of the wrong JSON type are refused as another version, never
+// thrown (a format of 5) or converted out of range (a version of 1e300): the fuzzer's first finds.
+TEST(DocumentKind, AFormatOrVersionOfAnotherTypeIsAnotherDocument) {
+  for (const char* text : {R"({"format": 5, "version": 3})", R"({"format": "tidemark-summary", "version": 1e300})",
+                           R"({"format": "tidemark-summary", "version": "3"})",
+                           R"({"format": "tidemark-summary", "version": 3.0})", R"({"format": null})", "[]", "7"}) {
+    auto summary = parse_summary(text, "s.json");
+    ASSERT_FALSE(summary) << text;
+    EXPECT_EQ(summary.error().kind, ErrorKind::BadInput) << text;
+    EXPECT_TRUE(summary.error().message.starts_with("s.json: expected a tidemark summary of version 3, found"))
+        << summary.error().message;
+  }
 }
 
 }  // namespace

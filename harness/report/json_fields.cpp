@@ -57,7 +57,11 @@ Result<nlohmann::json> parse_json(std::string_view text, const std::string& file
 
 Status check_format(const nlohmann::json& json, const std::string& where, std::string_view format, int64_t version,
                     std::string_view description) {
-  if (json.is_object() && json.value("format", "") == format && json.value("version", int64_t{0}) == version) return {};
+  // Compared as JSON values: value() would throw on a format that is not a string, and convert a
+  // version of 1e300 to an integer (undefined behaviour).
+  if (json.is_object() && json.contains("format") && json["format"] == nlohmann::json(format) &&
+      json.contains("version") && json["version"].is_number_integer() && json["version"] == nlohmann::json(version))
+    return {};
   return fail(ErrorKind::BadInput,
               fmt::format("{}: expected {} of version {}, found {}", where, description, version,
                           json.is_object() && json.contains("version") ? "version " + json["version"].dump()

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <iterator>
 
+#include <unistd.h>
+
 namespace tidemark::wire {
 
 namespace {
@@ -52,7 +54,9 @@ void write_bytes(std::ostream& out, std::span<const uint8_t> bytes) {
 Result<RecordingWriter> RecordingWriter::create(const std::filesystem::path& file, const RecordingHeader& header) {
   RecordingWriter writer;
   writer.path_ = file;
-  writer.out_ = std::make_unique<std::ofstream>(file, std::ios::binary | std::ios::trunc);
+  writer.temporary_ = file;
+  writer.temporary_ += fmt::format(".tmp-{}", ::getpid());
+  writer.out_ = std::make_unique<std::ofstream>(writer.temporary_, std::ios::binary | std::ios::trunc);
   if (!*writer.out_) return fail(ErrorKind::Io, fmt::format("cannot write {}", file.string()));
   auto payload = encode_header(header);
   writer.out_->write(kRecordingMagic.data(), kRecordingMagic.size());
@@ -81,8 +85,21 @@ Status RecordingWriter::close() {
   out_->put(kTrailerMark);
   write_bytes(*out_, Writer().u64(records_).u64(digest_.value()).take());
   out_->close();
-  if (!*out_) return fail(ErrorKind::Io, fmt::format("cannot write {}", path_.string()));
+  std::error_code error;
+  if (*out_) std::filesystem::rename(temporary_, path_, error);
+  if (!*out_ || error) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary_, ignored);
+    return fail(ErrorKind::Io, fmt::format("cannot write {}{}", path_.string(), error ? ": " + error.message() : ""));
+  }
   return {};
+}
+
+RecordingWriter::~RecordingWriter() {
+  if (!out_ || closed_) return;  // moved from, or in place
+  out_->close();
+  std::error_code ignored;
+  std::filesystem::remove(temporary_, ignored);
 }
 
 Result<RecordingReader> RecordingReader::open(const std::filesystem::path& file, Checking checking) {

@@ -50,15 +50,22 @@ struct RecordView {
   FrameView frame;
 };
 
+// The recording is written beside its name and renamed into place by close(): a session that
+// ends before it leaves no file (neither a half recording nor an old one overwritten).
 class RecordingWriter {
  public:
   static Result<RecordingWriter> create(const std::filesystem::path& file, const RecordingHeader& header);
+  RecordingWriter(RecordingWriter&&) noexcept = default;
+  RecordingWriter& operator=(RecordingWriter&&) noexcept = default;
+  ~RecordingWriter();
   Status write(Direction direction, FrameView frame);
-  // Writes the trailer and closes the file; a recording not closed has no trailer.
+  // Writes the trailer, closes the file and puts it in place.
   Status close();
 
  private:
+  RecordingWriter() = default;
   std::filesystem::path path_;
+  std::filesystem::path temporary_;
   std::unique_ptr<std::ofstream> out_;
   uint64_t records_ = 0;
   StreamHash digest_;
