@@ -135,6 +135,16 @@ TEST(ObservationRecord, WrittenIsReadAndAMissingFigureIsNamed) {
   EXPECT_EQ(bad.error().message, "o.json: expected 'processes[1].events', found none");
 }
 
+// A number past a double's range is bad input naming the file (nlohmann throws out_of_range for
+// it, not parse_error: the summary fuzzer's second find).
+TEST(DocumentKind, ANumberPastADoublesRangeIsBadInput) {
+  auto summary = parse_summary(R"({"format": "tidemark-summary", "version": 1e380})", "s.json");
+  ASSERT_FALSE(summary);
+  EXPECT_EQ(summary.error().kind, ErrorKind::BadInput);
+  EXPECT_TRUE(summary.error().message.starts_with("s.json: expected a JSON summary, found ")) << summary.error().message;
+  EXPECT_NE(summary.error().message.find("1e380"), std::string::npos) << summary.error().message;
+}
+
 // A document's format and version of the wrong JSON type are refused as another version, never
 // thrown (a format of 5) or converted out of range (a version of 1e300): the fuzzer's first finds.
 TEST(DocumentKind, AFormatOrVersionOfAnotherTypeIsAnotherDocument) {

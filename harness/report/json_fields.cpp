@@ -52,6 +52,9 @@ Result<nlohmann::json> parse_json(std::string_view text, const std::string& file
       return fail(ErrorKind::BadInput, fmt::format("{}:{}:{}: expected {}, found {}", file, match[1].str(),
                                                    match[2].str(), what, match[3].str()));
     return fail(ErrorKind::BadInput, fmt::format("{}: expected {}, found {}", file, what, message));
+  } catch (const nlohmann::json::exception& error) {
+    // A number past a double's range (1e380) is out_of_range, not a parse_error: no place is given.
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected {}, found {}", file, what, error.what()));
   }
 }
 
