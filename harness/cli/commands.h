@@ -83,8 +83,11 @@ struct ListArgs {
   std::string ctest_file;
   std::string tidemark;
   std::string report_root;
-  std::string ledger = "red_once/ledger.txt";
+  std::string ledger;        // given: a red-once test per scenario checks its controls against it
   std::string expectations;  // passed to every registered run
+  std::vector<std::string> lanes;     // the lanes registered (default: all four)
+  std::vector<std::string> backends;  // in place of each scenario's own backends
+  std::vector<std::string> labels;    // more labels on every registered test
 };
 
 struct RedOnceArgs {
@@ -174,6 +177,8 @@ struct CompareArgs {
   std::string report;
 };
 int compare_command(const CompareArgs& args);
+// One line per finding; exit 3 when a selected backend lacks something (doctor/doctor.h).
+int doctor_command(const std::vector<std::string>& backends);
 int lint_command(const std::vector<std::string>& inputs, const std::string& expectations);
 // Prints a trace's tracks and rows as imported; exit 2 when part of it does not decode.
 int trace_command(const std::string& file);

@@ -12,6 +12,7 @@
 #include "core/process_memory.h"
 #include "layer/link.h"
 #include "cli/commands.h"
+#include "wire/version_text.h"
 
 using namespace tidemark;
 using namespace tidemark::cli;
@@ -90,8 +91,13 @@ CLI::App* add_list(CLI::App& app, ListArgs& args) {
   list->add_option("--ctest-file", args.ctest_file, "write CTest registrations to this file");
   list->add_option("--tidemark", args.tidemark, "tidemark binary the registrations run");
   list->add_option("--report-root", args.report_root, "report folder root for the registered runs");
-  list->add_option("--ledger", args.ledger, "the ledger the registered red-once tests check");
+  list->add_option("--ledger", args.ledger, "also register a red-once test per scenario, checked against this ledger");
   list->add_option("--expectations", args.expectations, "known failures the registered runs are judged against");
+  list->add_option("--lane", args.lanes, "register these lanes only (repeatable; default all four)")->allow_extra_args(false);
+  list->add_option("--backend", args.backends, "register runs on this backend in place of each scenario's own "
+                                               "(repeatable)")->allow_extra_args(false);
+  list->add_option("--label", args.labels, "another CTest label for every registered test (repeatable)")
+      ->allow_extra_args(false);
   return list;
 }
 
@@ -153,7 +159,8 @@ CLI::App* add_fixture_new(CLI::App& app, FixtureArgs& args) {
 int main(int argc, char** argv) {
   tidemark::fix_heap_thresholds();        // before the first allocation that could move them
   tidemark::layer::make_discoverable();  // before any thread: a session may put the layer beneath its device
-  CLI::App app{"Tidemark: deterministic replay and regression harness for GPU driver stacks"};
+  CLI::App app{"Tidemark: deterministic replay and regression harness for GPU driver stacks", "tidemark"};
+  app.set_version_flag("--version", wire::version_text("tidemark"));
   app.require_subcommand(1);
   RunArgs run;
   ReplayArgs replay;
@@ -205,6 +212,11 @@ int main(int argc, char** argv) {
   std::string trace_file;
   auto* trace = app.add_subcommand("trace", "print a Perfetto trace's tracks and rows as Trace Processor imports them");
   trace->add_option("file", trace_file, "a .pftrace file")->required();
+  std::vector<std::string> doctor_backends;
+  auto* doctor = app.add_subcommand("doctor", "what this machine has for Tidemark, and the package that brings what "
+                                              "is missing (exit 3 when a selected backend lacks something)");
+  doctor->add_option("--backend", doctor_backends, "a backend to be able to run (repeatable; default: look at "
+                                                   "every one, require none)")->allow_extra_args(false);
   bool quiet = false, verbose = false;
   app.add_flag("-q,--quiet", quiet, "print only what failed and the last line; no progress line")->excludes(
       app.add_flag("-v,--verbose", verbose, "also print every check that passed"));
@@ -227,6 +239,7 @@ int main(int argc, char** argv) {
       {observe, [&] { return observe_command(observed); }},
       {trace, [&] { return trace_command(trace_file); }},
       {merge, [&] { return merge_command(merged); }},
+      {doctor, [&] { return doctor_command(doctor_backends); }},
   };
   try {
     app.parse(argc, argv);

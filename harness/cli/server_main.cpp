@@ -19,6 +19,7 @@
 #include "session/session.h"
 #include "wire/posix.h"
 #include "wire/server.h"
+#include "wire/version_text.h"
 
 namespace {
 
@@ -66,7 +67,8 @@ int listen_and_serve(const std::string& endpoint_text, const std::string& token_
 int main(int argc, char** argv) {
   tidemark::fix_heap_thresholds();        // before the first allocation that could move them
   tidemark::layer::make_discoverable();  // before any thread: a session may put the layer beneath its device
-  CLI::App app{"tidemark-server: the server side of Tidemark's spawn and tcp lanes"};
+  CLI::App app{"tidemark-server: the server side of Tidemark's spawn and tcp lanes", "tidemark-server"};
+  app.set_version_flag("--version", tidemark::wire::version_text("tidemark-server"));
   int fd = -1;
   std::string listen;
   std::string token_file;

@@ -10,8 +10,17 @@
 namespace tidemark::layer {
 
 std::filesystem::path layer_dir() {
+  namespace fs = std::filesystem;
   if (const char* dir = std::getenv("TIDEMARK_LAYER_DIR"); dir && *dir) return dir;
-  return TIDEMARK_BUILD_LAYER_DIR;
+  // Found from the program itself, never from a path compiled in: a build tree keeps the layer
+  // beside tidemark, an installed tree under the prefix's lib/tidemark (so a copy of a prefix,
+  // or an unpacked package, works wherever it lies).
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error).parent_path();
+  const fs::path beside = self / "layer", installed = (self / ".." / "lib" / "tidemark" / "layer").lexically_normal();
+  for (const fs::path& dir : {beside, installed})
+    if (fs::exists(dir / TIDEMARK_LAYER_LIBRARY, error)) return dir;
+  return beside;  // absent: the error that follows names where it was looked for
 }
 
 void make_discoverable() {
@@ -59,9 +68,10 @@ Result<Library> Library::open(const std::filesystem::path& dir) {
   // counters in an instrumented layer must stay mapped.
   void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!handle)
-    return fail(ErrorKind::Environment, fmt::format("expected the Tidemark layer at {}, found none ({}): build the "
-                                                    "VkLayer_tidemark_observe target",
-                                                    file.string(), ::dlerror()));
+    return fail(ErrorKind::Environment,
+                fmt::format("expected the Tidemark layer at {}, found none ({}): build the VkLayer_tidemark_observe "
+                            "target, install Tidemark whole (its lib/tidemark/layer), or set TIDEMARK_LAYER_DIR",
+                            file.string(), ::dlerror()));
   Library library;
   library.handle_.reset(handle);
   library.attach = reinterpret_cast<PFN_tidemarkLayerAttach>(::dlsym(handle, "tidemarkLayerAttach"));

@@ -12,7 +12,8 @@
 
 namespace tidemark::layer {
 
-// Where the layer's library and manifest are: TIDEMARK_LAYER_DIR, else the build tree's.
+// Where the layer's library and manifest are: TIDEMARK_LAYER_DIR, else found from this program's
+// own folder (<folder>/layer in a build tree, <folder>/../lib/tidemark/layer when installed).
 std::filesystem::path layer_dir();
 
 // Makes the layer findable by the Vulkan loader of this process (VK_ADD_LAYER_PATH gains its

@@ -4,6 +4,7 @@
 
 #include "core/files.h"
 #include "core/limits.h"
+#include "core/version.h"
 
 namespace tidemark::report {
 
@@ -74,11 +75,24 @@ Status check_format(const nlohmann::json& json, const std::string& where, std::s
 nlohmann::json with_kind(nlohmann::json json, const DocumentKind& kind) {
   json["format"] = kind.format;
   json["version"] = kind.version;
+  json["tidemark"] = tidemark_version();
   return json;
+}
+
+Status take_maker(nlohmann::json& json, const std::string& where) {
+  if (!json.is_object()) return {};
+  if (auto found = json.find("tidemark"); found != json.end()) {
+    if (!found->is_string())
+      return fail(ErrorKind::BadInput, fmt::format("{}: tidemark: expected the version of the Tidemark that wrote it "
+                                                   "(a string), found {}", where, found->dump()));
+    json.erase(found);
+  }
+  return {};
 }
 
 Result<nlohmann::json> without_kind(nlohmann::json json, const std::string& where, const DocumentKind& kind) {
   TIDEMARK_CHECK(check_format(json, where, kind.format, kind.version, kind.description));
+  TIDEMARK_CHECK(take_maker(json, where));
   json.erase("format");
   json.erase("version");
   return json;

@@ -38,9 +38,13 @@ struct DocumentKind {
   int64_t version = 1;
   std::string_view description;  // "a tidemark soak report"
 };
-// `json` with its format and version fields (a history line, or a document's body before writing).
+// `json` with its format and version fields, and the version of the Tidemark that writes it
+// ("tidemark": "1.0.0") (a history line, or a document's body before writing).
 nlohmann::json with_kind(nlohmann::json json, const DocumentKind& kind);
-// `json` checked to be of `kind` (`where` names it in errors), its format and version removed.
+// Removes the "tidemark" field a document's writer named itself with (absent in older documents);
+// one that is not a string is bad input.
+Status take_maker(nlohmann::json& json, const std::string& where);
+// `json` checked to be of `kind` (`where` names it in errors), its format, version and maker removed.
 Result<nlohmann::json> without_kind(nlohmann::json json, const std::string& where, const DocumentKind& kind);
 // The document with its format and version, written atomically.
 Status write_document(const std::filesystem::path& file, nlohmann::json json, const DocumentKind& kind);

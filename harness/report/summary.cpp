@@ -9,6 +9,7 @@
 
 #include "core/digest.h"
 #include "core/files.h"
+#include "core/version.h"
 #include "report/json_fields.h"
 
 namespace tidemark::report {
@@ -83,6 +84,7 @@ nlohmann::json to_json(const Summary& summary) {
   nlohmann::json json;
   json["format"] = kSummaryFormat;
   json["version"] = kSummaryVersion;
+  json["tidemark"] = tidemark_version();
   json["command"] = summary.origin.command;
   json["series"] = summary.origin.series;
   if (summary.origin.shard) json["shard"] = shard_json(*summary.origin.shard);
@@ -151,6 +153,7 @@ Result<Summary> read_summary(const fs::path& file) {
 Result<Summary> parse_summary(std::string_view text, const std::string& where) {
   TIDEMARK_TRY(json, parse_json(text, where, "a JSON summary"));
   TIDEMARK_CHECK(check_format(json, where, kSummaryFormat, kSummaryVersion, "a tidemark summary"));
+  TIDEMARK_CHECK(take_maker(json, where));
   JsonFields fields(json, where);
   fields.skip("format");
   fields.skip("version");

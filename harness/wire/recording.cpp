@@ -12,6 +12,8 @@
 
 #include <unistd.h>
 
+#include "core/version.h"
+
 namespace tidemark::wire {
 
 namespace {
@@ -24,10 +26,12 @@ std::vector<uint8_t> encode_header(const RecordingHeader& header) {
   writer.string(header.scenario).i32(header.width).i32(header.height);
   put(writer, header.knobs);
   writer.string(header.mutant);
+  writer.string(tidemark_version());
   return writer.take();
 }
 
-Result<RecordingHeader> decode_header_payload(std::span<const uint8_t> payload) {
+// Version 3's header ends at the mutant; version 4's names the Tidemark that recorded it.
+Result<RecordingHeader> decode_header_payload(std::span<const uint8_t> payload, uint32_t version) {
   Reader reader(payload);
   RecordingHeader header;
   TIDEMARK_TRY(scenario, reader.string());
@@ -36,6 +40,10 @@ Result<RecordingHeader> decode_header_payload(std::span<const uint8_t> payload) 
   KnobMap knobs;
   if (auto read = get(reader, knobs); !read) return std::unexpected(read.error());
   TIDEMARK_TRY(mutant, reader.string());
+  if (version >= 4) {
+    TIDEMARK_TRY(made_by, reader.string());
+    header.made_by = std::move(made_by);
+  }
   if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
   header.scenario = std::move(scenario);
   header.width = width;
@@ -147,8 +155,8 @@ Result<RecordingReader> RecordingReader::over(std::shared_ptr<const void> owner,
                                                  reader.name_));
   Reader fields{bytes.subspan(kRecordingMagic.size(), 8)};
   uint32_t version = *fields.u32();  // 16 bytes are there: both fields are
-  if (version != kRecordingVersion)
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected recording format version {}, found {}", reader.name_,
+  if (version != kRecordingVersion && version != 3)
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected recording format version 3 or {}, found {}", reader.name_,
                                                  kRecordingVersion, version));
   uint32_t length = *fields.u32();
   if (length > kMaxRecordingHeaderBytes)
@@ -156,7 +164,7 @@ Result<RecordingReader> RecordingReader::over(std::shared_ptr<const void> owner,
                                                  kMaxRecordingHeaderBytes, length));
   if (bytes.size() - kStart < length) return fail(ErrorKind::BadInput, fmt::format("{}: truncated header", reader.name_));
   auto payload = bytes.subspan(kStart, length);
-  auto header = decode_header_payload(payload);
+  auto header = decode_header_payload(payload, version);
   if (!header) return fail(ErrorKind::BadInput, fmt::format("{}: header: {}", reader.name_, header.error().message));
   reader.header_ = std::move(*header);
   reader.offset_ = reader.records_at_ = kStart + length;

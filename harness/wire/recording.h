@@ -26,7 +26,7 @@
 
 namespace tidemark::wire {
 
-inline constexpr uint32_t kRecordingVersion = 3;  // 2: pipelined requests; 3: the trailer
+inline constexpr uint32_t kRecordingVersion = 4;  // 2: pipelined requests; 3: the trailer; 4: made by (3 is read too)
 inline constexpr uint32_t kMaxRecordingHeaderBytes = 1 << 16;
 
 struct RecordingHeader {
@@ -35,6 +35,7 @@ struct RecordingHeader {
   int32_t height = 0;
   KnobValues knobs;
   std::string mutant;
+  std::string made_by;  // the Tidemark version that recorded it (read back; written from this build's)
 };
 
 enum class Direction : uint8_t { Request = '>', Reply = '<' };
