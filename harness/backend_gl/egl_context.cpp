@@ -103,7 +103,7 @@ Result<EglContext> EglContext::open(GlDriver driver, bool layer, std::vector<std
   if (egl.pbuffer_ == EGL_NO_SURFACE) notes.push_back("gl: no pbuffer: a present is glFlush");
   if (!eglMakeCurrent(egl.display_, egl.pbuffer_, egl.pbuffer_, egl.context_))
     return fail(ErrorKind::Fatal, fmt::format("eglMakeCurrent failed (EGL error 0x{:x})", eglGetError()));
-  notes.push_back(fmt::format("gl: {} on {}", reinterpret_cast<const char*>(glGetString(GL_VERSION)), egl.renderer()));
+  notes.push_back(fmt::format("gl: {} on {}", egl.version(), egl.renderer()));
   return egl;
 }
 
@@ -127,5 +127,6 @@ void EglContext::swap() {
 }
 
 std::string EglContext::renderer() const { return reinterpret_cast<const char*>(glGetString(GL_RENDERER)); }
+std::string EglContext::version() const { return reinterpret_cast<const char*>(glGetString(GL_VERSION)); }
 
 }  // namespace tidemark::backend_gl

@@ -32,6 +32,7 @@ class EglContext {
   // the driver gives no pbuffer.
   void swap();
   std::string renderer() const;
+  std::string version() const;
 
  private:
   EglContext() = default;

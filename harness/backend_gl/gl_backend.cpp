@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/limits.h"
+#include "drivers/driver_builds.h"
 
 namespace tidemark::backend_gl {
 
@@ -342,7 +343,7 @@ Result<std::unique_ptr<api::Device>> create_gl_device(GlDriver driver, const api
   TIDEMARK_TRY(egl, EglContext::open(driver, context.layer, notes));
   if (context.log)
     for (const auto& note : notes) context.log(note);
-  const std::string renderer = egl.renderer();
+  const std::string renderer = egl.renderer(), version = egl.version();
   auto backend = std::make_unique<GlBackend>(std::move(egl), config, context);
   TIDEMARK_CHECK(backend->initialize());
   // A backend whose device gauges are the layer's must have a Vulkan device under the layer by
@@ -357,6 +358,14 @@ Result<std::unique_ptr<api::Device>> create_gl_device(GlDriver driver, const api
                               "(renderer '{}' made no VkImage and no VkDeviceMemory through it): its device gauges "
                               "would all read 0; name an EGL vendor whose driver runs on Vulkan",
                               driver_name(driver), renderer));
+  }
+  // A run on a named driver build (tidemark --driver) holds the driver to the build's identity
+  // before the first step: what it reports, and which libraries this process really mapped.
+  TIDEMARK_TRY(build, drivers::active_build());
+  if (build && driver != GlDriver::Llvmpipe) {
+    TIDEMARK_CHECK(drivers::check_identity(*build, {.gl_version = version, .gl_renderer = renderer,
+                                                    .mapped = drivers::mapped_files()}));
+    if (context.log) context.log(fmt::format("gl: driver build '{}' as named", build->name));
   }
   return backend;
 }

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "core/process_memory.h"
+#include "drivers/driver_builds.h"
 #include "layer/link.h"
 #include "cli/commands.h"
 #include "wire/version_text.h"
@@ -217,6 +218,10 @@ int main(int argc, char** argv) {
                                               "is missing (exit 3 when a selected backend lacks something)");
   doctor->add_option("--backend", doctor_backends, "a backend to be able to run (repeatable; default: look at "
                                                    "every one, require none)")->allow_extra_args(false);
+  std::string driver, drivers_file = "drivers.yaml";
+  app.add_option("--driver", driver, "run on this build of the driver, named in the drivers file: tidemark starts "
+                                     "again under its environment and refuses a driver that reports another identity");
+  app.add_option("--drivers", drivers_file, "the drivers file naming the builds (default drivers.yaml)");
   bool quiet = false, verbose = false;
   app.add_flag("-q,--quiet", quiet, "print only what failed and the last line; no progress line")->excludes(
       app.add_flag("-v,--verbose", verbose, "also print every check that passed"));
@@ -246,6 +251,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? kGreen : kBadInput;
   }
+  if (!driver.empty())
+    if (auto entered = tidemark::drivers::run_under(drivers_file, driver, argv); !entered) return report_error(entered.error());
   // Errors are values inside the library; anything thrown past it (memory exhausted, a
   // library's exception) still ends in one line and exit 4, never an abort.
   try {

@@ -1,0 +1,320 @@
+#include "drivers/driver_builds.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "core/files.h"
+#include "scenario/yaml_reader.h"
+
+namespace tidemark::drivers {
+
+namespace fs = std::filesystem;
+namespace yaml = scenario::yaml;
+
+namespace {
+
+constexpr const char* kDriverVariable = "TIDEMARK_DRIVER";
+constexpr const char* kDriversFileVariable = "TIDEMARK_DRIVERS_FILE";
+
+bool valid_name(std::string_view name) {
+  if (name.empty() || name.size() > 100 || !(std::islower(static_cast<unsigned char>(name[0])) || std::isdigit(static_cast<unsigned char>(name[0]))))
+    return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '.' ||
+           c == '-' || c == '+' || c == '_';
+  });
+}
+
+// `{dir}` in a value is the drivers file's folder: an entry beside its prefix moves with it.
+std::string expand(std::string_view text, const fs::path& dir) {
+  std::string out(text);
+  for (size_t at = out.find("{dir}"); at != std::string::npos; at = out.find("{dir}", at + dir.string().size()))
+    out.replace(at, 5, dir.string());
+  return out;
+}
+
+Result<std::string> pattern(const yaml::Reader& read, const yaml::Value& value, std::string_view what) {
+  TIDEMARK_TRY(text, read.text(value, what));
+  try {
+    std::regex compiled(text, std::regex::ECMAScript);
+  } catch (const std::regex_error& error) {
+    return yaml::error_at(value.where, fmt::format("{} (an ECMAScript regular expression)", what),
+                          fmt::format("{} ({})", yaml::quote(text), error.what()));
+  }
+  return text;
+}
+
+Result<fs::path> existing_file(const yaml::Reader& read, const yaml::Value& value, const fs::path& dir,
+                               std::string_view what) {
+  TIDEMARK_TRY(text, read.text(value, what));
+  const fs::path file = fs::absolute(dir / expand(text, dir)).lexically_normal();
+  if (auto checked = check_given_file(file, what); !checked)
+    return yaml::error_at(value.where, fmt::format("{}, an existing file", what),
+                          fmt::format("{} ({})", yaml::quote(text), checked.error().message));
+  return file;
+}
+
+Result<fs::path> existing_folder(const yaml::Reader& read, const yaml::Value& value, const fs::path& dir) {
+  TIDEMARK_TRY(text, read.text(value, "a library folder"));
+  const fs::path folder = fs::absolute(dir / expand(text, dir)).lexically_normal();
+  std::error_code error;
+  if (!fs::is_directory(folder, error))
+    return yaml::error_at(value.where, "an existing library folder", fmt::format("{} ({} is no folder)", yaml::quote(text), folder.string()));
+  return folder;
+}
+
+Result<Identity> identity_of(const yaml::Reader& read, const yaml::Value& value) {
+  TIDEMARK_TRY(fields, read.fields(value, "a driver's identity", {"gl_version", "gl_renderer", "mapped"}));
+  Identity identity;
+  auto text_pattern = [&](std::string_view what) {
+    return [&read, what](const yaml::Value& v) { return pattern(read, v, what); };
+  };
+  TIDEMARK_CHECK(yaml::optional(fields, "gl_version", identity.gl_version, text_pattern("a pattern for GL_VERSION")));
+  TIDEMARK_CHECK(yaml::optional(fields, "gl_renderer", identity.gl_renderer, text_pattern("a pattern for GL_RENDERER")));
+  if (auto mapped = fields.optional("mapped")) {
+    TIDEMARK_TRY(items, read.non_empty_list(*mapped, "a list of library file names such as libvulkan_lvp.so"));
+    for (const auto& item : items) {
+      TIDEMARK_TRY(name, read.text(item, "a library file name such as libvulkan_lvp.so"));
+      if (name.find('/') != std::string::npos || name.empty())
+        return yaml::error_at(item.where, "a library file name without a folder, such as libvulkan_lvp.so", yaml::quote(name));
+      identity.mapped.push_back(name);
+    }
+  }
+  if (!identity.gl_version && !identity.gl_renderer && identity.mapped.empty())
+    return yaml::error_at(value.where, "at least one of gl_version, gl_renderer or mapped (a build must be told apart)",
+                          "none");
+  return identity;
+}
+
+Result<DriverBuild> build_of(const yaml::Reader& read, const yaml::Value& value, const fs::path& dir) {
+  TIDEMARK_TRY(fields, read.fields(value, "a driver build",
+                                   {"name", "description", "egl_vendor_file", "vulkan_icd_file", "library_path",
+                                    "environment", "identity"}));
+  DriverBuild build;
+  build.where = value.where;
+  TIDEMARK_TRY(name_value, fields.required("name"));
+  TIDEMARK_TRY(name, read.text(name_value, "a build name"));
+  if (!valid_name(name))
+    return yaml::error_at(name_value.where, "a build name of lower-case letters, digits and '.-+_' (such as mesa-25.0.7)",
+                          yaml::quote(name));
+  build.name = name;
+  if (auto description = fields.optional("description")) TIDEMARK_CHECK(read.text(*description, "a description"));
+  TIDEMARK_CHECK(yaml::optional(fields, "egl_vendor_file", build.egl_vendor_file, [&](const yaml::Value& v) {
+    return existing_file(read, v, dir, "an EGL vendor file");
+  }));
+  TIDEMARK_CHECK(yaml::optional(fields, "vulkan_icd_file", build.vulkan_icd_file, [&](const yaml::Value& v) {
+    return existing_file(read, v, dir, "a Vulkan ICD file");
+  }));
+  if (auto folders = fields.optional("library_path")) {
+    TIDEMARK_TRY(items, read.non_empty_list(*folders, "a list of library folders"));
+    for (const auto& item : items) {
+      TIDEMARK_TRY(folder, existing_folder(read, item, dir));
+      build.library_path.push_back(folder);
+    }
+  }
+  if (auto environment = fields.optional("environment")) {
+    if (!environment->node.IsMap())
+      return yaml::error_at(environment->where, "a map of environment variables", yaml::describe(environment->node));
+    for (const auto& entry : environment->node) {
+      const yaml::Value key = read.source().value(entry.first, environment->where);
+      TIDEMARK_TRY(variable, read.text(key, "a variable name"));
+      static const std::regex kVariable("[A-Za-z_][A-Za-z0-9_]*");
+      if (!std::regex_match(variable, kVariable))
+        return yaml::error_at(key.where, "an environment variable name ([A-Za-z_][A-Za-z0-9_]*)", yaml::quote(variable));
+      if (variable == kDriverVariable || variable == kDriversFileVariable || variable == "LD_LIBRARY_PATH" ||
+          variable == "__EGL_VENDOR_LIBRARY_FILENAMES" || variable == "VK_DRIVER_FILES")
+        return yaml::error_at(key.where, "a variable the entry's own keys do not set (library_path, egl_vendor_file, "
+                                         "vulkan_icd_file)",
+                              yaml::quote(variable));
+      TIDEMARK_TRY(setting, read.text(read.source().value(entry.second, key.where), "a value"));
+      build.environment.emplace_back(variable, expand(setting, dir));
+    }
+  }
+  TIDEMARK_TRY(identity_value, fields.required("identity"));
+  TIDEMARK_TRY(identity, identity_of(read, identity_value));
+  build.identity = std::move(identity);
+  return build;
+}
+
+bool under(const fs::path& file, const fs::path& folder) {
+  const std::string f = file.lexically_normal().string(), d = (folder.lexically_normal() / "").string();
+  return f.rfind(d, 0) == 0;
+}
+
+bool from_system(const fs::path& file) {
+  return under(file, "/usr/lib") || under(file, "/lib") || under(file, "/lib64") || under(file, "/usr/lib64");
+}
+
+}  // namespace
+
+const DriverBuild* DriverBuilds::find(std::string_view name) const {
+  for (const auto& build : builds)
+    if (build.name == name) return &build;
+  return nullptr;
+}
+
+Result<DriverBuilds> load_driver_builds(const fs::path& given) {
+  const fs::path file = fs::absolute(given).lexically_normal();
+  TIDEMARK_TRY(text, read_given_file(given, "drivers file"));
+  yaml::Source source(given.string(), text);
+  const SourceLocation start{source.file(), 1, 1};
+  TIDEMARK_TRY(root, source.one_document());
+  if (!root.IsDefined() || root.IsNull()) return yaml::error_at(start, "a list of driver builds", "an empty file");
+  yaml::Reader read(source);
+  TIDEMARK_TRY(items, read.non_empty_list(source.value(root, start), "a list of driver builds (- name: ...)"));
+  DriverBuilds builds{.file = file};
+  for (const auto& item : items) {
+    TIDEMARK_TRY(build, build_of(read, item, file.parent_path()));
+    if (const DriverBuild* earlier = builds.find(build.name))
+      return yaml::error_at(build.where, "a build name used once",
+                            fmt::format("{} again (first at {})", yaml::quote(build.name), format_location(earlier->where)));
+    builds.builds.push_back(std::move(build));
+  }
+  return builds;
+}
+
+const std::vector<std::string>& driver_variables() {
+  static const std::vector<std::string> kVariables = {
+      "LD_LIBRARY_PATH", "__EGL_VENDOR_LIBRARY_FILENAMES", "__EGL_VENDOR_LIBRARY_DIRS", "VK_DRIVER_FILES",
+      "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES", "LIBGL_DRIVERS_PATH", "GBM_BACKENDS_PATH",
+      "MESA_LOADER_DRIVER_OVERRIDE", kDriverVariable, kDriversFileVariable};
+  return kVariables;
+}
+
+std::vector<std::string> environment_for(const DriverBuilds& builds, const DriverBuild& build,
+                                         const std::vector<std::string>& current) {
+  std::set<std::string> owned(driver_variables().begin(), driver_variables().end());
+  for (const auto& [name, value] : build.environment) owned.insert(name);
+  std::vector<std::string> out;
+  for (const auto& entry : current) {
+    const std::string name = entry.substr(0, entry.find('='));
+    if (!owned.contains(name)) out.push_back(entry);
+  }
+  auto join = [](const std::vector<fs::path>& paths) {
+    std::string text;
+    for (const auto& path : paths) text += (text.empty() ? "" : ":") + path.string();
+    return text;
+  };
+  if (!build.library_path.empty()) out.push_back("LD_LIBRARY_PATH=" + join(build.library_path));
+  if (build.egl_vendor_file) out.push_back("__EGL_VENDOR_LIBRARY_FILENAMES=" + build.egl_vendor_file->string());
+  if (build.vulkan_icd_file) out.push_back("VK_DRIVER_FILES=" + build.vulkan_icd_file->string());
+  for (const auto& [name, value] : build.environment) out.push_back(name + "=" + value);
+  out.push_back(fmt::format("{}={}", kDriverVariable, build.name));
+  out.push_back(fmt::format("{}={}", kDriversFileVariable, builds.file.string()));
+  return out;
+}
+
+namespace {
+
+Status enter(const DriverBuilds& builds, const DriverBuild& build, char** argv) {
+  std::vector<std::string> current;
+  for (char** entry = environ; *entry; ++entry) current.emplace_back(*entry);
+  const std::vector<std::string> environment = environment_for(builds, build, current);
+  std::vector<char*> envp;
+  for (const auto& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
+  envp.push_back(nullptr);
+  ::execve("/proc/self/exe", argv, envp.data());
+  return fail(ErrorKind::Io, fmt::format("driver build '{}': could not start tidemark again under it: {}", build.name,
+                                         std::strerror(errno)));
+}
+
+}  // namespace
+
+Status run_under(const fs::path& file, std::string_view name, char** argv) {
+  TIDEMARK_TRY(builds, load_driver_builds(file));
+  const DriverBuild* build = builds.find(name);
+  if (!build) {
+    std::string names;
+    for (const auto& each : builds.builds) names += (names.empty() ? "" : ", ") + each.name;
+    return fail(ErrorKind::BadInput, fmt::format("--driver: expected a build of {} ({}), found '{}'", file.string(), names, name));
+  }
+  const char* active = std::getenv(kDriverVariable);
+  const char* active_file = std::getenv(kDriversFileVariable);
+  if (active && active_file && name == active && builds.file == fs::path(active_file)) return {};
+  return enter(builds, *build, argv);
+}
+
+Result<std::optional<DriverBuild>> active_build() {
+  const char* name = std::getenv(kDriverVariable);
+  const char* file = std::getenv(kDriversFileVariable);
+  if (!name || !*name) return std::optional<DriverBuild>();
+  if (!file || !*file)
+    return fail(ErrorKind::BadInput, fmt::format("{}={}: expected {} naming its drivers file, found none",
+                                                 kDriverVariable, name, kDriversFileVariable));
+  TIDEMARK_TRY(builds, load_driver_builds(file));
+  const DriverBuild* build = builds.find(name);
+  if (!build)
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a build named '{}', found {}", file, name,
+                                                 builds.builds.empty() ? "none" : "others"));
+  return std::optional<DriverBuild>(*build);
+}
+
+std::vector<fs::path> mapped_files() {
+  std::ifstream maps("/proc/self/maps");
+  std::set<std::string> seen;
+  std::vector<fs::path> files;
+  for (std::string line; std::getline(maps, line);) {
+    const size_t slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    std::string path = line.substr(slash);
+    if (path.ends_with(" (deleted)")) path.resize(path.size() - 10);
+    if (seen.insert(path).second) files.emplace_back(path);
+  }
+  return files;
+}
+
+Status check_identity(const DriverBuild& build, const Reported& reported) {
+  std::vector<std::string> expected, found;
+  bool same = true;
+  auto text = [&](const std::optional<std::string>& pattern, const std::string& value, const char* what) {
+    if (!pattern) return;
+    const bool matches = std::regex_search(value, std::regex(*pattern, std::regex::ECMAScript));
+    same = same && matches;
+    expected.push_back(fmt::format("{} matching '{}'", what, *pattern));
+    found.push_back(fmt::format("{} '{}'", what, value));
+  };
+  text(build.identity.gl_version, reported.gl_version, "GL_VERSION");
+  text(build.identity.gl_renderer, reported.gl_renderer, "GL_RENDERER");
+  for (const auto& library : build.identity.mapped) {
+    std::vector<std::string> from;
+    bool right = false;
+    for (const auto& file : reported.mapped) {
+      // The maps name the file a link resolves to: libEGL_mesa.so.0 is libEGL_mesa.so.0.0.0 there.
+      const std::string name = file.filename().string();
+      if (name != library && !name.starts_with(library + ".")) continue;
+      from.push_back(file.parent_path().string());
+      const bool inside = build.library_path.empty()
+                              ? from_system(file)
+                              : std::any_of(build.library_path.begin(), build.library_path.end(),
+                                            [&](const fs::path& folder) { return under(file, fs::weakly_canonical(folder)); });
+      right = right || inside;
+    }
+    same = same && right && from.size() == 1;
+    std::string folders;
+    for (const auto& path : build.library_path) folders += (folders.empty() ? "" : " or ") + path.string();
+    expected.push_back(fmt::format("{} mapped from {}", library, folders.empty() ? "the system's folders" : folders));
+    std::string where;
+    for (const auto& path : from) where += (where.empty() ? "" : " and ") + path;
+    found.push_back(from.empty() ? fmt::format("{} not mapped", library) : fmt::format("{} from {}", library, where));
+  }
+  if (same) return {};
+  auto joined = [](const std::vector<std::string>& parts) {
+    std::string out;
+    for (const auto& part : parts) out += (out.empty() ? "" : ", ") + part;
+    return out;
+  };
+  return fail(ErrorKind::Environment,
+              fmt::format("driver build '{}' ({}): expected {}; found {}: this is not the build the run names "
+                          "(a library path leaking in, or an ICD or vendor file of another build)",
+                          build.name, format_location(build.where), joined(expected), joined(found)));
+}
+
+}  // namespace tidemark::drivers

@@ -1,0 +1,79 @@
+// Driver builds as data. A drivers file (YAML, a list) names each build of a GL-on-Vulkan driver
+// that a run can pick (`tidemark run --drivers FILE --driver NAME`): where its EGL vendor file,
+// Vulkan ICD file and libraries are, what else its environment needs, and the identity it must
+// report. A build is an environment: its libraries are chosen by the dynamic loader when a
+// process starts, so a run on a build is a process of its own (enter() re-executes tidemark under
+// it), and nothing of one build's environment reaches a run on another. Before the first step
+// the gl backend holds what the driver reports, and the libraries this process really mapped,
+// to the entry (check_identity): a driver that is not the one meant refuses to run (exit 3).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+
+namespace tidemark::drivers {
+
+// What a build must report; every pattern is an ECMAScript regular expression searched in the text.
+struct Identity {
+  std::optional<std::string> gl_version;          // GL_VERSION ("OpenGL ES 3.2 Mesa 25.0.7-2~bpo12+1")
+  std::optional<std::string> gl_renderer;         // GL_RENDERER ("zink Vulkan 1.4(llvmpipe ...)")
+  // Library file names (libvulkan_lvp.so; a versioned file such as libEGL_mesa.so.0.0.0 is
+  // libEGL_mesa.so.0 as well) that must be mapped into the process, each from one of
+  // the build's library_path folders (from outside them when the build names none: the system's).
+  std::vector<std::string> mapped;
+};
+
+struct DriverBuild {
+  std::string name;
+  SourceLocation where;
+  std::optional<std::filesystem::path> egl_vendor_file;  // absolute
+  std::optional<std::filesystem::path> vulkan_icd_file;  // absolute
+  std::vector<std::filesystem::path> library_path;       // absolute, searched first
+  std::vector<std::pair<std::string, std::string>> environment;
+  Identity identity;
+};
+
+struct DriverBuilds {
+  std::filesystem::path file;  // absolute
+  std::vector<DriverBuild> builds;
+  const DriverBuild* find(std::string_view name) const;
+};
+
+// A drivers file; paths in it are relative to its folder. Bad input is file:line:column.
+Result<DriverBuilds> load_driver_builds(const std::filesystem::path& file);
+
+// The variables a build owns: cleared from a run's environment before the build's own are set,
+// so that the caller's choice of driver never leaks into a build that does not name one.
+const std::vector<std::string>& driver_variables();
+
+// The environment of a process running `build`: `current` without driver_variables(), with the
+// build's settings, and TIDEMARK_DRIVER / TIDEMARK_DRIVERS_FILE naming it.
+std::vector<std::string> environment_for(const DriverBuilds& builds, const DriverBuild& build,
+                                         const std::vector<std::string>& current);
+
+// Makes this process one of the build `name` of the drivers file `file`: unless it already is
+// (TIDEMARK_DRIVER and TIDEMARK_DRIVERS_FILE say so), re-executes this program with the same
+// arguments under the build's environment, and returns only on failure (a file or name that is
+// not there is bad input).
+Status run_under(const std::filesystem::path& file, std::string_view name, char** argv);
+
+// The build this process runs under (TIDEMARK_DRIVER and TIDEMARK_DRIVERS_FILE), if any.
+Result<std::optional<DriverBuild>> active_build();
+
+struct Reported {
+  std::string gl_version, gl_renderer;
+  std::vector<std::filesystem::path> mapped;  // every file this process has mapped
+};
+
+// The files mapped into this process now (/proc/self/maps), each once.
+std::vector<std::filesystem::path> mapped_files();
+
+// Whether `reported` is `build`: an Environment error naming both identities when not.
+Status check_identity(const DriverBuild& build, const Reported& reported);
+
+}  // namespace tidemark::drivers

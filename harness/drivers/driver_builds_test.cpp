@@ -1,0 +1,174 @@
+#include "drivers/driver_builds.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+namespace tidemark::drivers {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A drivers file in a folder of its own with an EGL vendor file, an ICD file and a library folder.
+class DriversFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "tidemark-drivers-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    fs::create_directories(dir_ / "root/lib");
+    std::ofstream(dir_ / "egl.json") << "{}";
+    std::ofstream(dir_ / "icd.json") << "{}";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  Result<DriverBuilds> load(const std::string& text) {
+    std::ofstream(dir_ / "drivers.yaml") << text;
+    return load_driver_builds(dir_ / "drivers.yaml");
+  }
+  std::string error(const std::string& text) {
+    auto loaded = load(text);
+    EXPECT_FALSE(loaded.has_value());
+    if (loaded) return "";
+    EXPECT_EQ(loaded.error().kind, ErrorKind::BadInput);
+    const std::string prefix = (dir_ / "drivers.yaml").string() + ":";
+    EXPECT_EQ(loaded.error().message.rfind(prefix, 0), 0u) << loaded.error().message;
+    return loaded.error().message.substr(prefix.size());
+  }
+  fs::path dir_;
+};
+
+constexpr const char* kTwoBuilds = R"(- name: mesa-22.3.6
+  identity: {gl_version: 'Mesa 22\.3\.6\b', mapped: [libvulkan_lvp.so]}
+- name: mesa-25.0.7
+  egl_vendor_file: egl.json
+  vulkan_icd_file: icd.json
+  library_path: [root/lib]
+  environment: {LIBGL_DRIVERS_PATH: '{dir}/root/lib/dri'}
+  identity:
+    gl_version: 'Mesa 25\.0\.7\b'
+    gl_renderer: '^zink'
+    mapped: [libvulkan_lvp.so, libEGL_mesa.so.0]
+)";
+
+// Check that each build's paths are made absolute from the file's folder, {dir} expanded.
+TEST_F(DriversFile, BuildsReadWithTheirPathsBesideTheFile) {
+  auto builds = load(kTwoBuilds);
+  ASSERT_TRUE(builds) << builds.error().message;
+  ASSERT_EQ(builds->builds.size(), 2u);
+  const DriverBuild* system = builds->find("mesa-22.3.6");
+  ASSERT_NE(system, nullptr);
+  EXPECT_FALSE(system->egl_vendor_file);
+  EXPECT_TRUE(system->library_path.empty());
+  const DriverBuild* newer = builds->find("mesa-25.0.7");
+  ASSERT_NE(newer, nullptr);
+  EXPECT_EQ(*newer->egl_vendor_file, dir_ / "egl.json");
+  EXPECT_EQ(*newer->vulkan_icd_file, dir_ / "icd.json");
+  ASSERT_EQ(newer->library_path.size(), 1u);
+  EXPECT_EQ(newer->library_path[0], dir_ / "root/lib");
+  ASSERT_EQ(newer->environment.size(), 1u);
+  EXPECT_EQ(newer->environment[0].second, (dir_ / "root/lib/dri").string());
+  EXPECT_EQ(newer->identity.mapped, (std::vector<std::string>{"libvulkan_lvp.so", "libEGL_mesa.so.0"}));
+  EXPECT_EQ(newer->where.line, 3);
+  EXPECT_EQ(builds->find("nope"), nullptr);
+}
+
+// Check that what a user gets wrong is named at its place.
+TEST_F(DriversFile, BadEntriesAreNamedAtTheirPlace) {
+  EXPECT_EQ(error(""), "1:1: expected a list of driver builds, found an empty file");
+  EXPECT_EQ(error("- name: a\n  identity: {gl_version: x}\n- name: a\n  identity: {gl_version: y}\n"),
+            "3:3: expected a build name used once, found 'a' again (first at " + (dir_ / "drivers.yaml").string() +
+                ":1:3)");
+  EXPECT_EQ(error("- name: A b\n  identity: {gl_version: x}\n"),
+            "1:9: expected a build name of lower-case letters, digits and '.-+_' (such as mesa-25.0.7), found 'A b'");
+  EXPECT_EQ(error("- name: a\n"), "1:3: expected field 'identity' in a driver build, found none");
+  EXPECT_EQ(error("- name: a\n  identity: {}\n"),
+            "2:13: expected at least one of gl_version, gl_renderer or mapped (a build must be told apart), found none");
+  EXPECT_EQ(error("- name: a\n  identity: {gl_version: '('}\n").substr(0, 60),
+            "2:26: expected a pattern for GL_VERSION (an ECMAScript regul");
+  EXPECT_EQ(error("- name: a\n  identity: {mapped: [lib/x.so]}\n"),
+            "2:23: expected a library file name without a folder, such as libvulkan_lvp.so, found 'lib/x.so'");
+  EXPECT_EQ(error("- name: a\n  egl_vendor_file: missing.json\n  identity: {gl_version: x}\n").substr(0, 60),
+            "2:20: expected an EGL vendor file, an existing file, found '");
+  EXPECT_EQ(error("- name: a\n  library_path: [nowhere]\n  identity: {gl_version: x}\n").substr(0, 55),
+            "2:18: expected an existing library folder, found 'nowhe");
+  EXPECT_EQ(error("- name: a\n  environment: {LD_LIBRARY_PATH: /x}\n  identity: {gl_version: x}\n").substr(0, 50),
+            "2:17: expected a variable the entry's own keys do ");
+  EXPECT_EQ(error("- name: a\n  identity: {gl_version: x}\n  colour: red\n").substr(0, 40),
+            "3:3: expected one of name, description, ");
+}
+
+// Check that a build's environment replaces every driver variable of the caller's, so nothing
+// of another build (or of the caller's own choice) reaches its run.
+TEST_F(DriversFile, ABuildsEnvironmentReplacesEveryDriverVariable) {
+  auto builds = load(kTwoBuilds);
+  ASSERT_TRUE(builds);
+  const std::vector<std::string> current = {"HOME=/root", "LD_LIBRARY_PATH=/elsewhere",
+                                            "VK_ICD_FILENAMES=/other/icd.json", "__EGL_VENDOR_LIBRARY_DIRS=/x",
+                                            "TIDEMARK_DRIVER=old", "LIBGL_DRIVERS_PATH=/old/dri"};
+  const auto newer = environment_for(*builds, *builds->find("mesa-25.0.7"), current);
+  const std::vector<std::string> expected_newer = {
+      "HOME=/root",
+      "LD_LIBRARY_PATH=" + (dir_ / "root/lib").string(),
+      "__EGL_VENDOR_LIBRARY_FILENAMES=" + (dir_ / "egl.json").string(),
+      "VK_DRIVER_FILES=" + (dir_ / "icd.json").string(),
+      "LIBGL_DRIVERS_PATH=" + (dir_ / "root/lib/dri").string(),
+      "TIDEMARK_DRIVER=mesa-25.0.7",
+      "TIDEMARK_DRIVERS_FILE=" + (dir_ / "drivers.yaml").string()};
+  EXPECT_EQ(newer, expected_newer);
+  const auto system = environment_for(*builds, *builds->find("mesa-22.3.6"), current);
+  const std::vector<std::string> expected_system = {"HOME=/root", "TIDEMARK_DRIVER=mesa-22.3.6",
+                                                    "TIDEMARK_DRIVERS_FILE=" + (dir_ / "drivers.yaml").string()};
+  EXPECT_EQ(system, expected_system);
+}
+
+// Check the identity: the strings by pattern, and each library mapped once, from the build's folders.
+TEST_F(DriversFile, TheIdentityHoldsOnlyForTheBuildNamed) {
+  auto builds = load(kTwoBuilds);
+  ASSERT_TRUE(builds);
+  const DriverBuild& newer = *builds->find("mesa-25.0.7");
+  const DriverBuild& system = *builds->find("mesa-22.3.6");
+  const fs::path lib = dir_ / "root/lib";
+  Reported ok{.gl_version = "OpenGL ES 3.2 Mesa 25.0.7-2~bpo12+1",
+              .gl_renderer = "zink Vulkan 1.4(llvmpipe (LLVM 15.0.6, 256 bits) (MESA_LLVMPIPE))",
+              .mapped = {"/usr/lib/x86_64-linux-gnu/libc.so.6", lib / "libvulkan_lvp.so", lib / "libEGL_mesa.so.0.0.0"}};
+  EXPECT_TRUE(check_identity(newer, ok)) << check_identity(newer, ok).error().message;
+
+  // The newer Zink over the system's lavapipe: the mixed stack.
+  Reported mixed = ok;
+  mixed.mapped = {"/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so", lib / "libEGL_mesa.so.0.0.0"};
+  auto refused = check_identity(newer, mixed);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::Environment);
+  EXPECT_NE(refused.error().message.find("libvulkan_lvp.so mapped from " + lib.string()), std::string::npos);
+  EXPECT_NE(refused.error().message.find("found GL_VERSION 'OpenGL ES 3.2 Mesa 25.0.7-2~bpo12+1', GL_RENDERER"),
+            std::string::npos)
+      << refused.error().message;
+  EXPECT_NE(refused.error().message.find("libvulkan_lvp.so from /usr/lib/x86_64-linux-gnu"), std::string::npos);
+
+  // Two lavapipes at once (an ICD of another build added beside the named one).
+  Reported both = ok;
+  both.mapped.push_back("/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so");
+  EXPECT_FALSE(check_identity(newer, both));
+
+  // The system's build: its strings, and libraries from the system's folders only.
+  Reported older{.gl_version = "OpenGL ES 3.2 Mesa 22.3.6", .gl_renderer = "zink (llvmpipe (LLVM 15.0.6, 256 bits))",
+                 .mapped = {"/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"}};
+  EXPECT_TRUE(check_identity(system, older));
+  EXPECT_FALSE(check_identity(system, ok));      // 25.0.7's version string
+  EXPECT_FALSE(check_identity(newer, older));    // and the other way round
+  Reported none = older;
+  none.mapped.clear();
+  auto unmapped = check_identity(system, none);
+  ASSERT_FALSE(unmapped);
+  EXPECT_NE(unmapped.error().message.find("libvulkan_lvp.so not mapped"), std::string::npos);
+}
+
+// Check that this process's own mappings are read (the C library is always among them).
+TEST(MappedFiles, IncludeTheCLibrary) {
+  const auto files = mapped_files();
+  EXPECT_TRUE(std::any_of(files.begin(), files.end(), [](const fs::path& f) { return f.filename().string().starts_with("libc.so"); }));
+}
+
+}  // namespace
+}  // namespace tidemark::drivers
