@@ -367,6 +367,9 @@ Result<std::unique_ptr<api::Device>> create_gl_device(GlDriver driver, const api
                                                     .mapped = drivers::mapped_files()}));
     if (context.log) context.log(fmt::format("gl: driver build '{}' as named", build->name));
   }
+  if (context.log)
+    context.log(fmt::format("{}{}{} on {}", api::kDriverNote, build ? fmt::format("{}: ", build->name) : "", version,
+                            renderer));
   return backend;
 }
 

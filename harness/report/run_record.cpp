@@ -64,6 +64,7 @@ nlohmann::json to_json(const RunRecord& record) {
   if (!record.series.empty()) json["series"] = record.series;
   if (!record.mutant.empty()) json["mutant"] = record.mutant;
   json["backend"] = record.backend;
+  if (!record.driver.empty()) json["driver"] = record.driver;
   json["verdict"] = verdict_name(record.verdict);
   if (!record.why.empty()) json["why"] = record.why;
   json["seconds"] = record.seconds;
@@ -104,6 +105,7 @@ void read_record(JsonFields& fields, RunRecord& record) {
   record.series = fields.take_optional<std::string>("series").value_or("");
   record.mutant = fields.take_optional<std::string>("mutant").value_or("");
   record.backend = fields.take<std::string>("backend");
+  record.driver = fields.take_optional<std::string>("driver").value_or("");
   record.why = fields.take_optional<std::string>("why").value_or("");
   record.seconds = fields.take<double>("seconds");
   record.gauges_used = fields.take<std::vector<std::string>>("gauges_used");

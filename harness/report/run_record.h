@@ -69,6 +69,7 @@ struct RunRecord {
   std::string series;   // in a summary: what was run apart from the shard ("run lane=spawn")
   std::string mutant;   // red-once's fault, or empty
   std::string backend;
+  std::string driver;   // the real driver that ran, as it named itself (and its build), or empty
   Verdict verdict = Verdict::Red;
   std::string why;  // expected red: the line's reason; unexpected pass: the stale line; could not run: the error
   double seconds = 0;

@@ -22,6 +22,7 @@ report::RunRecord run_record(const RunResult& result) {
       .series = {},
       .mutant = result.mutant,
       .backend = result.backend,
+      .driver = result.driver,
       .verdict = result.verdict,
       .why = result.why,
       .seconds = result.seconds,

@@ -11,6 +11,7 @@
 #include "core/digest.h"
 #include "core/files.h"
 #include "core/mutants.h"
+#include "drivers/driver_builds.h"
 #include "runner/digest.h"
 #include "runner/read_back.h"
 #include "runner/report.h"
@@ -262,6 +263,14 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   result.pixel_hash = pixel_hash(last.read.image);
   result.trace_hash = trace_hash(last.read.trace);
   result.digest = result.repeat_digests.back();
+  // The driver as it named itself where the backend's notes reach this process (in-process
+  // lanes); else, under a driver build, the build's name: a server on it refused any other.
+  for (const auto& line : log)
+    if (line.starts_with(api::kDriverNote)) result.driver = line.substr(api::kDriverNote.size());
+  if (result.driver.empty()) {
+    TIDEMARK_TRY(build, drivers::active_build());
+    if (build) result.driver = build->name;
+  }
 
   TIDEMARK_TRY(outcomes, evaluate(scenario, *backend, mutant.value_or(MutantId::None), result, last, options));
   result.outcomes = std::move(outcomes);

@@ -46,6 +46,9 @@ struct RunResult {
   report::Verdict verdict = report::Verdict::Red;
   std::string why;  // expected red: the line's reason; unexpected pass: the stale line; could not run: the error
   std::string backend;
+  // What a real driver said it is ("mesa-25.0.7: OpenGL ES 3.2 Mesa 25.0.7 on zink ..."), or only
+  // the driver build's name when the backend ran in a server; empty: neither.
+  std::string driver;
   std::optional<Error> error;  // the run could not complete (the step is named): CouldNotRun
   std::vector<check::Outcome> outcomes;
   Gauges gauges;
