@@ -242,7 +242,9 @@ Status run_under(const fs::path& file, std::string_view name, char** argv) {
   return enter(builds, *build, argv);
 }
 
-Result<std::optional<DriverBuild>> active_build() {
+namespace {
+
+Result<std::optional<DriverBuild>> load_active_build() {
   const char* name = std::getenv(kDriverVariable);
   const char* file = std::getenv(kDriversFileVariable);
   if (!name || !*name) return std::optional<DriverBuild>();
@@ -255,6 +257,14 @@ Result<std::optional<DriverBuild>> active_build() {
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a build named '{}', found {}", file, name,
                                                  builds.builds.empty() ? "none" : "others"));
   return std::optional<DriverBuild>(*build);
+}
+
+}  // namespace
+
+Result<std::optional<DriverBuild>> active_build() {
+  // The build is named once, when the process starts: its file is read once, not once per run.
+  static const Result<std::optional<DriverBuild>> active = load_active_build();
+  return active;
 }
 
 std::vector<fs::path> mapped_files() {

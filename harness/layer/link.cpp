@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "core/files.h"
+
 namespace tidemark::layer {
 
 std::filesystem::path layer_dir() {
@@ -16,7 +18,7 @@ std::filesystem::path layer_dir() {
   // beside tidemark, an installed tree under the prefix's lib/tidemark (so a copy of a prefix,
   // or an unpacked package, works wherever it lies).
   std::error_code error;
-  const fs::path self = fs::read_symlink("/proc/self/exe", error).parent_path();
+  const fs::path self = this_executable_dir();
   const fs::path beside = self / "layer", installed = (self / ".." / "lib" / "tidemark" / "layer").lexically_normal();
   for (const fs::path& dir : {beside, installed})
     if (fs::exists(dir / TIDEMARK_LAYER_LIBRARY, error)) return dir;

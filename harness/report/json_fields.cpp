@@ -79,6 +79,10 @@ nlohmann::json with_kind(nlohmann::json json, const DocumentKind& kind) {
   return json;
 }
 
+namespace {
+
+// Removes the "tidemark" field a document's writer named itself with (absent in older documents);
+// one that is not a string is bad input.
 Status take_maker(nlohmann::json& json, const std::string& where) {
   if (!json.is_object()) return {};
   if (auto found = json.find("tidemark"); found != json.end()) {
@@ -89,6 +93,8 @@ Status take_maker(nlohmann::json& json, const std::string& where) {
   }
   return {};
 }
+
+}  // namespace
 
 Result<nlohmann::json> without_kind(nlohmann::json json, const std::string& where, const DocumentKind& kind) {
   TIDEMARK_CHECK(check_format(json, where, kind.format, kind.version, kind.description));

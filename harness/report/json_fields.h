@@ -41,9 +41,6 @@ struct DocumentKind {
 // `json` with its format and version fields, and the version of the Tidemark that writes it
 // ("tidemark": "1.0.0") (a history line, or a document's body before writing).
 nlohmann::json with_kind(nlohmann::json json, const DocumentKind& kind);
-// Removes the "tidemark" field a document's writer named itself with (absent in older documents);
-// one that is not a string is bad input.
-Status take_maker(nlohmann::json& json, const std::string& where);
 // `json` checked to be of `kind` (`where` names it in errors), its format, version and maker removed.
 Result<nlohmann::json> without_kind(nlohmann::json json, const std::string& where, const DocumentKind& kind);
 // The document with its format and version, written atomically.

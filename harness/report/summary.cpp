@@ -9,7 +9,6 @@
 
 #include "core/digest.h"
 #include "core/files.h"
-#include "core/version.h"
 #include "report/json_fields.h"
 
 namespace tidemark::report {
@@ -18,8 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kSummaryFormat = "tidemark-summary";
-constexpr int64_t kSummaryVersion = 3;  // 3: run records carry a verdict
+// 3: run records carry a verdict.
+constexpr DocumentKind kSummaryKind{.format = "tidemark-summary", .version = 3, .description = "a tidemark summary"};
 
 // Paths inside a summary are relative to its folder; a path written elsewhere stays as it is.
 std::string relative_to(const std::string& path, const fs::path& dir) {
@@ -82,9 +81,6 @@ std::vector<ParityRow> parity_rows(const std::vector<RunRecord>& results) {
 
 nlohmann::json to_json(const Summary& summary) {
   nlohmann::json json;
-  json["format"] = kSummaryFormat;
-  json["version"] = kSummaryVersion;
-  json["tidemark"] = tidemark_version();
   json["command"] = summary.origin.command;
   json["series"] = summary.origin.series;
   if (summary.origin.shard) json["shard"] = shard_json(*summary.origin.shard);
@@ -105,7 +101,7 @@ nlohmann::json to_json(const Summary& summary) {
                               {"verdict", verdict_name(cell.verdict)}});
     json["parity"].push_back(std::move(out));
   }
-  return json;
+  return with_kind(std::move(json), kSummaryKind);
 }
 
 }  // namespace
@@ -151,12 +147,9 @@ Result<Summary> read_summary(const fs::path& file) {
 }
 
 Result<Summary> parse_summary(std::string_view text, const std::string& where) {
-  TIDEMARK_TRY(json, parse_json(text, where, "a JSON summary"));
-  TIDEMARK_CHECK(check_format(json, where, kSummaryFormat, kSummaryVersion, "a tidemark summary"));
-  TIDEMARK_CHECK(take_maker(json, where));
+  TIDEMARK_TRY(parsed, parse_json(text, where, "a JSON summary"));
+  TIDEMARK_TRY(json, without_kind(std::move(parsed), where, kSummaryKind));
   JsonFields fields(json, where);
-  fields.skip("format");
-  fields.skip("version");
   Origin origin;
   origin.command = fields.take<std::string>("command");
   origin.series = fields.take<std::string>("series");

@@ -1,0 +1,32 @@
+// The CTest registrations of a scenario set (`tidemark list --ctest-file`, read by the script
+// tidemark_add_scenarios() hands to ctest): one test per scenario, lane and backend, named and
+// labelled as Tidemark's own suite is, and one red-once test per scenario with a ledger.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "scenario/scenario.h"
+
+namespace tidemark::runner {
+
+// tidemark_add_scenarios()'s arguments. Empty ledger: no red-once tests; empty lanes: all four;
+// backends, when given, stand in for each scenario's own.
+struct RegistrationRequest {
+  std::string tidemark, report_root, ledger, expectations;
+  std::vector<std::string> lanes, backends, labels;
+};
+
+// `text` as one CMake bracket argument, exactly as it is: the bracket's run of `=` is longer than
+// any `]=...]` inside the text, so no path or name can close it early. Text that starts with a
+// line break is refused (CMake drops one right after the opening bracket).
+Result<std::string> bracket(std::string_view text);
+
+// CMake script text registering `scenarios`. Bad lanes, backends and labels are bad input, and
+// the expectations and ledger the tests will read are read first.
+Result<std::string> ctest_registrations(const std::vector<scenario::Scenario>& scenarios,
+                                        const RegistrationRequest& request);
+
+}  // namespace tidemark::runner

@@ -1,0 +1,68 @@
+#include "runner/ctest_registrations.h"
+
+#include <gtest/gtest.h>
+
+namespace tidemark::runner {
+namespace {
+
+scenario::Scenario two_backend_scenario() {
+  scenario::Scenario scenario;
+  scenario.name = "bands";
+  scenario.group = "reclaim";
+  scenario.file = "/s/reclaim/bands.yaml";
+  scenario.backends = {"vulkan", "gl"};
+  return scenario;
+}
+
+size_t count(const std::string& text, const std::string& part) {
+  size_t found = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++found;
+  return found;
+}
+
+// Check that a bracket is longer than any closer inside the text, also one the text ends with.
+TEST(Bracket, NoTextClosesItEarly) {
+  EXPECT_EQ(*bracket("plain"), "[[plain]]");
+  EXPECT_EQ(*bracket("a]]b"), "[=[a]]b]=]");
+  EXPECT_EQ(*bracket("x]]\nadd_test(evil)"), "[=[x]]\nadd_test(evil)]=]");
+  EXPECT_EQ(*bracket("/l]"), "[=[/l]]=]");  // the text's end and the closer would make "]]"
+  EXPECT_FALSE(bracket("\nstarts with a line break"));
+}
+
+// Check that every lane and backend is one test, with the labels a user selects by, and that
+// lanes, backends and labels given narrow and extend them.
+TEST(CtestRegistrations, OneTestPerLaneAndBackendLabelledAsTheSuiteIs) {
+  const std::vector<scenario::Scenario> scenarios = {two_backend_scenario()};
+  auto all = ctest_registrations(scenarios, {.tidemark = "/bin/tidemark", .report_root = "/r"});
+  ASSERT_TRUE(all) << all.error().message;
+  EXPECT_EQ(count(*all, "add_test("), 8u);  // 4 lanes x 2 backends, no ledger: no red-once test
+  EXPECT_NE(all->find("add_test([[Magma.Tcp.Reclaim.bands@gl]] [[/bin/tidemark]] run --shard 1/1 --lane tcp "
+                      "--backend [[gl]] --report [[/r/Magma.Tcp.Reclaim.bands@gl]] [[/s/reclaim/bands.yaml]])"),
+            std::string::npos)
+      << *all;
+  EXPECT_NE(all->find("integration-magma-reclaim"), std::string::npos);
+
+  auto narrowed = ctest_registrations(scenarios, {.tidemark = "t", .report_root = "/r", .lanes = {"spawn", "spawn"},
+                                                  .backends = {"gl-llvmpipe"}, .labels = {"nightly"}});
+  ASSERT_TRUE(narrowed) << narrowed.error().message;
+  EXPECT_EQ(count(*narrowed, "add_test("), 1u);
+  EXPECT_NE(narrowed->find("Magma.Spawn.Reclaim.bands@gl-llvmpipe"), std::string::npos);
+  EXPECT_NE(narrowed->find(";nightly]]"), std::string::npos) << *narrowed;
+}
+
+// Check that what tidemark_add_scenarios passes on is checked before anything is written.
+TEST(CtestRegistrations, BadLanesBackendsLabelsAndFilesAreRefused) {
+  const std::vector<scenario::Scenario> scenarios = {two_backend_scenario()};
+  auto refused = [&](RegistrationRequest request) {
+    auto out = ctest_registrations(scenarios, request);
+    EXPECT_FALSE(out);
+    return out ? std::string() : out.error().message;
+  };
+  EXPECT_EQ(refused({.lanes = {"fast"}}), "--lane: expected monolith, split, spawn or tcp, found \"fast\"");
+  EXPECT_EQ(refused({.backends = {"nope"}}).rfind("--backend: ", 0), 0u);
+  EXPECT_EQ(refused({.labels = {"a;b"}}), "--label: expected letters, digits, '-', '_' or '.', found \"a;b\"");
+  EXPECT_NE(refused({.expectations = "/no/such/expectations.txt"}).find("/no/such/expectations.txt"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tidemark::runner
