@@ -35,3 +35,43 @@ set_tests_properties(Tidemark.Expectations.ABackendThatCannotJudgeFailsCompare
                      Tidemark.Expectations.ANotJudgedLineMakesItAKnownFailure
                      Tidemark.Expectations.LintTakesTheGlNativeLinesReadmeTellsUsersToWrite PROPERTIES LABELS "cli;zink"
                      ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")
+
+# Measured values on a known failure's line (gauge=value): a run worse than the line is red, a
+# run better is an expected red that says the line should be brought down; a line for a driver
+# build (gl@NAME) outranks the line for any build under that build only.
+set(two_hundred ${PROJECT_SOURCE_DIR}/scenarios/portable/two-hundred-1-mib-respecify-and-draw-rounds-in-one-frame-keep-device-bytes-within-the-budget.yaml)
+add_test(NAME Tidemark.Expectations.AKnownFailureThatGotWorseFailsTheRun
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 1 "known failure got worse: devbytespk 100000000 -> 218103808 \\(\\+118%\\) \\(.*measured-values.txt:5:1"
+                 $<TARGET_FILE:tidemark> run ${two_hundred} --backend gl --lane monolith
+                 --expectations ${expectations_data}/measured-values.txt --report ${PROJECT_BINARY_DIR}/reports/got-worse)
+add_test(NAME Tidemark.Expectations.ALineForTheDriverBuildOutranksTheLineForAny
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 0 "EXPECTED RED Magma.Monolith.Portable.two-hundred.*@gl"
+                 $<TARGET_FILE:tidemark> --drivers ${PROJECT_SOURCE_DIR}/drivers.yaml --driver mesa-22.3.6
+                 run ${two_hundred} --backend gl --lane monolith
+                 --expectations ${expectations_data}/measured-values.txt --report ${PROJECT_BINARY_DIR}/reports/build-line)
+add_test(NAME Tidemark.Expectations.AKnownFailureThatGotBetterIsReported
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 0 "measured values moved: devbytespk 300000000 -> 218103808 \\(-27%\\) improved; update .*got-better.txt:3:1"
+                 $<TARGET_FILE:tidemark> run ${two_hundred} --backend gl --lane monolith
+                 --expectations ${expectations_data}/got-better.txt --report ${PROJECT_BINARY_DIR}/reports/got-better)
+add_test(NAME Tidemark.Expectations.AMeasuredValueThatIsNotANumberIsBadInput
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 2 "bad-value.txt:2:[0-9]+: expected a whole number for devbytespk, found '200MiB'"
+                 $<TARGET_FILE:tidemark> run ${two_hundred} --expectations ${expectations_data}/bad-value.txt)
+set_tests_properties(Tidemark.Expectations.AKnownFailureThatGotWorseFailsTheRun
+                     Tidemark.Expectations.ALineForTheDriverBuildOutranksTheLineForAny
+                     Tidemark.Expectations.AKnownFailureThatGotBetterIsReported
+                     Tidemark.Expectations.AMeasuredValueThatIsNotANumberIsBadInput PROPERTIES LABELS "cli;zink"
+                     ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")
+
+# Runs held to a baseline (tidemark run --baseline): worse is red with both values, better is
+# reported, new and gone are named, JUnit and summary.html show it; a tolerance allows it.
+add_test(NAME Tidemark.Baseline.AGaugeWorseThanTheBaselineFailsTheRunNamingBothValues
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/baseline ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+add_test(NAME Tidemark.Baseline.AToleranceWithoutABaselineIsBadInput
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 2 "--tolerance: expected --baseline too, found none"
+                 $<TARGET_FILE:tidemark> run ${two_hundred} --tolerance devbytespk=5%)
+add_test(NAME Tidemark.Baseline.AFolderWithoutASummaryIsBadInput
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 2 "--baseline .*: expected a report folder with its summary.json, found a folder without one"
+                 $<TARGET_FILE:tidemark> run ${two_hundred} --baseline ${expectations_data})
+set_tests_properties(Tidemark.Baseline.AGaugeWorseThanTheBaselineFailsTheRunNamingBothValues
+                     Tidemark.Baseline.AToleranceWithoutABaselineIsBadInput
+                     Tidemark.Baseline.AFolderWithoutASummaryIsBadInput PROPERTIES LABELS "cli")

@@ -67,6 +67,8 @@ struct RunArgs {
   std::string record;
   uint32_t kill_server_at_frame = 0;
   std::string expectations;  // known failures (expectations.txt)
+  std::string baseline;      // a report folder or summary.json every gauge is held to
+  std::vector<std::string> tolerances;  // GAUGE=N or GAUGE=P%
   LaneArgs lane;
 };
 

@@ -53,6 +53,10 @@ CLI::App* add_run(CLI::App& app, RunArgs& args) {
   run->add_flag("--validation", args.validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
   run->add_option("--expectations", args.expectations, "known failures of backends (expectations.txt): an "
                                                        "expected red passes, an unexpected pass fails");
+  run->add_option("--baseline", args.baseline, "hold every gauge to an earlier run's (its report folder or "
+                                               "summary.json): worse is red, better is reported, new and gone named");
+  run->add_option("--tolerance", args.tolerances, "with --baseline: how much worse GAUGE may get, GAUGE=N or GAUGE=P% "
+                                                  "(repeatable; default 0)")->allow_extra_args(false);
   run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
   run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
                   "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");

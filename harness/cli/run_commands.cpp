@@ -3,8 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 
 #include "cli/commands.h"
+#include "report/baseline.h"
 #include "report/summary.h"
 #include "runner/parity.h"
 #include "runner/runner.h"
@@ -26,6 +28,7 @@ void print_result(const runner::RunResult& result, Progress& progress) {
     progress.print(fmt::format("      expected (expectations.txt): {}", result.why));
   if (result.verdict == report::Verdict::UnexpectedPass) progress.print(fmt::format("      unexpected pass: {}", result.why));
   if (result.error) progress.print(fmt::format("      error: {}", result.error->message));
+  else if (result.verdict == report::Verdict::Red && !result.why.empty()) progress.print(fmt::format("      {}", result.why));
   for (const auto& outcome : result.outcomes) {
     if (outcome.passed) {
       if (verbosity() == Verbosity::Verbose)
@@ -50,6 +53,27 @@ std::string run_series(const RunArgs& args) {
   if (args.repeat > 1) series += fmt::format(" repeat={}", args.repeat);
   if (args.validation) series += " validation";
   return series;
+}
+
+// Every run that moved against the baseline, then the tally and what is gone.
+void print_against_baseline(const std::vector<report::RunRecord>& records, const report::BaselineOrigin& held) {
+  std::map<report::Movement, size_t> counts;
+  for (const auto& record : records) {
+    const report::Movement movement = record.baseline->movement;
+    ++counts[movement];
+    if (movement == report::Movement::Same) continue;
+    if (movement == report::Movement::New) {
+      fmt::print("NEW   {} (not in the baseline)\n", record.test);
+      continue;
+    }
+    fmt::print("{:<5} {} against the baseline\n", movement == report::Movement::Worse ? "WORSE" : "MOVED", record.test);
+    for (const auto& move : record.baseline->moves)
+      fmt::print("      {}: {}\n", report::movement_name(move.movement), report::describe(move));
+  }
+  for (const auto& test : held.gone) fmt::print("GONE  {} (in the baseline, not run now)\n", test);
+  fmt::print("baseline {}: {} worse, {} improved, {} changed, {} same, {} new, {} gone\n", held.source,
+             counts[report::Movement::Worse], counts[report::Movement::Improved], counts[report::Movement::Changed],
+             counts[report::Movement::Same], counts[report::Movement::New], held.gone.size());
 }
 
 }  // namespace
@@ -94,6 +118,18 @@ int run_command(const RunArgs& args) {
     options.expectations = &expectations;
   }
 
+  report::Tolerances tolerances;
+  for (const auto& text : args.tolerances)
+    if (auto added = report::add_tolerance(tolerances, text); !added) return report_error(added.error());
+  if (!args.tolerances.empty() && args.baseline.empty())
+    return report_error({ErrorKind::BadInput, "--tolerance: expected --baseline too, found none"});
+  std::optional<report::Summary> baseline;
+  if (!args.baseline.empty()) {
+    auto loaded = report::load_baseline(args.baseline);
+    if (!loaded) return report_error(loaded.error());
+    baseline = std::move(*loaded);
+  }
+
   std::vector<runner::RunResult> results;
   Progress progress = Progress::for_stdout("run", scenarios->size(), verbosity());
   for (const auto& scenario : *scenarios) {
@@ -112,13 +148,18 @@ int run_command(const RunArgs& args) {
   }
   progress.close();
   const report::Origin origin{.command = "run", .series = run_series(args), .shard = shard};
-  if (auto ok = report::write_summary(options.report_dir, origin, runner::run_records(results)); !ok)
-    return report_error(ok.error());
-  size_t green = 0;
-  for (const auto& result : results) green += result.passed() ? 1 : 0;
-  fmt::print("{} green, {} red; report: {}\n", green, results.size() - green,
+  std::vector<report::RunRecord> records = runner::run_records(results);
+  std::optional<report::BaselineOrigin> held;
+  if (baseline) {
+    for (auto& record : records) record.series = origin.series;
+    held = report::hold_to_baseline(records, origin, *baseline, args.baseline, tolerances);
+    print_against_baseline(records, *held);
+  }
+  auto summary = report::write_summary(options.report_dir, origin, std::move(records), held);
+  if (!summary) return report_error(summary.error());
+  fmt::print("{} green, {} red; report: {}\n", summary->green, summary->red,
              fs::absolute(options.report_dir / "summary.json").string());
-  return green == results.size() ? kGreen : kRed;
+  return summary->red == 0 ? kGreen : kRed;
 }
 
 }  // namespace tidemark::cli

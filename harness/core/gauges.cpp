@@ -40,6 +40,16 @@ const GaugeSpec* find_gauge(std::string_view name) {
   return nullptr;
 }
 
+std::optional<Worse> worse_direction(std::string_view name) {
+  for (const auto& spec : kGauges)
+    if (spec.name == name) return spec.worse;
+  for (const auto& spec : kKernelGauges)
+    if (spec.name == name) return spec.worse;
+  for (const auto& spec : kObservedGauges)
+    if (spec.name == name) return spec.worse;
+  return std::nullopt;
+}
+
 bool is_kernel_gauge(std::string_view name) { return names(kKernelGauges, name); }
 bool is_observed_gauge(std::string_view name) { return names(kObservedGauges, name); }
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,32 +39,38 @@ struct Gauges {
 enum class GaugeKind : uint8_t { Device, Reclaim };
 inline constexpr std::string_view kGaugeKindNames[] = {"device", "reclaim-model"};
 
+// Which way a gauge moving is a regression, for a run held to a baseline: a peak of live
+// buffers growing is worse; a count of the work the scenario asks for (submits, fence values)
+// changing is a change, neither better nor worse.
+enum class Worse : uint8_t { Higher, Lower, Neither };
+
 struct GaugeSpec {
   std::string_view name;
   int64_t Gauges::*field;
   bool peak;  // a running maximum: the defect it catches can live inside one frame
   GaugeKind kind;
+  Worse worse;
   std::string_view meaning;
 };
 
 // Report and digest order.
 inline constexpr std::array<GaugeSpec, 16> kGauges = {{
-    {"wbufs", &Gauges::wbufs, false, GaugeKind::Device, "live buffer records"},
-    {"wlive", &Gauges::wlive, false, GaugeKind::Device, "live stores: the records' current stores plus parked ones"},
-    {"wlivepk", &Gauges::wlivepk, true, GaugeKind::Device, "live stores, peak"},
-    {"wdefn", &Gauges::wdefn, false, GaugeKind::Reclaim, "stores parked now"},
-    {"wdefpk", &Gauges::wdefpk, true, GaugeKind::Reclaim, "parked bytes, peak"},
-    {"wdefsync", &Gauges::wdefsync, false, GaugeKind::Reclaim, "syncs forced by a watermark"},
-    {"wdefmb", &Gauges::wdefmb, false, GaugeKind::Reclaim, "the wire_deferred_mb the backend applied"},
-    {"dsets", &Gauges::dsets, false, GaugeKind::Device, "live descriptor sets"},
-    {"dsetspk", &Gauges::dsetspk, true, GaugeKind::Device, "live descriptor sets, peak"},
-    {"dsetsalloc", &Gauges::dsetsalloc, false, GaugeKind::Device, "descriptor sets allocated so far"},
-    {"devallocs", &Gauges::devallocs, false, GaugeKind::Device, "device memory allocations now"},
-    {"devallocspk", &Gauges::devallocspk, true, GaugeKind::Device, "device memory allocations, peak"},
-    {"devbytes", &Gauges::devbytes, false, GaugeKind::Device, "device memory bytes now"},
-    {"devbytespk", &Gauges::devbytespk, true, GaugeKind::Device, "device memory bytes, peak"},
-    {"submits", &Gauges::submits, false, GaugeKind::Device, "queue submits so far"},
-    {"presents", &Gauges::presents, false, GaugeKind::Device, "presents so far"},
+    {"wbufs", &Gauges::wbufs, false, GaugeKind::Device, Worse::Higher, "live buffer records"},
+    {"wlive", &Gauges::wlive, false, GaugeKind::Device, Worse::Higher, "live stores: the records' current stores plus parked ones"},
+    {"wlivepk", &Gauges::wlivepk, true, GaugeKind::Device, Worse::Higher, "live stores, peak"},
+    {"wdefn", &Gauges::wdefn, false, GaugeKind::Reclaim, Worse::Higher, "stores parked now"},
+    {"wdefpk", &Gauges::wdefpk, true, GaugeKind::Reclaim, Worse::Higher, "parked bytes, peak"},
+    {"wdefsync", &Gauges::wdefsync, false, GaugeKind::Reclaim, Worse::Higher, "syncs forced by a watermark"},
+    {"wdefmb", &Gauges::wdefmb, false, GaugeKind::Reclaim, Worse::Neither, "the wire_deferred_mb the backend applied"},
+    {"dsets", &Gauges::dsets, false, GaugeKind::Device, Worse::Higher, "live descriptor sets"},
+    {"dsetspk", &Gauges::dsetspk, true, GaugeKind::Device, Worse::Higher, "live descriptor sets, peak"},
+    {"dsetsalloc", &Gauges::dsetsalloc, false, GaugeKind::Device, Worse::Higher, "descriptor sets allocated so far"},
+    {"devallocs", &Gauges::devallocs, false, GaugeKind::Device, Worse::Higher, "device memory allocations now"},
+    {"devallocspk", &Gauges::devallocspk, true, GaugeKind::Device, Worse::Higher, "device memory allocations, peak"},
+    {"devbytes", &Gauges::devbytes, false, GaugeKind::Device, Worse::Higher, "device memory bytes now"},
+    {"devbytespk", &Gauges::devbytespk, true, GaugeKind::Device, Worse::Higher, "device memory bytes, peak"},
+    {"submits", &Gauges::submits, false, GaugeKind::Device, Worse::Neither, "queue submits so far"},
+    {"presents", &Gauges::presents, false, GaugeKind::Device, Worse::Neither, "presents so far"},
 }};
 
 // The kernel model's gauges: read, reported and digested only for a scenario that uses the
@@ -137,64 +144,65 @@ struct KernelGaugeSpec {
   std::string_view name;
   int64_t KernelGauges::*field;
   KernelHalf half;
+  Worse worse;
   std::string_view meaning;
 };
 inline constexpr std::array<KernelGaugeSpec, 55> kKernelGauges = {{
-    {"kevents", &KernelGauges::kevents, KernelHalf::Memory, "gpu_mem_total tracepoint hits"},
-    {"kentries", &KernelGauges::kentries, KernelHalf::Memory, "entries in the GpuService map"},
-    {"kdropped", &KernelGauges::kdropped, KernelHalf::Memory, "new (gpu, pid) pairs a full map lost silently"},
-    {"kdeleted", &KernelGauges::kdeleted, KernelHalf::Memory, "entries size 0 removed"},
-    {"kpid", &KernelGauges::kpid, KernelHalf::Memory, "the map's value for the scenario's pid"},
-    {"kglobal", &KernelGauges::kglobal, KernelHalf::Memory, "the map's value for its GPU's global entry"},
-    {"kviews", &KernelGauges::kviews, KernelHalf::Memory, "the sum of the scenario pid's per-type views"},
-    {"kbreaks", &KernelGauges::kbreaks, KernelHalf::Memory, "backend changes after which device bytes, map and views disagreed"},
-    {"kreader", &KernelGauges::kreader, KernelHalf::Memory, "1 when the GpuMem reader is initialised"},
-    {"kattach", &KernelGauges::kattach, KernelHalf::Memory, "attach tries of the reader's last initialisation"},
-    {"kwalked", &KernelGauges::kwalked, KernelHalf::Memory, "entries the last walk returned"},
-    {"kwalkmixed", &KernelGauges::kwalkmixed, KernelHalf::Memory, "entries the last walk read from a later moment than its start"},
-    {"kwalkcut", &KernelGauges::kwalkcut, KernelHalf::Memory, "1 when the last walk ended early"},
-    {"ksamples", &KernelGauges::ksamples, KernelHalf::Memory, "samples of the pid's map entry taken"},
-    {"kfirst", &KernelGauges::kfirst, KernelHalf::Memory, "the first sample"},
-    {"klast", &KernelGauges::klast, KernelHalf::Memory, "the last sample"},
-    {"kstable", &KernelGauges::kstable, KernelHalf::Memory, "samples at the end equal to the last (the stable window)"},
-    {"ksubmits", &KernelGauges::ksubmits, KernelHalf::Driver, "scene queue: packets the kernel's ring accepted"},
-    {"krefused", &KernelGauges::krefused, KernelHalf::Driver, "scene queue: submits refused: no ring space within the submit timeout"},
-    {"kfence", &KernelGauges::kfence, KernelHalf::Driver, "scene queue: the queue's fence value in memory"},
-    {"kseen", &KernelGauges::kseen, KernelHalf::Driver, "scene queue: the fence value the driver has seen (after the completion interrupt)"},
-    {"khead", &KernelGauges::khead, KernelHalf::Driver, "scene queue: the ring's head (dword offset)"},
-    {"ktail", &KernelGauges::ktail, KernelHalf::Driver, "scene queue: the ring's tail (dword offset)"},
-    {"kdoorbell", &KernelGauges::kdoorbell, KernelHalf::Driver, "scene queue: what reading the doorbell register returns"},
-    {"kringpk", &KernelGauges::kringpk, KernelHalf::Driver, "scene queue: most dwords in the ring at once"},
-    {"kringwaits", &KernelGauges::kringwaits, KernelHalf::Driver, "scene queue: submits that waited for ring space"},
-    {"kringwaitus", &KernelGauges::kringwaitus, KernelHalf::Driver, "scene queue: microseconds submitters waited for ring space"},
-    {"kdoorlost", &KernelGauges::kdoorlost, KernelHalf::Driver, "scene queue: doorbell writes that did not reach the engine"},
-    {"krewrites", &KernelGauges::krewrites, KernelHalf::Driver, "scene queue: doorbells read back stale and rewritten"},
-    {"kkicks", &KernelGauges::kkicks, KernelHalf::Driver, "scene queue: rings again by a waiter that found queued work the engine was never told of"},
-    {"kwaits", &KernelGauges::kwaits, KernelHalf::Driver, "scene queue: fence waits"},
-    {"ktimeouts", &KernelGauges::ktimeouts, KernelHalf::Driver, "scene queue: fence waits that timed out"},
-    {"kfenceback", &KernelGauges::kfenceback, KernelHalf::Driver, "scene queue: fence writes that went backwards"},
-    {"kmagic", &KernelGauges::kmagic, KernelHalf::Driver, "scene queue: half-written packets the header magic caught before the tail moved"},
-    {"kstale", &KernelGauges::kstale, KernelHalf::Driver, "scene queue: packets the engine decoded before their bytes were written"},
-    {"kclobbered", &KernelGauges::kclobbered, KernelHalf::Driver, "scene queue: unconsumed packets a submitter wrote over"},
-    {"kuaf", &KernelGauges::kuaf, KernelHalf::Driver, "scene queue: command buffers the engine read after they were recycled"},
-    {"krecycled", &KernelGauges::krecycled, KernelHalf::Driver, "scene queue: command buffers recycled"},
-    {"kkept", &KernelGauges::kkept, KernelHalf::Driver, "scene queue: command buffers completed and kept for deferred recycling"},
-    {"ksleeps", &KernelGauges::ksleeps, KernelHalf::Driver, "scene queue: engine power-downs"},
-    {"kwakes", &KernelGauges::kwakes, KernelHalf::Driver, "scene queue: engine wake-ups"},
-    {"kbusyus", &KernelGauges::kbusyus, KernelHalf::Driver, "scene queue: engine busy time, microseconds"},
-    {"kclockus", &KernelGauges::kclockus, KernelHalf::Driver, "scene queue: the model's virtual clock, microseconds"},
-    {"kbsubmits", &KernelGauges::kbsubmits, KernelHalf::Driver, "the backend queue's packets: one per queue submit"},
-    {"kbfence", &KernelGauges::kbfence, KernelHalf::Driver, "the backend queue's fence value in memory"},
-    {"kbringpk", &KernelGauges::kbringpk, KernelHalf::Driver, "most dwords in the backend queue's ring at once"},
-    {"kbdoorlost", &KernelGauges::kbdoorlost, KernelHalf::Driver, "the backend queue's doorbell writes that did not reach its engine"},
-    {"kbkicks", &KernelGauges::kbkicks, KernelHalf::Driver, "rings again by a backend sync that found its work unannounced"},
-    {"kbwaits", &KernelGauges::kbwaits, KernelHalf::Driver, "the backend's waits on its queue's fences"},
-    {"kbtimeouts", &KernelGauges::kbtimeouts, KernelHalf::Driver, "of those, the ones that timed out"},
-    {"kbuaf", &KernelGauges::kbuaf, KernelHalf::Driver, "the backend queue's command buffers read after they were recycled"},
-    {"kbrecycled", &KernelGauges::kbrecycled, KernelHalf::Driver, "the backend queue's command buffers recycled"},
-    {"kbkept", &KernelGauges::kbkept, KernelHalf::Driver, "the backend queue's command buffers completed and kept for deferred recycling"},
-    {"kgslsamples", &KernelGauges::kgslsamples, KernelHalf::Driver, "kgsl devfreq status samples"},
-    {"kgslevents", &KernelGauges::kgslevents, KernelHalf::Driver, "kgsl_gpubusy trace events emitted"},
+    {"kevents", &KernelGauges::kevents, KernelHalf::Memory, Worse::Neither, "gpu_mem_total tracepoint hits"},
+    {"kentries", &KernelGauges::kentries, KernelHalf::Memory, Worse::Neither, "entries in the GpuService map"},
+    {"kdropped", &KernelGauges::kdropped, KernelHalf::Memory, Worse::Higher, "new (gpu, pid) pairs a full map lost silently"},
+    {"kdeleted", &KernelGauges::kdeleted, KernelHalf::Memory, Worse::Neither, "entries size 0 removed"},
+    {"kpid", &KernelGauges::kpid, KernelHalf::Memory, Worse::Neither, "the map's value for the scenario's pid"},
+    {"kglobal", &KernelGauges::kglobal, KernelHalf::Memory, Worse::Neither, "the map's value for its GPU's global entry"},
+    {"kviews", &KernelGauges::kviews, KernelHalf::Memory, Worse::Neither, "the sum of the scenario pid's per-type views"},
+    {"kbreaks", &KernelGauges::kbreaks, KernelHalf::Memory, Worse::Higher, "backend changes after which device bytes, map and views disagreed"},
+    {"kreader", &KernelGauges::kreader, KernelHalf::Memory, Worse::Lower, "1 when the GpuMem reader is initialised"},
+    {"kattach", &KernelGauges::kattach, KernelHalf::Memory, Worse::Higher, "attach tries of the reader's last initialisation"},
+    {"kwalked", &KernelGauges::kwalked, KernelHalf::Memory, Worse::Neither, "entries the last walk returned"},
+    {"kwalkmixed", &KernelGauges::kwalkmixed, KernelHalf::Memory, Worse::Higher, "entries the last walk read from a later moment than its start"},
+    {"kwalkcut", &KernelGauges::kwalkcut, KernelHalf::Memory, Worse::Higher, "1 when the last walk ended early"},
+    {"ksamples", &KernelGauges::ksamples, KernelHalf::Memory, Worse::Neither, "samples of the pid's map entry taken"},
+    {"kfirst", &KernelGauges::kfirst, KernelHalf::Memory, Worse::Neither, "the first sample"},
+    {"klast", &KernelGauges::klast, KernelHalf::Memory, Worse::Neither, "the last sample"},
+    {"kstable", &KernelGauges::kstable, KernelHalf::Memory, Worse::Neither, "samples at the end equal to the last (the stable window)"},
+    {"ksubmits", &KernelGauges::ksubmits, KernelHalf::Driver, Worse::Neither, "scene queue: packets the kernel's ring accepted"},
+    {"krefused", &KernelGauges::krefused, KernelHalf::Driver, Worse::Higher, "scene queue: submits refused: no ring space within the submit timeout"},
+    {"kfence", &KernelGauges::kfence, KernelHalf::Driver, Worse::Neither, "scene queue: the queue's fence value in memory"},
+    {"kseen", &KernelGauges::kseen, KernelHalf::Driver, Worse::Neither, "scene queue: the fence value the driver has seen (after the completion interrupt)"},
+    {"khead", &KernelGauges::khead, KernelHalf::Driver, Worse::Neither, "scene queue: the ring's head (dword offset)"},
+    {"ktail", &KernelGauges::ktail, KernelHalf::Driver, Worse::Neither, "scene queue: the ring's tail (dword offset)"},
+    {"kdoorbell", &KernelGauges::kdoorbell, KernelHalf::Driver, Worse::Neither, "scene queue: what reading the doorbell register returns"},
+    {"kringpk", &KernelGauges::kringpk, KernelHalf::Driver, Worse::Higher, "scene queue: most dwords in the ring at once"},
+    {"kringwaits", &KernelGauges::kringwaits, KernelHalf::Driver, Worse::Higher, "scene queue: submits that waited for ring space"},
+    {"kringwaitus", &KernelGauges::kringwaitus, KernelHalf::Driver, Worse::Higher, "scene queue: microseconds submitters waited for ring space"},
+    {"kdoorlost", &KernelGauges::kdoorlost, KernelHalf::Driver, Worse::Higher, "scene queue: doorbell writes that did not reach the engine"},
+    {"krewrites", &KernelGauges::krewrites, KernelHalf::Driver, Worse::Higher, "scene queue: doorbells read back stale and rewritten"},
+    {"kkicks", &KernelGauges::kkicks, KernelHalf::Driver, Worse::Higher, "scene queue: rings again by a waiter that found queued work the engine was never told of"},
+    {"kwaits", &KernelGauges::kwaits, KernelHalf::Driver, Worse::Neither, "scene queue: fence waits"},
+    {"ktimeouts", &KernelGauges::ktimeouts, KernelHalf::Driver, Worse::Higher, "scene queue: fence waits that timed out"},
+    {"kfenceback", &KernelGauges::kfenceback, KernelHalf::Driver, Worse::Higher, "scene queue: fence writes that went backwards"},
+    {"kmagic", &KernelGauges::kmagic, KernelHalf::Driver, Worse::Higher, "scene queue: half-written packets the header magic caught before the tail moved"},
+    {"kstale", &KernelGauges::kstale, KernelHalf::Driver, Worse::Higher, "scene queue: packets the engine decoded before their bytes were written"},
+    {"kclobbered", &KernelGauges::kclobbered, KernelHalf::Driver, Worse::Higher, "scene queue: unconsumed packets a submitter wrote over"},
+    {"kuaf", &KernelGauges::kuaf, KernelHalf::Driver, Worse::Higher, "scene queue: command buffers the engine read after they were recycled"},
+    {"krecycled", &KernelGauges::krecycled, KernelHalf::Driver, Worse::Neither, "scene queue: command buffers recycled"},
+    {"kkept", &KernelGauges::kkept, KernelHalf::Driver, Worse::Neither, "scene queue: command buffers completed and kept for deferred recycling"},
+    {"ksleeps", &KernelGauges::ksleeps, KernelHalf::Driver, Worse::Neither, "scene queue: engine power-downs"},
+    {"kwakes", &KernelGauges::kwakes, KernelHalf::Driver, Worse::Neither, "scene queue: engine wake-ups"},
+    {"kbusyus", &KernelGauges::kbusyus, KernelHalf::Driver, Worse::Higher, "scene queue: engine busy time, microseconds"},
+    {"kclockus", &KernelGauges::kclockus, KernelHalf::Driver, Worse::Higher, "scene queue: the model's virtual clock, microseconds"},
+    {"kbsubmits", &KernelGauges::kbsubmits, KernelHalf::Driver, Worse::Neither, "the backend queue's packets: one per queue submit"},
+    {"kbfence", &KernelGauges::kbfence, KernelHalf::Driver, Worse::Neither, "the backend queue's fence value in memory"},
+    {"kbringpk", &KernelGauges::kbringpk, KernelHalf::Driver, Worse::Higher, "most dwords in the backend queue's ring at once"},
+    {"kbdoorlost", &KernelGauges::kbdoorlost, KernelHalf::Driver, Worse::Higher, "the backend queue's doorbell writes that did not reach its engine"},
+    {"kbkicks", &KernelGauges::kbkicks, KernelHalf::Driver, Worse::Higher, "rings again by a backend sync that found its work unannounced"},
+    {"kbwaits", &KernelGauges::kbwaits, KernelHalf::Driver, Worse::Neither, "the backend's waits on its queue's fences"},
+    {"kbtimeouts", &KernelGauges::kbtimeouts, KernelHalf::Driver, Worse::Higher, "of those, the ones that timed out"},
+    {"kbuaf", &KernelGauges::kbuaf, KernelHalf::Driver, Worse::Higher, "the backend queue's command buffers read after they were recycled"},
+    {"kbrecycled", &KernelGauges::kbrecycled, KernelHalf::Driver, Worse::Neither, "the backend queue's command buffers recycled"},
+    {"kbkept", &KernelGauges::kbkept, KernelHalf::Driver, Worse::Neither, "the backend queue's command buffers completed and kept for deferred recycling"},
+    {"kgslsamples", &KernelGauges::kgslsamples, KernelHalf::Driver, Worse::Neither, "kgsl devfreq status samples"},
+    {"kgslevents", &KernelGauges::kgslevents, KernelHalf::Driver, Worse::Neither, "kgsl_gpubusy trace events emitted"},
 }};
 // What the Tidemark layer saw at the Vulkan boundary beneath the device (read, reported and
 // digested only for a scenario that runs with the layer), beside what the device claimed of
@@ -211,38 +219,39 @@ struct ObservedGauges {
 struct ObservedGaugeSpec {
   std::string_view name;
   int64_t ObservedGauges::*field;
+  Worse worse;
   std::string_view meaning;
 };
 inline constexpr std::array<ObservedGaugeSpec, 29> kObservedGauges = {{
-    {"vkbufs", &ObservedGauges::vkbufs, "VkBuffers live"},
-    {"vkbufspk", &ObservedGauges::vkbufspk, "VkBuffers live, peak"},
-    {"vkbufsmade", &ObservedGauges::vkbufsmade, "VkBuffers created so far"},
-    {"vkimages", &ObservedGauges::vkimages, "VkImages live"},
-    {"vkimagespk", &ObservedGauges::vkimagespk, "VkImages live, peak"},
-    {"vkallocs", &ObservedGauges::vkallocs, "VkDeviceMemory allocations live"},
-    {"vkallocspk", &ObservedGauges::vkallocspk, "VkDeviceMemory allocations live, peak"},
-    {"vkallocsmade", &ObservedGauges::vkallocsmade, "VkDeviceMemory allocations made so far"},
-    {"vkbytes", &ObservedGauges::vkbytes, "device memory bytes allocated"},
-    {"vkbytespk", &ObservedGauges::vkbytespk, "device memory bytes allocated, peak"},
-    {"vkbound", &ObservedGauges::vkbound, "bytes of buffers and images bound to memory"},
-    {"vkboundpk", &ObservedGauges::vkboundpk, "bytes bound, peak"},
-    {"vkdsets", &ObservedGauges::vkdsets, "descriptor sets live"},
-    {"vkdsetspk", &ObservedGauges::vkdsetspk, "descriptor sets live, peak"},
-    {"vkdsetsalloc", &ObservedGauges::vkdsetsalloc, "descriptor sets allocated so far"},
-    {"vkcmdbufs", &ObservedGauges::vkcmdbufs, "command buffers live"},
-    {"vkcmdbufspk", &ObservedGauges::vkcmdbufspk, "command buffers live, peak"},
-    {"vksubmits", &ObservedGauges::vksubmits, "vkQueueSubmit and vkQueueSubmit2 calls"},
-    {"vkpollsdone", &ObservedGauges::vkpollsdone, "completion polls that showed the work done"},
-    {"vkpollsbusy", &ObservedGauges::vkpollsbusy, "completion polls that showed it not done"},
-    {"vkwaitsdone", &ObservedGauges::vkwaitsdone, "blocking waits that returned done"},
-    {"vkwaitstimeout", &ObservedGauges::vkwaitstimeout, "blocking waits the driver timed out"},
-    {"vkwaitslost", &ObservedGauges::vkwaitslost, "blocking waits whose work the kernel model never saw"},
-    {"vkheld", &ObservedGauges::vkheld, "destroys and frees the layer held back (its hold_frees fault)"},
-    {"vkrefused", &ObservedGauges::vkrefused, "allocations the layer refused (layer_fail_allocation)"},
-    {"claimallocs", &ObservedGauges::claimallocs, "device memory allocations the device reported live, target included"},
-    {"claimallocspk", &ObservedGauges::claimallocspk, "of those, the peak"},
-    {"claimbytes", &ObservedGauges::claimbytes, "device memory bytes the device reported live, target included"},
-    {"claimbytespk", &ObservedGauges::claimbytespk, "of those, the peak"},
+    {"vkbufs", &ObservedGauges::vkbufs, Worse::Higher, "VkBuffers live"},
+    {"vkbufspk", &ObservedGauges::vkbufspk, Worse::Higher, "VkBuffers live, peak"},
+    {"vkbufsmade", &ObservedGauges::vkbufsmade, Worse::Higher, "VkBuffers created so far"},
+    {"vkimages", &ObservedGauges::vkimages, Worse::Higher, "VkImages live"},
+    {"vkimagespk", &ObservedGauges::vkimagespk, Worse::Higher, "VkImages live, peak"},
+    {"vkallocs", &ObservedGauges::vkallocs, Worse::Higher, "VkDeviceMemory allocations live"},
+    {"vkallocspk", &ObservedGauges::vkallocspk, Worse::Higher, "VkDeviceMemory allocations live, peak"},
+    {"vkallocsmade", &ObservedGauges::vkallocsmade, Worse::Higher, "VkDeviceMemory allocations made so far"},
+    {"vkbytes", &ObservedGauges::vkbytes, Worse::Higher, "device memory bytes allocated"},
+    {"vkbytespk", &ObservedGauges::vkbytespk, Worse::Higher, "device memory bytes allocated, peak"},
+    {"vkbound", &ObservedGauges::vkbound, Worse::Higher, "bytes of buffers and images bound to memory"},
+    {"vkboundpk", &ObservedGauges::vkboundpk, Worse::Higher, "bytes bound, peak"},
+    {"vkdsets", &ObservedGauges::vkdsets, Worse::Higher, "descriptor sets live"},
+    {"vkdsetspk", &ObservedGauges::vkdsetspk, Worse::Higher, "descriptor sets live, peak"},
+    {"vkdsetsalloc", &ObservedGauges::vkdsetsalloc, Worse::Higher, "descriptor sets allocated so far"},
+    {"vkcmdbufs", &ObservedGauges::vkcmdbufs, Worse::Higher, "command buffers live"},
+    {"vkcmdbufspk", &ObservedGauges::vkcmdbufspk, Worse::Higher, "command buffers live, peak"},
+    {"vksubmits", &ObservedGauges::vksubmits, Worse::Neither, "vkQueueSubmit and vkQueueSubmit2 calls"},
+    {"vkpollsdone", &ObservedGauges::vkpollsdone, Worse::Neither, "completion polls that showed the work done"},
+    {"vkpollsbusy", &ObservedGauges::vkpollsbusy, Worse::Neither, "completion polls that showed it not done"},
+    {"vkwaitsdone", &ObservedGauges::vkwaitsdone, Worse::Neither, "blocking waits that returned done"},
+    {"vkwaitstimeout", &ObservedGauges::vkwaitstimeout, Worse::Higher, "blocking waits the driver timed out"},
+    {"vkwaitslost", &ObservedGauges::vkwaitslost, Worse::Higher, "blocking waits whose work the kernel model never saw"},
+    {"vkheld", &ObservedGauges::vkheld, Worse::Higher, "destroys and frees the layer held back (its hold_frees fault)"},
+    {"vkrefused", &ObservedGauges::vkrefused, Worse::Higher, "allocations the layer refused (layer_fail_allocation)"},
+    {"claimallocs", &ObservedGauges::claimallocs, Worse::Higher, "device memory allocations the device reported live, target included"},
+    {"claimallocspk", &ObservedGauges::claimallocspk, Worse::Higher, "of those, the peak"},
+    {"claimbytes", &ObservedGauges::claimbytes, Worse::Higher, "device memory bytes the device reported live, target included"},
+    {"claimbytespk", &ObservedGauges::claimbytespk, Worse::Higher, "of those, the peak"},
 }};
 bool is_observed_gauge(std::string_view name);
 std::vector<std::pair<std::string, int64_t>> named(const ObservedGauges& gauges);
@@ -253,6 +262,8 @@ std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges);
 KernelGauges kernel_from_named(const std::map<std::string, int64_t>& values);
 
 const GaugeSpec* find_gauge(std::string_view name);
+// Which way `name` (a gauge of any of the three catalogues) gets worse; nullopt: no such gauge.
+std::optional<Worse> worse_direction(std::string_view name);
 
 // Name/value pairs in catalogue order: the order of reports and digests.
 std::vector<std::pair<std::string, int64_t>> named(const Gauges& gauges);

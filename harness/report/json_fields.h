@@ -99,6 +99,10 @@ class JsonFields {
       inner.check_untaken();
     }
   }
+  // A value that was read but is not one of those allowed (a name out of a list): an error naming the field.
+  void refuse(std::string_view key, std::string_view expected, const std::string& found) {
+    wrong(key, expected, nlohmann::json(found));
+  }
   // Marks a key as known without reading it (a field derived from others, checked elsewhere).
   void skip(std::string_view key);
   // The error here or in any object read inside, else what the untaken keys make one.

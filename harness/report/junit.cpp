@@ -1,12 +1,14 @@
 // junit.xml: the summary as the JUnit XML that CI engines (GitLab's test report, Jenkins,
 // Bazel's test.xml readers) show. One <testsuite> per series; a red check is a <failure>, a
-// run that could not complete an <error>; an expected failure passes and says so.
+// run that could not complete an <error>; an expected failure passes and says so; a run worse
+// than its baseline is a <failure type="worse-than-baseline">.
 #include <fmt/format.h>
 #include <pugixml.hpp>
 
 #include <map>
 #include <sstream>
 
+#include "report/baseline.h"
 #include "report/summary.h"
 
 namespace tidemark::report {
@@ -48,6 +50,18 @@ void add_case(pugi::xml_node suite, const RunRecord& result, Counts& counts) {
   std::string out = fmt::format("digest {}\n", result.digest);
   if (result.verdict == Verdict::ExpectedRed)
     out += fmt::format("expected failure (expectations.txt): {}\n", result.why);
+  // Against a baseline: its own status, a property CI views can filter on, and each move in the output.
+  std::string worse;
+  if (result.baseline) {
+    pugi::xml_node property = test.append_child("properties").append_child("property");
+    property.append_attribute("name") = "baseline";
+    property.append_attribute("value") = std::string(movement_name(result.baseline->movement)).c_str();
+    for (const auto& move : result.baseline->moves) {
+      out += fmt::format("{}: {}\n", movement_name(move.movement), describe(move));
+      if (move.movement == Movement::Worse) worse += (worse.empty() ? "" : "; ") + describe(move);
+    }
+  }
+  if (!worse.empty()) worse = "worse than baseline: " + worse;
   if (result.verdict == Verdict::CouldNotRun || result.verdict == Verdict::NotJudged) {
     ++counts.errors;
     pugi::xml_node error = test.append_child("error");
@@ -66,10 +80,17 @@ void add_case(pugi::xml_node suite, const RunRecord& result, Counts& counts) {
       message = "unexpected pass: " + result.why;
       body += message + "\n";
     }
+    if (!worse.empty()) body += worse + "\n";
     pugi::xml_node failure = test.append_child("failure");
     failure.append_attribute("type") = "check";
     failure.append_attribute("message") = message.c_str();
     failure.append_child(pugi::node_pcdata).set_value(body.c_str());
+  } else if (!worse.empty()) {  // every check as it should be, and a gauge worse than yesterday's
+    ++counts.failures;
+    pugi::xml_node failure = test.append_child("failure");
+    failure.append_attribute("type") = "worse-than-baseline";
+    failure.append_attribute("message") = worse.c_str();
+    failure.append_child(pugi::node_pcdata).set_value((worse + "\n").c_str());
   }
   test.append_child("system-out").append_child(pugi::node_pcdata).set_value(out.c_str());
 }

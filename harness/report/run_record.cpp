@@ -31,6 +31,10 @@ const VerdictNames& names_of(Verdict verdict) {
   return kVerdictNames[1];
 }
 
+constexpr std::pair<Movement, std::string_view> kMovementNames[] = {
+    {Movement::Same, "same"}, {Movement::Improved, "improved"}, {Movement::Changed, "changed"},
+    {Movement::Worse, "worse"}, {Movement::New, "new"}};
+
 // Version 3: a verdict in place of green, expected_failure, unexpected_pass and error.
 constexpr DocumentKind kRunDocument{"tidemark-run", 3, "a run record (result.json)"};
 
@@ -40,6 +44,22 @@ std::string_view verdict_name(Verdict verdict) { return names_of(verdict).name; 
 std::string_view verdict_label(Verdict verdict) { return names_of(verdict).label; }
 int failure_rank(Verdict verdict) { return names_of(verdict).failure_rank; }
 bool passes(Verdict verdict) { return verdict == Verdict::Green || verdict == Verdict::ExpectedRed; }
+
+bool record_passes(const RunRecord& record) {
+  return passes(record.verdict) && !(record.baseline && record.baseline->movement == Movement::Worse);
+}
+
+std::string_view movement_name(Movement movement) {
+  for (const auto& [value, name] : kMovementNames)
+    if (value == movement) return name;
+  return "same";
+}
+
+std::optional<Movement> movement_named(std::string_view name) {
+  for (const auto& [value, known] : kMovementNames)
+    if (known == name) return value;
+  return std::nullopt;
+}
 
 std::optional<Verdict> verdict_named(std::string_view name) {
   for (const auto& names : kVerdictNames)
@@ -92,6 +112,13 @@ nlohmann::json to_json(const RunRecord& record) {
     if (!check.artifacts.empty()) out["artifacts"] = check.artifacts;
     json["checks"].push_back(std::move(out));
   }
+  if (record.baseline) {
+    nlohmann::json moves = nlohmann::json::array();
+    for (const auto& move : record.baseline->moves)
+      moves.push_back({{"gauge", move.gauge}, {"baseline", move.baseline}, {"now", move.now},
+                       {"movement", movement_name(move.movement)}});
+    json["baseline"] = {{"movement", movement_name(record.baseline->movement)}, {"moves", std::move(moves)}};
+  }
   return json;
 }
 
@@ -138,6 +165,27 @@ void read_record(JsonFields& fields, RunRecord& record) {
     out.where = check.take<std::string>("where");
     out.artifacts = check.take_optional<std::vector<std::string>>("artifacts").value_or(std::vector<std::string>{});
   });
+  // A movement name that is not one reads as an error naming the field, never as "same".
+  auto movement = [](JsonFields& fields, std::string_view key) {
+    const std::string name = fields.take<std::string>(key);
+    auto known = movement_named(name);
+    if (!known) fields.refuse(key, "one of same, improved, changed, worse, new", name);
+    return known.value_or(Movement::Same);
+  };
+  fields.object(
+      "baseline",
+      [&](JsonFields& in) {
+        BaselineJudgement& judged = record.baseline.emplace();
+        judged.movement = movement(in, "movement");
+        in.objects("moves", [&](JsonFields& each) {
+          GaugeMove& move = judged.moves.emplace_back();
+          move.gauge = each.take<std::string>("gauge");
+          move.baseline = each.take<int64_t>("baseline");
+          move.now = each.take<int64_t>("now");
+          move.movement = movement(each, "movement");
+        });
+      },
+      /*required=*/false);
 }
 
 }  // namespace

@@ -61,6 +61,29 @@ struct LaneRecord {
 
 using GaugeValues = std::map<std::string, int64_t>;
 
+// How a run, or one of its gauges, compares with a baseline (report/baseline.h).
+enum class Movement { Same, Improved, Changed, Worse, New };
+std::string_view movement_name(Movement movement);  // "same", "improved", "changed", "worse", "new"
+std::optional<Movement> movement_named(std::string_view name);
+
+struct GaugeMove {
+  std::string gauge;
+  int64_t baseline = 0;
+  int64_t now = 0;
+  // Worse: beyond its tolerance (worse within it stays Same and is not listed); Changed: a gauge
+  // with no worse direction moved.
+  Movement movement = Movement::Same;
+  bool operator==(const GaugeMove&) const = default;
+};
+
+// A run against its baseline record: the worst of its moves (Worse, then Improved, then Changed),
+// New when the baseline has no record of it.
+struct BaselineJudgement {
+  Movement movement = Movement::Same;
+  std::vector<GaugeMove> moves;
+  bool operator==(const BaselineJudgement&) const = default;
+};
+
 struct RunRecord {
   std::string test;     // Magma.<Lane>.<Group>.<name>[@backend]
   std::string subject;  // group/name[@backend]
@@ -86,8 +109,12 @@ struct RunRecord {
   std::vector<std::string> repeat_digests;  // --repeat N > 1: every run's
   std::vector<std::string> validation_messages;
   std::vector<CheckRecord> checks;
+  std::optional<BaselineJudgement> baseline;  // when the run was held to a baseline
   bool operator==(const RunRecord&) const = default;
 };
+
+// Nothing in the record fails the set: its verdict passes and it is not worse than its baseline.
+bool record_passes(const RunRecord& record);
 
 // The value of gauge `name` in any of the record's families.
 std::optional<int64_t> gauge_value(const RunRecord& record, std::string_view name);

@@ -87,6 +87,7 @@ nlohmann::json to_json(const Summary& summary) {
   for (const auto& source : summary.origin.merged_from) json["merged_from"].push_back(origin_json(source));
   json["results"] = nlohmann::json::array();
   for (const auto& record : summary.results) json["results"].push_back(to_json(record));
+  if (summary.baseline) json["baseline"] = {{"source", summary.baseline->source}, {"gone", summary.baseline->gone}};
   json["green"] = summary.green;
   json["red"] = summary.red;
   json["parity"] = nlohmann::json::array();
@@ -120,13 +121,14 @@ Summary summarize(const Origin& origin, std::vector<RunRecord> results) {
   Summary summary{.origin = origin, .results = std::move(results)};
   for (auto& record : summary.results) {
     if (record.series.empty()) record.series = origin.series;
-    (passes(record.verdict) ? summary.green : summary.red) += 1;
+    (record_passes(record) ? summary.green : summary.red) += 1;
   }
   summary.parity = parity_rows(summary.results);
   return summary;
 }
 
-Result<Summary> write_summary(const fs::path& dir, const Origin& origin, std::vector<RunRecord> results) {
+Result<Summary> write_summary(const fs::path& dir, const Origin& origin, std::vector<RunRecord> results,
+                              std::optional<BaselineOrigin> baseline) {
   TIDEMARK_CHECK(make_directories(dir));
   for (auto& record : results) {
     record.dir = relative_to(record.dir, dir);
@@ -134,6 +136,7 @@ Result<Summary> write_summary(const fs::path& dir, const Origin& origin, std::ve
       for (auto& artifact : check.artifacts) artifact = relative_to(artifact, dir);
   }
   Summary summary = summarize(origin, std::move(results));
+  summary.baseline = std::move(baseline);
   // All three or none; summary.json is renamed into place last: its presence means the folder is complete.
   TIDEMARK_CHECK(write_files_atomically({{dir / "summary.html", summary_html(summary, dir)},
                                          {dir / "junit.xml", junit_xml(summary)},
@@ -164,6 +167,13 @@ Result<Summary> parse_summary(std::string_view text, const std::string& where) {
         read_shard(source, from.shard);
       },
       /*required=*/false);
+  std::optional<BaselineOrigin> baseline;
+  fields.object(
+      "baseline",
+      [&](JsonFields& in) {
+        baseline = BaselineOrigin{in.take<std::string>("source"), in.take<std::vector<std::string>>("gone")};
+      },
+      /*required=*/false);
   // The counts and the parity rows follow from the records: they are made again, not trusted.
   fields.skip("green");
   fields.skip("red");
@@ -179,7 +189,9 @@ Result<Summary> parse_summary(std::string_view text, const std::string& where) {
     TIDEMARK_TRY(record, run_record_from_json((*results)[k], where, fmt::format("results[{}]", k)));
     records.push_back(std::move(record));
   }
-  return summarize(origin, std::move(records));
+  Summary summary = summarize(origin, std::move(records));
+  summary.baseline = std::move(baseline);
+  return summary;
 }
 
 }  // namespace tidemark::report

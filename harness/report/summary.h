@@ -50,6 +50,14 @@ struct ParityRow {
   std::vector<ParityCell> cells;
 };
 
+// The baseline a set of runs was held to (report/baseline.h): its file, and its records of the
+// runs' series that no run matched ("Magma.Direct.Portable.name@gl"): gone since.
+struct BaselineOrigin {
+  std::string source;
+  std::vector<std::string> gone;
+  bool operator==(const BaselineOrigin&) const = default;
+};
+
 // summary.json: where the runs came from and their records; the counts and the parity rows
 // follow from the records.
 struct Summary {
@@ -58,6 +66,7 @@ struct Summary {
   size_t green = 0;  // records that pass (green or expected red)
   size_t red = 0;
   std::vector<ParityRow> parity;
+  std::optional<BaselineOrigin> baseline;
 };
 
 // The summary of `results`: counts and parity rows filled in; each result's series is the origin's
@@ -67,7 +76,8 @@ Summary summarize(const Origin& origin, std::vector<RunRecord> results);
 // Writes summary.json, summary.html and junit.xml into `dir`. The records' folders and files
 // are kept relative to `dir`, so a report folder can be moved (a CI engine's artifacts are
 // downloaded elsewhere). Returns the summary summary.json holds.
-Result<Summary> write_summary(const std::filesystem::path& dir, const Origin& origin, std::vector<RunRecord> results);
+Result<Summary> write_summary(const std::filesystem::path& dir, const Origin& origin, std::vector<RunRecord> results,
+                              std::optional<BaselineOrigin> baseline = std::nullopt);
 
 // summary.json, strictly (report/json_fields.h); paths stay as written (relative to its folder).
 Result<Summary> read_summary(const std::filesystem::path& file);

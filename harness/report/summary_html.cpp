@@ -8,10 +8,13 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <tuple>
 #include <set>
 
 #include "core/files.h"
 #include "core/lane.h"
+#include "report/baseline.h"
 #include "report/plot.h"
 #include "report/summary.h"
 #include "tracer/importer.h"
@@ -59,11 +62,15 @@ std::string failures_section(const std::vector<const RunRecord*>& ordered) {
   std::string rows;
   size_t count = 0;
   for (const RunRecord* result : ordered) {
-    if (passes(result->verdict)) break;
+    if (record_passes(*result)) break;
     ++count;
     std::string what;
     if (!result->why.empty())
       what += fmt::format("<div class=\"error\">{}: {}</div>", verdict_label(result->verdict), html_escape(result->why));
+    if (result->baseline)
+      for (const auto& move : result->baseline->moves)
+        if (move.movement == Movement::Worse)
+          what += fmt::format("<div class=\"error\">WORSE THAN BASELINE: {}</div>", html_escape(describe(move)));
     std::string checks;
     for (const auto& check : result->checks)
       if (!check.passed) checks += check_row(check);
@@ -121,6 +128,40 @@ std::string parity_section(const std::vector<ParityRow>& parity) {
       parity.size() - differ, parity.size(), differ ? fmt::format(" (<b>{} differ</b>)", differ) : "", head, rows);
 }
 
+// Every run that moved against the baseline, worst first, and what the baseline had that no run did.
+std::string baseline_section(const Summary& summary, const std::vector<const RunRecord*>& ordered) {
+  if (!summary.baseline) return "";
+  std::map<Movement, size_t> counts;
+  std::vector<const RunRecord*> moved;
+  for (const RunRecord* result : ordered) {
+    if (!result->baseline) continue;
+    ++counts[result->baseline->movement];
+    if (result->baseline->movement != Movement::Same) moved.push_back(result);
+  }
+  constexpr Movement kOrder[] = {Movement::Worse, Movement::Improved, Movement::Changed, Movement::New, Movement::Same};
+  std::stable_sort(moved.begin(), moved.end(), [&](const RunRecord* a, const RunRecord* b) {
+    return std::ranges::find(kOrder, a->baseline->movement) < std::ranges::find(kOrder, b->baseline->movement);
+  });
+  std::string tally;
+  for (Movement movement : kOrder)
+    tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", counts[movement], movement_name(movement));
+  std::string rows;
+  for (const RunRecord* result : moved) {
+    std::string moves;
+    for (const auto& move : result->baseline->moves)
+      moves += fmt::format("<div class=\"move {}\">{}</div>", movement_name(move.movement), html_escape(describe(move)));
+    rows += fmt::format("<tr class=\"moved {0}\"><td><a href=\"#{1}\"><code>{1}</code></a></td><td class=\"movement\">{0}</td>"
+                        "<td>{2}</td></tr>\n",
+                        movement_name(result->baseline->movement), html_escape(result->test), moves);
+  }
+  for (const auto& test : summary.baseline->gone)
+    rows += fmt::format("<tr class=\"moved gone\"><td><code>{}</code></td><td class=\"movement\">gone</td>"
+                        "<td>in the baseline, not run now</td></tr>\n", html_escape(test));
+  return fmt::format("<section id=\"baseline\"><h2>Against the baseline</h2><p><code>{}</code>: {}, {} gone.</p>"
+                     "<table class=\"baseline\">\n{}</table></section>\n",
+                     html_escape(summary.baseline->source), tally, summary.baseline->gone.size(), rows);
+}
+
 std::string gauges_table(const RunRecord& result) {
   if (result.gauges_used.empty()) return "";
   std::string cells;
@@ -151,11 +192,15 @@ std::string run_article(const RunRecord& result, const fs::path& dir) {
   }
   return fmt::format(
       "<article class=\"run {}\" id=\"{}\"><h3><code>{}</code> <span class=\"verdict\">{}</span> "
-      "<span class=\"seconds\">{:.2f} s</span></h3>\n<p class=\"meta\">{} &middot; backend {} &middot; digest <code>{}</code></p>\n"
+      "{}<span class=\"seconds\">{:.2f} s</span></h3>\n<p class=\"meta\">{} &middot; backend {} &middot; digest <code>{}</code></p>\n"
       "<table class=\"checks\"><tr><th></th><th>check</th><th>measured</th><th>where</th><th>id</th></tr>\n{}</table>\n"
       "{}<p class=\"links\">{}</p><div class=\"plots\">{}</div></article>\n",
-      passes(result.verdict) ? "green" : "red", html_escape(result.test), html_escape(result.test),
-      verdict_label(result.verdict), result.seconds, html_escape(result.file), html_escape(result.backend),
+      record_passes(result) ? "green" : "red", html_escape(result.test), html_escape(result.test),
+      verdict_label(result.verdict),
+      result.baseline ? fmt::format("<span class=\"movement {0}\">{0} against the baseline</span> ",
+                                    movement_name(result.baseline->movement))
+                      : "",
+      result.seconds, html_escape(result.file), html_escape(result.backend),
       html_escape(result.digest), checks, gauges_table(result), links, plots);
 }
 
@@ -175,6 +220,8 @@ constexpr const char* kStyle =
     "{color:#b3261e;font-weight:bold}tr.parity.differ{background:#fde7e9}td.digest.red{background:#fbd5d5}"
     "article.run{border-top:1px solid #999;margin-top:1em}article.run.red{border-left:4px solid #b3261e;padding-left:8px}"
     "code{font-size:12px}.variant,.meta,.where{color:#555;font-size:12px}td.value{font-family:monospace}"
+    ".movement.worse,.move.worse{color:#b3261e;font-weight:bold}.movement.improved,.move.improved{color:#176f2c}"
+    ".movement.changed,.move.changed,.movement.new,.movement.gone{color:#8a5a00}"
     "img{image-rendering:pixelated;height:48px;margin-right:6px;border:1px solid #999;vertical-align:middle}";
 
 }  // namespace
@@ -183,7 +230,8 @@ std::string summary_html(const Summary& summary, const fs::path& dir) {
   std::vector<const RunRecord*> ordered;
   for (const auto& result : summary.results) ordered.push_back(&result);
   std::stable_sort(ordered.begin(), ordered.end(), [](const RunRecord* a, const RunRecord* b) {
-    return std::pair(failure_rank(a->verdict), a->test) < std::pair(failure_rank(b->verdict), b->test);
+    return std::tuple(record_passes(*a), failure_rank(a->verdict), a->test) <
+           std::tuple(record_passes(*b), failure_rank(b->verdict), b->test);
   });
   const size_t green = summary.green, red = summary.red;
   std::string runs;
@@ -191,9 +239,9 @@ std::string summary_html(const Summary& summary, const fs::path& dir) {
   return fmt::format(
       "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Tidemark: {} red, {} green</title>\n"
       "<style>{}</style>\n</head><body>\n<header><h1 id=\"verdict\" class=\"{}\">{} red, {} green of {}</h1>"
-      "<p class=\"origin\">{}</p></header>\n{}{}<section id=\"runs\"><h2>Runs</h2>\n{}</section>\n</body></html>\n",
+      "<p class=\"origin\">{}</p></header>\n{}{}{}<section id=\"runs\"><h2>Runs</h2>\n{}</section>\n</body></html>\n",
       red, green, kStyle, red ? "red" : "green", red, green, red + green, origin_line(summary.origin),
-      failures_section(ordered), parity_section(summary.parity), runs);
+      failures_section(ordered), baseline_section(summary, ordered), parity_section(summary.parity), runs);
 }
 
 }  // namespace tidemark::report

@@ -24,7 +24,7 @@ Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
       auto result = run(scenario, options);
       if (!result) {
         // Nothing judged is never a pass: it fails compare unless an expectations line names it.
-        RunResult unjudged = not_judged(scenario, options, backend, result.error());
+        TIDEMARK_TRY(unjudged, not_judged(scenario, options, backend, result.error()));
         outcome.failed = outcome.failed || !unjudged.passed();
         row.cells.push_back({.backend = backend, .verdict = unjudged.verdict, .why = unjudged.why});
         outcome.results.push_back(std::move(unjudged));

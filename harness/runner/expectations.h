@@ -1,19 +1,25 @@
 // Known failures of a backend or driver, as ANGLE's and Mesa CI's expectation files keep them:
 // one greppable line each, in a checked-in file (expectations.txt):
 //
-//   # backend  scenario (group/name)            red checks (ids)   # why, with the measured value
-//   gl         portable/respecifies-with-...    gauge[0]           # Zink keeps ...: wlivepk = 1001
+//   # backend[@build]  scenario (group/name)          red checks  measured values   # why
+//   gl                 portable/respecifies-with-...  gauge[0]    wlivepk=1001      # Zink keeps ...
+//   gl@mesa-25.0.7     portable/respecifies-with-...  gauge[0]    wlivepk=1003      # ... and 25 two more
 //
 // A run the file expects red on exactly those checks is reported as an expected failure and
 // does not fail; the same run green is an unexpected pass and fails (the list must be kept
-// true); a run red on other checks is red. `tidemark lint` refuses a line whose scenario, or
-// check, no longer exists.
+// true); a run red on other checks is red. The measured values hold a known failure to what it
+// was: a gauge worse than its value (the catalogue's direction, core/gauges.h) makes the run red
+// ("known failure got worse"); better is reported, to be written into the line. A line for a
+// driver build (`@NAME`, drivers.yaml) applies to runs under that build and outranks the line
+// without one. `tidemark lint` refuses a line whose scenario, or check, no longer exists.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/registry.h"
@@ -27,8 +33,10 @@ inline constexpr std::string_view kNotJudged = "not-judged";
 
 struct Expectation {
   std::string backend;
+  std::string build;                // the driver build the line is for; empty: any
   std::string scenario;             // group/name
   std::vector<std::string> checks;  // check ids, sorted
+  std::vector<std::pair<std::string, int64_t>> values;  // gauge=value, as measured when the line was written
   std::string reason;
   SourceLocation where;
 };
@@ -37,8 +45,10 @@ struct Expectation {
 Result<std::vector<Expectation>> load_expectations(const std::filesystem::path& file);
 // The same from the file's text (the expectations fuzz target's entry); `file` names it in errors.
 Result<std::vector<Expectation>> parse_expectations(std::string_view text, const std::filesystem::path& file);
+// The line for `backend` and `scenario` under driver build `build` (empty: none): the build's own
+// line, else the line for any build.
 const Expectation* find_expectation(const std::vector<Expectation>& expectations, const std::string& backend,
-                                    const scenario::Scenario& scenario);
+                                    const scenario::Scenario& scenario, const std::string& build);
 // Lint: each line names a scenario of the set and checks it has (or `not-judged`), on a backend
 // of `backends` that the scenario lists or that stands in for one it lists (gl-native for gl).
 Status check_expectations(const std::vector<Expectation>& expectations,

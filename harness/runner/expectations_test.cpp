@@ -16,6 +16,15 @@ std::filesystem::path written(const std::string& name, const std::string& text) 
   return file;
 }
 
+// A scenario reclaim/<name> on `backends`, with one gauge check and its control.
+Result<scenario::Scenario> listing(const std::string& name, const std::string& backends) {
+  return scenario::load_text("name: " + name + "\ngroup: reclaim\nbackends: [" + backends +
+                                 "]\ntarget: {width: 8, height: 8}\nbuffers: [color]\nworkload:\n"
+                                 "  - buffer_data: {buffer: color, size: 64}\nexpect: {gauges: [\"wlivepk <= 4\"]}\n"
+                                 "controls:\n  - knobs: {wire_deferred_mb: 0}\n    fails: [\"wlivepk <= 4\"]\n",
+                             name + ".yaml");
+}
+
 // Check that a file saved with CRLF line ends reads as the same lines, blank ones included.
 TEST(Expectations, CrlfLineEndsReadAsTheSameLines) {
   auto file = written("crlf.txt", "# known failures\r\n\r\ngl reclaim/bands gauge[0] # wlivepk = 9, bound 4\r\n");
@@ -34,16 +43,42 @@ TEST(Expectations, ASecondLineForOneBackendAndScenarioNamesTheFirst) {
   auto loaded = load_expectations(file);
   ASSERT_FALSE(loaded);
   EXPECT_EQ(loaded.error().message,
-            file.string() + ":3:1: expected one line per backend and scenario, found gl reclaim/bands again (first on line 1)");
+            file.string() + ":3:1: expected one line per backend (and build) and scenario, found gl reclaim/bands again (first on line 1)");
 }
 
-// A scenario reclaim/<name> on `backends`, with one gauge check and its control.
-Result<scenario::Scenario> listing(const std::string& name, const std::string& backends) {
-  return scenario::load_text("name: " + name + "\ngroup: reclaim\nbackends: [" + backends +
-                                 "]\ntarget: {width: 8, height: 8}\nbuffers: [color]\nworkload:\n"
-                                 "  - buffer_data: {buffer: color, size: 64}\nexpect: {gauges: [\"wlivepk <= 4\"]}\n"
-                                 "controls:\n  - knobs: {wire_deferred_mb: 0}\n    fails: [\"wlivepk <= 4\"]\n",
-                             name + ".yaml");
+TEST(Expectations, MeasuredValuesAndDriverBuildsAreRead) {
+  auto file = written("values.txt",
+                      "gl reclaim/bands gauge[0] devbytespk=218103808 wlivepk=3007 # any build\n"
+                      "gl@mesa-25.0.7 reclaim/bands gauge[0] devbytespk=213909504 # 25 parks two fewer\n");
+  auto loaded = load_expectations(file);
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  ASSERT_EQ(loaded->size(), 2u);
+  EXPECT_EQ((*loaded)[0].build, "");
+  EXPECT_EQ((*loaded)[0].values, (std::vector<std::pair<std::string, int64_t>>{{"devbytespk", 218103808}, {"wlivepk", 3007}}));
+  EXPECT_EQ((*loaded)[1].backend, "gl");
+  EXPECT_EQ((*loaded)[1].build, "mesa-25.0.7");
+  auto scenario = listing("bands", "gl");
+  ASSERT_TRUE(scenario) << scenario.error().message;
+  EXPECT_EQ(find_expectation(*loaded, "gl", *scenario, "mesa-25.0.7"), &(*loaded)[1]);
+  EXPECT_EQ(find_expectation(*loaded, "gl", *scenario, "mesa-22.3.6"), &(*loaded)[0]);
+  EXPECT_EQ(find_expectation(*loaded, "gl", *scenario, ""), &(*loaded)[0]);
+  EXPECT_EQ(find_expectation(*loaded, "vulkan", *scenario, ""), nullptr);
+}
+
+TEST(Expectations, BadMeasuredValuesAndBuildsNameTheirColumn) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"gl reclaim/bands gauge[0] nosuch=1 # x\n", ":1:27: expected a measured value as GAUGE=VALUE with a gauge of the catalogues, found 'nosuch=1'"},
+      {"gl reclaim/bands gauge[0] wlivepk # x\n", ":1:27: expected a measured value as GAUGE=VALUE"},
+      {"gl reclaim/bands gauge[0] wlivepk=3k # x\n", ":1:35: expected a whole number for wlivepk, found '3k'"},
+      {"gl reclaim/bands gauge[0] wlivepk=1 wlivepk=2 # x\n", ":1:37: expected each gauge once, found wlivepk again"},
+      {"gl@ reclaim/bands gauge[0] # x\n", ":1:1: expected BACKEND or BACKEND@BUILD, found 'gl@'"},
+      {"gl@a reclaim/bands gauge[0] # x\ngl@a reclaim/bands gauge[1] # y\n", ":2:1: expected one line per backend (and build)"},
+  };
+  for (const auto& [text, message] : cases) {
+    auto loaded = load_expectations(written("bad-values.txt", text));
+    ASSERT_FALSE(loaded) << text;
+    EXPECT_NE(loaded.error().message.find(message), std::string::npos) << loaded.error().message;
+  }
 }
 
 // Check that lint takes a line for a backend that stands in for one the scenario lists (gl-native

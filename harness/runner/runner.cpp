@@ -12,6 +12,7 @@
 #include "core/files.h"
 #include "core/mutants.h"
 #include "drivers/driver_builds.h"
+#include "report/baseline.h"
 #include "runner/digest.h"
 #include "runner/read_back.h"
 #include "runner/report.h"
@@ -146,6 +147,44 @@ std::string test_name(const Scenario& scenario, Lane lane, std::string_view back
 
 namespace {
 
+std::optional<int64_t> gauge_of(const RunResult& result, std::string_view name) {
+  auto in = [&](const auto& values) -> std::optional<int64_t> {
+    for (const auto& [gauge, value] : named(values))
+      if (gauge == name) return value;
+    return std::nullopt;
+  };
+  if (auto found = in(result.gauges)) return found;
+  if (result.kernel_gauges)
+    if (auto found = in(*result.kernel_gauges)) return found;
+  if (result.observed_gauges) return in(*result.observed_gauges);
+  return std::nullopt;
+}
+
+// An expected red holds its measured values: worse than one of them (the catalogue's direction)
+// is red; better, or a work count that moved, is said so that the line can be brought up to date.
+void hold_to_measured_values(const Expectation& expected, RunResult& result) {
+  std::vector<std::string> worse, moved;
+  for (const auto& [gauge, value] : expected.values) {
+    const std::optional<int64_t> now = gauge_of(result, gauge);
+    if (!now) {
+      worse.push_back(fmt::format("{} {} -> not measured by this run", gauge, value));
+      continue;
+    }
+    const report::Movement movement = report::judge_gauge(gauge, value, *now, {});
+    const std::string change = fmt::format("{} {} -> {} ({})", gauge, value, *now, report::change_text(value, *now));
+    if (movement == report::Movement::Worse) worse.push_back(change);
+    else if (movement != report::Movement::Same) moved.push_back(fmt::format("{} {}", change, report::movement_name(movement)));
+  }
+  if (!worse.empty()) {
+    result.verdict = report::Verdict::Red;
+    result.why = fmt::format("known failure got worse: {} ({}: {})", fmt::join(worse, "; "),
+                             format_location(expected.where), expected.reason);
+  } else if (!moved.empty()) {
+    result.why += fmt::format(" [measured values moved: {}; update {}]", fmt::join(moved, "; "),
+                              format_location(expected.where));
+  }
+}
+
 // An expected failure holds when the run is red on exactly the checks the line names.
 void judge_against(const Expectation& expected, RunResult& result) {
   std::vector<std::string> failed;
@@ -165,7 +204,16 @@ void judge_against(const Expectation& expected, RunResult& result) {
   } else if (result.verdict == report::Verdict::Red && failed == expected.checks) {
     result.verdict = report::Verdict::ExpectedRed;
     result.why = expected.reason;
+    hold_to_measured_values(expected, result);
   }
+}
+
+// The expectations line a run is judged against, under the driver build this process runs on.
+Result<const Expectation*> expectation_for(const RunOptions& options, const std::string& backend,
+                                          const Scenario& scenario) {
+  if (!options.expectations) return nullptr;
+  TIDEMARK_TRY(build, drivers::active_build());
+  return find_expectation(*options.expectations, backend, scenario, build ? build->name : "");
 }
 
 }  // namespace
@@ -193,8 +241,8 @@ Result<std::string> backend_for(const Scenario& scenario, const std::string& cho
   return chosen;
 }
 
-RunResult not_judged(const Scenario& scenario, const RunOptions& options, const std::string& backend,
-                     const Error& why) {
+Result<RunResult> not_judged(const Scenario& scenario, const RunOptions& options, const std::string& backend,
+                             const Error& why) {
   RunResult result;
   result.test_name = test_name(scenario, options.lane.lane, backend);
   result.subject = subject_name(scenario, backend);
@@ -203,9 +251,8 @@ RunResult not_judged(const Scenario& scenario, const RunOptions& options, const 
   result.mutant = options.mutant;
   result.verdict = report::Verdict::NotJudged;
   result.why = why.message;
-  if (options.expectations)
-    if (const Expectation* expected = find_expectation(*options.expectations, backend, scenario))
-      judge_against(*expected, result);
+  TIDEMARK_TRY(expected, expectation_for(options, backend, scenario));
+  if (expected) judge_against(*expected, result);
   return result;
 }
 
@@ -282,9 +329,8 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
         std::all_of(result.outcomes.begin(), result.outcomes.end(), [](const auto& o) { return o.passed; });
     result.verdict = all_passed ? report::Verdict::Green : report::Verdict::Red;
   }
-  if (options.expectations)
-    if (const Expectation* expected = find_expectation(*options.expectations, backend_name, scenario))
-      judge_against(*expected, result);
+  TIDEMARK_TRY(expected, expectation_for(options, backend_name, scenario));
+  if (expected) judge_against(*expected, result);
   if (auto written = write_run_report(result, last.read.image, last.read.trace, log); !written)
     return std::unexpected(written.error());
   return result;

@@ -104,8 +104,8 @@ Result<RunResult> run(const scenario::Scenario& scenario, const RunOptions& opti
 // The result of a run `backend` could not judge (`why`: it lacks what a check reads, a golden
 // does not decode, ...): NotJudged, or an expected red when an expectations line says
 // `not-judged` for it. Nothing ran, so it has no gauges, digest or report folder.
-RunResult not_judged(const scenario::Scenario& scenario, const RunOptions& options, const std::string& backend,
-                     const Error& why);
+Result<RunResult> not_judged(const scenario::Scenario& scenario, const RunOptions& options, const std::string& backend,
+                             const Error& why);
 
 // A result as result.json and the summaries hold it (report/run_record.h); paths absolute.
 report::RunRecord run_record(const RunResult& result);
