@@ -174,9 +174,11 @@ struct ObserveArgs {
 int observe_command(const ObserveArgs& args);
 struct CompareArgs {
   std::vector<std::string> inputs;
-  std::vector<std::string> backends;  // empty: each scenario's own list
+  std::vector<std::string> backends;  // empty: each scenario's own list; BACKEND@BUILD: on a driver build
   std::string expectations;
   std::string report;
+  std::string lane = "monolith";
+  std::vector<std::string> drivers_files;  // the global --drivers: where BACKEND@BUILD finds its build
 };
 int compare_command(const CompareArgs& args);
 // One line per finding; exit 3 when a selected backend lacks something (doctor/doctor.h).

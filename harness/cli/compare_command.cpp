@@ -1,13 +1,15 @@
-// `tidemark compare FILE... [--backend B]... [--expectations F] [--report DIR]`: the library
-// (runner/compare.h) runs the scenarios on each backend; this prints each row and writes
-// compare.json, compare.html (report/compare.h) and the summary.
+// `tidemark compare FILE... [--backend B|B@BUILD]... [--expectations F] [--report DIR]`: the
+// library (runner/compare.h) runs the scenarios on each backend and driver build; this prints each
+// row and writes compare.json, compare.html (report/compare.h) and the summary.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 
 #include "cli/commands.h"
+#include "report/baseline.h"
 #include "report/summary.h"
+#include "runner/build_runs.h"
 #include "runner/compare.h"
 #include "session/builtin_backends.h"
 
@@ -15,16 +17,25 @@ namespace tidemark::cli {
 
 namespace {
 
+// The gauges a person compares first; compare.html and compare.json have every device gauge.
+constexpr std::string_view kShown[] = {"wlivepk", "devallocspk", "devbytespk", "dsetspk", "submits"};
+
 void print_row(const report::CompareRow& row) {
   fmt::print("{}\n", row.scenario);
   for (const auto& cell : row.cells) {
     if (cell.digest.empty()) {  // nothing ran
-      fmt::print("  {:<12} {:<15} {}\n", cell.backend, report::verdict_label(cell.verdict), cell.why);
+      fmt::print("  {:<20} {:<15} {}\n", cell.backend, report::verdict_label(cell.verdict), cell.why);
       continue;
     }
     std::string shown;
-    for (const auto& [name, value] : cell.gauges) shown += fmt::format(" {}={}", name, value);
-    fmt::print("  {:<12} {:<15} pixels {}{}\n", cell.backend, report::verdict_name(cell.verdict), cell.pixel_hash, shown);
+    for (const auto& [name, value] : cell.gauges)
+      if (std::ranges::find(kShown, name) != std::end(kShown)) shown += fmt::format(" {}={}", name, value);
+    fmt::print("  {:<20} {:<15} pixels {}{}\n", cell.backend, report::verdict_name(cell.verdict), cell.pixel_hash, shown);
+    // What differs from the row's first column, and which way.
+    if (!cell.same_pixels) fmt::print("  {:<20}   pixels differ from {}\n", "", row.reference);
+    for (const auto& move : cell.moves)
+      fmt::print("  {:<20}   {:<8} {} {} -> {} ({}) against {}\n", "", report::movement_name(move.movement), move.gauge,
+                 move.baseline, move.now, report::change_text(move.baseline, move.now), row.reference);
   }
 }
 
@@ -33,9 +44,13 @@ void print_row(const report::CompareRow& row) {
 int compare_command(const CompareArgs& args) {
   auto scenarios = load_all(args.inputs);
   if (!scenarios) return report_error(scenarios.error());
-  for (const auto& name : args.backends)
-    if (auto known = session::builtin_backends().lookup(name); !known)
+  for (const auto& column : args.backends) {
+    const auto on_build = runner::backend_on_build(column);
+    if (auto known = session::builtin_backends().lookup(on_build ? on_build->backend : column); !known)
       return report_error({ErrorKind::BadInput, "--backend: " + known.error().message});
+  }
+  auto lane = parse_lane_option(args.lane);
+  if (!lane) return report_error(lane.error());
   std::vector<runner::Expectation> expectations;
   runner::RunOptions options;
   if (!args.expectations.empty()) {
@@ -46,20 +61,23 @@ int compare_command(const CompareArgs& args) {
   }
   options.report_dir = args.report.empty() ? default_report_dir() : std::filesystem::path(args.report);
   options.lane.backends = &session::builtin_backends();
-  auto compared = runner::compare(*scenarios, args.backends, options, print_row);
+  options.lane.lane = *lane;
+  runner::CompareBuilds builds{.expectations = args.expectations};
+  for (const auto& file : args.drivers_files) builds.drivers_files.emplace_back(file);
+  auto compared = runner::compare(*scenarios, args.backends, options, builds, print_row);
   if (!compared) return report_error(compared.error());
   if (auto ok = report::write_comparison(options.report_dir, compared->comparison); !ok) return report_error(ok.error());
   if (auto ok = report::write_summary(options.report_dir, {.command = "compare", .series = "compare"},
-                                      runner::run_records(compared->results));
+                                      compared->records);
       !ok)
     return report_error(ok.error());
   // Every verdict that occurred, counted: a NOT JUDGED cell must show in the last line too.
   std::vector<std::string> counts;
   for (report::Verdict verdict : report::kAllVerdicts) {
-    const auto seen = std::ranges::count_if(compared->results, [&](const auto& result) { return result.verdict == verdict; });
+    const auto seen = std::ranges::count_if(compared->records, [&](const auto& record) { return record.verdict == verdict; });
     if (seen > 0) counts.push_back(fmt::format("{} {}", seen, report::verdict_name(verdict)));
   }
-  fmt::print("compare: {} cells ({}); {}\n", compared->results.size(), fmt::join(counts, ", "),
+  fmt::print("compare: {} cells ({}); {}\n", compared->records.size(), fmt::join(counts, ", "),
              std::filesystem::absolute(options.report_dir / "compare.html").string());
   return compared->failed ? kRed : kGreen;
 }

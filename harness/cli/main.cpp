@@ -188,10 +188,12 @@ int main(int argc, char** argv) {
   auto* compare = app.add_subcommand("compare", "the same scenarios on each backend side by side: verdicts, device "
                                                 "gauges, image hashes (terminal, compare.html)");
   add_paths(*compare, compared.inputs);
-  compare->add_option("--backend", compared.backends, "a backend to run on (repeatable; default: each scenario's "
-                                                      "backends: list)");
+  compare->add_option("--backend", compared.backends, "a backend to run on, or BACKEND@BUILD on a driver build of "
+                                                      "the drivers files (repeatable; default: each scenario's "
+                                                      "backends: list); each column is held to the first")->allow_extra_args(false);
   compare->add_option("--expectations", compared.expectations, "known failures (expectations.txt)");
   compare->add_option("--report", compared.report, "report folder (default reports/run-<time>)");
+  compare->add_option("--lane", compared.lane, "the lane every column runs in (default monolith)");
   ObserveArgs observed;
   auto* observe = app.add_subcommand("observe", "run a program (and every process it starts) under "
                                                 "VK_LAYER_TIDEMARK_observe and a model host each; print their gauges, "
@@ -222,10 +224,12 @@ int main(int argc, char** argv) {
                                               "is missing (exit 3 when a selected backend lacks something)");
   doctor->add_option("--backend", doctor_backends, "a backend to be able to run (repeatable; default: look at "
                                                    "every one, require none)")->allow_extra_args(false);
-  std::string driver, drivers_file = "drivers.yaml";
+  std::string driver;
+  std::vector<std::string> drivers_files = {"drivers.yaml"};
   app.add_option("--driver", driver, "run on this build of the driver, named in the drivers file: tidemark starts "
                                      "again under its environment and refuses a driver that reports another identity");
-  app.add_option("--drivers", drivers_file, "the drivers file naming the builds (default drivers.yaml)");
+  app.add_option("--drivers", drivers_files, "a drivers file naming builds (repeatable; default drivers.yaml)")
+      ->allow_extra_args(false);
   bool quiet = false, verbose = false;
   app.add_flag("-q,--quiet", quiet, "print only what failed and the last line; no progress line")->excludes(
       app.add_flag("-v,--verbose", verbose, "also print every check that passed"));
@@ -255,8 +259,22 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? kGreen : kBadInput;
   }
-  if (!driver.empty())
-    if (auto entered = tidemark::drivers::run_under(drivers_file, driver, argv); !entered) return report_error(entered.error());
+  // `run --backend gl@NAME` is `--driver NAME run --backend gl`: one process is one build.
+  for (LaneArgs* lane : {&run.lane, &replay.lane}) {
+    const size_t at = lane->backend.find('@');
+    if (at == std::string::npos) continue;
+    const std::string build = lane->backend.substr(at + 1);
+    if (!driver.empty() && driver != build)
+      return report_error({ErrorKind::BadInput, fmt::format("--backend {}: expected the build --driver names ({}), found {}",
+                                                            lane->backend, driver, build)});
+    driver = build;
+    lane->backend.resize(at);
+  }
+  compared.drivers_files = drivers_files;
+  if (!driver.empty()) {
+    const std::vector<std::filesystem::path> files(drivers_files.begin(), drivers_files.end());
+    if (auto entered = tidemark::drivers::run_under(files, driver, argv); !entered) return report_error(entered.error());
+  }
   // Errors are values inside the library; anything thrown past it (memory exhausted, a
   // library's exception) still ends in one line and exit 4, never an abort.
   try {

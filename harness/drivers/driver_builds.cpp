@@ -1,6 +1,7 @@
 #include "drivers/driver_builds.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -228,14 +229,22 @@ Status enter(const DriverBuilds& builds, const DriverBuild& build, char** argv) 
 
 }  // namespace
 
-Status run_under(const fs::path& file, std::string_view name, char** argv) {
+Result<fs::path> file_naming(const std::vector<fs::path>& files, std::string_view name) {
+  std::vector<std::string> paths, names;
+  for (const auto& file : files) {
+    TIDEMARK_TRY(builds, load_driver_builds(file));
+    if (builds.find(name)) return builds.file;
+    paths.push_back(file.string());
+    for (const auto& each : builds.builds) names.push_back(each.name);
+  }
+  return fail(ErrorKind::BadInput, fmt::format("--driver: expected a build of {} ({}), found '{}'", fmt::join(paths, ", "),
+                                               fmt::join(names, ", "), name));
+}
+
+Status run_under(const std::vector<fs::path>& files, std::string_view name, char** argv) {
+  TIDEMARK_TRY(file, file_naming(files, name));
   TIDEMARK_TRY(builds, load_driver_builds(file));
   const DriverBuild* build = builds.find(name);
-  if (!build) {
-    std::string names;
-    for (const auto& each : builds.builds) names += (names.empty() ? "" : ", ") + each.name;
-    return fail(ErrorKind::BadInput, fmt::format("--driver: expected a build of {} ({}), found '{}'", file.string(), names, name));
-  }
   const char* active = std::getenv(kDriverVariable);
   const char* active_file = std::getenv(kDriversFileVariable);
   if (active && active_file && name == active && builds.file == fs::path(active_file)) return {};

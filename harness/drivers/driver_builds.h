@@ -56,11 +56,15 @@ const std::vector<std::string>& driver_variables();
 std::vector<std::string> environment_for(const DriverBuilds& builds, const DriverBuild& build,
                                          const std::vector<std::string>& current);
 
-// Makes this process one of the build `name` of the drivers file `file`: unless it already is
-// (TIDEMARK_DRIVER and TIDEMARK_DRIVERS_FILE say so), re-executes this program with the same
-// arguments under the build's environment, and returns only on failure (a file or name that is
-// not there is bad input).
-Status run_under(const std::filesystem::path& file, std::string_view name, char** argv);
+// The first of the drivers files `files` that names build `name` (absolute); none: bad input
+// naming every build they have.
+Result<std::filesystem::path> file_naming(const std::vector<std::filesystem::path>& files, std::string_view name);
+
+// Makes this process the build `name` of the first of the drivers files `files` that names it:
+// unless it already is (TIDEMARK_DRIVER and TIDEMARK_DRIVERS_FILE say so), re-executes this
+// program with the same arguments under the build's environment, and returns only on failure (a
+// file or name that is not there is bad input).
+Status run_under(const std::vector<std::filesystem::path>& files, std::string_view name, char** argv);
 
 // The build this process runs under (TIDEMARK_DRIVER and TIDEMARK_DRIVERS_FILE), if any.
 Result<std::optional<DriverBuild>> active_build();

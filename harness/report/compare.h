@@ -1,6 +1,8 @@
-// `tidemark compare`'s document: the same scenarios on each backend side by side, a row per
-// scenario and a cell per backend (its verdict, the device gauges every backend gives, the
-// image's hash). One type, written as compare.json and read by a person as compare.html.
+// `tidemark compare`'s document: the same scenarios on each backend (or driver build) side by
+// side, a row per scenario and a cell per column (its verdict, every device gauge, the image's
+// hash), each cell's differences from the row's first judged cell marked with which way they went
+// (the gauge catalogue's direction). One type, written as compare.json and read by a person as
+// compare.html.
 #pragma once
 
 #include <cstdint>
@@ -21,14 +23,20 @@ struct CompareCell {
   Verdict verdict = Verdict::NotJudged;
   std::string why;  // not judged: why (an expected red: the expectations line's reason)
   std::string pixel_hash, digest;
-  std::vector<std::pair<std::string, int64_t>> gauges;  // the columns every backend with device gauges gives
+  std::vector<std::pair<std::string, int64_t>> gauges;  // every device gauge, in catalogue order
   std::vector<std::string> failed;                      // "check: detail" of each failed check
+  std::vector<GaugeMove> moves;  // the gauges that differ from the reference cell's (baseline = its value)
+  bool same_pixels = true;       // the image's hash is the reference cell's
 };
 
 struct CompareRow {
-  std::string scenario;  // group/name
+  std::string scenario;   // group/name
+  std::string reference;  // the column the others are held to: the first that ran
   std::vector<CompareCell> cells;
 };
+
+// Fills `reference`, and each other cell's moves and same_pixels, against the row's first cell that ran.
+void mark_differences(CompareRow& row);
 
 struct Comparison {
   std::vector<CompareRow> rows;

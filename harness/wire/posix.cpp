@@ -237,6 +237,7 @@ Result<ChildProcess> ChildProcess::spawn(const Options& options) {
     }
     if (out_write && ::dup2(out_write.get(), 1) < 0) ::_exit(127);
     if (err_file && ::dup2(err_file.get(), 2) < 0) ::_exit(127);
+    if (err_file && options.stdout_too && !out_write && ::dup2(err_file.get(), 1) < 0) ::_exit(127);
     ::execve(options.program.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }

@@ -80,6 +80,7 @@ class ChildProcess {
     int pass_fd = -1;        // becomes fd 3 in the child
     bool capture_stdout = false;
     std::string stderr_path;  // append the child's stderr here; empty: inherit ours
+    bool stdout_too = false;  // with stderr_path and no capture: its stdout goes there as well
   };
 
   static Result<ChildProcess> spawn(const Options& options);
