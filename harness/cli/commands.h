@@ -181,6 +181,16 @@ struct CompareArgs {
   std::vector<std::string> drivers_files;  // the global --drivers: where BACKEND@BUILD finds its build
 };
 int compare_command(const CompareArgs& args);
+
+struct RebaseArgs {
+  std::string report;
+  std::string baseline;
+  std::string expectations;
+  std::string ledger;
+  bool goldens = false;
+  bool dry_run = false;
+};
+int rebase_command(const RebaseArgs& args);
 // One line per finding; exit 3 when a selected backend lacks something (doctor/doctor.h).
 int doctor_command(const std::vector<std::string>& backends);
 int lint_command(const std::vector<std::string>& inputs, const std::string& expectations);

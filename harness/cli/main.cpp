@@ -194,6 +194,17 @@ int main(int argc, char** argv) {
   compare->add_option("--expectations", compared.expectations, "known failures (expectations.txt)");
   compare->add_option("--report", compared.report, "report folder (default reports/run-<time>)");
   compare->add_option("--lane", compared.lane, "the lane every column runs in (default monolith)");
+  RebaseArgs rebased;
+  auto* rebase = app.add_subcommand("rebase", "after a reviewed change, bring the baseline, the expectations' measured "
+                                              "values, the ledger and the goldens up to a report folder (refused when "
+                                              "it is incomplete, has an unexpected red, or its scenarios changed)");
+  rebase->add_option("report", rebased.report, "a report folder (summary.json, red-once.json), e.g. a CI artifact")->required();
+  rebase->add_option("--baseline", rebased.baseline, "the baseline folder whose summary.json becomes the report's runs");
+  rebase->add_option("--expectations", rebased.expectations, "rewrite the measured values of the lines the report's "
+                                                             "known failures matched");
+  rebase->add_option("--ledger", rebased.ledger, "replace the lines of what the report's red-once measured");
+  rebase->add_flag("--goldens", rebased.goldens, "rewrite each golden image the report's runs drew otherwise");
+  rebase->add_flag("--dry-run", rebased.dry_run, "print what would change; write nothing");
   ObserveArgs observed;
   auto* observe = app.add_subcommand("observe", "run a program (and every process it starts) under "
                                                 "VK_LAYER_TIDEMARK_observe and a model host each; print their gauges, "
@@ -247,6 +258,7 @@ int main(int argc, char** argv) {
       {add_reduce(app, reduce), [&] { return reduce_command(reduce); }},
       {lint, [&] { return lint_command(lint_inputs, lint_expectations); }},
       {compare, [&] { return compare_command(compared); }},
+      {rebase, [&] { return rebase_command(rebased); }},
       {mutants, [] { return mutants_command(); }},
       {backends, [] { return backends_command(); }},
       {observe, [&] { return observe_command(observed); }},

@@ -80,6 +80,7 @@ nlohmann::json to_json(const RunRecord& record) {
   json["test"] = record.test;
   json["subject"] = record.subject;
   json["file"] = record.file;
+  if (!record.scenario_hash.empty()) json["scenario_hash"] = record.scenario_hash;
   if (!record.dir.empty()) json["dir"] = record.dir;
   if (!record.series.empty()) json["series"] = record.series;
   if (!record.mutant.empty()) json["mutant"] = record.mutant;
@@ -128,6 +129,7 @@ void read_record(JsonFields& fields, RunRecord& record) {
   record.test = fields.take<std::string>("test");
   record.subject = fields.take<std::string>("subject");
   record.file = fields.take<std::string>("file");
+  record.scenario_hash = fields.take_optional<std::string>("scenario_hash").value_or("");
   record.dir = fields.take_optional<std::string>("dir").value_or("");
   record.series = fields.take_optional<std::string>("series").value_or("");
   record.mutant = fields.take_optional<std::string>("mutant").value_or("");

@@ -88,6 +88,7 @@ struct RunRecord {
   std::string test;     // Magma.<Lane>.<Group>.<name>[@backend]
   std::string subject;  // group/name[@backend]
   std::string file;     // the scenario file
+  std::string scenario_hash;  // of the scenario file's bytes when it ran (XXH3), or empty
   std::string dir;      // the run's report folder (absolute in result.json, relative in a summary), or empty
   std::string series;   // in a summary: what was run apart from the shard ("run lane=spawn")
   std::string mutant;   // red-once's fault, or empty

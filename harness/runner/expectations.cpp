@@ -96,7 +96,11 @@ Result<std::vector<Expectation>> parse_expectations(std::string_view text, const
 
 const Expectation* find_expectation(const std::vector<Expectation>& expectations, const std::string& backend,
                                     const scenario::Scenario& scenario, const std::string& build) {
-  const std::string id = scenario.id();
+  return find_expectation(expectations, backend, scenario.id(), build);
+}
+
+const Expectation* find_expectation(const std::vector<Expectation>& expectations, const std::string& backend,
+                                    const std::string& id, const std::string& build) {
   const Expectation* any_build = nullptr;
   for (const auto& e : expectations) {
     if (e.backend != backend || e.scenario != id) continue;

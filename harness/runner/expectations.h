@@ -49,6 +49,9 @@ Result<std::vector<Expectation>> parse_expectations(std::string_view text, const
 // line, else the line for any build.
 const Expectation* find_expectation(const std::vector<Expectation>& expectations, const std::string& backend,
                                     const scenario::Scenario& scenario, const std::string& build);
+// The same by the scenario's id (group/name).
+const Expectation* find_expectation(const std::vector<Expectation>& expectations, const std::string& backend,
+                                    const std::string& scenario_id, const std::string& build);
 // Lint: each line names a scenario of the set and checks it has (or `not-judged`), on a backend
 // of `backends` that the scenario lists or that stands in for one it lists (gl-native for gl).
 Status check_expectations(const std::vector<Expectation>& expectations,

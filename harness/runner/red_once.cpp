@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/digest.h"
 #include "core/files.h"
+#include "report/red_once_record.h"
 
 #include <algorithm>
 #include <fstream>
@@ -157,14 +159,18 @@ Result<std::vector<std::string>> read_ledger(const std::filesystem::path& file) 
   return lines;
 }
 
-Status write_ledger(const std::filesystem::path& file, std::vector<std::string> lines) {
+std::string ledger_text(std::vector<std::string> lines) {
   std::sort(lines.begin(), lines.end());
   lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
   std::string text =
       "# Red-once ledger: scenario | control | lane | check | red value | green value.\n"
       "# Written by `tidemark red-once --update-ledger`; CTest (label red-once) fails on drift.\n";
   for (const auto& line : lines) text += line + '\n';
-  return write_file_atomically(file, text);
+  return text;
+}
+
+Status write_ledger(const std::filesystem::path& file, std::vector<std::string> lines) {
+  return write_file_atomically(file, ledger_text(std::move(lines)));
 }
 
 bool covers(const RedOnceReport& report, const std::string& ledger_line) {
@@ -195,36 +201,52 @@ std::vector<std::string> ledger_drift(const RedOnceReport& report, const std::ve
   return problems;
 }
 
+std::vector<std::string> replace_ledger_lines(const std::vector<std::string>& ledger,
+                                              const std::vector<RedOnceReport>& measured, std::vector<std::string> lines) {
+  for (const auto& line : ledger)
+    if (std::none_of(measured.begin(), measured.end(), [&](const auto& again) { return covers(again, line); }))
+      lines.push_back(line);
+  return lines;
+}
+
 Result<RedOnceSet> red_once_set(const std::vector<scenario::Scenario>& scenarios, const RedOnceSetOptions& options) {
   TIDEMARK_TRY(ledger, read_ledger(options.ledger));
   RedOnceSet set{.scenarios = scenarios.size()};
   std::vector<std::string> updated;
   std::vector<RedOnceReport> measured;  // scenario and lanes only: which ledger lines were measured again
+  report::RedOnceDocument document;  // red-once.json: what `rebase` brings a ledger up to
   for (const auto& scenario : scenarios) {
     if (options.on_start) options.on_start(scenario);
     RedOnceReport report;
+    report::RedOnceRecord& record = document.scenarios.emplace_back();
+    record.file = scenario.file.string();
+    if (auto text = read_file_if_present(scenario.file, "scenario"); text && *text) record.scenario_hash = trace_hash(**text);
     if (scenario.controls.empty()) {
       report.scenario = scenario.id();
       report.problems.push_back("no controls (a green that never went red proves nothing)");
     } else {
       TIDEMARK_TRY(ran, red_once(scenario, options.run));
       report = std::move(ran);
+      record.problems = report.problems;
       if (!options.update_ledger)
         for (auto& drift : ledger_drift(report, ledger)) report.problems.push_back("ledger drift: " + drift);
       auto lines = ledger_lines(report);
+      record.lines = lines;
       updated.insert(updated.end(), lines.begin(), lines.end());
       measured.push_back({.scenario = report.scenario, .lanes = report.lanes});
     }
+    record.scenario = report.scenario;
+    record.lanes = report.lanes;
+    if (scenario.controls.empty()) record.problems = report.problems;
     if (!report.passed()) ++set.failed;
     if (options.on_done) options.on_done(report);
   }
+  if (!options.run.report_dir.empty()) {
+    TIDEMARK_CHECK(make_directories(options.run.report_dir));
+    TIDEMARK_CHECK(report::write_red_once_document(options.run.report_dir / "red-once.json", document));
+  }
   if (options.update_ledger) {
-    for (const auto& line : ledger) {
-      bool replaced = false;
-      for (const auto& again : measured) replaced = replaced || covers(again, line);
-      if (!replaced) updated.push_back(line);
-    }
-    TIDEMARK_CHECK(write_ledger(options.ledger, std::move(updated)));
+    TIDEMARK_CHECK(write_ledger(options.ledger, replace_ledger_lines(ledger, measured, std::move(updated))));
     set.ledger_written = true;
   }
   return set;

@@ -56,14 +56,20 @@ Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnce
 std::vector<std::string> ledger_lines(const RedOnceReport& report);
 Result<std::vector<std::string>> read_ledger(const std::filesystem::path& file);
 Status write_ledger(const std::filesystem::path& file, std::vector<std::string> lines);
+// The ledger file's text: its header, then the lines sorted, each once.
+std::string ledger_text(std::vector<std::string> lines);
 // Whether a ledger line is the report's to judge or replace: its scenario, in a lane it ran in.
 bool covers(const RedOnceReport& report, const std::string& ledger_line);
+// The ledger with the lines `measured` covers (their scenarios, in the lanes they ran) replaced by `lines`.
+std::vector<std::string> replace_ledger_lines(const std::vector<std::string>& ledger,
+                                              const std::vector<RedOnceReport>& measured, std::vector<std::string> lines);
 // Problems where the report's lines differ from the ledger's lines it covers.
 std::vector<std::string> ledger_drift(const RedOnceReport& report, const std::vector<std::string>& ledger);
 
 // Red-once over a set against its ledger: a scenario without controls fails (a green that never
 // went red proves nothing), a ledger line that drifted is a problem; with `update_ledger` the
-// ledger is rewritten instead, its lines of the scenarios and lanes measured replaced.
+// ledger is rewritten instead, its lines of the scenarios and lanes measured replaced. With a
+// report folder, what was measured is written there as red-once.json (report/red_once_record.h).
 struct RedOnceSetOptions {
   RedOnceOptions run;
   std::filesystem::path ledger;

@@ -1,6 +1,7 @@
 #include "runner/report.h"
 
 #include "check/png.h"
+#include "core/digest.h"
 #include "core/files.h"
 
 namespace tidemark::runner {
@@ -18,6 +19,7 @@ report::RunRecord run_record(const RunResult& result) {
       .test = result.test_name,
       .subject = result.subject,
       .file = result.file.string(),
+      .scenario_hash = {},
       .dir = result.report_dir.empty() ? std::string() : absolute(result.report_dir),
       .series = {},
       .mutant = result.mutant,
@@ -43,6 +45,8 @@ report::RunRecord run_record(const RunResult& result) {
   };
   if (result.kernel_gauges) record.kernel_gauges = values(*result.kernel_gauges);
   if (result.observed_gauges) record.observed_gauges = values(*result.observed_gauges);
+  // The scenario as it was when it ran: `rebase` refuses a report whose scenarios changed since.
+  if (auto text = read_file_if_present(result.file, "scenario"); text && *text) record.scenario_hash = trace_hash(**text);
   for (const auto& outcome : result.outcomes) {
     report::CheckRecord check{.id = outcome.id.str(),
                               .kind = std::string(scenario::to_string(outcome.id.kind)),

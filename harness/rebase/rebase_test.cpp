@@ -1,0 +1,134 @@
+// rebase refuses what it must not bring anything up to, and rewrites only what moved.
+#include "rebase/rebase.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/digest.h"
+#include "report/summary.h"
+
+namespace tidemark::rebase {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Folder {
+  fs::path root = fs::path(::testing::TempDir()) / ("rebase-" + std::to_string(::getpid()) + "-" +
+                                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  Folder() {
+    fs::remove_all(root);
+    fs::create_directories(root / "report" / "run");
+  }
+  ~Folder() { fs::remove_all(root); }
+  fs::path write(const std::string& name, const std::string& text) const {
+    std::ofstream(root / name, std::ios::binary) << text;
+    return root / name;
+  }
+  std::string read(const std::string& name) const {
+    std::ifstream in(root / name, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+};
+
+constexpr const char* kScenario = "name: two\ngroup: portable\n";  // only its bytes matter here
+
+// A report of one known failure of `gl` on portable/two that measured devbytespk = `measured`.
+void report(const Folder& folder, report::Verdict verdict, int64_t measured, bool hash = true) {
+  const fs::path scenario = folder.write("two.yaml", kScenario);
+  folder.write("report/run/result.json", "{}");
+  report::RunRecord record;
+  record.test = "Magma.Monolith.Portable.two@gl";
+  record.subject = "portable/two@gl";
+  record.file = scenario.string();
+  record.scenario_hash = hash ? trace_hash(kScenario) : "";
+  record.dir = (folder.root / "report" / "run").string();
+  record.backend = "gl";
+  record.driver = "mesa-25.0.7: OpenGL ES 3.2 Mesa 25.0.7";
+  record.verdict = verdict;
+  record.gauges = {{"devbytespk", measured}};
+  ASSERT_TRUE(report::write_summary(folder.root / "report", {.command = "run", .series = "run lane=monolith"}, {record}));
+}
+
+constexpr const char* kExpectations =
+    "# known failures\n"
+    "gl              portable/two  gauge[0]  devbytespk=218103808  # any build\n"
+    "gl@mesa-25.0.7  portable/two  gauge[0]  devbytespk=213909504 wlivepk=3  # the newer build\n";
+
+TEST(Rebase, TheLineTheKnownFailureMatchedTakesItsMeasuredValueAndNoOtherLineMoves) {
+  Folder folder;
+  report(folder, report::Verdict::ExpectedRed, 209715200);
+  const fs::path expectations = folder.write("expectations.txt", kExpectations);
+  auto dry = rebase(folder.root / "report", {.expectations = expectations, .dry_run = true});
+  ASSERT_TRUE(dry) << dry.error().message;
+  ASSERT_EQ(dry->size(), 1u);
+  EXPECT_EQ(folder.read("expectations.txt"), kExpectations) << "a dry run wrote";
+  auto done = rebase(folder.root / "report", {.expectations = expectations});
+  ASSERT_TRUE(done) << done.error().message;
+  EXPECT_EQ(folder.read("expectations.txt"),
+            "# known failures\n"
+            "gl              portable/two  gauge[0]  devbytespk=218103808  # any build\n"
+            "gl@mesa-25.0.7  portable/two  gauge[0]  devbytespk=209715200 wlivepk=3  # the newer build\n");
+  EXPECT_EQ((*done)[0].diff.size(), 2u);
+}
+
+TEST(Rebase, AnUnexpectedRedIsRefusedAndNothingIsWritten) {
+  Folder folder;
+  report(folder, report::Verdict::Red, 1);
+  const fs::path expectations = folder.write("expectations.txt", kExpectations);
+  auto refused = rebase(folder.root / "report", {.expectations = expectations});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("Magma.Monolith.Portable.two@gl is RED"), std::string::npos) << refused.error().message;
+  EXPECT_EQ(folder.read("expectations.txt"), kExpectations);
+}
+
+TEST(Rebase, AScenarioThatChangedSinceTheReportIsRefused) {
+  Folder folder;
+  report(folder, report::Verdict::ExpectedRed, 1);
+  folder.write("two.yaml", std::string(kScenario) + "# edited\n");
+  auto refused = rebase(folder.root / "report", {.expectations = folder.write("expectations.txt", kExpectations)});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("changed since the report was made"), std::string::npos) << refused.error().message;
+}
+
+TEST(Rebase, AnIncompleteReportIsRefused) {
+  Folder folder;
+  report(folder, report::Verdict::ExpectedRed, 1);
+  fs::remove(folder.root / "report" / "run" / "result.json");
+  auto refused = rebase(folder.root / "report", {.expectations = folder.write("expectations.txt", kExpectations)});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("has no result.json: the report is incomplete"), std::string::npos)
+      << refused.error().message;
+  auto no_hash = [&] {
+    report(folder, report::Verdict::ExpectedRed, 1, /*hash=*/false);
+    return rebase(folder.root / "report", {.expectations = folder.root / "expectations.txt"});
+  }();
+  ASSERT_FALSE(no_hash);
+  EXPECT_NE(no_hash.error().message.find("no hash of its scenario file"), std::string::npos);
+  auto empty = rebase(folder.root, {.expectations = folder.root / "expectations.txt"});
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.error().message.find("expected a report folder with summary.json"), std::string::npos);
+}
+
+TEST(Rebase, TheBaselineBecomesTheReportsRunsAndTheDiffNamesWhatMoved) {
+  Folder folder;
+  report(folder, report::Verdict::ExpectedRed, 100);
+  auto first = rebase(folder.root / "report", {.baseline = folder.root / "baseline"});
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->at(0).diff, std::vector<std::string>{"+ a new baseline of 1 runs"});
+  report(folder, report::Verdict::ExpectedRed, 150);
+  auto second = rebase(folder.root / "report", {.baseline = folder.root / "baseline"});
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(second->at(0).diff,
+            std::vector<std::string>{"~ Magma.Monolith.Portable.two@gl: devbytespk 100 -> 150 (+50%)"});
+  auto baseline = report::read_summary(folder.root / "baseline" / "summary.json");
+  ASSERT_TRUE(baseline) << baseline.error().message;
+  EXPECT_EQ(baseline->results.at(0).gauges.at("devbytespk"), 150);
+}
+
+}  // namespace
+}  // namespace tidemark::rebase
