@@ -27,6 +27,8 @@ struct DeviceContext {
   // what it counts: a backend that reports nothing of itself reads its gauges here.
   bool layer = false;
   std::function<ObservedGauges()> observed;
+  // The Vulkan driver beneath, as the layer read it at vkCreateDevice ("llvmpipe Mesa 25.0.7 (...)").
+  std::function<std::string()> vulkan_driver;
 };
 
 // The note a backend on a real driver gives once it started: what the driver says it is, and the

@@ -361,15 +361,16 @@ Result<std::unique_ptr<api::Device>> create_gl_device(GlDriver driver, const api
   }
   // A run on a named driver build (tidemark --driver) holds the driver to the build's identity
   // before the first step: what it reports, and which libraries this process really mapped.
+  const std::string vulkan = context.vulkan_driver ? context.vulkan_driver() : std::string();
   TIDEMARK_TRY(build, drivers::active_build());
   if (build && driver != GlDriver::Llvmpipe) {
     TIDEMARK_CHECK(drivers::check_identity(*build, {.gl_version = version, .gl_renderer = renderer,
-                                                    .mapped = drivers::mapped_files()}));
+                                                    .vulkan_driver = vulkan, .mapped = drivers::mapped_files()}));
     if (context.log) context.log(fmt::format("gl: driver build '{}' as named", build->name));
   }
   if (context.log)
-    context.log(fmt::format("{}{}{} on {}", api::kDriverNote, build ? fmt::format("{}: ", build->name) : "", version,
-                            renderer));
+    context.log(fmt::format("{}{}{} on {}{}", api::kDriverNote, build ? fmt::format("{}: ", build->name) : "", version,
+                            renderer, vulkan.empty() ? "" : "; Vulkan: " + vulkan));
   return backend;
 }
 

@@ -73,13 +73,15 @@ Result<fs::path> existing_folder(const yaml::Reader& read, const yaml::Value& va
 }
 
 Result<Identity> identity_of(const yaml::Reader& read, const yaml::Value& value) {
-  TIDEMARK_TRY(fields, read.fields(value, "a driver's identity", {"gl_version", "gl_renderer", "mapped"}));
+  TIDEMARK_TRY(fields, read.fields(value, "a driver's identity", {"gl_version", "gl_renderer", "vulkan_driver", "mapped"}));
   Identity identity;
   auto text_pattern = [&](std::string_view what) {
     return [&read, what](const yaml::Value& v) { return pattern(read, v, what); };
   };
   TIDEMARK_CHECK(yaml::optional(fields, "gl_version", identity.gl_version, text_pattern("a pattern for GL_VERSION")));
   TIDEMARK_CHECK(yaml::optional(fields, "gl_renderer", identity.gl_renderer, text_pattern("a pattern for GL_RENDERER")));
+  TIDEMARK_CHECK(yaml::optional(fields, "vulkan_driver", identity.vulkan_driver,
+                                text_pattern("a pattern for the Vulkan driver's name, version text and device")));
   if (auto mapped = fields.optional("mapped")) {
     TIDEMARK_TRY(items, read.non_empty_list(*mapped, "a list of library file names such as libvulkan_lvp.so"));
     for (const auto& item : items) {
@@ -89,8 +91,9 @@ Result<Identity> identity_of(const yaml::Reader& read, const yaml::Value& value)
       identity.mapped.push_back(name);
     }
   }
-  if (!identity.gl_version && !identity.gl_renderer && identity.mapped.empty())
-    return yaml::error_at(value.where, "at least one of gl_version, gl_renderer or mapped (a build must be told apart)",
+  if (!identity.gl_version && !identity.gl_renderer && !identity.vulkan_driver && identity.mapped.empty())
+    return yaml::error_at(value.where, "at least one of gl_version, gl_renderer, vulkan_driver or mapped (a build must be "
+                                       "told apart)",
                           "none");
   return identity;
 }
@@ -302,6 +305,7 @@ Status check_identity(const DriverBuild& build, const Reported& reported) {
   };
   text(build.identity.gl_version, reported.gl_version, "GL_VERSION");
   text(build.identity.gl_renderer, reported.gl_renderer, "GL_RENDERER");
+  text(build.identity.vulkan_driver, reported.vulkan_driver, "the Vulkan driver");
   for (const auto& library : build.identity.mapped) {
     std::vector<std::string> from;
     bool right = false;

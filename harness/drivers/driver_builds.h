@@ -22,6 +22,9 @@ namespace tidemark::drivers {
 struct Identity {
   std::optional<std::string> gl_version;          // GL_VERSION ("OpenGL ES 3.2 Mesa 25.0.7-2~bpo12+1")
   std::optional<std::string> gl_renderer;         // GL_RENDERER ("zink Vulkan 1.4(llvmpipe ...)")
+  // The Vulkan driver beneath, as the Tidemark layer read it at vkCreateDevice: its driver name,
+  // version text and device ("llvmpipe Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6) (llvmpipe (LLVM ...))").
+  std::optional<std::string> vulkan_driver;
   // Library file names (libvulkan_lvp.so; a versioned file such as libEGL_mesa.so.0.0.0 is
   // libEGL_mesa.so.0 as well) that must be mapped into the process, each from one of
   // the build's library_path folders (from outside them when the build names none: the system's).
@@ -71,6 +74,7 @@ Result<std::optional<DriverBuild>> active_build();
 
 struct Reported {
   std::string gl_version, gl_renderer;
+  std::string vulkan_driver;  // empty: no layer beneath, or it could not say
   std::vector<std::filesystem::path> mapped;  // every file this process has mapped
 };
 

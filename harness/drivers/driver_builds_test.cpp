@@ -83,7 +83,7 @@ TEST_F(DriversFile, BadEntriesAreNamedAtTheirPlace) {
             "1:9: expected a build name of lower-case letters, digits and '.-+_' (such as mesa-25.0.7), found 'A b'");
   EXPECT_EQ(error("- name: a\n"), "1:3: expected field 'identity' in a driver build, found none");
   EXPECT_EQ(error("- name: a\n  identity: {}\n"),
-            "2:13: expected at least one of gl_version, gl_renderer or mapped (a build must be told apart), found none");
+            "2:13: expected at least one of gl_version, gl_renderer, vulkan_driver or mapped (a build must be told apart), found none");
   EXPECT_EQ(error("- name: a\n  identity: {gl_version: '('}\n").substr(0, 60),
             "2:26: expected a pattern for GL_VERSION (an ECMAScript regul");
   EXPECT_EQ(error("- name: a\n  identity: {mapped: [lib/x.so]}\n"),
@@ -150,6 +150,18 @@ TEST_F(DriversFile, TheIdentityHoldsOnlyForTheBuildNamed) {
   Reported both = ok;
   both.mapped.push_back("/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so");
   EXPECT_FALSE(check_identity(newer, both));
+
+  // The Vulkan driver the layer read, held to its pattern when the build names one.
+  DriverBuild by_vulkan = newer;
+  by_vulkan.identity.vulkan_driver = "^llvmpipe Mesa 25\\.0\\.7";
+  Reported vulkan = ok;
+  vulkan.vulkan_driver = "llvmpipe Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6) (llvmpipe (LLVM 15.0.6, 256 bits))";
+  EXPECT_TRUE(check_identity(by_vulkan, vulkan));
+  vulkan.vulkan_driver = "llvmpipe Mesa 22.3.6 (LLVM 15.0.6) (llvmpipe (LLVM 15.0.6, 256 bits))";
+  auto other_vulkan = check_identity(by_vulkan, vulkan);
+  ASSERT_FALSE(other_vulkan);
+  EXPECT_NE(other_vulkan.error().message.find("the Vulkan driver 'llvmpipe Mesa 22.3.6"), std::string::npos)
+      << other_vulkan.error().message;
 
   // The system's build: its strings, and libraries from the system's folders only.
   Reported older{.gl_version = "OpenGL ES 3.2 Mesa 22.3.6", .gl_renderer = "zink (llvmpipe (LLVM 15.0.6, 256 bits))",

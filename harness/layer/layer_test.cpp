@@ -149,6 +149,18 @@ struct Observed {
   Attachment attachment;
 };
 
+// Check that the layer says which Vulkan driver is beneath the attachment's device (lavapipe
+// here), and nothing before a device was made.
+TEST(Layer, NamesTheVulkanDriverBeneathTheFirstDevice) {
+  Observed observed;
+  EXPECT_EQ(observed.attachment.driver(), "");
+  Program p;
+  ASSERT_TRUE(p.up());
+  const std::string driver = observed.attachment.driver();
+  EXPECT_TRUE(driver.starts_with("llvmpipe Mesa ")) << driver;
+  EXPECT_NE(driver.find("(llvmpipe (LLVM"), std::string::npos) << driver;
+}
+
 TEST(Layer, CountsTheObjectsAProgramMakesAndFreesExactly) {
   Observed observed;
   {

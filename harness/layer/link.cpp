@@ -79,6 +79,7 @@ Result<Library> Library::open(const std::filesystem::path& dir) {
   library.attach = reinterpret_cast<PFN_tidemarkLayerAttach>(::dlsym(handle, "tidemarkLayerAttach"));
   library.detach = reinterpret_cast<PFN_tidemarkLayerDetach>(::dlsym(handle, "tidemarkLayerDetach"));
   library.gauges = reinterpret_cast<PFN_tidemarkLayerGauges>(::dlsym(handle, "tidemarkLayerGauges"));
+  library.driver = reinterpret_cast<PFN_tidemarkLayerDriver>(::dlsym(handle, "tidemarkLayerDriver"));
   if (!library.attach || !library.detach || !library.gauges)
     return fail(ErrorKind::Environment, fmt::format("{} is not the Tidemark layer this build expects (no "
                                                     "tidemarkLayerAttach)", file.string()));
@@ -94,6 +95,12 @@ TidemarkLayerGauges Attachment::gauges() const {
   TidemarkLayerGauges g{};
   library_.gauges(id_, &g);
   return g;
+}
+
+std::string Attachment::driver() const {
+  TidemarkLayerDriver d{};
+  if (!library_.driver || library_.driver(id_, &d) == 0) return {};
+  return fmt::format("{} {} ({})", d.driver_name, d.driver_info, d.device_name);
 }
 
 uint32_t Attachment::devices() const {

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <string>
 
 #include "core/error.h"
 #include "core/gauges.h"
@@ -27,6 +28,7 @@ class Library {
   PFN_tidemarkLayerAttach attach = nullptr;
   PFN_tidemarkLayerDetach detach = nullptr;
   PFN_tidemarkLayerGauges gauges = nullptr;
+  PFN_tidemarkLayerDriver driver = nullptr;  // null: a layer older than the entry
 
  private:
   struct Close {
@@ -47,6 +49,9 @@ class Attachment {
   Attachment& operator=(const Attachment&) = delete;
   TidemarkLayerGauges gauges() const;
   uint32_t devices() const;
+  // The Vulkan driver beneath its first device, as "driverName driverInfo (deviceName)"; empty
+  // when no device was made yet or the layer cannot say.
+  std::string driver() const;
 
  private:
   Library library_;

@@ -53,7 +53,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* info, 
   auto create = reinterpret_cast<PFN_vkCreateInstance>(next_get(VK_NULL_HANDLE, "vkCreateInstance"));
   VkResult result = create(info, allocator, instance);
   if (result != VK_SUCCESS) return result;
-  InstanceTable table{next_get, reinterpret_cast<PFN_vkDestroyInstance>(next_get(*instance, "vkDestroyInstance"))};
+  InstanceTable table{next_get, reinterpret_cast<PFN_vkDestroyInstance>(next_get(*instance, "vkDestroyInstance")),
+                      *instance};
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
   o.instances[dispatch_key(*instance)] = table;
@@ -75,6 +76,35 @@ VKAPI_ATTR void VKAPI_CALL DestroyInstance(VkInstance instance, const VkAllocati
 
 // --- device -------------------------------------------------------------------------------
 
+// What the driver beneath `physical` says it is: its name and version text (Vulkan 1.2's driver
+// properties), read once per attachment so a run on a named build can be held to it.
+std::optional<TidemarkLayerDriver> describe_driver(VkPhysicalDevice physical) {
+  InstanceTable table;
+  {
+    Observer& o = Observer::get();
+    std::lock_guard lock(o.mutex);
+    auto found = o.instances.find(dispatch_key(physical));
+    if (found == o.instances.end()) return std::nullopt;
+    table = found->second;
+  }
+  auto properties2 = reinterpret_cast<PFN_vkGetPhysicalDeviceProperties2>(
+      table.get_proc(table.instance, "vkGetPhysicalDeviceProperties2"));
+  if (!properties2) return std::nullopt;
+  VkPhysicalDeviceDriverProperties driver{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceProperties2 properties{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &driver};
+  properties2(physical, &properties);
+  TidemarkLayerDriver out{};
+  out.vendor_id = properties.properties.vendorID;
+  out.device_id = properties.properties.deviceID;
+  out.driver_id = static_cast<uint32_t>(driver.driverID);
+  out.api_version = properties.properties.apiVersion;
+  out.driver_version = properties.properties.driverVersion;
+  std::snprintf(out.device_name, sizeof out.device_name, "%s", properties.properties.deviceName);
+  std::snprintf(out.driver_name, sizeof out.driver_name, "%s", driver.driverName);
+  std::snprintf(out.driver_info, sizeof out.driver_info, "%s", driver.driverInfo);
+  return out;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo* info,
                                             const VkAllocationCallbacks* allocator, VkDevice* device) {
   auto* link = const_cast<VkLayerDeviceCreateInfo*>(device_link(info));
@@ -93,8 +123,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkD
   }
   auto state = std::make_unique<DeviceState>();
   state->next.load(*device, next_get);
+  const std::optional<TidemarkLayerDriver> driver = describe_driver(physical);
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
+  if (o.attached && !o.attached->driver) o.attached->driver = driver;
   state->number = ++o.devices_made;
   state->attachment = o.attached;
   state->settings = o.attached ? o.attached->settings : o.process_settings.value_or(TidemarkLayerSettings{});
@@ -247,6 +279,16 @@ VK_LAYER_EXPORT void tidemarkLayerDetach(uint64_t attachment) {
     found->second->sink.reset();
     o.attachments.erase(found);
   }
+}
+
+VK_LAYER_EXPORT uint32_t tidemarkLayerDriver(uint64_t attachment, TidemarkLayerDriver* driver) {
+  Observer& o = Observer::get();
+  std::lock_guard lock(o.mutex);
+  *driver = {};
+  auto found = o.attachments.find(attachment);
+  if (found == o.attachments.end() || !found->second->driver) return 0;
+  *driver = *found->second->driver;
+  return 1;
 }
 
 VK_LAYER_EXPORT uint32_t tidemarkLayerGauges(uint64_t attachment, TidemarkLayerGauges* gauges) {

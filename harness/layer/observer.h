@@ -102,6 +102,7 @@ struct DeviceTable {
 struct InstanceTable {
   PFN_vkGetInstanceProcAddr get_proc = nullptr;
   PFN_vkDestroyInstance destroy = nullptr;
+  VkInstance instance = VK_NULL_HANDLE;  // for the instance-level queries made at vkCreateDevice
 };
 
 struct Attachment {
@@ -110,6 +111,7 @@ struct Attachment {
   TidemarkLayerSettings settings{};
   int64_t devices = 0;
   TidemarkLayerGauges gone{};  // the summed gauges of its destroyed devices
+  std::optional<TidemarkLayerDriver> driver;  // the driver beneath its first device
 };
 
 struct Memory {

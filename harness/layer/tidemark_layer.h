@@ -86,6 +86,19 @@ typedef void (*PFN_tidemarkLayerDetach)(uint64_t attachment);
 // returns how many devices it had.
 typedef uint32_t (*PFN_tidemarkLayerGauges)(uint64_t attachment, TidemarkLayerGauges* gauges);
 
+// The Vulkan driver beneath an attachment's first device, as it described itself
+// (VkPhysicalDeviceProperties and VkPhysicalDeviceDriverProperties, read at vkCreateDevice): a
+// run on a named driver build is held to it. Strings are NUL-terminated.
+typedef struct TidemarkLayerDriver {
+  uint32_t vendor_id, device_id, driver_id, api_version, driver_version;
+  char device_name[256];
+  char driver_name[256];
+  char driver_info[256];
+} TidemarkLayerDriver;
+// Fills `driver` and returns 1 when a device of the attachment was made (0: none yet). A layer
+// built before this entry lacks the symbol: the host treats that as "not known".
+typedef uint32_t (*PFN_tidemarkLayerDriver)(uint64_t attachment, TidemarkLayerDriver* driver);
+
 // What a process under `tidemark observe` shows while it runs: its folder's `status` file, mapped
 // by the layer and read by the observer (updated with relaxed atomics; a reading is a moment's).
 // Each device's gauges are copied into its slot after each change, so a process that is killed,

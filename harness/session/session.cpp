@@ -77,6 +77,7 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
     session->host_->observe_from(observed);
     context.layer = true;
     context.observed = observed;
+    context.vulkan_driver = [attachment = session->layer_.get()] { return attachment->driver(); };
   }
   context.events = session->host_.get();
   auto device = (*entry)->make(config, context);
