@@ -185,6 +185,17 @@ void hold_to_measured_values(const Expectation& expected, RunResult& result) {
   }
 }
 
+// The last driver note a server wrote to its log, or empty.
+std::string driver_note_in(const std::filesystem::path& server_log) {
+  auto text = read_file_if_present(server_log, "server log");
+  if (!text || !*text) return {};
+  const std::string marker = fmt::format("]: {}", api::kDriverNote);
+  const size_t at = (*text)->rfind(marker);
+  if (at == std::string::npos) return {};
+  const size_t from = at + marker.size();
+  return (*text)->substr(from, (*text)->find('\n', from) - from);
+}
+
 // An expected failure holds when the run is red on exactly the checks the line names.
 void judge_against(const Expectation& expected, RunResult& result) {
   std::vector<std::string> failed;
@@ -314,6 +325,8 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
   // lanes); else, under a driver build, the build's name: a server on it refused any other.
   for (const auto& line : log)
     if (line.starts_with(api::kDriverNote)) result.driver = line.substr(api::kDriverNote.size());
+  // A server of this run's own (spawn, tcp) writes the same note to its log: "tidemark-server[PID]: driver: ...".
+  if (result.driver.empty() && !lane.server_log.empty()) result.driver = driver_note_in(lane.server_log);
   if (result.driver.empty()) {
     TIDEMARK_TRY(build, drivers::active_build());
     if (build) result.driver = build->name;
