@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "drivers/driver_builds.h"
 #include "session/session.h"
 #include "wire/server.h"
 
@@ -33,6 +34,10 @@ Result<wire::ChildProcess> spawn_server(const LaneOptions& options, std::vector<
   child.program = options.server_program.empty() ? default_server_program() : options.server_program;
   child.args = std::move(args);
   child.keep_env = kServerEnvironment;
+  // A run on a driver build: the server is the same build, and checks the driver against it too.
+  for (const auto& name : drivers::driver_variables()) child.keep_env.push_back(name);
+  if (auto build = drivers::active_build(); build && *build)
+    for (const auto& [name, value] : (*build)->environment) child.keep_env.push_back(name);
   child.set_env = std::move(set_env);
   child.pass_fd = pass_fd;
   child.capture_stdout = pass_fd < 0;
