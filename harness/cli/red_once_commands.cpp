@@ -3,9 +3,11 @@
 #include <fmt/ranges.h>
 
 
+#include "capture/capture_run.h"
 #include "cli/commands.h"
 #include "core/files.h"
 #include "core/mutants.h"
+#include "layer/link.h"
 #include "runner/fixture.h"
 #include "runner/lint.h"
 #include "runner/red_once.h"
@@ -30,13 +32,45 @@ const char* verdict_name(runner::ControlRun::Verdict verdict) {
   return "?";
 }
 
+// A capture fixture's red-once: green without a fault, then each control red exactly as it names.
+// Whether it failed.
+Result<bool> red_once_of_capture(const capture::CaptureFixture& fixture, const fs::path& report_dir) {
+  const capture::RunOptions options{.report_dir = report_dir, .layer_dir = layer::layer_dir(), .fault = {}, .repeat = 1};
+  TIDEMARK_TRY(green, capture::run_capture(fixture, options));
+  std::vector<std::string> problems;
+  if (green.verdict != report::Verdict::Green)
+    problems.push_back(fmt::format("not green without a fault: {}{}", report::verdict_label(green.verdict),
+                                   green.why.empty() ? "" : " (" + green.why + ")"));
+  if (fixture.controls.empty()) problems.push_back("no controls (a green that never went red proves nothing)");
+  TIDEMARK_TRY(outcomes, capture::red_once_capture(fixture, options));
+  for (const auto& outcome : outcomes) {
+    if (verbosity() != Verbosity::Quiet)
+      fmt::print("  {} [capture] fault={}: {} — {}\n", fixture.id(), outcome.control.fault,
+                 outcome.red_as_named ? "red" : "wrong", outcome.detail);
+    if (!outcome.red_as_named)
+      problems.push_back(fmt::format("{}: fault={} expected exactly {} to fail, found {}", format_location(outcome.control.where),
+                                     outcome.control.fault, fmt::join(outcome.control.fails, ", "), outcome.detail));
+  }
+  if (problems.empty()) {
+    if (verbosity() != Verbosity::Quiet) fmt::print("RED-ONCE PASS {}\n", fixture.id());
+    return false;
+  }
+  fmt::print("RED-ONCE FAIL {}\n", fixture.id());
+  for (const auto& problem : problems) fmt::print("  {}\n", problem);
+  return true;
+}
+
 }  // namespace
 
 
 // Green, then every control in every lane (runner::red_once_set); the red values are checked
 // against the ledger (or rewritten with --update-ledger). This prints each run and verdict.
 int red_once_command(const RedOnceArgs& args) {
-  auto scenarios = load_shard(args.inputs, args.shard, args.shard_durations);
+  auto split = capture::load_inputs(args.inputs);
+  if (!split) return report_error(split.error());
+  const std::vector<capture::CaptureFixture>& captures = split->captures;
+  Result<std::vector<scenario::Scenario>> scenarios = std::vector<scenario::Scenario>{};
+  if (!split->scenarios.empty()) scenarios = load_shard(split->scenarios, args.shard, args.shard_durations);
   if (!scenarios) return report_error(scenarios.error());
   runner::RedOnceSetOptions options{.ledger = args.ledger, .update_ledger = args.update_ledger};
   if (!args.lanes.empty()) {
@@ -65,12 +99,24 @@ int red_once_command(const RedOnceArgs& args) {
     }
     progress.finish_item();
   };
-  auto set = runner::red_once_set(*scenarios, options);
+  runner::RedOnceSet set;
+  if (!scenarios->empty()) {
+    auto ran = runner::red_once_set(*scenarios, options);
+    if (!ran) return report_error(ran.error());
+    set = *ran;
+  }
   progress.close();
-  if (!set) return report_error(set.error());
-  if (set->ledger_written) fmt::print("ledger written: {}\n", args.ledger);
-  fmt::print("{} of {} scenarios pass red-once\n", set->scenarios - set->failed, set->scenarios);
-  return set->failed == 0 ? kGreen : kRed;
+  if (set.ledger_written) fmt::print("ledger written: {}\n", args.ledger);
+  // A capture fixture's controls are the layer's faults; lanes do not apply to its replay.
+  size_t captures_failed = 0;
+  for (const auto& fixture : captures) {
+    auto failed = red_once_of_capture(fixture, options.run.report_dir);
+    if (!failed) return report_error(failed.error());
+    captures_failed += *failed ? 1 : 0;
+  }
+  fmt::print("{} of {} scenarios pass red-once\n", set.scenarios + captures.size() - set.failed - captures_failed,
+             set.scenarios + captures.size());
+  return set.failed + captures_failed == 0 ? kGreen : kRed;
 }
 
 // Every scenario has a control; every control's mutant is in the catalogue; every mutant in

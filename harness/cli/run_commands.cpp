@@ -6,6 +6,8 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "capture/capture_run.h"
+#include "layer/link.h"
 #include "report/baseline.h"
 #include "report/summary.h"
 #include "runner/parity.h"
@@ -55,6 +57,17 @@ std::string run_series(const RunArgs& args) {
   return series;
 }
 
+// A capture fixture's run: its verdict, and each check that failed (or why it could not run).
+void print_capture(const report::RunRecord& record, Progress& progress) {
+  if (verbosity() == Verbosity::Quiet && record.verdict == report::Verdict::Green) return;
+  progress.print(fmt::format("{:<5} {} ({:.2f} s) replayed by {} digest {}", report::verdict_label(record.verdict),
+                             record.test, record.seconds, record.driver, record.digest));
+  if (!record.why.empty()) progress.print(fmt::format("      {}", record.why));
+  for (const auto& check : record.checks)
+    if (!check.passed || verbosity() == Verbosity::Verbose)
+      progress.print(fmt::format("      {} `{}`: {}", check.passed ? "passed" : "failed", check.check, check.detail));
+}
+
 // Every run that moved against the baseline, then the tally and what is gone.
 void print_against_baseline(const std::vector<report::RunRecord>& records, const report::BaselineOrigin& held) {
   std::map<report::Movement, size_t> counts;
@@ -95,8 +108,16 @@ int run_command(const RunArgs& args) {
   if (repeat < 1) return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", repeat)});
   auto knobs = parse_knobs(knob_args);
   if (!knobs) return report_error(knobs.error());
+  // Capture fixtures (*.capture.yaml) run beside the scenarios, each loaded before anything runs.
+  auto split = capture::load_inputs(inputs);
+  if (!split) return report_error(split.error());
+  const std::vector<capture::CaptureFixture>& captures = split->captures;
+  if (!captures.empty() && !args.shard.empty())
+    return report_error({ErrorKind::BadInput, "--shard: expected scenarios only, found capture fixtures (they are not "
+                                              "sharded: run them apart)"});
   std::optional<report::ShardOrigin> shard;
-  auto scenarios = load_shard(inputs, args.shard, args.shard_durations, &shard);
+  Result<std::vector<scenario::Scenario>> scenarios = std::vector<scenario::Scenario>{};
+  if (!split->scenarios.empty()) scenarios = load_shard(split->scenarios, args.shard, args.shard_durations, &shard);
   if (!scenarios) return report_error(scenarios.error());
   // Every override must be valid for every scenario before anything runs.
   for (const auto& scenario : *scenarios)
@@ -131,7 +152,7 @@ int run_command(const RunArgs& args) {
   }
 
   std::vector<runner::RunResult> results;
-  Progress progress = Progress::for_stdout("run", scenarios->size(), verbosity());
+  Progress progress = Progress::for_stdout("run", scenarios->size() + captures.size(), verbosity());
   for (const auto& scenario : *scenarios) {
     progress.start(fmt::format("{}/{} ({})", scenario.group, scenario.name, args.lane.lane));
     if (!args.record.empty()) {
@@ -146,9 +167,19 @@ int run_command(const RunArgs& args) {
     progress.finish_item();
     results.push_back(std::move(*result));
   }
+  std::vector<report::RunRecord> records = runner::run_records(results);
+  // Lanes do not apply to a capture: its replayer is a program of its own under the layer.
+  for (const auto& fixture : captures) {
+    progress.start(fmt::format("{} (replayed, capture lane)", fixture.id()));
+    auto record = capture::run_capture(fixture, {.report_dir = options.report_dir, .layer_dir = layer::layer_dir(),
+                                                 .fault = {}, .repeat = repeat});
+    if (!record) return report_error(record.error());
+    print_capture(*record, progress);
+    progress.finish_item();
+    records.push_back(std::move(*record));
+  }
   progress.close();
   const report::Origin origin{.command = "run", .series = run_series(args), .shard = shard};
-  std::vector<report::RunRecord> records = runner::run_records(results);
   std::optional<report::BaselineOrigin> held;
   if (baseline) {
     for (auto& record : records) record.series = origin.series;

@@ -80,6 +80,7 @@ struct Options {
   std::filesystem::path report;       // the folder to write; the layer's files go in report/layer
   std::filesystem::path layer_dir;    // where the layer and its manifest are
   std::function<void(const Live&)> on_live;  // called about four times a second while it runs
+  std::filesystem::path output;      // the program's stdout and stderr go here; empty: this process's
 };
 
 // Runs the program to its end and gathers what the layer saw. An error only when the program

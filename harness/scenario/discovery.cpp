@@ -59,8 +59,9 @@ Result<std::vector<fs::path>> collect_files(const std::vector<fs::path>& inputs)
       std::vector<fs::path> found;
       for (fs::recursive_directory_iterator it(input, error), end; !error && it != end;
            it.increment(error))
-        if (std::error_code ignored;
-            it->is_regular_file(ignored) && it->path().extension() == ".yaml")
+        // A capture fixture (NAME.capture.yaml, capture/capture_fixture.h) is not a scenario.
+        if (std::error_code ignored; it->is_regular_file(ignored) && it->path().extension() == ".yaml" &&
+                                     !it->path().filename().string().ends_with(".capture.yaml"))
           found.push_back(it->path());
       if (error)
         return fail(ErrorKind::Io,

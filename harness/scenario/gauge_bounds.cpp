@@ -36,6 +36,11 @@ Result<GaugeBounds> load_gauge_bounds(const std::filesystem::path& file) {
   if (!root.IsDefined() || root.IsNull()) return yaml::error_at(start, "a map with an expect or whole list", "an empty file");
   yaml::Reader read(source);
   TIDEMARK_TRY(top, read.fields(source.value(root, start), "the gauge bounds", {"expect", "whole"}));
+  return read_gauge_bounds(read, source, top, start);
+}
+
+Result<GaugeBounds> read_gauge_bounds(yaml::Reader& read, const yaml::Source& source, const yaml::Fields& top,
+                                      const SourceLocation& start) {
   GaugeBounds bounds;
   auto each = top.optional("expect");
   auto whole = top.optional("whole");

@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "scenario/scenario.h"
+#include "scenario/yaml_reader.h"
 
 namespace tidemark::scenario {
 
@@ -26,5 +27,9 @@ struct GaugeBounds {
 };
 
 Result<GaugeBounds> load_gauge_bounds(const std::filesystem::path& file);
+// The `expect` and `whole` lists of a map already read (a capture fixture's); `start` names the
+// map when it has neither.
+Result<GaugeBounds> read_gauge_bounds(yaml::Reader& read, const yaml::Source& source, const yaml::Fields& fields,
+                                      const SourceLocation& start);
 
 }  // namespace tidemark::scenario

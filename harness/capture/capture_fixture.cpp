@@ -1,0 +1,144 @@
+#include "capture/capture_fixture.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/files.h"
+#include "layer/settings.h"
+#include "scenario/yaml_reader.h"
+
+namespace tidemark::capture {
+
+namespace fs = std::filesystem;
+
+std::string_view kind_name(CaptureKind kind) { return kind == CaptureKind::Apitrace ? "apitrace" : "gfxreconstruct"; }
+
+bool is_capture_fixture(const fs::path& file) { return file.filename().string().ends_with(kCaptureSuffix); }
+
+std::vector<std::string> CaptureFixture::checks() const {
+  std::vector<std::string> out;
+  for (const auto* list : {&bounds.each, &bounds.whole})
+    for (const auto& check : *list) out.push_back(check.expr.text());
+  return out;
+}
+
+Result<SplitInputs> split_inputs(const std::vector<std::string>& inputs) {
+  SplitInputs split;
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(input, ec)) {
+      if (is_capture_fixture(input)) split.captures.emplace_back(input);
+      else split.scenarios.push_back(input);
+      continue;
+    }
+    std::vector<fs::path> captures;
+    bool scenarios = false;
+    for (fs::recursive_directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) {
+      if (!it->is_regular_file(ec)) continue;
+      if (is_capture_fixture(it->path())) captures.push_back(it->path());
+      else if (it->path().extension() == ".yaml" || it->path().extension() == ".yml") scenarios = true;
+    }
+    if (ec) return fail(ErrorKind::Io, fmt::format("cannot read {}: {}", input, ec.message()));
+    std::sort(captures.begin(), captures.end());
+    split.captures.insert(split.captures.end(), captures.begin(), captures.end());
+    if (scenarios || captures.empty()) split.scenarios.push_back(input);
+  }
+  return split;
+}
+
+namespace {
+
+namespace yaml = scenario::yaml;
+
+Result<std::vector<Control>> controls_of(yaml::Reader& read, const yaml::Value& list, const CaptureFixture& fixture) {
+  TIDEMARK_TRY(items, read.non_empty_list(list, "a list of controls, each a fault and the checks it fails"));
+  const std::vector<std::string> checks = fixture.checks();
+  std::vector<Control> controls;
+  for (const auto& item : items) {
+    TIDEMARK_TRY(fields, read.fields(item, "a control", {"fault", "fails"}));
+    Control control{.where = item.where};
+    TIDEMARK_TRY(fault, fields.required("fault"));
+    TIDEMARK_TRY(text, read.text(fault, "a fault of the layer: hold_frees, never_done or fail_allocation=N"));
+    if (auto parsed = layer::parse_settings(text); !parsed || text.find(',') != std::string::npos || text.starts_with("completion"))
+      return yaml::error_at(fault.where, "one fault of the layer: hold_frees, never_done or fail_allocation=N",
+                            yaml::quote(text));
+    control.fault = text;
+    TIDEMARK_TRY(fails, fields.required("fails"));
+    TIDEMARK_TRY(named, read.non_empty_list(fails, "the checks the fault makes red (as written), or replay"));
+    for (const auto& each : named) {
+      TIDEMARK_TRY(check, read.text(each, "a check as written, or replay"));
+      if (check != kReplayFails && std::find(checks.begin(), checks.end(), check) == checks.end())
+        return yaml::error_at(each.where, fmt::format("a check of the fixture ({}) or replay", fmt::join(checks, "; ")),
+                              yaml::quote(check));
+      control.fails.push_back(check);
+    }
+    controls.push_back(std::move(control));
+  }
+  return controls;
+}
+
+}  // namespace
+
+Result<CaptureFixture> load_capture_fixture(const fs::path& file) {
+  TIDEMARK_TRY(text, read_given_file(file, "capture fixture"));
+  yaml::Source source(file.string(), text);
+  const SourceLocation start{source.file(), 1, 1};
+  TIDEMARK_TRY(root, source.one_document());
+  if (!root.IsDefined() || root.IsNull()) return yaml::error_at(start, "a capture fixture (name, group, capture, expect)", "an empty file");
+  yaml::Reader read(source);
+  TIDEMARK_TRY(top, read.fields(source.value(root, start), "a capture fixture",
+                                {"name", "group", "capture", "expect", "whole", "controls"}));
+  CaptureFixture fixture;
+  fixture.file = fs::absolute(file).lexically_normal();
+  TIDEMARK_TRY(name, top.required("name"));
+  TIDEMARK_TRY(kebab, read.kebab_name(name));
+  fixture.name = kebab;
+  TIDEMARK_TRY(group, top.required("group"));
+  TIDEMARK_TRY(group_name, read.kebab_name(group));
+  fixture.group = group_name;
+  TIDEMARK_TRY(capture, top.required("capture"));
+  TIDEMARK_TRY(capture_name, read.text(capture, "the capture's file, beside this one (.trace or .gfxr)"));
+  fixture.capture = (fixture.file.parent_path() / capture_name).lexically_normal();
+  const std::string extension = fixture.capture.extension().string();
+  if (extension == ".trace") fixture.kind = CaptureKind::Apitrace;
+  else if (extension == ".gfxr") fixture.kind = CaptureKind::Gfxr;
+  else return yaml::error_at(capture.where, "an apitrace (.trace) or GFXReconstruct (.gfxr) capture", yaml::quote(capture_name));
+  std::error_code ec;
+  if (!fs::is_regular_file(fixture.capture, ec))
+    return yaml::error_at(capture.where, "a capture file beside the fixture", fmt::format("none at {}", fixture.capture.string()));
+  TIDEMARK_TRY(bounds, scenario::read_gauge_bounds(read, source, top, start));
+  fixture.bounds = std::move(bounds);
+  if (auto controls = top.optional("controls")) {
+    TIDEMARK_TRY(read_controls, controls_of(read, *controls, fixture));
+    fixture.controls = std::move(read_controls);
+  }
+  return fixture;
+}
+
+Result<Inputs> load_inputs(const std::vector<std::string>& paths) {
+  TIDEMARK_TRY(split, split_inputs(paths));
+  Inputs inputs{.scenarios = std::move(split.scenarios), .captures = {}};
+  for (const auto& file : split.captures) {
+    TIDEMARK_TRY(fixture, load_capture_fixture(file));
+    inputs.captures.push_back(std::move(fixture));
+  }
+  return inputs;
+}
+
+Replayer replayer_for(const CaptureFixture& fixture) {
+  if (fixture.kind == CaptureKind::Apitrace)
+    // eglretrace on Zink over lavapipe, surfaceless: no window, one driver thread, no shader cache.
+    return {.command = {"eglretrace", "--headless", fixture.capture.string()},
+            .environment = {{"WAFFLE_PLATFORM", "surfaceless_egl"},
+                            {"LIBGL_ALWAYS_SOFTWARE", "1"},
+                            {"GALLIUM_DRIVER", "zink"},
+                            {"GALLIUM_THREAD", "0"},
+                            {"LP_NUM_THREADS", "0"},
+                            {"MESA_SHADER_CACHE_DISABLE", "true"}}};
+  // lavapipe lacks VK_EXT_headless_surface: what the capture asks for that it lacks is left out.
+  return {.command = {"gfxrecon-replay", "--remove-unsupported", fixture.capture.string()},
+          .environment = {{"LP_NUM_THREADS", "0"}}};
+}
+
+}  // namespace tidemark::capture

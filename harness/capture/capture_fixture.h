@@ -1,0 +1,83 @@
+// A real program's capture as a fixture: a small YAML file (NAME.capture.yaml) beside an apitrace
+// (.trace) or GFXReconstruct (.gfxr) capture, naming the checks its replay is held to, over the
+// Tidemark layer's and the kernel model's gauges, and the controls that prove them (the layer's
+// faults at the Vulkan boundary). The replayer follows from the capture's type, with what makes
+// it headless and deterministic:
+//
+//   name: two-thousand-respecify-rounds-keep-the-replays-buffers-under-a-ceiling
+//   group: captures
+//   capture: gl-respecify-2000.trace       # beside this file
+//   expect: [vkbufspk <= 16]               # each replaying process; whole: the process tree's sums
+//   controls:
+//     - fault: hold_frees                  # a driver that never reclaims
+//       fails: [vkbufspk <= 16]
+//     - fault: fail_allocation=3           # the third vkAllocateMemory refused
+//       fails: [replay]                    # the replay itself must fail
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "scenario/gauge_bounds.h"
+
+namespace tidemark::capture {
+
+enum class CaptureKind { Apitrace, Gfxr };
+std::string_view kind_name(CaptureKind kind);  // "apitrace", "gfxreconstruct"
+
+// A capture fixture's file name ends so; scenario folders skip such files.
+inline constexpr std::string_view kCaptureSuffix = ".capture.yaml";
+bool is_capture_fixture(const std::filesystem::path& file);
+
+// "replay": the control makes the replay itself fail (the replayer exits non-zero).
+inline constexpr std::string_view kReplayFails = "replay";
+
+struct Control {
+  std::string fault;               // the layer's settings text: hold_frees, never_done, fail_allocation=N
+  std::vector<std::string> fails;  // the checks (as written) it must make red, or "replay"
+  SourceLocation where;
+};
+
+struct CaptureFixture {
+  std::filesystem::path file;     // the YAML
+  std::string name, group;
+  std::filesystem::path capture;  // absolute
+  CaptureKind kind = CaptureKind::Apitrace;
+  scenario::GaugeBounds bounds;
+  std::vector<Control> controls;
+  std::string id() const { return group + "/" + name; }
+  // Every check as written, expect's then whole's: what controls name.
+  std::vector<std::string> checks() const;
+};
+
+// A command's paths, split: scenario files and folders, and the capture fixtures named or found
+// under a folder (*.capture.yaml). A folder of capture fixtures only is not a scenario folder.
+struct SplitInputs {
+  std::vector<std::string> scenarios;
+  std::vector<std::filesystem::path> captures;
+};
+Result<SplitInputs> split_inputs(const std::vector<std::string>& inputs);
+
+// Errors are one line, file:line:column: what was expected, what was found.
+Result<CaptureFixture> load_capture_fixture(const std::filesystem::path& file);
+
+// A command's paths: the capture fixtures among them loaded (every one before anything runs),
+// and the paths left for the scenario loader.
+struct Inputs {
+  std::vector<std::string> scenarios;
+  std::vector<CaptureFixture> captures;
+};
+Result<Inputs> load_inputs(const std::vector<std::string>& paths);
+
+// The replayer's command line for the capture (absolute paths), and the environment it runs in
+// (headless, Zink on lavapipe with driver threads and the shader cache off for an apitrace).
+struct Replayer {
+  std::vector<std::string> command;
+  std::vector<std::pair<std::string, std::string>> environment;
+};
+Replayer replayer_for(const CaptureFixture& fixture);
+
+}  // namespace tidemark::capture

@@ -1,0 +1,77 @@
+// A capture fixture's file: what it names is checked where it is written.
+#include "capture/capture_fixture.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+namespace tidemark::capture {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CaptureFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("capture-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "app.trace") << "not read by the loader";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  Result<CaptureFixture> load(const std::string& text) {
+    std::ofstream(dir_ / "x.capture.yaml") << text;
+    return load_capture_fixture(dir_ / "x.capture.yaml");
+  }
+  std::string error(const std::string& text) {
+    auto loaded = load(text);
+    return loaded ? "loaded" : loaded.error().message.substr(loaded.error().message.find(':') + 1);
+  }
+  fs::path dir_;
+};
+
+constexpr const char* kGood = R"(name: the-replay-holds-few-buffers
+group: captures
+capture: app.trace
+expect: [vkbufspk <= 16]
+whole: [vksubmits > 0]
+controls:
+  - fault: hold_frees
+    fails: [vkbufspk <= 16]
+  - fault: fail_allocation=3
+    fails: [replay]
+)";
+
+TEST_F(CaptureFile, AFixtureNamesItsCaptureChecksAndControls) {
+  auto fixture = load(kGood);
+  ASSERT_TRUE(fixture) << fixture.error().message;
+  EXPECT_EQ(fixture->id(), "captures/the-replay-holds-few-buffers");
+  EXPECT_EQ(fixture->kind, CaptureKind::Apitrace);
+  EXPECT_EQ(fixture->capture, dir_ / "app.trace");
+  EXPECT_EQ(fixture->checks(), (std::vector<std::string>{"vkbufspk <= 16", "vksubmits > 0"}));
+  ASSERT_EQ(fixture->controls.size(), 2u);
+  EXPECT_EQ(fixture->controls[1].fault, "fail_allocation=3");
+  const Replayer replayer = replayer_for(*fixture);
+  EXPECT_EQ(replayer.command, (std::vector<std::string>{"eglretrace", "--headless", (dir_ / "app.trace").string()}));
+  EXPECT_TRUE(is_capture_fixture("a/b.capture.yaml"));
+  EXPECT_FALSE(is_capture_fixture("a/b.yaml"));
+}
+
+TEST_F(CaptureFile, WhatItNamesWrongIsAnErrorAtItsPlace) {
+  std::string text = kGood;
+  EXPECT_EQ(error(std::string(text).replace(text.find("app.trace"), 9, "app.zip")),
+            "3:10: expected an apitrace (.trace) or GFXReconstruct (.gfxr) capture, found 'app.zip'");
+  EXPECT_NE(error(std::string(text).replace(text.find("app.trace"), 9, "gone.trace")).find("3:10: expected a capture file beside the fixture, found none at"),
+            std::string::npos);
+  EXPECT_EQ(error(std::string(text).replace(text.find("hold_frees"), 10, "completion=real")),
+            "7:12: expected one fault of the layer: hold_frees, never_done or fail_allocation=N, found 'completion=real'");
+  EXPECT_EQ(error(std::string(text).replace(text.find("fails: [vkbufspk <= 16]"), 23, "fails: [vkbufspk <= 17]")),
+            "8:13: expected a check of the fixture (vkbufspk <= 16; vksubmits > 0) or replay, found 'vkbufspk <= 17'");
+  EXPECT_EQ(error("name: a\ngroup: b\ncapture: app.trace\n"),
+            "1:1: expected an expect list (each process) or a whole list (the tree), found neither");
+  EXPECT_NE(error("name: a\ngroup: b\ncapture: app.trace\nexpect: [wlivepk <= 1]\n").find("4:10: expected a gauge of the layer"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace tidemark::capture

@@ -1,0 +1,149 @@
+#include "capture/capture_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "core/digest.h"
+#include "core/files.h"
+#include "observe/observe.h"
+#include "runner/runner.h"
+
+namespace tidemark::capture {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The digest of a replay: every gauge of the layer and the kernel model, summed over the tree.
+std::string gauges_digest(const observe::Observation& observation) {
+  Digest digest;
+  for (const auto& [name, value] : named(observation.whole_observed)) digest.add(name), digest.add(static_cast<uint64_t>(value));
+  for (const auto& [name, value] : named(observation.whole_kernel)) digest.add(name), digest.add(static_cast<uint64_t>(value));
+  return digest.hex();
+}
+
+// What the fixture is when it runs: its YAML and its capture, byte for byte.
+Result<std::string> fixture_hash(const CaptureFixture& fixture) {
+  TIDEMARK_TRY(yaml, read_given_file(fixture.file, "capture fixture"));
+  TIDEMARK_TRY(capture, read_given_file(fixture.capture, "capture", kMaxTraceBytes));
+  StreamHash hash;
+  hash.add(yaml);
+  hash.add(capture);
+  return hash.hex();
+}
+
+}  // namespace
+
+std::string test_name(const CaptureFixture& fixture) {
+  return fmt::format("Capture.{}.{}", runner::camel_case(fixture.group), fixture.name);
+}
+
+Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOptions& options) {
+  std::string folder = fixture.name;
+  if (!options.fault.empty()) {
+    std::string fault = options.fault;
+    std::replace(fault.begin(), fault.end(), '=', '-');
+    folder += "@" + fault;
+  }
+  const fs::path dir = options.report_dir / "capture" / fixture.group / folder;
+  TIDEMARK_CHECK(make_directories(dir));
+  const Replayer replayer = replayer_for(fixture);
+  // The replayer's environment on its command line (env(1) execs it in the same process): what
+  // the run sets is in observation.json, and nothing of it stays in this process.
+  std::vector<std::string> command = {"/usr/bin/env"};
+  for (const auto& [name, value] : replayer.environment) command.push_back(name + "=" + value);
+  command.insert(command.end(), replayer.command.begin(), replayer.command.end());
+
+  report::RunRecord record{.test = test_name(fixture), .subject = fixture.id(), .file = fixture.file.string()};
+  TIDEMARK_TRY(hash, fixture_hash(fixture));
+  record.scenario_hash = hash;
+  record.dir = fs::absolute(dir).lexically_normal().string();
+  record.backend = fixture.kind == CaptureKind::Apitrace ? "gl" : "vulkan";
+  record.driver = replayer.command.front();
+  if (!options.fault.empty()) record.mutant = "fault=" + options.fault;
+  record.lane.name = "capture";
+  const auto started = std::chrono::steady_clock::now();
+  std::optional<observe::Observation> last;
+  std::vector<observe::Verdict> verdicts;
+  for (int k = 0; k < std::max(1, options.repeat); ++k) {
+    const fs::path observed = dir / "observed";
+    std::error_code ec;
+    fs::remove_all(observed, ec);
+    TIDEMARK_TRY(observation, observe::observe({.command = command, .settings = options.fault, .only = "",
+                                                .report = observed, .layer_dir = options.layer_dir, .on_live = {},
+                                                .output = dir / "replay.log"}));
+    record.repeat_digests.push_back(gauges_digest(observation));
+    verdicts = observe::judge(observation, fixture.bounds);
+    last = std::move(observation);
+  }
+  record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  record.digest = record.repeat_digests.back();
+  if (record.repeat_digests.size() == 1) record.repeat_digests.clear();
+  for (const auto& [name, value] : named(last->whole_observed)) (*(record.observed_gauges = record.observed_gauges.value_or(report::GaugeValues{})))[name] = value;
+  report::GaugeValues kernel;
+  for (const auto& [name, value] : named(last->whole_kernel)) kernel[name] = value;
+  record.kernel_gauges = std::move(kernel);
+  const std::vector<std::string> checks = fixture.checks();
+  for (const auto& verdict : verdicts) {
+    const auto index = std::find(checks.begin(), checks.end(), verdict.check) - checks.begin();
+    record.checks.push_back({.id = fmt::format("check[{}]", index), .kind = "gauge", .check = verdict.check,
+                             .passed = verdict.passed, .detail = fmt::format("{}: {}", verdict.scope, verdict.detail),
+                             .where = fixture.file.string(), .artifacts = {}});
+  }
+  const std::set<std::string> digests(record.repeat_digests.begin(), record.repeat_digests.end());
+  if (last->exit_code != 0) {
+    record.verdict = report::Verdict::CouldNotRun;
+    record.why = fmt::format("the replay ({}) exited {}", replayer.command.front(), last->exit_code);
+  } else if (!last->made_device()) {
+    record.verdict = report::Verdict::NotJudged;
+    record.why = fmt::format("the replay ({}) made no Vulkan device under the layer: its gauges would all read 0",
+                             replayer.command.front());
+  } else if (digests.size() > 1) {
+    record.verdict = report::Verdict::Red;
+    record.why = fmt::format("{} replays gave {} different sets of gauges", options.repeat, digests.size());
+  } else {
+    const bool held = std::all_of(verdicts.begin(), verdicts.end(), [](const auto& v) { return v.passed; });
+    record.verdict = held ? report::Verdict::Green : report::Verdict::Red;
+  }
+  TIDEMARK_CHECK(observe::write_report(*last, verdicts, dir / "observed"));
+  TIDEMARK_CHECK(report::write_run_record(dir / "result.json", record));
+  return record;
+}
+
+Result<std::vector<ControlOutcome>> red_once_capture(const CaptureFixture& fixture, const RunOptions& options) {
+  std::vector<ControlOutcome> outcomes;
+  for (const auto& control : fixture.controls) {
+    RunOptions under = options;
+    under.fault = control.fault;
+    under.repeat = 1;
+    TIDEMARK_TRY(record, run_capture(fixture, under));
+    std::vector<std::string> failed;
+    for (const auto& check : record.checks)
+      if (!check.passed && std::find(failed.begin(), failed.end(), check.check) == failed.end()) failed.push_back(check.check);
+    ControlOutcome outcome{.control = control};
+    if (control.fails == std::vector<std::string>{std::string(kReplayFails)}) {
+      outcome.red_as_named = record.verdict == report::Verdict::CouldNotRun;
+      outcome.detail = record.verdict == report::Verdict::CouldNotRun ? record.why
+                                                                      : fmt::format("the replay did not fail ({})",
+                                                                                    report::verdict_name(record.verdict));
+    } else {
+      std::vector<std::string> wanted = control.fails;
+      std::sort(wanted.begin(), wanted.end());
+      std::sort(failed.begin(), failed.end());
+      outcome.red_as_named = record.verdict == report::Verdict::Red && failed == wanted;
+      std::vector<std::string> details;
+      for (const auto& check : record.checks)
+        if (!check.passed) details.push_back(fmt::format("`{}` {}", check.check, check.detail));
+      outcome.detail = details.empty() ? fmt::format("nothing failed ({}{})", report::verdict_name(record.verdict),
+                                                     record.why.empty() ? "" : ": " + record.why)
+                                       : fmt::format("{}", fmt::join(details, "; "));
+    }
+    outcomes.push_back(std::move(outcome));
+  }
+  return outcomes;
+}
+
+}  // namespace tidemark::capture

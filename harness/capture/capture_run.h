@@ -1,0 +1,42 @@
+// A capture fixture run: its replayer under `tidemark observe`'s machinery (the Tidemark layer
+// beneath, a model host per process), its checks judged, and the result as a run record, so the
+// summary, JUnit, the baseline and the expectations take it as they take a scenario's. Lanes do
+// not apply (the replayer is a program of its own, not a session): a record says lane "capture".
+// Red-once for a capture: each control's fault must make exactly the checks it names red (or,
+// for `replay`, the replay itself fail).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "capture/capture_fixture.h"
+#include "core/error.h"
+#include "report/run_record.h"
+
+namespace tidemark::capture {
+
+struct RunOptions {
+  std::filesystem::path report_dir;  // the run's folder is <report_dir>/capture/<group>/<name>
+  std::filesystem::path layer_dir;   // where the layer and its manifest are
+  std::string fault;                 // a control's fault; empty: none
+  int repeat = 1;                    // > 1: every replay must give the same gauges (one digest)
+};
+
+// "Capture.<Group>.<name>": the test name a capture fixture's run has.
+std::string test_name(const CaptureFixture& fixture);
+
+// The replay, judged: green when it replayed (exit 0, a Vulkan device under the layer) and every
+// check held; red when a check failed; could-not-run when the replay failed. Writes result.json,
+// observation.json and trace.pftrace in its folder.
+Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOptions& options);
+
+// Red-once of a capture fixture: one problem per control that was not red exactly as it names.
+struct ControlOutcome {
+  Control control;
+  bool red_as_named = false;
+  std::string detail;  // what failed under it
+};
+Result<std::vector<ControlOutcome>> red_once_capture(const CaptureFixture& fixture, const RunOptions& options);
+
+}  // namespace tidemark::capture
