@@ -6,6 +6,10 @@ add_test(NAME Tidemark.Drivers.ThePortableGroupRunsOnTwoMesaBuildsAndAMixedStack
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/driver-builds ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Drivers.ThePortableGroupRunsOnTwoMesaBuildsAndAMixedStackIsRefused
                      PROPERTIES LABELS "drivers;zink" COST 40)
+if(CMAKE_CXX_FLAGS MATCHES "-fsanitize")
+  set_property(TEST Tidemark.Drivers.ThePortableGroupRunsOnTwoMesaBuildsAndAMixedStackIsRefused APPEND PROPERTY
+               ENVIRONMENT "TIDEMARK_SANITIZED=1")
+endif()
 # Bad drivers: a name the file lacks, and a drivers file that is not there, are bad input.
 add_test(NAME Tidemark.Drivers.ABuildTheFileDoesNotNameIsBadInput
          COMMAND ${expect_exit} 2 "--driver: expected a build of .*drivers.yaml \\(mesa-22.3.6\\), found 'mesa-1.0'"

@@ -4,7 +4,7 @@
 if(TIDEMARK_MUTANTS)
   add_test(NAME Tidemark.Lint.EveryScenarioHasAControlEveryCheckIsNamedAndEveryMutantIsKilled
            COMMAND $<TARGET_FILE:tidemark> lint ${PROJECT_SOURCE_DIR}/scenarios ${PROJECT_SOURCE_DIR}/fixtures
-                   --expectations ${PROJECT_SOURCE_DIR}/expectations.txt)
+                   ${PROJECT_SOURCE_DIR}/captures --expectations ${PROJECT_SOURCE_DIR}/expectations.txt)
   set_tests_properties(Tidemark.Lint.EveryScenarioHasAControlEveryCheckIsNamedAndEveryMutantIsKilled PROPERTIES LABELS "red-once;lint")
   # red_once/mutants.md is what this build's catalogue prints.
   add_test(NAME Tidemark.Mutants.TheCommittedCatalogueMatchesTheBuild

@@ -9,7 +9,7 @@ if(TIDEMARK_MUTANTS)
 diff -u $2/expected/$3.yaml $0/$3/$3.yaml; test $(grep -c '' $0/$3/ledger.txt) -ge 4; \
 for lane in monolith split spawn tcp; do grep -q \"| $lane |\" $0/$3/ledger.txt; done; \
 $1 red-once $0/$3 --ledger $0/$3/ledger.txt --report $0/$3-red-once; \
-cd $8 && $1 lint scenarios fixtures $0/$3 --expectations expectations.txt")
+cd $8 && $1 lint scenarios fixtures captures $0/$3 --expectations expectations.txt")
   foreach(case
       "TheP7-43StepsBuriedInTenThousandCallsComeBackAsTheFixture|a-draw-after-the-early-reclaim-follows-the-new-store-even-in-noise|${reduce_data}/p7-43-buried-in-noise.yaml|pixels[0]|memo.no_destroy_epoch|2"
       "AReclaimRedUnderTheFrameBucketReducesToOneLoop|parked-bytes-pass-the-budget-when-stores-wait-for-the-frame|${PROJECT_SOURCE_DIR}/scenarios/magma-reclaim/respecify-and-draw-each-store-stays-within-the-deferred-budget.yaml|wdefpk <= 8MiB + 1MiB|reclaim.frame_bucket|1"
@@ -40,7 +40,7 @@ $1 run $3 --record $0/lift.tdrec --report $0/lift-run; \
 $1 reduce $0/lift.tdrec --scenario $3 --check 'wdefpk <= 8MiB + 1MiB' --mutant reclaim.frame_bucket --name ${lifted} \
 --out $0/${lifted}; diff -u $2/expected/${lifted}.yaml $0/${lifted}/${lifted}.yaml; \
 $1 red-once $0/${lifted} --ledger $0/${lifted}/ledger.txt --report $0/${lifted}-red-once; \
-cd $4 && $1 lint scenarios fixtures $0/${lifted} --expectations expectations.txt"
+cd $4 && $1 lint scenarios fixtures captures $0/${lifted} --expectations expectations.txt"
                    ${PROJECT_BINARY_DIR}/reduce $<TARGET_FILE:tidemark> ${reduce_data} ${budget_scenario} ${PROJECT_SOURCE_DIR})
   set_tests_properties(Tidemark.Reduce.ARecordingLiftsToOneStepACallAndReduces PROPERTIES LABELS "reduce;cli")
   # What is not a red to reduce is refused, saying what was seen; so are a check the file does

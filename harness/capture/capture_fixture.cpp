@@ -16,6 +16,10 @@ std::string_view kind_name(CaptureKind kind) { return kind == CaptureKind::Apitr
 
 bool is_capture_fixture(const fs::path& file) { return file.filename().string().ends_with(kCaptureSuffix); }
 
+std::string backend_of(const CaptureFixture& fixture) { return fixture.kind == CaptureKind::Apitrace ? "gl" : "vulkan"; }
+
+std::string check_id(size_t index) { return fmt::format("check[{}]", index); }
+
 std::vector<std::string> CaptureFixture::checks() const {
   std::vector<std::string> out;
   for (const auto* list : {&bounds.each, &bounds.whole})

@@ -61,6 +61,11 @@ struct SplitInputs {
 };
 Result<SplitInputs> split_inputs(const std::vector<std::string>& inputs);
 
+// The backend its records and expectations lines name: gl for an apitrace, vulkan for a GFXR capture.
+std::string backend_of(const CaptureFixture& fixture);
+// The id of check `index` of checks(): "check[2]".
+std::string check_id(size_t index);
+
 // Errors are one line, file:line:column: what was expected, what was found.
 Result<CaptureFixture> load_capture_fixture(const std::filesystem::path& file);
 

@@ -8,6 +8,7 @@
 
 #include "core/digest.h"
 #include "core/files.h"
+#include "drivers/driver_builds.h"
 #include "observe/observe.h"
 #include "runner/runner.h"
 
@@ -61,8 +62,9 @@ Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOp
   TIDEMARK_TRY(hash, fixture_hash(fixture));
   record.scenario_hash = hash;
   record.dir = fs::absolute(dir).lexically_normal().string();
-  record.backend = fixture.kind == CaptureKind::Apitrace ? "gl" : "vulkan";
-  record.driver = replayer.command.front();
+  record.backend = backend_of(fixture);
+  TIDEMARK_TRY(build, drivers::active_build());
+  record.driver = build ? fmt::format("{} (replayed by {})", build->name, replayer.command.front()) : replayer.command.front();
   if (!options.fault.empty()) record.mutant = "fault=" + options.fault;
   record.lane.name = "capture";
   const auto started = std::chrono::steady_clock::now();
@@ -89,7 +91,7 @@ Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOp
   const std::vector<std::string> checks = fixture.checks();
   for (const auto& verdict : verdicts) {
     const auto index = std::find(checks.begin(), checks.end(), verdict.check) - checks.begin();
-    record.checks.push_back({.id = fmt::format("check[{}]", index), .kind = "gauge", .check = verdict.check,
+    record.checks.push_back({.id = check_id(static_cast<size_t>(index)), .kind = "gauge", .check = verdict.check,
                              .passed = verdict.passed, .detail = fmt::format("{}: {}", verdict.scope, verdict.detail),
                              .where = fixture.file.string(), .artifacts = {}});
   }
@@ -108,6 +110,16 @@ Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOp
     const bool held = std::all_of(verdicts.begin(), verdicts.end(), [](const auto& v) { return v.passed; });
     record.verdict = held ? report::Verdict::Green : report::Verdict::Red;
   }
+  if (options.expectations)
+    if (const runner::Expectation* expected = runner::find_expectation(*options.expectations, record.backend, fixture.id(),
+                                                                       build ? build->name : ""))
+    {
+      std::vector<std::string> failed;
+      for (const auto& check : record.checks)
+        if (!check.passed && std::find(failed.begin(), failed.end(), check.id) == failed.end()) failed.push_back(check.id);
+      runner::judge_against(*expected, {.verdict = record.verdict, .why = record.why, .failed = std::move(failed),
+                                        .gauge = [&](std::string_view name) { return report::gauge_value(record, name); }});
+    }
   TIDEMARK_CHECK(observe::write_report(*last, verdicts, dir / "observed"));
   TIDEMARK_CHECK(report::write_run_record(dir / "result.json", record));
   return record;

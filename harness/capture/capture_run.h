@@ -13,6 +13,7 @@
 #include "capture/capture_fixture.h"
 #include "core/error.h"
 #include "report/run_record.h"
+#include "runner/expectations.h"
 
 namespace tidemark::capture {
 
@@ -21,6 +22,9 @@ struct RunOptions {
   std::filesystem::path layer_dir;   // where the layer and its manifest are
   std::string fault;                 // a control's fault; empty: none
   int repeat = 1;                    // > 1: every replay must give the same gauges (one digest)
+  // Known failures: a line for the fixture's backend (gl for an apitrace, vulkan for a GFXR
+  // capture) and id, or for the driver build the process runs on, judges its run.
+  const std::vector<runner::Expectation>* expectations = nullptr;
 };
 
 // "Capture.<Group>.<name>": the test name a capture fixture's run has.

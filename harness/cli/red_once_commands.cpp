@@ -122,17 +122,28 @@ int red_once_command(const RedOnceArgs& args) {
 // Every scenario has a control; every control's mutant is in the catalogue; every mutant in
 // the catalogue is killed by some scenario.
 int lint_command(const std::vector<std::string>& inputs, const std::string& expectations_file) {
-  auto scenarios = load_all(inputs);
+  auto split = capture::load_inputs(inputs);  // a capture fixture's checks and controls were checked as it loaded
+  if (!split) return report_error(split.error());
+  Result<std::vector<scenario::Scenario>> scenarios = std::vector<scenario::Scenario>{};
+  if (!split->scenarios.empty()) scenarios = load_all(split->scenarios);
   if (!scenarios) return report_error(scenarios.error());
+  std::vector<runner::OtherSubject> captures;
+  for (const auto& fixture : split->captures) {
+    runner::OtherSubject& subject = captures.emplace_back();
+    subject.id = fixture.id();
+    subject.backend = capture::backend_of(fixture);
+    for (size_t k = 0; k < fixture.checks().size(); ++k) subject.checks.push_back(capture::check_id(k));
+  }
   std::vector<runner::Expectation> expectations;
   if (!expectations_file.empty()) {  // every known failure names what still exists
     auto loaded = runner::load_expectations(expectations_file);
     if (!loaded) return report_error(loaded.error());
     expectations = std::move(*loaded);
   }
-  const auto problems = runner::lint(*scenarios, expectations_file.empty() ? nullptr : &expectations);
+  const auto problems = runner::lint(*scenarios, expectations_file.empty() ? nullptr : &expectations, captures);
   for (const auto& problem : problems) fmt::print("lint: {}\n", problem);
-  fmt::print("lint: {} scenarios, {} problems\n", scenarios->size(), problems.size());
+  fmt::print("lint: {} scenarios{}, {} problems\n", scenarios->size(),
+             captures.empty() ? "" : fmt::format(" and {} capture fixtures", captures.size()), problems.size());
   return problems.empty() ? kGreen : kRed;
 }
 

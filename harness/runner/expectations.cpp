@@ -10,6 +10,7 @@
 
 #include "core/files.h"
 #include "core/gauges.h"
+#include "report/baseline.h"
 
 namespace tidemark::runner {
 
@@ -110,11 +111,74 @@ const Expectation* find_expectation(const std::vector<Expectation>& expectations
   return any_build;
 }
 
+namespace {
+
+// An expected red holds its measured values: worse than one of them (the catalogue's direction)
+// is red; better, or a work count that moved, is said so that the line can be brought up to date.
+void hold_to_measured_values(const Expectation& expected, JudgedRun& result) {
+  std::vector<std::string> worse, moved;
+  for (const auto& [gauge, value] : expected.values) {
+    const std::optional<int64_t> now = result.gauge(gauge);
+    if (!now) {
+      worse.push_back(fmt::format("{} {} -> not measured by this run", gauge, value));
+      continue;
+    }
+    const report::Movement movement = report::judge_gauge(gauge, value, *now, {});
+    const std::string change = fmt::format("{} {} -> {} ({})", gauge, value, *now, report::change_text(value, *now));
+    if (movement == report::Movement::Worse) worse.push_back(change);
+    else if (movement != report::Movement::Same) moved.push_back(fmt::format("{} {}", change, report::movement_name(movement)));
+  }
+  if (!worse.empty()) {
+    result.verdict = report::Verdict::Red;
+    result.why = fmt::format("known failure got worse: {} ({}: {})", fmt::join(worse, "; "),
+                             format_location(expected.where), expected.reason);
+  } else if (!moved.empty()) {
+    result.why += fmt::format(" [measured values moved: {}; update {}]", fmt::join(moved, "; "),
+                              format_location(expected.where));
+  }
+}
+
+}  // namespace
+
+// An expected failure holds when the run is red on exactly the checks the line names.
+void judge_against(const Expectation& expected, JudgedRun result) {
+  std::vector<std::string>& failed = result.failed;
+  std::sort(failed.begin(), failed.end());
+  if (result.verdict == report::Verdict::NotJudged) {
+    if (expected.checks == std::vector<std::string>{std::string(kNotJudged)}) {
+      result.verdict = report::Verdict::ExpectedRed;
+      result.why = fmt::format("not judged, as {} says ({}): {}", format_location(expected.where), expected.reason,
+                               result.why);
+    }
+  } else if (result.verdict == report::Verdict::Green) {
+    result.verdict = report::Verdict::UnexpectedPass;
+    result.why = fmt::format("{}: expected red on {} ({}), found green: remove or mend the line",
+                             format_location(expected.where), fmt::join(expected.checks, ", "), expected.reason);
+  } else if (result.verdict == report::Verdict::Red && failed == expected.checks) {
+    result.verdict = report::Verdict::ExpectedRed;
+    result.why = expected.reason;
+    hold_to_measured_values(expected, result);
+  }
+}
+
+
 Status check_expectations(const std::vector<Expectation>& expectations,
-                          const std::vector<scenario::Scenario>& scenarios, const api::BackendRegistry& backends) {
+                          const std::vector<scenario::Scenario>& scenarios, const api::BackendRegistry& backends,
+                          const std::vector<OtherSubject>& others) {
   for (const auto& e : expectations) {
     auto found = std::find_if(scenarios.begin(), scenarios.end(),
                               [&](const scenario::Scenario& s) { return s.id() == e.scenario; });
+    auto other = std::find_if(others.begin(), others.end(), [&](const OtherSubject& o) { return o.id == e.scenario; });
+    if (found == scenarios.end() && other != others.end()) {
+      if (e.backend != other->backend)
+        return fail(ErrorKind::BadInput, fmt::format("{}: expected the backend {} replays on ({}), found {}",
+                                                     format_location(e.where), e.scenario, other->backend, e.backend));
+      for (const auto& check : e.checks)
+        if (std::find(other->checks.begin(), other->checks.end(), check) == other->checks.end())
+          return fail(ErrorKind::BadInput, fmt::format("{}: expected a check of {} ({}), found '{}'", format_location(e.where),
+                                                       e.scenario, fmt::join(other->checks, ", "), check));
+      continue;
+    }
     if (found == scenarios.end())
       return fail(ErrorKind::BadInput, fmt::format("{}: expected a scenario of the set, found '{}', which no "
                                                    "longer exists: remove the line",

@@ -22,7 +22,11 @@
 #include <utility>
 #include <vector>
 
+#include <functional>
+#include <optional>
+
 #include "api/registry.h"
+#include "report/run_record.h"
 #include "core/error.h"
 #include "scenario/scenario.h"
 
@@ -52,9 +56,30 @@ const Expectation* find_expectation(const std::vector<Expectation>& expectations
 // The same by the scenario's id (group/name).
 const Expectation* find_expectation(const std::vector<Expectation>& expectations, const std::string& backend,
                                     const std::string& scenario_id, const std::string& build);
+// What a run offers to be judged against its line: its verdict and why (changed in place), the
+// ids of the checks that failed, and its gauges by name.
+struct JudgedRun {
+  report::Verdict& verdict;
+  std::string& why;
+  std::vector<std::string> failed;
+  std::function<std::optional<int64_t>(std::string_view)> gauge;
+};
+// An expected failure holds when the run is red on exactly the checks the line names, and no
+// gauge is worse than a value it measured (else red: "known failure got worse: ..."); green is an
+// unexpected pass; a not-judged run is an expected red when the line says `not-judged`.
+void judge_against(const Expectation& expected, JudgedRun run);
+
 // Lint: each line names a scenario of the set and checks it has (or `not-judged`), on a backend
 // of `backends` that the scenario lists or that stands in for one it lists (gl-native for gl).
+// A subject that is not a scenario (a capture fixture, capture/capture_fixture.h) as lint sees
+// it: its id, the backend it runs on and its check ids.
+struct OtherSubject {
+  std::string id;
+  std::string backend;
+  std::vector<std::string> checks;
+};
 Status check_expectations(const std::vector<Expectation>& expectations,
-                          const std::vector<scenario::Scenario>& scenarios, const api::BackendRegistry& backends);
+                          const std::vector<scenario::Scenario>& scenarios, const api::BackendRegistry& backends,
+                          const std::vector<OtherSubject>& others = {});
 
 }  // namespace tidemark::runner

@@ -10,10 +10,11 @@
 namespace tidemark::runner {
 
 std::vector<std::string> lint(const std::vector<scenario::Scenario>& scenarios,
-                              const std::vector<Expectation>* expectations) {
+                              const std::vector<Expectation>* expectations, const std::vector<OtherSubject>& others) {
   std::vector<std::string> problems;
   if (expectations)
-    if (auto ok = check_expectations(*expectations, scenarios, session::builtin_backends()); !ok) problems.push_back(ok.error().message);
+    if (auto ok = check_expectations(*expectations, scenarios, session::builtin_backends(), others); !ok)
+      problems.push_back(ok.error().message);
   std::set<std::string> used;
   for (const auto& scenario : scenarios) {
     std::string where = format_location({scenario.file.string(), 1, 1});

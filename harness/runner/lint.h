@@ -13,6 +13,7 @@ namespace tidemark::runner {
 // catalogue and every mutant in the catalogue is used; every known failure names what exists.
 // One line a problem (none: clean).
 std::vector<std::string> lint(const std::vector<scenario::Scenario>& scenarios,
-                              const std::vector<Expectation>* expectations = nullptr);
+                              const std::vector<Expectation>* expectations = nullptr,
+                              const std::vector<OtherSubject>& others = {});
 
 }  // namespace tidemark::runner

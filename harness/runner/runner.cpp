@@ -160,31 +160,6 @@ std::optional<int64_t> gauge_of(const RunResult& result, std::string_view name) 
   return std::nullopt;
 }
 
-// An expected red holds its measured values: worse than one of them (the catalogue's direction)
-// is red; better, or a work count that moved, is said so that the line can be brought up to date.
-void hold_to_measured_values(const Expectation& expected, RunResult& result) {
-  std::vector<std::string> worse, moved;
-  for (const auto& [gauge, value] : expected.values) {
-    const std::optional<int64_t> now = gauge_of(result, gauge);
-    if (!now) {
-      worse.push_back(fmt::format("{} {} -> not measured by this run", gauge, value));
-      continue;
-    }
-    const report::Movement movement = report::judge_gauge(gauge, value, *now, {});
-    const std::string change = fmt::format("{} {} -> {} ({})", gauge, value, *now, report::change_text(value, *now));
-    if (movement == report::Movement::Worse) worse.push_back(change);
-    else if (movement != report::Movement::Same) moved.push_back(fmt::format("{} {}", change, report::movement_name(movement)));
-  }
-  if (!worse.empty()) {
-    result.verdict = report::Verdict::Red;
-    result.why = fmt::format("known failure got worse: {} ({}: {})", fmt::join(worse, "; "),
-                             format_location(expected.where), expected.reason);
-  } else if (!moved.empty()) {
-    result.why += fmt::format(" [measured values moved: {}; update {}]", fmt::join(moved, "; "),
-                              format_location(expected.where));
-  }
-}
-
 // The last driver note a server wrote to its log, or empty.
 std::string driver_note_in(const std::filesystem::path& server_log) {
   auto text = read_file_if_present(server_log, "server log");
@@ -196,27 +171,13 @@ std::string driver_note_in(const std::filesystem::path& server_log) {
   return (*text)->substr(from, (*text)->find('\n', from) - from);
 }
 
-// An expected failure holds when the run is red on exactly the checks the line names.
+// An expected failure holds when the run is red on exactly the checks the line names (runner/expectations.h).
 void judge_against(const Expectation& expected, RunResult& result) {
   std::vector<std::string> failed;
   for (const auto& outcome : result.outcomes)
     if (!outcome.passed) failed.push_back(outcome.id.str());
-  std::sort(failed.begin(), failed.end());
-  if (result.verdict == report::Verdict::NotJudged) {
-    if (expected.checks == std::vector<std::string>{std::string(kNotJudged)}) {
-      result.verdict = report::Verdict::ExpectedRed;
-      result.why = fmt::format("not judged, as {} says ({}): {}", format_location(expected.where), expected.reason,
-                               result.why);
-    }
-  } else if (result.verdict == report::Verdict::Green) {
-    result.verdict = report::Verdict::UnexpectedPass;
-    result.why = fmt::format("{}: expected red on {} ({}), found green: remove or mend the line",
-                             format_location(expected.where), fmt::join(expected.checks, ", "), expected.reason);
-  } else if (result.verdict == report::Verdict::Red && failed == expected.checks) {
-    result.verdict = report::Verdict::ExpectedRed;
-    result.why = expected.reason;
-    hold_to_measured_values(expected, result);
-  }
+  runner::judge_against(expected, {.verdict = result.verdict, .why = result.why, .failed = std::move(failed),
+                                   .gauge = [&](std::string_view name) { return gauge_of(result, name); }});
 }
 
 // The expectations line a run is judged against, under the driver build this process runs on.
