@@ -182,6 +182,14 @@ struct CompareArgs {
 };
 int compare_command(const CompareArgs& args);
 
+struct CaptureArgs {
+  std::vector<std::string> command;
+  bool vulkan = false;
+  std::string out = "captures";
+  std::string name;
+};
+int capture_command(const CaptureArgs& args);
+
 struct RebaseArgs {
   std::string report;
   std::string baseline;

@@ -194,6 +194,15 @@ int main(int argc, char** argv) {
   compare->add_option("--expectations", compared.expectations, "known failures (expectations.txt)");
   compare->add_option("--report", compared.report, "report folder (default reports/run-<time>)");
   compare->add_option("--lane", compared.lane, "the lane every column runs in (default monolith)");
+  CaptureArgs captured;
+  auto* capture = app.add_subcommand("capture", "capture a program (apitrace on Zink, or GFXReconstruct with --vulkan) "
+                                                "under the deterministic driver settings, and write it as a capture "
+                                                "fixture whose bounds its replay measured, its controls proven red");
+  capture->add_flag("--vulkan", captured.vulkan, "a Vulkan program: capture with GFXReconstruct (default: GL, apitrace)");
+  capture->add_option("--out", captured.out, "the folder for the capture and its fixture (default captures)");
+  capture->add_option("--name", captured.name, "the fixture's name, in kebab case")->required();
+  capture->add_option("command", captured.command, "the program and its arguments, after --")->required();
+  capture->prefix_command();
   RebaseArgs rebased;
   auto* rebase = app.add_subcommand("rebase", "after a reviewed change, bring the baseline, the expectations' measured "
                                               "values, the ledger and the goldens up to a report folder (refused when "
@@ -259,6 +268,7 @@ int main(int argc, char** argv) {
       {lint, [&] { return lint_command(lint_inputs, lint_expectations); }},
       {compare, [&] { return compare_command(compared); }},
       {rebase, [&] { return rebase_command(rebased); }},
+      {capture, [&] { return capture_command(captured); }},
       {mutants, [] { return mutants_command(); }},
       {backends, [] { return backends_command(); }},
       {observe, [&] { return observe_command(observed); }},

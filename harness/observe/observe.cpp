@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "core/files.h"
+#include "core/spawn_output.h"
 #include "host/layer_sink.h"
 #include "host/model_host.h"
 #include "layer/link.h"
@@ -111,17 +112,8 @@ Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::p
   envp.push_back(nullptr);
   pid_t pid = 0;
   // The program's output to a file of the report when asked (a capture's replayer), else ours.
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  struct Release {
-    posix_spawn_file_actions_t* actions;
-    ~Release() { posix_spawn_file_actions_destroy(actions); }
-  } release{&actions};
-  if (!options.output.empty()) {
-    posix_spawn_file_actions_addopen(&actions, 1, options.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  }
-  if (int error = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data()); error != 0)
+  const SpawnOutput output(options.output);
+  if (int error = posix_spawnp(&pid, argv[0], output.actions(), nullptr, argv.data(), envp.data()); error != 0)
     return fail(ErrorKind::BadInput, fmt::format("observe: cannot start '{}': {}", options.command[0], std::strerror(error)));
   std::mutex mutex;
   std::condition_variable ended;

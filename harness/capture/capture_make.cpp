@@ -1,0 +1,125 @@
+#include "capture/capture_make.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+#include <regex>
+
+#include "capture/capture_run.h"
+#include "core/files.h"
+#include "core/spawn_output.h"
+#include "report/run_record.h"
+
+extern char** environ;
+
+namespace tidemark::capture {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs `command` with `environment` added to this process's, its output into `log`; its exit code.
+Result<int> run_tool(const std::vector<std::string>& command, const std::vector<std::pair<std::string, std::string>>& environment,
+                     const fs::path& log) {
+  std::vector<std::string> variables;
+  for (char** entry = environ; *entry; ++entry) variables.emplace_back(*entry);
+  for (const auto& [name, value] : environment) variables.push_back(name + "=" + value);
+  std::vector<char*> argv, envp;
+  for (const auto& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
+  for (const auto& variable : variables) envp.push_back(const_cast<char*>(variable.c_str()));
+  argv.push_back(nullptr);
+  envp.push_back(nullptr);
+  const SpawnOutput output(log);
+  pid_t pid = 0;
+  if (int error = posix_spawnp(&pid, argv[0], output.actions(), nullptr, argv.data(), envp.data()); error != 0)
+    return fail(ErrorKind::Environment, fmt::format("capture: cannot start '{}': {}{}", command[0], std::strerror(error),
+                                                    command[0] == "apitrace"          ? " (install apitrace)"
+                                                    : command[0] == "gfxrecon-capture.py" ? " (install gfxreconstruct)"
+                                                                                          : ""));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+Result<MadeCapture> make_capture(const MakeOptions& options) {
+  if (!std::regex_match(options.name, std::regex("[a-z0-9]+(-[a-z0-9]+)*")))
+    return fail(ErrorKind::BadInput, fmt::format("--name: expected a name in kebab case, found '{}'", options.name));
+  if (options.command.empty()) return fail(ErrorKind::BadInput, "capture: expected a program after --, found none");
+  TIDEMARK_CHECK(make_directories(options.out));
+  MadeCapture made;
+  made.capture = fs::absolute(options.out / (options.name + (options.kind == CaptureKind::Apitrace ? ".trace" : ".gfxr")));
+  made.fixture = fs::absolute(options.out / (options.name + std::string(kCaptureSuffix)));
+  std::error_code ec;
+  if (fs::exists(made.fixture, ec) || fs::exists(made.capture, ec))
+    return fail(ErrorKind::BadInput, fmt::format("capture: {} is there already: choose another --name or remove it",
+                                                 fs::exists(made.fixture, ec) ? made.fixture.string() : made.capture.string()));
+
+  // The program under the driver settings its replay will have: Zink on lavapipe, one driver thread, no shader cache.
+  std::vector<std::string> tool;
+  std::vector<std::pair<std::string, std::string>> environment = {{"LP_NUM_THREADS", "0"}};
+  if (options.kind == CaptureKind::Apitrace) {
+    tool = {"apitrace", "trace", "--api", "egl", "-o", made.capture.string()};
+    environment.insert(environment.end(), {{"LIBGL_ALWAYS_SOFTWARE", "1"}, {"GALLIUM_DRIVER", "zink"},
+                                           {"GALLIUM_THREAD", "0"}, {"MESA_SHADER_CACHE_DISABLE", "true"}});
+  } else {
+    tool = {"gfxrecon-capture.py", "-o", made.capture.string()};
+  }
+  tool.insert(tool.end(), options.command.begin(), options.command.end());
+  const fs::path log = options.out / (options.name + ".capture.log");
+  TIDEMARK_TRY(code, run_tool(tool, environment, log));
+  if (code != 0 || !fs::is_regular_file(made.capture, ec))
+    return fail(ErrorKind::Environment, fmt::format("capture: '{}' under {} exited {} (its output: {})", options.command[0],
+                                                    tool[0], code, log.string()));
+
+  // Replayed once, bounds as measured; then the fixture must load, be green and have its controls red.
+  auto write_fixture = [&](const std::vector<std::string>& bounds, const std::vector<std::pair<std::string, std::string>>& controls) {
+    std::string text = fmt::format(
+        "# {} captured by {} (tidemark capture); its bounds are what its replay measured.\n"
+        "name: {}\ngroup: {}\ncapture: {}\nexpect:\n",
+        fmt::join(options.command, " "), tool[0], options.name, options.group, made.capture.filename().string());
+    for (const auto& bound : bounds) text += fmt::format("  - {}\n", bound);
+    if (!controls.empty()) text += "controls:\n";
+    for (const auto& [fault, check] : controls) text += fmt::format("  - fault: {}\n    fails: [{}]\n", fault, check);
+    return write_file_atomically(made.fixture, text);
+  };
+  TIDEMARK_CHECK(write_fixture({"vksubmits >= 0"}, {}));
+  TIDEMARK_TRY(probe, load_capture_fixture(made.fixture));
+  const fs::path scratch = options.out / (options.name + ".measure");
+  TIDEMARK_TRY(measured, run_capture(probe, {.report_dir = scratch, .layer_dir = options.layer_dir}));
+  fs::remove_all(scratch, ec);
+  if (measured.verdict != report::Verdict::Green) {
+    fs::remove(made.fixture, ec);
+    return fail(ErrorKind::Environment, fmt::format("capture: the replay of {} is {}: {}", made.capture.string(),
+                                                    report::verdict_label(measured.verdict), measured.why));
+  }
+  auto gauge = [&](const char* name) { return report::gauge_value(measured, name).value_or(0); };
+  made.bounds = {fmt::format("vkbufspk <= {}", gauge("vkbufspk")), fmt::format("vkbytespk <= {}", gauge("vkbytespk")),
+                 fmt::format("vkallocspk <= {}", gauge("vkallocspk"))};
+  std::vector<std::pair<std::string, std::string>> controls;
+  if (gauge("vkbufsmade") > 0 && gauge("vkbufs") == 0) {  // it destroys its buffers: a driver that never frees is red
+    made.bounds.push_back("vkbufs == 0");
+    controls.emplace_back("hold_frees", "vkbufs == 0");
+  }
+  TIDEMARK_CHECK(write_fixture(made.bounds, controls));
+  TIDEMARK_TRY(fixture, load_capture_fixture(made.fixture));
+  TIDEMARK_TRY(outcomes, red_once_capture(fixture, {.report_dir = scratch, .layer_dir = options.layer_dir}));
+  fs::remove_all(scratch, ec);
+  for (const auto& outcome : outcomes) {
+    if (!outcome.red_as_named)
+      return fail(ErrorKind::Environment, fmt::format("capture: fault {} did not make {} red ({}): {} is left for you to "
+                                                      "give a control",
+                                                      outcome.control.fault, fmt::join(outcome.control.fails, ", "),
+                                                      outcome.detail, made.fixture.string()));
+    made.controls.push_back(fmt::format("{} fails {}", outcome.control.fault, fmt::join(outcome.control.fails, ", ")));
+  }
+  return made;
+}
+
+}  // namespace tidemark::capture
