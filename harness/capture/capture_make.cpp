@@ -109,9 +109,9 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   }
   TIDEMARK_CHECK(write_fixture(made.bounds, controls));
   TIDEMARK_TRY(fixture, load_capture_fixture(made.fixture));
-  TIDEMARK_TRY(outcomes, red_once_capture(fixture, {.report_dir = scratch, .layer_dir = options.layer_dir}));
+  TIDEMARK_TRY(red_once, red_once_capture(fixture, {.report_dir = scratch, .layer_dir = options.layer_dir}));
   fs::remove_all(scratch, ec);
-  for (const auto& outcome : outcomes) {
+  for (const auto& outcome : red_once.outcomes) {
     if (!outcome.red_as_named)
       return fail(ErrorKind::Environment, fmt::format("capture: fault {} did not make {} red ({}): {} is left for you to "
                                                       "give a control",

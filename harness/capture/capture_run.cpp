@@ -1,6 +1,7 @@
 #include "capture/capture_run.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -84,9 +85,10 @@ Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOp
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   record.digest = record.repeat_digests.back();
   if (record.repeat_digests.size() == 1) record.repeat_digests.clear();
-  for (const auto& [name, value] : named(last->whole_observed)) (*(record.observed_gauges = record.observed_gauges.value_or(report::GaugeValues{})))[name] = value;
-  report::GaugeValues kernel;
+  report::GaugeValues observed, kernel;
+  for (const auto& [name, value] : named(last->whole_observed)) observed[name] = value;
   for (const auto& [name, value] : named(last->whole_kernel)) kernel[name] = value;
+  record.observed_gauges = std::move(observed);
   record.kernel_gauges = std::move(kernel);
   const std::vector<std::string> checks = fixture.checks();
   for (const auto& verdict : verdicts) {
@@ -125,8 +127,23 @@ Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOp
   return record;
 }
 
-Result<std::vector<ControlOutcome>> red_once_capture(const CaptureFixture& fixture, const RunOptions& options) {
-  std::vector<ControlOutcome> outcomes;
+runner::OtherSubject lint_subject(const CaptureFixture& fixture) {
+  runner::OtherSubject subject{.id = fixture.id(), .backend = backend_of(fixture), .checks = {}};
+  for (size_t k = 0; k < fixture.checks().size(); ++k) subject.checks.push_back(check_id(k));
+  return subject;
+}
+
+Result<RedOnce> red_once_capture(const CaptureFixture& fixture, const RunOptions& options) {
+  RedOnce red_once;
+  RunOptions plain = options;
+  plain.fault.clear();
+  plain.repeat = 1;
+  TIDEMARK_TRY(green, run_capture(fixture, plain));
+  if (green.verdict != report::Verdict::Green)
+    red_once.problems.push_back(fmt::format("not green without a fault: {}{}", report::verdict_label(green.verdict),
+                                            green.why.empty() ? "" : " (" + green.why + ")"));
+  if (fixture.controls.empty()) red_once.problems.push_back("no controls (a green that never went red proves nothing)");
+  std::vector<ControlOutcome>& outcomes = red_once.outcomes;
   for (const auto& control : fixture.controls) {
     RunOptions under = options;
     under.fault = control.fault;
@@ -153,9 +170,13 @@ Result<std::vector<ControlOutcome>> red_once_capture(const CaptureFixture& fixtu
                                                      record.why.empty() ? "" : ": " + record.why)
                                        : fmt::format("{}", fmt::join(details, "; "));
     }
+    if (!outcome.red_as_named)
+      red_once.problems.push_back(fmt::format("{}: fault={} expected exactly {} to fail, found {}",
+                                              format_location(control.where), control.fault,
+                                              fmt::join(control.fails, ", "), outcome.detail));
     outcomes.push_back(std::move(outcome));
   }
-  return outcomes;
+  return red_once;
 }
 
 }  // namespace tidemark::capture

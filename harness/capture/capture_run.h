@@ -41,6 +41,15 @@ struct ControlOutcome {
   bool red_as_named = false;
   std::string detail;  // what failed under it
 };
-Result<std::vector<ControlOutcome>> red_once_capture(const CaptureFixture& fixture, const RunOptions& options);
+struct RedOnce {
+  std::vector<ControlOutcome> outcomes;
+  std::vector<std::string> problems;  // not green without a fault, no controls, a control not red as named
+  bool passed() const { return problems.empty(); }
+};
+// Green without a fault, then each control red exactly as it names.
+Result<RedOnce> red_once_capture(const CaptureFixture& fixture, const RunOptions& options);
+
+// The fixture as lint holds expectations lines to it: its id, backend and check ids.
+runner::OtherSubject lint_subject(const CaptureFixture& fixture);
 
 }  // namespace tidemark::capture

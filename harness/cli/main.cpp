@@ -12,6 +12,7 @@
 #include "core/process_memory.h"
 #include "drivers/driver_builds.h"
 #include "layer/link.h"
+#include "runner/build_runs.h"
 #include "cli/commands.h"
 #include "wire/version_text.h"
 
@@ -282,16 +283,14 @@ int main(int argc, char** argv) {
     return app.exit(error) == 0 ? kGreen : kBadInput;
   }
   // `run --backend gl@NAME` is `--driver NAME run --backend gl`: one process is one build.
-  for (LaneArgs* lane : {&run.lane, &replay.lane}) {
-    const size_t at = lane->backend.find('@');
-    if (at == std::string::npos) continue;
-    const std::string build = lane->backend.substr(at + 1);
-    if (!driver.empty() && driver != build)
-      return report_error({ErrorKind::BadInput, fmt::format("--backend {}: expected the build --driver names ({}), found {}",
-                                                            lane->backend, driver, build)});
-    driver = build;
-    lane->backend.resize(at);
-  }
+  for (LaneArgs* lane : {&run.lane, &replay.lane})
+    if (auto column = runner::backend_on_build(lane->backend)) {
+      if (!driver.empty() && driver != column->build)
+        return report_error({ErrorKind::BadInput, fmt::format("--backend {}: expected the build --driver names ({}), "
+                                                              "found {}", lane->backend, driver, column->build)});
+      driver = column->build;
+      lane->backend = column->backend;
+    }
   compared.drivers_files = drivers_files;
   if (!driver.empty()) {
     const std::vector<std::filesystem::path> files(drivers_files.begin(), drivers_files.end());

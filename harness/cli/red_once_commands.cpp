@@ -32,32 +32,18 @@ const char* verdict_name(runner::ControlRun::Verdict verdict) {
   return "?";
 }
 
-// A capture fixture's red-once: green without a fault, then each control red exactly as it names.
-// Whether it failed.
-Result<bool> red_once_of_capture(const capture::CaptureFixture& fixture, const fs::path& report_dir) {
-  const capture::RunOptions options{.report_dir = report_dir, .layer_dir = layer::layer_dir(), .fault = {}, .repeat = 1};
-  TIDEMARK_TRY(green, capture::run_capture(fixture, options));
-  std::vector<std::string> problems;
-  if (green.verdict != report::Verdict::Green)
-    problems.push_back(fmt::format("not green without a fault: {}{}", report::verdict_label(green.verdict),
-                                   green.why.empty() ? "" : " (" + green.why + ")"));
-  if (fixture.controls.empty()) problems.push_back("no controls (a green that never went red proves nothing)");
-  TIDEMARK_TRY(outcomes, capture::red_once_capture(fixture, options));
-  for (const auto& outcome : outcomes) {
-    if (verbosity() != Verbosity::Quiet)
+// A capture fixture's red-once (capture::red_once_capture), printed as a scenario's is.
+void print_capture_red_once(const capture::CaptureFixture& fixture, const capture::RedOnce& red_once) {
+  if (verbosity() != Verbosity::Quiet)
+    for (const auto& outcome : red_once.outcomes)
       fmt::print("  {} [capture] fault={}: {} — {}\n", fixture.id(), outcome.control.fault,
                  outcome.red_as_named ? "red" : "wrong", outcome.detail);
-    if (!outcome.red_as_named)
-      problems.push_back(fmt::format("{}: fault={} expected exactly {} to fail, found {}", format_location(outcome.control.where),
-                                     outcome.control.fault, fmt::join(outcome.control.fails, ", "), outcome.detail));
-  }
-  if (problems.empty()) {
+  if (red_once.passed()) {
     if (verbosity() != Verbosity::Quiet) fmt::print("RED-ONCE PASS {}\n", fixture.id());
-    return false;
+    return;
   }
   fmt::print("RED-ONCE FAIL {}\n", fixture.id());
-  for (const auto& problem : problems) fmt::print("  {}\n", problem);
-  return true;
+  for (const auto& problem : red_once.problems) fmt::print("  {}\n", problem);
 }
 
 }  // namespace
@@ -110,9 +96,10 @@ int red_once_command(const RedOnceArgs& args) {
   // A capture fixture's controls are the layer's faults; lanes do not apply to its replay.
   size_t captures_failed = 0;
   for (const auto& fixture : captures) {
-    auto failed = red_once_of_capture(fixture, options.run.report_dir);
-    if (!failed) return report_error(failed.error());
-    captures_failed += *failed ? 1 : 0;
+    auto red_once = capture::red_once_capture(fixture, {.report_dir = options.run.report_dir, .layer_dir = layer::layer_dir()});
+    if (!red_once) return report_error(red_once.error());
+    print_capture_red_once(fixture, *red_once);
+    captures_failed += red_once->passed() ? 0 : 1;
   }
   fmt::print("{} of {} scenarios pass red-once\n", set.scenarios + captures.size() - set.failed - captures_failed,
              set.scenarios + captures.size());
@@ -128,12 +115,7 @@ int lint_command(const std::vector<std::string>& inputs, const std::string& expe
   if (!split->scenarios.empty()) scenarios = load_all(split->scenarios);
   if (!scenarios) return report_error(scenarios.error());
   std::vector<runner::OtherSubject> captures;
-  for (const auto& fixture : split->captures) {
-    runner::OtherSubject& subject = captures.emplace_back();
-    subject.id = fixture.id();
-    subject.backend = capture::backend_of(fixture);
-    for (size_t k = 0; k < fixture.checks().size(); ++k) subject.checks.push_back(capture::check_id(k));
-  }
+  for (const auto& fixture : split->captures) captures.push_back(capture::lint_subject(fixture));
   std::vector<runner::Expectation> expectations;
   if (!expectations_file.empty()) {  // every known failure names what still exists
     auto loaded = runner::load_expectations(expectations_file);

@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <map>
 
 #include "cli/commands.h"
 #include "capture/capture_run.h"
@@ -68,35 +67,10 @@ void print_capture(const report::RunRecord& record, Progress& progress) {
       progress.print(fmt::format("      {} `{}`: {}", check.passed ? "passed" : "failed", check.check, check.detail));
 }
 
-// Every run that moved against the baseline, then the tally and what is gone.
-void print_against_baseline(const std::vector<report::RunRecord>& records, const report::BaselineOrigin& held) {
-  std::map<report::Movement, size_t> counts;
-  for (const auto& record : records) {
-    const report::Movement movement = record.baseline->movement;
-    ++counts[movement];
-    if (movement == report::Movement::Same) continue;
-    if (movement == report::Movement::New) {
-      fmt::print("NEW   {} (not in the baseline)\n", record.test);
-      continue;
-    }
-    fmt::print("{:<5} {} against the baseline\n", movement == report::Movement::Worse ? "WORSE" : "MOVED", record.test);
-    for (const auto& move : record.baseline->moves)
-      fmt::print("      {}: {}\n", report::movement_name(move.movement), report::describe(move));
-  }
-  for (const auto& test : held.gone) fmt::print("GONE  {} (in the baseline, not run now)\n", test);
-  fmt::print("baseline {}: {} worse, {} improved, {} changed, {} same, {} new, {} gone\n", held.source,
-             counts[report::Movement::Worse], counts[report::Movement::Improved], counts[report::Movement::Changed],
-             counts[report::Movement::Same], counts[report::Movement::New], held.gone.size());
-}
-
 }  // namespace
 
 
 int run_command(const RunArgs& args) {
-  const std::vector<std::string>& inputs = args.inputs;
-  const std::vector<std::string>& knob_args = args.knobs;
-  const std::string& report = args.report;
-  int repeat = args.repeat;
   auto lane_options = lane_options_from(args.lane);
   if (!lane_options) return report_error(lane_options.error());
   bool owns_a_server = (lane_options->lane == Lane::Spawn || lane_options->lane == Lane::Tcp) && args.lane.connect.empty();
@@ -105,11 +79,11 @@ int run_command(const RunArgs& args) {
                                                           "server of this run's own, found --lane {}{}",
                                                           args.lane.lane, args.lane.connect.empty() ? "" : " --connect")});
   lane_options->kill_server_at_frame = args.kill_server_at_frame;
-  if (repeat < 1) return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", repeat)});
-  auto knobs = parse_knobs(knob_args);
+  if (args.repeat < 1) return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", args.repeat)});
+  auto knobs = parse_knobs(args.knobs);
   if (!knobs) return report_error(knobs.error());
   // Capture fixtures (*.capture.yaml) run beside the scenarios, each loaded before anything runs.
-  auto split = capture::load_inputs(inputs);
+  auto split = capture::load_inputs(args.inputs);
   if (!split) return report_error(split.error());
   const std::vector<capture::CaptureFixture>& captures = split->captures;
   if (!captures.empty() && !args.shard.empty())
@@ -125,9 +99,9 @@ int run_command(const RunArgs& args) {
 
   runner::RunOptions options;
   options.knob_overrides = *knobs;
-  options.report_dir = report.empty() ? default_report_dir() : fs::path(report);
+  options.report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
   options.validation = args.validation;
-  options.repeat = repeat;
+  options.repeat = args.repeat;
   options.lane = *lane_options;
   options.backend = args.lane.backend;
   options.mutant = args.lane.mutant;
@@ -139,17 +113,8 @@ int run_command(const RunArgs& args) {
     options.expectations = &expectations;
   }
 
-  report::Tolerances tolerances;
-  for (const auto& text : args.tolerances)
-    if (auto added = report::add_tolerance(tolerances, text); !added) return report_error(added.error());
-  if (!args.tolerances.empty() && args.baseline.empty())
-    return report_error({ErrorKind::BadInput, "--tolerance: expected --baseline too, found none"});
-  std::optional<report::Summary> baseline;
-  if (!args.baseline.empty()) {
-    auto loaded = report::load_baseline(args.baseline);
-    if (!loaded) return report_error(loaded.error());
-    baseline = std::move(*loaded);
-  }
+  auto baseline = report::load_baseline(args.baseline, args.tolerances);
+  if (!baseline) return report_error(baseline.error());
 
   std::vector<runner::RunResult> results;
   Progress progress = Progress::for_stdout("run", scenarios->size() + captures.size(), verbosity());
@@ -172,7 +137,7 @@ int run_command(const RunArgs& args) {
   for (const auto& fixture : captures) {
     progress.start(fmt::format("{} (replayed, capture lane)", fixture.id()));
     auto record = capture::run_capture(fixture, {.report_dir = options.report_dir, .layer_dir = layer::layer_dir(),
-                                                 .fault = {}, .repeat = repeat, .expectations = options.expectations});
+                                                 .fault = {}, .repeat = args.repeat, .expectations = options.expectations});
     if (!record) return report_error(record.error());
     print_capture(*record, progress);
     progress.finish_item();
@@ -181,10 +146,9 @@ int run_command(const RunArgs& args) {
   progress.close();
   const report::Origin origin{.command = "run", .series = run_series(args), .shard = shard};
   std::optional<report::BaselineOrigin> held;
-  if (baseline) {
-    for (auto& record : records) record.series = origin.series;
-    held = report::hold_to_baseline(records, origin, *baseline, args.baseline, tolerances);
-    print_against_baseline(records, *held);
+  if (*baseline) {
+    held = report::hold_to_baseline(records, origin, **baseline);
+    for (const auto& line : report::baseline_lines(records, *held)) fmt::print("{}\n", line);
   }
   auto summary = report::write_summary(options.report_dir, origin, std::move(records), held);
   if (!summary) return report_error(summary.error());

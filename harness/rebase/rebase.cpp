@@ -90,7 +90,8 @@ Result<FileChange> baseline_change(const report::Summary& summary, const fs::pat
   }
   TIDEMARK_TRY(old, report::read_summary(folder / "summary.json"));
   std::vector<report::RunRecord> judged = records;
-  const report::BaselineOrigin held = report::hold_to_baseline(judged, summary.origin, old, folder.string(), {});
+  const report::BaselineOrigin held =
+      report::hold_to_baseline(judged, summary.origin, {.summary = std::move(old), .source = folder.string(), .tolerances = {}});
   for (const auto& record : judged) {
     if (record.baseline->movement == report::Movement::New) change.diff.push_back("+ " + record.test);
     for (const auto& move : record.baseline->moves)

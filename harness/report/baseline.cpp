@@ -110,29 +110,60 @@ BaselineJudgement judge(const RunRecord& now, const RunRecord& baseline, const T
   return judged;
 }
 
-Result<Summary> load_baseline(const fs::path& path) {
+Result<std::optional<Baseline>> load_baseline(const std::string& text, const std::vector<std::string>& tolerances) {
+  Tolerances parsed;
+  for (const auto& tolerance : tolerances) TIDEMARK_CHECK(add_tolerance(parsed, tolerance));
+  if (text.empty()) {
+    if (!tolerances.empty()) return fail(ErrorKind::BadInput, "--tolerance: expected --baseline too, found none");
+    return std::optional<Baseline>();
+  }
+  const fs::path path(text);
   std::error_code ec;
   const fs::path file = fs::is_directory(path, ec) ? path / "summary.json" : path;
   if (fs::is_directory(path, ec) && !fs::exists(file, ec))
     return fail(ErrorKind::BadInput, fmt::format("--baseline {}: expected a report folder with its summary.json, "
                                                  "found a folder without one",
                                                  path.string()));
-  return read_summary(file);
+  TIDEMARK_TRY(summary, read_summary(file));
+  return std::optional(Baseline{std::move(summary), text, std::move(parsed)});
 }
 
-BaselineOrigin hold_to_baseline(std::vector<RunRecord>& records, const Origin& origin, const Summary& baseline,
-                                const std::string& source, const Tolerances& tolerances) {
+std::vector<std::string> baseline_lines(const std::vector<RunRecord>& records, const BaselineOrigin& held) {
+  std::vector<std::string> lines;
+  std::map<Movement, size_t> counts;
+  for (const auto& record : records) {
+    if (!record.baseline) continue;
+    const Movement movement = record.baseline->movement;
+    ++counts[movement];
+    if (movement == Movement::Same) continue;
+    if (movement == Movement::New) {
+      lines.push_back(fmt::format("NEW   {} (not in the baseline)", record.test));
+      continue;
+    }
+    lines.push_back(fmt::format("{:<5} {} against the baseline", movement == Movement::Worse ? "WORSE" : "MOVED", record.test));
+    for (const auto& move : record.baseline->moves)
+      lines.push_back(fmt::format("      {}: {}", movement_name(move.movement), describe(move)));
+  }
+  for (const auto& test : held.gone) lines.push_back(fmt::format("GONE  {} (in the baseline, not run now)", test));
+  lines.push_back(fmt::format("baseline {}: {} worse, {} improved, {} changed, {} same, {} new, {} gone", held.source,
+                              counts[Movement::Worse], counts[Movement::Improved], counts[Movement::Changed],
+                              counts[Movement::Same], counts[Movement::New], held.gone.size()));
+  return lines;
+}
+
+BaselineOrigin hold_to_baseline(std::vector<RunRecord>& records, const Origin& origin, const Baseline& baseline) {
   std::map<std::string, const RunRecord*> before;
-  for (const auto& record : baseline.results) before.emplace(key_of(record), &record);
+  for (const auto& record : baseline.summary.results) before.emplace(key_of(record), &record);
   std::set<std::string> matched;
   for (auto& record : records) {
+    if (record.series.empty()) record.series = origin.series;
     auto found = before.find(key_of(record));
     if (found == before.end()) {
       record.baseline = BaselineJudgement{.movement = Movement::New};
       continue;
     }
     matched.insert(found->first);
-    record.baseline = judge(record, *found->second, tolerances);
+    record.baseline = judge(record, *found->second, baseline.tolerances);
   }
   // Gone: what the baseline ran in this series (in this shard's scenarios, for a shard) and this run did not.
   auto in_shard = [&](const RunRecord& record) {
@@ -140,8 +171,8 @@ BaselineOrigin hold_to_baseline(std::vector<RunRecord>& records, const Origin& o
     const std::string scenario = record.subject.substr(0, record.subject.find('@'));
     return std::find(origin.shard->members.begin(), origin.shard->members.end(), scenario) != origin.shard->members.end();
   };
-  BaselineOrigin held{.source = source};
-  for (const auto& record : baseline.results)
+  BaselineOrigin held{.source = baseline.source};
+  for (const auto& record : baseline.summary.results)
     if (record.series == origin.series && in_shard(record) && !matched.contains(key_of(record)))
       held.gone.push_back(record.test);
   return held;

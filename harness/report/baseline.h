@@ -43,13 +43,25 @@ std::string describe(const GaugeMove& move);
 // Every gauge of `now` the baseline record also has, judged; the moves are the gauges that moved.
 BaselineJudgement judge(const RunRecord& now, const RunRecord& baseline, const Tolerances& tolerances);
 
-// The baseline's summary: `path` is a summary.json or a report folder holding one.
-Result<Summary> load_baseline(const std::filesystem::path& path);
+// What a run is held to: the baseline's runs, where they came from, and the tolerances.
+struct Baseline {
+  Summary summary;
+  std::string source;
+  Tolerances tolerances;
+};
 
-// Judges each record of a run from `origin` against the baseline record of the same test, mutant
-// and knobs (no such record: New); returns what its summary names: the source, and the baseline's
-// records of the same series (and, for a shard, of its scenarios) that no record matched.
-BaselineOrigin hold_to_baseline(std::vector<RunRecord>& records, const Origin& origin, const Summary& baseline,
-                                const std::string& source, const Tolerances& tolerances);
+// `path` (a summary.json, or a report folder holding one) with `tolerances` (GAUGE=N or GAUGE=P%
+// each); nullopt when `path` is empty (then a tolerance is bad input: there is nothing to hold to).
+Result<std::optional<Baseline>> load_baseline(const std::string& path, const std::vector<std::string>& tolerances);
+
+// Judges each record of a run from `origin` (a record without a series is of the origin's)
+// against the baseline record of the same test, mutant and knobs (no such record: New); returns
+// what its summary names: the source, and the baseline's records of the same series (and, for a
+// shard, of its scenarios) that no record matched.
+BaselineOrigin hold_to_baseline(std::vector<RunRecord>& records, const Origin& origin, const Baseline& baseline);
+
+// For a person: each run that moved (WORSE/MOVED with its moves, NEW), each one GONE, then the
+// tally ("baseline SOURCE: 1 worse, 0 improved, ...").
+std::vector<std::string> baseline_lines(const std::vector<RunRecord>& records, const BaselineOrigin& held);
 
 }  // namespace tidemark::report

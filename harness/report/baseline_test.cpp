@@ -85,7 +85,7 @@ TEST(Baseline, RunsAreMatchedByTestMutantAndKnobsAndTheUnmatchedAreNewOrGone) {
   std::vector<RunRecord> records = {record("Magma.Direct.Portable.kept", {{"wlivepk", 4}}),
                                     record("Magma.Direct.Portable.new", {{"wlivepk", 1}}), mutant};
   const Origin origin{.command = "run", .series = "run lane=direct"};
-  const BaselineOrigin held = hold_to_baseline(records, origin, baseline, "yesterday/summary.json", {});
+  const BaselineOrigin held = hold_to_baseline(records, origin, {.summary = baseline, .source = "yesterday/summary.json", .tolerances = {}});
   EXPECT_EQ(records[0].baseline->movement, Movement::Worse);
   EXPECT_EQ(records[1].baseline->movement, Movement::New);
   EXPECT_EQ(records[2].baseline->movement, Movement::New);
@@ -93,6 +93,13 @@ TEST(Baseline, RunsAreMatchedByTestMutantAndKnobsAndTheUnmatchedAreNewOrGone) {
   EXPECT_EQ(held.gone, std::vector<std::string>{"Magma.Direct.Portable.gone"});
   EXPECT_FALSE(record_passes(records[0]));
   EXPECT_TRUE(record_passes(records[1]));
+  EXPECT_EQ(baseline_lines(records, held),
+            (std::vector<std::string>{"WORSE Magma.Direct.Portable.kept against the baseline",
+                                      "      worse: wlivepk 4 vs baseline 3 (+33%)",
+                                      "NEW   Magma.Direct.Portable.new (not in the baseline)",
+                                      "NEW   Magma.Direct.Portable.kept (not in the baseline)",
+                                      "GONE  Magma.Direct.Portable.gone (in the baseline, not run now)",
+                                      "baseline yesterday/summary.json: 1 worse, 0 improved, 0 changed, 0 same, 2 new, 1 gone"}));
 }
 
 TEST(Baseline, AShardNamesAsGoneOnlyItsOwnScenarios) {
@@ -101,7 +108,7 @@ TEST(Baseline, AShardNamesAsGoneOnlyItsOwnScenarios) {
   std::vector<RunRecord> records;
   Origin origin{.command = "run", .series = "run lane=direct"};
   origin.shard = ShardOrigin{.index = 1, .total = 2, .members = {"portable/mine"}};
-  EXPECT_EQ(hold_to_baseline(records, origin, baseline, "b", {}).gone,
+  EXPECT_EQ(hold_to_baseline(records, origin, {.summary = baseline, .source = "b", .tolerances = {}}).gone,
             std::vector<std::string>{"Magma.Direct.Portable.mine"});
 }
 

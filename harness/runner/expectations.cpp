@@ -10,6 +10,7 @@
 
 #include "core/files.h"
 #include "core/gauges.h"
+#include "runner/build_runs.h"
 #include "report/baseline.h"
 
 namespace tidemark::runner {
@@ -59,9 +60,9 @@ Result<std::vector<Expectation>> parse_expectations(std::string_view text, const
       return at(file, number, line.size(), "'# why', with the value measured", "no reason");
     Expectation e{.backend = words[0].first, .scenario = words[1].first, .reason = reason,
                   .where = {file.string(), number, 1}};
-    if (size_t at_sign = e.backend.find('@'); at_sign != std::string::npos) {
-      e.build = e.backend.substr(at_sign + 1);
-      e.backend.resize(at_sign);
+    if (auto column = backend_on_build(e.backend)) {
+      e.backend = column->backend;
+      e.build = column->build;
       if (e.backend.empty() || e.build.empty())
         return at(file, number, words[0].second, "BACKEND or BACKEND@BUILD", fmt::format("'{}'", words[0].first));
     }

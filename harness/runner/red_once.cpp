@@ -224,10 +224,11 @@ Result<RedOnceSet> red_once_set(const std::vector<scenario::Scenario>& scenarios
     if (scenario.controls.empty()) {
       report.scenario = scenario.id();
       report.problems.push_back("no controls (a green that never went red proves nothing)");
+      record.problems = report.problems;
     } else {
       TIDEMARK_TRY(ran, red_once(scenario, options.run));
       report = std::move(ran);
-      record.problems = report.problems;
+      record.problems = report.problems;  // before drift: a drift is what rebase brings the ledger up to
       if (!options.update_ledger)
         for (auto& drift : ledger_drift(report, ledger)) report.problems.push_back("ledger drift: " + drift);
       auto lines = ledger_lines(report);
@@ -237,7 +238,6 @@ Result<RedOnceSet> red_once_set(const std::vector<scenario::Scenario>& scenarios
     }
     record.scenario = report.scenario;
     record.lanes = report.lanes;
-    if (scenario.controls.empty()) record.problems = report.problems;
     if (!report.passed()) ++set.failed;
     if (options.on_done) options.on_done(report);
   }
