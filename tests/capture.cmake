@@ -31,3 +31,28 @@ if $1 capture --out $0 --name three-hundred-rounds -- $2 --rounds 3 2>$0.again; 
                  ${PROJECT_BINARY_DIR}/reports/capture-made $<TARGET_FILE:tidemark> $<TARGET_FILE:tidemark-gl-respecify>)
 set_tests_properties(Tidemark.Capture.ACapturedProgramBecomesAFixtureThatRunsGreenAndGoesRedUnderItsControl
                      PROPERTIES LABELS "capture;zink;cli" TIMEOUT 120)
+# tidemark reduce of a capture: the gl-respecify capture's 4 061 calls cut to its setup and the
+# two calls that keep a refused third allocation (fail_allocation=3) red and the replay green
+# without the fault, written as a fixture whose control is that fault (red-once before it is
+# written); a capture that does not tell the bug from the fix, a check it lacks, a GFXR capture and
+# a scenario's bug options are bad input.
+set(respecify_capture ${captures}/gl-respecify/two-thousand-4-kib-respecify-rounds.capture.yaml)
+add_test(NAME Tidemark.Capture.ReduceCutsTheRespecifyCaptureToTheCallsThatKeepARefusedAllocation
+         COMMAND bash -c "set -e; rm -rf $0; $1 reduce $2 --check 'vkrefused == 0' --fault fail_allocation=3 --name refused --out $0 >$0.log 2>&1 || { cat $0.log; exit 1; }; \
+grep -q 'REDUCED .*: 2 calls besides its 58 setup calls (glBufferData, glReadPixels) from 4061 calls' $0.log; \
+grep -q 'fault=fail_allocation=3: red' $0.log; $1 run $0 --report $0-run | grep -q '^1 green, 0 red'"
+                 ${PROJECT_BINARY_DIR}/reports/capture-reduced $<TARGET_FILE:tidemark> ${respecify_capture})
+add_test(NAME Tidemark.Capture.ReduceRefusesACaptureThatDoesNotTellTheBugFromTheFix
+         COMMAND ${expect_exit} 2 "expected vkbufspk <= 2100 red under the bug and the replay green under the fix, found under the bug \\(fault=never_done\\): GREEN"
+                 $<TARGET_FILE:tidemark> reduce ${respecify_capture} --check check[0] --fault never_done --out ${PROJECT_BINARY_DIR}/reports/capture-not-reduced)
+add_test(NAME Tidemark.Capture.ReduceRefusesACheckTheFixtureLacks
+         COMMAND ${expect_exit} 2 "--check: expected a check of .* or check\\[K\\], found 'vkbufs < 1'"
+                 $<TARGET_FILE:tidemark> reduce ${respecify_capture} --check "vkbufs < 1" --fault hold_frees)
+add_test(NAME Tidemark.Capture.ReduceTakesOneBugForACapture
+         COMMAND ${expect_exit} 2 "expected one bug for a capture, --fault or --bug-build, found both"
+                 $<TARGET_FILE:tidemark> reduce ${respecify_capture} --check check[0] --fault hold_frees --bug-build mesa-25.0.7)
+set_tests_properties(Tidemark.Capture.ReduceCutsTheRespecifyCaptureToTheCallsThatKeepARefusedAllocation
+                     Tidemark.Capture.ReduceRefusesACaptureThatDoesNotTellTheBugFromTheFix
+                     Tidemark.Capture.ReduceRefusesACheckTheFixtureLacks
+                     Tidemark.Capture.ReduceTakesOneBugForACapture
+                     PROPERTIES LABELS "capture;zink;cli" TIMEOUT 120)

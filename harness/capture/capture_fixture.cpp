@@ -1,6 +1,7 @@
 #include "capture/capture_fixture.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -56,18 +57,29 @@ namespace {
 namespace yaml = scenario::yaml;
 
 Result<std::vector<Control>> controls_of(yaml::Reader& read, const yaml::Value& list, const CaptureFixture& fixture) {
-  TIDEMARK_TRY(items, read.non_empty_list(list, "a list of controls, each a fault and the checks it fails"));
+  TIDEMARK_TRY(items, read.non_empty_list(list, "a list of controls, each a fault or a driver build and the checks "
+                                                "it fails"));
   const std::vector<std::string> checks = fixture.checks();
   std::vector<Control> controls;
   for (const auto& item : items) {
-    TIDEMARK_TRY(fields, read.fields(item, "a control", {"fault", "fails"}));
+    TIDEMARK_TRY(fields, read.fields(item, "a control", {"fault", "build", "fails"}));
     Control control{.where = item.where};
-    TIDEMARK_TRY(fault, fields.required("fault"));
-    TIDEMARK_TRY(text, read.text(fault, "a fault of the layer: hold_frees, never_done or fail_allocation=N"));
-    if (auto parsed = layer::parse_settings(text); !parsed || text.find(',') != std::string::npos || text.starts_with("completion"))
-      return yaml::error_at(fault.where, "one fault of the layer: hold_frees, never_done or fail_allocation=N",
-                            yaml::quote(text));
-    control.fault = text;
+    const auto fault = fields.optional("fault");
+    const auto build = fields.optional("build");
+    if (fault.has_value() == build.has_value())
+      return yaml::error_at(item.where, "a control with one of fault (a layer fault) or build (a driver build)",
+                            fault ? "both" : "neither");
+    if (fault) {
+      TIDEMARK_TRY(text, read.text(*fault, "a fault of the layer: hold_frees, never_done or fail_allocation=N"));
+      if (auto parsed = layer::parse_settings(text);
+          !parsed || text.find(',') != std::string::npos || text.starts_with("completion"))
+        return yaml::error_at(fault->where, "one fault of the layer: hold_frees, never_done or fail_allocation=N",
+                              yaml::quote(text));
+      control.fault = text;
+    } else {
+      TIDEMARK_TRY(text, read.text(*build, "a driver build's name, as the drivers file names it"));
+      control.build = text;
+    }
     TIDEMARK_TRY(fails, fields.required("fails"));
     TIDEMARK_TRY(named, read.non_empty_list(fails, "the checks the fault makes red (as written), or replay"));
     for (const auto& each : named) {
@@ -118,6 +130,22 @@ Result<CaptureFixture> load_capture_fixture(const fs::path& file) {
     fixture.controls = std::move(read_controls);
   }
   return fixture;
+}
+
+std::string fixture_text(const FixtureDocument& document) {
+  std::string text;
+  for (const auto& line : document.comment) text += fmt::format("# {}\n", line);
+  text += fmt::format("name: {}\ngroup: {}\ncapture: {}\n", document.name, document.group, document.capture);
+  for (const auto& [key, checks] : {std::pair{"expect", &document.expect}, std::pair{"whole", &document.whole}}) {
+    if (checks->empty()) continue;
+    text += fmt::format("{}:\n", key);
+    for (const auto& check : *checks) text += fmt::format("  - {}\n", check);
+  }
+  if (!document.controls.empty()) text += "controls:\n";
+  for (const auto& control : document.controls)
+    text += fmt::format("  - {}: {}\n    fails: [{}]\n", control.fault.empty() ? "build" : "fault",
+                        control.fault.empty() ? control.build : control.fault, fmt::join(control.fails, ", "));
+  return text;
 }
 
 Result<Inputs> load_inputs(const std::vector<std::string>& paths) {

@@ -13,6 +13,8 @@
 //       fails: [vkbufspk <= 16]
 //     - fault: fail_allocation=3           # the third vkAllocateMemory refused
 //       fails: [replay]                    # the replay itself must fail
+//     - build: mesa-22.3.6                 # a driver build known to have the defect
+//       fails: [vkbufspk <= 16]
 #pragma once
 
 #include <filesystem>
@@ -35,10 +37,14 @@ bool is_capture_fixture(const std::filesystem::path& file);
 // "replay": the control makes the replay itself fail (the replayer exits non-zero).
 inline constexpr std::string_view kReplayFails = "replay";
 
+// A control is a layer fault or a driver build (of the drivers files) on which the checks it names
+// must be red: a driver known to have the defect proves the check as well as a fault does.
 struct Control {
   std::string fault;               // the layer's settings text: hold_frees, never_done, fail_allocation=N
+  std::string build;               // or a driver build's name: mesa-22.3.6
   std::vector<std::string> fails;  // the checks (as written) it must make red, or "replay"
   SourceLocation where;
+  std::string describe() const { return fault.empty() ? "build=" + build : "fault=" + fault; }
 };
 
 struct CaptureFixture {
@@ -52,6 +58,17 @@ struct CaptureFixture {
   // Every check as written, expect's then whole's: what controls name.
   std::vector<std::string> checks() const;
 };
+
+// A capture fixture as written: the one codec of NAME.capture.yaml's text (load_capture_fixture
+// reads it back). `comment` lines open the file as comments.
+struct FixtureDocument {
+  std::vector<std::string> comment;
+  std::string name, group;
+  std::string capture;  // the capture's file name, beside the fixture
+  std::vector<std::string> expect, whole;
+  std::vector<Control> controls;
+};
+std::string fixture_text(const FixtureDocument& document);
 
 // A command's paths, split: scenario files and folders, and the capture fixtures named or found
 // under a folder (*.capture.yaml). A folder of capture fixtures only is not a scenario folder.

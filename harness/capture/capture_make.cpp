@@ -2,12 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
-#include <cerrno>
-#include <cstring>
 #include <regex>
 
 #include "capture/capture_run.h"
@@ -15,7 +10,6 @@
 #include "core/spawn_output.h"
 #include "report/run_record.h"
 
-extern char** environ;
 
 namespace tidemark::capture {
 
@@ -23,27 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs `command` with `environment` added to this process's, its output into `log`; its exit code.
-Result<int> run_tool(const std::vector<std::string>& command, const std::vector<std::pair<std::string, std::string>>& environment,
-                     const fs::path& log) {
-  std::vector<std::string> variables;
-  for (char** entry = environ; *entry; ++entry) variables.emplace_back(*entry);
-  for (const auto& [name, value] : environment) variables.push_back(name + "=" + value);
-  std::vector<char*> argv, envp;
-  for (const auto& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
-  for (const auto& variable : variables) envp.push_back(const_cast<char*>(variable.c_str()));
-  argv.push_back(nullptr);
-  envp.push_back(nullptr);
-  const SpawnOutput output(log);
-  pid_t pid = 0;
-  if (int error = posix_spawnp(&pid, argv[0], output.actions(), nullptr, argv.data(), envp.data()); error != 0)
-    return fail(ErrorKind::Environment, fmt::format("capture: cannot start '{}': {}{}", command[0], std::strerror(error),
-                                                    command[0] == "apitrace"          ? " (install apitrace)"
-                                                    : command[0] == "gfxrecon-capture.py" ? " (install gfxreconstruct)"
-                                                                                          : ""));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+// What to install when a capture tool cannot be started.
+std::string_view install_hint(std::string_view tool) {
+  return tool == "apitrace" ? " (install apitrace)" : tool == "gfxrecon-capture.py" ? " (install gfxreconstruct)" : "";
 }
 
 }  // namespace
@@ -73,21 +49,19 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   }
   tool.insert(tool.end(), options.command.begin(), options.command.end());
   const fs::path log = options.out / (options.name + ".capture.log");
-  TIDEMARK_TRY(code, run_tool(tool, environment, log));
+  TIDEMARK_TRY(code, run_to_file(tool, environment, log, install_hint(tool.front())));
   if (code != 0 || !fs::is_regular_file(made.capture, ec))
     return fail(ErrorKind::Environment, fmt::format("capture: '{}' under {} exited {} (its output: {})", options.command[0],
                                                     tool[0], code, log.string()));
 
   // Replayed once, bounds as measured; then the fixture must load, be green and have its controls red.
-  auto write_fixture = [&](const std::vector<std::string>& bounds, const std::vector<std::pair<std::string, std::string>>& controls) {
-    std::string text = fmt::format(
-        "# {} captured by {} (tidemark capture); its bounds are what its replay measured.\n"
-        "name: {}\ngroup: {}\ncapture: {}\nexpect:\n",
-        fmt::join(options.command, " "), tool[0], options.name, options.group, made.capture.filename().string());
-    for (const auto& bound : bounds) text += fmt::format("  - {}\n", bound);
-    if (!controls.empty()) text += "controls:\n";
-    for (const auto& [fault, check] : controls) text += fmt::format("  - fault: {}\n    fails: [{}]\n", fault, check);
-    return write_file_atomically(made.fixture, text);
+  auto write_fixture = [&](const std::vector<std::string>& bounds, const std::vector<Control>& controls) {
+    return write_file_atomically(
+        made.fixture,
+        fixture_text({.comment = {fmt::format("{} captured by {} (tidemark capture); its bounds are what its replay "
+                                              "measured.", fmt::join(options.command, " "), tool[0])},
+                      .name = options.name, .group = options.group, .capture = made.capture.filename().string(),
+                      .expect = bounds, .whole = {}, .controls = controls}));
   };
   TIDEMARK_CHECK(write_fixture({"vksubmits >= 0"}, {}));
   TIDEMARK_TRY(probe, load_capture_fixture(made.fixture));
@@ -102,10 +76,10 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   auto gauge = [&](const char* name) { return report::gauge_value(measured, name).value_or(0); };
   made.bounds = {fmt::format("vkbufspk <= {}", gauge("vkbufspk")), fmt::format("vkbytespk <= {}", gauge("vkbytespk")),
                  fmt::format("vkallocspk <= {}", gauge("vkallocspk"))};
-  std::vector<std::pair<std::string, std::string>> controls;
+  std::vector<Control> controls;
   if (gauge("vkbufsmade") > 0 && gauge("vkbufs") == 0) {  // it destroys its buffers: a driver that never frees is red
     made.bounds.push_back("vkbufs == 0");
-    controls.emplace_back("hold_frees", "vkbufs == 0");
+    controls.push_back({.fault = "hold_frees", .build = {}, .fails = {"vkbufs == 0"}, .where = {}});
   }
   TIDEMARK_CHECK(write_fixture(made.bounds, controls));
   TIDEMARK_TRY(fixture, load_capture_fixture(made.fixture));
@@ -113,9 +87,9 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   fs::remove_all(scratch, ec);
   for (const auto& outcome : red_once.outcomes) {
     if (!outcome.red_as_named)
-      return fail(ErrorKind::Environment, fmt::format("capture: fault {} did not make {} red ({}): {} is left for you to "
+      return fail(ErrorKind::Environment, fmt::format("capture: {} did not make {} red ({}): {} is left for you to "
                                                       "give a control",
-                                                      outcome.control.fault, fmt::join(outcome.control.fails, ", "),
+                                                      outcome.control.describe(), fmt::join(outcome.control.fails, ", "),
                                                       outcome.detail, made.fixture.string()));
     made.controls.push_back(fmt::format("{} fails {}", outcome.control.fault, fmt::join(outcome.control.fails, ", ")));
   }

@@ -37,6 +37,20 @@ Result<std::string> fixture_hash(const CaptureFixture& fixture) {
   return hash.hex();
 }
 
+// The replayer's command line: env(1) sets its environment and execs it in the same process, so
+// what the run sets is in observation.json and nothing of it stays in this process. On a named
+// build the variables a build owns are cleared first, then the build's are set.
+Result<std::vector<std::string>> replay_command(const Replayer& replayer, const drivers::NamedBuild* build) {
+  std::vector<std::string> command = {"/usr/bin/env"};
+  if (build) {
+    for (const auto& name : drivers::owned_variables(build->build)) command.insert(command.end(), {"-u", name});
+    for (auto& setting : drivers::build_settings(build->builds, build->build)) command.push_back(std::move(setting));
+  }
+  for (const auto& [name, value] : replayer.environment) command.push_back(name + "=" + value);
+  command.insert(command.end(), replayer.command.begin(), replayer.command.end());
+  return command;
+}
+
 }  // namespace
 
 std::string test_name(const CaptureFixture& fixture) {
@@ -45,27 +59,30 @@ std::string test_name(const CaptureFixture& fixture) {
 
 Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOptions& options) {
   std::string folder = fixture.name;
-  if (!options.fault.empty()) {
-    std::string fault = options.fault;
-    std::replace(fault.begin(), fault.end(), '=', '-');
-    folder += "@" + fault;
-  }
+  for (const std::string& variant : {options.fault, options.build})
+    if (!variant.empty()) {
+      std::string text = variant;
+      std::replace(text.begin(), text.end(), '=', '-');
+      folder += "@" + text;
+    }
   const fs::path dir = options.report_dir / "capture" / fixture.group / folder;
   TIDEMARK_CHECK(make_directories(dir));
   const Replayer replayer = replayer_for(fixture);
-  // The replayer's environment on its command line (env(1) execs it in the same process): what
-  // the run sets is in observation.json, and nothing of it stays in this process.
-  std::vector<std::string> command = {"/usr/bin/env"};
-  for (const auto& [name, value] : replayer.environment) command.push_back(name + "=" + value);
-  command.insert(command.end(), replayer.command.begin(), replayer.command.end());
+  std::optional<drivers::NamedBuild> on_build;
+  if (!options.build.empty()) {
+    TIDEMARK_TRY(found, drivers::find_build(options.drivers_files, options.build));
+    on_build = std::move(found);
+  }
+  TIDEMARK_TRY(command, replay_command(replayer, on_build ? &*on_build : nullptr));
 
   report::RunRecord record{.test = test_name(fixture), .subject = fixture.id(), .file = fixture.file.string()};
   TIDEMARK_TRY(hash, fixture_hash(fixture));
   record.scenario_hash = hash;
   record.dir = fs::absolute(dir).lexically_normal().string();
   record.backend = backend_of(fixture);
-  TIDEMARK_TRY(build, drivers::active_build());
-  record.driver = build ? fmt::format("{} (replayed by {})", build->name, replayer.command.front()) : replayer.command.front();
+  TIDEMARK_TRY(active, drivers::active_build());
+  const std::string build = on_build ? on_build->build.name : active ? active->name : "";
+  record.driver = build.empty() ? replayer.command.front() : fmt::format("{} (replayed by {})", build, replayer.command.front());
   if (!options.fault.empty()) record.mutant = "fault=" + options.fault;
   record.lane.name = "capture";
   const auto started = std::chrono::steady_clock::now();
@@ -114,7 +131,7 @@ Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOp
   }
   if (options.expectations)
     if (const runner::Expectation* expected = runner::find_expectation(*options.expectations, record.backend, fixture.id(),
-                                                                       build ? build->name : ""))
+                                                                       build))
     {
       std::vector<std::string> failed;
       for (const auto& check : record.checks)
@@ -147,6 +164,7 @@ Result<RedOnce> red_once_capture(const CaptureFixture& fixture, const RunOptions
   for (const auto& control : fixture.controls) {
     RunOptions under = options;
     under.fault = control.fault;
+    if (!control.build.empty()) under.build = control.build;
     under.repeat = 1;
     TIDEMARK_TRY(record, run_capture(fixture, under));
     std::vector<std::string> failed;
@@ -171,8 +189,8 @@ Result<RedOnce> red_once_capture(const CaptureFixture& fixture, const RunOptions
                                        : fmt::format("{}", fmt::join(details, "; "));
     }
     if (!outcome.red_as_named)
-      red_once.problems.push_back(fmt::format("{}: fault={} expected exactly {} to fail, found {}",
-                                              format_location(control.where), control.fault,
+      red_once.problems.push_back(fmt::format("{}: {} expected exactly {} to fail, found {}",
+                                              format_location(control.where), control.describe(),
                                               fmt::join(control.fails, ", "), outcome.detail));
     outcomes.push_back(std::move(outcome));
   }

@@ -2,8 +2,8 @@
 // beneath, a model host per process), its checks judged, and the result as a run record, so the
 // summary, JUnit, the baseline and the expectations take it as they take a scenario's. Lanes do
 // not apply (the replayer is a program of its own, not a session): a record says lane "capture".
-// Red-once for a capture: each control's fault must make exactly the checks it names red (or,
-// for `replay`, the replay itself fail).
+// Red-once for a capture: each control's fault or driver build must make exactly the checks it
+// names red (or, for `replay`, the replay itself fail).
 #pragma once
 
 #include <filesystem>
@@ -21,6 +21,10 @@ struct RunOptions {
   std::filesystem::path report_dir;  // the run's folder is <report_dir>/capture/<group>/<name>
   std::filesystem::path layer_dir;   // where the layer and its manifest are
   std::string fault;                 // a control's fault; empty: none
+  // The driver build the replay runs on, named in one of drivers_files; empty: this process's
+  // (its environment as it is). The replayer alone runs under the build's environment.
+  std::string build;
+  std::vector<std::filesystem::path> drivers_files;
   int repeat = 1;                    // > 1: every replay must give the same gauges (one digest)
   // Known failures: a line for the fixture's backend (gl for an apitrace, vulkan for a GFXR
   // capture) and id, or for the driver build the process runs on, judges its run.

@@ -23,6 +23,8 @@ enum Exit { kGreen = 0, kRed = 1, kBadInput = 2, kEnvironment = 3, kInternal = 4
 
 // --quiet / --verbose, for every command (main.cpp sets it before the command runs).
 Verbosity& verbosity();
+// --drivers, for every command (main.cpp sets it): where a driver build named anywhere is found.
+std::vector<std::filesystem::path>& drivers_files();
 
 int exit_code(const Error& error);
 // Prints `tidemark: <message>` and returns the error's exit code.
@@ -151,7 +153,9 @@ struct ReduceArgs {
   std::string ledger;  // also merge the result's rows into this ledger
   std::string scenario;  // a recording's scenario file (default: found by its header's name)
   unsigned jobs = 0;
+  std::string fault, bug_build, fix_build;  // a capture's bug and fix
 };
+int reduce_capture_command(const ReduceArgs& args);
 
 int run_command(const RunArgs& args);
 int parity_command(const ParityArgs& args);

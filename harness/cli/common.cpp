@@ -53,6 +53,11 @@ Verbosity& verbosity() {
   return chosen;
 }
 
+std::vector<fs::path>& drivers_files() {
+  static std::vector<fs::path> given;
+  return given;
+}
+
 fs::path default_report_dir(std::string_view kind) {
   std::time_t now = std::time(nullptr);
   char stamp[32];

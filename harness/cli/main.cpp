@@ -74,9 +74,11 @@ CLI::App* add_replay(CLI::App& app, ReplayArgs& args) {
 }
 
 CLI::App* add_reduce(CLI::App& app, ReduceArgs& args) {
-  auto* reduce = app.add_subcommand("reduce", "cut a red scenario down to the fewest steps that stay red under the bug "
-                                              "and green under the fix, and write it as a fixture");
-  reduce->add_option("input", args.input, "a scenario file, or a recording (.tdrec) of one")->required();
+  auto* reduce = app.add_subcommand("reduce", "cut a red scenario (or an apitrace capture fixture) down to the fewest "
+                                              "steps (calls) that stay red under the bug and green under the fix, and "
+                                              "write it as a fixture");
+  reduce->add_option("input", args.input, "a scenario file, a recording (.tdrec) of one, or a capture fixture "
+                                          "(NAME.capture.yaml)")->required();
   reduce->add_option("--scenario", args.scenario, "a recording's scenario file (default: the one under scenarios/ "
                                                   "or fixtures/ its header names)");
   reduce->add_option("--check", args.check, "the check that must stay red under the bug and green without it, "
@@ -84,7 +86,12 @@ CLI::App* add_reduce(CLI::App& app, ReduceArgs& args) {
       ->required();
   reduce->add_option("--mutant", args.mutant, "the bug: a mutant (see `tidemark mutants`)");
   reduce->add_option("--knob", args.knobs, "the bug: a knob setting NAME=VALUE (repeatable)")->allow_extra_args(false);
-  reduce->add_option("--out", args.out, "the fixture folder to write (default fixtures/<name>)");
+  reduce->add_option("--fault", args.fault, "a capture's bug: a layer fault (hold_frees, never_done, fail_allocation=N)");
+  reduce->add_option("--bug-build", args.bug_build, "a capture's bug: the driver build on which the check is red");
+  reduce->add_option("--fix-build", args.fix_build, "a capture's fix: the driver build on which it is green (default "
+                                                    "this process's)");
+  reduce->add_option("--out", args.out, "the fixture folder to write (default fixtures/<name>, captures/<name> for a "
+                                        "capture)");
   reduce->add_option("--name", args.name, "the result's name, a sentence in kebab case (default the input's)");
   reduce->add_option("--ledger", args.ledger, "also put the result's ledger rows into this ledger");
   reduce->add_option("--jobs", args.jobs, "candidates judged at once (default one per core)");
@@ -292,6 +299,7 @@ int main(int argc, char** argv) {
       lane->backend = column->backend;
     }
   compared.drivers_files = drivers_files;
+  tidemark::cli::drivers_files().assign(drivers_files.begin(), drivers_files.end());
   if (!driver.empty()) {
     const std::vector<std::filesystem::path> files(drivers_files.begin(), drivers_files.end());
     if (auto entered = tidemark::drivers::run_under(files, driver, argv); !entered) return report_error(entered.error());

@@ -36,7 +36,7 @@ const char* verdict_name(runner::ControlRun::Verdict verdict) {
 void print_capture_red_once(const capture::CaptureFixture& fixture, const capture::RedOnce& red_once) {
   if (verbosity() != Verbosity::Quiet)
     for (const auto& outcome : red_once.outcomes)
-      fmt::print("  {} [capture] fault={}: {} — {}\n", fixture.id(), outcome.control.fault,
+      fmt::print("  {} [capture] {}: {} — {}\n", fixture.id(), outcome.control.describe(),
                  outcome.red_as_named ? "red" : "wrong", outcome.detail);
   if (red_once.passed()) {
     if (verbosity() != Verbosity::Quiet) fmt::print("RED-ONCE PASS {}\n", fixture.id());
@@ -93,10 +93,11 @@ int red_once_command(const RedOnceArgs& args) {
   }
   progress.close();
   if (set.ledger_written) fmt::print("ledger written: {}\n", args.ledger);
-  // A capture fixture's controls are the layer's faults; lanes do not apply to its replay.
+  // A capture fixture's controls are layer faults or driver builds; lanes do not apply to its replay.
   size_t captures_failed = 0;
   for (const auto& fixture : captures) {
-    auto red_once = capture::red_once_capture(fixture, {.report_dir = options.run.report_dir, .layer_dir = layer::layer_dir()});
+    auto red_once = capture::red_once_capture(fixture, {.report_dir = options.run.report_dir, .layer_dir = layer::layer_dir(),
+                                                        .drivers_files = drivers_files()});
     if (!red_once) return report_error(red_once.error());
     print_capture_red_once(fixture, *red_once);
     captures_failed += red_once->passed() ? 0 : 1;

@@ -2,6 +2,7 @@
 // ledger rows of its reds (verified in every lane by red-once) and a README to fill in.
 #include <fmt/format.h>
 
+#include "capture/capture_fixture.h"
 #include "cli/commands.h"
 #include "core/files.h"
 #include "reduce/fixture.h"
@@ -14,6 +15,10 @@ namespace tidemark::cli {
 namespace fs = std::filesystem;
 
 int reduce_command(const ReduceArgs& args) {
+  if (capture::is_capture_fixture(args.input)) return reduce_capture_command(args);
+  if (!args.fault.empty() || !args.bug_build.empty() || !args.fix_build.empty())
+    return report_error({ErrorKind::BadInput, "reduce: --fault, --bug-build and --fix-build are a capture's bug and fix; "
+                                              "a scenario's bug is --mutant or --knob"});
   auto knobs = parse_knobs(args.knobs);
   if (!knobs) return report_error(knobs.error());
   if (auto ok = check_mutant_name(args.mutant); !ok) return report_error(ok.error());

@@ -137,7 +137,8 @@ int run_command(const RunArgs& args) {
   for (const auto& fixture : captures) {
     progress.start(fmt::format("{} (replayed, capture lane)", fixture.id()));
     auto record = capture::run_capture(fixture, {.report_dir = options.report_dir, .layer_dir = layer::layer_dir(),
-                                                 .fault = {}, .repeat = args.repeat, .expectations = options.expectations});
+                                                 .drivers_files = drivers_files(), .repeat = args.repeat,
+                                                 .expectations = options.expectations});
     if (!record) return report_error(record.error());
     print_capture(*record, progress);
     progress.finish_item();

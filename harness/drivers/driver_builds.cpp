@@ -193,26 +193,35 @@ const std::vector<std::string>& driver_variables() {
   return kVariables;
 }
 
-std::vector<std::string> environment_for(const DriverBuilds& builds, const DriverBuild& build,
-                                         const std::vector<std::string>& current) {
+std::set<std::string> owned_variables(const DriverBuild& build) {
   std::set<std::string> owned(driver_variables().begin(), driver_variables().end());
   for (const auto& [name, value] : build.environment) owned.insert(name);
-  std::vector<std::string> out;
-  for (const auto& entry : current) {
-    const std::string name = entry.substr(0, entry.find('='));
-    if (!owned.contains(name)) out.push_back(entry);
-  }
+  return owned;
+}
+
+std::vector<std::string> build_settings(const DriverBuilds& builds, const DriverBuild& build) {
   auto join = [](const std::vector<fs::path>& paths) {
     std::string text;
     for (const auto& path : paths) text += (text.empty() ? "" : ":") + path.string();
     return text;
   };
+  std::vector<std::string> out;
   if (!build.library_path.empty()) out.push_back("LD_LIBRARY_PATH=" + join(build.library_path));
   if (build.egl_vendor_file) out.push_back("__EGL_VENDOR_LIBRARY_FILENAMES=" + build.egl_vendor_file->string());
   if (build.vulkan_icd_file) out.push_back("VK_DRIVER_FILES=" + build.vulkan_icd_file->string());
   for (const auto& [name, value] : build.environment) out.push_back(name + "=" + value);
   out.push_back(fmt::format("{}={}", kDriverVariable, build.name));
   out.push_back(fmt::format("{}={}", kDriversFileVariable, builds.file.string()));
+  return out;
+}
+
+std::vector<std::string> environment_for(const DriverBuilds& builds, const DriverBuild& build,
+                                         const std::vector<std::string>& current) {
+  const std::set<std::string> owned = owned_variables(build);
+  std::vector<std::string> out;
+  for (const auto& entry : current)
+    if (!owned.contains(entry.substr(0, entry.find('=')))) out.push_back(entry);
+  for (auto& setting : build_settings(builds, build)) out.push_back(std::move(setting));
   return out;
 }
 
@@ -244,14 +253,19 @@ Result<fs::path> file_naming(const std::vector<fs::path>& files, std::string_vie
                                                fmt::join(names, ", "), name));
 }
 
-Status run_under(const std::vector<fs::path>& files, std::string_view name, char** argv) {
+Result<NamedBuild> find_build(const std::vector<fs::path>& files, std::string_view name) {
   TIDEMARK_TRY(file, file_naming(files, name));
   TIDEMARK_TRY(builds, load_driver_builds(file));
-  const DriverBuild* build = builds.find(name);
+  const DriverBuild build = *builds.find(name);
+  return NamedBuild{.builds = std::move(builds), .build = build};
+}
+
+Status run_under(const std::vector<fs::path>& files, std::string_view name, char** argv) {
+  TIDEMARK_TRY(named, find_build(files, name));
   const char* active = std::getenv(kDriverVariable);
   const char* active_file = std::getenv(kDriversFileVariable);
-  if (active && active_file && name == active && builds.file == fs::path(active_file)) return {};
-  return enter(builds, *build, argv);
+  if (active && active_file && name == active && named.builds.file == fs::path(active_file)) return {};
+  return enter(named.builds, named.build, argv);
 }
 
 namespace {

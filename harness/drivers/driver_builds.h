@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,10 +55,25 @@ Result<DriverBuilds> load_driver_builds(const std::filesystem::path& file);
 // so that the caller's choice of driver never leaks into a build that does not name one.
 const std::vector<std::string>& driver_variables();
 
-// The environment of a process running `build`: `current` without driver_variables(), with the
-// build's settings, and TIDEMARK_DRIVER / TIDEMARK_DRIVERS_FILE naming it.
+// The variables a process running `build` must not inherit: driver_variables() and the names
+// the build's own environment sets.
+std::set<std::string> owned_variables(const DriverBuild& build);
+
+// What `build` sets (NAME=VALUE): its libraries, EGL vendor and Vulkan ICD files, its own
+// environment, and TIDEMARK_DRIVER / TIDEMARK_DRIVERS_FILE naming it.
+std::vector<std::string> build_settings(const DriverBuilds& builds, const DriverBuild& build);
+
+// The environment of a process running `build`: `current` without owned_variables(), with
+// build_settings().
 std::vector<std::string> environment_for(const DriverBuilds& builds, const DriverBuild& build,
                                          const std::vector<std::string>& current);
+
+// The build `name` of the first of the drivers files `files` that names it, with its file.
+struct NamedBuild {
+  DriverBuilds builds;
+  DriverBuild build;
+};
+Result<NamedBuild> find_build(const std::vector<std::filesystem::path>& files, std::string_view name);
 
 // The first of the drivers files `files` that names build `name` (absolute); none: bad input
 // naming every build they have.
