@@ -27,6 +27,8 @@ std::string_view install_hint(std::string_view tool) {
 Result<MadeCapture> make_capture(const MakeOptions& options) {
   if (!std::regex_match(options.name, std::regex("[a-z0-9]+(-[a-z0-9]+)*")))
     return fail(ErrorKind::BadInput, fmt::format("--name: expected a name in kebab case, found '{}'", options.name));
+  if (!std::regex_match(options.group, std::regex("[a-z0-9]+(-[a-z0-9]+)*")))
+    return fail(ErrorKind::BadInput, fmt::format("--group: expected a group in kebab case, found '{}'", options.group));
   if (options.command.empty()) return fail(ErrorKind::BadInput, "capture: expected a program after --, found none");
   TIDEMARK_CHECK(make_directories(options.out));
   MadeCapture made;

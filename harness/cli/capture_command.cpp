@@ -13,7 +13,7 @@ int capture_command(const CaptureArgs& args) {
                                      .kind = args.vulkan ? capture::CaptureKind::Gfxr : capture::CaptureKind::Apitrace,
                                      .out = args.out,
                                      .name = args.name,
-                                     .group = "captures",
+                                     .group = args.group,
                                      .layer_dir = layer::layer_dir()});
   if (!made) return report_error(made.error());
   fmt::print("capture: {}\nfixture: {}\n", made->capture.string(), made->fixture.string());

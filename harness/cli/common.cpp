@@ -48,6 +48,20 @@ Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>&
   return runner::load_scenarios(inputs);
 }
 
+Result<Subjects> load_subjects(const std::vector<std::string>& inputs, const std::string& shard,
+                               const std::string& durations, std::optional<report::ShardOrigin>* origin) {
+  TIDEMARK_TRY(split, capture::load_inputs(inputs));
+  if (!split.captures.empty() && !shard.empty())
+    return fail(ErrorKind::BadInput, "--shard: expected scenarios only, found capture fixtures (they are not sharded: "
+                                     "give them apart)");
+  Subjects subjects{.scenarios = {}, .captures = std::move(split.captures)};
+  if (!split.scenarios.empty()) {
+    TIDEMARK_TRY(scenarios, load_shard(split.scenarios, shard, durations, origin));
+    subjects.scenarios = std::move(scenarios);
+  }
+  return subjects;
+}
+
 Verbosity& verbosity() {
   static Verbosity chosen = Verbosity::Normal;
   return chosen;

@@ -1,6 +1,7 @@
 // list, and the CTest registrations it writes (runner/ctest_registrations.h makes them).
 #include <fmt/format.h>
 
+#include "capture/capture_run.h"
 #include "cli/commands.h"
 #include "core/files.h"
 #include "runner/ctest_registrations.h"
@@ -9,19 +10,24 @@
 namespace tidemark::cli {
 
 int list_command(const ListArgs& args) {
-  const auto& inputs = args.inputs;
   const std::string& ctest_file = args.ctest_file;
-  auto scenarios = load_shard(inputs, args.shard, args.shard_durations);
-  if (!scenarios) return report_error(scenarios.error());
+  // Capture fixtures (*.capture.yaml) are listed and registered beside the scenarios.
+  auto split = load_subjects(args.inputs, args.shard, args.shard_durations);
+  if (!split) return report_error(split.error());
+  const std::vector<scenario::Scenario>* scenarios = &split->scenarios;
   if (auto clean = runner::check_label_hygiene(*scenarios); !clean) return report_error(clean.error());
+  std::vector<runner::CaptureSubject> captures;
+  for (const auto& fixture : split->captures)
+    captures.push_back({.test = capture::test_name(fixture), .group = fixture.group, .file = fixture.file});
   if (ctest_file.empty()) {
     for (const auto& scenario : *scenarios)
       for (Lane lane : kAllLanes)
         fmt::print("{}  {}\n", runner::test_name(scenario, lane), scenario.file.string());
+    for (const auto& each : captures) fmt::print("{}  {}\n", each.test, each.file.string());
     return kGreen;
   }
   auto registrations = runner::ctest_registrations(
-      *scenarios, {.tidemark = args.tidemark, .report_root = args.report_root, .ledger = args.ledger,
+      *scenarios, captures, {.tidemark = args.tidemark, .report_root = args.report_root, .ledger = args.ledger,
                    .expectations = args.expectations, .lanes = args.lanes, .backends = args.backends,
                    .labels = args.labels});
   if (!registrations) return report_error(registrations.error());

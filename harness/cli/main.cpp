@@ -209,6 +209,7 @@ int main(int argc, char** argv) {
   capture->add_flag("--vulkan", captured.vulkan, "a Vulkan program: capture with GFXReconstruct (default: GL, apitrace)");
   capture->add_option("--out", captured.out, "the folder for the capture and its fixture (default captures)");
   capture->add_option("--name", captured.name, "the fixture's name, in kebab case")->required();
+  capture->add_option("--group", captured.group, "the fixture's group, in kebab case (default captures)");
   capture->add_option("command", captured.command, "the program and its arguments, after --")->required();
   capture->prefix_command();
   RebaseArgs rebased;

@@ -19,8 +19,13 @@ namespace fs = std::filesystem;
 // Every scenario in every lane: the digests must agree. Prints one row per subject.
 int parity_command(const ParityArgs& args) {
   std::optional<report::ShardOrigin> shard;
-  auto scenarios = load_shard(args.inputs, args.shard, args.shard_durations, &shard);
-  if (!scenarios) return report_error(scenarios.error());
+  auto loaded = load_subjects(args.inputs, args.shard, args.shard_durations, &shard);
+  if (!loaded) return report_error(loaded.error());
+  const std::vector<scenario::Scenario>* scenarios = &loaded->scenarios;
+  // A capture's replay is a program of its own, in no lane: parity has nothing to compare.
+  if (!loaded->captures.empty())
+    fmt::print("{} capture fixture{} left out: lanes do not apply to a replay\n", loaded->captures.size(),
+               loaded->captures.size() == 1 ? "" : "s");
   std::map<std::string, std::string> saved;
   if (!args.against.empty()) {
     auto read = runner::read_digests(args.against);

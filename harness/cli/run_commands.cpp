@@ -83,16 +83,11 @@ int run_command(const RunArgs& args) {
   auto knobs = parse_knobs(args.knobs);
   if (!knobs) return report_error(knobs.error());
   // Capture fixtures (*.capture.yaml) run beside the scenarios, each loaded before anything runs.
-  auto split = capture::load_inputs(args.inputs);
-  if (!split) return report_error(split.error());
-  const std::vector<capture::CaptureFixture>& captures = split->captures;
-  if (!captures.empty() && !args.shard.empty())
-    return report_error({ErrorKind::BadInput, "--shard: expected scenarios only, found capture fixtures (they are not "
-                                              "sharded: run them apart)"});
   std::optional<report::ShardOrigin> shard;
-  Result<std::vector<scenario::Scenario>> scenarios = std::vector<scenario::Scenario>{};
-  if (!split->scenarios.empty()) scenarios = load_shard(split->scenarios, args.shard, args.shard_durations, &shard);
-  if (!scenarios) return report_error(scenarios.error());
+  auto subjects = load_subjects(args.inputs, args.shard, args.shard_durations, &shard);
+  if (!subjects) return report_error(subjects.error());
+  const std::vector<capture::CaptureFixture>& captures = subjects->captures;
+  const std::vector<scenario::Scenario>* scenarios = &subjects->scenarios;
   // Every override must be valid for every scenario before anything runs.
   for (const auto& scenario : *scenarios)
     if (auto ok = runner::effective_knobs(scenario, *knobs); !ok) return report_error(ok.error());

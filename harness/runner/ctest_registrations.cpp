@@ -133,16 +133,47 @@ Result<std::string> registrations_of(const std::vector<scenario::Scenario>& scen
   return out;
 }
 
+// A capture fixture's run, and with a ledger its red-once (the ledger is the scenarios': a
+// capture's controls are judged by its fixture alone).
+Result<std::string> capture_registrations(const std::vector<CaptureSubject>& captures, const Registration& given) {
+  TIDEMARK_TRY(program, bracket(given.tidemark));
+  std::string judged;
+  if (!given.expectations.empty()) {
+    TIDEMARK_TRY(file, bracket(given.expectations));
+    judged = " --expectations " + file;
+  }
+  std::string extra_labels;
+  for (const auto& label : given.labels) extra_labels += ";" + label;
+  std::string out;
+  for (const auto& capture : captures) {
+    TIDEMARK_TRY(file, bracket(fs::absolute(capture.file).string()));
+    TIDEMARK_TRY(labels, bracket(fmt::format("capture;integration-magma-{}{}", capture.group, extra_labels)));
+    TIDEMARK_TRY(name, bracket(capture.test));
+    TIDEMARK_TRY(report, bracket(given.report_root + "/" + capture.test));
+    out += fmt::format("add_test({} {} run{} --report {} {})\n", name, program, judged, report, file);
+    out += fmt::format("set_tests_properties({} PROPERTIES LABELS {})\n", name, labels);
+    if (given.ledger.empty()) continue;
+    TIDEMARK_TRY(red_once_name, bracket("RedOnce." + capture.test));
+    TIDEMARK_TRY(red_once_report, bracket(given.report_root + "/RedOnce." + capture.test));
+    TIDEMARK_TRY(red_once_labels, bracket("red-once;capture" + extra_labels));
+    out += fmt::format("add_test({} {} red-once --report {} {})\n", red_once_name, program, red_once_report, file);
+    out += fmt::format("set_tests_properties({} PROPERTIES LABELS {})\n", red_once_name, red_once_labels);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<std::string> ctest_registrations(const std::vector<scenario::Scenario>& scenarios,
-                                        const RegistrationRequest& request) {
+                                        const std::vector<CaptureSubject>& captures, const RegistrationRequest& request) {
   TIDEMARK_TRY(given, registration_of(request));
   // What the registered tests will read is read now: a missing or broken file is one error here,
   // not every registered test failing later.
   if (!given.expectations.empty()) TIDEMARK_CHECK(load_expectations(given.expectations));
   if (!given.ledger.empty()) TIDEMARK_CHECK(read_file_if_present(given.ledger, "ledger"));
-  return registrations_of(scenarios, given);
+  TIDEMARK_TRY(of_scenarios, registrations_of(scenarios, given));
+  TIDEMARK_TRY(of_captures, capture_registrations(captures, given));
+  return of_scenarios + of_captures;
 }
 
 }  // namespace tidemark::runner

@@ -3,6 +3,7 @@
 // labelled as Tidemark's own suite is, and one red-once test per scenario with a ledger.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,9 +25,18 @@ struct RegistrationRequest {
 // line break is refused (CMake drops one right after the opening bracket).
 Result<std::string> bracket(std::string_view text);
 
-// CMake script text registering `scenarios`. Bad lanes, backends and labels are bad input, and
-// the expectations and ledger the tests will read are read first.
+// A capture fixture as its registrations need it (capture/ builds on the runner, not the reverse).
+struct CaptureSubject {
+  std::string test;            // Capture.<Group>.<name>
+  std::string group;
+  std::filesystem::path file;  // its NAME.capture.yaml
+};
+
+// CMake script text registering `scenarios` and `captures`. Bad lanes, backends and labels are bad
+// input, and the expectations and ledger the tests will read are read first. A capture fixture is
+// one test (lanes and backends do not apply to its replay), labelled capture and
+// integration-magma-<group>, and with a ledger a red-once test of its controls.
 Result<std::string> ctest_registrations(const std::vector<scenario::Scenario>& scenarios,
-                                        const RegistrationRequest& request);
+                                        const std::vector<CaptureSubject>& captures, const RegistrationRequest& request);
 
 }  // namespace tidemark::runner

@@ -33,7 +33,7 @@ TEST(Bracket, NoTextClosesItEarly) {
 // lanes, backends and labels given narrow and extend them.
 TEST(CtestRegistrations, OneTestPerLaneAndBackendLabelledAsTheSuiteIs) {
   const std::vector<scenario::Scenario> scenarios = {two_backend_scenario()};
-  auto all = ctest_registrations(scenarios, {.tidemark = "/bin/tidemark", .report_root = "/r"});
+  auto all = ctest_registrations(scenarios, {}, {.tidemark = "/bin/tidemark", .report_root = "/r"});
   ASSERT_TRUE(all) << all.error().message;
   EXPECT_EQ(count(*all, "add_test("), 8u);  // 4 lanes x 2 backends, no ledger: no red-once test
   EXPECT_NE(all->find("add_test([[Magma.Tcp.Reclaim.bands@gl]] [[/bin/tidemark]] run --shard 1/1 --lane tcp "
@@ -42,7 +42,7 @@ TEST(CtestRegistrations, OneTestPerLaneAndBackendLabelledAsTheSuiteIs) {
       << *all;
   EXPECT_NE(all->find("integration-magma-reclaim"), std::string::npos);
 
-  auto narrowed = ctest_registrations(scenarios, {.tidemark = "t", .report_root = "/r", .lanes = {"spawn", "spawn"},
+  auto narrowed = ctest_registrations(scenarios, {}, {.tidemark = "t", .report_root = "/r", .lanes = {"spawn", "spawn"},
                                                   .backends = {"gl-llvmpipe"}, .labels = {"nightly"}});
   ASSERT_TRUE(narrowed) << narrowed.error().message;
   EXPECT_EQ(count(*narrowed, "add_test("), 1u);
@@ -50,11 +50,34 @@ TEST(CtestRegistrations, OneTestPerLaneAndBackendLabelledAsTheSuiteIs) {
   EXPECT_NE(narrowed->find(";nightly]]"), std::string::npos) << *narrowed;
 }
 
+// Check that a capture fixture is one test whatever the lanes and backends (they do not apply to
+// its replay), in its group's label, and with a ledger a red-once test of its own.
+TEST(CtestRegistrations, ACaptureFixtureIsOneTestAndOneRedOnce) {
+  const std::vector<CaptureSubject> captures = {
+      {.test = "Capture.AcmeDriver.respecify", .group = "acme-driver", .file = "/c/respecify.capture.yaml"}};
+  auto out = ctest_registrations({}, captures, {.tidemark = "t", .report_root = "/r", .ledger = "", .expectations = "",
+                                                .lanes = {"spawn"}, .backends = {}, .labels = {"nightly"}});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(count(*out, "add_test("), 1u);
+  EXPECT_NE(out->find("add_test([[Capture.AcmeDriver.respecify]] [[t]] run --report [[/r/Capture.AcmeDriver.respecify]] "
+                      "[[/c/respecify.capture.yaml]])"),
+            std::string::npos)
+      << *out;
+  EXPECT_NE(out->find("LABELS [[capture;integration-magma-acme-driver;nightly]]"), std::string::npos) << *out;
+  auto with_ledger = ctest_registrations({}, captures, {.tidemark = "t", .report_root = "/r", .ledger = "/no/ledger.txt"});
+  ASSERT_TRUE(with_ledger) << with_ledger.error().message;
+  EXPECT_EQ(count(*with_ledger, "add_test("), 2u);
+  EXPECT_NE(with_ledger->find("add_test([[RedOnce.Capture.AcmeDriver.respecify]] [[t]] red-once --report "
+                              "[[/r/RedOnce.Capture.AcmeDriver.respecify]] [[/c/respecify.capture.yaml]])"),
+            std::string::npos)
+      << *with_ledger;
+}
+
 // Check that what tidemark_add_scenarios passes on is checked before anything is written.
 TEST(CtestRegistrations, BadLanesBackendsLabelsAndFilesAreRefused) {
   const std::vector<scenario::Scenario> scenarios = {two_backend_scenario()};
   auto refused = [&](RegistrationRequest request) {
-    auto out = ctest_registrations(scenarios, request);
+    auto out = ctest_registrations(scenarios, {}, request);
     EXPECT_FALSE(out);
     return out ? std::string() : out.error().message;
   };
