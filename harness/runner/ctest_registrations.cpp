@@ -67,6 +67,20 @@ Result<Registration> registration_of(const RegistrationRequest& args) {
   return out;
 }
 
+// " --expectations FILE" when the runs are judged against known failures.
+Result<std::string> expectations_option(const Registration& given) {
+  if (given.expectations.empty()) return std::string();
+  TIDEMARK_TRY(file, bracket(given.expectations));
+  return " --expectations " + file;
+}
+
+// ";A;B": the labels given for every test, to append to a test's own.
+std::string more_labels(const Registration& given) {
+  std::string out;
+  for (const auto& label : given.labels) out += ";" + label;
+  return out;
+}
+
 // CMake script text that registers each scenario once per lane (read by ctest at start).
 // One test per lane and per backend the scenario lists (its own first, the others @backend), or
 // per backend given in their place, each judged against the known failures when a file of them
@@ -75,13 +89,8 @@ Result<Registration> registration_of(const RegistrationRequest& args) {
 // that comes from outside (paths, names) is a bracket argument of its own.
 Result<std::string> registrations_of(const std::vector<scenario::Scenario>& scenarios, const Registration& given) {
   TIDEMARK_TRY(program, bracket(given.tidemark));
-  std::string judged;
-  if (!given.expectations.empty()) {
-    TIDEMARK_TRY(file, bracket(given.expectations));
-    judged = " --expectations " + file;
-  }
-  std::string extra_labels;
-  for (const auto& label : given.labels) extra_labels += ";" + label;
+  TIDEMARK_TRY(judged, expectations_option(given));
+  const std::string extra_labels = more_labels(given);
   const bool every_lane = given.lanes.size() == std::size(kAllLanes);
   std::string lane_options;
   for (Lane lane : given.lanes) lane_options += fmt::format(" --lane {}", lane_name(lane));
@@ -137,13 +146,8 @@ Result<std::string> registrations_of(const std::vector<scenario::Scenario>& scen
 // capture's controls are judged by its fixture alone).
 Result<std::string> capture_registrations(const std::vector<CaptureSubject>& captures, const Registration& given) {
   TIDEMARK_TRY(program, bracket(given.tidemark));
-  std::string judged;
-  if (!given.expectations.empty()) {
-    TIDEMARK_TRY(file, bracket(given.expectations));
-    judged = " --expectations " + file;
-  }
-  std::string extra_labels;
-  for (const auto& label : given.labels) extra_labels += ";" + label;
+  TIDEMARK_TRY(judged, expectations_option(given));
+  const std::string extra_labels = more_labels(given);
   std::string out;
   for (const auto& capture : captures) {
     TIDEMARK_TRY(file, bracket(fs::absolute(capture.file).string()));
