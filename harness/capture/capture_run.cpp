@@ -11,6 +11,7 @@
 #include "core/files.h"
 #include "drivers/driver_builds.h"
 #include "observe/observe.h"
+#include "runner/build_runs.h"
 #include "runner/runner.h"
 
 namespace tidemark::capture {
@@ -142,6 +143,51 @@ Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOp
   TIDEMARK_CHECK(observe::write_report(*last, verdicts, dir / "observed"));
   TIDEMARK_CHECK(report::write_run_record(dir / "result.json", record));
   return record;
+}
+
+Result<CaptureComparison> compare_captures(const std::vector<CaptureFixture>& fixtures,
+                                           const std::vector<std::string>& columns, const RunOptions& options,
+                                           const std::function<void(const report::CompareRow&)>& on_row) {
+  CaptureComparison outcome;
+  for (const auto& fixture : fixtures) {
+    const std::vector<std::string> judges = columns.empty() ? std::vector<std::string>{backend_of(fixture)} : columns;
+    report::CompareRow row{fixture.id(), "", {}};
+    for (const auto& column : judges) {
+      const auto on_build = runner::backend_on_build(column);
+      const std::string backend = on_build ? on_build->backend : column;
+      if (backend != backend_of(fixture)) {
+        // Nothing judged is never a pass: compare the capture on its own backend's builds.
+        row.cells.push_back({.backend = column, .verdict = report::Verdict::NotJudged,
+                             .why = fmt::format("the capture ({}) replays on {} only", kind_name(fixture.kind),
+                                                backend_of(fixture))});
+        outcome.failed = true;
+        continue;
+      }
+      RunOptions on_column = options;
+      on_column.build = on_build ? on_build->build : "";
+      TIDEMARK_TRY(record, run_capture(fixture, on_column));
+      if (on_build) {  // two builds' runs of one fixture stay apart in the summary
+        record.test += "@" + column;
+        record.subject += "@" + column;
+        record.backend = column;
+      }
+      outcome.failed = outcome.failed || !report::record_passes(record);
+      report::CompareCell cell{.backend = column, .verdict = record.verdict, .why = record.why, .pixel_hash = {},
+                               .digest = record.digest};
+      const report::GaugeValues observed = record.observed_gauges.value_or(report::GaugeValues{});
+      for (const auto& spec : kObservedGauges)  // in catalogue order, as a scenario's device gauges are
+        if (auto found = observed.find(std::string(spec.name)); found != observed.end())
+          cell.gauges.emplace_back(found->first, found->second);
+      for (const auto& check : record.checks)
+        if (!check.passed) cell.failed.push_back(check.id + ": " + check.detail);
+      row.cells.push_back(std::move(cell));
+      outcome.records.push_back(std::move(record));
+    }
+    report::mark_differences(row);
+    if (on_row) on_row(row);
+    outcome.rows.push_back(std::move(row));
+  }
+  return outcome;
 }
 
 runner::OtherSubject lint_subject(const CaptureFixture& fixture) {

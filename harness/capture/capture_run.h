@@ -7,11 +7,13 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "capture/capture_fixture.h"
 #include "core/error.h"
+#include "report/compare.h"
 #include "report/run_record.h"
 #include "runner/expectations.h"
 
@@ -52,6 +54,20 @@ struct RedOnce {
 };
 // Green without a fault, then each control red exactly as it names.
 Result<RedOnce> red_once_capture(const CaptureFixture& fixture, const RunOptions& options);
+
+// `tidemark compare` of capture fixtures: each fixture a row, each column its replay on a driver
+// build (BACKEND@BUILD, or BACKEND for this process's) when BACKEND is the capture's own (gl for
+// an apitrace, vulkan for a GFXR capture); another backend's column is a not-judged cell that
+// says why. Every layer gauge in each cell, each cell held to the row's first. The records (a
+// column on a build named "...@gl@mesa-25.0.7", as build runs are) go to the summary.
+struct CaptureComparison {
+  std::vector<report::CompareRow> rows;
+  std::vector<report::RunRecord> records;
+  bool failed = false;  // a cell was not green (or an expected red that turned green)
+};
+Result<CaptureComparison> compare_captures(const std::vector<CaptureFixture>& fixtures,
+                                           const std::vector<std::string>& columns, const RunOptions& options,
+                                           const std::function<void(const report::CompareRow&)>& on_row = {});
 
 // The fixture as lint holds expectations lines to it: its id, backend and check ids.
 runner::OtherSubject lint_subject(const CaptureFixture& fixture);

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 
+#include "capture/capture_run.h"
 #include "cli/commands.h"
+#include "layer/link.h"
 #include "report/baseline.h"
 #include "report/summary.h"
 #include "runner/build_runs.h"
@@ -18,7 +20,9 @@ namespace tidemark::cli {
 namespace {
 
 // The gauges a person compares first; compare.html and compare.json have every device gauge.
-constexpr std::string_view kShown[] = {"wlivepk", "devallocspk", "devbytespk", "dsetspk", "submits"};
+// (A capture fixture's cells have the layer's gauges: its VkBuffers, bytes and allocations.)
+constexpr std::string_view kShown[] = {"wlivepk", "devallocspk", "devbytespk", "dsetspk", "submits",
+                                       "vkbufspk", "vkbytespk", "vkallocspk", "vkbufs"};
 
 void print_row(const report::CompareRow& row) {
   fmt::print("{}\n", row.scenario);
@@ -30,7 +34,8 @@ void print_row(const report::CompareRow& row) {
     std::string shown;
     for (const auto& [name, value] : cell.gauges)
       if (std::ranges::find(kShown, name) != std::end(kShown)) shown += fmt::format(" {}={}", name, value);
-    fmt::print("  {:<20} {:<15} pixels {}{}\n", cell.backend, report::verdict_name(cell.verdict), cell.pixel_hash, shown);
+    fmt::print("  {:<20} {:<15}{}{}\n", cell.backend, report::verdict_name(cell.verdict),
+               cell.pixel_hash.empty() ? "" : " pixels " + cell.pixel_hash, shown);
     // What differs from the row's first column, and which way.
     if (!cell.same_pixels) fmt::print("  {:<20}   pixels differ from {}\n", "", row.reference);
     for (const auto& move : cell.moves)
@@ -42,8 +47,9 @@ void print_row(const report::CompareRow& row) {
 }  // namespace
 
 int compare_command(const CompareArgs& args) {
-  auto scenarios = load_all(args.inputs);
-  if (!scenarios) return report_error(scenarios.error());
+  auto subjects = load_subjects(args.inputs, "");
+  if (!subjects) return report_error(subjects.error());
+  const std::vector<scenario::Scenario>* scenarios = &subjects->scenarios;
   for (const auto& column : args.backends) {
     const auto on_build = runner::backend_on_build(column);
     if (auto known = session::builtin_backends().lookup(on_build ? on_build->backend : column); !known)
@@ -66,6 +72,15 @@ int compare_command(const CompareArgs& args) {
   for (const auto& file : args.drivers_files) builds.drivers_files.emplace_back(file);
   auto compared = runner::compare(*scenarios, args.backends, options, builds, print_row);
   if (!compared) return report_error(compared.error());
+  // Capture fixtures: a row each, its replay on each column's driver build.
+  auto captured = capture::compare_captures(subjects->captures, args.backends,
+                                            {.report_dir = options.report_dir, .layer_dir = layer::layer_dir(),
+                                             .drivers_files = drivers_files(), .expectations = options.expectations},
+                                            print_row);
+  if (!captured) return report_error(captured.error());
+  for (auto& row : captured->rows) compared->comparison.rows.push_back(std::move(row));
+  for (auto& record : captured->records) compared->records.push_back(std::move(record));
+  compared->failed = compared->failed || captured->failed;
   if (auto ok = report::write_comparison(options.report_dir, compared->comparison); !ok) return report_error(ok.error());
   if (auto ok = report::write_summary(options.report_dir, {.command = "compare", .series = "compare"},
                                       compared->records);

@@ -32,6 +32,7 @@ Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
                                RunOptions options, const CompareBuilds& builds,
                                const std::function<void(const report::CompareRow&)>& on_row) {
   CompareOutcome outcome;
+  if (scenarios.empty()) return outcome;  // (the paths held capture fixtures only)
   // The columns on a driver build run first, each in a process of its own, over every scenario.
   std::map<std::string, std::map<std::string, report::RunRecord>> on_builds;  // column -> scenario -> record
   std::vector<std::filesystem::path> files;
