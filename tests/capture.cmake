@@ -64,3 +64,13 @@ add_test(NAME Tidemark.Capture.CompareReplaysTheCaptureOnItsOwnBackendOnly
 if $0 compare $1 --backend vulkan --report $2/vulkan >$2.vulkan.log; then exit 1; fi; grep -q 'NOT JUDGED .*the capture (apitrace) replays on gl only' $2.vulkan.log"
                  $<TARGET_FILE:tidemark> ${respecify_capture} ${PROJECT_BINARY_DIR}/reports/capture-compare)
 set_tests_properties(Tidemark.Capture.CompareReplaysTheCaptureOnItsOwnBackendOnly PROPERTIES LABELS "capture;zink;cli" TIMEOUT 120)
+# tidemark capture --vulkan: a Vulkan program (bench/floor's 20 buffer cycles) captured by
+# GFXReconstruct becomes a fixture whose controls were measured: a driver that never frees makes
+# its bounds red, and a refused first allocation makes gfxrecon-replay itself fail.
+add_test(NAME Tidemark.Capture.AVulkanProgramCapturedByGfxreconstructBecomesAFixtureWhoseReplayAFaultFails
+         COMMAND bash -c "set -e; rm -rf $0; $1 capture --vulkan --out $0 --name twenty-cycles -- $2 --cycles 20 --size 4096 | tee $0.log; \
+grep -q 'control fail_allocation=1 fails replay (red, as it names)' $0.log; grep -q 'control hold_frees fails vkbufspk <= 2, vkbytespk <= 8192, vkallocspk <= 2, vkbufs == 0 (red, as it names)' $0.log; \
+$1 run $0 --repeat 3 --report $0-run | grep -q '^1 green, 0 red'"
+                 ${PROJECT_BINARY_DIR}/reports/capture-vulkan $<TARGET_FILE:tidemark> $<TARGET_FILE:tidemark-vulkan-floor>)
+set_tests_properties(Tidemark.Capture.AVulkanProgramCapturedByGfxreconstructBecomesAFixtureWhoseReplayAFaultFails
+                     PROPERTIES LABELS "capture;cli" TIMEOUT 120)

@@ -19,7 +19,7 @@ namespace {
 
 // What to install when a capture tool cannot be started.
 std::string_view install_hint(std::string_view tool) {
-  return tool == "apitrace" ? " (install apitrace)" : tool == "gfxrecon-capture.py" ? " (install gfxreconstruct)" : "";
+  return tool == "apitrace" ? " (install apitrace)" : tool == "gfxrecon-capture-vulkan.py" ? " (install gfxreconstruct)" : "";
 }
 
 }  // namespace
@@ -47,7 +47,7 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
     environment.insert(environment.end(), {{"LIBGL_ALWAYS_SOFTWARE", "1"}, {"GALLIUM_DRIVER", "zink"},
                                            {"GALLIUM_THREAD", "0"}, {"MESA_SHADER_CACHE_DISABLE", "true"}});
   } else {
-    tool = {"gfxrecon-capture.py", "-o", made.capture.string()};
+    tool = {"gfxrecon-capture-vulkan.py", "--no-file-timestamp", "-o", made.capture.string()};
   }
   tool.insert(tool.end(), options.command.begin(), options.command.end());
   const fs::path log = options.out / (options.name + ".capture.log");
@@ -78,11 +78,33 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   auto gauge = [&](const char* name) { return report::gauge_value(measured, name).value_or(0); };
   made.bounds = {fmt::format("vkbufspk <= {}", gauge("vkbufspk")), fmt::format("vkbytespk <= {}", gauge("vkbytespk")),
                  fmt::format("vkallocspk <= {}", gauge("vkallocspk"))};
-  std::vector<Control> controls;
-  if (gauge("vkbufsmade") > 0 && gauge("vkbufs") == 0) {  // it destroys its buffers: a driver that never frees is red
+  // Controls are what a fault measurably does to this replay: the checks it makes red, or the
+  // replay it makes fail. A driver that never frees, when the program destroys its buffers; a
+  // driver that refuses the first allocation, when it allocates.
+  std::vector<std::string> faults;
+  if (gauge("vkbufsmade") > 0 && gauge("vkbufs") == 0) {
     made.bounds.push_back("vkbufs == 0");
-    controls.push_back({.fault = "hold_frees", .build = {}, .fails = {"vkbufs == 0"}, .where = {}});
+    faults.push_back("hold_frees");
   }
+  if (gauge("vkallocsmade") > 0 && gauge("vkrefused") == 0) {
+    made.bounds.push_back("vkrefused == 0");
+    faults.push_back("fail_allocation=1");
+  }
+  TIDEMARK_CHECK(write_fixture(made.bounds, {}));
+  TIDEMARK_TRY(bounded, load_capture_fixture(made.fixture));
+  std::vector<Control> controls;
+  for (const auto& fault : faults) {
+    TIDEMARK_TRY(under, run_capture(bounded, {.report_dir = scratch, .layer_dir = options.layer_dir, .fault = fault}));
+    Control control{.fault = fault, .build = {}, .fails = {}, .where = {}};
+    if (under.verdict == report::Verdict::CouldNotRun)  // a replay that failed: its checks judged nothing
+      control.fails.emplace_back(kReplayFails);
+    else
+      for (const auto& check : under.checks)
+        if (!check.passed && std::find(control.fails.begin(), control.fails.end(), check.check) == control.fails.end())
+          control.fails.push_back(check.check);
+    if (!control.fails.empty()) controls.push_back(std::move(control));
+  }
+  fs::remove_all(scratch, ec);
   TIDEMARK_CHECK(write_fixture(made.bounds, controls));
   TIDEMARK_TRY(fixture, load_capture_fixture(made.fixture));
   TIDEMARK_TRY(red_once, red_once_capture(fixture, {.report_dir = scratch, .layer_dir = options.layer_dir}));
