@@ -74,3 +74,11 @@ $1 run $0 --repeat 3 --report $0-run | grep -q '^1 green, 0 red'"
                  ${PROJECT_BINARY_DIR}/reports/capture-vulkan $<TARGET_FILE:tidemark> $<TARGET_FILE:tidemark-vulkan-floor>)
 set_tests_properties(Tidemark.Capture.AVulkanProgramCapturedByGfxreconstructBecomesAFixtureWhoseReplayAFaultFails
                      PROPERTIES LABELS "capture;cli" TIMEOUT 120)
+# A real program's capture made at test time: Debian's glmark2-es2 buffer scene (map and subdata
+# updates, 20 frames under xvfb-run; 3.2 MB each, too big to keep) held to the checked-in bounds
+# of tests/testdata/capture/glmark2, three replays one digest, every control red, and the run's
+# gauges equal to observe's of the same replay.
+add_test(NAME Tidemark.Capture.Glmark2sBufferSceneCapturedHereHoldsToItsCheckedInBounds
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/capture-glmark2-buffer ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+set_tests_properties(Tidemark.Capture.Glmark2sBufferSceneCapturedHereHoldsToItsCheckedInBounds
+                     PROPERTIES LABELS "capture;zink" TIMEOUT 180)

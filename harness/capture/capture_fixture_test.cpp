@@ -73,5 +73,31 @@ TEST_F(CaptureFile, WhatItNamesWrongIsAnErrorAtItsPlace) {
             std::string::npos);
 }
 
+TEST_F(CaptureFile, AControlIsAFaultOrADriverBuildNeverBoth) {
+  std::string text = kGood;
+  auto on_build = load(std::string(text).replace(text.find("fault: hold_frees"), 17, "build: mesa-25.0.7"));
+  ASSERT_TRUE(on_build) << on_build.error().message;
+  EXPECT_EQ(on_build->controls[0].build, "mesa-25.0.7");
+  EXPECT_EQ(on_build->controls[0].describe(), "build=mesa-25.0.7");
+  EXPECT_EQ(on_build->controls[1].describe(), "fault=fail_allocation=3");
+  EXPECT_EQ(error(std::string(text).replace(text.find("fault: hold_frees"), 17, "fault: hold_frees\n    build: mesa-25.0.7")),
+            "7:5: expected a control with one of fault (a layer fault) or build (a driver build), found both");
+}
+
+// Check that the fixture's text, as capture and reduce write it, reads back as written.
+TEST_F(CaptureFile, AWrittenFixtureReadsBack) {
+  const FixtureDocument document{.comment = {"made here"}, .name = "written-back", .group = "captures",
+                                 .capture = "app.trace", .expect = {"vkbufspk <= 16"}, .whole = {"vksubmits > 0"},
+                                 .controls = {{.fault = "", .build = "mesa-25.0.7", .fails = {"vkbufspk <= 16"}, .where = {}},
+                                              {.fault = "fail_allocation=1", .build = "", .fails = {"replay"}, .where = {}}}};
+  auto fixture = load(fixture_text(document));
+  ASSERT_TRUE(fixture) << fixture.error().message;
+  EXPECT_EQ(fixture->name, "written-back");
+  EXPECT_EQ(fixture->checks(), (std::vector<std::string>{"vkbufspk <= 16", "vksubmits > 0"}));
+  ASSERT_EQ(fixture->controls.size(), 2u);
+  EXPECT_EQ(fixture->controls[0].build, "mesa-25.0.7");
+  EXPECT_EQ(fixture->controls[1].fails, (std::vector<std::string>{"replay"}));
+}
+
 }  // namespace
 }  // namespace tidemark::capture

@@ -79,13 +79,11 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   made.bounds = {fmt::format("vkbufspk <= {}", gauge("vkbufspk")), fmt::format("vkbytespk <= {}", gauge("vkbytespk")),
                  fmt::format("vkallocspk <= {}", gauge("vkallocspk"))};
   // Controls are what a fault measurably does to this replay: the checks it makes red, or the
-  // replay it makes fail. A driver that never frees, when the program destroys its buffers; a
-  // driver that refuses the first allocation, when it allocates.
+  // replay it makes fail. A driver that never frees, when the program destroys buffers; a driver
+  // that refuses the first allocation, when it allocates.
   std::vector<std::string> faults;
-  if (gauge("vkbufsmade") > 0 && gauge("vkbufs") == 0) {
-    made.bounds.push_back("vkbufs == 0");
-    faults.push_back("hold_frees");
-  }
+  if (gauge("vkbufsmade") > 0 && gauge("vkbufs") == 0) made.bounds.push_back("vkbufs == 0");
+  if (gauge("vkbufsmade") > gauge("vkbufs")) faults.push_back("hold_frees");
   if (gauge("vkallocsmade") > 0 && gauge("vkrefused") == 0) {
     made.bounds.push_back("vkrefused == 0");
     faults.push_back("fail_allocation=1");
