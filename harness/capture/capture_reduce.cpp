@@ -184,6 +184,18 @@ Result<std::pair<scenario::GaugeCheck, bool>> named_check(const CaptureFixture& 
 
 }  // namespace
 
+std::string kept_summary(const std::vector<std::string>& kept) {
+  std::vector<std::pair<std::string, size_t>> counts;
+  for (const auto& function : kept) {
+    auto found = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == function; });
+    if (found == counts.end()) counts.emplace_back(function, 1);
+    else ++found->second;
+  }
+  std::vector<std::string> parts;
+  for (const auto& [function, count] : counts) parts.push_back(count == 1 ? function : fmt::format("{} {}", count, function));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const CaptureReduceOptions& options) {
   if (fixture.kind != CaptureKind::Apitrace)
     return fail(ErrorKind::BadInput, fmt::format("reduce: expected an apitrace capture (.trace), found a {} one ({})",
@@ -273,12 +285,10 @@ Result<WrittenReduction> write_reduction(const CaptureFixture& from, const Captu
       return fail(ErrorKind::BadInput, fmt::format("reduce: {} is there already: choose another --name or remove it", file.string()));
   const Control control{.fault = options.bug.fault, .build = options.bug.fault.empty() ? options.bug.build : "",
                         .fails = {reduction.check}, .where = {}};
-  std::vector<std::string> kept = reduction.kept;
-  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
   const FixtureDocument document{
       .comment = {fmt::format("Reduced by tidemark reduce from {} ({} calls) to its {} setup calls and {} more{}{}.",
                               from.file.filename().string(), reduction.calls_before, reduction.setup_calls,
-                              reduction.kept.size(), kept.empty() ? "" : ": ", fmt::join(kept, ", ")),
+                              reduction.kept.size(), reduction.kept.empty() ? "" : ": ", kept_summary(reduction.kept)),
                   fmt::format("Red under the bug ({}), green under the fix ({}).", options.bug.describe(),
                               options.fix.describe())},
       .name = name, .group = from.group, .capture = written.trace.filename().string(),

@@ -57,6 +57,9 @@ struct CaptureReduction {
   ReduceProgress done;
 };
 
+// "4 glBufferData, glDrawArrays": the functions of `kept`, each with its count, in order of first call.
+std::string kept_summary(const std::vector<std::string>& kept);
+
 // Errors: a capture that is not an apitrace one, a check the fixture does not have, bug and fix
 // the same, or a capture that is not interesting to begin with (with what each side gave).
 Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const CaptureReduceOptions& options);

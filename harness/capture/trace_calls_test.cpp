@@ -1,5 +1,7 @@
 #include "capture/trace_calls.h"
 
+#include "capture/capture_reduce.h"
+
 #include <gtest/gtest.h>
 
 namespace tidemark::capture {
@@ -67,6 +69,12 @@ TEST(TraceCalls, CallSetsAreRanges) {
   EXPECT_EQ(call_set({0, 1, 2, 3, 5, 7, 8}), "0-3,5,7-8");
   EXPECT_EQ(call_set({4}), "4");
   EXPECT_EQ(call_set({}), "");
+}
+
+TEST(TraceCalls, WhatAReductionKeptIsCountedByFunction) {
+  EXPECT_EQ(kept_summary({"glBufferData", "glDrawArrays", "glBufferData", "glFinish", "glBufferData"}),
+            "3 glBufferData, glDrawArrays, glFinish");
+  EXPECT_EQ(kept_summary({}), "");
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ int reduce_capture_command(const ReduceArgs& args) {
   fmt::print("REDUCED {}: {} calls besides its {} setup calls ({}) from {} calls; {} candidates, {} replays, {:.1f} s; "
              "red under {}, green under {}; wrote {}\n",
              fixture->id(), reduced->kept.size(), reduced->setup_calls,
-             reduced->kept.empty() ? "setup alone" : fmt::format("{}", fmt::join(reduced->kept, ", ")),
+             reduced->kept.empty() ? "setup alone" : capture::kept_summary(reduced->kept),
              reduced->calls_before, done.tried, done.replays, done.seconds, options.bug.describe(), options.fix.describe(),
              written->fixture.string());
   return kGreen;
