@@ -57,8 +57,8 @@ set_tests_properties(Tidemark.Capture.ReduceCutsTheRespecifyCaptureToTheCallsTha
                      Tidemark.Capture.ReduceTakesOneBugForACapture
                      PROPERTIES LABELS "capture;zink;cli" TIMEOUT 120)
 # compare of a capture fixture: a row, its replay's layer gauges in the cell; a column of another
-# backend than the capture's is a not-judged cell that fails the comparison (nothing judged is
-# never a pass). The two driver builds side by side: scripts/testing/driver-builds.
+# backend than the capture's does not apply, and a row no column judged fails the comparison
+# (nothing judged is never a pass). The two driver builds side by side: scripts/testing/driver-builds.
 add_test(NAME Tidemark.Capture.CompareReplaysTheCaptureOnItsOwnBackendOnly
          COMMAND bash -c "set -e; $0 compare $1 --backend gl --report $2/gl | tee $2.gl.log | grep -q 'gl  *green  *vkbufs=0 vkbufspk=2004 vkallocspk=6 vkbytespk=12582912'; \
 if $0 compare $1 --backend vulkan --report $2/vulkan >$2.vulkan.log; then exit 1; fi; grep -q 'NOT JUDGED .*the capture (apitrace) replays on gl only' $2.vulkan.log"

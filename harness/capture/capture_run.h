@@ -57,8 +57,8 @@ Result<RedOnce> red_once_capture(const CaptureFixture& fixture, const RunOptions
 
 // `tidemark compare` of capture fixtures: each fixture a row, each column its replay on a driver
 // build (BACKEND@BUILD, or BACKEND for this process's) when BACKEND is the capture's own (gl for
-// an apitrace, vulkan for a GFXR capture); another backend's column is a not-judged cell that
-// says why. Every layer gauge in each cell, each cell held to the row's first. The records (a
+// an apitrace, vulkan for a GFXR capture); another backend's column does not apply (a not-judged
+// cell that says why), and a row no column judged fails the comparison. Every layer gauge in each cell, each cell held to the row's first. The records (a
 // column on a build named "...@gl@mesa-25.0.7", as build runs are) go to the summary.
 struct CaptureComparison {
   std::vector<report::CompareRow> rows;

@@ -192,7 +192,6 @@ struct CompareArgs {
   std::string expectations;
   std::string report;
   std::string lane = "monolith";
-  std::vector<std::string> drivers_files;  // the global --drivers: where BACKEND@BUILD finds its build
 };
 int compare_command(const CompareArgs& args);
 

@@ -69,7 +69,7 @@ int compare_command(const CompareArgs& args) {
   options.lane.backends = &session::builtin_backends();
   options.lane.lane = *lane;
   runner::CompareBuilds builds{.expectations = args.expectations};
-  for (const auto& file : args.drivers_files) builds.drivers_files.emplace_back(file);
+  builds.drivers_files = drivers_files();
   auto compared = runner::compare(*scenarios, args.backends, options, builds, print_row);
   if (!compared) return report_error(compared.error());
   // Capture fixtures: a row each, its replay on each column's driver build.

@@ -1,0 +1,54 @@
+// The command line's shape: every command's options registered on the app, each beside the
+// function that runs it once parsed. main.cpp parses and dispatches; the registrations are in
+// scenario_commands.cpp (running and checking scenarios and capture fixtures),
+// workflow_commands.cpp (measuring and making) and program_commands.cpp (programs, reports and
+// this build).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace tidemark::cli {
+
+// Every command's options, as the parse fills them.
+struct CommandArgs {
+  RunArgs run;
+  ReplayArgs replay;
+  ListArgs list;
+  RedOnceArgs red_once;
+  ParityArgs parity;
+  BenchArgs bench;
+  FixtureArgs fixture;
+  SoakArgs soak;
+  ReduceArgs reduce;
+  CompareArgs compare;
+  CaptureArgs capture;
+  RebaseArgs rebase;
+  ObserveArgs observe;
+  MergeArgs merge;
+  std::vector<std::string> lint_inputs;
+  std::string lint_expectations;
+  std::string trace_file;
+  std::vector<std::string> doctor_backends;
+};
+
+// A registered command and what runs it.
+using Commands = std::vector<std::pair<CLI::App*, std::function<int()>>>;
+
+// A command's positional paths (scenario files or folders, unless `what` says otherwise).
+void add_paths(CLI::App& command, std::vector<std::string>& inputs, const char* what = "scenario files or folders");
+
+// run, replay, list, red-once, parity, lint, compare.
+void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands);
+// bench, soak, fixture new, reduce.
+void add_workflow_commands(CLI::App& app, CommandArgs& args, Commands& commands);
+// capture, observe, rebase, merge, trace, doctor, mutants, backends.
+void add_program_commands(CLI::App& app, CommandArgs& args, Commands& commands);
+
+}  // namespace tidemark::cli
