@@ -1,6 +1,6 @@
 // `tidemark bench FILE... [--repeat N] [--floor PROGRAM] [--history F]`: the library
 // (runner/bench.h) measures each stream in every lane and writes bench.json and the history;
-// this prints a row per lane.
+// this prints a row per lane, and each ratio more than 10 % worse than the history's median (red).
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -33,7 +33,9 @@ int bench_command(const BenchArgs& args) {
     return kRed;
   }
   fmt::print("bench: {}\n", fs::absolute(options.dir / "bench.json").string());
-  return kGreen;
+  // A ratio more than 10 % worse than its history's median is a regression of the harness.
+  for (const auto& regression : outcome->regressions) fmt::print("WORSE THAN HISTORY {}\n", regression.describe());
+  return outcome->regressions.empty() ? kGreen : kRed;
 }
 
 }  // namespace tidemark::cli

@@ -1,5 +1,7 @@
 #include "report/bench_report.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -122,6 +124,49 @@ Status record_bench_history(const fs::path& history, std::vector<BenchReport> ni
                      "<body>\n<h1>Harness nanoseconds per call above the Vulkan floor</h1>\n" +
                      history_plot(nights) + "</body></html>\n";
   return write_file_atomically(report_dir / "bench-history.html", html);
+}
+
+namespace {
+
+// A row's ratios by name (a ratio a row lacks is not there).
+std::vector<std::pair<std::string, double>> ratios_of(const BenchRow& row) {
+  std::vector<std::pair<std::string, double>> out;
+  if (row.floor_seconds && *row.floor_seconds > 0) out.emplace_back("replay / floor", row.median_seconds / *row.floor_seconds);
+  if (row.lane != "monolith" && row.ratio_to_monolith > 0) out.emplace_back("lane / monolith", row.ratio_to_monolith);
+  return out;
+}
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+}  // namespace
+
+std::string BenchRegression::describe() const {
+  return fmt::format("{} {}: {} {:.2f} vs {:.2f} over {} night{} ({:+.0f}%)", stream, lane, ratio, tonight, median, nights,
+                     nights == 1 ? "" : "s", (tonight / median - 1) * 100);
+}
+
+std::vector<BenchRegression> regressions(const std::vector<BenchReport>& nights, const BenchReport& tonight,
+                                         double allowed) {
+  std::vector<BenchRegression> out;
+  for (const auto& row : tonight.results)
+    for (const auto& [ratio, value] : ratios_of(row)) {
+      std::vector<double> before;
+      for (const auto& night : nights)
+        for (const auto& earlier : night.results)
+          if (earlier.stream == row.stream && earlier.lane == row.lane)
+            for (const auto& [name, then] : ratios_of(earlier))
+              if (name == ratio) before.push_back(then);
+      if (before.empty()) continue;
+      const double median = median_of(before);
+      if (value > median * (1 + allowed))
+        out.push_back({.stream = row.stream, .lane = row.lane, .ratio = ratio, .tonight = value, .median = median,
+                       .nights = before.size()});
+    }
+  return out;
 }
 
 }  // namespace tidemark::report

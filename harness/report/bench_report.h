@@ -42,6 +42,20 @@ nlohmann::json to_json(const BenchReport& report);
 Result<BenchReport> bench_report_from_json(const nlohmann::json& json, const std::string& where);
 Status write_bench_report(const std::filesystem::path& file, const BenchReport& report);
 
+// A ratio of tonight's that is more than the allowed fraction worse than the median of the same
+// ratio over the nights before: the replay against the bare Vulkan floor (where the floor
+// applies), and each lane against monolith. Ratios, not seconds: a busier machine slows the
+// floor and monolith with the replay, so a ratio moves only when the harness does.
+struct BenchRegression {
+  std::string stream, lane;
+  std::string ratio;  // "replay / floor", "lane / monolith"
+  double tonight = 0, median = 0;
+  size_t nights = 0;  // the nights the median is of
+  std::string describe() const;  // "no-draw-respecify-100000 monolith: replay / floor 2.31 vs 2.05 over 7 nights (+13%)"
+};
+std::vector<BenchRegression> regressions(const std::vector<BenchReport>& nights, const BenchReport& tonight,
+                                         double allowed = 0.10);
+
 // The nights so far (no file: none); a line that is not one night's report is bad input at its line.
 Result<std::vector<BenchReport>> load_bench_history(const std::filesystem::path& history);
 // Appends tonight to the history and writes its plot as report_dir/bench-history.html.

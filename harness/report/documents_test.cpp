@@ -10,18 +10,14 @@
 #include "report/observation_record.h"
 #include "report/soak_report.h"
 #include "report/summary.h"
+#include "core/testing/scratch.h"
 
 namespace tidemark::report {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir(const std::string& name) {
-  fs::path dir = fs::path(::testing::TempDir()) / (std::to_string(::getpid()) + "-" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using test_support::ScratchDir;
 
 SoakReport soak_report() {
   SoakLaneReport lane{.lane = "spawn", .separate_server = true, .verdict = Verdict::Green, .flat = true,
@@ -35,7 +31,8 @@ SoakReport soak_report() {
 
 // Check that a soak report reads back as written (the store series are the page's alone).
 TEST(SoakReport, WrittenIsRead) {
-  const fs::path dir = temp_dir("soak");
+  const ScratchDir scratch("soak");
+  const fs::path& dir = scratch.path();
   SoakReport written = soak_report();
   ASSERT_TRUE(write_soak_report(dir, written));
   auto read = read_soak_report(dir / "soak.json");
@@ -90,9 +87,36 @@ TEST(BenchReport, WrittenIsRead) {
   }
 }
 
+// Check that a ratio more than 10 % worse than the median of the nights before is named, and that
+// one within it, or of a stream or lane the history lacks, is not.
+TEST(BenchReport, ARatioTenPercentWorseThanTheHistorysMedianIsARegression) {
+  auto night = [](double replay, double floor, double split_ratio) {
+    BenchReport report;
+    report.results.push_back({.stream = "respecify", .lane = "monolith", .commands = 100, .median_seconds = replay,
+                              .commands_per_second = 0, .ratio_to_monolith = 1, .runs = {}, .floor_seconds = floor,
+                              .harness_ns_per_call = std::nullopt});
+    report.results.push_back({.stream = "respecify", .lane = "split", .commands = 100, .median_seconds = replay * split_ratio,
+                              .commands_per_second = 0, .ratio_to_monolith = split_ratio, .runs = {},
+                              .floor_seconds = std::nullopt, .harness_ns_per_call = std::nullopt});
+    return report;
+  };
+  // replay / floor 2.0, 2.2, 1.8 (median 2.0); split / monolith 1.2 each night.
+  const std::vector<BenchReport> nights = {night(2.0, 1.0, 1.2), night(4.4, 2.0, 1.2), night(1.8, 1.0, 1.2)};
+  EXPECT_TRUE(regressions(nights, night(2.19, 1.0, 1.3)).empty());  // +9.5 %, +8.3 %
+  const auto worse = regressions(nights, night(2.3, 1.0, 1.5));
+  ASSERT_EQ(worse.size(), 2u);
+  EXPECT_EQ(worse[0].describe(), "respecify monolith: replay / floor 2.30 vs 2.00 over 3 nights (+15%)");
+  EXPECT_EQ(worse[1].describe(), "respecify split: lane / monolith 1.50 vs 1.20 over 3 nights (+25%)");
+  BenchReport other = night(9.0, 1.0, 9.0);
+  other.results[0].stream = other.results[1].stream = "a-new-stream";
+  EXPECT_TRUE(regressions(nights, other).empty());
+  EXPECT_TRUE(regressions({}, night(9.0, 1.0, 9.0)).empty());
+}
+
 // Check that the history keeps every night, and that a night of another version is refused at its line.
 TEST(BenchReport, TheHistoryKeepsEveryNightAndRefusesAnotherVersionAtItsLine) {
-  const fs::path dir = temp_dir("bench");
+  const ScratchDir scratch("bench");
+  const fs::path& dir = scratch.path();
   const fs::path history = dir / "history.jsonl";
   ASSERT_TRUE(record_bench_history(history, {}, bench_report(), dir));
   auto nights = load_bench_history(history);
@@ -123,7 +147,8 @@ ObservationRecord observation() {
 
 // Check that an observation reads back as written, and a Vulkan process's figures missing one is named.
 TEST(ObservationRecord, WrittenIsReadAndAMissingFigureIsNamed) {
-  const fs::path file = temp_dir("observe") / "observation.json";
+  const ScratchDir scratch("observe");
+  const fs::path file = scratch.path() / "observation.json";
   ASSERT_TRUE(write_observation_record(file, observation()));
   auto read = read_observation_record(file);
   ASSERT_TRUE(read) << read.error().message;

@@ -135,6 +135,7 @@ Result<BenchOutcome> bench(const std::vector<scenario::Scenario>& scenarios, con
     }
   }
   TIDEMARK_CHECK(report::write_bench_report(options.dir / "bench.json", outcome.report));
+  outcome.regressions = report::regressions(nights, outcome.report);
   if (!options.history.empty())
     TIDEMARK_CHECK(report::record_bench_history(options.history, std::move(nights), outcome.report, options.dir));
   return outcome;

@@ -38,9 +38,12 @@ struct BenchOptions {
 struct BenchOutcome {
   report::BenchReport report;
   std::optional<std::string> divergence;  // the first stream that diverged (nothing written then)
+  // Ratios more than 10 % worse than the median of the history's nights (none without a history).
+  std::vector<report::BenchRegression> regressions;
 };
 // Reads the history first (a bad one costs no run), measures every stream, then writes
-// bench.json and appends the night to the history.
+// bench.json, holds the night's ratios to the history's medians and appends the night to it (a
+// night that regressed too: the median the next night is held to moves by at most one place).
 Result<BenchOutcome> bench(const std::vector<scenario::Scenario>& scenarios, const BenchOptions& options);
 
 }  // namespace tidemark::runner

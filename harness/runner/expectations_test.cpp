@@ -7,14 +7,12 @@
 
 #include <fstream>
 
+#include "core/testing/scratch.h"
+
 namespace tidemark::runner {
 namespace {
 
-std::filesystem::path written(const std::string& name, const std::string& text) {
-  auto file = std::filesystem::path(::testing::TempDir()) / (std::to_string(::getpid()) + "-" + name);
-  std::ofstream(file, std::ios::binary) << text;
-  return file;
-}
+test_support::ScratchFile written(const std::string& name, const std::string& text) { return {name, text}; }
 
 // A scenario reclaim/<name> on `backends`, with one gauge check and its control.
 Result<scenario::Scenario> listing(const std::string& name, const std::string& backends) {

@@ -5,6 +5,8 @@
 
 #include <fstream>
 
+#include "core/testing/scratch.h"
+
 namespace tidemark::runner {
 namespace {
 
@@ -56,9 +58,9 @@ TEST(RedOnce, DriftIsFoundBothWaysAndOnlyForThisScenarioInTheLanesRun) {
 // Check that a scenario without controls fails the set without running, and that rewriting the
 // ledger keeps the lines of scenarios it did not measure.
 TEST(RedOnce, ASetFailsAScenarioWithoutControlsAndAnUpdateKeepsOtherLines) {
-  const auto ledger = std::filesystem::path(::testing::TempDir()) / (std::to_string(::getpid()) + "-ledger.txt");
   const std::string other = "reclaim/other | mutant=x.y | tcp | anything";
-  std::ofstream(ledger) << other << "\n";
+  const test_support::ScratchFile ledger_file("ledger.txt", other + "\n");
+  const std::filesystem::path& ledger = ledger_file.path();
   scenario::Scenario bare;
   bare.group = "reclaim";
   bare.name = "no-controls";
