@@ -18,13 +18,14 @@ int bench_command(const BenchArgs& args) {
                                .floor_program = args.floor.empty() ? runner::default_floor() : args.floor,
                                .label = args.label,
                                .history = args.history};
-  fmt::print("{:<28} {:<9} {:>9} {:>10} {:>13} {:>8} {:>10} {:>12}\n", "stream", "lane", "commands", "median s",
-             "commands/s", "vs mono", "floor s", "harness ns");
+  fmt::print("{:<28} {:<9} {:>9} {:>10} {:>13} {:>8} {:>10} {:>12} {:>8}\n", "stream", "lane", "commands", "median s",
+             "commands/s", "vs mono", "floor s", "harness ns", "layer x");
   options.on_row = [](const report::BenchRow& row) {
-    fmt::print("{:<28} {:<9} {:>9} {:>10.3f} {:>13.0f} {:>8.2f} {:>10} {:>12}\n", row.stream, row.lane, row.commands,
+    fmt::print("{:<28} {:<9} {:>9} {:>10.3f} {:>13.0f} {:>8.2f} {:>10} {:>12} {:>8}\n", row.stream, row.lane, row.commands,
                row.median_seconds, row.commands_per_second, row.ratio_to_monolith,
                row.floor_seconds ? fmt::format("{:.3f}", *row.floor_seconds) : "-",
-               row.harness_ns_per_call ? fmt::format("{:.0f}", *row.harness_ns_per_call) : "-");
+               row.harness_ns_per_call ? fmt::format("{:.0f}", *row.harness_ns_per_call) : "-",
+               row.layer_seconds && row.floor_seconds ? fmt::format("{:.2f}", *row.layer_seconds / *row.floor_seconds) : "-");
   };
   auto outcome = runner::bench(*scenarios, options);
   if (!outcome) return report_error(outcome.error());

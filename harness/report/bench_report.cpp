@@ -53,6 +53,7 @@ nlohmann::json to_json(const BenchReport& report) {
                           {"runs", row.runs}};
     if (row.floor_seconds) out["floor_seconds"] = *row.floor_seconds;
     if (row.harness_ns_per_call) out["harness_ns_per_call"] = *row.harness_ns_per_call;
+    if (row.layer_seconds) out["layer_seconds"] = *row.layer_seconds;
     results.push_back(std::move(out));
   }
   return {{"label", report.label},
@@ -81,6 +82,7 @@ Result<BenchReport> bench_report_from_json(const nlohmann::json& json, const std
     row.runs = in.take<std::vector<double>>("runs");
     row.floor_seconds = in.take_optional<double>("floor_seconds");
     row.harness_ns_per_call = in.take_optional<double>("harness_ns_per_call");
+    row.layer_seconds = in.take_optional<double>("layer_seconds");
   });
   TIDEMARK_CHECK(fields.finish());
   return report;
@@ -132,7 +134,10 @@ namespace {
 std::vector<std::pair<std::string, double>> ratios_of(const BenchRow& row) {
   std::vector<std::pair<std::string, double>> out;
   if (row.floor_seconds && *row.floor_seconds > 0) out.emplace_back("replay / floor", row.median_seconds / *row.floor_seconds);
-  if (row.lane != "monolith" && row.ratio_to_monolith > 0) out.emplace_back("lane / monolith", row.ratio_to_monolith);
+  if (row.layer_seconds && row.floor_seconds && *row.floor_seconds > 0)
+    out.emplace_back("layer / floor", *row.layer_seconds / *row.floor_seconds);
+  // ratio_to_monolith is of rates (higher is faster): the lane's time against monolith's is its inverse.
+  if (row.lane != "monolith" && row.ratio_to_monolith > 0) out.emplace_back("lane / monolith", 1 / row.ratio_to_monolith);
   return out;
 }
 

@@ -27,6 +27,9 @@ struct BenchRow {
   // for the same cycles, and the harness's own nanoseconds per call above it.
   std::optional<double> floor_seconds;
   std::optional<double> harness_ns_per_call;
+  // The floor program's seconds for the same cycles with the Tidemark layer beneath it (under
+  // observe's machinery): the layer's own cost on the calls, against floor_seconds.
+  std::optional<double> layer_seconds;
   bool operator==(const BenchRow&) const = default;
 };
 
@@ -44,11 +47,11 @@ Status write_bench_report(const std::filesystem::path& file, const BenchReport& 
 
 // A ratio of tonight's that is more than the allowed fraction worse than the median of the same
 // ratio over the nights before: the replay against the bare Vulkan floor (where the floor
-// applies), and each lane against monolith. Ratios, not seconds: a busier machine slows the
+// applies), the floor under the layer against the floor, and each lane against monolith. Ratios, not seconds: a busier machine slows the
 // floor and monolith with the replay, so a ratio moves only when the harness does.
 struct BenchRegression {
   std::string stream, lane;
-  std::string ratio;  // "replay / floor", "lane / monolith"
+  std::string ratio;  // "replay / floor", "layer / floor", "lane / monolith"
   double tonight = 0, median = 0;
   size_t nights = 0;  // the nights the median is of
   std::string describe() const;  // "no-draw-respecify-100000 monolith: replay / floor 2.31 vs 2.05 over 7 nights (+13%)"

@@ -71,8 +71,8 @@ BenchReport bench_report() {
   return {.label = "ctest",
           .date = "2026-12-03T06:00:00Z",
           .floor = "/b/tidemark-vulkan-floor",
-          .results = {{"no-draw", "tcp", 100000, 1.25, 80000, 0.5, {1.2, 1.25, 1.3}, 0.25, 10000},
-                      {"draws", "monolith", 500, 0.5, 1000, 1, {0.5}, std::nullopt, std::nullopt}}};
+          .results = {{"no-draw", "tcp", 100000, 1.25, 80000, 0.5, {1.2, 1.25, 1.3}, 0.25, 10000, 0.27},
+                      {"draws", "monolith", 500, 0.5, 1000, 1, {0.5}, std::nullopt, std::nullopt, std::nullopt}}};
 }
 
 // Check that bench.json reads back as written, a floor or none.
@@ -94,19 +94,28 @@ TEST(BenchReport, ARatioTenPercentWorseThanTheHistorysMedianIsARegression) {
     BenchReport report;
     report.results.push_back({.stream = "respecify", .lane = "monolith", .commands = 100, .median_seconds = replay,
                               .commands_per_second = 0, .ratio_to_monolith = 1, .runs = {}, .floor_seconds = floor,
-                              .harness_ns_per_call = std::nullopt});
+                              .harness_ns_per_call = std::nullopt, .layer_seconds = std::nullopt});
     report.results.push_back({.stream = "respecify", .lane = "split", .commands = 100, .median_seconds = replay * split_ratio,
-                              .commands_per_second = 0, .ratio_to_monolith = split_ratio, .runs = {},
-                              .floor_seconds = std::nullopt, .harness_ns_per_call = std::nullopt});
+                              .commands_per_second = 0, .ratio_to_monolith = 1 / split_ratio, .runs = {},
+                              .floor_seconds = std::nullopt, .harness_ns_per_call = std::nullopt,
+                              .layer_seconds = std::nullopt});
     return report;
   };
-  // replay / floor 2.0, 2.2, 1.8 (median 2.0); split / monolith 1.2 each night.
+  // replay / floor 2.0, 2.2, 1.8 (median 2.0); split's time 1.2 times monolith's each night.
   const std::vector<BenchReport> nights = {night(2.0, 1.0, 1.2), night(4.4, 2.0, 1.2), night(1.8, 1.0, 1.2)};
   EXPECT_TRUE(regressions(nights, night(2.19, 1.0, 1.3)).empty());  // +9.5 %, +8.3 %
   const auto worse = regressions(nights, night(2.3, 1.0, 1.5));
   ASSERT_EQ(worse.size(), 2u);
   EXPECT_EQ(worse[0].describe(), "respecify monolith: replay / floor 2.30 vs 2.00 over 3 nights (+15%)");
   EXPECT_EQ(worse[1].describe(), "respecify split: lane / monolith 1.50 vs 1.20 over 3 nights (+25%)");
+  // The layer's cost on the floor's calls is held the same way.
+  std::vector<BenchReport> with_layer = nights;
+  for (auto& each : with_layer) each.results[0].layer_seconds = *each.results[0].floor_seconds * 1.04;
+  BenchReport slower = night(2.0, 1.0, 1.2);
+  slower.results[0].layer_seconds = 1.2;
+  const auto layer = regressions(with_layer, slower);
+  ASSERT_EQ(layer.size(), 1u);
+  EXPECT_EQ(layer[0].describe(), "respecify monolith: layer / floor 1.20 vs 1.04 over 3 nights (+15%)");
   BenchReport other = night(9.0, 1.0, 9.0);
   other.results[0].stream = other.results[1].stream = "a-new-stream";
   EXPECT_TRUE(regressions(nights, other).empty());

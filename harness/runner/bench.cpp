@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/files.h"
+#include "layer/link.h"
+#include "observe/observe.h"
 #include "runner/runner.h"
 #include "session/builtin_backends.h"
 #include "lanes/lanes.h"
@@ -26,11 +29,25 @@ double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-// One run of the floor program: its seconds for `cycles` respecify cycles (start-up excluded).
+// The floor's JSON line in its output: its seconds for the cycles (start-up excluded).
+Result<double> cycle_seconds_in(const std::string& output, const std::string& program) {
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    auto json = nlohmann::json::parse(line, nullptr, false);
+    if (!json.is_discarded() && json.is_object() && json.contains("cycle_seconds") && json["cycle_seconds"].is_number())
+      return json["cycle_seconds"].get<double>();
+  }
+  return fail(ErrorKind::Environment, fmt::format("bench: expected the floor's JSON line from {}, found '{}'", program,
+                                                  output.substr(0, output.find('\n'))));
+}
+
+std::vector<std::string> floor_arguments(uint64_t cycles) { return {"--cycles", std::to_string(cycles), "--size", "256"}; }
+
+// One run of the floor program: its seconds for `cycles` respecify cycles.
 Result<double> floor_seconds(const std::string& program, uint64_t cycles) {
   wire::ChildProcess::Options options;
   options.program = program;
-  options.args = {"--cycles", std::to_string(cycles), "--size", "256"};
+  options.args = floor_arguments(cycles);
   options.keep_env = {"PATH", "HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "LD_LIBRARY_PATH", "XDG_RUNTIME_DIR"};
   options.capture_stdout = true;
   TIDEMARK_TRY(child, wire::ChildProcess::spawn(options));
@@ -39,11 +56,24 @@ Result<double> floor_seconds(const std::string& program, uint64_t cycles) {
   if (!status || *status != 0)
     return fail(ErrorKind::Environment, fmt::format("bench: the floor {} {}", program,
                                                     status ? wire::describe_wait_status(*status) : "did not end"));
-  auto json = nlohmann::json::parse(line, nullptr, false);
-  if (json.is_discarded() || !json.contains("cycle_seconds"))
-    return fail(ErrorKind::Environment,
-                fmt::format("bench: expected the floor's JSON line from {}, found '{}'", program, line));
-  return json["cycle_seconds"].get<double>();
+  return cycle_seconds_in(line, program);
+}
+
+// The same with the Tidemark layer beneath it, under observe's machinery: the layer's own cost
+// on the calls (the gathering after the program ends is not in the floor's seconds).
+Result<double> floor_under_layer_seconds(const std::string& program, uint64_t cycles, const fs::path& dir) {
+  std::vector<std::string> command = {program};
+  for (auto& arg : floor_arguments(cycles)) command.push_back(std::move(arg));
+  const fs::path output = dir / "floor-under-layer.log";
+  TIDEMARK_TRY(observation, observe::observe({.command = command, .settings = "", .only = "",
+                                              .report = dir / "floor-under-layer", .layer_dir = layer::layer_dir(),
+                                              .on_live = {}, .output = output}));
+  if (observation.exit_code != 0 || !observation.made_device())
+    return fail(ErrorKind::Environment, fmt::format("bench: the floor {} under the layer exited {}{}", program,
+                                                    observation.exit_code,
+                                                    observation.made_device() ? "" : " and made no device under it"));
+  TIDEMARK_TRY(text, read_given_file(output, "the floor's output"));
+  return cycle_seconds_in(text, program);
 }
 
 // A stream is measured against the floor when (nearly) all its commands are respecifies: the
@@ -69,7 +99,7 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const fs::p
   TIDEMARK_TRY(recorded, run(scenario, options));
   BenchStream stream;
   double monolith_rate = 0;
-  std::optional<double> floor;  // measured once per stream, at its first lane
+  std::optional<double> floor, layer;  // measured once per stream, at its first lane
   for (Lane lane : kAllLanes) {
     std::vector<double> seconds;
     lanes::ReplayReport last;
@@ -93,6 +123,12 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const fs::p
         runs.push_back(measured);
       }
       floor = median(runs);
+      std::vector<double> layered;
+      for (int i = 0; i < std::max(1, repeat); ++i) {
+        TIDEMARK_TRY(measured, floor_under_layer_seconds(floor_program, last.respecifies, dir));
+        layered.push_back(measured);
+      }
+      layer = median(layered);
     }
     const double middle = median(seconds);
     const double rate = middle > 0 ? double(last.requests) / middle : 0;
@@ -103,6 +139,7 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const fs::p
     if (floor) {
       row.floor_seconds = *floor;
       row.harness_ns_per_call = (middle - *floor) * 1e9 / static_cast<double>(last.requests);
+      row.layer_seconds = layer;
     }
     stream.rows.push_back(std::move(row));
   }
