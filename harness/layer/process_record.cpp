@@ -20,6 +20,27 @@ namespace tidemark::layer {
 
 namespace fs = std::filesystem;
 
+EventLog::EventLog(const fs::path& path) : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) {}
+
+EventLog::~EventLog() {
+  flush();
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void EventLog::flush() {
+  if (fd_ < 0 || used_ == 0) return;
+  const char* bytes = reinterpret_cast<const char*>(buffer_.get());
+  size_t left = used_ * sizeof(TidemarkLayerEvent);
+  used_ = 0;
+  while (left > 0) {
+    const ssize_t wrote = ::write(fd_, bytes, left);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) return;  // a full disk: the observer finds the record short and says so
+    bytes += wrote;
+    left -= static_cast<size_t>(wrote);
+  }
+}
+
 StatusMap::StatusMap(const fs::path& path) {
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return;
