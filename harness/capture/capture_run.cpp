@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <regex>
 #include <set>
 
 #include "core/digest.h"
@@ -52,6 +53,25 @@ Result<std::vector<std::string>> replay_command(const Replayer& replayer, const 
   return command;
 }
 
+// A replay on a driver build must have run on it: each Vulkan device's driver, as the layer read
+// it, held to the build's vulkan_driver pattern. The replayer is not Tidemark, so nothing else
+// checks it: a build whose files point elsewhere would replay on the system's driver and name
+// the build.
+Status check_replay_driver(const observe::Observation& observation, const drivers::DriverBuild& build) {
+  if (!build.identity.vulkan_driver) return {};
+  const std::regex pattern(*build.identity.vulkan_driver);
+  for (const auto& process : observation.processes) {
+    if (process.kind != observe::ProcessKind::Vulkan || !process.reported) continue;
+    for (const auto& driver : process.drivers)
+      if (driver.empty() || !std::regex_search(driver, pattern))
+        return fail(ErrorKind::Environment,
+                    fmt::format("capture: the replay on {} (pid {}) ran on the Vulkan driver {}, expected one matching "
+                                "'{}'", build.name, process.pid, driver.empty() ? "the layer could not tell" : "'" + driver + "'",
+                                *build.identity.vulkan_driver));
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string test_name(const CaptureFixture& fixture) {
@@ -96,6 +116,8 @@ Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOp
     TIDEMARK_TRY(observation, observe::observe({.command = command, .settings = options.fault, .only = "",
                                                 .report = observed, .layer_dir = options.layer_dir, .on_live = {},
                                                 .output = dir / "replay.log"}));
+    if (on_build) TIDEMARK_CHECK(check_replay_driver(observation, on_build->build));
+    else if (active) TIDEMARK_CHECK(check_replay_driver(observation, *active));
     record.repeat_digests.push_back(gauges_digest(observation));
     verdicts = observe::judge(observation, fixture.bounds);
     last = std::move(observation);

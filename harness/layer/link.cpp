@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/files.h"
+#include "layer/records.h"
 
 namespace tidemark::layer {
 
@@ -100,7 +101,7 @@ TidemarkLayerGauges Attachment::gauges() const {
 std::string Attachment::driver() const {
   TidemarkLayerDriver d{};
   if (!library_.driver || library_.driver(id_, &d) == 0) return {};
-  return fmt::format("{} {} ({})", d.driver_name, d.driver_info, d.device_name);
+  return driver_text(d);
 }
 
 uint32_t Attachment::devices() const {

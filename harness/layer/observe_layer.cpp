@@ -124,6 +124,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkD
   auto state = std::make_unique<DeviceState>();
   state->next.load(*device, next_get);
   const std::optional<TidemarkLayerDriver> driver = describe_driver(physical);
+  if (driver) state->driver = driver_text(*driver);
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
   if (o.attached && !o.attached->driver) o.attached->driver = driver;
@@ -163,7 +164,7 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
   if (state->attachment) sum_into(state->attachment->gone, state->gauges());
-  o.finished.push_back({state->number, true, state->gauges()});
+  o.finished.push_back({state->number, true, state->gauges(), state->driver});
   sum_into(o.finished_sum, state->gauges());
   if (!state->attachment && o.status) o.status->gone(state->number, o.finished_sum);
   if (o.devices.empty()) o.write_report();

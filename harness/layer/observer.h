@@ -133,6 +133,7 @@ struct Held {
 struct DeviceState {
   DeviceTable next;
   uint64_t number = 0;  // in the process, from 1
+  std::string driver;   // driver_text() of the driver beneath it, for its record; empty: not known
   std::shared_ptr<Attachment> attachment;  // none: the process's own settings, the events file
   TidemarkLayerSettings settings{};
   CompletionRule completion{{}};
@@ -274,7 +275,7 @@ class Observer {
     if (report_dir.empty() || !observing) return;
     LayerReport report{static_cast<uint32_t>(::getpid()), finished, finished_sum};
     for (const auto& [dispatch, device] : devices) {
-      report.devices.push_back({device->number, false, device->gauges()});
+      report.devices.push_back({device->number, false, device->gauges(), device->driver});
       sum_into(report.all, device->gauges());
     }
     if (events) events->flush();

@@ -130,11 +130,18 @@ inline records::Read<TidemarkLayerGauges> gauges_from_json(const nlohmann::json&
 }
 
 // layer.json: the process's gauges per device and in all.
+// The Vulkan driver beneath a device as identities name it: "NAME INFO (DEVICE)", e.g.
+// "llvmpipe Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6) (llvmpipe (LLVM 15.0.6, 256 bits))".
+inline std::string driver_text(const TidemarkLayerDriver& driver) {
+  return std::string(driver.driver_name) + " " + driver.driver_info + " (" + driver.device_name + ")";
+}
+
 struct LayerReport {
   struct Device {
     uint64_t number = 0;  // in the process, from 1
     bool destroyed = false;
     TidemarkLayerGauges gauges{};
+    std::string driver;  // driver_text() of the driver beneath it; empty: the layer could not tell
   };
   uint32_t pid = 0;
   std::vector<Device> devices;
@@ -145,6 +152,7 @@ inline nlohmann::json to_json(const LayerReport::Device& device) {
   nlohmann::json out = gauges_to_json(device.gauges);
   out["device"] = device.number;
   out["destroyed"] = device.destroyed;
+  if (!device.driver.empty()) out["driver"] = device.driver;
   return out;
 }
 
@@ -174,6 +182,11 @@ inline records::Read<LayerReport> layer_report_from_json(const nlohmann::json& j
     auto gauges = gauges_from_json(entry, at);
     if (!gauges) return std::unexpected(gauges.error());
     device.gauges = *gauges;
+    if (entry.contains("driver")) {  // a device whose driver the layer could not tell has none
+      auto driver = records::member(entry, at, "driver", "the driver's name", &nlohmann::json::is_string);
+      if (!driver) return std::unexpected(driver.error());
+      device.driver = (*driver)->get<std::string>();
+    }
     report.devices.push_back(device);
   }
   auto all = records::member(json, "", "all", "the gauges in all", &nlohmann::json::is_object);

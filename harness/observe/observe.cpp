@@ -269,6 +269,7 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root) {
       if (!report) return bad_record(folder / "layer.json", report.error());
       process.reported = true;
       process.devices = static_cast<uint32_t>(report->devices.size());
+      for (const auto& device : report->devices) process.drivers.push_back(device.driver);
       process.observed = layer::to_observed(report->all);
       process.layer = std::move(layer);
     } else if (auto last = last_status(folder / "status")) {

@@ -40,6 +40,7 @@ struct Process {
   bool reported = false;       // its layer.json was written (false: it ended without one, killed or by _exit: its
                                // gauges are then those of its status file, as of its last intercepted change)
   uint32_t devices = 0;
+  std::vector<std::string> drivers;  // each device's Vulkan driver as the layer read it (layer.json; "" not known)
   ObservedGauges observed{};
   KernelGauges kernel{};
   int64_t events = 0;

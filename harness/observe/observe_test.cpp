@@ -122,12 +122,14 @@ TEST_F(LayerFolder, TheLayersRecordsReadBackExactlyAndAMissingFieldIsNamed) {
   g.buffers = {1, 2, 3};
   g.polls_revealed = 4;
   g.allocations_refused = 5;
-  layer::LayerReport report{42, {{1, false, g}, {2, true, g}}, g};
+  layer::LayerReport report{42, {{1, false, g, "llvmpipe Mesa 25.0.7 (llvmpipe)"}, {2, true, g, ""}}, g};
   auto back = layer::layer_report_from_json(nlohmann::json::parse(layer::to_json(report).dump()));
   ASSERT_TRUE(back) << back.error();
   EXPECT_EQ(back->pid, 42u);
   ASSERT_EQ(back->devices.size(), 2u);
   EXPECT_TRUE(back->devices[1].destroyed);
+  EXPECT_EQ(back->devices[0].driver, "llvmpipe Mesa 25.0.7 (llvmpipe)");  // a driver the layer could not tell: none
+  EXPECT_EQ(back->devices[1].driver, "");
   EXPECT_EQ(back->all.buffers.total, 3);
   EXPECT_EQ(back->devices[0].gauges.polls_revealed, 4);
   EXPECT_EQ(back->all.allocations_refused, 5);
@@ -137,6 +139,9 @@ TEST_F(LayerFolder, TheLayersRecordsReadBackExactlyAndAMissingFieldIsNamed) {
   missing = layer::to_json(report);
   missing["devices"][1]["buffers"]["peak"] = "2";
   EXPECT_EQ(layer::layer_report_from_json(missing).error(), "expected 'devices[1].buffers.peak', an integer, found \"2\"");
+  missing = layer::to_json(report);
+  missing["devices"][0]["driver"] = 7;
+  EXPECT_EQ(layer::layer_report_from_json(missing).error(), "expected 'devices[0].driver', the driver's name, found 7");
 
   process("7", 7, 1, true, 3);
   std::ofstream(root_ / "7" / "layer.json") << R"({"pid": 7, "devices": [], "all": {}})";
