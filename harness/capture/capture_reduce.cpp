@@ -57,7 +57,6 @@ class Reducer {
           std::vector<TraceCall> calls)
       : fixture_(fixture), options_(options), check_(check), whole_(whole), calls_(std::move(calls)),
         units_(split_units(calls_)), started_(std::chrono::steady_clock::now()) {
-    progress_.calls = calls_.size();
     progress_.kept = units_.removable.size();
   }
 
@@ -101,8 +100,8 @@ class Reducer {
     std::atomic<size_t> next{0};
     {
       std::vector<std::jthread> workers;
-      const size_t jobs = std::max<size_t>(1, std::min<size_t>(jobs_(), todo.size()));
-      for (size_t w = 0; w < jobs; ++w)
+      const size_t workers_wanted = std::max<size_t>(1, std::min<size_t>(jobs(), todo.size()));
+      for (size_t w = 0; w < workers_wanted; ++w)
         workers.emplace_back([&] {
           for (size_t i; (i = next++) < todo.size();) {
             const fs::path dir = options_.work_dir / "candidates" / std::to_string(serial_ + i);
@@ -138,21 +137,19 @@ class Reducer {
   void settle(const std::vector<size_t>& best) { progress_.kept = best.size(); }
 
   const std::optional<Error>& error() const { return error_; }
+  // Candidates judged at once: the options' count, else one per core.
+  size_t jobs() const { return options_.jobs ? options_.jobs : std::max(1u, std::thread::hardware_concurrency()); }
   ReduceProgress progress() const {
     ReduceProgress now = progress_;
     now.replays = replays_;
-    now.calls = units_.setup.size();
+    now.calls = units_.setup.size() + now.kept;  // setup and the best candidate's units
     now.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     return now;
   }
 
  private:
-  size_t jobs_() const { return options_.jobs ? options_.jobs : std::max(1u, std::thread::hardware_concurrency()); }
   void report_progress() {
-    if (!options_.progress) return;
-    ReduceProgress now = progress();
-    now.calls += now.kept;  // setup and the best candidate's units, counted as units
-    options_.progress(now);
+    if (options_.progress) options_.progress(progress());
   }
 
   const CaptureFixture& fixture_;
@@ -218,7 +215,7 @@ Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const Cap
     return fail(ErrorKind::BadInput, fmt::format("reduce: expected {} red under the bug and the replay green under the fix, "
                                                  "found {}", named.first.expr.text(), whole.said));
   auto judge = [&](const std::vector<std::vector<size_t>>& candidates) { return reducer.batch(candidates); };
-  const size_t jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const size_t jobs = reducer.jobs();
   std::vector<size_t> best = all;
   reducer.phase("setup alone");
   if (judge({{}}).front()) best.clear();
@@ -266,8 +263,9 @@ Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const Cap
   reduction.removable_before = units.removable.size();
   reduction.setup_calls = units.setup.size();
   for (size_t unit : best)
-    for (uint32_t number : units.removable[unit])
-      reduction.kept.push_back(std::find_if(calls.begin(), calls.end(), [&](const auto& c) { return c.number == number; })->function);
+    for (uint32_t number : units.removable[unit])  // calls are in number order
+      reduction.kept.push_back(std::lower_bound(calls.begin(), calls.end(), number,
+                                                [](const TraceCall& c, uint32_t n) { return c.number < n; })->function);
   reduction.bug_run = std::move(*result.bug_run);
   reduction.fix_run = std::move(*result.fix_run);
   reduction.done = reducer.progress();

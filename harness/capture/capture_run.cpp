@@ -42,7 +42,7 @@ Result<std::string> fixture_hash(const CaptureFixture& fixture) {
 // The replayer's command line: env(1) sets its environment and execs it in the same process, so
 // what the run sets is in observation.json and nothing of it stays in this process. On a named
 // build the variables a build owns are cleared first, then the build's are set.
-Result<std::vector<std::string>> replay_command(const Replayer& replayer, const drivers::NamedBuild* build) {
+std::vector<std::string> replay_command(const Replayer& replayer, const drivers::NamedBuild* build) {
   std::vector<std::string> command = {"/usr/bin/env"};
   if (build) {
     for (const auto& name : drivers::owned_variables(build->build)) command.insert(command.end(), {"-u", name});
@@ -94,7 +94,7 @@ Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOp
     TIDEMARK_TRY(found, drivers::find_build(options.drivers_files, options.build));
     on_build = std::move(found);
   }
-  TIDEMARK_TRY(command, replay_command(replayer, on_build ? &*on_build : nullptr));
+  const std::vector<std::string> command = replay_command(replayer, on_build ? &*on_build : nullptr);
 
   report::RunRecord record{.test = test_name(fixture), .subject = fixture.id(), .file = fixture.file.string()};
   TIDEMARK_TRY(hash, fixture_hash(fixture));
