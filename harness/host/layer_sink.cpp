@@ -6,11 +6,11 @@ namespace tidemark::host {
 
 namespace {
 
-ModelHost& host_of(void* context) { return *static_cast<ModelHost*>(context); }
+HostEvents& host_of(void* context) { return *static_cast<HostEvents*>(context); }
 
 }  // namespace
 
-TidemarkLayerSink layer_sink(ModelHost& host, bool backend_reports_itself) {
+TidemarkLayerSink layer_sink(HostEvents& host, bool backend_reports_itself) {
   TidemarkLayerSink sink{};
   sink.context = &host;
   sink.sample = [](void* context, const TidemarkLayerGauges* gauges) {

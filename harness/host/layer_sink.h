@@ -11,6 +11,6 @@ namespace tidemark::host {
 // A backend that reports itself gets only the trace samples from the layer (the layer counts
 // beneath it); for one that does not, the layer's memory changes and submits are the device's
 // report, and its waits ask the host's kernel driver.
-TidemarkLayerSink layer_sink(ModelHost& host, bool backend_reports_itself);
+TidemarkLayerSink layer_sink(HostEvents& host, bool backend_reports_itself);
 
 }  // namespace tidemark::host

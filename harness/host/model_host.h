@@ -21,7 +21,15 @@
 
 namespace tidemark::host {
 
-class ModelHost final : public api::DeviceEvents, public api::Model {
+// What reaches a host from beneath it: the device's events and, with the layer on, the
+// layer's samples. The host itself and its thread (host_thread.h) take them alike.
+class HostEvents : public api::DeviceEvents {
+ public:
+  // The layer's gauges after a submit, as counter tracks in the run trace.
+  virtual void observed_sample(const ObservedGauges& gauges) = 0;
+};
+
+class ModelHost final : public HostEvents, public api::Model {
  public:
   // How the Tidemark layer stands beneath the device.
   enum class Layer {
@@ -34,10 +42,8 @@ class ModelHost final : public api::DeviceEvents, public api::Model {
 
   // Where observed_gauges() reads the layer's counts (the session's attachment).
   void observe_from(std::function<ObservedGauges()> layer) { layer_ = std::move(layer); }
-  // The layer's gauges after a submit, as counter tracks in the run trace.
-  void observed_sample(const ObservedGauges& gauges);
-
-  // api::DeviceEvents
+  // HostEvents
+  void observed_sample(const ObservedGauges& gauges) override;
   void memory_changed(const api::MemoryChange& change) override;
   uint64_t queue_submitted() override;
   bool retired(uint64_t fence) const override;

@@ -1,0 +1,163 @@
+#include "host/host_thread.h"
+
+namespace tidemark::host {
+
+namespace {
+template <typename... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+}  // namespace
+
+HostThread::HostThread(std::unique_ptr<ModelHost> host) : host_(std::move(host)), ring_(kCapacity) {
+  thread_ = std::thread([this] { run(); });
+}
+
+HostThread::~HostThread() {
+  stopping_.store(true);
+  wake_.fetch_add(1);
+  wake_.notify_one();
+  thread_.join();
+  std::lock_guard lock(mutex_);
+  apply_queued();
+}
+
+uint64_t HostThread::backlog() const {
+  return tail_.load(std::memory_order_relaxed) - head_.load(std::memory_order_acquire);
+}
+
+// One producer: the device's thread, or the layer beneath it on that same thread (a driver's
+// own threads are off in every run Tidemark makes). Events are written into their slot and
+// published by the tail; the host thread is woken only when a batch waits and it sleeps.
+void HostThread::push(const Event& event) {
+  const uint64_t tail = tail_.load(std::memory_order_relaxed);
+  if (tail - head_.load(std::memory_order_acquire) == kCapacity) {
+    std::lock_guard lock(mutex_);  // full: the producer applies the queue itself
+    apply_queued();
+  }
+  ring_[tail % kCapacity] = event;
+  tail_.store(tail + 1, std::memory_order_release);
+  if (tail + 1 - head_.load(std::memory_order_relaxed) < kWakeAt) return;
+  // Pairs with the fence in run(): either the host thread sees this tail before it sleeps,
+  // or this thread sees it sleeping and wakes it.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (sleeping_.exchange(false)) {
+    wake_.fetch_add(1, std::memory_order_release);
+    wake_.notify_one();
+  }
+}
+
+void HostThread::apply_queued() const {
+  uint64_t head = head_.load(std::memory_order_relaxed);
+  const uint64_t tail = tail_.load(std::memory_order_acquire);
+  ModelHost& host = *host_;
+  auto apply = Overloaded{[&](const api::MemoryChange& change) { host.memory_changed(change); },
+                          [&](const Frame&) { host.frame(); },
+                          [&](const Sample& sample) { host.sample(sample.counters); }};
+  for (; head != tail; ++head) {
+    std::visit(apply, ring_[head % kCapacity]);
+    if (head % 256 == 255) head_.store(head + 1, std::memory_order_release);  // room for the producer
+  }
+  head_.store(head, std::memory_order_release);
+}
+
+void HostThread::run() {
+  for (;;) {
+    const uint32_t seen = wake_.load(std::memory_order_acquire);
+    sleeping_.store(true, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (!stopping_.load() && backlog() < kWakeAt) wake_.wait(seen, std::memory_order_acquire);
+    sleeping_.store(false, std::memory_order_relaxed);
+    if (stopping_.load()) return;
+    std::lock_guard lock(mutex_);
+    apply_queued();
+    batches_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+template <typename Call>
+auto HostThread::answered(Call&& call) const {
+  std::lock_guard lock(mutex_);
+  apply_queued();
+  return call(*host_);
+}
+
+void HostThread::observe_from(std::function<ObservedGauges()> layer) {
+  answered([&](ModelHost& host) { host.observe_from(std::move(layer)); });
+}
+
+void HostThread::memory_changed(const api::MemoryChange& change) { push(change); }
+void HostThread::frame() { push(Frame{}); }
+void HostThread::sample(const api::DeviceCounters& counters) { push(Sample{counters}); }
+
+void HostThread::started(const api::DeviceCounters& counters) {
+  answered([&](ModelHost& host) { host.started(counters); });
+}
+void HostThread::observed_sample(const ObservedGauges& gauges) {
+  answered([&](ModelHost& host) { host.observed_sample(gauges); });
+}
+uint64_t HostThread::queue_submitted() {
+  return answered([](ModelHost& host) { return host.queue_submitted(); });
+}
+bool HostThread::retired(uint64_t fence) const {
+  return answered([&](ModelHost& host) { return host.retired(fence); });
+}
+void HostThread::wait_retired(uint64_t fence, uint64_t budget_ns) {
+  answered([&](ModelHost& host) { host.wait_retired(fence, budget_ns); });
+}
+bool HostThread::kick() {
+  return answered([](ModelHost& host) { return host.kick(); });
+}
+std::string HostThread::queue_state() const {
+  return answered([](ModelHost& host) { return host.queue_state(); });
+}
+
+Status HostThread::kernel_event(const kernel::GpuMemTotalEvent& event) {
+  return answered([&](ModelHost& host) { return host.kernel_event(event); });
+}
+Status HostThread::kernel_allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size) {
+  return answered([&](ModelHost& host) { return host.kernel_allocate(gpu, pid, type, id, size); });
+}
+Status HostThread::kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) {
+  return answered([&](ModelHost& host) { return host.kernel_free(gpu, pid, id); });
+}
+Result<KernelGauges> HostThread::kernel_gauges() {
+  return answered([](ModelHost& host) { return host.kernel_gauges(); });
+}
+Result<ObservedGauges> HostThread::observed_gauges() {
+  return answered([](ModelHost& host) { return host.observed_gauges(); });
+}
+Status HostThread::kernel_attach(const kernel::AttachScript& script) {
+  return answered([&](ModelHost& host) { return host.kernel_attach(script); });
+}
+Result<std::string> HostThread::kernel_dump() {
+  return answered([](ModelHost& host) { return host.kernel_dump(); });
+}
+Result<std::optional<std::string>> HostThread::kernel_node(uint32_t pid, MemoryType type) {
+  return answered([&](ModelHost& host) { return host.kernel_node(pid, type); });
+}
+Status HostThread::kernel_walk(const api::WalkUpdates& updates) {
+  return answered([&](ModelHost& host) { return host.kernel_walk(updates); });
+}
+Status HostThread::kernel_sample() {
+  return answered([](ModelHost& host) { return host.kernel_sample(); });
+}
+Status HostThread::kernel_op(const kernel::KernelOp& op) {
+  return answered([&](ModelHost& host) { return host.kernel_op(op); });
+}
+Result<kernel::KernelReport> HostThread::kernel_report() {
+  return answered([](ModelHost& host) { return host.kernel_report(); });
+}
+// The view stays valid until the next call, as the host's own: the trace's room is made once
+// (RunTrace reserves it), so events applied meanwhile only write past the view's end.
+Result<std::string_view> HostThread::run_trace() {
+  return answered([](ModelHost& host) { return host.run_trace(); });
+}
+Result<std::string> HostThread::run_trace_hash() {
+  return answered([](ModelHost& host) { return host.run_trace_hash(); });
+}
+Status HostThread::trace_op(const tracer::TraceOp& op) {
+  return answered([&](ModelHost& host) { return host.trace_op(op); });
+}
+
+}  // namespace tidemark::host

@@ -1,0 +1,99 @@
+// The model host on a thread of its own: the device's thread only enqueues what it reports
+// (memory changes, frames, counter samples) and goes on; the host thread applies them in call
+// order. Whatever needs an answer — a kernel fence, a wait, the layer's samples, every model
+// step, the trace, the gauges — first applies everything still queued, on the asking thread,
+// then asks the host. So the host sees the same calls in the same order with the same virtual
+// clock as when it sat on the call path: every result, trace byte and digest is unchanged.
+//
+// The queue holds kCapacity events (a fixed ring, made once). When it is full the producer
+// applies the queued events itself before it adds one: nothing is dropped and nothing grows.
+// The host thread sleeps until kWakeAt events wait, so a short run costs it one wake-up.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "host/model_host.h"
+
+namespace tidemark::host {
+
+class HostThread final : public HostEvents, public api::Model {
+ public:
+  static constexpr uint64_t kCapacity = 8192;  // about 400 KiB of events
+  static constexpr uint64_t kWakeAt = 1024;
+
+  explicit HostThread(std::unique_ptr<ModelHost> host);
+  ~HostThread() override;  // applies what is queued, then stops the thread
+  HostThread(const HostThread&) = delete;
+  HostThread& operator=(const HostThread&) = delete;
+
+  void observe_from(std::function<ObservedGauges()> layer);
+
+  // HostEvents: queued
+  void memory_changed(const api::MemoryChange& change) override;
+  void frame() override;
+  void sample(const api::DeviceCounters& counters) override;
+  // HostEvents: answered, after the queue is applied
+  void started(const api::DeviceCounters& counters) override;
+  void observed_sample(const ObservedGauges& gauges) override;
+  uint64_t queue_submitted() override;
+  bool retired(uint64_t fence) const override;
+  void wait_retired(uint64_t fence, uint64_t budget_ns) override;
+  bool kick() override;
+  std::string queue_state() const override;
+
+  // api::Model: every step answered after the queue is applied
+  Status kernel_event(const kernel::GpuMemTotalEvent& event) override;
+  Status kernel_allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size) override;
+  Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override;
+  Result<KernelGauges> kernel_gauges() override;
+  Result<ObservedGauges> observed_gauges() override;
+  Status kernel_attach(const kernel::AttachScript& script) override;
+  Result<std::string> kernel_dump() override;
+  Result<std::optional<std::string>> kernel_node(uint32_t pid, MemoryType type) override;
+  Status kernel_walk(const api::WalkUpdates& updates) override;
+  Status kernel_sample() override;
+  Status kernel_op(const kernel::KernelOp& op) override;
+  Result<kernel::KernelReport> kernel_report() override;
+  Result<std::string_view> run_trace() override;
+  Result<std::string> run_trace_hash() override;
+  Status trace_op(const tracer::TraceOp& op) override;
+
+  // How many times the host thread woke to apply a batch (for tests and the bench).
+  uint64_t batches() const { return batches_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Frame {};
+  struct Sample {
+    api::DeviceCounters counters;
+  };
+  using Event = std::variant<api::MemoryChange, Frame, Sample>;
+
+  void push(const Event& event);
+  uint64_t backlog() const;
+  // With mutex_ held: every queued event applied to the host, in order.
+  void apply_queued() const;
+  // The host with the queue applied, held for the caller's one call.
+  template <typename Call>
+  auto answered(Call&& call) const;
+  void run();
+
+  std::unique_ptr<ModelHost> host_;
+  std::vector<Event> ring_;
+  std::atomic<uint64_t> tail_{0};  // the next slot the producer writes
+  mutable std::atomic<uint64_t> head_{0};  // the next slot to apply (moved under mutex_)
+  mutable std::mutex mutex_;               // whoever holds it may apply events and use host_
+  std::atomic<uint32_t> wake_{0};          // bumped to wake the host thread
+  std::atomic<bool> sleeping_{false};
+  std::atomic<bool> stopping_{false};
+  std::atomic<uint64_t> batches_{0};
+  std::thread thread_;
+};
+
+}  // namespace tidemark::host
