@@ -178,4 +178,49 @@ MappedFile::~MappedFile() {
   if (data_) ::munmap(data_, size_);
 }
 
+std::optional<UnnamedFile> UnnamedFile::create() {
+  std::error_code error;
+  const fs::path folder = fs::temp_directory_path(error);
+  if (error) return std::nullopt;
+  const int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) return std::nullopt;
+  return UnnamedFile(fd);
+}
+
+UnnamedFile& UnnamedFile::operator=(UnnamedFile&& other) noexcept {
+  std::swap(fd_, other.fd_);
+  std::swap(size_, other.size_);
+  return *this;
+}
+
+UnnamedFile::~UnnamedFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool UnnamedFile::append(std::string_view bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t wrote = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(size_ + done));
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) return false;  // what was written past size_ is overwritten by the next append
+    done += static_cast<size_t>(wrote);
+  }
+  size_ += done;
+  return true;
+}
+
+Result<std::string> UnnamedFile::read_all() const {
+  std::string bytes(size_, '\0');
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t got = ::pread(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0)
+      return fail(ErrorKind::Io, fmt::format("cannot read back a temporary file: {}", got < 0 ? std::strerror(errno)
+                                                                                           : "it ended early"));
+    done += static_cast<size_t>(got);
+  }
+  return bytes;
+}
+
 }  // namespace tidemark

@@ -46,6 +46,29 @@ Status write_file_atomically(const std::filesystem::path& file, std::string_view
 // is, and the temporary files are removed.
 Status write_files_atomically(const std::vector<std::pair<std::filesystem::path, std::string>>& files);
 
+// A file with no name in the temporary folder (O_TMPFILE): bytes a process produces and may
+// read back once, held by the kernel's page cache rather than the process's heap; it is gone
+// when closed. nullopt where the folder's file system has no unnamed files.
+class UnnamedFile {
+ public:
+  static std::optional<UnnamedFile> create();
+  UnnamedFile(UnnamedFile&& other) noexcept : fd_(std::exchange(other.fd_, -1)), size_(other.size_) {}
+  UnnamedFile& operator=(UnnamedFile&& other) noexcept;
+  UnnamedFile(const UnnamedFile&) = delete;
+  UnnamedFile& operator=(const UnnamedFile&) = delete;
+  ~UnnamedFile();
+  // Appends the bytes; false (and nothing counted) when they could not all be written.
+  bool append(std::string_view bytes);
+  // Everything appended so far, in one string.
+  Result<std::string> read_all() const;
+  uint64_t size() const { return size_; }
+
+ private:
+  explicit UnnamedFile(int fd) : fd_(fd) {}
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
 // A whole file mapped read-only: its bytes are read in place, never copied (a 36 MB recording
 // costs page-cache lookups, not a read into the heap). The same errors as check_given_file, with
 // no bound on the size (a recording is read front to back in place).

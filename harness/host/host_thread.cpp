@@ -37,9 +37,11 @@ void HostThread::push(const Event& event) {
   }
   ring_[tail % kCapacity] = event;
   tail_.store(tail + 1, std::memory_order_release);
-  if (tail + 1 - head_.load(std::memory_order_relaxed) < kWakeAt) return;
-  // Pairs with the fence in run(): either the host thread sees this tail before it sleeps,
-  // or this thread sees it sleeping and wakes it.
+  // The backlog grows by one a push, so a batch's arrival is the push that makes it exactly
+  // kWakeAt: only that one looks for a sleeping host thread (a fence each push cost more than
+  // the queue saved). Pairs with the fence in run(): either the host thread sees this tail
+  // before it sleeps, or this thread sees it sleeping and wakes it.
+  if (tail + 1 - head_.load(std::memory_order_relaxed) != kWakeAt) return;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (sleeping_.exchange(false)) {
     wake_.fetch_add(1, std::memory_order_release);

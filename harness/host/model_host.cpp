@@ -245,7 +245,7 @@ Result<kernel::KernelReport> ModelHost::kernel_report() { return driver_.report(
 
 Result<std::string_view> ModelHost::run_trace() {
   if (!trace_) return std::string_view();
-  return std::string_view(trace_->bytes());
+  return trace_->bytes();
 }
 Result<std::string> ModelHost::run_trace_hash() {
   if (!trace_) return trace_hash({});

@@ -4,13 +4,15 @@ namespace tidemark::tracer {
 
 // The backend's counters are interned on their own sequence (mode 2), so their ids never
 // collide with the global ids of a scenario's inline (mode 1) descriptor.
-RunTrace::RunTrace(const CounterDescriptor& counters, uint64_t start) {
-  writer_.reserve(kBufferBytes + kBundleRoom);
+RunTrace::RunTrace(const CounterDescriptor& counters, uint64_t start, Spill spill) {
+  if (spill == Spill::ToFile) spill_ = UnnamedFile::create();  // none there: the trace stays in memory
+  spilling_ = spill_.has_value();
+  writer_.reserve(spilling_ ? kSpillBytes + kBundleRoom : kBufferBytes + kBundleRoom);
   writer_.intern_counter_descriptor(kCounterSequence, start, 1, 0, counters, true);
 }
 
 bool RunTrace::full() {
-  if (writer_.bytes().size() < kBufferBytes) return false;
+  if (size() < kBufferBytes) return false;
   ++dropped_;
   return true;
 }
@@ -18,6 +20,7 @@ bool RunTrace::full() {
 void RunTrace::memory_snapshot(uint64_t ts, uint32_t gpu, uint32_t pid, uint64_t size) {
   if (full()) return;
   writer_.gpu_mem_total(kMemorySequence, ts, gpu, pid, size);
+  spill_if_due();
 }
 
 void RunTrace::memory_change(uint64_t ts, uint32_t thread, uint32_t gpu, uint32_t pid, uint64_t size) {
@@ -29,9 +32,11 @@ void RunTrace::sample(uint64_t ts, std::span<const CounterSample> samples) {
   if (full()) return;
   writer_.counter_samples(kCounterSequence, ts, std::nullopt, 1, samples);
   samples_ += samples.size();
+  spill_if_due();
 }
 
 void RunTrace::counter_stream(const CounterStreamOp& stream, uint64_t ts) {
+  spill_if_due();
   stream_interned_ = stream.interned;
   stream_gpus_ = stream.gpus;
   if (full()) return;
@@ -45,6 +50,7 @@ void RunTrace::counter_stream(const CounterStreamOp& stream, uint64_t ts) {
 }
 
 void RunTrace::counter_sample(const CounterSampleOp& sample) {
+  spill_if_due();
   if (full()) return;
   samples_ += sample.samples.size();
   if (!stream_interned_) {
@@ -67,17 +73,43 @@ void RunTrace::flush_ftrace() {
   }
   writer_.ftrace_gpu_mem_totals(kFtraceSequence, 0, pending_);
   pending_.clear();
+  spill_if_due();
 }
 
-const std::string& RunTrace::bytes() {
+// Packets are final once written, so what the writer holds is hashed and appended to the file
+// whole. A failed append keeps the bytes in memory and spills no more.
+void RunTrace::spill_if_due() {
+  if (!spilling_ || writer_.bytes().size() < kSpillBytes) return;
+  const std::string_view held = writer_.bytes();
+  hash_.add(held.substr(hashed_ - spilled_));
+  hashed_ = size();
+  if (!spill_->append(held)) {
+    spilling_ = false;
+    writer_.reserve(kBufferBytes + kBundleRoom);
+    return;
+  }
+  spilled_ += held.size();
+  writer_.clear();
+}
+
+Result<std::string_view> RunTrace::bytes() {
   flush_ftrace();
-  return writer_.bytes();
+  if (spilled_ > 0) {
+    TIDEMARK_TRY(front, spill_->read_all());
+    front.append(writer_.bytes());
+    writer_.restore(front, kBufferBytes + kBundleRoom);
+    spilled_ = 0;
+  }
+  spill_.reset();  // from here on the trace stays in memory, where the view points
+  spilling_ = false;
+  return std::string_view(writer_.bytes());
 }
 
 std::string RunTrace::hash() {
-  const std::string& all = bytes();
-  hash_.add(std::string_view(all).substr(hashed_));
-  hashed_ = all.size();
+  flush_ftrace();
+  const std::string_view held = writer_.bytes();
+  hash_.add(held.substr(hashed_ - spilled_));
+  hashed_ = size();
   return hash_.hex();
 }
 

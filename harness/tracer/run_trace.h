@@ -8,12 +8,15 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/digest.h"
+#include "core/error.h"
+#include "core/files.h"
 #include "core/trace_memory.h"
 #include "tracer/trace_writer.h"
 
@@ -31,9 +34,14 @@ class RunTrace {
   static constexpr size_t kBufferBytes = size_t{64} << 20;
   // The last packet may pass the buffer's end by up to one ftrace bundle.
   static constexpr size_t kBundleRoom = size_t{1} << 20;
+  // Finished bytes past this many leave memory for an unnamed file (hashed on the way): a
+  // replay asks only for the hash, so a long run's trace never sits in the heap, and its
+  // pages are not faulted in one by one (a quarter of the host's time, 8 MiB of peak memory).
+  static constexpr size_t kSpillBytes = size_t{256} << 10;
+  enum class Spill { ToFile, Off };
 
   // The counters this run samples; written as the session's first counter packet at `start`.
-  RunTrace(const CounterDescriptor& counters, uint64_t start);
+  RunTrace(const CounterDescriptor& counters, uint64_t start, Spill spill = Spill::ToFile);
 
   void memory_snapshot(uint64_t ts, uint32_t gpu, uint32_t pid, uint64_t size);
   void memory_change(uint64_t ts, uint32_t thread, uint32_t gpu, uint32_t pid, uint64_t size);
@@ -42,8 +50,9 @@ class RunTrace {
   // sequence per GPU, each cleared first), written at `ts`; then samples at their own times.
   void counter_stream(const CounterStreamOp& stream, uint64_t ts);
   void counter_sample(const CounterSampleOp& sample);
-  // The trace so far, pending ftrace events flushed: a valid trace at any call.
-  const std::string& bytes();
+  // The trace so far, pending ftrace events flushed: a valid trace at any call. Spilled bytes
+  // come back into memory (and stay there); valid until the next call.
+  Result<std::string_view> bytes();
   // trace_hash() of bytes(), kept up as the trace grows: a call hashes only what was written
   // since the last one (packets are final once written: nothing earlier is ever patched).
   std::string hash();
@@ -52,7 +61,12 @@ class RunTrace {
 
  private:
   void flush_ftrace();
+  void spill_if_due();
+  size_t size() const { return spilled_ + writer_.bytes().size(); }
   TraceWriter writer_;
+  std::optional<UnnamedFile> spill_;  // the trace's first spilled_ bytes; the writer holds the rest
+  size_t spilled_ = 0;
+  bool spilling_ = false;  // off once an append failed or the bytes were asked for
   StreamHash hash_;
   size_t hashed_ = 0;  // the bytes before this are in hash_
   std::vector<FtraceGpuMemTotal> pending_;

@@ -48,6 +48,10 @@ class TraceWriter {
 
   const std::string& bytes() const { return out_; }
   std::string take() { return std::move(out_); }
+  // The bytes written so far are done with (moved elsewhere); the room stays.
+  void clear() { out_.clear(); }
+  // These bytes are the trace so far (what was moved elsewhere, brought back), in room of `room` bytes.
+  void restore(std::string_view bytes, size_t room);
   size_t packets() const { return packets_; }
 
  private:
