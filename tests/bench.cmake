@@ -1,7 +1,8 @@
 # The benchmark runs end to end and every replay reproduces its recording (no timing is
 # asserted: figures come from `tidemark bench bench`, not from tests).
 # The no-draw stream is measured against the bare Vulkan floor in every lane (and the floor under
-# the Tidemark layer: the layer's own cost on the calls), and the night is
+# the Tidemark layer: the layer's own cost on the calls), its monolith replay as a whole process
+# against the floor with its draw (time and peak memory), and the night is
 # appended to a history whose plot has a panel per stream and lane (report/plot.h's step plot).
 add_test(NAME Tidemark.Bench.EveryLaneReplaysBothStreamsExactly
          COMMAND bash -c "rm -rf $0 && $1 bench $2 --repeat 1 --floor $3 --report $0 --history $0/history.jsonl --label ctest && \
@@ -9,6 +10,9 @@ python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); \
 rows=[r for r in b[\"results\"] if r[\"stream\"].startswith(\"no-draw\")]; \
 assert len(rows)==4 and all(isinstance(r[\"harness_ns_per_call\"],float) and r[\"floor_seconds\"]>0 for r in rows), rows; \
 assert all(r[\"layer_seconds\"]>0 for r in rows), rows; \
+whole=[r[\"whole_process\"] for r in b[\"results\"] if \"whole_process\" in r]; \
+assert len(whole)==1 and [r[\"lane\"] for r in rows if \"whole_process\" in r]==[\"monolith\"], b; \
+assert all(whole[0][k]>0 for k in (\"replay_seconds\",\"floor_seconds\",\"seconds_ratio\",\"replay_rss_mib\",\"floor_rss_mib\",\"rss_ratio\")), whole; \
 assert all(\"harness_ns_per_call\" not in r for r in b[\"results\"] if not r[\"stream\"].startswith(\"no-draw\"))' $0/bench.json && \
 test $(wc -l < $0/history.jsonl) -eq 1 && grep -o '<path class=.track.' $0/bench-history.html | wc -l | grep -qx 4"
                  ${PROJECT_BINARY_DIR}/reports/bench $<TARGET_FILE:tidemark> ${PROJECT_SOURCE_DIR}/bench

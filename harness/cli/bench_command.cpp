@@ -16,16 +16,21 @@ int bench_command(const BenchArgs& args) {
   runner::BenchOptions options{.dir = args.report.empty() ? fs::path("build/bench") : fs::path(args.report),
                                .repeat = args.repeat,
                                .floor_program = args.floor.empty() ? runner::default_floor() : args.floor,
+                               .replayer_program = runner::default_replayer(),
                                .label = args.label,
                                .history = args.history};
-  fmt::print("{:<28} {:<9} {:>9} {:>10} {:>13} {:>8} {:>10} {:>12} {:>8}\n", "stream", "lane", "commands", "median s",
-             "commands/s", "vs mono", "floor s", "harness ns", "layer x");
+  fmt::print("{:<28} {:<9} {:>9} {:>10} {:>13} {:>8} {:>10} {:>12} {:>8} {:>8} {:>8}\n", "stream", "lane", "commands",
+             "median s", "commands/s", "vs mono", "floor s", "harness ns", "layer x", "whole x", "RSS x");
   options.on_row = [](const report::BenchRow& row) {
-    fmt::print("{:<28} {:<9} {:>9} {:>10.3f} {:>13.0f} {:>8.2f} {:>10} {:>12} {:>8}\n", row.stream, row.lane, row.commands,
-               row.median_seconds, row.commands_per_second, row.ratio_to_monolith,
+    auto ratio = [](std::optional<double> value) { return value ? fmt::format("{:.2f}", *value) : std::string("-"); };
+    fmt::print("{:<28} {:<9} {:>9} {:>10.3f} {:>13.0f} {:>8.2f} {:>10} {:>12} {:>8} {:>8} {:>8}\n", row.stream, row.lane,
+               row.commands, row.median_seconds, row.commands_per_second, row.ratio_to_monolith,
                row.floor_seconds ? fmt::format("{:.3f}", *row.floor_seconds) : "-",
                row.harness_ns_per_call ? fmt::format("{:.0f}", *row.harness_ns_per_call) : "-",
-               row.layer_seconds && row.floor_seconds ? fmt::format("{:.2f}", *row.layer_seconds / *row.floor_seconds) : "-");
+               ratio(row.layer_seconds && row.floor_seconds ? std::optional(*row.layer_seconds / *row.floor_seconds)
+                                                            : std::nullopt),
+               ratio(row.whole ? std::optional(row.whole->seconds_ratio) : std::nullopt),
+               ratio(row.whole ? std::optional(row.whole->rss_ratio) : std::nullopt));
   };
   auto outcome = runner::bench(*scenarios, options);
   if (!outcome) return report_error(outcome.error());

@@ -2,13 +2,6 @@
 
 namespace tidemark::host {
 
-namespace {
-template <typename... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-}  // namespace
-
 HostThread::HostThread(std::unique_ptr<ModelHost> host) : host_(std::move(host)), ring_(kCapacity) {
   thread_ = std::thread([this] { run(); });
 }
@@ -52,12 +45,14 @@ void HostThread::push(const Event& event) {
 void HostThread::apply_queued() const {
   uint64_t head = head_.load(std::memory_order_relaxed);
   const uint64_t tail = tail_.load(std::memory_order_acquire);
-  ModelHost& host = *host_;
-  auto apply = Overloaded{[&](const api::MemoryChange& change) { host.memory_changed(change); },
-                          [&](const Frame&) { host.frame(); },
-                          [&](const Sample& sample) { host.sample(sample.counters); }};
+  struct Apply {
+    ModelHost& host;
+    void operator()(const api::MemoryChange& change) const { host.memory_changed(change); }
+    void operator()(const Frame&) const { host.frame(); }
+    void operator()(const Sample& sample) const { host.sample(sample.counters); }
+  };
   for (; head != tail; ++head) {
-    std::visit(apply, ring_[head % kCapacity]);
+    std::visit(Apply{*host_}, ring_[head % kCapacity]);
     if (head % 256 == 255) head_.store(head + 1, std::memory_order_release);  // room for the producer
   }
   head_.store(head, std::memory_order_release);

@@ -54,6 +54,10 @@ nlohmann::json to_json(const BenchReport& report) {
     if (row.floor_seconds) out["floor_seconds"] = *row.floor_seconds;
     if (row.harness_ns_per_call) out["harness_ns_per_call"] = *row.harness_ns_per_call;
     if (row.layer_seconds) out["layer_seconds"] = *row.layer_seconds;
+    if (row.whole)
+      out["whole_process"] = {{"replay_seconds", row.whole->replay_seconds}, {"floor_seconds", row.whole->floor_seconds},
+                              {"seconds_ratio", row.whole->seconds_ratio},   {"replay_rss_mib", row.whole->replay_rss_mib},
+                              {"floor_rss_mib", row.whole->floor_rss_mib},   {"rss_ratio", row.whole->rss_ratio}};
     results.push_back(std::move(out));
   }
   return {{"label", report.label},
@@ -83,6 +87,17 @@ Result<BenchReport> bench_report_from_json(const nlohmann::json& json, const std
     row.floor_seconds = in.take_optional<double>("floor_seconds");
     row.harness_ns_per_call = in.take_optional<double>("harness_ns_per_call");
     row.layer_seconds = in.take_optional<double>("layer_seconds");
+    in.object(
+        "whole_process",
+        [&](JsonFields& whole) {
+      row.whole = WholeProcess{.replay_seconds = whole.take<double>("replay_seconds"),
+                               .floor_seconds = whole.take<double>("floor_seconds"),
+                               .seconds_ratio = whole.take<double>("seconds_ratio"),
+                               .replay_rss_mib = whole.take<double>("replay_rss_mib"),
+                               .floor_rss_mib = whole.take<double>("floor_rss_mib"),
+                               .rss_ratio = whole.take<double>("rss_ratio")};
+        },
+        /*required=*/false);
   });
   TIDEMARK_CHECK(fields.finish());
   return report;
@@ -138,6 +153,10 @@ std::vector<std::pair<std::string, double>> ratios_of(const BenchRow& row) {
     out.emplace_back("layer / floor", *row.layer_seconds / *row.floor_seconds);
   // ratio_to_monolith is of rates (higher is faster): the lane's time against monolith's is its inverse.
   if (row.lane != "monolith" && row.ratio_to_monolith > 0) out.emplace_back("lane / monolith", 1 / row.ratio_to_monolith);
+  if (row.whole) {
+    out.emplace_back("whole / floor+draw", row.whole->seconds_ratio);
+    out.emplace_back("peak RSS / floor+draw", row.whole->rss_ratio);
+  }
   return out;
 }
 

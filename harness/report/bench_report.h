@@ -15,6 +15,15 @@
 
 namespace tidemark::report {
 
+// The whole process of a monolith replay beside the floor program doing the same cycles and the
+// stream's closing draw (`--draw`), run in turn: start-up, the calls and the exit, wall time and
+// peak resident set. Each ratio is the median of the pairs' ratios.
+struct WholeProcess {
+  double replay_seconds = 0, floor_seconds = 0, seconds_ratio = 0;
+  double replay_rss_mib = 0, floor_rss_mib = 0, rss_ratio = 0;
+  bool operator==(const WholeProcess&) const = default;
+};
+
 struct BenchRow {
   std::string stream;  // the scenario's name
   std::string lane;
@@ -30,6 +39,7 @@ struct BenchRow {
   // The floor program's seconds for the same cycles with the Tidemark layer beneath it (under
   // observe's machinery): the layer's own cost on the calls, against floor_seconds.
   std::optional<double> layer_seconds;
+  std::optional<WholeProcess> whole;  // monolith, where the floor applies
   bool operator==(const BenchRow&) const = default;
 };
 
@@ -51,7 +61,7 @@ Status write_bench_report(const std::filesystem::path& file, const BenchReport& 
 // floor and monolith with the replay, so a ratio moves only when the harness does.
 struct BenchRegression {
   std::string stream, lane;
-  std::string ratio;  // "replay / floor", "layer / floor", "lane / monolith"
+  std::string ratio;  // "replay / floor", "layer / floor", "lane / monolith", "whole / floor+draw", "peak RSS / floor+draw"
   double tonight = 0, median = 0;
   size_t nights = 0;  // the nights the median is of
   std::string describe() const;  // "no-draw-respecify-100000 monolith: replay / floor 2.31 vs 2.05 over 7 nights (+13%)"

@@ -71,8 +71,11 @@ BenchReport bench_report() {
   return {.label = "ctest",
           .date = "2026-12-03T06:00:00Z",
           .floor = "/b/tidemark-vulkan-floor",
-          .results = {{"no-draw", "tcp", 100000, 1.25, 80000, 0.5, {1.2, 1.25, 1.3}, 0.25, 10000, 0.27},
-                      {"draws", "monolith", 500, 0.5, 1000, 1, {0.5}, std::nullopt, std::nullopt, std::nullopt}}};
+          .results = {{"no-draw", "tcp", 100000, 1.25, 80000, 0.5, {1.2, 1.25, 1.3}, 0.25, 10000, 0.27, std::nullopt},
+                      {"no-draw", "monolith", 100000, 0.08, 1250000, 1, {0.08}, 0.016, 640, 0.031,
+                       WholeProcess{0.26, 0.16, 1.65, 88.9, 78.4, 1.13}},
+                      {"draws", "monolith", 500, 0.5, 1000, 1, {0.5}, std::nullopt, std::nullopt, std::nullopt,
+                       std::nullopt}}};
 }
 
 // Check that bench.json reads back as written, a floor or none.
@@ -116,6 +119,14 @@ TEST(BenchReport, ARatioTenPercentWorseThanTheHistorysMedianIsARegression) {
   const auto layer = regressions(with_layer, slower);
   ASSERT_EQ(layer.size(), 1u);
   EXPECT_EQ(layer[0].describe(), "respecify monolith: layer / floor 1.20 vs 1.04 over 3 nights (+15%)");
+  // So are the whole process's time and peak memory against the floor with its draw.
+  std::vector<BenchReport> with_whole = nights;
+  for (auto& each : with_whole) each.results[0].whole = WholeProcess{.seconds_ratio = 1.5, .rss_ratio = 1.1};
+  BenchReport heavier = night(2.0, 1.0, 1.2);
+  heavier.results[0].whole = WholeProcess{.seconds_ratio = 1.6, .rss_ratio = 1.25};
+  const auto whole = regressions(with_whole, heavier);
+  ASSERT_EQ(whole.size(), 1u);
+  EXPECT_EQ(whole[0].describe(), "respecify monolith: peak RSS / floor+draw 1.25 vs 1.10 over 3 nights (+14%)");
   BenchReport other = night(9.0, 1.0, 9.0);
   other.results[0].stream = other.results[1].stream = "a-new-stream";
   EXPECT_TRUE(regressions(nights, other).empty());

@@ -43,12 +43,17 @@ Result<double> cycle_seconds_in(const std::string& output, const std::string& pr
 
 std::vector<std::string> floor_arguments(uint64_t cycles) { return {"--cycles", std::to_string(cycles), "--size", "256"}; }
 
+// What the measured programs keep of our environment: where the drivers are, and nothing that
+// would change what they do.
+const std::vector<std::string> kKeptEnvironment = {"PATH",          "HOME",           "VK_ICD_FILENAMES", "VK_DRIVER_FILES",
+                                                   "LD_LIBRARY_PATH", "XDG_RUNTIME_DIR", "TMPDIR"};
+
 // One run of the floor program: its seconds for `cycles` respecify cycles.
 Result<double> floor_seconds(const std::string& program, uint64_t cycles) {
   wire::ChildProcess::Options options;
   options.program = program;
   options.args = floor_arguments(cycles);
-  options.keep_env = {"PATH", "HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "LD_LIBRARY_PATH", "XDG_RUNTIME_DIR"};
+  options.keep_env = kKeptEnvironment;
   options.capture_stdout = true;
   TIDEMARK_TRY(child, wire::ChildProcess::spawn(options));
   TIDEMARK_TRY(line, child.read_line(wire::Clock::now() + std::chrono::seconds(120)));
@@ -76,22 +81,86 @@ Result<double> floor_under_layer_seconds(const std::string& program, uint64_t cy
   return cycle_seconds_in(text, program);
 }
 
+struct ProcessRun {
+  double seconds = 0;   // from the spawn to the end
+  double rss_mib = 0;   // peak resident set
+};
+
+// One whole process, its output thrown away.
+Result<ProcessRun> whole_run(const std::string& program, std::vector<std::string> args) {
+  wire::ChildProcess::Options options;
+  options.program = program;
+  options.args = std::move(args);
+  options.keep_env = kKeptEnvironment;
+  options.stderr_path = "/dev/null";
+  options.stdout_too = true;
+  const auto started = std::chrono::steady_clock::now();
+  TIDEMARK_TRY(child, wire::ChildProcess::spawn(options));
+  auto status = child.wait_for(std::chrono::seconds(120));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!status || *status != 0 || !child.peak_rss_kib())
+    return fail(ErrorKind::Environment, fmt::format("bench: {} {}", program,
+                                                    status ? wire::describe_wait_status(*status) : "did not end in 120 s"));
+  return ProcessRun{seconds, static_cast<double>(*child.peak_rss_kib()) / 1024.0};
+}
+
+// The monolith replay's whole process against the floor doing the same cycles and the closing
+// draw, in turn after one pair to warm the page cache: each ratio is the median of the pairs'.
+Result<report::WholeProcess> whole_process(const std::string& replayer, const std::string& recording,
+                                           const std::string& floor, uint64_t cycles, int repeat) {
+  std::vector<std::string> floor_args = floor_arguments(cycles);
+  floor_args.push_back("--draw");
+  const std::vector<std::string> replay_args = {"replay", recording, "--lane", "monolith"};
+  std::vector<ProcessRun> replays, floors;
+  for (int i = 0; i <= std::max(1, repeat); ++i) {
+    TIDEMARK_TRY(replayed, whole_run(replayer, replay_args));
+    TIDEMARK_TRY(floored, whole_run(floor, floor_args));
+    if (i == 0) continue;
+    replays.push_back(replayed);
+    floors.push_back(floored);
+  }
+  auto middle = [](const std::vector<ProcessRun>& runs, auto value) {
+    std::vector<double> values;
+    for (const auto& run : runs) values.push_back(value(run));
+    return median(std::move(values));
+  };
+  std::vector<double> seconds_ratios, rss_ratios;
+  for (size_t i = 0; i < replays.size(); ++i) {
+    seconds_ratios.push_back(replays[i].seconds / floors[i].seconds);
+    rss_ratios.push_back(replays[i].rss_mib / floors[i].rss_mib);
+  }
+  auto seconds = [](const ProcessRun& run) { return run.seconds; };
+  auto rss = [](const ProcessRun& run) { return run.rss_mib; };
+  return report::WholeProcess{.replay_seconds = middle(replays, seconds), .floor_seconds = middle(floors, seconds),
+                              .seconds_ratio = median(seconds_ratios), .replay_rss_mib = middle(replays, rss),
+                              .floor_rss_mib = middle(floors, rss), .rss_ratio = median(rss_ratios)};
+}
+
 // A stream is measured against the floor when (nearly) all its commands are respecifies: the
 // floor does those cycles' Vulkan work and nothing else.
 bool floor_applies(const lanes::ReplayReport& report) { return report.respecifies * 100 >= report.requests * 99; }
 
 }  // namespace
 
-// The floor program beside this executable (the build folder), when there is one.
-std::string default_floor() {
+namespace {
+
+// A program beside this executable (the build folder), when it is there.
+std::string beside_this_executable(std::string_view name) {
   const fs::path dir = this_executable_dir();
   std::error_code error;
-  if (dir.empty() || !fs::exists(dir / "tidemark-vulkan-floor", error)) return {};
-  return (dir / "tidemark-vulkan-floor").string();
+  if (dir.empty() || !fs::exists(dir / name, error)) return {};
+  return (dir / name).string();
 }
 
-Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const fs::path& dir, int repeat,
-                                 const std::string& floor_program) {
+}  // namespace
+
+std::string default_floor() { return beside_this_executable("tidemark-vulkan-floor"); }
+std::string default_replayer() { return beside_this_executable("tidemark"); }
+
+Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const BenchOptions& bench) {
+  const fs::path& dir = bench.dir;
+  const int repeat = bench.repeat;
+  const std::string& floor_program = bench.floor_program;
   RunOptions options;
   options.report_dir = dir / "recorded";
   options.lane.record = (dir / (scenario.name + ".tdrec")).string();
@@ -100,6 +169,7 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const fs::p
   BenchStream stream;
   double monolith_rate = 0;
   std::optional<double> floor, layer;  // measured once per stream, at its first lane
+  std::optional<report::WholeProcess> whole;
   for (Lane lane : kAllLanes) {
     std::vector<double> seconds;
     lanes::ReplayReport last;
@@ -129,6 +199,11 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const fs::p
         layered.push_back(measured);
       }
       layer = median(layered);
+      if (!bench.replayer_program.empty()) {
+        TIDEMARK_TRY(measured, whole_process(bench.replayer_program, options.lane.record, floor_program,
+                                             last.respecifies, repeat));
+        whole = measured;
+      }
     }
     const double middle = median(seconds);
     const double rate = middle > 0 ? double(last.requests) / middle : 0;
@@ -140,6 +215,7 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const fs::p
       row.floor_seconds = *floor;
       row.harness_ns_per_call = (middle - *floor) * 1e9 / static_cast<double>(last.requests);
       row.layer_seconds = layer;
+      if (lane == Lane::Monolith) row.whole = whole;
     }
     stream.rows.push_back(std::move(row));
   }
@@ -161,7 +237,7 @@ Result<BenchOutcome> bench(const std::vector<scenario::Scenario>& scenarios, con
   outcome.report.date = date;
   if (!options.floor_program.empty()) outcome.report.floor = options.floor_program;
   for (const auto& scenario : scenarios) {
-    TIDEMARK_TRY(stream, bench_stream(scenario, options.dir, options.repeat, options.floor_program));
+    TIDEMARK_TRY(stream, bench_stream(scenario, options));
     if (stream.divergence) {
       outcome.divergence = std::move(stream.divergence);
       return outcome;

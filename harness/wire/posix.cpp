@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -288,8 +289,10 @@ std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds timeout) {
   } while (ready < 0 && errno == EINTR);
   if (ready <= 0) return std::nullopt;
   int status = 0;
-  if (::waitpid(pid_, &status, 0) != pid_) return std::nullopt;
+  rusage usage{};
+  if (::wait4(pid_, &status, 0, &usage) != pid_) return std::nullopt;
   status_ = status;
+  peak_rss_kib_ = static_cast<uint64_t>(usage.ru_maxrss);
   return status_;
 }
 

@@ -95,6 +95,8 @@ class ChildProcess {
   Result<std::string> read_line(Clock::time_point deadline);
   // The wait status once the child has ended, waiting at most `timeout`.
   std::optional<int> wait_for(std::chrono::milliseconds timeout);
+  // The child's peak resident set in KiB (its ru_maxrss), once wait_for saw it end.
+  std::optional<uint64_t> peak_rss_kib() const { return peak_rss_kib_; }
   void kill(int signal) const;
 
  private:
@@ -102,6 +104,7 @@ class ChildProcess {
 
   pid_t pid_ = -1;
   std::optional<int> status_;
+  std::optional<uint64_t> peak_rss_kib_;
   UniqueFd stdout_;
   UniqueFd pidfd_;
   std::string pending_;  // stdout bytes read past the last line
