@@ -1,5 +1,7 @@
 #include "backend/device.h"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "layer/tidemark_layer.h"
@@ -71,20 +73,21 @@ std::unexpected<Error> no_validation_layer() {
 // before the first device's and never destroyed (held here, so it is never a leak). Without it
 // every session's vkCreateInstance opens and relocates lavapipe and every other driver on the
 // machine again: a fifth of `tidemark reduce`'s time, behind the dynamic linker's lock, which
-// serialised the sessions it runs side by side.
-void keep_drivers_loaded() {
-  static const VkInstance kept = [] {
-    VkApplicationInfo app{};
-    app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
-    app.pApplicationName = "tidemark (drivers kept loaded)";
-    app.apiVersion = VK_API_VERSION_1_3;
+// serialised the sessions it runs side by side. A session with neither validation nor the
+// layer makes its device on this very instance: a second one, with every driver's instance and
+// device enumeration, was a tenth of a replay's start-up. Only in the process that made it: a
+// forked child (the reducer's workers) has none of the threads lavapipe started for its device
+// there, and waits for them for ever. VK_NULL_HANDLE if it failed, or in such a child.
+VkInstance kept_instance(const VkApplicationInfo& app) {
+  static const pid_t maker = ::getpid();
+  static const VkInstance kept = [&app] {
     VkInstanceCreateInfo info{};
     info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
     info.pApplicationInfo = &app;
     VkInstance instance = VK_NULL_HANDLE;
     return vkCreateInstance(&info, nullptr, &instance) == VK_SUCCESS ? instance : VK_NULL_HANDLE;
   }();
-  (void)kept;
+  return ::getpid() == maker ? kept : VK_NULL_HANDLE;
 }
 
 }  // namespace
@@ -136,7 +139,10 @@ Status Device::create_instance(bool validation, bool observed) {
   instance_info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   instance_info.ppEnabledExtensionNames = extensions.data();
 
-  keep_drivers_loaded();
+  if (VkInstance kept = kept_instance(app); kept != VK_NULL_HANDLE && layers.empty()) {
+    instance_ = InstancePtr(kept, vk::InstanceDeleter{.owned = false});
+    return {};
+  }
   VkInstance instance = VK_NULL_HANDLE;
   VkResult created = vkCreateInstance(&instance_info, nullptr, &instance);
   if (created == VK_ERROR_INCOMPATIBLE_DRIVER) return no_lavapipe("no Vulkan driver at all");

@@ -69,7 +69,10 @@ using CommandPool = DeviceObject<VkCommandPool, vkDestroyCommandPool>;
 using Fence = DeviceObject<VkFence, vkDestroyFence>;
 
 struct InstanceDeleter {
-  void operator()(VkInstance instance) const { vkDestroyInstance(instance, nullptr); }
+  bool owned = true;  // false: an instance shared for the process's life, never destroyed here
+  void operator()(VkInstance instance) const {
+    if (owned) vkDestroyInstance(instance, nullptr);
+  }
 };
 struct DeviceDeleter {
   void operator()(VkDevice device) const { vkDestroyDevice(device, nullptr); }
