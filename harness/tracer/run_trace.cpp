@@ -80,16 +80,19 @@ void RunTrace::flush_ftrace() {
 // whole. A failed append keeps the bytes in memory and spills no more.
 void RunTrace::spill_if_due() {
   if (!spilling_ || writer_.bytes().size() < kSpillBytes) return;
-  const std::string_view held = writer_.bytes();
-  hash_.add(held.substr(hashed_ - spilled_));
-  hashed_ = size();
-  if (!spill_->append(held)) {
+  hash_held();
+  if (!spill_->append(writer_.bytes())) {
     spilling_ = false;
     writer_.reserve(kBufferBytes + kBundleRoom);
     return;
   }
-  spilled_ += held.size();
+  spilled_ += writer_.bytes().size();
   writer_.clear();
+}
+
+void RunTrace::hash_held() {
+  hash_.add(std::string_view(writer_.bytes()).substr(hashed_ - spilled_));
+  hashed_ = size();
 }
 
 Result<std::string_view> RunTrace::bytes() {
@@ -107,9 +110,7 @@ Result<std::string_view> RunTrace::bytes() {
 
 std::string RunTrace::hash() {
   flush_ftrace();
-  const std::string_view held = writer_.bytes();
-  hash_.add(held.substr(hashed_ - spilled_));
-  hashed_ = size();
+  hash_held();
   return hash_.hex();
 }
 

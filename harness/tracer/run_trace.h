@@ -62,6 +62,7 @@ class RunTrace {
  private:
   void flush_ftrace();
   void spill_if_due();
+  void hash_held();  // the bytes the writer holds that hash_ has not seen, added to it
   size_t size() const { return spilled_ + writer_.bytes().size(); }
   TraceWriter writer_;
   std::optional<UnnamedFile> spill_;  // the trace's first spilled_ bytes; the writer holds the rest
