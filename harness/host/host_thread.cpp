@@ -68,7 +68,6 @@ void HostThread::run() {
     if (stopping_.load()) return;
     std::lock_guard lock(mutex_);
     apply_queued();
-    batches_.fetch_add(1, std::memory_order_relaxed);
   }
 }
 

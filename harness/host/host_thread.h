@@ -65,9 +65,6 @@ class HostThread final : public HostEvents, public api::Model {
   Result<std::string> run_trace_hash() override;
   Status trace_op(const tracer::TraceOp& op) override;
 
-  // How many times the host thread woke to apply a batch (for tests and the bench).
-  uint64_t batches() const { return batches_.load(std::memory_order_relaxed); }
-
  private:
   struct Frame {};
   struct Sample {
@@ -92,7 +89,6 @@ class HostThread final : public HostEvents, public api::Model {
   std::atomic<uint32_t> wake_{0};          // bumped to wake the host thread
   std::atomic<bool> sleeping_{false};
   std::atomic<bool> stopping_{false};
-  std::atomic<uint64_t> batches_{0};
   std::thread thread_;
 };
 

@@ -111,29 +111,21 @@ Result<report::WholeProcess> whole_process(const std::string& replayer, const st
   std::vector<std::string> floor_args = floor_arguments(cycles);
   floor_args.push_back("--draw");
   const std::vector<std::string> replay_args = {"replay", recording, "--lane", "monolith"};
-  std::vector<ProcessRun> replays, floors;
+  std::vector<double> replay_seconds, floor_seconds, seconds_ratios, replay_rss, floor_rss, rss_ratios;
   for (int i = 0; i <= std::max(1, repeat); ++i) {
     TIDEMARK_TRY(replayed, whole_run(replayer, replay_args));
     TIDEMARK_TRY(floored, whole_run(floor, floor_args));
     if (i == 0) continue;
-    replays.push_back(replayed);
-    floors.push_back(floored);
+    replay_seconds.push_back(replayed.seconds);
+    floor_seconds.push_back(floored.seconds);
+    seconds_ratios.push_back(replayed.seconds / floored.seconds);
+    replay_rss.push_back(replayed.rss_mib);
+    floor_rss.push_back(floored.rss_mib);
+    rss_ratios.push_back(replayed.rss_mib / floored.rss_mib);
   }
-  auto middle = [](const std::vector<ProcessRun>& runs, auto value) {
-    std::vector<double> values;
-    for (const auto& run : runs) values.push_back(value(run));
-    return median(std::move(values));
-  };
-  std::vector<double> seconds_ratios, rss_ratios;
-  for (size_t i = 0; i < replays.size(); ++i) {
-    seconds_ratios.push_back(replays[i].seconds / floors[i].seconds);
-    rss_ratios.push_back(replays[i].rss_mib / floors[i].rss_mib);
-  }
-  auto seconds = [](const ProcessRun& run) { return run.seconds; };
-  auto rss = [](const ProcessRun& run) { return run.rss_mib; };
-  return report::WholeProcess{.replay_seconds = middle(replays, seconds), .floor_seconds = middle(floors, seconds),
-                              .seconds_ratio = median(seconds_ratios), .replay_rss_mib = middle(replays, rss),
-                              .floor_rss_mib = middle(floors, rss), .rss_ratio = median(rss_ratios)};
+  return report::WholeProcess{.replay_seconds = median(replay_seconds), .floor_seconds = median(floor_seconds),
+                              .seconds_ratio = median(seconds_ratios), .replay_rss_mib = median(replay_rss),
+                              .floor_rss_mib = median(floor_rss), .rss_ratio = median(rss_ratios)};
 }
 
 // A stream is measured against the floor when (nearly) all its commands are respecifies: the

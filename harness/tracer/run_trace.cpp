@@ -86,22 +86,21 @@ void RunTrace::spill_if_due() {
     writer_.reserve(kBufferBytes + kBundleRoom);
     return;
   }
-  spilled_ += writer_.bytes().size();
   writer_.clear();
 }
 
 void RunTrace::hash_held() {
-  hash_.add(std::string_view(writer_.bytes()).substr(hashed_ - spilled_));
+  hash_.add(std::string_view(writer_.bytes()).substr(hashed_ - spilled()));
   hashed_ = size();
 }
 
 Result<std::string_view> RunTrace::bytes() {
   flush_ftrace();
-  if (spilled_ > 0) {
-    TIDEMARK_TRY(front, spill_->read_all());
-    front.append(writer_.bytes());
-    writer_.restore(front, kBufferBytes + kBundleRoom);
-    spilled_ = 0;
+  if (spilled() > 0) {
+    TIDEMARK_TRY(whole, spill_->read_all());
+    whole.reserve(kBufferBytes + kBundleRoom);
+    whole.append(writer_.bytes());
+    writer_.restore(std::move(whole));
   }
   spill_.reset();  // from here on the trace stays in memory, where the view points
   spilling_ = false;

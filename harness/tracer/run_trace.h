@@ -63,10 +63,10 @@ class RunTrace {
   void flush_ftrace();
   void spill_if_due();
   void hash_held();  // the bytes the writer holds that hash_ has not seen, added to it
-  size_t size() const { return spilled_ + writer_.bytes().size(); }
+  size_t spilled() const { return spill_ ? spill_->size() : 0; }
+  size_t size() const { return spilled() + writer_.bytes().size(); }
   TraceWriter writer_;
-  std::optional<UnnamedFile> spill_;  // the trace's first spilled_ bytes; the writer holds the rest
-  size_t spilled_ = 0;
+  std::optional<UnnamedFile> spill_;  // the trace's first spilled() bytes; the writer holds the rest
   bool spilling_ = false;  // off once an append failed or the bytes were asked for
   StreamHash hash_;
   size_t hashed_ = 0;  // the bytes before this are in hash_

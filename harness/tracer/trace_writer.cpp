@@ -1,6 +1,5 @@
 #include "tracer/trace_writer.h"
 
-#include <algorithm>
 #include <cstring>
 
 #include "tracer/perfetto_fields.h"
@@ -87,13 +86,6 @@ void TraceWriter::gpu_mem_total(uint32_t sequence, uint64_t timestamp, uint32_t 
 }
 
 void TraceWriter::reserve(size_t bytes) { out_.reserve(bytes); }
-
-void TraceWriter::restore(std::string_view bytes, size_t room) {
-  std::string whole;
-  whole.reserve(std::max(room, bytes.size()));
-  whole.append(bytes);
-  out_ = std::move(whole);
-}
 
 // A hot path (two tracepoint events per respecify): every size is computed first, the buffer
 // grows once, and the bytes are written through a pointer, as Out would write them.

@@ -50,8 +50,8 @@ class TraceWriter {
   std::string take() { return std::move(out_); }
   // The bytes written so far are done with (moved elsewhere); the room stays.
   void clear() { out_.clear(); }
-  // These bytes are the trace so far (what was moved elsewhere, brought back), in room of `room` bytes.
-  void restore(std::string_view bytes, size_t room);
+  // These bytes are the trace so far (what was moved elsewhere, brought back), their room kept.
+  void restore(std::string bytes) { out_ = std::move(bytes); }
   size_t packets() const { return packets_; }
 
  private:
