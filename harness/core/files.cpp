@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,6 +46,17 @@ Status write_file_atomically(const fs::path& file, std::string_view content) {
     out.write(content.data(), static_cast<std::streamsize>(content.size()));
     out.close();
     if (!out) return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
+    return {};
+  });
+}
+
+Status link_or_copy_file(const fs::path& from, const fs::path& to) {
+  return replace_file(to, [&](const fs::path& temporary) -> Status {
+    std::error_code error;
+    fs::create_hard_link(from, temporary, error);
+    if (!error) return {};
+    fs::copy_file(from, temporary, fs::copy_options::overwrite_existing, error);
+    if (error) return fail(ErrorKind::Io, fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), error.message()));
     return {};
   });
 }
@@ -182,7 +194,7 @@ std::optional<UnnamedFile> UnnamedFile::create() {
   std::error_code error;
   const fs::path folder = fs::temp_directory_path(error);
   if (error) return std::nullopt;
-  const int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  const int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);  // umask applies, as to any file written
   if (fd < 0) return std::nullopt;
   return UnnamedFile(fd);
 }
@@ -221,6 +233,27 @@ Result<std::string> UnnamedFile::read_all() const {
     done += static_cast<size_t>(got);
   }
   return bytes;
+}
+
+Status UnnamedFile::save_as(const fs::path& file) const {
+  return replace_file(file, [&](const fs::path& temporary) -> Status {
+    const std::string self = fmt::format("/proc/self/fd/{}", fd_);
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temporary.c_str(), AT_SYMLINK_FOLLOW) == 0) return {};
+    const int out = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (out < 0) return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
+    off_t offset = 0;
+    while (static_cast<uint64_t>(offset) < size_) {
+      const ssize_t sent = ::sendfile(out, fd_, &offset, size_ - static_cast<uint64_t>(offset));
+      if (sent < 0 && errno == EINTR) continue;
+      if (sent <= 0) {
+        const int saved = sent < 0 ? errno : EIO;
+        ::close(out);
+        return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(saved)));
+      }
+    }
+    if (::close(out) != 0) return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
+    return {};
+  });
 }
 
 }  // namespace tidemark

@@ -41,6 +41,9 @@ Result<std::optional<std::string>> read_file_if_present(const std::filesystem::p
 Status replace_file(const std::filesystem::path& file,
                     const std::function<Status(const std::filesystem::path& temporary)>& write);
 Status write_file_atomically(const std::filesystem::path& file, std::string_view content);
+// `to` gets `from`'s bytes, atomically: a second name for the same file where both folders are
+// on one file system (the documents Tidemark writes are never changed in place), else a copy.
+Status link_or_copy_file(const std::filesystem::path& from, const std::filesystem::path& to);
 // Several files that belong together (a summary's JSON, HTML and JUnit): each is written beside
 // its name first, and only when all are written are they renamed into place; on a failure none
 // is, and the temporary files are removed.
@@ -61,6 +64,10 @@ class UnnamedFile {
   bool append(std::string_view bytes);
   // Everything appended so far, in one string.
   Result<std::string> read_all() const;
+  // Gives the bytes appended so far the name `file`, atomically (replace_file): the file itself
+  // when `file`'s folder is on the same file system (no byte copied), else a copy the kernel
+  // makes. Appending after this would change the named file too: its owner stops appending.
+  Status save_as(const std::filesystem::path& file) const;
   uint64_t size() const { return size_; }
 
  private:

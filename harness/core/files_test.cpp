@@ -59,6 +59,36 @@ TEST(Files, AFolderThatCannotBeMadeIsAnIoError) {
 
 // Check that a mapped file reads as its bytes, still reads so after its pages were given back,
 // maps an empty file as no bytes, and refuses a folder or a missing file as bad input.
+// Check that an unnamed file saved under a name holds what was appended, is not changed by a
+// later save's temporary, and that a second name for a document has its bytes.
+TEST(UnnamedFile, SavedUnderANameHoldsWhatWasAppended) {
+  const fs::path dir = fresh_dir("unnamed");
+  auto file = UnnamedFile::create();
+  ASSERT_TRUE(file.has_value());
+  ASSERT_TRUE(file->append("first part, "));
+  ASSERT_TRUE(file->append("second part"));
+  std::ofstream(dir / "trace.pftrace") << "an older trace";
+  ASSERT_TRUE(file->save_as(dir / "trace.pftrace").has_value());
+  EXPECT_EQ(contents(dir / "trace.pftrace"), "first part, second part");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);  // no temporary left
+  // On another file system (tmpfs) the kernel copies it.
+  struct stat here {}, shm {};
+  ASSERT_EQ(::stat(dir.c_str(), &here), 0);
+  if (::stat("/dev/shm", &shm) == 0 && shm.st_dev != here.st_dev) {
+    const fs::path elsewhere = fs::path("/dev/shm") / fmt::format("tidemark-unnamed-{}", ::getpid());
+    ASSERT_TRUE(file->save_as(elsewhere).has_value());
+    EXPECT_EQ(contents(elsewhere), "first part, second part");
+    fs::remove(elsewhere);
+  }
+
+  ASSERT_TRUE(link_or_copy_file(dir / "trace.pftrace", dir / "again.pftrace").has_value());
+  EXPECT_EQ(contents(dir / "again.pftrace"), "first part, second part");
+  auto missing = link_or_copy_file(dir / "no-such-trace", dir / "third.pftrace");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(missing.error().message.find("no-such-trace"), std::string::npos) << missing.error().message;
+  EXPECT_FALSE(fs::exists(dir / "third.pftrace"));
+}
+
 TEST(MappedFile, ReadsTheFileInPlaceAndRefusesWhatIsNotAFile) {
   fs::path dir = fresh_dir("mapped");
   std::string content(3 << 20, 'x');

@@ -247,6 +247,10 @@ Result<std::string_view> ModelHost::run_trace() {
   if (!trace_) return std::string_view();
   return trace_->bytes();
 }
+Status ModelHost::save_run_trace(const std::filesystem::path& file) {
+  if (!trace_) return write_file_atomically(file, {});
+  return trace_->save(file);
+}
 Result<std::string> ModelHost::run_trace_hash() {
   if (!trace_) return trace_hash({});
   return trace_->hash();

@@ -69,6 +69,9 @@ class ModelHost final : public HostEvents, public api::Model {
   Result<kernel::KernelReport> kernel_report() override;
   Result<std::string_view> run_trace() override;
   Result<std::string> run_trace_hash() override;
+  // The run trace written to `file` where it lies (RunTrace::save): a process's observation
+  // neither reads its trace back nor copies it.
+  Status save_run_trace(const std::filesystem::path& file);
   Status trace_op(const tracer::TraceOp& op) override;
 
  private:

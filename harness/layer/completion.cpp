@@ -91,7 +91,7 @@ uint64_t CompletionRule::semaphore_shown_value(uint64_t semaphore, uint64_t driv
   return std::min(*known_value, driver_value);  // delayed, never advanced
 }
 
-bool CompletionRule::at_reveal_point(std::unordered_map<uint64_t, uint32_t>& runs, uint64_t object) {
+bool CompletionRule::at_reveal_point(HandleMap<uint32_t>& runs, uint64_t object) {
   if (++runs[object] < std::max<uint32_t>(options_.polls_to_reveal, 1)) return false;
   runs.erase(object);
   return true;

@@ -8,9 +8,9 @@
 #include <deque>
 #include <optional>
 #include <span>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
+
+#include "layer/handle_map.h"
 
 namespace tidemark::layer {
 
@@ -104,16 +104,16 @@ class CompletionRule {
   };
   bool known(const Pending& at) const;
   static Reveal reveal_of(const Pending& at) { return {at.queue, at.submit, at.order}; }
-  bool at_reveal_point(std::unordered_map<uint64_t, uint32_t>& runs, uint64_t object);
+  bool at_reveal_point(HandleMap<uint32_t>& runs, uint64_t object);
 
   Options options_;
   uint64_t submits_ = 0;  // on every queue
-  std::unordered_map<uint64_t, Queue> queues_;
-  std::unordered_map<uint64_t, Pending> fences_;  // the submit each fence waits on
-  std::unordered_set<uint64_t> revealed_fences_;  // never_done: fences a blocking wait showed done
-  std::unordered_map<uint64_t, bool> unsubmitted_;  // fences made or reset and not submitted since: signalled?
-  std::unordered_map<uint64_t, Timeline> semaphores_;
-  std::unordered_map<uint64_t, uint32_t> fence_polls_, semaphore_polls_;  // busy answers in a row
+  HandleMap<Queue> queues_;
+  HandleMap<Pending> fences_; // the submit each fence waits on
+  HandleSet revealed_fences_;  // never_done: fences a blocking wait showed done
+  HandleMap<bool> unsubmitted_;  // fences made or reset and not submitted since: signalled?
+  HandleMap<Timeline> semaphores_;
+  HandleMap<uint32_t> fence_polls_, semaphore_polls_;  // busy answers in a row
 };
 
 }  // namespace tidemark::layer

@@ -64,7 +64,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice device, const VkBufferCreat
 }
 
 // The resource is gone: its count and the bytes bound for it.
-void resource_gone(DeviceState& device, std::unordered_map<uint64_t, Resource>& table, TidemarkLayerCount& count,
+void resource_gone(DeviceState& device, HandleMap<Resource>& table, TidemarkLayerCount& count,
                    uint64_t handle) {
   auto found = table.find(handle);
   if (found == table.end()) return;
@@ -134,7 +134,7 @@ VKAPI_ATTR void VKAPI_CALL FreeMemory(VkDevice device, VkDeviceMemory memory, co
   if (!held) next_of(device).FreeMemory(device, memory, allocator);
 }
 
-void bound(Observer& o, DeviceState& device, std::unordered_map<uint64_t, Resource>& table, uint64_t resource,
+void bound(Observer& o, DeviceState& device, HandleMap<Resource>& table, uint64_t resource,
            VkDeviceMemory memory) {
   auto found = table.find(resource);
   if (found == table.end()) return;

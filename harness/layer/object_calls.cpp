@@ -6,7 +6,7 @@ namespace tidemark::layer {
 // --- descriptor pools and sets, command pools and buffers ----------------------------------
 
 // A pool's reset or destruction frees every set (or command buffer) it holds.
-void pool_freed(std::unordered_map<uint64_t, int64_t>& pools, TidemarkLayerCount& count, uint64_t pool) {
+void pool_freed(HandleMap<int64_t>& pools, TidemarkLayerCount& count, uint64_t pool) {
   auto found = pools.find(pool);
   if (found == pools.end()) return;
   remove(count, found->second);

@@ -1,6 +1,7 @@
 // Inside the layer (harness/layer/): the state every intercepted call reads and changes — the
 // next layer's tables, one DeviceState per device (its gauges, its objects, its completion
-// rule, its faults), the attachments of hosts in this process — and the one lock over it.
+// rule, its faults), the attachments of hosts in this process — and the one lock over it
+// (biased_mutex.h).
 // The intercepts live in memory_calls.cpp, object_calls.cpp and completion_calls.cpp; the
 // loader's entry points and the host's interface in observe_layer.cpp.
 #pragma once
@@ -30,7 +31,9 @@
 #include <vector>
 
 #include "core/memory_type.h"
+#include "layer/biased_mutex.h"
 #include "layer/completion.h"
+#include "layer/handle_map.h"
 #include "layer/process_record.h"
 #include "layer/records.h"
 #include "layer/settings.h"
@@ -149,9 +152,9 @@ struct DeviceState {
     own_gauges_ = *gauges_;
     gauges_ = &own_gauges_;
   }
-  std::unordered_map<uint64_t, Memory> memory;
-  std::unordered_map<uint64_t, Resource> buffers, images;
-  std::unordered_map<uint64_t, int64_t> pool_sets, pool_commands;  // what a pool's reset or destroy frees
+  HandleMap<Memory> memory;
+  HandleMap<Resource> buffers, images;
+  HandleMap<int64_t> pool_sets, pool_commands;  // what a pool's reset or destroy frees
   std::vector<Held> held;  // hold_frees
   uint64_t allocations_tried = 0;
   int64_t reported_bytes = 0;
@@ -170,7 +173,7 @@ class Observer {
     return observer;
   }
 
-  std::mutex mutex;
+  BiasedMutex mutex;  // the program's calling thread takes it without an atomic operation
   std::unordered_map<void*, InstanceTable> instances;
   std::unordered_map<void*, std::unique_ptr<DeviceState>> devices;
   std::shared_ptr<Attachment> attached;  // where devices created now report
@@ -220,6 +223,7 @@ class Observer {
     if (events) events->flush();
   }
   void fork_child() {
+    mutex.after_fork_in_child();
     for (auto& [dispatch, device] : devices) device->keep_gauges_own();  // the parent's status map is the parent's
     finished.clear();
     finished_sum = {};

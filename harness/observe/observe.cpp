@@ -147,8 +147,9 @@ Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::p
 // a packet on the backend queue, each wait the layer saw finish the kernel's time for it. Its
 // memory also goes into `tree`, the one kernel map of the whole tree, under its pid.
 Status replay_events(const fs::path& file, Process& process, host::ModelHost& tree) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return fail(ErrorKind::Environment, fmt::format("observe: the layer wrote no events ({})", file.string()));
+  auto mapped = MappedFile::map(file, "the layer's events");
+  if (!mapped) return fail(ErrorKind::Environment, fmt::format("observe: the layer wrote no events ({})", file.string()));
+  const std::span<const uint8_t> records = mapped->bytes();
   api::ModelConfig config;
   config.kernel_pid = process.pid;
   host::ModelHost host(config, MutantId::None);
@@ -165,7 +166,9 @@ Status replay_events(const fs::path& file, Process& process, host::ModelHost& tr
   std::unordered_map<uint64_t, std::vector<uint64_t>> kernel_fences;  // per queue, by submit number
   TidemarkLayerEvent event{};
   uint32_t devices = 0;
-  while (in.read(reinterpret_cast<char*>(&event), sizeof event)) {
+  // Whole records only: a process killed mid-write leaves a partial last one.
+  for (size_t at = 0; at + sizeof event <= records.size(); at += sizeof event) {
+    std::memcpy(&event, records.data() + at, sizeof event);
     ++process.events;
     switch (event.kind) {
       case TIDEMARK_EVENT_DEVICE: ++devices; break;
@@ -199,9 +202,9 @@ Status replay_events(const fs::path& file, Process& process, host::ModelHost& tr
   process.devices = std::max(process.devices, devices);
   TIDEMARK_TRY(kernel, host.kernel_gauges());
   process.kernel = kernel;
-  TIDEMARK_TRY(trace, host.run_trace());
-  process.trace = std::string(trace);
-  return {};
+  // Saved where it lies, never read into this process (a 100 000-respecify run's is 8 MB).
+  process.trace_file = file.parent_path() / "trace.pftrace";
+  return host.save_run_trace(process.trace_file);
 }
 
 // A record the layer wrote that does not read as its codec says: the file and what is wrong.
@@ -411,13 +414,15 @@ report::ObservationRecord observation_record(const Observation& observation, con
 }
 
 Status write_report(const Observation& observation, const std::vector<Verdict>& verdicts, const fs::path& report) {
-  const Process* program_trace = nullptr;
+  std::optional<fs::path> program_trace;  // the first Vulkan process's, also the report's own trace.pftrace
   for (const Process& process : observation.processes) {
     if (process.kind != ProcessKind::Vulkan) continue;
-    if (!program_trace) program_trace = &process;
-    TIDEMARK_CHECK(write_file_atomically(report / "layer" / process.folder / "trace.pftrace", process.trace));
+    const fs::path placed = report / "layer" / process.folder / "trace.pftrace";
+    std::error_code ec;
+    if (!fs::equivalent(process.trace_file, placed, ec)) TIDEMARK_CHECK(link_or_copy_file(process.trace_file, placed));
+    if (!program_trace) program_trace = placed;
   }
-  if (program_trace) TIDEMARK_CHECK(write_file_atomically(report / "trace.pftrace", program_trace->trace));
+  if (program_trace) TIDEMARK_CHECK(link_or_copy_file(*program_trace, report / "trace.pftrace"));
   return report::write_observation_record(report / "observation.json", observation_record(observation, verdicts));
 }
 

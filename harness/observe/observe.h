@@ -44,7 +44,7 @@ struct Process {
   ObservedGauges observed{};
   KernelGauges kernel{};
   int64_t events = 0;
-  std::string trace;           // its run trace (Perfetto)
+  std::filesystem::path trace_file;  // its run trace (Perfetto), saved in its folder of the layer's report
   nlohmann::json layer;        // its layer.json as written
 };
 

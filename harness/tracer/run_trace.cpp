@@ -107,6 +107,22 @@ Result<std::string_view> RunTrace::bytes() {
   return std::string_view(writer_.bytes());
 }
 
+Status RunTrace::save(const std::filesystem::path& file) {
+  flush_ftrace();
+  if (spilling_ && spilled() > 0) {
+    hash_held();
+    const bool appended = spill_->append(writer_.bytes());
+    spilling_ = false;  // the named file is the trace as saved: nothing more goes into it
+    writer_.reserve(kBufferBytes + kBundleRoom);
+    if (appended) {
+      writer_.clear();
+      return spill_->save_as(file);
+    }
+  }
+  TIDEMARK_TRY(all, bytes());
+  return write_file_atomically(file, all);
+}
+
 std::string RunTrace::hash() {
   flush_ftrace();
   hash_held();

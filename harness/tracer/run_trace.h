@@ -56,6 +56,10 @@ class RunTrace {
   // trace_hash() of bytes(), kept up as the trace grows: a call hashes only what was written
   // since the last one (packets are final once written: nothing earlier is ever patched).
   std::string hash();
+  // The trace so far written to `file` (atomically), where it is: a spilled trace's file gets
+  // the name, its bytes neither read back nor copied (across file systems the kernel copies
+  // them). Whatever is written afterwards stays in memory; bytes() and hash() still see it all.
+  Status save(const std::filesystem::path& file);
   size_t samples() const { return samples_; }
   size_t dropped() const { return dropped_; }  // packets the full buffer discarded
 

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "core/digest.h"
 
 namespace tidemark::tracer {
@@ -62,6 +65,36 @@ TEST(RunTrace, WritingAfterTheBytesWereReadKeepsTheTraceWhole) {
   }
   EXPECT_EQ(spilled.hash(), kept.hash());
   EXPECT_EQ(std::string(spilled.bytes().value()), std::string(kept.bytes().value()));
+}
+
+std::string file_bytes(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
+}
+
+// Check that a spilled trace saved to a file is the trace kept in memory, and that what is
+// written after the save leaves the saved file as it was while the trace itself goes on whole.
+TEST(RunTrace, ASavedTraceIsTheWholeTraceAndStaysAsSaved) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "tidemark-run-trace-save";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  RunTrace spilled(one_counter(), 1, RunTrace::Spill::ToFile);
+  RunTrace kept(one_counter(), 1, RunTrace::Spill::Off);
+  write_a_long_run(spilled);
+  write_a_long_run(kept);
+  ASSERT_TRUE(spilled.save(dir / "spilled.pftrace").has_value());
+  ASSERT_TRUE(kept.save(dir / "kept.pftrace").has_value());
+  const std::string saved = file_bytes(dir / "spilled.pftrace");
+  ASSERT_GT(saved.size(), 4 * RunTrace::kSpillBytes);
+  EXPECT_EQ(saved, std::string(kept.bytes().value()));
+  EXPECT_EQ(file_bytes(dir / "kept.pftrace"), saved);
+
+  for (RunTrace* trace : {&spilled, &kept})
+    for (uint64_t i = 0; i < 20'000; ++i) trace->memory_change(1'000'000 + i, 1000, 0, 1000, i);
+  EXPECT_EQ(file_bytes(dir / "spilled.pftrace"), saved);
+  EXPECT_EQ(spilled.hash(), kept.hash());
+  EXPECT_EQ(std::string(spilled.bytes().value()), std::string(kept.bytes().value()));
+  EXPECT_EQ(trace_hash(spilled.bytes().value()), spilled.hash());
 }
 
 }  // namespace
