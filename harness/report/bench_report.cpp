@@ -54,6 +54,7 @@ nlohmann::json to_json(const BenchReport& report) {
     if (row.floor_seconds) out["floor_seconds"] = *row.floor_seconds;
     if (row.harness_ns_per_call) out["harness_ns_per_call"] = *row.harness_ns_per_call;
     if (row.layer_seconds) out["layer_seconds"] = *row.layer_seconds;
+    if (row.floor_calls) out["floor_calls"] = *row.floor_calls;
     if (row.whole)
       out["whole_process"] = {{"replay_seconds", row.whole->replay_seconds}, {"floor_seconds", row.whole->floor_seconds},
                               {"seconds_ratio", row.whole->seconds_ratio},   {"replay_rss_mib", row.whole->replay_rss_mib},
@@ -87,6 +88,7 @@ Result<BenchReport> bench_report_from_json(const nlohmann::json& json, const std
     row.floor_seconds = in.take_optional<double>("floor_seconds");
     row.harness_ns_per_call = in.take_optional<double>("harness_ns_per_call");
     row.layer_seconds = in.take_optional<double>("layer_seconds");
+    row.floor_calls = in.take_optional<uint64_t>("floor_calls");
     in.object(
         "whole_process",
         [&](JsonFields& whole) {

@@ -39,6 +39,10 @@ struct BenchRow {
   // The floor program's seconds for the same cycles with the Tidemark layer beneath it (under
   // observe's machinery): the layer's own cost on the calls, against floor_seconds.
   std::optional<double> layer_seconds;
+  // The Vulkan calls the floor's cycles make (with or without the layer): calls per second
+  // through the layer against the driver alone are floor_calls over layer_seconds and over
+  // floor_seconds.
+  std::optional<uint64_t> floor_calls;
   std::optional<WholeProcess> whole;  // monolith, where the floor applies
   bool operator==(const BenchRow&) const = default;
 };

@@ -29,13 +29,21 @@ double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-// The floor's JSON line in its output: its seconds for the cycles (start-up excluded).
-Result<double> cycle_seconds_in(const std::string& output, const std::string& program) {
+// One run of the floor program's cycles: their seconds (start-up excluded) and the Vulkan calls
+// they made.
+struct FloorRun {
+  double seconds = 0;
+  uint64_t calls = 0;
+};
+
+// The floor's JSON line in its output.
+Result<FloorRun> floor_run_in(const std::string& output, const std::string& program) {
   std::istringstream lines(output);
   for (std::string line; std::getline(lines, line);) {
     auto json = nlohmann::json::parse(line, nullptr, false);
-    if (!json.is_discarded() && json.is_object() && json.contains("cycle_seconds") && json["cycle_seconds"].is_number())
-      return json["cycle_seconds"].get<double>();
+    if (!json.is_discarded() && json.is_object() && json.contains("cycle_seconds") && json["cycle_seconds"].is_number() &&
+        json.contains("calls") && json["calls"].is_number_unsigned())
+      return FloorRun{json["cycle_seconds"].get<double>(), json["calls"].get<uint64_t>()};
   }
   return fail(ErrorKind::Environment, fmt::format("bench: expected the floor's JSON line from {}, found '{}'", program,
                                                   output.substr(0, output.find('\n'))));
@@ -48,8 +56,8 @@ std::vector<std::string> floor_arguments(uint64_t cycles) { return {"--cycles", 
 const std::vector<std::string> kKeptEnvironment = {"PATH",          "HOME",           "VK_ICD_FILENAMES", "VK_DRIVER_FILES",
                                                    "LD_LIBRARY_PATH", "XDG_RUNTIME_DIR", "TMPDIR"};
 
-// One run of the floor program: its seconds for `cycles` respecify cycles.
-Result<double> floor_seconds(const std::string& program, uint64_t cycles) {
+// One run of the floor program: `cycles` respecify cycles.
+Result<FloorRun> floor_cycles(const std::string& program, uint64_t cycles) {
   wire::ChildProcess::Options options;
   options.program = program;
   options.args = floor_arguments(cycles);
@@ -61,12 +69,12 @@ Result<double> floor_seconds(const std::string& program, uint64_t cycles) {
   if (!status || *status != 0)
     return fail(ErrorKind::Environment, fmt::format("bench: the floor {} {}", program,
                                                     status ? wire::describe_wait_status(*status) : "did not end"));
-  return cycle_seconds_in(line, program);
+  return floor_run_in(line, program);
 }
 
 // The same with the Tidemark layer beneath it, under observe's machinery: the layer's own cost
 // on the calls (the gathering after the program ends is not in the floor's seconds).
-Result<double> floor_under_layer_seconds(const std::string& program, uint64_t cycles, const fs::path& dir) {
+Result<FloorRun> floor_cycles_under_layer(const std::string& program, uint64_t cycles, const fs::path& dir) {
   std::vector<std::string> command = {program};
   for (auto& arg : floor_arguments(cycles)) command.push_back(std::move(arg));
   const fs::path output = dir / "floor-under-layer.log";
@@ -78,7 +86,7 @@ Result<double> floor_under_layer_seconds(const std::string& program, uint64_t cy
                                                     observation.exit_code,
                                                     observation.made_device() ? "" : " and made no device under it"));
   TIDEMARK_TRY(text, read_given_file(output, "the floor's output"));
-  return cycle_seconds_in(text, program);
+  return floor_run_in(text, program);
 }
 
 struct ProcessRun {
@@ -161,6 +169,7 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const Bench
   BenchStream stream;
   double monolith_rate = 0;
   std::optional<double> floor, layer;  // measured once per stream, at its first lane
+  std::optional<uint64_t> floor_calls;
   std::optional<report::WholeProcess> whole;
   for (Lane lane : kAllLanes) {
     std::vector<double> seconds;
@@ -179,17 +188,16 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const Bench
       last = std::move(replayed);
     }
     if (!floor && !floor_program.empty() && floor_applies(last)) {
-      std::vector<double> runs;
+      // In turn, so a machine that slows for a while slows both sides.
+      std::vector<double> runs, layered;
       for (int i = 0; i < std::max(1, repeat); ++i) {
-        TIDEMARK_TRY(measured, floor_seconds(floor_program, last.respecifies));
-        runs.push_back(measured);
+        TIDEMARK_TRY(bare, floor_cycles(floor_program, last.respecifies));
+        TIDEMARK_TRY(under_layer, floor_cycles_under_layer(floor_program, last.respecifies, dir));
+        runs.push_back(bare.seconds);
+        layered.push_back(under_layer.seconds);
+        floor_calls = bare.calls;
       }
       floor = median(runs);
-      std::vector<double> layered;
-      for (int i = 0; i < std::max(1, repeat); ++i) {
-        TIDEMARK_TRY(measured, floor_under_layer_seconds(floor_program, last.respecifies, dir));
-        layered.push_back(measured);
-      }
       layer = median(layered);
       if (!bench.replayer_program.empty()) {
         TIDEMARK_TRY(measured, whole_process(bench.replayer_program, options.lane.record, floor_program,
@@ -207,6 +215,7 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const Bench
       row.floor_seconds = *floor;
       row.harness_ns_per_call = (middle - *floor) * 1e9 / static_cast<double>(last.requests);
       row.layer_seconds = layer;
+      row.floor_calls = floor_calls;
       if (lane == Lane::Monolith) row.whole = whole;
     }
     stream.rows.push_back(std::move(row));
