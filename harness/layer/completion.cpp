@@ -17,8 +17,11 @@ void CompletionRule::submitted(uint64_t queue, uint64_t kernel_fence, uint64_t f
     fence_polls_.erase(fence);
   }
   for (const Signal& signal : signals)
-    if (auto found = semaphores_.find(signal.semaphore); found != semaphores_.end())
-      found->second.signals.emplace_back(signal.value, at);
+    if (auto found = semaphores_.find(signal.semaphore); found != semaphores_.end()) {
+      Timeline& timeline = found->second;
+      if (!timeline.signals.empty() && signal.value <= timeline.signals.back().first) timeline.increasing = false;
+      timeline.signals.emplace_back(signal.value, at);
+    }
 }
 
 void CompletionRule::fence_created(uint64_t fence, bool signalled) { unsubmitted_[fence] = signalled; }
@@ -127,7 +130,13 @@ std::optional<CompletionRule::Reveal> CompletionRule::fence_wait(uint64_t fence)
 std::optional<CompletionRule::Reveal> CompletionRule::semaphore_wait(uint64_t semaphore, uint64_t value) const {
   auto found = semaphores_.find(semaphore);
   if (found == semaphores_.end()) return std::nullopt;
-  for (const auto& [signalled, at] : found->second.signals)  // the first signal that reaches the value
+  const auto& signals = found->second.signals;
+  if (found->second.increasing) {
+    auto first = std::lower_bound(signals.begin(), signals.end(), value,
+                                  [](const auto& signal, uint64_t wanted) { return signal.first < wanted; });
+    return first == signals.end() ? std::nullopt : std::optional(reveal_of(first->second));
+  }
+  for (const auto& [signalled, at] : signals)  // the first signal that reaches the value
     if (signalled >= value) return reveal_of(at);
   return std::nullopt;
 }

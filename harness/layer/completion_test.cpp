@@ -50,6 +50,31 @@ TEST(CompletionRule, ATimelineShowsTheValuesOfKnownSubmitsAndNeverMoreThanTheDri
   EXPECT_EQ(rule.semaphore_shown_value(9, 10), 10u);
 }
 
+// Check that the first signal reaching a value is found among many increasing ones (by
+// bisection), and among ones out of order (a program breaking the spec's rule) as well.
+TEST(CompletionRule, TheFirstSignalReachingAValueIsFoundAmongManyAndOutOfOrder) {
+  CompletionRule rule({});
+  rule.semaphore_created(9, 0);
+  for (uint64_t i = 1; i <= 1000; ++i) {
+    const CompletionRule::Signal signal[] = {{9, 10 * i}};
+    rule.submitted(kQueue, i, 0, signal);
+  }
+  EXPECT_EQ(rule.semaphore_wait(9, 1)->submit, 1u);
+  EXPECT_EQ(rule.semaphore_wait(9, 4'990)->submit, 499u);
+  EXPECT_EQ(rule.semaphore_wait(9, 4'991)->submit, 500u);
+  EXPECT_EQ(rule.semaphore_wait(9, 10'000)->submit, 1000u);
+  EXPECT_FALSE(rule.semaphore_wait(9, 10'001));
+
+  rule.semaphore_created(10, 0);
+  for (uint64_t value : {50, 20, 70, 60}) {
+    const CompletionRule::Signal signal[] = {{10, value}};
+    rule.submitted(kOtherQueue, value, 0, signal);
+  }
+  EXPECT_EQ(rule.semaphore_wait(10, 30)->submit, 1u);  // the signal to 50, made first
+  EXPECT_EQ(rule.semaphore_wait(10, 55)->submit, 3u);  // to 70, not to 60 after it
+  EXPECT_EQ(rule.semaphore_wait(10, 15)->submit, 1u);
+}
+
 TEST(CompletionRule, NeverDoneShowsOnlyWhatAWaitWasOn) {
   CompletionRule rule({.never_done = true});
   rule.submitted(kQueue, 1, 1, {});
