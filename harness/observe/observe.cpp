@@ -143,13 +143,34 @@ Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::p
   return std::pair<uint32_t, int>{static_cast<uint32_t>(pid), code};
 }
 
-// One process's events, in order, into a model host of its own: memory for its pid, each submit
-// a packet on the backend queue, each wait the layer saw finish the kernel's time for it. Its
-// memory also goes into `tree`, the one kernel map of the whole tree, under its pid.
-Status replay_events(const fs::path& file, Process& process, host::ModelHost& tree) {
+// Each record of a process's events file, in order, read in place. Whole records only: a process
+// killed mid-write leaves a partial last one.
+template <class Each>
+Status for_each_event(const fs::path& file, Each&& each) {
   auto mapped = MappedFile::map(file, "the layer's events");
   if (!mapped) return fail(ErrorKind::Environment, fmt::format("observe: the layer wrote no events ({})", file.string()));
   const std::span<const uint8_t> records = mapped->bytes();
+  TidemarkLayerEvent event{};
+  for (size_t at = 0; at + sizeof event <= records.size(); at += sizeof event) {
+    std::memcpy(&event, records.data() + at, sizeof event);
+    TIDEMARK_CHECK(each(event));
+  }
+  return {};
+}
+
+// A process's memory into `tree`, the one kernel map of the whole tree, under its pid.
+Status feed_tree(const fs::path& file, uint32_t pid, host::ModelHost& tree) {
+  return for_each_event(file, [&](const TidemarkLayerEvent& event) -> Status {
+    if (event.kind == TIDEMARK_EVENT_ALLOCATED)
+      return tree.kernel_allocate(0, pid, static_cast<MemoryType>(event.type), event.id, event.size);
+    if (event.kind == TIDEMARK_EVENT_FREED) return tree.kernel_free(0, pid, event.id);
+    return {};
+  });
+}
+
+// One process's events, in order, into a model host of its own: memory for its pid, each submit
+// a packet on the backend queue, each wait the layer saw finish the kernel's time for it.
+Status replay_events(const fs::path& file, Process& process) {
   api::ModelConfig config;
   config.kernel_pid = process.pid;
   host::ModelHost host(config, MutantId::None);
@@ -164,11 +185,8 @@ Status replay_events(const fs::path& file, Process& process, host::ModelHost& tr
   };
   int64_t reported = 0;
   std::unordered_map<uint64_t, std::vector<uint64_t>> kernel_fences;  // per queue, by submit number
-  TidemarkLayerEvent event{};
   uint32_t devices = 0;
-  // Whole records only: a process killed mid-write leaves a partial last one.
-  for (size_t at = 0; at + sizeof event <= records.size(); at += sizeof event) {
-    std::memcpy(&event, records.data() + at, sizeof event);
+  TIDEMARK_CHECK(for_each_event(file, [&](const TidemarkLayerEvent& event) -> Status {
     ++process.events;
     switch (event.kind) {
       case TIDEMARK_EVENT_DEVICE: ++devices; break;
@@ -176,10 +194,6 @@ Status replay_events(const fs::path& file, Process& process, host::ModelHost& tr
       case TIDEMARK_EVENT_FREED: {
         const bool allocated = event.kind == TIDEMARK_EVENT_ALLOCATED;
         reported += (allocated ? 1 : -1) * static_cast<int64_t>(event.size);
-        if (allocated)
-          TIDEMARK_CHECK(tree.kernel_allocate(0, process.pid, static_cast<MemoryType>(event.type), event.id, event.size));
-        else
-          TIDEMARK_CHECK(tree.kernel_free(0, process.pid, event.id));
         const TidemarkLayerMemoryChange change{allocated ? 1u : 0u, event.type, event.id, event.size, reported};
         sink.memory_changed(sink.context, &change);
         break;
@@ -197,7 +211,8 @@ Status replay_events(const fs::path& file, Process& process, host::ModelHost& tr
       }
       default: break;
     }
-  }
+    return {};
+  }));
   start(reported);
   process.devices = std::max(process.devices, devices);
   TIDEMARK_TRY(kernel, host.kernel_gauges());
@@ -248,6 +263,7 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root) {
   if (ec) return fail(ErrorKind::Io, fmt::format("observe: cannot read {}: {}", layer_folder.string(), ec.message()));
   std::sort(folders.begin(), folders.end());
   std::map<uint32_t, layer::ProcessRecord::Ancestor> ancestors;
+  std::vector<std::pair<size_t, fs::path>> with_events;  // (index in processes, its events file), in folder order
   for (const fs::path& folder : folders) {
     if (!fs::exists(folder / "process.json")) continue;
     TIDEMARK_TRY(json, read_json(folder / "process.json"));
@@ -281,10 +297,23 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root) {
       process.observed = status_gauges(*last);
       process.devices = last->devices;
     }
-    if (fs::exists(folder / "events.bin")) TIDEMARK_CHECK(replay_events(folder / "events.bin", process, tree));
-    process.kind = process.devices > 0 ? ProcessKind::Vulkan : ProcessKind::NoDevice;
+    if (fs::exists(folder / "events.bin")) with_events.emplace_back(processes.size(), folder / "events.bin");
+    process.kind = ProcessKind::Vulkan;  // or NoDevice: settled once its events are read
     processes.push_back(std::move(process));
   }
+  // The tree's map on a second thread while each process's own host replays its events here:
+  // the two share nothing, and each sees its events in the same order as one after the other.
+  Status tree_fed;
+  {
+    std::jthread feeding([&] {
+      for (const auto& [index, file] : with_events)
+        if (tree_fed = feed_tree(file, processes[index].pid, tree); !tree_fed) return;
+    });
+    for (const auto& [index, file] : with_events) TIDEMARK_CHECK(replay_events(file, processes[index]));
+  }
+  TIDEMARK_CHECK(tree_fed);
+  for (Process& process : processes)
+    if (process.kind == ProcessKind::Vulkan && process.devices == 0) process.kind = ProcessKind::NoDevice;
   // The processes between the program and those that loaded the layer (a shell, xvfb-run): they
   // made no device; the layer's processes named them while they were alive.
   std::set<uint32_t> known;
