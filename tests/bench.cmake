@@ -2,7 +2,8 @@
 # asserted: figures come from `tidemark bench bench`, not from tests).
 # The no-draw stream is measured against the bare Vulkan floor in every lane (and the floor under
 # the Tidemark layer: the layer's own cost on the calls, and the calls the floor made), its monolith replay as a whole process
-# against the floor with its draw (time and peak memory), and the night is
+# against the floor with its draw (time and peak memory), the floor as a whole process under
+# `tidemark observe` against it plainly, and the night is
 # appended to a history whose plot has a panel per stream and lane (report/plot.h's step plot).
 add_test(NAME Tidemark.Bench.EveryLaneReplaysBothStreamsExactly
          COMMAND bash -c "rm -rf $0 && $1 bench $2 --repeat 1 --floor $3 --report $0 --history $0/history.jsonl --label ctest && \
@@ -13,6 +14,8 @@ assert all(r[\"layer_seconds\"]>0 and r[\"floor_calls\"]>0 and r[\"floor_calls\"
 whole=[r[\"whole_process\"] for r in b[\"results\"] if \"whole_process\" in r]; \
 assert len(whole)==1 and [r[\"lane\"] for r in rows if \"whole_process\" in r]==[\"monolith\"], b; \
 assert all(whole[0][k]>0 for k in (\"replay_seconds\",\"floor_seconds\",\"seconds_ratio\",\"replay_rss_mib\",\"floor_rss_mib\",\"rss_ratio\")), whole; \
+observed=[r[\"observed_process\"] for r in b[\"results\"] if \"observed_process\" in r]; \
+assert len(observed)==1 and all(observed[0][k]>0 for k in (\"plain_seconds\",\"observed_seconds\",\"ratio\")), observed; \
 assert all(\"harness_ns_per_call\" not in r for r in b[\"results\"] if not r[\"stream\"].startswith(\"no-draw\"))' $0/bench.json && \
 test $(wc -l < $0/history.jsonl) -eq 1 && grep -o '<path class=.track.' $0/bench-history.html | wc -l | grep -qx 4"
                  ${PROJECT_BINARY_DIR}/reports/bench $<TARGET_FILE:tidemark> ${PROJECT_SOURCE_DIR}/bench

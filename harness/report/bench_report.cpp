@@ -59,6 +59,10 @@ nlohmann::json to_json(const BenchReport& report) {
       out["whole_process"] = {{"replay_seconds", row.whole->replay_seconds}, {"floor_seconds", row.whole->floor_seconds},
                               {"seconds_ratio", row.whole->seconds_ratio},   {"replay_rss_mib", row.whole->replay_rss_mib},
                               {"floor_rss_mib", row.whole->floor_rss_mib},   {"rss_ratio", row.whole->rss_ratio}};
+    if (row.observed)
+      out["observed_process"] = {{"plain_seconds", row.observed->plain_seconds},
+                                 {"observed_seconds", row.observed->observed_seconds},
+                                 {"ratio", row.observed->ratio}};
     results.push_back(std::move(out));
   }
   return {{"label", report.label},
@@ -98,6 +102,14 @@ Result<BenchReport> bench_report_from_json(const nlohmann::json& json, const std
                                .replay_rss_mib = whole.take<double>("replay_rss_mib"),
                                .floor_rss_mib = whole.take<double>("floor_rss_mib"),
                                .rss_ratio = whole.take<double>("rss_ratio")};
+        },
+        /*required=*/false);
+    in.object(
+        "observed_process",
+        [&](JsonFields& observed) {
+          row.observed = ObservedProcess{.plain_seconds = observed.take<double>("plain_seconds"),
+                                         .observed_seconds = observed.take<double>("observed_seconds"),
+                                         .ratio = observed.take<double>("ratio")};
         },
         /*required=*/false);
   });
@@ -159,6 +171,7 @@ std::vector<std::pair<std::string, double>> ratios_of(const BenchRow& row) {
     out.emplace_back("whole / floor+draw", row.whole->seconds_ratio);
     out.emplace_back("peak RSS / floor+draw", row.whole->rss_ratio);
   }
+  if (row.observed) out.emplace_back("observe / plain", row.observed->ratio);
   return out;
 }
 

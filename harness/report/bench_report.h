@@ -24,6 +24,14 @@ struct WholeProcess {
   bool operator==(const WholeProcess&) const = default;
 };
 
+// The floor program as a whole process run plainly and under `tidemark observe` (the layer, its
+// records, the model host's replay of them and the report), in turn: observe's whole cost on a
+// Vulkan program. The ratio is the median of the pairs'.
+struct ObservedProcess {
+  double plain_seconds = 0, observed_seconds = 0, ratio = 0;
+  bool operator==(const ObservedProcess&) const = default;
+};
+
 struct BenchRow {
   std::string stream;  // the scenario's name
   std::string lane;
@@ -44,6 +52,7 @@ struct BenchRow {
   // floor_seconds.
   std::optional<uint64_t> floor_calls;
   std::optional<WholeProcess> whole;  // monolith, where the floor applies
+  std::optional<ObservedProcess> observed;  // monolith, where the floor applies
   bool operator==(const BenchRow&) const = default;
 };
 
@@ -65,7 +74,8 @@ Status write_bench_report(const std::filesystem::path& file, const BenchReport& 
 // floor and monolith with the replay, so a ratio moves only when the harness does.
 struct BenchRegression {
   std::string stream, lane;
-  std::string ratio;  // "replay / floor", "layer / floor", "lane / monolith", "whole / floor+draw", "peak RSS / floor+draw"
+  std::string ratio;  // "replay / floor", "layer / floor", "lane / monolith", "whole / floor+draw", "peak RSS / floor+draw",
+                      // "observe / plain"
   double tonight = 0, median = 0;
   size_t nights = 0;  // the nights the median is of
   std::string describe() const;  // "no-draw-respecify-100000 monolith: replay / floor 2.31 vs 2.05 over 7 nights (+13%)"

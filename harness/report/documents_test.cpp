@@ -74,9 +74,9 @@ BenchReport bench_report() {
           .results = {{"no-draw", "tcp", 100000, 1.25, 80000, 0.5, {1.2, 1.25, 1.3}, 0.25, 10000, 0.27, 700000,
                        std::nullopt},
                       {"no-draw", "monolith", 100000, 0.08, 1250000, 1, {0.08}, 0.016, 640, 0.031, 700000,
-                       WholeProcess{0.26, 0.16, 1.65, 88.9, 78.4, 1.13}},
+                       WholeProcess{0.26, 0.16, 1.65, 88.9, 78.4, 1.13}, ObservedProcess{0.15, 0.17, 1.13}},
                       {"draws", "monolith", 500, 0.5, 1000, 1, {0.5}, std::nullopt, std::nullopt, std::nullopt,
-                       std::nullopt, std::nullopt}}};
+                       std::nullopt, std::nullopt, std::nullopt}}};
 }
 
 // Check that bench.json reads back as written, a floor or none.
@@ -128,6 +128,15 @@ TEST(BenchReport, ARatioTenPercentWorseThanTheHistorysMedianIsARegression) {
   const auto whole = regressions(with_whole, heavier);
   ASSERT_EQ(whole.size(), 1u);
   EXPECT_EQ(whole[0].describe(), "respecify monolith: peak RSS / floor+draw 1.25 vs 1.10 over 3 nights (+14%)");
+
+  // And observe's whole cost on the floor against the floor run plainly.
+  std::vector<BenchReport> with_observed = nights;
+  for (auto& each : with_observed) each.results[0].observed = ObservedProcess{.ratio = 1.10};
+  BenchReport observed_heavier = with_observed.back();
+  observed_heavier.results[0].observed = ObservedProcess{.ratio = 1.30};
+  const auto observed = regressions(with_observed, observed_heavier);
+  ASSERT_EQ(observed.size(), 1u);
+  EXPECT_EQ(observed[0].describe(), "respecify monolith: observe / plain 1.30 vs 1.10 over 3 nights (+18%)");
   BenchReport other = night(9.0, 1.0, 9.0);
   other.results[0].stream = other.results[1].stream = "a-new-stream";
   EXPECT_TRUE(regressions(nights, other).empty());

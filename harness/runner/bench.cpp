@@ -136,6 +136,27 @@ Result<report::WholeProcess> whole_process(const std::string& replayer, const st
                               .floor_rss_mib = median(floor_rss), .rss_ratio = median(rss_ratios)};
 }
 
+// The floor's cycles as a whole process plainly and under `tidemark observe`, in turn after a
+// warm-up pair: observe's whole cost (the layer, its records, the replay of them into a model
+// host, the report). The ratio is the median of the pairs'.
+Result<report::ObservedProcess> observed_process(const std::string& tidemark, const std::string& floor, uint64_t cycles,
+                                                 int repeat, const fs::path& dir) {
+  const std::vector<std::string> floor_args = floor_arguments(cycles);
+  std::vector<std::string> observe_args = {"observe", "--report", (dir / "observed-floor").string(), "--", floor};
+  observe_args.insert(observe_args.end(), floor_args.begin(), floor_args.end());
+  std::vector<double> plain_seconds, observed_seconds, ratios;
+  for (int i = 0; i <= std::max(1, repeat); ++i) {
+    TIDEMARK_TRY(plain, whole_run(floor, floor_args));
+    TIDEMARK_TRY(observed, whole_run(tidemark, observe_args));
+    if (i == 0) continue;
+    plain_seconds.push_back(plain.seconds);
+    observed_seconds.push_back(observed.seconds);
+    ratios.push_back(observed.seconds / plain.seconds);
+  }
+  return report::ObservedProcess{.plain_seconds = median(plain_seconds), .observed_seconds = median(observed_seconds),
+                                 .ratio = median(ratios)};
+}
+
 // A stream is measured against the floor when (nearly) all its commands are respecifies: the
 // floor does those cycles' Vulkan work and nothing else.
 bool floor_applies(const lanes::ReplayReport& report) { return report.respecifies * 100 >= report.requests * 99; }
@@ -171,6 +192,7 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const Bench
   std::optional<double> floor, layer;  // measured once per stream, at its first lane
   std::optional<uint64_t> floor_calls;
   std::optional<report::WholeProcess> whole;
+  std::optional<report::ObservedProcess> observed;
   for (Lane lane : kAllLanes) {
     std::vector<double> seconds;
     lanes::ReplayReport last;
@@ -203,6 +225,8 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const Bench
         TIDEMARK_TRY(measured, whole_process(bench.replayer_program, options.lane.record, floor_program,
                                              last.respecifies, repeat));
         whole = measured;
+        TIDEMARK_TRY(under_observe, observed_process(bench.replayer_program, floor_program, last.respecifies, repeat, dir));
+        observed = under_observe;
       }
     }
     const double middle = median(seconds);
@@ -216,7 +240,10 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const Bench
       row.harness_ns_per_call = (middle - *floor) * 1e9 / static_cast<double>(last.requests);
       row.layer_seconds = layer;
       row.floor_calls = floor_calls;
-      if (lane == Lane::Monolith) row.whole = whole;
+      if (lane == Lane::Monolith) {
+        row.whole = whole;
+        row.observed = observed;
+      }
     }
     stream.rows.push_back(std::move(row));
   }
