@@ -26,6 +26,7 @@
 #include "layer/link.h"
 #include "layer/records.h"
 #include "layer/tidemark_layer.h"
+#include "observe/live_replay.h"
 
 extern char** environ;
 
@@ -168,60 +169,6 @@ Status feed_tree(const fs::path& file, uint32_t pid, host::ModelHost& tree) {
   });
 }
 
-// One process's events, in order, into a model host of its own: memory for its pid, each submit
-// a packet on the backend queue, each wait the layer saw finish the kernel's time for it.
-Status replay_events(const fs::path& file, Process& process) {
-  api::ModelConfig config;
-  config.kernel_pid = process.pid;
-  host::ModelHost host(config, MutantId::None);
-  // The events go into the sink a session gives the layer over a device that does not report
-  // itself: the layer's memory changes and submits are the device's report.
-  const TidemarkLayerSink sink = host::layer_sink(host, /*backend_reports_itself=*/false);
-  // The trace starts at the first submit: what was allocated before is the memory data
-  // source's snapshot, the process's baseline (without one the importer drops its events).
-  bool started = false;
-  auto start = [&](int64_t bytes) {
-    if (!std::exchange(started, true)) host.started({.device_bytes = bytes});
-  };
-  int64_t reported = 0;
-  std::unordered_map<uint64_t, std::vector<uint64_t>> kernel_fences;  // per queue, by submit number
-  uint32_t devices = 0;
-  TIDEMARK_CHECK(for_each_event(file, [&](const TidemarkLayerEvent& event) -> Status {
-    ++process.events;
-    switch (event.kind) {
-      case TIDEMARK_EVENT_DEVICE: ++devices; break;
-      case TIDEMARK_EVENT_ALLOCATED:
-      case TIDEMARK_EVENT_FREED: {
-        const bool allocated = event.kind == TIDEMARK_EVENT_ALLOCATED;
-        reported += (allocated ? 1 : -1) * static_cast<int64_t>(event.size);
-        const TidemarkLayerMemoryChange change{allocated ? 1u : 0u, event.type, event.id, event.size, reported};
-        sink.memory_changed(sink.context, &change);
-        break;
-      }
-      case TIDEMARK_EVENT_SUBMITTED:
-        start(reported);
-        kernel_fences[event.id].push_back(sink.queue_submitted(sink.context));
-        host.sample({.device_bytes = reported});
-        break;
-      case TIDEMARK_EVENT_RETIRED: {
-        const auto& fences = kernel_fences[event.id];
-        if (event.size >= 1 && event.size <= fences.size() && fences[event.size - 1] != 0)
-          sink.wait_retired(sink.context, fences[event.size - 1], 1'000'000'000);
-        break;
-      }
-      default: break;
-    }
-    return {};
-  }));
-  start(reported);
-  process.devices = std::max(process.devices, devices);
-  TIDEMARK_TRY(kernel, host.kernel_gauges());
-  process.kernel = kernel;
-  // Saved where it lies, never read into this process (a 100 000-respecify run's is 8 MB).
-  process.trace_file = file.parent_path() / "trace.pftrace";
-  return host.save_run_trace(process.trace_file);
-}
-
 // A record the layer wrote that does not read as its codec says: the file and what is wrong.
 std::unexpected<Error> bad_record(const fs::path& file, const std::string& what) {
   return fail(ErrorKind::Fatal, fmt::format("{}: {} (not a record this layer wrote?)", file.string(), what));
@@ -253,7 +200,9 @@ std::string base_name(const std::vector<std::string>& command) {
 
 }  // namespace
 
-Result<Gathered> gather(const fs::path& layer_folder, uint32_t root) {
+Result<Gathered> gather(const fs::path& layer_folder, uint32_t root) { return gather(layer_folder, root, {}); }
+
+Result<Gathered> gather(const fs::path& layer_folder, uint32_t root, ProcessReplays live) {
   std::vector<Process> processes;
   host::ModelHost tree(api::ModelConfig{}, MutantId::None);
   std::vector<fs::path> folders;
@@ -309,7 +258,15 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root) {
       for (const auto& [index, file] : with_events)
         if (tree_fed = feed_tree(file, processes[index].pid, tree); !tree_fed) return;
     });
-    for (const auto& [index, file] : with_events) TIDEMARK_CHECK(replay_events(file, processes[index]));
+    for (const auto& [index, file] : with_events) {
+      Process& process = processes[index];
+      auto found = live.find(process.folder);
+      std::unique_ptr<ProcessReplay> replay = found != live.end() && found->second->pid() == process.pid
+                                                  ? std::move(found->second)
+                                                  : std::make_unique<ProcessReplay>(process.pid);
+      TIDEMARK_CHECK(replay->catch_up(file));
+      TIDEMARK_CHECK(replay->finish(process, file.parent_path() / "trace.pftrace"));
+    }
   }
   TIDEMARK_CHECK(tree_fed);
   for (Process& process : processes)
@@ -343,14 +300,16 @@ Result<Observation> observe(const Options& options) {
   std::error_code ec;
   fs::remove_all(layer_folder, ec);  // a report folder used before: only this run's processes
   TIDEMARK_CHECK(make_directories(layer_folder));
+  LiveReplays replays(layer_folder);  // each process's events replayed as they land
   TIDEMARK_TRY(ran, run_program(options, layer_folder));
+  ProcessReplays live = replays.stop();
   Observation observation;
   observation.command = options.command;
   observation.settings = options.settings;
   observation.only = options.only;
   observation.pid = ran.first;
   observation.exit_code = ran.second;
-  TIDEMARK_TRY(gathered, gather(layer_folder, observation.pid));
+  TIDEMARK_TRY(gathered, gather(layer_folder, observation.pid, std::move(live)));
   observation.processes = std::move(gathered.processes);
   observation.kernel_map = std::move(gathered.kernel_map);
   if (std::none_of(observation.processes.begin(), observation.processes.end(),

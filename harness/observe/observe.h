@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,6 +99,10 @@ struct Gathered {
   std::string kernel_map;  // Observation::kernel_map
 };
 Result<Gathered> gather(const std::filesystem::path& layer_folder, uint32_t root);
+// The same, going on from the replays made while the program ran (live_replay.h), by folder.
+class ProcessReplay;
+using ProcessReplays = std::map<std::string, std::unique_ptr<ProcessReplay>>;
+Result<Gathered> gather(const std::filesystem::path& layer_folder, uint32_t root, ProcessReplays live);
 
 struct Verdict {
   std::string check;   // the comparison's text

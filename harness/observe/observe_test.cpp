@@ -10,6 +10,7 @@
 #include "core/expr.h"
 #include "layer/records.h"
 #include "layer/tidemark_layer.h"
+#include "observe/live_replay.h"
 
 namespace tidemark::observe {
 namespace {
@@ -175,6 +176,50 @@ TEST_F(LayerFolder, ARecordThatIsNotJsonIsAnErrorNamingTheFile) {
   auto processes = gather(root_, 5);
   ASSERT_FALSE(processes);
   EXPECT_NE(processes.error().message.find("5/process.json"), std::string::npos) << processes.error().message;
+}
+
+std::string bytes_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
+}
+
+// Check that a process's events replayed as they land — its file growing by pieces that cut
+// records in two — give the counts and the run trace of the same events replayed after the end.
+TEST_F(LayerFolder, EventsReplayedAsTheyLandEndWhereAReplayAfterTheEndDoes) {
+  std::vector<TidemarkLayerEvent> events = {{TIDEMARK_EVENT_DEVICE, 0, 1, 0}};
+  for (uint64_t i = 0; i < 3000; ++i) {
+    events.push_back({TIDEMARK_EVENT_ALLOCATED, 1, 0x1000 + i, 4096 * (1 + i % 7)});
+    if (i % 3 == 0) events.push_back({TIDEMARK_EVENT_SUBMITTED, 0, 7, 0});
+    if (i % 9 == 0) events.push_back({TIDEMARK_EVENT_RETIRED, 0, 7, i / 3 + 1});
+    if (i >= 4) events.push_back({TIDEMARK_EVENT_FREED, 1, 0x1000 + i - 4, 4096 * (1 + (i - 4) % 7)});
+  }
+  const std::string all(reinterpret_cast<const char*>(events.data()), events.size() * sizeof(TidemarkLayerEvent));
+  std::ofstream(root_ / "whole.bin", std::ios::binary) << all;
+  ProcessReplay after(42);
+  ASSERT_TRUE(after.catch_up(root_ / "whole.bin").has_value());
+  Process whole;
+  ASSERT_TRUE(after.finish(whole, root_ / "whole.pftrace").has_value());
+
+  ProcessReplay live(42);
+  {
+    std::ofstream growing(root_ / "live.bin", std::ios::binary);
+    for (size_t at = 0; at < all.size(); at += 1000) {
+      growing << all.substr(at, 1000) << std::flush;  // 1000 bytes: records cut in two
+      ASSERT_TRUE(live.catch_up(root_ / "live.bin").has_value());
+    }
+  }
+  ASSERT_TRUE(live.catch_up(root_ / "live.bin").has_value());
+  Process landed;
+  ASSERT_TRUE(live.finish(landed, root_ / "live.pftrace").has_value());
+
+  EXPECT_EQ(landed.events, static_cast<int64_t>(events.size()));
+  EXPECT_EQ(whole.events, landed.events);
+  EXPECT_EQ(whole.devices, 1u);
+  EXPECT_EQ(landed.devices, 1u);
+  EXPECT_EQ(named(whole.kernel), named(landed.kernel));
+  const std::string trace = bytes_of(root_ / "whole.pftrace");
+  EXPECT_GT(trace.size(), 10'000u);
+  EXPECT_EQ(trace, bytes_of(root_ / "live.pftrace"));
 }
 
 }  // namespace

@@ -1,0 +1,163 @@
+#include "observe/live_replay.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "host/layer_sink.h"
+#include "layer/records.h"
+
+namespace tidemark::observe {
+
+namespace fs = std::filesystem;
+
+ProcessReplay::ProcessReplay(uint32_t pid)
+    : pid_(pid),
+      host_([&] {
+        api::ModelConfig config;
+        config.kernel_pid = pid;
+        return config;
+      }(),
+            MutantId::None),
+      // The events go into the sink a session gives the layer over a device that does not
+      // report itself: the layer's memory changes and submits are the device's report.
+      sink_(host::layer_sink(host_, /*backend_reports_itself=*/false)) {}
+
+// What was allocated before the first submit is the memory data source's snapshot, the
+// process's baseline (without one the importer drops its events).
+void ProcessReplay::start(int64_t bytes) {
+  if (!std::exchange(started_, true)) host_.started({.device_bytes = bytes});
+}
+
+Status ProcessReplay::feed(std::span<const TidemarkLayerEvent> events) {
+  if (!failed_) return failed_;
+  for (const TidemarkLayerEvent& event : events) {
+    ++events_;
+    switch (event.kind) {
+      case TIDEMARK_EVENT_DEVICE: ++devices_; break;
+      case TIDEMARK_EVENT_ALLOCATED:
+      case TIDEMARK_EVENT_FREED: {
+        const bool allocated = event.kind == TIDEMARK_EVENT_ALLOCATED;
+        reported_ += (allocated ? 1 : -1) * static_cast<int64_t>(event.size);
+        const TidemarkLayerMemoryChange change{allocated ? 1u : 0u, event.type, event.id, event.size, reported_};
+        sink_.memory_changed(sink_.context, &change);
+        break;
+      }
+      case TIDEMARK_EVENT_SUBMITTED:
+        start(reported_);
+        kernel_fences_[event.id].push_back(sink_.queue_submitted(sink_.context));
+        host_.sample({.device_bytes = reported_});
+        break;
+      case TIDEMARK_EVENT_RETIRED: {
+        const auto& fences = kernel_fences_[event.id];
+        if (event.size >= 1 && event.size <= fences.size() && fences[event.size - 1] != 0)
+          sink_.wait_retired(sink_.context, fences[event.size - 1], 1'000'000'000);
+        break;
+      }
+      default: break;
+    }
+  }
+  return {};
+}
+
+Status ProcessReplay::catch_up(const fs::path& file) {
+  if (!failed_) return failed_;
+  std::error_code error;
+  const uint64_t size = fs::file_size(file, error);
+  if (error || size <= consumed_) return {};
+  constexpr uint64_t kRecord = sizeof(TidemarkLayerEvent);
+  uint64_t left = (size - consumed_) / kRecord;
+  if (left == 0) return {};
+  if (!in_.is_open()) {
+    in_.open(file, std::ios::binary);
+    if (!in_) return failed_ = fail(ErrorKind::Io, fmt::format("observe: cannot read {}", file.string()));
+  }
+  in_.clear();
+  in_.seekg(static_cast<std::streamoff>(consumed_));
+  constexpr uint64_t kChunkRecords = 16384;  // 384 KiB a read, the buffer reused
+  while (left > 0) {
+    chunk_.resize(std::min(left, kChunkRecords));
+    in_.read(reinterpret_cast<char*>(chunk_.data()), static_cast<std::streamsize>(chunk_.size() * kRecord));
+    if (!in_) return failed_ = fail(ErrorKind::Io, fmt::format("observe: cannot read {}", file.string()));
+    TIDEMARK_CHECK(feed(chunk_));
+    consumed_ += chunk_.size() * kRecord;
+    left -= chunk_.size();
+  }
+  return {};
+}
+
+Status ProcessReplay::finish(Process& process, const fs::path& trace_file) {
+  if (!failed_) return failed_;
+  start(reported_);
+  process.events = events_;
+  process.devices = std::max(process.devices, devices_);
+  TIDEMARK_TRY(kernel, host_.kernel_gauges());
+  process.kernel = kernel;
+  // Saved where it lies, never read into this process (a 100 000-respecify run's is 8 MB).
+  process.trace_file = trace_file;
+  return host_.save_run_trace(trace_file);
+}
+
+LiveReplays::LiveReplays(fs::path layer_folder) : folder_(std::move(layer_folder)) {
+  inotify_ = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  wake_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (inotify_ < 0 || wake_ < 0 || ::inotify_add_watch(inotify_, folder_.c_str(), IN_CREATE | IN_ONLYDIR) < 0) return;
+  thread_ = std::thread([this] { follow(); });
+}
+
+LiveReplays::~LiveReplays() {
+  stop();
+  if (inotify_ >= 0) ::close(inotify_);
+  if (wake_ >= 0) ::close(wake_);
+}
+
+ProcessReplays LiveReplays::stop() {
+  if (thread_.joinable()) {
+    const uint64_t one = 1;
+    (void)!::write(wake_, &one, sizeof one);
+    thread_.join();
+  }
+  return std::move(replays_);
+}
+
+void LiveReplays::follow() {
+  alignas(inotify_event) char events[4096];
+  for (;;) {
+    pollfd fds[] = {{inotify_, POLLIN, 0}, {wake_, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
+    if (fds[1].revents) return;  // the program ended: gather reads the rest
+    while (::read(inotify_, events, sizeof events) > 0) {
+    }
+    scan();
+  }
+}
+
+// Each process folder with a readable process.json saying it is observed gets its replay (and a
+// watch for its events file); each replay catches up with its file. A replay that failed keeps
+// its error for gather.
+void LiveReplays::scan() {
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(folder_, error)) {
+    if (!entry.is_directory(error)) continue;
+    const std::string name = entry.path().filename().string();
+    auto found = replays_.find(name);
+    if (found == replays_.end()) {
+      std::ifstream in(entry.path() / "process.json");
+      auto json = nlohmann::json::parse(in, nullptr, false);
+      if (json.is_discarded()) continue;  // not written yet, or not whole yet
+      auto record = layer::process_record_from_json(json);
+      if (!record || !record->observed) continue;
+      ::inotify_add_watch(inotify_, entry.path().c_str(), IN_MODIFY | IN_CREATE);
+      found = replays_.emplace(name, std::make_unique<ProcessReplay>(record->pid)).first;
+    }
+    (void)found->second->catch_up(entry.path() / "events.bin");
+  }
+}
+
+}  // namespace tidemark::observe

@@ -1,0 +1,79 @@
+// Inside `tidemark observe` (harness/observe/): each observed process's layer events replayed
+// into a model host of its own — while the program still runs, as the layer writes them, so that
+// what is left when it ends is only the tail. The host sees the same records in the same order
+// however they arrive, so the results are those of a replay after the end.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/error.h"
+#include "host/model_host.h"
+#include "layer/tidemark_layer.h"
+#include "observe/observe.h"
+
+namespace tidemark::observe {
+
+// One process's events into its own model host: memory for its pid, each submit a packet on the
+// backend queue, each wait the layer saw finish the kernel's time for it.
+class ProcessReplay {
+ public:
+  explicit ProcessReplay(uint32_t pid);
+  ProcessReplay(const ProcessReplay&) = delete;  // the sink points at the host
+  ProcessReplay& operator=(const ProcessReplay&) = delete;
+
+  uint32_t pid() const { return pid_; }
+  // Whole records, in order.
+  Status feed(std::span<const TidemarkLayerEvent> events);
+  // The whole records `file` holds past those fed so far (a partial last one waits: the layer
+  // may be writing it, or was killed writing it).
+  Status catch_up(const std::filesystem::path& file);
+  // The replay's counts into `process`, its run trace saved as `trace_file`.
+  Status finish(Process& process, const std::filesystem::path& trace_file);
+
+ private:
+  void start(int64_t bytes);
+  uint32_t pid_;
+  host::ModelHost host_;
+  TidemarkLayerSink sink_;
+  bool started_ = false;  // the trace starts at the first submit
+  int64_t reported_ = 0;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> kernel_fences_;  // per queue, by submit number
+  uint32_t devices_ = 0;
+  int64_t events_ = 0;
+  uint64_t consumed_ = 0;  // bytes of the events file fed
+  std::ifstream in_;
+  std::vector<TidemarkLayerEvent> chunk_;
+  Status failed_;  // the first error; nothing is fed after it
+};
+
+// Follows the layer's report folder while the program runs (woken by inotify when a process
+// folder appears or its events file grows) on a thread of its own, replaying each observed
+// process's events as they land.
+class LiveReplays {
+ public:
+  explicit LiveReplays(std::filesystem::path layer_folder);
+  ~LiveReplays();
+  LiveReplays(const LiveReplays&) = delete;
+  LiveReplays& operator=(const LiveReplays&) = delete;
+  // Stops following; the replays so far. Without inotify nothing was followed: none.
+  ProcessReplays stop();
+
+ private:
+  void follow();
+  void scan();
+  std::filesystem::path folder_;
+  int inotify_ = -1, wake_ = -1;
+  ProcessReplays replays_;  // the follower's until stop()
+  std::thread thread_;
+};
+
+}  // namespace tidemark::observe
