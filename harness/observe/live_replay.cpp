@@ -146,6 +146,8 @@ void LiveReplays::scan() {
   for (const auto& entry : fs::directory_iterator(folder_, error)) {
     if (!entry.is_directory(error)) continue;
     const std::string name = entry.path().filename().string();
+    // Watched from when it appears: its process.json landing wakes the follower too.
+    if (watched_.insert(name).second) ::inotify_add_watch(inotify_, entry.path().c_str(), IN_MODIFY | IN_CREATE | IN_CLOSE_WRITE);
     auto found = replays_.find(name);
     if (found == replays_.end()) {
       std::ifstream in(entry.path() / "process.json");
@@ -153,7 +155,6 @@ void LiveReplays::scan() {
       if (json.is_discarded()) continue;  // not written yet, or not whole yet
       auto record = layer::process_record_from_json(json);
       if (!record || !record->observed) continue;
-      ::inotify_add_watch(inotify_, entry.path().c_str(), IN_MODIFY | IN_CREATE);
       found = replays_.emplace(name, std::make_unique<ProcessReplay>(record->pid)).first;
     }
     (void)found->second->catch_up(entry.path() / "events.bin");

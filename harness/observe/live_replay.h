@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <thread>
@@ -73,6 +74,7 @@ class LiveReplays {
   std::filesystem::path folder_;
   int inotify_ = -1, wake_ = -1;
   ProcessReplays replays_;  // the follower's until stop()
+  std::set<std::string> watched_;  // process folders with a watch
   std::thread thread_;
 };
 

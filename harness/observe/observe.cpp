@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -204,7 +205,7 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root) { return ga
 
 Result<Gathered> gather(const fs::path& layer_folder, uint32_t root, ProcessReplays live) {
   std::vector<Process> processes;
-  host::ModelHost tree(api::ModelConfig{}, MutantId::None);
+  std::optional<host::ModelHost> tree;  // made on the thread that feeds it
   std::vector<fs::path> folders;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(layer_folder, ec))
@@ -255,8 +256,9 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root, ProcessRepl
   Status tree_fed;
   {
     std::jthread feeding([&] {
+      tree.emplace(api::ModelConfig{}, MutantId::None);
       for (const auto& [index, file] : with_events)
-        if (tree_fed = feed_tree(file, processes[index].pid, tree); !tree_fed) return;
+        if (tree_fed = feed_tree(file, processes[index].pid, *tree); !tree_fed) return;
     });
     for (const auto& [index, file] : with_events) {
       Process& process = processes[index];
@@ -290,7 +292,7 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root, ProcessRepl
     if ((a.pid == root) != (b.pid == root)) return a.pid == root;
     return std::tie(a.pid, a.folder) < std::tie(b.pid, b.folder);
   });
-  TIDEMARK_TRY(map, tree.kernel_dump());
+  TIDEMARK_TRY(map, tree->kernel_dump());
   return Gathered{std::move(processes), std::move(map)};
 }
 
