@@ -66,8 +66,8 @@ Status ProcessReplay::feed(std::span<const TidemarkLayerEvent> events) {
   return {};
 }
 
-Status ProcessReplay::catch_up(const fs::path& file) {
-  if (!failed_) return failed_;
+Status EventsFile::read_new(const fs::path& file,
+                            const std::function<Status(std::span<const TidemarkLayerEvent>)>& each) {
   std::error_code error;
   const uint64_t size = fs::file_size(file, error);
   if (error || size <= consumed_) return {};
@@ -76,20 +76,28 @@ Status ProcessReplay::catch_up(const fs::path& file) {
   if (left == 0) return {};
   if (!in_.is_open()) {
     in_.open(file, std::ios::binary);
-    if (!in_) return failed_ = fail(ErrorKind::Io, fmt::format("observe: cannot read {}", file.string()));
+    if (!in_) return fail(ErrorKind::Io, fmt::format("observe: cannot read {}", file.string()));
   }
   in_.clear();
   in_.seekg(static_cast<std::streamoff>(consumed_));
-  constexpr uint64_t kChunkRecords = 16384;  // 384 KiB a read, the buffer reused
+  constexpr uint64_t kChunkRecords = 16384;  // 384 KiB a read
   while (left > 0) {
     chunk_.resize(std::min(left, kChunkRecords));
     in_.read(reinterpret_cast<char*>(chunk_.data()), static_cast<std::streamsize>(chunk_.size() * kRecord));
-    if (!in_) return failed_ = fail(ErrorKind::Io, fmt::format("observe: cannot read {}", file.string()));
-    TIDEMARK_CHECK(feed(chunk_));
+    if (!in_) return fail(ErrorKind::Io, fmt::format("observe: cannot read {}", file.string()));
+    TIDEMARK_CHECK(each(chunk_));
     consumed_ += chunk_.size() * kRecord;
     left -= chunk_.size();
   }
   return {};
+}
+
+Status ProcessReplay::catch_up(const fs::path& file) {
+  if (!failed_) return failed_;
+  if (auto read = file_.read_new(file, [this](std::span<const TidemarkLayerEvent> events) { return feed(events); });
+      !read)
+    failed_ = read;
+  return failed_;
 }
 
 Status ProcessReplay::finish(Process& process, const fs::path& trace_file) {
@@ -146,6 +154,7 @@ void LiveReplays::scan() {
   for (const auto& entry : fs::directory_iterator(folder_, error)) {
     if (!entry.is_directory(error)) continue;
     const std::string name = entry.path().filename().string();
+    if (unfollowed_.contains(name)) continue;
     // Watched from when it appears: its process.json landing wakes the follower too.
     if (watched_.insert(name).second) ::inotify_add_watch(inotify_, entry.path().c_str(), IN_MODIFY | IN_CREATE | IN_CLOSE_WRITE);
     auto found = replays_.find(name);
@@ -154,7 +163,10 @@ void LiveReplays::scan() {
       auto json = nlohmann::json::parse(in, nullptr, false);
       if (json.is_discarded()) continue;  // not written yet, or not whole yet
       auto record = layer::process_record_from_json(json);
-      if (!record || !record->observed) continue;
+      if (!record || !record->observed) {  // not observed (--only), or not a record: gather says which
+        unfollowed_.insert(name);
+        continue;
+      }
       found = replays_.emplace(name, std::make_unique<ProcessReplay>(record->pid)).first;
     }
     (void)found->second->catch_up(entry.path() / "events.bin");

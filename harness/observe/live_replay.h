@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -23,6 +24,20 @@
 
 namespace tidemark::observe {
 
+// A process's events file, read on from where the last read stopped: whole records only (a
+// partial last one waits: the layer may be writing it, or was killed writing it), a chunk at a
+// time into a buffer reused.
+class EventsFile {
+ public:
+  Status read_new(const std::filesystem::path& file,
+                  const std::function<Status(std::span<const TidemarkLayerEvent>)>& each);
+
+ private:
+  uint64_t consumed_ = 0;  // bytes read
+  std::ifstream in_;
+  std::vector<TidemarkLayerEvent> chunk_;
+};
+
 // One process's events into its own model host: memory for its pid, each submit a packet on the
 // backend queue, each wait the layer saw finish the kernel's time for it.
 class ProcessReplay {
@@ -34,8 +49,7 @@ class ProcessReplay {
   uint32_t pid() const { return pid_; }
   // Whole records, in order.
   Status feed(std::span<const TidemarkLayerEvent> events);
-  // The whole records `file` holds past those fed so far (a partial last one waits: the layer
-  // may be writing it, or was killed writing it).
+  // The whole records `file` holds past those fed so far (EventsFile).
   Status catch_up(const std::filesystem::path& file);
   // The replay's counts into `process`, its run trace saved as `trace_file`.
   Status finish(Process& process, const std::filesystem::path& trace_file);
@@ -50,9 +64,7 @@ class ProcessReplay {
   std::unordered_map<uint64_t, std::vector<uint64_t>> kernel_fences_;  // per queue, by submit number
   uint32_t devices_ = 0;
   int64_t events_ = 0;
-  uint64_t consumed_ = 0;  // bytes of the events file fed
-  std::ifstream in_;
-  std::vector<TidemarkLayerEvent> chunk_;
+  EventsFile file_;
   Status failed_;  // the first error; nothing is fed after it
 };
 
@@ -74,7 +86,8 @@ class LiveReplays {
   std::filesystem::path folder_;
   int inotify_ = -1, wake_ = -1;
   ProcessReplays replays_;  // the follower's until stop()
-  std::set<std::string> watched_;  // process folders with a watch
+  std::set<std::string> watched_;     // process folders with a watch
+  std::set<std::string> unfollowed_;  // process folders whose record says not to follow them
   std::thread thread_;
 };
 

@@ -145,27 +145,16 @@ Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::p
   return std::pair<uint32_t, int>{static_cast<uint32_t>(pid), code};
 }
 
-// Each record of a process's events file, in order, read in place. Whole records only: a process
-// killed mid-write leaves a partial last one.
-template <class Each>
-Status for_each_event(const fs::path& file, Each&& each) {
-  auto mapped = MappedFile::map(file, "the layer's events");
-  if (!mapped) return fail(ErrorKind::Environment, fmt::format("observe: the layer wrote no events ({})", file.string()));
-  const std::span<const uint8_t> records = mapped->bytes();
-  TidemarkLayerEvent event{};
-  for (size_t at = 0; at + sizeof event <= records.size(); at += sizeof event) {
-    std::memcpy(&event, records.data() + at, sizeof event);
-    TIDEMARK_CHECK(each(event));
-  }
-  return {};
-}
-
 // A process's memory into `tree`, the one kernel map of the whole tree, under its pid.
 Status feed_tree(const fs::path& file, uint32_t pid, host::ModelHost& tree) {
-  return for_each_event(file, [&](const TidemarkLayerEvent& event) -> Status {
-    if (event.kind == TIDEMARK_EVENT_ALLOCATED)
-      return tree.kernel_allocate(0, pid, static_cast<MemoryType>(event.type), event.id, event.size);
-    if (event.kind == TIDEMARK_EVENT_FREED) return tree.kernel_free(0, pid, event.id);
+  EventsFile events;
+  return events.read_new(file, [&](std::span<const TidemarkLayerEvent> records) -> Status {
+    for (const TidemarkLayerEvent& event : records) {
+      if (event.kind == TIDEMARK_EVENT_ALLOCATED)
+        TIDEMARK_CHECK(tree.kernel_allocate(0, pid, static_cast<MemoryType>(event.type), event.id, event.size));
+      else if (event.kind == TIDEMARK_EVENT_FREED)
+        TIDEMARK_CHECK(tree.kernel_free(0, pid, event.id));
+    }
     return {};
   });
 }
@@ -248,8 +237,7 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root, ProcessRepl
       process.devices = last->devices;
     }
     if (fs::exists(folder / "events.bin")) with_events.emplace_back(processes.size(), folder / "events.bin");
-    process.kind = ProcessKind::Vulkan;  // or NoDevice: settled once its events are read
-    processes.push_back(std::move(process));
+    processes.push_back(std::move(process));  // Vulkan or not once its events are read
   }
   // The tree's map on a second thread while each process's own host replays its events here:
   // the two share nothing, and each sees its events in the same order as one after the other.
@@ -272,7 +260,8 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root, ProcessRepl
   }
   TIDEMARK_CHECK(tree_fed);
   for (Process& process : processes)
-    if (process.kind == ProcessKind::Vulkan && process.devices == 0) process.kind = ProcessKind::NoDevice;
+    if (process.kind != ProcessKind::NotObserved)
+      process.kind = process.devices > 0 ? ProcessKind::Vulkan : ProcessKind::NoDevice;
   // The processes between the program and those that loaded the layer (a shell, xvfb-run): they
   // made no device; the layer's processes named them while they were alive.
   std::set<uint32_t> known;

@@ -112,49 +112,62 @@ Result<ProcessRun> whole_run(const std::string& program, std::vector<std::string
   return ProcessRun{seconds, static_cast<double>(*child.peak_rss_kib()) / 1024.0};
 }
 
+// Two commands as whole processes, in turn, after one pair that warms the page cache: the
+// pairs measured.
+struct Command {
+  std::string program;
+  std::vector<std::string> args;
+};
+Result<std::vector<std::pair<ProcessRun, ProcessRun>>> pairs_in_turn(const Command& first, const Command& second,
+                                                                      int repeat) {
+  std::vector<std::pair<ProcessRun, ProcessRun>> pairs;
+  for (int i = 0; i <= std::max(1, repeat); ++i) {
+    TIDEMARK_TRY(one, whole_run(first.program, first.args));
+    TIDEMARK_TRY(other, whole_run(second.program, second.args));
+    if (i > 0) pairs.emplace_back(one, other);
+  }
+  return pairs;
+}
+
+// The median of one figure over the pairs.
+template <class Figure>
+double median_over(const std::vector<std::pair<ProcessRun, ProcessRun>>& pairs, Figure figure) {
+  std::vector<double> values;
+  for (const auto& [one, other] : pairs) values.push_back(figure(one, other));
+  return median(std::move(values));
+}
+
 // The monolith replay's whole process against the floor doing the same cycles and the closing
-// draw, in turn after one pair to warm the page cache: each ratio is the median of the pairs'.
+// draw: each ratio is the median of the pairs'.
 Result<report::WholeProcess> whole_process(const std::string& replayer, const std::string& recording,
                                            const std::string& floor, uint64_t cycles, int repeat) {
   std::vector<std::string> floor_args = floor_arguments(cycles);
   floor_args.push_back("--draw");
-  const std::vector<std::string> replay_args = {"replay", recording, "--lane", "monolith"};
-  std::vector<double> replay_seconds, floor_seconds, seconds_ratios, replay_rss, floor_rss, rss_ratios;
-  for (int i = 0; i <= std::max(1, repeat); ++i) {
-    TIDEMARK_TRY(replayed, whole_run(replayer, replay_args));
-    TIDEMARK_TRY(floored, whole_run(floor, floor_args));
-    if (i == 0) continue;
-    replay_seconds.push_back(replayed.seconds);
-    floor_seconds.push_back(floored.seconds);
-    seconds_ratios.push_back(replayed.seconds / floored.seconds);
-    replay_rss.push_back(replayed.rss_mib);
-    floor_rss.push_back(floored.rss_mib);
-    rss_ratios.push_back(replayed.rss_mib / floored.rss_mib);
-  }
-  return report::WholeProcess{.replay_seconds = median(replay_seconds), .floor_seconds = median(floor_seconds),
-                              .seconds_ratio = median(seconds_ratios), .replay_rss_mib = median(replay_rss),
-                              .floor_rss_mib = median(floor_rss), .rss_ratio = median(rss_ratios)};
+  TIDEMARK_TRY(pairs, pairs_in_turn({replayer, {"replay", recording, "--lane", "monolith"}}, {floor, floor_args}, repeat));
+  using Run = const ProcessRun&;
+  return report::WholeProcess{
+      .replay_seconds = median_over(pairs, [](Run replay, Run) { return replay.seconds; }),
+      .floor_seconds = median_over(pairs, [](Run, Run floored) { return floored.seconds; }),
+      .seconds_ratio = median_over(pairs, [](Run replay, Run floored) { return replay.seconds / floored.seconds; }),
+      .replay_rss_mib = median_over(pairs, [](Run replay, Run) { return replay.rss_mib; }),
+      .floor_rss_mib = median_over(pairs, [](Run, Run floored) { return floored.rss_mib; }),
+      .rss_ratio = median_over(pairs, [](Run replay, Run floored) { return replay.rss_mib / floored.rss_mib; })};
 }
 
-// The floor's cycles as a whole process plainly and under `tidemark observe`, in turn after a
-// warm-up pair: observe's whole cost (the layer, its records, the replay of them into a model
-// host, the report). The ratio is the median of the pairs'.
+// The floor's cycles as a whole process plainly and under `tidemark observe`: observe's whole
+// cost (the layer, its records, the replay of them into a model host, the report). The ratio is
+// the median of the pairs'.
 Result<report::ObservedProcess> observed_process(const std::string& tidemark, const std::string& floor, uint64_t cycles,
                                                  int repeat, const fs::path& dir) {
   const std::vector<std::string> floor_args = floor_arguments(cycles);
   std::vector<std::string> observe_args = {"observe", "--report", (dir / "observed-floor").string(), "--", floor};
   observe_args.insert(observe_args.end(), floor_args.begin(), floor_args.end());
-  std::vector<double> plain_seconds, observed_seconds, ratios;
-  for (int i = 0; i <= std::max(1, repeat); ++i) {
-    TIDEMARK_TRY(plain, whole_run(floor, floor_args));
-    TIDEMARK_TRY(observed, whole_run(tidemark, observe_args));
-    if (i == 0) continue;
-    plain_seconds.push_back(plain.seconds);
-    observed_seconds.push_back(observed.seconds);
-    ratios.push_back(observed.seconds / plain.seconds);
-  }
-  return report::ObservedProcess{.plain_seconds = median(plain_seconds), .observed_seconds = median(observed_seconds),
-                                 .ratio = median(ratios)};
+  TIDEMARK_TRY(pairs, pairs_in_turn({floor, floor_args}, {tidemark, observe_args}, repeat));
+  using Run = const ProcessRun&;
+  return report::ObservedProcess{
+      .plain_seconds = median_over(pairs, [](Run plain, Run) { return plain.seconds; }),
+      .observed_seconds = median_over(pairs, [](Run, Run observed) { return observed.seconds; }),
+      .ratio = median_over(pairs, [](Run plain, Run observed) { return observed.seconds / plain.seconds; })};
 }
 
 // A stream is measured against the floor when (nearly) all its commands are respecifies: the

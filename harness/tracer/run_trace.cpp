@@ -79,14 +79,22 @@ void RunTrace::flush_ftrace() {
 // Packets are final once written, so what the writer holds is hashed and appended to the file
 // whole. A failed append keeps the bytes in memory and spills no more.
 void RunTrace::spill_if_due() {
-  if (!spilling_ || writer_.bytes().size() < kSpillBytes) return;
+  if (spilling_ && writer_.bytes().size() >= kSpillBytes) spill_held();
+}
+
+bool RunTrace::spill_held() {
   hash_held();
   if (!spill_->append(writer_.bytes())) {
-    spilling_ = false;
-    writer_.reserve(kBufferBytes + kBundleRoom);
-    return;
+    stop_spilling();
+    return false;
   }
   writer_.clear();
+  return true;
+}
+
+void RunTrace::stop_spilling() {
+  spilling_ = false;
+  writer_.reserve(kBufferBytes + kBundleRoom);
 }
 
 void RunTrace::hash_held() {
@@ -109,15 +117,9 @@ Result<std::string_view> RunTrace::bytes() {
 
 Status RunTrace::save(const std::filesystem::path& file) {
   flush_ftrace();
-  if (spilling_ && spilled() > 0) {
-    hash_held();
-    const bool appended = spill_->append(writer_.bytes());
-    spilling_ = false;  // the named file is the trace as saved: nothing more goes into it
-    writer_.reserve(kBufferBytes + kBundleRoom);
-    if (appended) {
-      writer_.clear();
-      return spill_->save_as(file);
-    }
+  if (spilling_ && spilled() > 0 && spill_held()) {
+    stop_spilling();  // the named file is the trace as saved: nothing more goes into it
+    return spill_->save_as(file);
   }
   TIDEMARK_TRY(all, bytes());
   return write_file_atomically(file, all);

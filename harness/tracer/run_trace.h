@@ -66,6 +66,8 @@ class RunTrace {
  private:
   void flush_ftrace();
   void spill_if_due();
+  bool spill_held();     // what the writer holds, hashed and appended to the spill; false: kept in memory
+  void stop_spilling();  // later bytes stay in memory, in room for the whole buffer
   void hash_held();  // the bytes the writer holds that hash_ has not seen, added to it
   size_t spilled() const { return spill_ ? spill_->size() : 0; }
   size_t size() const { return spilled() + writer_.bytes().size(); }
