@@ -180,6 +180,13 @@ void MappedFile::done_between(size_t from, size_t to) const {
   if (data_ && end > begin) ::madvise(static_cast<char*>(data_) + begin, end - begin, MADV_DONTNEED);
 }
 
+void MappedFile::will_read(size_t from, size_t to) const {
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t begin = from / page * page;
+  const size_t end = std::min(to, size_);
+  if (data_ && end > begin) ::madvise(static_cast<char*>(data_) + begin, end - begin, MADV_POPULATE_READ);
+}
+
 MappedFile::MappedFile(MappedFile&& other) noexcept { *this = std::move(other); }
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   std::swap(data_, other.data_);

@@ -93,6 +93,9 @@ class MappedFile {
   // already: the pages of [from, to) leave this process's resident set (they stay in the page
   // cache), so reading a file front to back costs little memory however long it is.
   void done_between(size_t from, size_t to) const;
+  // The bytes of [from, to) will be read soon: their pages are mapped now, in one call, rather
+  // than by a page fault every 16 pages (where the kernel cannot, it is left to the faults).
+  void will_read(size_t from, size_t to) const;
 
  private:
   void* data_ = nullptr;  // null for an empty file (nothing to map)

@@ -104,6 +104,8 @@ TEST(MappedFile, ReadsTheFileInPlaceAndRefusesWhatIsNotAFile) {
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), content);
   mapped->done_between(0, bytes.size() + 4096);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), content);
+  mapped->will_read(4097, bytes.size() + 4096);  // mapped ahead again after being given back
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), content);
 
   ASSERT_TRUE(write_file_atomically(dir / "empty.bin", ""));
   auto empty = MappedFile::map(dir / "empty.bin", "data");

@@ -120,6 +120,7 @@ class RecordingReader {
   bool verified_ = false;               // a whole pass checked the bytes: no need to hash them again
   std::future<Status> pass_;            // that pass, while it runs on a thread of its own
   uint64_t released_ = 0;               // the mapping's pages before this were given back
+  uint64_t mapped_ahead_ = 0;           // and those up to this were mapped ahead of the reader
   std::span<const uint8_t> bytes_;
   std::string name_;
   RecordingHeader header_;
