@@ -24,17 +24,21 @@ uint64_t HostThread::backlog() const {
 // published by the tail; the host thread is woken only when a batch waits and it sleeps.
 void HostThread::push(const Event& event) {
   const uint64_t tail = tail_.load(std::memory_order_relaxed);
-  if (tail - head_.load(std::memory_order_acquire) == kCapacity) {
-    std::lock_guard lock(mutex_);  // full: the producer applies the queue itself
-    apply_queued();
+  if (tail - head_seen_ == kCapacity) {
+    head_seen_ = head_.load(std::memory_order_acquire);
+    if (tail - head_seen_ == kCapacity) {
+      std::lock_guard lock(mutex_);  // full: the producer applies the queue itself
+      apply_queued();
+      head_seen_ = tail;
+    }
   }
   ring_[tail % kCapacity] = event;
   tail_.store(tail + 1, std::memory_order_release);
-  // The backlog grows by one a push, so a batch's arrival is the push that makes it exactly
-  // kWakeAt: only that one looks for a sleeping host thread (a fence each push cost more than
-  // the queue saved). Pairs with the fence in run(): either the host thread sees this tail
-  // before it sleeps, or this thread sees it sleeping and wakes it.
-  if (tail + 1 - head_.load(std::memory_order_relaxed) != kWakeAt) return;
+  // Only every kWakeAt-th push looks for a sleeping host thread (a fence each push cost more
+  // than the queue saved). Pairs with the fence in run(): either the host thread sees this
+  // tail before it sleeps, or this thread sees it sleeping and wakes it. The host sleeps only
+  // with fewer than kWakeAt waiting, so it is woken before 2 * kWakeAt wait.
+  if ((tail + 1) % kWakeAt != 0) return;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (sleeping_.exchange(false)) {
     wake_.fetch_add(1, std::memory_order_release);

@@ -7,7 +7,8 @@
 //
 // The queue holds kCapacity events (a fixed ring, made once). When it is full the producer
 // applies the queued events itself before it adds one: nothing is dropped and nothing grows.
-// The host thread sleeps until kWakeAt events wait, so a short run costs it one wake-up.
+// The host thread sleeps until it is woken with events waiting: every kWakeAt-th push looks for
+// it asleep, so it sleeps with fewer than 2 * kWakeAt waiting, and a short run costs it one wake-up.
 #pragma once
 
 #include <atomic>
@@ -83,9 +84,12 @@ class HostThread final : public HostEvents, public api::Model {
 
   std::unique_ptr<ModelHost> host_;
   std::vector<Event> ring_;
-  std::atomic<uint64_t> tail_{0};  // the next slot the producer writes
-  mutable std::atomic<uint64_t> head_{0};  // the next slot to apply (moved under mutex_)
-  mutable std::mutex mutex_;               // whoever holds it may apply events and use host_
+  // The producer's and the appliers' positions on lines of their own: a push reads no line the
+  // host thread writes, but once a ring's length (when the ring looks full).
+  alignas(64) std::atomic<uint64_t> tail_{0};  // the next slot the producer writes
+  uint64_t head_seen_ = 0;                     // head_ as the producer last read it: never ahead of it
+  alignas(64) mutable std::atomic<uint64_t> head_{0};  // the next slot to apply (moved under mutex_)
+  alignas(64) mutable std::mutex mutex_;               // whoever holds it may apply events and use host_
   std::atomic<uint32_t> wake_{0};          // bumped to wake the host thread
   std::atomic<bool> sleeping_{false};
   std::atomic<bool> stopping_{false};
