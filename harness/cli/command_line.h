@@ -43,6 +43,11 @@ using Commands = std::vector<std::pair<CLI::App*, std::function<int()>>>;
 
 // A command's positional paths (scenario files or folders, unless `what` says otherwise).
 void add_paths(CLI::App& command, std::vector<std::string>& inputs, const char* what = "scenario files or folders");
+// A subcommand whose options are made when its name is parsed, not before: a build under the
+// sanitizers spent a third of each process's start making the options of twenty commands it
+// would not run (CLI11 checks each new option against the command's others).
+CLI::App* lazy_subcommand(CLI::App& parent, std::string name, std::string description,
+                          std::function<void(CLI::App*)> options);
 
 // run, replay, list, red-once, parity, lint, compare.
 void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands);

@@ -26,68 +26,73 @@ void add_sharded_paths(CLI::App& command, std::vector<std::string>& inputs, std:
 }
 
 CLI::App* add_run(CLI::App& app, RunArgs& args) {
-  auto* run = app.add_subcommand("run", "run scenarios and check them");
-  add_sharded_paths(*run, args.inputs, args.shard, args.shard_durations);
-  run->add_option("--knob", args.knobs, "override a knob: NAME=VALUE (repeatable)")->allow_extra_args(false);
-  run->add_option("--report", args.report, "report folder (default reports/run-<time>)");
-  run->add_option("--repeat", args.repeat, "run each scenario N times; all must give one digest");
-  run->add_flag("--validation", args.validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
-  run->add_option("--expectations", args.expectations, "known failures of backends (expectations.txt): an "
-                                                       "expected red passes, an unexpected pass fails");
-  run->add_option("--baseline", args.baseline, "hold every gauge to an earlier run's (its report folder or "
-                                               "summary.json): worse is red, better is reported, new and gone named");
-  run->add_option("--tolerance", args.tolerances, "with --baseline: how much worse GAUGE may get, GAUGE=N or GAUGE=P% "
-                                                  "(repeatable; default 0)")->allow_extra_args(false);
-  run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
-  run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
-                  "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
-  add_lane_options(*run, args.lane);
-  return run;
+  return lazy_subcommand(app, "run", "run scenarios and check them",
+                         [&args](CLI::App* run) {
+    add_sharded_paths(*run, args.inputs, args.shard, args.shard_durations);
+    run->add_option("--knob", args.knobs, "override a knob: NAME=VALUE (repeatable)")->allow_extra_args(false);
+    run->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+    run->add_option("--repeat", args.repeat, "run each scenario N times; all must give one digest");
+    run->add_flag("--validation", args.validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
+    run->add_option("--expectations", args.expectations, "known failures of backends (expectations.txt): an "
+                                                         "expected red passes, an unexpected pass fails");
+    run->add_option("--baseline", args.baseline, "hold every gauge to an earlier run's (its report folder or "
+                                                 "summary.json): worse is red, better is reported, new and gone named");
+    run->add_option("--tolerance", args.tolerances, "with --baseline: how much worse GAUGE may get, GAUGE=N or GAUGE=P% "
+                                                    "(repeatable; default 0)")->allow_extra_args(false);
+    run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
+    run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
+                    "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
+    add_lane_options(*run, args.lane);
+  });
 }
 
 CLI::App* add_replay(CLI::App& app, ReplayArgs& args) {
-  auto* replay = app.add_subcommand("replay", "replay a recording in a lane and check every reply");
-  replay->add_option("file", args.file, "a .tdrec recording")->required();
-  replay->add_flag("--no-compare", args.no_compare, "send the requests without checking the replies");
-  add_lane_options(*replay, args.lane);
-  return replay;
+  return lazy_subcommand(app, "replay", "replay a recording in a lane and check every reply",
+                         [&args](CLI::App* replay) {
+    replay->add_option("file", args.file, "a .tdrec recording")->required();
+    replay->add_flag("--no-compare", args.no_compare, "send the requests without checking the replies");
+    add_lane_options(*replay, args.lane);
+  });
 }
 
 CLI::App* add_list(CLI::App& app, ListArgs& args) {
-  auto* list = app.add_subcommand("list", "list scenarios by test name");
-  add_sharded_paths(*list, args.inputs, args.shard, args.shard_durations);
-  list->add_option("--ctest-file", args.ctest_file, "write CTest registrations to this file");
-  list->add_option("--tidemark", args.tidemark, "tidemark binary the registrations run");
-  list->add_option("--report-root", args.report_root, "report folder root for the registered runs");
-  list->add_option("--ledger", args.ledger, "also register a red-once test per scenario, checked against this ledger");
-  list->add_option("--expectations", args.expectations, "known failures the registered runs are judged against");
-  list->add_option("--lane", args.lanes, "register these lanes only (repeatable; default all four)")->allow_extra_args(false);
-  list->add_option("--backend", args.backends, "register runs on this backend in place of each scenario's own "
-                                               "(repeatable)")->allow_extra_args(false);
-  list->add_option("--label", args.labels, "another CTest label for every registered test (repeatable)")
-      ->allow_extra_args(false);
-  return list;
+  return lazy_subcommand(app, "list", "list scenarios by test name",
+                         [&args](CLI::App* list) {
+    add_sharded_paths(*list, args.inputs, args.shard, args.shard_durations);
+    list->add_option("--ctest-file", args.ctest_file, "write CTest registrations to this file");
+    list->add_option("--tidemark", args.tidemark, "tidemark binary the registrations run");
+    list->add_option("--report-root", args.report_root, "report folder root for the registered runs");
+    list->add_option("--ledger", args.ledger, "also register a red-once test per scenario, checked against this ledger");
+    list->add_option("--expectations", args.expectations, "known failures the registered runs are judged against");
+    list->add_option("--lane", args.lanes, "register these lanes only (repeatable; default all four)")->allow_extra_args(false);
+    list->add_option("--backend", args.backends, "register runs on this backend in place of each scenario's own "
+                                                 "(repeatable)")->allow_extra_args(false);
+    list->add_option("--label", args.labels, "another CTest label for every registered test (repeatable)")
+        ->allow_extra_args(false);
+  });
 }
 
 CLI::App* add_red_once(CLI::App& app, RedOnceArgs& args) {
-  auto* red_once = app.add_subcommand("red-once", "prove each scenario's checks with its negative controls");
-  add_sharded_paths(*red_once, args.inputs, args.shard, args.shard_durations);
-  red_once->add_option("--lane", args.lanes, "lanes to run (default: all four)")->allow_extra_args(false);
-  red_once->add_option("--ledger", args.ledger, "the ledger file (default red_once/ledger.txt)");
-  red_once->add_flag("--update-ledger", args.update_ledger, "rewrite the ledger lines of these scenarios");
-  red_once->add_option("--report", args.report, "report folder (default reports/run-<time>)");
-  return red_once;
+  return lazy_subcommand(app, "red-once", "prove each scenario's checks with its negative controls",
+                         [&args](CLI::App* red_once) {
+    add_sharded_paths(*red_once, args.inputs, args.shard, args.shard_durations);
+    red_once->add_option("--lane", args.lanes, "lanes to run (default: all four)")->allow_extra_args(false);
+    red_once->add_option("--ledger", args.ledger, "the ledger file (default red_once/ledger.txt)");
+    red_once->add_flag("--update-ledger", args.update_ledger, "rewrite the ledger lines of these scenarios");
+    red_once->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+  });
 }
 
 CLI::App* add_parity(CLI::App& app, ParityArgs& args) {
-  auto* parity = app.add_subcommand("parity", "run every scenario in every lane; digests must agree");
-  add_sharded_paths(*parity, args.inputs, args.shard, args.shard_durations);
-  parity->add_option("--report", args.report, "report folder (default reports/run-<time>)");
-  parity->add_flag("--replay", args.replay, "also record each scenario and replay it in every lane");
-  parity->add_option("--save-digests", args.save_digests, "write each scenario's digest to FILE (for --against)");
-  parity->add_option("--against", args.against,
-                     "digests saved by another build or machine (--save-digests): each must match");
-  return parity;
+  return lazy_subcommand(app, "parity", "run every scenario in every lane; digests must agree",
+                         [&args](CLI::App* parity) {
+    add_sharded_paths(*parity, args.inputs, args.shard, args.shard_durations);
+    parity->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+    parity->add_flag("--replay", args.replay, "also record each scenario and replay it in every lane");
+    parity->add_option("--save-digests", args.save_digests, "write each scenario's digest to FILE (for --against)");
+    parity->add_option("--against", args.against,
+                       "digests saved by another build or machine (--save-digests): each must match");
+  });
 }
 
 }  // namespace
@@ -96,26 +101,35 @@ void add_paths(CLI::App& command, std::vector<std::string>& inputs, const char* 
   command.add_option("paths", inputs, what)->required();
 }
 
+CLI::App* lazy_subcommand(CLI::App& parent, std::string name, std::string description,
+                          std::function<void(CLI::App*)> options) {
+  CLI::App* command = parent.add_subcommand(std::move(name), std::move(description));
+  command->preparse_callback([command, options = std::move(options)](std::size_t) { options(command); });
+  return command;
+}
+
 void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands) {
   commands.emplace_back(add_run(app, args.run), [&] { return run_command(args.run); });
   commands.emplace_back(add_replay(app, args.replay), [&] { return replay_command(args.replay); });
   commands.emplace_back(add_list(app, args.list), [&] { return list_command(args.list); });
   commands.emplace_back(add_red_once(app, args.red_once), [&] { return red_once_command(args.red_once); });
   commands.emplace_back(add_parity(app, args.parity), [&] { return parity_command(args.parity); });
-  auto* lint = app.add_subcommand("lint", "check that scenarios, their controls and the mutant catalogue fit together");
-  add_paths(*lint, args.lint_inputs);
-  lint->add_option("--expectations", args.lint_expectations, "also check that every known failure names a scenario, "
-                                                        "backend and check that exist");
+  auto* lint = lazy_subcommand(app, "lint", "check that scenarios, their controls and the mutant catalogue fit together", [&args](CLI::App* lint) {
+    add_paths(*lint, args.lint_inputs);
+    lint->add_option("--expectations", args.lint_expectations, "also check that every known failure names a scenario, "
+                                                          "backend and check that exist");
+  });
   commands.emplace_back(lint, [&] { return lint_command(args.lint_inputs, args.lint_expectations); });
-  auto* compare = app.add_subcommand("compare", "the same scenarios on each backend side by side: verdicts, device "
-                                                "gauges, image hashes (terminal, compare.html)");
-  add_paths(*compare, args.compare.inputs);
-  compare->add_option("--backend", args.compare.backends, "a backend to run on, or BACKEND@BUILD on a driver build of "
-                                                      "the drivers files (repeatable; default: each scenario's "
-                                                      "backends: list); each column is held to the first")->allow_extra_args(false);
-  compare->add_option("--expectations", args.compare.expectations, "known failures (expectations.txt)");
-  compare->add_option("--report", args.compare.report, "report folder (default reports/run-<time>)");
-  compare->add_option("--lane", args.compare.lane, "the lane every column runs in (default monolith)");
+  auto* compare = lazy_subcommand(app, "compare", "the same scenarios on each backend side by side: verdicts, device "
+                                                "gauges, image hashes (terminal, compare.html)", [&args](CLI::App* compare) {
+    add_paths(*compare, args.compare.inputs);
+    compare->add_option("--backend", args.compare.backends, "a backend to run on, or BACKEND@BUILD on a driver build of "
+                                                        "the drivers files (repeatable; default: each scenario's "
+                                                        "backends: list); each column is held to the first")->allow_extra_args(false);
+    compare->add_option("--expectations", args.compare.expectations, "known failures (expectations.txt)");
+    compare->add_option("--report", args.compare.report, "report folder (default reports/run-<time>)");
+    compare->add_option("--lane", args.compare.lane, "the lane every column runs in (default monolith)");
+  });
   commands.emplace_back(compare, [&] { return compare_command(args.compare); });
 }
 
