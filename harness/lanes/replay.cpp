@@ -62,19 +62,6 @@ std::optional<std::string> difference(FrameView recorded, const Frame& replayed)
                      replayed.payload.size());
 }
 
-// The hash of a recorded trace, hashed in pieces that are let go as they are read: a long run's
-// trace is megabytes a replay reads once.
-std::string recorded_trace_hash(const RecordingReader& reader, Bytes trace) {
-  constexpr size_t kPiece = size_t{1} << 20;
-  StreamHash hash;
-  for (size_t at = 0; at < trace.size(); at += kPiece) {
-    auto piece = trace.subspan(at, std::min(kPiece, trace.size() - at));
-    hash.add(piece);
-    reader.let_go(piece);
-  }
-  return hash.hex();
-}
-
 }  // namespace
 
 // One loop over the records, requests and replies interleaved as recorded: long, but its state
@@ -145,7 +132,9 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
       auto read = decode<TraceHash>(*replayed);
       if (!recorded || !read) return broken(index, "an unreadable trace reply");
       if (compare) {
-        std::string was = recorded_trace_hash(reader, recorded->bytes);
+        auto taken = reader.trace_hash_of(index);  // by the checking pass, as it read the file
+        std::string was = taken ? *taken : trace_hash(std::string_view(reinterpret_cast<const char*>(recorded->bytes.data()),
+                                                                      recorded->bytes.size()));
         if (was != read->hash || frame.sequence != replayed->sequence) {
           report.divergence = fmt::format("record #{} (reply to {}): recorded trace hash {} #{}, replayed {} #{}", index,
                                           awaited->second, was, frame.sequence, read->hash, replayed->sequence);

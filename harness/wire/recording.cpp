@@ -2,10 +2,12 @@
 
 #include "core/files.h"
 #include "wire/frame_io.h"
+#include "wire/messages.h"
 
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <iterator>
@@ -121,10 +123,15 @@ Result<RecordingReader> RecordingReader::open(const std::filesystem::path& file,
   TIDEMARK_TRY(pass, over(owner, bytes, file.string()));
   pass.mapped_ = owner.get();
   reader.verified_ = true;
-  if (checking == Checking::BeforeFirstRecord) {
+  auto check = [](RecordingReader pass) -> Result<TraceHashes> {
     TIDEMARK_CHECK(pass.read_through());
+    return std::move(pass.trace_hashes_);
+  };
+  if (checking == Checking::BeforeFirstRecord) {
+    TIDEMARK_TRY(hashes, check(std::move(pass)));
+    reader.trace_hashes_ = std::move(hashes);
   } else {
-    reader.pass_ = std::async(std::launch::async, [pass = std::move(pass)]() mutable { return pass.read_through(); });
+    reader.pass_ = std::async(std::launch::async, check, std::move(pass));
   }
   return std::move(reader);
 }
@@ -173,7 +180,10 @@ Result<RecordingReader> RecordingReader::over(std::shared_ptr<const void> owner,
 }
 
 Result<std::optional<RecordView>> RecordingReader::next_view() {
-  if (index_ >= 1 && pass_.valid()) TIDEMARK_CHECK(pass_.get());
+  if (index_ >= 1 && pass_.valid()) {
+    TIDEMARK_TRY(hashes, pass_.get());
+    trace_hashes_ = std::move(hashes);
+  }
   const uint64_t record_at = offset_;
   auto broken = [&](std::string what) -> std::unexpected<Error> {
     return fail(ErrorKind::BadInput, fmt::format("{}: record #{} at byte {}: {}", name_, index_ + 1, record_at, what));
@@ -201,6 +211,11 @@ Result<std::optional<RecordView>> RecordingReader::next_view() {
   if (!verified_ && offset_ - hashed_to_ >= kHashChunk) hash_up_to(offset_);
   read_up_to(offset_);
   ++index_;
+  if (!verified_ && mapped_ && header->op == Opcode::TraceBytes && direction == '<') {
+    const FrameView frame(header->op, header->sequence, bytes_.subspan(record_at + 1 + kHeaderBytes, header->length));
+    if (auto trace = decode<TraceBytes>(frame))  // an unreadable one is the replay's to name
+      trace_hashes_.emplace_back(index_, hash_letting_go(trace->bytes));
+  }
   return std::optional<RecordView>(RecordView{
       static_cast<Direction>(direction),
       FrameView(header->op, header->sequence, bytes_.subspan(record_at + 1 + kHeaderBytes, header->length))});
@@ -230,6 +245,25 @@ void RecordingReader::read_up_to(uint64_t offset) {
   if (offset - released_ < 2 * kReleaseEvery) return;
   mapped_->done_between(released_, offset - kReleaseEvery);
   released_ = offset - kReleaseEvery;
+}
+
+// A trace is megabytes: hashed in pieces whose pages are given back as they are read.
+std::string RecordingReader::hash_letting_go(std::span<const uint8_t> bytes) const {
+  constexpr size_t kPiece = size_t{1} << 20;
+  StreamHash hash;
+  for (size_t at = 0; at < bytes.size(); at += kPiece) {
+    auto piece = bytes.subspan(at, std::min(kPiece, bytes.size() - at));
+    hash.add(piece);
+    let_go(piece);
+  }
+  return hash.hex();
+}
+
+std::optional<std::string> RecordingReader::trace_hash_of(uint64_t record_index) const {
+  auto found = std::lower_bound(trace_hashes_.begin(), trace_hashes_.end(), record_index,
+                                [](const auto& entry, uint64_t index) { return entry.first < index; });
+  if (found == trace_hashes_.end() || found->first != record_index) return std::nullopt;
+  return found->second;
 }
 
 void RecordingReader::let_go(std::span<const uint8_t> bytes) const {

@@ -18,6 +18,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/digest.h"
 #include "core/files.h"
@@ -99,9 +101,10 @@ class RecordingReader {
   // The same, into a fresh Record; nullopt at the trailer.
   Result<std::optional<Record>> next();
   uint64_t records_read() const { return index_; }
-  // The caller is done with these bytes of a record it was handed: a mapped file's pages that
-  // lie wholly inside them are given back now, not when the reader passes them.
-  void let_go(std::span<const uint8_t> bytes) const;
+  // trace_hash() of the trace a TraceBytes reply carries, for the record last handed out (the
+  // index records_read() gives), when the checking pass of a mapped file took it as it read the
+  // bytes: a replay compares a long run's trace without reading megabytes a second time.
+  std::optional<std::string> trace_hash_of(uint64_t record_index) const;
 
  private:
   static Result<RecordingReader> over(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes,
@@ -113,12 +116,18 @@ class RecordingReader {
   Status read_through();  // every record and the trailer, checked
 
   void read_up_to(uint64_t offset);
+  std::string hash_letting_go(std::span<const uint8_t> bytes) const;  // as trace_hash() writes it
+  // Done with these bytes of a record: a mapped file's pages that
+  // lie wholly inside them are given back now, not when the reader passes them.
+  void let_go(std::span<const uint8_t> bytes) const;
   void hash_up_to(uint64_t offset);
 
   std::shared_ptr<const void> owner_;  // keeps `bytes_` alive
   const MappedFile* mapped_ = nullptr;  // `owner_`, when the bytes are a mapped file
   bool verified_ = false;               // a whole pass checked the bytes: no need to hash them again
-  std::future<Status> pass_;            // that pass, while it runs on a thread of its own
+  using TraceHashes = std::vector<std::pair<uint64_t, std::string>>;  // (record index, hash), in order
+  std::future<Result<TraceHashes>> pass_;  // that pass, while it runs on a thread of its own
+  TraceHashes trace_hashes_;           // what the pass took (on the pass: as it reads)
   uint64_t released_ = 0;               // the mapping's pages before this were given back
   uint64_t mapped_ahead_ = 0;           // and those up to this were mapped ahead of the reader
   std::span<const uint8_t> bytes_;

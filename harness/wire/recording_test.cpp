@@ -1,5 +1,7 @@
 #include "wire/recording.h"
 
+#include "wire/messages.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -203,6 +205,42 @@ TEST(Recording, ACheckAlongsideTheFirstRecordStopsBeforeTheSecond) {
   auto refused = RecordingReader::open(cut.path());
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().message, second.error().message);
+}
+
+// The checking pass takes the hash of each recorded trace as it reads it: the replay compares a
+// trace without reading it again. The hash is the one trace_hash() gives the bytes, for that
+// record only; a request that merely asks for the trace, and a reader of a stream (no pass), have none.
+TEST(Recording, TheCheckingPassTakesEachRecordedTracesHash) {
+  TempFile file("traces.tdrec");
+  std::string first_trace(3 << 20, 'a'), second_trace = "a short trace";
+  for (size_t i = 0; i < first_trace.size(); i += 4099) first_trace[i] = static_cast<char>(i % 251);
+  auto view = [](const std::string& text) { return Bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size()); };
+  {
+    auto writer = RecordingWriter::create(file.path(), sample_header());
+    ASSERT_TRUE(writer);
+    ASSERT_TRUE(writer->write(Direction::Request, Frame{Opcode::ReadTrace, 1, {}}));
+    ASSERT_TRUE(writer->write(Direction::Reply, make_frame(1, TraceBytes{view(first_trace)})));
+    ASSERT_TRUE(writer->write(Direction::Request, Frame{Opcode::ReadTrace, 2, {}}));
+    ASSERT_TRUE(writer->write(Direction::Reply, make_frame(2, TraceBytes{view(second_trace)})));
+    ASSERT_TRUE(writer->close());
+  }
+  const std::vector<std::optional<std::string>> expected = {std::nullopt, trace_hash(first_trace), std::nullopt,
+                                                            trace_hash(second_trace)};
+  for (auto checking : {RecordingReader::Checking::BeforeFirstRecord, RecordingReader::Checking::AlongsideFirstRecord}) {
+    auto reader = RecordingReader::open(file.path(), checking);
+    ASSERT_TRUE(reader) << reader.error().message;
+    for (const auto& hash : expected) {
+      auto record = reader->next();
+      ASSERT_TRUE(record && *record);
+      EXPECT_EQ(reader->trace_hash_of(reader->records_read()), hash) << "record #" << reader->records_read();
+    }
+  }
+  auto streamed = RecordingReader::open(std::make_unique<std::ifstream>(file.path(), std::ios::binary), "traces.tdrec");
+  ASSERT_TRUE(streamed);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_TRUE(streamed->next());
+    EXPECT_EQ(streamed->trace_hash_of(streamed->records_read()), std::nullopt);
+  }
 }
 
 }  // namespace
