@@ -7,8 +7,8 @@
 //
 // The queue holds kCapacity events (a fixed ring, made once). When it is full the producer
 // applies the queued events itself before it adds one: nothing is dropped and nothing grows.
-// The host thread sleeps until it is woken with events waiting: every kWakeAt-th push looks for
-// it asleep, so it sleeps with fewer than 2 * kWakeAt waiting, and a short run costs it one wake-up.
+// The host thread sleeps only with fewer than kWakeAt events waiting, and every kWakeAt-th push
+// looks for it asleep: it is woken before 2 * kWakeAt wait, and a short run costs it one wake-up.
 #pragma once
 
 #include <atomic>

@@ -117,8 +117,8 @@ class RecordingReader {
 
   void read_up_to(uint64_t offset);
   std::string hash_letting_go(std::span<const uint8_t> bytes) const;  // as trace_hash() writes it
-  // Done with these bytes of a record: a mapped file's pages that
-  // lie wholly inside them are given back now, not when the reader passes them.
+  // Done with these bytes of a record: a mapped file's pages that lie wholly inside them are
+  // given back now, not when the reader passes them.
   void let_go(std::span<const uint8_t> bytes) const;
   void hash_up_to(uint64_t offset);
 
