@@ -132,9 +132,10 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
       auto read = decode<TraceHash>(*replayed);
       if (!recorded || !read) return broken(index, "an unreadable trace reply");
       if (compare) {
-        auto taken = reader.trace_hash_of(index);  // by the checking pass, as it read the file
-        std::string was = taken ? *taken : trace_hash(std::string_view(reinterpret_cast<const char*>(recorded->bytes.data()),
-                                                                      recorded->bytes.size()));
+        // Taken by the checking pass as it read the file: every readable trace reply of a file has one.
+        auto taken = reader.trace_hash_of(index);
+        if (!taken) return broken(index, "an unreadable trace reply");
+        const std::string& was = *taken;
         if (was != read->hash || frame.sequence != replayed->sequence) {
           report.divergence = fmt::format("record #{} (reply to {}): recorded trace hash {} #{}, replayed {} #{}", index,
                                           awaited->second, was, frame.sequence, read->hash, replayed->sequence);

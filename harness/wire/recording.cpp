@@ -211,14 +211,11 @@ Result<std::optional<RecordView>> RecordingReader::next_view() {
   if (!verified_ && offset_ - hashed_to_ >= kHashChunk) hash_up_to(offset_);
   read_up_to(offset_);
   ++index_;
-  if (!verified_ && mapped_ && header->op == Opcode::TraceBytes && direction == '<') {
-    const FrameView frame(header->op, header->sequence, bytes_.subspan(record_at + 1 + kHeaderBytes, header->length));
+  const FrameView frame(header->op, header->sequence, bytes_.subspan(record_at + 1 + kHeaderBytes, header->length));
+  if (!verified_ && mapped_ && frame.op == Opcode::TraceBytes && direction == '<')
     if (auto trace = decode<TraceBytes>(frame))  // an unreadable one is the replay's to name
       trace_hashes_.emplace_back(index_, hash_letting_go(trace->bytes));
-  }
-  return std::optional<RecordView>(RecordView{
-      static_cast<Direction>(direction),
-      FrameView(header->op, header->sequence, bytes_.subspan(record_at + 1 + kHeaderBytes, header->length))});
+  return std::optional<RecordView>(RecordView{static_cast<Direction>(direction), frame});
 }
 
 // What the writer hashed piece by piece (the header's payload, then each record's direction and
