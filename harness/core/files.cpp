@@ -144,57 +144,85 @@ Result<std::optional<std::string>> read_file_if_present(const fs::path& file, st
   return std::optional<std::string>(std::move(text));
 }
 
-Result<MappedFile> MappedFile::map(const std::filesystem::path& file, std::string_view what) {
-  TIDEMARK_CHECK(check_given_file(file, what, std::numeric_limits<uint64_t>::max()));
-  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+Result<SequentialFile> SequentialFile::open(const std::filesystem::path& file, std::string_view what) {
+  TIDEMARK_TRY(size, check_given_file(file, what, std::numeric_limits<uint64_t>::max()));
+  SequentialFile opened;
+  opened.fd_ = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (opened.fd_ < 0)
     return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file: {}", file.string(), what, std::strerror(errno)));
-  struct stat info {};
-  MappedFile mapped;
-  if (::fstat(fd, &info) == 0 && info.st_size > 0) {
-    void* data = ::mmap(nullptr, static_cast<size_t>(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-    if (data != MAP_FAILED) {
-      mapped.data_ = data;
-      mapped.size_ = static_cast<size_t>(info.st_size);
-      ::madvise(data, mapped.size_, MADV_SEQUENTIAL);  // read front to back, once or twice
+  opened.name_ = fmt::format("{}: cannot read the {} file", file.string(), what);
+  opened.size_ = size;
+  ::posix_fadvise(opened.fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // the kernel reads further ahead
+  return opened;
+}
+
+Result<SequentialFile> SequentialFile::again() const {
+  SequentialFile second;
+  second.fd_ = ::fcntl(fd_, F_DUPFD_CLOEXEC, 0);
+  if (second.fd_ < 0) return fail(ErrorKind::Io, fmt::format("{}: {}", name_, std::strerror(errno)));
+  second.name_ = name_;
+  second.size_ = size_;
+  return second;
+}
+
+bool SequentialFile::holds(uint64_t at, uint64_t length) const {
+  const uint64_t end = at + std::min(length, size_ - std::min(at, size_));
+  return at >= held_at_ && end <= held_at_ + held_;
+}
+
+Result<std::span<const uint8_t>> SequentialFile::read(uint64_t at, uint64_t length) {
+  at = std::min(at, size_);
+  length = std::min(length, size_ - at);
+  if (holds(at, length)) return std::span<const uint8_t>(held_data_ + (at - held_at_), static_cast<size_t>(length));
+  unmap();
+  held_ = 0;
+  if (length > kPiece) {
+    static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t from = at / page * page;
+    mapping_length_ = static_cast<size_t>(at + length - from);
+    void* mapped = ::mmap(nullptr, mapping_length_, PROT_READ, MAP_PRIVATE, fd_, static_cast<off_t>(from));
+    if (mapped == MAP_FAILED) return fail(ErrorKind::Io, fmt::format("{}: {}", name_, std::strerror(errno)));
+    mapping_ = mapped;
+    held_data_ = static_cast<const uint8_t*>(mapped) + (at - from);
+  } else {
+    if (!buffer_) buffer_ = std::make_unique_for_overwrite<uint8_t[]>(kPiece);
+    const size_t piece = static_cast<size_t>(std::min<uint64_t>(kPiece, size_ - at));
+    for (size_t got = 0; got < piece;) {  // held_ is set only once the whole piece is in
+      const ssize_t n = ::pread(fd_, buffer_.get() + got, piece - got, static_cast<off_t>(at + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0)
+        return fail(ErrorKind::Io, fmt::format("{}: {}", name_, n < 0 ? std::strerror(errno) : "it shrank while it was read"));
+      got += static_cast<size_t>(n);
     }
+    held_data_ = buffer_.get();
   }
-  const int saved = errno;
-  ::close(fd);
-  if (info.st_size > 0 && !mapped.data_)
-    return fail(ErrorKind::Io, fmt::format("{}: cannot map the {} file: {}", file.string(), what, std::strerror(saved)));
-  return mapped;
+  held_ = mapping_ ? length : std::min<uint64_t>(kPiece, size_ - at);
+  held_at_ = at;
+  return std::span<const uint8_t>(held_data_, static_cast<size_t>(length));
 }
 
-namespace {
-// The pages from the one holding `from` to the last one wholly before `to`, clipped to the
-// mapping: the page `to` falls in is still being read.
-std::pair<size_t, size_t> pages_before(size_t from, size_t to, size_t size) {
-  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  return {from / page * page, std::min(to, size) / page * page};
-}
-}  // namespace
-
-void MappedFile::done_between(size_t from, size_t to) const {
-  auto [begin, end] = pages_before(from, to, size_);
-  if (data_ && end > begin) ::madvise(static_cast<char*>(data_) + begin, end - begin, MADV_DONTNEED);
+void SequentialFile::unmap() {
+  if (mapping_) ::munmap(mapping_, mapping_length_);
+  mapping_ = nullptr;
+  mapping_length_ = 0;
 }
 
-void MappedFile::will_read(size_t from, size_t to) const {
-  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const size_t begin = from / page * page;
-  const size_t end = std::min(to, size_);
-  if (data_ && end > begin) ::madvise(static_cast<char*>(data_) + begin, end - begin, MADV_POPULATE_READ);
-}
-
-MappedFile::MappedFile(MappedFile&& other) noexcept { *this = std::move(other); }
-MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
-  std::swap(data_, other.data_);
+SequentialFile::SequentialFile(SequentialFile&& other) noexcept { *this = std::move(other); }
+SequentialFile& SequentialFile::operator=(SequentialFile&& other) noexcept {
+  std::swap(fd_, other.fd_);
+  std::swap(name_, other.name_);
   std::swap(size_, other.size_);
+  std::swap(buffer_, other.buffer_);
+  std::swap(mapping_, other.mapping_);
+  std::swap(mapping_length_, other.mapping_length_);
+  std::swap(held_data_, other.held_data_);
+  std::swap(held_at_, other.held_at_);
+  std::swap(held_, other.held_);
   return *this;
 }
-MappedFile::~MappedFile() {
-  if (data_) ::munmap(data_, size_);
+SequentialFile::~SequentialFile() {
+  unmap();
+  if (fd_ >= 0) ::close(fd_);
 }
 
 std::optional<UnnamedFile> UnnamedFile::create() {

@@ -89,34 +89,65 @@ TEST(UnnamedFile, SavedUnderANameHoldsWhatWasAppended) {
   EXPECT_FALSE(fs::exists(dir / "third.pftrace"));
 }
 
-TEST(MappedFile, ReadsTheFileInPlaceAndRefusesWhatIsNotAFile) {
-  fs::path dir = fresh_dir("mapped");
+std::string text_of(std::span<const uint8_t> bytes) { return {reinterpret_cast<const char*>(bytes.data()), bytes.size()}; }
+
+TEST(SequentialFile, ReadsRangesThroughItsBufferAndRefusesWhatIsNotAFile) {
+  fs::path dir = fresh_dir("sequential");
   std::string content(3 << 20, 'x');
   for (size_t i = 0; i < content.size(); i += 4099) content[i] = static_cast<char>('a' + i % 26);
   ASSERT_TRUE(write_file_atomically(dir / "data.bin", content));
-  auto mapped = MappedFile::map(dir / "data.bin", "data");
-  ASSERT_TRUE(mapped) << mapped.error().message;
-  auto bytes = mapped->bytes();
-  ASSERT_EQ(bytes.size(), content.size());
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), content);
-  // Pages given back still read as the file: the advice changes residency only.
-  mapped->done_between(4097, bytes.size() - 1);
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), content);
-  mapped->done_between(0, bytes.size() + 4096);
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), content);
-  mapped->will_read(4097, bytes.size() + 4096);  // mapped ahead again after being given back
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), content);
+  auto file = SequentialFile::open(dir / "data.bin", "data");
+  ASSERT_TRUE(file) << file.error().message;
+  ASSERT_EQ(file->size(), content.size());
+  // Front to back in uneven steps, across the buffer's edges: every range reads as the file.
+  for (uint64_t at = 0; at < content.size(); at += 300007) {
+    auto bytes = file->read(at, 70001);
+    ASSERT_TRUE(bytes) << bytes.error().message;
+    EXPECT_EQ(text_of(*bytes), content.substr(at, 70001)) << at;
+  }
+  // A range the buffer holds is not read again; one longer than the buffer is read whole.
+  ASSERT_TRUE(file->read(4096, 100));
+  EXPECT_TRUE(file->holds(5000, 1000));
+  EXPECT_FALSE(file->holds(4000, 10));
+  auto longer = file->read(1, SequentialFile::kPiece * 2 + 5);
+  ASSERT_TRUE(longer);
+  EXPECT_EQ(text_of(*longer), content.substr(1, SequentialFile::kPiece * 2 + 5));
+  auto back = file->read(17, 3);  // and after it, a short range again
+  ASSERT_TRUE(back);
+  EXPECT_EQ(text_of(*back), content.substr(17, 3));
+  auto tail = file->read(content.size() - 2, 10);  // cut at the end
+  ASSERT_TRUE(tail);
+  EXPECT_EQ(text_of(*tail), content.substr(content.size() - 2));
+  // A second reader of the open file reads it even after its path names another file.
+  auto second = file->again();
+  ASSERT_TRUE(second);
+  ASSERT_TRUE(write_file_atomically(dir / "data.bin", "replaced"));
+  auto same = second->read(100, 50);
+  ASSERT_TRUE(same);
+  EXPECT_EQ(text_of(*same), content.substr(100, 50));
+  // A file that shrinks under its reader is an I/O error, never bytes from nowhere.
+  ASSERT_TRUE(write_file_atomically(dir / "shrinks.bin", content));
+  auto shrinking = SequentialFile::open(dir / "shrinks.bin", "data");
+  ASSERT_TRUE(shrinking);
+  fs::resize_file(dir / "shrinks.bin", 1000);
+  auto cut = shrinking->read(0, 2000);
+  ASSERT_FALSE(cut);
+  EXPECT_EQ(cut.error().kind, ErrorKind::Io);
+  EXPECT_EQ(cut.error().message, (dir / "shrinks.bin").string() + ": cannot read the data file: it shrank while it was read");
 
   ASSERT_TRUE(write_file_atomically(dir / "empty.bin", ""));
-  auto empty = MappedFile::map(dir / "empty.bin", "data");
+  auto empty = SequentialFile::open(dir / "empty.bin", "data");
   ASSERT_TRUE(empty);
-  EXPECT_TRUE(empty->bytes().empty());
+  EXPECT_EQ(empty->size(), 0u);
+  auto nothing = empty->read(0, 16);
+  ASSERT_TRUE(nothing);
+  EXPECT_TRUE(nothing->empty());
 
-  auto folder = MappedFile::map(dir, "recording");
+  auto folder = SequentialFile::open(dir, "recording");
   ASSERT_FALSE(folder);
   EXPECT_EQ(folder.error().kind, ErrorKind::BadInput);
   EXPECT_EQ(folder.error().message, dir.string() + ": expected a recording file, found a folder");
-  auto missing = MappedFile::map(dir / "nothing.tdrec", "recording");
+  auto missing = SequentialFile::open(dir / "nothing.tdrec", "recording");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().message, (dir / "nothing.tdrec").string() + ": expected a recording file, found nothing");
 }

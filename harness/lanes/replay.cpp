@@ -84,7 +84,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
   bool said_goodbye = false;
   uint64_t commands = 0;  // requests of the client API: not the handshake, goodbye or drains
   auto started = std::chrono::steady_clock::now();
-  RecordView record{};  // payloads are sent from the mapped recording, never copied
+  RecordView record{};  // payloads are sent from the reader's buffer, never copied
   Frame hello_frame;     // the one request this lane rewrites
   for (;;) {
     TIDEMARK_TRY(more, reader.next(record));

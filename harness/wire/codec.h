@@ -45,7 +45,7 @@ struct Frame {
   std::vector<uint8_t> payload;
 };
 
-// A frame whose payload lies elsewhere (a mapped recording, a read buffer): what a request
+// A frame whose payload lies elsewhere (a recording reader's buffer, a read buffer): what a request
 // needs to be sent, served or recorded, with no copy of its bytes.
 struct FrameView {
   Opcode op = Opcode::Ok;

@@ -113,15 +113,19 @@ RecordingWriter::~RecordingWriter() {
 }
 
 Result<RecordingReader> RecordingReader::open(const std::filesystem::path& file, Checking checking) {
-  TIDEMARK_TRY(mapped, MappedFile::map(file, "recording"));
-  auto owner = std::make_shared<MappedFile>(std::move(mapped));
-  const std::span<const uint8_t> bytes = owner->bytes();
-  TIDEMARK_TRY(reader, over(owner, bytes, file.string()));
-  reader.mapped_ = owner.get();
-  // The whole pass is a second reader over the same bytes: nothing is copied, each record is
-  // only checked and hashed; this one then hands the records out without hashing them again.
-  TIDEMARK_TRY(pass, over(owner, bytes, file.string()));
-  pass.mapped_ = owner.get();
+  TIDEMARK_TRY(opened, SequentialFile::open(file, "recording"));
+  // The whole pass is a second reader of the same open file (a path replaced meanwhile is not
+  // read): each record is only checked and hashed; this one then hands the records out
+  // without hashing them again.
+  TIDEMARK_TRY(again, opened.again());
+  RecordingReader first;
+  first.file_.emplace(std::move(opened));
+  first.name_ = file.string();
+  TIDEMARK_TRY(reader, start(std::move(first)));
+  RecordingReader second;
+  second.file_.emplace(std::move(again));
+  second.name_ = file.string();
+  TIDEMARK_TRY(pass, start(std::move(second)));
   reader.verified_ = true;
   auto check = [](RecordingReader pass) -> Result<TraceHashes> {
     TIDEMARK_CHECK(pass.read_through());
@@ -146,21 +150,20 @@ Status RecordingReader::read_through() {
 Result<RecordingReader> RecordingReader::open(std::unique_ptr<std::istream> in, std::string name) {
   auto bytes = std::make_shared<std::string>((std::istreambuf_iterator<char>(*in)), std::istreambuf_iterator<char>());
   if (in->bad()) return fail(ErrorKind::Io, fmt::format("cannot read {}", name));
-  std::span<const uint8_t> view(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
-  return over(std::move(bytes), view, std::move(name));
+  RecordingReader reader;
+  reader.whole_ = std::move(bytes);
+  reader.name_ = std::move(name);
+  return start(std::move(reader));
 }
 
-Result<RecordingReader> RecordingReader::over(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes,
-                                              std::string name) {
-  RecordingReader reader;
-  reader.owner_ = std::move(owner);
-  reader.bytes_ = bytes;
-  reader.name_ = std::move(name);
+Result<RecordingReader> RecordingReader::start(RecordingReader reader) {
+  reader.size_ = reader.file_ ? reader.file_->size() : reader.whole_->size();
   constexpr size_t kStart = 16;  // magic, version, header length
-  if (bytes.size() < kStart || std::memcmp(bytes.data(), kRecordingMagic.data(), kRecordingMagic.size()) != 0)
+  TIDEMARK_TRY(start, reader.bytes_at(0, kStart));
+  if (start.size() < kStart || std::memcmp(start.data(), kRecordingMagic.data(), kRecordingMagic.size()) != 0)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a Tidemark recording (magic TDMKREC), found something else",
                                                  reader.name_));
-  Reader fields{bytes.subspan(kRecordingMagic.size(), 8)};
+  Reader fields{start.subspan(kRecordingMagic.size(), 8)};
   uint32_t version = *fields.u32();  // 16 bytes are there: both fields are
   if (version != kRecordingVersion && version != 3)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected recording format version 3 or {}, found {}", reader.name_,
@@ -169,14 +172,39 @@ Result<RecordingReader> RecordingReader::over(std::shared_ptr<const void> owner,
   if (length > kMaxRecordingHeaderBytes)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a header of at most {} bytes, found {}", reader.name_,
                                                  kMaxRecordingHeaderBytes, length));
-  if (bytes.size() - kStart < length) return fail(ErrorKind::BadInput, fmt::format("{}: truncated header", reader.name_));
-  auto payload = bytes.subspan(kStart, length);
+  if (reader.size_ - kStart < length) return fail(ErrorKind::BadInput, fmt::format("{}: truncated header", reader.name_));
+  TIDEMARK_TRY(payload, reader.bytes_at(kStart, length));
   auto header = decode_header_payload(payload, version);
   if (!header) return fail(ErrorKind::BadInput, fmt::format("{}: header: {}", reader.name_, header.error().message));
   reader.header_ = std::move(*header);
-  reader.offset_ = reader.records_at_ = kStart + length;
+  reader.offset_ = kStart + length;
   reader.hashed_to_ = kStart;
   return reader;
+}
+
+Result<std::span<const uint8_t>> RecordingReader::bytes_at(uint64_t at, uint64_t length) {
+  if (!file_) {
+    const auto whole = std::span(reinterpret_cast<const uint8_t*>(whole_->data()), whole_->size());
+    at = std::min<uint64_t>(at, whole.size());
+    return whole.subspan(at, std::min<uint64_t>(length, whole.size() - at));
+  }
+  if (!verified_ && hashed_to_ != 0 && !file_->holds(at, length)) TIDEMARK_CHECK(hash_up_to(at));
+  return file_->read(at, length);
+}
+
+// What the writer hashed piece by piece (the header's payload, then each record's direction and
+// encoded frame) lies in one run: it is hashed in long pieces (what the file's buffer holds, or
+// a whole stream), not record by record, which cost the streaming state a copy of every small
+// record into its own buffer. The pieces are hashed before they leave the buffer: from a record's
+// start, every byte back to hashed_to_ is still in it.
+Status RecordingReader::hash_up_to(uint64_t offset) {
+  if (file_ && !file_->holds(hashed_to_, offset - hashed_to_))
+    return fail(ErrorKind::Fatal, fmt::format("{}: bytes {}..{} left the buffer before they were hashed", name_,
+                                                 hashed_to_, offset));
+  TIDEMARK_TRY(run, bytes_at(hashed_to_, offset - hashed_to_));
+  digest_.add(run);
+  hashed_to_ = offset;
+  return {};
 }
 
 Result<std::optional<RecordView>> RecordingReader::next_view() {
@@ -188,11 +216,12 @@ Result<std::optional<RecordView>> RecordingReader::next_view() {
   auto broken = [&](std::string what) -> std::unexpected<Error> {
     return fail(ErrorKind::BadInput, fmt::format("{}: record #{} at byte {}: {}", name_, index_ + 1, record_at, what));
   };
-  const size_t left = bytes_.size() - offset_;
+  const uint64_t left = size_ - offset_;
   if (left == 0)
     return broken(fmt::format("expected a record or the trailer, found the end of the file (cut after {} records)",
                               index_));
-  const uint8_t direction = bytes_[offset_];
+  TIDEMARK_TRY(head, bytes_at(record_at, 1 + kHeaderBytes));
+  const uint8_t direction = head[0];
   if (direction == kTrailerMark) {
     TIDEMARK_CHECK(trailer());
     return std::optional<RecordView>();
@@ -201,59 +230,21 @@ Result<std::optional<RecordView>> RecordingReader::next_view() {
     return broken(fmt::format("expected a direction ('>', '<') or the trailer ('E'), found byte {}", direction));
   if (left == 1) return broken("a direction byte with no frame after it");
   if (left - 1 < kHeaderBytes) return broken(fmt::format("truncated frame header: {} of {} bytes", left - 1, kHeaderBytes));
-  auto header = decode_header(bytes_.subspan(offset_ + 1).first<kHeaderBytes>());
+  auto header = decode_header(head.subspan(1).first<kHeaderBytes>());
   if (!header) return broken(header.error().message);
-  const size_t have = left - 1 - kHeaderBytes;
+  const uint64_t have = left - 1 - kHeaderBytes;
   if (have < header->length)
     return broken(fmt::format("truncated {} frame: {} of {} bytes", to_string(header->op), have, header->length));
-  const size_t record_bytes = 1 + kHeaderBytes + header->length;
+  const uint64_t record_bytes = 1 + kHeaderBytes + header->length;
+  TIDEMARK_TRY(record, bytes_at(record_at, record_bytes));
   offset_ += record_bytes;
-  if (!verified_ && offset_ - hashed_to_ >= kHashChunk) hash_up_to(offset_);
-  read_up_to(offset_);
   ++index_;
-  const FrameView frame(header->op, header->sequence, bytes_.subspan(record_at + 1 + kHeaderBytes, header->length));
-  if (!verified_ && mapped_ && frame.op == Opcode::TraceBytes && direction == '<')
+  const FrameView frame(header->op, header->sequence, record.subspan(1 + kHeaderBytes));
+  if (!verified_ && file_ && frame.op == Opcode::TraceBytes && direction == '<')
     if (auto trace = decode<TraceBytes>(frame))  // an unreadable one is the replay's to name
-      trace_hashes_.emplace_back(index_, hash_letting_go(trace->bytes));
+      trace_hashes_.emplace_back(
+          index_, trace_hash(std::string_view(reinterpret_cast<const char*>(trace->bytes.data()), trace->bytes.size())));
   return std::optional<RecordView>(RecordView{static_cast<Direction>(direction), frame});
-}
-
-// What the writer hashed piece by piece (the header's payload, then each record's direction and
-// encoded frame) lies in one run: it is hashed in long pieces, not record by record, which
-// cost the streaming state a copy of every small record into its own buffer.
-void RecordingReader::hash_up_to(uint64_t offset) {
-  digest_.add(bytes_.subspan(hashed_to_, offset - hashed_to_));
-  hashed_to_ = offset;
-}
-
-// A mapped file is read in windows: the next 2 MiB are mapped in one call when the reader is
-// half-way through the window before (a fault every 16 pages, and the madvise calls that gave
-// pages back every 256 KiB, were a tenth of a 100 000-respecify replay), and every 1 MiB read
-// the pages behind are given back: the payload the last view points into is always after them.
-void RecordingReader::read_up_to(uint64_t offset) {
-  if (!mapped_) return;
-  constexpr uint64_t kMapAhead = uint64_t{2} << 20;
-  constexpr uint64_t kReleaseEvery = uint64_t{1} << 20;
-  if (offset + kMapAhead / 2 > mapped_ahead_) {
-    const uint64_t from = std::max(mapped_ahead_, offset);
-    mapped_ahead_ = std::min<uint64_t>(from + kMapAhead, bytes_.size());
-    mapped_->will_read(from, mapped_ahead_);
-  }
-  if (offset - released_ < 2 * kReleaseEvery) return;
-  mapped_->done_between(released_, offset - kReleaseEvery);
-  released_ = offset - kReleaseEvery;
-}
-
-// A trace is megabytes: hashed in pieces whose pages are given back as they are read.
-std::string RecordingReader::hash_letting_go(std::span<const uint8_t> bytes) const {
-  constexpr size_t kPiece = size_t{1} << 20;
-  StreamHash hash;
-  for (size_t at = 0; at < bytes.size(); at += kPiece) {
-    auto piece = bytes.subspan(at, std::min(kPiece, bytes.size() - at));
-    hash.add(piece);
-    let_go(piece);
-  }
-  return hash.hex();
 }
 
 std::optional<std::string> RecordingReader::trace_hash_of(uint64_t record_index) const {
@@ -261,12 +252,6 @@ std::optional<std::string> RecordingReader::trace_hash_of(uint64_t record_index)
                                 [](const auto& entry, uint64_t index) { return entry.first < index; });
   if (found == trace_hashes_.end() || found->first != record_index) return std::nullopt;
   return found->second;
-}
-
-void RecordingReader::let_go(std::span<const uint8_t> bytes) const {
-  if (!mapped_ || bytes.empty()) return;
-  const auto from = static_cast<size_t>(bytes.data() - bytes_.data());
-  mapped_->done_between(from, from + bytes.size());
 }
 
 Result<bool> RecordingReader::next(RecordView& record) {
@@ -299,18 +284,19 @@ Status RecordingReader::trailer() {
     return fail(ErrorKind::BadInput, fmt::format("{}: trailer at byte {}: {}", name_, offset_, what));
   };
   constexpr size_t kTrailerBytes = 1 + 16;
-  if (bytes_.size() - offset_ < kTrailerBytes) return broken("cut short");
-  Reader fields{bytes_.subspan(offset_ + 1, 16)};
+  if (size_ - offset_ < kTrailerBytes) return broken("cut short");
+  TIDEMARK_TRY(trailer, bytes_at(offset_, kTrailerBytes));
+  Reader fields{trailer.subspan(1)};
   uint64_t count = *fields.u64();  // 16 bytes are there: both fields are
   uint64_t digest = *fields.u64();
   if (count != index_) return broken(fmt::format("expected {} records, found {} before it", count, index_));
-  if (!verified_) hash_up_to(offset_);
+  if (!verified_) TIDEMARK_CHECK(hash_up_to(offset_));
   const uint64_t actual = verified_ ? digest : digest_.value();
   if (actual != digest)
     return broken(fmt::format("the records' digest {:016x} is not the one recorded ({:016x}): parts of two "
                               "recordings, or bytes changed",
                               actual, digest));
-  if (bytes_.size() - offset_ > kTrailerBytes) return broken("bytes after the trailer");
+  if (size_ - offset_ > kTrailerBytes) return broken("bytes after the trailer");
   return {};
 }
 

@@ -1,6 +1,6 @@
 // Recordings: the client->server frames of a session and the server's replies, in order,
-// behind a small header. Lane-independent: any lane can replay them. A file is read where it
-// lies (mapped), one record at a time, so a long recording is never copied into memory whole.
+// behind a small header. Lane-independent: any lane can replay them. A file is read front to
+// back through one buffer, a record at a time, so a long recording is never in memory whole.
 //
 // File: magic "TDMKREC\0", u32 format version, u32 header length, header (scenario name,
 // target width and height, knobs, mutant); then records: u8 direction ('>' request,
@@ -75,15 +75,15 @@ class RecordingWriter {
   bool closed_ = false;
 };
 
-// Reads a recording in place: records are decoded from the bytes where they lie (a mapped
-// file, or a stream read once into memory), and a record's payload is copied only into the
+// Reads a recording: records are decoded from the bytes where they lie (the file reader's
+// buffer, or a stream read once into memory), and a record's payload is copied only into the
 // caller's reusable Record.
 class RecordingReader {
  public:
   // `name` is used in errors ("file.tdrec: record #12 ..."). The stream is read whole; its
   // records are checked as next() reaches them.
   static Result<RecordingReader> open(std::unique_ptr<std::istream> in, std::string name);
-  // A file is mapped and checked whole, up to its trailer, before any record but the first is
+  // A file is checked whole, up to its trailer, before any record but the first is
   // handed out: a cut or corrupted recording is refused before anything past its hello is
   // replayed. With `Checking::AlongsideFirstRecord` that pass runs on a thread of its own while
   // the first record is handed out (replay's hello starts the device, which takes as long as
@@ -96,49 +96,42 @@ class RecordingReader {
   // The next record into `record` (its payload's storage is reused); false at the trailer,
   // once it matches. Errors name the record index and byte offset.
   Result<bool> next(Record& record);
-  // The same as a view, valid while the reader lives: replay sends payloads from where they lie.
+  // The same as a view, valid until the next call: replay sends payloads from where they lie.
   Result<bool> next(RecordView& record);
   // The same, into a fresh Record; nullopt at the trailer.
   Result<std::optional<Record>> next();
   uint64_t records_read() const { return index_; }
   // trace_hash() of the trace a TraceBytes reply carries, for the record last handed out (the
-  // index records_read() gives), when the checking pass of a mapped file took it as it read the
+  // index records_read() gives), when the checking pass of a file took it as it read the
   // bytes: a replay compares a long run's trace without reading megabytes a second time.
   std::optional<std::string> trace_hash_of(uint64_t record_index) const;
 
  private:
-  static Result<RecordingReader> over(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes,
-                                      std::string name);
+  // Reads and checks the header of the reader's bytes (a file or a whole stream).
+  static Result<RecordingReader> start(RecordingReader reader);
   // The next record, checked (and hashed on the checking pass), without a copy; nullopt at
   // the trailer.
   Result<std::optional<RecordView>> next_view();
   Status trailer();
   Status read_through();  // every record and the trailer, checked
+  // The bytes of [at, at + length), cut at the end; valid until the next call. On the checking
+  // pass of a file, the bytes before `at` are hashed before they leave the file's buffer.
+  Result<std::span<const uint8_t>> bytes_at(uint64_t at, uint64_t length);
+  Status hash_up_to(uint64_t offset);
 
-  void read_up_to(uint64_t offset);
-  std::string hash_letting_go(std::span<const uint8_t> bytes) const;  // as trace_hash() writes it
-  // Done with these bytes of a record: a mapped file's pages that lie wholly inside them are
-  // given back now, not when the reader passes them.
-  void let_go(std::span<const uint8_t> bytes) const;
-  void hash_up_to(uint64_t offset);
-
-  std::shared_ptr<const void> owner_;  // keeps `bytes_` alive
-  const MappedFile* mapped_ = nullptr;  // `owner_`, when the bytes are a mapped file
+  std::optional<SequentialFile> file_;   // a file's bytes, read piece by piece
+  std::shared_ptr<const std::string> whole_;  // or a stream's, read whole
+  uint64_t size_ = 0;
   bool verified_ = false;               // a whole pass checked the bytes: no need to hash them again
   using TraceHashes = std::vector<std::pair<uint64_t, std::string>>;  // (record index, hash), in order
   std::future<Result<TraceHashes>> pass_;  // that pass, while it runs on a thread of its own
   TraceHashes trace_hashes_;           // what the pass took (on the pass: as it reads)
-  uint64_t released_ = 0;               // the mapping's pages before this were given back
-  uint64_t mapped_ahead_ = 0;           // and those up to this were mapped ahead of the reader
-  std::span<const uint8_t> bytes_;
   std::string name_;
   RecordingHeader header_;
   uint64_t index_ = 0;
   uint64_t offset_ = 0;
-  uint64_t records_at_ = 0;  // where the first record starts
   uint64_t hashed_to_ = 0;   // the digest has the bytes from the header's payload up to here
   StreamHash digest_;
-  static constexpr uint64_t kHashChunk = uint64_t{1} << 20;  // well before pages are given back
 };
 
 }  // namespace tidemark::wire

@@ -207,6 +207,49 @@ TEST(Recording, ACheckAlongsideTheFirstRecordStopsBeforeTheSecond) {
   EXPECT_EQ(refused.error().message, second.error().message);
 }
 
+// Check that the pass of a file hashes every byte however the file's reader holds them: a
+// recording of many buffers' worth of records, with a record longer than a buffer in the middle,
+// reads back whole and equal; one byte changed anywhere in a payload (across the buffer's edges,
+// inside the long record, in the last record) is refused by the trailer's hash.
+TEST(Recording, EveryByteOfALongFileIsChecked) {
+  TempFile file("long.tdrec");
+  std::vector<Frame> frames;
+  for (uint32_t i = 1; i <= 12000; ++i) {
+    Frame frame{Opcode::BufferData, i, std::vector<uint8_t>(150 + i % 200, static_cast<uint8_t>(i))};
+    if (i == 6000) frame.payload.assign((5 << 20) / 2, 7);  // 2.5 MiB: longer than a buffer
+    frames.push_back(std::move(frame));
+  }
+  {
+    auto writer = RecordingWriter::create(file.path(), sample_header());
+    ASSERT_TRUE(writer);
+    for (const auto& frame : frames) ASSERT_TRUE(writer->write(Direction::Request, frame));
+    ASSERT_TRUE(writer->close());
+  }
+  auto read_all = [&](const std::filesystem::path& path) -> std::string {
+    auto reader = RecordingReader::open(path);
+    if (!reader) return reader.error().message;
+    for (size_t i = 0;; ++i) {
+      auto record = reader->next();
+      if (!record) return record.error().message;
+      if (!*record) return i == frames.size() ? "" : "ended early";
+      if ((*record)->frame.payload != frames[i].payload) return "record " + std::to_string(i + 1) + " differs";
+    }
+  };
+  EXPECT_EQ(read_all(file.path()), "");
+  std::ifstream in(file.path(), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 5u << 20);
+  const size_t piece = SequentialFile::kPiece;
+  for (size_t at : {piece - 1, piece, piece + 1, 2 * piece + 100, bytes.size() / 2, bytes.size() - 40}) {
+    TempFile changed("changed.tdrec");
+    std::string copy = bytes;
+    copy[at] ^= 0x5a;
+    std::ofstream(changed.path(), std::ios::binary) << copy;
+    const std::string error = read_all(changed.path());
+    EXPECT_NE(error.find("is not the one recorded"), std::string::npos) << "byte " << at << ": " << error;
+  }
+}
+
 // The checking pass takes the hash of each recorded trace as it reads it: the replay compares a
 // trace without reading it again. The hash is the one trace_hash() gives the bytes, for that
 // record only; a request that merely asks for the trace, and a reader of a stream (no pass), have none.
