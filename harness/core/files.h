@@ -77,7 +77,7 @@ class UnnamedFile {
   uint64_t size_ = 0;
 };
 
-// A file read front to back through one reused buffer (pread): a 36 MB recording costs a 1 MiB
+// A file read front to back through one reused buffer (pread): a 36 MB recording costs a 256 KiB
 // buffer of resident memory. Mapping the whole file cost more: each freshly mapped page stalls
 // its first reader (a fault, and on a paravirtualised machine the hypervisor's page tables too),
 // where the buffer stays mapped; a 100 000-respecify replay read this way is 4 % faster. Only a
@@ -86,7 +86,9 @@ class UnnamedFile {
 // the size.
 class SequentialFile {
  public:
-  static constexpr size_t kPiece = size_t{1} << 20;  // what one read from the file asks for
+  // What one read from the file asks for: small enough that the records read from the buffer are
+  // still in the CPU's cache (2 % faster than 1 MiB; 64 to 256 KiB are alike).
+  static constexpr size_t kPiece = size_t{256} << 10;
   static Result<SequentialFile> open(const std::filesystem::path& file, std::string_view what);
   SequentialFile(SequentialFile&& other) noexcept;
   SequentialFile& operator=(SequentialFile&& other) noexcept;
