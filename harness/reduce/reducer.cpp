@@ -6,16 +6,8 @@
 
 #include <regex>
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <cstring>
 #include <deque>
 #include <set>
 #include <thread>
@@ -23,6 +15,7 @@
 
 #include "core/files.h"
 #include "reduce/ddmin.h"
+#include "reduce/judge_worker.h"
 #include "reduce/scenario_text.h"
 #include "runner/runner.h"
 #include "session/builtin_backends.h"
@@ -118,101 +111,6 @@ std::optional<Verdict> decode_verdict(const std::string& text) {
   return verdict;
 }
 
-bool write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
-bool read_exact(int fd, char* out, size_t size) {
-  while (size > 0) {
-    ssize_t n = ::read(fd, out, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    out += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-// A message down a pipe: its length (8 bytes, this machine's order: both ends are one
-// program), then its bytes.
-bool send_message(int fd, std::string_view bytes) {
-  uint64_t size = bytes.size();
-  return write_all(fd, std::string_view(reinterpret_cast<const char*>(&size), sizeof size)) && write_all(fd, bytes);
-}
-std::optional<std::string> receive_message(int fd) {
-  uint64_t size = 0;
-  if (!read_exact(fd, reinterpret_cast<char*>(&size), sizeof size)) return std::nullopt;
-  std::string bytes(size, '\0');
-  if (!read_exact(fd, bytes.data(), bytes.size())) return std::nullopt;
-  return bytes;
-}
-
-// A forked copy of the reducer that judges the candidates it is sent, one at a time, for as
-// long as the reducer runs: threads in one process were serialised inside the driver (1.2x on
-// two cores), a copy forked per candidate paid for its page tables each time (slower than one
-// thread); copies that live give 1.7x. A candidate that crashes the code under test takes only
-// its copy with it, and a new one takes its place.
-class Worker {
- public:
-  template <class Judge>
-  static std::unique_ptr<Worker> start(const Judge& judge) {
-    int to_child[2], from_child[2];
-    if (::pipe2(to_child, O_CLOEXEC) != 0) return nullptr;
-    if (::pipe2(from_child, O_CLOEXEC) != 0) {
-      ::close(to_child[0]);
-      ::close(to_child[1]);
-      return nullptr;
-    }
-    std::fflush(nullptr);
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      ::close(to_child[1]);
-      ::close(from_child[0]);
-      while (auto text = receive_message(to_child[0]))
-        if (!send_message(from_child[1], encode_verdict(judge(*text)))) break;
-      ::_exit(0);  // no atexit handlers, no driver teardown: a copy's only output is its verdicts
-    }
-    ::close(to_child[0]);
-    ::close(from_child[1]);
-    if (pid < 0) {
-      ::close(to_child[1]);
-      ::close(from_child[0]);
-      return nullptr;
-    }
-    return std::unique_ptr<Worker>(new Worker(pid, to_child[1], from_child[0]));
-  }
-  Worker(const Worker&) = delete;
-  Worker& operator=(const Worker&) = delete;
-  ~Worker() {
-    ::close(to_);
-    ::close(from_);
-    ::kill(pid_, SIGKILL);
-    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {}
-  }
-  bool send(const std::string& text) { return send_message(to_, text); }
-  // The verdict on what was sent; a copy that died instead is reaped and said so.
-  std::optional<Verdict> receive(Verdict& crashed) {
-    if (auto reply = receive_message(from_))
-      if (auto verdict = decode_verdict(*reply)) return verdict;
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
-    crashed.runs = 1;
-    crashed.seen = WIFSIGNALED(status) ? fmt::format("the candidate's run was killed by signal {}", WTERMSIG(status))
-                                       : fmt::format("the candidate's judge exited {}", WEXITSTATUS(status));
-    return std::nullopt;
-  }
-
- private:
-  Worker(pid_t pid, int to, int from) : pid_(pid), to_(to), from_(from) {}
-  pid_t pid_;
-  int to_;
-  int from_;
-};
-
 class Reducer {
  public:
   Reducer(ScenarioText text, fs::path file, const ReduceOptions& options)
@@ -237,9 +135,15 @@ class Reducer {
     // The first candidate of all is judged here: the drivers it loads stay loaded (the Vulkan
     // backend keeps them), so the copies forked after it never open and relocate them again.
     if (workers_.empty() && !todo.empty()) {
+      const auto began = std::chrono::steady_clock::now();
       verdicts[0] = judge_text(texts[todo[0]]);
+      // A candidate is the input with parts cut: one that runs ten times as long as the input
+      // did (and over 30 s) is stuck, in the code under test or in a wait nothing will end.
+      deadline_ = std::max<std::chrono::milliseconds>(
+          std::chrono::seconds(30),
+          10 * std::chrono::ceil<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began));
       next = 1;
-      for (unsigned w = 0; w < jobs_; ++w) workers_.push_back(Worker::start(judge_in_copy_));
+      for (unsigned w = 0; w < jobs_; ++w) workers_.push_back(JudgeWorker::start(judge_in_copy_));
     }
     std::deque<size_t> idle;
     for (size_t w = 0; w < workers_.size(); ++w) idle.push_back(w);
@@ -250,7 +154,7 @@ class Reducer {
         idle.pop_front();
         if (!workers_[w] || !workers_[w]->send(texts[todo[next]])) {
           verdicts[next] = judge_text(texts[todo[next]]);  // no copy to send it to: judged here
-          workers_[w] = Worker::start(judge_in_copy_);
+          workers_[w] = JudgeWorker::start(judge_in_copy_);
           idle.push_back(w);
         } else {
           busy.emplace_back(next, w);
@@ -260,12 +164,18 @@ class Reducer {
       }
       auto [k, w] = busy.front();
       busy.pop_front();
-      Verdict crashed;
-      if (auto verdict = workers_[w]->receive(crashed)) {
+      std::string why;
+      std::optional<Verdict> verdict;
+      if (auto reply = workers_[w]->receive(deadline_, why)) {
+        verdict = decode_verdict(*reply);
+        if (!verdict) why = "the candidate's judge gave an unreadable verdict";
+      }
+      if (verdict) {
         verdicts[k] = std::move(*verdict);
-      } else {
-        verdicts[k] = std::move(crashed);
-        workers_[w] = Worker::start(judge_in_copy_);
+      } else {  // a copy that crashed, hung or garbled its verdict: the candidate is not interesting
+        verdicts[k].runs = 1;
+        verdicts[k].seen = std::move(why);
+        workers_[w] = JudgeWorker::start(judge_in_copy_);
       }
       idle.push_back(w);
     }
@@ -377,8 +287,9 @@ class Reducer {
   unsigned jobs_ = 1;
   std::chrono::steady_clock::time_point started_;
   std::unordered_map<std::string, Verdict> cache_;
-  std::function<Verdict(const std::string&)> judge_in_copy_ = [this](const std::string& text) { return judge_text(text); };
-  std::vector<std::unique_ptr<Worker>> workers_;
+  JudgeWorker::Judge judge_in_copy_ = [this](const std::string& text) { return encode_verdict(judge_text(text)); };
+  std::chrono::milliseconds deadline_{0};  // for a copy's verdict: set when the first candidate is judged
+  std::vector<std::unique_ptr<JudgeWorker>> workers_;
   Progress progress_;
 };
 
