@@ -177,6 +177,11 @@ Result<std::span<const uint8_t>> SequentialFile::read(uint64_t at, uint64_t leng
   unmap();
   held_ = 0;
   if (length > kPiece) {
+    // A mapped page past the file's end would be a SIGBUS where it is touched: a file that
+    // shrank is refused here, as a read would refuse it.
+    struct stat now {};
+    if (::fstat(fd_, &now) != 0 || static_cast<uint64_t>(now.st_size) < at + length)
+      return fail(ErrorKind::Io, fmt::format("{}: it shrank while it was read", name_));
     static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
     const uint64_t from = at / page * page;
     mapping_length_ = static_cast<size_t>(at + length - from);

@@ -134,6 +134,9 @@ TEST(SequentialFile, ReadsRangesThroughItsBufferAndRefusesWhatIsNotAFile) {
   ASSERT_FALSE(cut);
   EXPECT_EQ(cut.error().kind, ErrorKind::Io);
   EXPECT_EQ(cut.error().message, (dir / "shrinks.bin").string() + ": cannot read the data file: it shrank while it was read");
+  auto cut_long = shrinking->read(0, SequentialFile::kPiece * 2);  // mapped: refused, not a SIGBUS
+  ASSERT_FALSE(cut_long);
+  EXPECT_EQ(cut_long.error().message, cut.error().message);
 
   ASSERT_TRUE(write_file_atomically(dir / "empty.bin", ""));
   auto empty = SequentialFile::open(dir / "empty.bin", "data");
