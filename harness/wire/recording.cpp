@@ -148,21 +148,20 @@ Status RecordingReader::read_through() {
 }
 
 Result<RecordingReader> RecordingReader::open(std::unique_ptr<std::istream> in, std::string name) {
-  auto bytes = std::make_shared<std::string>((std::istreambuf_iterator<char>(*in)), std::istreambuf_iterator<char>());
-  if (in->bad()) return fail(ErrorKind::Io, fmt::format("cannot read {}", name));
   RecordingReader reader;
-  reader.whole_ = std::move(bytes);
+  reader.whole_.assign(std::istreambuf_iterator<char>(*in), std::istreambuf_iterator<char>());
+  if (in->bad()) return fail(ErrorKind::Io, fmt::format("cannot read {}", name));
   reader.name_ = std::move(name);
   return start(std::move(reader));
 }
 
 Result<RecordingReader> RecordingReader::start(RecordingReader reader) {
-  reader.size_ = reader.file_ ? reader.file_->size() : reader.whole_->size();
   constexpr size_t kStart = 16;  // magic, version, header length
   TIDEMARK_TRY(start, reader.bytes_at(0, kStart));
   if (start.size() < kStart || std::memcmp(start.data(), kRecordingMagic.data(), kRecordingMagic.size()) != 0)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a Tidemark recording (magic TDMKREC), found something else",
                                                  reader.name_));
+  reader.hashed_to_ = kStart;  // the digest starts at the header's payload
   Reader fields{start.subspan(kRecordingMagic.size(), 8)};
   uint32_t version = *fields.u32();  // 16 bytes are there: both fields are
   if (version != kRecordingVersion && version != 3)
@@ -172,23 +171,22 @@ Result<RecordingReader> RecordingReader::start(RecordingReader reader) {
   if (length > kMaxRecordingHeaderBytes)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a header of at most {} bytes, found {}", reader.name_,
                                                  kMaxRecordingHeaderBytes, length));
-  if (reader.size_ - kStart < length) return fail(ErrorKind::BadInput, fmt::format("{}: truncated header", reader.name_));
+  if (reader.size() - kStart < length) return fail(ErrorKind::BadInput, fmt::format("{}: truncated header", reader.name_));
   TIDEMARK_TRY(payload, reader.bytes_at(kStart, length));
   auto header = decode_header_payload(payload, version);
   if (!header) return fail(ErrorKind::BadInput, fmt::format("{}: header: {}", reader.name_, header.error().message));
   reader.header_ = std::move(*header);
   reader.offset_ = kStart + length;
-  reader.hashed_to_ = kStart;
   return reader;
 }
 
 Result<std::span<const uint8_t>> RecordingReader::bytes_at(uint64_t at, uint64_t length) {
   if (!file_) {
-    const auto whole = std::span(reinterpret_cast<const uint8_t*>(whole_->data()), whole_->size());
+    const auto whole = std::span(reinterpret_cast<const uint8_t*>(whole_.data()), whole_.size());
     at = std::min<uint64_t>(at, whole.size());
     return whole.subspan(at, std::min<uint64_t>(length, whole.size() - at));
   }
-  if (!verified_ && hashed_to_ != 0 && !file_->holds(at, length)) TIDEMARK_CHECK(hash_up_to(at));
+  if (!verified_ && !file_->holds(at, length)) TIDEMARK_CHECK(hash_up_to(at));
   return file_->read(at, length);
 }
 
@@ -216,7 +214,7 @@ Result<std::optional<RecordView>> RecordingReader::next_view() {
   auto broken = [&](std::string what) -> std::unexpected<Error> {
     return fail(ErrorKind::BadInput, fmt::format("{}: record #{} at byte {}: {}", name_, index_ + 1, record_at, what));
   };
-  const uint64_t left = size_ - offset_;
+  const uint64_t left = size() - offset_;
   if (left == 0)
     return broken(fmt::format("expected a record or the trailer, found the end of the file (cut after {} records)",
                               index_));
@@ -284,7 +282,7 @@ Status RecordingReader::trailer() {
     return fail(ErrorKind::BadInput, fmt::format("{}: trailer at byte {}: {}", name_, offset_, what));
   };
   constexpr size_t kTrailerBytes = 1 + 16;
-  if (size_ - offset_ < kTrailerBytes) return broken("cut short");
+  if (size() - offset_ < kTrailerBytes) return broken("cut short");
   TIDEMARK_TRY(trailer, bytes_at(offset_, kTrailerBytes));
   Reader fields{trailer.subspan(1)};
   uint64_t count = *fields.u64();  // 16 bytes are there: both fields are
@@ -296,7 +294,7 @@ Status RecordingReader::trailer() {
     return broken(fmt::format("the records' digest {:016x} is not the one recorded ({:016x}): parts of two "
                               "recordings, or bytes changed",
                               actual, digest));
-  if (size_ - offset_ > kTrailerBytes) return broken("bytes after the trailer");
+  if (size() - offset_ > kTrailerBytes) return broken("bytes after the trailer");
   return {};
 }
 

@@ -120,8 +120,8 @@ class RecordingReader {
   Status hash_up_to(uint64_t offset);
 
   std::optional<SequentialFile> file_;   // a file's bytes, read piece by piece
-  std::shared_ptr<const std::string> whole_;  // or a stream's, read whole
-  uint64_t size_ = 0;
+  std::string whole_;                    // or a stream's, read whole
+  uint64_t size() const { return file_ ? file_->size() : whole_.size(); }
   bool verified_ = false;               // a whole pass checked the bytes: no need to hash them again
   using TraceHashes = std::vector<std::pair<uint64_t, std::string>>;  // (record index, hash), in order
   std::future<Result<TraceHashes>> pass_;  // that pass, while it runs on a thread of its own
