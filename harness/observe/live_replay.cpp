@@ -1,13 +1,9 @@
 #include "observe/live_replay.h"
 
-#include <poll.h>
-#include <sys/eventfd.h>
-#include <sys/inotify.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <mutex>
 #include <utility>
 
 #include "host/layer_sink.h"
@@ -112,51 +108,33 @@ Status ProcessReplay::finish(Process& process, const fs::path& trace_file) {
   return host_.save_run_trace(trace_file);
 }
 
-LiveReplays::LiveReplays(fs::path layer_folder) : folder_(std::move(layer_folder)) {
-  inotify_ = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-  wake_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (inotify_ < 0 || wake_ < 0 || ::inotify_add_watch(inotify_, folder_.c_str(), IN_CREATE | IN_ONLYDIR) < 0) return;
-  thread_ = std::thread([this] { follow(); });
-}
-
-LiveReplays::~LiveReplays() {
-  stop();
-  if (inotify_ >= 0) ::close(inotify_);
-  if (wake_ >= 0) ::close(wake_);
-}
+LiveReplays::LiveReplays(fs::path layer_folder)
+    : folder_(std::move(layer_folder)), thread_([this](std::stop_token stop) {
+        std::mutex mutex;  // the wait's own: nothing else is shared with the follower until it stops
+        std::unique_lock lock(mutex);
+        for (;;) {
+          scan();  // once more after the stop too: what stop() hands over is then whole
+          if (stop.stop_requested()) return;
+          woken_.wait_for(lock, stop, kScanEvery, [] { return false; });
+        }
+      }) {}
 
 ProcessReplays LiveReplays::stop() {
   if (thread_.joinable()) {
-    const uint64_t one = 1;
-    (void)!::write(wake_, &one, sizeof one);
+    thread_.request_stop();  // wakes the wait at once
     thread_.join();
   }
   return std::move(replays_);
 }
 
-void LiveReplays::follow() {
-  alignas(inotify_event) char events[4096];
-  for (;;) {
-    pollfd fds[] = {{inotify_, POLLIN, 0}, {wake_, POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
-    if (fds[1].revents) return;  // the program ended: gather reads the rest
-    while (::read(inotify_, events, sizeof events) > 0) {
-    }
-    scan();
-  }
-}
-
-// Each process folder with a readable process.json saying it is observed gets its replay (and a
-// watch for its events file); each replay catches up with its file. A replay that failed keeps
-// its error for gather.
+// Each process folder with a readable process.json saying it is observed gets its replay; each
+// replay catches up with its file. A replay that failed keeps its error for gather.
 void LiveReplays::scan() {
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(folder_, error)) {
     if (!entry.is_directory(error)) continue;
     const std::string name = entry.path().filename().string();
     if (unfollowed_.contains(name)) continue;
-    // Watched from when it appears: its process.json landing wakes the follower too.
-    if (watched_.insert(name).second) ::inotify_add_watch(inotify_, entry.path().c_str(), IN_MODIFY | IN_CREATE | IN_CLOSE_WRITE);
     auto found = replays_.find(name);
     if (found == replays_.end()) {
       std::ifstream in(entry.path() / "process.json");

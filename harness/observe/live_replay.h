@@ -4,6 +4,8 @@
 // however they arrive, so the results are those of a replay after the end.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -68,27 +70,29 @@ class ProcessReplay {
   Status failed_;  // the first error; nothing is fed after it
 };
 
-// Follows the layer's report folder while the program runs (woken by inotify when a process
-// folder appears or its events file grows) on a thread of its own, replaying each observed
-// process's events as they land.
+// Follows the layer's report folder while the program runs, on a thread of its own: every
+// kScanEvery it looks for process folders and for events past those replayed, and replays each
+// observed process's new events. Looked for, not waited on with inotify: closing an inotify
+// descriptor waits out an RCU grace period in the kernel (0.1 to 16 ms here, measured), and that
+// wait lands on observe's end however the descriptor is closed, even by exit. What the
+// follower's replays go on in gather(): the results do not depend on how far it got.
 class LiveReplays {
  public:
+  static constexpr std::chrono::milliseconds kScanEvery{10};
   explicit LiveReplays(std::filesystem::path layer_folder);
-  ~LiveReplays();
   LiveReplays(const LiveReplays&) = delete;
   LiveReplays& operator=(const LiveReplays&) = delete;
-  // Stops following; the replays so far. Without inotify nothing was followed: none.
+  // Stops following after one last look: every observed process's replay, caught up with what its
+  // events file held then.
   ProcessReplays stop();
 
  private:
-  void follow();
   void scan();
   std::filesystem::path folder_;
-  int inotify_ = -1, wake_ = -1;
-  ProcessReplays replays_;  // the follower's until stop()
-  std::set<std::string> watched_;     // process folders with a watch
+  ProcessReplays replays_;            // the follower's until stop()
   std::set<std::string> unfollowed_;  // process folders whose record says not to follow them
-  std::thread thread_;
+  std::condition_variable_any woken_;
+  std::jthread thread_;               // last: it stops and joins before the members it uses go
 };
 
 }  // namespace tidemark::observe

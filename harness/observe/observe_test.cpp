@@ -222,5 +222,20 @@ TEST_F(LayerFolder, EventsReplayedAsTheyLandEndWhereAReplayAfterTheEndDoes) {
   EXPECT_EQ(trace, bytes_of(root_ / "live.pftrace"));
 }
 
+TEST_F(LayerFolder, TheFollowerReplaysProcessesThatAppearAfterItStartedAndHandsThemOverWhole) {
+  LiveReplays follower(root_);
+  process("200-a", 200, 1, true, 3);   // its four events
+  process("201-b", 201, 200, false, 0);  // not observed (--only): not followed
+  ProcessReplays replays = follower.stop();
+  ASSERT_EQ(replays.size(), 1u);
+  ASSERT_TRUE(replays.contains("200-a"));
+  EXPECT_EQ(replays["200-a"]->pid(), 200u);
+  Process process;
+  ASSERT_TRUE(replays["200-a"]->finish(process, root_ / "a.pftrace").has_value());
+  EXPECT_EQ(process.events, 4);
+  EXPECT_EQ(process.devices, 1u);
+  EXPECT_TRUE(follower.stop().empty());  // handed over once
+}
+
 }  // namespace
 }  // namespace tidemark::observe
