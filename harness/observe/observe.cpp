@@ -288,8 +288,20 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root, ProcessRepl
 Result<Observation> observe(const Options& options) {
   if (options.command.empty()) return fail(ErrorKind::BadInput, "observe: expected a program after --, found none");
   const fs::path layer_folder = options.report / "layer";
+  // A report folder used before holds only this run's processes. The old layer folder is moved
+  // aside at once and removed on a thread while the program starts: removing a folder of traces
+  // takes about a millisecond, which the program would wait for. Folders left aside by an
+  // observe that was killed go too.
   std::error_code ec;
-  fs::remove_all(layer_folder, ec);  // a report folder used before: only this run's processes
+  const std::string aside_prefix = "layer.old-";
+  const fs::path aside = options.report / fmt::format("{}{}", aside_prefix, ::getpid());
+  fs::rename(layer_folder, aside, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) fs::remove_all(layer_folder, ec);
+  std::jthread clearing([report = options.report, aside_prefix] {
+    std::error_code ignored;
+    for (const auto& entry : fs::directory_iterator(report, ignored))
+      if (entry.path().filename().string().starts_with(aside_prefix)) fs::remove_all(entry.path(), ignored);
+  });
   TIDEMARK_CHECK(make_directories(layer_folder));
   LiveReplays replays(layer_folder);  // each process's events replayed as they land
   TIDEMARK_TRY(ran, run_program(options, layer_folder));
