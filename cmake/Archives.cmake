@@ -1,7 +1,8 @@
 # tidemark_archive_twin(TARGET): makes archive::TARGET, the same imported library linked from the
 # archive Debian ships beside its shared object (libyaml-cpp.a beside libyaml-cpp.so), with the
-# same usage requirements and its own dependencies twinned in turn. A library with no archive
-# stays shared behind its twin.
+# same usage requirements and its own dependencies twinned in turn. A library with no archive, or
+# one TIDEMARK_KEEP_SHARED matches (a regular expression on target names), stays shared behind
+# its twin.
 #
 # Why: every start of tidemark maps and relocates each shared library it links, 20 of them. Those
 # with archives (abseil, yaml-cpp, pugixml, libpng, zlib, xxHash) linked from the archives took
@@ -30,6 +31,9 @@ function(tidemark_archive_twin target)
     endforeach()
   endif()
   _tidemark_archive_path("${location}" archive)
+  if(TIDEMARK_KEEP_SHARED AND target MATCHES "${TIDEMARK_KEEP_SHARED}")
+    set(archive "")
+  endif()
   if(archive)
     add_library(${twin} STATIC IMPORTED GLOBAL)
     set_target_properties(${twin} PROPERTIES IMPORTED_LOCATION ${archive})
