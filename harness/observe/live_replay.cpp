@@ -108,23 +108,64 @@ Status ProcessReplay::finish(Process& process, const fs::path& trace_file) {
   return host_.save_run_trace(trace_file);
 }
 
-LiveReplays::LiveReplays(fs::path layer_folder)
-    : folder_(std::move(layer_folder)), thread_([this](std::stop_token stop) {
-        std::mutex mutex;  // the wait's own: nothing else is shared with the follower until it stops
-        std::unique_lock lock(mutex);
-        for (;;) {
-          scan();  // once more after the stop too: what stop() hands over is then whole
-          if (stop.stop_requested()) return;
-          woken_.wait_for(lock, stop, kScanEvery, [] { return false; });
-        }
-      }) {}
+TreeFeed::TreeFeed() : host_(api::ModelConfig{}, MutantId::None) {}
 
-ProcessReplays LiveReplays::stop() {
-  if (thread_.joinable()) {
-    thread_.request_stop();  // wakes the wait at once
-    thread_.join();
+Status TreeFeed::feed(const std::string& folder, uint32_t pid, const fs::path& file) {
+  if (folders_.empty() || folders_.back() != folder) {
+    folders_.push_back(folder);
+    file_ = EventsFile();
   }
-  return std::move(replays_);
+  return file_.read_new(file, [&](std::span<const TidemarkLayerEvent> records) -> Status {
+    for (const TidemarkLayerEvent& event : records) {
+      if (event.kind == TIDEMARK_EVENT_ALLOCATED)
+        TIDEMARK_CHECK(host_.kernel_allocate(0, pid, static_cast<MemoryType>(event.type), event.id, event.size));
+      else if (event.kind == TIDEMARK_EVENT_FREED)
+        TIDEMARK_CHECK(host_.kernel_free(0, pid, event.id));
+    }
+    return {};
+  });
+}
+
+// A thread that does `work` every kScanEvery, and once more when asked to stop.
+template <class Work>
+std::jthread every_scan(std::condition_variable_any& woken, Work work) {
+  return std::jthread([&woken, work](std::stop_token stop) {
+    std::mutex mutex;  // the wait's own: what the work shares it guards itself
+    std::unique_lock lock(mutex);
+    for (;;) {
+      work();  // once more after the stop too: what stop() hands over is then whole
+      if (stop.stop_requested()) return;
+      woken.wait_for(lock, stop, LiveReplays::kScanEvery, [] { return false; });
+    }
+  });
+}
+
+LiveReplays::LiveReplays(fs::path layer_folder)
+    : folder_(std::move(layer_folder)),
+      tree_thread_(every_scan(tree_woken_, [this] { feed_tree(); })),
+      thread_(every_scan(woken_, [this] { scan(); })) {}
+
+Followed LiveReplays::stop() {
+  for (std::jthread* thread : {&thread_, &tree_thread_})  // the follower first: the tree's last feed follows its last look
+    if (thread->joinable()) {
+      thread->request_stop();  // wakes the wait at once
+      thread->join();
+    }
+  return {std::move(replays_), std::move(tree_)};
+}
+
+void LiveReplays::feed_tree() {
+  std::optional<Source> source;
+  {
+    std::lock_guard lock(source_mutex_);
+    source = tree_source_;
+  }
+  if (!source || tree_failed_) return;
+  if (!tree_) tree_ = std::make_unique<TreeFeed>();
+  if (!tree_->feed(source->folder, source->pid, folder_ / source->folder / "events.bin")) {
+    tree_.reset();  // gather() feeds the tree again
+    tree_failed_ = true;
+  }
 }
 
 // Each process folder with a readable process.json saying it is observed gets its replay; each
@@ -149,6 +190,10 @@ void LiveReplays::scan() {
     }
     (void)found->second->catch_up(entry.path() / "events.bin");
   }
+  // The tree is fed from the first observed process while it is the only one; which comes first
+  // once there are more is gather()'s to decide.
+  std::lock_guard lock(source_mutex_);
+  if (!tree_source_ && replays_.size() == 1) tree_source_ = Source{replays_.begin()->first, replays_.begin()->second->pid()};
 }
 
 }  // namespace tidemark::observe

@@ -12,6 +12,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -70,12 +72,32 @@ class ProcessReplay {
   Status failed_;  // the first error; nothing is fed after it
 };
 
+// The tree's one kernel map, each process's memory under its pid, fed process after process in
+// folder order (the map's iteration order depends on the order its keys arrive). The follower
+// feeds the first while the program runs; gather() goes on from there when that folder is still
+// the first, and starts again otherwise.
+class TreeFeed {
+ public:
+  TreeFeed();
+  // The whole records `file` holds past those fed, as `pid`'s; `folder` names the process. A
+  // folder other than the last one fed starts that process's records from the beginning.
+  Status feed(const std::string& folder, uint32_t pid, const std::filesystem::path& file);
+  // The folders fed, in order.
+  const std::vector<std::string>& folders() const { return folders_; }
+  host::ModelHost& host() { return host_; }
+
+ private:
+  host::ModelHost host_;
+  std::vector<std::string> folders_;
+  EventsFile file_;  // the last folder's
+};
+
 // Follows the layer's report folder while the program runs, on a thread of its own: every
 // kScanEvery it looks for process folders and for events past those replayed, and replays each
 // observed process's new events. Looked for, not waited on with inotify: closing an inotify
 // descriptor waits out an RCU grace period in the kernel (0.1 to 16 ms here, measured), and that
 // wait lands on observe's end however the descriptor is closed, even by exit. gather() goes on
-// from the follower's replays: the results do not depend on how far it got.
+// from the follower's replays and its tree: the results do not depend on how far it got.
 class LiveReplays {
  public:
   static constexpr std::chrono::milliseconds kScanEvery{10};
@@ -83,15 +105,28 @@ class LiveReplays {
   LiveReplays(const LiveReplays&) = delete;
   LiveReplays& operator=(const LiveReplays&) = delete;
   // Stops following after one last look: every observed process's replay, caught up with what its
-  // events file held then.
-  ProcessReplays stop();
+  // events file held then, and the tree's map fed from the first observed process to appear while
+  // it was the only one.
+  Followed stop();
 
  private:
+  struct Source {
+    std::string folder;
+    uint32_t pid = 0;
+  };
   void scan();
+  void feed_tree();
   std::filesystem::path folder_;
   ProcessReplays replays_;            // the follower's until stop()
   std::set<std::string> unfollowed_;  // process folders whose record says not to follow them
   std::condition_variable_any woken_;
+  // The tree is fed on a thread of its own (the second core has room beside one follower).
+  std::mutex source_mutex_;
+  std::optional<Source> tree_source_;  // set once by the follower: the only observed process then
+  std::unique_ptr<TreeFeed> tree_;     // the tree thread's until stop(); null after a failed feed
+  bool tree_failed_ = false;
+  std::condition_variable_any tree_woken_;
+  std::jthread tree_thread_;
   std::jthread thread_;               // last: it stops and joins before the members it uses go
 };
 

@@ -145,20 +145,6 @@ Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::p
   return std::pair<uint32_t, int>{static_cast<uint32_t>(pid), code};
 }
 
-// A process's memory into `tree`, the one kernel map of the whole tree, under its pid.
-Status feed_tree(const fs::path& file, uint32_t pid, host::ModelHost& tree) {
-  EventsFile events;
-  return events.read_new(file, [&](std::span<const TidemarkLayerEvent> records) -> Status {
-    for (const TidemarkLayerEvent& event : records) {
-      if (event.kind == TIDEMARK_EVENT_ALLOCATED)
-        TIDEMARK_CHECK(tree.kernel_allocate(0, pid, static_cast<MemoryType>(event.type), event.id, event.size));
-      else if (event.kind == TIDEMARK_EVENT_FREED)
-        TIDEMARK_CHECK(tree.kernel_free(0, pid, event.id));
-    }
-    return {};
-  });
-}
-
 // A record the layer wrote that does not read as its codec says: the file and what is wrong.
 std::unexpected<Error> bad_record(const fs::path& file, const std::string& what) {
   return fail(ErrorKind::Fatal, fmt::format("{}: {} (not a record this layer wrote?)", file.string(), what));
@@ -192,9 +178,8 @@ std::string base_name(const std::vector<std::string>& command) {
 
 Result<Gathered> gather(const fs::path& layer_folder, uint32_t root) { return gather(layer_folder, root, {}); }
 
-Result<Gathered> gather(const fs::path& layer_folder, uint32_t root, ProcessReplays live) {
+Result<Gathered> gather(const fs::path& layer_folder, uint32_t root, Followed live) {
   std::vector<Process> processes;
-  std::optional<host::ModelHost> tree;  // made on the thread that feeds it
   std::vector<fs::path> folders;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(layer_folder, ec))
@@ -241,17 +226,22 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root, ProcessRepl
   }
   // The tree's map on a second thread while each process's own host replays its events here:
   // the two share nothing, and each sees its events in the same order as one after the other.
+  // The tree goes on from what the follower fed only when that was the first folder, as that
+  // process: else it starts again (made on the thread that feeds it).
+  std::unique_ptr<TreeFeed> tree = std::move(live.tree);
+  if (tree && (with_events.empty() || tree->folders() != std::vector<std::string>{processes[with_events[0].first].folder}))
+    tree.reset();
   Status tree_fed;
   {
     std::jthread feeding([&] {
-      tree.emplace(api::ModelConfig{}, MutantId::None);
+      if (!tree) tree = std::make_unique<TreeFeed>();
       for (const auto& [index, file] : with_events)
-        if (tree_fed = feed_tree(file, processes[index].pid, *tree); !tree_fed) return;
+        if (tree_fed = tree->feed(processes[index].folder, processes[index].pid, file); !tree_fed) return;
     });
     for (const auto& [index, file] : with_events) {
       Process& process = processes[index];
-      auto found = live.find(process.folder);
-      std::unique_ptr<ProcessReplay> replay = found != live.end() && found->second->pid() == process.pid
+      auto found = live.replays.find(process.folder);
+      std::unique_ptr<ProcessReplay> replay = found != live.replays.end() && found->second->pid() == process.pid
                                                   ? std::move(found->second)
                                                   : std::make_unique<ProcessReplay>(process.pid);
       TIDEMARK_CHECK(replay->catch_up(file));
@@ -281,7 +271,7 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root, ProcessRepl
     if ((a.pid == root) != (b.pid == root)) return a.pid == root;
     return std::tie(a.pid, a.folder) < std::tie(b.pid, b.folder);
   });
-  TIDEMARK_TRY(map, tree->kernel_dump());
+  TIDEMARK_TRY(map, tree->host().kernel_dump());
   return Gathered{std::move(processes), std::move(map)};
 }
 
@@ -305,7 +295,7 @@ Result<Observation> observe(const Options& options) {
   TIDEMARK_CHECK(make_directories(layer_folder));
   LiveReplays replays(layer_folder);  // each process's events replayed as they land
   TIDEMARK_TRY(ran, run_program(options, layer_folder));
-  ProcessReplays live = replays.stop();
+  Followed live = replays.stop();
   Observation observation;
   observation.command = options.command;
   observation.settings = options.settings;

@@ -99,10 +99,16 @@ struct Gathered {
   std::string kernel_map;  // Observation::kernel_map
 };
 Result<Gathered> gather(const std::filesystem::path& layer_folder, uint32_t root);
-// The same, going on from the replays made while the program ran (live_replay.h), by folder.
+// The same, going on from what was replayed while the program ran (live_replay.h): each
+// process's replay, by folder, and the tree's map as far as it was fed.
 class ProcessReplay;
+class TreeFeed;
 using ProcessReplays = std::map<std::string, std::unique_ptr<ProcessReplay>>;
-Result<Gathered> gather(const std::filesystem::path& layer_folder, uint32_t root, ProcessReplays live);
+struct Followed {
+  ProcessReplays replays;
+  std::unique_ptr<TreeFeed> tree;  // null: none fed
+};
+Result<Gathered> gather(const std::filesystem::path& layer_folder, uint32_t root, Followed live);
 
 struct Verdict {
   std::string check;   // the comparison's text

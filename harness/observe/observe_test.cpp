@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <fstream>
 
 #include "core/expr.h"
@@ -226,7 +227,8 @@ TEST_F(LayerFolder, TheFollowerReplaysProcessesThatAppearAfterItStartedAndHandsT
   LiveReplays follower(root_);
   process("200-a", 200, 1, true, 3);   // its four events
   process("201-b", 201, 200, false, 0);  // not observed (--only): not followed
-  ProcessReplays replays = follower.stop();
+  Followed followed = follower.stop();
+  ProcessReplays& replays = followed.replays;
   ASSERT_EQ(replays.size(), 1u);
   ASSERT_TRUE(replays.contains("200-a"));
   EXPECT_EQ(replays["200-a"]->pid(), 200u);
@@ -234,7 +236,43 @@ TEST_F(LayerFolder, TheFollowerReplaysProcessesThatAppearAfterItStartedAndHandsT
   ASSERT_TRUE(replays["200-a"]->finish(process, root_ / "a.pftrace").has_value());
   EXPECT_EQ(process.events, 4);
   EXPECT_EQ(process.devices, 1u);
-  EXPECT_TRUE(follower.stop().empty());  // handed over once
+  ASSERT_NE(followed.tree, nullptr);  // the one observed process's memory, in the tree's map too
+  EXPECT_EQ(followed.tree->folders(), std::vector<std::string>{"200-a"});
+  EXPECT_TRUE(follower.stop().replays.empty());  // handed over once
+}
+
+// The tree's map the follower fed goes on in gather() only when its process is still the first
+// folder; either way the map is the one a gather after the end makes.
+TEST_F(LayerFolder, TheTreeFedWhileTheProgramRanEndsAsTheTreeFedAfterTheEnd) {
+  for (const bool first_stays_first : {true, false}) {
+    SCOPED_TRACE(first_stays_first ? "the fed process stays first" : "a process sorts before it");
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    // Memory still held at the end, so the map shows how much of each process's record was fed.
+    auto holding = [&](const std::string& folder, uint32_t pid, std::vector<TidemarkLayerEvent> events) {
+      process(folder, pid, 1, true, 3);
+      std::ofstream(root_ / folder / "events.bin", std::ios::binary | std::ios::trunc)
+          .write(reinterpret_cast<const char*>(events.data()), static_cast<std::streamsize>(events.size() * sizeof events[0]));
+    };
+    holding("300-a", 300, {{TIDEMARK_EVENT_DEVICE, 0, 1, 0}, {TIDEMARK_EVENT_ALLOCATED, 1, 0xa0, 4096},
+                           {TIDEMARK_EVENT_ALLOCATED, 1, 0xa1, 8192}, {TIDEMARK_EVENT_FREED, 1, 0xa0, 4096}});
+    LiveReplays follower(root_);
+    Followed followed = follower.stop();
+    ASSERT_NE(followed.tree, nullptr);
+    // More of the first process's record, and a second process, after the follower stopped: the
+    // second after the first in folder order, or before it.
+    std::ofstream(root_ / "300-a" / "events.bin", std::ios::binary | std::ios::app)
+        .write(reinterpret_cast<const char*>(std::array<TidemarkLayerEvent, 1>{{{TIDEMARK_EVENT_ALLOCATED, 1, 0xa2, 16384}}}.data()),
+               sizeof(TidemarkLayerEvent));
+    holding(first_stays_first ? "400-c" : "100-b", first_stays_first ? 400 : 100,
+            {{TIDEMARK_EVENT_DEVICE, 0, 1, 0}, {TIDEMARK_EVENT_ALLOCATED, 1, 0xa0, 65536}});
+    auto after = gather(root_, 300);
+    ASSERT_TRUE(after.has_value());
+    auto went_on = gather(root_, 300, std::move(followed));
+    ASSERT_TRUE(went_on.has_value());
+    EXPECT_NE(after->kernel_map.find("24576"), std::string::npos) << after->kernel_map;  // 8192 + 16384
+    EXPECT_EQ(went_on->kernel_map, after->kernel_map);
+  }
 }
 
 }  // namespace
