@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <mutex>
 #include <utility>
 
@@ -128,9 +129,10 @@ Status TreeFeed::feed(const std::string& folder, uint32_t pid, const fs::path& f
 
 // A thread that does `work` every kScanEvery, and once more when asked to stop.
 template <class Work>
-std::jthread every_scan(std::condition_variable_any& woken, Work work) {
-  return std::jthread([&woken, work](std::stop_token stop) {
-    std::mutex mutex;  // the wait's own: what the work shares it guards itself
+std::jthread every_scan(Work work) {
+  return std::jthread([work](std::stop_token stop) {
+    std::condition_variable_any woken;  // woken by nothing but the stop
+    std::mutex mutex;                   // the wait's own: what the work shares it guards itself
     std::unique_lock lock(mutex);
     for (;;) {
       work();  // once more after the stop too: what stop() hands over is then whole
@@ -142,8 +144,8 @@ std::jthread every_scan(std::condition_variable_any& woken, Work work) {
 
 LiveReplays::LiveReplays(fs::path layer_folder)
     : folder_(std::move(layer_folder)),
-      tree_thread_(every_scan(tree_woken_, [this] { feed_tree(); })),
-      thread_(every_scan(woken_, [this] { scan(); })) {}
+      tree_thread_(every_scan([this] { feed_tree(); })),
+      thread_(every_scan([this] { scan(); })) {}
 
 Followed LiveReplays::stop() {
   for (std::jthread* thread : {&thread_, &tree_thread_})  // the follower first: the tree's last feed follows its last look

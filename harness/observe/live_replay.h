@@ -5,7 +5,6 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -119,13 +118,11 @@ class LiveReplays {
   std::filesystem::path folder_;
   ProcessReplays replays_;            // the follower's until stop()
   std::set<std::string> unfollowed_;  // process folders whose record says not to follow them
-  std::condition_variable_any woken_;
   // The tree is fed on a thread of its own (the second core has room beside one follower).
   std::mutex source_mutex_;
   std::optional<Source> tree_source_;  // set once by the follower: the only observed process then
   std::unique_ptr<TreeFeed> tree_;     // the tree thread's until stop(); null after a failed feed
   bool tree_failed_ = false;
-  std::condition_variable_any tree_woken_;
   std::jthread tree_thread_;
   std::jthread thread_;               // last: it stops and joins before the members it uses go
 };
