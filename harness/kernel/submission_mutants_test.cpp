@@ -5,16 +5,16 @@
 #include <vector>
 
 #include "kernel/submission.h"
+#include "kernel/submission_test_support.h"
 
 namespace tidemark::kernel {
 namespace {
 
 // Defaults: submit_cpu_ns 5 us, irq_ns 10 us, wake_ns 200 us, idle_timeout_ns 5 ms,
 // probe_ns 1 ms; one draw's packet is 10 dwords.
-constexpr uint64_t kUs = 1'000;
-constexpr uint64_t kMs = 1'000'000;
-
-Command draw(uint64_t cost_ns = kUs) { return {CommandKind::Draw, cost_ns, 0}; }
+using test_support::draw;
+using test_support::kMs;
+using test_support::kUs;
 
 KmdConfig with(PowerPolicy power, bool readback) {
   KmdConfig config;

@@ -6,16 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "kernel/submission_test_support.h"
+
 namespace tidemark::kernel {
 namespace {
 
 // Defaults the expectations below are worked out from (KmdConfig{}): submit_cpu_ns 5 us,
 // irq_ns 10 us, wake_ns 200 us, idle_timeout_ns 5 ms, late_write_ns 50 us, probe_ns 1 ms,
 // submit_timeout_ns 100 ms. A packet of n commands is 2 + 4n + 4 dwords: one draw is 10.
-constexpr uint64_t kUs = 1'000;
-constexpr uint64_t kMs = 1'000'000;
+using test_support::draw;
+using test_support::kMs;
+using test_support::kUs;
 
-Command draw(uint64_t cost_ns = kUs) { return {CommandKind::Draw, cost_ns, 0}; }
 Command semaphore_wait(uint64_t semaphore) { return {CommandKind::SemaphoreWait, kUs, semaphore}; }
 Command bad_address(uint64_t address) { return {CommandKind::BadAddress, kUs, address}; }
 Command bad_opcode(uint64_t opcode) { return {CommandKind::BadOpcode, kUs, opcode}; }
