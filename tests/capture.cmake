@@ -2,7 +2,7 @@
 # eglretrace on Zink under the layer, held to its bounds three times over with one set of gauges
 # (the nightly: 20), each control red exactly as it names, and a bad fixture refused at its place.
 # Not in a sanitizer build: the instrumented layer needs the sanitizer runtime, which eglretrace lacks.
-if(CMAKE_CXX_FLAGS MATCHES "-fsanitize")
+if(TIDEMARK_SANITIZED)
   return()
 endif()
 set(captures ${PROJECT_SOURCE_DIR}/captures)

@@ -6,7 +6,7 @@ add_test(NAME Tidemark.Drivers.ThePortableGroupRunsOnTwoMesaBuildsAndAMixedStack
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/driver-builds ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Drivers.ThePortableGroupRunsOnTwoMesaBuildsAndAMixedStackIsRefused
                      PROPERTIES LABELS "drivers;zink" COST 40)
-if(CMAKE_CXX_FLAGS MATCHES "-fsanitize")
+if(TIDEMARK_SANITIZED)
   set_property(TEST Tidemark.Drivers.ThePortableGroupRunsOnTwoMesaBuildsAndAMixedStackIsRefused APPEND PROPERTY
                ENVIRONMENT "TIDEMARK_SANITIZED=1")
 endif()

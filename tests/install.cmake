@@ -3,7 +3,7 @@
 # tidemark_add_scenarios) from an empty folder (scripts/testing/install-example). The project's
 # red-once needs the mutants, and an installed sanitizer build needs its runtime: the default
 # build runs these.
-if(TIDEMARK_MUTANTS AND NOT CMAKE_CXX_FLAGS MATCHES "-fsanitize")
+if(TIDEMARK_MUTANTS AND NOT TIDEMARK_SANITIZED)
   add_test(NAME Tidemark.Install.AnOutsideProjectRunsItsScenariosWithTheInstalledTidemark
            COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/install-example ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} prefix)
   add_test(NAME Tidemark.Install.TheUnpackedDebianPackageRunsTheProjectsScenarios
