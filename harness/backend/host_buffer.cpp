@@ -36,7 +36,15 @@ Result<HostBuffer> HostBuffer::create(const Device& device, MemoryAccount& accou
   return result;
 }
 
-HostBuffer::HostBuffer(HostBuffer&& other) noexcept { *this = std::move(other); }
+HostBuffer::HostBuffer(HostBuffer&& other) noexcept
+    : buffer_(std::move(other.buffer_)),
+      memory_(std::move(other.memory_)),
+      mapped_(std::exchange(other.mapped_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      allocated_(std::exchange(other.allocated_, 0)),
+      id_(std::exchange(other.id_, 0)),
+      type_(other.type_),
+      account_(std::exchange(other.account_, nullptr)) {}
 
 HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
   if (this != &other) {

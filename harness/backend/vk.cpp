@@ -25,4 +25,8 @@ const char* result_name(VkResult result) {
   }
 }
 
+Error failed_call(const char* call, VkResult result) {
+  return Error{ErrorKind::Fatal, std::string(call) + ": " + result_name(result)};
+}
+
 }  // namespace tidemark::backend::vk

@@ -11,6 +11,8 @@
 namespace tidemark::backend::vk {
 
 const char* result_name(VkResult result);
+// `call: VK_ERROR_...` as an error value; out of line, so the checks on every call stay small.
+[[gnu::cold]] Error failed_call(const char* call, VkResult result);
 
 // Owns one object created from a VkDevice and destroys it with `Destroy`.
 template <class Handle, void (*Destroy)(VkDevice, Handle, const VkAllocationCallbacks*)>
@@ -26,7 +28,8 @@ class DeviceObject {
       const Info& info, const char* call) {
     Handle handle = VK_NULL_HANDLE;
     VkResult made = make(device, &info, nullptr, &handle);
-    if (made != VK_SUCCESS) return fail(ErrorKind::Fatal, std::string(call) + ": " + result_name(made));
+    if (made != VK_SUCCESS) [[unlikely]]
+      return std::unexpected(failed_call(call, made));
     return DeviceObject(device, handle);
   }
 
@@ -80,8 +83,8 @@ struct DeviceDeleter {
 
 // A failed Vulkan call as an error value: `vkQueueSubmit: VK_ERROR_DEVICE_LOST`.
 inline Status check(VkResult result, const char* call) {
-  if (result == VK_SUCCESS) return {};
-  return fail(ErrorKind::Fatal, std::string(call) + ": " + result_name(result));
+  if (result == VK_SUCCESS) [[likely]] return {};
+  return std::unexpected(failed_call(call, result));
 }
 
 }  // namespace tidemark::backend::vk

@@ -24,6 +24,9 @@ namespace tidemark::backend {
 namespace {
 
 struct Store {
+  // A constructor of its own: built from a buffer as an aggregate, the whole Store was zeroed
+  // first (a `rep stos` of 112 bytes, a fifth of the backend's own time per respecify).
+  explicit Store(HostBuffer buffer) : memory(std::move(buffer)) {}
   HostBuffer memory;
   uint64_t last_use = 0;  // submit index of the last GPU reference; 0 = none since mint
   std::vector<DescriptorSets::Allocation> sets;  // sets that point at this store
@@ -256,7 +259,7 @@ Result<StoreHandle> VulkanBackend::mint(std::span<const uint8_t> data) {
   std::memcpy(memory->bytes().data(), data.data(), data.size());  // a fresh store: no GPU use yet
   StoreHandle handle = handles_.acquire();
   if (handle >= stores_.size()) stores_.resize(handle + 1);
-  stores_[handle] = Store{std::move(*memory), 0, {}};
+  stores_[handle].emplace(std::move(*memory));  // its slot is empty: built in place
   live_stores_peak_ = std::max(live_stores_peak_, ++live_stores_);
   return handle;
 }

@@ -22,7 +22,8 @@ uint64_t HostThread::backlog() const {
 // One producer: the device's thread, or the layer beneath it on that same thread (a driver's
 // own threads are off in every run Tidemark makes). Events are written into their slot and
 // published by the tail; the host thread is woken only when a batch waits and it sleeps.
-void HostThread::push(const Event& event) {
+template <class Alternative>
+void HostThread::push(const Alternative& event) {
   const uint64_t tail = tail_.load(std::memory_order_relaxed);
   if (tail - head_seen_ == kCapacity) {
     head_seen_ = head_.load(std::memory_order_acquire);

@@ -73,7 +73,8 @@ class HostThread final : public HostEvents, public api::Model {
   };
   using Event = std::variant<api::MemoryChange, Frame, Sample>;
 
-  void push(const Event& event);
+  template <class Alternative>
+  void push(const Alternative& event);  // written into its slot as it is, no Event made first
   uint64_t backlog() const;
   // With mutex_ held: every queued event applied to the host, in order.
   void apply_queued() const;

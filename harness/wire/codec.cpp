@@ -46,13 +46,6 @@ Status get_named(Reader& reader, uint32_t limit, const char* what, Add add) {
   return {};
 }
 
-template <class T>
-Status assign(Result<T> read, T& value) {
-  if (!read) return std::unexpected(read.error());
-  value = std::move(*read);
-  return {};
-}
-
 }  // namespace
 
 void append_encoded(std::vector<uint8_t>& out, FrameView frame) {
@@ -108,35 +101,19 @@ Writer& Writer::string(std::string_view text) {
   return bytes(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
 }
 
+Error Reader::truncated(size_t count) const {
+  return protocol_error(fmt::format("truncated payload: {} bytes wanted at offset {}, {} left", count, at_,
+                                    data_.size() - at_))
+      .error();
+}
+
 Result<std::span<const uint8_t>> Reader::take(size_t count) {
-  if (count > data_.size() - at_)
-    return protocol_error(fmt::format("truncated payload: {} bytes wanted at offset {}, {} left", count, at_,
-                                      data_.size() - at_));
+  if (count > data_.size() - at_) return std::unexpected(truncated(count));
   auto out = data_.subspan(at_, count);
   at_ += count;
   return out;
 }
 
-Result<uint8_t> Reader::u8() {
-  TIDEMARK_TRY(in, take(1));
-  return in[0];
-}
-Result<uint32_t> Reader::u32() {
-  TIDEMARK_TRY(in, take(4));
-  return static_cast<uint32_t>(get_le(in, 4));
-}
-Result<int32_t> Reader::i32() {
-  TIDEMARK_TRY(value, u32());
-  return static_cast<int32_t>(value);
-}
-Result<uint64_t> Reader::u64() {
-  TIDEMARK_TRY(in, take(8));
-  return get_le(in, 8);
-}
-Result<int64_t> Reader::i64() {
-  TIDEMARK_TRY(value, u64());
-  return static_cast<int64_t>(value);
-}
 Result<std::span<const uint8_t>> Reader::bytes() {
   TIDEMARK_TRY(length, u32());
   return take(length);
@@ -186,10 +163,6 @@ Status get(Reader& reader, bool& value) {
   value = byte == 1;
   return {};
 }
-Status get(Reader& reader, uint32_t& value) { return assign(reader.u32(), value); }
-Status get(Reader& reader, int32_t& value) { return assign(reader.i32(), value); }
-Status get(Reader& reader, uint64_t& value) { return assign(reader.u64(), value); }
-Status get(Reader& reader, int64_t& value) { return assign(reader.i64(), value); }
 Status get(Reader& reader, std::string& value) { return assign(reader.string(), value); }
 Status get(Reader& reader, Bytes& value) { return assign(reader.bytes(), value); }
 Status get(Reader& reader, std::vector<uint8_t>& value) {

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -90,11 +91,16 @@ class Writer {
 class Reader {
  public:
   explicit Reader(std::span<const uint8_t> data) : data_(data) {}
-  Result<uint8_t> u8();
-  Result<uint32_t> u32();
-  Result<int32_t> i32();
-  Result<uint64_t> u64();
-  Result<int64_t> i64();
+  // The fixed-width reads are inline: a replay decodes a few of them per command.
+  Result<uint8_t> u8() {
+    if (data_.size() - at_ < 1) [[unlikely]]
+      return std::unexpected(truncated(1));
+    return data_[at_++];
+  }
+  Result<uint32_t> u32() { return little_endian<uint32_t>(); }
+  Result<int32_t> i32() { return little_endian<int32_t>(); }
+  Result<uint64_t> u64() { return little_endian<uint64_t>(); }
+  Result<int64_t> i64() { return little_endian<int64_t>(); }
   Result<std::span<const uint8_t>> bytes();
   Result<std::string> string();
   // Every field read and nothing left over.
@@ -102,6 +108,17 @@ class Reader {
 
  private:
   Result<std::span<const uint8_t>> take(size_t count);
+  template <class Integer>
+  Result<Integer> little_endian() {
+    if (data_.size() - at_ < sizeof(Integer)) [[unlikely]]
+      return std::unexpected(truncated(sizeof(Integer)));
+    std::make_unsigned_t<Integer> value = 0;
+    for (size_t i = 0; i < sizeof(Integer); ++i)
+      value |= static_cast<std::make_unsigned_t<Integer>>(std::make_unsigned_t<Integer>{data_[at_ + i]} << (8 * i));
+    at_ += sizeof(Integer);
+    return static_cast<Integer>(value);
+  }
+  [[gnu::cold]] Error truncated(size_t count) const;
   std::span<const uint8_t> data_;
   size_t at_ = 0;
 };
@@ -122,10 +139,18 @@ void put(Writer& writer, const Error& value);
 void put(Writer& writer, const WalkUpdates& value);
 
 Status get(Reader& reader, bool& value);
-Status get(Reader& reader, uint32_t& value);
-Status get(Reader& reader, int32_t& value);
-Status get(Reader& reader, uint64_t& value);
-Status get(Reader& reader, int64_t& value);
+// A read's value into `value`, or its error.
+template <class T>
+Status assign(Result<T> read, T& value) {
+  if (!read) [[unlikely]]
+    return std::unexpected(std::move(read.error()));
+  value = std::move(*read);
+  return {};
+}
+inline Status get(Reader& reader, uint32_t& value) { return assign(reader.u32(), value); }
+inline Status get(Reader& reader, int32_t& value) { return assign(reader.i32(), value); }
+inline Status get(Reader& reader, uint64_t& value) { return assign(reader.u64(), value); }
+inline Status get(Reader& reader, int64_t& value) { return assign(reader.i64(), value); }
 Status get(Reader& reader, std::string& value);
 Status get(Reader& reader, Bytes& value);
 Status get(Reader& reader, std::vector<uint8_t>& value);
