@@ -16,12 +16,6 @@ void put_le(std::vector<uint8_t>& out, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<uint8_t>(value >> (8 * i)));
 }
 
-uint64_t get_le(std::span<const uint8_t> in, int bytes) {
-  uint64_t value = 0;
-  for (int i = 0; i < bytes; ++i) value |= uint64_t{in[static_cast<size_t>(i)]} << (8 * i);
-  return value;
-}
-
 // Reads a u32 count and checks it against `limit`, naming `what`.
 Result<uint32_t> count_of(Reader& reader, uint32_t limit, const char* what) {
   TIDEMARK_TRY(count, reader.u32());

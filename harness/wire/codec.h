@@ -12,7 +12,6 @@
 #include <span>
 #include <string>
 #include <tuple>
-#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -88,6 +87,13 @@ class Writer {
 };
 
 // Bounds-checked reads; any read past the end, or an over-long string, is an error.
+// The little-endian number in the first `bytes` bytes of `in` (the wire's byte order).
+inline uint64_t get_le(std::span<const uint8_t> in, int bytes) {
+  uint64_t value = 0;
+  for (int i = 0; i < bytes; ++i) value |= uint64_t{in[static_cast<size_t>(i)]} << (8 * i);
+  return value;
+}
+
 class Reader {
  public:
   explicit Reader(std::span<const uint8_t> data) : data_(data) {}
@@ -112,9 +118,7 @@ class Reader {
   Result<Integer> little_endian() {
     if (data_.size() - at_ < sizeof(Integer)) [[unlikely]]
       return std::unexpected(truncated(sizeof(Integer)));
-    std::make_unsigned_t<Integer> value = 0;
-    for (size_t i = 0; i < sizeof(Integer); ++i)
-      value |= static_cast<std::make_unsigned_t<Integer>>(std::make_unsigned_t<Integer>{data_[at_ + i]} << (8 * i));
+    const uint64_t value = get_le(data_.subspan(at_, sizeof(Integer)), sizeof(Integer));
     at_ += sizeof(Integer);
     return static_cast<Integer>(value);
   }
