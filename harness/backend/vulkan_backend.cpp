@@ -24,8 +24,8 @@ namespace tidemark::backend {
 namespace {
 
 struct Store {
-  // A constructor of its own: built from a buffer as an aggregate, the whole Store was zeroed
-  // first (a `rep stos` of 112 bytes, a fifth of the backend's own time per respecify).
+  // A constructor of its own: built as an aggregate from a buffer alone, the whole Store was
+  // zeroed first (a `rep stos` of 112 bytes on every respecify).
   explicit Store(HostBuffer buffer) : memory(std::move(buffer)) {}
   HostBuffer memory;
   uint64_t last_use = 0;  // submit index of the last GPU reference; 0 = none since mint
