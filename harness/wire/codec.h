@@ -86,7 +86,6 @@ class Writer {
   std::vector<uint8_t> out_;
 };
 
-// Bounds-checked reads; any read past the end, or an over-long string, is an error.
 // The little-endian number in the first `bytes` bytes of `in` (the wire's byte order).
 inline uint64_t get_le(std::span<const uint8_t> in, int bytes) {
   uint64_t value = 0;
@@ -94,15 +93,12 @@ inline uint64_t get_le(std::span<const uint8_t> in, int bytes) {
   return value;
 }
 
+// Bounds-checked reads; any read past the end, or an over-long string, is an error.
 class Reader {
  public:
   explicit Reader(std::span<const uint8_t> data) : data_(data) {}
   // The fixed-width reads are inline: a replay decodes a few of them per command.
-  Result<uint8_t> u8() {
-    if (data_.size() - at_ < 1) [[unlikely]]
-      return std::unexpected(truncated(1));
-    return data_[at_++];
-  }
+  Result<uint8_t> u8() { return little_endian<uint8_t>(); }
   Result<uint32_t> u32() { return little_endian<uint32_t>(); }
   Result<int32_t> i32() { return little_endian<int32_t>(); }
   Result<uint64_t> u64() { return little_endian<uint64_t>(); }
