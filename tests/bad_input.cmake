@@ -65,3 +65,14 @@ foreach(lane monolith split spawn tcp)
                    --report ${PROJECT_BINARY_DIR}/reports/deep-failure-${lane})
   set_tests_properties(Tidemark.BadInput.${lane}.AFailureDeepInThePipeNamesItsStep PROPERTIES LABELS cli)
 endforeach()
+
+# A command that does not exist is named as such, with the nearest one when it is close, also
+# when --help follows it (CLI11 alone answers "A subcommand is required", or prints the help, exit 0).
+add_test(NAME Tidemark.BadInput.AMistypedCommandIsNamedWithTheNearestCommand
+         COMMAND ${expect_exit} 2 "^tidemark: no command 'replya'; did you mean 'replay'\\?$"
+                 $<TARGET_FILE:tidemark> --drivers ${PROJECT_SOURCE_DIR}/drivers.yaml replya --help)
+add_test(NAME Tidemark.BadInput.AnUnknownCommandListsTheCommands
+         COMMAND ${expect_exit} 2 "^tidemark: no command 'frobnicate'; the commands are run, replay, "
+                 $<TARGET_FILE:tidemark> frobnicate --help)
+set_tests_properties(Tidemark.BadInput.AMistypedCommandIsNamedWithTheNearestCommand
+                     Tidemark.BadInput.AnUnknownCommandListsTheCommands PROPERTIES LABELS cli)

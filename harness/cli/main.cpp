@@ -3,13 +3,19 @@
 // asked for, and dispatches.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 #include <system_error>
 
+#include "core/nearest_name.h"
 #include "core/process_memory.h"
 #include "drivers/driver_builds.h"
 #include "layer/link.h"
@@ -19,6 +25,35 @@
 
 using namespace tidemark;
 using namespace tidemark::cli;
+
+namespace {
+
+// The command word of the command line, checked before CLI11 parses it: CLI11 answers an unknown
+// word with "A subcommand is required", and with the general help when --help follows it. The
+// word is the first argument that is neither an option nor the value of --driver or --drivers.
+std::optional<Error> unknown_command(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view argument = argv[i];
+    if (argument == "--") return std::nullopt;
+    if (argument == "--driver" || argument == "--drivers") {
+      ++i;
+      continue;
+    }
+    if (argument.starts_with('-')) continue;
+    std::vector<std::string> names;
+    for (const CLI::App* command : app.get_subcommands({})) {
+      if (command->check_name(std::string(argument))) return std::nullopt;
+      names.push_back(command->get_name());
+    }
+    const auto nearest = nearest_name(argument, names);
+    return Error{ErrorKind::BadInput,
+                 nearest ? fmt::format("no command '{}'; did you mean '{}'?", argument, *nearest)
+                         : fmt::format("no command '{}'; the commands are {}", argument, fmt::join(names, ", "))};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   tidemark::fix_heap_thresholds();        // before the first allocation that could move them
@@ -42,6 +77,7 @@ int main(int argc, char** argv) {
   add_scenario_commands(app, args, commands);
   add_workflow_commands(app, args, commands);
   add_program_commands(app, args, commands);
+  if (auto unknown = unknown_command(app, argc, argv)) return report_error(*unknown);
   app.parse_complete_callback([&] { verbosity() = quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal; });
   try {
     app.parse(argc, argv);
