@@ -4,7 +4,8 @@
 # from, and a suite such as bookworm-updates is printed as its release (bookworm). Fails naming
 # the files it read when none has an archive.
 debian_archive() {
-  local sources=(/etc/apt/sources.list.d/*.sources /etc/apt/sources.list /etc/apt/sources.list.d/*.list)
+  local etc=${TIDEMARK_APT_ETC:-/etc/apt}  # another folder of apt sources: the tests' own
+  local sources=("$etc"/sources.list.d/*.sources "$etc"/sources.list "$etc"/sources.list.d/*.list)
   local file found="" uri suite
   for file in "${sources[@]}"; do
     [ -r "$file" ] || continue

@@ -20,3 +20,33 @@ foreach(control IN LISTS setup_controls)
   set_tests_properties(Tidemark.Setup.TheCheckIsRedWithout.${package} PROPERTIES LABELS setup)
 endforeach()
 set_tests_properties(Tidemark.Setup.EveryProgramTheSuiteCallsComesFromAPackageSetupNames PROPERTIES LABELS setup)
+
+# The Debian archive the scripts fetch from (scripts/driver-prefix, scripts/testing/fresh-root) is
+# read from deb822 and one-line sources alike, skipping the security archive; none is a named error.
+set(read_archive bash -c "set -euo pipefail && source ${PROJECT_SOURCE_DIR}/scripts/debian-archive.bash && debian_archive")
+foreach(sources one-line deb822)
+  add_test(NAME Tidemark.Setup.TheArchiveIsReadFrom.${sources}
+           COMMAND ${expect_exit} 0 "^http://deb.example.org/debian bookworm$" ${read_archive})
+  set_tests_properties(Tidemark.Setup.TheArchiveIsReadFrom.${sources} PROPERTIES LABELS setup
+                       ENVIRONMENT TIDEMARK_APT_ETC=${testdata}/apt/${sources})
+endforeach()
+add_test(NAME Tidemark.Setup.SourcesWithoutAnArchiveAreANamedError
+         COMMAND ${expect_exit} 3 "expected a Debian archive \\(a deb stanza or line that is not -security\\) in .*testdata/apt/none/sources.list .*, found none$"
+                 ${read_archive})
+set_tests_properties(Tidemark.Setup.SourcesWithoutAnArchiveAreANamedError PROPERTIES LABELS setup
+                     ENVIRONMENT TIDEMARK_APT_ETC=${testdata}/apt/none)
+
+# No script of the suite stops without a word: each bash script under `set -e` sources
+# scripts/loud-errors.bash, whose trap names the script, the line, the status and the command.
+add_test(NAME Tidemark.Setup.AStoppedScriptNamesTheCommandThatStoppedIt
+         COMMAND ${expect_exit} 1 "^bash: line 1: stopped by exit 1 of: false$"
+                 bash -c "set -euo pipefail && source ${PROJECT_SOURCE_DIR}/scripts/loud-errors.bash && false\necho not reached")
+add_test(NAME Tidemark.Setup.EveryBashScriptUnderSetESourcesLoudErrors
+         COMMAND ${expect_exit} 0 "^checked [1-9][0-9]* scripts$" bash -c [==[
+cd "$1" && checked=0 && for script in scripts/* scripts/testing/* .ci/run; do
+  [ -f "$script" ] && head -1 "$script" | grep -q bash && grep -q '^set -e' "$script" || continue
+  grep -q 'loud-errors.bash"$' "$script" || { echo "$script: set -e without scripts/loud-errors.bash"; exit 1; }
+  checked=$((checked + 1))
+done; echo "checked $checked scripts"]==] bash ${PROJECT_SOURCE_DIR})
+set_tests_properties(Tidemark.Setup.AStoppedScriptNamesTheCommandThatStoppedIt
+                     Tidemark.Setup.EveryBashScriptUnderSetESourcesLoudErrors PROPERTIES LABELS setup)
