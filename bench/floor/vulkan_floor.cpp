@@ -338,8 +338,8 @@ void record_draw(VkCommandBuffer commands, const Target& target, uint32_t side, 
   VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
   to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0,
-                       nullptr, 0, nullptr);
+  vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr,
+                       0, nullptr);
   check(vkEndCommandBuffer(commands), "vkEndCommandBuffer");
 }
 
@@ -405,14 +405,14 @@ int main(int argc, char** argv) {
       const char* value = argv[++i];
       (flag == "--cycles" ? cycles : size) = number(value, flag.c_str());
     } else {
-      std::fprintf(stderr, "tidemark-vulkan-floor: expected --cycles N, --size BYTES or --draw, found '%s'\n",
-                   argv[i]);
+      std::fprintf(stderr, "tidemark-vulkan-floor: expected --cycles N, --size BYTES or --draw, found '%s'\n", argv[i]);
       return 2;
     }
   }
   if (draw && size < tidemark::backend::kUniformRange) {
-    std::fprintf(stderr, "tidemark-vulkan-floor: --draw: expected stores of at least %llu bytes (a colour), found %llu\n",
-                 static_cast<unsigned long long>(tidemark::backend::kUniformRange), static_cast<unsigned long long>(size));
+    std::fprintf(
+        stderr, "tidemark-vulkan-floor: --draw: expected stores of at least %llu bytes (a colour), found %llu\n",
+        static_cast<unsigned long long>(tidemark::backend::kUniformRange), static_cast<unsigned long long>(size));
     return 2;
   }
   using Clock = std::chrono::steady_clock;

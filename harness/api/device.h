@@ -73,7 +73,7 @@ class Device {
 struct MemoryChange {
   bool allocated = true;  // false: freed
   MemoryType type = MemoryType::Unknown;
-  uint64_t id = 0;        // the backend's own allocation id, unique while live
+  uint64_t id = 0;  // the backend's own allocation id, unique while live
   uint64_t size = 0;
   // What the backend says it holds after this change (its device-bytes gauge plus memory
   // outside the gauges, such as its target): the host reconciles the kernel's map against it.

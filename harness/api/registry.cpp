@@ -10,7 +10,8 @@ bool BackendEntry::gives(GaugeKind kind) const { return std::find(gauges.begin()
 
 std::string BackendEntry::gauge_kinds() const {
   std::string text;
-  for (GaugeKind kind : gauges) text += (text.empty() ? "" : ", ") + std::string(kGaugeKindNames[static_cast<size_t>(kind)]);
+  for (GaugeKind kind : gauges)
+    text += (text.empty() ? "" : ", ") + std::string(kGaugeKindNames[static_cast<size_t>(kind)]);
   return text;
 }
 

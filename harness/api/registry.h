@@ -39,7 +39,7 @@ using DeviceFactory = std::function<Result<std::unique_ptr<Device>>(const Sessio
 
 struct BackendEntry {
   std::string name;
-  std::string summary;  // one line: what it drives
+  std::string summary;            // one line: what it drives
   std::vector<GaugeKind> gauges;  // the kinds of gauge its devices give
   DeviceFactory make;
   // True: its devices report their own memory and submits to the host (the layer, when on,

@@ -31,9 +31,9 @@ struct SessionConfig {
   std::string backend = kDefaultBackend;  // a name in the backend registry
   int32_t width = 64;                     // the target, in pixels
   int32_t height = 64;
-  KnobValues knobs;                       // the knobs as given; the receiver resolves them
-  std::string mutant;                     // red-once: the fault switch; empty: none
-  bool validation = false;                // the driver's validation on; any message is red
+  KnobValues knobs;         // the knobs as given; the receiver resolves them
+  std::string mutant;       // red-once: the fault switch; empty: none
+  bool validation = false;  // the driver's validation on; any message is red
   // The kinds of gauge the scenario reads. The runner checks once, before any session, that the
   // backend gives them (naming the scenario's line); recordings keep them as part of the handshake.
   std::vector<GaugeKind> gauges;

@@ -131,7 +131,6 @@ TEST(BackendVulkan, GaugesFollowTheWorkload) {
   EXPECT_EQ(g.wlivepk, 2);  // a running maximum survives the boundary
 }
 
-
 // Check that the run's trace shows what the gauges and the kernel map say, as Trace Processor
 // would import it: the process's "GPU Memory" track ends at the map's entry for the pid, the
 // "Device bytes" counter at the device-bytes gauge, and "Parked bytes" shows the orphaned

@@ -57,7 +57,8 @@ Result<BandPipeline> BandPipeline::create(VkDevice device) {
   layout_info.pSetLayouts = set_layouts;
   layout_info.pushConstantRangeCount = 1;
   layout_info.pPushConstantRanges = &push;
-  TIDEMARK_TRY(layout, vk::PipelineLayout::create(device, vkCreatePipelineLayout, layout_info, "vkCreatePipelineLayout"));
+  TIDEMARK_TRY(layout,
+               vk::PipelineLayout::create(device, vkCreatePipelineLayout, layout_info, "vkCreatePipelineLayout"));
   made.layout_ = std::move(layout);
 
   TIDEMARK_TRY(pipeline, create_band_pipeline(device, made.layout_.get()));

@@ -11,9 +11,8 @@
 
 namespace tidemark::backend {
 
-inline constexpr VkPipelineStageFlags kDrawReadStages = VK_PIPELINE_STAGE_VERTEX_INPUT_BIT |
-                                                 VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
-                                                 VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
+inline constexpr VkPipelineStageFlags kDrawReadStages =
+    VK_PIPELINE_STAGE_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
 
 // The pipeline and the layouts it is made with: a descriptor set of one uniform buffer (the
 // colour, read by the fragment stage) and PushConstants (the band, read by the vertex stage).

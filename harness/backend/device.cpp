@@ -26,9 +26,9 @@ std::vector<std::string> ValidationLog::messages() const {
 
 namespace {
 
-VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
-    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
-    const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                     VkDebugUtilsMessageTypeFlagsEXT,
+                                                     const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
   const char* level = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error" : "warning";
   static_cast<ValidationLog*>(user)->add(
       fmt::format("{}: {}", level, data->pMessage ? data->pMessage : "(no message)"));
@@ -40,8 +40,7 @@ VkDebugUtilsMessengerCreateInfoEXT messenger_info(ValidationLog* log) {
   info.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
   info.messageSeverity =
       VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-  info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-                     VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+  info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                      VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
   info.pfnUserCallback = on_validation_message;
   info.pUserData = log;
@@ -60,8 +59,7 @@ bool has_validation_layer() {
 
 std::unexpected<Error> no_lavapipe(std::string_view found) {
   return fail(ErrorKind::Environment,
-              fmt::format("no lavapipe (CPU) Vulkan device: install mesa-vulkan-drivers (found: {})",
-                          found));
+              fmt::format("no lavapipe (CPU) Vulkan device: install mesa-vulkan-drivers (found: {})", found));
 }
 
 std::unexpected<Error> no_validation_layer() {
@@ -178,9 +176,10 @@ Status Device::pick_cpu_device() {
   }
   if (!physical_) return no_lavapipe(seen.empty() ? "no devices" : seen);
   if (properties_.apiVersion < VK_API_VERSION_1_3)
-    return fail(ErrorKind::Environment,
-                fmt::format("{} supports Vulkan {}.{}, Tidemark needs 1.3 (dynamic rendering)", properties_.deviceName,
-                            VK_API_VERSION_MAJOR(properties_.apiVersion), VK_API_VERSION_MINOR(properties_.apiVersion)));
+    return fail(
+        ErrorKind::Environment,
+        fmt::format("{} supports Vulkan {}.{}, Tidemark needs 1.3 (dynamic rendering)", properties_.deviceName,
+                    VK_API_VERSION_MAJOR(properties_.apiVersion), VK_API_VERSION_MINOR(properties_.apiVersion)));
   return {};
 }
 

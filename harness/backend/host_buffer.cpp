@@ -5,7 +5,7 @@
 namespace tidemark::backend {
 
 Result<HostBuffer> HostBuffer::create(const Device& device, MemoryAccount& account, uint64_t size,
-                                    VkBufferUsageFlags usage, MemoryType type) {
+                                      VkBufferUsageFlags usage, MemoryType type) {
   VkDevice vk_device = device.device();
   VkBufferCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;

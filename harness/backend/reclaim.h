@@ -44,7 +44,7 @@ class ReclaimQueue {
  public:
   struct Hooks {
     std::function<void(StoreHandle)> destroy;
-    std::function<void()> after_park;  // a store entered the parked list: sample peaks
+    std::function<void()> after_park;        // a store entered the parked list: sample peaks
     std::function<void()> after_sync_sweep;  // a watermark sync and its sweep are done
   };
 

@@ -94,8 +94,7 @@ TEST(ReclaimQueue, IdleRendererMakesEverythingParkedDead) {
 // orphaned. 9 parked stores exceed the budget, so the peak is 9 MiB and 47 parks sync 5 times.
 TEST(ReclaimQueue, ByteWatermarkGivesTheBudgetScenarioShape) {
   Harness h(8 * kMiB);
-  for (StoreHandle store = 1; store <= 47; ++store)
-    ASSERT_TRUE(h.queue.park(store, kMiB, h.timeline.record()));
+  for (StoreHandle store = 1; store <= 47; ++store) ASSERT_TRUE(h.queue.park(store, kMiB, h.timeline.record()));
   EXPECT_EQ(h.queue.parked_bytes_peak(), 9 * kMiB);
   EXPECT_EQ(h.queue.forced_syncs(), 5u);
   EXPECT_EQ(h.parked_peak, 9u);
@@ -107,8 +106,7 @@ TEST(ReclaimQueue, ByteWatermarkGivesTheBudgetScenarioShape) {
 // than 1024 parked force a sync, so 2999 parks peak at 1025 and sync twice.
 TEST(ReclaimQueue, CountCeilingGivesTheManySmallScenarioShape) {
   Harness h(64 * kMiB);
-  for (StoreHandle store = 1; store <= 2999; ++store)
-    ASSERT_TRUE(h.queue.park(store, 256, h.timeline.record()));
+  for (StoreHandle store = 1; store <= 2999; ++store) ASSERT_TRUE(h.queue.park(store, 256, h.timeline.record()));
   EXPECT_EQ(h.parked_peak, 1025u);
   EXPECT_EQ(h.queue.forced_syncs(), 2u);
 }
@@ -116,8 +114,7 @@ TEST(ReclaimQueue, CountCeilingGivesTheManySmallScenarioShape) {
 // Check that 0 turns off both watermarks: the negative control brings unbounded growth back.
 TEST(ReclaimQueue, ZeroBudgetTurnsBothWatermarksOff) {
   Harness h(0);
-  for (StoreHandle store = 1; store <= 2000; ++store)
-    ASSERT_TRUE(h.queue.park(store, kMiB, h.timeline.record()));
+  for (StoreHandle store = 1; store <= 2000; ++store) ASSERT_TRUE(h.queue.park(store, kMiB, h.timeline.record()));
   EXPECT_EQ(h.queue.forced_syncs(), 0u);
   EXPECT_EQ(h.parked_peak, 2000u);
   EXPECT_EQ(h.queue.parked_bytes_peak(), 2000 * kMiB);
@@ -146,8 +143,7 @@ TEST(ReclaimQueue, FailedWatermarkSyncIsAnError) {
 TEST(ReclaimQueue, FrameBucketParksEverythingUntilTheBoundary) {
   Harness h(ReclaimPolicy{.deferred_bytes = 8 * kMiB, .frame_bucket = true});
   ASSERT_TRUE(h.queue.park(1, kMiB, 0));  // not even proof 1
-  for (StoreHandle store = 2; store <= 48; ++store)
-    ASSERT_TRUE(h.queue.park(store, kMiB, h.timeline.record()));
+  for (StoreHandle store = 2; store <= 48; ++store) ASSERT_TRUE(h.queue.park(store, kMiB, h.timeline.record()));
   EXPECT_TRUE(h.destroyed.empty());
   EXPECT_EQ(h.queue.forced_syncs(), 0u);
   EXPECT_EQ(h.parked_peak, 48u);
@@ -158,8 +154,7 @@ TEST(ReclaimQueue, FrameBucketParksEverythingUntilTheBoundary) {
 
 TEST(ReclaimQueue, WithoutTheCountCeilingSmallOrphansPileUp) {
   Harness h(ReclaimPolicy{.count_ceiling = false});
-  for (StoreHandle store = 1; store <= 2999; ++store)
-    ASSERT_TRUE(h.queue.park(store, 256, h.timeline.record()));
+  for (StoreHandle store = 1; store <= 2999; ++store) ASSERT_TRUE(h.queue.park(store, 256, h.timeline.record()));
   EXPECT_EQ(h.parked_peak, 2999u);
   EXPECT_EQ(h.queue.forced_syncs(), 0u);
 }

@@ -8,7 +8,7 @@ namespace tidemark::backend {
 
 namespace {
 
-constexpr uint64_t kWatchdogNs = 30'000'000'000ull;  // a batch lavapipe cannot finish in 30 s is a hang
+constexpr uint64_t kWatchdogNs = 30'000'000'000ull;      // a batch lavapipe cannot finish in 30 s is a hang
 constexpr uint64_t kKernelSyncBudgetNs = 1'000'000'000;  // virtual: the kernel's fence for a sync that must finish
 
 std::unexpected<Error> sync_fatal(const char* site, std::string why) {
@@ -110,8 +110,7 @@ Result<bool> Submissions::wait_for(uint64_t index, const char* site, uint64_t ke
     Batch& batch = in_flight_.front();
     VkFence fence = batch.fence.get();
     VkResult waited = vkWaitForFences(device_.device(), 1, &fence, VK_TRUE, kWatchdogNs);
-    if (waited == VK_TIMEOUT)
-      return sync_fatal(site, fmt::format("submit {} did not retire within 30 s", batch.index));
+    if (waited == VK_TIMEOUT) return sync_fatal(site, fmt::format("submit {} did not retire within 30 s", batch.index));
     if (waited != VK_SUCCESS)
       return sync_fatal(site, fmt::format("waiting for submit {}: {}", batch.index, vk::result_name(waited)));
     vkResetFences(device_.device(), 1, &fence);
@@ -127,8 +126,8 @@ Result<bool> Submissions::wait_for(uint64_t index, const char* site, uint64_t ke
     auto needed = std::find_if(kernel_fences_.begin(), kernel_fences_.end(),
                                [&](const auto& entry) { return entry.first == target; });
     if (needed != kernel_fences_.end() && needed->second != 0) kernel_->wait_retired(needed->second, kernel_budget_ns);
-    while (!kernel_fences_.empty() && kernel_fences_.front().first <= target &&
-           kernel_fences_.front().second != 0 && kernel_->retired(kernel_fences_.front().second)) {
+    while (!kernel_fences_.empty() && kernel_fences_.front().first <= target && kernel_fences_.front().second != 0 &&
+           kernel_->retired(kernel_fences_.front().second)) {
       completed_ = std::max(completed_, kernel_fences_.front().first);
       kernel_fences_.pop_front();
     }

@@ -4,12 +4,11 @@
 //
 // Every queue submit is also one packet in the kernel driver model's ring (told through the
 // session's DeviceEvents), and a submit counts as retired only when both its Vulkan fence
-// signalled and the driver has seen the packet's kernel fence (virtual time advances for it). So a kernel fault reaches the
-// backend: a lost doorbell makes a client wait time out (within its timeout, in virtual
-// time) and keeps parked stores parked; a sync that must finish (present, finish, a write
-// into a busy store, the retire lag) rings again when the engine was never told of the work
-// (the driver's recovery, counted as kkicks), and is a fatal error naming the kernel's
-// registers when even that does not bring the fence.
+// signalled and the driver has seen the packet's kernel fence (virtual time advances for it). So a kernel fault reaches
+// the backend: a lost doorbell makes a client wait time out (within its timeout, in virtual time) and keeps parked
+// stores parked; a sync that must finish (present, finish, a write into a busy store, the retire lag) rings again when
+// the engine was never told of the work (the driver's recovery, counted as kkicks), and is a fatal error naming the
+// kernel's registers when even that does not bring the fence.
 #pragma once
 
 #include <deque>
@@ -72,7 +71,8 @@ class Submissions final : public SubmitTimeline {
   const Device& device_;
   uint32_t retire_lag_;
   api::DeviceEvents* kernel_;
-  std::deque<std::pair<uint64_t, uint64_t>> kernel_fences_;  // (submit index, kernel fence; 0: refused), not yet retired
+  std::deque<std::pair<uint64_t, uint64_t>>
+      kernel_fences_;  // (submit index, kernel fence; 0: refused), not yet retired
   std::function<void(VkCommandBuffer)> before_close_;
   std::function<void()> on_submitted_;
   vk::CommandPool pool_;

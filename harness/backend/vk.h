@@ -23,9 +23,9 @@ class DeviceObject {
 
   // Calls a vkCreate*/vkAllocate* entry point and owns what it made.
   template <class Info>
-  static Result<DeviceObject> create(
-      VkDevice device, VkResult (*make)(VkDevice, const Info*, const VkAllocationCallbacks*, Handle*),
-      const Info& info, const char* call) {
+  static Result<DeviceObject> create(VkDevice device,
+                                     VkResult (*make)(VkDevice, const Info*, const VkAllocationCallbacks*, Handle*),
+                                     const Info& info, const char* call) {
     Handle handle = VK_NULL_HANDLE;
     VkResult made = make(device, &info, nullptr, &handle);
     if (made != VK_SUCCESS) [[unlikely]]
@@ -83,7 +83,8 @@ struct DeviceDeleter {
 
 // A failed Vulkan call as an error value: `vkQueueSubmit: VK_ERROR_DEVICE_LOST`.
 inline Status check(VkResult result, const char* call) {
-  if (result == VK_SUCCESS) [[likely]] return {};
+  if (result == VK_SUCCESS) [[likely]]
+    return {};
   return std::unexpected(failed_call(call, result));
 }
 

@@ -28,7 +28,7 @@ struct Store {
   // zeroed first (a `rep stos` of 112 bytes on every respecify).
   explicit Store(HostBuffer buffer) : memory(std::move(buffer)) {}
   HostBuffer memory;
-  uint64_t last_use = 0;  // submit index of the last GPU reference; 0 = none since mint
+  uint64_t last_use = 0;                         // submit index of the last GPU reference; 0 = none since mint
   std::vector<DescriptorSets::Allocation> sets;  // sets that point at this store
 };
 
@@ -129,7 +129,7 @@ class VulkanBackend final : public api::Device {
 
   Config config_;
   api::DeviceEvents& events_;  // outlives the backend: HostBuffer members report to it as they die
-  int64_t target_bytes_ = 0;  // reported beside the device-memory account, outside its gauges
+  int64_t target_bytes_ = 0;   // reported beside the device-memory account, outside its gauges
   static constexpr uint64_t kTargetId = uint64_t{1} << 62;
   std::unique_ptr<backend::Device> device_;
   MemoryAccount account_;
@@ -157,7 +157,7 @@ class VulkanBackend final : public api::Device {
   uint64_t destroy_epoch_ = 0;
   DescriptorSets sets_;
   std::map<std::tuple<StoreHandle, uint64_t, uint64_t>, VkDescriptorSet> memo_;
-  std::vector<HostBuffer> stale_stores_;  // memo.no_destroy_epoch only
+  std::vector<HostBuffer> stale_stores_;   // memo.no_destroy_epoch only
   std::vector<HostBuffer> leaked_stores_;  // backend.leaks_device_memory only: freed with the device
 };
 
@@ -244,17 +244,17 @@ Result<Store*> VulkanBackend::current_store(api::BufferId buffer, const char* op
     return fail(ErrorKind::BadInput, fmt::format("{}: no buffer {}", op, buffer));
   auto& record = buffers_[buffer - 1];
   if (!record.current)
-    return fail(ErrorKind::BadInput,
-                fmt::format("{}: {} buffer {} has no store (never specified, or specified with size 0)",
-                            op, role, buffer));
+    return fail(
+        ErrorKind::BadInput,
+        fmt::format("{}: {} buffer {} has no store (never specified, or specified with size 0)", op, role, buffer));
   return &*stores_[*record.current];
 }
 
 Result<StoreHandle> VulkanBackend::mint(std::span<const uint8_t> data) {
-  auto memory = HostBuffer::create(*device_, account_, data.size(),
-                                   VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                   MemoryType::GlBuffer);
+  auto memory = HostBuffer::create(
+      *device_, account_, data.size(),
+      VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+      MemoryType::GlBuffer);
   if (!memory) return std::unexpected(memory.error());
   std::memcpy(memory->bytes().data(), data.data(), data.size());  // a fresh store: no GPU use yet
   StoreHandle handle = handles_.acquire();
@@ -311,9 +311,8 @@ Status VulkanBackend::buffer_sub_data(api::BufferId buffer, uint64_t offset, std
   if (!store) return std::unexpected(store.error());
   Store& target = **store;
   if (offset > target.memory.size() || data.size() > target.memory.size() - offset)
-    return fail(ErrorKind::BadInput,
-                fmt::format("buffer_sub_data: bytes {}..{} are outside the {}-byte store", offset,
-                            offset + data.size(), target.memory.size()));
+    return fail(ErrorKind::BadInput, fmt::format("buffer_sub_data: bytes {}..{} are outside the {}-byte store", offset,
+                                                 offset + data.size(), target.memory.size()));
   if (data.empty()) return {};
   bool idle = target.last_use == 0 || submissions_.is_complete(target.last_use);
   if (mutant_is(config_.mutant, MutantId::BufferHostWriteWhenBusy)) idle = true;
@@ -323,8 +322,8 @@ Status VulkanBackend::buffer_sub_data(api::BufferId buffer, uint64_t offset, std
     return {};
   }
   // The GPU may still read this store: stage the bytes and copy in order on the queue.
-  auto staging = HostBuffer::create(*device_, account_, data.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                                    MemoryType::Transient);
+  auto staging =
+      HostBuffer::create(*device_, account_, data.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryType::Transient);
   if (!staging) return std::unexpected(staging.error());
   std::memcpy(staging->bytes().data(), data.data(), data.size());
   TIDEMARK_TRY(commands, submissions_.open());
@@ -382,8 +381,7 @@ Status VulkanBackend::draw(const api::DrawCall& call) {
 
   TIDEMARK_TRY(commands, submissions_.open());
   begin_rendering(commands);
-  vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.layout(), 0, 1, &*set, 0,
-                          nullptr);
+  vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.layout(), 0, 1, &*set, 0, nullptr);
   VkBuffer vertex_buffer = vertices ? vertices->memory.buffer() : zero_vertices_.buffer();
   VkDeviceSize zero_offset = 0;
   vkCmdBindVertexBuffers(commands, 0, 1, &vertex_buffer, &zero_offset);
@@ -432,8 +430,8 @@ Status VulkanBackend::present() {
 
 Result<Image> VulkanBackend::read_pixels() {
   const uint64_t bytes = uint64_t(config_.width) * uint64_t(config_.height) * 4;
-  auto readback = HostBuffer::create(*device_, account_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                     MemoryType::Transient);
+  auto readback =
+      HostBuffer::create(*device_, account_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryType::Transient);
   if (!readback) return std::unexpected(readback.error());
   TIDEMARK_TRY(commands, submissions_.open());
   end_rendering(commands);

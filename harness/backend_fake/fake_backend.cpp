@@ -122,8 +122,11 @@ class FakeBackend final : public api::Device {
 }  // namespace
 
 api::BackendEntry fake_backend(FakeBackendLog& log) {
-  return {"fake", "logs every call, no GPU (wire tests)", {GaugeKind::Device},
-          [&log](const api::SessionConfig& config, const api::DeviceContext& context) -> Result<std::unique_ptr<api::Device>> {
+  return {"fake",
+          "logs every call, no GPU (wire tests)",
+          {GaugeKind::Device},
+          [&log](const api::SessionConfig& config,
+                 const api::DeviceContext& context) -> Result<std::unique_ptr<api::Device>> {
             log.config = config;
             log.knobs = context.knobs;
             log.mutant = context.mutant;

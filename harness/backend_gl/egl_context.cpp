@@ -30,8 +30,10 @@ class ScopedVariable {
     ::setenv(name, value.c_str(), 1);
   }
   ~ScopedVariable() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
   ScopedVariable(const ScopedVariable&) = delete;
   ScopedVariable& operator=(const ScopedVariable&) = delete;
@@ -45,9 +47,12 @@ class ScopedVariable {
 
 const char* driver_name(GlDriver driver) {
   switch (driver) {
-    case GlDriver::Zink: return "zink";
-    case GlDriver::Llvmpipe: return "llvmpipe";
-    case GlDriver::Native: return "native";
+    case GlDriver::Zink:
+      return "zink";
+    case GlDriver::Llvmpipe:
+      return "llvmpipe";
+    case GlDriver::Native:
+      return "native";
   }
   return "?";
 }
@@ -87,8 +92,18 @@ Result<EglContext> EglContext::open(GlDriver driver, bool layer, std::vector<std
     return no_driver(fmt::format("eglInitialize failed (EGL error 0x{:x})", eglGetError()));
   }
   if (!eglBindAPI(EGL_OPENGL_ES_API)) return no_driver("EGL cannot bind OpenGL ES");
-  const EGLint config_attributes[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
-                                      EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
+  const EGLint config_attributes[] = {EGL_SURFACE_TYPE,
+                                      EGL_PBUFFER_BIT,
+                                      EGL_RENDERABLE_TYPE,
+                                      EGL_OPENGL_ES3_BIT,
+                                      EGL_RED_SIZE,
+                                      8,
+                                      EGL_GREEN_SIZE,
+                                      8,
+                                      EGL_BLUE_SIZE,
+                                      8,
+                                      EGL_ALPHA_SIZE,
+                                      8,
                                       EGL_NONE};
   EGLConfig config = nullptr;
   EGLint configs = 0;
@@ -122,8 +137,10 @@ EglContext::~EglContext() {
 }
 
 void EglContext::swap() {
-  if (pbuffer_ != EGL_NO_SURFACE) eglSwapBuffers(display_, pbuffer_);
-  else glFlush();
+  if (pbuffer_ != EGL_NO_SURFACE)
+    eglSwapBuffers(display_, pbuffer_);
+  else
+    glFlush();
 }
 
 std::string EglContext::renderer() const { return reinterpret_cast<const char*>(glGetString(GL_RENDERER)); }

@@ -92,12 +92,18 @@ class GlSync {
 
 const char* gl_error_name(GLenum error) {
   switch (error) {
-    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-    default: return "an unknown GL error";
+    case GL_INVALID_ENUM:
+      return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE:
+      return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION:
+      return "GL_INVALID_OPERATION";
+    case GL_INVALID_FRAMEBUFFER_OPERATION:
+      return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    case GL_OUT_OF_MEMORY:
+      return "GL_OUT_OF_MEMORY";
+    default:
+      return "an unknown GL error";
   }
 }
 
@@ -132,7 +138,10 @@ struct Record {
 class GlBackend final : public api::Device {
  public:
   GlBackend(EglContext egl, const api::SessionConfig& config, const api::DeviceContext& context)
-      : egl_(std::move(egl)), width_(config.width), height_(config.height), events_(*context.events),
+      : egl_(std::move(egl)),
+        width_(config.width),
+        height_(config.height),
+        events_(*context.events),
         observed_(context.observed) {}
 
   Status initialize();
@@ -229,7 +238,8 @@ Status GlBackend::initialize() {
 }
 
 Result<Record*> GlBackend::store_of(api::BufferId buffer, const char* op, const char* role) {
-  if (buffer == 0 || buffer > records_.size()) return fail(ErrorKind::BadInput, fmt::format("{}: no buffer {}", op, buffer));
+  if (buffer == 0 || buffer > records_.size())
+    return fail(ErrorKind::BadInput, fmt::format("{}: no buffer {}", op, buffer));
   Record& record = records_[buffer - 1];
   if (record.size == 0)
     return fail(ErrorKind::BadInput, fmt::format("{}: {} buffer {} has no store (never specified, or specified with "
@@ -284,13 +294,18 @@ Status GlBackend::draw(const api::DrawCall& call) {
 }
 
 Result<WaitStatus> GlBackend::client_wait(api::FenceId fence, bool flush, uint64_t timeout_ns) {
-  if (fence == 0 || fence > fences_.size()) return fail(ErrorKind::BadInput, fmt::format("client_wait: no fence {}", fence));
+  if (fence == 0 || fence > fences_.size())
+    return fail(ErrorKind::BadInput, fmt::format("client_wait: no fence {}", fence));
   GLenum status = glClientWaitSync(fences_[fence - 1].get(), flush ? GL_SYNC_FLUSH_COMMANDS_BIT : 0, timeout_ns);
   switch (status) {
-    case GL_ALREADY_SIGNALED: return WaitStatus::AlreadySignaled;
-    case GL_CONDITION_SATISFIED: return WaitStatus::ConditionSatisfied;
-    case GL_TIMEOUT_EXPIRED: return WaitStatus::TimeoutExpired;
-    default: break;
+    case GL_ALREADY_SIGNALED:
+      return WaitStatus::AlreadySignaled;
+    case GL_CONDITION_SATISFIED:
+      return WaitStatus::ConditionSatisfied;
+    case GL_TIMEOUT_EXPIRED:
+      return WaitStatus::TimeoutExpired;
+    default:
+      break;
   }
   TIDEMARK_CHECK(gl_check("glClientWaitSync"));
   return fail(ErrorKind::Fatal, "gl: glClientWaitSync: GL_WAIT_FAILED");
@@ -364,8 +379,9 @@ Result<std::unique_ptr<api::Device>> create_gl_device(GlDriver driver, const api
   const std::string vulkan = context.vulkan_driver ? context.vulkan_driver() : std::string();
   TIDEMARK_TRY(build, drivers::active_build());
   if (build && driver != GlDriver::Llvmpipe) {
-    TIDEMARK_CHECK(drivers::check_identity(*build, {.gl_version = version, .gl_renderer = renderer,
-                                                    .vulkan_driver = vulkan, .mapped = drivers::mapped_files()}));
+    TIDEMARK_CHECK(drivers::check_identity(
+        *build,
+        {.gl_version = version, .gl_renderer = renderer, .vulkan_driver = vulkan, .mapped = drivers::mapped_files()}));
     if (context.log) context.log(fmt::format("gl: driver build '{}' as named", build->name));
   }
   if (context.log)

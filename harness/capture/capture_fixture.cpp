@@ -17,7 +17,9 @@ std::string_view kind_name(CaptureKind kind) { return kind == CaptureKind::Apitr
 
 bool is_capture_fixture(const fs::path& file) { return file.filename().string().ends_with(kCaptureSuffix); }
 
-std::string backend_of(const CaptureFixture& fixture) { return fixture.kind == CaptureKind::Apitrace ? "gl" : "vulkan"; }
+std::string backend_of(const CaptureFixture& fixture) {
+  return fixture.kind == CaptureKind::Apitrace ? "gl" : "vulkan";
+}
 
 std::string check_id(size_t index) { return fmt::format("check[{}]", index); }
 
@@ -33,16 +35,20 @@ Result<SplitInputs> split_inputs(const std::vector<std::string>& inputs) {
   for (const auto& input : inputs) {
     std::error_code ec;
     if (!fs::is_directory(input, ec)) {
-      if (is_capture_fixture(input)) split.captures.emplace_back(input);
-      else split.scenarios.push_back(input);
+      if (is_capture_fixture(input))
+        split.captures.emplace_back(input);
+      else
+        split.scenarios.push_back(input);
       continue;
     }
     std::vector<fs::path> captures;
     bool scenarios = false;
     for (fs::recursive_directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
-      if (is_capture_fixture(it->path())) captures.push_back(it->path());
-      else if (it->path().extension() == ".yaml" || it->path().extension() == ".yml") scenarios = true;
+      if (is_capture_fixture(it->path()))
+        captures.push_back(it->path());
+      else if (it->path().extension() == ".yaml" || it->path().extension() == ".yml")
+        scenarios = true;
     }
     if (ec) return fail(ErrorKind::Io, fmt::format("cannot read {}: {}", input, ec.message()));
     std::sort(captures.begin(), captures.end());
@@ -57,8 +63,9 @@ namespace {
 namespace yaml = scenario::yaml;
 
 Result<std::vector<Control>> controls_of(yaml::Reader& read, const yaml::Value& list, const CaptureFixture& fixture) {
-  TIDEMARK_TRY(items, read.non_empty_list(list, "a list of controls, each a fault or a driver build and the checks "
-                                                "it fails"));
+  TIDEMARK_TRY(items, read.non_empty_list(list,
+                                          "a list of controls, each a fault or a driver build and the checks "
+                                          "it fails"));
   const std::vector<std::string> checks = fixture.checks();
   std::vector<Control> controls;
   for (const auto& item : items) {
@@ -101,7 +108,8 @@ Result<CaptureFixture> load_capture_fixture(const fs::path& file) {
   yaml::Source source(file.string(), text);
   const SourceLocation start{source.file(), 1, 1};
   TIDEMARK_TRY(root, source.one_document());
-  if (!root.IsDefined() || root.IsNull()) return yaml::error_at(start, "a capture fixture (name, group, capture, expect)", "an empty file");
+  if (!root.IsDefined() || root.IsNull())
+    return yaml::error_at(start, "a capture fixture (name, group, capture, expect)", "an empty file");
   yaml::Reader read(source);
   TIDEMARK_TRY(top, read.fields(source.value(root, start), "a capture fixture",
                                 {"name", "group", "capture", "expect", "whole", "controls"}));
@@ -117,12 +125,17 @@ Result<CaptureFixture> load_capture_fixture(const fs::path& file) {
   TIDEMARK_TRY(capture_name, read.text(capture, "the capture's file, beside this one (.trace or .gfxr)"));
   fixture.capture = (fixture.file.parent_path() / capture_name).lexically_normal();
   const std::string extension = fixture.capture.extension().string();
-  if (extension == ".trace") fixture.kind = CaptureKind::Apitrace;
-  else if (extension == ".gfxr") fixture.kind = CaptureKind::Gfxr;
-  else return yaml::error_at(capture.where, "an apitrace (.trace) or GFXReconstruct (.gfxr) capture", yaml::quote(capture_name));
+  if (extension == ".trace")
+    fixture.kind = CaptureKind::Apitrace;
+  else if (extension == ".gfxr")
+    fixture.kind = CaptureKind::Gfxr;
+  else
+    return yaml::error_at(capture.where, "an apitrace (.trace) or GFXReconstruct (.gfxr) capture",
+                          yaml::quote(capture_name));
   std::error_code ec;
   if (!fs::is_regular_file(fixture.capture, ec))
-    return yaml::error_at(capture.where, "a capture file beside the fixture", fmt::format("none at {}", fixture.capture.string()));
+    return yaml::error_at(capture.where, "a capture file beside the fixture",
+                          fmt::format("none at {}", fixture.capture.string()));
   TIDEMARK_TRY(bounds, scenario::read_gauge_bounds(read, source, top, start));
   fixture.bounds = std::move(bounds);
   if (auto controls = top.optional("controls")) {

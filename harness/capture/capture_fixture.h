@@ -48,7 +48,7 @@ struct Control {
 };
 
 struct CaptureFixture {
-  std::filesystem::path file;     // the YAML
+  std::filesystem::path file;  // the YAML
   std::string name, group;
   std::filesystem::path capture;  // absolute
   CaptureKind kind = CaptureKind::Apitrace;

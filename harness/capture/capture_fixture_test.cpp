@@ -61,15 +61,18 @@ TEST_F(CaptureFile, WhatItNamesWrongIsAnErrorAtItsPlace) {
   std::string text = kGood;
   EXPECT_EQ(error(std::string(text).replace(text.find("app.trace"), 9, "app.zip")),
             "3:10: expected an apitrace (.trace) or GFXReconstruct (.gfxr) capture, found 'app.zip'");
-  EXPECT_NE(error(std::string(text).replace(text.find("app.trace"), 9, "gone.trace")).find("3:10: expected a capture file beside the fixture, found none at"),
+  EXPECT_NE(error(std::string(text).replace(text.find("app.trace"), 9, "gone.trace"))
+                .find("3:10: expected a capture file beside the fixture, found none at"),
             std::string::npos);
-  EXPECT_EQ(error(std::string(text).replace(text.find("hold_frees"), 10, "completion=real")),
-            "7:12: expected one fault of the layer: hold_frees, never_done or fail_allocation=N, found 'completion=real'");
+  EXPECT_EQ(
+      error(std::string(text).replace(text.find("hold_frees"), 10, "completion=real")),
+      "7:12: expected one fault of the layer: hold_frees, never_done or fail_allocation=N, found 'completion=real'");
   EXPECT_EQ(error(std::string(text).replace(text.find("fails: [vkbufspk <= 16]"), 23, "fails: [vkbufspk <= 17]")),
             "8:13: expected a check of the fixture (vkbufspk <= 16; vksubmits > 0) or replay, found 'vkbufspk <= 17'");
   EXPECT_EQ(error("name: a\ngroup: b\ncapture: app.trace\n"),
             "1:1: expected an expect list (each process) or a whole list (the tree), found neither");
-  EXPECT_NE(error("name: a\ngroup: b\ncapture: app.trace\nexpect: [wlivepk <= 1]\n").find("4:10: expected a gauge of the layer"),
+  EXPECT_NE(error("name: a\ngroup: b\ncapture: app.trace\nexpect: [wlivepk <= 1]\n")
+                .find("4:10: expected a gauge of the layer"),
             std::string::npos);
 }
 
@@ -80,16 +83,22 @@ TEST_F(CaptureFile, AControlIsAFaultOrADriverBuildNeverBoth) {
   EXPECT_EQ(on_build->controls[0].build, "mesa-25.0.7");
   EXPECT_EQ(on_build->controls[0].describe(), "build=mesa-25.0.7");
   EXPECT_EQ(on_build->controls[1].describe(), "fault=fail_allocation=3");
-  EXPECT_EQ(error(std::string(text).replace(text.find("fault: hold_frees"), 17, "fault: hold_frees\n    build: mesa-25.0.7")),
-            "7:5: expected a control with one of fault (a layer fault) or build (a driver build), found both");
+  EXPECT_EQ(
+      error(std::string(text).replace(text.find("fault: hold_frees"), 17, "fault: hold_frees\n    build: mesa-25.0.7")),
+      "7:5: expected a control with one of fault (a layer fault) or build (a driver build), found both");
 }
 
 // Check that the fixture's text, as capture and reduce write it, reads back as written.
 TEST_F(CaptureFile, AWrittenFixtureReadsBack) {
-  const FixtureDocument document{.comment = {"made here"}, .name = "written-back", .group = "captures",
-                                 .capture = "app.trace", .expect = {"vkbufspk <= 16"}, .whole = {"vksubmits > 0"},
-                                 .controls = {{.fault = "", .build = "mesa-25.0.7", .fails = {"vkbufspk <= 16"}, .where = {}},
-                                              {.fault = "fail_allocation=1", .build = "", .fails = {"replay"}, .where = {}}}};
+  const FixtureDocument document{
+      .comment = {"made here"},
+      .name = "written-back",
+      .group = "captures",
+      .capture = "app.trace",
+      .expect = {"vkbufspk <= 16"},
+      .whole = {"vksubmits > 0"},
+      .controls = {{.fault = "", .build = "mesa-25.0.7", .fails = {"vkbufspk <= 16"}, .where = {}},
+                   {.fault = "fail_allocation=1", .build = "", .fails = {"replay"}, .where = {}}}};
   auto fixture = load(fixture_text(document));
   ASSERT_TRUE(fixture) << fixture.error().message;
   EXPECT_EQ(fixture->name, "written-back");

@@ -10,7 +10,6 @@
 #include "core/spawn_output.h"
 #include "report/run_record.h"
 
-
 namespace tidemark::capture {
 
 namespace fs = std::filesystem;
@@ -19,7 +18,9 @@ namespace {
 
 // What to install when a capture tool cannot be started.
 std::string_view install_hint(std::string_view tool) {
-  return tool == "apitrace" ? " (install apitrace)" : tool == "gfxrecon-capture-vulkan.py" ? " (install gfxreconstruct)" : "";
+  return tool == "apitrace"                     ? " (install apitrace)"
+         : tool == "gfxrecon-capture-vulkan.py" ? " (install gfxreconstruct)"
+                                                : "";
 }
 
 }  // namespace
@@ -32,20 +33,24 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   if (options.command.empty()) return fail(ErrorKind::BadInput, "capture: expected a program after --, found none");
   TIDEMARK_CHECK(make_directories(options.out));
   MadeCapture made;
-  made.capture = fs::absolute(options.out / (options.name + (options.kind == CaptureKind::Apitrace ? ".trace" : ".gfxr")));
+  made.capture =
+      fs::absolute(options.out / (options.name + (options.kind == CaptureKind::Apitrace ? ".trace" : ".gfxr")));
   made.fixture = fs::absolute(options.out / (options.name + std::string(kCaptureSuffix)));
   std::error_code ec;
   if (fs::exists(made.fixture, ec) || fs::exists(made.capture, ec))
-    return fail(ErrorKind::BadInput, fmt::format("capture: {} is there already: choose another --name or remove it",
-                                                 fs::exists(made.fixture, ec) ? made.fixture.string() : made.capture.string()));
+    return fail(ErrorKind::BadInput,
+                fmt::format("capture: {} is there already: choose another --name or remove it",
+                            fs::exists(made.fixture, ec) ? made.fixture.string() : made.capture.string()));
 
   // The program under the driver settings its replay will have: Zink on lavapipe, one driver thread, no shader cache.
   std::vector<std::string> tool;
   std::vector<std::pair<std::string, std::string>> environment = {{"LP_NUM_THREADS", "0"}};
   if (options.kind == CaptureKind::Apitrace) {
     tool = {"apitrace", "trace", "--api", "egl", "-o", made.capture.string()};
-    environment.insert(environment.end(), {{"LIBGL_ALWAYS_SOFTWARE", "1"}, {"GALLIUM_DRIVER", "zink"},
-                                           {"GALLIUM_THREAD", "0"}, {"MESA_SHADER_CACHE_DISABLE", "true"}});
+    environment.insert(environment.end(), {{"LIBGL_ALWAYS_SOFTWARE", "1"},
+                                           {"GALLIUM_DRIVER", "zink"},
+                                           {"GALLIUM_THREAD", "0"},
+                                           {"MESA_SHADER_CACHE_DISABLE", "true"}});
   } else {
     tool = {"gfxrecon-capture-vulkan.py", "--no-file-timestamp", "-o", made.capture.string()};
   }
@@ -53,17 +58,22 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   const fs::path log = options.out / (options.name + ".capture.log");
   TIDEMARK_TRY(code, run_to_file(tool, environment, log, install_hint(tool.front())));
   if (code != 0 || !fs::is_regular_file(made.capture, ec))
-    return fail(ErrorKind::Environment, fmt::format("capture: '{}' under {} exited {} (its output: {})", options.command[0],
-                                                    tool[0], code, log.string()));
+    return fail(ErrorKind::Environment, fmt::format("capture: '{}' under {} exited {} (its output: {})",
+                                                    options.command[0], tool[0], code, log.string()));
 
   // Replayed once, bounds as measured; then the fixture must load, be green and have its controls red.
   auto write_fixture = [&](const std::vector<std::string>& bounds, const std::vector<Control>& controls) {
     return write_file_atomically(
         made.fixture,
         fixture_text({.comment = {fmt::format("{} captured by {} (tidemark capture); its bounds are what its replay "
-                                              "measured.", fmt::join(options.command, " "), tool[0])},
-                      .name = options.name, .group = options.group, .capture = made.capture.filename().string(),
-                      .expect = bounds, .whole = {}, .controls = controls}));
+                                              "measured.",
+                                              fmt::join(options.command, " "), tool[0])},
+                      .name = options.name,
+                      .group = options.group,
+                      .capture = made.capture.filename().string(),
+                      .expect = bounds,
+                      .whole = {},
+                      .controls = controls}));
   };
   TIDEMARK_CHECK(write_fixture({"vksubmits >= 0"}, {}));
   TIDEMARK_TRY(probe, load_capture_fixture(made.fixture));
@@ -109,10 +119,11 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   fs::remove_all(scratch, ec);
   for (const auto& outcome : red_once.outcomes) {
     if (!outcome.red_as_named)
-      return fail(ErrorKind::Environment, fmt::format("capture: {} did not make {} red ({}): {} is left for you to "
-                                                      "give a control",
-                                                      outcome.control.describe(), fmt::join(outcome.control.fails, ", "),
-                                                      outcome.detail, made.fixture.string()));
+      return fail(ErrorKind::Environment,
+                  fmt::format("capture: {} did not make {} red ({}): {} is left for you to "
+                              "give a control",
+                              outcome.control.describe(), fmt::join(outcome.control.fails, ", "), outcome.detail,
+                              made.fixture.string()));
     made.controls.push_back(fmt::format("{} fails {}", outcome.control.fault, fmt::join(outcome.control.fails, ", ")));
   }
   return made;

@@ -16,8 +16,8 @@ namespace tidemark::capture {
 struct MakeOptions {
   std::vector<std::string> command;  // the program and its arguments
   CaptureKind kind = CaptureKind::Apitrace;
-  std::filesystem::path out;         // the folder the capture and its fixture go in
-  std::string name;                  // kebab case: NAME.trace / NAME.gfxr and NAME.capture.yaml
+  std::filesystem::path out;  // the folder the capture and its fixture go in
+  std::string name;           // kebab case: NAME.trace / NAME.gfxr and NAME.capture.yaml
   std::string group = "captures";
   std::filesystem::path layer_dir;
 };

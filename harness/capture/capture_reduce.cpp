@@ -53,10 +53,15 @@ std::string outcome(const report::RunRecord& run) {
 
 class Reducer {
  public:
-  Reducer(const CaptureFixture& fixture, const CaptureReduceOptions& options, const scenario::GaugeCheck& check, bool whole,
-          std::vector<TraceCall> calls)
-      : fixture_(fixture), options_(options), check_(check), whole_(whole), calls_(std::move(calls)),
-        units_(split_units(calls_)), started_(std::chrono::steady_clock::now()) {
+  Reducer(const CaptureFixture& fixture, const CaptureReduceOptions& options, const scenario::GaugeCheck& check,
+          bool whole, std::vector<TraceCall> calls)
+      : fixture_(fixture),
+        options_(options),
+        check_(check),
+        whole_(whole),
+        calls_(std::move(calls)),
+        units_(split_units(calls_)),
+        started_(std::chrono::steady_clock::now()) {
     progress_.kept = units_.removable.size();
   }
 
@@ -70,8 +75,11 @@ class Reducer {
     const CaptureFixture candidate = candidate_fixture(fixture_, check_, whole_, trace);
     auto replay = [&](const Side& side) {
       ++replays_;
-      return run_capture(candidate, {.report_dir = dir, .layer_dir = options_.layer_dir, .fault = side.fault,
-                                     .build = side.build, .drivers_files = options_.drivers_files});
+      return run_capture(candidate, {.report_dir = dir,
+                                     .layer_dir = options_.layer_dir,
+                                     .fault = side.fault,
+                                     .build = side.build,
+                                     .drivers_files = options_.drivers_files});
     };
     Judged judged;
     TIDEMARK_TRY(bug, replay(options_.bug));
@@ -93,8 +101,10 @@ class Reducer {
     std::vector<bool> verdicts(candidates.size(), false);
     std::vector<size_t> todo;
     for (size_t k = 0; k < candidates.size(); ++k) {
-      if (auto seen = memo_.find(candidates[k]); seen != memo_.end()) verdicts[k] = seen->second;
-      else todo.push_back(k);
+      if (auto seen = memo_.find(candidates[k]); seen != memo_.end())
+        verdicts[k] = seen->second;
+      else
+        todo.push_back(k);
     }
     std::vector<std::optional<Result<Judged>>> results(todo.size());
     std::atomic<size_t> next{0};
@@ -185,11 +195,14 @@ std::string kept_summary(const std::vector<std::string>& kept) {
   std::vector<std::pair<std::string, size_t>> counts;
   for (const auto& function : kept) {
     auto found = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == function; });
-    if (found == counts.end()) counts.emplace_back(function, 1);
-    else ++found->second;
+    if (found == counts.end())
+      counts.emplace_back(function, 1);
+    else
+      ++found->second;
   }
   std::vector<std::string> parts;
-  for (const auto& [function, count] : counts) parts.push_back(count == 1 ? function : fmt::format("{} {}", count, function));
+  for (const auto& [function, count] : counts)
+    parts.push_back(count == 1 ? function : fmt::format("{} {}", count, function));
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
@@ -198,8 +211,10 @@ Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const Cap
     return fail(ErrorKind::BadInput, fmt::format("reduce: expected an apitrace capture (.trace), found a {} one ({})",
                                                  kind_name(fixture.kind), fixture.capture.string()));
   if (options.bug.fault == options.fix.fault && options.bug.build == options.fix.build)
-    return fail(ErrorKind::BadInput, fmt::format("reduce: expected a bug (--fault, or --bug-build) that differs from the "
-                                                 "fix, found both {}", options.bug.describe()));
+    return fail(ErrorKind::BadInput,
+                fmt::format("reduce: expected a bug (--fault, or --bug-build) that differs from the "
+                            "fix, found both {}",
+                            options.bug.describe()));
   TIDEMARK_TRY(named, named_check(fixture, options.check));
   TIDEMARK_CHECK(make_directories(options.work_dir));
   TIDEMARK_TRY(calls, list_calls(fixture.capture, options.work_dir / "calls.dump"));
@@ -212,8 +227,10 @@ Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const Cap
   reducer.phase("the whole capture");
   TIDEMARK_TRY(whole, reducer.judge(all, options.work_dir / "whole"));
   if (!whole.interesting)
-    return fail(ErrorKind::BadInput, fmt::format("reduce: expected {} red under the bug and the replay green under the fix, "
-                                                 "found {}", named.first.expr.text(), whole.said));
+    return fail(ErrorKind::BadInput,
+                fmt::format("reduce: expected {} red under the bug and the replay green under the fix, "
+                            "found {}",
+                            named.first.expr.text(), whole.said));
   auto judge = [&](const std::vector<std::vector<size_t>>& candidates) { return reducer.batch(candidates); };
   const size_t jobs = reducer.jobs();
   std::vector<size_t> best = all;
@@ -253,8 +270,8 @@ Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const Cap
   CaptureReduction reduction;
   TIDEMARK_TRY(result, reducer.judge(best, options.work_dir / "result"));
   if (!result.interesting)
-    return fail(ErrorKind::Fatal, fmt::format("reduce: the result did not stay interesting when replayed again: {}",
-                                              result.said));
+    return fail(ErrorKind::Fatal,
+                fmt::format("reduce: the result did not stay interesting when replayed again: {}", result.said));
   reduction.trace = options.work_dir / "reduced.trace";
   fs::copy_file(options.work_dir / "result" / "candidate.trace", reduction.trace, fs::copy_options::overwrite_existing);
   reduction.check = named.first.expr.text();
@@ -264,8 +281,9 @@ Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const Cap
   reduction.setup_calls = units.setup.size();
   for (size_t unit : best)
     for (uint32_t number : units.removable[unit])  // calls are in number order
-      reduction.kept.push_back(std::lower_bound(calls.begin(), calls.end(), number,
-                                                [](const TraceCall& c, uint32_t n) { return c.number < n; })->function);
+      reduction.kept.push_back(std::lower_bound(calls.begin(), calls.end(), number, [](const TraceCall& c, uint32_t n) {
+                                 return c.number < n;
+                               })->function);
   reduction.bug_run = std::move(*result.bug_run);
   reduction.fix_run = std::move(*result.fix_run);
   reduction.done = reducer.progress();
@@ -275,21 +293,28 @@ Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const Cap
 }
 
 Result<WrittenReduction> write_reduction(const CaptureFixture& from, const CaptureReduction& reduction,
-                                         const CaptureReduceOptions& options, const std::string& name, const fs::path& out) {
-  WrittenReduction written{.fixture = out / (name + std::string(kCaptureSuffix)), .trace = out / (name + ".trace"), .red_once = {}};
+                                         const CaptureReduceOptions& options, const std::string& name,
+                                         const fs::path& out) {
+  WrittenReduction written{
+      .fixture = out / (name + std::string(kCaptureSuffix)), .trace = out / (name + ".trace"), .red_once = {}};
   std::error_code ec;
   for (const auto& file : {written.fixture, written.trace})
     if (fs::exists(file, ec))
-      return fail(ErrorKind::BadInput, fmt::format("reduce: {} is there already: choose another --name or remove it", file.string()));
-  const Control control{.fault = options.bug.fault, .build = options.bug.fault.empty() ? options.bug.build : "",
-                        .fails = {reduction.check}, .where = {}};
+      return fail(ErrorKind::BadInput,
+                  fmt::format("reduce: {} is there already: choose another --name or remove it", file.string()));
+  const Control control{.fault = options.bug.fault,
+                        .build = options.bug.fault.empty() ? options.bug.build : "",
+                        .fails = {reduction.check},
+                        .where = {}};
   const FixtureDocument document{
       .comment = {fmt::format("Reduced by tidemark reduce from {} ({} calls) to its {} setup calls and {} more{}{}.",
                               from.file.filename().string(), reduction.calls_before, reduction.setup_calls,
                               reduction.kept.size(), reduction.kept.empty() ? "" : ": ", kept_summary(reduction.kept)),
                   fmt::format("Red under the bug ({}), green under the fix ({}).", options.bug.describe(),
                               options.fix.describe())},
-      .name = name, .group = from.group, .capture = written.trace.filename().string(),
+      .name = name,
+      .group = from.group,
+      .capture = written.trace.filename().string(),
       .expect = reduction.whole ? std::vector<std::string>{} : std::vector<std::string>{reduction.check},
       .whole = reduction.whole ? std::vector<std::string>{reduction.check} : std::vector<std::string>{},
       .controls = {control}};
@@ -301,8 +326,10 @@ Result<WrittenReduction> write_reduction(const CaptureFixture& from, const Captu
   if (ec) return fail(ErrorKind::Io, fmt::format("cannot copy {}: {}", reduction.trace.string(), ec.message()));
   TIDEMARK_CHECK(write_file_atomically(staged / written.fixture.filename(), fixture_text(document)));
   TIDEMARK_TRY(fixture, load_capture_fixture(staged / written.fixture.filename()));
-  TIDEMARK_TRY(red_once, red_once_capture(fixture, {.report_dir = options.work_dir / "red-once", .layer_dir = options.layer_dir,
-                                                    .build = options.fix.build, .drivers_files = options.drivers_files}));
+  TIDEMARK_TRY(red_once, red_once_capture(fixture, {.report_dir = options.work_dir / "red-once",
+                                                    .layer_dir = options.layer_dir,
+                                                    .build = options.fix.build,
+                                                    .drivers_files = options.drivers_files}));
   written.red_once = std::move(red_once);
   if (!written.red_once.passed())
     return fail(ErrorKind::Fatal, fmt::format("reduce: the reduced fixture is not red-once: {}",

@@ -29,11 +29,11 @@ struct Side {
 };
 
 struct ReduceProgress {
-  std::string phase;     // "setup alone", "frames", "calls"
-  size_t tried = 0;      // candidates judged (each distinct one once)
-  size_t replays = 0;    // replays made (two for a candidate red under the bug)
-  size_t kept = 0;       // the best candidate's calls besides setup
-  size_t calls = 0;      // and all its calls
+  std::string phase;   // "setup alone", "frames", "calls"
+  size_t tried = 0;    // candidates judged (each distinct one once)
+  size_t replays = 0;  // replays made (two for a candidate red under the bug)
+  size_t kept = 0;     // the best candidate's calls besides setup
+  size_t calls = 0;    // and all its calls
   double seconds = 0;
 };
 
@@ -48,12 +48,12 @@ struct CaptureReduceOptions {
 };
 
 struct CaptureReduction {
-  std::filesystem::path trace;            // the reduced capture, in work_dir
-  std::string check;                      // as written
-  bool whole = false;                     // the check is on the process tree (whole:), not each process
+  std::filesystem::path trace;  // the reduced capture, in work_dir
+  std::string check;            // as written
+  bool whole = false;           // the check is on the process tree (whole:), not each process
   size_t calls_before = 0, removable_before = 0, setup_calls = 0;
-  std::vector<std::string> kept;          // the functions of the calls kept besides setup, in order
-  report::RunRecord bug_run, fix_run;     // the reduced capture's replays
+  std::vector<std::string> kept;       // the functions of the calls kept besides setup, in order
+  report::RunRecord bug_run, fix_run;  // the reduced capture's replays
   ReduceProgress done;
 };
 

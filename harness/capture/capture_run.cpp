@@ -24,8 +24,10 @@ namespace {
 // The digest of a replay: every gauge of the layer and the kernel model, summed over the tree.
 std::string gauges_digest(const observe::Observation& observation) {
   Digest digest;
-  for (const auto& [name, value] : named(observation.whole_observed)) digest.add(name), digest.add(static_cast<uint64_t>(value));
-  for (const auto& [name, value] : named(observation.whole_kernel)) digest.add(name), digest.add(static_cast<uint64_t>(value));
+  for (const auto& [name, value] : named(observation.whole_observed))
+    digest.add(name), digest.add(static_cast<uint64_t>(value));
+  for (const auto& [name, value] : named(observation.whole_kernel))
+    digest.add(name), digest.add(static_cast<uint64_t>(value));
   return digest.hex();
 }
 
@@ -64,10 +66,12 @@ Status check_replay_driver(const observe::Observation& observation, const driver
     if (process.kind != observe::ProcessKind::Vulkan || !process.reported) continue;
     for (const auto& driver : process.drivers)
       if (driver.empty() || !std::regex_search(driver, pattern))
-        return fail(ErrorKind::Environment,
-                    fmt::format("capture: the replay on {} (pid {}) ran on the Vulkan driver {}, expected one matching "
-                                "'{}'", build.name, process.pid, driver.empty() ? "the layer could not tell" : "'" + driver + "'",
-                                *build.identity.vulkan_driver));
+        return fail(
+            ErrorKind::Environment,
+            fmt::format("capture: the replay on {} (pid {}) ran on the Vulkan driver {}, expected one matching "
+                        "'{}'",
+                        build.name, process.pid, driver.empty() ? "the layer could not tell" : "'" + driver + "'",
+                        *build.identity.vulkan_driver));
   }
   return {};
 }
@@ -103,7 +107,8 @@ Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOp
   record.backend = backend_of(fixture);
   TIDEMARK_TRY(active, drivers::active_build());
   const std::string build = on_build ? on_build->build.name : active ? active->name : "";
-  record.driver = build.empty() ? replayer.command.front() : fmt::format("{} (replayed by {})", build, replayer.command.front());
+  record.driver =
+      build.empty() ? replayer.command.front() : fmt::format("{} (replayed by {})", build, replayer.command.front());
   if (!options.fault.empty()) record.mutant = "fault=" + options.fault;
   record.lane.name = "capture";
   const auto started = std::chrono::steady_clock::now();
@@ -113,11 +118,17 @@ Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOp
     const fs::path observed = dir / "observed";
     std::error_code ec;
     fs::remove_all(observed, ec);
-    TIDEMARK_TRY(observation, observe::observe({.command = command, .settings = options.fault, .only = "",
-                                                .report = observed, .layer_dir = options.layer_dir, .on_live = {},
+    TIDEMARK_TRY(observation, observe::observe({.command = command,
+                                                .settings = options.fault,
+                                                .only = "",
+                                                .report = observed,
+                                                .layer_dir = options.layer_dir,
+                                                .on_live = {},
                                                 .output = dir / "replay.log"}));
-    if (on_build) TIDEMARK_CHECK(check_replay_driver(observation, on_build->build));
-    else if (active) TIDEMARK_CHECK(check_replay_driver(observation, *active));
+    if (on_build)
+      TIDEMARK_CHECK(check_replay_driver(observation, on_build->build));
+    else if (active)
+      TIDEMARK_CHECK(check_replay_driver(observation, *active));
     record.repeat_digests.push_back(gauges_digest(observation));
     verdicts = observe::judge(observation, fixture.bounds);
     last = std::move(observation);
@@ -133,9 +144,13 @@ Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOp
   const std::vector<std::string> checks = fixture.checks();
   for (const auto& verdict : verdicts) {
     const auto index = std::find(checks.begin(), checks.end(), verdict.check) - checks.begin();
-    record.checks.push_back({.id = check_id(static_cast<size_t>(index)), .kind = "gauge", .check = verdict.check,
-                             .passed = verdict.passed, .detail = fmt::format("{}: {}", verdict.scope, verdict.detail),
-                             .where = fixture.file.string(), .artifacts = {}});
+    record.checks.push_back({.id = check_id(static_cast<size_t>(index)),
+                             .kind = "gauge",
+                             .check = verdict.check,
+                             .passed = verdict.passed,
+                             .detail = fmt::format("{}: {}", verdict.scope, verdict.detail),
+                             .where = fixture.file.string(),
+                             .artifacts = {}});
   }
   const std::set<std::string> digests(record.repeat_digests.begin(), record.repeat_digests.end());
   if (last->exit_code != 0) {
@@ -153,14 +168,17 @@ Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const RunOp
     record.verdict = held ? report::Verdict::Green : report::Verdict::Red;
   }
   if (options.expectations)
-    if (const runner::Expectation* expected = runner::find_expectation(*options.expectations, record.backend, fixture.id(),
-                                                                       build))
-    {
+    if (const runner::Expectation* expected =
+            runner::find_expectation(*options.expectations, record.backend, fixture.id(), build)) {
       std::vector<std::string> failed;
       for (const auto& check : record.checks)
-        if (!check.passed && std::find(failed.begin(), failed.end(), check.id) == failed.end()) failed.push_back(check.id);
-      runner::judge_against(*expected, {.verdict = record.verdict, .why = record.why, .failed = std::move(failed),
-                                        .gauge = [&](std::string_view name) { return report::gauge_value(record, name); }});
+        if (!check.passed && std::find(failed.begin(), failed.end(), check.id) == failed.end())
+          failed.push_back(check.id);
+      runner::judge_against(*expected,
+                            {.verdict = record.verdict,
+                             .why = record.why,
+                             .failed = std::move(failed),
+                             .gauge = [&](std::string_view name) { return report::gauge_value(record, name); }});
     }
   TIDEMARK_CHECK(observe::write_report(*last, verdicts, dir / "observed"));
   TIDEMARK_CHECK(report::write_run_record(dir / "result.json", record));
@@ -178,9 +196,10 @@ Result<CaptureComparison> compare_captures(const std::vector<CaptureFixture>& fi
       const auto on_build = runner::backend_on_build(column);
       const std::string backend = on_build ? on_build->backend : column;
       if (backend != backend_of(fixture)) {
-        row.cells.push_back({.backend = column, .verdict = report::Verdict::NotJudged,
-                             .why = fmt::format("the capture ({}) replays on {} only", kind_name(fixture.kind),
-                                                backend_of(fixture))});
+        row.cells.push_back(
+            {.backend = column,
+             .verdict = report::Verdict::NotJudged,
+             .why = fmt::format("the capture ({}) replays on {} only", kind_name(fixture.kind), backend_of(fixture))});
         continue;
       }
       RunOptions on_column = options;
@@ -192,8 +211,8 @@ Result<CaptureComparison> compare_captures(const std::vector<CaptureFixture>& fi
         record.backend = column;
       }
       outcome.failed = outcome.failed || !report::record_passes(record);
-      report::CompareCell cell{.backend = column, .verdict = record.verdict, .why = record.why, .pixel_hash = {},
-                               .digest = record.digest};
+      report::CompareCell cell{
+          .backend = column, .verdict = record.verdict, .why = record.why, .pixel_hash = {}, .digest = record.digest};
       const report::GaugeValues observed = record.observed_gauges.value_or(report::GaugeValues{});
       for (const auto& spec : kObservedGauges)  // in catalogue order, as a scenario's device gauges are
         if (auto found = observed.find(std::string(spec.name)); found != observed.end())
@@ -238,13 +257,14 @@ Result<RedOnce> red_once_capture(const CaptureFixture& fixture, const RunOptions
     TIDEMARK_TRY(record, run_capture(fixture, under));
     std::vector<std::string> failed;
     for (const auto& check : record.checks)
-      if (!check.passed && std::find(failed.begin(), failed.end(), check.check) == failed.end()) failed.push_back(check.check);
+      if (!check.passed && std::find(failed.begin(), failed.end(), check.check) == failed.end())
+        failed.push_back(check.check);
     ControlOutcome outcome{.control = control};
     if (control.fails == std::vector<std::string>{std::string(kReplayFails)}) {
       outcome.red_as_named = record.verdict == report::Verdict::CouldNotRun;
-      outcome.detail = record.verdict == report::Verdict::CouldNotRun ? record.why
-                                                                      : fmt::format("the replay did not fail ({})",
-                                                                                    report::verdict_name(record.verdict));
+      outcome.detail = record.verdict == report::Verdict::CouldNotRun
+                           ? record.why
+                           : fmt::format("the replay did not fail ({})", report::verdict_name(record.verdict));
     } else {
       std::vector<std::string> wanted = control.fails;
       std::sort(wanted.begin(), wanted.end());

@@ -27,7 +27,7 @@ struct RunOptions {
   // (its environment as it is). The replayer alone runs under the build's environment.
   std::string build;
   std::vector<std::filesystem::path> drivers_files;
-  int repeat = 1;                    // > 1: every replay must give the same gauges (one digest)
+  int repeat = 1;  // > 1: every replay must give the same gauges (one digest)
   // Known failures: a line for the fixture's backend (gl for an apitrace, vulkan for a GFXR
   // capture) and id, or for the driver build the process runs on, judges its run.
   const std::vector<runner::Expectation>* expectations = nullptr;
@@ -58,8 +58,9 @@ Result<RedOnce> red_once_capture(const CaptureFixture& fixture, const RunOptions
 // `tidemark compare` of capture fixtures: each fixture a row, each column its replay on a driver
 // build (BACKEND@BUILD, or BACKEND for this process's) when BACKEND is the capture's own (gl for
 // an apitrace, vulkan for a GFXR capture); another backend's column does not apply (a not-judged
-// cell that says why), and a row no column judged fails the comparison. Every layer gauge in each cell, each cell held to the row's first. The records (a
-// column on a build named "...@gl@mesa-25.0.7", as build runs are) go to the summary.
+// cell that says why), and a row no column judged fails the comparison. Every layer gauge in each cell, each cell held
+// to the row's first. The records (a column on a build named "...@gl@mesa-25.0.7", as build runs are) go to the
+// summary.
 struct CaptureComparison {
   std::vector<report::CompareRow> rows;
   std::vector<report::RunRecord> records;

@@ -28,14 +28,16 @@ std::optional<TraceCall> call_of(std::string_view line) {
   const size_t paren = rest.find('(');
   if (paren == 0 || paren == std::string_view::npos) return std::nullopt;
   const std::string_view function = rest.substr(0, paren);
-  if (!std::all_of(function.begin(), function.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+  if (!std::all_of(function.begin(), function.end(),
+                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
     return std::nullopt;
   return TraceCall{number, std::string(function)};
 }
 
 // Numbers only grow: a line of a string argument that happens to look like a call is not one.
 void add_call(std::vector<TraceCall>& calls, std::string_view line) {
-  if (auto call = call_of(line); call && (calls.empty() || call->number > calls.back().number)) calls.push_back(std::move(*call));
+  if (auto call = call_of(line); call && (calls.empty() || call->number > calls.back().number))
+    calls.push_back(std::move(*call));
 }
 
 }  // namespace
@@ -65,7 +67,9 @@ Result<std::vector<TraceCall>> list_calls(const fs::path& trace, const fs::path&
   }
   if (code != 0)
     return fail(ErrorKind::BadInput, fmt::format("{}: apitrace dump exited {} ({})", trace.string(), code, first));
-  if (calls.empty()) return fail(ErrorKind::BadInput, fmt::format("{}: expected an apitrace capture's calls, found none", trace.string()));
+  if (calls.empty())
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected an apitrace capture's calls, found none", trace.string()));
   return calls;
 }
 
@@ -76,28 +80,59 @@ bool starts_with_any(std::string_view function, std::initializer_list<std::strin
 }
 
 bool is_swap(std::string_view f) {
-  return f == "eglSwapBuffers" || f.starts_with("eglSwapBuffersWithDamage") || f == "glXSwapBuffers" || f == "wglSwapBuffers";
+  return f == "eglSwapBuffers" || f.starts_with("eglSwapBuffersWithDamage") || f == "glXSwapBuffers" ||
+         f == "wglSwapBuffers";
 }
 bool is_map(std::string_view f) { return f.starts_with("glMapBuffer") || f.starts_with("glMapNamedBuffer"); }
 bool is_unmap(std::string_view f) { return f.starts_with("glUnmapBuffer") || f.starts_with("glUnmapNamedBuffer"); }
 // What a mapping's unit holds between map and unmap besides removable calls: the writes through it.
-bool is_mapped_write(std::string_view f) { return f == "memcpy" || f.starts_with("glFlushMappedBufferRange") || f.starts_with("glFlushMappedNamedBufferRange"); }
+bool is_mapped_write(std::string_view f) {
+  return f == "memcpy" || f.starts_with("glFlushMappedBufferRange") || f.starts_with("glFlushMappedNamedBufferRange");
+}
 
 }  // namespace
 
 bool removable_call(std::string_view f) {
-  static constexpr std::array kExact = {
-      "glBufferData", "glBufferDataARB", "glBufferSubData", "glBufferSubDataARB", "glNamedBufferData",
-      "glNamedBufferDataEXT", "glNamedBufferSubData", "glNamedBufferSubDataEXT", "glCopyBufferSubData",
-      "glCopyNamedBufferSubData", "glClearBufferData", "glClearBufferSubData", "glInvalidateBufferData",
-      "glInvalidateBufferSubData", "glClear", "glClearBufferiv", "glClearBufferuiv", "glClearBufferfv", "glClearBufferfi",
-      "glClearTexImage", "glClearTexSubImage", "glInvalidateFramebuffer", "glInvalidateSubFramebuffer",
-      "glDiscardFramebufferEXT", "glFinish", "glFlush", "glClientWaitSync", "glWaitSync", "glMemoryBarrier",
-      "glMemoryBarrierByRegion", "glTextureBarrier", "glReadPixels", "glReadnPixels", "glGetBufferSubData",
-      "glGetTexImage", "glBlitFramebuffer"};
+  static constexpr std::array kExact = {"glBufferData",
+                                        "glBufferDataARB",
+                                        "glBufferSubData",
+                                        "glBufferSubDataARB",
+                                        "glNamedBufferData",
+                                        "glNamedBufferDataEXT",
+                                        "glNamedBufferSubData",
+                                        "glNamedBufferSubDataEXT",
+                                        "glCopyBufferSubData",
+                                        "glCopyNamedBufferSubData",
+                                        "glClearBufferData",
+                                        "glClearBufferSubData",
+                                        "glInvalidateBufferData",
+                                        "glInvalidateBufferSubData",
+                                        "glClear",
+                                        "glClearBufferiv",
+                                        "glClearBufferuiv",
+                                        "glClearBufferfv",
+                                        "glClearBufferfi",
+                                        "glClearTexImage",
+                                        "glClearTexSubImage",
+                                        "glInvalidateFramebuffer",
+                                        "glInvalidateSubFramebuffer",
+                                        "glDiscardFramebufferEXT",
+                                        "glFinish",
+                                        "glFlush",
+                                        "glClientWaitSync",
+                                        "glWaitSync",
+                                        "glMemoryBarrier",
+                                        "glMemoryBarrierByRegion",
+                                        "glTextureBarrier",
+                                        "glReadPixels",
+                                        "glReadnPixels",
+                                        "glGetBufferSubData",
+                                        "glGetTexImage",
+                                        "glBlitFramebuffer"};
   if (std::find(kExact.begin(), kExact.end(), f) != kExact.end()) return true;
-  return is_swap(f) || starts_with_any(f, {"glDraw", "glMultiDraw", "glDispatchCompute", "glTexSubImage", "glTextureSubImage",
-                                           "glCompressedTexSubImage", "glCompressedTextureSubImage", "glClearNamedFramebuffer"});
+  return is_swap(f) ||
+         starts_with_any(f, {"glDraw", "glMultiDraw", "glDispatchCompute", "glTexSubImage", "glTextureSubImage",
+                             "glCompressedTexSubImage", "glCompressedTextureSubImage", "glClearNamedFramebuffer"});
 }
 
 Units split_units(const std::vector<TraceCall>& calls) {
@@ -113,7 +148,8 @@ Units split_units(const std::vector<TraceCall>& calls) {
       // A mapping is one unit when only its writes and removable calls lie before its unmap.
       size_t end = k + 1;
       while (end < calls.size() && !is_unmap(calls[end].function) &&
-             (is_mapped_write(calls[end].function) || removable_call(calls[end].function)) && !is_swap(calls[end].function))
+             (is_mapped_write(calls[end].function) || removable_call(calls[end].function)) &&
+             !is_swap(calls[end].function))
         ++end;
       if (end < calls.size() && is_unmap(calls[end].function)) {
         std::vector<uint32_t> unit;
@@ -123,8 +159,10 @@ Units split_units(const std::vector<TraceCall>& calls) {
         continue;
       }
     }
-    if (removable_call(call.function)) add_unit({call.number});
-    else units.setup.push_back(call.number);
+    if (removable_call(call.function))
+      add_unit({call.number});
+    else
+      units.setup.push_back(call.number);
     if (is_swap(call.function)) units.frames.emplace_back();
   }
   if (units.frames.back().empty() && units.frames.size() > 1) units.frames.pop_back();
@@ -154,12 +192,14 @@ Status trim_capture(const fs::path& trace, const std::vector<uint32_t>& numbers,
   const fs::path set_file = fs::path(out).replace_extension(".calls");
   TIDEMARK_CHECK(write_file_atomically(set_file, call_set(numbers) + "\n"));
   const fs::path log = fs::path(out).replace_extension(".trim.log");
-  TIDEMARK_TRY(code, run_to_file({"apitrace", "trim", "--calls=@" + set_file.string(), "-o", out.string(), trace.string()}, {},
-                                 log, " (install apitrace)"));
+  TIDEMARK_TRY(
+      code, run_to_file({"apitrace", "trim", "--calls=@" + set_file.string(), "-o", out.string(), trace.string()}, {},
+                        log, " (install apitrace)"));
   if (code != 0) {
     auto said = read_given_file(log, "apitrace trim's output");
-    return fail(ErrorKind::Environment, fmt::format("apitrace trim of {} exited {}: {}", trace.string(), code,
-                                                    said ? said->substr(0, said->find('\n')) : std::string("(no output)")));
+    return fail(ErrorKind::Environment,
+                fmt::format("apitrace trim of {} exited {}: {}", trace.string(), code,
+                            said ? said->substr(0, said->find('\n')) : std::string("(no output)")));
   }
   return {};
 }

@@ -30,9 +30,9 @@ std::vector<TraceCall> parse_dump(std::string_view dump);
 Result<std::vector<TraceCall>> list_calls(const std::filesystem::path& trace, const std::filesystem::path& dump_file);
 
 struct Units {
-  std::vector<uint32_t> setup;                 // the calls every cut keeps
+  std::vector<uint32_t> setup;                   // the calls every cut keeps
   std::vector<std::vector<uint32_t>> removable;  // the units a cut keeps or leaves out whole
-  std::vector<std::vector<size_t>> frames;     // the removable units of each frame, in order
+  std::vector<std::vector<size_t>> frames;       // the removable units of each frame, in order
 };
 Units split_units(const std::vector<TraceCall>& calls);
 

@@ -15,12 +15,13 @@ std::vector<TraceCall> calls(std::initializer_list<const char*> functions) {
 }
 
 TEST(TraceCalls, ParsesOneCallPerLineAndSkipsWhatIsNotACall) {
-  const auto parsed = parse_dump("// process.name = \"x\"\n"
-                                 "0 eglInitialize(0x1, NULL, NULL) = EGL_TRUE\n"
-                                 "2 glShaderSource(1, 1, &\"void main() {}\", NULL)\n"
-                                 "1 glLooksLikeACall(1)\n"  // a number that does not grow: a string's text
-                                 "3 memcpy(0x1, blob(16), 16) // fake\n"
-                                 "4 glFinish()");
+  const auto parsed = parse_dump(
+      "// process.name = \"x\"\n"
+      "0 eglInitialize(0x1, NULL, NULL) = EGL_TRUE\n"
+      "2 glShaderSource(1, 1, &\"void main() {}\", NULL)\n"
+      "1 glLooksLikeACall(1)\n"  // a number that does not grow: a string's text
+      "3 memcpy(0x1, blob(16), 16) // fake\n"
+      "4 glFinish()");
   ASSERT_EQ(parsed.size(), 4u);
   EXPECT_EQ(parsed[0].number, 0u);
   EXPECT_EQ(parsed[1].function, "glShaderSource");
@@ -41,8 +42,8 @@ TEST(TraceCalls, SetupStaysDataDrawsAndWaitsMayGo) {
 }
 
 TEST(TraceCalls, AMappingIsOneUnitWithItsWrites) {
-  const Units units = split_units(calls({"glGenBuffers", "glMapBufferRange", "memcpy", "glFlushMappedBufferRange",
-                                         "glUnmapBuffer", "glDrawArrays"}));
+  const Units units = split_units(calls(
+      {"glGenBuffers", "glMapBufferRange", "memcpy", "glFlushMappedBufferRange", "glUnmapBuffer", "glDrawArrays"}));
   EXPECT_EQ(units.setup, (std::vector<uint32_t>{0}));
   ASSERT_EQ(units.removable.size(), 2u);
   EXPECT_EQ(units.removable[0], (std::vector<uint32_t>{1, 2, 3, 4}));
@@ -51,14 +52,15 @@ TEST(TraceCalls, AMappingIsOneUnitWithItsWrites) {
 
 TEST(TraceCalls, AMappingWithSetupInsideStaysWhole) {
   // A persistent mapping, or one with state set inside it: map, writes and unmap are all kept.
-  const Units units = split_units(calls({"glMapBufferRange", "memcpy", "glBindTexture", "glUnmapBuffer", "glDrawArrays"}));
+  const Units units =
+      split_units(calls({"glMapBufferRange", "memcpy", "glBindTexture", "glUnmapBuffer", "glDrawArrays"}));
   EXPECT_EQ(units.setup, (std::vector<uint32_t>{0, 1, 2, 3}));
   ASSERT_EQ(units.removable.size(), 1u);
 }
 
 TEST(TraceCalls, FramesEndAtASwap) {
-  const Units units = split_units(calls({"glGenBuffers", "glBufferData", "glDrawArrays", "eglSwapBuffers", "glBufferData",
-                                         "eglSwapBuffers"}));
+  const Units units = split_units(
+      calls({"glGenBuffers", "glBufferData", "glDrawArrays", "eglSwapBuffers", "glBufferData", "eglSwapBuffers"}));
   ASSERT_EQ(units.frames.size(), 2u);
   EXPECT_EQ(units.frames[0], (std::vector<size_t>{0, 1, 2}));
   EXPECT_EQ(units.frames[1], (std::vector<size_t>{3, 4}));

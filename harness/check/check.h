@@ -19,7 +19,7 @@ struct Outcome {
   scenario::CheckId id;  // which check: gauge[0], pixels[1], waits, lane, ...
   std::string text;      // the check as written, e.g. "wlivepk <= 4 * wbufs"
   bool passed = false;
-  std::string detail;    // measured value against bound, or first mismatches
+  std::string detail;  // measured value against bound, or first mismatches
   SourceLocation where;
   std::vector<std::filesystem::path> artifacts;  // PNGs written for a failed pixel check
 };

@@ -18,9 +18,7 @@
 namespace tidemark::check {
 namespace {
 
-std::string format_rgba(Rgba color) {
-  return fmt::format("rgba({},{},{},{})", color[0], color[1], color[2], color[3]);
-}
+std::string format_rgba(Rgba color) { return fmt::format("rgba({},{},{},{})", color[0], color[1], color[2], color[3]); }
 
 int channel_delta(Rgba a, Rgba b) {
   int delta = 0;
@@ -58,8 +56,8 @@ std::string join_names(const Values& values) {
 std::string file_stem(std::string_view id) {
   std::string stem;
   for (const char c : id) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '_' || c == '.';
+    const bool keep =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
     if (keep) {
       stem += c;
     } else if (!stem.empty() && stem.back() != '-') {
@@ -77,16 +75,14 @@ struct ArtifactSet {
   const Image* ssim_map = nullptr;  // a golden judged by SSIM: where the structure differs (dark)
 };
 
-Result<std::vector<std::filesystem::path>> write_artifacts(const std::filesystem::path& dir,
-                                                           std::string_view id,
+Result<std::vector<std::filesystem::path>> write_artifacts(const std::filesystem::path& dir, std::string_view id,
                                                            const ArtifactSet& set) {
   std::vector<std::filesystem::path> written;
   if (dir.empty()) return written;
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) {
-    return fail(ErrorKind::Io,
-                fmt::format("cannot create artifact folder {}: {}", dir.string(), error.message()));
+    return fail(ErrorKind::Io, fmt::format("cannot create artifact folder {}: {}", dir.string(), error.message()));
   }
   const std::string stem = file_stem(id);
   const std::pair<const char*, const Image*> files[] = {
@@ -108,8 +104,7 @@ Outcome pixel_outcome(scenario::CheckId id, std::string text, const SourceLocati
   return outcome;
 }
 
-Result<Outcome> finish_failed(Outcome outcome, const std::filesystem::path& artifact_dir,
-                              const ArtifactSet& set) {
+Result<Outcome> finish_failed(Outcome outcome, const std::filesystem::path& artifact_dir, const ArtifactSet& set) {
   auto artifacts = write_artifacts(artifact_dir, outcome.id.str(), set);
   if (!artifacts) return std::unexpected(artifacts.error());
   outcome.artifacts = std::move(*artifacts);
@@ -119,19 +114,18 @@ Result<Outcome> finish_failed(Outcome outcome, const std::filesystem::path& arti
 Result<Outcome> check_probe(const scenario::ProbeCheck& check, const Image& actual,
                             const std::filesystem::path& artifact_dir, scenario::CheckId id) {
   if (check.x < 0 || check.y < 0 || check.x >= actual.width || check.y >= actual.height) {
-    return fail(ErrorKind::BadInput, fmt::format("{}: probe ({},{}) lies outside the {}x{} image",
-                                                 format_location(check.where), check.x, check.y,
-                                                 actual.width, actual.height));
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: probe ({},{}) lies outside the {}x{} image", format_location(check.where), check.x,
+                            check.y, actual.width, actual.height));
   }
-  Outcome outcome = pixel_outcome(id,
-                                  fmt::format("probe ({},{}) is {} within {}", check.x, check.y,
-                                              format_rgba(check.rgba), check.tolerance),
-                                  check.where);
+  Outcome outcome = pixel_outcome(
+      id, fmt::format("probe ({},{}) is {} within {}", check.x, check.y, format_rgba(check.rgba), check.tolerance),
+      check.where);
   const Rgba read = actual.at(check.x, check.y);
   const int delta = channel_delta(read, check.rgba);
   outcome.passed = delta <= check.tolerance;
-  outcome.detail = fmt::format("({},{}): read {}, wanted {}", check.x, check.y, format_rgba(read),
-                               format_rgba(check.rgba));
+  outcome.detail =
+      fmt::format("({},{}): read {}, wanted {}", check.x, check.y, format_rgba(read), format_rgba(check.rgba));
   if (outcome.passed) return outcome;
 
   outcome.detail += fmt::format(", off by {} > tolerance {}", delta, check.tolerance);
@@ -146,25 +140,23 @@ Result<Outcome> check_bands(const scenario::BandsCheck& check, const Image& actu
                             const std::filesystem::path& artifact_dir, scenario::CheckId id) {
   const std::string location = format_location(check.where);
   if (check.count <= 0 || check.count > actual.width) {
-    return fail(ErrorKind::BadInput, fmt::format("{}: {} bands do not fit a {}-pixel-wide image",
-                                                 location, check.count, actual.width));
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: {} bands do not fit a {}-pixel-wide image", location, check.count, actual.width));
   }
   if (!check.palette && check.colors.size() != static_cast<size_t>(check.count)) {
-    return fail(ErrorKind::BadInput, fmt::format("{}: {} bands but {} colours", location,
-                                                 check.count, check.colors.size()));
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: {} bands but {} colours", location, check.count, check.colors.size()));
   }
-  Outcome outcome = pixel_outcome(
-      id,
-      fmt::format("{} bands of {} within {}", check.count,
-                  check.palette ? "palette colours" : "listed colours", check.tolerance),
-      check.where);
+  Outcome outcome = pixel_outcome(id,
+                                  fmt::format("{} bands of {} within {}", check.count,
+                                              check.palette ? "palette colours" : "listed colours", check.tolerance),
+                                  check.where);
 
   Image expected = make_image(actual.width, actual.height, {0, 0, 0, 255});
   int bad_bands = 0;
   std::string first_bad;
   for (int band = 0; band < check.count; ++band) {
-    const Rgba wanted =
-        check.palette ? palette_color(band) : check.colors[static_cast<size_t>(band)];
+    const Rgba wanted = check.palette ? palette_color(band) : check.colors[static_cast<size_t>(band)];
     const int begin = static_cast<int>(int64_t{band} * actual.width / check.count);
     const int end = static_cast<int>(int64_t{band + 1} * actual.width / check.count);
     int64_t off = 0;
@@ -181,9 +173,8 @@ Result<Outcome> check_bands(const scenario::BandsCheck& check, const Image& actu
     if (++bad_bands > 1) continue;
     const auto [x, y] = *first_off;
     first_bad =
-        fmt::format("band {} of {}: {} of {} pixels off, first at ({},{}): read {}, wanted {}",
-                    band, check.count, off, int64_t{end - begin} * actual.height, x, y,
-                    format_rgba(actual.at(x, y)), format_rgba(wanted));
+        fmt::format("band {} of {}: {} of {} pixels off, first at ({},{}): read {}, wanted {}", band, check.count, off,
+                    int64_t{end - begin} * actual.height, x, y, format_rgba(actual.at(x, y)), format_rgba(wanted));
   }
 
   outcome.passed = bad_bands == 0;
@@ -191,9 +182,8 @@ Result<Outcome> check_bands(const scenario::BandsCheck& check, const Image& actu
     outcome.detail = fmt::format("all {} bands match", check.count);
     return outcome;
   }
-  outcome.detail = bad_bands == 1 ? first_bad
-                                  : fmt::format("{} of {} bands off, first {}", bad_bands,
-                                                check.count, first_bad);
+  outcome.detail =
+      bad_bands == 1 ? first_bad : fmt::format("{} of {} bands off, first {}", bad_bands, check.count, first_bad);
   auto compared = compare_images(actual, expected, check.tolerance);
   if (!compared) return std::unexpected(compared.error());
   return finish_failed(std::move(outcome), artifact_dir, {&actual, &expected, &compared->diff});
@@ -214,11 +204,10 @@ Result<Outcome> check_golden(const scenario::GoldenCheck& check, const Image& ac
     if (!written) {
       hint = fmt::format("writing the actual image failed too: {}", written.error().message);
     } else if (!written->empty()) {
-      hint = fmt::format("the actual image is at {}; copy it there to adopt it",
-                         written->front().string());
+      hint = fmt::format("the actual image is at {}; copy it there to adopt it", written->front().string());
     }
-    return fail(ErrorKind::Io, fmt::format("{}: golden image {} does not exist; {}", location,
-                                           check.file.string(), hint));
+    return fail(ErrorKind::Io,
+                fmt::format("{}: golden image {} does not exist; {}", location, check.file.string(), hint));
   }
   // The size first, from the header alone: a golden of another size is red without a pixel of
   // it decoded (a small file may claim a huge image).
@@ -226,8 +215,8 @@ Result<Outcome> check_golden(const scenario::GoldenCheck& check, const Image& ac
   if (!size) return fail(size.error().kind, fmt::format("{}: {}", location, size.error().message));
   if (size->width != actual.width || size->height != actual.height) {
     outcome.passed = false;
-    outcome.detail = fmt::format("image is {}x{}, golden {} is {}x{}", actual.width, actual.height,
-                                 check.file.string(), size->width, size->height);
+    outcome.detail = fmt::format("image is {}x{}, golden {} is {}x{}", actual.width, actual.height, check.file.string(),
+                                 size->width, size->height);
     return finish_failed(std::move(outcome), artifact_dir, {&actual, nullptr, nullptr});
   }
   auto golden = read_png(check.file);
@@ -242,7 +231,8 @@ Result<Outcome> check_golden(const scenario::GoldenCheck& check, const Image& ac
   std::vector<std::string> details;
   if (check.per_pixel) {
     outcome.passed = compared->mismatched <= check.max_mismatch;
-    std::string detail = fmt::format("{} of {} pixels off (allowed {})", compared->mismatched, total, check.max_mismatch);
+    std::string detail =
+        fmt::format("{} of {} pixels off (allowed {})", compared->mismatched, total, check.max_mismatch);
     if (compared->first_mismatch) {
       const auto [x, y] = *compared->first_mismatch;
       detail += fmt::format(", first at ({},{}): read {}, wanted {}, largest channel delta {}", x, y,
@@ -257,7 +247,8 @@ Result<Outcome> check_golden(const scenario::GoldenCheck& check, const Image& ac
     const bool similar = measured->mean >= *check.ssim;
     outcome.passed = outcome.passed && similar;
     details.push_back(fmt::format("SSIM {:.6f} {} {} (lowest {:.4f} at ({},{}))", measured->mean, similar ? ">=" : "<",
-                                  *check.ssim, measured->lowest, measured->lowest_at.first, measured->lowest_at.second));
+                                  *check.ssim, measured->lowest, measured->lowest_at.first,
+                                  measured->lowest_at.second));
     similarity = std::move(*measured);
   }
   outcome.detail = fmt::format("{}", fmt::join(details, "; "));
@@ -268,19 +259,16 @@ Result<Outcome> check_golden(const scenario::GoldenCheck& check, const Image& ac
 
 }  // namespace
 
-Result<Outcome> check_gauge(const scenario::GaugeCheck& check, const Values& values,
-                            scenario::CheckId id) {
+Result<Outcome> check_gauge(const scenario::GaugeCheck& check, const Values& values, scenario::CheckId id) {
   const std::string location = format_location(check.where);
   const Expression& expr = check.expr;
   if (!expr.is_comparison()) {
-    return fail(ErrorKind::BadInput,
-                fmt::format("{}: gauge check `{}` is not a comparison", location, expr.text()));
+    return fail(ErrorKind::BadInput, fmt::format("{}: gauge check `{}` is not a comparison", location, expr.text()));
   }
   for (const std::string& name : expr.identifiers()) {
     if (!values.contains(name)) {
-      return fail(ErrorKind::BadInput,
-                  fmt::format("{}: unknown gauge or knob `{}` in `{}`; known: {}", location, name,
-                              expr.text(), join_names(values)));
+      return fail(ErrorKind::BadInput, fmt::format("{}: unknown gauge or knob `{}` in `{}`; known: {}", location, name,
+                                                   expr.text(), join_names(values)));
     }
   }
   const Lookup lookup = [&values](std::string_view name) -> std::optional<int64_t> {
@@ -290,8 +278,7 @@ Result<Outcome> check_gauge(const scenario::GaugeCheck& check, const Values& val
   };
   auto comparison = expr.compare(lookup);
   if (!comparison) {
-    return fail(comparison.error().kind,
-                fmt::format("{}: {}", location, comparison.error().message));
+    return fail(comparison.error().kind, fmt::format("{}: {}", location, comparison.error().message));
   }
 
   Outcome outcome;
@@ -330,9 +317,8 @@ Result<Outcome> check_pixels(const scenario::PixelCheck& check, const Image& act
 
 Result<CompareResult> compare_images(const Image& actual, const Image& expected, int tolerance) {
   if (actual.width != expected.width || actual.height != expected.height) {
-    return fail(ErrorKind::BadInput,
-                fmt::format("image sizes differ: actual {}x{}, expected {}x{}", actual.width,
-                            actual.height, expected.width, expected.height));
+    return fail(ErrorKind::BadInput, fmt::format("image sizes differ: actual {}x{}, expected {}x{}", actual.width,
+                                                 actual.height, expected.width, expected.height));
   }
   if (tolerance < 0) {
     return fail(ErrorKind::BadInput, fmt::format("negative tolerance {}", tolerance));

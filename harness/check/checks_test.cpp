@@ -79,8 +79,8 @@ TEST(CompareImages, DiffShowsMismatchesInMagentaOverDimmedGrey) {
 TEST(Probe, PassesWithinTolerance) {
   Image image = make_image(4, 4, {0, 0, 0, 255});
   image.set(3, 2, {200, 60, 30, 255});
-  const scenario::PixelCheck check = scenario::ProbeCheck{
-      .x = 3, .y = 2, .rgba = {202, 58, 30, 255}, .tolerance = 2, .where = where};
+  const scenario::PixelCheck check =
+      scenario::ProbeCheck{.x = 3, .y = 2, .rgba = {202, 58, 30, 255}, .tolerance = 2, .where = where};
   auto outcome = check_pixels(check, image, fresh_test_dir("check-test", "probe-pass"), pixels_id(0));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_TRUE(outcome->passed) << outcome->detail;
@@ -98,8 +98,7 @@ TEST(Probe, FailureWritesArtifactsWithTheWantedPixel) {
   auto outcome = check_pixels(check, image, dir, pixels_id(2));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_FALSE(outcome->passed);
-  EXPECT_EQ(outcome->detail,
-            "(1,3): read rgba(0,0,0,255), wanted rgba(0,0,3,255), off by 3 > tolerance 2");
+  EXPECT_EQ(outcome->detail, "(1,3): read rgba(0,0,0,255), wanted rgba(0,0,3,255), off by 3 > tolerance 2");
   ASSERT_EQ(outcome->artifacts.size(), 3u);
   EXPECT_EQ(outcome->artifacts[0], dir / "pixels-2-actual.png");
   auto expected = read_png(dir / "pixels-2-expected.png");
@@ -136,8 +135,7 @@ std::vector<Rgba> palette_colors(int count) {
 }
 
 TEST(Bands, PaletteBandsPass) {
-  const scenario::PixelCheck check =
-      scenario::BandsCheck{.count = 48, .palette = true, .colors = {}, .where = where};
+  const scenario::PixelCheck check = scenario::BandsCheck{.count = 48, .palette = true, .colors = {}, .where = where};
   auto outcome = check_pixels(check, paint_bands(64, 8, palette_colors(48)), "", pixels_id(0));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_TRUE(outcome->passed) << outcome->detail;
@@ -146,8 +144,7 @@ TEST(Bands, PaletteBandsPass) {
 
 TEST(Bands, UnevenWidthsFollowFloorBoundaries) {
   const std::vector<Rgba> colors{{10, 0, 0, 255}, {0, 10, 0, 255}, {0, 0, 10, 255}};
-  const scenario::PixelCheck check =
-      scenario::BandsCheck{.count = 3, .colors = colors, .where = where};
+  const scenario::PixelCheck check = scenario::BandsCheck{.count = 3, .colors = colors, .where = where};
   Image image = paint_bands(10, 2, colors);  // bands [0,3) [3,6) [6,10)
   auto passing = check_pixels(check, image, "", pixels_id(0));
   ASSERT_TRUE(passing);
@@ -163,12 +160,10 @@ TEST(Bands, UnevenWidthsFollowFloorBoundaries) {
 }
 
 TEST(Bands, OneBadBandDetail) {
-  const std::vector<Rgba> colors{
-      {60, 200, 90, 255}, {1, 2, 3, 255}, {4, 5, 6, 255}, {7, 8, 9, 255}};
+  const std::vector<Rgba> colors{{60, 200, 90, 255}, {1, 2, 3, 255}, {4, 5, 6, 255}, {7, 8, 9, 255}};
   std::vector<Rgba> painted = colors;
   painted[2] = {200, 60, 30, 255};
-  const scenario::PixelCheck check =
-      scenario::BandsCheck{.count = 4, .colors = colors, .tolerance = 1, .where = where};
+  const scenario::PixelCheck check = scenario::BandsCheck{.count = 4, .colors = colors, .tolerance = 1, .where = where};
   auto outcome = check_pixels(check, paint_bands(8, 4, painted), "", pixels_id(1));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_FALSE(outcome->passed);
@@ -180,8 +175,7 @@ TEST(Bands, OneBadBandDetail) {
 
 TEST(Bands, SeveralBadBandsCountThemAndWriteArtifacts) {
   const fs::path dir = fresh_test_dir("check-test", "bands-fail");
-  const scenario::PixelCheck check =
-      scenario::BandsCheck{.count = 4, .palette = true, .colors = {}, .where = where};
+  const scenario::PixelCheck check = scenario::BandsCheck{.count = 4, .palette = true, .colors = {}, .where = where};
   std::vector<Rgba> painted = palette_colors(4);
   std::swap(painted[1], painted[3]);
   auto outcome = check_pixels(check, paint_bands(8, 2, painted), dir, pixels_id(1));
@@ -189,8 +183,8 @@ TEST(Bands, SeveralBadBandsCountThemAndWriteArtifacts) {
   EXPECT_FALSE(outcome->passed);
   EXPECT_THAT(outcome->detail, HasSubstr("2 of 4 bands off, first band 1 of 4: 4 of 4 pixels off, "
                                          "first at (2,0)"));
-  const std::vector<fs::path> expected_files{
-      dir / "pixels-1-actual.png", dir / "pixels-1-expected.png", dir / "pixels-1-diff.png"};
+  const std::vector<fs::path> expected_files{dir / "pixels-1-actual.png", dir / "pixels-1-expected.png",
+                                             dir / "pixels-1-diff.png"};
   EXPECT_EQ(outcome->artifacts, expected_files);
   auto expected = read_png(dir / "pixels-1-expected.png");
   ASSERT_TRUE(expected) << expected.error().message;
@@ -202,8 +196,7 @@ TEST(Bands, SeveralBadBandsCountThemAndWriteArtifacts) {
 }
 
 TEST(Bands, MoreBandsThanColumnsIsBadInput) {
-  const scenario::PixelCheck check =
-      scenario::BandsCheck{.count = 9, .palette = true, .colors = {}, .where = where};
+  const scenario::PixelCheck check = scenario::BandsCheck{.count = 9, .palette = true, .colors = {}, .where = where};
   auto outcome = check_pixels(check, make_image(8, 2, {}), "", pixels_id(0));
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().kind, ErrorKind::BadInput);
@@ -219,8 +212,8 @@ TEST(Golden, PassesWithinAllowedMismatch) {
   Image actual = golden;
   actual.set(0, 0, {22, 40, 60, 255});  // within tolerance
   actual.set(3, 3, {90, 40, 60, 255});  // beyond, but one pixel is allowed
-  const scenario::PixelCheck check = scenario::GoldenCheck{
-      .file = dir / "golden.png", .tolerance = 2, .max_mismatch = 1, .where = where};
+  const scenario::PixelCheck check =
+      scenario::GoldenCheck{.file = dir / "golden.png", .tolerance = 2, .max_mismatch = 1, .where = where};
   auto outcome = check_pixels(check, actual, dir / "artifacts", pixels_id(0));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_TRUE(outcome->passed) << outcome->detail;
@@ -237,8 +230,8 @@ TEST(Golden, FailureWritesActualExpectedAndDiff) {
   Image actual = golden;
   actual.set(1, 0, {90, 40, 60, 255});
   actual.set(2, 2, {20, 40, 61, 255});
-  const scenario::PixelCheck check = scenario::GoldenCheck{
-      .file = dir / "golden.png", .tolerance = 0, .max_mismatch = 1, .where = where};
+  const scenario::PixelCheck check =
+      scenario::GoldenCheck{.file = dir / "golden.png", .tolerance = 0, .max_mismatch = 1, .where = where};
   const fs::path artifacts = dir / "artifacts" / "nested";
   auto outcome = check_pixels(check, actual, artifacts, pixels_id(3));
   ASSERT_TRUE(outcome) << outcome.error().message;
@@ -246,8 +239,7 @@ TEST(Golden, FailureWritesActualExpectedAndDiff) {
   EXPECT_EQ(outcome->detail,
             "2 of 16 pixels off (allowed 1), first at (1,0): read rgba(90,40,60,255), "
             "wanted rgba(20,40,60,255), largest channel delta 70");
-  const std::vector<fs::path> expected_files{artifacts / "pixels-3-actual.png",
-                                             artifacts / "pixels-3-expected.png",
+  const std::vector<fs::path> expected_files{artifacts / "pixels-3-actual.png", artifacts / "pixels-3-expected.png",
                                              artifacts / "pixels-3-diff.png"};
   ASSERT_EQ(outcome->artifacts, expected_files);
   auto written_actual = read_png(expected_files[0]);
@@ -263,8 +255,7 @@ TEST(Golden, FailureWritesActualExpectedAndDiff) {
 
 TEST(Golden, MissingGoldenIsAnIoErrorAndTheActualIsWritten) {
   const fs::path dir = fresh_test_dir("check-test", "golden-missing");
-  const scenario::PixelCheck check =
-      scenario::GoldenCheck{.file = dir / "absent.png", .where = where};
+  const scenario::PixelCheck check = scenario::GoldenCheck{.file = dir / "absent.png", .where = where};
   auto outcome = check_pixels(check, make_image(2, 2, {1, 2, 3, 255}), dir / "out", pixels_id(0));
   ASSERT_FALSE(outcome);
   EXPECT_EQ(outcome.error().kind, ErrorKind::Io);
@@ -279,8 +270,7 @@ TEST(Golden, SizeChangeFailsWithoutDiff) {
   const fs::path dir = fresh_test_dir("check-test", "golden-size");
   fs::create_directories(dir);
   ASSERT_TRUE(write_png(dir / "golden.png", make_image(2, 2, {0, 0, 0, 255})));
-  const scenario::PixelCheck check =
-      scenario::GoldenCheck{.file = dir / "golden.png", .where = where};
+  const scenario::PixelCheck check = scenario::GoldenCheck{.file = dir / "golden.png", .where = where};
   auto outcome = check_pixels(check, make_image(3, 2, {0, 0, 0, 255}), dir / "out", pixels_id(0));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_FALSE(outcome->passed);
@@ -299,8 +289,7 @@ scenario::GaugeCheck gauge(std::string_view text) {
 }
 
 TEST(Gauge, FailureNamesValueAndBound) {
-  auto outcome =
-      check_gauge(gauge("wlivepk <= 4 * wbufs"), {{"wlivepk", 1025}, {"wbufs", 1}}, gauge_id(0));
+  auto outcome = check_gauge(gauge("wlivepk <= 4 * wbufs"), {{"wlivepk", 1025}, {"wbufs", 1}}, gauge_id(0));
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_FALSE(outcome->passed);
   EXPECT_EQ(outcome->id.str(), "gauge[0]");

@@ -114,17 +114,21 @@ Status evaluate_kind<CheckKind::Observed>(Inputs& in, std::vector<Outcome>& outc
 Status evaluate_one(CheckKind kind, Inputs& in, std::vector<Outcome>& outcomes) {
   switch (kind) {
 #define TIDEMARK_EVALUATE_KIND(kind, ...) \
-  case CheckKind::kind: return evaluate_kind<CheckKind::kind>(in, outcomes);
+  case CheckKind::kind:                   \
+    return evaluate_kind<CheckKind::kind>(in, outcomes);
     TIDEMARK_SCENARIO_CHECKS(TIDEMARK_EVALUATE_KIND)
 #undef TIDEMARK_EVALUATE_KIND
-    default: return {};
+    default:
+      return {};
   }
 }
 
 // scenario::kCheckReportOrder holds every scenario check kind of the registry once.
 constexpr bool evaluates_every_kind() {
-#define TIDEMARK_COUNT_KIND(kind, ...) \
-  if (std::count(std::begin(scenario::kCheckReportOrder), std::end(scenario::kCheckReportOrder), CheckKind::kind) != 1) return false;
+#define TIDEMARK_COUNT_KIND(kind, ...)                                                                               \
+  if (std::count(std::begin(scenario::kCheckReportOrder), std::end(scenario::kCheckReportOrder), CheckKind::kind) != \
+      1)                                                                                                             \
+    return false;
   TIDEMARK_SCENARIO_CHECKS(TIDEMARK_COUNT_KIND)
 #undef TIDEMARK_COUNT_KIND
 #define TIDEMARK_ONE(...) +1

@@ -37,15 +37,15 @@ struct ReadBack {
 
 // How the run was made: what the checks need besides the read-back.
 struct RunContext {
-  bool completed = true;  // false: the run stopped at an error; only validation and determinism apply
-  Values knobs;           // the effective knobs (gauges shadow them)
-  std::filesystem::path artifact_dir;     // where failed pixel checks write PNGs; empty: nowhere
-  MutantId mutant = MutantId::None;       // the importer's fault switch (red-once)
-  Lane lane = Lane::Monolith;             // a lane other than monolith is checked with `traffic`
+  bool completed = true;               // false: the run stopped at an error; only validation and determinism apply
+  Values knobs;                        // the effective knobs (gauges shadow them)
+  std::filesystem::path artifact_dir;  // where failed pixel checks write PNGs; empty: nowhere
+  MutantId mutant = MutantId::None;    // the importer's fault switch (red-once)
+  Lane lane = Lane::Monolith;          // a lane other than monolith is checked with `traffic`
   LaneTraffic traffic;
-  bool validation = false;                // the validation layer was on
-  std::vector<std::string> digests;       // one per repeated run
-  CounterTracks counter_tracks;           // the backend's counter tracks, for reconcile
+  bool validation = false;           // the validation layer was on
+  std::vector<std::string> digests;  // one per repeated run
+  CounterTracks counter_tracks;      // the backend's counter tracks, for reconcile
 };
 
 // An error is a bad scenario (a gauge check naming an unknown gauge, a golden image that

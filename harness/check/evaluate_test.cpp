@@ -46,7 +46,10 @@ std::vector<std::string> ids(const std::vector<Outcome>& outcomes) {
 }
 
 TEST(Evaluate, EveryCheckInReportOrderThenTheRunnersOwn) {
-  RunContext context{.knobs = {{"retire_lag", 3}}, .lane = Lane::Split, .traffic = {1, 1, 5, 5}, .validation = true,
+  RunContext context{.knobs = {{"retire_lag", 3}},
+                     .lane = Lane::Split,
+                     .traffic = {1, 1, 5, 5},
+                     .validation = true,
                      .digests = {"aa", "aa"}};
   auto outcomes = evaluate(every_family(), green_read_back(), context);
   ASSERT_TRUE(outcomes) << outcomes.error().message;
@@ -56,9 +59,10 @@ TEST(Evaluate, EveryCheckInReportOrderThenTheRunnersOwn) {
 
 TEST(Evaluate, AGaugeShadowsAKnobOfTheSameNameAndRedsAreKept) {
   ReadBack read = green_read_back();
-  read.gauges.devbytes = 4;         // over the knob's 3
+  read.gauges.devbytes = 4;  // over the knob's 3
   read.kernel_dump = "other\n";
-  read.waits = {.checked = 1, .mismatched = 1,
+  read.waits = {.checked = 1,
+                .mismatched = 1,
                 .mismatches = {"line 3 (wait #1) returned timeout_expired, expected already_signaled"}};
   RunContext context{.knobs = {{"retire_lag", 3}, {"kentries", 9}}, .digests = {"aa", "bb"}};
   auto outcomes = evaluate(every_family(), read, context);

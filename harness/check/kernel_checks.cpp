@@ -33,7 +33,9 @@ Outcome check_kernel_node(const scenario::KernelNodeCheck& check, const std::opt
                           size_t index) {
   std::string text = fmt::format("root/{}/{} is {}", check.pid, kernel::to_string(check.type),
                                  check.value ? "\"" + *check.value + "\"" : "absent");
-  auto describe = [](const std::optional<std::string>& node) { return node ? "\"" + *node + "\"" : std::string("absent"); };
+  auto describe = [](const std::optional<std::string>& node) {
+    return node ? "\"" + *node + "\"" : std::string("absent");
+  };
   Outcome outcome = outcome_of(CheckKind::KernelNode, text, read == check.value,
                                fmt::format("read {}, wanted {}", describe(read), describe(check.value)));
   outcome.id.index = index;
@@ -57,9 +59,9 @@ Outcome check_diagnosis(const scenario::DiagnosisCheck& check, const kernel::Ker
       if (actual != expected) differ.push_back(fmt::format("{} is '{}', expected '{}'", field, actual, expected));
     }
     const kernel::Diagnosis& d = found->diagnosis;
-    std::string seen = fmt::format("scene {}; head {} tail {} doorbell {} fence {}/{}; at head {}; engine {}; {}",
-                                   d.scene, d.head, d.tail, d.doorbell, d.fence, d.awaited, d.at_head, d.engine,
-                                   d.finding);
+    std::string seen =
+        fmt::format("scene {}; head {} tail {} doorbell {} fence {}/{}; at head {}; engine {}; {}", d.scene, d.head,
+                    d.tail, d.doorbell, d.fence, d.awaited, d.at_head, d.engine, d.finding);
     outcome = outcome_of(CheckKind::Diagnosis, text, differ.empty(),
                          differ.empty() ? seen : fmt::format("{}; saw {}", fmt::join(differ, "; "), seen));
   }
@@ -77,10 +79,10 @@ Outcome check_kgsl_read(const scenario::KgslReadCheck& check, const kernel::Kern
   auto found = std::find_if(report.reads.begin(), report.reads.end(),
                             [&](const auto& named) { return named.name == check.name; });
   std::string text = fmt::format("kgsl.{} reads {}", check.name, shown(check.text));
-  Outcome outcome =
-      found == report.reads.end()
-          ? outcome_of(CheckKind::KgslRead, text, false, "no read by that name was made")
-          : outcome_of(CheckKind::KgslRead, text, found->text == check.text, fmt::format("read {}", shown(found->text)));
+  Outcome outcome = found == report.reads.end()
+                        ? outcome_of(CheckKind::KgslRead, text, false, "no read by that name was made")
+                        : outcome_of(CheckKind::KgslRead, text, found->text == check.text,
+                                     fmt::format("read {}", shown(found->text)));
   outcome.id.index = index;
   outcome.where = check.where;
   return outcome;

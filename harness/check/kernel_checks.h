@@ -17,8 +17,7 @@ namespace tidemark::check {
 Outcome check_kernel_dump(const scenario::KernelDumpCheck& check, std::string_view dump);
 
 // The scenario's `index`-th node check against the node's text as read (nullopt: no node).
-Outcome check_kernel_node(const scenario::KernelNodeCheck& check, const std::optional<std::string>& read,
-                          size_t index);
+Outcome check_kernel_node(const scenario::KernelNodeCheck& check, const std::optional<std::string>& read, size_t index);
 
 // A named diagnosis: every field the check lists reads as written; the detail shows the whole
 // diagnosis so a red run says what the observer saw instead.

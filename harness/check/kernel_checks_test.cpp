@@ -22,7 +22,8 @@ TEST(KernelDump, HasAndLacksAgainstTheTextPass) {
 }
 
 TEST(KernelDump, EveryProblemIsNamed) {
-  const scenario::KernelDumpCheck check{.text = "gpu 1\n", .has = {"gpu 1"}, .lacks = {"pid 1000"}, .where = kernel_yaml};
+  const scenario::KernelDumpCheck check{
+      .text = "gpu 1\n", .has = {"gpu 1"}, .lacks = {"pid 1000"}, .where = kernel_yaml};
   Outcome outcome = check_kernel_dump(check, "gpu 0\npid 1000 4096\n");
   EXPECT_FALSE(outcome.passed);
   EXPECT_EQ(outcome.detail, "the text differs, no 'gpu 1', 'pid 1000' present; dump: gpu 0|pid 1000 4096|");
@@ -47,7 +48,8 @@ TEST(KernelNode, TheWantedTextPasses) {
 }
 
 TEST(KernelNode, ANodeThatShouldBeAbsentButIsThereFails) {
-  const scenario::KernelNodeCheck check{.pid = 7, .type = kernel::MemoryType::GlBuffer, .value = {}, .where = kernel_yaml};
+  const scenario::KernelNodeCheck check{
+      .pid = 7, .type = kernel::MemoryType::GlBuffer, .value = {}, .where = kernel_yaml};
   Outcome outcome = check_kernel_node(check, std::string("12"), 0);
   EXPECT_FALSE(outcome.passed);
   EXPECT_EQ(outcome.text, "root/7/GL_BUFFER is absent");
@@ -55,7 +57,8 @@ TEST(KernelNode, ANodeThatShouldBeAbsentButIsThereFails) {
 }
 
 TEST(KernelNode, AMissingNodeFailsAWantedValue) {
-  const scenario::KernelNodeCheck check{.pid = 7, .type = kernel::MemoryType::Shader, .value = "0", .where = kernel_yaml};
+  const scenario::KernelNodeCheck check{
+      .pid = 7, .type = kernel::MemoryType::Shader, .value = "0", .where = kernel_yaml};
   Outcome outcome = check_kernel_node(check, std::nullopt, 0);
   EXPECT_FALSE(outcome.passed);
   EXPECT_EQ(outcome.detail, "read absent, wanted \"0\"");

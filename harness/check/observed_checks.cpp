@@ -38,9 +38,10 @@ Outcome check_observed(const scenario::Scenario& scenario, const Gauges& g, cons
       differ.push_back(fmt::format("{} = {} but {} = {}", claim.layer, claim.seen, claim.device, claim.said));
   std::string detail =
       differ.empty()
-          ? fmt::format("the layer saw what the device reported: {} allocations ({} bytes, peak {}), {} descriptor sets "
-                        "allocated, {} submits",
-                        o.vkallocs, o.vkbytes, o.vkbytespk, o.vkdsetsalloc, o.vksubmits)
+          ? fmt::format(
+                "the layer saw what the device reported: {} allocations ({} bytes, peak {}), {} descriptor sets "
+                "allocated, {} submits",
+                o.vkallocs, o.vkbytes, o.vkbytespk, o.vkdsetsalloc, o.vksubmits)
           : fmt::format("{} of {} claims differ: {}", differ.size(), std::size(claims), fmt::join(differ, "; "));
   Outcome outcome = outcome_of(scenario::CheckKind::Observed,
                                "what the device reported is what the layer saw beneath it", differ.empty(), detail);

@@ -129,9 +129,8 @@ bool decode(png_structp png, png_infop info, Decoded& out) {
 bool encode(png_structp png, png_infop info, std::FILE* file, const Image& image, png_bytepp rows) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_init_io(png, file);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width),
-               static_cast<png_uint_32>(image.height), 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
-               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height), 8,
+               PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
   png_write_image(png, rows);
   png_write_end(png, nullptr);
@@ -193,19 +192,17 @@ Result<Image> read_png(const std::filesystem::path& file) {
 namespace {
 // `file` is where the bytes go, `named` the file errors name (its final name).
 Status write_png_at(const std::filesystem::path& file, const std::filesystem::path& named, const Image& image) {
-  const size_t expected_bytes = static_cast<size_t>(std::max(image.width, 0)) *
-                                static_cast<size_t>(std::max(image.height, 0)) * 4;
+  const size_t expected_bytes =
+      static_cast<size_t>(std::max(image.width, 0)) * static_cast<size_t>(std::max(image.height, 0)) * 4;
   if (image.width <= 0 || image.height <= 0 || image.pixels.size() != expected_bytes) {
-    return fail(ErrorKind::Io,
-                fmt::format("cannot write {}: image is {}x{} with {} bytes of pixels",
-                            named.string(), image.width, image.height, image.pixels.size()));
+    return fail(ErrorKind::Io, fmt::format("cannot write {}: image is {}x{} with {} bytes of pixels", named.string(),
+                                           image.width, image.height, image.pixels.size()));
   }
 
   FilePtr handle(std::fopen(file.c_str(), "wb"));
   if (!handle) {
     const int error = errno;
-    return fail(ErrorKind::Io,
-                fmt::format("cannot create {}: {}", named.string(), errno_text(error)));
+    return fail(ErrorKind::Io, fmt::format("cannot create {}: {}", named.string(), errno_text(error)));
   }
 
   std::vector<png_bytep> rows(static_cast<size_t>(image.height));
@@ -238,7 +235,8 @@ Status write_png_at(const std::filesystem::path& file, const std::filesystem::pa
 
 // Beside its name first, renamed over it when whole: a failed write leaves no half image.
 Status write_png(const std::filesystem::path& file, const Image& image) {
-  return replace_file(file, [&](const std::filesystem::path& temporary) { return write_png_at(temporary, file, image); });
+  return replace_file(file,
+                      [&](const std::filesystem::path& temporary) { return write_png_at(temporary, file, image); });
 }
 
 }  // namespace tidemark::check

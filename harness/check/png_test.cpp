@@ -29,8 +29,7 @@ struct RawPng {
   std::vector<png_byte> bytes;  // rows packed as libpng expects them
 };
 
-bool encode_raw(png_structp png, png_infop info, std::FILE* file, const RawPng& raw,
-                png_bytepp rows) {
+bool encode_raw(png_structp png, png_infop info, std::FILE* file, const RawPng& raw, png_bytepp rows) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_init_io(png, file);
   png_set_IHDR(png, info, raw.width, raw.height, raw.bit_depth, raw.color_type, PNG_INTERLACE_NONE,
@@ -61,8 +60,8 @@ TEST(Png, RoundTripIsByteExact) {
   for (int y = 0; y < image.height; ++y) {
     for (int x = 0; x < image.width; ++x) {
       image.set(x, y,
-                {static_cast<uint8_t>(x * 37), static_cast<uint8_t>(y * 51),
-                 static_cast<uint8_t>(x * y * 13 + 1), static_cast<uint8_t>(255 - x * y * 7)});
+                {static_cast<uint8_t>(x * 37), static_cast<uint8_t>(y * 51), static_cast<uint8_t>(x * y * 13 + 1),
+                 static_cast<uint8_t>(255 - x * y * 7)});
     }
   }
   ASSERT_TRUE(write_png(file, image));
@@ -75,11 +74,9 @@ TEST(Png, RoundTripIsByteExact) {
 
 TEST(Png, ReadsRgbWithoutAlphaAsOpaque) {
   const fs::path file = fresh_test_dir("png-test", "rgb") / "rgb.png";
-  write_raw_png(file, {.width = 2,
-                       .height = 1,
-                       .bit_depth = 8,
-                       .color_type = PNG_COLOR_TYPE_RGB,
-                       .bytes = {10, 20, 30, 200, 100, 50}});
+  write_raw_png(
+      file,
+      {.width = 2, .height = 1, .bit_depth = 8, .color_type = PNG_COLOR_TYPE_RGB, .bytes = {10, 20, 30, 200, 100, 50}});
   auto read = read_png(file);
   ASSERT_TRUE(read) << read.error().message;
   EXPECT_EQ(read->at(0, 0), (Rgba{10, 20, 30, 255}));
@@ -103,11 +100,8 @@ TEST(Png, Reads16BitRgbaByKeepingHighBytes) {
 
 TEST(Png, ReadsGreyAsRgb) {
   const fs::path file = fresh_test_dir("png-test", "grey") / "grey.png";
-  write_raw_png(file, {.width = 3,
-                       .height = 1,
-                       .bit_depth = 8,
-                       .color_type = PNG_COLOR_TYPE_GRAY,
-                       .bytes = {0, 128, 255}});
+  write_raw_png(file,
+                {.width = 3, .height = 1, .bit_depth = 8, .color_type = PNG_COLOR_TYPE_GRAY, .bytes = {0, 128, 255}});
   auto read = read_png(file);
   ASSERT_TRUE(read) << read.error().message;
   EXPECT_EQ(read->at(0, 0), (Rgba{0, 0, 0, 255}));
@@ -186,8 +180,7 @@ TEST(Png, TruncatedFileIsBadInputWithLibpngMessage) {
   auto read = read_png(cut);
   ASSERT_FALSE(read);
   EXPECT_EQ(read.error().kind, ErrorKind::BadInput);
-  EXPECT_NE(read.error().message.find("cannot read " + cut.string() + ": "), std::string::npos)
-      << read.error().message;
+  EXPECT_NE(read.error().message.find("cannot read " + cut.string() + ": "), std::string::npos) << read.error().message;
 }
 
 // Check that a missing file is bad input naming it (README: a missing input is exit 2).

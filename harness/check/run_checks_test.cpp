@@ -16,14 +16,16 @@ TEST(Waits, AllAsExpectedPass) {
 }
 
 TEST(Waits, MismatchesAreCountedAndListed) {
-  Outcome outcome = check_waits({.checked = 4, .mismatched = 2, .mismatches = {"line 9 (wait #1) a", "line 12 (wait #3) b"}});
+  Outcome outcome =
+      check_waits({.checked = 4, .mismatched = 2, .mismatches = {"line 9 (wait #1) a", "line 12 (wait #3) b"}});
   EXPECT_FALSE(outcome.passed);
   EXPECT_EQ(outcome.detail, "2 of 4 waits off: line 9 (wait #1) a; line 12 (wait #3) b");
 }
 
 // A lane whose client is pid 5.
 Outcome lane(Lane which, uint64_t sent, uint64_t received, int64_t server_pid) {
-  const LaneTraffic traffic{.frames_sent = sent, .frames_received = received, .client_pid = 5, .server_pid = server_pid};
+  const LaneTraffic traffic{
+      .frames_sent = sent, .frames_received = received, .client_pid = 5, .server_pid = server_pid};
   return check_lane(which, traffic);
 }
 

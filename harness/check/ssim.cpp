@@ -71,7 +71,8 @@ void blur(const Plane& in, int width, int height, int lo, int first, int last, P
   }
   std::array<const double*, kSsimWindow> taps{};
   for (int y = first; y < last; ++y) {
-    for (int k = -kRadius; k <= kRadius; ++k) taps[k + kRadius] = &across[static_cast<size_t>(reflect(y + k, height) - lo) * width];
+    for (int k = -kRadius; k <= kRadius; ++k)
+      taps[k + kRadius] = &across[static_cast<size_t>(reflect(y + k, height) - lo) * width];
     double* to = &out[static_cast<size_t>(y - first) * width];
     for (int x = 0; x < width; ++x) {
       double sum = 0;
@@ -85,11 +86,12 @@ void blur(const Plane& in, int width, int height, int lo, int first, int last, P
 
 Result<Ssim> structural_similarity(const Image& a, const Image& b) {
   if (a.width != b.width || a.height != b.height)
-    return fail(ErrorKind::BadInput,
-                fmt::format("SSIM: expected images of one size, found {}x{} and {}x{}", a.width, a.height, b.width, b.height));
+    return fail(ErrorKind::BadInput, fmt::format("SSIM: expected images of one size, found {}x{} and {}x{}", a.width,
+                                                 a.height, b.width, b.height));
   if (a.width < kSsimWindow || a.height < kSsimWindow)
-    return fail(ErrorKind::BadInput, fmt::format("SSIM: expected an image of at least {0}x{0} (its window), found {1}x{2}",
-                                                 kSsimWindow, a.width, a.height));
+    return fail(ErrorKind::BadInput,
+                fmt::format("SSIM: expected an image of at least {0}x{0} (its window), found {1}x{2}", kSsimWindow,
+                            a.width, a.height));
   const int width = a.width, height = a.height;
   constexpr double kC1 = (0.01 * 255) * (0.01 * 255), kC2 = (0.03 * 255) * (0.03 * 255);
   Ssim result;
@@ -120,8 +122,8 @@ Result<Ssim> structural_similarity(const Image& a, const Image& b) {
         for (int column = 0; column < width; ++column) {
           const size_t k = static_cast<size_t>(row - first) * width + column;
           const double vx = uxx[k] - ux[k] * ux[k], vy = uyy[k] - uy[k] * uy[k], vxy = uxy[k] - ux[k] * uy[k];
-          const double s = ((2 * ux[k] * uy[k] + kC1) * (2 * vxy + kC2)) /
-                           ((ux[k] * ux[k] + uy[k] * uy[k] + kC1) * (vx + vy + kC2));
+          const double s =
+              ((2 * ux[k] * uy[k] + kC1) * (2 * vxy + kC2)) / ((ux[k] * ux[k] + uy[k] * uy[k] + kC1) * (vx + vy + kC2));
           map[k] += s / 3;
           if (inside(row, column)) sums[channel] += s;
         }

@@ -17,8 +17,8 @@ namespace tidemark::check {
 inline constexpr int kSsimWindow = 11;
 
 struct Ssim {
-  double mean = 0;   // over the image less a border of half a window, as scikit-image crops
-  Image map;         // per pixel, the channels' mean SSIM as grey (white 1, black 0 or below)
+  double mean = 0;                      // over the image less a border of half a window, as scikit-image crops
+  Image map;                            // per pixel, the channels' mean SSIM as grey (white 1, black 0 or below)
   std::pair<int, int> lowest_at{0, 0};  // inside the cropped area
   double lowest = 1;
 };

@@ -91,7 +91,8 @@ TEST(Ssim, AGoldenBySsimPassesAboveItsBoundAndLeavesTheMapBelowIt) {
   auto noisy = read_png("testdata/ssim/bands-noise.png");
   ASSERT_TRUE(noisy);
   const SourceLocation where{"s.yaml", 9, 7};
-  scenario::GoldenCheck golden{.file = "testdata/ssim/bands-192x32.png", .ssim = 0.99, .per_pixel = false, .where = where};
+  scenario::GoldenCheck golden{
+      .file = "testdata/ssim/bands-192x32.png", .ssim = 0.99, .per_pixel = false, .where = where};
   auto passed = check_pixels(golden, *noisy, dir, {scenario::CheckKind::Pixels, 0});
   ASSERT_TRUE(passed) << passed.error().message;
   EXPECT_TRUE(passed->passed) << passed->detail;

@@ -43,8 +43,8 @@ std::vector<std::string> track_problems(const scenario::TraceCheck& check, const
       problems.push_back(fmt::format("row {} is {}, expected {}", k_diff, show(rows[k_diff].ts, rows[k_diff].value),
                                      show((*check.rows)[k_diff].ts, (*check.rows)[k_diff].value)));
     else if (rows.size() != check.rows->size())
-      problems.push_back(fmt::format("{} rows, expected {}; the first {} agree", rows.size(), check.rows->size(),
-                                     common));
+      problems.push_back(
+          fmt::format("{} rows, expected {}; the first {} agree", rows.size(), check.rows->size(), common));
   }
   if (check.count && static_cast<int64_t>(rows.size()) != *check.count)
     problems.push_back(fmt::format("{} rows, expected {}", rows.size(), *check.count));
@@ -117,11 +117,10 @@ Outcome check_reconcile(const scenario::Scenario& scenario, const Gauges& gauges
   const size_t sampled = points.size() - 1;
 
   auto describe = [&](const Point& p) {
-    return fmt::format("backend {} (device bytes {}{}), map entry {}, trace '{}' {}", p.device_bytes + target,
-                       p.device_bytes,
-                       tracks.target_in_device_bytes ? std::string(" with the target") : fmt::format(" + target {}", target),
-                       p.map, label,
-                       p.traced ? fmt::format("{}", *p.traced) : std::string("has no rows"));
+    return fmt::format(
+        "backend {} (device bytes {}{}), map entry {}, trace '{}' {}", p.device_bytes + target, p.device_bytes,
+        tracks.target_in_device_bytes ? std::string(" with the target") : fmt::format(" + target {}", target), p.map,
+        label, p.traced ? fmt::format("{}", *p.traced) : std::string("has no rows"));
   };
   auto wrong = std::find_if(points.begin(), points.end(), [&](const Point& p) { return !p.agrees(target); });
   std::string detail;
@@ -136,9 +135,9 @@ Outcome check_reconcile(const scenario::Scenario& scenario, const Gauges& gauges
                          describe(*wrong));
   else
     detail = fmt::format("at the end: {}", describe(*wrong));
-  Outcome outcome = outcome_of(CheckKind::Reconcile,
-                               "the backend, the kernel map and the trace agree on the pid's GPU memory",
-                               wrong == points.end(), detail);
+  Outcome outcome =
+      outcome_of(CheckKind::Reconcile, "the backend, the kernel map and the trace agree on the pid's GPU memory",
+                 wrong == points.end(), detail);
   outcome.where = *scenario.expect.reconcile;
   return outcome;
 }

@@ -50,16 +50,21 @@ TEST(Trace, TheFirstDifferingRowIsNamedWithBothSides) {
 }
 
 TEST(Trace, ExtraRowsAfterAnAgreeingPrefixAreCounted) {
-  scenario::TraceCheck check{
-      .track = "Parked bytes (gpu 0)", .rows = std::vector<scenario::TraceRow>{{10, 0}, {20, 4096}}, .where = trace_yaml};
+  scenario::TraceCheck check{.track = "Parked bytes (gpu 0)",
+                             .rows = std::vector<scenario::TraceRow>{{10, 0}, {20, 4096}},
+                             .where = trace_yaml};
   Outcome outcome = check_trace(check, parked_trace(), 0);
   EXPECT_FALSE(outcome.passed);
   EXPECT_EQ(outcome.detail, "3 rows, expected 2; the first 2 agree");
 }
 
 TEST(Trace, EveryOtherPartThatDiffersIsListed) {
-  scenario::TraceCheck check{
-      .track = "Parked bytes (gpu 0)", .count = 2, .last = 4096, .unit = "Pixel/s", .flagged = true, .where = trace_yaml};
+  scenario::TraceCheck check{.track = "Parked bytes (gpu 0)",
+                             .count = 2,
+                             .last = 4096,
+                             .unit = "Pixel/s",
+                             .flagged = true,
+                             .where = trace_yaml};
   Outcome outcome = check_trace(check, parked_trace(), 0);
   EXPECT_FALSE(outcome.passed);
   EXPECT_EQ(outcome.detail,

@@ -19,8 +19,8 @@ int bench_command(const BenchArgs& args) {
                                .replayer_program = runner::default_replayer(),
                                .label = args.label,
                                .history = args.history};
-  fmt::print("{:<28} {:<9} {:>9} {:>10} {:>13} {:>8} {:>10} {:>12} {:>8} {:>13} {:>8} {:>8} {:>10}\n", "stream",
-             "lane", "commands", "median s", "commands/s", "vs mono", "floor s", "harness ns", "layer x", "Mcalls/s d|l",
+  fmt::print("{:<28} {:<9} {:>9} {:>10} {:>13} {:>8} {:>10} {:>12} {:>8} {:>13} {:>8} {:>8} {:>10}\n", "stream", "lane",
+             "commands", "median s", "commands/s", "vs mono", "floor s", "harness ns", "layer x", "Mcalls/s d|l",
              "whole x", "RSS x", "observe x");
   options.on_row = [](const report::BenchRow& row) {
     auto ratio = [](std::optional<double> value) { return value ? fmt::format("{:.2f}", *value) : std::string("-"); };
@@ -29,8 +29,8 @@ int bench_command(const BenchArgs& args) {
     if (row.floor_calls && row.floor_seconds && row.layer_seconds && *row.floor_seconds > 0 && *row.layer_seconds > 0)
       calls = fmt::format("{:.1f}|{:.1f}", double(*row.floor_calls) / *row.floor_seconds / 1e6,
                           double(*row.floor_calls) / *row.layer_seconds / 1e6);
-    fmt::print("{:<28} {:<9} {:>9} {:>10.3f} {:>13.0f} {:>8.2f} {:>10} {:>12} {:>8} {:>13} {:>8} {:>8} {:>10}\n", row.stream, row.lane,
-               row.commands, row.median_seconds, row.commands_per_second, row.ratio_to_monolith,
+    fmt::print("{:<28} {:<9} {:>9} {:>10.3f} {:>13.0f} {:>8.2f} {:>10} {:>12} {:>8} {:>13} {:>8} {:>8} {:>10}\n",
+               row.stream, row.lane, row.commands, row.median_seconds, row.commands_per_second, row.ratio_to_monolith,
                row.floor_seconds ? fmt::format("{:.3f}", *row.floor_seconds) : "-",
                row.harness_ns_per_call ? fmt::format("{:.0f}", *row.harness_ns_per_call) : "-",
                ratio(row.layer_seconds && row.floor_seconds ? std::optional(*row.layer_seconds / *row.floor_seconds)

@@ -70,7 +70,7 @@ struct LaneArgs {
 
 struct RunArgs {
   std::vector<std::string> inputs;
-  std::string shard;  // --shard I/N
+  std::string shard;            // --shard I/N
   std::string shard_durations;  // a previous summary.json, to balance the shards by time
   std::vector<std::string> knobs;
   std::string report;
@@ -78,8 +78,8 @@ struct RunArgs {
   bool validation = false;
   std::string record;
   uint32_t kill_server_at_frame = 0;
-  std::string expectations;  // known failures (expectations.txt)
-  std::string baseline;      // a report folder or summary.json every gauge is held to
+  std::string expectations;             // known failures (expectations.txt)
+  std::string baseline;                 // a report folder or summary.json every gauge is held to
   std::vector<std::string> tolerances;  // GAUGE=N or GAUGE=P%
   LaneArgs lane;
 };
@@ -92,13 +92,13 @@ struct ReplayArgs {
 
 struct ListArgs {
   std::vector<std::string> inputs;
-  std::string shard;  // --shard I/N
+  std::string shard;            // --shard I/N
   std::string shard_durations;  // a previous summary.json, to balance the shards by time
   std::string ctest_file;
   std::string tidemark;
   std::string report_root;
-  std::string ledger;        // given: a red-once test per scenario checks its controls against it
-  std::string expectations;  // passed to every registered run
+  std::string ledger;                 // given: a red-once test per scenario checks its controls against it
+  std::string expectations;           // passed to every registered run
   std::vector<std::string> lanes;     // the lanes registered (default: all four)
   std::vector<std::string> backends;  // in place of each scenario's own backends
   std::vector<std::string> labels;    // more labels on every registered test
@@ -106,7 +106,7 @@ struct ListArgs {
 
 struct RedOnceArgs {
   std::vector<std::string> inputs;
-  std::string shard;  // --shard I/N
+  std::string shard;            // --shard I/N
   std::string shard_durations;  // a previous summary.json, to balance the shards by time
   std::vector<std::string> lanes;
   std::string ledger = "red_once/ledger.txt";
@@ -116,7 +116,7 @@ struct RedOnceArgs {
 
 struct ParityArgs {
   std::vector<std::string> inputs;
-  std::string shard;  // --shard I/N
+  std::string shard;            // --shard I/N
   std::string shard_durations;  // a previous summary.json, to balance the shards by time
   std::string report;
   bool replay = false;
@@ -158,9 +158,9 @@ struct ReduceArgs {
   std::string check;
   std::string mutant;
   std::vector<std::string> knobs;
-  std::string out;     // the fixture folder to write
-  std::string name;    // the result's name; default the input's
-  std::string ledger;  // also merge the result's rows into this ledger
+  std::string out;       // the fixture folder to write
+  std::string name;      // the result's name; default the input's
+  std::string ledger;    // also merge the result's rows into this ledger
   std::string scenario;  // a recording's scenario file (default: found by its header's name)
   unsigned jobs = 0;
   std::string fault, bug_build, fix_build;  // a capture's bug and fix

@@ -12,8 +12,6 @@
 #include <fstream>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.h"
 #include "core/files.h"
 #include "core/mutants.h"
@@ -30,10 +28,13 @@ namespace fs = std::filesystem;
 
 int exit_code(const Error& error) {
   switch (error.kind) {
-    case ErrorKind::BadInput: return kBadInput;
-    case ErrorKind::Environment: return kEnvironment;
+    case ErrorKind::BadInput:
+      return kBadInput;
+    case ErrorKind::Environment:
+      return kEnvironment;
     case ErrorKind::Fatal:
-    case ErrorKind::Io: return kInternal;
+    case ErrorKind::Io:
+      return kInternal;
   }
   return kInternal;
 }
@@ -52,8 +53,9 @@ Result<Subjects> load_subjects(const std::vector<std::string>& inputs, const std
                                const std::string& durations, std::optional<report::ShardOrigin>* origin) {
   TIDEMARK_TRY(split, capture::load_inputs(inputs));
   if (!split.captures.empty() && !shard.empty())
-    return fail(ErrorKind::BadInput, "--shard: expected scenarios only, found capture fixtures (they are not sharded: "
-                                     "give them apart)");
+    return fail(ErrorKind::BadInput,
+                "--shard: expected scenarios only, found capture fixtures (they are not sharded: "
+                "give them apart)");
   Subjects subjects{.scenarios = {}, .captures = std::move(split.captures)};
   if (!split.scenarios.empty()) {
     TIDEMARK_TRY(scenarios, load_shard(split.scenarios, shard, durations, origin));
@@ -117,8 +119,8 @@ Result<std::map<std::string, int64_t>> parse_knobs(const std::vector<std::string
     char* end = nullptr;
     long long parsed = std::strtoll(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0')
-      return fail(ErrorKind::BadInput, fmt::format("--knob {}: expected an integer, found '{}'",
-                                                   knob.substr(0, eq), value));
+      return fail(ErrorKind::BadInput,
+                  fmt::format("--knob {}: expected an integer, found '{}'", knob.substr(0, eq), value));
     out[knob.substr(0, eq)] = parsed;
   }
   return out;

@@ -21,8 +21,8 @@ namespace {
 
 // The gauges a person compares first; compare.html and compare.json have every device gauge.
 // (A capture fixture's cells have the layer's gauges: its VkBuffers, bytes and allocations.)
-constexpr std::string_view kShown[] = {"wlivepk", "devallocspk", "devbytespk", "dsetspk", "submits",
-                                       "vkbufspk", "vkbytespk", "vkallocspk", "vkbufs"};
+constexpr std::string_view kShown[] = {"wlivepk",  "devallocspk", "devbytespk", "dsetspk", "submits",
+                                       "vkbufspk", "vkbytespk",   "vkallocspk", "vkbufs"};
 
 void print_row(const report::CompareRow& row) {
   fmt::print("{}\n", row.scenario);
@@ -74,22 +74,26 @@ int compare_command(const CompareArgs& args) {
   if (!compared) return report_error(compared.error());
   // Capture fixtures: a row each, its replay on each column's driver build.
   auto captured = capture::compare_captures(subjects->captures, args.backends,
-                                            {.report_dir = options.report_dir, .layer_dir = layer::layer_dir(),
-                                             .drivers_files = drivers_files(), .expectations = options.expectations},
+                                            {.report_dir = options.report_dir,
+                                             .layer_dir = layer::layer_dir(),
+                                             .drivers_files = drivers_files(),
+                                             .expectations = options.expectations},
                                             print_row);
   if (!captured) return report_error(captured.error());
   for (auto& row : captured->rows) compared->comparison.rows.push_back(std::move(row));
   for (auto& record : captured->records) compared->records.push_back(std::move(record));
   compared->failed = compared->failed || captured->failed;
-  if (auto ok = report::write_comparison(options.report_dir, compared->comparison); !ok) return report_error(ok.error());
-  if (auto ok = report::write_summary(options.report_dir, {.command = "compare", .series = "compare"},
-                                      compared->records);
+  if (auto ok = report::write_comparison(options.report_dir, compared->comparison); !ok)
+    return report_error(ok.error());
+  if (auto ok =
+          report::write_summary(options.report_dir, {.command = "compare", .series = "compare"}, compared->records);
       !ok)
     return report_error(ok.error());
   // Every verdict that occurred, counted: a NOT JUDGED cell must show in the last line too.
   std::vector<std::string> counts;
   for (report::Verdict verdict : report::kAllVerdicts) {
-    const auto seen = std::ranges::count_if(compared->records, [&](const auto& record) { return record.verdict == verdict; });
+    const auto seen =
+        std::ranges::count_if(compared->records, [&](const auto& record) { return record.verdict == verdict; });
     if (seen > 0) counts.push_back(fmt::format("{} {}", seen, report::verdict_name(verdict)));
   }
   fmt::print("compare: {} cells ({}); {}\n", compared->records.size(), fmt::join(counts, ", "),

@@ -21,15 +21,18 @@ int list_command(const ListArgs& args) {
     captures.push_back({.test = capture::test_name(fixture), .group = fixture.group, .file = fixture.file});
   if (ctest_file.empty()) {
     for (const auto& scenario : *scenarios)
-      for (Lane lane : kAllLanes)
-        fmt::print("{}  {}\n", runner::test_name(scenario, lane), scenario.file.string());
+      for (Lane lane : kAllLanes) fmt::print("{}  {}\n", runner::test_name(scenario, lane), scenario.file.string());
     for (const auto& each : captures) fmt::print("{}  {}\n", each.test, each.file.string());
     return kGreen;
   }
-  auto registrations = runner::ctest_registrations(
-      *scenarios, captures, {.tidemark = args.tidemark, .report_root = args.report_root, .ledger = args.ledger,
-                   .expectations = args.expectations, .lanes = args.lanes, .backends = args.backends,
-                   .labels = args.labels});
+  auto registrations = runner::ctest_registrations(*scenarios, captures,
+                                                   {.tidemark = args.tidemark,
+                                                    .report_root = args.report_root,
+                                                    .ledger = args.ledger,
+                                                    .expectations = args.expectations,
+                                                    .lanes = args.lanes,
+                                                    .backends = args.backends,
+                                                    .labels = args.labels});
   if (!registrations) return report_error(registrations.error());
   if (auto written = write_file_atomically(ctest_file, *registrations); !written) return report_error(written.error());
   return kGreen;

@@ -56,20 +56,21 @@ std::optional<Error> unknown_command(const CLI::App& app, int argc, char** argv)
 }  // namespace
 
 int main(int argc, char** argv) {
-  tidemark::fix_heap_thresholds();        // before the first allocation that could move them
+  tidemark::fix_heap_thresholds();       // before the first allocation that could move them
   tidemark::layer::make_discoverable();  // before any thread: a session may put the layer beneath its device
   CLI::App app{"Tidemark: deterministic replay and regression harness for GPU driver stacks", "tidemark"};
   app.set_version_flag("--version", wire::version_text("tidemark"));
   app.require_subcommand(1);
   std::string driver;
   std::vector<std::string> drivers_files = {"drivers.yaml"};
-  app.add_option("--driver", driver, "run on this build of the driver, named in the drivers file: tidemark starts "
-                                     "again under its environment and refuses a driver that reports another identity");
+  app.add_option("--driver", driver,
+                 "run on this build of the driver, named in the drivers file: tidemark starts "
+                 "again under its environment and refuses a driver that reports another identity");
   app.add_option("--drivers", drivers_files, "a drivers file naming builds (repeatable; default drivers.yaml)")
       ->allow_extra_args(false);
   bool quiet = false, verbose = false;
-  app.add_flag("-q,--quiet", quiet, "print only what failed and the last line; no progress line")->excludes(
-      app.add_flag("-v,--verbose", verbose, "also print every check that passed"));
+  app.add_flag("-q,--quiet", quiet, "print only what failed and the last line; no progress line")
+      ->excludes(app.add_flag("-v,--verbose", verbose, "also print every check that passed"));
   // `tidemark run --quiet ...` as well as `tidemark --quiet run ...`: subcommands take this when made, so first.
   app.fallthrough();
   CommandArgs args;
@@ -78,7 +79,9 @@ int main(int argc, char** argv) {
   add_workflow_commands(app, args, commands);
   add_program_commands(app, args, commands);
   if (auto unknown = unknown_command(app, argc, argv)) return report_error(*unknown);
-  app.parse_complete_callback([&] { verbosity() = quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal; });
+  app.parse_complete_callback([&] {
+    verbosity() = quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal;
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -89,14 +92,16 @@ int main(int argc, char** argv) {
     if (auto column = runner::backend_on_build(lane->backend)) {
       if (!driver.empty() && driver != column->build)
         return report_error({ErrorKind::BadInput, fmt::format("--backend {}: expected the build --driver names ({}), "
-                                                              "found {}", lane->backend, driver, column->build)});
+                                                              "found {}",
+                                                              lane->backend, driver, column->build)});
       driver = column->build;
       lane->backend = column->backend;
     }
   tidemark::cli::drivers_files().assign(drivers_files.begin(), drivers_files.end());
   if (!driver.empty()) {
     const std::vector<std::filesystem::path> files(drivers_files.begin(), drivers_files.end());
-    if (auto entered = tidemark::drivers::run_under(files, driver, argv); !entered) return report_error(entered.error());
+    if (auto entered = tidemark::drivers::run_under(files, driver, argv); !entered)
+      return report_error(entered.error());
   }
   // Errors are values inside the library; anything thrown past it (memory exhausted, a
   // library's exception) still ends in one line and exit 4, never an abort.

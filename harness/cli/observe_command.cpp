@@ -52,7 +52,8 @@ void print_gauges(const ObservedGauges& g, const KernelGauges& k) {
 
 int observe_command(const ObserveArgs& args) {
   std::string settings = fmt::format("{}", fmt::join(args.faults, ","));
-  if (!args.completion.empty()) settings.append(settings.empty() ? "" : ",").append("completion=").append(args.completion);
+  if (!args.completion.empty())
+    settings.append(settings.empty() ? "" : ",").append("completion=").append(args.completion);
   if (auto parsed = layer::parse_settings(settings); !parsed)
     return report_error({ErrorKind::BadInput, fmt::format("observe: --fault/--completion: {}", parsed.error())});
   scenario::GaugeBounds bounds;
@@ -61,13 +62,14 @@ int observe_command(const ObserveArgs& args) {
     if (!loaded) return report_error(loaded.error());
     bounds = std::move(*loaded);
   }
-  observe::Options options{.command = args.command, .settings = settings, .only = args.only,
-                           .layer_dir = layer::layer_dir()};
+  observe::Options options{
+      .command = args.command, .settings = settings, .only = args.only, .layer_dir = layer::layer_dir()};
   if (!fs::exists(options.layer_dir / "VkLayer_tidemark_observe.json"))
     return report_error({ErrorKind::Environment, fmt::format("observe: expected the layer's manifest in {}, found none",
                                                              options.layer_dir.string())});
   const bool keep = !args.report.empty();
-  options.report = keep ? fs::path(args.report) : fs::temp_directory_path() / fmt::format("tidemark-observe-{}", ::getpid());
+  options.report =
+      keep ? fs::path(args.report) : fs::temp_directory_path() / fmt::format("tidemark-observe-{}", ::getpid());
   struct Cleanup {
     fs::path folder;
     ~Cleanup() {
@@ -86,8 +88,8 @@ int observe_command(const ObserveArgs& args) {
   if (!observation) return report_error(observation.error());
   auto verdicts = observe::judge(*observation, bounds);
 
-  fmt::print("VK_LAYER_TIDEMARK_observe under '{}' (exit {}, {} process{}):\n", args.command[0],
-             observation->exit_code, observation->processes.size(), observation->processes.size() == 1 ? "" : "es");
+  fmt::print("VK_LAYER_TIDEMARK_observe under '{}' (exit {}, {} process{}):\n", args.command[0], observation->exit_code,
+             observation->processes.size(), observation->processes.size() == 1 ? "" : "es");
   size_t vulkan = 0;
   for (const auto& process : observation->processes) {
     print_process(process);

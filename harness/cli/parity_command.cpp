@@ -2,7 +2,6 @@
 // (runner/parity.h) runs every subject in every lane; this prints a row per subject, compares
 // with saved digests and writes the summary.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -55,8 +54,9 @@ int parity_command(const ParityArgs& args) {
     progress.print(fmt::format("  against {}: {}, here {}", args.against,
                                found == saved.end() ? std::string("no digest saved") : "saved " + found->second, here));
   };
-  auto ran = runner::parity(*scenarios, report_dir, args.replay, [&](std::string_view name) { progress.start(std::string(name)); },
-                            print_subject);
+  auto ran = runner::parity(
+      *scenarios, report_dir, args.replay, [&](std::string_view name) { progress.start(std::string(name)); },
+      print_subject);
   if (!ran) return report_error(ran.error());
   progress.close();
   const report::Origin origin{.command = "parity", .series = args.replay ? "parity replay" : "parity", .shard = shard};

@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-
 #include "capture/capture_run.h"
 #include "cli/commands.h"
 #include "core/files.h"
@@ -24,10 +23,14 @@ namespace {
 
 const char* verdict_name(runner::ControlRun::Verdict verdict) {
   switch (verdict) {
-    case runner::ControlRun::Verdict::Red: return "RED (as required)";
-    case runner::ControlRun::Verdict::StayedGreen: return "stayed green";
-    case runner::ControlRun::Verdict::WrongRed: return "WRONG RED";
-    case runner::ControlRun::Verdict::Skipped: return "skipped";
+    case runner::ControlRun::Verdict::Red:
+      return "RED (as required)";
+    case runner::ControlRun::Verdict::StayedGreen:
+      return "stayed green";
+    case runner::ControlRun::Verdict::WrongRed:
+      return "WRONG RED";
+    case runner::ControlRun::Verdict::Skipped:
+      return "skipped";
   }
   return "?";
 }
@@ -47,7 +50,6 @@ void print_capture_red_once(const capture::CaptureFixture& fixture, const captur
 }
 
 }  // namespace
-
 
 // Green, then every control in every lane (runner::red_once_set); the red values are checked
 // against the ledger (or rewritten with --update-ledger). This prints each run and verdict.
@@ -96,8 +98,9 @@ int red_once_command(const RedOnceArgs& args) {
   // A capture fixture's controls are layer faults or driver builds; lanes do not apply to its replay.
   size_t captures_failed = 0;
   for (const auto& fixture : captures) {
-    auto red_once = capture::red_once_capture(fixture, {.report_dir = options.run.report_dir, .layer_dir = layer::layer_dir(),
-                                                        .drivers_files = drivers_files()});
+    auto red_once = capture::red_once_capture(
+        fixture,
+        {.report_dir = options.run.report_dir, .layer_dir = layer::layer_dir(), .drivers_files = drivers_files()});
     if (!red_once) return report_error(red_once.error());
     print_capture_red_once(fixture, *red_once);
     captures_failed += red_once->passed() ? 0 : 1;
@@ -139,7 +142,7 @@ int fixture_new_command(const FixtureArgs& args) {
   return kGreen;
 }
 
-// The catalogue as a Markdown table: red_once/mutants.md is this output, checked by a test.
+// The backends and the gauge kinds each gives, as a Markdown table.
 int backends_command() {
   fmt::print("| backend | gauges | what it drives |\n|---|---|---|\n");
   for (const auto& entry : session::builtin_backends().entries())
@@ -147,6 +150,7 @@ int backends_command() {
   return kGreen;
 }
 
+// The catalogue as a Markdown table: red_once/mutants.md is this output, checked by a test.
 int mutants_command() {
   fmt::print("# Mutant catalogue\n\n");
   fmt::print("Written by `tidemark mutants`; a test fails when this file and the build disagree.\n\n");

@@ -14,11 +14,14 @@ namespace fs = std::filesystem;
 
 int reduce_capture_command(const ReduceArgs& args) {
   if (!args.mutant.empty() || !args.knobs.empty() || !args.ledger.empty() || !args.scenario.empty())
-    return report_error({ErrorKind::BadInput, "reduce: a capture's bug is --fault or --bug-build (its fix --fix-build); "
-                                              "expected no --mutant, --knob, --ledger or --scenario, found one"});
+    return report_error({ErrorKind::BadInput,
+                         "reduce: a capture's bug is --fault or --bug-build (its fix --fix-build); "
+                         "expected no --mutant, --knob, --ledger or --scenario, found one"});
   if (args.fault.empty() == args.bug_build.empty())
-    return report_error({ErrorKind::BadInput, fmt::format("reduce: expected one bug for a capture, --fault or --bug-build, "
-                                                          "found {}", args.fault.empty() ? "neither" : "both")});
+    return report_error(
+        {ErrorKind::BadInput, fmt::format("reduce: expected one bug for a capture, --fault or --bug-build, "
+                                          "found {}",
+                                          args.fault.empty() ? "neither" : "both")});
   auto fixture = capture::load_capture_fixture(args.input);
   if (!fixture) return report_error(fixture.error());
   const std::string name = args.name.empty() ? fixture->name + "-reduced" : args.name;
@@ -47,14 +50,15 @@ int reduce_capture_command(const ReduceArgs& args) {
   auto written = capture::write_reduction(*fixture, *reduced, options, name, out);
   if (!written) return report_error(written.error());
   for (const auto& outcome : written->red_once.outcomes)
-    fmt::print("  [capture] {}: {} — {}\n", outcome.control.describe(), outcome.red_as_named ? "red" : "wrong", outcome.detail);
+    fmt::print("  [capture] {}: {} — {}\n", outcome.control.describe(), outcome.red_as_named ? "red" : "wrong",
+               outcome.detail);
   const auto& done = reduced->done;
-  fmt::print("REDUCED {}: {} calls besides its {} setup calls ({}) from {} calls; {} candidates, {} replays, {:.1f} s; "
-             "red under {}, green under {}; wrote {}\n",
-             fixture->id(), reduced->kept.size(), reduced->setup_calls,
-             reduced->kept.empty() ? "setup alone" : capture::kept_summary(reduced->kept),
-             reduced->calls_before, done.tried, done.replays, done.seconds, options.bug.describe(), options.fix.describe(),
-             written->fixture.string());
+  fmt::print(
+      "REDUCED {}: {} calls besides its {} setup calls ({}) from {} calls; {} candidates, {} replays, {:.1f} s; "
+      "red under {}, green under {}; wrote {}\n",
+      fixture->id(), reduced->kept.size(), reduced->setup_calls,
+      reduced->kept.empty() ? "setup alone" : capture::kept_summary(reduced->kept), reduced->calls_before, done.tried,
+      done.replays, done.seconds, options.bug.describe(), options.fix.describe(), written->fixture.string());
   return kGreen;
 }
 

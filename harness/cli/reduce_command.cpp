@@ -17,8 +17,9 @@ namespace fs = std::filesystem;
 int reduce_command(const ReduceArgs& args) {
   if (capture::is_capture_fixture(args.input)) return reduce_capture_command(args);
   if (!args.fault.empty() || !args.bug_build.empty() || !args.fix_build.empty())
-    return report_error({ErrorKind::BadInput, "reduce: --fault, --bug-build and --fix-build are a capture's bug and fix; "
-                                              "a scenario's bug is --mutant or --knob"});
+    return report_error({ErrorKind::BadInput,
+                         "reduce: --fault, --bug-build and --fix-build are a capture's bug and fix; "
+                         "a scenario's bug is --mutant or --knob"});
   auto knobs = parse_knobs(args.knobs);
   if (!knobs) return report_error(knobs.error());
   if (auto ok = check_mutant_name(args.mutant); !ok) return report_error(ok.error());
@@ -35,7 +36,8 @@ int reduce_command(const ReduceArgs& args) {
     if (p.phase == last_phase && p.steps == last_steps) return;
     last_phase = p.phase;
     last_steps = p.steps;
-    fmt::print(stderr, "reduce: {:<17} {} steps ({} calls); {} candidates, {} ill-formed (not run), {} runs; {:.1f} s\n",
+    fmt::print(stderr,
+               "reduce: {:<17} {} steps ({} calls); {} candidates, {} ill-formed (not run), {} runs; {:.1f} s\n",
                p.phase, p.steps, p.calls, p.tried, p.ill_formed, p.runs, p.seconds);
   };
   // A recording is lifted back to its scenario's file, one step a call; a scenario is read.
@@ -88,10 +90,11 @@ int reduce_command(const ReduceArgs& args) {
       !wrote)
     return report_error(wrote.error());
   const fs::path yaml = out / (fixture->name + ".yaml");
-  fmt::print("REDUCED {}: {} steps ({} calls) from {} ({} calls); {} candidates ({} ill-formed, not run), {} runs, "
-             "{:.1f} s; red-once in every lane; wrote {}\n",
-             proven->scenario, reduced->done.steps, reduced->done.calls, reduced->steps_before, reduced->calls_before,
-             reduced->done.tried, reduced->done.ill_formed, reduced->done.runs, reduced->done.seconds, yaml.string());
+  fmt::print(
+      "REDUCED {}: {} steps ({} calls) from {} ({} calls); {} candidates ({} ill-formed, not run), {} runs, "
+      "{:.1f} s; red-once in every lane; wrote {}\n",
+      proven->scenario, reduced->done.steps, reduced->done.calls, reduced->steps_before, reduced->calls_before,
+      reduced->done.tried, reduced->done.ill_formed, reduced->done.runs, reduced->done.seconds, yaml.string());
   return kGreen;
 }
 

@@ -1,6 +1,5 @@
 // `tidemark run FILE...`: each scenario in one lane, its verdict and what failed, and the summary.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -27,9 +26,12 @@ void print_result(const runner::RunResult& result, Progress& progress) {
                              gauge_line(result.gauges), result.digest));
   if (result.verdict == report::Verdict::ExpectedRed)
     progress.print(fmt::format("      expected (expectations.txt): {}", result.why));
-  if (result.verdict == report::Verdict::UnexpectedPass) progress.print(fmt::format("      unexpected pass: {}", result.why));
-  if (result.error) progress.print(fmt::format("      error: {}", result.error->message));
-  else if (result.verdict == report::Verdict::Red && !result.why.empty()) progress.print(fmt::format("      {}", result.why));
+  if (result.verdict == report::Verdict::UnexpectedPass)
+    progress.print(fmt::format("      unexpected pass: {}", result.why));
+  if (result.error)
+    progress.print(fmt::format("      error: {}", result.error->message));
+  else if (result.verdict == report::Verdict::Red && !result.why.empty())
+    progress.print(fmt::format("      {}", result.why));
   for (const auto& outcome : result.outcomes) {
     if (outcome.passed) {
       if (verbosity() == Verbosity::Verbose)
@@ -37,7 +39,8 @@ void print_result(const runner::RunResult& result, Progress& progress) {
                                    outcome.detail));
       continue;
     }
-    progress.print(fmt::format("      failed {} `{}`: {}", scenario::to_string(outcome.id.kind), outcome.text, outcome.detail));
+    progress.print(
+        fmt::format("      failed {} `{}`: {}", scenario::to_string(outcome.id.kind), outcome.text, outcome.detail));
     if (!outcome.where.file.empty()) progress.print(fmt::format("        at {}", format_location(outcome.where)));
     for (const auto& artifact : outcome.artifacts) progress.print(fmt::format("        wrote {}", artifact.string()));
   }
@@ -69,17 +72,19 @@ void print_capture(const report::RunRecord& record, Progress& progress) {
 
 }  // namespace
 
-
 int run_command(const RunArgs& args) {
   auto lane_options = lane_options_from(args.lane);
   if (!lane_options) return report_error(lane_options.error());
-  bool owns_a_server = (lane_options->lane == Lane::Spawn || lane_options->lane == Lane::Tcp) && args.lane.connect.empty();
+  bool owns_a_server =
+      (lane_options->lane == Lane::Spawn || lane_options->lane == Lane::Tcp) && args.lane.connect.empty();
   if (args.kill_server_at_frame != 0 && !owns_a_server)
-    return report_error({ErrorKind::BadInput, fmt::format("--kill-server-at-frame: expected --lane spawn or tcp with a "
-                                                          "server of this run's own, found --lane {}{}",
-                                                          args.lane.lane, args.lane.connect.empty() ? "" : " --connect")});
+    return report_error(
+        {ErrorKind::BadInput, fmt::format("--kill-server-at-frame: expected --lane spawn or tcp with a "
+                                          "server of this run's own, found --lane {}{}",
+                                          args.lane.lane, args.lane.connect.empty() ? "" : " --connect")});
   lane_options->kill_server_at_frame = args.kill_server_at_frame;
-  if (args.repeat < 1) return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", args.repeat)});
+  if (args.repeat < 1)
+    return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", args.repeat)});
   auto knobs = parse_knobs(args.knobs);
   if (!knobs) return report_error(knobs.error());
   // Capture fixtures (*.capture.yaml) run beside the scenarios, each loaded before anything runs.
@@ -131,8 +136,10 @@ int run_command(const RunArgs& args) {
   // Lanes do not apply to a capture: its replayer is a program of its own under the layer.
   for (const auto& fixture : captures) {
     progress.start(fmt::format("{} (replayed, capture lane)", fixture.id()));
-    auto record = capture::run_capture(fixture, {.report_dir = options.report_dir, .layer_dir = layer::layer_dir(),
-                                                 .drivers_files = drivers_files(), .repeat = args.repeat,
+    auto record = capture::run_capture(fixture, {.report_dir = options.report_dir,
+                                                 .layer_dir = layer::layer_dir(),
+                                                 .drivers_files = drivers_files(),
+                                                 .repeat = args.repeat,
                                                  .expectations = options.expectations});
     if (!record) return report_error(record.error());
     print_capture(*record, progress);

@@ -7,7 +7,8 @@ namespace {
 
 void add_lane_options(CLI::App& command, LaneArgs& lane) {
   command.add_option("--lane", lane.lane, "monolith, split, spawn or tcp");
-  command.add_option("--server-program", lane.server_program, "tidemark-server for spawn and tcp (default: beside tidemark)");
+  command.add_option("--server-program", lane.server_program,
+                     "tidemark-server for spawn and tcp (default: beside tidemark)");
   command.add_option("--connect", lane.connect, "tcp: use the server at HOST:PORT instead of a private one");
   command.add_option("--token-file", lane.token_file, "tcp with --connect: the session token (else TIDEMARK_TOKEN)");
   command.add_option("--handshake-timeout-ms", lane.handshake_timeout_ms, "how long a server may take to greet");
@@ -20,25 +21,29 @@ void add_lane_options(CLI::App& command, LaneArgs& lane) {
 void add_sharded_paths(CLI::App& command, std::vector<std::string>& inputs, std::string& shard,
                        std::string& durations) {
   add_paths(command, inputs);
-  command.add_option("--shard", shard, "run shard I of N (I from 1), the split the same on every machine; without "
-                                       "it, Bazel's, GoogleTest's or GitLab's shard variables");
+  command.add_option("--shard", shard,
+                     "run shard I of N (I from 1), the split the same on every machine; without "
+                     "it, Bazel's, GoogleTest's or GitLab's shard variables");
   command.add_option("--shard-durations", durations, "a previous run's summary.json: shards balanced by its seconds");
 }
 
 CLI::App* add_run(CLI::App& app, RunArgs& args) {
-  return lazy_subcommand(app, "run", "run scenarios and check them",
-                         [&args](CLI::App* run) {
+  return lazy_subcommand(app, "run", "run scenarios and check them", [&args](CLI::App* run) {
     add_sharded_paths(*run, args.inputs, args.shard, args.shard_durations);
     run->add_option("--knob", args.knobs, "override a knob: NAME=VALUE (repeatable)")->allow_extra_args(false);
     run->add_option("--report", args.report, "report folder (default reports/run-<time>)");
     run->add_option("--repeat", args.repeat, "run each scenario N times; all must give one digest");
     run->add_flag("--validation", args.validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
-    run->add_option("--expectations", args.expectations, "known failures of backends (expectations.txt): an "
-                                                         "expected red passes, an unexpected pass fails");
-    run->add_option("--baseline", args.baseline, "hold every gauge to an earlier run's (its report folder or "
-                                                 "summary.json): worse is red, better is reported, new and gone named");
-    run->add_option("--tolerance", args.tolerances, "with --baseline: how much worse GAUGE may get, GAUGE=N or GAUGE=P% "
-                                                    "(repeatable; default 0)")->allow_extra_args(false);
+    run->add_option("--expectations", args.expectations,
+                    "known failures of backends (expectations.txt): an "
+                    "expected red passes, an unexpected pass fails");
+    run->add_option("--baseline", args.baseline,
+                    "hold every gauge to an earlier run's (its report folder or "
+                    "summary.json): worse is red, better is reported, new and gone named");
+    run->add_option("--tolerance", args.tolerances,
+                    "with --baseline: how much worse GAUGE may get, GAUGE=N or GAUGE=P% "
+                    "(repeatable; default 0)")
+        ->allow_extra_args(false);
     run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
     run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
                     "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
@@ -47,52 +52,55 @@ CLI::App* add_run(CLI::App& app, RunArgs& args) {
 }
 
 CLI::App* add_replay(CLI::App& app, ReplayArgs& args) {
-  return lazy_subcommand(app, "replay", "replay a recording in a lane and check every reply",
-                         [&args](CLI::App* replay) {
-    replay->add_option("file", args.file, "a .tdrec recording")->required();
-    replay->add_flag("--no-compare", args.no_compare, "send the requests without checking the replies");
-    add_lane_options(*replay, args.lane);
-  });
+  return lazy_subcommand(
+      app, "replay", "replay a recording in a lane and check every reply", [&args](CLI::App* replay) {
+        replay->add_option("file", args.file, "a .tdrec recording")->required();
+        replay->add_flag("--no-compare", args.no_compare, "send the requests without checking the replies");
+        add_lane_options(*replay, args.lane);
+      });
 }
 
 CLI::App* add_list(CLI::App& app, ListArgs& args) {
-  return lazy_subcommand(app, "list", "list scenarios by test name",
-                         [&args](CLI::App* list) {
+  return lazy_subcommand(app, "list", "list scenarios by test name", [&args](CLI::App* list) {
     add_sharded_paths(*list, args.inputs, args.shard, args.shard_durations);
     list->add_option("--ctest-file", args.ctest_file, "write CTest registrations to this file");
     list->add_option("--tidemark", args.tidemark, "tidemark binary the registrations run");
     list->add_option("--report-root", args.report_root, "report folder root for the registered runs");
-    list->add_option("--ledger", args.ledger, "also register a red-once test per scenario, checked against this ledger");
+    list->add_option("--ledger", args.ledger,
+                     "also register a red-once test per scenario, checked against this ledger");
     list->add_option("--expectations", args.expectations, "known failures the registered runs are judged against");
-    list->add_option("--lane", args.lanes, "register these lanes only (repeatable; default all four)")->allow_extra_args(false);
-    list->add_option("--backend", args.backends, "register runs on this backend in place of each scenario's own "
-                                                 "(repeatable)")->allow_extra_args(false);
+    list->add_option("--lane", args.lanes, "register these lanes only (repeatable; default all four)")
+        ->allow_extra_args(false);
+    list->add_option("--backend", args.backends,
+                     "register runs on this backend in place of each scenario's own "
+                     "(repeatable)")
+        ->allow_extra_args(false);
     list->add_option("--label", args.labels, "another CTest label for every registered test (repeatable)")
         ->allow_extra_args(false);
   });
 }
 
 CLI::App* add_red_once(CLI::App& app, RedOnceArgs& args) {
-  return lazy_subcommand(app, "red-once", "prove each scenario's checks with its negative controls",
-                         [&args](CLI::App* red_once) {
-    add_sharded_paths(*red_once, args.inputs, args.shard, args.shard_durations);
-    red_once->add_option("--lane", args.lanes, "lanes to run (default: all four)")->allow_extra_args(false);
-    red_once->add_option("--ledger", args.ledger, "the ledger file (default red_once/ledger.txt)");
-    red_once->add_flag("--update-ledger", args.update_ledger, "rewrite the ledger lines of these scenarios");
-    red_once->add_option("--report", args.report, "report folder (default reports/run-<time>)");
-  });
+  return lazy_subcommand(
+      app, "red-once", "prove each scenario's checks with its negative controls", [&args](CLI::App* red_once) {
+        add_sharded_paths(*red_once, args.inputs, args.shard, args.shard_durations);
+        red_once->add_option("--lane", args.lanes, "lanes to run (default: all four)")->allow_extra_args(false);
+        red_once->add_option("--ledger", args.ledger, "the ledger file (default red_once/ledger.txt)");
+        red_once->add_flag("--update-ledger", args.update_ledger, "rewrite the ledger lines of these scenarios");
+        red_once->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+      });
 }
 
 CLI::App* add_parity(CLI::App& app, ParityArgs& args) {
-  return lazy_subcommand(app, "parity", "run every scenario in every lane; digests must agree",
-                         [&args](CLI::App* parity) {
-    add_sharded_paths(*parity, args.inputs, args.shard, args.shard_durations);
-    parity->add_option("--report", args.report, "report folder (default reports/run-<time>)");
-    parity->add_flag("--replay", args.replay, "also record each scenario and replay it in every lane");
-    parity->add_option("--save-digests", args.save_digests, "write each scenario's digest to FILE (for --against)");
-    parity->add_option("--against", args.against,
-                       "digests saved by another build or machine (--save-digests): each must match");
-  });
+  return lazy_subcommand(
+      app, "parity", "run every scenario in every lane; digests must agree", [&args](CLI::App* parity) {
+        add_sharded_paths(*parity, args.inputs, args.shard, args.shard_durations);
+        parity->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+        parity->add_flag("--replay", args.replay, "also record each scenario and replay it in every lane");
+        parity->add_option("--save-digests", args.save_digests, "write each scenario's digest to FILE (for --against)");
+        parity->add_option("--against", args.against,
+                           "digests saved by another build or machine (--save-digests): each must match");
+      });
 }
 
 }  // namespace
@@ -114,22 +122,31 @@ void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands)
   commands.emplace_back(add_list(app, args.list), [&] { return list_command(args.list); });
   commands.emplace_back(add_red_once(app, args.red_once), [&] { return red_once_command(args.red_once); });
   commands.emplace_back(add_parity(app, args.parity), [&] { return parity_command(args.parity); });
-  auto* lint = lazy_subcommand(app, "lint", "check that scenarios, their controls and the mutant catalogue fit together", [&args](CLI::App* lint) {
-    add_paths(*lint, args.lint_inputs);
-    lint->add_option("--expectations", args.lint_expectations, "also check that every known failure names a scenario, "
-                                                          "backend and check that exist");
-  });
+  auto* lint =
+      lazy_subcommand(app, "lint", "check that scenarios, their controls and the mutant catalogue fit together",
+                      [&args](CLI::App* lint) {
+                        add_paths(*lint, args.lint_inputs);
+                        lint->add_option("--expectations", args.lint_expectations,
+                                         "also check that every known failure names a scenario, "
+                                         "backend and check that exist");
+                      });
   commands.emplace_back(lint, [&] { return lint_command(args.lint_inputs, args.lint_expectations); });
-  auto* compare = lazy_subcommand(app, "compare", "the same scenarios on each backend side by side: verdicts, device "
-                                                "gauges, image hashes (terminal, compare.html)", [&args](CLI::App* compare) {
-    add_paths(*compare, args.compare.inputs);
-    compare->add_option("--backend", args.compare.backends, "a backend to run on, or BACKEND@BUILD on a driver build of "
-                                                        "the drivers files (repeatable; default: each scenario's "
-                                                        "backends: list); each column is held to the first")->allow_extra_args(false);
-    compare->add_option("--expectations", args.compare.expectations, "known failures (expectations.txt)");
-    compare->add_option("--report", args.compare.report, "report folder (default reports/run-<time>)");
-    compare->add_option("--lane", args.compare.lane, "the lane every column runs in (default monolith)");
-  });
+  auto* compare = lazy_subcommand(
+      app, "compare",
+      "the same scenarios on each backend side by side: verdicts, device "
+      "gauges, image hashes (terminal, compare.html)",
+      [&args](CLI::App* compare) {
+        add_paths(*compare, args.compare.inputs);
+        compare
+            ->add_option("--backend", args.compare.backends,
+                         "a backend to run on, or BACKEND@BUILD on a driver build of "
+                         "the drivers files (repeatable; default: each scenario's "
+                         "backends: list); each column is held to the first")
+            ->allow_extra_args(false);
+        compare->add_option("--expectations", args.compare.expectations, "known failures (expectations.txt)");
+        compare->add_option("--report", args.compare.report, "report folder (default reports/run-<time>)");
+        compare->add_option("--lane", args.compare.lane, "the lane every column runs in (default monolith)");
+      });
   commands.emplace_back(compare, [&] { return compare_command(args.compare); });
 }
 

@@ -65,7 +65,7 @@ int listen_and_serve(const std::string& endpoint_text, const std::string& token_
 }  // namespace
 
 int main(int argc, char** argv) {
-  tidemark::fix_heap_thresholds();        // before the first allocation that could move them
+  tidemark::fix_heap_thresholds();       // before the first allocation that could move them
   tidemark::layer::make_discoverable();  // before any thread: a session may put the layer beneath its device
   CLI::App app{"tidemark-server: the server side of Tidemark's spawn and tcp lanes", "tidemark-server"};
   app.set_version_flag("--version", tidemark::wire::version_text("tidemark-server"));
@@ -91,10 +91,10 @@ int main(int argc, char** argv) {
   try {
     if (fd >= 0) {
       wire::UniqueFd connection(fd);
-      log_line(wire::serve_connection(connection.get(),
-                                      wire::ServerOptions{.log = log_line,
-                                                          .open_session = session::session_factory(session::builtin_backends()),
-                                                          .stop_after_frames = stop_after_frames}));
+      log_line(wire::serve_connection(
+          connection.get(), wire::ServerOptions{.log = log_line,
+                                                .open_session = session::session_factory(session::builtin_backends()),
+                                                .stop_after_frames = stop_after_frames}));
       return 0;
     }
     if (!listen.empty()) return listen_and_serve(listen, token_file, sessions, stop_after_frames);

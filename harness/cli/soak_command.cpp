@@ -13,12 +13,16 @@ namespace {
 
 std::string lane_row(const report::SoakLaneReport& f) {
   return fmt::format(
-      "{:<9} {:>9} {:>7.1f} | {:>12.1f} {:>6} {:>+10.0f} {:>+9.1f} | {:>12} {:>6} {:>+10.0f} {:>+9.1f} | {:>6} {:>10}{}",
+      "{:<9} {:>9} {:>7.1f} | {:>12.1f} {:>6} {:>+10.0f} {:>+9.1f} | {:>12} {:>6} {:>+10.0f} {:>+9.1f} | {:>6} "
+      "{:>10}{}",
       f.lane, f.calls, f.seconds, f.client_rss_peak_kib / 1024.0, f.client_maps_peak, f.client_rss.per_million_calls,
-      f.client_maps.per_million_calls, f.separate_server ? fmt::format("{:.1f}", f.server_rss_peak_kib / 1024.0) : "(client)",
+      f.client_maps.per_million_calls,
+      f.separate_server ? fmt::format("{:.1f}", f.server_rss_peak_kib / 1024.0) : "(client)",
       f.separate_server ? fmt::format("{}", f.server_maps_peak) : "", f.server_rss.per_million_calls,
       f.server_maps.per_million_calls, f.live_stores_peak, f.parked_bytes_peak,
-      !report::passes(f.verdict) ? "  RED (the run)" : f.flat ? "" : "  RED (not flat)");
+      !report::passes(f.verdict) ? "  RED (the run)"
+      : f.flat                   ? ""
+                                 : "  RED (not flat)");
 }
 
 }  // namespace
@@ -27,25 +31,29 @@ int soak_command(const SoakArgs& args) {
   auto scenarios = load_all({args.file});
   if (!scenarios) return report_error(scenarios.error());
   if (scenarios->size() != 1)
-    return report_error(Error{ErrorKind::BadInput, fmt::format("soak: expected one scenario file, found {} scenarios",
-                                                               scenarios->size())});
-  runner::SoakOptions options{.every = args.every, .max_rss_slope_kib = args.max_rss_slope_kib,
-                              .max_maps_slope = args.max_maps_slope,
-                              .report_dir = args.report.empty() ? default_report_dir() : std::filesystem::path(args.report)};
+    return report_error(Error{ErrorKind::BadInput,
+                              fmt::format("soak: expected one scenario file, found {} scenarios", scenarios->size())});
+  runner::SoakOptions options{
+      .every = args.every,
+      .max_rss_slope_kib = args.max_rss_slope_kib,
+      .max_maps_slope = args.max_maps_slope,
+      .report_dir = args.report.empty() ? default_report_dir() : std::filesystem::path(args.report)};
   for (const auto& name : args.lanes) {
     auto lane = parse_lane(name);
     if (!lane)
-      return report_error(Error{ErrorKind::BadInput,
-                                fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", name)});
+      return report_error(
+          Error{ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", name)});
     options.lanes.push_back(*lane);
   }
   const auto& scenario = scenarios->front();
-  Progress progress = Progress::for_stdout("soak " + scenario.name,
-                                           options.lanes.empty() ? std::size(kAllLanes) : options.lanes.size(), verbosity());
+  Progress progress = Progress::for_stdout(
+      "soak " + scenario.name, options.lanes.empty() ? std::size(kAllLanes) : options.lanes.size(), verbosity());
   progress.print(fmt::format("{:<9} {:>9} {:>7} | {:>12} {:>6} {:>10} {:>9} | {:>12} {:>6} {:>10} {:>9} | {:>6} {:>10}",
                              "lane", "calls", "s", "client MiB", "maps", "KiB/Mcall", "maps/Mc", "server MiB", "maps",
                              "KiB/Mcall", "maps/Mc", "live", "parked B"));
-  options.on_sample = [&](Lane lane, uint64_t calls) { progress.start(fmt::format("{}, {} calls", lane_name(lane), calls)); };
+  options.on_sample = [&](Lane lane, uint64_t calls) {
+    progress.start(fmt::format("{}, {} calls", lane_name(lane), calls));
+  };
   options.on_lane = [&](const report::SoakLaneReport& lane) {
     progress.print(lane_row(lane));
     progress.finish_item();

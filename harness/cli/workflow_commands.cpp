@@ -7,64 +7,85 @@ namespace tidemark::cli {
 namespace {
 
 CLI::App* add_bench(CLI::App& app, BenchArgs& args) {
-  return lazy_subcommand(app, "bench", "replay throughput per lane, and the harness's own ns per call above the bare Vulkan floor",
-                         [&args](CLI::App* bench) {
-    add_paths(*bench, args.inputs, "benchmark streams (scenario files), e.g. bench/");
-    bench->add_option("--repeat", args.repeat, "replays per lane; the median is reported (default 3)");
-    bench->add_option("--report", args.report, "where recordings and bench.json go (default build/bench)");
-    bench->add_option("--floor", args.floor,
-                      "the bare Vulkan program whose seconds are subtracted (default: tidemark-vulkan-floor beside tidemark)");
-    bench->add_option("--history", args.history, "append the results to this JSON-lines file and plot it in the report");
-    bench->add_option("--label", args.label, "what this run measures (e.g. a commit), kept in the history");
-  });
+  return lazy_subcommand(
+      app, "bench", "replay throughput per lane, and the harness's own ns per call above the bare Vulkan floor",
+      [&args](CLI::App* bench) {
+        add_paths(*bench, args.inputs, "benchmark streams (scenario files), e.g. bench/");
+        bench->add_option("--repeat", args.repeat, "replays per lane; the median is reported (default 3)");
+        bench->add_option("--report", args.report, "where recordings and bench.json go (default build/bench)");
+        bench->add_option(
+            "--floor", args.floor,
+            "the bare Vulkan program whose seconds are subtracted (default: tidemark-vulkan-floor beside tidemark)");
+        bench->add_option("--history", args.history,
+                          "append the results to this JSON-lines file and plot it in the report");
+        bench->add_option("--label", args.label, "what this run measures (e.g. a commit), kept in the history");
+      });
 }
 
 CLI::App* add_soak(CLI::App& app, SoakArgs& args) {
-  return lazy_subcommand(app, "soak", "a long workload per lane with client and server memory sampled every N calls",
-                         [&args](CLI::App* soak) {
-    soak->add_option("file", args.file, "one scenario file, e.g. soak/one-present-1300000-calls.yaml")->required();
-    soak->add_option("--lane", args.lanes, "lanes to run (default: all four)")->allow_extra_args(false);
-    soak->add_option("--every", args.every, "calls between samples (default 10000)");
-    soak->add_option("--report", args.report, "where soak.json, soak.html and the runs go (default reports/run-<time>)");
-    soak->add_option("--max-rss-slope", args.max_rss_slope_kib, "RSS growth bound after warm-up, KiB per million calls");
-    soak->add_option("--max-maps-slope", args.max_maps_slope, "mapping growth bound after warm-up, per million calls");
-  });
+  return lazy_subcommand(
+      app, "soak", "a long workload per lane with client and server memory sampled every N calls",
+      [&args](CLI::App* soak) {
+        soak->add_option("file", args.file, "one scenario file, e.g. soak/one-present-1300000-calls.yaml")->required();
+        soak->add_option("--lane", args.lanes, "lanes to run (default: all four)")->allow_extra_args(false);
+        soak->add_option("--every", args.every, "calls between samples (default 10000)");
+        soak->add_option("--report", args.report,
+                         "where soak.json, soak.html and the runs go (default reports/run-<time>)");
+        soak->add_option("--max-rss-slope", args.max_rss_slope_kib,
+                         "RSS growth bound after warm-up, KiB per million calls");
+        soak->add_option("--max-maps-slope", args.max_maps_slope,
+                         "mapping growth bound after warm-up, per million calls");
+      });
 }
 
 CLI::App* add_fixture_new(CLI::App& app, FixtureArgs& args) {
   auto* fixture = app.add_subcommand("fixture", "review must-fixes as fixtures");
   fixture->require_subcommand(1);
-  return lazy_subcommand(*fixture, "new", "create fixtures/<review-id>/ with a README and a scenario skeleton",
-                         [&args](CLI::App* fixture_new) {
-                           fixture_new->add_option("review-id", args.review_id, "the review's id, e.g. ID-P7-43")->required();
-                           fixture_new->add_option("--root", args.root, "the fixtures folder (default fixtures)");
-                         });
+  return lazy_subcommand(
+      *fixture, "new", "create fixtures/<review-id>/ with a README and a scenario skeleton",
+      [&args](CLI::App* fixture_new) {
+        fixture_new->add_option("review-id", args.review_id, "the review's id, e.g. ID-P7-43")->required();
+        fixture_new->add_option("--root", args.root, "the fixtures folder (default fixtures)");
+      });
 }
 
 CLI::App* add_reduce(CLI::App& app, ReduceArgs& args) {
-  return lazy_subcommand(app, "reduce", "cut a red scenario (or an apitrace capture fixture) down to the fewest "
-                                              "steps (calls) that stay red under the bug and green under the fix, and "
-                                              "write it as a fixture",
-                         [&args](CLI::App* reduce) {
-    reduce->add_option("input", args.input, "a scenario file, a recording (.tdrec) of one, or a capture fixture "
-                                            "(NAME.capture.yaml)")->required();
-    reduce->add_option("--scenario", args.scenario, "a recording's scenario file (default: the one under scenarios/ "
-                                                    "or fixtures/ its header names)");
-    reduce->add_option("--check", args.check, "the check that must stay red under the bug and green without it, "
-                                              "as a control names it (an expression, pixels[0], waits, kmd.NAME)")
-        ->required();
-    reduce->add_option("--mutant", args.mutant, "the bug: a mutant (see `tidemark mutants`)");
-    reduce->add_option("--knob", args.knobs, "the bug: a knob setting NAME=VALUE (repeatable)")->allow_extra_args(false);
-    reduce->add_option("--fault", args.fault, "a capture's bug: a layer fault (hold_frees, never_done, fail_allocation=N)");
-    reduce->add_option("--bug-build", args.bug_build, "a capture's bug: the driver build on which the check is red");
-    reduce->add_option("--fix-build", args.fix_build, "a capture's fix: the driver build on which it is green (default "
-                                                      "this process's)");
-    reduce->add_option("--out", args.out, "the fixture folder to write (default fixtures/<name>, captures/<name> for a "
-                                          "capture)");
-    reduce->add_option("--name", args.name, "the result's name, a sentence in kebab case (default the input's)");
-    reduce->add_option("--ledger", args.ledger, "also put the result's ledger rows into this ledger");
-    reduce->add_option("--jobs", args.jobs, "candidates judged at once (default one per core)");
-  });
+  return lazy_subcommand(
+      app, "reduce",
+      "cut a red scenario (or an apitrace capture fixture) down to the fewest "
+      "steps (calls) that stay red under the bug and green under the fix, and "
+      "write it as a fixture",
+      [&args](CLI::App* reduce) {
+        reduce
+            ->add_option("input", args.input,
+                         "a scenario file, a recording (.tdrec) of one, or a capture fixture "
+                         "(NAME.capture.yaml)")
+            ->required();
+        reduce->add_option("--scenario", args.scenario,
+                           "a recording's scenario file (default: the one under scenarios/ "
+                           "or fixtures/ its header names)");
+        reduce
+            ->add_option("--check", args.check,
+                         "the check that must stay red under the bug and green without it, "
+                         "as a control names it (an expression, pixels[0], waits, kmd.NAME)")
+            ->required();
+        reduce->add_option("--mutant", args.mutant, "the bug: a mutant (see `tidemark mutants`)");
+        reduce->add_option("--knob", args.knobs, "the bug: a knob setting NAME=VALUE (repeatable)")
+            ->allow_extra_args(false);
+        reduce->add_option("--fault", args.fault,
+                           "a capture's bug: a layer fault (hold_frees, never_done, fail_allocation=N)");
+        reduce->add_option("--bug-build", args.bug_build,
+                           "a capture's bug: the driver build on which the check is red");
+        reduce->add_option("--fix-build", args.fix_build,
+                           "a capture's fix: the driver build on which it is green (default "
+                           "this process's)");
+        reduce->add_option("--out", args.out,
+                           "the fixture folder to write (default fixtures/<name>, captures/<name> for a "
+                           "capture)");
+        reduce->add_option("--name", args.name, "the result's name, a sentence in kebab case (default the input's)");
+        reduce->add_option("--ledger", args.ledger, "also put the result's ledger rows into this ledger");
+        reduce->add_option("--jobs", args.jobs, "candidates judged at once (default one per core)");
+      });
 }
 
 }  // namespace

@@ -12,16 +12,46 @@ struct UnitInfo {
 };
 // Indexed by the MeasureUnit value.
 constexpr std::array<UnitInfo, kMaxMeasureUnit + 1> kUnits = {{
-    {"none", ""},          {"bit", "bit"},       {"kilobit", "Kb"},      {"megabit", "Mb"},
-    {"gigabit", "Gb"},     {"terabit", "Tb"},    {"petabit", "Pb"},      {"byte", "B"},
-    {"kilobyte", "KB"},    {"megabyte", "MB"},   {"gigabyte", "GB"},     {"terabyte", "TB"},
-    {"petabyte", "PB"},    {"hertz", "Hz"},      {"kilohertz", "KHz"},   {"megahertz", "MHz"},
-    {"gigahertz", "GHz"},  {"terahertz", "THz"}, {"petahertz", "PHz"},   {"nanosecond", "ns"},
-    {"microsecond", "us"}, {"millisecond", "ms"}, {"second", "s"},       {"minute", "min"},
-    {"hour", "h"},         {"vertex", "Vertex"}, {"pixel", "Pixel"},     {"triangle", "Triangle"},
-    {"milliwatt", "mW"},   {"watt", "W"},        {"kilowatt", "kW"},     {"joule", "J"},
-    {"volt", "V"},         {"ampere", "A"},      {"celsius", "C"},       {"fahrenheit", "F"},
-    {"kelvin", "K"},       {"percent", "%"},     {"primitive", "Primitive"}, {"fragment", "Fragment"},
+    {"none", ""},
+    {"bit", "bit"},
+    {"kilobit", "Kb"},
+    {"megabit", "Mb"},
+    {"gigabit", "Gb"},
+    {"terabit", "Tb"},
+    {"petabit", "Pb"},
+    {"byte", "B"},
+    {"kilobyte", "KB"},
+    {"megabyte", "MB"},
+    {"gigabyte", "GB"},
+    {"terabyte", "TB"},
+    {"petabyte", "PB"},
+    {"hertz", "Hz"},
+    {"kilohertz", "KHz"},
+    {"megahertz", "MHz"},
+    {"gigahertz", "GHz"},
+    {"terahertz", "THz"},
+    {"petahertz", "PHz"},
+    {"nanosecond", "ns"},
+    {"microsecond", "us"},
+    {"millisecond", "ms"},
+    {"second", "s"},
+    {"minute", "min"},
+    {"hour", "h"},
+    {"vertex", "Vertex"},
+    {"pixel", "Pixel"},
+    {"triangle", "Triangle"},
+    {"milliwatt", "mW"},
+    {"watt", "W"},
+    {"kilowatt", "kW"},
+    {"joule", "J"},
+    {"volt", "V"},
+    {"ampere", "A"},
+    {"celsius", "C"},
+    {"fahrenheit", "F"},
+    {"kelvin", "K"},
+    {"percent", "%"},
+    {"primitive", "Primitive"},
+    {"fragment", "Fragment"},
     {"instruction", "Instruction"},
 }};
 
@@ -41,7 +71,9 @@ void join_units(std::string& out, const std::vector<MeasureUnit>& units) {
 
 }  // namespace
 
-std::string_view unit_abbreviation(MeasureUnit unit) { return unit <= kMaxMeasureUnit ? kUnits[unit].abbreviation : ""; }
+std::string_view unit_abbreviation(MeasureUnit unit) {
+  return unit <= kMaxMeasureUnit ? kUnits[unit].abbreviation : "";
+}
 std::string_view measure_unit_name(MeasureUnit unit) { return unit <= kMaxMeasureUnit ? kUnits[unit].name : ""; }
 
 std::optional<MeasureUnit> parse_measure_unit(std::string_view name) {

@@ -15,9 +15,7 @@ void Digest::add(std::span<const uint8_t> bytes) {
   }
 }
 
-void Digest::add(std::string_view text) {
-  add(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
-}
+void Digest::add(std::string_view text) { add(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size())); }
 
 void Digest::add(uint64_t value) {
   uint8_t bytes[8];

@@ -39,10 +39,10 @@ inline std::unexpected<Error> fail(ErrorKind kind, std::string message) {
   auto& name = *name##_result
 
 // Propagates the error of a Status-returning expression.
-#define TIDEMARK_CHECK(expression)                                                      \
-  do {                                                                                  \
-    if (auto tidemark_status_ = (expression); !tidemark_status_)                        \
-      return std::unexpected(std::move(tidemark_status_.error()));                      \
+#define TIDEMARK_CHECK(expression)                                 \
+  do {                                                             \
+    if (auto tidemark_status_ = (expression); !tidemark_status_)   \
+      return std::unexpected(std::move(tidemark_status_.error())); \
   } while (0)
 
 // Where a value came from in a scenario file; line and column are 1-based.

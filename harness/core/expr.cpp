@@ -95,8 +95,7 @@ class Parser {
     if (!left) return left;
     for (;;) {
       skip_space();
-      if (pos_ >= text_.size() || (text_[pos_] != '*' && text_[pos_] != '/' && text_[pos_] != '%'))
-        return left;
+      if (pos_ >= text_.size() || (text_[pos_] != '*' && text_[pos_] != '/' && text_[pos_] != '%')) return left;
       std::string op(1, text_[pos_++]);
       auto right = parse_unary();
       if (!right) return right;
@@ -152,8 +151,7 @@ class Parser {
     if (std::isdigit(static_cast<unsigned char>(c))) return parse_number(start);
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       while (pos_ < text_.size() &&
-             (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' ||
-              text_[pos_] == '.'))
+             (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' || text_[pos_] == '.'))
         ++pos_;
       auto node = std::make_shared<ExprNode>();
       node->kind = ExprNode::Kind::Identifier;
@@ -232,8 +230,7 @@ class Parser {
     return fmt::format("'{}'", text_.substr(pos_, 1));
   }
   std::unexpected<Error> error(std::string_view expected, std::string_view found) const {
-    return fail(ErrorKind::BadInput,
-                fmt::format("column {}: expected {}, found {}", pos_ + 1, expected, found));
+    return fail(ErrorKind::BadInput, fmt::format("column {}: expected {}, found {}", pos_ + 1, expected, found));
   }
 
   std::string_view text_;
@@ -308,8 +305,7 @@ Result<int64_t> Expression::evaluate(const Lookup& lookup) const { return eval(*
 
 Result<Expression::Comparison> Expression::compare(const Lookup& lookup) const {
   if (!is_comparison())
-    return fail(ErrorKind::BadInput,
-                fmt::format("expected a comparison (<=, <, ==, !=, >=, >), found '{}'", text_));
+    return fail(ErrorKind::BadInput, fmt::format("expected a comparison (<=, <, ==, !=, >=, >), found '{}'", text_));
   auto left = eval(*root_->left, lookup);
   if (!left) return std::unexpected(left.error());
   auto right = eval(*root_->right, lookup);

@@ -56,7 +56,8 @@ Status link_or_copy_file(const fs::path& from, const fs::path& to) {
     fs::create_hard_link(from, temporary, error);
     if (!error) return {};
     fs::copy_file(from, temporary, fs::copy_options::overwrite_existing, error);
-    if (error) return fail(ErrorKind::Io, fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), error.message()));
+    if (error)
+      return fail(ErrorKind::Io, fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), error.message()));
     return {};
   });
 }
@@ -113,26 +114,29 @@ Result<uint64_t> check_given_file(const fs::path& file, std::string_view what, u
   if (!fs::exists(status))
     return fail(ErrorKind::BadInput, fmt::format("{}: expected {}, found nothing", file.string(), a_file(what)));
   if (!fs::is_regular_file(status))
-    return fail(ErrorKind::BadInput,
-                fmt::format("{}: expected {}, found something that is not a regular file", file.string(), a_file(what)));
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected {}, found something that is not a regular file",
+                                                 file.string(), a_file(what)));
   const uintmax_t size = fs::file_size(file, error);
   if (error)
     return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file: {}", file.string(), what, error.message()));
   if (size > max_bytes)
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected {} of at most {} bytes, found {} bytes",
-                                                 file.string(), a_file(what), max_bytes, size));
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected {} of at most {} bytes, found {} bytes", file.string(),
+                                                 a_file(what), max_bytes, size));
   return static_cast<uint64_t>(size);
 }
 
 Result<std::string> read_given_file(const fs::path& file, std::string_view what, uint64_t max_bytes) {
   TIDEMARK_TRY(size, check_given_file(file, what, max_bytes));
   std::ifstream in(file, std::ios::binary);
-  if (!in) return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file: {}", file.string(), what, std::strerror(errno)));
+  if (!in)
+    return fail(ErrorKind::Io,
+                fmt::format("{}: cannot read the {} file: {}", file.string(), what, std::strerror(errno)));
   std::string bytes(size, '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(size));
   // A file that grew while it was read is read as it was when it was checked; one that shrank is a failed read.
   if (in.gcount() != static_cast<std::streamsize>(size))
-    return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file: it changed while it was read", file.string(), what));
+    return fail(ErrorKind::Io,
+                fmt::format("{}: cannot read the {} file: it changed while it was read", file.string(), what));
   return bytes;
 }
 
@@ -149,7 +153,8 @@ Result<SequentialFile> SequentialFile::open(const std::filesystem::path& file, s
   SequentialFile opened;
   opened.fd_ = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (opened.fd_ < 0)
-    return fail(ErrorKind::Io, fmt::format("{}: cannot read the {} file: {}", file.string(), what, std::strerror(errno)));
+    return fail(ErrorKind::Io,
+                fmt::format("{}: cannot read the {} file: {}", file.string(), what, std::strerror(errno)));
   opened.name_ = fmt::format("{}: cannot read the {} file", file.string(), what);
   opened.size_ = size;
   ::posix_fadvise(opened.fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // the kernel reads further ahead
@@ -196,7 +201,8 @@ Result<std::span<const uint8_t>> SequentialFile::read(uint64_t at, uint64_t leng
       const ssize_t n = ::pread(fd_, buffer_.get() + got, piece - got, static_cast<off_t>(at + got));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0)
-        return fail(ErrorKind::Io, fmt::format("{}: {}", name_, n < 0 ? std::strerror(errno) : "it shrank while it was read"));
+        return fail(ErrorKind::Io,
+                    fmt::format("{}: {}", name_, n < 0 ? std::strerror(errno) : "it shrank while it was read"));
       got += static_cast<size_t>(n);
     }
     held_data_ = buffer_.get();
@@ -268,8 +274,8 @@ Result<std::string> UnnamedFile::read_all() const {
     const ssize_t got = ::pread(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0)
-      return fail(ErrorKind::Io, fmt::format("cannot read back a temporary file: {}", got < 0 ? std::strerror(errno)
-                                                                                           : "it ended early"));
+      return fail(ErrorKind::Io, fmt::format("cannot read back a temporary file: {}",
+                                             got < 0 ? std::strerror(errno) : "it ended early"));
     done += static_cast<size_t>(got);
   }
   return bytes;
@@ -291,7 +297,8 @@ Status UnnamedFile::save_as(const fs::path& file) const {
         return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(saved)));
       }
     }
-    if (::close(out) != 0) return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
+    if (::close(out) != 0)
+      return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
     return {};
   });
 }

@@ -111,9 +111,9 @@ class SequentialFile {
   SequentialFile() = default;
   int fd_ = -1;
   std::string name_;
-  uint64_t size_ = 0;  // when opened: a file that grows is read as it was
+  uint64_t size_ = 0;                  // when opened: a file that grows is read as it was
   std::unique_ptr<uint8_t[]> buffer_;  // kPiece bytes, made at the first read
-  void* mapping_ = nullptr;  // a long range, mapped from a page boundary
+  void* mapping_ = nullptr;            // a long range, mapped from a page boundary
   size_t mapping_length_ = 0;
   const uint8_t* held_data_ = nullptr;  // the file's bytes [held_at_, held_at_ + held_), in one of them
   uint64_t held_at_ = 0;

@@ -45,7 +45,8 @@ TEST(Files, AFailedWriteLeavesTheOldFileAndNamesIt) {
   auto written = write_file_atomically(dir / "summary.json", "new");
   ASSERT_FALSE(written);
   EXPECT_EQ(written.error().kind, ErrorKind::Io);
-  EXPECT_NE(written.error().message.find((dir / "summary.json").string()), std::string::npos) << written.error().message;
+  EXPECT_NE(written.error().message.find((dir / "summary.json").string()), std::string::npos)
+      << written.error().message;
   EXPECT_EQ(contents(dir / "summary.json"), "complete");
 }
 
@@ -72,7 +73,8 @@ TEST(UnnamedFile, SavedUnderANameHoldsWhatWasAppended) {
   EXPECT_EQ(contents(dir / "trace.pftrace"), "first part, second part");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);  // no temporary left
   // On another file system (tmpfs) the kernel copies it.
-  struct stat here {}, shm {};
+  struct stat here {
+  }, shm{};
   ASSERT_EQ(::stat(dir.c_str(), &here), 0);
   if (::stat("/dev/shm", &shm) == 0 && shm.st_dev != here.st_dev) {
     const fs::path elsewhere = fs::path("/dev/shm") / fmt::format("tidemark-unnamed-{}", ::getpid());
@@ -89,7 +91,9 @@ TEST(UnnamedFile, SavedUnderANameHoldsWhatWasAppended) {
   EXPECT_FALSE(fs::exists(dir / "third.pftrace"));
 }
 
-std::string text_of(std::span<const uint8_t> bytes) { return {reinterpret_cast<const char*>(bytes.data()), bytes.size()}; }
+std::string text_of(std::span<const uint8_t> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
 
 TEST(SequentialFile, ReadsRangesThroughItsBufferAndRefusesWhatIsNotAFile) {
   fs::path dir = fresh_dir("sequential");
@@ -133,7 +137,8 @@ TEST(SequentialFile, ReadsRangesThroughItsBufferAndRefusesWhatIsNotAFile) {
   auto cut = shrinking->read(0, 2000);
   ASSERT_FALSE(cut);
   EXPECT_EQ(cut.error().kind, ErrorKind::Io);
-  EXPECT_EQ(cut.error().message, (dir / "shrinks.bin").string() + ": cannot read the data file: it shrank while it was read");
+  EXPECT_EQ(cut.error().message,
+            (dir / "shrinks.bin").string() + ": cannot read the data file: it shrank while it was read");
   auto cut_long = shrinking->read(0, SequentialFile::kPiece * 2);  // mapped: refused, not a SIGBUS
   ASSERT_FALSE(cut_long);
   EXPECT_EQ(cut_long.error().message, cut.error().message);
@@ -180,7 +185,8 @@ TEST(GivenFile, ReadsARegularFileAndRefusesEverythingElseAsBadInput) {
   auto too_big = read_given_file(dir / "a.txt", "text", 11);
   ASSERT_FALSE(too_big);
   EXPECT_EQ(too_big.error().kind, ErrorKind::BadInput);
-  EXPECT_EQ(too_big.error().message, (dir / "a.txt").string() + ": expected a text file of at most 11 bytes, found 12 bytes");
+  EXPECT_EQ(too_big.error().message,
+            (dir / "a.txt").string() + ": expected a text file of at most 11 bytes, found 12 bytes");
 
   auto absent = read_file_if_present(dir / "nothing", "ledger");
   ASSERT_TRUE(absent);

@@ -54,7 +54,9 @@ bool is_kernel_gauge(std::string_view name) { return names(kKernelGauges, name);
 bool is_observed_gauge(std::string_view name) { return names(kObservedGauges, name); }
 
 std::vector<std::pair<std::string, int64_t>> named(const Gauges& gauges) { return named_in(kGauges, gauges); }
-std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges) { return named_in(kKernelGauges, gauges); }
+std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges) {
+  return named_in(kKernelGauges, gauges);
+}
 std::vector<std::pair<std::string, int64_t>> named(const ObservedGauges& gauges) {
   return named_in(kObservedGauges, gauges);
 }

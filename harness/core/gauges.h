@@ -56,7 +56,8 @@ struct GaugeSpec {
 // Report and digest order.
 inline constexpr std::array<GaugeSpec, 16> kGauges = {{
     {"wbufs", &Gauges::wbufs, false, GaugeKind::Device, Worse::Higher, "live buffer records"},
-    {"wlive", &Gauges::wlive, false, GaugeKind::Device, Worse::Higher, "live stores: the records' current stores plus parked ones"},
+    {"wlive", &Gauges::wlive, false, GaugeKind::Device, Worse::Higher,
+     "live stores: the records' current stores plus parked ones"},
     {"wlivepk", &Gauges::wlivepk, true, GaugeKind::Device, Worse::Higher, "live stores, peak"},
     {"wdefn", &Gauges::wdefn, false, GaugeKind::Reclaim, Worse::Higher, "stores parked now"},
     {"wdefpk", &Gauges::wdefpk, true, GaugeKind::Reclaim, Worse::Higher, "parked bytes, peak"},
@@ -77,67 +78,67 @@ inline constexpr std::array<GaugeSpec, 16> kGauges = {{
 // kernel model (a `kernel:` section, a kernel step, or a check naming one of these), so the
 // backend-only scenarios keep their digests.
 struct KernelGauges {
-  int64_t kevents = 0;   // gpu_mem_total tracepoint hits
-  int64_t kentries = 0;  // entries in the GpuService map
-  int64_t kdropped = 0;  // new (gpu, pid) pairs a full map lost silently
-  int64_t kdeleted = 0;  // entries size 0 removed
-  int64_t kpid = 0;      // the map's value for the scenario's pid (0: no entry)
-  int64_t kglobal = 0;   // the map's value for its GPU's global entry
-  int64_t kviews = 0;    // the sum of the scenario pid's per-type views
-  int64_t kbreaks = 0;   // backend changes after which device bytes, map and views disagreed
-  int64_t kreader = 0;   // 1 when the GpuMem reader is initialised
-  int64_t kattach = 0;   // attach tries of its last initialisation
-  int64_t kwalked = 0;   // entries the last walk returned
+  int64_t kevents = 0;     // gpu_mem_total tracepoint hits
+  int64_t kentries = 0;    // entries in the GpuService map
+  int64_t kdropped = 0;    // new (gpu, pid) pairs a full map lost silently
+  int64_t kdeleted = 0;    // entries size 0 removed
+  int64_t kpid = 0;        // the map's value for the scenario's pid (0: no entry)
+  int64_t kglobal = 0;     // the map's value for its GPU's global entry
+  int64_t kviews = 0;      // the sum of the scenario pid's per-type views
+  int64_t kbreaks = 0;     // backend changes after which device bytes, map and views disagreed
+  int64_t kreader = 0;     // 1 when the GpuMem reader is initialised
+  int64_t kattach = 0;     // attach tries of its last initialisation
+  int64_t kwalked = 0;     // entries the last walk returned
   int64_t kwalkmixed = 0;  // of those, entries read after an update landed mid-walk (a later moment)
-  int64_t kwalkcut = 0;  // 1 when the last walk ended early (a key vanished before its value was read)
-  int64_t ksamples = 0;  // samples of the pid's map entry taken (gpumem_sample)
-  int64_t kfirst = 0;    // the first sample
-  int64_t klast = 0;     // the last sample
-  int64_t kstable = 0;   // how many samples at the end equal the last: the stable window
+  int64_t kwalkcut = 0;    // 1 when the last walk ended early (a key vanished before its value was read)
+  int64_t ksamples = 0;    // samples of the pid's map entry taken (gpumem_sample)
+  int64_t kfirst = 0;      // the first sample
+  int64_t klast = 0;       // the last sample
+  int64_t kstable = 0;     // how many samples at the end equal the last: the stable window
   // The submission path and the kgsl busy statistics.
-  int64_t ksubmits = 0;  // packets the kernel's ring accepted
-  int64_t krefused = 0;  // submits refused: no ring space within the submit timeout
-  int64_t kfence = 0;  // the queue's fence value in memory
-  int64_t kseen = 0;  // the fence value the driver has seen (after the completion interrupt)
-  int64_t khead = 0;  // the ring's head (dword offset)
-  int64_t ktail = 0;  // the ring's tail (dword offset)
-  int64_t kdoorbell = 0;  // what reading the doorbell register returns
-  int64_t kringpk = 0;  // most dwords in the ring at once
-  int64_t kringwaits = 0;  // submits that waited for ring space
+  int64_t ksubmits = 0;     // packets the kernel's ring accepted
+  int64_t krefused = 0;     // submits refused: no ring space within the submit timeout
+  int64_t kfence = 0;       // the queue's fence value in memory
+  int64_t kseen = 0;        // the fence value the driver has seen (after the completion interrupt)
+  int64_t khead = 0;        // the ring's head (dword offset)
+  int64_t ktail = 0;        // the ring's tail (dword offset)
+  int64_t kdoorbell = 0;    // what reading the doorbell register returns
+  int64_t kringpk = 0;      // most dwords in the ring at once
+  int64_t kringwaits = 0;   // submits that waited for ring space
   int64_t kringwaitus = 0;  // microseconds submitters waited for ring space
-  int64_t kdoorlost = 0;  // doorbell writes that did not reach the engine
-  int64_t krewrites = 0;  // doorbells read back stale and rewritten
-  int64_t kkicks = 0;  // rings again by a waiter that found queued work the engine was never told of
-  int64_t kwaits = 0;  // fence waits
-  int64_t ktimeouts = 0;  // fence waits that timed out
-  int64_t kfenceback = 0;  // fence writes that went backwards
-  int64_t kmagic = 0;  // half-written packets the header magic caught before the tail moved
-  int64_t kstale = 0;  // packets the engine decoded before their bytes were written
-  int64_t kclobbered = 0;  // unconsumed packets a submitter wrote over
-  int64_t kuaf = 0;  // command buffers the engine read after they were recycled
-  int64_t krecycled = 0;  // command buffers recycled
-  int64_t kkept = 0;  // command buffers completed and kept for deferred recycling
-  int64_t ksleeps = 0;  // engine power-downs
-  int64_t kwakes = 0;  // engine wake-ups
-  int64_t kbusyus = 0;  // engine busy time, microseconds
-  int64_t kclockus = 0;  // the model's virtual clock, microseconds
-  int64_t kbsubmits = 0;  // the backend queue's packets: one per queue submit
-  int64_t kbfence = 0;  // the backend queue's fence value in memory
-  int64_t kbringpk = 0;  // most dwords in the backend queue's ring at once
-  int64_t kbdoorlost = 0;  // the backend queue's doorbell writes that did not reach its engine
-  int64_t kbkicks = 0;  // rings again by a backend sync that found its work unannounced
-  int64_t kbwaits = 0;  // the backend's waits on its queue's fences
-  int64_t kbtimeouts = 0;  // of those, the ones that timed out
-  int64_t kbuaf = 0;  // the backend queue's command buffers read after they were recycled
-  int64_t kbrecycled = 0;  // the backend queue's command buffers recycled
-  int64_t kbkept = 0;  // the backend queue's command buffers completed and kept for deferred recycling
+  int64_t kdoorlost = 0;    // doorbell writes that did not reach the engine
+  int64_t krewrites = 0;    // doorbells read back stale and rewritten
+  int64_t kkicks = 0;       // rings again by a waiter that found queued work the engine was never told of
+  int64_t kwaits = 0;       // fence waits
+  int64_t ktimeouts = 0;    // fence waits that timed out
+  int64_t kfenceback = 0;   // fence writes that went backwards
+  int64_t kmagic = 0;       // half-written packets the header magic caught before the tail moved
+  int64_t kstale = 0;       // packets the engine decoded before their bytes were written
+  int64_t kclobbered = 0;   // unconsumed packets a submitter wrote over
+  int64_t kuaf = 0;         // command buffers the engine read after they were recycled
+  int64_t krecycled = 0;    // command buffers recycled
+  int64_t kkept = 0;        // command buffers completed and kept for deferred recycling
+  int64_t ksleeps = 0;      // engine power-downs
+  int64_t kwakes = 0;       // engine wake-ups
+  int64_t kbusyus = 0;      // engine busy time, microseconds
+  int64_t kclockus = 0;     // the model's virtual clock, microseconds
+  int64_t kbsubmits = 0;    // the backend queue's packets: one per queue submit
+  int64_t kbfence = 0;      // the backend queue's fence value in memory
+  int64_t kbringpk = 0;     // most dwords in the backend queue's ring at once
+  int64_t kbdoorlost = 0;   // the backend queue's doorbell writes that did not reach its engine
+  int64_t kbkicks = 0;      // rings again by a backend sync that found its work unannounced
+  int64_t kbwaits = 0;      // the backend's waits on its queue's fences
+  int64_t kbtimeouts = 0;   // of those, the ones that timed out
+  int64_t kbuaf = 0;        // the backend queue's command buffers read after they were recycled
+  int64_t kbrecycled = 0;   // the backend queue's command buffers recycled
+  int64_t kbkept = 0;       // the backend queue's command buffers completed and kept for deferred recycling
   int64_t kgslsamples = 0;  // kgsl devfreq status samples
-  int64_t kgslevents = 0;  // kgsl_gpubusy trace events emitted
+  int64_t kgslevents = 0;   // kgsl_gpubusy trace events emitted
 };
 
 // Which filler writes a kernel gauge: the GPU-memory half (host::ModelHost::kernel_gauges, the
 // map, views, reader, walk and samples) or the driver half (kernel::KernelDriver::fill, the kmd
-// queues and kgsl). kernel/kernel_gauges_test.cpp checks that each fills exactly its own.
+// queues and kgsl). host/model_host_test.cpp (KernelGaugeHalves) checks that each fills exactly its own.
 enum class KernelHalf : uint8_t { Memory, Driver };
 
 struct KernelGaugeSpec {
@@ -150,57 +151,94 @@ struct KernelGaugeSpec {
 inline constexpr std::array<KernelGaugeSpec, 55> kKernelGauges = {{
     {"kevents", &KernelGauges::kevents, KernelHalf::Memory, Worse::Neither, "gpu_mem_total tracepoint hits"},
     {"kentries", &KernelGauges::kentries, KernelHalf::Memory, Worse::Neither, "entries in the GpuService map"},
-    {"kdropped", &KernelGauges::kdropped, KernelHalf::Memory, Worse::Higher, "new (gpu, pid) pairs a full map lost silently"},
+    {"kdropped", &KernelGauges::kdropped, KernelHalf::Memory, Worse::Higher,
+     "new (gpu, pid) pairs a full map lost silently"},
     {"kdeleted", &KernelGauges::kdeleted, KernelHalf::Memory, Worse::Neither, "entries size 0 removed"},
     {"kpid", &KernelGauges::kpid, KernelHalf::Memory, Worse::Neither, "the map's value for the scenario's pid"},
-    {"kglobal", &KernelGauges::kglobal, KernelHalf::Memory, Worse::Neither, "the map's value for its GPU's global entry"},
-    {"kviews", &KernelGauges::kviews, KernelHalf::Memory, Worse::Neither, "the sum of the scenario pid's per-type views"},
-    {"kbreaks", &KernelGauges::kbreaks, KernelHalf::Memory, Worse::Higher, "backend changes after which device bytes, map and views disagreed"},
+    {"kglobal", &KernelGauges::kglobal, KernelHalf::Memory, Worse::Neither,
+     "the map's value for its GPU's global entry"},
+    {"kviews", &KernelGauges::kviews, KernelHalf::Memory, Worse::Neither,
+     "the sum of the scenario pid's per-type views"},
+    {"kbreaks", &KernelGauges::kbreaks, KernelHalf::Memory, Worse::Higher,
+     "backend changes after which device bytes, map and views disagreed"},
     {"kreader", &KernelGauges::kreader, KernelHalf::Memory, Worse::Lower, "1 when the GpuMem reader is initialised"},
-    {"kattach", &KernelGauges::kattach, KernelHalf::Memory, Worse::Higher, "attach tries of the reader's last initialisation"},
+    {"kattach", &KernelGauges::kattach, KernelHalf::Memory, Worse::Higher,
+     "attach tries of the reader's last initialisation"},
     {"kwalked", &KernelGauges::kwalked, KernelHalf::Memory, Worse::Neither, "entries the last walk returned"},
-    {"kwalkmixed", &KernelGauges::kwalkmixed, KernelHalf::Memory, Worse::Higher, "entries the last walk read from a later moment than its start"},
+    {"kwalkmixed", &KernelGauges::kwalkmixed, KernelHalf::Memory, Worse::Higher,
+     "entries the last walk read from a later moment than its start"},
     {"kwalkcut", &KernelGauges::kwalkcut, KernelHalf::Memory, Worse::Higher, "1 when the last walk ended early"},
     {"ksamples", &KernelGauges::ksamples, KernelHalf::Memory, Worse::Neither, "samples of the pid's map entry taken"},
     {"kfirst", &KernelGauges::kfirst, KernelHalf::Memory, Worse::Neither, "the first sample"},
     {"klast", &KernelGauges::klast, KernelHalf::Memory, Worse::Neither, "the last sample"},
-    {"kstable", &KernelGauges::kstable, KernelHalf::Memory, Worse::Neither, "samples at the end equal to the last (the stable window)"},
-    {"ksubmits", &KernelGauges::ksubmits, KernelHalf::Driver, Worse::Neither, "scene queue: packets the kernel's ring accepted"},
-    {"krefused", &KernelGauges::krefused, KernelHalf::Driver, Worse::Higher, "scene queue: submits refused: no ring space within the submit timeout"},
-    {"kfence", &KernelGauges::kfence, KernelHalf::Driver, Worse::Neither, "scene queue: the queue's fence value in memory"},
-    {"kseen", &KernelGauges::kseen, KernelHalf::Driver, Worse::Neither, "scene queue: the fence value the driver has seen (after the completion interrupt)"},
+    {"kstable", &KernelGauges::kstable, KernelHalf::Memory, Worse::Neither,
+     "samples at the end equal to the last (the stable window)"},
+    {"ksubmits", &KernelGauges::ksubmits, KernelHalf::Driver, Worse::Neither,
+     "scene queue: packets the kernel's ring accepted"},
+    {"krefused", &KernelGauges::krefused, KernelHalf::Driver, Worse::Higher,
+     "scene queue: submits refused: no ring space within the submit timeout"},
+    {"kfence", &KernelGauges::kfence, KernelHalf::Driver, Worse::Neither,
+     "scene queue: the queue's fence value in memory"},
+    {"kseen", &KernelGauges::kseen, KernelHalf::Driver, Worse::Neither,
+     "scene queue: the fence value the driver has seen (after the completion interrupt)"},
     {"khead", &KernelGauges::khead, KernelHalf::Driver, Worse::Neither, "scene queue: the ring's head (dword offset)"},
     {"ktail", &KernelGauges::ktail, KernelHalf::Driver, Worse::Neither, "scene queue: the ring's tail (dword offset)"},
-    {"kdoorbell", &KernelGauges::kdoorbell, KernelHalf::Driver, Worse::Neither, "scene queue: what reading the doorbell register returns"},
-    {"kringpk", &KernelGauges::kringpk, KernelHalf::Driver, Worse::Higher, "scene queue: most dwords in the ring at once"},
-    {"kringwaits", &KernelGauges::kringwaits, KernelHalf::Driver, Worse::Higher, "scene queue: submits that waited for ring space"},
-    {"kringwaitus", &KernelGauges::kringwaitus, KernelHalf::Driver, Worse::Higher, "scene queue: microseconds submitters waited for ring space"},
-    {"kdoorlost", &KernelGauges::kdoorlost, KernelHalf::Driver, Worse::Higher, "scene queue: doorbell writes that did not reach the engine"},
-    {"krewrites", &KernelGauges::krewrites, KernelHalf::Driver, Worse::Higher, "scene queue: doorbells read back stale and rewritten"},
-    {"kkicks", &KernelGauges::kkicks, KernelHalf::Driver, Worse::Higher, "scene queue: rings again by a waiter that found queued work the engine was never told of"},
+    {"kdoorbell", &KernelGauges::kdoorbell, KernelHalf::Driver, Worse::Neither,
+     "scene queue: what reading the doorbell register returns"},
+    {"kringpk", &KernelGauges::kringpk, KernelHalf::Driver, Worse::Higher,
+     "scene queue: most dwords in the ring at once"},
+    {"kringwaits", &KernelGauges::kringwaits, KernelHalf::Driver, Worse::Higher,
+     "scene queue: submits that waited for ring space"},
+    {"kringwaitus", &KernelGauges::kringwaitus, KernelHalf::Driver, Worse::Higher,
+     "scene queue: microseconds submitters waited for ring space"},
+    {"kdoorlost", &KernelGauges::kdoorlost, KernelHalf::Driver, Worse::Higher,
+     "scene queue: doorbell writes that did not reach the engine"},
+    {"krewrites", &KernelGauges::krewrites, KernelHalf::Driver, Worse::Higher,
+     "scene queue: doorbells read back stale and rewritten"},
+    {"kkicks", &KernelGauges::kkicks, KernelHalf::Driver, Worse::Higher,
+     "scene queue: rings again by a waiter that found queued work the engine was never told of"},
     {"kwaits", &KernelGauges::kwaits, KernelHalf::Driver, Worse::Neither, "scene queue: fence waits"},
-    {"ktimeouts", &KernelGauges::ktimeouts, KernelHalf::Driver, Worse::Higher, "scene queue: fence waits that timed out"},
-    {"kfenceback", &KernelGauges::kfenceback, KernelHalf::Driver, Worse::Higher, "scene queue: fence writes that went backwards"},
-    {"kmagic", &KernelGauges::kmagic, KernelHalf::Driver, Worse::Higher, "scene queue: half-written packets the header magic caught before the tail moved"},
-    {"kstale", &KernelGauges::kstale, KernelHalf::Driver, Worse::Higher, "scene queue: packets the engine decoded before their bytes were written"},
-    {"kclobbered", &KernelGauges::kclobbered, KernelHalf::Driver, Worse::Higher, "scene queue: unconsumed packets a submitter wrote over"},
-    {"kuaf", &KernelGauges::kuaf, KernelHalf::Driver, Worse::Higher, "scene queue: command buffers the engine read after they were recycled"},
-    {"krecycled", &KernelGauges::krecycled, KernelHalf::Driver, Worse::Neither, "scene queue: command buffers recycled"},
-    {"kkept", &KernelGauges::kkept, KernelHalf::Driver, Worse::Neither, "scene queue: command buffers completed and kept for deferred recycling"},
+    {"ktimeouts", &KernelGauges::ktimeouts, KernelHalf::Driver, Worse::Higher,
+     "scene queue: fence waits that timed out"},
+    {"kfenceback", &KernelGauges::kfenceback, KernelHalf::Driver, Worse::Higher,
+     "scene queue: fence writes that went backwards"},
+    {"kmagic", &KernelGauges::kmagic, KernelHalf::Driver, Worse::Higher,
+     "scene queue: half-written packets the header magic caught before the tail moved"},
+    {"kstale", &KernelGauges::kstale, KernelHalf::Driver, Worse::Higher,
+     "scene queue: packets the engine decoded before their bytes were written"},
+    {"kclobbered", &KernelGauges::kclobbered, KernelHalf::Driver, Worse::Higher,
+     "scene queue: unconsumed packets a submitter wrote over"},
+    {"kuaf", &KernelGauges::kuaf, KernelHalf::Driver, Worse::Higher,
+     "scene queue: command buffers the engine read after they were recycled"},
+    {"krecycled", &KernelGauges::krecycled, KernelHalf::Driver, Worse::Neither,
+     "scene queue: command buffers recycled"},
+    {"kkept", &KernelGauges::kkept, KernelHalf::Driver, Worse::Neither,
+     "scene queue: command buffers completed and kept for deferred recycling"},
     {"ksleeps", &KernelGauges::ksleeps, KernelHalf::Driver, Worse::Neither, "scene queue: engine power-downs"},
     {"kwakes", &KernelGauges::kwakes, KernelHalf::Driver, Worse::Neither, "scene queue: engine wake-ups"},
-    {"kbusyus", &KernelGauges::kbusyus, KernelHalf::Driver, Worse::Higher, "scene queue: engine busy time, microseconds"},
-    {"kclockus", &KernelGauges::kclockus, KernelHalf::Driver, Worse::Higher, "scene queue: the model's virtual clock, microseconds"},
-    {"kbsubmits", &KernelGauges::kbsubmits, KernelHalf::Driver, Worse::Neither, "the backend queue's packets: one per queue submit"},
-    {"kbfence", &KernelGauges::kbfence, KernelHalf::Driver, Worse::Neither, "the backend queue's fence value in memory"},
-    {"kbringpk", &KernelGauges::kbringpk, KernelHalf::Driver, Worse::Higher, "most dwords in the backend queue's ring at once"},
-    {"kbdoorlost", &KernelGauges::kbdoorlost, KernelHalf::Driver, Worse::Higher, "the backend queue's doorbell writes that did not reach its engine"},
-    {"kbkicks", &KernelGauges::kbkicks, KernelHalf::Driver, Worse::Higher, "rings again by a backend sync that found its work unannounced"},
-    {"kbwaits", &KernelGauges::kbwaits, KernelHalf::Driver, Worse::Neither, "the backend's waits on its queue's fences"},
+    {"kbusyus", &KernelGauges::kbusyus, KernelHalf::Driver, Worse::Higher,
+     "scene queue: engine busy time, microseconds"},
+    {"kclockus", &KernelGauges::kclockus, KernelHalf::Driver, Worse::Higher,
+     "scene queue: the model's virtual clock, microseconds"},
+    {"kbsubmits", &KernelGauges::kbsubmits, KernelHalf::Driver, Worse::Neither,
+     "the backend queue's packets: one per queue submit"},
+    {"kbfence", &KernelGauges::kbfence, KernelHalf::Driver, Worse::Neither,
+     "the backend queue's fence value in memory"},
+    {"kbringpk", &KernelGauges::kbringpk, KernelHalf::Driver, Worse::Higher,
+     "most dwords in the backend queue's ring at once"},
+    {"kbdoorlost", &KernelGauges::kbdoorlost, KernelHalf::Driver, Worse::Higher,
+     "the backend queue's doorbell writes that did not reach its engine"},
+    {"kbkicks", &KernelGauges::kbkicks, KernelHalf::Driver, Worse::Higher,
+     "rings again by a backend sync that found its work unannounced"},
+    {"kbwaits", &KernelGauges::kbwaits, KernelHalf::Driver, Worse::Neither,
+     "the backend's waits on its queue's fences"},
     {"kbtimeouts", &KernelGauges::kbtimeouts, KernelHalf::Driver, Worse::Higher, "of those, the ones that timed out"},
-    {"kbuaf", &KernelGauges::kbuaf, KernelHalf::Driver, Worse::Higher, "the backend queue's command buffers read after they were recycled"},
-    {"kbrecycled", &KernelGauges::kbrecycled, KernelHalf::Driver, Worse::Neither, "the backend queue's command buffers recycled"},
-    {"kbkept", &KernelGauges::kbkept, KernelHalf::Driver, Worse::Neither, "the backend queue's command buffers completed and kept for deferred recycling"},
+    {"kbuaf", &KernelGauges::kbuaf, KernelHalf::Driver, Worse::Higher,
+     "the backend queue's command buffers read after they were recycled"},
+    {"kbrecycled", &KernelGauges::kbrecycled, KernelHalf::Driver, Worse::Neither,
+     "the backend queue's command buffers recycled"},
+    {"kbkept", &KernelGauges::kbkept, KernelHalf::Driver, Worse::Neither,
+     "the backend queue's command buffers completed and kept for deferred recycling"},
     {"kgslsamples", &KernelGauges::kgslsamples, KernelHalf::Driver, Worse::Neither, "kgsl devfreq status samples"},
     {"kgslevents", &KernelGauges::kgslevents, KernelHalf::Driver, Worse::Neither, "kgsl_gpubusy trace events emitted"},
 }};
@@ -245,12 +283,15 @@ inline constexpr std::array<ObservedGaugeSpec, 29> kObservedGauges = {{
     {"vkpollsbusy", &ObservedGauges::vkpollsbusy, Worse::Neither, "completion polls that showed it not done"},
     {"vkwaitsdone", &ObservedGauges::vkwaitsdone, Worse::Neither, "blocking waits that returned done"},
     {"vkwaitstimeout", &ObservedGauges::vkwaitstimeout, Worse::Higher, "blocking waits the driver timed out"},
-    {"vkwaitslost", &ObservedGauges::vkwaitslost, Worse::Higher, "blocking waits whose work the kernel model never saw"},
+    {"vkwaitslost", &ObservedGauges::vkwaitslost, Worse::Higher,
+     "blocking waits whose work the kernel model never saw"},
     {"vkheld", &ObservedGauges::vkheld, Worse::Higher, "destroys and frees the layer held back (its hold_frees fault)"},
     {"vkrefused", &ObservedGauges::vkrefused, Worse::Higher, "allocations the layer refused (layer_fail_allocation)"},
-    {"claimallocs", &ObservedGauges::claimallocs, Worse::Higher, "device memory allocations the device reported live, target included"},
+    {"claimallocs", &ObservedGauges::claimallocs, Worse::Higher,
+     "device memory allocations the device reported live, target included"},
     {"claimallocspk", &ObservedGauges::claimallocspk, Worse::Higher, "of those, the peak"},
-    {"claimbytes", &ObservedGauges::claimbytes, Worse::Higher, "device memory bytes the device reported live, target included"},
+    {"claimbytes", &ObservedGauges::claimbytes, Worse::Higher,
+     "device memory bytes the device reported live, target included"},
     {"claimbytespk", &ObservedGauges::claimbytespk, Worse::Higher, "of those, the peak"},
 }};
 bool is_observed_gauge(std::string_view name);

@@ -131,8 +131,7 @@ TEST(Gauges, TheReadmeObservedTableIsTheObservedCatalogue) {
     if (in_table && line.rfind("| `", 0) == 0) rows.push_back(line);
   }
   std::vector<std::string> expected;
-  for (const auto& spec : kObservedGauges)
-    expected.push_back(fmt::format("| `{}` | {} |", spec.name, spec.meaning));
+  for (const auto& spec : kObservedGauges) expected.push_back(fmt::format("| `{}` | {} |", spec.name, spec.meaning));
   EXPECT_EQ(rows, expected);
 }
 

@@ -19,10 +19,8 @@ Rgba hexagon_color(uint32_t hue, int max, int min) {
   const uint32_t sector = scaled >> 16;
   const uint32_t fraction = scaled & 0xFFFF;
   const auto range = static_cast<uint32_t>(max - min);
-  const auto rising =
-      static_cast<uint8_t>(min + static_cast<int>((range * fraction + 0x8000) >> 16));
-  const auto falling =
-      static_cast<uint8_t>(min + static_cast<int>((range * (0x10000 - fraction) + 0x8000) >> 16));
+  const auto rising = static_cast<uint8_t>(min + static_cast<int>((range * fraction + 0x8000) >> 16));
+  const auto falling = static_cast<uint8_t>(min + static_cast<int>((range * (0x10000 - fraction) + 0x8000) >> 16));
   const auto hi = static_cast<uint8_t>(max);
   const auto lo = static_cast<uint8_t>(min);
   switch (sector) {

@@ -58,8 +58,7 @@ TEST(Palette, EntriesAreOpaque) {
 TEST(Palette, First48ArePairwiseFarApart) {
   for (int64_t i = 0; i < 48; ++i) {
     for (int64_t j = i + 1; j < 48; ++j) {
-      EXPECT_GE(max_channel_delta(palette_color(i), palette_color(j)), 24)
-          << "indexes " << i << " and " << j;
+      EXPECT_GE(max_channel_delta(palette_color(i), palette_color(j)), 24) << "indexes " << i << " and " << j;
     }
   }
 }

@@ -19,8 +19,8 @@ namespace tidemark::kernel {
 
 struct GpuMemTotalEvent {
   uint32_t gpu_id = 0;
-  uint32_t pid = 0;    // 0: the GPU's global total
-  uint64_t size = 0;   // the new total after the change, never a delta
+  uint32_t pid = 0;   // 0: the GPU's global total
+  uint64_t size = 0;  // the new total after the change, never a delta
   auto operator<=>(const GpuMemTotalEvent&) const = default;
 };
 
@@ -48,7 +48,7 @@ inline constexpr std::string_view kDoorbellFaultNames[] = {"none", "not_written"
 
 // Faults armed for the next submit (a scripted one or the backend's).
 struct SubmitFaults {
-  bool half_written = false;   // no completeness barrier: a wrapped packet's bytes land late
+  bool half_written = false;  // no completeness barrier: a wrapped packet's bytes land late
   DoorbellFault doorbell = DoorbellFault::None;
   bool fence_unwritable = false;  // the fence write targets a read-only page
   static auto fields(auto& m) { return std::tie(m.half_written, m.doorbell, m.fence_unwritable); }
@@ -66,16 +66,16 @@ struct KmdConfig {
   uint64_t idle_timeout_ns = 5'000'000;  // the engine powers down after this long with nothing to do
   uint64_t wake_ns = 200'000;            // waking takes tens to hundreds of microseconds
   PowerPolicy power = PowerPolicy::Wait;
-  bool doorbell_readback = true;  // write, read back, rewrite (after a wake) when it did not land
-  bool magic_check = true;        // the header magic is checked before the tail moves
-  uint32_t recycle_frames = 2;    // frames a completed command buffer is kept before reuse
-  uint64_t submit_cpu_ns = 5'000;     // driver time of one submit ioctl
-  uint64_t irq_ns = 10'000;           // fence write -> the driver sees the completion interrupt
-  uint64_t late_write_ns = 50'000;    // a half-written packet's bytes land this long after the tail moved
+  bool doorbell_readback = true;             // write, read back, rewrite (after a wake) when it did not land
+  bool magic_check = true;                   // the header magic is checked before the tail moves
+  uint32_t recycle_frames = 2;               // frames a completed command buffer is kept before reuse
+  uint64_t submit_cpu_ns = 5'000;            // driver time of one submit ioctl
+  uint64_t irq_ns = 10'000;                  // fence write -> the driver sees the completion interrupt
+  uint64_t late_write_ns = 50'000;           // a half-written packet's bytes land this long after the tail moved
   uint64_t submit_timeout_ns = 100'000'000;  // a submitter waits this long for ring space, then -EBUSY
-  uint64_t backend_cost_ns = 2'000;   // engine time of one backend queue submit
-  uint64_t probe_ns = 1'000'000;      // how long a diagnosis watches the head
-  uint32_t tiny_submits = 1'000;      // submits in one frame that make it "thousands of tiny submits"
+  uint64_t backend_cost_ns = 2'000;          // engine time of one backend queue submit
+  uint64_t probe_ns = 1'000'000;             // how long a diagnosis watches the head
+  uint32_t tiny_submits = 1'000;             // submits in one frame that make it "thousands of tiny submits"
   static auto fields(auto& m) {
     return std::tie(m.ring_dwords, m.idle_timeout_ns, m.wake_ns, m.power, m.doorbell_readback, m.magic_check,
                     m.recycle_frames, m.submit_cpu_ns, m.irq_ns, m.late_write_ns, m.submit_timeout_ns,
@@ -93,26 +93,25 @@ inline constexpr size_t kMaxCommandsPerSubmit = 1024;
 // What an observer concludes from head, tail, the doorbell register, the fence and the
 // command at head (watched for `probe_ns`), in the terms of the spec's fault table.
 struct Diagnosis {
-  std::string scene;     // healthy, half_written, doorbell_lost, heavy_work, stuck_command, fence_unwritable, cpu_bound
-  uint32_t head = 0;     // dword offsets in the ring
+  std::string scene;  // healthy, half_written, doorbell_lost, heavy_work, stuck_command, fence_unwritable, cpu_bound
+  uint32_t head = 0;  // dword offsets in the ring
   uint32_t tail = 0;
   uint32_t doorbell = 0;  // what reading the register returns
   uint64_t fence = 0;     // the fence's value in memory
   uint64_t awaited = 0;   // the fence the last submitted packet writes
   bool head_moved = false;
-  std::string at_head;   // the command at head: "draw", "semaphore_wait 3", "bad_address 0xdead000", ... or "nothing"
-  std::string engine;    // awake, waking, asleep
-  std::string finding;   // one line: what the evidence says
-  std::string remedy;    // the spec's remedy for the scene
+  std::string at_head;  // the command at head: "draw", "semaphore_wait 3", "bad_address 0xdead000", ... or "nothing"
+  std::string engine;   // awake, waking, asleep
+  std::string finding;  // one line: what the evidence says
+  std::string remedy;   // the spec's remedy for the scene
   static auto fields(auto& m) {
     return std::tie(m.scene, m.head, m.tail, m.doorbell, m.fence, m.awaited, m.head_moved, m.at_head, m.engine,
                     m.finding, m.remedy);
   }
   bool operator==(const Diagnosis&) const = default;
 };
-inline constexpr std::string_view kDiagnosisFields[] = {"scene",   "head",    "tail",   "doorbell",
-                                                        "fence",   "awaited", "head_moved", "at_head",
-                                                        "engine",  "finding", "remedy"};
+inline constexpr std::string_view kDiagnosisFields[] = {
+    "scene", "head", "tail", "doorbell", "fence", "awaited", "head_moved", "at_head", "engine", "finding", "remedy"};
 
 // --- kgsl -----------------------------------------------------------------------------------
 
@@ -187,8 +186,8 @@ struct KgslReadOp {
   static auto fields(auto& m) { return std::tie(m.node, m.name); }
 };
 
-using KernelOp = std::variant<KmdSubmitOp, KmdAdvanceOp, KmdWaitOp, KmdFrameOp, KmdSignalOp, KmdFaultOp,
-                              KmdDiagnoseOp, KgslSampleOp, KgslPowerOp, KgslReadOp>;
+using KernelOp = std::variant<KmdSubmitOp, KmdAdvanceOp, KmdWaitOp, KmdFrameOp, KmdSignalOp, KmdFaultOp, KmdDiagnoseOp,
+                              KgslSampleOp, KgslPowerOp, KgslReadOp>;
 
 // What the named operations produced; a name used again keeps its latest result.
 struct NamedDiagnosis {

@@ -8,8 +8,7 @@ const std::vector<KnobSpec>& known_knobs() {
   static const std::vector<KnobSpec> knobs = {
       {"wire_deferred_mb", 0, 65536, 64,
        "parked-byte watermark in MiB; 0 turns both watermarks off (a negative control)"},
-      {"retire_lag", 0, 1000000, 0,
-       "after each submit, wait for the submit this many submits earlier; 0 = off"},
+      {"retire_lag", 0, 1000000, 0, "after each submit, wait for the submit this many submits earlier; 0 = off"},
       {"layer_fail_allocation", 0, 1000000000, 0,
        "with the layer on: its Nth vkAllocateMemory returns VK_ERROR_OUT_OF_DEVICE_MEMORY; 0 = off"},
       {"layer_never_done", 0, 1, 0,

@@ -10,20 +10,28 @@ std::optional<Lane> parse_lane(std::string_view name) {
 
 std::string_view lane_name(Lane lane) {
   switch (lane) {
-    case Lane::Monolith: return "monolith";
-    case Lane::Split: return "split";
-    case Lane::Spawn: return "spawn";
-    case Lane::Tcp: return "tcp";
+    case Lane::Monolith:
+      return "monolith";
+    case Lane::Split:
+      return "split";
+    case Lane::Spawn:
+      return "spawn";
+    case Lane::Tcp:
+      return "tcp";
   }
   return "?";
 }
 
 std::string_view lane_title(Lane lane) {
   switch (lane) {
-    case Lane::Monolith: return "Monolith";
-    case Lane::Split: return "Split";
-    case Lane::Spawn: return "Spawn";
-    case Lane::Tcp: return "Tcp";
+    case Lane::Monolith:
+      return "Monolith";
+    case Lane::Split:
+      return "Split";
+    case Lane::Spawn:
+      return "Spawn";
+    case Lane::Tcp:
+      return "Tcp";
   }
   return "?";
 }

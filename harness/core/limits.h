@@ -8,8 +8,8 @@
 
 namespace tidemark {
 
-inline constexpr int32_t kMaxTargetSide = 4096;             // each side of the offscreen target
-inline constexpr int64_t kMaxRepeatCount = 10'000'000;      // iterations of one repeat step
+inline constexpr int32_t kMaxTargetSide = 4096;         // each side of the offscreen target
+inline constexpr int64_t kMaxRepeatCount = 10'000'000;  // iterations of one repeat step
 // Backend calls one run may make, repeats expanded: 100x the 1.3M-call soak of the source report.
 inline constexpr int64_t kMaxWorkloadCalls = 100'000'000;
 // Steps one file may spell out, aliases expanded: far beyond any hand-written scenario, and
@@ -22,7 +22,7 @@ inline constexpr int64_t kMaxWrittenSteps = 50'000;
 inline constexpr size_t kMaxKeptRecords = 100'000;
 inline constexpr int64_t kMaxStoreBytes = int64_t{128} << 20;  // one buffer_data or sub-data
 inline constexpr int64_t kMaxBuffers = 65'536;
-inline constexpr size_t kMaxNameLength = 100;        // scenario and group names: file names, test names
+inline constexpr size_t kMaxNameLength = 100;       // scenario and group names: file names, test names
 inline constexpr size_t kMaxIdentifierLength = 64;  // buffer, fence and loop variable names
 
 // What a file given to a command may hold, checked before any work that grows with it (README,

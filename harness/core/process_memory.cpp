@@ -12,7 +12,8 @@
 namespace tidemark {
 
 void fix_heap_thresholds() {
-  (void)mallopt(M_MMAP_THRESHOLD, 4 << 20);   // larger blocks (trace buffers, big frames) are mapped and given back whole
+  (void)mallopt(M_MMAP_THRESHOLD,
+                4 << 20);  // larger blocks (trace buffers, big frames) are mapped and given back whole
   (void)mallopt(M_TRIM_THRESHOLD, 32 << 20);  // lavapipe's draws churn more than 16 MiB at the heap's top
 }
 

@@ -32,8 +32,9 @@ std::string format_duration(std::chrono::seconds seconds) {
 
 Progress Progress::for_stdout(std::string what, size_t total, Verbosity verbosity) {
   if (verbosity == Verbosity::Quiet || !::isatty(STDOUT_FILENO)) return Progress(write_stdout);
-  return Progress(std::move(what), total, Terminal{write_stdout, terminal_width()},
-                  [] { return std::chrono::steady_clock::now(); }, true);
+  return Progress(
+      std::move(what), total, Terminal{write_stdout, terminal_width()}, [] { return std::chrono::steady_clock::now(); },
+      true);
 }
 
 std::atomic<Progress*> Progress::active_{nullptr};
@@ -41,8 +42,12 @@ std::atomic<Progress*> Progress::active_{nullptr};
 Progress::Progress(std::function<void(std::string_view)> plain) : plain_(std::move(plain)) {}
 
 Progress::Progress(std::string what, size_t total, Terminal terminal, Clock clock, bool tick)
-    : what_(std::move(what)), total_(total), terminal_(std::move(terminal)), clock_(std::move(clock)),
-      started_(clock_()), drawing_(true) {
+    : what_(std::move(what)),
+      total_(total),
+      terminal_(std::move(terminal)),
+      clock_(std::move(clock)),
+      started_(clock_()),
+      drawing_(true) {
   plain_ = terminal_.write;
   active_ = this;
   if (tick)

@@ -11,8 +11,9 @@ struct FakeTerminal {
   std::string bytes;
   std::chrono::steady_clock::time_point now{};
   Progress make(size_t total, size_t width = 80) {
-    return Progress("parity", total, Progress::Terminal{[this](std::string_view b) { bytes += b; }, width},
-                    [this] { return now; }, false);
+    return Progress(
+        "parity", total, Progress::Terminal{[this](std::string_view b) { bytes += b; }, width}, [this] { return now; },
+        false);
   }
 };
 

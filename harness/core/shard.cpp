@@ -33,8 +33,8 @@ Result<std::optional<Shard>> from_variables(const Environment& environment, cons
   auto total = whole_number(total_text);
   auto index = whole_number(index_text);
   if (!total || *total < 1 || *total > kMaxShards)
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected a count of shards from 1 to {}, found '{}'",
-                                                 total_name, kMaxShards, total_text));
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a count of shards from 1 to {}, found '{}'", total_name,
+                                                 kMaxShards, total_text));
   if (!index || *index < first_index || *index >= *total + first_index)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a shard index from {} to {}, found '{}'", index_name,
                                                  first_index, *total + first_index - 1, index_text));
@@ -99,8 +99,8 @@ Status touch_status_file(const Shard& shard) {
   if (shard.status_file.empty()) return {};
   std::ofstream touched(shard.status_file, std::ios::app);
   if (!touched)
-    return fail(ErrorKind::Io, fmt::format("{}: cannot touch the shard status file the engine asked for",
-                                           shard.status_file));
+    return fail(ErrorKind::Io,
+                fmt::format("{}: cannot touch the shard status file the engine asked for", shard.status_file));
   return {};
 }
 

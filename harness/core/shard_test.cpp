@@ -28,16 +28,19 @@ TEST(Shard, EachEngineIsReadByItsOwnProtocol) {
   EXPECT_EQ((**flag).total, 3u);
   EXPECT_EQ((**flag).protocol, "--shard");
 
-  auto bazel = find_shard("", environment({{"TEST_TOTAL_SHARDS", "3"}, {"TEST_SHARD_INDEX", "0"},
-                                           {"TEST_SHARD_STATUS_FILE", "/tmp/x"}, {"GTEST_TOTAL_SHARDS", "9"},
+  auto bazel = find_shard("", environment({{"TEST_TOTAL_SHARDS", "3"},
+                                           {"TEST_SHARD_INDEX", "0"},
+                                           {"TEST_SHARD_STATUS_FILE", "/tmp/x"},
+                                           {"GTEST_TOTAL_SHARDS", "9"},
                                            {"GTEST_SHARD_INDEX", "8"}}));
   ASSERT_TRUE(bazel && *bazel);
   EXPECT_EQ((**bazel).index, 0u);
   EXPECT_EQ((**bazel).protocol, "Bazel");
   EXPECT_EQ((**bazel).status_file, "/tmp/x");
 
-  auto gtest = find_shard("", environment({{"GTEST_TOTAL_SHARDS", "3"}, {"GTEST_SHARD_INDEX", "2"},
-                                           {"GTEST_SHARD_STATUS_FILE", "/tmp/y"}}));
+  auto gtest = find_shard(
+      "",
+      environment({{"GTEST_TOTAL_SHARDS", "3"}, {"GTEST_SHARD_INDEX", "2"}, {"GTEST_SHARD_STATUS_FILE", "/tmp/y"}}));
   ASSERT_TRUE(gtest && *gtest);
   EXPECT_EQ((**gtest).index, 2u);
   EXPECT_EQ((**gtest).status_file, "/tmp/y");
@@ -54,15 +57,18 @@ TEST(Shard, WhatNoEngineSendsIsRefused) {
     auto shard = find_shard(flag, environment(std::move(variables)));
     return shard ? std::string("accepted") : shard.error().message;
   };
-  EXPECT_EQ(message("4/3", {}), "--shard: expected I/N with I from 1 to N and N at most 10000, such as 2/3, found '4/3'");
-  EXPECT_EQ(message("0/3", {}), "--shard: expected I/N with I from 1 to N and N at most 10000, such as 2/3, found '0/3'");
+  EXPECT_EQ(message("4/3", {}),
+            "--shard: expected I/N with I from 1 to N and N at most 10000, such as 2/3, found '4/3'");
+  EXPECT_EQ(message("0/3", {}),
+            "--shard: expected I/N with I from 1 to N and N at most 10000, such as 2/3, found '0/3'");
   EXPECT_EQ(message("x", {}), "--shard: expected I/N with I from 1 to N and N at most 10000, such as 2/3, found 'x'");
   // Past the bound: a split of 10^9 built a table per shard (8 GB), and near 2^64 the walk
   // over the names wrapped and shards overlapped.
   EXPECT_EQ(message("1/1000000000", {}),
             "--shard: expected I/N with I from 1 to N and N at most 10000, such as 2/3, found '1/1000000000'");
-  EXPECT_EQ(message("1/18446744073709551615", {}),
-            "--shard: expected I/N with I from 1 to N and N at most 10000, such as 2/3, found '1/18446744073709551615'");
+  EXPECT_EQ(
+      message("1/18446744073709551615", {}),
+      "--shard: expected I/N with I from 1 to N and N at most 10000, such as 2/3, found '1/18446744073709551615'");
   EXPECT_EQ(message("", {{"TEST_TOTAL_SHARDS", "10001"}, {"TEST_SHARD_INDEX", "0"}}),
             "TEST_TOTAL_SHARDS: expected a count of shards from 1 to 10000, found '10001'");
   EXPECT_EQ(message("", {{"CI_NODE_TOTAL", "3"}, {"CI_NODE_INDEX", "0"}}),

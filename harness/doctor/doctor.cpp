@@ -23,7 +23,8 @@ namespace {
 struct Instance {
   VkInstance handle = VK_NULL_HANDLE;
   Instance() {
-    VkApplicationInfo app{.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "tidemark doctor",
+    VkApplicationInfo app{.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                          .pApplicationName = "tidemark doctor",
                           .apiVersion = VK_API_VERSION_1_2};
     VkInstanceCreateInfo info{.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
     if (vkCreateInstance(&info, nullptr, &handle) != VK_SUCCESS) handle = VK_NULL_HANDLE;
@@ -61,7 +62,8 @@ Finding vulkan_devices() {
     if (properties.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) finding.present = true;
   }
   finding.detail = shown.empty() ? "none" : fmt::format("{}", fmt::join(shown, "; "));
-  if (!finding.present && !shown.empty()) finding.detail += ": none is a CPU device (lavapipe), which every backend runs on";
+  if (!finding.present && !shown.empty())
+    finding.detail += ": none is a CPU device (lavapipe), which every backend runs on";
   if (finding.present) finding.remedy.clear();
   return finding;
 }
@@ -94,7 +96,8 @@ Finding tidemark_layer() {
   if (!library) {
     finding.detail = library.error().message;
   } else if (!fs::exists(dir / "VkLayer_tidemark_observe.json", error)) {
-    finding.detail = fmt::format("its library is in {}, its manifest VkLayer_tidemark_observe.json is not", dir.string());
+    finding.detail =
+        fmt::format("its library is in {}, its manifest VkLayer_tidemark_observe.json is not", dir.string());
   } else {
     finding.present = true;
     finding.detail = fmt::format("in {}", dir.string());
@@ -140,7 +143,8 @@ Finding backend_starts(const api::BackendEntry& entry, const api::BackendRegistr
                                                    : "apt-get install libgl1-mesa-dri libegl-mesa0 mesa-vulkan-drivers",
                   .needed = true};
   if (entry.name == "gl-native" && !std::getenv("__EGL_VENDOR_LIBRARY_FILENAMES"))
-    finding.remedy = "name your driver's EGL vendor file in __EGL_VENDOR_LIBRARY_FILENAMES (README: your own GL driver)";
+    finding.remedy =
+        "name your driver's EGL vendor file in __EGL_VENDOR_LIBRARY_FILENAMES (README: your own GL driver)";
   auto probe = scenario::load_text(kProbe, "doctor-probe.yaml");
   if (!probe) {
     finding.detail = "internal: " + probe.error().message;
@@ -155,7 +159,9 @@ Finding backend_starts(const api::BackendEntry& entry, const api::BackendRegistr
   if (!result) {
     finding.detail = result.error().message;
   } else if (!result->passed()) {
-    finding.detail = result->error ? result->error->message : fmt::format("started, but drew wrong ({})", report::verdict_label(result->verdict));
+    finding.detail = result->error
+                         ? result->error->message
+                         : fmt::format("started, but drew wrong ({})", report::verdict_label(result->verdict));
   } else {
     finding.present = true;
     finding.detail = fmt::format("starts and draws one band right ({} ms)", ms.count());
@@ -183,7 +189,8 @@ Finding program(std::string topic, std::vector<std::string> names, std::string p
     }
   }
   finding.present = found.size() == names.size();
-  finding.detail = found.empty() ? fmt::format("no {}", fmt::join(names, ", ")) : fmt::format("{}", fmt::join(found, ", "));
+  finding.detail =
+      found.empty() ? fmt::format("no {}", fmt::join(names, ", ")) : fmt::format("{}", fmt::join(found, ", "));
   if (finding.present) finding.remedy.clear();
   return finding;
 }
@@ -213,7 +220,8 @@ Result<Examination> examine(const std::vector<std::string>& backends, const api:
     started.needed = !backends.empty();
     out.findings.push_back(std::move(started));
   }
-  out.findings.push_back(program("GFXReconstruct (scripts/compare-replayers, observe)", {"gfxrecon-replay"}, "gfxreconstruct"));
+  out.findings.push_back(
+      program("GFXReconstruct (scripts/compare-replayers, observe)", {"gfxrecon-replay"}, "gfxreconstruct"));
   out.findings.push_back(program("apitrace (eglretrace)", {"apitrace", "eglretrace"}, "apitrace"));
   out.findings.push_back(program("Chromium (the HTML summary's test)", {"chromium"}, "chromium"));
   return out;

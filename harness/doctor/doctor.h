@@ -12,11 +12,11 @@
 namespace tidemark::doctor {
 
 struct Finding {
-  std::string topic;   // "Vulkan devices", "backend gl"
+  std::string topic;  // "Vulkan devices", "backend gl"
   bool present = false;
-  std::string detail;  // what was found, or why it is missing
-  std::string remedy;  // "apt-get install mesa-vulkan-drivers" when missing, else empty
-  bool needed = false; // a selected backend cannot run without it
+  std::string detail;   // what was found, or why it is missing
+  std::string remedy;   // "apt-get install mesa-vulkan-drivers" when missing, else empty
+  bool needed = false;  // a selected backend cannot run without it
 };
 
 struct Examination {

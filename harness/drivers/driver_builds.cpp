@@ -26,7 +26,8 @@ constexpr const char* kDriverVariable = "TIDEMARK_DRIVER";
 constexpr const char* kDriversFileVariable = "TIDEMARK_DRIVERS_FILE";
 
 bool valid_name(std::string_view name) {
-  if (name.empty() || name.size() > 100 || !(std::islower(static_cast<unsigned char>(name[0])) || std::isdigit(static_cast<unsigned char>(name[0]))))
+  if (name.empty() || name.size() > 100 ||
+      !(std::islower(static_cast<unsigned char>(name[0])) || std::isdigit(static_cast<unsigned char>(name[0]))))
     return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
     return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '.' ||
@@ -68,18 +69,21 @@ Result<fs::path> existing_folder(const yaml::Reader& read, const yaml::Value& va
   const fs::path folder = fs::absolute(dir / expand(text, dir)).lexically_normal();
   std::error_code error;
   if (!fs::is_directory(folder, error))
-    return yaml::error_at(value.where, "an existing library folder", fmt::format("{} ({} is no folder)", yaml::quote(text), folder.string()));
+    return yaml::error_at(value.where, "an existing library folder",
+                          fmt::format("{} ({} is no folder)", yaml::quote(text), folder.string()));
   return folder;
 }
 
 Result<Identity> identity_of(const yaml::Reader& read, const yaml::Value& value) {
-  TIDEMARK_TRY(fields, read.fields(value, "a driver's identity", {"gl_version", "gl_renderer", "vulkan_driver", "mapped"}));
+  TIDEMARK_TRY(fields,
+               read.fields(value, "a driver's identity", {"gl_version", "gl_renderer", "vulkan_driver", "mapped"}));
   Identity identity;
   auto text_pattern = [&](std::string_view what) {
     return [&read, what](const yaml::Value& v) { return pattern(read, v, what); };
   };
   TIDEMARK_CHECK(yaml::optional(fields, "gl_version", identity.gl_version, text_pattern("a pattern for GL_VERSION")));
-  TIDEMARK_CHECK(yaml::optional(fields, "gl_renderer", identity.gl_renderer, text_pattern("a pattern for GL_RENDERER")));
+  TIDEMARK_CHECK(
+      yaml::optional(fields, "gl_renderer", identity.gl_renderer, text_pattern("a pattern for GL_RENDERER")));
   TIDEMARK_CHECK(yaml::optional(fields, "vulkan_driver", identity.vulkan_driver,
                                 text_pattern("a pattern for the Vulkan driver's name, version text and device")));
   if (auto mapped = fields.optional("mapped")) {
@@ -87,13 +91,15 @@ Result<Identity> identity_of(const yaml::Reader& read, const yaml::Value& value)
     for (const auto& item : items) {
       TIDEMARK_TRY(name, read.text(item, "a library file name such as libvulkan_lvp.so"));
       if (name.find('/') != std::string::npos || name.empty())
-        return yaml::error_at(item.where, "a library file name without a folder, such as libvulkan_lvp.so", yaml::quote(name));
+        return yaml::error_at(item.where, "a library file name without a folder, such as libvulkan_lvp.so",
+                              yaml::quote(name));
       identity.mapped.push_back(name);
     }
   }
   if (!identity.gl_version && !identity.gl_renderer && !identity.vulkan_driver && identity.mapped.empty())
-    return yaml::error_at(value.where, "at least one of gl_version, gl_renderer, vulkan_driver or mapped (a build must be "
-                                       "told apart)",
+    return yaml::error_at(value.where,
+                          "at least one of gl_version, gl_renderer, vulkan_driver or mapped (a build must be "
+                          "told apart)",
                           "none");
   return identity;
 }
@@ -107,7 +113,8 @@ Result<DriverBuild> build_of(const yaml::Reader& read, const yaml::Value& value,
   TIDEMARK_TRY(name_value, fields.required("name"));
   TIDEMARK_TRY(name, read.text(name_value, "a build name"));
   if (!valid_name(name))
-    return yaml::error_at(name_value.where, "a build name of lower-case letters, digits and '.-+_' (such as mesa-25.0.7)",
+    return yaml::error_at(name_value.where,
+                          "a build name of lower-case letters, digits and '.-+_' (such as mesa-25.0.7)",
                           yaml::quote(name));
   build.name = name;
   if (auto description = fields.optional("description")) TIDEMARK_CHECK(read.text(*description, "a description"));
@@ -132,11 +139,13 @@ Result<DriverBuild> build_of(const yaml::Reader& read, const yaml::Value& value,
       TIDEMARK_TRY(variable, read.text(key, "a variable name"));
       static const std::regex kVariable("[A-Za-z_][A-Za-z0-9_]*");
       if (!std::regex_match(variable, kVariable))
-        return yaml::error_at(key.where, "an environment variable name ([A-Za-z_][A-Za-z0-9_]*)", yaml::quote(variable));
+        return yaml::error_at(key.where, "an environment variable name ([A-Za-z_][A-Za-z0-9_]*)",
+                              yaml::quote(variable));
       if (variable == kDriverVariable || variable == kDriversFileVariable || variable == "LD_LIBRARY_PATH" ||
           variable == "__EGL_VENDOR_LIBRARY_FILENAMES" || variable == "VK_DRIVER_FILES")
-        return yaml::error_at(key.where, "a variable the entry's own keys do not set (library_path, egl_vendor_file, "
-                                         "vulkan_icd_file)",
+        return yaml::error_at(key.where,
+                              "a variable the entry's own keys do not set (library_path, egl_vendor_file, "
+                              "vulkan_icd_file)",
                               yaml::quote(variable));
       TIDEMARK_TRY(setting, read.text(read.source().value(entry.second, key.where), "a value"));
       build.environment.emplace_back(variable, expand(setting, dir));
@@ -178,18 +187,26 @@ Result<DriverBuilds> load_driver_builds(const fs::path& given) {
   for (const auto& item : items) {
     TIDEMARK_TRY(build, build_of(read, item, file.parent_path()));
     if (const DriverBuild* earlier = builds.find(build.name))
-      return yaml::error_at(build.where, "a build name used once",
-                            fmt::format("{} again (first at {})", yaml::quote(build.name), format_location(earlier->where)));
+      return yaml::error_at(
+          build.where, "a build name used once",
+          fmt::format("{} again (first at {})", yaml::quote(build.name), format_location(earlier->where)));
     builds.builds.push_back(std::move(build));
   }
   return builds;
 }
 
 const std::vector<std::string>& driver_variables() {
-  static const std::vector<std::string> kVariables = {
-      "LD_LIBRARY_PATH", "__EGL_VENDOR_LIBRARY_FILENAMES", "__EGL_VENDOR_LIBRARY_DIRS", "VK_DRIVER_FILES",
-      "VK_ICD_FILENAMES", "VK_ADD_DRIVER_FILES", "LIBGL_DRIVERS_PATH", "GBM_BACKENDS_PATH",
-      "MESA_LOADER_DRIVER_OVERRIDE", kDriverVariable, kDriversFileVariable};
+  static const std::vector<std::string> kVariables = {"LD_LIBRARY_PATH",
+                                                      "__EGL_VENDOR_LIBRARY_FILENAMES",
+                                                      "__EGL_VENDOR_LIBRARY_DIRS",
+                                                      "VK_DRIVER_FILES",
+                                                      "VK_ICD_FILENAMES",
+                                                      "VK_ADD_DRIVER_FILES",
+                                                      "LIBGL_DRIVERS_PATH",
+                                                      "GBM_BACKENDS_PATH",
+                                                      "MESA_LOADER_DRIVER_OVERRIDE",
+                                                      kDriverVariable,
+                                                      kDriversFileVariable};
   return kVariables;
 }
 
@@ -249,8 +266,8 @@ Result<fs::path> file_naming(const std::vector<fs::path>& files, std::string_vie
     paths.push_back(file.string());
     for (const auto& each : builds.builds) names.push_back(each.name);
   }
-  return fail(ErrorKind::BadInput, fmt::format("--driver: expected a build of {} ({}), found '{}'", fmt::join(paths, ", "),
-                                               fmt::join(names, ", "), name));
+  return fail(ErrorKind::BadInput, fmt::format("--driver: expected a build of {} ({}), found '{}'",
+                                               fmt::join(paths, ", "), fmt::join(names, ", "), name));
 }
 
 Result<NamedBuild> find_build(const std::vector<fs::path>& files, std::string_view name) {
@@ -328,10 +345,11 @@ Status check_identity(const DriverBuild& build, const Reported& reported) {
       const std::string name = file.filename().string();
       if (name != library && !name.starts_with(library + ".")) continue;
       from.push_back(file.parent_path().string());
-      const bool inside = build.library_path.empty()
-                              ? from_system(file)
-                              : std::any_of(build.library_path.begin(), build.library_path.end(),
-                                            [&](const fs::path& folder) { return under(file, fs::weakly_canonical(folder)); });
+      const bool inside =
+          build.library_path.empty()
+              ? from_system(file)
+              : std::any_of(build.library_path.begin(), build.library_path.end(),
+                            [&](const fs::path& folder) { return under(file, fs::weakly_canonical(folder)); });
       right = right || inside;
     }
     same = same && right && from.size() == 1;

@@ -21,8 +21,8 @@ namespace tidemark::drivers {
 
 // What a build must report; every pattern is an ECMAScript regular expression searched in the text.
 struct Identity {
-  std::optional<std::string> gl_version;          // GL_VERSION ("OpenGL ES 3.2 Mesa 25.0.7-2~bpo12+1")
-  std::optional<std::string> gl_renderer;         // GL_RENDERER ("zink Vulkan 1.4(llvmpipe ...)")
+  std::optional<std::string> gl_version;   // GL_VERSION ("OpenGL ES 3.2 Mesa 25.0.7-2~bpo12+1")
+  std::optional<std::string> gl_renderer;  // GL_RENDERER ("zink Vulkan 1.4(llvmpipe ...)")
   // The Vulkan driver beneath, as the Tidemark layer read it at vkCreateDevice: its driver name,
   // version text and device ("llvmpipe Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6) (llvmpipe (LLVM ...))").
   std::optional<std::string> vulkan_driver;
@@ -90,7 +90,7 @@ Result<std::optional<DriverBuild>> active_build();
 
 struct Reported {
   std::string gl_version, gl_renderer;
-  std::string vulkan_driver;  // empty: no layer beneath, or it could not say
+  std::string vulkan_driver;                  // empty: no layer beneath, or it could not say
   std::vector<std::filesystem::path> mapped;  // every file this process has mapped
 };
 

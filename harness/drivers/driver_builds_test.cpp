@@ -76,14 +76,15 @@ TEST_F(DriversFile, BuildsReadWithTheirPathsBesideTheFile) {
 // Check that what a user gets wrong is named at its place.
 TEST_F(DriversFile, BadEntriesAreNamedAtTheirPlace) {
   EXPECT_EQ(error(""), "1:1: expected a list of driver builds, found an empty file");
-  EXPECT_EQ(error("- name: a\n  identity: {gl_version: x}\n- name: a\n  identity: {gl_version: y}\n"),
-            "3:3: expected a build name used once, found 'a' again (first at " + (dir_ / "drivers.yaml").string() +
-                ":1:3)");
+  EXPECT_EQ(
+      error("- name: a\n  identity: {gl_version: x}\n- name: a\n  identity: {gl_version: y}\n"),
+      "3:3: expected a build name used once, found 'a' again (first at " + (dir_ / "drivers.yaml").string() + ":1:3)");
   EXPECT_EQ(error("- name: A b\n  identity: {gl_version: x}\n"),
             "1:9: expected a build name of lower-case letters, digits and '.-+_' (such as mesa-25.0.7), found 'A b'");
   EXPECT_EQ(error("- name: a\n"), "1:3: expected field 'identity' in a driver build, found none");
   EXPECT_EQ(error("- name: a\n  identity: {}\n"),
-            "2:13: expected at least one of gl_version, gl_renderer, vulkan_driver or mapped (a build must be told apart), found none");
+            "2:13: expected at least one of gl_version, gl_renderer, vulkan_driver or mapped (a build must be told "
+            "apart), found none");
   EXPECT_EQ(error("- name: a\n  identity: {gl_version: '('}\n").substr(0, 60),
             "2:26: expected a pattern for GL_VERSION (an ECMAScript regul");
   EXPECT_EQ(error("- name: a\n  identity: {mapped: [lib/x.so]}\n"),
@@ -103,18 +104,20 @@ TEST_F(DriversFile, BadEntriesAreNamedAtTheirPlace) {
 TEST_F(DriversFile, ABuildsEnvironmentReplacesEveryDriverVariable) {
   auto builds = load(kTwoBuilds);
   ASSERT_TRUE(builds);
-  const std::vector<std::string> current = {"HOME=/root", "LD_LIBRARY_PATH=/elsewhere",
-                                            "VK_ICD_FILENAMES=/other/icd.json", "__EGL_VENDOR_LIBRARY_DIRS=/x",
-                                            "TIDEMARK_DRIVER=old", "LIBGL_DRIVERS_PATH=/old/dri"};
+  const std::vector<std::string> current = {"HOME=/root",
+                                            "LD_LIBRARY_PATH=/elsewhere",
+                                            "VK_ICD_FILENAMES=/other/icd.json",
+                                            "__EGL_VENDOR_LIBRARY_DIRS=/x",
+                                            "TIDEMARK_DRIVER=old",
+                                            "LIBGL_DRIVERS_PATH=/old/dri"};
   const auto newer = environment_for(*builds, *builds->find("mesa-25.0.7"), current);
-  const std::vector<std::string> expected_newer = {
-      "HOME=/root",
-      "LD_LIBRARY_PATH=" + (dir_ / "root/lib").string(),
-      "__EGL_VENDOR_LIBRARY_FILENAMES=" + (dir_ / "egl.json").string(),
-      "VK_DRIVER_FILES=" + (dir_ / "icd.json").string(),
-      "LIBGL_DRIVERS_PATH=" + (dir_ / "root/lib/dri").string(),
-      "TIDEMARK_DRIVER=mesa-25.0.7",
-      "TIDEMARK_DRIVERS_FILE=" + (dir_ / "drivers.yaml").string()};
+  const std::vector<std::string> expected_newer = {"HOME=/root",
+                                                   "LD_LIBRARY_PATH=" + (dir_ / "root/lib").string(),
+                                                   "__EGL_VENDOR_LIBRARY_FILENAMES=" + (dir_ / "egl.json").string(),
+                                                   "VK_DRIVER_FILES=" + (dir_ / "icd.json").string(),
+                                                   "LIBGL_DRIVERS_PATH=" + (dir_ / "root/lib/dri").string(),
+                                                   "TIDEMARK_DRIVER=mesa-25.0.7",
+                                                   "TIDEMARK_DRIVERS_FILE=" + (dir_ / "drivers.yaml").string()};
   EXPECT_EQ(newer, expected_newer);
   const auto system = environment_for(*builds, *builds->find("mesa-22.3.6"), current);
   const std::vector<std::string> expected_system = {"HOME=/root", "TIDEMARK_DRIVER=mesa-22.3.6",
@@ -129,9 +132,10 @@ TEST_F(DriversFile, TheIdentityHoldsOnlyForTheBuildNamed) {
   const DriverBuild& newer = *builds->find("mesa-25.0.7");
   const DriverBuild& system = *builds->find("mesa-22.3.6");
   const fs::path lib = dir_ / "root/lib";
-  Reported ok{.gl_version = "OpenGL ES 3.2 Mesa 25.0.7-2~bpo12+1",
-              .gl_renderer = "zink Vulkan 1.4(llvmpipe (LLVM 15.0.6, 256 bits) (MESA_LLVMPIPE))",
-              .mapped = {"/usr/lib/x86_64-linux-gnu/libc.so.6", lib / "libvulkan_lvp.so", lib / "libEGL_mesa.so.0.0.0"}};
+  Reported ok{
+      .gl_version = "OpenGL ES 3.2 Mesa 25.0.7-2~bpo12+1",
+      .gl_renderer = "zink Vulkan 1.4(llvmpipe (LLVM 15.0.6, 256 bits) (MESA_LLVMPIPE))",
+      .mapped = {"/usr/lib/x86_64-linux-gnu/libc.so.6", lib / "libvulkan_lvp.so", lib / "libEGL_mesa.so.0.0.0"}};
   EXPECT_TRUE(check_identity(newer, ok)) << check_identity(newer, ok).error().message;
 
   // The newer Zink over the system's lavapipe: the mixed stack.
@@ -164,11 +168,12 @@ TEST_F(DriversFile, TheIdentityHoldsOnlyForTheBuildNamed) {
       << other_vulkan.error().message;
 
   // The system's build: its strings, and libraries from the system's folders only.
-  Reported older{.gl_version = "OpenGL ES 3.2 Mesa 22.3.6", .gl_renderer = "zink (llvmpipe (LLVM 15.0.6, 256 bits))",
+  Reported older{.gl_version = "OpenGL ES 3.2 Mesa 22.3.6",
+                 .gl_renderer = "zink (llvmpipe (LLVM 15.0.6, 256 bits))",
                  .mapped = {"/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"}};
   EXPECT_TRUE(check_identity(system, older));
-  EXPECT_FALSE(check_identity(system, ok));      // 25.0.7's version string
-  EXPECT_FALSE(check_identity(newer, older));    // and the other way round
+  EXPECT_FALSE(check_identity(system, ok));    // 25.0.7's version string
+  EXPECT_FALSE(check_identity(newer, older));  // and the other way round
   Reported none = older;
   none.mapped.clear();
   auto unmapped = check_identity(system, none);
@@ -179,7 +184,8 @@ TEST_F(DriversFile, TheIdentityHoldsOnlyForTheBuildNamed) {
 // Check that this process's own mappings are read (the C library is always among them).
 TEST(MappedFiles, IncludeTheCLibrary) {
   const auto files = mapped_files();
-  EXPECT_TRUE(std::any_of(files.begin(), files.end(), [](const fs::path& f) { return f.filename().string().starts_with("libc.so"); }));
+  EXPECT_TRUE(std::any_of(files.begin(), files.end(),
+                          [](const fs::path& f) { return f.filename().string().starts_with("libc.so"); }));
 }
 
 }  // namespace

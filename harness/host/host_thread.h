@@ -87,11 +87,11 @@ class HostThread final : public HostEvents, public api::Model {
   std::vector<Event> ring_;
   // The producer's and the appliers' positions on lines of their own: a push reads no line the
   // host thread writes, but once a ring's length (when the ring looks full).
-  alignas(64) std::atomic<uint64_t> tail_{0};  // the next slot the producer writes
-  uint64_t head_seen_ = 0;                     // head_ as the producer last read it: never ahead of it
+  alignas(64) std::atomic<uint64_t> tail_{0};          // the next slot the producer writes
+  uint64_t head_seen_ = 0;                             // head_ as the producer last read it: never ahead of it
   alignas(64) mutable std::atomic<uint64_t> head_{0};  // the next slot to apply (moved under mutex_)
   alignas(64) mutable std::mutex mutex_;               // whoever holds it may apply events and use host_
-  std::atomic<uint32_t> wake_{0};          // bumped to wake the host thread
+  std::atomic<uint32_t> wake_{0};                      // bumped to wake the host thread
   std::atomic<bool> sleeping_{false};
   std::atomic<bool> stopping_{false};
   std::thread thread_;

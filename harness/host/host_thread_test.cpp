@@ -18,13 +18,17 @@ void drive(HostEvents& events, api::Model& model) {
   for (uint64_t i = 0; i < 5 * HostThread::kCapacity; ++i) {
     const uint64_t size = 256 + (i % 7) * 64;
     claimed += static_cast<int64_t>(size);
-    events.memory_changed({.allocated = true, .type = MemoryType::Unknown, .id = i, .size = size,
-                           .claimed_bytes = claimed, .counted = i % 11 != 0});
+    events.memory_changed({.allocated = true,
+                           .type = MemoryType::Unknown,
+                           .id = i,
+                           .size = size,
+                           .claimed_bytes = claimed,
+                           .counted = i % 11 != 0});
     if (i >= 3) {
       const uint64_t freed = 256 + ((i - 3) % 7) * 64;
       claimed -= static_cast<int64_t>(freed);
-      events.memory_changed({.allocated = false, .id = i - 3, .size = freed, .claimed_bytes = claimed,
-                             .traced = i % 13 != 0});
+      events.memory_changed(
+          {.allocated = false, .id = i - 3, .size = freed, .claimed_bytes = claimed, .traced = i % 13 != 0});
     }
     if (i % 97 == 0) events.sample({.live_stores = static_cast<int64_t>(i), .device_bytes = claimed});
     if (i % 1000 == 0) events.frame();

@@ -11,7 +11,7 @@ namespace tidemark::host {
 
 namespace {
 
-constexpr uint32_t kGpuLoadCounter = 7;          // the device counter sampled at each kgsl devfreq read
+constexpr uint32_t kGpuLoadCounter = 7;             // the device counter sampled at each kgsl devfreq read
 constexpr uint64_t kDeviceIds = uint64_t{1} << 63;  // device allocation ids never meet a scenario's
 
 // The device's counters as GPU counters: forward-looking (each sample is the value from its
@@ -33,18 +33,20 @@ tracer::CounterDescriptor device_counters(bool observed) {
   constexpr tracer::MeasureUnit kByte = 7;
   constexpr tracer::MeasureUnit kPercent = 37;  // MeasureUnit PERCENT
   tracer::CounterDescriptor descriptor;
-  descriptor.specs = {spec(1, "Live stores", "the records' current stores plus parked ones", {}),
-                      spec(2, "Parked bytes", "orphaned stores waiting for their proof", {kByte}),
-                      spec(3, "Forced syncs", "syncs a reclaim watermark forced", {}),
-                      spec(4, "Descriptor sets", "live descriptor sets", {}),
-                      spec(5, "Device bytes", "device memory held by the backend", {kByte}),
-                      spec(kMapEntryCounter, "Map entry", "the scenario pid's entry in the kernel's GPU memory map", {kByte}),
-                      spec(kGpuLoadCounter, "GPU load", "kgsl gpu_load: busy share since the last read", {kPercent})};
+  descriptor.specs = {
+      spec(1, "Live stores", "the records' current stores plus parked ones", {}),
+      spec(2, "Parked bytes", "orphaned stores waiting for their proof", {kByte}),
+      spec(3, "Forced syncs", "syncs a reclaim watermark forced", {}),
+      spec(4, "Descriptor sets", "live descriptor sets", {}),
+      spec(5, "Device bytes", "device memory held by the backend", {kByte}),
+      spec(kMapEntryCounter, "Map entry", "the scenario pid's entry in the kernel's GPU memory map", {kByte}),
+      spec(kGpuLoadCounter, "GPU load", "kgsl gpu_load: busy share since the last read", {kPercent})};
   descriptor.specs.back().groups = {1};  // SYSTEM
-  if (observed) {  // only with the layer on: every other run's trace keeps its bytes
+  if (observed) {                        // only with the layer on: every other run's trace keeps its bytes
     descriptor.specs.push_back(spec(kFirstLayerCounter, "VkBuffers", "live VkBuffers the layer saw", {}));
     descriptor.specs.push_back(spec(kFirstLayerCounter + 1, "VkDeviceMemory", "live allocations the layer saw", {}));
-    descriptor.specs.push_back(spec(kFirstLayerCounter + 2, "Vulkan bytes", "device memory bytes the layer saw", {kByte}));
+    descriptor.specs.push_back(
+        spec(kFirstLayerCounter + 2, "Vulkan bytes", "device memory bytes the layer saw", {kByte}));
     descriptor.specs.push_back(spec(kFirstLayerCounter + 3, "Vulkan descriptor sets", "live sets the layer saw", {}));
   }
   return descriptor;
@@ -77,8 +79,10 @@ void ModelHost::memory_changed(const api::MemoryChange& change) {
   claim_.bytespk = std::max(claim_.bytespk, claim_.bytes);
   if (!config_.kernel_reports) return;  // a driver without the tracepoint
   const uint32_t gpu = config_.kernel_gpu, pid = config_.kernel_pid;
-  if (change.allocated) memory_.allocate(gpu, pid, change.type, kDeviceIds | change.id, change.size);
-  else if (change.traced) memory_.free(gpu, pid, kDeviceIds | change.id);
+  if (change.allocated)
+    memory_.allocate(gpu, pid, change.type, kDeviceIds | change.id, change.size);
+  else if (change.traced)
+    memory_.free(gpu, pid, kDeviceIds | change.id);
   if (!change.counted) return;
   int64_t entry = map_entry();
   if (entry != change.claimed_bytes || entry != static_cast<int64_t>(memory_.views().total(pid))) ++breaks_;
@@ -132,19 +136,19 @@ void ModelHost::sample(const api::DeviceCounters& counters) {
   if (!trace_) return;  // before the device is up
   if (mutant_is(mutant_, MutantId::GpuMemDataSourcePolls) && config_.trace_memory != tracer::MemorySource::Ftrace)
     snapshot_memory(trace_now(), 0);
-  const tracer::CounterSample samples[] = {{1, counters.live_stores},     {2, counters.parked_bytes},
-                                          {3, counters.forced_syncs},    {4, counters.descriptor_sets},
-                                          {5, counters.device_bytes},    {kMapEntryCounter, map_entry()}};
+  const tracer::CounterSample samples[] = {{1, counters.live_stores},  {2, counters.parked_bytes},
+                                           {3, counters.forced_syncs}, {4, counters.descriptor_sets},
+                                           {5, counters.device_bytes}, {kMapEntryCounter, map_entry()}};
   trace_->sample(trace_now(), samples);
 }
 
 void ModelHost::observed_sample(const ObservedGauges& g) {
   if (!trace_) return;
   const tracer::CounterSample samples[] = {{kFirstLayerCounter, g.vkbufs},
-                                          {kFirstLayerCounter + 1, g.vkallocs},
-                                          {kFirstLayerCounter + 2, g.vkbytes},
-                                          {kFirstLayerCounter + 3, g.vkdsets},
-                                          {kMapEntryCounter, map_entry()}};
+                                           {kFirstLayerCounter + 1, g.vkallocs},
+                                           {kFirstLayerCounter + 2, g.vkbytes},
+                                           {kFirstLayerCounter + 3, g.vkdsets},
+                                           {kMapEntryCounter, map_entry()}};
   // Beneath a device that reports itself, the device samples the map at its own points.
   const size_t count = layer_on_ == Layer::Reports ? std::size(samples) : std::size(samples) - 1;
   trace_->sample(trace_now(), std::span(samples, count));
@@ -212,10 +216,13 @@ Result<std::optional<std::string>> ModelHost::kernel_node(uint32_t pid, MemoryTy
 Status ModelHost::kernel_walk(const api::WalkUpdates& updates) {
   auto entries = memory_.map().entries();
   std::unordered_map<uint64_t, uint64_t> before(entries.begin(), entries.end());
-  auto walked = kernel::walk(memory_.map(), [&](size_t step) {
-    for (const auto& [at, event] : updates)
-      if (at == step) memory_.emit(event);
-  }, mutant_);
+  auto walked = kernel::walk(
+      memory_.map(),
+      [&](size_t step) {
+        for (const auto& [at, event] : updates)
+          if (at == step) memory_.emit(event);
+      },
+      mutant_);
   walk_ = {static_cast<int64_t>(walked.entries.size()), 0, walked.ended_early ? 1 : 0};
   for (const auto& [key, value] : walked.entries) {
     auto start = before.find(key);
@@ -257,8 +264,10 @@ Result<std::string> ModelHost::run_trace_hash() {
 }
 Status ModelHost::trace_op(const tracer::TraceOp& op) {
   if (!trace_) return {};
-  if (const auto* stream = std::get_if<tracer::CounterStreamOp>(&op)) trace_->counter_stream(*stream, trace_now());
-  else trace_->counter_sample(std::get<tracer::CounterSampleOp>(op));
+  if (const auto* stream = std::get_if<tracer::CounterStreamOp>(&op))
+    trace_->counter_stream(*stream, trace_now());
+  else
+    trace_->counter_sample(std::get<tracer::CounterSampleOp>(op));
   return {};
 }
 

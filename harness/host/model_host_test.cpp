@@ -24,8 +24,10 @@ TEST(KernelGaugeHalves, TheDriverFillsExactlyItsHalf) {
   KernelGauges g = unwritten();
   KernelDriver({}, {}, MutantId::None).fill(g);
   for (const auto& spec : kKernelGauges) {
-    if (spec.half == KernelHalf::Driver) EXPECT_NE(g.*spec.field, kUnwritten) << spec.name << ": not filled";
-    else EXPECT_EQ(g.*spec.field, kUnwritten) << spec.name << ": the memory half's, written by the driver";
+    if (spec.half == KernelHalf::Driver)
+      EXPECT_NE(g.*spec.field, kUnwritten) << spec.name << ": not filled";
+    else
+      EXPECT_EQ(g.*spec.field, kUnwritten) << spec.name << ": the memory half's, written by the driver";
   }
 }
 
@@ -59,8 +61,10 @@ TEST(KernelGaugeHalves, TheHostFillsTheMemoryHalfAndTheDriverTheRest) {
   KernelGauges driver = unwritten();
   KernelDriver(config.kmd, config.kgsl, MutantId::None).fill(driver);
   for (const auto& spec : kKernelGauges) {
-    if (spec.half == KernelHalf::Memory) EXPECT_NE(g.*spec.field, 0) << spec.name << ": not filled, or the workload misses it";
-    else EXPECT_EQ(g.*spec.field, driver.*spec.field) << spec.name;
+    if (spec.half == KernelHalf::Memory)
+      EXPECT_NE(g.*spec.field, 0) << spec.name << ": not filled, or the workload misses it";
+    else
+      EXPECT_EQ(g.*spec.field, driver.*spec.field) << spec.name;
   }
   EXPECT_EQ(g.kwalked, 2);
   EXPECT_EQ(g.kwalkmixed, 1);

@@ -25,8 +25,8 @@ std::string head_still(const O& o) {
 std::string stuck_finding(const O& o) { return head_still(o) + "the command at head is " + o.registers.at_head; }
 
 std::string doorbell_finding(const O& o) {
-  return head_still(o) + fmt::format("the doorbell reads {} but the tail is {}; the engine is {}",
-                                     o.registers.doorbell, o.registers.tail, o.registers.engine);
+  return head_still(o) + fmt::format("the doorbell reads {} but the tail is {}; the engine is {}", o.registers.doorbell,
+                                     o.registers.tail, o.registers.engine);
 }
 
 // Evaluated in order, first match wins: each predicate reads only what the rows before it
@@ -48,7 +48,9 @@ constexpr std::array<Scene, 14> kScenes = {{
      },
      "a larger ring or a deeper queue; batch submits"},
     {"healthy", "healthy", +[](const O& o) { return o.on_time(); },
-     +[](const O& o) { return fmt::format("fence {} reached; the engine is {}", o.registers.fence, o.registers.engine); },
+     +[](const O& o) {
+       return fmt::format("fence {} reached; the engine is {}", o.registers.fence, o.registers.engine);
+     },
      "none"},
     {"stuck_command/fence_only", "stuck_command", +[](const O& o) { return o.fence_only; },
      +[](const O& o) { return fmt::format("the fence stays at {} < {}", o.registers.fence, o.registers.awaited); },
@@ -72,24 +74,19 @@ constexpr std::array<Scene, 14> kScenes = {{
                           o.registers.awaited);
      },
      kHeavyWorkRemedy},
-    {"stuck_command/semaphore_wait", "stuck_command", +[](const O& o) { return stuck_on(o, CommandKind::SemaphoreWait); },
-     stuck_finding,
+    {"stuck_command/semaphore_wait", "stuck_command",
+     +[](const O& o) { return stuck_on(o, CommandKind::SemaphoreWait); }, stuck_finding,
      "find the engine that should signal that semaphore"},
     {"stuck_command/bad_address", "stuck_command", +[](const O& o) { return stuck_on(o, CommandKind::BadAddress); },
-     stuck_finding,
-     "an address outside the process's GPU range: a missed address patch"},
+     stuck_finding, "an address outside the process's GPU range: a missed address patch"},
     {"stuck_command/bad_opcode", "stuck_command", +[](const O& o) { return stuck_on(o, CommandKind::BadOpcode); },
-     stuck_finding,
-     "an opcode the engine does not know: a stream written or patched wrong"},
-    {"stuck_command/other", "stuck_command", +[](const O& o) { return o.announced; },
-     stuck_finding, kDecodeRemedy},
+     stuck_finding, "an opcode the engine does not know: a stream written or patched wrong"},
+    {"stuck_command/other", "stuck_command", +[](const O& o) { return o.announced; }, stuck_finding, kDecodeRemedy},
     // A driver that wakes the engine before ringing cannot lose a doorbell to sleep (an engine
     // that was never told may still have powered down since).
     {"doorbell_lost/asleep", "doorbell_lost", +[](const O& o) { return o.power != PowerPolicy::Wait; },
-     doorbell_finding,
-     "wake the engine before the first submit, and read the doorbell back after writing it"},
-    {"doorbell_lost/skipped", "doorbell_lost", +[](const O&) { return true; },
-     doorbell_finding,
+     doorbell_finding, "wake the engine before the first submit, and read the doorbell back after writing it"},
+    {"doorbell_lost/skipped", "doorbell_lost", +[](const O&) { return true; }, doorbell_finding,
      "read the doorbell back after writing it: it was skipped or merged"},
 }};
 

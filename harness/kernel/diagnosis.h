@@ -19,7 +19,7 @@ namespace tidemark::kernel::diagnosis {
 // Everything a row may read: the registers the Diagnosis reports, and what the model knew of
 // the frame, the ring's front and its own logged findings when the watch ended.
 struct Observation {
-  Diagnosis registers;  // head, tail, doorbell, fence, awaited, head_moved, at_head, engine (no scene yet)
+  Diagnosis registers;       // head, tail, doorbell, fence, awaited, head_moved, at_head, engine (no scene yet)
   uint32_t head_before = 0;  // the head when the watch began
   uint64_t probe_ns = 0;     // how long it watched
   int64_t stale_reads = 0;   // since the last diagnosis

@@ -59,7 +59,8 @@ std::vector<Named> one_input_per_row() {
       {"a drained ring on a late fence", with(late(), [](auto& o) { o.ring_empty = true; }), "fence_unwritable"},
       {"a long draw running", with(late(), [](auto& o) { o.announced = o.command_started = true; }),
        "heavy_work/running"},
-      {"an unsignalled semaphore", with(late(), [](auto& o) { o.announced = true, o.at_kind = CommandKind::SemaphoreWait; }),
+      {"an unsignalled semaphore",
+       with(late(), [](auto& o) { o.announced = true, o.at_kind = CommandKind::SemaphoreWait; }),
        "stuck_command/semaphore_wait"},
       {"a bad address", with(late(), [](auto& o) { o.announced = true, o.at_kind = CommandKind::BadAddress; }),
        "stuck_command/bad_address"},
@@ -111,15 +112,18 @@ TEST(KmdDiagnosisTable, TheOrderDecidesWhereRowsOverlap) {
       {"a head that moved and drained the ring",
        with(late(), [](auto& o) { o.registers.head_moved = true, o.ring_empty = true; }), "heavy_work/head_moved"},
       {"a semaphore wait already running",
-       with(late(), [](auto& o) {
-         o.announced = o.command_started = true;
-         o.at_kind = CommandKind::SemaphoreWait;
-       }),
+       with(late(),
+            [](auto& o) {
+              o.announced = o.command_started = true;
+              o.at_kind = CommandKind::SemaphoreWait;
+            }),
        "heavy_work/running"},
       {"a stuck bad address, race policy",
-       with(late(), [](auto& o) { o.announced = true, o.at_kind = CommandKind::BadAddress, o.power = PowerPolicy::Race; }),
+       with(late(),
+            [](auto& o) { o.announced = true, o.at_kind = CommandKind::BadAddress, o.power = PowerPolicy::Race; }),
        "stuck_command/bad_address"},
-      {"a lost doorbell, off policy", with(late(), [](auto& o) { o.power = PowerPolicy::Off; }), "doorbell_lost/asleep"},
+      {"a lost doorbell, off policy", with(late(), [](auto& o) { o.power = PowerPolicy::Off; }),
+       "doorbell_lost/asleep"},
   };
   for (const auto& [input, observed, row] : overlapping) {
     std::vector<size_t> rows = matching_rows(observed);
@@ -181,13 +185,14 @@ Diagnosis if_chain(const Observation& o) {
     d.remedy = "heavy work or a barrier wait: check the other engines' fences and semaphores before calling it a hang";
   } else if (o.announced) {
     d.scene = "stuck_command";
-    d.finding = fmt::format("head {} has not moved in {}; the command at head is {}", d.head, us(o.probe_ns),
-                            d.at_head);
-    d.remedy = !o.at_kind                                     ? "decode the command at head"
-               : *o.at_kind == CommandKind::SemaphoreWait ? "find the engine that should signal that semaphore"
-               : *o.at_kind == CommandKind::BadAddress    ? "an address outside the process's GPU range: a missed address patch"
-               : *o.at_kind == CommandKind::BadOpcode     ? "an opcode the engine does not know: a stream written or patched wrong"
-                                                          : "decode the command at head";
+    d.finding =
+        fmt::format("head {} has not moved in {}; the command at head is {}", d.head, us(o.probe_ns), d.at_head);
+    d.remedy =
+        !o.at_kind                                 ? "decode the command at head"
+        : *o.at_kind == CommandKind::SemaphoreWait ? "find the engine that should signal that semaphore"
+        : *o.at_kind == CommandKind::BadAddress ? "an address outside the process's GPU range: a missed address patch"
+        : *o.at_kind == CommandKind::BadOpcode ? "an opcode the engine does not know: a stream written or patched wrong"
+                                               : "decode the command at head";
   } else {
     d.scene = "doorbell_lost";
     d.finding = fmt::format("head {} has not moved in {}; the doorbell reads {} but the tail is {}; the engine is {}",
@@ -250,49 +255,95 @@ std::vector<Run> model_runs() {
   off.power = PowerPolicy::Off;
   off.doorbell_readback = no_readback.doorbell_readback = false;
   return {
-      {"a wrapped packet caught by the magic", [=] { return run(small, [](auto& m) {
+    {"a wrapped packet caught by the magic",
+     [=] {
+       return run(small, [](auto& m) {
          for (int i = 0; i < 6; ++i) m.submit({draw()});
          m.advance(kMs);
          m.arm({.half_written = true});
          m.submit({draw()});
-       }); }, "half_written"},
-      {"2000 tiny submits", [=] { return run({}, [](auto& m) { for (int i = 0; i < 2000; ++i) m.submit({draw()}); }); },
-       "cpu_bound/tiny_submits"},
-      {"a 32-dword ring of 100 us draws", [=] { KmdConfig c; c.ring_dwords = kMinRingDwords; return run(c, [](auto& m) {
-         for (int i = 0; i < 4; ++i) m.submit({draw(100 * kUs)});
-         m.wait(4, kMs);
-       }); }, "cpu_bound/ring_full"},
-      {"one draw waited for", [=] { return run({}, [](auto& m) { m.submit({draw()}), m.wait(1, kMs); }); }, "healthy"},
+       });
+     },
+     "half_written"},
+        {"2000 tiny submits",
+         [=] {
+           return run({}, [](auto& m) {
+             for (int i = 0; i < 2000; ++i) m.submit({draw()});
+           });
+         },
+         "cpu_bound/tiny_submits"},
+        {"a 32-dword ring of 100 us draws",
+         [=] {
+           KmdConfig c;
+           c.ring_dwords = kMinRingDwords;
+           return run(c, [](auto& m) {
+             for (int i = 0; i < 4; ++i) m.submit({draw(100 * kUs)});
+             m.wait(4, kMs);
+           });
+         },
+         "cpu_bound/ring_full"},
+        {"one draw waited for", [=] { return run({}, [](auto& m) { m.submit({draw()}), m.wait(1, kMs); }); },
+         "healthy"},
 #if TIDEMARK_MUTANTS
-      {"ten 1 ms draws, fence-only observer", [=] { return run({}, [](auto& m) {
-         m.submit(std::vector<Command>(10, draw(kMs)));
-         m.advance(2'500 * kUs);
-       }, MutantId::KmdDiagnosisReadsFenceOnly); }, "stuck_command/fence_only"},
+        {"ten 1 ms draws, fence-only observer",
+         [=] {
+           return run(
+               {},
+               [](auto& m) {
+                 m.submit(std::vector<Command>(10, draw(kMs)));
+                 m.advance(2'500 * kUs);
+               },
+               MutantId::KmdDiagnosisReadsFenceOnly);
+         },
+         "stuck_command/fence_only"},
 #endif
-      {"ten 1 ms draws", [=] { return run({}, [](auto& m) {
-         m.submit(std::vector<Command>(10, draw(kMs)));
-         m.advance(2'500 * kUs);
-       }); }, "heavy_work/head_moved"},
-      {"an unwritable fence", [=] { return run({}, [](auto& m) {
-         m.arm({.fence_unwritable = true});
-         m.submit({draw()});
-         m.advance(100 * kUs);
-       }); }, "fence_unwritable"},
-      {"a 10 ms draw", [=] { return run({}, [](auto& m) { m.submit({draw(10 * kMs)}); }); }, "heavy_work/running"},
-      {"semaphore_wait 3", [=] { return run({}, [](auto& m) { m.submit({{CommandKind::SemaphoreWait, kUs, 3}}); }); },
-       "stuck_command/semaphore_wait"},
-      {"bad_address 0xdead000", [=] { return run({}, [](auto& m) { m.submit({{CommandKind::BadAddress, kUs, 0xdead000}}); }); },
-       "stuck_command/bad_address"},
-      {"bad_opcode 0x7f", [=] { return run({}, [](auto& m) { m.submit({{CommandKind::BadOpcode, kUs, 0x7f}}); }); },
-       "stuck_command/bad_opcode"},
-      {"a draw to a sleeping engine, off policy", [=] { return run(off, [](auto& m) {
-         m.advance(5 * kMs);
-         m.submit({draw()});
-       }); }, "doorbell_lost/asleep"},
-      {"a doorbell not written", [=] { return run(no_readback, [](auto& m) {
-         m.arm({.doorbell = DoorbellFault::NotWritten});
-         m.submit({draw()});
-       }); }, "doorbell_lost/skipped"},
+        {"ten 1 ms draws",
+         [=] {
+           return run({}, [](auto& m) {
+             m.submit(std::vector<Command>(10, draw(kMs)));
+             m.advance(2'500 * kUs);
+           });
+         },
+         "heavy_work/head_moved"},
+        {"an unwritable fence",
+         [=] {
+           return run({}, [](auto& m) {
+             m.arm({.fence_unwritable = true});
+             m.submit({draw()});
+             m.advance(100 * kUs);
+           });
+         },
+         "fence_unwritable"},
+        {"a 10 ms draw", [=] { return run({}, [](auto& m) { m.submit({draw(10 * kMs)}); }); }, "heavy_work/running"},
+        {"semaphore_wait 3", [=] { return run({}, [](auto& m) {
+                                     m.submit({{CommandKind::SemaphoreWait, kUs, 3}});
+                                   }); },
+         "stuck_command/semaphore_wait"},
+        {"bad_address 0xdead000",
+         [=] { return run({}, [](auto& m) {
+                 m.submit({{CommandKind::BadAddress, kUs, 0xdead000}});
+               }); },
+         "stuck_command/bad_address"},
+        {"bad_opcode 0x7f", [=] { return run({}, [](auto& m) {
+                                    m.submit({{CommandKind::BadOpcode, kUs, 0x7f}});
+                                  }); },
+         "stuck_command/bad_opcode"},
+        {"a draw to a sleeping engine, off policy",
+         [=] {
+           return run(off, [](auto& m) {
+             m.advance(5 * kMs);
+             m.submit({draw()});
+           });
+         },
+         "doorbell_lost/asleep"},
+        {"a doorbell not written",
+         [=] {
+           return run(no_readback, [](auto& m) {
+             m.arm({.doorbell = DoorbellFault::NotWritten});
+             m.submit({draw()});
+           });
+         },
+         "doorbell_lost/skipped"},
   };
 }
 

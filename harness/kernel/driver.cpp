@@ -15,8 +15,10 @@ namespace {
 template <class Named, class Value>
 void keep_latest(std::vector<Named>& results, const std::string& name, Value value) {
   auto found = std::find_if(results.begin(), results.end(), [&](const Named& r) { return r.name == name; });
-  if (found == results.end()) results.push_back(Named{name, std::move(value)});
-  else *found = Named{name, std::move(value)};
+  if (found == results.end())
+    results.push_back(Named{name, std::move(value)});
+  else
+    *found = Named{name, std::move(value)};
 }
 
 }  // namespace
@@ -51,8 +53,12 @@ struct KernelDriver::Apply {
   void operator()(const KgslReadOp& op) {
     std::string text;
     switch (op.node) {
-      case KgslNode::Gpubusy: text = d.kgsl_.read_gpubusy(); break;
-      case KgslNode::GpuLoad: text = d.kgsl_.read_gpu_load(); break;
+      case KgslNode::Gpubusy:
+        text = d.kgsl_.read_gpubusy();
+        break;
+      case KgslNode::GpuLoad:
+        text = d.kgsl_.read_gpu_load();
+        break;
       case KgslNode::TracePipe:
         for (const auto& line : d.kgsl_.take_trace()) text += line + "\n";
         break;

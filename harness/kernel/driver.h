@@ -19,7 +19,6 @@
 
 namespace tidemark::kernel {
 
-
 class KernelDriver {
  public:
   KernelDriver(const KmdConfig& kmd, const KgslConfig& kgsl, MutantId mutant);

@@ -12,7 +12,8 @@ namespace {
 TEST(KernelDriver, AKgslSampleMovesBothQueuesOnByItsTotalTime) {
   KernelDriver driver(KmdConfig{}, KgslConfig{}, MutantId::None);
   const uint64_t scene = driver.queue(Queue::Scene).now(), backend = driver.queue(Queue::Backend).now();
-  ASSERT_TRUE(driver.apply(KgslSampleOp{.busy_us = 250'000, .total_us = 1'000'000, .freq_hz = KgslConfig{}.freq_table_hz[0]}));
+  ASSERT_TRUE(
+      driver.apply(KgslSampleOp{.busy_us = 250'000, .total_us = 1'000'000, .freq_hz = KgslConfig{}.freq_table_hz[0]}));
   EXPECT_EQ(driver.queue(Queue::Scene).now(), scene + 1'000'000'000);
   EXPECT_EQ(driver.queue(Queue::Backend).now(), backend + 1'000'000'000);
   EXPECT_EQ(driver.kgsl().load_percent(), 25);

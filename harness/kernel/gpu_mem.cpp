@@ -150,7 +150,8 @@ uint64_t GpuMemReader::initialise(const AttachScript& script) {
 }
 
 std::string GpuMemReader::dump(const GpuMemMap& map) const {
-  if (!initialised_ && !mutant_is(mutant_, MutantId::GpuMemDumpIgnoresInit)) return "Failed to initialize GPU memory eBPF\n";
+  if (!initialised_ && !mutant_is(mutant_, MutantId::GpuMemDumpIgnoresInit))
+    return "Failed to initialize GPU memory eBPF\n";
   auto entries = map.entries();
   if (entries.empty()) return "GPU memory total usage map is empty\n";
   std::map<uint32_t, std::map<uint32_t, uint64_t>> by_gpu;  // sorted by gpu, then pid

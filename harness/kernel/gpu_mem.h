@@ -23,7 +23,6 @@ namespace tidemark::kernel {
 
 // --- 1. The tracepoint -------------------------------------------------------------------
 
-
 // `gpu_id=0 pid=1234 size=4096`, as tracefs prints it.
 std::string to_text(const GpuMemTotalEvent& event);
 // The raw record: an 8-byte common header (zeros here), gpu_id at 8, pid at 12, size at 16.
@@ -37,11 +36,11 @@ inline constexpr uint64_t map_key(uint32_t gpu_id, uint32_t pid) { return (uint6
 
 // What the model counts and the real program cannot see.
 struct MapCounters {
-  uint64_t events = 0;    // tracepoint hits
-  uint64_t updates = 0;   // existing keys overwritten
-  uint64_t inserts = 0;   // new keys stored
-  uint64_t deletes = 0;   // size 0 removed a key
-  uint64_t dropped = 0;   // new keys lost to a full map (the unchecked BPF_NOEXIST insert)
+  uint64_t events = 0;   // tracepoint hits
+  uint64_t updates = 0;  // existing keys overwritten
+  uint64_t inserts = 0;  // new keys stored
+  uint64_t deletes = 0;  // size 0 removed a key
+  uint64_t dropped = 0;  // new keys lost to a full map (the unchecked BPF_NOEXIST insert)
 };
 
 // A BPF_MAP_TYPE_HASH of u64 -> u64 with `capacity` entries, the global entry included.
@@ -87,7 +86,6 @@ class GpuMemMap {
 };
 
 // --- 3. The reader (GpuMem) ----------------------------------------------------------------
-
 
 class GpuMemReader {
  public:

@@ -15,7 +15,6 @@
 
 namespace tidemark::kernel {
 
-
 class KgslBusyStats {
  public:
   explicit KgslBusyStats(KgslConfig config = {}, MutantId mutant = MutantId::None);

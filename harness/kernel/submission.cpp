@@ -37,10 +37,14 @@ namespace {
 
 std::string describe(const Command& command) {
   switch (command.kind) {
-    case CommandKind::Draw: return "draw";
-    case CommandKind::SemaphoreWait: return fmt::format("semaphore_wait {}", command.arg);
-    case CommandKind::BadAddress: return fmt::format("bad_address 0x{:x}", command.arg);
-    case CommandKind::BadOpcode: return fmt::format("bad_opcode 0x{:x}", command.arg);
+    case CommandKind::Draw:
+      return "draw";
+    case CommandKind::SemaphoreWait:
+      return fmt::format("semaphore_wait {}", command.arg);
+    case CommandKind::BadAddress:
+      return fmt::format("bad_address 0x{:x}", command.arg);
+    case CommandKind::BadOpcode:
+      return fmt::format("bad_opcode 0x{:x}", command.arg);
   }
   return "?";
 }
@@ -59,9 +63,7 @@ int64_t percent_of(int64_t part, int64_t whole) {
 }  // namespace
 
 // A wait "forever" (UINT64_MAX) ends at the end of time rather than wrapping around.
-uint64_t SubmissionModel::after(uint64_t ns) const {
-  return saturating_add(now_, ns);
-}
+uint64_t SubmissionModel::after(uint64_t ns) const { return saturating_add(now_, ns); }
 
 SubmissionModel::SubmissionModel(KmdConfig config, MutantId mutant) : config_(config), mutant_(mutant) {
   config_.ring_dwords = std::clamp(config_.ring_dwords, kMinRingDwords, kMaxRingDwords);
@@ -86,9 +88,12 @@ uint32_t SubmissionModel::free_dwords() const { return config_.ring_dwords - 1 -
 
 std::string_view SubmissionModel::engine_state() const {
   switch (power_) {
-    case Power::Awake: return "awake";
-    case Power::Waking: return "waking";
-    case Power::Asleep: return "asleep";
+    case Power::Awake:
+      return "awake";
+    case Power::Waking:
+      return "waking";
+    case Power::Asleep:
+      return "asleep";
   }
   return "?";
 }
@@ -106,11 +111,13 @@ bool SubmissionModel::blocked_at_head() const {
   if (!has_announced_work() || command_started_ || at_command_ >= ring_.front().commands.size()) return false;
   const Command& command = ring_.front().commands[at_command_];
   switch (command.kind) {
-    case CommandKind::Draw: return false;
+    case CommandKind::Draw:
+      return false;
     case CommandKind::SemaphoreWait:
       return !signalled_.contains(command.arg);
     case CommandKind::BadAddress:
-    case CommandKind::BadOpcode: return true;  // the front end stops on it: head stays here
+    case CommandKind::BadOpcode:
+      return true;  // the front end stops on it: head stays here
   }
   return false;
 }
@@ -120,10 +127,14 @@ std::optional<uint64_t> SubmissionModel::next_event() const {
   auto consider = [&](uint64_t at) { next = next ? std::min(*next, at) : at; };
   if (!interrupts_.empty()) consider(interrupts_.front().first);
   switch (power_) {
-    case Power::Waking: consider(ready_at_); break;
-    case Power::Asleep: break;
+    case Power::Waking:
+      consider(ready_at_);
+      break;
+    case Power::Asleep:
+      break;
     case Power::Awake:
-      if (command_started_) consider(command_done_at_);
+      if (command_started_)
+        consider(command_done_at_);
       else if (has_announced_work()) {
         if (!blocked_at_head()) consider(now_);
       } else {
@@ -213,9 +224,9 @@ void SubmissionModel::touch_buffer(uint64_t fence) {
     if (!buffer.uaf_reported) {
       buffer.uaf_reported = true;
       ++counters_.uaf;
-      found(fmt::format(
-          "use-after-free: the command buffer of fence {} was recycled at {} and read by the engine at {}", fence,
-          us(buffer.recycled_at), us(now_)));
+      found(
+          fmt::format("use-after-free: the command buffer of fence {} was recycled at {} and read by the engine at {}",
+                      fence, us(buffer.recycled_at), us(now_)));
     }
     return;
   }
@@ -268,22 +279,27 @@ void SubmissionModel::deliver_doorbell(uint32_t value, uint64_t fence) {
 
 void SubmissionModel::ring_doorbell(DoorbellFault fault) {
   switch (config_.power) {
-    case PowerPolicy::Wait: wake_and_wait(); break;
+    case PowerPolicy::Wait:
+      wake_and_wait();
+      break;
     case PowerPolicy::Race:
       if (power_ == Power::Asleep) {
         power_ = Power::Waking;
         ready_at_ = now_ + config_.wake_ns;
       }
       break;
-    case PowerPolicy::Off: break;
+    case PowerPolicy::Off:
+      break;
   }
   uint64_t fence = last_fence();
   if (fault == DoorbellFault::NotWritten) {
     ++counters_.doorbells_lost;
   } else if (fault == DoorbellFault::Merged || mutant_is(mutant_, MutantId::KmdDoorbellMerged)) {
     // Write-combined into the next register write: the held one goes out now, this one waits.
-    if (merged_) deliver_doorbell(merged_->first, merged_->second);
-    else ++counters_.doorbells_lost;
+    if (merged_)
+      deliver_doorbell(merged_->first, merged_->second);
+    else
+      ++counters_.doorbells_lost;
     merged_ = std::make_pair(tail_, fence);
   } else {
     merged_.reset();

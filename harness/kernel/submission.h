@@ -25,13 +25,9 @@ namespace tidemark::kernel {
 inline constexpr uint32_t kHeaderMagic = 0xC0DEB00Cu;  // the first dword of every packet
 inline constexpr uint32_t kHeaderDwords = 2;           // magic, (buffer id << 16 | length)
 inline constexpr uint32_t kCommandDwords = 4;
-inline constexpr uint32_t kFenceWriteDwords = 4;       // "write N to the fence", last in a packet
+inline constexpr uint32_t kFenceWriteDwords = 4;  // "write N to the fence", last in a packet
 
 std::optional<CommandKind> parse_command_kind(std::string_view name);
-
-
-
-
 
 // The packet a submit of `commands` occupies.
 constexpr uint32_t packet_dwords(size_t commands) {
@@ -45,25 +41,25 @@ std::optional<std::string> diagnosis_field(const Diagnosis& diagnosis, std::stri
 
 // What the model counts (the kernel gauges k*).
 struct KmdCounters {
-  int64_t submits = 0;        // packets the ring accepted
-  int64_t refused = 0;        // submits refused: no ring space within submit_timeout_ns
-  int64_t ring_waits = 0;     // submits that waited for ring space
-  int64_t ring_wait_ns = 0;   // time they waited
-  int64_t ring_peak = 0;      // most dwords in the ring at once
-  int64_t doorbells_lost = 0;   // writes that did not reach the engine (not written, merged, asleep, waking)
+  int64_t submits = 0;            // packets the ring accepted
+  int64_t refused = 0;            // submits refused: no ring space within submit_timeout_ns
+  int64_t ring_waits = 0;         // submits that waited for ring space
+  int64_t ring_wait_ns = 0;       // time they waited
+  int64_t ring_peak = 0;          // most dwords in the ring at once
+  int64_t doorbells_lost = 0;     // writes that did not reach the engine (not written, merged, asleep, waking)
   int64_t doorbell_rewrites = 0;  // read back, found stale, rewritten
-  int64_t kicks = 0;          // rings again by a waiter that found the engine idle with work queued
+  int64_t kicks = 0;              // rings again by a waiter that found the engine idle with work queued
   int64_t waits = 0;
   int64_t wait_timeouts = 0;
   int64_t fence_regressions = 0;  // a fence write that went backwards
-  int64_t magic_caught = 0;   // half-written packets the header magic caught before the tail moved
-  int64_t stale_reads = 0;    // packets the engine decoded before their bytes landed
-  int64_t clobbered = 0;      // unconsumed packets a submitter wrote over
-  int64_t uaf = 0;            // command buffers the engine read after they were recycled
+  int64_t magic_caught = 0;       // half-written packets the header magic caught before the tail moved
+  int64_t stale_reads = 0;        // packets the engine decoded before their bytes landed
+  int64_t clobbered = 0;          // unconsumed packets a submitter wrote over
+  int64_t uaf = 0;                // command buffers the engine read after they were recycled
   int64_t recycled = 0;
-  int64_t sleeps = 0;         // engine power-downs
+  int64_t sleeps = 0;  // engine power-downs
   int64_t wakes = 0;
-  int64_t busy_ns = 0;        // engine time spent executing
+  int64_t busy_ns = 0;  // engine time spent executing
 };
 
 // --- The model ------------------------------------------------------------------------------
@@ -103,8 +99,8 @@ class SubmissionModel {
   std::optional<uint64_t> submit_backend() { return submit({Command{CommandKind::Draw, config_.backend_cost_ns, 0}}); }
 
   uint64_t now() const { return now_; }
-  uint64_t fence() const { return fence_; }        // in memory
-  uint64_t seen_fence() const { return seen_; }    // what the driver has seen (after the interrupt)
+  uint64_t fence() const { return fence_; }                // in memory
+  uint64_t seen_fence() const { return seen_; }            // what the driver has seen (after the interrupt)
   uint64_t last_fence() const { return next_fence_ - 1; }  // the last fence handed out
   uint32_t head() const;
   uint32_t tail() const { return tail_; }
@@ -125,9 +121,9 @@ class SubmissionModel {
   enum class BufferState { Created, Submitted, Queued, Executing, Completed, Recycled };
   struct Packet {
     uint64_t fence = 0;
-    uint32_t start = 0;   // dword offset of its header
+    uint32_t start = 0;  // dword offset of its header
     uint32_t dwords = 0;
-    uint32_t pad = 0;     // dwords skipped at the ring's end before it (a wrap)
+    uint32_t pad = 0;  // dwords skipped at the ring's end before it (a wrap)
     std::vector<Command> commands;
     bool fence_unwritable = false;
     uint64_t visible_at = 0;  // its bytes are in memory from then on
@@ -143,8 +139,8 @@ class SubmissionModel {
 
   uint32_t free_dwords() const;
   uint64_t after(uint64_t ns) const;  // now + ns, saturating
-  bool has_announced_work() const;  // the front packet lies before the doorbell the engine latched
-  bool blocked_at_head() const;     // a semaphore not yet signalled, or a command the engine stops on
+  bool has_announced_work() const;    // the front packet lies before the doorbell the engine latched
+  bool blocked_at_head() const;       // a semaphore not yet signalled, or a command the engine stops on
   void ring_doorbell(DoorbellFault fault);
   void deliver_doorbell(uint32_t value, uint64_t fence);
   void wake_and_wait();
@@ -164,11 +160,12 @@ class SubmissionModel {
   MutantId mutant_;
   uint64_t now_ = 0;
   Power power_ = Power::Awake;
-  uint64_t ready_at_ = 0;    // when Waking ends
+  uint64_t ready_at_ = 0;  // when Waking ends
   uint64_t idle_since_ = 0;
-  uint32_t tail_ = 0;        // the driver's
-  uint32_t doorbell_ = 0;    // what the engine latched (and the register reads back)
-  std::optional<std::pair<uint32_t, uint64_t>> merged_;  // a doorbell write (value, fence) held in a write-combining buffer
+  uint32_t tail_ = 0;      // the driver's
+  uint32_t doorbell_ = 0;  // what the engine latched (and the register reads back)
+  std::optional<std::pair<uint32_t, uint64_t>>
+      merged_;  // a doorbell write (value, fence) held in a write-combining buffer
   SubmitFaults armed_;
   std::deque<Packet> ring_;  // packets not fully consumed, oldest first
   uint64_t announced_ = 0;   // the last fence whose packet the latched doorbell covers
@@ -176,13 +173,13 @@ class SubmissionModel {
   bool fetched_ = false;     // the front packet's header has been read
   bool command_started_ = false;
   uint64_t command_done_at_ = 0;
-  uint64_t progress_ = 0;    // commands finished and fences written: what "the head moves" means
+  uint64_t progress_ = 0;  // commands finished and fences written: what "the head moves" means
   std::unordered_set<uint64_t> signalled_;
   uint64_t next_fence_ = 1;
   uint64_t fence_ = 0;
   uint64_t seen_ = 0;
   std::deque<std::pair<uint64_t, uint64_t>> interrupts_;  // (when, fence value)
-  std::deque<CommandBuffer> buffers_;  // by fence, from first_buffer_fence_
+  std::deque<CommandBuffer> buffers_;                     // by fence, from first_buffer_fence_
   uint64_t first_buffer_fence_ = 1;
   uint64_t completed_cursor_ = 0;  // buffers up to this fence have been marked completed
   uint64_t frame_ = 0;

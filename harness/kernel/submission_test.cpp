@@ -107,8 +107,8 @@ TEST(KmdRing, AFullRingMakesTheSubmitterWaitForTheHead) {
 TEST(KmdRing, ASubmitIsRefusedWhenTheEngineNeverFreesTheRing) {
   SubmissionModel model(ring_of(kMinRingDwords));
   ASSERT_EQ(model.submit({bad_opcode(0x7f)}), 1u);  // t 5: the engine stops at dword 2
-  ASSERT_EQ(model.submit({draw()}), 2u);           // t 10
-  ASSERT_EQ(model.submit({draw()}), 3u);           // t 15: used 30 - 2 = 28, free 3
+  ASSERT_EQ(model.submit({draw()}), 2u);            // t 10
+  ASSERT_EQ(model.submit({draw()}), 3u);            // t 15: used 30 - 2 = 28, free 3
   EXPECT_EQ(model.submit({draw()}), std::nullopt);  // t 20: needs 2 + 10, waits 100 ms
   EXPECT_EQ(model.now(), 20 * kUs + 100 * kMs);
   EXPECT_EQ(model.counters().refused, 1);
@@ -135,7 +135,7 @@ TEST(KmdRing, OneDwordStaysFreeSoAFullRingNeverLooksEmpty) {
   EXPECT_EQ(model.now(), 5'020 * kUs + 100 * kMs);
   EXPECT_EQ(model.counters().doorbells_lost, 3);
 
-  EXPECT_TRUE(model.kick());  // wakes until 105 220 us and rings 30: the draws run 220..223
+  EXPECT_TRUE(model.kick());              // wakes until 105 220 us and rings 30: the draws run 220..223
   EXPECT_EQ(model.submit({draw()}), 4u);  // at 105 220 + 5 = 105 225 us; 39 free
   EXPECT_EQ(model.tail(), 0u);
   EXPECT_EQ(model.head(), 30u);
@@ -155,8 +155,8 @@ TEST(KmdRing, APacketThatDoesNotFitAtTheEndWrapsToZero) {
   EXPECT_EQ(model.head(), 60u);
   EXPECT_EQ(model.submit({draw()}), 7u);  // 60 + 10 > 64: pad 4, the packet takes [0,10)
   EXPECT_EQ(model.tail(), 10u);
-  EXPECT_EQ(model.head(), 60u);        // at the pad, not yet passed
-  EXPECT_EQ(model.ring_used(), 14u);   // pad 4 + packet 10
+  EXPECT_EQ(model.head(), 60u);       // at the pad, not yet passed
+  EXPECT_EQ(model.ring_used(), 14u);  // pad 4 + packet 10
   EXPECT_EQ(model.counters().ring_peak, 14);
   model.advance(100 * kUs);
   EXPECT_EQ(model.fence(), 7u);
@@ -364,7 +364,7 @@ TEST(KmdDoorbell, ReadbackRewritesANotWrittenOrMergedDoorbell) {
 // Fills a 64-dword ring to tail 60 and lets the engine drain it; the next one-draw packet wraps.
 void fill_to_the_end(SubmissionModel& model) {
   for (int i = 0; i < 6; ++i) model.submit({draw()});  // at 5, 10, ..., 30 us
-  model.advance(kMs);                                   // to 1 030 us, all consumed
+  model.advance(kMs);                                  // to 1 030 us, all consumed
   ASSERT_EQ(model.head(), 60u);
   ASSERT_EQ(model.fence(), 6u);
 }
@@ -464,7 +464,7 @@ TEST(KmdDiagnosis, ManyDrawsMoveTheHeadCommandByCommand) {
 TEST(KmdDiagnosis, AnUnsignalledSemaphoreIsAStuckCommand) {
   SubmissionModel model;
   EXPECT_EQ(model.submit({semaphore_wait(3)}), 1u);
-  model.advance(10 * kUs);  // to 15 us: fetched, head on the semaphore at dword 2
+  model.advance(10 * kUs);         // to 15 us: fetched, head on the semaphore at dword 2
   Diagnosis d = model.diagnose();  // to 1 015 us
   EXPECT_EQ(d.scene, "stuck_command");
   EXPECT_EQ(d.at_head, "semaphore_wait 3");

@@ -23,13 +23,22 @@ std::string random_token() {
 
 // What a server child keeps of our environment: the loader's and sanitizers' settings.
 // Knobs are deliberately absent: they travel in the handshake.
-const std::vector<std::string> kServerEnvironment = {
-    "PATH",          "HOME",          "LD_LIBRARY_PATH", "LD_PRELOAD",      "ASAN_OPTIONS",
-    "UBSAN_OPTIONS", "LSAN_OPTIONS",  "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_LAYER_PATH",
-    "VK_ADD_LAYER_PATH", "XDG_DATA_DIRS", "LP_NUM_THREADS"};
+const std::vector<std::string> kServerEnvironment = {"PATH",
+                                                     "HOME",
+                                                     "LD_LIBRARY_PATH",
+                                                     "LD_PRELOAD",
+                                                     "ASAN_OPTIONS",
+                                                     "UBSAN_OPTIONS",
+                                                     "LSAN_OPTIONS",
+                                                     "VK_ICD_FILENAMES",
+                                                     "VK_DRIVER_FILES",
+                                                     "VK_LAYER_PATH",
+                                                     "VK_ADD_LAYER_PATH",
+                                                     "XDG_DATA_DIRS",
+                                                     "LP_NUM_THREADS"};
 
 Result<wire::ChildProcess> spawn_server(const LaneOptions& options, std::vector<std::string> args, int pass_fd,
-                                  std::vector<std::pair<std::string, std::string>> set_env) {
+                                        std::vector<std::pair<std::string, std::string>> set_env) {
   wire::ChildProcess::Options child;
   child.program = options.server_program.empty() ? default_server_program() : options.server_program;
   child.args = std::move(args);
@@ -90,9 +99,9 @@ Result<OpenedChannel> open_channel(const LaneOptions& options, Log log) {
   opened.server = std::make_unique<wire::ChildProcess>(std::move(server));
   auto line = opened.server->read_line(wire::Clock::now() + options.handshake_timeout);
   if (!line)
-    return fail(ErrorKind::Fatal, fmt::format("the tcp server (pid {}) did not report its port within {} ms: {}",
-                                              opened.server->pid(), options.handshake_timeout.count(),
-                                              line.error().message));
+    return fail(ErrorKind::Fatal,
+                fmt::format("the tcp server (pid {}) did not report its port within {} ms: {}", opened.server->pid(),
+                            options.handshake_timeout.count(), line.error().message));
   auto at = line->rfind(' ');
   TIDEMARK_TRY(endpoint, wire::parse_endpoint(line->substr(at == std::string::npos ? 0 : at + 1)));
   TIDEMARK_TRY(fd, wire::tcp_connect(endpoint.first, endpoint.second));

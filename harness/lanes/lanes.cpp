@@ -45,7 +45,8 @@ class WireSession final : public LaneSession {
 
   // The handshake, bounded by the handshake timeout and naming the lane.
   Status start(const Hello& hello, std::chrono::milliseconds timeout) {
-    opened_.channel->set_deadline(wire::Clock::now() + timeout, fmt::format("the handshake within {} ms", timeout.count()));
+    opened_.channel->set_deadline(wire::Clock::now() + timeout,
+                                  fmt::format("the handshake within {} ms", timeout.count()));
     TIDEMARK_TRY(welcome, client_->hello(hello));
     opened_.channel->set_deadline(std::nullopt, {});
     welcome_ = std::move(welcome);
@@ -56,7 +57,7 @@ class WireSession final : public LaneSession {
   api::Model& model() override { return *client_; }
   LaneReport report() const override {
     return {std::string(lane_name(lane_)), opened_.channel->sent, opened_.channel->received, ::getpid(),
-            welcome_.server_pid, welcome_.knobs};
+            welcome_.server_pid,           welcome_.knobs};
   }
 
  private:
@@ -86,7 +87,8 @@ class DirectSession final : public LaneSession {
 
 Hello make_hello(const api::SessionConfig& config, std::string token) {
   Hello hello{.token = std::move(token), .config = config};
-  if (mutant_is(find_mutant(config.mutant).value_or(MutantId::None), MutantId::WireDropKnobs)) hello.config.knobs.clear();
+  if (mutant_is(find_mutant(config.mutant).value_or(MutantId::None), MutantId::WireDropKnobs))
+    hello.config.knobs.clear();
   return hello;
 }
 

@@ -26,9 +26,9 @@ namespace tidemark::lanes {
 
 struct LaneOptions {
   Lane lane = Lane::Monolith;
-  std::string server_program;  // spawn, tcp: the tidemark-server binary
-  std::string connect;         // tcp: HOST:PORT of a running server; empty: start a private one
-  std::string token;           // tcp with `connect`: the server's session token
+  std::string server_program;                          // spawn, tcp: the tidemark-server binary
+  std::string connect;                                 // tcp: HOST:PORT of a running server; empty: start a private one
+  std::string token;                                   // tcp with `connect`: the server's session token
   std::chrono::milliseconds handshake_timeout{20000};  // a cold lavapipe start on a busy 2-core box
   // After the handshake: the longest a reply may take. The slowest legitimate one is a drain
   // of 4096 pipelined draws under the sanitizers, a few seconds.
@@ -37,7 +37,7 @@ struct LaneOptions {
   // Where the in-process lanes (monolith, split) find the config's backend; spawn and tcp
   // servers have their own.
   const api::BackendRegistry* backends = nullptr;
-  std::string server_log;  // spawn, tcp: where the server's stderr goes; empty: ours
+  std::string server_log;   // spawn, tcp: where the server's stderr goes; empty: ours
   std::string record;       // write the session's frames and replies to this file
   std::string record_name;  // the scenario, for the recording's header
 };

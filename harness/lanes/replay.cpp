@@ -29,7 +29,8 @@ std::optional<std::string> difference(FrameView recorded, const Frame& replayed)
     if (a->capabilities != b->capabilities) return std::string("different capabilities");
     return std::nullopt;
   }
-  if (std::ranges::equal(recorded.payload, replayed.payload) && recorded.sequence == replayed.sequence) return std::nullopt;
+  if (std::ranges::equal(recorded.payload, replayed.payload) && recorded.sequence == replayed.sequence)
+    return std::nullopt;
   if (recorded.sequence != replayed.sequence)
     return fmt::format("recorded {} #{}, replayed #{}", to_string(recorded.op), recorded.sequence, replayed.sequence);
   if (recorded.op == Opcode::GaugeValues) {
@@ -49,9 +50,7 @@ std::optional<std::string> difference(FrameView recorded, const Frame& replayed)
   if (recorded.op == Opcode::WaitResult) {
     auto a = decode<WaitResult>(recorded);
     auto b = decode<WaitResult>(replayed);
-    if (a && b)
-      return fmt::format("recorded wait status {}, replayed {}", to_string(a->status),
-                         to_string(b->status));
+    if (a && b) return fmt::format("recorded wait status {}, replayed {}", to_string(a->status), to_string(b->status));
   }
   if (recorded.op == Opcode::Failure) {
     auto a = decode<Failure>(recorded);
@@ -85,7 +84,7 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
   uint64_t commands = 0;  // requests of the client API: not the handshake, goodbye or drains
   auto started = std::chrono::steady_clock::now();
   RecordView record{};  // payloads are sent from the reader's buffer, never copied
-  Frame hello_frame;     // the one request this lane rewrites
+  Frame hello_frame;    // the one request this lane rewrites
   for (;;) {
     TIDEMARK_TRY(more, reader.next(record));
     if (!more) break;
@@ -104,10 +103,11 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
                              fmt::format("the handshake within {} ms", lane.handshake_timeout.count()));
       }
       // A trace is compared and digested by its hash: asking for the hash spares the lane megabytes.
-      const FrameView to_send = frame.op == Opcode::ReadTrace ? FrameView(Opcode::ReadTraceHash, frame.sequence, {}) : frame;
+      const FrameView to_send =
+          frame.op == Opcode::ReadTrace ? FrameView(Opcode::ReadTraceHash, frame.sequence, {}) : frame;
       if (auto sent = channel.send(to_send); !sent)
-        return fail(sent.error().kind, fmt::format("{}: record #{} ({}): {}", file.string(), index,
-                                                   to_string(frame.op), sent.error().message));
+        return fail(sent.error().kind, fmt::format("{}: record #{} ({}): {}", file.string(), index, to_string(frame.op),
+                                                   sent.error().message));
       if (has_reply(frame.op)) {
         awaited.emplace(frame.sequence, fmt::format("record #{} ({})", index, to_string(frame.op)));
         awaited_request = frame.op;
@@ -137,8 +137,8 @@ Result<ReplayReport> replay(const std::filesystem::path& file, const LaneOptions
         if (!taken) return broken(index, "an unreadable trace reply");
         const std::string& was = *taken;
         if (was != read->hash || frame.sequence != replayed->sequence) {
-          report.divergence = fmt::format("record #{} (reply to {}): recorded trace hash {} #{}, replayed {} #{}", index,
-                                          awaited->second, was, frame.sequence, read->hash, replayed->sequence);
+          report.divergence = fmt::format("record #{} (reply to {}): recorded trace hash {} #{}, replayed {} #{}",
+                                          index, awaited->second, was, frame.sequence, read->hash, replayed->sequence);
           break;
         }
       }

@@ -13,13 +13,13 @@
 namespace tidemark::lanes {
 
 struct ReplayReport {
-  std::string scenario;        // from the recording's header
-  uint64_t records = 0;        // records read
-  uint64_t requests = 0;       // requests sent (commands)
-  uint64_t respecifies = 0;    // of them, buffer_data (the Vulkan floor's cycles)
-  std::string digest;          // of the replayed gauges and pixels; empty if none were read
+  std::string scenario;      // from the recording's header
+  uint64_t records = 0;      // records read
+  uint64_t requests = 0;     // requests sent (commands)
+  uint64_t respecifies = 0;  // of them, buffer_data (the Vulkan floor's cycles)
+  std::string digest;        // of the replayed gauges and pixels; empty if none were read
   std::optional<std::string> divergence;
-  double seconds = 0;          // from the handshake's reply to the last reply
+  double seconds = 0;  // from the handshake's reply to the last reply
 };
 
 // Errors: a recording that cannot be read (BadInput, naming the record where it breaks), or

@@ -43,8 +43,8 @@ inline constexpr bool kUnderThreadSanitizer = false;
 
 class BiasedMutex {
  public:
-  static constexpr uint32_t kStreak = 64;          // locks in a row by one thread before it holds the bias
-  static constexpr uint32_t kMaxRevocations = 8;   // then the lock stays a plain mutex
+  static constexpr uint32_t kStreak = 64;         // locks in a row by one thread before it holds the bias
+  static constexpr uint32_t kMaxRevocations = 8;  // then the lock stays a plain mutex
 
   BiasedMutex() { barrier_ready_ = register_barrier(); }
   BiasedMutex(const BiasedMutex&) = delete;
@@ -152,7 +152,7 @@ class BiasedMutex {
   std::atomic<bool> inside_{false};  // the owner holds the lock through the bias
   bool held_biased_ = false;         // read and written only by the lock's holder
   bool barrier_ready_ = false;
-  uint64_t streak_thread_ = 0;       // under the mutex
+  uint64_t streak_thread_ = 0;  // under the mutex
   uint32_t streak_ = 0;
   std::atomic<uint32_t> revocations_{0}, waits_for_owner_{0};
 };

@@ -99,7 +99,7 @@ class CompletionRule {
     uint64_t queue = 0, submit = 0, order = 0;
   };
   struct Timeline {
-    uint64_t known = 0;  // the value shown to be reached
+    uint64_t known = 0;                                // the value shown to be reached
     std::deque<std::pair<uint64_t, Pending>> signals;  // (value, its submit), in signal order
     // Every signal's value above the one before (what the Vulkan spec asks of a timeline): the
     // first signal reaching a value is found by bisection, not by a walk over the signals (a
@@ -113,8 +113,8 @@ class CompletionRule {
   Options options_;
   uint64_t submits_ = 0;  // on every queue
   HandleMap<Queue> queues_;
-  HandleMap<Pending> fences_; // the submit each fence waits on
-  HandleSet revealed_fences_;  // never_done: fences a blocking wait showed done
+  HandleMap<Pending> fences_;    // the submit each fence waits on
+  HandleSet revealed_fences_;    // never_done: fences a blocking wait showed done
   HandleMap<bool> unsubmitted_;  // fences made or reset and not submitted since: signalled?
   HandleMap<Timeline> semaphores_;
   HandleMap<uint32_t> fence_polls_, semaphore_polls_;  // busy answers in a row

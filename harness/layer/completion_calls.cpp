@@ -30,8 +30,8 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
   with_device(queue, [&](Observer& o, DeviceState& d) {
     std::vector<CompletionRule::Signal> signals;
     for (const VkSubmitInfo& submit : std::span(submits, count)) {
-      auto* values = find_in_chain<VkTimelineSemaphoreSubmitInfo>(submit.pNext,
-                                                                   VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+      auto* values =
+          find_in_chain<VkTimelineSemaphoreSubmitInfo>(submit.pNext, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
       if (!values || !values->pSignalSemaphoreValues) continue;
       for (uint32_t i = 0; i < std::min(submit.signalSemaphoreCount, values->signalSemaphoreValueCount); ++i)
         if (is_timeline(d, submit.pSignalSemaphores[i]))
@@ -42,7 +42,8 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
   return result;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits, VkFence fence) {
+VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
+                                            VkFence fence) {
   VkResult result = next_of(queue).QueueSubmit2(queue, count, submits, fence);
   if (result != VK_SUCCESS) return result;
   with_device(queue, [&](Observer& o, DeviceState& d) {
@@ -57,7 +58,8 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count, const
 
 VKAPI_ATTR VkResult VKAPI_CALL ResetFences(VkDevice device, uint32_t count, const VkFence* fences) {
   VkResult result = next_of(device).ResetFences(device, count, fences);
-  if (result == VK_SUCCESS) with_device(device, [&](Observer&, DeviceState& d) {
+  if (result == VK_SUCCESS)
+    with_device(device, [&](Observer&, DeviceState& d) {
       for (VkFence fence : std::span(fences, count)) d.completion.fence_reset(key(fence));
     });
   return result;
@@ -66,7 +68,8 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetFences(VkDevice device, uint32_t count, cons
 VKAPI_ATTR VkResult VKAPI_CALL CreateFence(VkDevice device, const VkFenceCreateInfo* info,
                                            const VkAllocationCallbacks* allocator, VkFence* fence) {
   VkResult result = next_of(device).CreateFence(device, info, allocator, fence);
-  if (result == VK_SUCCESS) with_device(device, [&](Observer&, DeviceState& d) {
+  if (result == VK_SUCCESS)
+    with_device(device, [&](Observer&, DeviceState& d) {
       d.completion.fence_created(key(*fence), (info->flags & VK_FENCE_CREATE_SIGNALED_BIT) != 0);
     });
   return result;
@@ -97,7 +100,8 @@ VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImage2KHR(VkDevice device, const VkAcq
   return result;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, const VkBindSparseInfo* binds, VkFence fence) {
+VKAPI_ATTR VkResult VKAPI_CALL QueueBindSparse(VkQueue queue, uint32_t count, const VkBindSparseInfo* binds,
+                                               VkFence fence) {
   VkResult result = next_of(queue).QueueBindSparse(queue, count, binds, fence);
   if (result == VK_SUCCESS) signalled_elsewhere(queue, fence);
   return result;
@@ -115,11 +119,14 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateSemaphore(VkDevice device, const VkSemaphor
   if (result != VK_SUCCESS) return result;
   auto* type = find_in_chain<VkSemaphoreTypeCreateInfo>(info->pNext, VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
   if (type && type->semaphoreType == VK_SEMAPHORE_TYPE_TIMELINE)
-    with_device(device, [&](Observer&, DeviceState& d) { d.completion.semaphore_created(key(*semaphore), type->initialValue); });
+    with_device(device, [&](Observer&, DeviceState& d) {
+      d.completion.semaphore_created(key(*semaphore), type->initialValue);
+    });
   return result;
 }
 
-VKAPI_ATTR void VKAPI_CALL DestroySemaphore(VkDevice device, VkSemaphore semaphore, const VkAllocationCallbacks* allocator) {
+VKAPI_ATTR void VKAPI_CALL DestroySemaphore(VkDevice device, VkSemaphore semaphore,
+                                            const VkAllocationCallbacks* allocator) {
   next_of(device).DestroySemaphore(device, semaphore, allocator);
   with_device(device, [&](Observer&, DeviceState& d) { d.completion.semaphore_destroyed(key(semaphore)); });
 }
@@ -127,7 +134,8 @@ VKAPI_ATTR void VKAPI_CALL DestroySemaphore(VkDevice device, VkSemaphore semapho
 VKAPI_ATTR VkResult VKAPI_CALL SignalSemaphore(VkDevice device, const VkSemaphoreSignalInfo* info) {
   VkResult result = next_of(device).SignalSemaphore(device, info);
   if (result == VK_SUCCESS)
-    with_device(device, [&](Observer&, DeviceState& d) { d.completion.semaphore_signaled(key(info->semaphore), info->value); });
+    with_device(device,
+                [&](Observer&, DeviceState& d) { d.completion.semaphore_signaled(key(info->semaphore), info->value); });
   return result;
 }
 
@@ -179,7 +187,8 @@ constexpr uint64_t kRevealGuardNs = 10'000'000'000;
 void warn_reveal_guard() {
   static std::once_flag once;
   std::call_once(once, [] {
-    std::fputs(TIDEMARK_LAYER_NAME ": a polled submit did not finish within 10 s of the layer's wait (does it wait on "
+    std::fputs(TIDEMARK_LAYER_NAME
+               ": a polled submit did not finish within 10 s of the layer's wait (does it wait on "
                "something the program signals later?); the polls' answers now depend on time\n",
                stderr);
   });
@@ -319,12 +328,14 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, co
       }
       return first ? std::vector<VkFence>{first->second} : std::vector<VkFence>{};
     });
-    if (next_state(device).completion.deterministic() && !revealed.empty() && wait_guarded(device, revealed) != VK_SUCCESS)
+    if (next_state(device).completion.deterministic() && !revealed.empty() &&
+        wait_guarded(device, revealed) != VK_SUCCESS)
       revealed.clear();
   }
   return with_device(device, [&](Observer&, DeviceState& d) {
     bool seen = true;
-    for (VkFence fence : revealed) seen = kernel_saw(d, d.completion.fence_wait(key(fence)), timeout, key(fence)) && seen;
+    for (VkFence fence : revealed)
+      seen = kernel_saw(d, d.completion.fence_wait(key(fence)), timeout, key(fence)) && seen;
     return wait_outcome(d, seen, timeout);
   });
 }
@@ -389,10 +400,10 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphore
     Revealed revealed = reveal_semaphores(device, reveal);
     if (shown_lost(revealed)) return VK_ERROR_DEVICE_LOST;
     return with_device(device, [&](Observer&, DeviceState& d) {
-      bool reached = d.completion.deterministic()
-                         ? semaphores_shown_reached(d, semaphores, values, any,
-                                                    real == VK_SUCCESS || revealed == Revealed::Seen)
-                         : real == VK_SUCCESS;
+      bool reached =
+          d.completion.deterministic()
+              ? semaphores_shown_reached(d, semaphores, values, any, real == VK_SUCCESS || revealed == Revealed::Seen)
+              : real == VK_SUCCESS;
       return poll_outcome(d, reached) == VK_SUCCESS ? VK_SUCCESS : VK_TIMEOUT;
     });
   }
@@ -416,7 +427,8 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphore
       if (!first) return std::vector<std::pair<VkSemaphore, uint64_t>>{};
       return std::vector<std::pair<VkSemaphore, uint64_t>>{{semaphores[first->second], values[first->second]}};
     });
-    if (next_state(device).completion.deterministic() && !revealed.empty() && wait_guarded(device, revealed) != VK_SUCCESS)
+    if (next_state(device).completion.deterministic() && !revealed.empty() &&
+        wait_guarded(device, revealed) != VK_SUCCESS)
       revealed.clear();
   }
   return with_device(device, [&](Observer&, DeviceState& d) {

@@ -22,11 +22,14 @@ inline constexpr NotSteered kCompletionNotSteered[] = {
     {"vkGetDeferredOperationResultKHR", "a deferred operation is host work, not GPU work"},
     {"vkWaitForPresentKHR", "the presentation engine's progress, not a submit's"},
     {"vkGetSwapchainStatusKHR", "the presentation engine's state, not a submit's"},
-    {"vkGetFenceFdKHR", "an exported sync file is waited on outside Vulkan (poll(2)): the kernel answers, not the layer"},
-    {"vkGetSemaphoreFdKHR", "an exported sync file or fd is waited on outside Vulkan: the kernel answers, not the layer"},
+    {"vkGetFenceFdKHR",
+     "an exported sync file is waited on outside Vulkan (poll(2)): the kernel answers, not the layer"},
+    {"vkGetSemaphoreFdKHR",
+     "an exported sync file or fd is waited on outside Vulkan: the kernel answers, not the layer"},
     {"vkGetFenceWin32HandleKHR", "an exported handle is waited on outside Vulkan (and there is no Win32 here)"},
     {"vkGetSemaphoreWin32HandleKHR", "an exported handle is waited on outside Vulkan (and there is no Win32 here)"},
-    {"vkGetSemaphoreZirconHandleFUCHSIA", "an exported handle is waited on outside Vulkan (and there is no Fuchsia here)"},
+    {"vkGetSemaphoreZirconHandleFUCHSIA",
+     "an exported handle is waited on outside Vulkan (and there is no Fuchsia here)"},
 };
 
 }  // namespace tidemark::layer

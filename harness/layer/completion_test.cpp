@@ -20,7 +20,7 @@ TEST(CompletionRule, AWaitOnALaterSubmitShowsTheEarlierOnesOnThatQueueOnly) {
   EXPECT_EQ(rule.kernel_need(*reveal).fence, 13u);
   rule.confirm(*reveal, 3);
   EXPECT_TRUE(rule.fence_shown_done(1, true));
-  EXPECT_FALSE(rule.fence_shown_done(2, true));  // another queue
+  EXPECT_FALSE(rule.fence_shown_done(2, true));   // another queue
   EXPECT_FALSE(rule.fence_shown_done(1, false));  // never ahead of the driver
 }
 
@@ -140,7 +140,8 @@ TEST(CompletionRule, ASemaphoresRevealPointNeedsASignalTheLayerSaw) {
 }
 
 TEST(CompletionRule, NeverDoneAndRealHaveNoRevealPoint) {
-  for (CompletionRule::Options options : {CompletionRule::Options{.never_done = true}, CompletionRule::Options{.real = true}}) {
+  for (CompletionRule::Options options :
+       {CompletionRule::Options{.never_done = true}, CompletionRule::Options{.real = true}}) {
     CompletionRule rule(options);
     rule.submitted(kQueue, 1, 1, {});
     for (uint32_t poll = 0; poll < 10 * kPollsToReveal; ++poll) ASSERT_FALSE(rule.fence_polled_busy(1));

@@ -239,7 +239,7 @@ TEST(Layer, CountsTheObjectsAProgramMakesAndFreesExactly) {
     EXPECT_EQ(g.waits_done, 1);
 
     vkDestroyCommandPool(p.device, command_pool, nullptr);  // frees its 3 buffers
-    vkDestroyDescriptorPool(p.device, pool, nullptr);        // frees its 5 sets
+    vkDestroyDescriptorPool(p.device, pool, nullptr);       // frees its 5 sets
     vkDestroyDescriptorSetLayout(p.device, layout, nullptr);
     vkDestroyImage(p.device, image, nullptr);
     vkDestroyFence(p.device, fence, nullptr);
@@ -357,8 +357,10 @@ enum class PollKind { FenceStatus, WaitForFences, WaitForAnyFence, CounterValue,
 bool polled_done(Program& p, PollKind kind, VkFence fence, VkFence never_submitted, VkSemaphore semaphore,
                  uint64_t value) {
   switch (kind) {
-    case PollKind::FenceStatus: return vkGetFenceStatus(p.device, fence) == VK_SUCCESS;
-    case PollKind::WaitForFences: return vkWaitForFences(p.device, 1, &fence, VK_TRUE, 0) == VK_SUCCESS;
+    case PollKind::FenceStatus:
+      return vkGetFenceStatus(p.device, fence) == VK_SUCCESS;
+    case PollKind::WaitForFences:
+      return vkWaitForFences(p.device, 1, &fence, VK_TRUE, 0) == VK_SUCCESS;
     case PollKind::WaitForAnyFence: {
       const VkFence both[] = {never_submitted, fence};
       return vkWaitForFences(p.device, 2, both, VK_FALSE, 0) == VK_SUCCESS;

@@ -83,7 +83,8 @@ Result<Library> Library::open(const std::filesystem::path& dir) {
   library.driver = reinterpret_cast<PFN_tidemarkLayerDriver>(::dlsym(handle, "tidemarkLayerDriver"));
   if (!library.attach || !library.detach || !library.gauges)
     return fail(ErrorKind::Environment, fmt::format("{} is not the Tidemark layer this build expects (no "
-                                                    "tidemarkLayerAttach)", file.string()));
+                                                    "tidemarkLayerAttach)",
+                                                    file.string()));
   return library;
 }
 

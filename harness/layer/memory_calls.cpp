@@ -46,7 +46,8 @@ MemoryType buffer_type(VkBufferUsageFlags usage) {
 }
 
 // hold_frees: the destroy is kept back until the device goes (the caller counts nothing).
-bool held_back(DeviceState& device, decltype(Held::kind) kind, uint64_t handle, const VkAllocationCallbacks* allocator) {
+bool held_back(DeviceState& device, decltype(Held::kind) kind, uint64_t handle,
+               const VkAllocationCallbacks* allocator) {
   if (!device.settings.hold_frees || handle == 0) return false;
   device.held.push_back({kind, handle, allocator});
   ++device.gauges().frees_held;
@@ -56,7 +57,8 @@ bool held_back(DeviceState& device, decltype(Held::kind) kind, uint64_t handle, 
 VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice device, const VkBufferCreateInfo* info,
                                             const VkAllocationCallbacks* allocator, VkBuffer* buffer) {
   VkResult result = next_of(device).CreateBuffer(device, info, allocator, buffer);
-  if (result == VK_SUCCESS) with_device(device, [&](Observer&, DeviceState& d) {
+  if (result == VK_SUCCESS)
+    with_device(device, [&](Observer&, DeviceState& d) {
       d.buffers[key(*buffer)] = {info->size, buffer_type(info->usage), false};
       add(d.gauges().buffers);
     });
@@ -64,8 +66,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice device, const VkBufferCreat
 }
 
 // The resource is gone: its count and the bytes bound for it.
-void resource_gone(DeviceState& device, HandleMap<Resource>& table, TidemarkLayerCount& count,
-                   uint64_t handle) {
+void resource_gone(DeviceState& device, HandleMap<Resource>& table, TidemarkLayerCount& count, uint64_t handle) {
   auto found = table.find(handle);
   if (found == table.end()) return;
   if (found->second.bound) remove(device.gauges().bound_bytes, static_cast<int64_t>(found->second.size));
@@ -75,17 +76,21 @@ void resource_gone(DeviceState& device, HandleMap<Resource>& table, TidemarkLaye
 
 // A destroy cannot fail: it is counted, or held back, before it is passed down (one lock).
 // True: the caller passes it down.
-bool passes_destroy(VkDevice device, decltype(Held::kind) kind, uint64_t handle, const VkAllocationCallbacks* allocator) {
+bool passes_destroy(VkDevice device, decltype(Held::kind) kind, uint64_t handle,
+                    const VkAllocationCallbacks* allocator) {
   return !with_device(device, [&](Observer&, DeviceState& d) {
     if (held_back(d, kind, handle, allocator)) return true;
-    if (kind == Held::Buffer) resource_gone(d, d.buffers, d.gauges().buffers, handle);
-    else resource_gone(d, d.images, d.gauges().images, handle);
+    if (kind == Held::Buffer)
+      resource_gone(d, d.buffers, d.gauges().buffers, handle);
+    else
+      resource_gone(d, d.images, d.gauges().images, handle);
     return false;
   });
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* allocator) {
-  if (passes_destroy(device, Held::Buffer, key(buffer), allocator)) next_of(device).DestroyBuffer(device, buffer, allocator);
+  if (passes_destroy(device, Held::Buffer, key(buffer), allocator))
+    next_of(device).DestroyBuffer(device, buffer, allocator);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateInfo* info,
@@ -103,7 +108,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateI
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyImage(VkDevice device, VkImage image, const VkAllocationCallbacks* allocator) {
-  if (passes_destroy(device, Held::Image, key(image), allocator)) next_of(device).DestroyImage(device, image, allocator);
+  if (passes_destroy(device, Held::Image, key(image), allocator))
+    next_of(device).DestroyImage(device, image, allocator);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAllocateInfo* info,
@@ -134,8 +140,7 @@ VKAPI_ATTR void VKAPI_CALL FreeMemory(VkDevice device, VkDeviceMemory memory, co
   if (!held) next_of(device).FreeMemory(device, memory, allocator);
 }
 
-void bound(Observer& o, DeviceState& device, HandleMap<Resource>& table, uint64_t resource,
-           VkDeviceMemory memory) {
+void bound(Observer& o, DeviceState& device, HandleMap<Resource>& table, uint64_t resource, VkDeviceMemory memory) {
   auto found = table.find(resource);
   if (found == table.end()) return;
   if (!found->second.bound) add(device.gauges().bound_bytes, static_cast<int64_t>(found->second.size));
@@ -161,7 +166,8 @@ VKAPI_ATTR VkResult VKAPI_CALL BindImageMemory(VkDevice device, VkImage image, V
 
 VKAPI_ATTR VkResult VKAPI_CALL BindBufferMemory2(VkDevice device, uint32_t count, const VkBindBufferMemoryInfo* infos) {
   VkResult result = next_of(device).BindBufferMemory2(device, count, infos);
-  if (result == VK_SUCCESS) with_device(device, [&](Observer& o, DeviceState& d) {
+  if (result == VK_SUCCESS)
+    with_device(device, [&](Observer& o, DeviceState& d) {
       for (const auto& info : std::span(infos, count)) bound(o, d, d.buffers, key(info.buffer), info.memory);
     });
   return result;
@@ -169,11 +175,11 @@ VKAPI_ATTR VkResult VKAPI_CALL BindBufferMemory2(VkDevice device, uint32_t count
 
 VKAPI_ATTR VkResult VKAPI_CALL BindImageMemory2(VkDevice device, uint32_t count, const VkBindImageMemoryInfo* infos) {
   VkResult result = next_of(device).BindImageMemory2(device, count, infos);
-  if (result == VK_SUCCESS) with_device(device, [&](Observer& o, DeviceState& d) {
+  if (result == VK_SUCCESS)
+    with_device(device, [&](Observer& o, DeviceState& d) {
       for (const auto& info : std::span(infos, count)) bound(o, d, d.images, key(info.image), info.memory);
     });
   return result;
 }
-
 
 }  // namespace tidemark::layer

@@ -16,7 +16,8 @@ void pool_freed(HandleMap<int64_t>& pools, TidemarkLayerCount& count, uint64_t p
 VKAPI_ATTR VkResult VKAPI_CALL CreateDescriptorPool(VkDevice device, const VkDescriptorPoolCreateInfo* info,
                                                     const VkAllocationCallbacks* allocator, VkDescriptorPool* pool) {
   VkResult result = next_of(device).CreateDescriptorPool(device, info, allocator, pool);
-  if (result == VK_SUCCESS) with_device(device, [&](Observer&, DeviceState& d) {
+  if (result == VK_SUCCESS)
+    with_device(device, [&](Observer&, DeviceState& d) {
       d.pool_sets[key(*pool)] = 0;
       add(d.gauges().descriptor_pools);
     });
@@ -38,14 +39,16 @@ VKAPI_ATTR VkResult VKAPI_CALL ResetDescriptorPool(VkDevice device, VkDescriptor
                                                    VkDescriptorPoolResetFlags flags) {
   VkResult result = next_of(device).ResetDescriptorPool(device, pool, flags);
   if (result == VK_SUCCESS)
-    with_device(device, [&](Observer&, DeviceState& d) { pool_freed(d.pool_sets, d.gauges().descriptor_sets, key(pool)); });
+    with_device(device,
+                [&](Observer&, DeviceState& d) { pool_freed(d.pool_sets, d.gauges().descriptor_sets, key(pool)); });
   return result;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL AllocateDescriptorSets(VkDevice device, const VkDescriptorSetAllocateInfo* info,
                                                       VkDescriptorSet* sets) {
   VkResult result = next_of(device).AllocateDescriptorSets(device, info, sets);
-  if (result == VK_SUCCESS) with_device(device, [&](Observer&, DeviceState& d) {
+  if (result == VK_SUCCESS)
+    with_device(device, [&](Observer&, DeviceState& d) {
       d.pool_sets[key(info->descriptorPool)] += info->descriptorSetCount;
       add(d.gauges().descriptor_sets, info->descriptorSetCount);
     });
@@ -75,7 +78,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateCommandPool(VkDevice device, const VkComman
   return result;
 }
 
-VKAPI_ATTR void VKAPI_CALL DestroyCommandPool(VkDevice device, VkCommandPool pool, const VkAllocationCallbacks* allocator) {
+VKAPI_ATTR void VKAPI_CALL DestroyCommandPool(VkDevice device, VkCommandPool pool,
+                                              const VkAllocationCallbacks* allocator) {
   next_of(device).DestroyCommandPool(device, pool, allocator);
   with_device(device, [&](Observer&, DeviceState& d) {
     pool_freed(d.pool_commands, d.gauges().command_buffers, key(pool));
@@ -86,7 +90,8 @@ VKAPI_ATTR void VKAPI_CALL DestroyCommandPool(VkDevice device, VkCommandPool poo
 VKAPI_ATTR VkResult VKAPI_CALL AllocateCommandBuffers(VkDevice device, const VkCommandBufferAllocateInfo* info,
                                                       VkCommandBuffer* buffers) {
   VkResult result = next_of(device).AllocateCommandBuffers(device, info, buffers);
-  if (result == VK_SUCCESS) with_device(device, [&](Observer&, DeviceState& d) {
+  if (result == VK_SUCCESS)
+    with_device(device, [&](Observer&, DeviceState& d) {
       d.pool_commands[key(info->commandPool)] += info->commandBufferCount;
       add(d.gauges().command_buffers, info->commandBufferCount);
     });
@@ -102,6 +107,5 @@ VKAPI_ATTR void VKAPI_CALL FreeCommandBuffers(VkDevice device, VkCommandPool poo
     remove(d.gauges().command_buffers, freed);
   });
 }
-
 
 }  // namespace tidemark::layer

@@ -21,18 +21,19 @@ namespace {
 
 const VkLayerInstanceCreateInfo* instance_link(const VkInstanceCreateInfo* info) {
   auto* chain = static_cast<const VkLayerInstanceCreateInfo*>(info->pNext);
-  while (chain && !(chain->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && chain->function == VK_LAYER_LINK_INFO))
+  while (chain &&
+         !(chain->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO && chain->function == VK_LAYER_LINK_INFO))
     chain = static_cast<const VkLayerInstanceCreateInfo*>(chain->pNext);
   return chain;
 }
 
 const VkLayerDeviceCreateInfo* device_link(const VkDeviceCreateInfo* info) {
   auto* chain = static_cast<const VkLayerDeviceCreateInfo*>(info->pNext);
-  while (chain && !(chain->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && chain->function == VK_LAYER_LINK_INFO))
+  while (chain &&
+         !(chain->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO && chain->function == VK_LAYER_LINK_INFO))
     chain = static_cast<const VkLayerDeviceCreateInfo*>(chain->pNext);
   return chain;
 }
-
 
 // --- instance -----------------------------------------------------------------------------
 
@@ -131,8 +132,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkD
   state->number = ++o.devices_made;
   state->attachment = o.attached;
   state->settings = o.attached ? o.attached->settings : o.process_settings.value_or(TidemarkLayerSettings{});
-  state->completion = CompletionRule({.real = state->settings.completion == TIDEMARK_COMPLETION_REAL,
-                                      .never_done = state->settings.never_done != 0});
+  state->completion = CompletionRule(
+      {.real = state->settings.completion == TIDEMARK_COMPLETION_REAL, .never_done = state->settings.never_done != 0});
   if (o.attached) ++o.attached->devices;
   o.event(*state, TIDEMARK_EVENT_DEVICE, 0, state->number, 0);
   o.publish(dispatch_key(*device), state.get());
@@ -156,9 +157,12 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
   // What hold_frees kept back goes with the device: resources before the memory under them.
   std::stable_partition(state->held.begin(), state->held.end(), [](const Held& h) { return h.kind != Held::Memory; });
   for (const Held& held : state->held) {
-    if (held.kind == Held::Buffer) state->next.DestroyBuffer(device, reinterpret_cast<VkBuffer>(held.handle), held.allocator);
-    if (held.kind == Held::Image) state->next.DestroyImage(device, reinterpret_cast<VkImage>(held.handle), held.allocator);
-    if (held.kind == Held::Memory) state->next.FreeMemory(device, reinterpret_cast<VkDeviceMemory>(held.handle), held.allocator);
+    if (held.kind == Held::Buffer)
+      state->next.DestroyBuffer(device, reinterpret_cast<VkBuffer>(held.handle), held.allocator);
+    if (held.kind == Held::Image)
+      state->next.DestroyImage(device, reinterpret_cast<VkImage>(held.handle), held.allocator);
+    if (held.kind == Held::Memory)
+      state->next.FreeMemory(device, reinterpret_cast<VkDeviceMemory>(held.handle), held.allocator);
   }
   state->next.DestroyDevice(device, allocator);
   Observer& o = Observer::get();
@@ -170,7 +174,6 @@ VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCall
   if (o.devices.empty()) o.write_report();
 }
 
-
 // --- lookup -------------------------------------------------------------------------------
 
 struct Intercept {
@@ -179,8 +182,8 @@ struct Intercept {
 };
 #define TIDEMARK_INTERCEPT(name) Intercept{"vk" #name, reinterpret_cast<PFN_vkVoidFunction>(&name)},
 #define TIDEMARK_ALIAS(alias, name) Intercept{alias, reinterpret_cast<PFN_vkVoidFunction>(&name)},
-const Intercept kDeviceIntercepts[] = {
-    TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_INTERCEPT) TIDEMARK_DEVICE_ALIASES(TIDEMARK_ALIAS)};
+const Intercept kDeviceIntercepts[] = {TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_INTERCEPT)
+                                           TIDEMARK_DEVICE_ALIASES(TIDEMARK_ALIAS)};
 const Intercept kInstanceIntercepts[] = {TIDEMARK_INTERCEPT(CreateInstance) TIDEMARK_INTERCEPT(DestroyInstance)
                                              TIDEMARK_INTERCEPT(CreateDevice)};
 #undef TIDEMARK_INTERCEPT
@@ -191,7 +194,6 @@ PFN_vkVoidFunction find(std::span<const Intercept> table, const char* name) {
     if (entry.name == name) return entry.function;
   return nullptr;
 }
-
 
 }  // namespace
 
@@ -204,7 +206,7 @@ extern "C" {
 VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tidemark_GetDeviceProcAddr(VkDevice device, const char* name);
 
 VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tidemark_GetInstanceProcAddr(VkInstance instance,
-                                                                                   const char* name) {
+                                                                                      const char* name) {
   if (std::string_view(name) == "vkGetInstanceProcAddr")
     return reinterpret_cast<PFN_vkVoidFunction>(&tidemark_GetInstanceProcAddr);
   if (std::string_view(name) == "vkGetDeviceProcAddr")
@@ -247,7 +249,8 @@ VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tidemark_GetDeviceProcA
 
 // The loader asks which interface version the layer speaks (2: it hands us the link chain and
 // takes our two GetProcAddr entry points from here).
-VK_LAYER_EXPORT VKAPI_ATTR VkResult VKAPI_CALL vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* version) {
+VK_LAYER_EXPORT VKAPI_ATTR VkResult VKAPI_CALL
+vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface* version) {
   if (version->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT) return VK_ERROR_INITIALIZATION_FAILED;
   if (version->loaderLayerInterfaceVersion < 2) return VK_ERROR_INITIALIZATION_FAILED;
   version->loaderLayerInterfaceVersion = 2;

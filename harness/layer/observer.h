@@ -57,22 +57,26 @@ inline uint64_t key(T handle) {
 // a queue's and a command buffer's key is their device's.
 inline void* dispatch_key(const void* dispatchable) { return *static_cast<void* const*>(dispatchable); }
 
-#define TIDEMARK_DEVICE_FUNCTIONS(X)                                                          \
-  X(DestroyDevice) X(CreateBuffer) X(DestroyBuffer) X(CreateImage) X(DestroyImage)             \
-  X(AllocateMemory) X(FreeMemory) X(BindBufferMemory)             \
-  X(BindImageMemory) X(BindBufferMemory2) X(BindImageMemory2) X(CreateDescriptorPool)           \
-  X(DestroyDescriptorPool) X(ResetDescriptorPool) X(AllocateDescriptorSets) X(FreeDescriptorSets) \
-  X(CreateCommandPool) X(DestroyCommandPool) X(AllocateCommandBuffers) X(FreeCommandBuffers)    \
-  X(QueueSubmit) X(QueueSubmit2) X(CreateFence) X(ResetFences) X(DestroyFence) X(GetFenceStatus)  \
-  X(WaitForFences) X(AcquireNextImageKHR) X(AcquireNextImage2KHR) X(QueueBindSparse) X(ImportFenceFdKHR) \
-  X(CreateSemaphore) X(DestroySemaphore) X(SignalSemaphore) X(WaitSemaphores)                    \
-  X(GetSemaphoreCounterValue) X(QueueWaitIdle) X(DeviceWaitIdle)
+// The X-macro lists are laid out by hand: clang-format takes each for one expression and indents
+// it ever deeper.
+// clang-format off
+#define TIDEMARK_DEVICE_FUNCTIONS(X)                                                                 \
+  X(DestroyDevice) X(CreateBuffer) X(DestroyBuffer) X(CreateImage) X(DestroyImage)                   \
+  X(AllocateMemory) X(FreeMemory) X(BindBufferMemory) X(BindImageMemory) X(BindBufferMemory2)        \
+  X(BindImageMemory2) X(CreateDescriptorPool) X(DestroyDescriptorPool) X(ResetDescriptorPool)        \
+  X(AllocateDescriptorSets) X(FreeDescriptorSets) X(CreateCommandPool) X(DestroyCommandPool)         \
+  X(AllocateCommandBuffers) X(FreeCommandBuffers) X(QueueSubmit) X(QueueSubmit2) X(CreateFence)      \
+  X(ResetFences) X(DestroyFence) X(GetFenceStatus) X(WaitForFences) X(AcquireNextImageKHR)           \
+  X(AcquireNextImage2KHR) X(QueueBindSparse) X(ImportFenceFdKHR) X(CreateSemaphore)                  \
+  X(DestroySemaphore) X(SignalSemaphore) X(WaitSemaphores) X(GetSemaphoreCounterValue)               \
+  X(QueueWaitIdle) X(DeviceWaitIdle)
 
 // Other names of intercepted functions: (the name, the intercept).
-#define TIDEMARK_DEVICE_ALIASES(X)                                                                     \
-  X("vkBindBufferMemory2KHR", BindBufferMemory2) X("vkBindImageMemory2KHR", BindImageMemory2)          \
-  X("vkQueueSubmit2KHR", QueueSubmit2) X("vkSignalSemaphoreKHR", SignalSemaphore)                      \
+#define TIDEMARK_DEVICE_ALIASES(X)                                                                   \
+  X("vkBindBufferMemory2KHR", BindBufferMemory2) X("vkBindImageMemory2KHR", BindImageMemory2)        \
+  X("vkQueueSubmit2KHR", QueueSubmit2) X("vkSignalSemaphoreKHR", SignalSemaphore)                    \
   X("vkWaitSemaphoresKHR", WaitSemaphores) X("vkGetSemaphoreCounterValueKHR", GetSemaphoreCounterValue)
+// clang-format on
 
 // The next layer's functions for one device. A core name missing from a 1.1 driver is taken
 // by its extension name.
@@ -113,7 +117,7 @@ struct Attachment {
   std::optional<TidemarkLayerSink> sink;
   TidemarkLayerSettings settings{};
   int64_t devices = 0;
-  TidemarkLayerGauges gone{};  // the summed gauges of its destroyed devices
+  TidemarkLayerGauges gone{};                 // the summed gauges of its destroyed devices
   std::optional<TidemarkLayerDriver> driver;  // the driver beneath its first device
 };
 
@@ -135,8 +139,8 @@ struct Held {
 
 struct DeviceState {
   DeviceTable next;
-  uint64_t number = 0;  // in the process, from 1
-  std::string driver;   // driver_text() of the driver beneath it, for its record; empty: not known
+  uint64_t number = 0;                     // in the process, from 1
+  std::string driver;                      // driver_text() of the driver beneath it, for its record; empty: not known
   std::shared_ptr<Attachment> attachment;  // none: the process's own settings, the events file
   TidemarkLayerSettings settings{};
   CompletionRule completion{{}};
@@ -155,7 +159,7 @@ struct DeviceState {
   HandleMap<Memory> memory;
   HandleMap<Resource> buffers, images;
   HandleMap<int64_t> pool_sets, pool_commands;  // what a pool's reset or destroy frees
-  std::vector<Held> held;  // hold_frees
+  std::vector<Held> held;                       // hold_frees
   uint64_t allocations_tried = 0;
   int64_t reported_bytes = 0;
 
@@ -176,7 +180,7 @@ class Observer {
   BiasedMutex mutex;  // the program's calling thread takes it without an atomic operation
   std::unordered_map<void*, InstanceTable> instances;
   std::unordered_map<void*, std::unique_ptr<DeviceState>> devices;
-  std::shared_ptr<Attachment> attached;  // where devices created now report
+  std::shared_ptr<Attachment> attached;                                   // where devices created now report
   std::unordered_map<uint64_t, std::shared_ptr<Attachment>> attachments;  // until their detach
   uint64_t next_attachment = 0, devices_made = 0;
   // Without an attachment: the process's settings and its report folder (tidemark observe).
@@ -192,8 +196,10 @@ class Observer {
   Observer() {
     if (const char* text = std::getenv("TIDEMARK_LAYER_SETTINGS")) {
       auto parsed = tidemark::layer::parse_settings(text);
-      if (parsed) process_settings = *parsed;
-      else settings_error = parsed.error();
+      if (parsed)
+        process_settings = *parsed;
+      else
+        settings_error = parsed.error();
     } else {
       process_settings = TidemarkLayerSettings{};
     }
@@ -330,7 +336,6 @@ inline auto with_device(const void* dispatchable, Change change) {
   o.count_call();
   return change(o, device);
 }
-
 
 template <class T>
 inline const T* find_in_chain(const void* next, VkStructureType type) {

@@ -101,8 +101,10 @@ fs::path make_process_folder(const fs::path& root, bool observed, uint64_t forke
   fs::path folder;
   for (int image = 1; image < 1000 && folder.empty(); ++image) {
     fs::path candidate = root / (image == 1 ? std::to_string(pid) : std::to_string(pid) + "-" + std::to_string(image));
-    if (::mkdir(candidate.c_str(), 0755) == 0) folder = candidate;
-    else if (errno != EEXIST) break;
+    if (::mkdir(candidate.c_str(), 0755) == 0)
+      folder = candidate;
+    else if (errno != EEXIST)
+      break;
   }
   if (folder.empty()) {
     std::fprintf(stderr, TIDEMARK_LAYER_NAME ": cannot make a folder for pid %ld under %s: %s\n", pid, root.c_str(),

@@ -56,7 +56,8 @@ class StatusMap {
   // Under the layer's lock, so a plain load and store (no read-modify-write); the observer reads
   // the count from its own process with a relaxed load.
   void call() {
-    if (status_) __atomic_store_n(&status_->calls, __atomic_load_n(&status_->calls, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    if (status_)
+      __atomic_store_n(&status_->calls, __atomic_load_n(&status_->calls, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
   }
   // Device `number` was made: it is counted, and gets its slot for its gauges (none beyond
   // TIDEMARK_STATUS_DEVICES).

@@ -70,7 +70,8 @@ inline Read<const nlohmann::json*> member(const nlohmann::json& object, const st
   auto found = object.is_object() ? object.find(key) : object.end();
   if (!object.is_object() || found == object.end())
     return std::unexpected("expected '" + path_of(at, key) + "', " + what + ", found none");
-  if (!((*found).*is)()) return std::unexpected("expected '" + path_of(at, key) + "', " + what + ", found " + found->dump());
+  if (!((*found).*is)())
+    return std::unexpected("expected '" + path_of(at, key) + "', " + what + ", found " + found->dump());
   return &*found;
 }
 inline Read<int64_t> integer(const nlohmann::json& object, const std::string& at, const std::string& key) {
@@ -86,12 +87,14 @@ inline Read<uint32_t> pid(const nlohmann::json& object, const std::string& at, c
     return std::unexpected("expected '" + path_of(at, key) + "', a pid, found " + (*found)->dump());
   return static_cast<uint32_t>(value);
 }
-inline Read<std::vector<std::string>> strings(const nlohmann::json& object, const std::string& at, const std::string& key) {
+inline Read<std::vector<std::string>> strings(const nlohmann::json& object, const std::string& at,
+                                              const std::string& key) {
   auto found = member(object, at, key, "a list of strings", &nlohmann::json::is_array);
   if (!found) return std::unexpected(found.error());
   std::vector<std::string> out;
   for (const auto& item : **found) {
-    if (!item.is_string()) return std::unexpected("expected '" + path_of(at, key) + "', a list of strings, found " + item.dump());
+    if (!item.is_string())
+      return std::unexpected("expected '" + path_of(at, key) + "', a list of strings, found " + item.dump());
     out.push_back(item.get<std::string>());
   }
   return out;
@@ -103,8 +106,7 @@ inline nlohmann::json gauges_to_json(const TidemarkLayerGauges& g) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [key, field] : kCountFields)
     out[key] = {{"live", (g.*field).live}, {"peak", (g.*field).peak}, {"total", (g.*field).total}};
-  for (const auto& [group, key, field] : kNumberFields)
-    (*group ? out[group][key] : out[key]) = g.*field;
+  for (const auto& [group, key, field] : kNumberFields) (*group ? out[group][key] : out[key]) = g.*field;
   return out;
 }
 
@@ -112,8 +114,9 @@ inline records::Read<TidemarkLayerGauges> gauges_from_json(const nlohmann::json&
   TidemarkLayerGauges g{};
   for (const auto& [key, field] : kCountFields) {
     const std::string count = records::path_of(at, key);
-    for (auto [part, value] : {std::pair{"live", &TidemarkLayerCount::live}, std::pair{"peak", &TidemarkLayerCount::peak},
-                               std::pair{"total", &TidemarkLayerCount::total}}) {
+    for (auto [part, value] :
+         {std::pair{"live", &TidemarkLayerCount::live}, std::pair{"peak", &TidemarkLayerCount::peak},
+          std::pair{"total", &TidemarkLayerCount::total}}) {
       auto number = records::integer(json.contains(key) ? json[key] : nlohmann::json(), count, part);
       if (!number) return std::unexpected(number.error());
       (g.*field).*value = *number;
@@ -159,7 +162,8 @@ inline nlohmann::json to_json(const LayerReport::Device& device) {
 inline nlohmann::json to_json(const LayerReport& report) {
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& device : report.devices) devices.push_back(to_json(device));
-  return {{"layer", TIDEMARK_LAYER_NAME}, {"pid", report.pid}, {"devices", devices}, {"all", gauges_to_json(report.all)}};
+  return {
+      {"layer", TIDEMARK_LAYER_NAME}, {"pid", report.pid}, {"devices", devices}, {"all", gauges_to_json(report.all)}};
 }
 
 inline records::Read<LayerReport> layer_report_from_json(const nlohmann::json& json) {
@@ -213,9 +217,11 @@ struct ProcessRecord {
 
 inline nlohmann::json to_json(const ProcessRecord& record) {
   nlohmann::json ancestors = nlohmann::json::array();
-  for (const auto& a : record.ancestors) ancestors.push_back({{"pid", a.pid}, {"parent", a.parent}, {"command", a.command}});
-  return {{"pid", record.pid},           {"parent", record.parent},     {"command", record.command},
-          {"executable", record.executable}, {"observed", record.observed}, {"forked_from", record.forked_from},
+  for (const auto& a : record.ancestors)
+    ancestors.push_back({{"pid", a.pid}, {"parent", a.parent}, {"command", a.command}});
+  return {{"pid", record.pid},           {"parent", record.parent},
+          {"command", record.command},   {"executable", record.executable},
+          {"observed", record.observed}, {"forked_from", record.forked_from},
           {"ancestors", ancestors}};
 }
 
@@ -228,10 +234,10 @@ inline records::Read<ProcessRecord> process_record_from_json(const nlohmann::jso
   auto executable = records::member(json, "", "executable", "a path", &nlohmann::json::is_string);
   auto observed = records::member(json, "", "observed", "true or false", &nlohmann::json::is_boolean);
   auto ancestors = records::member(json, "", "ancestors", "a list", &nlohmann::json::is_array);
-  for (const std::string* error : {pid ? nullptr : &pid.error(), parent ? nullptr : &parent.error(),
-                                   forked ? nullptr : &forked.error(), command ? nullptr : &command.error(),
-                                   executable ? nullptr : &executable.error(), observed ? nullptr : &observed.error(),
-                                   ancestors ? nullptr : &ancestors.error()})
+  for (const std::string* error :
+       {pid ? nullptr : &pid.error(), parent ? nullptr : &parent.error(), forked ? nullptr : &forked.error(),
+        command ? nullptr : &command.error(), executable ? nullptr : &executable.error(),
+        observed ? nullptr : &observed.error(), ancestors ? nullptr : &ancestors.error()})
     if (error) return std::unexpected(*error);
   record.pid = *pid;
   record.parent = *parent;

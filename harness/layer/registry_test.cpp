@@ -78,7 +78,8 @@ TEST(LayerRegistry, EveryCommandThatTellsOfCompletionIsSteeredOrNamedWithAReason
     }
   }
   for (const auto& [command, why] : not_steered)
-    EXPECT_TRUE(commands.contains(command)) << command << " is named as not steered but the registry's selection lacks it";
+    EXPECT_TRUE(commands.contains(command))
+        << command << " is named as not steered but the registry's selection lacks it";
   // The ones the layer must steer, whatever the selection says.
   for (const char* command : {"vkGetFenceStatus", "vkWaitForFences", "vkGetSemaphoreCounterValue", "vkWaitSemaphores",
                               "vkQueueWaitIdle", "vkDeviceWaitIdle"})

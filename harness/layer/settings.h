@@ -26,17 +26,22 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
     size_t comma = text.find(',');
     std::string_view item = text.substr(0, comma);
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
-    if (item == "hold_frees") settings.hold_frees = 1;
-    else if (item == "never_done") settings.never_done = 1;
-    else if (item == "completion=deterministic") settings.completion = TIDEMARK_COMPLETION_DETERMINISTIC;
-    else if (item == "completion=real") settings.completion = TIDEMARK_COMPLETION_REAL;
+    if (item == "hold_frees")
+      settings.hold_frees = 1;
+    else if (item == "never_done")
+      settings.never_done = 1;
+    else if (item == "completion=deterministic")
+      settings.completion = TIDEMARK_COMPLETION_DETERMINISTIC;
+    else if (item == "completion=real")
+      settings.completion = TIDEMARK_COMPLETION_REAL;
     else if (item.starts_with("fail_allocation=")) {
       std::string_view number = item.substr(16);
       auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.fail_allocation);
       if (error != std::errc() || end != number.data() + number.size() || settings.fail_allocation == 0)
         return std::unexpected(found("expected fail_allocation=N with N a whole number from 1", item));
     } else if (!item.empty()) {
-      return std::unexpected(found("expected completion=deterministic|real, hold_frees, never_done or fail_allocation=N", item));
+      return std::unexpected(
+          found("expected completion=deterministic|real, hold_frees, never_done or fail_allocation=N", item));
     }
   }
   return settings;

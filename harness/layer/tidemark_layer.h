@@ -33,10 +33,10 @@ enum { TIDEMARK_COMPLETION_DETERMINISTIC = 0, TIDEMARK_COMPLETION_REAL = 1 };
 
 // Faults at the Vulkan boundary, for code no one here can put a mutant into.
 typedef struct TidemarkLayerSettings {
-  uint32_t completion;        // TIDEMARK_COMPLETION_*
-  uint32_t hold_frees;        // destroys and frees are held until the device goes: a driver that never reclaims
-  uint32_t never_done;        // polls never show work done; only a blocking wait shows what it waited on
-  uint64_t fail_allocation;   // N > 0: the device's Nth vkAllocateMemory returns VK_ERROR_OUT_OF_DEVICE_MEMORY
+  uint32_t completion;       // TIDEMARK_COMPLETION_*
+  uint32_t hold_frees;       // destroys and frees are held until the device goes: a driver that never reclaims
+  uint32_t never_done;       // polls never show work done; only a blocking wait shows what it waited on
+  uint64_t fail_allocation;  // N > 0: the device's Nth vkAllocateMemory returns VK_ERROR_OUT_OF_DEVICE_MEMORY
 } TidemarkLayerSettings;
 
 typedef struct TidemarkLayerCount {
@@ -46,20 +46,20 @@ typedef struct TidemarkLayerCount {
 typedef struct TidemarkLayerGauges {
   TidemarkLayerCount buffers, images, memory, memory_bytes, bound_bytes;
   TidemarkLayerCount descriptor_pools, descriptor_sets, command_buffers;
-  int64_t submits;                                   // vkQueueSubmit and vkQueueSubmit2 calls
-  int64_t polls_done, polls_busy;                    // polls, by what the client was shown
-  int64_t waits_done, waits_timed_out, waits_lost;   // blocking waits; lost: the kernel never saw the work
-  int64_t frees_held;                                // destroys and frees hold_frees kept back
-  int64_t allocations_refused;                       // by fail_allocation
-  int64_t polls_revealed;                            // objects the layer waited for at a poll's reveal point
+  int64_t submits;                                  // vkQueueSubmit and vkQueueSubmit2 calls
+  int64_t polls_done, polls_busy;                   // polls, by what the client was shown
+  int64_t waits_done, waits_timed_out, waits_lost;  // blocking waits; lost: the kernel never saw the work
+  int64_t frees_held;                               // destroys and frees hold_frees kept back
+  int64_t allocations_refused;                      // by fail_allocation
+  int64_t polls_revealed;                           // objects the layer waited for at a poll's reveal point
 } TidemarkLayerGauges;
 
 // One change of device memory, reported at its first bind (typed by what is bound: an image is
 // a texture, a buffer a GL buffer, a transfer-only buffer transient) and at its free.
 typedef struct TidemarkLayerMemoryChange {
-  uint32_t allocated;      // 0: freed
-  uint32_t type;           // tidemark::MemoryType's value
-  uint64_t id;             // the VkDeviceMemory handle
+  uint32_t allocated;  // 0: freed
+  uint32_t type;       // tidemark::MemoryType's value
+  uint64_t id;         // the VkDeviceMemory handle
   uint64_t size;
   int64_t reported_bytes;  // what the layer has reported live after this change
 } TidemarkLayerMemoryChange;
@@ -105,10 +105,10 @@ typedef uint32_t (*PFN_tidemarkLayerDriver)(uint64_t attachment, TidemarkLayerDr
 // or ends by _exit, leaves its counts as of its last intercepted call instead of its layer.json.
 #define TIDEMARK_STATUS_DEVICES 64
 typedef struct TidemarkLayerStatus {
-  uint64_t calls;                      // intercepted calls so far
-  uint32_t devices;                    // devices made so far (slots beyond TIDEMARK_STATUS_DEVICES are not kept)
+  uint64_t calls;    // intercepted calls so far
+  uint32_t devices;  // devices made so far (slots beyond TIDEMARK_STATUS_DEVICES are not kept)
   uint32_t reserved;
-  TidemarkLayerGauges gone;            // the sums of its destroyed devices
+  TidemarkLayerGauges gone;                           // the sums of its destroyed devices
   TidemarkLayerGauges live[TIDEMARK_STATUS_DEVICES];  // by device number - 1; a destroyed device's slot is zero
 } TidemarkLayerStatus;
 

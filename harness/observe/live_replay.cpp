@@ -16,12 +16,13 @@ namespace fs = std::filesystem;
 
 ProcessReplay::ProcessReplay(uint32_t pid)
     : pid_(pid),
-      host_([&] {
-        api::ModelConfig config;
-        config.kernel_pid = pid;
-        return config;
-      }(),
-            MutantId::None),
+      host_(
+          [&] {
+            api::ModelConfig config;
+            config.kernel_pid = pid;
+            return config;
+          }(),
+          MutantId::None),
       // The events go into the sink a session gives the layer over a device that does not
       // report itself: the layer's memory changes and submits are the device's report.
       sink_(host::layer_sink(host_, /*backend_reports_itself=*/false)) {}
@@ -33,11 +34,13 @@ void ProcessReplay::start(int64_t bytes) {
 }
 
 Status ProcessReplay::feed(std::span<const TidemarkLayerEvent> events) {
-  if (!failed_) return failed_;
+  if (!status_) return status_;
   for (const TidemarkLayerEvent& event : events) {
     ++events_;
     switch (event.kind) {
-      case TIDEMARK_EVENT_DEVICE: ++devices_; break;
+      case TIDEMARK_EVENT_DEVICE:
+        ++devices_;
+        break;
       case TIDEMARK_EVENT_ALLOCATED:
       case TIDEMARK_EVENT_FREED: {
         const bool allocated = event.kind == TIDEMARK_EVENT_ALLOCATED;
@@ -57,7 +60,8 @@ Status ProcessReplay::feed(std::span<const TidemarkLayerEvent> events) {
           sink_.wait_retired(sink_.context, fences[event.size - 1], 1'000'000'000);
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   return {};
@@ -90,15 +94,15 @@ Status EventsFile::read_new(const fs::path& file,
 }
 
 Status ProcessReplay::catch_up(const fs::path& file) {
-  if (!failed_) return failed_;
+  if (!status_) return status_;
   if (auto read = file_.read_new(file, [this](std::span<const TidemarkLayerEvent> events) { return feed(events); });
       !read)
-    failed_ = read;
-  return failed_;
+    status_ = read;
+  return status_;
 }
 
 Status ProcessReplay::finish(Process& process, const fs::path& trace_file) {
-  if (!failed_) return failed_;
+  if (!status_) return status_;
   start(reported_);
   process.events = events_;
   process.devices = std::max(process.devices, devices_);
@@ -148,7 +152,8 @@ LiveReplays::LiveReplays(fs::path layer_folder)
       thread_(every_scan([this] { scan(); })) {}
 
 Followed LiveReplays::stop() {
-  for (std::jthread* thread : {&thread_, &tree_thread_})  // the follower first: the tree's last feed follows its last look
+  for (std::jthread* thread :
+       {&thread_, &tree_thread_})  // the follower first: the tree's last feed follows its last look
     if (thread->joinable()) {
       thread->request_stop();  // wakes the wait at once
       thread->join();
@@ -195,7 +200,8 @@ void LiveReplays::scan() {
   // The tree is fed from the first observed process while it is the only one; which comes first
   // once there are more is gather()'s to decide.
   std::lock_guard lock(source_mutex_);
-  if (!tree_source_ && replays_.size() == 1) tree_source_ = Source{replays_.begin()->first, replays_.begin()->second->pid()};
+  if (!tree_source_ && replays_.size() == 1)
+    tree_source_ = Source{replays_.begin()->first, replays_.begin()->second->pid()};
 }
 
 }  // namespace tidemark::observe

@@ -68,7 +68,7 @@ class ProcessReplay {
   uint32_t devices_ = 0;
   int64_t events_ = 0;
   EventsFile file_;
-  Status failed_;  // the first error; nothing is fed after it
+  Status status_;  // ok until the first error; nothing is fed after one
 };
 
 // The tree's one kernel map, each process's memory under its pid, fed process after process in
@@ -124,7 +124,7 @@ class LiveReplays {
   std::unique_ptr<TreeFeed> tree_;     // the tree thread's until stop(); null after a failed feed
   bool tree_failed_ = false;
   std::jthread tree_thread_;
-  std::jthread thread_;               // last: it stops and joins before the members it uses go
+  std::jthread thread_;  // last: it stops and joins before the members it uses go
 };
 
 }  // namespace tidemark::observe

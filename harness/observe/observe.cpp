@@ -37,15 +37,19 @@ namespace fs = std::filesystem;
 
 std::string_view name_of(ProcessKind kind) {
   switch (kind) {
-    case ProcessKind::Vulkan: return "vulkan";
-    case ProcessKind::NoDevice: return "no-device";
-    case ProcessKind::NotObserved: return "not-observed";
+    case ProcessKind::Vulkan:
+      return "vulkan";
+    case ProcessKind::NoDevice:
+      return "no-device";
+    case ProcessKind::NotObserved:
+      return "not-observed";
   }
   return "?";
 }
 
 bool Observation::made_device() const {
-  return std::any_of(processes.begin(), processes.end(), [](const Process& p) { return p.kind == ProcessKind::Vulkan; });
+  return std::any_of(processes.begin(), processes.end(),
+                     [](const Process& p) { return p.kind == ProcessKind::Vulkan; });
 }
 
 namespace {
@@ -58,8 +62,10 @@ std::vector<std::string> observed_environment(const Options& options, const fs::
   for (char** entry = environ; *entry; ++entry) {
     std::string_view variable(*entry);
     // append, not `":" + std::string(...)`: GCC 12 at -O3 warns on that (-Wrestrict, a false positive)
-    if (variable.starts_with("VK_ADD_LAYER_PATH=")) add_path.append(":").append(variable.substr(18));
-    else if (variable.starts_with("VK_INSTANCE_LAYERS=")) layers.append(":").append(variable.substr(19));
+    if (variable.starts_with("VK_ADD_LAYER_PATH="))
+      add_path.append(":").append(variable.substr(18));
+    else if (variable.starts_with("VK_INSTANCE_LAYERS="))
+      layers.append(":").append(variable.substr(19));
     else if (!variable.starts_with("TIDEMARK_LAYER_") && !variable.starts_with("TIDEMARK_OBSERVER_PID="))
       out.emplace_back(variable);
   }
@@ -116,7 +122,8 @@ Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::p
   // The program's output to a file of the report when asked (a capture's replayer), else ours.
   const SpawnOutput output(options.output);
   if (int error = posix_spawnp(&pid, argv[0], output.actions(), nullptr, argv.data(), envp.data()); error != 0)
-    return fail(ErrorKind::BadInput, fmt::format("observe: cannot start '{}': {}", options.command[0], std::strerror(error)));
+    return fail(ErrorKind::BadInput,
+                fmt::format("observe: cannot start '{}': {}", options.command[0], std::strerror(error)));
   std::mutex mutex;
   std::condition_variable ended;
   bool done = false;
@@ -154,8 +161,8 @@ Result<nlohmann::json> read_json(const fs::path& file) {
   TIDEMARK_TRY(text, read_given_file(file, "layer record"));
   auto json = nlohmann::json::parse(text, nullptr, false);
   if (json.is_discarded() || !json.is_object())
-    return fail(ErrorKind::Fatal, fmt::format("{}: expected a JSON object written by the layer, found something else",
-                                              file.string()));
+    return fail(ErrorKind::Fatal,
+                fmt::format("{}: expected a JSON object written by the layer, found something else", file.string()));
   return json;
 }
 
@@ -165,8 +172,10 @@ Gauges summed(const std::vector<Process>& processes, Gauges Process::*field) {
   for (const Process& process : processes)
     if (process.kind == ProcessKind::Vulkan)
       for (const auto& [name, value] : named(process.*field)) sums[name] += value;
-  if constexpr (std::is_same_v<Gauges, KernelGauges>) return kernel_from_named(sums);
-  else return observed_from_named(sums);
+  if constexpr (std::is_same_v<Gauges, KernelGauges>)
+    return kernel_from_named(sums);
+  else
+    return observed_from_named(sums);
 }
 
 std::string base_name(const std::vector<std::string>& command) {
@@ -229,7 +238,8 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root, Followed li
   // The tree goes on from what the follower fed only when that was the first folder, as that
   // process: else it starts again (made on the thread that feeds it).
   std::unique_ptr<TreeFeed> tree = std::move(live.tree);
-  if (tree && (with_events.empty() || tree->folders() != std::vector<std::string>{processes[with_events[0].first].folder}))
+  if (tree &&
+      (with_events.empty() || tree->folders() != std::vector<std::string>{processes[with_events[0].first].folder}))
     tree.reset();
   Status tree_fed;
   {
@@ -334,9 +344,9 @@ Verdict judge_one(const scenario::GaugeCheck& bound, const std::map<std::string,
   };
   auto compared = bound.expr.compare(lookup);
   Verdict verdict{bound.expr.text(), std::move(scope), compared && compared->holds, ""};
-  verdict.detail = compared ? fmt::format("{} = {}, bound {} {}", compared->left_text, compared->left, compared->op,
-                                          compared->right)
-                            : compared.error().message;
+  verdict.detail =
+      compared ? fmt::format("{} = {}, bound {} {}", compared->left_text, compared->left, compared->op, compared->right)
+               : compared.error().message;
   return verdict;
 }
 
@@ -371,8 +381,11 @@ report::ObservationRecord observation_record(const Observation& observation, con
     for (const auto& [name, value] : named(gauges)) out[name] = value;
     return out;
   };
-  report::ObservationRecord record{.command = observation.command, .exit_code = observation.exit_code,
-                                   .pid = observation.pid, .settings = observation.settings, .only = observation.only};
+  report::ObservationRecord record{.command = observation.command,
+                                   .exit_code = observation.exit_code,
+                                   .pid = observation.pid,
+                                   .settings = observation.settings,
+                                   .only = observation.only};
   for (const Process& process : observation.processes) {
     report::ObservedProcessRecord& out = record.processes.emplace_back();
     out.pid = process.pid;
@@ -383,8 +396,8 @@ report::ObservationRecord observation_record(const Observation& observation, con
     out.folder = process.folder.empty() ? "" : "layer/" + process.folder;
     out.forked_from = process.forked_from;
     if (process.kind == ProcessKind::Vulkan)
-      out.vulkan = {process.devices, process.reported, process.events, values(process.observed), values(process.kernel),
-                    "layer/" + process.folder + "/trace.pftrace"};
+      out.vulkan = {process.devices,          process.reported,       process.events,
+                    values(process.observed), values(process.kernel), "layer/" + process.folder + "/trace.pftrace"};
   }
   record.whole_observed = values(observation.whole_observed);
   record.whole_kernel = values(observation.whole_kernel);

@@ -37,25 +37,25 @@ struct Process {
   std::vector<std::string> command;
   std::string executable;
   ProcessKind kind = ProcessKind::NoDevice;
-  std::string folder;          // its folder under the layer's report ("" for a process that never loaded the layer)
-  uint32_t forked_from = 0;    // a forked copy of that process (its counts include what it inherited)
-  bool reported = false;       // its layer.json was written (false: it ended without one, killed or by _exit: its
-                               // gauges are then those of its status file, as of its last intercepted change)
+  std::string folder;        // its folder under the layer's report ("" for a process that never loaded the layer)
+  uint32_t forked_from = 0;  // a forked copy of that process (its counts include what it inherited)
+  bool reported = false;     // its layer.json was written (false: it ended without one, killed or by _exit: its
+                             // gauges are then those of its status file, as of its last intercepted change)
   uint32_t devices = 0;
   std::vector<std::string> drivers;  // each device's Vulkan driver as the layer read it (layer.json; "" not known)
   ObservedGauges observed{};
   KernelGauges kernel{};
   int64_t events = 0;
   std::filesystem::path trace_file;  // its run trace (Perfetto), saved in its folder of the layer's report
-  nlohmann::json layer;        // its layer.json as written
+  nlohmann::json layer;              // its layer.json as written
 };
 
 struct Observation {
   std::vector<std::string> command;
-  std::string settings;  // the layer's settings text
-  std::string only;      // the --only pattern ("" for every process)
-  uint32_t pid = 0;      // the program's
-  int exit_code = 0;     // the program's own (128 + N for signal N)
+  std::string settings;            // the layer's settings text
+  std::string only;                // the --only pattern ("" for every process)
+  uint32_t pid = 0;                // the program's
+  int exit_code = 0;               // the program's own (128 + N for signal N)
   std::vector<Process> processes;  // in pid order within the tree's order of appearance
   // The whole tree: every observed process's gauges summed. A peak is then the sum of the
   // processes' peaks: an upper bound of what the tree held at once (processes that ran one after
@@ -78,12 +78,12 @@ struct Live {
 
 struct Options {
   std::vector<std::string> command;
-  std::string settings;  // checked with layer::parse_settings by the caller
-  std::string only;      // an fnmatch pattern on a process's executable or argv[0] file name
-  std::filesystem::path report;       // the folder to write; the layer's files go in report/layer
-  std::filesystem::path layer_dir;    // where the layer and its manifest are
+  std::string settings;                      // checked with layer::parse_settings by the caller
+  std::string only;                          // an fnmatch pattern on a process's executable or argv[0] file name
+  std::filesystem::path report;              // the folder to write; the layer's files go in report/layer
+  std::filesystem::path layer_dir;           // where the layer and its manifest are
   std::function<void(const Live&)> on_live;  // called about four times a second while it runs
-  std::filesystem::path output;      // the program's stdout and stderr go here; empty: this process's
+  std::filesystem::path output;              // the program's stdout and stderr go here; empty: this process's
 };
 
 // Runs the program to its end and gathers what the layer saw. An error only when the program
@@ -111,8 +111,8 @@ struct Followed {
 Result<Gathered> gather(const std::filesystem::path& layer_folder, uint32_t root, Followed live);
 
 struct Verdict {
-  std::string check;   // the comparison's text
-  std::string scope;   // "pid 1234 (name)" or "whole"
+  std::string check;  // the comparison's text
+  std::string scope;  // "pid 1234 (name)" or "whole"
   bool passed = false;
   std::string detail;  // "vkbufspk = 3005, bound <= 64", or why it could not be judged
 };

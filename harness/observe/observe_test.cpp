@@ -46,7 +46,8 @@ class LayerFolder : public ::testing::Test {
       status.devices = 2;  // one destroyed, one live when it was killed
       status.gone.buffers = {0, 7, 7};
       status.live[1].buffers = {0, -buffers_peak - 7, -buffers_peak - 7};
-      std::ofstream(root_ / folder / "status", std::ios::binary).write(reinterpret_cast<const char*>(&status), sizeof status);
+      std::ofstream(root_ / folder / "status", std::ios::binary)
+          .write(reinterpret_cast<const char*>(&status), sizeof status);
       return;
     }
     TidemarkLayerGauges all{};
@@ -75,13 +76,14 @@ TEST_F(LayerFolder, TheTreeHoldsEveryProcessTheLayerSawAndTheAncestorsThatMadeNo
   EXPECT_EQ((*processes)[0].command, (std::vector<std::string>{"sh", "-c", "a && b"}));
   EXPECT_EQ((*processes)[1].kind, ProcessKind::Vulkan);
   EXPECT_EQ((*processes)[1].observed.vkbufspk, 3005);
-  EXPECT_EQ((*processes)[1].kernel.kevents, 4);  // its own host: the allocation and the free, each for its pid and global
+  EXPECT_EQ((*processes)[1].kernel.kevents,
+            4);  // its own host: the allocation and the free, each for its pid and global
   EXPECT_EQ((*processes)[1].kernel.kbsubmits, 1);
   EXPECT_EQ((*processes)[2].folder, "300");
   EXPECT_TRUE((*processes)[2].reported);
   EXPECT_EQ((*processes)[3].folder, "300-2");
   EXPECT_FALSE((*processes)[3].reported);
-  EXPECT_EQ((*processes)[3].observed.vkbufspk, 77);  // from its status file
+  EXPECT_EQ((*processes)[3].observed.vkbufspk, 77);      // from its status file
   EXPECT_EQ((*processes)[3].kind, ProcessKind::Vulkan);  // its events say it made a device
   EXPECT_EQ((*processes)[4].kind, ProcessKind::NotObserved);
 }
@@ -140,7 +142,8 @@ TEST_F(LayerFolder, TheLayersRecordsReadBackExactlyAndAMissingFieldIsNamed) {
   EXPECT_EQ(layer::layer_report_from_json(missing).error(), "expected 'all.polls.busy', an integer, found none");
   missing = layer::to_json(report);
   missing["devices"][1]["buffers"]["peak"] = "2";
-  EXPECT_EQ(layer::layer_report_from_json(missing).error(), "expected 'devices[1].buffers.peak', an integer, found \"2\"");
+  EXPECT_EQ(layer::layer_report_from_json(missing).error(),
+            "expected 'devices[1].buffers.peak', an integer, found \"2\"");
   missing = layer::to_json(report);
   missing["devices"][0]["driver"] = 7;
   EXPECT_EQ(layer::layer_report_from_json(missing).error(), "expected 'devices[0].driver', the driver's name, found 7");
@@ -225,7 +228,7 @@ TEST_F(LayerFolder, EventsReplayedAsTheyLandEndWhereAReplayAfterTheEndDoes) {
 
 TEST_F(LayerFolder, TheFollowerReplaysProcessesThatAppearAfterItStartedAndHandsThemOverWhole) {
   LiveReplays follower(root_);
-  process("200-a", 200, 1, true, 3);   // its four events
+  process("200-a", 200, 1, true, 3);     // its four events
   process("201-b", 201, 200, false, 0);  // not observed (--only): not followed
   Followed followed = follower.stop();
   ProcessReplays& replays = followed.replays;
@@ -252,17 +255,22 @@ TEST_F(LayerFolder, TheTreeFedWhileTheProgramRanEndsAsTheTreeFedAfterTheEnd) {
     auto holding = [&](const std::string& folder, uint32_t pid, std::vector<TidemarkLayerEvent> events) {
       process(folder, pid, 1, true, 3);
       std::ofstream(root_ / folder / "events.bin", std::ios::binary | std::ios::trunc)
-          .write(reinterpret_cast<const char*>(events.data()), static_cast<std::streamsize>(events.size() * sizeof events[0]));
+          .write(reinterpret_cast<const char*>(events.data()),
+                 static_cast<std::streamsize>(events.size() * sizeof events[0]));
     };
-    holding("300-a", 300, {{TIDEMARK_EVENT_DEVICE, 0, 1, 0}, {TIDEMARK_EVENT_ALLOCATED, 1, 0xa0, 4096},
-                           {TIDEMARK_EVENT_ALLOCATED, 1, 0xa1, 8192}, {TIDEMARK_EVENT_FREED, 1, 0xa0, 4096}});
+    holding("300-a", 300,
+            {{TIDEMARK_EVENT_DEVICE, 0, 1, 0},
+             {TIDEMARK_EVENT_ALLOCATED, 1, 0xa0, 4096},
+             {TIDEMARK_EVENT_ALLOCATED, 1, 0xa1, 8192},
+             {TIDEMARK_EVENT_FREED, 1, 0xa0, 4096}});
     LiveReplays follower(root_);
     Followed followed = follower.stop();
     ASSERT_NE(followed.tree, nullptr);
     // More of the first process's record, and a second process, after the follower stopped: the
     // second after the first in folder order, or before it.
     std::ofstream(root_ / "300-a" / "events.bin", std::ios::binary | std::ios::app)
-        .write(reinterpret_cast<const char*>(std::array<TidemarkLayerEvent, 1>{{{TIDEMARK_EVENT_ALLOCATED, 1, 0xa2, 16384}}}.data()),
+        .write(reinterpret_cast<const char*>(
+                   std::array<TidemarkLayerEvent, 1>{{{TIDEMARK_EVENT_ALLOCATED, 1, 0xa2, 16384}}}.data()),
                sizeof(TidemarkLayerEvent));
     holding(first_stays_first ? "400-c" : "100-b", first_stays_first ? 400 : 100,
             {{TIDEMARK_EVENT_DEVICE, 0, 1, 0}, {TIDEMARK_EVENT_ALLOCATED, 1, 0xa0, 65536}});

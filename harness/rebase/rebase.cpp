@@ -33,12 +33,14 @@ std::unexpected<Error> refuse(const fs::path& report_dir, const std::string& why
 // A report's scenario must be the file as it is now: the values it measured are of that file.
 Status unchanged(const fs::path& report_dir, const std::string& file, const std::string& hash, const std::string& who) {
   if (hash.empty())
-    return refuse(report_dir, fmt::format("{} has no hash of its scenario file (made by an older Tidemark): run it again", who));
+    return refuse(report_dir,
+                  fmt::format("{} has no hash of its scenario file (made by an older Tidemark): run it again", who));
   auto text = read_file_if_present(file, "scenario");
   if (!text) return std::unexpected(text.error());
   if (!*text) return refuse(report_dir, fmt::format("{}'s scenario {} is gone", who, file));
   if (trace_hash(**text) != hash)
-    return refuse(report_dir, fmt::format("{}'s scenario {} changed since the report was made: run it again", who, file));
+    return refuse(report_dir,
+                  fmt::format("{}'s scenario {} changed since the report was made: run it again", who, file));
   return {};
 }
 
@@ -58,8 +60,8 @@ Status check_summary(const fs::path& report_dir, const report::Summary& summary)
       const fs::path dir = fs::path(record.dir).is_absolute() ? fs::path(record.dir) : report_dir / record.dir;
       std::error_code ec;
       if (!fs::exists(dir / "result.json", ec))
-        return refuse(report_dir, fmt::format("{}'s folder {} has no result.json: the report is incomplete", record.test,
-                                              dir.string()));
+        return refuse(report_dir, fmt::format("{}'s folder {} has no result.json: the report is incomplete",
+                                              record.test, dir.string()));
     }
     TIDEMARK_CHECK(unchanged(report_dir, record.file, record.scenario_hash, record.test));
   }
@@ -90,8 +92,8 @@ Result<FileChange> baseline_change(const report::Summary& summary, const fs::pat
   }
   TIDEMARK_TRY(old, report::read_summary(folder / "summary.json"));
   std::vector<report::RunRecord> judged = records;
-  const report::BaselineOrigin held =
-      report::hold_to_baseline(judged, summary.origin, {.summary = std::move(old), .source = folder.string(), .tolerances = {}});
+  const report::BaselineOrigin held = report::hold_to_baseline(
+      judged, summary.origin, {.summary = std::move(old), .source = folder.string(), .tolerances = {}});
   for (const auto& record : judged) {
     if (record.baseline->movement == report::Movement::New) change.diff.push_back("+ " + record.test);
     for (const auto& move : record.baseline->moves)
@@ -139,10 +141,11 @@ Result<std::optional<std::pair<FileChange, std::string>>> expectations_change(co
       if (!now) continue;
       auto [known, added] = updates[line].try_emplace(gauge, Update{*now, record.test});
       if (!added && known->second.value != *now)
-        return refuse(report_dir, fmt::format("{}: the runs disagree on {} ({} in {}, {} in {}): give each driver build "
-                                              "its own line (BACKEND@BUILD)",
-                                              format_location(line->where), gauge, known->second.value,
-                                              known->second.test, *now, record.test));
+        return refuse(report_dir,
+                      fmt::format("{}: the runs disagree on {} ({} in {}, {} in {}): give each driver build "
+                                  "its own line (BACKEND@BUILD)",
+                                  format_location(line->where), gauge, known->second.value, known->second.test, *now,
+                                  record.test));
     }
   }
   std::vector<std::string> lines = split_lines(text);
@@ -155,7 +158,8 @@ Result<std::optional<std::pair<FileChange, std::string>>> expectations_change(co
       if (now == old) continue;
       auto replaced = replace_value(rewritten, gauge, old, now);
       if (!replaced)
-        return refuse(report_dir, fmt::format("{}: cannot find {}={} in the line", format_location(line->where), gauge, old));
+        return refuse(report_dir,
+                      fmt::format("{}: cannot find {}={} in the line", format_location(line->where), gauge, old));
       rewritten = *replaced;
     }
     if (rewritten == lines[index]) continue;
@@ -201,7 +205,8 @@ Result<std::vector<std::pair<FileChange, std::string>>> golden_changes(const fs:
                                                                        const report::Summary& summary) {
   std::map<std::string, std::vector<const report::RunRecord*>> by_file;
   for (const auto& record : summary.results)
-    if (record.mutant.empty() && !record.dir.empty() && !record.pixel_hash.empty()) by_file[record.file].push_back(&record);
+    if (record.mutant.empty() && !record.dir.empty() && !record.pixel_hash.empty())
+      by_file[record.file].push_back(&record);
   std::vector<std::pair<FileChange, std::string>> changes;
   for (const auto& [file, records] : by_file) {
     TIDEMARK_TRY(scenario, scenario::load(file));
@@ -211,9 +216,10 @@ Result<std::vector<std::pair<FileChange, std::string>>> golden_changes(const fs:
     if (goldens.empty()) continue;
     for (const auto* record : records)
       if (record->pixel_hash != records.front()->pixel_hash)
-        return refuse(report_dir, fmt::format("the runs of {} drew different images ({} and {}): rebase its goldens from "
-                                              "a report of one backend",
-                                              scenario.id(), records.front()->test, record->test));
+        return refuse(report_dir,
+                      fmt::format("the runs of {} drew different images ({} and {}): rebase its goldens from "
+                                  "a report of one backend",
+                                  scenario.id(), records.front()->test, record->test));
     const fs::path dir = fs::path(records.front()->dir).is_absolute() ? fs::path(records.front()->dir)
                                                                       : report_dir / records.front()->dir;
     TIDEMARK_TRY(actual, check::read_png(dir / "actual.png"));
@@ -227,10 +233,9 @@ Result<std::vector<std::pair<FileChange, std::string>>> golden_changes(const fs:
           differ += !std::equal(&old.pixels[k], &old.pixels[k] + 4, &actual.pixels[k]);
       FileChange change{golden, {}};
       change.diff.push_back(fmt::format("- {}x{} golden", old.width, old.height));
-      change.diff.push_back(fmt::format("+ {}x{} as {} drew it ({} pixels differ)", actual.width, actual.height,
-                                        records.front()->test,
-                                        old.width == actual.width && old.height == actual.height ? fmt::format("{}", differ)
-                                                                                                 : std::string("all")));
+      change.diff.push_back(fmt::format(
+          "+ {}x{} as {} drew it ({} pixels differ)", actual.width, actual.height, records.front()->test,
+          old.width == actual.width && old.height == actual.height ? fmt::format("{}", differ) : std::string("all")));
       changes.emplace_back(std::move(change), png);
     }
   }
@@ -248,7 +253,8 @@ Result<std::vector<FileChange>> rebase(const fs::path& report_dir, const Targets
                                                  "compare, merge) or red-once.json (tidemark red-once), found neither",
                                                  report_dir.string()));
   if (targets.baseline.empty() && targets.expectations.empty() && targets.ledger.empty() && !targets.goldens)
-    return fail(ErrorKind::BadInput, "rebase: expected at least one of --baseline, --expectations, --ledger, --goldens");
+    return fail(ErrorKind::BadInput,
+                "rebase: expected at least one of --baseline, --expectations, --ledger, --goldens");
   std::optional<report::Summary> summary;
   if (has_summary) {
     TIDEMARK_TRY(read, report::read_summary(report_dir / "summary.json"));
@@ -256,7 +262,8 @@ Result<std::vector<FileChange>> rebase(const fs::path& report_dir, const Targets
     TIDEMARK_CHECK(check_summary(report_dir, *summary));
   }
   auto needs_summary = [&](const char* what) -> Status {
-    if (!summary) return refuse(report_dir, fmt::format("{} needs the runs of a summary.json, and the folder has none", what));
+    if (!summary)
+      return refuse(report_dir, fmt::format("{} needs the runs of a summary.json, and the folder has none", what));
     return {};
   };
 
@@ -273,7 +280,8 @@ Result<std::vector<FileChange>> rebase(const fs::path& report_dir, const Targets
     if (change) add(std::move(*change));
   }
   if (!targets.ledger.empty()) {
-    if (!has_red_once) return refuse(report_dir, "--ledger needs red-once.json (tidemark red-once --report), and the folder has none");
+    if (!has_red_once)
+      return refuse(report_dir, "--ledger needs red-once.json (tidemark red-once --report), and the folder has none");
     TIDEMARK_TRY(document, report::read_red_once_document(report_dir / "red-once.json"));
     TIDEMARK_TRY(change, ledger_change(report_dir, document, targets.ledger));
     if (change) add(std::move(*change));

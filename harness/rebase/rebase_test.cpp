@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 struct Folder {
   fs::path root = fs::path(::testing::TempDir()) / ("rebase-" + std::to_string(::getpid()) + "-" +
-                                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
+                                                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
   Folder() {
     fs::remove_all(root);
     fs::create_directories(root / "report" / "run");
@@ -51,7 +51,8 @@ void report(const Folder& folder, report::Verdict verdict, int64_t measured, boo
   record.driver = "mesa-25.0.7: OpenGL ES 3.2 Mesa 25.0.7";
   record.verdict = verdict;
   record.gauges = {{"devbytespk", measured}};
-  ASSERT_TRUE(report::write_summary(folder.root / "report", {.command = "run", .series = "run lane=monolith"}, {record}));
+  ASSERT_TRUE(
+      report::write_summary(folder.root / "report", {.command = "run", .series = "run lane=monolith"}, {record}));
 }
 
 constexpr const char* kExpectations =
@@ -82,7 +83,8 @@ TEST(Rebase, AnUnexpectedRedIsRefusedAndNothingIsWritten) {
   const fs::path expectations = folder.write("expectations.txt", kExpectations);
   auto refused = rebase(folder.root / "report", {.expectations = expectations});
   ASSERT_FALSE(refused);
-  EXPECT_NE(refused.error().message.find("Magma.Monolith.Portable.two@gl is RED"), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("Magma.Monolith.Portable.two@gl is RED"), std::string::npos)
+      << refused.error().message;
   EXPECT_EQ(folder.read("expectations.txt"), kExpectations);
 }
 
@@ -92,7 +94,8 @@ TEST(Rebase, AScenarioThatChangedSinceTheReportIsRefused) {
   folder.write("two.yaml", std::string(kScenario) + "# edited\n");
   auto refused = rebase(folder.root / "report", {.expectations = folder.write("expectations.txt", kExpectations)});
   ASSERT_FALSE(refused);
-  EXPECT_NE(refused.error().message.find("changed since the report was made"), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("changed since the report was made"), std::string::npos)
+      << refused.error().message;
 }
 
 TEST(Rebase, AnIncompleteReportIsRefused) {

@@ -13,7 +13,8 @@ std::vector<std::vector<size_t>> split(const std::vector<size_t>& items, size_t 
   size_t start = 0;
   for (size_t k = 0; k < parts; ++k) {
     size_t end = start + (items.size() - start) / (parts - k);
-    chunks.emplace_back(items.begin() + static_cast<std::ptrdiff_t>(start), items.begin() + static_cast<std::ptrdiff_t>(end));
+    chunks.emplace_back(items.begin() + static_cast<std::ptrdiff_t>(start),
+                        items.begin() + static_cast<std::ptrdiff_t>(end));
     start = end;
   }
   return chunks;

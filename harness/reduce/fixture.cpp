@@ -56,7 +56,8 @@ std::string bug_words(const Bug& bug) {
 // The input's name as the fixture's comment and README show it: quoted with escapes when it holds
 // a control character, so a newline in a file name cannot start a YAML key or a Markdown block.
 std::string shown_name(const std::string& input) {
-  const bool plain = std::ranges::none_of(input, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  const bool plain =
+      std::ranges::none_of(input, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
   return plain ? input : fmt::format("{:?}", input);
 }
 
@@ -81,8 +82,8 @@ Result<std::string> fixture_text(const Reduction& reduced, const std::string& in
   std::string text = fmt::format(
       "# Reduced by `tidemark reduce` from {}\n# ({} steps, {} calls; now {} steps, {} calls). Under {}\n"
       "# the check `{}` is red; without it the whole run is green.\n",
-      shown_name(input), reduced.steps_before, reduced.calls_before, reduced.done.steps, reduced.done.calls, bug_words(bug),
-      shown_name(check));
+      shown_name(input), reduced.steps_before, reduced.calls_before, reduced.done.steps, reduced.done.calls,
+      bug_words(bug), shown_name(check));
   text += reduced.text.substr(body.leading_comments().end);
   if (!text.ends_with("\n")) text += "\n";
   return text + control_section(bug, reduced.red_checks);
@@ -93,10 +94,11 @@ Status check_fixture_folder(const fs::path& out, const std::string& name) {
   const auto status = fs::status(out, error);
   if (!fs::exists(status)) return {};
   if (!fs::is_directory(status))
-    return fail(ErrorKind::BadInput, fmt::format("reduce: --out {}: expected a folder for the fixture, found a file",
-                                                 out.string()));
+    return fail(ErrorKind::BadInput,
+                fmt::format("reduce: --out {}: expected a folder for the fixture, found a file", out.string()));
   const fs::path yaml = out / (name + ".yaml");
-  if (fs::exists(yaml, error)) return fail(ErrorKind::BadInput, fmt::format("reduce: {} exists already", yaml.string()));
+  if (fs::exists(yaml, error))
+    return fail(ErrorKind::BadInput, fmt::format("reduce: {} exists already", yaml.string()));
   for (const auto& entry : fs::directory_iterator(out, error)) {
     const fs::path& file = entry.path();
     if (file.extension() == ".yaml" || file.extension() == ".yml" || file.filename() == "ledger.txt")
@@ -130,8 +132,8 @@ Status write_fixture(const fs::path& out, const std::string& text, const scenari
     std::string red = fmt::format("Under {}, {} fails in every lane (the ledger's rows):\n\n{}", bug_words(bug),
                                   fmt::join(reduced.red_checks, ", "), reds);
     red.pop_back();  // the template ends the section's line
-    TIDEMARK_CHECK(write_file_atomically(out / "README.md",
-                                         runner::fixture_readme(out.filename().string(), mechanism, red)));
+    TIDEMARK_CHECK(
+        write_file_atomically(out / "README.md", runner::fixture_readme(out.filename().string(), mechanism, red)));
   }
   if (ledger.empty()) return {};
   TIDEMARK_TRY(lines, runner::read_ledger(ledger));

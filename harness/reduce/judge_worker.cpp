@@ -100,7 +100,8 @@ JudgeWorker::~JudgeWorker() {
   ::close(from_);
   if (reaped_) return;
   ::kill(pid_, SIGKILL);
-  while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {}
+  while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+  }
 }
 
 bool JudgeWorker::send(const std::string& text) { return !reaped_ && send_message(to_, text); }
@@ -122,7 +123,8 @@ std::optional<std::string> JudgeWorker::receive(std::chrono::milliseconds deadli
 std::string JudgeWorker::reap() {
   int status = 0;
   if (!reaped_)
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
   reaped_ = true;
   return WIFSIGNALED(status) ? fmt::format("the candidate's run was killed by signal {}", WTERMSIG(status))
                              : fmt::format("the candidate's judge exited {}", WEXITSTATUS(status));

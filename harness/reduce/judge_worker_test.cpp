@@ -49,7 +49,7 @@ TEST(JudgeWorker, ACrashIsNamedAndAHungJudgeIsKilledAtItsDeadline) {
   const auto waited = std::chrono::steady_clock::now() - began;
   EXPECT_EQ(why, "the candidate's judge gave no verdict within 300 ms and was killed");
   EXPECT_GE(waited, 300ms);
-  EXPECT_LT(waited, 10s);  // a generous bound: the point is that it returns
+  EXPECT_LT(waited, 10s);         // a generous bound: the point is that it returns
   EXPECT_FALSE(hung->send("a"));  // the killed copy takes nothing more; the reducer starts another
 }
 

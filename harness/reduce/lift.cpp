@@ -90,9 +90,19 @@ Result<std::string> lift_recording(const std::filesystem::path& file, const scen
       continue;
     }
     switch (frame.op) {
-      case Opcode::Hello: case Opcode::Goodbye: case Opcode::Sync: case Opcode::CreateBuffer: case Opcode::FenceSync:
-      case Opcode::ReadPixels: case Opcode::ReadGauges: case Opcode::ReadValidation: case Opcode::ReadKernelGauges:
-      case Opcode::ReadKernelReport: case Opcode::ReadTrace: case Opcode::ReadTraceHash: case Opcode::ReadObservedGauges:
+      case Opcode::Hello:
+      case Opcode::Goodbye:
+      case Opcode::Sync:
+      case Opcode::CreateBuffer:
+      case Opcode::FenceSync:
+      case Opcode::ReadPixels:
+      case Opcode::ReadGauges:
+      case Opcode::ReadValidation:
+      case Opcode::ReadKernelGauges:
+      case Opcode::ReadKernelReport:
+      case Opcode::ReadTrace:
+      case Opcode::ReadTraceHash:
+      case Opcode::ReadObservedGauges:
         break;  // the session's frame, or what the runner reads at the end of every run
       case Opcode::BufferData: {
         TIDEMARK_TRY(m, wire::decode<wire::BufferData>(frame));
@@ -134,22 +144,31 @@ Result<std::string> lift_recording(const std::filesystem::path& file, const scen
                                     m.flush ? "true" : "false", nanoseconds(m.timeout_ns)));
         break;
       }
-      case Opcode::Flush: steps.push_back("  - flush: {}"); break;
-      case Opcode::Finish: steps.push_back("  - finish: {}"); break;
-      case Opcode::Present: steps.push_back("  - present: {}"); break;
+      case Opcode::Flush:
+        steps.push_back("  - flush: {}");
+        break;
+      case Opcode::Finish:
+        steps.push_back("  - finish: {}");
+        break;
+      case Opcode::Present:
+        steps.push_back("  - present: {}");
+        break;
       default:
-        return refuse(fmt::format("{}: only buffer, draw, fence, wait, flush, finish and present calls lift to steps; "
-                                  "reduce the scenario file itself",
-                                  to_string(frame.op)));
+        return refuse(
+            fmt::format("{}: only buffer, draw, fence, wait, flush, finish and present calls lift to steps; "
+                        "reduce the scenario file itself",
+                        to_string(frame.op)));
     }
   }
   if (wait_step != kNoWait) steps[wait_step] += "}";
-  if (steps.empty()) return fail(ErrorKind::BadInput, fmt::format("{}: expected calls to lift, found none", file.string()));
+  if (steps.empty())
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected calls to lift, found none", file.string()));
 
   // The scenario's own file with the lifted steps for its workload.
   TIDEMARK_TRY(source, ScenarioText::parse(text));
   auto workload = source.top_level("workload");
-  if (!workload) return fail(ErrorKind::BadInput, fmt::format("{}: no workload list to replace", made_from.file.string()));
+  if (!workload)
+    return fail(ErrorKind::BadInput, fmt::format("{}: no workload list to replace", made_from.file.string()));
   std::string lifted = fmt::format("workload:   # lifted from {}, one step a call\n", file.filename().string());
   for (const auto& step : steps) lifted += step + "\n";
   Edits edits;

@@ -48,8 +48,10 @@ bool stores_before_use(const Scenario& scenario) {
   each_step(scenario.workload, [&](const auto& kind) {
     using K = std::decay_t<decltype(kind)>;
     if constexpr (std::is_same_v<K, scenario::BufferData>) {
-      if (literal(kind.size) == 0) stored.erase(kind.buffer);
-      else stored.insert(kind.buffer);
+      if (literal(kind.size) == 0)
+        stored.erase(kind.buffer);
+      else
+        stored.insert(kind.buffer);
     } else if constexpr (std::is_same_v<K, scenario::BufferSubData>) {
       fine = fine && stored.contains(kind.buffer);
     } else if constexpr (std::is_same_v<K, scenario::Draw>) {
@@ -90,14 +92,16 @@ struct Verdict {
 std::string encode_verdict(const Verdict& verdict) {
   std::string seen = verdict.seen;
   std::replace(seen.begin(), seen.end(), '\n', ' ');
-  std::string out = fmt::format("{} {} {}\n{}\n", verdict.interesting ? 1 : 0, verdict.ill_formed ? 1 : 0, verdict.runs, seen);
+  std::string out =
+      fmt::format("{} {} {}\n{}\n", verdict.interesting ? 1 : 0, verdict.ill_formed ? 1 : 0, verdict.runs, seen);
   for (const auto& check : verdict.red) out += check + "\n";
   return out;
 }
 std::optional<Verdict> decode_verdict(const std::string& text) {
   std::vector<std::string> lines;
   size_t at = 0;
-  for (size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1) lines.push_back(text.substr(at, end - at));
+  for (size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1)
+    lines.push_back(text.substr(at, end - at));
   Verdict verdict;
   int interesting = 0, ill_formed = 0;
   unsigned long runs = 0;
@@ -367,8 +371,10 @@ bool shrink_numbers(Reducer& reducer, Edits& best) {
     if (number.kind == NumberSite::Kind::Size && least < current) {
       int64_t round = 1;
       while (round < least) round *= 2;
-      if (round >= current) least = current;
-      else if (round != least && reducer.judge(with(round))) least = round;
+      if (round >= current)
+        least = current;
+      else if (round != least && reducer.judge(with(round)))
+        least = round;
     }
     if (least < current) {
       best.numbers[site] = least;
@@ -412,9 +418,10 @@ Result<Reduction> reduce(std::string bytes, const fs::path& input, const ReduceO
   // The name is written into the fixture's YAML and its file name: a newline would add a key.
   static const std::regex kKebab("[a-z0-9]+(-[a-z0-9]+)*");
   if (!options.name.empty() && (options.name.size() > kMaxNameLength || !std::regex_match(options.name, kKebab)))
-    return fail(ErrorKind::BadInput, fmt::format("reduce: --name: expected a kebab-case name ([a-z0-9-]+) of at most {} "
-                                                 "characters, found {:?}",
-                                                 kMaxNameLength, options.name));
+    return fail(ErrorKind::BadInput,
+                fmt::format("reduce: --name: expected a kebab-case name ([a-z0-9-]+) of at most {} "
+                            "characters, found {:?}",
+                            kMaxNameLength, options.name));
   TIDEMARK_TRY(text, ScenarioText::parse(std::move(bytes)));
   Reduction reduction;
   std::tie(reduction.steps_before, reduction.calls_before) = count_steps(original);

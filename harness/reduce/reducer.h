@@ -21,8 +21,8 @@
 namespace tidemark::reduce {
 
 struct Progress {
-  std::string phase;      // "top-level steps", "steps in repeats", "repeat counts", "sizes", "loop variables", "buffers"
-  size_t tried = 0;       // candidates judged (each distinct text once)
+  std::string phase;  // "top-level steps", "steps in repeats", "repeat counts", "sizes", "loop variables", "buffers"
+  size_t tried = 0;   // candidates judged (each distinct text once)
   size_t ill_formed = 0;  // of those, refused by the loader without a run
   size_t runs = 0;        // runs made (two for a candidate that stays red under the bug)
   size_t steps = 0;       // the best candidate's written steps (a repeat and each of its steps count)
@@ -34,8 +34,8 @@ struct ReduceOptions {
   std::string check;   // as a control names it: a gauge expression, pixels[0], waits, kmd.NAME
   std::string mutant;  // the bug: a mutant, knobs, or both
   std::map<std::string, int64_t> knobs;
-  std::string name;    // the result's name; empty: the input's
-  unsigned jobs = 0;   // candidates judged at once; 0: one per core
+  std::string name;   // the result's name; empty: the input's
+  unsigned jobs = 0;  // candidates judged at once; 0: one per core
   std::function<void(const Progress&)> progress;
 };
 
@@ -44,7 +44,7 @@ struct Reduction {
   scenario::Scenario scenario;
   std::vector<std::string> red_checks;  // what is red under the bug: the control's `fails`
   size_t steps_before = 0, calls_before = 0;
-  Progress done;     // the figures at the end
+  Progress done;  // the figures at the end
 };
 
 // Reduces the scenario `text`; `file` names it in messages and anchors its relative paths.

@@ -45,7 +45,10 @@ class TextWalker {
     char first = text_[pos];
     if (first == '"' || first == '\'') {
       for (size_t i = pos + 1; i < text_.size(); ++i) {
-        if (first == '"' && text_[i] == '\\') { ++i; continue; }
+        if (first == '"' && text_[i] == '\\') {
+          ++i;
+          continue;
+        }
         if (text_[i] == first) return i + 1;
       }
       return text_.size();
@@ -54,9 +57,13 @@ class TextWalker {
       int depth = 0;
       for (size_t i = pos; i < text_.size(); ++i) {
         char c = text_[i];
-        if (c == '"' || c == '\'') { i = value_end(i) - 1; continue; }
+        if (c == '"' || c == '\'') {
+          i = value_end(i) - 1;
+          continue;
+        }
         if (c == '[' || c == '{') ++depth;
-        if (c == ']' || c == '}') if (--depth == 0) return i + 1;
+        if (c == ']' || c == '}')
+          if (--depth == 0) return i + 1;
       }
       return text_.size();
     }
@@ -251,7 +258,8 @@ Edits ScenarioText::checks_except(std::string_view kind, size_t index, std::stri
     if (is_flow(text_, list)) {
       auto pos = static_cast<size_t>(list[*keep].Mark().pos);
       auto at = static_cast<size_t>(list.Mark().pos);
-      edits.replaced.emplace_back(Span{at, walk.value_end(at)}, fmt::format("[{}]", std::string_view(text_).substr(pos, walk.value_end(pos) - pos)));
+      edits.replaced.emplace_back(Span{at, walk.value_end(at)},
+                                  fmt::format("[{}]", std::string_view(text_).substr(pos, walk.value_end(pos) - pos)));
       return;
     }
     auto blocks = walk.blocks(item_marks(list), true);
@@ -270,7 +278,8 @@ Edits ScenarioText::checks_except(std::string_view kind, size_t index, std::stri
         if (entry.first.Scalar() == keep) {
           auto from = static_cast<size_t>(entry.first.Mark().pos);
           size_t to = walk.value_end(static_cast<size_t>(entry.second.Mark().pos));
-          edits.replaced.emplace_back(Span{at, walk.value_end(at)}, fmt::format("{{{}}}", std::string_view(text_).substr(from, to - from)));
+          edits.replaced.emplace_back(Span{at, walk.value_end(at)},
+                                      fmt::format("{{{}}}", std::string_view(text_).substr(from, to - from)));
         }
       return;
     }
@@ -296,8 +305,10 @@ Edits ScenarioText::checks_except(std::string_view kind, size_t index, std::stri
       if (entry) edits.cut.push_back(*entry);
       continue;
     }
-    if (section == "gauges" || section == "pixels" || section == "trace") keep_one(value, keep_index, entry);
-    else if (section == "kmd" || section == "kgsl") keep_named(value, name, entry);
+    if (section == "gauges" || section == "pixels" || section == "trace")
+      keep_one(value, keep_index, entry);
+    else if (section == "kmd" || section == "kgsl")
+      keep_named(value, name, entry);
     else if (section == "kernel" && value.IsMap() && !is_flow(text_, value)) {
       auto parts = walk.blocks(key_marks(value), false);
       size_t p = 0;
@@ -305,8 +316,10 @@ Edits ScenarioText::checks_except(std::string_view kind, size_t index, std::stri
         const std::string part_key = part.first.Scalar();
         const YAML::Node part_value = part.second;
         const std::optional<Span>& part_entry = parts[p++];
-        if (part_key == "nodes") keep_one(part_value, kind == "nodes" ? keep_index : std::nullopt, part_entry);
-        else if (kind != "dump" && part_entry) edits.cut.push_back(*part_entry);
+        if (part_key == "nodes")
+          keep_one(part_value, kind == "nodes" ? keep_index : std::nullopt, part_entry);
+        else if (kind != "dump" && part_entry)
+          edits.cut.push_back(*part_entry);
       }
     }
   }

@@ -25,11 +25,11 @@ struct Span {  // bytes [begin, end) of the text
 };
 
 struct StepSite {
-  std::string key;                 // "buffer_data", "repeat", ...
-  int line = 0;                    // 1-based, where its key is
-  std::optional<Span> block;       // its lines; nullopt when it shares a line (a flow list)
-  std::optional<size_t> parent;    // the repeat whose steps it is in
-  std::vector<size_t> children;    // a repeat's steps
+  std::string key;                    // "buffer_data", "repeat", ...
+  int line = 0;                       // 1-based, where its key is
+  std::optional<Span> block;          // its lines; nullopt when it shares a line (a flow list)
+  std::optional<size_t> parent;       // the repeat whose steps it is in
+  std::vector<size_t> children;       // a repeat's steps
   std::optional<Span> loop_variable;  // a repeat's `as:` line
 };
 

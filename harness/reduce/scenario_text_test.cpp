@@ -93,7 +93,8 @@ TEST(ScenarioText, KeepsOnlyTheNamedCheck) {
   // A flow list of gauges keeps its one item in a flow list.
   auto flow = ScenarioText::parse("name: x\nworkload:\n  - present\nexpect:\n  gauges: [a == 1, b == 2, c == 3]\n");
   ASSERT_TRUE(flow);
-  EXPECT_EQ(flow->render(flow->checks_except("gauge", 1, "")), "name: x\nworkload:\n  - present\nexpect:\n  gauges: [b == 2]\n");
+  EXPECT_EQ(flow->render(flow->checks_except("gauge", 1, "")),
+            "name: x\nworkload:\n  - present\nexpect:\n  gauges: [b == 2]\n");
   // Waits named: nothing of expect: is left.
   EXPECT_EQ(text.render(text.checks_except("waits", 0, "")).find("\nexpect:"), std::string::npos);
 }

@@ -82,7 +82,8 @@ std::string change_text(int64_t before, int64_t now) {
 }
 
 std::string describe(const GaugeMove& move) {
-  return fmt::format("{} {} vs baseline {} ({})", move.gauge, move.now, move.baseline, change_text(move.baseline, move.now));
+  return fmt::format("{} {} vs baseline {} ({})", move.gauge, move.now, move.baseline,
+                     change_text(move.baseline, move.now));
 }
 
 BaselineJudgement judge(const RunRecord& now, const RunRecord& baseline, const Tolerances& tolerances) {
@@ -140,7 +141,8 @@ std::vector<std::string> baseline_lines(const std::vector<RunRecord>& records, c
       lines.push_back(fmt::format("NEW   {} (not in the baseline)", record.test));
       continue;
     }
-    lines.push_back(fmt::format("{:<5} {} against the baseline", movement == Movement::Worse ? "WORSE" : "MOVED", record.test));
+    lines.push_back(
+        fmt::format("{:<5} {} against the baseline", movement == Movement::Worse ? "WORSE" : "MOVED", record.test));
     for (const auto& move : record.baseline->moves)
       lines.push_back(fmt::format("      {}: {}", movement_name(move.movement), describe(move)));
   }
@@ -169,7 +171,8 @@ BaselineOrigin hold_to_baseline(std::vector<RunRecord>& records, const Origin& o
   auto in_shard = [&](const RunRecord& record) {
     if (!origin.shard) return true;
     const std::string scenario = record.subject.substr(0, record.subject.find('@'));
-    return std::find(origin.shard->members.begin(), origin.shard->members.end(), scenario) != origin.shard->members.end();
+    return std::find(origin.shard->members.begin(), origin.shard->members.end(), scenario) !=
+           origin.shard->members.end();
   };
   BaselineOrigin held{.source = baseline.source};
   for (const auto& record : baseline.summary.results)

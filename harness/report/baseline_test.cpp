@@ -30,13 +30,15 @@ TEST(Baseline, ALowerPeakIsImprovedAndAWorkCountThatMovedIsOnlyChanged) {
   EXPECT_EQ(describe(better.moves.at(0)), "wlivepk 13 vs baseline 17 (-24%)");
   const auto changed = judge(record("t", {{"submits", 5}}), record("t", {{"submits", 4}}), {});
   EXPECT_EQ(changed.movement, Movement::Changed);
-  const auto same = judge(record("t", {{"submits", 4}, {"wlivepk", 3}}), record("t", {{"submits", 4}, {"wlivepk", 3}}), {});
+  const auto same =
+      judge(record("t", {{"submits", 4}, {"wlivepk", 3}}), record("t", {{"submits", 4}, {"wlivepk", 3}}), {});
   EXPECT_EQ(same.movement, Movement::Same);
   EXPECT_TRUE(same.moves.empty());
 }
 
 TEST(Baseline, WorseAnywhereOutranksImprovedElsewhere) {
-  const auto judged = judge(record("t", {{"wlivepk", 1}, {"devbytespk", 9}}), record("t", {{"wlivepk", 2}, {"devbytespk", 8}}), {});
+  const auto judged =
+      judge(record("t", {{"wlivepk", 1}, {"devbytespk", 9}}), record("t", {{"wlivepk", 2}, {"devbytespk", 8}}), {});
   EXPECT_EQ(judged.movement, Movement::Worse);
   EXPECT_EQ(judged.moves.size(), 2u);
 }
@@ -52,18 +54,21 @@ TEST(Baseline, ATolerancePerGaugeAllowsThatMuchWorseAndNoMore) {
   Tolerances tolerances;
   ASSERT_TRUE(add_tolerance(tolerances, "devbytespk=5%"));
   ASSERT_TRUE(add_tolerance(tolerances, "wlivepk=2"));
-  EXPECT_EQ(judge(record("t", {{"devbytespk", 105}}), record("t", {{"devbytespk", 100}}), tolerances).movement, Movement::Same);
-  EXPECT_EQ(judge(record("t", {{"devbytespk", 106}}), record("t", {{"devbytespk", 100}}), tolerances).movement, Movement::Worse);
+  EXPECT_EQ(judge(record("t", {{"devbytespk", 105}}), record("t", {{"devbytespk", 100}}), tolerances).movement,
+            Movement::Same);
+  EXPECT_EQ(judge(record("t", {{"devbytespk", 106}}), record("t", {{"devbytespk", 100}}), tolerances).movement,
+            Movement::Worse);
   EXPECT_EQ(judge(record("t", {{"wlivepk", 12}}), record("t", {{"wlivepk", 10}}), tolerances).movement, Movement::Same);
-  EXPECT_EQ(judge(record("t", {{"wlivepk", 13}}), record("t", {{"wlivepk", 10}}), tolerances).movement, Movement::Worse);
+  EXPECT_EQ(judge(record("t", {{"wlivepk", 13}}), record("t", {{"wlivepk", 10}}), tolerances).movement,
+            Movement::Worse);
   // The tolerance of one gauge is not another's.
   EXPECT_EQ(judge(record("t", {{"devallocspk", 101}}), record("t", {{"devallocspk", 100}}), tolerances).movement,
             Movement::Worse);
 }
 
 TEST(Baseline, BadTolerancesAreRefusedNamingWhatWasExpected) {
-  for (const char* bad : {"devbytespk", "nosuchgauge=1", "submits=1", "devbytespk=-1", "devbytespk=x", "devbytespk=",
-                          "devbytespk=5%%", "devbytespk=nan%", "devbytespk=1e3"}) {
+  for (const char* bad : {"devbytespk", "nosuchgauge=1", "submits=1", "devbytespk=-1", "devbytespk=x",
+                          "devbytespk=", "devbytespk=5%%", "devbytespk=nan%", "devbytespk=1e3"}) {
     Tolerances tolerances;
     auto added = add_tolerance(tolerances, bad);
     ASSERT_FALSE(added) << bad;
@@ -85,7 +90,8 @@ TEST(Baseline, RunsAreMatchedByTestMutantAndKnobsAndTheUnmatchedAreNewOrGone) {
   std::vector<RunRecord> records = {record("Magma.Direct.Portable.kept", {{"wlivepk", 4}}),
                                     record("Magma.Direct.Portable.new", {{"wlivepk", 1}}), mutant};
   const Origin origin{.command = "run", .series = "run lane=direct"};
-  const BaselineOrigin held = hold_to_baseline(records, origin, {.summary = baseline, .source = "yesterday/summary.json", .tolerances = {}});
+  const BaselineOrigin held =
+      hold_to_baseline(records, origin, {.summary = baseline, .source = "yesterday/summary.json", .tolerances = {}});
   EXPECT_EQ(records[0].baseline->movement, Movement::Worse);
   EXPECT_EQ(records[1].baseline->movement, Movement::New);
   EXPECT_EQ(records[2].baseline->movement, Movement::New);
@@ -94,12 +100,12 @@ TEST(Baseline, RunsAreMatchedByTestMutantAndKnobsAndTheUnmatchedAreNewOrGone) {
   EXPECT_FALSE(record_passes(records[0]));
   EXPECT_TRUE(record_passes(records[1]));
   EXPECT_EQ(baseline_lines(records, held),
-            (std::vector<std::string>{"WORSE Magma.Direct.Portable.kept against the baseline",
-                                      "      worse: wlivepk 4 vs baseline 3 (+33%)",
-                                      "NEW   Magma.Direct.Portable.new (not in the baseline)",
-                                      "NEW   Magma.Direct.Portable.kept (not in the baseline)",
-                                      "GONE  Magma.Direct.Portable.gone (in the baseline, not run now)",
-                                      "baseline yesterday/summary.json: 1 worse, 0 improved, 0 changed, 0 same, 2 new, 1 gone"}));
+            (std::vector<std::string>{
+                "WORSE Magma.Direct.Portable.kept against the baseline", "      worse: wlivepk 4 vs baseline 3 (+33%)",
+                "NEW   Magma.Direct.Portable.new (not in the baseline)",
+                "NEW   Magma.Direct.Portable.kept (not in the baseline)",
+                "GONE  Magma.Direct.Portable.gone (in the baseline, not run now)",
+                "baseline yesterday/summary.json: 1 worse, 0 improved, 0 changed, 0 same, 2 new, 1 gone"}));
 }
 
 TEST(Baseline, AShardNamesAsGoneOnlyItsOwnScenarios) {

@@ -56,9 +56,10 @@ nlohmann::json to_json(const BenchReport& report) {
     if (row.layer_seconds) out["layer_seconds"] = *row.layer_seconds;
     if (row.floor_calls) out["floor_calls"] = *row.floor_calls;
     if (row.whole)
-      out["whole_process"] = {{"replay_seconds", row.whole->replay_seconds}, {"floor_seconds", row.whole->floor_seconds},
-                              {"seconds_ratio", row.whole->seconds_ratio},   {"replay_rss_mib", row.whole->replay_rss_mib},
-                              {"floor_rss_mib", row.whole->floor_rss_mib},   {"rss_ratio", row.whole->rss_ratio}};
+      out["whole_process"] = {
+          {"replay_seconds", row.whole->replay_seconds}, {"floor_seconds", row.whole->floor_seconds},
+          {"seconds_ratio", row.whole->seconds_ratio},   {"replay_rss_mib", row.whole->replay_rss_mib},
+          {"floor_rss_mib", row.whole->floor_rss_mib},   {"rss_ratio", row.whole->rss_ratio}};
     if (row.observed)
       out["observed_process"] = {{"plain_seconds", row.observed->plain_seconds},
                                  {"observed_seconds", row.observed->observed_seconds},
@@ -96,12 +97,12 @@ Result<BenchReport> bench_report_from_json(const nlohmann::json& json, const std
     in.object(
         "whole_process",
         [&](JsonFields& whole) {
-      row.whole = WholeProcess{.replay_seconds = whole.take<double>("replay_seconds"),
-                               .floor_seconds = whole.take<double>("floor_seconds"),
-                               .seconds_ratio = whole.take<double>("seconds_ratio"),
-                               .replay_rss_mib = whole.take<double>("replay_rss_mib"),
-                               .floor_rss_mib = whole.take<double>("floor_rss_mib"),
-                               .rss_ratio = whole.take<double>("rss_ratio")};
+          row.whole = WholeProcess{.replay_seconds = whole.take<double>("replay_seconds"),
+                                   .floor_seconds = whole.take<double>("floor_seconds"),
+                                   .seconds_ratio = whole.take<double>("seconds_ratio"),
+                                   .replay_rss_mib = whole.take<double>("replay_rss_mib"),
+                                   .floor_rss_mib = whole.take<double>("floor_rss_mib"),
+                                   .rss_ratio = whole.take<double>("rss_ratio")};
         },
         /*required=*/false);
     in.object(
@@ -136,8 +137,8 @@ Result<std::vector<BenchReport>> load_bench_history(const fs::path& history) {
     const std::string where = fmt::format("{}:{}", history.string(), number);
     auto night = too_deep(line) ? nlohmann::json() : nlohmann::json::parse(line, nullptr, false);
     if (!night.is_object())
-      return fail(ErrorKind::BadInput, fmt::format("{}:1: expected one night's bench results as JSON, found '{}'", where,
-                                                   line.substr(0, 40)));
+      return fail(ErrorKind::BadInput, fmt::format("{}:1: expected one night's bench results as JSON, found '{}'",
+                                                   where, line.substr(0, 40)));
     TIDEMARK_TRY(body, without_kind(std::move(night), where, kBenchDocument));
     TIDEMARK_TRY(report, bench_report_from_json(body, where));
     nights.push_back(std::move(report));
@@ -151,9 +152,10 @@ Status record_bench_history(const fs::path& history, std::vector<BenchReport> ni
   std::string text;
   for (const auto& night : nights) text += with_kind(to_json(night), kBenchDocument).dump() + '\n';
   TIDEMARK_CHECK(write_file_atomically(history, text));
-  std::string html = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Tidemark bench history</title></head>"
-                     "<body>\n<h1>Harness nanoseconds per call above the Vulkan floor</h1>\n" +
-                     history_plot(nights) + "</body></html>\n";
+  std::string html =
+      "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Tidemark bench history</title></head>"
+      "<body>\n<h1>Harness nanoseconds per call above the Vulkan floor</h1>\n" +
+      history_plot(nights) + "</body></html>\n";
   return write_file_atomically(report_dir / "bench-history.html", html);
 }
 
@@ -162,11 +164,13 @@ namespace {
 // A row's ratios by name (a ratio a row lacks is not there).
 std::vector<std::pair<std::string, double>> ratios_of(const BenchRow& row) {
   std::vector<std::pair<std::string, double>> out;
-  if (row.floor_seconds && *row.floor_seconds > 0) out.emplace_back("replay / floor", row.median_seconds / *row.floor_seconds);
+  if (row.floor_seconds && *row.floor_seconds > 0)
+    out.emplace_back("replay / floor", row.median_seconds / *row.floor_seconds);
   if (row.layer_seconds && row.floor_seconds && *row.floor_seconds > 0)
     out.emplace_back("layer / floor", *row.layer_seconds / *row.floor_seconds);
   // ratio_to_monolith is of rates (higher is faster): the lane's time against monolith's is its inverse.
-  if (row.lane != "monolith" && row.ratio_to_monolith > 0) out.emplace_back("lane / monolith", 1 / row.ratio_to_monolith);
+  if (row.lane != "monolith" && row.ratio_to_monolith > 0)
+    out.emplace_back("lane / monolith", 1 / row.ratio_to_monolith);
   if (row.whole) {
     out.emplace_back("whole / floor+draw", row.whole->seconds_ratio);
     out.emplace_back("peak RSS / floor+draw", row.whole->rss_ratio);
@@ -184,8 +188,8 @@ double median_of(std::vector<double> values) {
 }  // namespace
 
 std::string BenchRegression::describe() const {
-  return fmt::format("{} {}: {} {:.2f} vs {:.2f} over {} night{} ({:+.0f}%)", stream, lane, ratio, tonight, median, nights,
-                     nights == 1 ? "" : "s", (tonight / median - 1) * 100);
+  return fmt::format("{} {}: {} {:.2f} vs {:.2f} over {} night{} ({:+.0f}%)", stream, lane, ratio, tonight, median,
+                     nights, nights == 1 ? "" : "s", (tonight / median - 1) * 100);
 }
 
 std::vector<BenchRegression> regressions(const std::vector<BenchReport>& nights, const BenchReport& tonight,
@@ -202,7 +206,11 @@ std::vector<BenchRegression> regressions(const std::vector<BenchReport>& nights,
       if (before.empty()) continue;
       const double median = median_of(before);
       if (value > median * (1 + allowed))
-        out.push_back({.stream = row.stream, .lane = row.lane, .ratio = ratio, .tonight = value, .median = median,
+        out.push_back({.stream = row.stream,
+                       .lane = row.lane,
+                       .ratio = ratio,
+                       .tonight = value,
+                       .median = median,
                        .nights = before.size()});
     }
   return out;

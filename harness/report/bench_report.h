@@ -51,7 +51,7 @@ struct BenchRow {
   // through the layer against the driver alone are floor_calls over layer_seconds and over
   // floor_seconds.
   std::optional<uint64_t> floor_calls;
-  std::optional<WholeProcess> whole;  // monolith, where the floor applies
+  std::optional<WholeProcess> whole;        // monolith, where the floor applies
   std::optional<ObservedProcess> observed;  // monolith, where the floor applies
   bool operator==(const BenchRow&) const = default;
 };
@@ -70,15 +70,16 @@ Status write_bench_report(const std::filesystem::path& file, const BenchReport& 
 
 // A ratio of tonight's that is more than the allowed fraction worse than the median of the same
 // ratio over the nights before: the replay against the bare Vulkan floor (where the floor
-// applies), the floor under the layer against the floor, and each lane against monolith. Ratios, not seconds: a busier machine slows the
-// floor and monolith with the replay, so a ratio moves only when the harness does.
+// applies), the floor under the layer against the floor, and each lane against monolith. Ratios, not seconds: a busier
+// machine slows the floor and monolith with the replay, so a ratio moves only when the harness does.
 struct BenchRegression {
   std::string stream, lane;
-  std::string ratio;  // "replay / floor", "layer / floor", "lane / monolith", "whole / floor+draw", "peak RSS / floor+draw",
-                      // "observe / plain"
+  std::string ratio;  // "replay / floor", "layer / floor", "lane / monolith", "whole / floor+draw", "peak RSS /
+                      // floor+draw", "observe / plain"
   double tonight = 0, median = 0;
   size_t nights = 0;  // the nights the median is of
-  std::string describe() const;  // "no-draw-respecify-100000 monolith: replay / floor 2.31 vs 2.05 over 7 nights (+13%)"
+  std::string describe()
+      const;  // "no-draw-respecify-100000 monolith: replay / floor 2.31 vs 2.05 over 7 nights (+13%)"
 };
 std::vector<BenchRegression> regressions(const std::vector<BenchReport>& nights, const BenchReport& tonight,
                                          double allowed = 0.10);

@@ -47,8 +47,8 @@ nlohmann::json to_json(const Comparison& comparison) {
           out["same_pixels"] = cell.same_pixels;
           out["differences"] = nlohmann::json::object();
           for (const auto& move : cell.moves)
-            out["differences"][move.gauge] = {{"reference", move.baseline}, {"value", move.now},
-                                              {"movement", movement_name(move.movement)}};
+            out["differences"][move.gauge] = {
+                {"reference", move.baseline}, {"value", move.now}, {"movement", movement_name(move.movement)}};
         }
       }
       backends[cell.backend] = std::move(out);
@@ -66,18 +66,20 @@ std::string comparison_html(const Comparison& comparison) {
   for (const auto& row : comparison.rows)
     for (const auto& cell : row.cells)
       if (std::find(columns.begin(), columns.end(), cell.backend) == columns.end()) columns.push_back(cell.backend);
-  std::string html = "<!doctype html><meta charset=utf-8><title>Tidemark compare</title>"
-                     "<style>td,th{border:1px solid #999;padding:4px;vertical-align:top;font:13px monospace}"
-                     ".green{background:#dfd}.red,.unexpected-pass,.could-not-run,.not-judged{background:#fdd}"
-                     ".expected-red{background:#ffd}.worse{color:#b3261e;font-weight:bold}.improved{color:#176f2c;"
-                     "font-weight:bold}.changed{color:#8a5a00}"
-                     "</style><table><tr><th>scenario</th>";
+  std::string html =
+      "<!doctype html><meta charset=utf-8><title>Tidemark compare</title>"
+      "<style>td,th{border:1px solid #999;padding:4px;vertical-align:top;font:13px monospace}"
+      ".green{background:#dfd}.red,.unexpected-pass,.could-not-run,.not-judged{background:#fdd}"
+      ".expected-red{background:#ffd}.worse{color:#b3261e;font-weight:bold}.improved{color:#176f2c;"
+      "font-weight:bold}.changed{color:#8a5a00}"
+      "</style><table><tr><th>scenario</th>";
   for (const auto& column : columns) html += "<th>" + html_escape(column) + "</th>";
   html += "</tr>";
   for (const auto& row : comparison.rows) {
     html += "<tr><td>" + html_escape(row.scenario) + "</td>";
     for (const auto& column : columns) {
-      auto cell = std::find_if(row.cells.begin(), row.cells.end(), [&](const CompareCell& c) { return c.backend == column; });
+      auto cell =
+          std::find_if(row.cells.begin(), row.cells.end(), [&](const CompareCell& c) { return c.backend == column; });
       if (cell == row.cells.end()) {
         html += "<td></td>";
         continue;
@@ -88,13 +90,15 @@ std::string comparison_html(const Comparison& comparison) {
         html += fmt::format("<br>{}pixels {}{}", cell->same_pixels ? "" : "<span class=\"changed\">",
                             html_escape(cell->pixel_hash), cell->same_pixels ? "" : " (differ)</span>");
       for (const auto& [name, value] : cell->gauges) {
-        auto move = std::find_if(cell->moves.begin(), cell->moves.end(), [&](const GaugeMove& m) { return m.gauge == name; });
+        auto move =
+            std::find_if(cell->moves.begin(), cell->moves.end(), [&](const GaugeMove& m) { return m.gauge == name; });
         if (move == cell->moves.end())
           html += fmt::format("<br>{} {}", html_escape(name), value);
         else
-          html += fmt::format("<br><span class=\"{}\" title=\"{} {}\">{} {} ({} {})</span>", movement_name(move->movement),
-                              html_escape(row.reference), move->baseline, html_escape(name), value,
-                              movement_name(move->movement), change_text(move->baseline, value));
+          html +=
+              fmt::format("<br><span class=\"{}\" title=\"{} {}\">{} {} ({} {})</span>", movement_name(move->movement),
+                          html_escape(row.reference), move->baseline, html_escape(name), value,
+                          movement_name(move->movement), change_text(move->baseline, value));
       }
       if (!cell->why.empty()) html += "<br>" + html_escape(cell->why);
       html += "</td>";

@@ -9,10 +9,17 @@ namespace {
 
 Comparison two_backends() {
   CompareRow row{"reclaim/bands<1>", "", {}};
-  row.cells.push_back({.backend = "vulkan", .verdict = Verdict::Green, .pixel_hash = "ab12", .digest = "d1",
+  row.cells.push_back({.backend = "vulkan",
+                       .verdict = Verdict::Green,
+                       .pixel_hash = "ab12",
+                       .digest = "d1",
                        .gauges = {{"wlivepk", 3}, {"submits", 2}}});
-  row.cells.push_back({.backend = "gl", .verdict = Verdict::Red, .pixel_hash = "cd34", .digest = "d2",
-                       .gauges = {{"wlivepk", 9}}, .failed = {"gauge[0]: wlivepk = 9 (<= 4)"}});
+  row.cells.push_back({.backend = "gl",
+                       .verdict = Verdict::Red,
+                       .pixel_hash = "cd34",
+                       .digest = "d2",
+                       .gauges = {{"wlivepk", 9}},
+                       .failed = {"gauge[0]: wlivepk = 9 (<= 4)"}});
   CompareRow other{"kmd/x", "", {{.backend = "gl", .verdict = Verdict::NotJudged, .why = "gives no kernel gauges"}}};
   return {{row, other}};
 }
@@ -25,7 +32,8 @@ TEST(Comparison, EveryCellReachesTheJsonAsItsBackendsEntry) {
   EXPECT_EQ(row["backends"]["vulkan"]["gauges"]["wlivepk"], 3);
   EXPECT_EQ(row["backends"]["gl"]["failed"][0], "gauge[0]: wlivepk = 9 (<= 4)");
   EXPECT_EQ(row["backends"]["gl"]["digest"], "d2");
-  EXPECT_EQ(json["rows"][1]["backends"]["gl"], (nlohmann::json{{"verdict", "not-judged"}, {"why", "gives no kernel gauges"}}));
+  EXPECT_EQ(json["rows"][1]["backends"]["gl"],
+            (nlohmann::json{{"verdict", "not-judged"}, {"why", "gives no kernel gauges"}}));
 }
 
 TEST(Comparison, TheTableHasAColumnPerBackendAndAnEmptyCellWhereOneDidNotRun) {
@@ -33,32 +41,38 @@ TEST(Comparison, TheTableHasAColumnPerBackendAndAnEmptyCellWhereOneDidNotRun) {
   EXPECT_NE(html.find("<th>vulkan</th><th>gl</th>"), std::string::npos) << html;
   EXPECT_NE(html.find("reclaim/bands&lt;1&gt;"), std::string::npos);  // escaped
   EXPECT_NE(html.find("<td class=\"red\">red<br>pixels cd34<br>wlivepk 9</td>"), std::string::npos) << html;
-  EXPECT_NE(html.find("<td></td><td class=\"not-judged\">not-judged<br>gives no kernel gauges</td>"),
-            std::string::npos)
+  EXPECT_NE(html.find("<td></td><td class=\"not-judged\">not-judged<br>gives no kernel gauges</td>"), std::string::npos)
       << html;
 }
 
 TEST(Comparison, EachCellIsHeldToTheFirstThatRanWhichWayEachGaugeWent) {
   CompareRow row{"portable/x", "", {}};
   row.cells.push_back({.backend = "gl@old", .verdict = Verdict::NotJudged, .why = "could not run"});
-  row.cells.push_back({.backend = "gl@a", .verdict = Verdict::Green, .pixel_hash = "p1", .digest = "d1",
+  row.cells.push_back({.backend = "gl@a",
+                       .verdict = Verdict::Green,
+                       .pixel_hash = "p1",
+                       .digest = "d1",
                        .gauges = {{"wlivepk", 13}, {"dsets", 3300}, {"submits", 6}, {"devbytespk", 8}}});
-  row.cells.push_back({.backend = "gl@b", .verdict = Verdict::Green, .pixel_hash = "p2", .digest = "d2",
+  row.cells.push_back({.backend = "gl@b",
+                       .verdict = Verdict::Green,
+                       .pixel_hash = "p2",
+                       .digest = "d2",
                        .gauges = {{"wlivepk", 17}, {"dsets", 0}, {"submits", 3}, {"devbytespk", 8}}});
   mark_differences(row);
   EXPECT_EQ(row.reference, "gl@a");
   EXPECT_TRUE(row.cells[1].moves.empty());
   EXPECT_FALSE(row.cells[2].same_pixels);
   EXPECT_EQ(row.cells[2].moves, (std::vector<GaugeMove>{{"wlivepk", 13, 17, Movement::Worse},
-                                                         {"dsets", 3300, 0, Movement::Improved},
-                                                         {"submits", 6, 3, Movement::Changed}}));
+                                                        {"dsets", 3300, 0, Movement::Improved},
+                                                        {"submits", 6, 3, Movement::Changed}}));
   const nlohmann::json json = to_json(Comparison{{row}});
   EXPECT_EQ(json["rows"][0]["reference"], "gl@a");
   EXPECT_EQ(json["rows"][0]["backends"]["gl@b"]["differences"]["wlivepk"],
             (nlohmann::json{{"reference", 13}, {"value", 17}, {"movement", "worse"}}));
   EXPECT_FALSE(json["rows"][0]["backends"]["gl@a"].contains("differences"));
   const std::string html = comparison_html(Comparison{{row}});
-  EXPECT_NE(html.find("<span class=\"worse\" title=\"gl@a 13\">wlivepk 17 (worse +31%)</span>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<span class=\"worse\" title=\"gl@a 13\">wlivepk 17 (worse +31%)</span>"), std::string::npos)
+      << html;
   EXPECT_NE(html.find("pixels p2 (differ)"), std::string::npos) << html;
 }
 

@@ -20,11 +20,25 @@ namespace fs = std::filesystem;
 using test_support::ScratchDir;
 
 SoakReport soak_report() {
-  SoakLaneReport lane{.lane = "spawn", .separate_server = true, .verdict = Verdict::Green, .flat = true,
-                      .digest = "d", .calls = 20000, .seconds = 1.5, .client_rss_peak_kib = 9000,
-                      .client_maps_peak = 300, .server_rss_peak_kib = 8000, .server_maps_peak = 200,
-                      .client_rss = {12.5, 4}, .client_maps = {0, 4}, .server_rss = {-3, 4}, .server_maps = {0.5, 4},
-                      .heap_held = {1, 4}, .heap_used = {2, 4}, .live_stores_peak = 3, .parked_bytes_peak = 4096};
+  SoakLaneReport lane{.lane = "spawn",
+                      .separate_server = true,
+                      .verdict = Verdict::Green,
+                      .flat = true,
+                      .digest = "d",
+                      .calls = 20000,
+                      .seconds = 1.5,
+                      .client_rss_peak_kib = 9000,
+                      .client_maps_peak = 300,
+                      .server_rss_peak_kib = 8000,
+                      .server_maps_peak = 200,
+                      .client_rss = {12.5, 4},
+                      .client_maps = {0, 4},
+                      .server_rss = {-3, 4},
+                      .server_maps = {0.5, 4},
+                      .heap_held = {1, 4},
+                      .heap_used = {2, 4},
+                      .live_stores_peak = 3,
+                      .parked_bytes_peak = 4096};
   lane.samples = {{10000, 0.5, {8000, 290}, {7000, 190}, 100, 50}, {20000, 1.5, {9000, 300}, {8000, 200}, 110, 55}};
   return {.max_rss_slope_kib = 22.2 * 1024, .max_maps_slope = 50, .warm_up_fraction = 0.2, .lanes = {lane}};
 }
@@ -71,12 +85,34 @@ BenchReport bench_report() {
   return {.label = "ctest",
           .date = "2026-12-03T06:00:00Z",
           .floor = "/b/tidemark-vulkan-floor",
-          .results = {{"no-draw", "tcp", 100000, 1.25, 80000, 0.5, {1.2, 1.25, 1.3}, 0.25, 10000, 0.27, 700000,
-                       std::nullopt},
-                      {"no-draw", "monolith", 100000, 0.08, 1250000, 1, {0.08}, 0.016, 640, 0.031, 700000,
-                       WholeProcess{0.26, 0.16, 1.65, 88.9, 78.4, 1.13}, ObservedProcess{0.15, 0.17, 1.13}},
-                      {"draws", "monolith", 500, 0.5, 1000, 1, {0.5}, std::nullopt, std::nullopt, std::nullopt,
-                       std::nullopt, std::nullopt, std::nullopt}}};
+          .results = {
+              {"no-draw", "tcp", 100000, 1.25, 80000, 0.5, {1.2, 1.25, 1.3}, 0.25, 10000, 0.27, 700000, std::nullopt},
+              {"no-draw",
+               "monolith",
+               100000,
+               0.08,
+               1250000,
+               1,
+               {0.08},
+               0.016,
+               640,
+               0.031,
+               700000,
+               WholeProcess{0.26, 0.16, 1.65, 88.9, 78.4, 1.13},
+               ObservedProcess{0.15, 0.17, 1.13}},
+              {"draws",
+               "monolith",
+               500,
+               0.5,
+               1000,
+               1,
+               {0.5},
+               std::nullopt,
+               std::nullopt,
+               std::nullopt,
+               std::nullopt,
+               std::nullopt,
+               std::nullopt}}};
 }
 
 // Check that bench.json reads back as written, a floor or none.
@@ -96,12 +132,25 @@ TEST(BenchReport, WrittenIsRead) {
 TEST(BenchReport, ARatioTenPercentWorseThanTheHistorysMedianIsARegression) {
   auto night = [](double replay, double floor, double split_ratio) {
     BenchReport report;
-    report.results.push_back({.stream = "respecify", .lane = "monolith", .commands = 100, .median_seconds = replay,
-                              .commands_per_second = 0, .ratio_to_monolith = 1, .runs = {}, .floor_seconds = floor,
-                              .harness_ns_per_call = std::nullopt, .layer_seconds = std::nullopt});
-    report.results.push_back({.stream = "respecify", .lane = "split", .commands = 100, .median_seconds = replay * split_ratio,
-                              .commands_per_second = 0, .ratio_to_monolith = 1 / split_ratio, .runs = {},
-                              .floor_seconds = std::nullopt, .harness_ns_per_call = std::nullopt,
+    report.results.push_back({.stream = "respecify",
+                              .lane = "monolith",
+                              .commands = 100,
+                              .median_seconds = replay,
+                              .commands_per_second = 0,
+                              .ratio_to_monolith = 1,
+                              .runs = {},
+                              .floor_seconds = floor,
+                              .harness_ns_per_call = std::nullopt,
+                              .layer_seconds = std::nullopt});
+    report.results.push_back({.stream = "respecify",
+                              .lane = "split",
+                              .commands = 100,
+                              .median_seconds = replay * split_ratio,
+                              .commands_per_second = 0,
+                              .ratio_to_monolith = 1 / split_ratio,
+                              .runs = {},
+                              .floor_seconds = std::nullopt,
+                              .harness_ns_per_call = std::nullopt,
                               .layer_seconds = std::nullopt});
     return report;
   };
@@ -156,7 +205,8 @@ TEST(BenchReport, TheHistoryKeepsEveryNightAndRefusesAnotherVersionAtItsLine) {
   ASSERT_TRUE(nights) << nights.error().message;
   EXPECT_EQ(nights->size(), 2u);
   EXPECT_EQ(nights->back(), bench_report());
-  std::ofstream(history, std::ios::app) << R"({"format": "tidemark-bench", "version": 0, "results": []})" << "\n";
+  std::ofstream(history, std::ios::app) << R"({"format": "tidemark-bench", "version": 0, "results": []})"
+                                        << "\n";
   nights = load_bench_history(history);
   ASSERT_FALSE(nights);
   EXPECT_EQ(nights.error().message,
@@ -165,13 +215,24 @@ TEST(BenchReport, TheHistoryKeepsEveryNightAndRefusesAnotherVersionAtItsLine) {
 
 ObservationRecord observation() {
   ObservedProcessRecord shell{.pid = 10, .parent = 1, .command = {"sh", "-c", "x"}, .kind = "no-device"};
-  ObservedProcessRecord poller{.pid = 11, .parent = 10, .command = {"poller"}, .executable = "/b/poller",
-                               .kind = "vulkan", .folder = "layer/11-poller", .forked_from = 0};
-  poller.vulkan = VulkanProcessRecord{1, false, 42, {{"vkbufspk", 3005}}, {{"kpid", 4096}},
-                                                "layer/11-poller/trace.pftrace"};
-  return {.command = {"sh", "-c", "x"}, .exit_code = 137, .pid = 10, .settings = "completion=deterministic",
-          .only = "", .processes = {shell, poller}, .whole_observed = {{"vkbufspk", 3005}},
-          .whole_kernel = {{"kpid", 4096}}, .kernel_map = "pid 11: 4096\n",
+  ObservedProcessRecord poller{.pid = 11,
+                               .parent = 10,
+                               .command = {"poller"},
+                               .executable = "/b/poller",
+                               .kind = "vulkan",
+                               .folder = "layer/11-poller",
+                               .forked_from = 0};
+  poller.vulkan =
+      VulkanProcessRecord{1, false, 42, {{"vkbufspk", 3005}}, {{"kpid", 4096}}, "layer/11-poller/trace.pftrace"};
+  return {.command = {"sh", "-c", "x"},
+          .exit_code = 137,
+          .pid = 10,
+          .settings = "completion=deterministic",
+          .only = "",
+          .processes = {shell, poller},
+          .whole_observed = {{"vkbufspk", 3005}},
+          .whole_kernel = {{"kpid", 4096}},
+          .kernel_map = "pid 11: 4096\n",
           .checks = {{"vkbufspk <= 64", "pid 11 (poller)", false, "vkbufspk = 3005, bound <= 64"}}};
 }
 
@@ -196,7 +257,8 @@ TEST(DocumentKind, ANumberPastADoublesRangeIsBadInput) {
   auto summary = parse_summary(R"({"format": "tidemark-summary", "version": 1e380})", "s.json");
   ASSERT_FALSE(summary);
   EXPECT_EQ(summary.error().kind, ErrorKind::BadInput);
-  EXPECT_TRUE(summary.error().message.starts_with("s.json: expected a JSON summary, found ")) << summary.error().message;
+  EXPECT_TRUE(summary.error().message.starts_with("s.json: expected a JSON summary, found "))
+      << summary.error().message;
   EXPECT_NE(summary.error().message.find("1e380"), std::string::npos) << summary.error().message;
 }
 

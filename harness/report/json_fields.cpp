@@ -19,17 +19,26 @@ std::optional<std::pair<int, int>> deeper_than(std::string_view text, int limit)
   bool in_string = false, escaped = false;
   for (char c : text) {
     ++column;
-    if (c == '\n') { ++line; column = 0; continue; }
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+    if (c == '\n') {
+      ++line;
+      column = 0;
       continue;
     }
-    if (c == '"') in_string = true;
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"')
+      in_string = true;
     else if (c == '[' || c == '{') {
       if (++depth > limit) return std::pair{line, column};
-    } else if (c == ']' || c == '}') --depth;
+    } else if (c == ']' || c == '}')
+      --depth;
   }
   return std::nullopt;
 }
@@ -40,8 +49,8 @@ bool too_deep(std::string_view text) { return deeper_than(text, kMaxJsonDepth).h
 
 Result<nlohmann::json> parse_json(std::string_view text, const std::string& file, std::string_view what) {
   if (auto place = deeper_than(text, kMaxJsonDepth))
-    return fail(ErrorKind::BadInput, fmt::format("{}:{}:{}: expected {} nested at most {} deep, found deeper",
-                                                 file, place->first, place->second, what, kMaxJsonDepth));
+    return fail(ErrorKind::BadInput, fmt::format("{}:{}:{}: expected {} nested at most {} deep, found deeper", file,
+                                                 place->first, place->second, what, kMaxJsonDepth));
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& error) {
@@ -88,7 +97,8 @@ Status take_maker(nlohmann::json& json, const std::string& where) {
   if (auto found = json.find("tidemark"); found != json.end()) {
     if (!found->is_string())
       return fail(ErrorKind::BadInput, fmt::format("{}: tidemark: expected the version of the Tidemark that wrote it "
-                                                   "(a string), found {}", where, found->dump()));
+                                                   "(a string), found {}",
+                                                   where, found->dump()));
     json.erase(found);
   }
   return {};
@@ -164,7 +174,8 @@ void JsonFields::check_untaken() {
   if (!json_.is_object()) return;
   for (const auto& [key, value] : json_.items())
     if (!taken_.contains(key)) {
-      fail_with(fmt::format("{}: {}: expected none of this version's fields, found an unknown one", where_, child(key)));
+      fail_with(
+          fmt::format("{}: {}: expected none of this version's fields, found an unknown one", where_, child(key)));
       return;
     }
 }

@@ -109,7 +109,8 @@ class JsonFields {
   Status finish();
 
  private:
-  JsonFields(const nlohmann::json& json, std::string where, std::string path, std::shared_ptr<std::optional<Error>> error);
+  JsonFields(const nlohmann::json& json, std::string where, std::string path,
+             std::shared_ptr<std::optional<Error>> error);
   const nlohmann::json* find(std::string_view key, bool required);
   std::string child(std::string_view key) const;
   void wrong(std::string_view key, std::string_view expected, const nlohmann::json& found);

@@ -7,8 +7,13 @@ namespace tidemark::report {
 namespace {
 
 RunRecord result(std::string test, Verdict verdict, std::string why = {}) {
-  return {.test = std::move(test), .file = "scenarios/reclaim/s.yaml", .series = "run lane=spawn",
-          .verdict = verdict, .why = std::move(why), .seconds = 1.5, .digest = "d1"};
+  return {.test = std::move(test),
+          .file = "scenarios/reclaim/s.yaml",
+          .series = "run lane=spawn",
+          .verdict = verdict,
+          .why = std::move(why),
+          .seconds = 1.5,
+          .digest = "d1"};
 }
 
 // Check that a red check is a failure naming the check and its value, a run that could not
@@ -17,12 +22,17 @@ TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
   Summary summary;
   summary.results.push_back(result("Magma.Spawn.Reclaim.all-fine", Verdict::Green));
   RunRecord red = result("Magma.Spawn.Reclaim.too-many-stores", Verdict::Red);
-  red.checks.push_back({.id = "gauge[0]", .kind = "gauge", .check = "wlivepk <= 4", .passed = false,
-                        .detail = "wlivepk = 1025 (<= 4)", .where = "s.yaml:12:5"});
+  red.checks.push_back({.id = "gauge[0]",
+                        .kind = "gauge",
+                        .check = "wlivepk <= 4",
+                        .passed = false,
+                        .detail = "wlivepk = 1025 (<= 4)",
+                        .where = "s.yaml:12:5"});
   summary.results.push_back(red);
   summary.results.push_back(result("Magma.Spawn.Reclaim.no-device", Verdict::CouldNotRun, "step draw: no store"));
   summary.results.push_back(result("Magma.Spawn.Reclaim.known-bad", Verdict::ExpectedRed, "ID-7: the fix is pending"));
-  summary.results.push_back(result("Magma.Spawn.Reclaim.stale", Verdict::UnexpectedPass, "expectations.txt:3:1: mend it"));
+  summary.results.push_back(
+      result("Magma.Spawn.Reclaim.stale", Verdict::UnexpectedPass, "expectations.txt:3:1: mend it"));
 
   pugi::xml_document document;
   ASSERT_TRUE(document.load_string(junit_xml(summary).c_str()));

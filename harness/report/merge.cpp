@@ -26,9 +26,10 @@ Error bad(std::string message) { return {ErrorKind::BadInput, std::move(message)
 Result<Source> read_source(const fs::path& dir) {
   Source source{.dir = dir, .file = (dir / "summary.json").string(), .summary = {}};
   if (!fs::exists(source.file))
-    return std::unexpected(bad(fmt::format("{}: no summary.json: expected a finished run's report folder (a shard "
-                                           "that stopped before its end writes none)",
-                                           dir.string())));
+    return std::unexpected(
+        bad(fmt::format("{}: no summary.json: expected a finished run's report folder (a shard "
+                        "that stopped before its end writes none)",
+                        dir.string())));
   TIDEMARK_TRY(summary, read_summary(source.file));
   source.summary = std::move(summary);
   source.summary.origin.dir = dir.string();
@@ -42,9 +43,10 @@ Status check_series(const std::string& series, const std::vector<const Source*>&
   const Source& first = *sources.front();
   if (!first.summary.origin.shard) {
     if (sources.size() > 1)
-      return std::unexpected(bad(fmt::format("series '{}': an unsharded run in {} and another run of it in {}: "
-                                             "expected each run once",
-                                             series, first.dir.string(), sources[1]->dir.string())));
+      return std::unexpected(
+          bad(fmt::format("series '{}': an unsharded run in {} and another run of it in {}: "
+                          "expected each run once",
+                          series, first.dir.string(), sources[1]->dir.string())));
     return {};
   }
   const ShardOrigin& model = *first.summary.origin.shard;
@@ -56,26 +58,27 @@ Status check_series(const std::string& series, const std::vector<const Source*>&
                                              series, source->dir.string(), first.dir.string(), shard_name(model))));
     const ShardOrigin& shard = *source->summary.origin.shard;
     if (shard.total != model.total)
-      return std::unexpected(bad(fmt::format("series '{}': {} is {}, {} is {}: expected the shards of one split", series,
-                                             first.dir.string(), shard_name(model), source->dir.string(),
-                                             shard_name(shard))));
+      return std::unexpected(
+          bad(fmt::format("series '{}': {} is {}, {} is {}: expected the shards of one split", series,
+                          first.dir.string(), shard_name(model), source->dir.string(), shard_name(shard))));
     if (shard.selection != model.selection || shard.of != model.of)
-      return std::unexpected(bad(fmt::format("series '{}': {} shards a selection of {} scenarios ({}), {} one of {} "
-                                             "({}): expected the shards of the same inputs",
-                                             series, first.dir.string(), model.of, model.selection,
-                                             source->dir.string(), shard.of, shard.selection)));
+      return std::unexpected(bad(fmt::format(
+          "series '{}': {} shards a selection of {} scenarios ({}), {} one of {} "
+          "({}): expected the shards of the same inputs",
+          series, first.dir.string(), model.of, model.selection, source->dir.string(), shard.of, shard.selection)));
     if (shard.index < 1 || shard.index > shard.total)
-      return std::unexpected(bad(fmt::format("{}: shard index {}: expected 1 to {}", source->file, shard.index,
-                                             shard.total)));
+      return std::unexpected(
+          bad(fmt::format("{}: shard index {}: expected 1 to {}", source->file, shard.index, shard.total)));
     if (auto [at, inserted] = by_index.emplace(shard.index, source); !inserted)
       return std::unexpected(bad(fmt::format("series '{}': {} given twice: {} and {}", series, shard_name(shard),
                                              at->second->dir.string(), source->dir.string())));
     for (const auto& member : shard.members)
       if (auto [at, inserted] = owner.emplace(member, source); !inserted)
-        return std::unexpected(bad(fmt::format("series '{}': {} is in {} ({}) and in {} ({}): expected each scenario in "
-                                               "one shard",
-                                               series, member, shard_name(*at->second->summary.origin.shard),
-                                               at->second->dir.string(), shard_name(shard), source->dir.string())));
+        return std::unexpected(
+            bad(fmt::format("series '{}': {} is in {} ({}) and in {} ({}): expected each scenario in "
+                            "one shard",
+                            series, member, shard_name(*at->second->summary.origin.shard), at->second->dir.string(),
+                            shard_name(shard), source->dir.string())));
   }
   std::vector<std::string> missing, given;
   for (size_t index = 1; index <= model.total; ++index) {
@@ -114,9 +117,10 @@ Result<MergeResult> merge_summaries(const std::vector<fs::path>& dirs, const fs:
   const fs::path out_place = fs::weakly_canonical(fs::absolute(out), error);
   for (const auto& dir : dirs)
     if (fs::weakly_canonical(fs::absolute(dir), error) == out_place)
-      return std::unexpected(bad(fmt::format("merge: --out {}: expected a folder that is not one of the inputs, found "
-                                             "input {}: its summary.json would be replaced",
-                                             out.string(), dir.string())));
+      return std::unexpected(
+          bad(fmt::format("merge: --out {}: expected a folder that is not one of the inputs, found "
+                          "input {}: its summary.json would be replaced",
+                          out.string(), dir.string())));
   std::vector<Source> sources;
   for (const auto& dir : dirs) {
     TIDEMARK_TRY(source, read_source(dir));

@@ -17,7 +17,7 @@ struct MergeResult {
   size_t results = 0;
   size_t green = 0;
   size_t red = 0;
-  size_t scenarios = 0;                 // parity rows
+  size_t scenarios = 0;                  // parity rows
   std::vector<std::string> differences;  // "group/name: digest a in ..., digest b in ..."
 };
 

@@ -29,8 +29,14 @@ class Merge : public ::testing::Test {
            ::testing::UnitTest::GetInstance()->current_test_info()->name();
   }
   static RunRecord record(std::string test, std::string subject, std::string digest, std::string lane) {
-    return {.test = std::move(test), .subject = std::move(subject), .backend = "vulkan", .verdict = Verdict::Green,
-            .seconds = 1.0, .lane = {.name = std::move(lane)}, .knobs = {{"k", 1}}, .digest = std::move(digest)};
+    return {.test = std::move(test),
+            .subject = std::move(subject),
+            .backend = "vulkan",
+            .verdict = Verdict::Green,
+            .seconds = 1.0,
+            .lane = {.name = std::move(lane)},
+            .knobs = {{"k", 1}},
+            .digest = std::move(digest)};
   }
   static std::vector<std::string> all() { return {"g/a", "g/b", "g/c", "g/d", "g/e", "g/f"}; }
 

@@ -37,7 +37,8 @@ nlohmann::json to_json(const ObservationRecord& record) {
   }
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& check : record.checks)
-    checks.push_back({{"check", check.check}, {"scope", check.scope}, {"passed", check.passed}, {"detail", check.detail}});
+    checks.push_back(
+        {{"check", check.check}, {"scope", check.scope}, {"passed", check.passed}, {"detail", check.detail}});
   return {{"command", record.command},
           {"exit_code", record.exit_code},
           {"pid", record.pid},

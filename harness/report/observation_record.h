@@ -38,8 +38,8 @@ struct ObservedProcessRecord {
 };
 
 struct BoundRecord {
-  std::string check;   // the comparison as written
-  std::string scope;   // "pid 1234 (name)" or "whole"
+  std::string check;  // the comparison as written
+  std::string scope;  // "pid 1234 (name)" or "whole"
   bool passed = false;
   std::string detail;  // "vkbufspk = 3005, bound <= 64", or why it could not be judged
   bool operator==(const BoundRecord&) const = default;

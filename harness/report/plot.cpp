@@ -12,11 +12,20 @@ std::string html_escape(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -24,7 +33,8 @@ std::string html_escape(std::string_view text) {
 
 std::string format_value(double value, std::string_view unit) {
   auto number = [](double v) {
-    return v == std::floor(v) && std::abs(v) < 1e15 ? fmt::format("{}", static_cast<int64_t>(v)) : fmt::format("{:.3g}", v);
+    return v == std::floor(v) && std::abs(v) < 1e15 ? fmt::format("{}", static_cast<int64_t>(v))
+                                                    : fmt::format("{:.3g}", v);
   };
   if (unit == "B") {
     static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -49,9 +59,10 @@ std::string step_plot(const std::vector<PlotSeries>& series, const XAxis& x_axis
   if (start > end) start = 0;
   const double span = end > start ? end - start : 1;
   const double plot_width = kWidth - kLeft - kRight;
-  std::string svg = fmt::format("<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
-                                "font-size=\"10\" font-family=\"sans-serif\">",
-                                kWidth, kPanel * static_cast<int>(series.size()));
+  std::string svg = fmt::format(
+      "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "font-size=\"10\" font-family=\"sans-serif\">",
+      kWidth, kPanel * static_cast<int>(series.size()));
   for (size_t k = 0; k < series.size(); ++k) {
     const auto& s = series[k];
     const int top = static_cast<int>(k) * kPanel + kTitle;

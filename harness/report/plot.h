@@ -13,15 +13,15 @@ namespace tidemark::report {
 struct PlotSeries {
   std::string label;
   std::vector<std::pair<double, double>> points;  // (x, y), x ascending; a value holds until the next
-  double x_end = 0;                                // where the last value ends
-  std::string unit;                                // "B" is shown as KiB/MiB/GiB; empty: a count
+  double x_end = 0;                               // where the last value ends
+  std::string unit;                               // "B" is shown as KiB/MiB/GiB; empty: a count
   bool operator==(const PlotSeries&) const = default;
 };
 
 // What the x values are: a trace's nanoseconds shown as ms, or calls shown as they are.
 struct XAxis {
-  std::string unit;    // shown after each tick value
-  double scale = 1;    // tick value = x * scale
+  std::string unit;  // shown after each tick value
+  double scale = 1;  // tick value = x * scale
 };
 inline const XAxis kTraceTime{"ms", 1e-6};
 

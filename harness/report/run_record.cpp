@@ -31,9 +31,11 @@ const VerdictNames& names_of(Verdict verdict) {
   return kVerdictNames[1];
 }
 
-constexpr std::pair<Movement, std::string_view> kMovementNames[] = {
-    {Movement::Same, "same"}, {Movement::Improved, "improved"}, {Movement::Changed, "changed"},
-    {Movement::Worse, "worse"}, {Movement::New, "new"}};
+constexpr std::pair<Movement, std::string_view> kMovementNames[] = {{Movement::Same, "same"},
+                                                                    {Movement::Improved, "improved"},
+                                                                    {Movement::Changed, "changed"},
+                                                                    {Movement::Worse, "worse"},
+                                                                    {Movement::New, "new"}};
 
 // Version 3: a verdict in place of green, expected_failure, unexpected_pass and error.
 constexpr DocumentKind kRunDocument{"tidemark-run", 3, "a run record (result.json)"};
@@ -116,7 +118,9 @@ nlohmann::json to_json(const RunRecord& record) {
   if (record.baseline) {
     nlohmann::json moves = nlohmann::json::array();
     for (const auto& move : record.baseline->moves)
-      moves.push_back({{"gauge", move.gauge}, {"baseline", move.baseline}, {"now", move.now},
+      moves.push_back({{"gauge", move.gauge},
+                       {"baseline", move.baseline},
+                       {"now", move.now},
                        {"movement", movement_name(move.movement)}});
     json["baseline"] = {{"movement", movement_name(record.baseline->movement)}, {"moves", std::move(moves)}};
   }
@@ -154,8 +158,8 @@ void read_record(JsonFields& fields, RunRecord& record) {
   record.pixel_hash = fields.take<std::string>("pixel_hash");
   record.trace_hash = fields.take<std::string>("trace_hash");
   record.digest = fields.take<std::string>("digest");
-  record.repeat_digests = fields.take_optional<std::vector<std::string>>("repeat_digests").value_or(
-      std::vector<std::string>{});
+  record.repeat_digests =
+      fields.take_optional<std::vector<std::string>>("repeat_digests").value_or(std::vector<std::string>{});
   record.validation_messages = fields.take<std::vector<std::string>>("validation_messages");
   fields.objects("checks", [&](JsonFields& check) {
     CheckRecord& out = record.checks.emplace_back();

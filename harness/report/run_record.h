@@ -39,12 +39,12 @@ bool passes(Verdict verdict);
 int failure_rank(Verdict verdict);
 
 struct CheckRecord {
-  std::string id;    // "gauge[2]"
-  std::string kind;  // "gauge"
+  std::string id;     // "gauge[2]"
+  std::string kind;   // "gauge"
   std::string check;  // the check as written
   bool passed = false;
-  std::string detail;  // measured value against the bound
-  std::string where;   // FILE:LINE:COLUMN of the check, or empty
+  std::string detail;                  // measured value against the bound
+  std::string where;                   // FILE:LINE:COLUMN of the check, or empty
   std::vector<std::string> artifacts;  // images a failed pixel check left
   bool operator==(const CheckRecord&) const = default;
 };
@@ -85,15 +85,15 @@ struct BaselineJudgement {
 };
 
 struct RunRecord {
-  std::string test;     // Magma.<Lane>.<Group>.<name>[@backend]
-  std::string subject;  // group/name[@backend]
-  std::string file;     // the scenario file
+  std::string test;           // Magma.<Lane>.<Group>.<name>[@backend]
+  std::string subject;        // group/name[@backend]
+  std::string file;           // the scenario file
   std::string scenario_hash;  // of the scenario file's bytes when it ran (XXH3), or empty
-  std::string dir;      // the run's report folder (absolute in result.json, relative in a summary), or empty
-  std::string series;   // in a summary: what was run apart from the shard ("run lane=spawn")
-  std::string mutant;   // red-once's fault, or empty
+  std::string dir;            // the run's report folder (absolute in result.json, relative in a summary), or empty
+  std::string series;         // in a summary: what was run apart from the shard ("run lane=spawn")
+  std::string mutant;         // red-once's fault, or empty
   std::string backend;
-  std::string driver;   // the real driver that ran, as it named itself (and its build), or empty
+  std::string driver;  // the real driver that ran, as it named itself (and its build), or empty
   Verdict verdict = Verdict::Red;
   std::string why;  // expected red: the line's reason; unexpected pass: the stale line; could not run: the error
   double seconds = 0;

@@ -103,7 +103,8 @@ TEST(RunRecord, AFieldMissingUnknownOrMistypedIsNamed) {
   EXPECT_EQ(error_of(mistyped), "out/summary.json: results[2].checks[0].passed: expected true or false, found \"no\"");
   nlohmann::json negative = good;
   negative["lane"]["frames_sent"] = -3;
-  EXPECT_EQ(error_of(negative), "out/summary.json: results[2].lane.frames_sent: expected an unsigned integer, found -3");
+  EXPECT_EQ(error_of(negative),
+            "out/summary.json: results[2].lane.frames_sent: expected an unsigned integer, found -3");
   nlohmann::json old = good;
   old["verdict"] = "GREEN";
   EXPECT_EQ(error_of(old),

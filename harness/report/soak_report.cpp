@@ -15,8 +15,9 @@ namespace {
 constexpr DocumentKind kSoakDocument{"tidemark-soak", 1, "a soak report (soak.json)"};
 
 // A sample is a row of numbers in this order (a long soak has tens of thousands of them).
-constexpr const char* kSampleColumns[] = {"calls",       "seconds",     "client_rss_kib",       "client_maps",
-                                          "server_rss_kib", "server_maps", "client_heap_held_kib", "client_heap_used_kib"};
+constexpr const char* kSampleColumns[] = {
+    "calls",          "seconds",     "client_rss_kib",       "client_maps",
+    "server_rss_kib", "server_maps", "client_heap_held_kib", "client_heap_used_kib"};
 
 nlohmann::json slope_json(const Slope& slope) {
   return {{"per_million_calls", slope.per_million_calls}, {"samples", slope.samples}};
@@ -97,16 +98,18 @@ nlohmann::json to_json(const SoakReport& report) {
                      {"digest", lane.digest},
                      {"calls", lane.calls},
                      {"seconds", lane.seconds},
-                     {"client", {{"rss_peak_kib", lane.client_rss_peak_kib},
-                                 {"maps_peak", lane.client_maps_peak},
-                                 {"rss_slope_kib", slope_json(lane.client_rss)},
-                                 {"maps_slope", slope_json(lane.client_maps)},
-                                 {"heap_held_slope_kib", slope_json(lane.heap_held)},
-                                 {"heap_used_slope_kib", slope_json(lane.heap_used)}}},
-                     {"server", {{"rss_peak_kib", lane.server_rss_peak_kib},
-                                 {"maps_peak", lane.server_maps_peak},
-                                 {"rss_slope_kib", slope_json(lane.server_rss)},
-                                 {"maps_slope", slope_json(lane.server_maps)}}},
+                     {"client",
+                      {{"rss_peak_kib", lane.client_rss_peak_kib},
+                       {"maps_peak", lane.client_maps_peak},
+                       {"rss_slope_kib", slope_json(lane.client_rss)},
+                       {"maps_slope", slope_json(lane.client_maps)},
+                       {"heap_held_slope_kib", slope_json(lane.heap_held)},
+                       {"heap_used_slope_kib", slope_json(lane.heap_used)}}},
+                     {"server",
+                      {{"rss_peak_kib", lane.server_rss_peak_kib},
+                       {"maps_peak", lane.server_maps_peak},
+                       {"rss_slope_kib", slope_json(lane.server_rss)},
+                       {"maps_slope", slope_json(lane.server_maps)}}},
                      {"live_stores_peak", lane.live_stores_peak},
                      {"parked_bytes_peak", lane.parked_bytes_peak},
                      {"sample_columns", kSampleColumns},
@@ -159,8 +162,12 @@ Result<SoakReport> soak_report_from_json(const nlohmann::json& json, const std::
         continue;
       }
       auto integer = [](double value) { return static_cast<int64_t>(value); };
-      lane.samples.push_back({static_cast<uint64_t>(row[0]), row[1], {integer(row[2]), integer(row[3])},
-                              {integer(row[4]), integer(row[5])}, integer(row[6]), integer(row[7])});
+      lane.samples.push_back({static_cast<uint64_t>(row[0]),
+                              row[1],
+                              {integer(row[2]), integer(row[3])},
+                              {integer(row[4]), integer(row[5])},
+                              integer(row[6]),
+                              integer(row[7])});
     }
   });
   TIDEMARK_CHECK(fields.finish());

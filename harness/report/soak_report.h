@@ -46,7 +46,7 @@ struct SoakLaneReport {
   int64_t server_rss_peak_kib = 0, server_maps_peak = 0;
   Slope client_rss, client_maps, server_rss, server_maps;  // KiB or mappings per million calls
   Slope heap_held, heap_used;                              // the client's malloc heap, KiB
-  int64_t live_stores_peak = 0, parked_bytes_peak = 0;    // from the run's trace
+  int64_t live_stores_peak = 0, parked_bytes_peak = 0;     // from the run's trace
   std::vector<SoakSample> samples;
   // Live stores and parked bytes over virtual time: plotted in soak.html, not kept in soak.json
   // (the run's own trace.pftrace holds them).
@@ -58,7 +58,7 @@ struct SoakLaneReport {
 struct SoakReport {
   double max_rss_slope_kib = 0;  // per million calls, each process
   double max_maps_slope = 0;
-  double warm_up_fraction = 0;   // of the samples left out of the slopes
+  double warm_up_fraction = 0;  // of the samples left out of the slopes
   std::vector<SoakLaneReport> lanes;
   bool green() const;
   bool operator==(const SoakReport&) const = default;

@@ -29,8 +29,8 @@ std::string relative_to(const std::string& path, const fs::path& dir) {
 }
 
 nlohmann::json shard_json(const ShardOrigin& shard) {
-  return {{"index", shard.index},       {"total", shard.total},        {"protocol", shard.protocol},
-          {"of", shard.of},             {"selection", shard.selection}, {"members", shard.members}};
+  return {{"index", shard.index}, {"total", shard.total},         {"protocol", shard.protocol},
+          {"of", shard.of},       {"selection", shard.selection}, {"members", shard.members}};
 }
 
 nlohmann::json origin_json(const Origin& origin) {
@@ -47,8 +47,8 @@ void read_shard(JsonFields& fields, std::optional<ShardOrigin>& shard) {
         // Bounded before merge walks the shards 1..total: a total of 2^63 looped for ever.
         const uint64_t total = in.take_bounded("total", 1, kMaxShards);
         shard = ShardOrigin{in.take_bounded("index", 1, total), total,
-                            in.take<std::string>("protocol"), in.take<uint64_t>("of"),
-                            in.take<std::string>("selection"), in.take<std::vector<std::string>>("members")};
+                            in.take<std::string>("protocol"),   in.take<uint64_t>("of"),
+                            in.take<std::string>("selection"),  in.take<std::vector<std::string>>("members")};
       },
       /*required=*/false);
 }

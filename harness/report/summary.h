@@ -20,18 +20,18 @@ namespace tidemark::report {
 struct ShardOrigin {
   size_t index = 1;  // from 1
   size_t total = 1;
-  std::string protocol;                // "--shard", "Bazel", "GoogleTest", "GitLab"
-  size_t of = 0;                       // how many scenarios the whole selection holds
-  std::string selection;               // a hash of the whole selection's names: every shard's must agree
-  std::vector<std::string> members;    // this shard's scenarios (group/name)
+  std::string protocol;              // "--shard", "Bazel", "GoogleTest", "GitLab"
+  size_t of = 0;                     // how many scenarios the whole selection holds
+  std::string selection;             // a hash of the whole selection's names: every shard's must agree
+  std::vector<std::string> members;  // this shard's scenarios (group/name)
 };
 
 struct Origin {
   std::string command;  // "run", "parity", "compare", "merge"
   std::string series;   // what was run apart from the shard: "run lane=spawn", ...
   std::optional<ShardOrigin> shard;
-  std::string dir;                   // where that summary was, for a merged one's sources
-  std::vector<Origin> merged_from;   // a merged summary's sources
+  std::string dir;                  // where that summary was, for a merged one's sources
+  std::vector<Origin> merged_from;  // a merged summary's sources
 };
 
 // Parity: every run of one scenario on one backend, with the same knobs and mutant, must give

@@ -66,7 +66,8 @@ std::string failures_section(const std::vector<const RunRecord*>& ordered) {
     ++count;
     std::string what;
     if (!result->why.empty())
-      what += fmt::format("<div class=\"error\">{}: {}</div>", verdict_label(result->verdict), html_escape(result->why));
+      what +=
+          fmt::format("<div class=\"error\">{}: {}</div>", verdict_label(result->verdict), html_escape(result->why));
     if (result->baseline)
       for (const auto& move : result->baseline->moves)
         if (move.movement == Movement::Worse)
@@ -79,8 +80,8 @@ std::string failures_section(const std::vector<const RunRecord*>& ordered) {
                         html_escape(result->test), html_escape(result->test), what);
   }
   if (count == 0) return "<section id=\"failures\"><h2>Failures</h2><p class=\"none\">None.</p></section>\n";
-  return fmt::format("<section id=\"failures\"><h2>Failures ({})</h2><table class=\"failures\">\n{}</table></section>\n",
-                     count, rows);
+  return fmt::format(
+      "<section id=\"failures\"><h2>Failures ({})</h2><table class=\"failures\">\n{}</table></section>\n", count, rows);
 }
 
 std::string parity_section(const std::vector<ParityRow>& parity) {
@@ -109,8 +110,8 @@ std::string parity_section(const std::vector<ParityRow>& parity) {
     const bool same = row.same;
     differ += same ? 0 : 1;
     rows += fmt::format("<tr class=\"parity {}\"><td><code>{}</code><div class=\"variant\">{}</div></td><td>{}</td>",
-                        same ? "same" : "differ", html_escape(row.subject),
-                        html_escape(row.variant), same ? "yes" : "<b>NO</b>");
+                        same ? "same" : "differ", html_escape(row.subject), html_escape(row.variant),
+                        same ? "yes" : "<b>NO</b>");
     for (const auto& column : columns) {
       std::string cell_html = "<td class=\"digest empty\"></td>";
       for (const auto& cell : row.cells)
@@ -149,17 +150,22 @@ std::string baseline_section(const Summary& summary, const std::vector<const Run
   for (const RunRecord* result : moved) {
     std::string moves;
     for (const auto& move : result->baseline->moves)
-      moves += fmt::format("<div class=\"move {}\">{}</div>", movement_name(move.movement), html_escape(describe(move)));
-    rows += fmt::format("<tr class=\"moved {0}\"><td><a href=\"#{1}\"><code>{1}</code></a></td><td class=\"movement\">{0}</td>"
-                        "<td>{2}</td></tr>\n",
-                        movement_name(result->baseline->movement), html_escape(result->test), moves);
+      moves +=
+          fmt::format("<div class=\"move {}\">{}</div>", movement_name(move.movement), html_escape(describe(move)));
+    rows += fmt::format(
+        "<tr class=\"moved {0}\"><td><a href=\"#{1}\"><code>{1}</code></a></td><td class=\"movement\">{0}</td>"
+        "<td>{2}</td></tr>\n",
+        movement_name(result->baseline->movement), html_escape(result->test), moves);
   }
   for (const auto& test : summary.baseline->gone)
-    rows += fmt::format("<tr class=\"moved gone\"><td><code>{}</code></td><td class=\"movement\">gone</td>"
-                        "<td>in the baseline, not run now</td></tr>\n", html_escape(test));
-  return fmt::format("<section id=\"baseline\"><h2>Against the baseline</h2><p><code>{}</code>: {}, {} gone.</p>"
-                     "<table class=\"baseline\">\n{}</table></section>\n",
-                     html_escape(summary.baseline->source), tally, summary.baseline->gone.size(), rows);
+    rows += fmt::format(
+        "<tr class=\"moved gone\"><td><code>{}</code></td><td class=\"movement\">gone</td>"
+        "<td>in the baseline, not run now</td></tr>\n",
+        html_escape(test));
+  return fmt::format(
+      "<section id=\"baseline\"><h2>Against the baseline</h2><p><code>{}</code>: {}, {} gone.</p>"
+      "<table class=\"baseline\">\n{}</table></section>\n",
+      html_escape(summary.baseline->source), tally, summary.baseline->gone.size(), rows);
 }
 
 std::string gauges_table(const RunRecord& result) {
@@ -192,7 +198,8 @@ std::string run_article(const RunRecord& result, const fs::path& dir) {
   }
   return fmt::format(
       "<article class=\"run {}\" id=\"{}\"><h3><code>{}</code> <span class=\"verdict\">{}</span> "
-      "{}<span class=\"seconds\">{:.2f} s</span></h3>\n<p class=\"meta\">{} &middot; backend {} &middot; digest <code>{}</code></p>\n"
+      "{}<span class=\"seconds\">{:.2f} s</span></h3>\n<p class=\"meta\">{} &middot; backend {} &middot; digest "
+      "<code>{}</code></p>\n"
       "<table class=\"checks\"><tr><th></th><th>check</th><th>measured</th><th>where</th><th>id</th></tr>\n{}</table>\n"
       "{}<p class=\"links\">{}</p><div class=\"plots\">{}</div></article>\n",
       record_passes(result) ? "green" : "red", html_escape(result.test), html_escape(result.test),
@@ -200,8 +207,8 @@ std::string run_article(const RunRecord& result, const fs::path& dir) {
       result.baseline ? fmt::format("<span class=\"movement {0}\">{0} against the baseline</span> ",
                                     movement_name(result.baseline->movement))
                       : "",
-      result.seconds, html_escape(result.file), html_escape(result.backend),
-      html_escape(result.digest), checks, gauges_table(result), links, plots);
+      result.seconds, html_escape(result.file), html_escape(result.backend), html_escape(result.digest), checks,
+      gauges_table(result), links, plots);
 }
 
 std::string origin_line(const Origin& origin) {
@@ -216,9 +223,11 @@ std::string origin_line(const Origin& origin) {
 constexpr const char* kStyle =
     "body{font:14px system-ui,sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;margin:4px 0}"
     "td,th{border:1px solid #ccc;padding:3px 7px;vertical-align:top;text-align:left}"
-    "h1.green,.run.green .verdict,tr.passed td:first-child,td.digest.green a{color:#176f2c}.red .verdict,h1.red,tr.failed td:first-child,.error"
+    "h1.green,.run.green .verdict,tr.passed td:first-child,td.digest.green a{color:#176f2c}.red "
+    ".verdict,h1.red,tr.failed td:first-child,.error"
     "{color:#b3261e;font-weight:bold}tr.parity.differ{background:#fde7e9}td.digest.red{background:#fbd5d5}"
-    "article.run{border-top:1px solid #999;margin-top:1em}article.run.red{border-left:4px solid #b3261e;padding-left:8px}"
+    "article.run{border-top:1px solid #999;margin-top:1em}article.run.red{border-left:4px solid "
+    "#b3261e;padding-left:8px}"
     "code{font-size:12px}.variant,.meta,.where{color:#555;font-size:12px}td.value{font-family:monospace}"
     ".movement.worse,.move.worse{color:#b3261e;font-weight:bold}.movement.improved,.move.improved{color:#176f2c}"
     ".movement.changed,.move.changed,.movement.new,.movement.gone{color:#8a5a00}"

@@ -18,7 +18,8 @@ buffers: [color]
 workload:
   - buffer_data: {buffer: color, size: 16}
 expect:
-  gauges: )" + std::string(checks) + "\n";
+  gauges: )" + std::string(checks) +
+                     "\n";
   auto loaded = scenario::load_text(text, "s.yaml");
   EXPECT_TRUE(loaded) << loaded.error().message;
   return loaded.value_or(scenario::Scenario{});

@@ -41,20 +41,22 @@ Result<FloorRun> floor_run_in(const std::string& output, const std::string& prog
   std::istringstream lines(output);
   for (std::string line; std::getline(lines, line);) {
     auto json = nlohmann::json::parse(line, nullptr, false);
-    if (!json.is_discarded() && json.is_object() && json.contains("cycle_seconds") && json["cycle_seconds"].is_number() &&
-        json.contains("calls") && json["calls"].is_number_unsigned())
+    if (!json.is_discarded() && json.is_object() && json.contains("cycle_seconds") &&
+        json["cycle_seconds"].is_number() && json.contains("calls") && json["calls"].is_number_unsigned())
       return FloorRun{json["cycle_seconds"].get<double>(), json["calls"].get<uint64_t>()};
   }
   return fail(ErrorKind::Environment, fmt::format("bench: expected the floor's JSON line from {}, found '{}'", program,
                                                   output.substr(0, output.find('\n'))));
 }
 
-std::vector<std::string> floor_arguments(uint64_t cycles) { return {"--cycles", std::to_string(cycles), "--size", "256"}; }
+std::vector<std::string> floor_arguments(uint64_t cycles) {
+  return {"--cycles", std::to_string(cycles), "--size", "256"};
+}
 
 // What the measured programs keep of our environment: where the drivers are, and nothing that
 // would change what they do.
-const std::vector<std::string> kKeptEnvironment = {"PATH",          "HOME",           "VK_ICD_FILENAMES", "VK_DRIVER_FILES",
-                                                   "LD_LIBRARY_PATH", "XDG_RUNTIME_DIR", "TMPDIR"};
+const std::vector<std::string> kKeptEnvironment = {
+    "PATH", "HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "LD_LIBRARY_PATH", "XDG_RUNTIME_DIR", "TMPDIR"};
 
 // One run of the floor program: `cycles` respecify cycles.
 Result<FloorRun> floor_cycles(const std::string& program, uint64_t cycles) {
@@ -78,20 +80,24 @@ Result<FloorRun> floor_cycles_under_layer(const std::string& program, uint64_t c
   std::vector<std::string> command = {program};
   for (auto& arg : floor_arguments(cycles)) command.push_back(std::move(arg));
   const fs::path output = dir / "floor-under-layer.log";
-  TIDEMARK_TRY(observation, observe::observe({.command = command, .settings = "", .only = "",
-                                              .report = dir / "floor-under-layer", .layer_dir = layer::layer_dir(),
-                                              .on_live = {}, .output = output}));
+  TIDEMARK_TRY(observation, observe::observe({.command = command,
+                                              .settings = "",
+                                              .only = "",
+                                              .report = dir / "floor-under-layer",
+                                              .layer_dir = layer::layer_dir(),
+                                              .on_live = {},
+                                              .output = output}));
   if (observation.exit_code != 0 || !observation.made_device())
-    return fail(ErrorKind::Environment, fmt::format("bench: the floor {} under the layer exited {}{}", program,
-                                                    observation.exit_code,
-                                                    observation.made_device() ? "" : " and made no device under it"));
+    return fail(ErrorKind::Environment,
+                fmt::format("bench: the floor {} under the layer exited {}{}", program, observation.exit_code,
+                            observation.made_device() ? "" : " and made no device under it"));
   TIDEMARK_TRY(text, read_given_file(output, "the floor's output"));
   return floor_run_in(text, program);
 }
 
 struct ProcessRun {
-  double seconds = 0;   // from the spawn to the end
-  double rss_mib = 0;   // peak resident set
+  double seconds = 0;  // from the spawn to the end
+  double rss_mib = 0;  // peak resident set
 };
 
 // One whole process, its output thrown away.
@@ -107,8 +113,9 @@ Result<ProcessRun> whole_run(const std::string& program, std::vector<std::string
   auto status = child.wait_for(std::chrono::seconds(120));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!status || *status != 0 || !child.peak_rss_kib())
-    return fail(ErrorKind::Environment, fmt::format("bench: {} {}", program,
-                                                    status ? wire::describe_wait_status(*status) : "did not end in 120 s"));
+    return fail(
+        ErrorKind::Environment,
+        fmt::format("bench: {} {}", program, status ? wire::describe_wait_status(*status) : "did not end in 120 s"));
   return ProcessRun{seconds, static_cast<double>(*child.peak_rss_kib()) / 1024.0};
 }
 
@@ -121,7 +128,7 @@ struct Command {
   std::vector<std::string> args;
 };
 Result<std::vector<std::pair<ProcessRun, ProcessRun>>> pairs_in_turn(const Command& first, const Command& second,
-                                                                      int repeat) {
+                                                                     int repeat) {
   std::vector<std::pair<ProcessRun, ProcessRun>> pairs;
   for (int i = 0; i <= std::max(1, repeat); ++i) {
     const bool in_order = i % 2 == 0;
@@ -148,7 +155,8 @@ Result<report::WholeProcess> whole_process(const std::string& replayer, const st
                                            const std::string& floor, uint64_t cycles, int repeat) {
   std::vector<std::string> floor_args = floor_arguments(cycles);
   floor_args.push_back("--draw");
-  TIDEMARK_TRY(pairs, pairs_in_turn({replayer, {"replay", recording, "--lane", "monolith"}}, {floor, floor_args}, repeat));
+  TIDEMARK_TRY(pairs,
+               pairs_in_turn({replayer, {"replay", recording, "--lane", "monolith"}}, {floor, floor_args}, repeat));
   using Run = const ProcessRun&;
   return report::WholeProcess{
       .replay_seconds = median_over(pairs, [](Run replay, Run) { return replay.seconds; }),
@@ -243,16 +251,21 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const Bench
         TIDEMARK_TRY(measured, whole_process(bench.replayer_program, options.lane.record, floor_program,
                                              last.respecifies, repeat));
         whole = measured;
-        TIDEMARK_TRY(under_observe, observed_process(bench.replayer_program, floor_program, last.respecifies, repeat, dir));
+        TIDEMARK_TRY(under_observe,
+                     observed_process(bench.replayer_program, floor_program, last.respecifies, repeat, dir));
         observed = under_observe;
       }
     }
     const double middle = median(seconds);
     const double rate = middle > 0 ? double(last.requests) / middle : 0;
     if (lane == Lane::Monolith) monolith_rate = rate;
-    report::BenchRow row{.stream = scenario.name, .lane = std::string(lane_name(lane)), .commands = last.requests,
-                         .median_seconds = middle, .commands_per_second = rate,
-                         .ratio_to_monolith = monolith_rate > 0 ? rate / monolith_rate : 0, .runs = seconds};
+    report::BenchRow row{.stream = scenario.name,
+                         .lane = std::string(lane_name(lane)),
+                         .commands = last.requests,
+                         .median_seconds = middle,
+                         .commands_per_second = rate,
+                         .ratio_to_monolith = monolith_rate > 0 ? rate / monolith_rate : 0,
+                         .runs = seconds};
     if (floor) {
       row.floor_seconds = *floor;
       row.harness_ns_per_call = (middle - *floor) * 1e9 / static_cast<double>(last.requests);

@@ -23,18 +23,18 @@ std::string default_floor();
 std::string default_replayer();
 
 struct BenchStream {
-  std::vector<report::BenchRow> rows;      // one per lane
-  std::optional<std::string> divergence;   // a replay that diverged (or gave another digest): where
+  std::vector<report::BenchRow> rows;     // one per lane
+  std::optional<std::string> divergence;  // a replay that diverged (or gave another digest): where
 };
 struct BenchOptions {
-  std::filesystem::path dir;       // recordings and bench.json
+  std::filesystem::path dir;  // recordings and bench.json
   int repeat = 1;
-  std::string floor_program;       // "" measures no floor
+  std::string floor_program;  // "" measures no floor
   // tidemark itself, run as a whole process against the floor with its draw (where the floor
   // applies): "" measures no whole process.
   std::string replayer_program;
   std::string label;
-  std::filesystem::path history;   // "" keeps none
+  std::filesystem::path history;                        // "" keeps none
   std::function<void(const report::BenchRow&)> on_row;  // each row as it is measured
 };
 Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const BenchOptions& options);

@@ -51,7 +51,8 @@ Result<std::vector<report::RunRecord>> run_on_build(const BuildRunRequest& reque
   for (const auto& file : request.scenario_files) options.args.push_back(file.string());
   options.args.insert(options.args.end(), {"--backend", request.column.backend, "--lane", request.lane, "--report",
                                            request.report_dir.string()});
-  if (!request.expectations.empty()) options.args.insert(options.args.end(), {"--expectations", request.expectations.string()});
+  if (!request.expectations.empty())
+    options.args.insert(options.args.end(), {"--expectations", request.expectations.string()});
   // The whole environment goes on: the child clears the driver variables itself before the build's own.
   for (char** entry = environ; *entry; ++entry) {
     const std::string_view text(*entry);
@@ -64,8 +65,8 @@ Result<std::vector<report::RunRecord>> run_on_build(const BuildRunRequest& reque
   const std::optional<int> status = child.wait_for(std::chrono::hours(6));
   if (!status) {
     child.kill(SIGKILL);
-    return fail(ErrorKind::Environment, fmt::format("{}: the run under build {} did not end in 6 hours (log: {})", column,
-                                                    request.column.build, log.string()));
+    return fail(ErrorKind::Environment, fmt::format("{}: the run under build {} did not end in 6 hours (log: {})",
+                                                    column, request.column.build, log.string()));
   }
   const int code = WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
   if (code != 0 && code != 1) {

@@ -24,9 +24,9 @@ struct BuildRunRequest {
   std::vector<std::filesystem::path> drivers_files;  // the first that names the build is used
   BackendOnBuild column;
   std::vector<std::filesystem::path> scenario_files;
-  std::string lane;                       // the lane the runs take
-  std::filesystem::path report_dir;       // the child's report folder; its output goes to run.log there
-  std::filesystem::path expectations;     // passed on; empty: none
+  std::string lane;                    // the lane the runs take
+  std::filesystem::path report_dir;    // the child's report folder; its output goes to run.log there
+  std::filesystem::path expectations;  // passed on; empty: none
 };
 
 // The records of the child's summary, each renamed as the column's (backend "gl@mesa-25.0.7",

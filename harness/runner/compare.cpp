@@ -11,8 +11,8 @@ namespace {
 
 // A cell from a run's record: every device gauge (what any backend with device gauges gives).
 report::CompareCell cell_of(const report::RunRecord& record, const std::string& column) {
-  report::CompareCell cell{.backend = column, .verdict = record.verdict, .pixel_hash = record.pixel_hash,
-                           .digest = record.digest};
+  report::CompareCell cell{
+      .backend = column, .verdict = record.verdict, .pixel_hash = record.pixel_hash, .digest = record.digest};
   if (!report::passes(record.verdict) || record.verdict == report::Verdict::ExpectedRed) cell.why = record.why;
   for (const auto& spec : kGauges)
     if (spec.kind == GaugeKind::Device) {
@@ -28,8 +28,8 @@ std::string scenario_of(const std::string& subject) { return subject.substr(0, s
 
 }  // namespace
 
-Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios, const std::vector<std::string>& columns,
-                               RunOptions options, const CompareBuilds& builds,
+Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
+                               const std::vector<std::string>& columns, RunOptions options, const CompareBuilds& builds,
                                const std::function<void(const report::CompareRow&)>& on_row) {
   CompareOutcome outcome;
   if (scenarios.empty()) return outcome;  // (the paths held capture fixtures only)
@@ -57,7 +57,8 @@ Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
       if (auto built = on_builds.find(column); built != on_builds.end()) {
         auto found = built->second.find(scenario.id());
         if (found == built->second.end()) {
-          row.cells.push_back({.backend = column, .verdict = report::Verdict::NotJudged,
+          row.cells.push_back({.backend = column,
+                               .verdict = report::Verdict::NotJudged,
                                .why = "the run under the build has no record of it"});
           outcome.failed = true;
           continue;

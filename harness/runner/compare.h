@@ -17,7 +17,7 @@ namespace tidemark::runner {
 struct CompareOutcome {
   report::Comparison comparison;
   std::vector<report::RunRecord> records;  // every cell's run, not-judged ones included, for the summary
-  bool failed = false;  // some cell was red or not judged, or an expected red turned green
+  bool failed = false;                     // some cell was red or not judged, or an expected red turned green
 };
 
 // Where a column on a driver build (`gl@mesa-25.0.7`) finds its build and its expectations.
@@ -32,8 +32,8 @@ struct CompareBuilds {
 // that cannot judge a scenario (it lacks the gauges its checks read, a golden does not decode) is a
 // not-judged cell that says why, not the end, and fails the comparison unless an expectations
 // line names it; `on_row` hears each row as it is done. Each row's cells are held to its first.
-Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios, const std::vector<std::string>& columns,
-                               RunOptions options, const CompareBuilds& builds,
+Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
+                               const std::vector<std::string>& columns, RunOptions options, const CompareBuilds& builds,
                                const std::function<void(const report::CompareRow&)>& on_row = {});
 
 }  // namespace tidemark::runner

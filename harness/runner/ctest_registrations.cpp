@@ -23,8 +23,10 @@ namespace fs = std::filesystem;
 // right after the opening bracket, so text that starts with one is refused.
 Result<std::string> bracket(std::string_view text) {
   if (text.starts_with('\n') || text.starts_with('\r'))
-    return fail(ErrorKind::BadInput, fmt::format("list --ctest-file: expected a path or name that does not start with a "
-                                                 "line break, found {:?}", text));
+    return fail(ErrorKind::BadInput,
+                fmt::format("list --ctest-file: expected a path or name that does not start with a "
+                            "line break, found {:?}",
+                            text));
   // The first closing bracket in the text and the closer together must be the closer itself: the
   // text may also end with what begins one ("/l]==" before "]]").
   std::string equals;
@@ -48,11 +50,16 @@ struct Registration {
 Result<Registration> registration_of(const RegistrationRequest& args) {
   // The registered tests run from ctest's folder: the files they read are named absolutely.
   auto absolute = [](const std::string& path) { return path.empty() ? path : fs::absolute(path).string(); };
-  Registration out{.tidemark = args.tidemark, .report_root = args.report_root, .ledger = absolute(args.ledger),
-                   .expectations = absolute(args.expectations), .backends = args.backends, .labels = args.labels};
+  Registration out{.tidemark = args.tidemark,
+                   .report_root = args.report_root,
+                   .ledger = absolute(args.ledger),
+                   .expectations = absolute(args.expectations),
+                   .backends = args.backends,
+                   .labels = args.labels};
   for (const auto& name : args.lanes) {
     auto lane = parse_lane(name);
-    if (!lane) return fail(ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found {:?}", name));
+    if (!lane)
+      return fail(ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found {:?}", name));
     if (std::ranges::find(out.lanes, *lane) == out.lanes.end()) out.lanes.push_back(*lane);
   }
   if (out.lanes.empty()) out.lanes.assign(std::begin(kAllLanes), std::end(kAllLanes));
@@ -61,9 +68,11 @@ Result<Registration> registration_of(const RegistrationRequest& args) {
       return fail(ErrorKind::BadInput, "--backend: " + known.error().message);
   // A label is one element of a CMake list and a `ctest -L` selector: no ';', no regex.
   for (const auto& label : args.labels)
-    if (label.empty() || !std::ranges::all_of(label, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) ||
-                                                                            c == '-' || c == '_' || c == '.'; }))
-      return fail(ErrorKind::BadInput, fmt::format("--label: expected letters, digits, '-', '_' or '.', found {:?}", label));
+    if (label.empty() || !std::ranges::all_of(label, [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+        }))
+      return fail(ErrorKind::BadInput,
+                  fmt::format("--label: expected letters, digits, '-', '_' or '.', found {:?}", label));
   return out;
 }
 
@@ -104,9 +113,7 @@ Result<std::string> registrations_of(const std::vector<scenario::Scenario>& scen
                                                scenario.name)));
       // A soak's controls are proven in the monolith lane here (its runs take seconds each);
       // the nightly red-once proves them in every lane.
-      const std::string lanes = is_soak(scenario) && every_lane ? " --lane monolith"
-                                : every_lane                              ? ""
-                                                                          : lane_options;
+      const std::string lanes = is_soak(scenario) && every_lane ? " --lane monolith" : every_lane ? "" : lane_options;
       out += fmt::format("add_test({} {} red-once --shard 1/1{} --ledger {} --report {} {})\n", name, program, lanes,
                          ledger_file, report, scenario_file);
       TIDEMARK_TRY(labels, bracket(fmt::format("red-once{}{}", is_soak(scenario) ? ";soak" : "", extra_labels)));
@@ -134,9 +141,10 @@ Result<std::string> registrations_of(const std::vector<scenario::Scenario>& scen
         // Mesa's GL drivers leak a few hundred bytes at eglTerminate and unload, so LeakSanitizer
         // cannot even name them: not ours to mend. Memory errors are still caught.
         if (real_driver)
-          out += fmt::format("set_tests_properties({} PROPERTIES ENVIRONMENT_MODIFICATION "
-                             "[=[ASAN_OPTIONS=string_append::detect_leaks=0]=])\n",
-                             name);
+          out += fmt::format(
+              "set_tests_properties({} PROPERTIES ENVIRONMENT_MODIFICATION "
+              "[=[ASAN_OPTIONS=string_append::detect_leaks=0]=])\n",
+              name);
       }
   }
   return out;
@@ -169,7 +177,8 @@ Result<std::string> capture_registrations(const std::vector<CaptureSubject>& cap
 }  // namespace
 
 Result<std::string> ctest_registrations(const std::vector<scenario::Scenario>& scenarios,
-                                        const std::vector<CaptureSubject>& captures, const RegistrationRequest& request) {
+                                        const std::vector<CaptureSubject>& captures,
+                                        const RegistrationRequest& request) {
   TIDEMARK_TRY(given, registration_of(request));
   // What the registered tests will read is read now: a missing or broken file is one error here,
   // not every registered test failing later.

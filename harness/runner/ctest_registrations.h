@@ -27,7 +27,7 @@ Result<std::string> bracket(std::string_view text);
 
 // A capture fixture as its registrations need it (capture/ builds on the runner, not the reverse).
 struct CaptureSubject {
-  std::string test;            // Capture.<Group>.<name>
+  std::string test;  // Capture.<Group>.<name>
   std::string group;
   std::filesystem::path file;  // its NAME.capture.yaml
 };
@@ -37,6 +37,7 @@ struct CaptureSubject {
 // one test (lanes and backends do not apply to its replay), labelled capture and
 // integration-magma-<group>, and with a ledger a red-once test of its controls.
 Result<std::string> ctest_registrations(const std::vector<scenario::Scenario>& scenarios,
-                                        const std::vector<CaptureSubject>& captures, const RegistrationRequest& request);
+                                        const std::vector<CaptureSubject>& captures,
+                                        const RegistrationRequest& request);
 
 }  // namespace tidemark::runner

@@ -42,8 +42,12 @@ TEST(CtestRegistrations, OneTestPerLaneAndBackendLabelledAsTheSuiteIs) {
       << *all;
   EXPECT_NE(all->find("integration-magma-reclaim"), std::string::npos);
 
-  auto narrowed = ctest_registrations(scenarios, {}, {.tidemark = "t", .report_root = "/r", .lanes = {"spawn", "spawn"},
-                                                  .backends = {"gl-llvmpipe"}, .labels = {"nightly"}});
+  auto narrowed = ctest_registrations(scenarios, {},
+                                      {.tidemark = "t",
+                                       .report_root = "/r",
+                                       .lanes = {"spawn", "spawn"},
+                                       .backends = {"gl-llvmpipe"},
+                                       .labels = {"nightly"}});
   ASSERT_TRUE(narrowed) << narrowed.error().message;
   EXPECT_EQ(count(*narrowed, "add_test("), 1u);
   EXPECT_NE(narrowed->find("Magma.Spawn.Reclaim.bands@gl-llvmpipe"), std::string::npos);
@@ -55,16 +59,24 @@ TEST(CtestRegistrations, OneTestPerLaneAndBackendLabelledAsTheSuiteIs) {
 TEST(CtestRegistrations, ACaptureFixtureIsOneTestAndOneRedOnce) {
   const std::vector<CaptureSubject> captures = {
       {.test = "Capture.AcmeDriver.respecify", .group = "acme-driver", .file = "/c/respecify.capture.yaml"}};
-  auto out = ctest_registrations({}, captures, {.tidemark = "t", .report_root = "/r", .ledger = "", .expectations = "",
-                                                .lanes = {"spawn"}, .backends = {}, .labels = {"nightly"}});
+  auto out = ctest_registrations({}, captures,
+                                 {.tidemark = "t",
+                                  .report_root = "/r",
+                                  .ledger = "",
+                                  .expectations = "",
+                                  .lanes = {"spawn"},
+                                  .backends = {},
+                                  .labels = {"nightly"}});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(count(*out, "add_test("), 1u);
-  EXPECT_NE(out->find("add_test([[Capture.AcmeDriver.respecify]] [[t]] run --report [[/r/Capture.AcmeDriver.respecify]] "
-                      "[[/c/respecify.capture.yaml]])"),
-            std::string::npos)
+  EXPECT_NE(
+      out->find("add_test([[Capture.AcmeDriver.respecify]] [[t]] run --report [[/r/Capture.AcmeDriver.respecify]] "
+                "[[/c/respecify.capture.yaml]])"),
+      std::string::npos)
       << *out;
   EXPECT_NE(out->find("LABELS [[capture;integration-magma-acme-driver;nightly]]"), std::string::npos) << *out;
-  auto with_ledger = ctest_registrations({}, captures, {.tidemark = "t", .report_root = "/r", .ledger = "/no/ledger.txt"});
+  auto with_ledger =
+      ctest_registrations({}, captures, {.tidemark = "t", .report_root = "/r", .ledger = "/no/ledger.txt"});
   ASSERT_TRUE(with_ledger) << with_ledger.error().message;
   EXPECT_EQ(count(*with_ledger, "add_test("), 2u);
   EXPECT_NE(with_ledger->find("add_test([[RedOnce.Capture.AcmeDriver.respecify]] [[t]] red-once --report "
@@ -84,7 +96,8 @@ TEST(CtestRegistrations, BadLanesBackendsLabelsAndFilesAreRefused) {
   EXPECT_EQ(refused({.lanes = {"fast"}}), "--lane: expected monolith, split, spawn or tcp, found \"fast\"");
   EXPECT_EQ(refused({.backends = {"nope"}}).rfind("--backend: ", 0), 0u);
   EXPECT_EQ(refused({.labels = {"a;b"}}), "--label: expected letters, digits, '-', '_' or '.', found \"a;b\"");
-  EXPECT_NE(refused({.expectations = "/no/such/expectations.txt"}).find("/no/such/expectations.txt"), std::string::npos);
+  EXPECT_NE(refused({.expectations = "/no/such/expectations.txt"}).find("/no/such/expectations.txt"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -5,9 +5,7 @@
 
 namespace tidemark::runner {
 
-std::string pixel_hash(const Image& image) {
-  return tidemark::pixel_hash(image.width, image.height, image.pixels);
-}
+std::string pixel_hash(const Image& image) { return tidemark::pixel_hash(image.width, image.height, image.pixels); }
 
 std::string run_digest(const check::ReadBack& run) {
   RunDigestInputs inputs;

@@ -36,8 +36,8 @@ std::vector<std::pair<wire::Opcode, wire::Frame>> replies_to_reads_of(const chec
   auto reply = [&](wire::Opcode request, const auto& message) {
     replies.emplace_back(request, wire::make_frame(sequence++, message));
   };
-  reply(wire::Opcode::ReadPixels, wire::Pixels{.width = read.image.width, .height = read.image.height,
-                                              .bytes = read.image.pixels});
+  reply(wire::Opcode::ReadPixels,
+        wire::Pixels{.width = read.image.width, .height = read.image.height, .bytes = read.image.pixels});
   reply(wire::Opcode::ReadGauges, wire::GaugeValues{.values = named(read.gauges)});
   reply(wire::Opcode::ReadKernelGauges, wire::GaugeValues{.values = named(*read.kernel_gauges)});
   reply(wire::Opcode::ReadObservedGauges, wire::GaugeValues{.values = named(*read.observed_gauges)});

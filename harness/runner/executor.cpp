@@ -141,8 +141,9 @@ class Executor {
         journal_.record(&step, scope_);
         if (journal_.calls() > static_cast<uint64_t>(kMaxWorkloadCalls))
           return std::unexpected(annotate(
-              &step, Error{ErrorKind::BadInput,
-                           fmt::format("expected a workload of at most {} backend calls, found more", kMaxWorkloadCalls)}));
+              &step,
+              Error{ErrorKind::BadInput,
+                    fmt::format("expected a workload of at most {} backend calls, found more", kMaxWorkloadCalls)}));
         if (probe_every_ > 0 && journal_.calls() % probe_every_ == 0) probe_(journal_.calls());
       }
       auto done = std::visit([&](const auto& kind) { return execute(kind); }, *step.kind);

@@ -19,9 +19,9 @@ namespace {
 
 std::unexpected<Error> at(const std::filesystem::path& file, int line, size_t column, std::string_view expected,
                           std::string_view found) {
-  return fail(ErrorKind::BadInput, fmt::format("{}: expected {}, found {}",
-                                               format_location({file.string(), line, static_cast<int>(column) + 1}),
-                                               expected, found));
+  return fail(ErrorKind::BadInput,
+              fmt::format("{}: expected {}, found {}",
+                          format_location({file.string(), line, static_cast<int>(column) + 1}), expected, found));
 }
 
 }  // namespace
@@ -56,10 +56,9 @@ Result<std::vector<Expectation>> parse_expectations(std::string_view text, const
       return at(file, number, words[1].second, "a scenario as group/name", fmt::format("'{}'", words[1].first));
     std::string reason = hash == std::string::npos ? "" : line.substr(hash + 1);
     reason.erase(0, reason.find_first_not_of(" \t"));
-    if (reason.empty())
-      return at(file, number, line.size(), "'# why', with the value measured", "no reason");
-    Expectation e{.backend = words[0].first, .scenario = words[1].first, .reason = reason,
-                  .where = {file.string(), number, 1}};
+    if (reason.empty()) return at(file, number, line.size(), "'# why', with the value measured", "no reason");
+    Expectation e{
+        .backend = words[0].first, .scenario = words[1].first, .reason = reason, .where = {file.string(), number, 1}};
     if (auto column = backend_on_build(e.backend)) {
       e.backend = column->backend;
       e.build = column->build;
@@ -106,8 +105,10 @@ const Expectation* find_expectation(const std::vector<Expectation>& expectations
   const Expectation* any_build = nullptr;
   for (const auto& e : expectations) {
     if (e.backend != backend || e.scenario != id) continue;
-    if (e.build.empty()) any_build = &e;
-    else if (e.build == build) return &e;
+    if (e.build.empty())
+      any_build = &e;
+    else if (e.build == build)
+      return &e;
   }
   return any_build;
 }
@@ -126,16 +127,18 @@ void hold_to_measured_values(const Expectation& expected, JudgedRun& result) {
     }
     const report::Movement movement = report::judge_gauge(gauge, value, *now, {});
     const std::string change = fmt::format("{} {} -> {} ({})", gauge, value, *now, report::change_text(value, *now));
-    if (movement == report::Movement::Worse) worse.push_back(change);
-    else if (movement != report::Movement::Same) moved.push_back(fmt::format("{} {}", change, report::movement_name(movement)));
+    if (movement == report::Movement::Worse)
+      worse.push_back(change);
+    else if (movement != report::Movement::Same)
+      moved.push_back(fmt::format("{} {}", change, report::movement_name(movement)));
   }
   if (!worse.empty()) {
     result.verdict = report::Verdict::Red;
     result.why = fmt::format("known failure got worse: {} ({}: {})", fmt::join(worse, "; "),
                              format_location(expected.where), expected.reason);
   } else if (!moved.empty()) {
-    result.why += fmt::format(" [measured values moved: {}; update {}]", fmt::join(moved, "; "),
-                              format_location(expected.where));
+    result.why +=
+        fmt::format(" [measured values moved: {}; update {}]", fmt::join(moved, "; "), format_location(expected.where));
   }
 }
 
@@ -148,8 +151,8 @@ void judge_against(const Expectation& expected, JudgedRun result) {
   if (result.verdict == report::Verdict::NotJudged) {
     if (expected.checks == std::vector<std::string>{std::string(kNotJudged)}) {
       result.verdict = report::Verdict::ExpectedRed;
-      result.why = fmt::format("not judged, as {} says ({}): {}", format_location(expected.where), expected.reason,
-                               result.why);
+      result.why =
+          fmt::format("not judged, as {} says ({}): {}", format_location(expected.where), expected.reason, result.why);
     }
   } else if (result.verdict == report::Verdict::Green) {
     result.verdict = report::Verdict::UnexpectedPass;
@@ -161,7 +164,6 @@ void judge_against(const Expectation& expected, JudgedRun result) {
     hold_to_measured_values(expected, result);
   }
 }
-
 
 Status check_expectations(const std::vector<Expectation>& expectations,
                           const std::vector<scenario::Scenario>& scenarios, const api::BackendRegistry& backends,
@@ -176,8 +178,9 @@ Status check_expectations(const std::vector<Expectation>& expectations,
                                                      format_location(e.where), e.scenario, other->backend, e.backend));
       for (const auto& check : e.checks)
         if (std::find(other->checks.begin(), other->checks.end(), check) == other->checks.end())
-          return fail(ErrorKind::BadInput, fmt::format("{}: expected a check of {} ({}), found '{}'", format_location(e.where),
-                                                       e.scenario, fmt::join(other->checks, ", "), check));
+          return fail(ErrorKind::BadInput,
+                      fmt::format("{}: expected a check of {} ({}), found '{}'", format_location(e.where), e.scenario,
+                                  fmt::join(other->checks, ", "), check));
       continue;
     }
     if (found == scenarios.end())
@@ -186,22 +189,23 @@ Status check_expectations(const std::vector<Expectation>& expectations,
                                                    format_location(e.where), e.scenario));
     const api::BackendEntry* entry = backends.find(e.backend);
     if (!entry)
-      return fail(ErrorKind::BadInput, fmt::format("{}: expected a backend Tidemark has, found '{}'",
-                                                   format_location(e.where), e.backend));
+      return fail(ErrorKind::BadInput,
+                  fmt::format("{}: expected a backend Tidemark has, found '{}'", format_location(e.where), e.backend));
     auto listed = [&](const std::string& name) {
       return std::find(found->backends.begin(), found->backends.end(), name) != found->backends.end();
     };
     if (!found->backends.empty() && !listed(e.backend) && !(!entry->stands_for.empty() && listed(entry->stands_for)))
-      return fail(ErrorKind::BadInput, fmt::format("{}: expected a backend {} lists ({}), found {}",
-                                                   format_location(e.where), e.scenario,
-                                                   fmt::join(found->backends, ", "), e.backend));
+      return fail(ErrorKind::BadInput,
+                  fmt::format("{}: expected a backend {} lists ({}), found {}", format_location(e.where), e.scenario,
+                              fmt::join(found->backends, ", "), e.backend));
     if (e.checks == std::vector<std::string>{std::string(kNotJudged)}) continue;
     std::vector<std::string> ids;
     for (const auto& id : found->checks()) ids.push_back(id.str());
     for (const auto& check : e.checks)
       if (std::find(ids.begin(), ids.end(), check) == ids.end())
-        return fail(ErrorKind::BadInput, fmt::format("{}: expected a check of {} ({}), found '{}'",
-                                                     format_location(e.where), e.scenario, fmt::join(ids, ", "), check));
+        return fail(ErrorKind::BadInput,
+                    fmt::format("{}: expected a check of {} ({}), found '{}'", format_location(e.where), e.scenario,
+                                fmt::join(ids, ", "), check));
   }
   return {};
 }

@@ -37,9 +37,9 @@ inline constexpr std::string_view kNotJudged = "not-judged";
 
 struct Expectation {
   std::string backend;
-  std::string build;                // the driver build the line is for; empty: any
-  std::string scenario;             // group/name
-  std::vector<std::string> checks;  // check ids, sorted
+  std::string build;                                    // the driver build the line is for; empty: any
+  std::string scenario;                                 // group/name
+  std::vector<std::string> checks;                      // check ids, sorted
   std::vector<std::pair<std::string, int64_t>> values;  // gauge=value, as measured when the line was written
   std::string reason;
   SourceLocation where;

@@ -36,12 +36,14 @@ TEST(Expectations, CrlfLineEndsReadAsTheSameLines) {
 
 // Check that a second line for one backend and scenario names the first one's line.
 TEST(Expectations, ASecondLineForOneBackendAndScenarioNamesTheFirst) {
-  auto file = written("twice.txt",
-                      "gl reclaim/bands gauge[0] # a\nvulkan reclaim/bands gauge[0] # b\ngl reclaim/bands pixels[0] # c\n");
+  auto file =
+      written("twice.txt",
+              "gl reclaim/bands gauge[0] # a\nvulkan reclaim/bands gauge[0] # b\ngl reclaim/bands pixels[0] # c\n");
   auto loaded = load_expectations(file);
   ASSERT_FALSE(loaded);
-  EXPECT_EQ(loaded.error().message,
-            file.string() + ":3:1: expected one line per backend (and build) and scenario, found gl reclaim/bands again (first on line 1)");
+  EXPECT_EQ(loaded.error().message, file.string() +
+                                        ":3:1: expected one line per backend (and build) and scenario, found gl "
+                                        "reclaim/bands again (first on line 1)");
 }
 
 TEST(Expectations, MeasuredValuesAndDriverBuildsAreRead) {
@@ -52,7 +54,8 @@ TEST(Expectations, MeasuredValuesAndDriverBuildsAreRead) {
   ASSERT_TRUE(loaded) << loaded.error().message;
   ASSERT_EQ(loaded->size(), 2u);
   EXPECT_EQ((*loaded)[0].build, "");
-  EXPECT_EQ((*loaded)[0].values, (std::vector<std::pair<std::string, int64_t>>{{"devbytespk", 218103808}, {"wlivepk", 3007}}));
+  EXPECT_EQ((*loaded)[0].values,
+            (std::vector<std::pair<std::string, int64_t>>{{"devbytespk", 218103808}, {"wlivepk", 3007}}));
   EXPECT_EQ((*loaded)[1].backend, "gl");
   EXPECT_EQ((*loaded)[1].build, "mesa-25.0.7");
   auto scenario = listing("bands", "gl");
@@ -65,12 +68,14 @@ TEST(Expectations, MeasuredValuesAndDriverBuildsAreRead) {
 
 TEST(Expectations, BadMeasuredValuesAndBuildsNameTheirColumn) {
   const std::pair<const char*, const char*> cases[] = {
-      {"gl reclaim/bands gauge[0] nosuch=1 # x\n", ":1:27: expected a measured value as GAUGE=VALUE with a gauge of the catalogues, found 'nosuch=1'"},
+      {"gl reclaim/bands gauge[0] nosuch=1 # x\n",
+       ":1:27: expected a measured value as GAUGE=VALUE with a gauge of the catalogues, found 'nosuch=1'"},
       {"gl reclaim/bands gauge[0] wlivepk # x\n", ":1:27: expected a measured value as GAUGE=VALUE"},
       {"gl reclaim/bands gauge[0] wlivepk=3k # x\n", ":1:35: expected a whole number for wlivepk, found '3k'"},
       {"gl reclaim/bands gauge[0] wlivepk=1 wlivepk=2 # x\n", ":1:37: expected each gauge once, found wlivepk again"},
       {"gl@ reclaim/bands gauge[0] # x\n", ":1:1: expected BACKEND or BACKEND@BUILD, found 'gl@'"},
-      {"gl@a reclaim/bands gauge[0] # x\ngl@a reclaim/bands gauge[1] # y\n", ":2:1: expected one line per backend (and build)"},
+      {"gl@a reclaim/bands gauge[0] # x\ngl@a reclaim/bands gauge[1] # y\n",
+       ":2:1: expected one line per backend (and build)"},
   };
   for (const auto& [text, message] : cases) {
     auto loaded = load_expectations(written("bad-values.txt", text));

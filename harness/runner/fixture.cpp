@@ -26,32 +26,35 @@ std::string fixture_readme(const std::string& review_id, const std::string& mech
 Result<FixtureSkeleton> new_fixture(const fs::path& root, const std::string& review_id) {
   static const std::regex kId("[A-Za-z0-9][A-Za-z0-9._-]*");
   if (!std::regex_match(review_id, kId))
-    return fail(ErrorKind::BadInput, fmt::format("fixture new: expected a review id such as ID-P7-43, found '{}'", review_id));
+    return fail(ErrorKind::BadInput,
+                fmt::format("fixture new: expected a review id such as ID-P7-43, found '{}'", review_id));
   const fs::path dir = root / review_id;
   if (fs::exists(dir)) return fail(ErrorKind::BadInput, fmt::format("fixture new: {} exists already", dir.string()));
   TIDEMARK_CHECK(make_directories(dir));
   std::string slug;
-  for (char c : review_id) slug += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+  for (char c : review_id)
+    slug += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
   FixtureSkeleton made{dir / "README.md", dir / (slug + ".yaml")};
   TIDEMARK_CHECK(write_file_atomically(made.readme, fixture_readme(review_id)));
-  TIDEMARK_CHECK(write_file_atomically(made.scenario, fmt::format(
-      "# Fixture {0}: replace this workload with the review's steps, the check with the one the\n"
-      "# fix makes hold, and the control with the mutant that reverts the fix. Until then\n"
-      "# `tidemark red-once` fails on it, as it should.\n"
-      "name: {1}-fixture\n"
-      "group: reclaim\n"
-      "target: {{width: 16, height: 16}}\n"
-      "buffers: [color]\n"
-      "workload:\n"
-      "  - buffer_data: {{buffer: color, size: 256, fill: {{palette: 0}}}}\n"
-      "  - draw: {{uniform: color}}\n"
-      "expect:\n"
-      "  pixels:\n"
-      "    - bands: {{count: 1, palette: true}}\n"
-      "controls:\n"
-      "  - knobs: {{wire_deferred_mb: 0}}\n"
-      "    fails: [\"pixels[0]\"]\n",
-      review_id, slug)));
+  TIDEMARK_CHECK(write_file_atomically(
+      made.scenario,
+      fmt::format("# Fixture {0}: replace this workload with the review's steps, the check with the one the\n"
+                  "# fix makes hold, and the control with the mutant that reverts the fix. Until then\n"
+                  "# `tidemark red-once` fails on it, as it should.\n"
+                  "name: {1}-fixture\n"
+                  "group: reclaim\n"
+                  "target: {{width: 16, height: 16}}\n"
+                  "buffers: [color]\n"
+                  "workload:\n"
+                  "  - buffer_data: {{buffer: color, size: 256, fill: {{palette: 0}}}}\n"
+                  "  - draw: {{uniform: color}}\n"
+                  "expect:\n"
+                  "  pixels:\n"
+                  "    - bands: {{count: 1, palette: true}}\n"
+                  "controls:\n"
+                  "  - knobs: {{wire_deferred_mb: 0}}\n"
+                  "    fails: [\"pixels[0]\"]\n",
+                  review_id, slug)));
   return made;
 }
 

@@ -10,7 +10,8 @@
 namespace tidemark::runner {
 
 // The README's skeleton; `mechanism` and `red` fill its sections where known (else a prompt).
-std::string fixture_readme(const std::string& review_id, const std::string& mechanism = {}, const std::string& red = {});
+std::string fixture_readme(const std::string& review_id, const std::string& mechanism = {},
+                           const std::string& red = {});
 
 struct FixtureSkeleton {
   std::filesystem::path readme, scenario;

@@ -24,9 +24,10 @@ std::vector<std::string> lint(const std::vector<scenario::Scenario>& scenarios,
     for (const auto& control : scenario.controls) named.insert(control.fails.begin(), control.fails.end());
     for (const auto& check : scenario.checks())
       if (!named.contains(check))
-        problems.push_back(fmt::format("{}: expected a control naming `{}` under fails: (a check nothing turns red "
-                                       "proves nothing), found none",
-                                       where, scenario.check_text(check)));
+        problems.push_back(
+            fmt::format("{}: expected a control naming `{}` under fails: (a check nothing turns red "
+                        "proves nothing), found none",
+                        where, scenario.check_text(check)));
     for (const auto& control : scenario.controls) {
       if (control.mutant.empty()) continue;
       used.insert(control.mutant);

@@ -12,11 +12,12 @@ namespace tidemark::runner {
 namespace {
 
 scenario::Scenario lint_me(const std::string& controls) {
-  auto loaded = scenario::load_text("name: lint-me\ngroup: reclaim\ntarget: {width: 16, height: 16}\nbuffers: [color]\n"
-                                    "workload:\n  - buffer_data: {buffer: color, size: 256}\n  - draw: {uniform: color}\n"
-                                    "expect:\n  gauges: [wbufs >= 0]\n  pixels:\n    - bands: {count: 1, palette: true}\n" +
-                                        controls,
-                                    "lint_test.yaml");
+  auto loaded = scenario::load_text(
+      "name: lint-me\ngroup: reclaim\ntarget: {width: 16, height: 16}\nbuffers: [color]\n"
+      "workload:\n  - buffer_data: {buffer: color, size: 256}\n  - draw: {uniform: color}\n"
+      "expect:\n  gauges: [wbufs >= 0]\n  pixels:\n    - bands: {count: 1, palette: true}\n" +
+          controls,
+      "lint_test.yaml");
   EXPECT_TRUE(loaded) << loaded.error().message;
   return *loaded;
 }
@@ -30,7 +31,8 @@ TEST(Lint, ACheckNoControlNamesAndAnUnusedMutantAreProblems) {
   EXPECT_TRUE(has_problem(problems, "expected a control naming `wbufs >= 0` under fails:"));
   EXPECT_FALSE(has_problem(problems, "naming `pixels[0]`"));
   // With the mutants compiled out (the release build) the catalogue is empty: nothing to leave unused.
-  EXPECT_EQ(has_problem(problems, "is in the catalogue but no scenario's control uses it"), !mutant_catalogue().empty());
+  EXPECT_EQ(has_problem(problems, "is in the catalogue but no scenario's control uses it"),
+            !mutant_catalogue().empty());
   EXPECT_TRUE(has_problem(lint({lint_me("")}), "expected at least one control (controls:), found none"));
 }
 

@@ -31,7 +31,8 @@ Status record_and_replay(const scenario::Scenario& scenario, const std::string& 
     lane_options.lane = lane;
     lane_options.backends = &session::builtin_backends();
     // The replaying server's log beside the recording, as a run's goes to its server.log.
-    lane_options.server_log = (report_dir / "recordings" / fmt::format("{}.replay-{}.log", file, lane_name(lane))).string();
+    lane_options.server_log =
+        (report_dir / "recordings" / fmt::format("{}.replay-{}.log", file, lane_name(lane))).string();
     TIDEMARK_TRY(replayed, lanes::replay(options.lane.record, lane_options));
     std::string key = replayed.divergence ? "diverged: " + *replayed.divergence : replayed.digest;
     subject.lanes_by_digest[key].push_back(fmt::format("replay-{}", lane_name(lane)));
@@ -80,20 +81,20 @@ Result<std::map<std::string, std::string>> read_digests(const fs::path& file) {
     auto space = line.find(' ');
     if (space == std::string::npos || space == 0 || line.find(' ', space + 1) != std::string::npos ||
         space + 1 == line.size())
-      return fail(ErrorKind::BadInput, fmt::format("{}:{}:1: expected 'group/name digest', found '{}'", file.string(),
-                                                   number, line));
-    if (!digests.emplace(line.substr(0, space), line.substr(space + 1)).second)
       return fail(ErrorKind::BadInput,
-                  fmt::format("{}:{}:1: expected each scenario once, found {} again", file.string(), number,
-                              line.substr(0, space)));
+                  fmt::format("{}:{}:1: expected 'group/name digest', found '{}'", file.string(), number, line));
+    if (!digests.emplace(line.substr(0, space), line.substr(space + 1)).second)
+      return fail(ErrorKind::BadInput, fmt::format("{}:{}:1: expected each scenario once, found {} again",
+                                                   file.string(), number, line.substr(0, space)));
   }
   return digests;
 }
 
 std::string digests_text(const std::map<std::string, std::string>& digests) {
-  std::string text = fmt::format("# tidemark parity --save-digests: one digest per scenario, every lane agreeing\n"
-                                 "# built by {} with mutants {}\n",
-                                 __VERSION__, TIDEMARK_MUTANTS ? "compiled in" : "compiled out");
+  std::string text = fmt::format(
+      "# tidemark parity --save-digests: one digest per scenario, every lane agreeing\n"
+      "# built by {} with mutants {}\n",
+      __VERSION__, TIDEMARK_MUTANTS ? "compiled in" : "compiled out");
   for (const auto& [name, digest] : digests) text += fmt::format("{} {}\n", name, digest);
   return text;
 }
@@ -103,7 +104,8 @@ Result<fs::path> recording_path(const std::string& record, const scenario::Scena
   if (path.extension() == ".tdrec") {
     if (scenarios != 1)
       return fail(ErrorKind::BadInput, fmt::format("--record {}: expected one scenario for one file, found {} "
-                                                   "(give a folder to record each)", record, scenarios));
+                                                   "(give a folder to record each)",
+                                                   record, scenarios));
     TIDEMARK_CHECK(make_directories(path.parent_path()));
     return path;
   }

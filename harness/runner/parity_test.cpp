@@ -16,7 +16,8 @@ std::filesystem::path write_digests_file(const std::string& name, const std::str
 }
 
 TEST(Digests, WhatIsSavedReadsBackSubjectBySubject) {
-  const std::map<std::string, std::string> saved{{"reclaim/a", "0123456789abcdef"}, {"portable/b@gl", "fedcba9876543210"}};
+  const std::map<std::string, std::string> saved{{"reclaim/a", "0123456789abcdef"},
+                                                 {"portable/b@gl", "fedcba9876543210"}};
   auto file = write_digests_file("tidemark-digests-test.txt", digests_text(saved));
   auto read = read_digests(file);
   ASSERT_TRUE(read) << read.error().message;
@@ -33,7 +34,8 @@ TEST(Digests, ABadLineOrASubjectTwiceIsBadInputAtItsLine) {
   write_digests_file("tidemark-digests-bad.txt", "reclaim/a 01 extra\n");
   auto bad = read_digests(file);
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().message.find(":1:1: expected 'group/name digest', found 'reclaim/a 01 extra'"), std::string::npos);
+  EXPECT_NE(bad.error().message.find(":1:1: expected 'group/name digest', found 'reclaim/a 01 extra'"),
+            std::string::npos);
   std::filesystem::remove(file);
 }
 

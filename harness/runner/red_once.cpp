@@ -95,13 +95,14 @@ ControlRun run_control(const scenario::Scenario& scenario, const scenario::Contr
   }
   std::string folder = control_run.control;
   std::replace_if(
-      folder.begin(), folder.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_'; },
-      '-');
+      folder.begin(), folder.end(),
+      [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_'; }, '-');
   RunOptions run_options = run_options_for(options, lane, folder);
   run_options.mutant = control.mutant;
   run_options.knob_overrides = control.knobs;
   judge(run(scenario, run_options), green, {control.fails.begin(), control.fails.end()}, control_run);
-  if (control_run.verdict == ControlRun::Verdict::WrongRed) control_run.measured.push_back("wrong red: " + control_run.detail);
+  if (control_run.verdict == ControlRun::Verdict::WrongRed)
+    control_run.measured.push_back("wrong red: " + control_run.detail);
   if (control_run.verdict == ControlRun::Verdict::StayedGreen) control_run.measured.push_back("stayed green");
   return control_run;
 }
@@ -118,7 +119,8 @@ Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnce
     if (!green.passed()) {
       report.green_ok = false;
       std::string why = green.error ? green.error->message : failed_list(green);
-      report.problems.push_back(fmt::format("{} [{}]: the green run is red: {}", report.scenario, lane_name(lane), why));
+      report.problems.push_back(
+          fmt::format("{} [{}]: the green run is red: {}", report.scenario, lane_name(lane), why));
     }
     green_by_lane.emplace(lane, std::move(green));
   }
@@ -193,8 +195,7 @@ std::vector<std::string> ledger_drift(const RedOnceReport& report, const std::ve
   std::vector<std::string> measured = ledger_lines(report);
   std::vector<std::string> problems;
   for (const auto& line : measured)
-    if (!std::binary_search(recorded.begin(), recorded.end(), line))
-      problems.push_back("not in the ledger: " + line);
+    if (!std::binary_search(recorded.begin(), recorded.end(), line)) problems.push_back("not in the ledger: " + line);
   for (const auto& line : recorded)
     if (!std::binary_search(measured.begin(), measured.end(), line))
       problems.push_back("in the ledger, not measured: " + line);
@@ -202,7 +203,8 @@ std::vector<std::string> ledger_drift(const RedOnceReport& report, const std::ve
 }
 
 std::vector<std::string> replace_ledger_lines(const std::vector<std::string>& ledger,
-                                              const std::vector<RedOnceReport>& measured, std::vector<std::string> lines) {
+                                              const std::vector<RedOnceReport>& measured,
+                                              std::vector<std::string> lines) {
   for (const auto& line : ledger)
     if (std::none_of(measured.begin(), measured.end(), [&](const auto& again) { return covers(again, line); }))
       lines.push_back(line);
@@ -214,13 +216,14 @@ Result<RedOnceSet> red_once_set(const std::vector<scenario::Scenario>& scenarios
   RedOnceSet set{.scenarios = scenarios.size()};
   std::vector<std::string> updated;
   std::vector<RedOnceReport> measured;  // scenario and lanes only: which ledger lines were measured again
-  report::RedOnceDocument document;  // red-once.json: what `rebase` brings a ledger up to
+  report::RedOnceDocument document;     // red-once.json: what `rebase` brings a ledger up to
   for (const auto& scenario : scenarios) {
     if (options.on_start) options.on_start(scenario);
     RedOnceReport report;
     report::RedOnceRecord& record = document.scenarios.emplace_back();
     record.file = scenario.file.string();
-    if (auto text = read_file_if_present(scenario.file, "scenario"); text && *text) record.scenario_hash = trace_hash(**text);
+    if (auto text = read_file_if_present(scenario.file, "scenario"); text && *text)
+      record.scenario_hash = trace_hash(**text);
     if (scenario.controls.empty()) {
       report.scenario = scenario.id();
       report.problems.push_back("no controls (a green that never went red proves nothing)");

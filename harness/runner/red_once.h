@@ -19,15 +19,15 @@ namespace tidemark::runner {
 // What one control did in one lane.
 struct ControlRun {
   enum class Verdict {
-    Red,        // exactly the named checks failed
+    Red,  // exactly the named checks failed
     StayedGreen,
-    WrongRed,   // a crash, an error, or other checks failing
-    Skipped,    // the scenario excludes this lane for this control
+    WrongRed,  // a crash, an error, or other checks failing
+    Skipped,   // the scenario excludes this lane for this control
   };
   std::string control;  // "mutant=reclaim.frame_bucket", "knobs=wire_deferred_mb:0"
   std::string lane;
   Verdict verdict = Verdict::Skipped;
-  std::string detail;   // what happened: failed checks with values, the error, the skip reason
+  std::string detail;  // what happened: failed checks with values, the error, the skip reason
   // Ledger lines: one per expected check, "<red detail> | green <green detail>".
   std::vector<std::string> measured;
 };
@@ -62,7 +62,8 @@ std::string ledger_text(std::vector<std::string> lines);
 bool covers(const RedOnceReport& report, const std::string& ledger_line);
 // The ledger with the lines `measured` covers (their scenarios, in the lanes they ran) replaced by `lines`.
 std::vector<std::string> replace_ledger_lines(const std::vector<std::string>& ledger,
-                                              const std::vector<RedOnceReport>& measured, std::vector<std::string> lines);
+                                              const std::vector<RedOnceReport>& measured,
+                                              std::vector<std::string> lines);
 // Problems where the report's lines differ from the ledger's lines it covers.
 std::vector<std::string> ledger_drift(const RedOnceReport& report, const std::vector<std::string>& ledger);
 

@@ -35,7 +35,8 @@ TEST(RedOnce, ControlsAreDescribedByWhatTheySet) {
 TEST(RedOnce, LedgerLinesNameScenarioControlAndLane) {
   auto lines = ledger_lines(report_with({"wlivepk <= 4 | red wlivepk = 1025 | green wlivepk = 1"}));
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "reclaim/s | mutant=reclaim.frame_bucket | spawn | wlivepk <= 4 | red wlivepk = 1025 | green wlivepk = 1");
+  EXPECT_EQ(lines[0],
+            "reclaim/s | mutant=reclaim.frame_bucket | spawn | wlivepk <= 4 | red wlivepk = 1025 | green wlivepk = 1");
 }
 
 // Check that drift is found both ways, and other scenarios' lines and lanes not run are ignored.

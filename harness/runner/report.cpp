@@ -46,7 +46,8 @@ report::RunRecord run_record(const RunResult& result) {
   if (result.kernel_gauges) record.kernel_gauges = values(*result.kernel_gauges);
   if (result.observed_gauges) record.observed_gauges = values(*result.observed_gauges);
   // The scenario as it was when it ran: `rebase` refuses a report whose scenarios changed since.
-  if (auto text = read_file_if_present(result.file, "scenario"); text && *text) record.scenario_hash = trace_hash(**text);
+  if (auto text = read_file_if_present(result.file, "scenario"); text && *text)
+    record.scenario_hash = trace_hash(**text);
   for (const auto& outcome : result.outcomes) {
     report::CheckRecord check{.id = outcome.id.str(),
                               .kind = std::string(scenario::to_string(outcome.id.kind)),
@@ -78,7 +79,8 @@ Status write_run_report(const RunResult& result, const Image& image, const std::
   for (const auto& line : log) backend_log += line + '\n';
   backend_log += "end: " + gauge_line(result.gauges) + '\n';
   TIDEMARK_CHECK(write_file_atomically(result.report_dir / "backend.log", backend_log));
-  return report::write_run_record(result.report_dir / "result.json", run_record(result));  // last: its presence means complete
+  return report::write_run_record(result.report_dir / "result.json",
+                                  run_record(result));  // last: its presence means complete
 }
 
 }  // namespace tidemark::runner

@@ -95,8 +95,9 @@ check::CounterTracks counter_tracks(const api::BackendEntry& backend) {
   return {.device_bytes = api::kLayerBytesTrack, .map_entry = api::kMapEntryTrack, .target_in_device_bytes = true};
 }
 
-Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const api::BackendEntry& backend, MutantId mutant,
-                                             const RunResult& result, const SingleRun& run, const RunOptions& options) {
+Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const api::BackendEntry& backend,
+                                             MutantId mutant, const RunResult& result, const SingleRun& run,
+                                             const RunOptions& options) {
   check::RunContext context;
   context.completed = !result.error;
   context.knobs = check::Values(result.knobs.begin(), result.knobs.end());
@@ -176,13 +177,15 @@ void judge_against(const Expectation& expected, RunResult& result) {
   std::vector<std::string> failed;
   for (const auto& outcome : result.outcomes)
     if (!outcome.passed) failed.push_back(outcome.id.str());
-  runner::judge_against(expected, {.verdict = result.verdict, .why = result.why, .failed = std::move(failed),
+  runner::judge_against(expected, {.verdict = result.verdict,
+                                   .why = result.why,
+                                   .failed = std::move(failed),
                                    .gauge = [&](std::string_view name) { return gauge_of(result, name); }});
 }
 
 // The expectations line a run is judged against, under the driver build this process runs on.
 Result<const Expectation*> expectation_for(const RunOptions& options, const std::string& backend,
-                                          const Scenario& scenario) {
+                                           const Scenario& scenario) {
   if (!options.expectations) return nullptr;
   TIDEMARK_TRY(build, drivers::active_build());
   return find_expectation(*options.expectations, backend, scenario, build ? build->name : "");
@@ -206,10 +209,11 @@ Result<std::string> backend_for(const Scenario& scenario, const std::string& cho
     return std::find(scenario.backends.begin(), scenario.backends.end(), name) != scenario.backends.end();
   };
   const api::BackendEntry* entry = registry.find(chosen);
-  if (!scenario.backends.empty() && !listed(chosen) && !(entry && !entry->stands_for.empty() && listed(entry->stands_for)))
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected a backend the scenario lists ({}), found --backend {}",
-                                                 format_location(scenario.backends_where),
-                                                 fmt::join(scenario.backends, ", "), chosen));
+  if (!scenario.backends.empty() && !listed(chosen) &&
+      !(entry && !entry->stands_for.empty() && listed(entry->stands_for)))
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected a backend the scenario lists ({}), found --backend {}",
+                            format_location(scenario.backends_where), fmt::join(scenario.backends, ", "), chosen));
   return chosen;
 }
 
@@ -268,7 +272,8 @@ Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
       last = std::move(once);
     } else {
       last = SingleRun{};
-      last.error = Error{ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", options.mutant)};
+      last.error =
+          Error{ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", options.mutant)};
     }
     result.repeat_digests.push_back(run_digest(last.read));
   }

@@ -41,7 +41,7 @@ struct RunResult {
   std::string test_name;  // Magma.<Lane>.<Group>.<name>
   std::string subject;    // <group>/<name>, @<backend> for a backend other than the scenario's own
   std::filesystem::path file;
-  std::string mutant;     // the fault compiled in for this run (red-once), or empty
+  std::string mutant;                    // the fault compiled in for this run (red-once), or empty
   std::vector<std::string> gauges_used;  // the gauges and knobs its checks read, in order
   report::Verdict verdict = report::Verdict::Red;
   std::string why;  // expected red: the line's reason; unexpected pass: the stale line; could not run: the error
@@ -52,12 +52,12 @@ struct RunResult {
   std::optional<Error> error;  // the run could not complete (the step is named): CouldNotRun
   std::vector<check::Outcome> outcomes;
   Gauges gauges;
-  std::optional<KernelGauges> kernel_gauges;  // when the scenario uses the kernel model
+  std::optional<KernelGauges> kernel_gauges;      // when the scenario uses the kernel model
   std::optional<ObservedGauges> observed_gauges;  // when it runs with the layer beneath
-  std::map<std::string, int64_t> knobs;  // effective values
+  std::map<std::string, int64_t> knobs;           // effective values
   std::string pixel_hash;
-  std::string trace_hash;          // of trace.pftrace, the run's Perfetto trace
-  std::string digest;              // gauges + pixel hash + trace hash
+  std::string trace_hash;  // of trace.pftrace, the run's Perfetto trace
+  std::string digest;      // gauges + pixel hash + trace hash
   std::vector<std::string> repeat_digests;
   std::vector<std::string> validation_messages;
   lanes::LaneReport lane;
@@ -92,8 +92,8 @@ Status check_label_hygiene(const std::vector<scenario::Scenario>& scenarios);
 Status check_backend_judges(const scenario::Scenario& scenario, const api::BackendEntry& backend);
 
 // Effective knobs: defaults, then the scenario's, then the overrides. Errors name the knob.
-Result<std::map<std::string, int64_t>> effective_knobs(
-    const scenario::Scenario& scenario, const std::map<std::string, int64_t>& overrides);
+Result<std::map<std::string, int64_t>> effective_knobs(const scenario::Scenario& scenario,
+                                                       const std::map<std::string, int64_t>& overrides);
 
 // Errors are for bad input or a missing environment only; a red check, a fatal error in
 // the code under test and a wrong wait status are all results (green = false). With a

@@ -29,8 +29,9 @@ Result<std::vector<scenario::Scenario>> load_scenarios(const std::vector<std::st
     }
     std::string name = test_name(*loaded, Lane::Monolith);
     if (auto [it, fresh] = seen.emplace(name, file); !fresh) {
-      errors.push_back(fmt::format("{}:1:1: expected a scenario name unique in group '{}', found '{}' again (first in {})",
-                                   file.string(), loaded->group, loaded->name, it->second.string()));
+      errors.push_back(
+          fmt::format("{}:1:1: expected a scenario name unique in group '{}', found '{}' again (first in {})",
+                      file.string(), loaded->group, loaded->name, it->second.string()));
       continue;
     }
     scenarios.push_back(std::move(*loaded));
@@ -73,7 +74,8 @@ Result<ShardSelection> select_shard(std::vector<scenario::Scenario> scenarios, c
     if (found != by_file.end()) seconds[names.back()] = found->second;
   }
   ShardSelection mine;
-  report::ShardOrigin place{shard->index + 1, shard->total, shard->protocol, names.size(), report::selection_hash(names), {}};
+  report::ShardOrigin place{
+      shard->index + 1, shard->total, shard->protocol, names.size(), report::selection_hash(names), {}};
   for (size_t k : shard_members(names, *shard, seconds)) {
     place.members.push_back(names[k]);
     mine.scenarios.push_back(std::move(scenarios[k]));

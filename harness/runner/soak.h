@@ -30,8 +30,8 @@ struct SoakOptions {
   uint64_t every = 0;       // calls between samples, > 0
   double max_rss_slope_kib = 0, max_maps_slope = 0;
   std::filesystem::path report_dir;
-  std::function<void(Lane, uint64_t calls)> on_sample;            // progress
-  std::function<void(const report::SoakLaneReport&)> on_lane;     // each lane as it ends
+  std::function<void(Lane, uint64_t calls)> on_sample;         // progress
+  std::function<void(const report::SoakLaneReport&)> on_lane;  // each lane as it ends
 };
 
 // Runs the scenario in each lane, samples its memory, and writes soak.json and soak.html into

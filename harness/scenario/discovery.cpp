@@ -25,9 +25,7 @@ namespace fs = std::filesystem;
 using yaml::error_at;
 using yaml::quote;
 
-bool is_scenario_file(const fs::path& path) {
-  return path.extension() == ".yaml" || path.extension() == ".yml";
-}
+bool is_scenario_file(const fs::path& path) { return path.extension() == ".yaml" || path.extension() == ".yml"; }
 
 }  // namespace
 
@@ -40,7 +38,8 @@ Result<Scenario> load_text(std::string_view text, const fs::path& file) {
   yaml::Source source(file.string(), text);
   SourceLocation start{source.file(), 1, 1};
   TIDEMARK_TRY(first, source.one_document());
-  yaml::Value root = first.IsDefined() && !first.IsNull() ? source.value(first, start) : yaml::Value{YAML::Node(), start};
+  yaml::Value root =
+      first.IsDefined() && !first.IsNull() ? source.value(first, start) : yaml::Value{YAML::Node(), start};
   return read_scenario(source, root, file);
 }
 
@@ -57,34 +56,27 @@ Result<std::vector<fs::path>> collect_files(const std::vector<fs::path>& inputs)
     auto status = fs::status(input, error);
     if (fs::is_directory(status)) {
       std::vector<fs::path> found;
-      for (fs::recursive_directory_iterator it(input, error), end; !error && it != end;
-           it.increment(error))
+      for (fs::recursive_directory_iterator it(input, error), end; !error && it != end; it.increment(error))
         // A capture fixture (NAME.capture.yaml, capture/capture_fixture.h) is not a scenario.
         if (std::error_code ignored; it->is_regular_file(ignored) && it->path().extension() == ".yaml" &&
                                      !it->path().filename().string().ends_with(".capture.yaml"))
           found.push_back(it->path());
-      if (error)
-        return fail(ErrorKind::Io,
-                    fmt::format("cannot read {}: {}", input.string(), error.message()));
+      if (error) return fail(ErrorKind::Io, fmt::format("cannot read {}: {}", input.string(), error.message()));
       if (found.empty())
         return fail(ErrorKind::BadInput,
-                    fmt::format("{}: expected a directory holding *.yaml scenarios, found none",
-                                input.string()));
+                    fmt::format("{}: expected a directory holding *.yaml scenarios, found none", input.string()));
       std::sort(found.begin(), found.end());
       for (const auto& path : found) add(path);
     } else if (fs::is_regular_file(status)) {
       if (!is_scenario_file(input))
-        return fail(
-            ErrorKind::BadInput,
-            fmt::format(
-                "{}: expected a scenario file ending in .yaml or .yml, found {}", input.string(),
-                input.has_extension() ? quote(input.extension().string()) : "no extension"));
+        return fail(ErrorKind::BadInput,
+                    fmt::format("{}: expected a scenario file ending in .yaml or .yml, found {}", input.string(),
+                                input.has_extension() ? quote(input.extension().string()) : "no extension"));
       add(input);
     } else {
-      return fail(
-          ErrorKind::BadInput,
-          fmt::format("{}: expected a scenario file or a directory, found {}", input.string(),
-                      fs::exists(status) ? "another kind of file" : "nothing at that path"));
+      return fail(ErrorKind::BadInput,
+                  fmt::format("{}: expected a scenario file or a directory, found {}", input.string(),
+                              fs::exists(status) ? "another kind of file" : "nothing at that path"));
     }
   }
   return files;

@@ -33,7 +33,8 @@ Result<GaugeBounds> load_gauge_bounds(const std::filesystem::path& file) {
   yaml::Source source(file.string(), text);
   const SourceLocation start{source.file(), 1, 1};
   TIDEMARK_TRY(root, source.one_document());  // a second document's bounds are an error, never ignored
-  if (!root.IsDefined() || root.IsNull()) return yaml::error_at(start, "a map with an expect or whole list", "an empty file");
+  if (!root.IsDefined() || root.IsNull())
+    return yaml::error_at(start, "a map with an expect or whole list", "an empty file");
   yaml::Reader read(source);
   TIDEMARK_TRY(top, read.fields(source.value(root, start), "the gauge bounds", {"expect", "whole"}));
   return read_gauge_bounds(read, source, top, start);
@@ -44,7 +45,8 @@ Result<GaugeBounds> read_gauge_bounds(yaml::Reader& read, const yaml::Source& so
   GaugeBounds bounds;
   auto each = top.optional("expect");
   auto whole = top.optional("whole");
-  if (!each && !whole) return yaml::error_at(start, "an expect list (each process) or a whole list (the tree)", "neither");
+  if (!each && !whole)
+    return yaml::error_at(start, "an expect list (each process) or a whole list (the tree)", "neither");
   if (each) {
     TIDEMARK_TRY(list, comparisons(read, source, *each));
     bounds.each = std::move(list);

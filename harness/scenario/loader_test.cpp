@@ -65,8 +65,7 @@ class InlineScenario : public testing::Test {
   }
 
   // Lines 1-4 are fixed, the workload starts on line 5 and `expect:` follows it.
-  fs::path with_workload(std::string_view workload,
-                         std::string_view expect = "  gauges: [\"submits >= 1\"]\n") {
+  fs::path with_workload(std::string_view workload, std::string_view expect = "  gauges: [\"submits >= 1\"]\n") {
     return write("s.yaml", std::string("name: inline\n"
                                        "group: errors\n"
                                        "buffers: [color, verts]\n"
@@ -75,15 +74,9 @@ class InlineScenario : public testing::Test {
   }
 
   // The error for a workload; `at` is "line:column".
-  std::string workload_error(std::string_view workload) {
-    return load_error(with_workload(workload));
-  }
-  std::string expect_error(std::string_view expect) {
-    return load_error(with_workload("  - present:\n", expect));
-  }
-  std::string at(std::string_view line_column) {
-    return (dir_ / "s.yaml").string() + ":" + std::string(line_column);
-  }
+  std::string workload_error(std::string_view workload) { return load_error(with_workload(workload)); }
+  std::string expect_error(std::string_view expect) { return load_error(with_workload("  - present:\n", expect)); }
+  std::string at(std::string_view line_column) { return (dir_ / "s.yaml").string() + ":" + std::string(line_column); }
 
   fs::path dir_;
 };
@@ -101,8 +94,7 @@ TEST(Load, FullScenarioPopulatesEveryField) {
   EXPECT_EQ(scenario.description,
             "Respecifies a store every frame and draws it; parked bytes stay under the deferred "
             "budget.\n");
-  EXPECT_EQ(scenario.knobs,
-            (std::map<std::string, int64_t>{{"retire_lag", 2}, {"wire_deferred_mb", 8}}));
+  EXPECT_EQ(scenario.knobs, (std::map<std::string, int64_t>{{"retire_lag", 2}, {"wire_deferred_mb", 8}}));
   EXPECT_EQ(scenario.target.width, 192);
   EXPECT_EQ(scenario.target.height, 32);
   EXPECT_EQ(scenario.buffers, (std::vector<std::string>{"color", "verts"}));
@@ -112,8 +104,8 @@ TEST(Load, FullScenarioPopulatesEveryField) {
   ASSERT_EQ(workload.size(), 8u);
   std::vector<std::string> labels;
   for (const auto& step : workload) labels.push_back(step.label);
-  EXPECT_EQ(labels, (std::vector<std::string>{"buffer_data", "repeat", "fence", "client_wait",
-                                              "client_wait", "flush", "finish", "present"}));
+  EXPECT_EQ(labels, (std::vector<std::string>{"buffer_data", "repeat", "fence", "client_wait", "client_wait", "flush",
+                                              "finish", "present"}));
 
   const auto& verts_data = as<BufferData>(workload[0]);
   EXPECT_EQ(workload[0].where.file, file);
@@ -200,8 +192,7 @@ TEST(Load, FullScenarioPopulatesEveryField) {
   EXPECT_EQ(palette_bands.where.column, 7);
   const auto& colour_bands = std::get<BandsCheck>(scenario.expect.pixels[1]);
   EXPECT_FALSE(colour_bands.palette);
-  EXPECT_EQ(colour_bands.colors,
-            (std::vector<std::array<uint8_t, 4>>{{255, 0, 0, 255}, {0, 255, 0, 255}}));
+  EXPECT_EQ(colour_bands.colors, (std::vector<std::array<uint8_t, 4>>{{255, 0, 0, 255}, {0, 255, 0, 255}}));
   EXPECT_EQ(colour_bands.tolerance, 0);
   const auto& probe = std::get<ProbeCheck>(scenario.expect.pixels[2]);
   EXPECT_EQ(probe.x, 5);
@@ -255,13 +246,11 @@ TEST(Load, ControlsNameChecksOfTheScenario) {
   EXPECT_EQ(controls[1].where.column, 5);
 
   EXPECT_EQ(controls[2].mutant, "wire.drop_knobs");
-  EXPECT_EQ(controls[2].knobs,
-            (std::map<std::string, int64_t>{{"retire_lag", 3}, {"wire_deferred_mb", 0}}));
+  EXPECT_EQ(controls[2].knobs, (std::map<std::string, int64_t>{{"retire_lag", 3}, {"wire_deferred_mb", 0}}));
   EXPECT_EQ(controls[2].fails, (std::vector<CheckId>{gauge(2)}));
-  EXPECT_EQ(controls[2].skip_lanes,
-            (std::map<std::string, std::string>{
-                {"monolith", "no wire in monolith: there is no handshake to drop knobs from"},
-                {"split", "the knobs cross the wire by reference"}}));
+  EXPECT_EQ(controls[2].skip_lanes, (std::map<std::string, std::string>{
+                                        {"monolith", "no wire in monolith: there is no handshake to drop knobs from"},
+                                        {"split", "the knobs cross the wire by reference"}}));
   EXPECT_EQ(controls[2].where.line, 17);
   EXPECT_EQ(controls[2].where.column, 5);
 
@@ -340,7 +329,8 @@ TEST_F(InlineScenario, DocumentShapeErrorsAreReportedAtTheirLine) {
                 "empty document");
   EXPECT_EQ(load_error(write("list.yaml", "- name: x\n")),
             (dir_ / "list.yaml").string() +
-                ":1:1: expected a map (name, group, description, knobs, target, kernel, kmd, kgsl, tracing, layer, backends, counters, buffers, workload, "
+                ":1:1: expected a map (name, group, description, knobs, target, kernel, kmd, kgsl, tracing, layer, "
+                "backends, counters, buffers, workload, "
                 "expect, controls), "
                 "found a list");
   EXPECT_EQ(load_error(write("two.yaml", "name: a\n---\nname: b\n")),
@@ -355,13 +345,10 @@ TEST_F(InlineScenario, DocumentShapeErrorsAreReportedAtTheirLine) {
 
 // Check that name, workload and expect are required and must not be empty.
 TEST_F(InlineScenario, RequiredTopLevelFieldsMustBePresent) {
-  EXPECT_EQ(
-      load_error(write("s.yaml",
-                       "group: g\nworkload: [present: ]\nexpect: {gauges: [\"presents == 1\"]}\n")),
-      at("1:1: expected field 'name' in the scenario, found none"));
-  EXPECT_EQ(
-      load_error(write("s.yaml", "name: n\ngroup: g\nexpect: {gauges: [\"presents == 1\"]}\n")),
-      at("1:1: expected field 'workload' in the scenario, found none"));
+  EXPECT_EQ(load_error(write("s.yaml", "group: g\nworkload: [present: ]\nexpect: {gauges: [\"presents == 1\"]}\n")),
+            at("1:1: expected field 'name' in the scenario, found none"));
+  EXPECT_EQ(load_error(write("s.yaml", "name: n\ngroup: g\nexpect: {gauges: [\"presents == 1\"]}\n")),
+            at("1:1: expected field 'workload' in the scenario, found none"));
   EXPECT_EQ(load_error(write("s.yaml", "name: n\ngroup: g\nworkload:\n  - present:\n")),
             at("1:1: expected field 'expect' in the scenario, found none"));
   EXPECT_EQ(load_error(write("s.yaml", "name: n\ngroup: g\nworkload: []\nexpect: {}\n")),
@@ -391,9 +378,9 @@ TEST_F(InlineScenario, NamesAreKebabCase) {
 
 // Check that knobs, target and buffers reject bad names and values.
 TEST_F(InlineScenario, KnobsTargetAndBuffersAreValidated) {
-  EXPECT_EQ(
-      load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lagg: 1}\n")),
-      at("3:9: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_never_done, found unknown key 'retire_lagg'"));
+  EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lagg: 1}\n")),
+            at("3:9: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_never_done, found "
+               "unknown key 'retire_lagg'"));
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lag: eight}\n")),
             at("3:21: expected retire_lag in 0..1000000, found 'eight'"));
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\ntarget: {width: 0}\n")),
@@ -408,24 +395,22 @@ TEST_F(InlineScenario, KnobsTargetAndBuffersAreValidated) {
 
 // Check that each step is a single-key map with known fields.
 TEST_F(InlineScenario, StepsAreSingleKeyMapsWithKnownFields) {
-  EXPECT_EQ(workload_error("  - drow: {uniform: color}\n"),
-            at("5:5: expected one of buffer_data, buffer_sub_data, draw, fence, client_wait, "
-               "flush, finish, present, gpu_mem_total, gpu_alloc, gpu_free, gpumem_attach, gpumem_walk, gpumem_sample, "
-               "kmd_submit, kmd_advance, kmd_wait, kmd_frame, kmd_signal, kmd_fault, kmd_diagnose, kgsl_sample, kgsl_power, "
-               "kgsl_read, counter_sample, repeat, found unknown key 'drow'"));
+  EXPECT_EQ(
+      workload_error("  - drow: {uniform: color}\n"),
+      at("5:5: expected one of buffer_data, buffer_sub_data, draw, fence, client_wait, "
+         "flush, finish, present, gpu_mem_total, gpu_alloc, gpu_free, gpumem_attach, gpumem_walk, gpumem_sample, "
+         "kmd_submit, kmd_advance, kmd_wait, kmd_frame, kmd_signal, kmd_fault, kmd_diagnose, kgsl_sample, kgsl_power, "
+         "kgsl_read, counter_sample, repeat, found unknown key 'drow'"));
   EXPECT_EQ(workload_error("  - buffer_data:\n    buffer: color\n"),
             at("6:5: expected one key per step, found a second key 'buffer' (indent a step's "
                "fields under it)"));
   EXPECT_EQ(workload_error("  - present\n"),
             at("5:5: expected a step such as '- draw: {uniform: color}', found 'present'"));
-  EXPECT_EQ(workload_error("  - present: now\n"),
-            at("5:14: expected nothing or {} after present, found 'now'"));
-  EXPECT_EQ(workload_error("  - buffer_data:\n"),
-            at("5:5: expected a map (buffer, size, fill), found nothing"));
+  EXPECT_EQ(workload_error("  - present: now\n"), at("5:14: expected nothing or {} after present, found 'now'"));
+  EXPECT_EQ(workload_error("  - buffer_data:\n"), at("5:5: expected a map (buffer, size, fill), found nothing"));
   EXPECT_EQ(workload_error("  - draw: {uniform: color, colour: red}\n"),
             at("5:28: expected one of uniform, vertices, band, found unknown key 'colour'"));
-  EXPECT_EQ(workload_error("  - draw: {vertices: verts}\n"),
-            at("5:11: expected field 'uniform' in draw, found none"));
+  EXPECT_EQ(workload_error("  - draw: {vertices: verts}\n"), at("5:11: expected field 'uniform' in draw, found none"));
   EXPECT_EQ(workload_error("  - flush:\n  - present: {}\n  - finish: {}\n  - buffer_sub_data: "
                            "{buffer: verts, size: 4}\n"),
             at("8:22: expected field 'offset' in buffer_sub_data, found none"));
@@ -461,39 +446,34 @@ TEST_F(InlineScenario, IntFieldsRejectBadTextAndConstantsOutOfRange) {
 
 // Check that a loop variable is visible only inside its repeat and cannot be shadowed.
 TEST_F(InlineScenario, LoopVariablesAreScopedToTheirRepeat) {
-  EXPECT_EQ(
-      workload_error("  - repeat: 2\n    as: i\n    steps:\n      - repeat: i + 1\n        as: i\n"
-                     "        steps: [present: ]\n"),
-      at("9:13: expected a name not already in scope (i), found 'i'"));
+  EXPECT_EQ(workload_error("  - repeat: 2\n    as: i\n    steps:\n      - repeat: i + 1\n        as: i\n"
+                           "        steps: [present: ]\n"),
+            at("9:13: expected a name not already in scope (i), found 'i'"));
   EXPECT_EQ(workload_error("  - repeat: 2\n    as: i\n    steps:\n      - present:\n"
                            "  - buffer_data: {buffer: color, size: i}\n"),
             at("9:40: expected an integer or a size such as 4KiB, found 'i'"));
-  EXPECT_EQ(
-      workload_error("  - repeat: 2\n    as: i\n    steps:\n      - repeat: 3\n        as: j\n"
-                     "        steps:\n          - buffer_data: {buffer: color, size: lots}\n"),
-      at("11:48: expected a loop variable in scope (i, j), found 'lots'"));
+  EXPECT_EQ(workload_error("  - repeat: 2\n    as: i\n    steps:\n      - repeat: 3\n        as: j\n"
+                           "        steps:\n          - buffer_data: {buffer: color, size: lots}\n"),
+            at("11:48: expected a loop variable in scope (i, j), found 'lots'"));
   EXPECT_EQ(workload_error("  - repeat: 2\n    steps: []\n"),
             at("6:12: expected a non-empty list of steps in repeat, found an empty list"));
-  EXPECT_EQ(workload_error("  - repeat: 2\n    as: i\n"),
-            at("5:5: expected field 'steps' in repeat, found none"));
+  EXPECT_EQ(workload_error("  - repeat: 2\n    as: i\n"), at("5:5: expected field 'steps' in repeat, found none"));
   EXPECT_EQ(workload_error("  - repeat: 2\n    draw: {uniform: color}\n    steps: [present: ]\n"),
             at("6:5: expected one of repeat, as, steps, found unknown key 'draw'"));
 }
 
 // Check that a fill is exactly one of palette, rgba or zero.
 TEST_F(InlineScenario, FillIsExactlyOneKind) {
-  EXPECT_EQ(
-      workload_error("  - buffer_data: {buffer: color, size: 4, fill: {palette: 1, zero: true}}\n"),
-      at("5:62: expected exactly one of palette, rgba, zero, found a second key 'zero'"));
+  EXPECT_EQ(workload_error("  - buffer_data: {buffer: color, size: 4, fill: {palette: 1, zero: true}}\n"),
+            at("5:62: expected exactly one of palette, rgba, zero, found a second key 'zero'"));
   EXPECT_EQ(workload_error("  - buffer_data: {buffer: color, size: 4, fill: {}}\n"),
             at("5:49: expected exactly one of palette, rgba, zero, found an empty map"));
   EXPECT_EQ(workload_error("  - buffer_data: {buffer: color, size: 4, fill: {red: 1}}\n"),
             at("5:50: expected one of palette, rgba, zero, found unknown key 'red'"));
   EXPECT_EQ(workload_error("  - buffer_data: {buffer: color, size: 4, fill: {rgba: [1, 2, 3]}}\n"),
             at("5:56: expected a colour [r, g, b, a] of 4 bytes, found a list of 3"));
-  EXPECT_EQ(
-      workload_error("  - buffer_data: {buffer: color, size: 4, fill: {rgba: [1, 2, 3, 256]}}\n"),
-      at("5:66: expected an integer from 0 to 255, found '256'"));
+  EXPECT_EQ(workload_error("  - buffer_data: {buffer: color, size: 4, fill: {rgba: [1, 2, 3, 256]}}\n"),
+            at("5:66: expected an integer from 0 to 255, found '256'"));
   EXPECT_EQ(workload_error("  - buffer_data: {buffer: color, size: 4, fill: {zero: false}}\n"),
             at("5:56: expected true (zero: true), found 'false'"));
   EXPECT_EQ(workload_error("  - buffer_data: {buffer: color, size: 4, fill: red}\n"),
@@ -526,8 +506,7 @@ TEST_F(InlineScenario, FencesAndWaitsAreValidated) {
 
 // Check that gauge checks are comparisons over known gauges and knobs.
 TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
-  EXPECT_EQ(expect_error("  gauges: [\"wdefpk <= 9 MB\"]\n"),
-            at("7:25: expected an operator or the end, found 'M'"));
+  EXPECT_EQ(expect_error("  gauges: [\"wdefpk <= 9 MB\"]\n"), at("7:25: expected an operator or the end, found 'M'"));
   EXPECT_EQ(expect_error("  gauges: [\"wdefpk\"]\n"),
             at("7:12: expected a comparison such as 'wlivepk <= 4', found 'wdefpk'"));
   EXPECT_EQ(expect_error("  gauges: [wlivepk <= wbuf + 2]\n"),
@@ -535,8 +514,8 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
                "wdefsync, wdefmb, wire_deferred_mb; 104 in all, see scenarios/README.md), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
             at("7:11: expected a list of gauge comparisons, found 'wlivepk <= 4'"));
-  EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"),
-            at("7:3: expected one of gauges, pixels, kernel, kmd, kgsl, trace, reconcile, observed, found unknown key 'gauge'"));
+  EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"), at("7:3: expected one of gauges, pixels, kernel, kmd, kgsl, "
+                                                              "trace, reconcile, observed, found unknown key 'gauge'"));
 }
 
 // Check that pixel checks fit the target and that goldens resolve beside the scenario.
@@ -552,14 +531,13 @@ TEST_F(InlineScenario, PixelChecksFitTheTargetAndGoldensResolveBesideTheScenario
             at("8:22: expected an integer from 1 to 64, found '65'"));
   EXPECT_EQ(expect_error("  pixels:\n    - probe: {x: 64, y: 0, rgba: [0, 0, 0, 0]}\n"),
             at("8:18: expected an integer from 0 to 63, found '64'"));
-  EXPECT_EQ(
-      expect_error("  pixels:\n    - probe: {x: 1, y: 0, rgba: [0, 0, 0, 0], tolerance: 300}\n"),
-      at("8:58: expected an integer from 0 to 255, found '300'"));
+  EXPECT_EQ(expect_error("  pixels:\n    - probe: {x: 1, y: 0, rgba: [0, 0, 0, 0], tolerance: 300}\n"),
+            at("8:58: expected an integer from 0 to 255, found '300'"));
   EXPECT_EQ(expect_error("  pixels:\n    - probe: {x: 1, rgba: [0, 0, 0, 0]}\n"),
             at("8:14: expected field 'y' in probe, found none"));
-  EXPECT_EQ(expect_error("  pixels:\n    - golden: {file: missing.png}\n"),
-            at("8:22: expected an existing file (looked for " + (dir_ / "missing.png").string() +
-               "), found 'missing.png'"));
+  EXPECT_EQ(
+      expect_error("  pixels:\n    - golden: {file: missing.png}\n"),
+      at("8:22: expected an existing file (looked for " + (dir_ / "missing.png").string() + "), found 'missing.png'"));
   EXPECT_EQ(expect_error("  pixels:\n    - probe: {x: 1, y: 1, rgba: [0, 0, 0, 0]}\n      golden: "
                          "{file: a.png}\n"),
             at("9:7: expected one key per pixel check, found a second key 'golden'"));
@@ -575,12 +553,15 @@ TEST_F(InlineScenario, PixelChecksFitTheTargetAndGoldensResolveBesideTheScenario
   EXPECT_EQ(std::get<GoldenCheck>(loaded->expect.pixels[0]).file, dir_ / "g" / "b.png");
   write("g/text.png", "plain text");
   auto golden = [&](std::string_view file) {
-    return load_error(write("g/s.yaml", "name: a\ngroup: g\nworkload: [present: ]\nexpect:\n  pixels:\n    - "
-                                        "golden: {file: " + std::string(file) + "}\n"));
+    return load_error(write("g/s.yaml",
+                            "name: a\ngroup: g\nworkload: [present: ]\nexpect:\n  pixels:\n    - "
+                            "golden: {file: " +
+                                std::string(file) + "}\n"));
   };
   std::string in_g = (dir_ / "g" / "s.yaml").string();
-  EXPECT_EQ(golden("text.png"),
-            in_g + ":6:22: expected a PNG file (one that starts with the PNG signature), found 'text.png', which does not");
+  EXPECT_EQ(
+      golden("text.png"),
+      in_g + ":6:22: expected a PNG file (one that starts with the PNG signature), found 'text.png', which does not");
   EXPECT_EQ(golden("../s.yaml"), in_g + ":6:22: expected a PNG file inside the scenario's folder, found '../s.yaml'");
   EXPECT_EQ(golden("/etc/passwd"),
             in_g + ":6:22: expected a PNG file inside the scenario's folder, found '/etc/passwd'");
@@ -614,18 +595,16 @@ class InlineControls : public InlineScenario {
                          "controls:\n" +
                              std::string(controls));
   }
-  std::string control_error(std::string_view controls) {
-    return load_error(with_controls(controls));
-  }
+  std::string control_error(std::string_view controls) { return load_error(with_controls(controls)); }
 };
 
 // Check that a flow-style control is located at its first key and that references are
 // matched to gauge checks with whitespace ignored, pixel checks exactly.
 TEST_F(InlineControls, FlowControlsAndReferenceMatching) {
-  auto loaded = load(with_controls(
-      "  - {knobs: {retire_lag: 1}, fails: [\"submits>=1\", \" presents ==\\t1\"]}\n"
-      "  - {mutant: a.b, fails: [\"pixels[0]\"]}\n"
-      "  - {mutant: a.b, knobs: {retire_lag: 1}, fails: [\"pixels[0]\"]}\n"));
+  auto loaded =
+      load(with_controls("  - {knobs: {retire_lag: 1}, fails: [\"submits>=1\", \" presents ==\\t1\"]}\n"
+                         "  - {mutant: a.b, fails: [\"pixels[0]\"]}\n"
+                         "  - {mutant: a.b, knobs: {retire_lag: 1}, fails: [\"pixels[0]\"]}\n"));
   ASSERT_TRUE(loaded) << loaded.error().message;
   ASSERT_EQ(loaded->controls.size(), 3u);
   EXPECT_EQ(loaded->controls[0].where.line, 11);
@@ -643,16 +622,13 @@ TEST_F(InlineControls, FlowControlsAndReferenceMatching) {
   EXPECT_EQ(control_error("  - {mutant: a.b, fails: [[submits >= 1]]}\n"),
             at("11:27: expected a check of this scenario (submits >= 1, presents == 1, "
                "pixels[0]), found a list"));
-  EXPECT_EQ(control_error("  - {}\n"),
-            at("11:5: expected a mutant or knobs in a control, found neither"));
+  EXPECT_EQ(control_error("  - {}\n"), at("11:5: expected a mutant or knobs in a control, found neither"));
 }
 
 // Check the shapes a control and its parts must have.
 TEST_F(InlineControls, ControlShapesAreValidated) {
-  EXPECT_EQ(control_error("  mutant: a.b\n"),
-            at("11:3: expected a non-empty list of controls, found a map"));
-  EXPECT_EQ(control_error("  - a.b\n"),
-            at("11:5: expected a map (mutant, knobs, fails, skip_lanes), found 'a.b'"));
+  EXPECT_EQ(control_error("  mutant: a.b\n"), at("11:3: expected a non-empty list of controls, found a map"));
+  EXPECT_EQ(control_error("  - a.b\n"), at("11:5: expected a map (mutant, knobs, fails, skip_lanes), found 'a.b'"));
   EXPECT_EQ(control_error("  - mutant: frame_bucket\n    fails: [\"pixels[0]\"]\n"),
             at("11:13: expected a mutant name component.name ([a-z0-9_]+(\\.[a-z0-9_]+)+), "
                "found 'frame_bucket'"));
@@ -663,7 +639,8 @@ TEST_F(InlineControls, ControlShapesAreValidated) {
             at("11:20: expected a mutant name component.name ([a-z0-9_]+(\\.[a-z0-9_]+)+), "
                "found 'reclaim.'"));
   EXPECT_EQ(control_error("  - knobs: {retire_lagg: 1}\n    fails: [\"pixels[0]\"]\n"),
-            at("11:13: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_never_done, found unknown key "
+            at("11:13: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_never_done, found "
+               "unknown key "
                "'retire_lagg'"));
   EXPECT_EQ(control_error("  - mutant: a.b\n    fails: [\"pixels[0]\"]\n    skip_lanes: [tcp]\n"),
             at("13:17: expected a map (monolith, split, spawn, tcp), found a list"));
@@ -693,8 +670,7 @@ TEST_F(InlineScenario, CollectFilesWalksDirectoriesSorted) {
   write("single.yml", "");
   auto files = collect_files({dir_ / "single.yml", dir_ / "tree"});
   ASSERT_TRUE(files) << files.error().message;
-  EXPECT_EQ(*files, (std::vector<fs::path>{dir_ / "single.yml", dir_ / "tree/a/z.yaml",
-                                           dir_ / "tree/b.yaml"}));
+  EXPECT_EQ(*files, (std::vector<fs::path>{dir_ / "single.yml", dir_ / "tree/a/z.yaml", dir_ / "tree/b.yaml"}));
 
   auto repeated = collect_files({dir_ / "tree/b.yaml", dir_ / "tree"});
   ASSERT_TRUE(repeated) << repeated.error().message;
@@ -710,19 +686,16 @@ TEST_F(InlineScenario, CollectFilesRejectsWhatIsNotAScenario) {
   ASSERT_FALSE(text);
   EXPECT_EQ(text.error().kind, ErrorKind::BadInput);
   EXPECT_EQ(text.error().message,
-            (dir_ / "notes.txt").string() +
-                ": expected a scenario file ending in .yaml or .yml, found '.txt'");
+            (dir_ / "notes.txt").string() + ": expected a scenario file ending in .yaml or .yml, found '.txt'");
   auto missing = collect_files({dir_ / "nowhere.yaml"});
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().message,
-            (dir_ / "nowhere.yaml").string() +
-                ": expected a scenario file or a directory, found nothing at that path");
+            (dir_ / "nowhere.yaml").string() + ": expected a scenario file or a directory, found nothing at that path");
   auto empty = collect_files({dir_ / "empty"});
   ASSERT_FALSE(empty);
   EXPECT_EQ(empty.error().kind, ErrorKind::BadInput);
-  EXPECT_EQ(
-      empty.error().message,
-      (dir_ / "empty").string() + ": expected a directory holding *.yaml scenarios, found none");
+  EXPECT_EQ(empty.error().message,
+            (dir_ / "empty").string() + ": expected a directory holding *.yaml scenarios, found none");
 }
 
 }  // namespace

@@ -83,8 +83,8 @@ template <class Docs, class Second, class Third>
 std::vector<std::string> expected_rows(const Docs& docs, Second second, Third third) {
   std::vector<std::string> rows;
   for (const auto& doc : docs)
-    rows.push_back("| `" + std::string(doc.name) + "` | " + std::string(doc.*second) + " | " +
-                   std::string(doc.*third) + " |");
+    rows.push_back("| `" + std::string(doc.name) + "` | " + std::string(doc.*second) + " | " + std::string(doc.*third) +
+                   " |");
   return rows;
 }
 

@@ -11,7 +11,8 @@ namespace tidemark::scenario {
 std::string_view to_string(CheckKind kind) {
   switch (kind) {
 #define TIDEMARK_SCENARIO_CHECK_NAME(kind, name, ...) \
-  case CheckKind::kind: return name;
+  case CheckKind::kind:                               \
+    return name;
     TIDEMARK_SCENARIO_CHECKS(TIDEMARK_SCENARIO_CHECK_NAME)
     TIDEMARK_RUN_CHECKS(TIDEMARK_SCENARIO_CHECK_NAME)
 #undef TIDEMARK_SCENARIO_CHECK_NAME
@@ -25,10 +26,12 @@ namespace {
 bool indexed(CheckKind kind) {
   switch (kind) {
 #define TIDEMARK_SCENARIO_CHECK_INDEXED(kind, name, indexed, ...) \
-  case CheckKind::kind: return indexed;
+  case CheckKind::kind:                                           \
+    return indexed;
     TIDEMARK_SCENARIO_CHECKS(TIDEMARK_SCENARIO_CHECK_INDEXED)
 #undef TIDEMARK_SCENARIO_CHECK_INDEXED
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -102,21 +105,32 @@ std::map<GaugeKind, Scenario::GaugeUse> Scenario::gauge_uses() const {
 
 size_t Scenario::count(CheckKind kind) const {
   switch (kind) {
-    case CheckKind::Gauge: return expect.gauges.size();
-    case CheckKind::Pixels: return expect.pixels.size();
-    case CheckKind::Waits: return expects_wait_statuses() ? 1 : 0;
-    case CheckKind::KernelDump: return expect.dump ? 1 : 0;
-    case CheckKind::KernelNode: return expect.nodes.size();
-    case CheckKind::Diagnosis: return expect.kmd.size();
-    case CheckKind::KgslRead: return expect.kgsl.size();
-    case CheckKind::Trace: return expect.trace.size();
-    case CheckKind::Reconcile: return expect.reconcile ? 1 : 0;
-    case CheckKind::Observed: return expect.observed ? 1 : 0;
+    case CheckKind::Gauge:
+      return expect.gauges.size();
+    case CheckKind::Pixels:
+      return expect.pixels.size();
+    case CheckKind::Waits:
+      return expects_wait_statuses() ? 1 : 0;
+    case CheckKind::KernelDump:
+      return expect.dump ? 1 : 0;
+    case CheckKind::KernelNode:
+      return expect.nodes.size();
+    case CheckKind::Diagnosis:
+      return expect.kmd.size();
+    case CheckKind::KgslRead:
+      return expect.kgsl.size();
+    case CheckKind::Trace:
+      return expect.trace.size();
+    case CheckKind::Reconcile:
+      return expect.reconcile ? 1 : 0;
+    case CheckKind::Observed:
+      return expect.observed ? 1 : 0;
     // The runner's own checks are not a scenario's. No default: a kind without its case here
     // fails to compile (-Wswitch, an error).
     case CheckKind::Lane:
     case CheckKind::Validation:
-    case CheckKind::Determinism: return 0;
+    case CheckKind::Determinism:
+      return 0;
   }
   return 0;
 }

@@ -37,7 +37,7 @@ struct IntField {
 struct Fill {
   enum class Kind { Zero, Rgba, Palette };
   Kind kind = Kind::Zero;
-  std::array<uint8_t, 4> rgba{};  // Kind::Rgba
+  std::array<uint8_t, 4> rgba{};          // Kind::Rgba
   std::optional<IntField> palette_index;  // Kind::Palette
 };
 
@@ -61,9 +61,9 @@ struct Band {
 };
 
 struct Draw {
-  std::string uniform;                // buffer whose store holds the colour (first 4 bytes)
+  std::string uniform;                  // buffer whose store holds the colour (first 4 bytes)
   std::optional<std::string> vertices;  // buffer whose store is bound as the vertex stream
-  std::optional<Band> band;           // absent: the whole target
+  std::optional<Band> band;             // absent: the whole target
 };
 
 struct FenceSync {
@@ -198,8 +198,8 @@ struct ProbeCheck {
 
 struct BandsCheck {
   int count = 0;
-  bool palette = false;                         // band k must be palette colour k
-  std::vector<std::array<uint8_t, 4>> colors;   // or these colours, one per band
+  bool palette = false;                        // band k must be palette colour k
+  std::vector<std::array<uint8_t, 4>> colors;  // or these colours, one per band
   int tolerance = 0;
   SourceLocation where;
 };
@@ -259,9 +259,9 @@ struct TraceCheck {
   std::optional<std::vector<TraceRow>> rows;
   std::optional<int64_t> count;
   std::optional<double> last;
-  bool absent = false;  // the importer must make no such track
-  std::optional<std::string> unit;     // the track's unit string as imported ("Pixel/s")
-  std::optional<bool> flagged;         // whether the name and the units disagree
+  bool absent = false;              // the importer must make no such track
+  std::optional<std::string> unit;  // the track's unit string as imported ("Pixel/s")
+  std::optional<bool> flagged;      // whether the name and the units disagree
   SourceLocation where;
 };
 
@@ -280,7 +280,8 @@ inline constexpr auto kCheckReportOrder = [] {
     CheckKind kind;
     int place;
   };
-#define TIDEMARK_PLACED(kind, name, indexed, key, reader, written, meaning, place, read_back) Placed{CheckKind::kind, place},
+#define TIDEMARK_PLACED(kind, name, indexed, key, reader, written, meaning, place, read_back) \
+  Placed{CheckKind::kind, place},
   std::array rows = {TIDEMARK_SCENARIO_CHECKS(TIDEMARK_PLACED)};
 #undef TIDEMARK_PLACED
   std::array<CheckKind, rows.size()> order{};
@@ -290,7 +291,7 @@ inline constexpr auto kCheckReportOrder = [] {
 
 struct CheckId {
   CheckKind kind = CheckKind::Gauge;
-  size_t index = 0;  // gauge and pixel checks only
+  size_t index = 0;         // gauge and pixel checks only
   std::string str() const;  // "gauge[2]", "pixels[0]", "waits"
   auto operator<=>(const CheckId&) const = default;
 };
@@ -298,8 +299,8 @@ struct CheckId {
 // A negative control: a mutant, a knob setting, or both, under which exactly the named
 // checks must fail (red-once).
 struct Control {
-  std::string mutant;                     // empty: none; a name from the mutant catalogue
-  std::map<std::string, int64_t> knobs;   // overrides over the scenario's knobs
+  std::string mutant;                    // empty: none; a name from the mutant catalogue
+  std::map<std::string, int64_t> knobs;  // overrides over the scenario's knobs
   // Checks that must fail, resolved at load from what the file wrote: a gauge check's
   // expression (spaces ignored), `pixels[k]`, or `waits`.
   std::vector<CheckId> fails;
@@ -368,8 +369,8 @@ struct Checks {
 
 struct Scenario {
   std::filesystem::path file;
-  std::string name;   // kebab-case sentence, unique within the group
-  std::string group;  // e.g. "reclaim": label integration-magma-reclaim
+  std::string name;                                      // kebab-case sentence, unique within the group
+  std::string group;                                     // e.g. "reclaim": label integration-magma-reclaim
   std::string id() const { return group + "/" + name; }  // "group/name": expectations, ledgers, recordings
   std::string description;
   std::map<std::string, int64_t> knobs;  // validated against the known knob table
@@ -422,7 +423,6 @@ Result<Scenario> load(const std::filesystem::path& file);
 Result<Scenario> load_text(std::string_view text, const std::filesystem::path& file);
 
 // Expands files and directories (recursively, *.yaml, sorted) into scenario files.
-Result<std::vector<std::filesystem::path>> collect_files(
-    const std::vector<std::filesystem::path>& inputs);
+Result<std::vector<std::filesystem::path>> collect_files(const std::vector<std::filesystem::path>& inputs);
 
 }  // namespace tidemark::scenario

@@ -35,8 +35,8 @@ Result<Scenario> read_scenario(const yaml::Source& source, const Value& root, co
   TIDEMARK_CHECK(yaml::optional(top, "counters", scenario.counters,
                                 [&](const Value& v) { return CounterReader(values).section(v); }));
   declared.counters = scenario.counters ? &*scenario.counters : nullptr;
-  TIDEMARK_CHECK(yaml::optional(top, "tracing", scenario.trace_memory,
-                                [&](const Value& v) { return sections.tracing(v); }));
+  TIDEMARK_CHECK(
+      yaml::optional(top, "tracing", scenario.trace_memory, [&](const Value& v) { return sections.tracing(v); }));
   TIDEMARK_CHECK(yaml::optional(top, "layer", scenario.layer, [&](const Value& v) { return sections.layer(v); }));
   if (auto listed = top.optional("backends")) {
     scenario.backends_where = listed->where;
@@ -46,8 +46,8 @@ Result<Scenario> read_scenario(const yaml::Source& source, const Value& root, co
       scenario.backends.push_back(backend);
     }
   }
-  TIDEMARK_CHECK(yaml::optional(top, "buffers", declared.buffers,
-                                [&](const Value& v) { return sections.buffers(v, declared); }));
+  TIDEMARK_CHECK(
+      yaml::optional(top, "buffers", declared.buffers, [&](const Value& v) { return sections.buffers(v, declared); }));
   scenario.target = declared.target;
   scenario.buffers = declared.buffers;
   TIDEMARK_CHECK(yaml::required(top, "workload", scenario.workload,

@@ -81,9 +81,9 @@ Status CheckReader::reconcile(const Value& value, Scenario& scenario) const {
     return error_at(value.where, "a kernel the backend reports to (kernel.reports: true) to reconcile",
                     "kernel.reports: false");
   if (scenario.trace_memory != tracer::MemorySource::Both)
-    return error_at(value.where,
-                    "a trace of the GPU memory snapshot and every change (tracing.gpu_memory: both) to reconcile",
-                    fmt::format("gpu_memory: {}", tracer::kMemorySourceNames[static_cast<size_t>(scenario.trace_memory)]));
+    return error_at(
+        value.where, "a trace of the GPU memory snapshot and every change (tracing.gpu_memory: both) to reconcile",
+        fmt::format("gpu_memory: {}", tracer::kMemorySourceNames[static_cast<size_t>(scenario.trace_memory)]));
   scenario.expect.reconcile = value.where;
   return {};
 }
@@ -117,10 +117,9 @@ Status CheckReader::trace_checks(const Value& value, Scenario& scenario) const {
 
 Status CheckReader::diagnoses(const Value& value, Scenario& scenario) const {
   return assign(scenario.expect.kmd,
-                named_checks<DiagnosisCheck>(value, "diagnoses by name, such as 'stuck: {scene: stuck_command}'",
-                                             [&](DiagnosisCheck& check, const Value& fields) {
-                                               return diagnosis_fields(check, fields);
-                                             }));
+                named_checks<DiagnosisCheck>(
+                    value, "diagnoses by name, such as 'stuck: {scene: stuck_command}'",
+                    [&](DiagnosisCheck& check, const Value& fields) { return diagnosis_fields(check, fields); }));
 }
 
 Status CheckReader::kgsl_reads(const Value& value, Scenario& scenario) const {
@@ -139,16 +138,16 @@ Status CheckReader::gauges(const Value& value, Scenario& scenario) const {
     if (check && !scenario.layer.on)  // the layer's gauges exist only with the layer beneath
       for (const auto& name : check->expr.identifiers())
         if (is_observed_gauge(name))
-          return Result<GaugeCheck>(error_at(read_.source().inside(item, yaml::word_offset(check->expr.text(), name)),
-                                             fmt::format("the layer beneath the backend (layer: true) to read {}", name),
-                                             "no layer key"));
+          return Result<GaugeCheck>(
+              error_at(read_.source().inside(item, yaml::word_offset(check->expr.text(), name)),
+                       fmt::format("the layer beneath the backend (layer: true) to read {}", name), "no layer key"));
     return check;
   }));
 }
 
 Status CheckReader::pixel_checks(const Value& value, Scenario& scenario) const {
   return assign(scenario.expect.pixels, values_.each(value, "a list of pixel checks (bands, probe, golden)",
-                                                    [&](const Value& item) { return pixels(item); }));
+                                                     [&](const Value& item) { return pixels(item); }));
 }
 
 // A map of result names (each defined by a step) to what a check expects of them.
@@ -170,8 +169,8 @@ Result<std::vector<Check>> CheckReader::named_checks(const Value& value, std::st
 }
 
 Result<TraceCheck> CheckReader::trace_check(const Value& value) const {
-  TIDEMARK_TRY(entries,
-               read_.fields(value, "trace check", {"track", "rows", "rows_file", "count", "last", "absent", "unit", "flagged"}));
+  TIDEMARK_TRY(entries, read_.fields(value, "trace check",
+                                     {"track", "rows", "rows_file", "count", "last", "absent", "unit", "flagged"}));
   TraceCheck check;
   check.where = value.where;
   TIDEMARK_CHECK(yaml::required(entries, "track", check.track, [&](const Value& v) {
@@ -184,16 +183,16 @@ Result<TraceCheck> CheckReader::trace_check(const Value& value) const {
     TIDEMARK_TRY(text, text_file(v));
     return rows_from_text(v, text);
   }));
-  TIDEMARK_CHECK(yaml::optional(entries, "count", check.count, [&](const Value& v) {
-    return read_.integer(v, 0, yaml::kNoMax);
-  }));
+  TIDEMARK_CHECK(
+      yaml::optional(entries, "count", check.count, [&](const Value& v) { return read_.integer(v, 0, yaml::kNoMax); }));
   TIDEMARK_CHECK(yaml::optional(entries, "last", check.last, [&](const Value& v) { return values_.number(v); }));
   TIDEMARK_CHECK(yaml::optional(entries, "absent", check.absent, [&](const Value& v) -> Result<bool> {
     TIDEMARK_TRY(on, read_.boolean(v));
     if (!on) return error_at(v.where, "true (or no absent key)", "false");
     return true;
   }));
-  TIDEMARK_CHECK(yaml::optional(entries, "unit", check.unit, [&](const Value& v) { return read_.text(v, "a unit string such as Pixel/s"); }));
+  TIDEMARK_CHECK(yaml::optional(entries, "unit", check.unit,
+                                [&](const Value& v) { return read_.text(v, "a unit string such as Pixel/s"); }));
   TIDEMARK_CHECK(yaml::optional(entries, "flagged", check.flagged, [&](const Value& v) { return read_.boolean(v); }));
   bool expects_rows = check.rows || check.count || check.last || check.unit || check.flagged;
   if (check.absent && expects_rows)
@@ -248,7 +247,8 @@ Result<std::vector<TraceRow>> CheckReader::rows_from_text(const Value& where, co
 Status CheckReader::diagnosis_fields(DiagnosisCheck& check, const Value& value) const {
   std::vector<std::string_view> names(std::begin(kernel::kDiagnosisFields), std::end(kernel::kDiagnosisFields));
   TIDEMARK_TRY(entries, read_.fields(value, "a diagnosis", names));
-  if (entries.entries().empty()) return error_at(value.where, fmt::format("fields of a diagnosis ({})", join(names)), "none");
+  if (entries.entries().empty())
+    return error_at(value.where, fmt::format("fields of a diagnosis ({})", join(names)), "none");
   for (const auto& entry : entries.entries()) {
     if (!entry.value.node.IsScalar())
       return error_at(entry.value.where, "a scalar such as stuck_command or 40", yaml::describe(entry.value.node));
@@ -326,8 +326,8 @@ Result<PixelCheck> CheckReader::probe(const Value& value, const SourceLocation& 
   check.where = where;
   TIDEMARK_CHECK(yaml::required(entries, "x", check.x,
                                 [&](const Value& v) { return read_.small_integer(v, 0, declared_.target.width - 1); }));
-  TIDEMARK_CHECK(yaml::required(entries, "y", check.y,
-                                [&](const Value& v) { return read_.small_integer(v, 0, declared_.target.height - 1); }));
+  TIDEMARK_CHECK(yaml::required(
+      entries, "y", check.y, [&](const Value& v) { return read_.small_integer(v, 0, declared_.target.height - 1); }));
   TIDEMARK_CHECK(yaml::required(entries, "rgba", check.rgba, [&](const Value& v) { return read_.rgba(v); }));
   TIDEMARK_CHECK(yaml::optional(entries, "tolerance", check.tolerance, values_.tolerance()));
   return check;
@@ -339,7 +339,8 @@ Result<PixelCheck> CheckReader::golden(const Value& value, const SourceLocation&
   check.where = where;
   TIDEMARK_CHECK(yaml::optional(entries, "ssim", check.ssim, [&](const Value& v) -> Result<double> {
     TIDEMARK_TRY(least, values_.number(v));
-    if (!(least > 0 && least <= 1)) return error_at(v.where, "an SSIM above 0 and at most 1, such as 0.998", yaml::quote(v.node.Scalar()));
+    if (!(least > 0 && least <= 1))
+      return error_at(v.where, "an SSIM above 0 and at most 1, such as 0.998", yaml::quote(v.node.Scalar()));
     // The window is 11x11 (check/ssim.h): a smaller target has no SSIM.
     if (declared_.target.width < 11 || declared_.target.height < 11)
       return error_at(v.where, "a target of at least 11x11 pixels for an SSIM",
@@ -357,12 +358,11 @@ Result<PixelCheck> CheckReader::golden(const Value& value, const SourceLocation&
 
 // expect: kernel: what the kernel model shows at the end of the workload.
 Status CheckReader::kernel_checks(const Value& value, Scenario& scenario) const {
-  TIDEMARK_TRY(entries,
-               read_.fields(value, "kernel checks", {"dump", "dump_file", "dump_has", "dump_lacks", "nodes"}));
+  TIDEMARK_TRY(entries, read_.fields(value, "kernel checks", {"dump", "dump_file", "dump_has", "dump_lacks", "nodes"}));
   if (entries.find("dump") && entries.find("dump_file"))
     return error_at(entries.find("dump_file")->key_where, "dump or dump_file", "both");
-  bool any_dump = entries.find("dump") || entries.find("dump_file") || entries.find("dump_has") ||
-                  entries.find("dump_lacks");
+  bool any_dump =
+      entries.find("dump") || entries.find("dump_file") || entries.find("dump_has") || entries.find("dump_lacks");
   if (any_dump) {
     KernelDumpCheck dump;
     dump.where = entries.entries().front().key_where;
@@ -370,7 +370,8 @@ Status CheckReader::kernel_checks(const Value& value, Scenario& scenario) const 
     TIDEMARK_CHECK(yaml::optional(entries, "dump", dump.text, text));
     TIDEMARK_CHECK(yaml::optional(entries, "dump_file", dump.text, [&](const Value& v) { return text_file(v); }));
     auto lines = [&](const Value& v) {
-      return values_.each(v, "a list of lines", [&](const Value& item) { return read_.text(item, "a line of the dump"); });
+      return values_.each(v, "a list of lines",
+                          [&](const Value& item) { return read_.text(item, "a line of the dump"); });
     };
     TIDEMARK_CHECK(yaml::optional(entries, "dump_has", dump.has, lines));
     TIDEMARK_CHECK(yaml::optional(entries, "dump_lacks", dump.lacks, lines));
@@ -378,7 +379,7 @@ Status CheckReader::kernel_checks(const Value& value, Scenario& scenario) const 
   }
   TIDEMARK_CHECK(yaml::optional(entries, "nodes", scenario.expect.nodes, [&](const Value& v) {
     return values_.each(v, "a list of per-type nodes such as '- {pid: 7, type: VULKAN, value: \"4096\"}'",
-                [&](const Value& item) { return kernel_node(item); });
+                        [&](const Value& item) { return kernel_node(item); });
   }));
   return {};
 }
@@ -394,9 +395,8 @@ Result<KernelNodeCheck> CheckReader::kernel_node(const Value& value) const {
   bool has_value = entries.find("value") != nullptr;
   if (!absent && !has_value) return error_at(value.where, "value: \"...\" or absent: true in a node", "neither");
   if (absent && has_value) return error_at(value.where, "value or absent: true in a node", "both");
-  TIDEMARK_CHECK(yaml::optional(entries, "value", check.value, [&](const Value& v) {
-    return read_.text(v, "the node's text, e.g. \"4096,81920\"");
-  }));
+  TIDEMARK_CHECK(yaml::optional(entries, "value", check.value,
+                                [&](const Value& v) { return read_.text(v, "the node's text, e.g. \"4096,81920\""); }));
   return check;
 }
 
@@ -425,7 +425,9 @@ Result<std::string> CheckReader::text_file(const Value& value) const {
                            "an existing file in the scenario's folder", "a file"};
   TIDEMARK_TRY(file, file_beside(value, kText));
   auto text = read_given_file(file, "text");
-  if (!text) return error_at(value.where, "a text file of at most 16 MiB", fmt::format("{} ({})", quote(value.node.Scalar()), text.error().message));
+  if (!text)
+    return error_at(value.where, "a text file of at most 16 MiB",
+                    fmt::format("{} ({})", quote(value.node.Scalar()), text.error().message));
   return text;
 }
 
@@ -457,8 +459,8 @@ Status CheckReader::each_check_once(const Scenario& scenario, const std::vector<
   for (const auto& value : pixel_values) {
     auto [first, added] = pixels.emplace(YAML::Dump(value.node), value.where.line);
     if (!added)
-      return error_at(value.where, "each check once", fmt::format("the same pixel check again (first on line {})",
-                                                                  first->second));
+      return error_at(value.where, "each check once",
+                      fmt::format("the same pixel check again (first on line {})", first->second));
   }
   return {};
 }

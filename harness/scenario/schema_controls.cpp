@@ -41,10 +41,10 @@ Result<Control> ControlReader::control(const Value& value, const Scenario& scena
                       "an empty map");
     return overrides;
   }));
-  TIDEMARK_CHECK(yaml::required(entries, "fails", control.fails,
-                                [&](const Value& v) { return check_references(v, scenario); }));
-  TIDEMARK_CHECK(yaml::optional(entries, "skip_lanes", control.skip_lanes,
-                                [&](const Value& v) { return skip_lanes(v); }));
+  TIDEMARK_CHECK(
+      yaml::required(entries, "fails", control.fails, [&](const Value& v) { return check_references(v, scenario); }));
+  TIDEMARK_CHECK(
+      yaml::optional(entries, "skip_lanes", control.skip_lanes, [&](const Value& v) { return skip_lanes(v); }));
   return control;
 }
 

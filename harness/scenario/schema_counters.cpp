@@ -54,14 +54,16 @@ Result<std::vector<tracer::MeasureUnit>> CounterReader::units(const Value& value
 }
 
 Result<tracer::CounterSpec> CounterReader::counter_spec(const Value& value) const {
-  TIDEMARK_TRY(entries, read_.fields(value, "counter spec", {"id", "name", "description", "units", "per", "groups",
-                                                             "peak", "direction", "select_by_default"}));
+  TIDEMARK_TRY(entries, read_.fields(value, "counter spec",
+                                     {"id", "name", "description", "units", "per", "groups", "peak", "direction",
+                                      "select_by_default"}));
   tracer::CounterSpec spec;
   uint32_t id = 0;
   TIDEMARK_CHECK(yaml::required(entries, "id", id, [&](const Value& v) { return values_.id32(v); }));
   spec.counter_id = id;
   std::string name;
-  TIDEMARK_CHECK(yaml::required(entries, "name", name, [&](const Value& v) { return read_.text(v, "a counter name"); }));
+  TIDEMARK_CHECK(
+      yaml::required(entries, "name", name, [&](const Value& v) { return read_.text(v, "a counter name"); }));
   spec.name = name;
   TIDEMARK_CHECK(yaml::optional(entries, "description", spec.description,
                                 [&](const Value& v) { return read_.text(v, "a description"); }));
@@ -83,20 +85,21 @@ Result<tracer::CounterSpec> CounterReader::counter_spec(const Value& value) cons
       spec.peak = decimal;
     }
   }
-  TIDEMARK_CHECK(yaml::optional(entries, "direction", spec.direction, [&](const Value& v) -> Result<tracer::ValueDirection> {
-    TIDEMARK_TRY(word, read_.text(v, "backwards or forwards"));
-    if (word == "backwards") return tracer::ValueDirection::Backwards;
-    if (word == "forwards") return tracer::ValueDirection::Forwards;
-    return error_at(v.where, "backwards or forwards", quote(word));
-  }));
+  TIDEMARK_CHECK(
+      yaml::optional(entries, "direction", spec.direction, [&](const Value& v) -> Result<tracer::ValueDirection> {
+        TIDEMARK_TRY(word, read_.text(v, "backwards or forwards"));
+        if (word == "backwards") return tracer::ValueDirection::Backwards;
+        if (word == "forwards") return tracer::ValueDirection::Forwards;
+        return error_at(v.where, "backwards or forwards", quote(word));
+      }));
   TIDEMARK_CHECK(yaml::optional(entries, "select_by_default", spec.select_by_default,
                                 [&](const Value& v) { return read_.boolean(v); }));
   return spec;
 }
 
 Result<CounterSection> CounterReader::section(const Value& value) const {
-  TIDEMARK_TRY(entries, read_.fields(value, "counters", {"specs", "blocks", "period", "instrumented", "gpus",
-                                                         "interned", "select"}));
+  TIDEMARK_TRY(entries, read_.fields(value, "counters",
+                                     {"specs", "blocks", "period", "instrumented", "gpus", "interned", "select"}));
   CounterSection section;
   auto& d = section.descriptor;
   TIDEMARK_CHECK(yaml::required(entries, "specs", d.specs, [&](const Value& v) {
@@ -117,27 +120,24 @@ Result<CounterSection> CounterReader::section(const Value& value) const {
     return list;
   };
   TIDEMARK_CHECK(yaml::optional(entries, "blocks", d.blocks, [&](const Value& v) {
-    return values_.each(v, "a list of blocks such as '- {id: 1, name: shader, capacity: 2, counters: [1, 2]}'",
-                        [&](const Value& item) -> Result<tracer::CounterBlock> {
-                          TIDEMARK_TRY(fields, read_.fields(item, "block", {"id", "name", "description", "capacity",
-                                                                            "counters"}));
-                          tracer::CounterBlock block;
-                          TIDEMARK_CHECK(yaml::required(fields, "id", block.block_id,
-                                                        [&](const Value& x) { return values_.id32(x); }));
-                          TIDEMARK_CHECK(yaml::optional(fields, "name", block.name,
-                                                        [&](const Value& x) { return read_.text(x, "a block name"); }));
-                          TIDEMARK_CHECK(yaml::optional(fields, "description", block.description,
-                                                        [&](const Value& x) { return read_.text(x, "a description"); }));
-                          TIDEMARK_CHECK(yaml::optional(fields, "capacity", block.capacity,
-                                                        [&](const Value& x) -> Result<uint32_t> {
-                                                          TIDEMARK_TRY(number, read_.integer(x, 1, 0xffffffff));
-                                                          return static_cast<uint32_t>(number);
-                                                        }));
-                          TIDEMARK_CHECK(yaml::required(fields, "counters", block.counter_ids, [&](const Value& x) {
-                            return known_ids(x, "a list of counter ids");
-                          }));
-                          return block;
-                        });
+    return values_.each(
+        v, "a list of blocks such as '- {id: 1, name: shader, capacity: 2, counters: [1, 2]}'",
+        [&](const Value& item) -> Result<tracer::CounterBlock> {
+          TIDEMARK_TRY(fields, read_.fields(item, "block", {"id", "name", "description", "capacity", "counters"}));
+          tracer::CounterBlock block;
+          TIDEMARK_CHECK(yaml::required(fields, "id", block.block_id, [&](const Value& x) { return values_.id32(x); }));
+          TIDEMARK_CHECK(yaml::optional(fields, "name", block.name,
+                                        [&](const Value& x) { return read_.text(x, "a block name"); }));
+          TIDEMARK_CHECK(yaml::optional(fields, "description", block.description,
+                                        [&](const Value& x) { return read_.text(x, "a description"); }));
+          TIDEMARK_CHECK(yaml::optional(fields, "capacity", block.capacity, [&](const Value& x) -> Result<uint32_t> {
+            TIDEMARK_TRY(number, read_.integer(x, 1, 0xffffffff));
+            return static_cast<uint32_t>(number);
+          }));
+          TIDEMARK_CHECK(yaml::required(fields, "counters", block.counter_ids,
+                                        [&](const Value& x) { return known_ids(x, "a list of counter ids"); }));
+          return block;
+        });
   }));
   if (auto period = entries.optional("period")) {
     TIDEMARK_TRY(range, read_.fields(*period, "period", {"min", "max"}));
@@ -152,7 +152,8 @@ Result<CounterSection> CounterReader::section(const Value& value) const {
     if (list.empty()) return error_at(v.where, "at least one GPU", "an empty list");
     return list;
   }));
-  TIDEMARK_CHECK(yaml::optional(entries, "interned", section.interned, [&](const Value& v) { return read_.boolean(v); }));
+  TIDEMARK_CHECK(
+      yaml::optional(entries, "interned", section.interned, [&](const Value& v) { return read_.boolean(v); }));
   if (!section.interned && section.gpus.size() > 1)
     return error_at(entries.find("gpus")->key_where, "one GPU for an inline descriptor (interned: true for several)",
                     fmt::format("{} GPUs", section.gpus.size()));
@@ -185,15 +186,16 @@ Status CounterReader::selection(const Value& value, const tracer::CounterDescrip
     TIDEMARK_TRY(ns, values_.timeout_ns(*period));
     uint64_t low = d.min_sampling_period_ns.value_or(0), high = d.max_sampling_period_ns.value_or(UINT64_MAX);
     if (ns < low || ns > high)
-      return error_at(period->where, fmt::format("a sampling period from {} ns to {} ns (the descriptor's range)", low,
-                                                 high == UINT64_MAX ? std::string("no limit") : std::to_string(high)),
+      return error_at(period->where,
+                      fmt::format("a sampling period from {} ns to {} ns (the descriptor's range)", low,
+                                  high == UINT64_MAX ? std::string("no limit") : std::to_string(high)),
                       fmt::format("{} ns", ns));
   }
   if (auto instrumented = entries.optional("instrumented")) {
     TIDEMARK_TRY(on, read_.boolean(*instrumented));
     if (on && !d.supports_instrumented_sampling)
-      return error_at(instrumented->where, "instrumented: false (the descriptor does not support instrumented sampling)",
-                      "true");
+      return error_at(instrumented->where,
+                      "instrumented: false (the descriptor does not support instrumented sampling)", "true");
   }
   return {};
 }

@@ -66,9 +66,9 @@ struct Declared {
   Target target;
   std::vector<std::string> buffers;  // in declaration order
   std::unordered_set<std::string> buffer_set;
-  std::vector<std::string> fences;          // defined so far, in document order
-  std::vector<std::string> loop_variables;  // of the enclosing repeats, outermost first
-  std::vector<std::string> result_names;    // named by kmd_diagnose and kgsl_read steps, in document order
+  std::vector<std::string> fences;           // defined so far, in document order
+  std::vector<std::string> loop_variables;   // of the enclosing repeats, outermost first
+  std::vector<std::string> result_names;     // named by kmd_diagnose and kgsl_read steps, in document order
   const CounterSection* counters = nullptr;  // the file's counters: section, once read
 };
 
@@ -110,8 +110,7 @@ class ValueReader {
 
   // One of `names`, as the enum value at its index.
   template <class Enum, size_t N>
-  Result<Enum> named_value(const Value& value, std::string_view what, const std::string_view (&names)[N],
-                           Enum) const {
+  Result<Enum> named_value(const Value& value, std::string_view what, const std::string_view (&names)[N], Enum) const {
     std::string expected = fmt::format("{} ({})", what, yaml::join(std::vector<std::string_view>(names, names + N)));
     TIDEMARK_TRY(word, read_.text(value, expected));
     for (size_t k = 0; k < N; ++k)
@@ -255,7 +254,8 @@ class CheckReader {
   static std::span<const CheckSchema> check_schemas();
   static std::vector<std::string_view> expect_keys();
   // The order expect's keys are read in: which error a file with two of them shows.
-  static constexpr std::string_view kReadOrder[] = {"observed", "reconcile", "trace", "kernel", "kmd", "kgsl", "gauges", "pixels"};
+  static constexpr std::string_view kReadOrder[] = {"observed", "reconcile", "trace",  "kernel",
+                                                    "kmd",      "kgsl",      "gauges", "pixels"};
   static constexpr bool read_in_order(std::span<const CheckSchema> schemas);
 
   Status reconcile(const Value& value, Scenario& scenario) const;

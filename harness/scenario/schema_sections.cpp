@@ -90,18 +90,19 @@ Result<KgslSection> SectionReader::kgsl(const Value& value) const {
       return error_at(v.where, "a whole number of microseconds, at least 1us", quote(v.node.Scalar()));
     return ns / 1000;
   }));
-  TIDEMARK_CHECK(yaml::optional(entries, "freq_table", c.freq_table_hz, [&](const Value& v) -> Result<std::vector<uint64_t>> {
-    TIDEMARK_TRY(items, read_.non_empty_list(v, "a non-empty list of frequencies, the maximum first"));
-    std::vector<uint64_t> table;
-    for (const auto& item : items) {
-      TIDEMARK_TRY(hz, values_.frequency(item));
-      if (!table.empty() && hz > table.front())
-        return error_at(item.where, fmt::format("a frequency at most the first ({} Hz)", table.front()),
-                        quote(item.node.Scalar()));
-      table.push_back(hz);
-    }
-    return table;
-  }));
+  TIDEMARK_CHECK(
+      yaml::optional(entries, "freq_table", c.freq_table_hz, [&](const Value& v) -> Result<std::vector<uint64_t>> {
+        TIDEMARK_TRY(items, read_.non_empty_list(v, "a non-empty list of frequencies, the maximum first"));
+        std::vector<uint64_t> table;
+        for (const auto& item : items) {
+          TIDEMARK_TRY(hz, values_.frequency(item));
+          if (!table.empty() && hz > table.front())
+            return error_at(item.where, fmt::format("a frequency at most the first ({} Hz)", table.front()),
+                            quote(item.node.Scalar()));
+          table.push_back(hz);
+        }
+        return table;
+      }));
   TIDEMARK_CHECK(yaml::optional(entries, "device", c.device_name, [&](const Value& v) { return read_.kebab_name(v); }));
   return section;
 }

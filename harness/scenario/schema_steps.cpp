@@ -69,9 +69,9 @@ Result<std::vector<Step>> StepReader::steps(const Value& value, std::string_view
 
 Result<Step> StepReader::step(const Value& item) {
   if (++written_steps_ > kMaxWrittenSteps)
-    return error_at(item.where, fmt::format("at most {} steps in one file (an alias counts each time it is used)",
-                                            kMaxWrittenSteps),
-                    "more");
+    return error_at(
+        item.where,
+        fmt::format("at most {} steps in one file (an alias counts each time it is used)", kMaxWrittenSteps), "more");
   if (item.node.IsMap())
     for (const auto& pair : item.node)
       if (pair.first.IsScalar() && pair.first.Scalar() == "repeat") return repeat(item);
@@ -163,8 +163,10 @@ Result<StepKind> StepReader::client_wait(const Value& value) {
     return fence;
   }));
   TIDEMARK_CHECK(yaml::optional(entries, "flush", step.flush, [&](const Value& v) { return read_.boolean(v); }));
-  TIDEMARK_CHECK(yaml::optional(entries, "timeout", step.timeout_ns, [&](const Value& v) { return values_.timeout_ns(v); }));
-  TIDEMARK_CHECK(yaml::optional(entries, "expect", step.expect, [&](const Value& v) { return values_.wait_status(v); }));
+  TIDEMARK_CHECK(
+      yaml::optional(entries, "timeout", step.timeout_ns, [&](const Value& v) { return values_.timeout_ns(v); }));
+  TIDEMARK_CHECK(
+      yaml::optional(entries, "expect", step.expect, [&](const Value& v) { return values_.wait_status(v); }));
   return step;
 }
 
@@ -210,15 +212,15 @@ Result<StepKind> StepReader::gpumem_walk(const Value& value) {
   GpuMemWalk step;
   TIDEMARK_CHECK(yaml::optional(entries, "updates", step.updates, [&](const Value& v) {
     return values_.each(v, "a list of updates such as '- {at: 1, gpu: 1, pid: 7, size: 4KiB}'",
-                [&](const Value& item) -> Result<WalkUpdate> {
-                  TIDEMARK_TRY(fields, read_.fields(item, "update", {"at", "gpu", "pid", "size"}));
-                  WalkUpdate update{.at = {}, .gpu = values_.zero_field(item), .pid = {}, .size = {}};
-                  TIDEMARK_CHECK(yaml::required(fields, "at", update.at, values_.int_field(kWalkStepRule)));
-                  TIDEMARK_CHECK(yaml::optional(fields, "gpu", update.gpu, values_.int_field(kGpuRule)));
-                  TIDEMARK_CHECK(yaml::required(fields, "pid", update.pid, values_.int_field(kPidRule)));
-                  TIDEMARK_CHECK(yaml::required(fields, "size", update.size, values_.int_field(kBytesRule)));
-                  return update;
-                });
+                        [&](const Value& item) -> Result<WalkUpdate> {
+                          TIDEMARK_TRY(fields, read_.fields(item, "update", {"at", "gpu", "pid", "size"}));
+                          WalkUpdate update{.at = {}, .gpu = values_.zero_field(item), .pid = {}, .size = {}};
+                          TIDEMARK_CHECK(yaml::required(fields, "at", update.at, values_.int_field(kWalkStepRule)));
+                          TIDEMARK_CHECK(yaml::optional(fields, "gpu", update.gpu, values_.int_field(kGpuRule)));
+                          TIDEMARK_CHECK(yaml::required(fields, "pid", update.pid, values_.int_field(kPidRule)));
+                          TIDEMARK_CHECK(yaml::required(fields, "size", update.size, values_.int_field(kBytesRule)));
+                          return update;
+                        });
   }));
   return step;
 }
@@ -233,8 +235,7 @@ Result<StepKind> StepReader::kmd_submit(const Value& value) {
 }
 
 Result<StepKind> StepReader::kmd_fault(const Value& value) {
-  TIDEMARK_TRY(entries,
-               read_.fields(value, "kmd_fault", {"queue", "half_written", "doorbell", "fence_unwritable"}));
+  TIDEMARK_TRY(entries, read_.fields(value, "kmd_fault", {"queue", "half_written", "doorbell", "fence_unwritable"}));
   KmdFault step;
   TIDEMARK_CHECK(yaml::optional(entries, "queue", step.queue, [&](const Value& v) { return values_.queue(v); }));
   TIDEMARK_CHECK(submit_faults(entries, step.faults));
@@ -311,7 +312,8 @@ Result<StepKind> StepReader::kmd_wait(const Value& value) {
   TIDEMARK_TRY(entries, read_.fields(value, "kmd_wait", {"fence", "timeout"}));
   KmdWait step;
   TIDEMARK_CHECK(yaml::required(entries, "fence", step.fence, values_.int_field(kFenceRule)));
-  TIDEMARK_CHECK(yaml::required(entries, "timeout", step.timeout_ns, [&](const Value& v) { return values_.timeout_ns(v); }));
+  TIDEMARK_CHECK(
+      yaml::required(entries, "timeout", step.timeout_ns, [&](const Value& v) { return values_.timeout_ns(v); }));
   return step;
 }
 
@@ -376,7 +378,8 @@ Result<StepKind> StepReader::counter_sample(const Value& value) {
   TIDEMARK_CHECK(yaml::required(entries, "at", step.at, values_.int_field(kTimestampRule)));
   TIDEMARK_CHECK(yaml::optional(entries, "gpu", step.gpu, [&](const Value& v) -> Result<uint32_t> {
     TIDEMARK_TRY(gpu, read_.integer(v, 0, 0xffffffff));
-    if (std::find(declared_.counters->gpus.begin(), declared_.counters->gpus.end(), gpu) == declared_.counters->gpus.end())
+    if (std::find(declared_.counters->gpus.begin(), declared_.counters->gpus.end(), gpu) ==
+        declared_.counters->gpus.end())
       return error_at(v.where, "a GPU of the counter stream", fmt::format("{}", gpu));
     return static_cast<uint32_t>(gpu);
   }));
@@ -388,7 +391,8 @@ Result<StepKind> StepReader::counter_sample(const Value& value) {
     Value item{pair.second, read_.source().at(pair.second.Mark())};
     TIDEMARK_TRY(id, read_.integer(key, 0, 0xffffffff));
     bool declared = false;
-    for (const auto& spec : declared_.counters->descriptor.specs) declared |= spec.counter_id == static_cast<uint32_t>(id);
+    for (const auto& spec : declared_.counters->descriptor.specs)
+      declared |= spec.counter_id == static_cast<uint32_t>(id);
     if (!declared) return error_at(key.where, "a counter id the specs declare", fmt::format("{}", id));
     if (item.node.IsScalar() && item.node.Scalar().find('.') != std::string::npos) {
       TIDEMARK_TRY(decimal, values_.number(item));

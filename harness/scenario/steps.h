@@ -14,40 +14,40 @@
 #include <string_view>
 
 // X(type, "yaml_key", reader, target, "fields, as the README row writes them")
-#define TIDEMARK_STEPS(X)                                                                                         \
-  X(BufferData, "buffer_data", buffer_data, Device, "`buffer` (declared), `size`, `fill` = zero")                          \
-  X(BufferSubData, "buffer_sub_data", buffer_sub_data, Device, "`buffer`, `offset`, `size`, `fill` = zero")                \
-  X(Draw, "draw", draw, Device,                                                                                           \
+#define TIDEMARK_STEPS(X)                                                                                          \
+  X(BufferData, "buffer_data", buffer_data, Device, "`buffer` (declared), `size`, `fill` = zero")                  \
+  X(BufferSubData, "buffer_sub_data", buffer_sub_data, Device, "`buffer`, `offset`, `size`, `fill` = zero")        \
+  X(Draw, "draw", draw, Device,                                                                                    \
     "`uniform` (buffer; its first 4 bytes are the colour), `vertices` (buffer, optional; its first 8 bytes are a " \
     "float2 pixel offset for the rectangle, so zeros draw it in place), `band: {index, of}` (optional; default "   \
-    "the whole target)")                                                                                          \
-  X(FenceSync, "fence", fence, Device, "a name, `[a-z_][a-z0-9_]*`")                                                      \
-  X(ClientWait, "client_wait", client_wait, Device,                                                                       \
-    "`fence` (defined by an earlier `fence` step), `flush` = false, `timeout` = 0, `expect` (optional)")          \
-  X(Flush, "flush", no_fields<Flush>, Device, "none")                                                                     \
-  X(Finish, "finish", no_fields<Finish>, Device, "none")                                                                  \
-  X(Present, "present", no_fields<Present>, Device, "none")                                                               \
-  X(GpuMemTotal, "gpu_mem_total", gpu_mem_total, Kernel, "`gpu` (0), `pid`, `size`")                                     \
-  X(GpuAlloc, "gpu_alloc", gpu_alloc, Kernel,                                                                             \
-    "`gpu` (0), `pid`, `type` (`UNKNOWN`, `SHADER`, `COMMAND`, `VULKAN`, `GL_TEXTURE`, `GL_BUFFER`, `QUERY`, "    \
-    "`DESCRIPTOR`, `TRANSIENT`), `id`, `size`")                                                                   \
-  X(GpuFree, "gpu_free", gpu_free, Kernel, "`gpu` (0), `pid`, `id`")                                                      \
-  X(GpuMemAttach, "gpumem_attach", gpumem_attach, Kernel, "`failures` (0..1000), `stop` (false)")                         \
-  X(GpuMemWalk, "gpumem_walk", gpumem_walk, Kernel, "`updates`: a list of `{at, gpu (0), pid, size}`")                    \
-  X(GpuMemSample, "gpumem_sample", no_fields<GpuMemSample>, Kernel, "none")                                               \
-  X(KmdSubmit, "kmd_submit", kmd_submit, Kernel,                                                                          \
-    "`commands`; `half_written`, `doorbell` (`none`, `not_written`, `merged`), `fence_unwritable`")               \
-  X(KmdAdvance, "kmd_advance", kmd_advance, Kernel, "a time")                                                             \
-  X(KmdWait, "kmd_wait", kmd_wait, Kernel, "`fence` (expression), `timeout`")                                             \
-  X(KmdFrame, "kmd_frame", no_fields<KmdFrame>, Kernel, "none")                                                           \
-  X(KmdSignal, "kmd_signal", kmd_signal, Kernel, "a semaphore (expression)")                                              \
-  X(KmdFault, "kmd_fault", kmd_fault, Kernel, "`queue` (`scene`), `half_written`, `doorbell`, `fence_unwritable`")         \
-  X(KmdDiagnose, "kmd_diagnose", kmd_diagnose, Kernel, "a name, or `{as, queue}`")                                        \
-  X(KgslSample, "kgsl_sample", kgsl_sample, Kernel, "`busy_us`, `total_us` (expressions), `freq`")                        \
-  X(KgslPower, "kgsl_power", kgsl_power, Kernel, "`axi: on` or `off`")                                                    \
-  X(KgslRead, "kgsl_read", kgsl_read, Kernel, "`node` (`gpubusy`, `gpu_load`, `trace_pipe`), `as`")                       \
-  X(CounterSampleStep, "counter_sample", counter_sample, Trace,                                                          \
-    "`at` (expression, virtual ns), `gpu` (the stream's first), `values`: a map counter id → an integer "         \
+    "the whole target)")                                                                                           \
+  X(FenceSync, "fence", fence, Device, "a name, `[a-z_][a-z0-9_]*`")                                               \
+  X(ClientWait, "client_wait", client_wait, Device,                                                                \
+    "`fence` (defined by an earlier `fence` step), `flush` = false, `timeout` = 0, `expect` (optional)")           \
+  X(Flush, "flush", no_fields<Flush>, Device, "none")                                                              \
+  X(Finish, "finish", no_fields<Finish>, Device, "none")                                                           \
+  X(Present, "present", no_fields<Present>, Device, "none")                                                        \
+  X(GpuMemTotal, "gpu_mem_total", gpu_mem_total, Kernel, "`gpu` (0), `pid`, `size`")                               \
+  X(GpuAlloc, "gpu_alloc", gpu_alloc, Kernel,                                                                      \
+    "`gpu` (0), `pid`, `type` (`UNKNOWN`, `SHADER`, `COMMAND`, `VULKAN`, `GL_TEXTURE`, `GL_BUFFER`, `QUERY`, "     \
+    "`DESCRIPTOR`, `TRANSIENT`), `id`, `size`")                                                                    \
+  X(GpuFree, "gpu_free", gpu_free, Kernel, "`gpu` (0), `pid`, `id`")                                               \
+  X(GpuMemAttach, "gpumem_attach", gpumem_attach, Kernel, "`failures` (0..1000), `stop` (false)")                  \
+  X(GpuMemWalk, "gpumem_walk", gpumem_walk, Kernel, "`updates`: a list of `{at, gpu (0), pid, size}`")             \
+  X(GpuMemSample, "gpumem_sample", no_fields<GpuMemSample>, Kernel, "none")                                        \
+  X(KmdSubmit, "kmd_submit", kmd_submit, Kernel,                                                                   \
+    "`commands`; `half_written`, `doorbell` (`none`, `not_written`, `merged`), `fence_unwritable`")                \
+  X(KmdAdvance, "kmd_advance", kmd_advance, Kernel, "a time")                                                      \
+  X(KmdWait, "kmd_wait", kmd_wait, Kernel, "`fence` (expression), `timeout`")                                      \
+  X(KmdFrame, "kmd_frame", no_fields<KmdFrame>, Kernel, "none")                                                    \
+  X(KmdSignal, "kmd_signal", kmd_signal, Kernel, "a semaphore (expression)")                                       \
+  X(KmdFault, "kmd_fault", kmd_fault, Kernel, "`queue` (`scene`), `half_written`, `doorbell`, `fence_unwritable`") \
+  X(KmdDiagnose, "kmd_diagnose", kmd_diagnose, Kernel, "a name, or `{as, queue}`")                                 \
+  X(KgslSample, "kgsl_sample", kgsl_sample, Kernel, "`busy_us`, `total_us` (expressions), `freq`")                 \
+  X(KgslPower, "kgsl_power", kgsl_power, Kernel, "`axi: on` or `off`")                                             \
+  X(KgslRead, "kgsl_read", kgsl_read, Kernel, "`node` (`gpubusy`, `gpu_load`, `trace_pipe`), `as`")                \
+  X(CounterSampleStep, "counter_sample", counter_sample, Trace,                                                    \
+    "`at` (expression, virtual ns), `gpu` (the stream's first), `values`: a map counter id → an integer "        \
     "expression or a decimal")
 
 namespace tidemark::scenario {

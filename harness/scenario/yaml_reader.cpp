@@ -91,10 +91,14 @@ std::string quote(std::string_view text) {
 
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Scalar: return quote(node.Scalar());
-    case YAML::NodeType::Sequence: return node.size() == 0 ? "an empty list" : "a list";
-    case YAML::NodeType::Map: return node.size() == 0 ? "an empty map" : "a map";
-    default: return "nothing";
+    case YAML::NodeType::Scalar:
+      return quote(node.Scalar());
+    case YAML::NodeType::Sequence:
+      return node.size() == 0 ? "an empty list" : "a list";
+    case YAML::NodeType::Map:
+      return node.size() == 0 ? "an empty map" : "a map";
+    default:
+      return "nothing";
   }
 }
 

@@ -37,7 +37,7 @@ class LocalSession final : public api::Session {
   api::Model& model() override { return *host_; }
   const KnobValues& knobs() const override { return knobs_; }
 
-  std::unique_ptr<host::HostThread> host_;  // the oracle, off the device's call path
+  std::unique_ptr<host::HostThread> host_;   // the oracle, off the device's call path
   std::unique_ptr<TidemarkLayerSink> sink_;  // the layer's view of the host (with the layer on)
   std::unique_ptr<layer::Attachment> layer_;
   std::unique_ptr<api::Device> device_;
@@ -65,8 +65,7 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
   const bool layer_on = config.layer.on || (*entry)->needs_layer;
   using Layer = host::ModelHost::Layer;
   const Layer layer = !layer_on ? Layer::Off : (*entry)->reports_itself ? Layer::Counts : Layer::Reports;
-  session->host_ =
-      std::make_unique<host::HostThread>(std::make_unique<host::ModelHost>(config.model, *mutant, layer));
+  session->host_ = std::make_unique<host::HostThread>(std::make_unique<host::ModelHost>(config.model, *mutant, layer));
   session->knobs_ = *knobs;
   api::DeviceContext context{.knobs = *knobs, .mutant = *mutant, .log = std::move(log)};
   if (layer_on) {

@@ -36,13 +36,14 @@ TEST(UnitString, UnknownUnitsPrintAsNothing) {
 
 // Check that each unit's abbreviation is the importer's, for every value in the table.
 TEST(UnitAbbreviation, EveryUnitMatchesTheImportersTable) {
-  const char* expected[] = {"",   "bit", "Kb", "Mb", "Gb", "Tb",     "Pb",    "B",        "KB",  "MB",
-                            "GB", "TB",  "PB", "Hz", "KHz", "MHz",   "GHz",   "THz",      "PHz", "ns",
-                            "us", "ms",  "s",  "min", "h",  "Vertex", "Pixel", "Triangle", "mW",  "W",
-                            "kW", "J",   "V",  "A",  "C",   "F",     "K",     "%",        "Primitive",
-                            "Fragment", "Instruction"};
+  const char* expected[] = {"",         "bit", "Kb",        "Mb",       "Gb",         "Tb",  "Pb",  "B",      "KB",
+                            "MB",       "GB",  "TB",        "PB",       "Hz",         "KHz", "MHz", "GHz",    "THz",
+                            "PHz",      "ns",  "us",        "ms",       "s",          "min", "h",   "Vertex", "Pixel",
+                            "Triangle", "mW",  "W",         "kW",       "J",          "V",   "A",   "C",      "F",
+                            "K",        "%",   "Primitive", "Fragment", "Instruction"};
   static_assert(std::size(expected) == kMaxMeasureUnit + 1);
-  for (MeasureUnit unit = 0; unit <= kMaxMeasureUnit; ++unit) EXPECT_EQ(unit_abbreviation(unit), expected[unit]) << unit;
+  for (MeasureUnit unit = 0; unit <= kMaxMeasureUnit; ++unit)
+    EXPECT_EQ(unit_abbreviation(unit), expected[unit]) << unit;
 }
 
 // Check that unit names parse to their proto values, lower case only, and unknown names to nullopt.

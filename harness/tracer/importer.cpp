@@ -41,9 +41,22 @@ struct RawSample {
 
 // Unit nouns a counter's name may carry, and the MeasureUnit each means.
 constexpr std::array<std::pair<std::string_view, MeasureUnit>, 16> kNameUnits = {{
-    {"fragment", 39}, {"fragments", 39}, {"pixel", 26}, {"pixels", 26}, {"vertex", 25}, {"vertices", 25},
-    {"triangle", 27}, {"triangles", 27}, {"primitive", 38}, {"primitives", 38}, {"instruction", 40},
-    {"instructions", 40}, {"byte", 7}, {"bytes", 7}, {"second", 22}, {"seconds", 22},
+    {"fragment", 39},
+    {"fragments", 39},
+    {"pixel", 26},
+    {"pixels", 26},
+    {"vertex", 25},
+    {"vertices", 25},
+    {"triangle", 27},
+    {"triangles", 27},
+    {"primitive", 38},
+    {"primitives", 38},
+    {"instruction", 40},
+    {"instructions", 40},
+    {"byte", 7},
+    {"bytes", 7},
+    {"second", 22},
+    {"seconds", 22},
 }};
 
 // The name's unit nouns that the structured units lack: "Fragment" for "Fragment / Second"
@@ -109,14 +122,29 @@ class Importer {
     bool has_counter_event = false, has_interned = false, has_gpu_mem = false, has_ftrace = false;
     while (auto field = in.next()) {
       switch (field->number) {
-        case f::packet::kTimestamp: ts = field->varint; break;
-        case f::packet::kTrustedPacketSequenceId: sequence = static_cast<uint32_t>(field->varint); break;
-        case f::packet::kSequenceFlags: flags = static_cast<uint32_t>(field->varint); break;
-        case f::packet::kGpuCounterEvent: counter_event = field->bytes, has_counter_event = true; break;
-        case f::packet::kInternedData: interned = field->bytes, has_interned = true; break;
-        case f::packet::kGpuMemTotalEvent: gpu_mem = field->bytes, has_gpu_mem = true; break;
-        case f::packet::kFtraceEvents: ftrace = field->bytes, has_ftrace = true; break;
-        default: break;
+        case f::packet::kTimestamp:
+          ts = field->varint;
+          break;
+        case f::packet::kTrustedPacketSequenceId:
+          sequence = static_cast<uint32_t>(field->varint);
+          break;
+        case f::packet::kSequenceFlags:
+          flags = static_cast<uint32_t>(field->varint);
+          break;
+        case f::packet::kGpuCounterEvent:
+          counter_event = field->bytes, has_counter_event = true;
+          break;
+        case f::packet::kInternedData:
+          interned = field->bytes, has_interned = true;
+          break;
+        case f::packet::kGpuMemTotalEvent:
+          gpu_mem = field->bytes, has_gpu_mem = true;
+          break;
+        case f::packet::kFtraceEvents:
+          ftrace = field->bytes, has_ftrace = true;
+          break;
+        default:
+          break;
       }
     }
     if (in.error()) return false;
@@ -209,15 +237,26 @@ class Importer {
       std::vector<MeasureUnit> numerator, denominator;
       while (auto spec_field = spec_in.next()) {
         switch (spec_field->number) {
-          case f::descriptor::kSpecCounterId: id = static_cast<uint32_t>(spec_field->varint); break;
-          case f::descriptor::kSpecName: name = std::string(spec_field->bytes); break;
-          case f::descriptor::kSpecDescription: spec.description = std::string(spec_field->bytes); break;
-          case f::descriptor::kSpecNumeratorUnits: numerator.push_back(static_cast<MeasureUnit>(spec_field->varint)); break;
-          case f::descriptor::kSpecDenominatorUnits: denominator.push_back(static_cast<MeasureUnit>(spec_field->varint)); break;
+          case f::descriptor::kSpecCounterId:
+            id = static_cast<uint32_t>(spec_field->varint);
+            break;
+          case f::descriptor::kSpecName:
+            name = std::string(spec_field->bytes);
+            break;
+          case f::descriptor::kSpecDescription:
+            spec.description = std::string(spec_field->bytes);
+            break;
+          case f::descriptor::kSpecNumeratorUnits:
+            numerator.push_back(static_cast<MeasureUnit>(spec_field->varint));
+            break;
+          case f::descriptor::kSpecDenominatorUnits:
+            denominator.push_back(static_cast<MeasureUnit>(spec_field->varint));
+            break;
           case f::descriptor::kSpecValueDirection:
             spec.forwards = spec_field->varint == static_cast<uint64_t>(ValueDirection::Forwards);
             break;
-          default: break;
+          default:
+            break;
         }
       }
       if (spec_in.error()) {
@@ -310,7 +349,8 @@ class Importer {
       double value = 0;
       while (auto field = sample.next()) {
         if (field->number == f::counter_event::kCounterId) id = static_cast<uint32_t>(field->varint);
-        if (field->number == f::counter_event::kIntValue) value = static_cast<double>(static_cast<int64_t>(field->varint));
+        if (field->number == f::counter_event::kIntValue)
+          value = static_cast<double>(static_cast<int64_t>(field->varint));
         if (field->number == f::counter_event::kDoubleValue) value = field->as_double();
       }
       if (sample.error()) return false;
@@ -357,8 +397,9 @@ class Importer {
     for (size_t k = 0; k < out_.tracks.size(); ++k) {
       Track& track = out_.tracks[k];
       auto& samples = raw_[k];
-      std::sort(samples.begin(), samples.end(),
-                [](const RawSample& a, const RawSample& b) { return std::tie(a.ts, a.order) < std::tie(b.ts, b.order); });
+      std::sort(samples.begin(), samples.end(), [](const RawSample& a, const RawSample& b) {
+        return std::tie(a.ts, a.order) < std::tie(b.ts, b.order);
+      });
       bool backwards = track.kind == TrackKind::GpuCounter && !track.forwards;
       for (const auto& sample : samples) {
         if (!backwards) {
@@ -384,8 +425,7 @@ class Importer {
 std::string format_value(double value) {
   // The bound first: converting a double beyond int64's range is undefined (the fuzz target's
   // first importer finding, a sample of 1.4e155).
-  if (std::abs(value) < 9.0e15 && value == std::trunc(value))
-    return fmt::format("{}", static_cast<int64_t>(value));
+  if (std::abs(value) < 9.0e15 && value == std::trunc(value)) return fmt::format("{}", static_cast<int64_t>(value));
   return fmt::format("{}", value);
 }
 
@@ -414,19 +454,21 @@ std::vector<Span> spans(const Track& track, uint64_t end_ts) {
 ImportedTrace import_trace(std::string_view bytes, MutantId mutant) { return Importer(mutant).run(bytes); }
 
 std::string describe(const ImportedTrace& trace) {
-  std::string out = fmt::format("{} packets, {} tracks, ends at {}\n", trace.stats.packets, trace.tracks.size(),
-                                trace.end_ts);
+  std::string out =
+      fmt::format("{} packets, {} tracks, ends at {}\n", trace.stats.packets, trace.tracks.size(), trace.end_ts);
   for (const auto& track : trace.tracks) {
     std::string unit = track.unit.empty() ? std::string() : fmt::format(" [{}]", track.unit);
     std::string_view direction =
         track.kind != TrackKind::GpuCounter ? "" : (track.forwards ? " forwards" : " backwards");
-    std::string flagged = track.unit_disagreement ? fmt::format(" FLAGGED: {}", *track.unit_disagreement) : std::string();
+    std::string flagged =
+        track.unit_disagreement ? fmt::format(" FLAGGED: {}", *track.unit_disagreement) : std::string();
     out += fmt::format("track {}{}{}{}\n", track.label(), unit, direction, flagged);
     for (const auto& row : track.rows) out += fmt::format("  {} {}\n", row.ts, format_value(row.value));
   }
   const ImportStats& s = trace.stats;
-  out += fmt::format("rejected specs {}, dropped samples {}, untimed packets {}, dropped ftrace events {}, malformed {}\n",
-                     s.rejected_specs, s.dropped_samples, s.untimed_packets, s.dropped_ftrace, s.malformed);
+  out +=
+      fmt::format("rejected specs {}, dropped samples {}, untimed packets {}, dropped ftrace events {}, malformed {}\n",
+                  s.rejected_specs, s.dropped_samples, s.untimed_packets, s.dropped_ftrace, s.malformed);
   for (const auto& note : trace.notes) out += fmt::format("note: {}\n", note);
   return out;
 }

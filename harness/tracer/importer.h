@@ -41,11 +41,11 @@ struct Track {
 
 struct ImportStats {
   int64_t packets = 0;
-  int64_t malformed = 0;         // packets (or the trace's tail) that did not decode
-  int64_t rejected_specs = 0;    // no id or name, or a global id declared twice
-  int64_t dropped_samples = 0;   // unknown counter id, or an unknown interned descriptor
-  int64_t untimed_packets = 0;   // counter packets without a timestamp
-  int64_t dropped_ftrace = 0;    // gpu_mem_total ftrace events of pids the trace never saw
+  int64_t malformed = 0;        // packets (or the trace's tail) that did not decode
+  int64_t rejected_specs = 0;   // no id or name, or a global id declared twice
+  int64_t dropped_samples = 0;  // unknown counter id, or an unknown interned descriptor
+  int64_t untimed_packets = 0;  // counter packets without a timestamp
+  int64_t dropped_ftrace = 0;   // gpu_mem_total ftrace events of pids the trace never saw
   bool operator==(const ImportStats&) const = default;
 };
 

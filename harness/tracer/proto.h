@@ -105,8 +105,8 @@ class Out {
 struct Field {
   uint32_t number = 0;
   WireType type = kVarint;
-  uint64_t varint = 0;         // kVarint, kFixed64 (raw bits), kFixed32
-  std::string_view bytes;      // kLengthDelimited
+  uint64_t varint = 0;     // kVarint, kFixed64 (raw bits), kFixed32
+  std::string_view bytes;  // kLengthDelimited
   double as_double() const {
     double value;
     std::memcpy(&value, &varint, 8);

@@ -54,14 +54,14 @@ void RunTrace::counter_sample(const CounterSampleOp& sample) {
   if (full()) return;
   samples_ += sample.samples.size();
   if (!stream_interned_) {
-    writer_.counter_samples(kScenarioSequence, sample.ts, static_cast<int32_t>(sample.gpu), std::nullopt, sample.samples);
+    writer_.counter_samples(kScenarioSequence, sample.ts, static_cast<int32_t>(sample.gpu), std::nullopt,
+                            sample.samples);
     return;
   }
   // Mode 2: the sample names the interned descriptor of its GPU's sequence, not a GPU.
   for (size_t k = 0; k < stream_gpus_.size(); ++k)
     if (stream_gpus_[k] == sample.gpu)
-      writer_.counter_samples(kScenarioSequence + static_cast<uint32_t>(k), sample.ts, std::nullopt, 1,
-                              sample.samples);
+      writer_.counter_samples(kScenarioSequence + static_cast<uint32_t>(k), sample.ts, std::nullopt, 1, sample.samples);
 }
 
 void RunTrace::flush_ftrace() {

@@ -3,8 +3,8 @@
 // source (a snapshot of the map when tracing starts, one packet per entry, stamped during the
 // walk), ftrace (a gpu_mem_total event for every later tracepoint hit, in bundles), and the
 // backend's gauges as GPU counters (descriptor interned, forward-looking, sampled at every queue
-// submit). A scenario's own counters go on further sequences. Timestamps are the kernel model's virtual nanoseconds: the bytes are the same on
-// every run and in every lane.
+// submit). A scenario's own counters go on further sequences. Timestamps are the kernel model's virtual nanoseconds:
+// the bytes are the same on every run and in every lane.
 #pragma once
 
 #include <cstdint>
@@ -68,12 +68,12 @@ class RunTrace {
   void spill_if_due();
   bool spill_held();     // what the writer holds, hashed and appended to the spill; false: kept in memory
   void stop_spilling();  // later bytes stay in memory, in room for the whole buffer
-  void hash_held();  // the bytes the writer holds that hash_ has not seen, added to it
+  void hash_held();      // the bytes the writer holds that hash_ has not seen, added to it
   size_t spilled() const { return spill_ ? spill_->size() : 0; }
   size_t size() const { return spilled() + writer_.bytes().size(); }
   TraceWriter writer_;
   std::optional<UnnamedFile> spill_;  // the trace's first spilled() bytes; the writer holds the rest
-  bool spilling_ = false;  // off once an append failed or the bytes were asked for
+  bool spilling_ = false;             // off once an append failed or the bytes were asked for
   StreamHash hash_;
   size_t hashed_ = 0;  // the bytes before this are in hash_
   std::vector<FtraceGpuMemTotal> pending_;

@@ -45,15 +45,19 @@ void write_descriptor(Out& out, const CounterDescriptor& descriptor) {
     out.message(f::descriptor::kSpecs, [&](Out& nested) { write_spec(nested, spec); });
   for (const auto& block : descriptor.blocks)
     out.message(f::descriptor::kBlocks, [&](Out& nested) { write_block(nested, block); });
-  if (descriptor.min_sampling_period_ns) out.varint(f::descriptor::kMinSamplingPeriodNs, *descriptor.min_sampling_period_ns);
-  if (descriptor.max_sampling_period_ns) out.varint(f::descriptor::kMaxSamplingPeriodNs, *descriptor.max_sampling_period_ns);
+  if (descriptor.min_sampling_period_ns)
+    out.varint(f::descriptor::kMinSamplingPeriodNs, *descriptor.min_sampling_period_ns);
+  if (descriptor.max_sampling_period_ns)
+    out.varint(f::descriptor::kMaxSamplingPeriodNs, *descriptor.max_sampling_period_ns);
   if (descriptor.supports_instrumented_sampling) out.boolean(f::descriptor::kSupportsInstrumentedSampling, true);
 }
 
 void write_counter(Out& out, const CounterSample& sample) {
   out.varint(f::counter_event::kCounterId, sample.counter_id);
-  if (const auto* value = std::get_if<int64_t>(&sample.value)) out.int64(f::counter_event::kIntValue, *value);
-  else out.fixed64_double(f::counter_event::kDoubleValue, std::get<double>(sample.value));
+  if (const auto* value = std::get_if<int64_t>(&sample.value))
+    out.int64(f::counter_event::kIntValue, *value);
+  else
+    out.fixed64_double(f::counter_event::kDoubleValue, std::get<double>(sample.value));
 }
 
 size_t counter_size(const CounterSample& sample) {
@@ -187,8 +191,10 @@ void TraceWriter::counter_samples(uint32_t sequence, uint64_t timestamp, std::op
   for (const auto& sample : samples) {
     out.nested(f::counter_event::kCounters, counter_size(sample));
     out.field(f::counter_event::kCounterId, sample.counter_id);
-    if (const auto* value = std::get_if<int64_t>(&sample.value)) out.field(f::counter_event::kIntValue, as_varint(*value));
-    else out.fixed64_double(f::counter_event::kDoubleValue, std::get<double>(sample.value));
+    if (const auto* value = std::get_if<int64_t>(&sample.value))
+      out.field(f::counter_event::kIntValue, as_varint(*value));
+    else
+      out.fixed64_double(f::counter_event::kDoubleValue, std::get<double>(sample.value));
   }
   if (gpu_id) out.field(f::counter_event::kGpuId, as_varint(*gpu_id));
   if (iid) out.field(f::counter_event::kDescriptorIid, *iid);

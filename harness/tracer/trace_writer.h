@@ -18,7 +18,7 @@ struct FtraceGpuMemTotal {
   uint64_t timestamp = 0;
   uint32_t thread = 0;  // the thread that hit the tracepoint (FtraceEvent.pid)
   uint32_t gpu_id = 0;
-  uint32_t pid = 0;     // whose memory: 0 is the GPU's global total
+  uint32_t pid = 0;  // whose memory: 0 is the GPU's global total
   uint64_t size = 0;
 };
 

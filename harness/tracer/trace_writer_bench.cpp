@@ -15,7 +15,7 @@
 namespace tidemark::tracer {
 namespace {
 
-constexpr size_t kStream = 1 << 12;  // samples in the pre-built stream (a power of two)
+constexpr size_t kStream = 1 << 12;      // samples in the pre-built stream (a power of two)
 constexpr size_t kFlushBytes = 1 << 20;  // the writer's buffer is handed over (and dropped) at 1 MiB
 
 // A realistic stream: counter ids 1..8, values moving up and down over 1..4 varint bytes.
@@ -26,8 +26,10 @@ std::vector<CounterSample> make_stream(bool doubles) {
     x = x * 6364136223846793005ull + 1442695040888963407ull;
     auto id = static_cast<uint32_t>(1 + i % 8);
     auto value = static_cast<int64_t>((x >> 36) >> ((x >> 8) % 24));
-    if (doubles) stream.push_back({id, static_cast<double>(value) * 0.125});
-    else stream.push_back({id, value});
+    if (doubles)
+      stream.push_back({id, static_cast<double>(value) * 0.125});
+    else
+      stream.push_back({id, value});
   }
   return stream;
 }
@@ -84,8 +86,10 @@ void run_libprotobuf(benchmark::State& state, size_t per_packet, bool doubles) {
       const auto& sample = stream[at + i];
       auto* counter = event->add_counters();
       counter->set_counter_id(sample.counter_id);
-      if (const auto* value = std::get_if<int64_t>(&sample.value)) counter->set_int_value(*value);
-      else counter->set_double_value(std::get<double>(sample.value));
+      if (const auto* value = std::get_if<int64_t>(&sample.value))
+        counter->set_int_value(*value);
+      else
+        counter->set_double_value(std::get<double>(sample.value));
     }
     event->set_gpu_id(0);
     trace.AppendToString(&out);

@@ -103,11 +103,11 @@ CounterDescriptor full_descriptor() {
                      .direction = ValueDirection::Backwards});
   d.specs.push_back({.counter_id = 300,  // a two-byte varint
                      .name = "Triangles",
-                     .numerator_units = {27, 0},   // TRIANGLE, NONE
+                     .numerator_units = {27, 0},       // TRIANGLE, NONE
                      .denominator_units = {21, 21}});  // MILLISECOND, MILLISECOND
   d.specs.push_back({.name = "no id"});
-  d.blocks.push_back({.block_id = 7, .capacity = 4, .name = "SP", .description = "Shader processor",
-                      .counter_ids = {1, 2, 300}});
+  d.blocks.push_back(
+      {.block_id = 7, .capacity = 4, .name = "SP", .description = "Shader processor", .counter_ids = {1, 2, 300}});
   d.blocks.push_back({.block_id = 0});
   d.min_sampling_period_ns = 1'000'000;
   d.max_sampling_period_ns = 10'000'000'000;
@@ -239,7 +239,8 @@ TEST(TraceWriter, GpuMemTotalKeepsExtremeValues) {
   EXPECT_EQ(trace.packet(0).gpu_mem_total_event().size(), kMax64);
 }
 
-// Check that an ftrace bundle carries the cpu and each event's timestamp, thread and gpu_mem_total fields, with no packet timestamp.
+// Check that an ftrace bundle carries the cpu and each event's timestamp, thread and gpu_mem_total fields, with no
+// packet timestamp.
 TEST(TraceWriter, FtraceBundleCarriesEveryEventInOrder) {
   TraceWriter writer;
   std::vector<FtraceGpuMemTotal> hits = {
@@ -401,7 +402,8 @@ TEST(TraceWriter, SamplesWithoutGpuOrIidCarryOnlyCounters) {
   EXPECT_EQ(event.counters(2).double_value(), 15.5);
 }
 
-// Check that every gpu_id/iid combination round-trips: gpu_id alone, iid alone (NEEDS_INCREMENTAL_STATE), both, and extreme values.
+// Check that every gpu_id/iid combination round-trips: gpu_id alone, iid alone (NEEDS_INCREMENTAL_STATE), both, and
+// extreme values.
 TEST(TraceWriter, SamplesCarryEachGpuIdAndIidCombination) {
   TraceWriter writer;
   constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
@@ -465,7 +467,8 @@ TEST(TraceWriter, EmptySamplesSpanWritesAnEmptyCounterEvent) {
   EXPECT_EQ(trace.packet(1).sequence_flags(), static_cast<uint32_t>(tp::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE));
 }
 
-// Check that int values of every varint width (0, 1 byte, 2 bytes, max, min, negative) and doubles (inf, -0, tiny) round-trip.
+// Check that int values of every varint width (0, 1 byte, 2 bytes, max, min, negative) and doubles (inf, -0, tiny)
+// round-trip.
 TEST(TraceWriter, SampleValuesOfEveryWidthRoundTrip) {
   const std::vector<CounterSample> samples = {
       int_sample(1, 0),
@@ -552,7 +555,8 @@ TEST(TraceWriter, BytesAreAValidTraceAfterEveryPacket) {
   EXPECT_EQ(parse_minimal(taken).packet_size(), 7);
 }
 
-// Check that 10 000 one-sample packets (ids 1..4, varying values) take exactly as many bytes as libprotobuf's encoding: ratio 1.0.
+// Check that 10 000 one-sample packets (ids 1..4, varying values) take exactly as many bytes as libprotobuf's encoding:
+// ratio 1.0.
 TEST(TraceWriter, TenThousandSamplePacketsMatchLibprotobufSizeExactly) {
   TraceWriter writer;
   tp::Trace expected;

@@ -83,7 +83,11 @@ class InProcessChannel final : public Channel {
 class SocketChannel final : public Channel {
  public:
   SocketChannel(std::string lane, UniqueFd fd, ChildProcess* server, std::chrono::milliseconds reply_timeout)
-      : lane_(std::move(lane)), fd_(std::move(fd)), source_(fd_.get()), server_(server), reply_timeout_(reply_timeout) {}
+      : lane_(std::move(lane)),
+        fd_(std::move(fd)),
+        source_(fd_.get()),
+        server_(server),
+        reply_timeout_(reply_timeout) {}
 
   void set_deadline(std::optional<Clock::time_point> deadline, std::string what) override {
     deadline_ = deadline;
@@ -123,8 +127,9 @@ class SocketChannel final : public Channel {
 
   std::unexpected<Error> timed_out() {
     if (deadline_) return fail(ErrorKind::Fatal, fmt::format("the {} server did not answer {}", lane_, deadline_what_));
-    return fail(ErrorKind::Fatal, fmt::format("the {} server stopped answering: no reply within {} ms (--reply-timeout-ms)",
-                                              lane_, reply_timeout_.count()));
+    return fail(ErrorKind::Fatal,
+                fmt::format("the {} server stopped answering: no reply within {} ms (--reply-timeout-ms)", lane_,
+                            reply_timeout_.count()));
   }
 
   std::unexpected<Error> read_failed(const ReadError& error) {

@@ -121,9 +121,11 @@ class WireClient final : public api::Device, public api::Model {
   // An operation (kernel or trace) as the pipelined message that carries it.
   template <class Operations>
   Status post_operation(const Operations& op) {
-    return std::visit([&](const auto& operation) -> Status {
-      return post(MessageOf<std::decay_t<decltype(operation)>>{{.op = operation}});
-    }, op);
+    return std::visit(
+        [&](const auto& operation) -> Status {
+          return post(MessageOf<std::decay_t<decltype(operation)>>{{.op = operation}});
+        },
+        op);
   }
 
   Status drain() override {
@@ -183,7 +185,8 @@ class WireClient final : public api::Device, public api::Model {
       channel_.kill_server();
     }
     uint32_t sequence = ++sequence_;
-    if (auto sent = channel_.send(make_frame(sequence, message)); !sent) return std::unexpected(blame_first_pending(sent.error()));
+    if (auto sent = channel_.send(make_frame(sequence, message)); !sent)
+      return std::unexpected(blame_first_pending(sent.error()));
     return sequence;
   }
 

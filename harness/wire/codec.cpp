@@ -96,8 +96,8 @@ Writer& Writer::string(std::string_view text) {
 }
 
 Error Reader::truncated(size_t count) const {
-  return protocol_error(fmt::format("truncated payload: {} bytes wanted at offset {}, {} left", count, at_,
-                                    data_.size() - at_))
+  return protocol_error(
+             fmt::format("truncated payload: {} bytes wanted at offset {}, {} left", count, at_, data_.size() - at_))
       .error();
 }
 
@@ -147,9 +147,7 @@ void put(Writer& writer, const WalkUpdates& value) {
     writer.u32(value[i].first).u32(value[i].second.gpu_id).u32(value[i].second.pid).u64(value[i].second.size);
 }
 
-void put(Writer& writer, const Error& value) {
-  writer.u8(static_cast<uint8_t>(value.kind)).string(value.message);
-}
+void put(Writer& writer, const Error& value) { writer.u8(static_cast<uint8_t>(value.kind)).string(value.message); }
 
 Status get(Reader& reader, bool& value) {
   TIDEMARK_TRY(byte, reader.u8());
@@ -251,9 +249,7 @@ Status get(Reader& reader, tracer::MemorySource& value) {
   return get_enum(reader, value, tracer::kMemorySourceNames, "memory source");
 }
 Status get(Reader& reader, GaugeKind& value) { return get_enum(reader, value, kGaugeKindNames, "gauge kind"); }
-Status get(Reader& reader, Completion& value) {
-  return get_enum(reader, value, kCompletionNames, "completion rule");
-}
+Status get(Reader& reader, Completion& value) { return get_enum(reader, value, kCompletionNames, "completion rule"); }
 Status get(Reader& reader, kernel::Queue& value) { return get_enum(reader, value, kernel::kQueueNames, "queue"); }
 Status get(Reader& reader, kernel::CommandKind& value) {
   return get_enum(reader, value, kernel::kCommandKindNames, "command kind");
@@ -264,16 +260,18 @@ Status get(Reader& reader, kernel::DoorbellFault& value) {
 Status get(Reader& reader, kernel::PowerPolicy& value) {
   return get_enum(reader, value, kernel::kPowerPolicyNames, "power policy");
 }
-Status get(Reader& reader, kernel::KgslNode& value) { return get_enum(reader, value, kernel::kKgslNodeNames, "kgsl node"); }
+Status get(Reader& reader, kernel::KgslNode& value) {
+  return get_enum(reader, value, kernel::kKgslNodeNames, "kgsl node");
+}
 Result<uint32_t> read_count(Reader& reader, uint32_t limit, const char* what) { return count_of(reader, limit, what); }
 
 Status check_payload(FrameView frame) {
   switch (frame.op) {
-#define TIDEMARK_CHECK_PAYLOAD(name, code, text) \
-  case Opcode::name: {                                  \
-    auto decoded = decode<name>(frame);                 \
+#define TIDEMARK_CHECK_PAYLOAD(name, code, text)           \
+  case Opcode::name: {                                     \
+    auto decoded = decode<name>(frame);                    \
     if (!decoded) return std::unexpected(decoded.error()); \
-    return {};                                          \
+    return {};                                             \
   }
     TIDEMARK_WIRE_MESSAGES(TIDEMARK_CHECK_PAYLOAD)
 #undef TIDEMARK_CHECK_PAYLOAD

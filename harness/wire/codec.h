@@ -34,7 +34,7 @@ inline constexpr uint64_t kProtocolLayoutHash = 0x183271f269900959;
 inline constexpr size_t kHeaderBytes = 16;
 inline constexpr uint32_t kMaxPayloadBytes = 256u << 20;
 static_assert(kMaxStoreBytes + 64 <= kMaxPayloadBytes, "every store a scenario may ask for fits in one frame");
-inline constexpr uint32_t kMaxHelloPayloadBytes = 4096;   // before the session is greeted
+inline constexpr uint32_t kMaxHelloPayloadBytes = 4096;  // before the session is greeted
 inline constexpr uint32_t kMaxStringBytes = 4096;
 inline constexpr uint32_t kMaxKnobs = 64;
 inline constexpr uint32_t kMaxListEntries = 1 << 16;
@@ -52,8 +52,10 @@ struct FrameView {
   uint32_t sequence = 0;
   std::span<const uint8_t> payload;
   FrameView() = default;
-  FrameView(Opcode op, uint32_t sequence, std::span<const uint8_t> payload) : op(op), sequence(sequence), payload(payload) {}
-  FrameView(const Frame& frame) : op(frame.op), sequence(frame.sequence), payload(frame.payload) {}  // NOLINT: implicit by design
+  FrameView(Opcode op, uint32_t sequence, std::span<const uint8_t> payload)
+      : op(op), sequence(sequence), payload(payload) {}
+  FrameView(const Frame& frame)
+      : op(frame.op), sequence(frame.sequence), payload(frame.payload) {}  // NOLINT: implicit by design
 };
 
 struct Header {
@@ -65,8 +67,7 @@ struct Header {
 std::vector<uint8_t> encode(FrameView frame);
 void append_encoded(std::vector<uint8_t>& out, FrameView frame);
 // Checks magic, version, opcode and that the payload is at most `max_payload` bytes.
-Result<Header> decode_header(std::span<const uint8_t, kHeaderBytes> bytes,
-                             uint32_t max_payload = kMaxPayloadBytes);
+Result<Header> decode_header(std::span<const uint8_t, kHeaderBytes> bytes, uint32_t max_payload = kMaxPayloadBytes);
 
 // --- Field codecs: a message's fields in order, each as put() writes and get() reads it ------
 

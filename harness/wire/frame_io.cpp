@@ -43,8 +43,7 @@ std::expected<size_t, ReadError> FdSource::read_some(std::span<uint8_t> into,
   return count;
 }
 
-std::expected<size_t, ReadError> MemorySource::read_some(std::span<uint8_t> into,
-                                                         std::optional<Clock::time_point>) {
+std::expected<size_t, ReadError> MemorySource::read_some(std::span<uint8_t> into, std::optional<Clock::time_point>) {
   if (at_ == bytes_.size()) {
     bytes_.clear();
     at_ = 0;
@@ -60,8 +59,7 @@ std::expected<size_t, ReadError> MemorySource::read_some(std::span<uint8_t> into
   return count;
 }
 
-std::expected<size_t, ReadError> StreamSource::read_some(std::span<uint8_t> into,
-                                                         std::optional<Clock::time_point>) {
+std::expected<size_t, ReadError> StreamSource::read_some(std::span<uint8_t> into, std::optional<Clock::time_point>) {
   in_.read(reinterpret_cast<char*>(into.data()), static_cast<std::streamsize>(into.size()));
   auto got = static_cast<size_t>(in_.gcount());
   if (got == 0) {

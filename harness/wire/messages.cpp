@@ -78,7 +78,7 @@ Status Hello::check() const {
     return read_error(fmt::format("target {}x{}, each side 1..{}", width, height, kMaxTargetSide));
   if (kmd.ring_dwords < kernel::kMinRingDwords || kmd.ring_dwords > kernel::kMaxRingDwords)
     return read_error(fmt::format("ring of {} dwords, expected {}..{}", kmd.ring_dwords, kernel::kMinRingDwords,
-                                      kernel::kMaxRingDwords));
+                                  kernel::kMaxRingDwords));
   if (kgsl.freq_table_hz.empty() || kgsl.freq_table_hz.front() == 0)
     return read_error("a kgsl frequency table without a non-zero maximum first");
   return {};

@@ -25,61 +25,61 @@
 namespace tidemark::wire {
 
 // name, opcode, wire name. Requests are below 100, replies from 100.
-#define TIDEMARK_WIRE_MESSAGES(X)              \
-  X(Hello, 1, "hello")                         \
-  X(CreateBuffer, 2, "create_buffer")          \
-  X(BufferData, 3, "buffer_data")              \
-  X(BufferSubData, 4, "buffer_sub_data")       \
-  X(Draw, 5, "draw")                           \
-  X(FenceSync, 6, "fence")                     \
-  X(ClientWait, 7, "client_wait")              \
-  X(Flush, 8, "flush")                         \
-  X(Finish, 9, "finish")                       \
-  X(Present, 10, "present")                    \
-  X(ReadPixels, 11, "read_pixels")             \
-  X(ReadGauges, 12, "read_gauges")             \
-  X(ReadValidation, 13, "read_validation")     \
-  X(Goodbye, 14, "goodbye")                    \
-  X(Sync, 15, "sync")                          \
-  X(KernelEvent, 16, "gpu_mem_total")          \
-  X(KernelAllocate, 17, "gpu_alloc")           \
-  X(KernelFree, 18, "gpu_free")                \
-  X(ReadKernelGauges, 19, "read_kernel_gauges") \
-  X(KernelAttach, 20, "gpumem_attach")         \
-  X(KernelDump, 21, "gpumem_dump")             \
-  X(KernelNode, 22, "gpumem_node")             \
-  X(KernelWalk, 23, "gpumem_walk")             \
-  X(KernelSample, 24, "gpumem_sample")         \
-  X(KmdSubmit, 25, "kmd_submit")               \
-  X(KmdAdvance, 26, "kmd_advance")             \
-  X(KmdWait, 27, "kmd_wait")                   \
-  X(KmdFrame, 28, "kmd_frame")                 \
-  X(KmdSignal, 29, "kmd_signal")               \
-  X(KmdFault, 30, "kmd_fault")                 \
-  X(KmdDiagnose, 31, "kmd_diagnose")           \
-  X(KgslSample, 32, "kgsl_sample")             \
-  X(KgslPower, 33, "kgsl_power")               \
-  X(KgslRead, 34, "kgsl_read")                 \
-  X(ReadKernelReport, 35, "read_kernel_report") \
-  X(ReadTrace, 36, "read_trace")               \
-  X(TraceCounters, 37, "trace_counters")       \
-  X(TraceSample, 38, "trace_sample")           \
+#define TIDEMARK_WIRE_MESSAGES(X)                   \
+  X(Hello, 1, "hello")                              \
+  X(CreateBuffer, 2, "create_buffer")               \
+  X(BufferData, 3, "buffer_data")                   \
+  X(BufferSubData, 4, "buffer_sub_data")            \
+  X(Draw, 5, "draw")                                \
+  X(FenceSync, 6, "fence")                          \
+  X(ClientWait, 7, "client_wait")                   \
+  X(Flush, 8, "flush")                              \
+  X(Finish, 9, "finish")                            \
+  X(Present, 10, "present")                         \
+  X(ReadPixels, 11, "read_pixels")                  \
+  X(ReadGauges, 12, "read_gauges")                  \
+  X(ReadValidation, 13, "read_validation")          \
+  X(Goodbye, 14, "goodbye")                         \
+  X(Sync, 15, "sync")                               \
+  X(KernelEvent, 16, "gpu_mem_total")               \
+  X(KernelAllocate, 17, "gpu_alloc")                \
+  X(KernelFree, 18, "gpu_free")                     \
+  X(ReadKernelGauges, 19, "read_kernel_gauges")     \
+  X(KernelAttach, 20, "gpumem_attach")              \
+  X(KernelDump, 21, "gpumem_dump")                  \
+  X(KernelNode, 22, "gpumem_node")                  \
+  X(KernelWalk, 23, "gpumem_walk")                  \
+  X(KernelSample, 24, "gpumem_sample")              \
+  X(KmdSubmit, 25, "kmd_submit")                    \
+  X(KmdAdvance, 26, "kmd_advance")                  \
+  X(KmdWait, 27, "kmd_wait")                        \
+  X(KmdFrame, 28, "kmd_frame")                      \
+  X(KmdSignal, 29, "kmd_signal")                    \
+  X(KmdFault, 30, "kmd_fault")                      \
+  X(KmdDiagnose, 31, "kmd_diagnose")                \
+  X(KgslSample, 32, "kgsl_sample")                  \
+  X(KgslPower, 33, "kgsl_power")                    \
+  X(KgslRead, 34, "kgsl_read")                      \
+  X(ReadKernelReport, 35, "read_kernel_report")     \
+  X(ReadTrace, 36, "read_trace")                    \
+  X(TraceCounters, 37, "trace_counters")            \
+  X(TraceSample, 38, "trace_sample")                \
   X(ReadObservedGauges, 39, "read_observed_gauges") \
-  X(ReadTraceHash, 40, "read_trace_hash")      \
-  X(Welcome, 100, "welcome")                   \
-  X(Ok, 101, "ok")                             \
-  X(BufferCreated, 102, "buffer_created")      \
-  X(FenceCreated, 103, "fence_created")        \
-  X(WaitResult, 104, "wait_result")            \
-  X(Pixels, 105, "pixels")                     \
-  X(GaugeValues, 106, "gauge_values")          \
+  X(ReadTraceHash, 40, "read_trace_hash")           \
+  X(Welcome, 100, "welcome")                        \
+  X(Ok, 101, "ok")                                  \
+  X(BufferCreated, 102, "buffer_created")           \
+  X(FenceCreated, 103, "fence_created")             \
+  X(WaitResult, 104, "wait_result")                 \
+  X(Pixels, 105, "pixels")                          \
+  X(GaugeValues, 106, "gauge_values")               \
   X(ValidationMessages, 107, "validation_messages") \
-  X(Failure, 108, "failure")                   \
-  X(ProtocolError, 109, "protocol_error")      \
-  X(Skipped, 110, "skipped")                   \
-  X(Text, 111, "text")                         \
-  X(KernelReportReply, 112, "kernel_report")   \
-  X(TraceBytes, 113, "trace_bytes")            \
+  X(Failure, 108, "failure")                        \
+  X(ProtocolError, 109, "protocol_error")           \
+  X(Skipped, 110, "skipped")                        \
+  X(Text, 111, "text")                              \
+  X(KernelReportReply, 112, "kernel_report")        \
+  X(TraceBytes, 113, "trace_bytes")                 \
   X(TraceHash, 114, "trace_hash")
 
 enum class Opcode : uint16_t {

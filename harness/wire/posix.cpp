@@ -180,8 +180,7 @@ Result<UniqueFd> tcp_connect(const std::string& host, uint16_t port) {
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) return os_error("socket");
   if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&*address), sizeof *address) != 0)
-    return fail(ErrorKind::Environment,
-                fmt::format("connect {}:{}: {}", host, port, std::strerror(errno)));
+    return fail(ErrorKind::Environment, fmt::format("connect {}:{}: {}", host, port, std::strerror(errno)));
   int one = 1;
   ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;

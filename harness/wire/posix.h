@@ -50,8 +50,7 @@ struct ReadError {
 Status write_all(int fd, std::span<const uint8_t> bytes, std::optional<Clock::time_point> deadline = std::nullopt);
 // Reads at least one byte and at most bytes.size(); without a deadline it waits as long as
 // it takes.
-std::expected<size_t, ReadError> read_some(int fd, std::span<uint8_t> bytes,
-                                           std::optional<Clock::time_point> deadline);
+std::expected<size_t, ReadError> read_some(int fd, std::span<uint8_t> bytes, std::optional<Clock::time_point> deadline);
 
 Result<std::pair<UniqueFd, UniqueFd>> socket_pair();
 
@@ -77,7 +76,7 @@ class ChildProcess {
     // The child's environment is scrubbed to these names (when set in ours) plus `set`.
     std::vector<std::string> keep_env;
     std::vector<std::pair<std::string, std::string>> set_env;
-    int pass_fd = -1;        // becomes fd 3 in the child
+    int pass_fd = -1;  // becomes fd 3 in the child
     bool capture_stdout = false;
     std::string stderr_path;  // append the child's stderr here; empty: inherit ours
     bool stdout_too = false;  // with stderr_path and no capture: its stdout goes there as well

@@ -8,7 +8,7 @@ namespace tidemark::wire {
 std::string protocol_layout() {
   std::string out;
 #define TIDEMARK_DESCRIBE(name, code, text) \
-  out += fmt::format("{} {} ", text, code);  \
+  out += fmt::format("{} {} ", text, code); \
   describe_layout<name>(out);               \
   out += "\n";
   TIDEMARK_WIRE_MESSAGES(TIDEMARK_DESCRIBE)

@@ -15,20 +15,34 @@ struct LayoutOf;
 template <class T>
 void describe_layout(std::string& out) {
   using Type = std::remove_cvref_t<T>;
-  if constexpr (std::is_same_v<Type, bool>) out += "b";
-  else if constexpr (std::is_enum_v<Type>) out += "e8";
-  else if constexpr (std::is_same_v<Type, uint32_t>) out += "u32";
-  else if constexpr (std::is_same_v<Type, int32_t>) out += "i32";
-  else if constexpr (std::is_same_v<Type, uint64_t>) out += "u64";
-  else if constexpr (std::is_same_v<Type, int64_t>) out += "i64";
-  else if constexpr (std::is_same_v<Type, double>) out += "f64";
-  else if constexpr (std::is_same_v<Type, std::string>) out += "s";
-  else if constexpr (std::is_same_v<Type, Bytes> || std::is_same_v<Type, std::vector<uint8_t>>) out += "y";
-  else if constexpr (std::is_same_v<Type, KnobMap>) out += "map<s,i64>";
-  else if constexpr (std::is_same_v<Type, NamedValues>) out += "[s,i64]";
-  else if constexpr (std::is_same_v<Type, WalkUpdates>) out += "[u32,u32,u32,u64]";
-  else if constexpr (std::is_same_v<Type, Error>) out += "error{e8,s}";
-  else if constexpr (std::is_same_v<Type, std::monostate>) out += "()";
+  if constexpr (std::is_same_v<Type, bool>)
+    out += "b";
+  else if constexpr (std::is_enum_v<Type>)
+    out += "e8";
+  else if constexpr (std::is_same_v<Type, uint32_t>)
+    out += "u32";
+  else if constexpr (std::is_same_v<Type, int32_t>)
+    out += "i32";
+  else if constexpr (std::is_same_v<Type, uint64_t>)
+    out += "u64";
+  else if constexpr (std::is_same_v<Type, int64_t>)
+    out += "i64";
+  else if constexpr (std::is_same_v<Type, double>)
+    out += "f64";
+  else if constexpr (std::is_same_v<Type, std::string>)
+    out += "s";
+  else if constexpr (std::is_same_v<Type, Bytes> || std::is_same_v<Type, std::vector<uint8_t>>)
+    out += "y";
+  else if constexpr (std::is_same_v<Type, KnobMap>)
+    out += "map<s,i64>";
+  else if constexpr (std::is_same_v<Type, NamedValues>)
+    out += "[s,i64]";
+  else if constexpr (std::is_same_v<Type, WalkUpdates>)
+    out += "[u32,u32,u32,u64]";
+  else if constexpr (std::is_same_v<Type, Error>)
+    out += "error{e8,s}";
+  else if constexpr (std::is_same_v<Type, std::monostate>)
+    out += "()";
   else if constexpr (FieldStruct<Type>) {
     using Fields = decltype(Type::fields(std::declval<Type&>()));
     out += "{";

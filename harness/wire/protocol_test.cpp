@@ -70,15 +70,15 @@ class Generator {
   template <class Enum>
     requires std::is_enum_v<Enum>
   void fill(Enum& value) {
-    constexpr int kCount = std::is_same_v<Enum, kernel::CommandKind>   ? std::size(kernel::kCommandKindNames)
-                           : std::is_same_v<Enum, kernel::KgslNode>    ? std::size(kernel::kKgslNodeNames)
-                           : std::is_same_v<Enum, kernel::PowerPolicy> ? std::size(kernel::kPowerPolicyNames)
-                           : std::is_same_v<Enum, kernel::Queue>       ? std::size(kernel::kQueueNames)
-                           : std::is_same_v<Enum, tracer::MemorySource> ? std::size(tracer::kMemorySourceNames)
+    constexpr int kCount = std::is_same_v<Enum, kernel::CommandKind>      ? std::size(kernel::kCommandKindNames)
+                           : std::is_same_v<Enum, kernel::KgslNode>       ? std::size(kernel::kKgslNodeNames)
+                           : std::is_same_v<Enum, kernel::PowerPolicy>    ? std::size(kernel::kPowerPolicyNames)
+                           : std::is_same_v<Enum, kernel::Queue>          ? std::size(kernel::kQueueNames)
+                           : std::is_same_v<Enum, tracer::MemorySource>   ? std::size(tracer::kMemorySourceNames)
                            : std::is_same_v<Enum, tracer::ValueDirection> ? 3
-                           : std::is_same_v<Enum, GaugeKind>           ? std::size(kGaugeKindNames)
-                           : std::is_same_v<Enum, Completion>          ? std::size(kCompletionNames)
-                                                                       : std::size(kernel::kDoorbellFaultNames);
+                           : std::is_same_v<Enum, GaugeKind>              ? std::size(kGaugeKindNames)
+                           : std::is_same_v<Enum, Completion>             ? std::size(kCompletionNames)
+                                                                          : std::size(kernel::kDoorbellFaultNames);
     value = static_cast<Enum>(pick(0, kCount - 1));
   }
   void fill(double& value) { value = static_cast<double>(static_cast<int32_t>(random_())) / 8; }
@@ -221,8 +221,7 @@ TEST(Protocol, EveryCutOrPaddedPayloadIsRefused) {
 TEST(Protocol, EveryOpcodeHasACodecAndNothingElseIsAnOpcode) {
   Generator generator(3);
   std::map<uint16_t, std::vector<uint8_t>> encodings;
-#define TIDEMARK_ENCODING(name, code, text) \
-  encodings[code] = encode_payload(generator.message<name>());
+#define TIDEMARK_ENCODING(name, code, text) encodings[code] = encode_payload(generator.message<name>());
   TIDEMARK_WIRE_MESSAGES(TIDEMARK_ENCODING)
 #undef TIDEMARK_ENCODING
   for (uint32_t value = 0; value <= 0xffff; ++value) {
@@ -244,8 +243,11 @@ TEST(Protocol, OnlyCallsWithoutAValueArePipelined) {
   TIDEMARK_WIRE_MESSAGES(TIDEMARK_PIPELINED)
 #undef TIDEMARK_PIPELINED
   EXPECT_EQ(pipelined,
-            (std::vector<std::string>{"buffer_data", "buffer_sub_data", "draw", "flush", "finish", "present",
-                                      "gpu_mem_total", "gpu_alloc", "gpu_free", "gpumem_attach", "gpumem_walk", "gpumem_sample", "kmd_submit", "kmd_advance", "kmd_wait", "kmd_frame", "kmd_signal", "kmd_fault", "kmd_diagnose", "kgsl_sample", "kgsl_power", "kgsl_read", "trace_counters", "trace_sample"}));
+            (std::vector<std::string>{
+                "buffer_data",   "buffer_sub_data", "draw",       "flush",         "finish",         "present",
+                "gpu_mem_total", "gpu_alloc",       "gpu_free",   "gpumem_attach", "gpumem_walk",    "gpumem_sample",
+                "kmd_submit",    "kmd_advance",     "kmd_wait",   "kmd_frame",     "kmd_signal",     "kmd_fault",
+                "kmd_diagnose",  "kgsl_sample",     "kgsl_power", "kgsl_read",     "trace_counters", "trace_sample"}));
 }
 
 std::array<uint8_t, kHeaderBytes> header_of(const Frame& frame) {
@@ -362,7 +364,8 @@ TEST(Protocol, HostileSizesAreRefused) {
 }
 
 Frame hello_frame(std::string token, KnobMap knobs = {}) {
-  return make_frame(1, Hello{.token = std::move(token), .config = {.width = 8, .height = 8, .knobs = std::move(knobs)}});
+  return make_frame(1,
+                    Hello{.token = std::move(token), .config = {.width = 8, .height = 8, .knobs = std::move(knobs)}});
 }
 
 std::string refusal(const std::optional<Frame>& reply) {

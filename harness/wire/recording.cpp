@@ -4,7 +4,6 @@
 #include "wire/frame_io.h"
 #include "wire/messages.h"
 
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -159,19 +158,20 @@ Result<RecordingReader> RecordingReader::start(RecordingReader reader) {
   constexpr size_t kStart = 16;  // magic, version, header length
   TIDEMARK_TRY(start, reader.bytes_at(0, kStart));
   if (start.size() < kStart || std::memcmp(start.data(), kRecordingMagic.data(), kRecordingMagic.size()) != 0)
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected a Tidemark recording (magic TDMKREC), found something else",
-                                                 reader.name_));
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected a Tidemark recording (magic TDMKREC), found something else", reader.name_));
   reader.hashed_to_ = kStart;  // the digest starts at the header's payload
   Reader fields{start.subspan(kRecordingMagic.size(), 8)};
   uint32_t version = *fields.u32();  // 16 bytes are there: both fields are
   if (version != kRecordingVersion && version != 3)
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected recording format version 3 or {}, found {}", reader.name_,
-                                                 kRecordingVersion, version));
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected recording format version 3 or {}, found {}",
+                                                 reader.name_, kRecordingVersion, version));
   uint32_t length = *fields.u32();
   if (length > kMaxRecordingHeaderBytes)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a header of at most {} bytes, found {}", reader.name_,
                                                  kMaxRecordingHeaderBytes, length));
-  if (reader.size() - kStart < length) return fail(ErrorKind::BadInput, fmt::format("{}: truncated header", reader.name_));
+  if (reader.size() - kStart < length)
+    return fail(ErrorKind::BadInput, fmt::format("{}: truncated header", reader.name_));
   TIDEMARK_TRY(payload, reader.bytes_at(kStart, length));
   auto header = decode_header_payload(payload, version);
   if (!header) return fail(ErrorKind::BadInput, fmt::format("{}: header: {}", reader.name_, header.error().message));
@@ -197,8 +197,8 @@ Result<std::span<const uint8_t>> RecordingReader::bytes_at(uint64_t at, uint64_t
 // start, every byte back to hashed_to_ is still in it.
 Status RecordingReader::hash_up_to(uint64_t offset) {
   if (file_ && !file_->holds(hashed_to_, offset - hashed_to_))
-    return fail(ErrorKind::Fatal, fmt::format("{}: bytes {}..{} left the buffer before they were hashed", name_,
-                                                 hashed_to_, offset));
+    return fail(ErrorKind::Fatal,
+                fmt::format("{}: bytes {}..{} left the buffer before they were hashed", name_, hashed_to_, offset));
   TIDEMARK_TRY(run, bytes_at(hashed_to_, offset - hashed_to_));
   digest_.add(run);
   hashed_to_ = offset;
@@ -216,8 +216,8 @@ Result<std::optional<RecordView>> RecordingReader::next_view() {
   };
   const uint64_t left = size() - offset_;
   if (left == 0)
-    return broken(fmt::format("expected a record or the trailer, found the end of the file (cut after {} records)",
-                              index_));
+    return broken(
+        fmt::format("expected a record or the trailer, found the end of the file (cut after {} records)", index_));
   TIDEMARK_TRY(head, bytes_at(record_at, 1 + kHeaderBytes));
   const uint8_t direction = head[0];
   if (direction == kTrailerMark) {
@@ -227,7 +227,8 @@ Result<std::optional<RecordView>> RecordingReader::next_view() {
   if (direction != '>' && direction != '<')
     return broken(fmt::format("expected a direction ('>', '<') or the trailer ('E'), found byte {}", direction));
   if (left == 1) return broken("a direction byte with no frame after it");
-  if (left - 1 < kHeaderBytes) return broken(fmt::format("truncated frame header: {} of {} bytes", left - 1, kHeaderBytes));
+  if (left - 1 < kHeaderBytes)
+    return broken(fmt::format("truncated frame header: {} of {} bytes", left - 1, kHeaderBytes));
   auto header = decode_header(head.subspan(1).first<kHeaderBytes>());
   if (!header) return broken(header.error().message);
   const uint64_t have = left - 1 - kHeaderBytes;
@@ -240,8 +241,8 @@ Result<std::optional<RecordView>> RecordingReader::next_view() {
   const FrameView frame(header->op, header->sequence, record.subspan(1 + kHeaderBytes));
   if (!verified_ && file_ && frame.op == Opcode::TraceBytes && direction == '<')
     if (auto trace = decode<TraceBytes>(frame))  // an unreadable one is the replay's to name
-      trace_hashes_.emplace_back(
-          index_, trace_hash(std::string_view(reinterpret_cast<const char*>(trace->bytes.data()), trace->bytes.size())));
+      trace_hashes_.emplace_back(index_, trace_hash(std::string_view(reinterpret_cast<const char*>(trace->bytes.data()),
+                                                                     trace->bytes.size())));
   return std::optional<RecordView>(RecordView{static_cast<Direction>(direction), frame});
 }
 
@@ -291,9 +292,10 @@ Status RecordingReader::trailer() {
   if (!verified_) TIDEMARK_CHECK(hash_up_to(offset_));
   const uint64_t actual = verified_ ? digest : digest_.value();
   if (actual != digest)
-    return broken(fmt::format("the records' digest {:016x} is not the one recorded ({:016x}): parts of two "
-                              "recordings, or bytes changed",
-                              actual, digest));
+    return broken(
+        fmt::format("the records' digest {:016x} is not the one recorded ({:016x}): parts of two "
+                    "recordings, or bytes changed",
+                    actual, digest));
   if (size() - offset_ > kTrailerBytes) return broken("bytes after the trailer");
   return {};
 }

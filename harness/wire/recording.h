@@ -119,18 +119,18 @@ class RecordingReader {
   Result<std::span<const uint8_t>> bytes_at(uint64_t at, uint64_t length);
   Status hash_up_to(uint64_t offset);
 
-  std::optional<SequentialFile> file_;   // a file's bytes, read piece by piece
-  std::string whole_;                    // or a stream's, read whole
+  std::optional<SequentialFile> file_;  // a file's bytes, read piece by piece
+  std::string whole_;                   // or a stream's, read whole
   uint64_t size() const { return file_ ? file_->size() : whole_.size(); }
-  bool verified_ = false;               // a whole pass checked the bytes: no need to hash them again
+  bool verified_ = false;  // a whole pass checked the bytes: no need to hash them again
   using TraceHashes = std::vector<std::pair<uint64_t, std::string>>;  // (record index, hash), in order
-  std::future<Result<TraceHashes>> pass_;  // that pass, while it runs on a thread of its own
-  TraceHashes trace_hashes_;           // what the pass took (on the pass: as it reads)
+  std::future<Result<TraceHashes>> pass_;                             // that pass, while it runs on a thread of its own
+  TraceHashes trace_hashes_;                                          // what the pass took (on the pass: as it reads)
   std::string name_;
   RecordingHeader header_;
   uint64_t index_ = 0;
   uint64_t offset_ = 0;
-  uint64_t hashed_to_ = 0;   // the digest has the bytes from the header's payload up to here
+  uint64_t hashed_to_ = 0;  // the digest has the bytes from the header's payload up to here
   StreamHash digest_;
 };
 

@@ -80,8 +80,7 @@ TEST(Recording, EveryCutInsideARecordNamesTheRecord) {
     ASSERT_TRUE(reader);
     auto record = reader->next();
     ASSERT_FALSE(record) << "cut at " << cut;
-    EXPECT_NE(record.error().message.find("cut: record #1 at byte " + std::to_string(record_start)),
-              std::string::npos)
+    EXPECT_NE(record.error().message.find("cut: record #1 at byte " + std::to_string(record_start)), std::string::npos)
         << record.error().message;
   }
 }
@@ -269,7 +268,8 @@ TEST(Recording, TheCheckingPassTakesEachRecordedTracesHash) {
   }
   const std::vector<std::optional<std::string>> expected = {std::nullopt, trace_hash(first_trace), std::nullopt,
                                                             trace_hash(second_trace)};
-  for (auto checking : {RecordingReader::Checking::BeforeFirstRecord, RecordingReader::Checking::AlongsideFirstRecord}) {
+  for (auto checking :
+       {RecordingReader::Checking::BeforeFirstRecord, RecordingReader::Checking::AlongsideFirstRecord}) {
     auto reader = RecordingReader::open(file.path(), checking);
     ASSERT_TRUE(reader) << reader.error().message;
     for (const auto& hash : expected) {

@@ -4,10 +4,14 @@ namespace tidemark::wire {
 
 std::optional<GaugeSource> gauge_source(Opcode request) {
   switch (request) {
-    case Opcode::ReadGauges: return GaugeSource::Backend;
-    case Opcode::ReadKernelGauges: return GaugeSource::KernelModel;
-    case Opcode::ReadObservedGauges: return GaugeSource::Layer;
-    default: return std::nullopt;
+    case Opcode::ReadGauges:
+      return GaugeSource::Backend;
+    case Opcode::ReadKernelGauges:
+      return GaugeSource::KernelModel;
+    case Opcode::ReadObservedGauges:
+      return GaugeSource::Layer;
+    default:
+      return std::nullopt;
   }
 }
 

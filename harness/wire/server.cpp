@@ -29,9 +29,7 @@ Result<BufferCreated> serve(Served& to, const CreateBuffer&) {
   return BufferCreated{.buffer = buffer};
 }
 Status serve(Served& to, const BufferData& m) { return to.device.buffer_data(m.buffer, m.data); }
-Status serve(Served& to, const BufferSubData& m) {
-  return to.device.buffer_sub_data(m.buffer, m.offset, m.data);
-}
+Status serve(Served& to, const BufferSubData& m) { return to.device.buffer_sub_data(m.buffer, m.offset, m.data); }
 Status serve(Served& to, const Draw& m) { return to.device.draw(m.call); }
 Result<FenceCreated> serve(Served& to, const FenceSync&) {
   TIDEMARK_TRY(fence, to.device.fence_sync());
@@ -87,8 +85,10 @@ Result<GaugeValues> serve(Served& to, const ReadObservedGauges&) {
 }
 template <Opcode code, class Operation>
 Status serve(Served& to, const OperationMessage<code, Operation>& m) {
-  if constexpr (std::is_constructible_v<tracer::TraceOp, Operation>) return to.model.trace_op(m.op);
-  else return to.model.kernel_op(m.op);
+  if constexpr (std::is_constructible_v<tracer::TraceOp, Operation>)
+    return to.model.trace_op(m.op);
+  else
+    return to.model.kernel_op(m.op);
 }
 Result<TraceBytes> serve(Served& to, const ReadTrace&) {
   TIDEMARK_TRY(trace, to.model.run_trace());
@@ -106,8 +106,7 @@ Result<KernelReportReply> serve(Served& to, const ReadKernelReport&) {
 // Carries a request out: its reply, or none for a pipelined request that
 // succeeded. A pipelined failure sets `failed` so that later requests are skipped.
 template <class M>
-std::optional<Frame> carry_out(Served to, FrameView request, const M& message,
-                               std::optional<uint32_t>& failed) {
+std::optional<Frame> carry_out(Served to, FrameView request, const M& message, std::optional<uint32_t>& failed) {
   auto result = serve(to, message);
   if (!result) {
     if constexpr (kPipelined<M>) failed = request.sequence;

@@ -50,7 +50,8 @@ class TcpServer : public ::testing::Test {
   }
 
   static Frame hello(const std::string& token) {
-    return make_frame(1, Hello{.token = token, .config = {.width = 8, .height = 8, .knobs = {{"wire_deferred_mb", 8}}}});
+    return make_frame(1,
+                      Hello{.token = token, .config = {.width = 8, .height = 8, .knobs = {{"wire_deferred_mb", 8}}}});
   }
 
   // A greeted session: its socket and the pid of the process serving it.

@@ -225,7 +225,6 @@ TEST_F(WireTest, AReplyToAFrameTheClientNeverSentIsAProtocolError) {
   EXPECT_THAT(gauges.error().message, HasSubstr("protocol: read_gauges #2 answered by protocol_error #90"));
 }
 
-
 // Check that the kernel driver's configuration rides the handshake.
 TEST(WireKernel, TheHandshakeCarriesTheKernelDriversConfiguration) {
   FakeServer server;
@@ -262,7 +261,6 @@ TEST_F(WireTest, KernelOperationsArePipelinedAndTheReportComesBackWhole) {
   ASSERT_EQ(report->reads.size(), 1u);
   EXPECT_EQ(report->reads[0].text, "25\n");  // 50 of 100 at half of 585 MHz
 }
-
 
 // Check that the run's trace comes back whole from the server's host: the fake device's
 // store as the pid's GPU memory and its bytes on the device track, sampled at the present.

@@ -42,7 +42,8 @@ class WireTest : public ::testing::Test {
   fake::FakeBackendLog& log_ = server_.log;
   std::unique_ptr<Channel> channel_;
   std::unique_ptr<WireClient> client_;
-  Hello hello_{.token = "", .config = {.backend = "fake", .width = 16, .height = 4, .knobs = {{"wire_deferred_mb", 8}}}};
+  Hello hello_{.token = "",
+               .config = {.backend = "fake", .width = 16, .height = 4, .knobs = {{"wire_deferred_mb", 8}}}};
 };
 
 }  // namespace tidemark::wire

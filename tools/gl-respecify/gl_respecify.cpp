@@ -72,23 +72,30 @@ Result<Options> parse_options(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view flag = argv[i];
     if (flag == "--help" || flag == "-h") return std::unexpected(Failure{0, kUsage});
-    if (i + 1 >= argc) return std::unexpected(flag_error("unknown flag or missing value: '" + std::string(flag) + "'; " + kUsage));
+    if (i + 1 >= argc)
+      return std::unexpected(flag_error("unknown flag or missing value: '" + std::string(flag) + "'; " + kUsage));
     std::string_view value = argv[++i];
     Result<> parsed;
     auto set = [&](auto& field, auto least, auto most) {
       auto number = parse_number<std::remove_reference_t<decltype(field)>>(flag, value, least, most);
-      if (number) field = *number;
-      else parsed = std::unexpected(number.error());
+      if (number)
+        field = *number;
+      else
+        parsed = std::unexpected(number.error());
     };
     if (flag == "--rounds") set(options.rounds, uint64_t{1}, uint64_t{100'000'000});
     // Below one band the draw would read past the store.
-    else if (flag == "--size") set(options.size, uint64_t{kBandBytes}, uint64_t{1} << 31);
-    else if (flag == "--width") set(options.width, 1u, 4096u);
-    else if (flag == "--height") set(options.height, 1u, 4096u);
-    else if (flag == "--poll" && (value == "none" || value == "client-wait-sync" || value == "sync-status" ||
-                                  value == "query-available"))
+    else if (flag == "--size")
+      set(options.size, uint64_t{kBandBytes}, uint64_t{1} << 31);
+    else if (flag == "--width")
+      set(options.width, 1u, 4096u);
+    else if (flag == "--height")
+      set(options.height, 1u, 4096u);
+    else if (flag == "--poll" &&
+             (value == "none" || value == "client-wait-sync" || value == "sync-status" || value == "query-available"))
       options.poll = value;
-    else return std::unexpected(flag_error("unknown flag '" + std::string(flag) + "'; " + kUsage));
+    else
+      return std::unexpected(flag_error("unknown flag '" + std::string(flag) + "'; " + kUsage));
     if (!parsed) return std::unexpected(parsed.error());
   }
   return options;
@@ -155,7 +162,8 @@ Result<Display> open_display() {
   if (has_extension(eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS), "EGL_MESA_platform_surfaceless")) {
     auto get_platform_display =
         reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
-    if (get_platform_display) display = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+    if (get_platform_display)
+      display = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
   }
   if (display == EGL_NO_DISPLAY) display = eglGetDisplay(EGL_DEFAULT_DISPLAY);
   if (display == EGL_NO_DISPLAY) return std::unexpected(no_driver("no EGL display"));
@@ -280,8 +288,10 @@ void write_band(std::vector<uint8_t>& store, uint64_t round, const Options& opti
   float row = static_cast<float>(round % options.height);
   float y0 = -1.0f + 2.0f * row / static_cast<float>(options.height);
   float y1 = -1.0f + 2.0f * (row + 1.0f) / static_cast<float>(options.height);
-  uint8_t r = static_cast<uint8_t>(round * 37), g = static_cast<uint8_t>(round * 101 + 7), b = static_cast<uint8_t>(round >> 3);
-  Vertex band[4] = {{-1, y0, {r, g, b, 255}}, {1, y0, {r, g, b, 255}}, {-1, y1, {r, g, b, 255}}, {1, y1, {r, g, b, 255}}};
+  uint8_t r = static_cast<uint8_t>(round * 37), g = static_cast<uint8_t>(round * 101 + 7),
+          b = static_cast<uint8_t>(round >> 3);
+  Vertex band[4] = {
+      {-1, y0, {r, g, b, 255}}, {1, y0, {r, g, b, 255}}, {-1, y1, {r, g, b, 255}}, {1, y1, {r, g, b, 255}}};
   std::memcpy(store.data(), band, sizeof band);
 }
 
@@ -341,7 +351,8 @@ Result<Outcome> run(const Options& options) {
 
     Renderbuffer colour(gen_one<gen_renderbuffers>());
     glBindRenderbuffer(GL_RENDERBUFFER, colour.get());
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, static_cast<GLsizei>(options.width), static_cast<GLsizei>(options.height));
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, static_cast<GLsizei>(options.width),
+                          static_cast<GLsizei>(options.height));
     Framebuffer target(gen_one<gen_framebuffers>());
     glBindFramebuffer(GL_FRAMEBUFFER, target.get());
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, colour.get());
@@ -361,7 +372,8 @@ Result<Outcome> run(const Options& options) {
     glEnableVertexAttribArray(0);
     glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(Vertex), reinterpret_cast<const void*>(offsetof(Vertex, x)));
     glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(Vertex), reinterpret_cast<const void*>(offsetof(Vertex, rgba)));
+    glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(Vertex),
+                          reinterpret_cast<const void*>(offsetof(Vertex, rgba)));
     if (auto ok = check_gl("setting up the target and the band program"); !ok) return std::unexpected(ok.error());
 
     // The defect's pattern: each round respecifies the store the previous draw still reads, so
@@ -390,8 +402,8 @@ Result<Outcome> run(const Options& options) {
 
     std::vector<uint8_t> pixels(size_t{options.width} * options.height * 4);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadPixels(0, 0, static_cast<GLsizei>(options.width), static_cast<GLsizei>(options.height), GL_RGBA, GL_UNSIGNED_BYTE,
-                 pixels.data());
+    glReadPixels(0, 0, static_cast<GLsizei>(options.width), static_cast<GLsizei>(options.height), GL_RGBA,
+                 GL_UNSIGNED_BYTE, pixels.data());
     if (auto ok = check_gl("glReadPixels of the target"); !ok) return std::unexpected(ok.error());
     outcome.hash = fnv1a(pixels);
   }

@@ -102,7 +102,8 @@ int hold_buffers(Vulkan& vk, uint32_t count, uint32_t linger_ms, bool killed) {
     info.size = 4096;
     info.usage = VK_BUFFER_USAGE_VERTEX_BUFFER_BIT;
     VkBuffer buffer = VK_NULL_HANDLE;
-    if (VkResult r = vkCreateBuffer(vk.device, &info, nullptr, &buffer); r != VK_SUCCESS) return fail("vkCreateBuffer", r);
+    if (VkResult r = vkCreateBuffer(vk.device, &info, nullptr, &buffer); r != VK_SUCCESS)
+      return fail("vkCreateBuffer", r);
     VkMemoryRequirements needs{};
     vkGetBufferMemoryRequirements(vk.device, buffer, &needs);
     VkMemoryAllocateInfo allocate{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
@@ -111,7 +112,8 @@ int hold_buffers(Vulkan& vk, uint32_t count, uint32_t linger_ms, bool killed) {
     VkDeviceMemory memory = VK_NULL_HANDLE;
     if (VkResult r = vkAllocateMemory(vk.device, &allocate, nullptr, &memory); r != VK_SUCCESS)
       return fail("vkAllocateMemory", r);
-    if (VkResult r = vkBindBufferMemory(vk.device, buffer, memory, 0); r != VK_SUCCESS) return fail("vkBindBufferMemory", r);
+    if (VkResult r = vkBindBufferMemory(vk.device, buffer, memory, 0); r != VK_SUCCESS)
+      return fail("vkBindBufferMemory", r);
     held.emplace_back(buffer, memory);
   }
   if (linger_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(linger_ms));
@@ -130,12 +132,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view flag = argv[i];
     const bool has_value = i + 1 < argc;
-    if (flag == "--poll" && has_value) options.poll = argv[++i];
-    else if (flag == "--rounds" && has_value && parse_count(argv[i + 1], options.rounds)) ++i;
-    else if (flag == "--hold" && has_value && parse_count(argv[i + 1], options.hold)) ++i;
-    else if (flag == "--linger-ms" && has_value && parse_count(argv[i + 1], options.linger_ms)) ++i;
-    else if (flag == "--device-wait-idle") options.device_wait_idle = true;
-    else if (flag == "--killed") options.killed = true;
+    if (flag == "--poll" && has_value)
+      options.poll = argv[++i];
+    else if (flag == "--rounds" && has_value && parse_count(argv[i + 1], options.rounds))
+      ++i;
+    else if (flag == "--hold" && has_value && parse_count(argv[i + 1], options.hold))
+      ++i;
+    else if (flag == "--linger-ms" && has_value && parse_count(argv[i + 1], options.linger_ms))
+      ++i;
+    else if (flag == "--device-wait-idle")
+      options.device_wait_idle = true;
+    else if (flag == "--killed")
+      options.killed = true;
     else {
       std::fprintf(stderr, "tidemark-vk-poller: unexpected '%s'\n%s\n", argv[i], kUsage);
       return 2;
@@ -182,8 +190,10 @@ int main(int argc, char** argv) {
       VkResult status = vkGetFenceStatus(vk.device, fence);
       vkGetSemaphoreCounterValue(vk.device, timeline, &value);
       if (status != VK_SUCCESS || value < round) {
-        std::fprintf(stderr, "tidemark-vk-poller: after vkDeviceWaitIdle the fence reads %d and the semaphore %llu, "
-                     "expected VK_SUCCESS and %llu\n", static_cast<int>(status), static_cast<unsigned long long>(value),
+        std::fprintf(stderr,
+                     "tidemark-vk-poller: after vkDeviceWaitIdle the fence reads %d and the semaphore %llu, "
+                     "expected VK_SUCCESS and %llu\n",
+                     static_cast<int>(status), static_cast<unsigned long long>(value),
                      static_cast<unsigned long long>(round));
         return 1;
       }
@@ -226,8 +236,10 @@ int main(int argc, char** argv) {
                      : poll == "counter-value"   ? "vkGetSemaphoreCounterValue"
                      : poll == "wait-semaphores" ? "vkWaitSemaphores"
                                                  : "vkWaitForFences";
-  if (options.device_wait_idle) std::printf("device-wait-idle %s (vkDeviceWaitIdle %u)\n", counts.c_str(), options.rounds);
-  else std::printf("polls %s (%s %llu)\n", counts.c_str(), call, static_cast<unsigned long long>(calls));
+  if (options.device_wait_idle)
+    std::printf("device-wait-idle %s (vkDeviceWaitIdle %u)\n", counts.c_str(), options.rounds);
+  else
+    std::printf("polls %s (%s %llu)\n", counts.c_str(), call, static_cast<unsigned long long>(calls));
   vkDestroySemaphore(vk.device, timeline, nullptr);
   vkDestroyFence(vk.device, spare, nullptr);
   vkDestroyFence(vk.device, fence, nullptr);

@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
     // Every prefix too: a recording cut anywhere must be refused cleanly.
-    for (size_t cut = 0; cut < bytes.size(); cut += 1 + bytes.size() / prefixes) LLVMFuzzerTestOneInput(bytes.data(), cut);
+    for (size_t cut = 0; cut < bytes.size(); cut += 1 + bytes.size() / prefixes)
+      LLVMFuzzerTestOneInput(bytes.data(), cut);
     ++ran;
   };
   for (int i = 1; i < argc; ++i) {

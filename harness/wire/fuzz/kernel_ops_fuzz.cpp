@@ -36,8 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto hello = wire::decode<wire::Hello>(*first);
   if (!hello) return 0;
   kernel::KernelDriver driver(hello->config.model.kmd, hello->config.model.kgsl, MutantId::None);
-  while (auto frame = wire::read_frame(source))
-    apply_frame(driver, *frame, static_cast<kernel::KernelOp*>(nullptr));
+  while (auto frame = wire::read_frame(source)) apply_frame(driver, *frame, static_cast<kernel::KernelOp*>(nullptr));
   KernelGauges gauges;
   driver.fill(gauges);
   (void)driver.report();
