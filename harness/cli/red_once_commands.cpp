@@ -21,20 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* verdict_name(runner::ControlRun::Verdict verdict) {
-  switch (verdict) {
-    case runner::ControlRun::Verdict::Red:
-      return "RED (as required)";
-    case runner::ControlRun::Verdict::StayedGreen:
-      return "stayed green";
-    case runner::ControlRun::Verdict::WrongRed:
-      return "WRONG RED";
-    case runner::ControlRun::Verdict::Skipped:
-      return "skipped";
-  }
-  return "?";
-}
-
 // A capture fixture's red-once (capture::red_once_capture), printed as a scenario's is.
 void print_capture_red_once(const capture::CaptureFixture& fixture, const capture::RedOnce& red_once) {
   if (verbosity() != Verbosity::Quiet)
@@ -78,7 +64,7 @@ int red_once_command(const RedOnceArgs& args) {
     if (verbosity() != Verbosity::Quiet)
       for (const auto& run : report.runs)
         progress.print(fmt::format("  {} [{}] {}: {} — {}", report.scenario, run.lane, run.control,
-                                   verdict_name(run.verdict), run.detail));
+                                   runner::verdict_label(run.verdict), run.detail));
     if (!report.passed()) {
       progress.print(fmt::format("RED-ONCE FAIL {}", report.scenario));
       for (const auto& problem : report.problems) progress.print(fmt::format("  {}", problem));

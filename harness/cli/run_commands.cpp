@@ -1,8 +1,6 @@
 // `tidemark run FILE...`: each scenario in one lane, its verdict and what failed, and the summary.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "cli/commands.h"
 #include "capture/capture_run.h"
 #include "layer/link.h"
@@ -44,19 +42,6 @@ void print_result(const runner::RunResult& result, Progress& progress) {
     if (!outcome.where.file.empty()) progress.print(fmt::format("        at {}", format_location(outcome.where)));
     for (const auto& artifact : outcome.artifacts) progress.print(fmt::format("        wrote {}", artifact.string()));
   }
-}
-
-// What a run ran apart from its shard: the summaries of one series are the shards of one run.
-std::string run_series(const RunArgs& args) {
-  std::string series = "run lane=" + args.lane.lane;
-  if (!args.lane.backend.empty()) series += " backend=" + args.lane.backend;
-  if (!args.lane.mutant.empty()) series += " mutant=" + args.lane.mutant;
-  std::vector<std::string> knobs = args.knobs;
-  std::sort(knobs.begin(), knobs.end());
-  for (const auto& knob : knobs) series += " knob=" + knob;
-  if (args.repeat > 1) series += fmt::format(" repeat={}", args.repeat);
-  if (args.validation) series += " validation";
-  return series;
 }
 
 // A capture fixture's run: its verdict, and each check that failed (or why it could not run).
@@ -147,7 +132,8 @@ int run_command(const RunArgs& args) {
     records.push_back(std::move(*record));
   }
   progress.close();
-  const report::Origin origin{.command = "run", .series = run_series(args), .shard = shard};
+  const report::Origin origin{
+      .command = "run", .series = runner::run_series(args.lane.lane, args.knobs, options), .shard = shard};
   std::optional<report::BaselineOrigin> held;
   if (*baseline) {
     held = report::hold_to_baseline(records, origin, **baseline);

@@ -62,3 +62,25 @@ TEST(Labels, AGroupLabelInsideAnotherIsRefused) {
 
 }  // namespace
 }  // namespace tidemark::runner
+
+namespace tidemark::runner {
+namespace {
+
+// A summary's series tells runs apart by what they ran, never by the order options were given:
+// shards that took their knobs in another order still merge as one run.
+TEST(RunSeries, NamesWhatTheRunRanWithTheKnobsSorted) {
+  RunOptions options;
+  EXPECT_EQ(run_series("monolith", {}, options), "run lane=monolith");
+  options.backend = "gl";
+  options.mutant = "reclaim.frame_bucket";
+  options.repeat = 20;
+  options.validation = true;
+  EXPECT_EQ(run_series("spawn", {"wire_deferred_mb=0", "frames=2"}, options),
+            "run lane=spawn backend=gl mutant=reclaim.frame_bucket knob=frames=2 knob=wire_deferred_mb=0 repeat=20 "
+            "validation");
+  EXPECT_EQ(run_series("spawn", {"frames=2", "wire_deferred_mb=0"}, options),
+            run_series("spawn", {"wire_deferred_mb=0", "frames=2"}, options));
+}
+
+}  // namespace
+}  // namespace tidemark::runner

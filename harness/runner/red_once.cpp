@@ -109,6 +109,20 @@ ControlRun run_control(const scenario::Scenario& scenario, const scenario::Contr
 
 }  // namespace
 
+std::string_view verdict_label(ControlRun::Verdict verdict) {
+  switch (verdict) {
+    case ControlRun::Verdict::Red:
+      return "RED (as required)";
+    case ControlRun::Verdict::StayedGreen:
+      return "stayed green";
+    case ControlRun::Verdict::WrongRed:
+      return "WRONG RED";
+    case ControlRun::Verdict::Skipped:
+      return "skipped";
+  }
+  return "?";
+}
+
 Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnceOptions& options) {
   RedOnceReport report;
   report.scenario = name_of(scenario);

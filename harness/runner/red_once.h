@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
@@ -31,6 +32,9 @@ struct ControlRun {
   // Ledger lines: one per expected check, "<red detail> | green <green detail>".
   std::vector<std::string> measured;
 };
+
+// How a control's run reads in red-once's output: "RED (as required)", "stayed green", ...
+std::string_view verdict_label(ControlRun::Verdict verdict);
 
 struct RedOnceReport {
   std::string scenario;  // group/name

@@ -24,6 +24,15 @@ RedOnceReport report_with(std::vector<std::string> measured) {
 }
 
 // Check that a control is described by what it sets, mutant first, knobs sorted.
+// The labels red-once prints for each control's run, as its output has always read: a reader of
+// CI's log looks for these words, and no two verdicts may read alike.
+TEST(RedOnce, EachVerdictHasALabelOfItsOwn) {
+  EXPECT_EQ(verdict_label(ControlRun::Verdict::Red), "RED (as required)");
+  EXPECT_EQ(verdict_label(ControlRun::Verdict::StayedGreen), "stayed green");
+  EXPECT_EQ(verdict_label(ControlRun::Verdict::WrongRed), "WRONG RED");
+  EXPECT_EQ(verdict_label(ControlRun::Verdict::Skipped), "skipped");
+}
+
 TEST(RedOnce, ControlsAreDescribedByWhatTheySet) {
   scenario::Control control;
   control.mutant = "reclaim.frame_bucket";

@@ -141,6 +141,17 @@ std::string subject_name(const Scenario& scenario, std::string_view backend) {
   return scenario.id() + backend_suffix(scenario, backend);
 }
 
+std::string run_series(std::string_view lane, std::vector<std::string> knobs, const RunOptions& options) {
+  std::string series = fmt::format("run lane={}", lane);
+  if (!options.backend.empty()) series += " backend=" + options.backend;
+  if (!options.mutant.empty()) series += " mutant=" + options.mutant;
+  std::sort(knobs.begin(), knobs.end());
+  for (const auto& knob : knobs) series += " knob=" + knob;
+  if (options.repeat > 1) series += fmt::format(" repeat={}", options.repeat);
+  if (options.validation) series += " validation";
+  return series;
+}
+
 std::string test_name(const Scenario& scenario, Lane lane, std::string_view backend) {
   return fmt::format("Magma.{}.{}.{}{}", lane_title(lane), camel_case(scenario.group), scenario.name,
                      backend_suffix(scenario, backend));

@@ -78,6 +78,10 @@ std::string backend_suffix(const scenario::Scenario& scenario, std::string_view 
 // The subject of a run: "group/name", or "group/name@backend" on another backend than its own.
 std::string subject_name(const scenario::Scenario& scenario, std::string_view backend);
 std::string camel_case(std::string_view kebab);  // "wire-buffers" -> "WireBuffers"
+// What a `run` ran apart from its shard (a summary's series; the shards of one run share it):
+// "run lane=spawn backend=gl mutant=M knob=a=1 knob=b=2 repeat=20 validation", the lane as the
+// command line named it, the knobs as given (sorted), the rest from `options`.
+std::string run_series(std::string_view lane, std::vector<std::string> knobs, const RunOptions& options);
 // A review must-fix kept as a fixture: a scenario under fixtures/<review-id>/.
 bool is_fixture(const scenario::Scenario& scenario);
 // A long scenario under scenarios/soak/: label soak, skipped where only memory errors are sought.
