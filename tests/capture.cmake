@@ -11,7 +11,7 @@ add_test(NAME Tidemark.Capture.TheGlRespecifyCaptureReplaysWithinItsBoundsWithOn
                  $<TARGET_FILE:tidemark> run ${captures} --repeat 3 --report ${PROJECT_BINARY_DIR}/reports/capture)
 add_test(NAME Tidemark.Capture.EachFaultMakesExactlyTheChecksItNamesRed
          COMMAND ${expect_exit} 0 "RED-ONCE PASS captures/two-thousand-4-kib-respecify-rounds-replay-under-a-buffer-ceiling"
-                 $<TARGET_FILE:tidemark> red-once ${captures} --report ${PROJECT_BINARY_DIR}/reports/capture-red-once)
+                 $<TARGET_FILE:tidemark> red-once ${captures} --ledger ${PROJECT_SOURCE_DIR}/red_once/ledger.txt --report ${PROJECT_BINARY_DIR}/reports/capture-red-once)
 add_test(NAME Tidemark.Capture.AControlNamingACheckTheFixtureLacksIsBadInput
          COMMAND ${expect_exit} 2 "bad.capture.yaml:[0-9]+:[0-9]+: expected a check of the fixture"
                  $<TARGET_FILE:tidemark> run ${testdata}/capture/bad.capture.yaml)
@@ -26,7 +26,7 @@ set_tests_properties(Tidemark.Capture.TheGlRespecifyCaptureReplaysWithinItsBound
 add_test(NAME Tidemark.Capture.ACapturedProgramBecomesAFixtureThatRunsGreenAndGoesRedUnderItsControl
          COMMAND bash -c "set -e; rm -rf $0; $1 capture --out $0 --name three-hundred-rounds -- $2 --rounds 300 --size 4096 | tee $0.log; \
 grep -q 'control hold_frees fails vkbufs == 0 (red, as it names)' $0.log; grep -q 'expect vkbufspk <= 306' $0.log; \
-$1 run $0 --report $0-run | grep -q '^1 green, 0 red'; $1 red-once $0 --report $0-red-once | grep -q 'RED-ONCE PASS captures/three-hundred-rounds'; \
+$1 run $0 --report $0-run | grep -q '^1 green, 0 red'; $1 red-once $0 --ledger $0-ledger.txt --update-ledger --report $0-red-once | grep -q 'RED-ONCE PASS captures/three-hundred-rounds'; \
 if $1 capture --out $0 --name three-hundred-rounds -- $2 --rounds 3 2>$0.again; then exit 1; fi; grep -q 'is there already' $0.again"
                  ${PROJECT_BINARY_DIR}/reports/capture-made $<TARGET_FILE:tidemark> $<TARGET_FILE:tidemark-gl-respecify>)
 set_tests_properties(Tidemark.Capture.ACapturedProgramBecomesAFixtureThatRunsGreenAndGoesRedUnderItsControl
@@ -40,13 +40,13 @@ set(respecify_capture ${captures}/gl-respecify/two-thousand-4-kib-respecify-roun
 add_test(NAME Tidemark.Capture.ReduceCutsTheRespecifyCaptureToTheCallsThatKeepARefusedAllocation
          COMMAND bash -c "set -e; rm -rf $0; $1 reduce $2 --check 'vkrefused == 0' --fault fail_allocation=3 --name refused --out $0 >$0.log 2>&1 || { cat $0.log; exit 1; }; \
 grep -q 'REDUCED .*: 2 calls besides its 58 setup calls (glBufferData, glReadPixels) from 4061 calls' $0.log; \
-grep -q 'fault=fail_allocation=3: red' $0.log; $1 run $0 --report $0-run | grep -q '^1 green, 0 red'"
+grep -q 'fault=fail_allocation=3: RED (as required)' $0.log; $1 run $0 --report $0-run | grep -q '^1 green, 0 red'"
                  ${PROJECT_BINARY_DIR}/reports/capture-reduced $<TARGET_FILE:tidemark> ${respecify_capture})
 add_test(NAME Tidemark.Capture.ReduceRefusesACaptureThatDoesNotTellTheBugFromTheFix
          COMMAND ${expect_exit} 2 "expected vkbufspk <= 2100 red under the bug and the replay green under the fix, found under the bug \\(fault=never_done\\): GREEN"
-                 $<TARGET_FILE:tidemark> reduce ${respecify_capture} --check check[0] --fault never_done --out ${PROJECT_BINARY_DIR}/reports/capture-not-reduced)
+                 $<TARGET_FILE:tidemark> reduce ${respecify_capture} --check gauge[0] --fault never_done --out ${PROJECT_BINARY_DIR}/reports/capture-not-reduced)
 add_test(NAME Tidemark.Capture.ReduceRefusesACheckTheFixtureLacks
-         COMMAND ${expect_exit} 2 "--check: expected a check of .* or check\\[K\\], found 'vkbufs < 1'"
+         COMMAND ${expect_exit} 2 "--check: expected a check of .* or gauge\\[K\\], found 'vkbufs < 1'"
                  $<TARGET_FILE:tidemark> reduce ${respecify_capture} --check "vkbufs < 1" --fault hold_frees)
 add_test(NAME Tidemark.Capture.ReduceTakesOneBugForACapture
          COMMAND ${expect_exit} 2 "expected one bug for a capture, --fault or --bug-build, found both"

@@ -21,7 +21,8 @@ std::string backend_of(const CaptureFixture& fixture) {
   return fixture.kind == CaptureKind::Apitrace ? "gl" : "vulkan";
 }
 
-std::string check_id(size_t index) { return fmt::format("check[{}]", index); }
+std::string check_id(size_t index) { return fmt::format("gauge[{}]", index); }
+std::string legacy_check_id(size_t index) { return fmt::format("check[{}]", index); }
 
 std::vector<std::string> CaptureFixture::checks() const {
   std::vector<std::string> out;

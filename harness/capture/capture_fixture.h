@@ -80,8 +80,10 @@ Result<SplitInputs> split_inputs(const std::vector<std::string>& inputs);
 
 // The backend its records and expectations lines name: gl for an apitrace, vulkan for a GFXR capture.
 std::string backend_of(const CaptureFixture& fixture);
-// The id of check `index` of checks(): "check[2]".
+// The id of check `index` of checks(): "gauge[2]", as a scenario names its gauge checks.
 std::string check_id(size_t index);
+// "check[2]": how capture fixtures named their checks before they shared the scenarios' ids; still read.
+std::string legacy_check_id(size_t index);
 
 // Errors are one line, file:line:column: what was expected, what was found.
 Result<CaptureFixture> load_capture_fixture(const std::filesystem::path& file);

@@ -5,7 +5,8 @@
 
 #include <regex>
 
-#include "capture/capture_run.h"
+#include "capture/capture_subject.h"
+#include "runner/red_once.h"
 #include "core/files.h"
 #include "core/spawn_output.h"
 #include "report/run_record.h"
@@ -102,7 +103,9 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   TIDEMARK_TRY(bounded, load_capture_fixture(made.fixture));
   std::vector<Control> controls;
   for (const auto& fault : faults) {
-    TIDEMARK_TRY(under, run_capture(bounded, {.report_dir = scratch, .layer_dir = options.layer_dir, .fault = fault}));
+    TIDEMARK_TRY(
+        under,
+        run_capture(bounded, {.variant = {.fault = fault}, .report_dir = scratch, .layer_dir = options.layer_dir}));
     Control control{.fault = fault, .build = {}, .fails = {}, .where = {}};
     if (under.verdict == report::Verdict::CouldNotRun)  // a replay that failed: its checks judged nothing
       control.fails.emplace_back(kReplayFails);
@@ -115,16 +118,20 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   fs::remove_all(scratch, ec);
   TIDEMARK_CHECK(write_fixture(made.bounds, controls));
   TIDEMARK_TRY(fixture, load_capture_fixture(made.fixture));
-  TIDEMARK_TRY(red_once, red_once_capture(fixture, {.report_dir = scratch, .layer_dir = options.layer_dir}));
+  runner::RedOnceOptions proving;
+  proving.run.report_dir = scratch;
+  proving.run.layer_dir = options.layer_dir;
+  TIDEMARK_TRY(red_once, runner::red_once(CaptureSubject(fixture), proving));
   fs::remove_all(scratch, ec);
-  for (const auto& outcome : red_once.outcomes) {
-    if (!outcome.red_as_named)
+  for (const auto& control : fixture.controls) {
+    auto run = std::find_if(red_once.runs.begin(), red_once.runs.end(),
+                            [&](const auto& each) { return each.control == control.describe(); });
+    if (run == red_once.runs.end() || run->verdict != runner::ControlRun::Verdict::Red)
       return fail(ErrorKind::Environment,
-                  fmt::format("capture: {} did not make {} red ({}): {} is left for you to "
-                              "give a control",
-                              outcome.control.describe(), fmt::join(outcome.control.fails, ", "), outcome.detail,
-                              made.fixture.string()));
-    made.controls.push_back(fmt::format("{} fails {}", outcome.control.fault, fmt::join(outcome.control.fails, ", ")));
+                  fmt::format("capture: {} did not make {} red ({}): {} is left for you to give a control",
+                              control.describe(), fmt::join(control.fails, ", "),
+                              run == red_once.runs.end() ? "it did not run" : run->detail, made.fixture.string()));
+    made.controls.push_back(fmt::format("{} fails {}", control.fault, fmt::join(control.fails, ", ")));
   }
   return made;
 }

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <thread>
 
-#include "capture/capture_run.h"
+#include "capture/capture_subject.h"
 #include "capture/trace_calls.h"
 #include "core/files.h"
 #include "reduce/ddmin.h"
@@ -75,10 +75,10 @@ class Reducer {
     const CaptureFixture candidate = candidate_fixture(fixture_, check_, whole_, trace);
     auto replay = [&](const Side& side) {
       ++replays_;
-      return run_capture(candidate, {.report_dir = dir,
+      return run_capture(candidate, {.column = {.backend = {}, .lane = {}, .build = side.build},
+                                     .variant = {.fault = side.fault},
+                                     .report_dir = dir,
                                      .layer_dir = options_.layer_dir,
-                                     .fault = side.fault,
-                                     .build = side.build,
                                      .drivers_files = options_.drivers_files});
     };
     Judged judged;
@@ -181,9 +181,9 @@ Result<std::pair<scenario::GaugeCheck, bool>> named_check(const CaptureFixture& 
   const std::vector<std::string> checks = fixture.checks();
   size_t index = checks.size();
   for (size_t k = 0; k < checks.size(); ++k)
-    if (checks[k] == check || check_id(k) == check) index = k;
+    if (checks[k] == check || check_id(k) == check || legacy_check_id(k) == check) index = k;
   if (index == checks.size())
-    return fail(ErrorKind::BadInput, fmt::format("--check: expected a check of {} ({}) or check[K], found '{}'",
+    return fail(ErrorKind::BadInput, fmt::format("--check: expected a check of {} ({}) or gauge[K], found '{}'",
                                                  fixture.file.string(), fmt::join(checks, "; "), check));
   const size_t each = fixture.bounds.each.size();
   return std::pair{index < each ? fixture.bounds.each[index] : fixture.bounds.whole[index - each], index >= each};
@@ -326,10 +326,12 @@ Result<WrittenReduction> write_reduction(const CaptureFixture& from, const Captu
   if (ec) return fail(ErrorKind::Io, fmt::format("cannot copy {}: {}", reduction.trace.string(), ec.message()));
   TIDEMARK_CHECK(write_file_atomically(staged / written.fixture.filename(), fixture_text(document)));
   TIDEMARK_TRY(fixture, load_capture_fixture(staged / written.fixture.filename()));
-  TIDEMARK_TRY(red_once, red_once_capture(fixture, {.report_dir = options.work_dir / "red-once",
-                                                    .layer_dir = options.layer_dir,
-                                                    .build = options.fix.build,
-                                                    .drivers_files = options.drivers_files}));
+  runner::RedOnceOptions proving;
+  proving.run.column.build = options.fix.build;
+  proving.run.report_dir = options.work_dir / "red-once";
+  proving.run.layer_dir = options.layer_dir;
+  proving.run.drivers_files = options.drivers_files;
+  TIDEMARK_TRY(red_once, runner::red_once(CaptureSubject(fixture), proving));
   written.red_once = std::move(red_once);
   if (!written.red_once.passed())
     return fail(ErrorKind::Fatal, fmt::format("reduce: the reduced fixture is not red-once: {}",

@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "capture/capture_fixture.h"
-#include "capture/capture_run.h"
+#include "capture/capture_subject.h"
+#include "runner/red_once.h"
 #include "core/error.h"
 #include "report/run_record.h"
 
@@ -38,7 +39,7 @@ struct ReduceProgress {
 };
 
 struct CaptureReduceOptions {
-  std::string check;  // a check of the fixture, as written or check[K]
+  std::string check;  // a check of the fixture, as written or gauge[K] (check[K], as fixtures once named it)
   Side bug, fix;
   std::vector<std::filesystem::path> drivers_files;
   std::filesystem::path layer_dir;
@@ -69,7 +70,7 @@ Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const Cap
 // anything is written in `out` (a name taken there is refused).
 struct WrittenReduction {
   std::filesystem::path fixture, trace;
-  RedOnce red_once;
+  runner::RedOnceReport red_once;
 };
 Result<WrittenReduction> write_reduction(const CaptureFixture& from, const CaptureReduction& reduction,
                                          const CaptureReduceOptions& options, const std::string& name,

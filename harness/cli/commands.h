@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "capture/capture_fixture.h"
+#include "subjects/subjects.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "report/summary.h"
@@ -39,15 +39,10 @@ Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>&
 Result<std::vector<scenario::Scenario>> load_shard(const std::vector<std::string>& inputs, const std::string& shard,
                                                    const std::string& durations = {},
                                                    std::optional<report::ShardOrigin>* origin = nullptr);
-// A command's paths as scenarios (loaded as load_shard does) and capture fixtures (*.capture.yaml,
-// named or under a folder), every one loaded before anything runs. Captures are never sharded:
-// a shard asked for with capture fixtures among the paths is bad input.
-struct Subjects {
-  std::vector<scenario::Scenario> scenarios;
-  std::vector<capture::CaptureFixture> captures;
-};
-Result<Subjects> load_subjects(const std::vector<std::string>& inputs, const std::string& shard,
-                               const std::string& durations = {}, std::optional<report::ShardOrigin>* origin = nullptr);
+// A command's subjects: its scenarios (this process's shard of them, said on stderr) and capture
+// fixtures (subjects/subjects.h), every one loaded before anything runs.
+Result<subjects::Loaded> load_subjects(const std::vector<std::string>& inputs, const std::string& shard = {},
+                                       const std::string& durations = {});
 // reports/<kind>-<UTC time>.
 std::filesystem::path default_report_dir(std::string_view kind = "run");
 

@@ -49,19 +49,13 @@ Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>&
   return runner::load_scenarios(inputs);
 }
 
-Result<Subjects> load_subjects(const std::vector<std::string>& inputs, const std::string& shard,
-                               const std::string& durations, std::optional<report::ShardOrigin>* origin) {
-  TIDEMARK_TRY(split, capture::load_inputs(inputs));
-  if (!split.captures.empty() && !shard.empty())
-    return fail(ErrorKind::BadInput,
-                "--shard: expected scenarios only, found capture fixtures (they are not sharded: "
-                "give them apart)");
-  Subjects subjects{.scenarios = {}, .captures = std::move(split.captures)};
-  if (!split.scenarios.empty()) {
-    TIDEMARK_TRY(scenarios, load_shard(split.scenarios, shard, durations, origin));
-    subjects.scenarios = std::move(scenarios);
-  }
-  return subjects;
+Result<subjects::Loaded> load_subjects(const std::vector<std::string>& inputs, const std::string& shard,
+                                       const std::string& durations) {
+  TIDEMARK_TRY(loaded, subjects::load_subjects(inputs, shard, durations));
+  if (loaded.shard && loaded.shard->total > 1)
+    fmt::print(stderr, "shard {} of {} ({}): {} of {} scenarios\n", loaded.shard->index, loaded.shard->total,
+               loaded.shard->protocol, loaded.subjects.size(), loaded.scenarios_before_shard);
+  return std::move(loaded);
 }
 
 Verbosity& verbosity() {

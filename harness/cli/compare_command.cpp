@@ -6,7 +6,6 @@
 
 #include <algorithm>
 
-#include "capture/capture_run.h"
 #include "cli/commands.h"
 #include "layer/link.h"
 #include "report/baseline.h"
@@ -47,9 +46,8 @@ void print_row(const report::CompareRow& row) {
 }  // namespace
 
 int compare_command(const CompareArgs& args) {
-  auto subjects = load_subjects(args.inputs, "");
-  if (!subjects) return report_error(subjects.error());
-  const std::vector<scenario::Scenario>* scenarios = &subjects->scenarios;
+  auto loaded = load_subjects(args.inputs);
+  if (!loaded) return report_error(loaded.error());
   for (const auto& column : args.backends) {
     const auto on_build = runner::backend_on_build(column);
     if (auto known = session::builtin_backends().lookup(on_build ? on_build->backend : column); !known)
@@ -60,29 +58,19 @@ int compare_command(const CompareArgs& args) {
   std::vector<runner::Expectation> expectations;
   runner::RunOptions options;
   if (!args.expectations.empty()) {
-    auto loaded = runner::load_expectations(args.expectations);
-    if (!loaded) return report_error(loaded.error());
-    expectations = std::move(*loaded);
+    auto read = runner::load_expectations(args.expectations);
+    if (!read) return report_error(read.error());
+    expectations = std::move(*read);
     options.expectations = &expectations;
   }
   options.report_dir = args.report.empty() ? default_report_dir() : std::filesystem::path(args.report);
-  options.lane.backends = &session::builtin_backends();
-  options.lane.lane = *lane;
-  runner::CompareBuilds builds{.expectations = args.expectations};
-  builds.drivers_files = drivers_files();
-  auto compared = runner::compare(*scenarios, args.backends, options, builds, print_row);
+  options.column.lane.backends = &session::builtin_backends();
+  options.column.lane.lane = *lane;
+  options.layer_dir = layer::layer_dir();
+  options.drivers_files = drivers_files();
+  const runner::CompareBuilds builds{.drivers_files = drivers_files(), .expectations = args.expectations};
+  auto compared = runner::compare(loaded->subjects, args.backends, options, builds, print_row);
   if (!compared) return report_error(compared.error());
-  // Capture fixtures: a row each, its replay on each column's driver build.
-  auto captured = capture::compare_captures(subjects->captures, args.backends,
-                                            {.report_dir = options.report_dir,
-                                             .layer_dir = layer::layer_dir(),
-                                             .drivers_files = drivers_files(),
-                                             .expectations = options.expectations},
-                                            print_row);
-  if (!captured) return report_error(captured.error());
-  for (auto& row : captured->rows) compared->comparison.rows.push_back(std::move(row));
-  for (auto& record : captured->records) compared->records.push_back(std::move(record));
-  compared->failed = compared->failed || captured->failed;
   if (auto ok = report::write_comparison(options.report_dir, compared->comparison); !ok)
     return report_error(ok.error());
   if (auto ok =

@@ -1,7 +1,7 @@
 // list, and the CTest registrations it writes (runner/ctest_registrations.h makes them).
 #include <fmt/format.h>
 
-#include "capture/capture_run.h"
+#include "capture/capture_subject.h"
 #include "cli/commands.h"
 #include "core/files.h"
 #include "runner/ctest_registrations.h"
@@ -12,9 +12,12 @@ namespace tidemark::cli {
 int list_command(const ListArgs& args) {
   const std::string& ctest_file = args.ctest_file;
   // Capture fixtures (*.capture.yaml) are listed and registered beside the scenarios.
-  auto split = load_subjects(args.inputs, args.shard, args.shard_durations);
+  auto split = capture::load_inputs(args.inputs);
   if (!split) return report_error(split.error());
-  const std::vector<scenario::Scenario>* scenarios = &split->scenarios;
+  Result<std::vector<scenario::Scenario>> loaded = std::vector<scenario::Scenario>{};
+  if (!split->scenarios.empty()) loaded = load_shard(split->scenarios, args.shard, args.shard_durations);
+  if (!loaded) return report_error(loaded.error());
+  const std::vector<scenario::Scenario>* scenarios = &*loaded;
   if (auto clean = runner::check_label_hygiene(*scenarios); !clean) return report_error(clean.error());
   std::vector<runner::CaptureSubject> captures;
   for (const auto& fixture : split->captures)

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +22,7 @@
 #include "drivers/driver_builds.h"
 #include "layer/link.h"
 #include "runner/build_runs.h"
+#include "subjects/subjects.h"
 #include "cli/command_line.h"
 #include "wire/version_text.h"
 
@@ -58,6 +61,13 @@ std::optional<Error> unknown_command(const CLI::App& app, int argc, char** argv)
 int main(int argc, char** argv) {
   tidemark::fix_heap_thresholds();       // before the first allocation that could move them
   tidemark::layer::make_discoverable();  // before any thread: a session may put the layer beneath its device
+  // A batch's child on a driver build (runner/build_runs.h): no command line, the batch on fd 3,
+  // the answer on what was standard output; anything else written there goes to the log.
+  if (argc == 2 && argv[1] == runner::kBatchChildWord) {
+    const int answer = ::dup(STDOUT_FILENO);
+    if (answer < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return kInternal;
+    return tidemark::subjects::serve_batch(3, answer);
+  }
   CLI::App app{"Tidemark: deterministic replay and regression harness for GPU driver stacks", "tidemark"};
   app.set_version_flag("--version", wire::version_text("tidemark"));
   app.require_subcommand(1);

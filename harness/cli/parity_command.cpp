@@ -17,14 +17,8 @@ namespace fs = std::filesystem;
 
 // Every scenario in every lane: the digests must agree. Prints one row per subject.
 int parity_command(const ParityArgs& args) {
-  std::optional<report::ShardOrigin> shard;
-  auto loaded = load_subjects(args.inputs, args.shard, args.shard_durations, &shard);
+  auto loaded = load_subjects(args.inputs, args.shard, args.shard_durations);
   if (!loaded) return report_error(loaded.error());
-  const std::vector<scenario::Scenario>* scenarios = &loaded->scenarios;
-  // A capture's replay is a program of its own, in no lane: parity has nothing to compare.
-  if (!loaded->captures.empty())
-    fmt::print("{} capture fixture{} left out: lanes do not apply to a replay\n", loaded->captures.size(),
-               loaded->captures.size() == 1 ? "" : "s");
   std::map<std::string, std::string> saved;
   if (!args.against.empty()) {
     auto read = runner::read_digests(args.against);
@@ -33,7 +27,7 @@ int parity_command(const ParityArgs& args) {
   }
   const fs::path report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
   size_t total = 0;
-  for (const auto& scenario : *scenarios) total += std::max<size_t>(1, scenario.backends.size());
+  for (const auto& subject : loaded->subjects) total += subject->backends().size();
   Progress progress = Progress::for_stdout(args.replay ? "parity with replay" : "parity", total, verbosity());
   std::map<std::string, std::string> digests;  // the subjects every lane agreed on
   size_t mismatched = 0, unlike_saved = 0;
@@ -55,12 +49,13 @@ int parity_command(const ParityArgs& args) {
                                found == saved.end() ? std::string("no digest saved") : "saved " + found->second, here));
   };
   auto ran = runner::parity(
-      *scenarios, report_dir, args.replay, [&](std::string_view name) { progress.start(std::string(name)); },
+      loaded->subjects, report_dir, args.replay, [&](std::string_view name) { progress.start(std::string(name)); },
       print_subject);
   if (!ran) return report_error(ran.error());
   progress.close();
-  const report::Origin origin{.command = "parity", .series = args.replay ? "parity replay" : "parity", .shard = shard};
-  if (auto ok = report::write_summary(report_dir, origin, runner::run_records(ran->results)); !ok)
+  const report::Origin origin{
+      .command = "parity", .series = args.replay ? "parity replay" : "parity", .shard = loaded->shard};
+  if (auto ok = report::write_summary(report_dir, origin, std::move(ran->results)); !ok)
     return report_error(ok.error());
   if (!args.save_digests.empty())
     if (auto ok = write_file_atomically(args.save_digests, runner::digests_text(digests)); !ok)

@@ -2,7 +2,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "capture/capture_run.h"
+#include "capture/capture_subject.h"
+#include "subjects/subjects.h"
 #include "cli/commands.h"
 #include "core/files.h"
 #include "core/mutants.h"
@@ -19,46 +20,26 @@ namespace tidemark::cli {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// A capture fixture's red-once (capture::red_once_capture), printed as a scenario's is.
-void print_capture_red_once(const capture::CaptureFixture& fixture, const capture::RedOnce& red_once) {
-  if (verbosity() != Verbosity::Quiet)
-    for (const auto& outcome : red_once.outcomes)
-      fmt::print("  {} [capture] {}: {} — {}\n", fixture.id(), outcome.control.describe(),
-                 outcome.red_as_named ? "red" : "wrong", outcome.detail);
-  if (red_once.passed()) {
-    if (verbosity() != Verbosity::Quiet) fmt::print("RED-ONCE PASS {}\n", fixture.id());
-    return;
-  }
-  fmt::print("RED-ONCE FAIL {}\n", fixture.id());
-  for (const auto& problem : red_once.problems) fmt::print("  {}\n", problem);
-}
-
-}  // namespace
-
 // Green, then every control in every lane (runner::red_once_set); the red values are checked
 // against the ledger (or rewritten with --update-ledger). This prints each run and verdict.
 int red_once_command(const RedOnceArgs& args) {
-  auto split = capture::load_inputs(args.inputs);
-  if (!split) return report_error(split.error());
-  const std::vector<capture::CaptureFixture>& captures = split->captures;
-  Result<std::vector<scenario::Scenario>> scenarios = std::vector<scenario::Scenario>{};
-  if (!split->scenarios.empty()) scenarios = load_shard(split->scenarios, args.shard, args.shard_durations);
-  if (!scenarios) return report_error(scenarios.error());
+  auto loaded = load_subjects(args.inputs, args.shard, args.shard_durations);
+  if (!loaded) return report_error(loaded.error());
   runner::RedOnceSetOptions options{.ledger = args.ledger, .update_ledger = args.update_ledger};
   if (!args.lanes.empty()) {
-    options.run.lanes.clear();
+    options.red_once.lanes.clear();
     for (const auto& name : args.lanes) {
       auto lane = parse_lane_option(name);
       if (!lane) return report_error(lane.error());
-      options.run.lanes.push_back(*lane);
+      options.red_once.lanes.push_back(*lane);
     }
   }
-  options.run.report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
-  Progress progress = Progress::for_stdout("red-once", scenarios->size(), verbosity());
-  options.on_start = [&](const scenario::Scenario& scenario) {
-    progress.start(fmt::format("{} ({} controls)", scenario.id(), scenario.controls.size()));
+  options.red_once.run.report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
+  options.red_once.run.layer_dir = layer::layer_dir();
+  options.red_once.run.drivers_files = drivers_files();
+  Progress progress = Progress::for_stdout("red-once", loaded->subjects.size(), verbosity());
+  options.on_start = [&](const runner::Subject& subject) {
+    progress.start(fmt::format("{} ({} controls)", subject.id(), subject.controls().size()));
   };
   options.on_done = [&](const runner::RedOnceReport& report) {
     if (verbosity() != Verbosity::Quiet)
@@ -73,27 +54,12 @@ int red_once_command(const RedOnceArgs& args) {
     }
     progress.finish_item();
   };
-  runner::RedOnceSet set;
-  if (!scenarios->empty()) {
-    auto ran = runner::red_once_set(*scenarios, options);
-    if (!ran) return report_error(ran.error());
-    set = *ran;
-  }
+  auto set = runner::red_once_set(loaded->subjects, options);
+  if (!set) return report_error(set.error());
   progress.close();
-  if (set.ledger_written) fmt::print("ledger written: {}\n", args.ledger);
-  // A capture fixture's controls are layer faults or driver builds; lanes do not apply to its replay.
-  size_t captures_failed = 0;
-  for (const auto& fixture : captures) {
-    auto red_once = capture::red_once_capture(
-        fixture,
-        {.report_dir = options.run.report_dir, .layer_dir = layer::layer_dir(), .drivers_files = drivers_files()});
-    if (!red_once) return report_error(red_once.error());
-    print_capture_red_once(fixture, *red_once);
-    captures_failed += red_once->passed() ? 0 : 1;
-  }
-  fmt::print("{} of {} scenarios pass red-once\n", set.scenarios + captures.size() - set.failed - captures_failed,
-             set.scenarios + captures.size());
-  return set.failed + captures_failed == 0 ? kGreen : kRed;
+  if (set->ledger_written) fmt::print("ledger written: {}\n", args.ledger);
+  fmt::print("{} of {} scenarios pass red-once\n", set->scenarios - set->failed, set->scenarios);
+  return set->failed == 0 ? kGreen : kRed;
 }
 
 // Every scenario has a control; every control's mutant is in the catalogue; every mutant in
@@ -105,7 +71,10 @@ int lint_command(const std::vector<std::string>& inputs, const std::string& expe
   if (!split->scenarios.empty()) scenarios = load_all(split->scenarios);
   if (!scenarios) return report_error(scenarios.error());
   std::vector<runner::OtherSubject> captures;
-  for (const auto& fixture : split->captures) captures.push_back(capture::lint_subject(fixture));
+  for (auto& fixture : split->captures) {
+    const capture::CaptureSubject subject(std::move(fixture));
+    captures.push_back({.id = subject.id(), .backend = subject.backends().front(), .checks = subject.check_ids()});
+  }
   std::vector<runner::Expectation> expectations;
   if (!expectations_file.empty()) {  // every known failure names what still exists
     auto loaded = runner::load_expectations(expectations_file);

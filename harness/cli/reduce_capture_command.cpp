@@ -49,9 +49,8 @@ int reduce_capture_command(const ReduceArgs& args) {
   if (!reduced) return report_error(reduced.error());
   auto written = capture::write_reduction(*fixture, *reduced, options, name, out);
   if (!written) return report_error(written.error());
-  for (const auto& outcome : written->red_once.outcomes)
-    fmt::print("  [capture] {}: {} — {}\n", outcome.control.describe(), outcome.red_as_named ? "red" : "wrong",
-               outcome.detail);
+  for (const auto& run : written->red_once.runs)
+    fmt::print("  [{}] {}: {} — {}\n", run.lane, run.control, runner::verdict_label(run.verdict), run.detail);
   const auto& done = reduced->done;
   fmt::print(
       "REDUCED {}: {} calls besides its {} setup calls ({}) from {} calls; {} candidates, {} replays, {:.1f} s; "

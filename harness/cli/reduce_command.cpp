@@ -9,6 +9,7 @@
 #include "reduce/lift.h"
 #include "reduce/reducer.h"
 #include "runner/red_once.h"
+#include "runner/runner.h"
 
 namespace tidemark::cli {
 
@@ -73,8 +74,8 @@ int reduce_command(const ReduceArgs& args) {
 
   // Proven in every lane before anything is written.
   runner::RedOnceOptions proving;
-  proving.report_dir = default_report_dir() / "reduce";
-  auto proven = runner::red_once(*fixture, proving);
+  proving.run.report_dir = default_report_dir() / "reduce";
+  auto proven = runner::red_once(runner::ScenarioSubject::borrowing(*fixture), proving);
   if (!proven) return report_error(proven.error());
   for (const auto& run : proven->runs) fmt::print("  [{}] {}: {}\n", run.lane, run.control, run.detail);
   if (!proven->passed()) {

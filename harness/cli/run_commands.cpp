@@ -2,12 +2,12 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "capture/capture_run.h"
 #include "layer/link.h"
 #include "report/baseline.h"
 #include "report/summary.h"
 #include "runner/parity.h"
 #include "runner/runner.h"
+#include "runner/subject.h"
 
 namespace tidemark::cli {
 
@@ -15,44 +15,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A result's lines: the verdict, then what failed (and, with --verbose, what passed). With
-// --quiet a green result prints nothing.
-void print_result(const runner::RunResult& result, Progress& progress) {
-  if (verbosity() == Verbosity::Quiet && result.verdict == report::Verdict::Green) return;
-  const std::string_view verdict = report::verdict_label(result.verdict);
-  progress.print(fmt::format("{:<5} {} ({:.2f} s) {} digest {}", verdict, result.test_name, result.seconds,
-                             gauge_line(result.gauges), result.digest));
-  if (result.verdict == report::Verdict::ExpectedRed)
-    progress.print(fmt::format("      expected (expectations.txt): {}", result.why));
-  if (result.verdict == report::Verdict::UnexpectedPass)
-    progress.print(fmt::format("      unexpected pass: {}", result.why));
-  if (result.error)
-    progress.print(fmt::format("      error: {}", result.error->message));
-  else if (result.verdict == report::Verdict::Red && !result.why.empty())
-    progress.print(fmt::format("      {}", result.why));
-  for (const auto& outcome : result.outcomes) {
-    if (outcome.passed) {
-      if (verbosity() == Verbosity::Verbose)
-        progress.print(fmt::format("      passed {} `{}`: {}", scenario::to_string(outcome.id.kind), outcome.text,
-                                   outcome.detail));
-      continue;
-    }
-    progress.print(
-        fmt::format("      failed {} `{}`: {}", scenario::to_string(outcome.id.kind), outcome.text, outcome.detail));
-    if (!outcome.where.file.empty()) progress.print(fmt::format("        at {}", format_location(outcome.where)));
-    for (const auto& artifact : outcome.artifacts) progress.print(fmt::format("        wrote {}", artifact.string()));
-  }
-}
-
-// A capture fixture's run: its verdict, and each check that failed (or why it could not run).
-void print_capture(const report::RunRecord& record, Progress& progress) {
+// A record's lines: the verdict, then what failed (and, with --verbose, what passed). With
+// --quiet a green record prints nothing.
+void print_record(const report::RunRecord& record, Progress& progress) {
   if (verbosity() == Verbosity::Quiet && record.verdict == report::Verdict::Green) return;
-  progress.print(fmt::format("{:<5} {} ({:.2f} s) replayed by {} digest {}", report::verdict_label(record.verdict),
-                             record.test, record.seconds, record.driver, record.digest));
-  if (!record.why.empty()) progress.print(fmt::format("      {}", record.why));
-  for (const auto& check : record.checks)
-    if (!check.passed || verbosity() == Verbosity::Verbose)
-      progress.print(fmt::format("      {} `{}`: {}", check.passed ? "passed" : "failed", check.check, check.detail));
+  progress.print(fmt::format("{:<5} {} ({:.2f} s) {} digest {}", report::verdict_label(record.verdict), record.test,
+                             record.seconds, record.gauge_line, record.digest));
+  if (record.verdict == report::Verdict::ExpectedRed)
+    progress.print(fmt::format("      expected (expectations.txt): {}", record.why));
+  else if (record.verdict == report::Verdict::UnexpectedPass)
+    progress.print(fmt::format("      unexpected pass: {}", record.why));
+  else if (record.verdict == report::Verdict::CouldNotRun || record.verdict == report::Verdict::NotJudged)
+    progress.print(fmt::format("      error: {}", record.why));
+  else if (record.verdict == report::Verdict::Red && !record.why.empty())
+    progress.print(fmt::format("      {}", record.why));
+  for (const auto& check : record.checks) {
+    if (check.passed && verbosity() != Verbosity::Verbose) continue;
+    progress.print(
+        fmt::format("      {} {} `{}`: {}", check.passed ? "passed" : "failed", check.kind, check.check, check.detail));
+    if (check.passed) continue;
+    if (!check.where.empty()) progress.print(fmt::format("        at {}", check.where));
+    for (const auto& artifact : check.artifacts) progress.print(fmt::format("        wrote {}", artifact));
+  }
 }
 
 }  // namespace
@@ -72,68 +56,51 @@ int run_command(const RunArgs& args) {
     return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", args.repeat)});
   auto knobs = parse_knobs(args.knobs);
   if (!knobs) return report_error(knobs.error());
-  // Capture fixtures (*.capture.yaml) run beside the scenarios, each loaded before anything runs.
-  std::optional<report::ShardOrigin> shard;
-  auto subjects = load_subjects(args.inputs, args.shard, args.shard_durations, &shard);
-  if (!subjects) return report_error(subjects.error());
-  const std::vector<capture::CaptureFixture>& captures = subjects->captures;
-  const std::vector<scenario::Scenario>* scenarios = &subjects->scenarios;
-  // Every override must be valid for every scenario before anything runs.
-  for (const auto& scenario : *scenarios)
-    if (auto ok = runner::effective_knobs(scenario, *knobs); !ok) return report_error(ok.error());
-
+  // Scenarios and capture fixtures (*.capture.yaml), each loaded before anything runs.
+  auto loaded = load_subjects(args.inputs, args.shard, args.shard_durations);
+  if (!loaded) return report_error(loaded.error());
+  const runner::Subjects& subjects = loaded->subjects;
   runner::RunOptions options;
-  options.knob_overrides = *knobs;
+  options.column = {.backend = args.lane.backend, .lane = *lane_options, .build = {}};
+  options.variant = {.mutant = args.lane.mutant, .knobs = *knobs, .fault = {}};
   options.report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
   options.validation = args.validation;
   options.repeat = args.repeat;
-  options.lane = *lane_options;
-  options.backend = args.lane.backend;
-  options.mutant = args.lane.mutant;
+  options.layer_dir = layer::layer_dir();
+  options.drivers_files = drivers_files();
   std::vector<runner::Expectation> expectations;
   if (!args.expectations.empty()) {
-    auto loaded = runner::load_expectations(args.expectations);
-    if (!loaded) return report_error(loaded.error());
-    expectations = std::move(*loaded);
+    auto read = runner::load_expectations(args.expectations);
+    if (!read) return report_error(read.error());
+    expectations = std::move(*read);
     options.expectations = &expectations;
   }
-
+  // Every option must suit every subject before anything runs (a knob it lacks, a backend it does not list).
+  for (const auto& subject : subjects)
+    if (auto ok = runner::check_options(*subject, options); !ok) return report_error(ok.error());
   auto baseline = report::load_baseline(args.baseline, args.tolerances);
   if (!baseline) return report_error(baseline.error());
 
-  std::vector<runner::RunResult> results;
-  Progress progress = Progress::for_stdout("run", scenarios->size() + captures.size(), verbosity());
-  for (const auto& scenario : *scenarios) {
-    progress.start(fmt::format("{}/{} ({})", scenario.group, scenario.name, args.lane.lane));
+  std::vector<report::RunRecord> records;
+  Progress progress = Progress::for_stdout("run", subjects.size(), verbosity());
+  for (const auto& subject : subjects) {
+    progress.start(fmt::format("{} ({})", subject->id(), subject->has_lanes() ? args.lane.lane : runner::kNoLane));
+    runner::RunOptions each = options;
     if (!args.record.empty()) {
-      auto path = runner::recording_path(args.record, scenario, scenarios->size());
+      auto path = runner::recording_path(args.record, *subject, subjects.size());
       if (!path) return report_error(path.error());
-      options.lane.record = path->string();
-      options.lane.record_name = scenario.id();
+      each.column.lane.record = path->string();
+      each.column.lane.record_name = subject->id();
     }
-    auto result = runner::run(scenario, options);
-    if (!result) return report_error(result.error());
-    print_result(*result, progress);
-    progress.finish_item();
-    results.push_back(std::move(*result));
-  }
-  std::vector<report::RunRecord> records = runner::run_records(results);
-  // Lanes do not apply to a capture: its replayer is a program of its own under the layer.
-  for (const auto& fixture : captures) {
-    progress.start(fmt::format("{} (replayed, capture lane)", fixture.id()));
-    auto record = capture::run_capture(fixture, {.report_dir = options.report_dir,
-                                                 .layer_dir = layer::layer_dir(),
-                                                 .drivers_files = drivers_files(),
-                                                 .repeat = args.repeat,
-                                                 .expectations = options.expectations});
+    auto record = runner::run(*subject, each);
     if (!record) return report_error(record.error());
-    print_capture(*record, progress);
+    print_record(*record, progress);
     progress.finish_item();
     records.push_back(std::move(*record));
   }
   progress.close();
   const report::Origin origin{
-      .command = "run", .series = runner::run_series(args.lane.lane, args.knobs, options), .shard = shard};
+      .command = "run", .series = runner::run_series(args.lane.lane, args.knobs, options), .shard = loaded->shard};
   std::optional<report::BaselineOrigin> held;
   if (*baseline) {
     held = report::hold_to_baseline(records, origin, **baseline);

@@ -73,4 +73,9 @@ std::string gauge_line(const Gauges& g) {
   return fmt::format("wbuf[wbufs={} wlivepk={} wdefpk={} wdefsync={}]", g.wbufs, g.wlivepk, g.wdefpk, g.wdefsync);
 }
 
+std::string gauge_line(const ObservedGauges& g) {
+  return fmt::format("layer[vkbufs={} vkbufspk={} vkallocspk={} vkbytespk={}]", g.vkbufs, g.vkbufspk, g.vkallocspk,
+                     g.vkbytespk);
+}
+
 }  // namespace tidemark

@@ -312,5 +312,7 @@ std::vector<std::pair<std::string, int64_t>> named(const Gauges& gauges);
 Gauges from_named(const std::map<std::string, int64_t>& values);
 // `wbuf[wbufs=1 wlivepk=1 wdefpk=0 wdefsync=0]`, the line the source report's logs show.
 std::string gauge_line(const Gauges& gauges);
+// `layer[vkbufs=0 vkbufspk=2004 vkallocspk=6 vkbytespk=12582912]`: the layer's line of the same kind.
+std::string gauge_line(const ObservedGauges& gauges);
 
 }  // namespace tidemark

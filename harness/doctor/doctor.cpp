@@ -151,16 +151,16 @@ Finding backend_starts(const api::BackendEntry& entry, const api::BackendRegistr
     return finding;
   }
   runner::RunOptions options;
-  options.backend = entry.name;
-  options.lane.backends = &registry;
+  options.column.backend = entry.name;
+  options.column.lane.backends = &registry;
   const auto started = std::chrono::steady_clock::now();
   auto result = runner::run(*probe, options);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   if (!result) {
     finding.detail = result.error().message;
-  } else if (!result->passed()) {
-    finding.detail = result->error
-                         ? result->error->message
+  } else if (!report::passes(result->verdict)) {
+    finding.detail = result->verdict == report::Verdict::CouldNotRun
+                         ? result->why
                          : fmt::format("started, but drew wrong ({})", report::verdict_label(result->verdict));
   } else {
     finding.present = true;

@@ -1,5 +1,7 @@
 #include "observe/observe.h"
 
+#include "check/check.h"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -337,16 +339,13 @@ std::map<std::string, int64_t> values_of(const ObservedGauges& observed, const K
   return values;
 }
 
-Verdict judge_one(const scenario::GaugeCheck& bound, const std::map<std::string, int64_t>& values, std::string scope) {
-  auto lookup = [&](std::string_view name) -> std::optional<int64_t> {
-    auto found = values.find(std::string(name));
-    return found == values.end() ? std::nullopt : std::optional<int64_t>(found->second);
-  };
-  auto compared = bound.expr.compare(lookup);
-  Verdict verdict{bound.expr.text(), std::move(scope), compared && compared->holds, ""};
-  verdict.detail =
-      compared ? fmt::format("{} = {}, bound {} {}", compared->left_text, compared->left, compared->op, compared->right)
-               : compared.error().message;
+// The one evaluator of a gauge bound (check/check.h), over one process's gauges or the tree's.
+Verdict judge_one(const scenario::GaugeCheck& bound, const std::map<std::string, int64_t>& values, std::string scope,
+                  std::string where) {
+  Verdict verdict{bound.expr.text(), std::move(scope), false, "", std::move(where)};
+  auto outcome = check::check_gauge(bound, values, {});
+  verdict.passed = outcome && outcome->passed;
+  verdict.detail = outcome ? outcome->detail : outcome.error().message;
   return verdict;
 }
 
@@ -359,13 +358,16 @@ std::vector<Verdict> judge(const Observation& observation, const scenario::Gauge
     for (const Process& process : observation.processes) {
       if (process.kind != ProcessKind::Vulkan) continue;
       any = true;
+      const std::string name = base_name(process.command);
       verdicts.push_back(judge_one(bound, values_of(process.observed, process.kernel),
-                                   fmt::format("pid {} ({})", process.pid, base_name(process.command))));
+                                   fmt::format("pid {} ({})", process.pid, name), name));
     }
-    if (!any) verdicts.push_back({bound.expr.text(), "each", false, "no observed process made a Vulkan device"});
+    if (!any)
+      verdicts.push_back({bound.expr.text(), "each", false, "no observed process made a Vulkan device", "each"});
   }
   for (const auto& bound : bounds.whole)
-    verdicts.push_back(judge_one(bound, values_of(observation.whole_observed, observation.whole_kernel), "whole"));
+    verdicts.push_back(
+        judge_one(bound, values_of(observation.whole_observed, observation.whole_kernel), "whole", "whole"));
   return verdicts;
 }
 

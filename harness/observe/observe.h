@@ -114,7 +114,8 @@ struct Verdict {
   std::string check;  // the comparison's text
   std::string scope;  // "pid 1234 (name)" or "whole"
   bool passed = false;
-  std::string detail;  // "vkbufspk = 3005, bound <= 64", or why it could not be judged
+  std::string detail;  // "vkbufspk = 3005, bound 64" (check/check.h's evaluator), or why it could not be judged
+  std::string where;   // the scope without what changes from run to run: "name" or "whole"
 };
 // Bounds under `expect:` hold for each observed Vulkan process; those under `whole:` for the
 // tree's sums.

@@ -99,7 +99,8 @@ TEST_F(LayerFolder, BoundsHoldForEachProcessSoNoneHidesAnothersPeakAndWholeBound
   ASSERT_EQ(verdicts.size(), 3u);
   EXPECT_FALSE(verdicts[0].passed);
   EXPECT_EQ(verdicts[0].scope, "pid 200 (prog)");
-  EXPECT_EQ(verdicts[0].detail, "vkbufspk = 3005, bound <= 64");
+  EXPECT_EQ(verdicts[0].detail, "vkbufspk = 3005, bound 64");
+  EXPECT_EQ(verdicts[0].where, "prog");
   EXPECT_TRUE(verdicts[1].passed);
   EXPECT_EQ(verdicts[2].scope, "whole");
   EXPECT_TRUE(verdicts[2].passed);

@@ -230,22 +230,29 @@ class Reducer {
       verdict.seen = fmt::format("no check '{}'", options_.check);
       return verdict;
     }
-    auto run = [&](bool bug) -> Result<runner::RunResult> {
+    auto run = [&](bool bug) -> Result<report::RunRecord> {
       runner::RunOptions run;
-      run.lane.lane = Lane::Monolith;
-      run.lane.backends = &session::builtin_backends();
+      run.column.lane.lane = Lane::Monolith;
+      run.column.lane.backends = &session::builtin_backends();
       if (bug) {
-        run.mutant = options_.mutant;
-        run.knob_overrides = options_.knobs;
+        run.variant.mutant = options_.mutant;
+        run.variant.knobs = options_.knobs;
       }
       return runner::run(*loaded, run);
     };
-    auto failed = [&](const runner::RunResult& result) {
+    // A failed check as the scenario writes it; nullopt for the runner's own (lane, validation).
+    auto written = [&](const report::CheckRecord& record) -> std::optional<std::string> {
+      for (const auto& id : loaded->checks())
+        if (id.str() == record.id) return loaded->check_text(id);
+      return std::nullopt;
+    };
+    auto failed = [&](const report::RunRecord& result) {
       std::vector<std::string> red;
-      for (const auto& outcome : result.outcomes)
-        if (!outcome.passed) red.push_back(loaded->check_text(outcome.id));
+      for (const auto& check : result.checks)
+        if (!check.passed) red.push_back(written(check).value_or(check.id));
       return red;
     };
+    const auto stops = [](const report::RunRecord& result) { return result.verdict == report::Verdict::CouldNotRun; };
     // The bug first: most candidates lose the red, and that one run tells.
     auto under_bug = run(true);
     ++verdict.runs;
@@ -253,20 +260,20 @@ class Reducer {
       verdict.seen = under_bug.error().message;
       return verdict;
     }
-    if (under_bug->error) {
-      verdict.seen = "under the bug the run stops: " + under_bug->error->message;
+    if (stops(*under_bug)) {
+      verdict.seen = "under the bug the run stops: " + under_bug->why;
       return verdict;
     }
     verdict.red = failed(*under_bug);
-    if (std::none_of(under_bug->outcomes.begin(), under_bug->outcomes.end(),
-                     [&](const auto& o) { return o.id == *check && !o.passed; })) {
+    if (std::none_of(under_bug->checks.begin(), under_bug->checks.end(),
+                     [&](const auto& c) { return c.id == check->str() && !c.passed; })) {
       verdict.seen = fmt::format("under the bug '{}' stays green", options_.check);
       return verdict;
     }
     // Every red must be a check a control can name: not the runner's own (lane, validation).
-    for (const auto& outcome : under_bug->outcomes)
-      if (!outcome.passed && outcome.id.kind >= scenario::CheckKind::Lane) {
-        verdict.seen = fmt::format("under the bug the runner's own check {} fails", outcome.id.str());
+    for (const auto& each : under_bug->checks)
+      if (!each.passed && !written(each)) {
+        verdict.seen = fmt::format("under the bug the runner's own check {} fails", each.id);
         return verdict;
       }
     auto fixed = run(false);
@@ -275,10 +282,10 @@ class Reducer {
       verdict.seen = fixed.error().message;
       return verdict;
     }
-    if (!fixed->passed()) {
+    if (!report::passes(fixed->verdict)) {
       auto red = failed(*fixed);
-      verdict.seen = fixed->error ? "without the bug the run stops: " + fixed->error->message
-                                  : fmt::format("without the bug {} red", fmt::join(red, ", "));
+      verdict.seen = stops(*fixed) ? "without the bug the run stops: " + fixed->why
+                                   : fmt::format("without the bug {} red", fmt::join(red, ", "));
       return verdict;
     }
     verdict.interesting = true;

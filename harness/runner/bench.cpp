@@ -210,8 +210,8 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const Bench
   const std::string& floor_program = bench.floor_program;
   RunOptions options;
   options.report_dir = dir / "recorded";
-  options.lane.record = (dir / (scenario.name + ".tdrec")).string();
-  options.lane.record_name = scenario.id();
+  options.column.lane.record = (dir / (scenario.name + ".tdrec")).string();
+  options.column.lane.record_name = scenario.id();
   TIDEMARK_TRY(recorded, run(scenario, options));
   BenchStream stream;
   double monolith_rate = 0;
@@ -226,7 +226,7 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const Bench
       lanes::LaneOptions lane_options;
       lane_options.lane = lane;
       lane_options.backends = &session::builtin_backends();
-      TIDEMARK_TRY(replayed, lanes::replay(options.lane.record, lane_options));
+      TIDEMARK_TRY(replayed, lanes::replay(options.column.lane.record, lane_options));
       if (replayed.divergence || replayed.digest != recorded.digest) {
         stream.divergence = fmt::format("{} diverged in {}: {}", scenario.name, lane_name(lane),
                                         replayed.divergence.value_or("digest " + replayed.digest));
@@ -248,7 +248,7 @@ Result<BenchStream> bench_stream(const scenario::Scenario& scenario, const Bench
       floor = median(runs);
       layer = median(layered);
       if (!bench.replayer_program.empty()) {
-        TIDEMARK_TRY(measured, whole_process(bench.replayer_program, options.lane.record, floor_program,
+        TIDEMARK_TRY(measured, whole_process(bench.replayer_program, options.column.lane.record, floor_program,
                                              last.respecifies, repeat));
         whole = measured;
         TIDEMARK_TRY(under_observe,

@@ -1,14 +1,19 @@
 #include "runner/build_runs.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstring>
+#include <set>
 #include <fstream>
 
 #include "core/files.h"
 #include "drivers/driver_builds.h"
-#include "report/summary.h"
+#include "report/json_fields.h"
 #include "wire/posix.h"
 
 extern char** environ;
@@ -19,13 +24,45 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The last line the child wrote: its error, when it could not run.
+constexpr report::DocumentKind kBatchDocument{"tidemark-build-batch", 1, "a batch of runs on a driver build"};
+constexpr report::DocumentKind kAnswerDocument{"tidemark-build-answer", 1, "the answer of runs on a driver build"};
+
+constexpr std::pair<ErrorKind, std::string_view> kErrorKindNames[] = {{ErrorKind::BadInput, "bad-input"},
+                                                                      {ErrorKind::Environment, "environment"},
+                                                                      {ErrorKind::Fatal, "fatal"},
+                                                                      {ErrorKind::Io, "io"}};
+
+std::string_view error_kind_name(ErrorKind kind) {
+  for (const auto& [each, name] : kErrorKindNames)
+    if (each == kind) return name;
+  return "fatal";
+}
+
+std::vector<std::string> strings_of(const std::vector<fs::path>& paths) {
+  std::vector<std::string> out;
+  for (const auto& path : paths) out.push_back(path.string());
+  return out;
+}
+
+std::vector<fs::path> paths_of(const std::vector<std::string>& strings) { return {strings.begin(), strings.end()}; }
+
+// The last line the child wrote: what it said when it died.
 std::string last_line(const fs::path& log) {
   std::ifstream in(log);
   std::string line, last;
   while (std::getline(in, line))
     if (!line.empty()) last = line;
   return last;
+}
+
+// The batch as the child reads it: an anonymous file, its offset at the start, handed over as fd 3.
+Result<wire::UniqueFd> batch_file(const BuildBatch& batch) {
+  wire::UniqueFd file(::memfd_create("tidemark-build-batch", MFD_CLOEXEC));
+  if (!file) return fail(ErrorKind::Io, fmt::format("memfd_create: {}", std::strerror(errno)));
+  const std::string text = to_json(batch).dump();
+  TIDEMARK_CHECK(wire::write_all(file.get(), std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
+  if (::lseek(file.get(), 0, SEEK_SET) != 0) return fail(ErrorKind::Io, "rewinding the build batch");
+  return file;
 }
 
 }  // namespace
@@ -36,61 +73,118 @@ std::optional<BackendOnBuild> backend_on_build(const std::string& column) {
   return BackendOnBuild{column.substr(0, at), column.substr(at + 1)};
 }
 
-Result<std::vector<report::RunRecord>> run_on_build(const BuildRunRequest& request) {
-  const std::string column = request.column.backend + "@" + request.column.build;
-  if (request.column.backend.empty() || request.column.build.empty())
+nlohmann::json to_json(const BuildBatch& batch) {
+  return report::with_kind({{"drivers_files", strings_of(batch.drivers_files)},
+                            {"backend", batch.column.backend},
+                            {"build", batch.column.build},
+                            {"subject_files", strings_of(batch.subject_files)},
+                            {"lane", batch.lane},
+                            {"report_dir", batch.report_dir.string()},
+                            {"expectations", batch.expectations.string()},
+                            {"layer_dir", batch.layer_dir.string()}},
+                           kBatchDocument);
+}
+
+Result<BuildBatch> batch_from_json(const nlohmann::json& json) {
+  TIDEMARK_TRY(body, report::without_kind(json, "build batch", kBatchDocument));
+  report::JsonFields fields(body, "build batch");
+  BuildBatch batch;
+  batch.drivers_files = paths_of(fields.take<std::vector<std::string>>("drivers_files"));
+  batch.column.backend = fields.take<std::string>("backend");
+  batch.column.build = fields.take<std::string>("build");
+  batch.subject_files = paths_of(fields.take<std::vector<std::string>>("subject_files"));
+  batch.lane = fields.take<std::string>("lane");
+  batch.report_dir = fields.take<std::string>("report_dir");
+  batch.expectations = fields.take<std::string>("expectations");
+  batch.layer_dir = fields.take<std::string>("layer_dir");
+  TIDEMARK_CHECK(fields.finish());
+  return batch;
+}
+
+nlohmann::json to_json(const BatchAnswer& answer) {
+  nlohmann::json records = nlohmann::json::array();
+  for (const auto& record : answer.records) records.push_back(report::to_json(record));
+  nlohmann::json json{{"build", answer.build}, {"records", std::move(records)}};
+  if (answer.error) json["error"] = {{"kind", error_kind_name(answer.error->kind)}, {"message", answer.error->message}};
+  return report::with_kind(std::move(json), kAnswerDocument);
+}
+
+Result<BatchAnswer> answer_from_json(const nlohmann::json& json) {
+  TIDEMARK_TRY(body, report::without_kind(json, "build answer", kAnswerDocument));
+  report::JsonFields fields(body, "build answer");
+  BatchAnswer answer;
+  answer.build = fields.take<std::string>("build");
+  fields.skip("records");
+  std::optional<std::string> kind, message;
+  fields.object(
+      "error",
+      [&](report::JsonFields& error) {
+        kind = error.take<std::string>("kind");
+        message = error.take<std::string>("message");
+      },
+      /*required=*/false);
+  TIDEMARK_CHECK(fields.finish());
+  if (!body.at("records").is_array()) return fail(ErrorKind::BadInput, "build answer: records: expected an array");
+  for (size_t k = 0; k < body.at("records").size(); ++k) {
+    TIDEMARK_TRY(record,
+                 report::run_record_from_json(body.at("records")[k], "build answer", fmt::format("records[{}]", k)));
+    answer.records.push_back(std::move(record));
+  }
+  if (kind) {
+    Error error{ErrorKind::Fatal, message.value_or("")};
+    for (const auto& [each, name] : kErrorKindNames)
+      if (name == *kind) error.kind = each;
+    answer.error = std::move(error);
+  }
+  return answer;
+}
+
+Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch) {
+  const std::string column = batch.column.backend + "@" + batch.column.build;
+  if (batch.column.backend.empty() || batch.column.build.empty())
     return fail(ErrorKind::BadInput, fmt::format("--backend: expected BACKEND@BUILD, found '{}'", column));
-  TIDEMARK_TRY(drivers_file, drivers::file_naming(request.drivers_files, request.column.build));
-  TIDEMARK_CHECK(make_directories(request.report_dir));
-  const fs::path log = request.report_dir / "run.log";
+  TIDEMARK_TRY(named, drivers::find_build(batch.drivers_files, batch.column.build));
+  TIDEMARK_CHECK(make_directories(batch.report_dir));
+  const fs::path log = batch.report_dir / "run.log";
   std::error_code ignored;
   fs::remove(log, ignored);
+  TIDEMARK_TRY(handed, batch_file(batch));
   wire::ChildProcess::Options options;
   options.program = fs::read_symlink("/proc/self/exe").string();
-  options.args = {"--drivers", drivers_file.string(), "--driver", request.column.build, "--quiet", "run"};
-  for (const auto& file : request.scenario_files) options.args.push_back(file.string());
-  options.args.insert(options.args.end(), {"--backend", request.column.backend, "--lane", request.lane, "--report",
-                                           request.report_dir.string()});
-  if (!request.expectations.empty())
-    options.args.insert(options.args.end(), {"--expectations", request.expectations.string()});
-  // The whole environment goes on: the child clears the driver variables itself before the build's own.
+  options.args = {std::string(kBatchChildWord)};
+  // The child starts under the build: the variables a build owns are cleared, then the build's are set.
+  const std::set<std::string> owned = drivers::owned_variables(named.build);
   for (char** entry = environ; *entry; ++entry) {
     const std::string_view text(*entry);
-    options.keep_env.emplace_back(text.substr(0, text.find('=')));
+    const std::string name(text.substr(0, text.find('=')));
+    if (!owned.contains(name)) options.keep_env.push_back(name);
   }
+  for (const auto& setting : drivers::build_settings(named.builds, named.build)) {
+    const size_t equals = setting.find('=');
+    options.set_env.emplace_back(setting.substr(0, equals), setting.substr(equals + 1));
+  }
+  options.pass_fd = handed.get();
+  options.capture_stdout = true;
   options.stderr_path = log.string();
-  options.stdout_too = true;
   TIDEMARK_TRY(child, wire::ChildProcess::spawn(options));
-  // Each run inside has timeouts of its own; this bound only keeps a wedged child from holding compare for ever.
-  const std::optional<int> status = child.wait_for(std::chrono::hours(6));
-  if (!status) {
+  // Each run inside has timeouts of its own; this bound only keeps a wedged child from holding the caller for ever.
+  const auto deadline = wire::Clock::now() + std::chrono::hours(6);
+  auto line = child.read_line(deadline);
+  const std::optional<int> status = child.wait_for(std::chrono::minutes(1));
+  if (!line) {
     child.kill(SIGKILL);
-    return fail(ErrorKind::Environment, fmt::format("{}: the run under build {} did not end in 6 hours (log: {})",
-                                                    column, request.column.build, log.string()));
+    return fail(ErrorKind::Environment,
+                fmt::format("{}: the runs under build {} gave no answer ({}){}: {} (log: {})", column,
+                            batch.column.build, line.error().message,
+                            status ? ", " + wire::describe_wait_status(*status) : "", last_line(log), log.string()));
   }
-  const int code = WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
-  if (code != 0 && code != 1) {
-    const ErrorKind kind = code == 2 ? ErrorKind::BadInput : code == 3 ? ErrorKind::Environment : ErrorKind::Fatal;
-    return fail(kind, fmt::format("{}: the run under build {} {}: {} (log: {})", column, request.column.build,
-                                  wire::describe_wait_status(*status), last_line(log), log.string()));
-  }
-  TIDEMARK_TRY(summary, report::read_summary(request.report_dir / "summary.json"));
-  for (auto& record : summary.results) {
-    // The child's records are relative to its folder; the compare summary's are relative to its own.
-    if (!record.dir.empty()) record.dir = (request.report_dir / record.dir).string();
-    for (auto& check : record.checks)
-      for (auto& artifact : check.artifacts) artifact = (request.report_dir / artifact).string();
-    const std::string suffix = "@" + request.column.backend;
-    auto rename = [&](std::string& name) {
-      if (name.ends_with(suffix)) name.resize(name.size() - suffix.size());
-      name += "@" + column;
-    };
-    rename(record.test);
-    rename(record.subject);
-    record.backend = column;
-    record.series.clear();
-  }
-  return std::move(summary.results);
+  TIDEMARK_TRY(json, report::parse_json(*line, "build answer", "the answer of runs on a driver build"));
+  TIDEMARK_TRY(answer, answer_from_json(json));
+  if (answer.error) return std::unexpected(*answer.error);
+  if (answer.build != batch.column.build)
+    return fail(ErrorKind::Environment, fmt::format("{}: the child ran under build '{}', expected '{}'", column,
+                                                    answer.build, batch.column.build));
+  return std::move(answer.records);
 }
 
 }  // namespace tidemark::runner

@@ -1,12 +1,18 @@
-// Scenarios run on a driver build other than this process's. A build is an environment chosen
-// when a process starts (drivers/driver_builds.h), so the runs on it are a tidemark process of its
-// own: `tidemark --drivers FILE --driver NAME run ...`, whose summary is read back. `compare`
-// puts such a column (`--backend gl@mesa-25.0.7`) beside the ones this process runs.
+// Subjects run on a driver build other than this process's. A build is an environment chosen when
+// a process starts (drivers/driver_builds.h), and a session's driver is loaded into the process
+// that runs it, so the runs on a build are a tidemark process started under the build's
+// environment. The parent hands it a typed batch (the subjects' files and the column) on a pipe
+// and reads typed run records back on another, each already named for its column
+// ("...@gl@mesa-25.0.7"): no command line of options, no summary file, no renaming by text.
+// `compare` puts such a column (`--backend gl@mesa-25.0.7`) beside the ones this process runs.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "core/error.h"
 #include "report/run_record.h"
@@ -20,19 +26,39 @@ struct BackendOnBuild {
 };
 std::optional<BackendOnBuild> backend_on_build(const std::string& column);
 
-struct BuildRunRequest {
+// What the child runs: every subject of `subject_files` in the column, as the pipeline runs them.
+struct BuildBatch {
   std::vector<std::filesystem::path> drivers_files;  // the first that names the build is used
   BackendOnBuild column;
-  std::vector<std::filesystem::path> scenario_files;
+  std::vector<std::filesystem::path> subject_files;
   std::string lane;                    // the lane the runs take
   std::filesystem::path report_dir;    // the child's report folder; its output goes to run.log there
-  std::filesystem::path expectations;  // passed on; empty: none
+  std::filesystem::path expectations;  // empty: none
+  std::filesystem::path layer_dir;     // where the Tidemark layer is
 };
 
-// The records of the child's summary, each renamed as the column's (backend "gl@mesa-25.0.7",
-// test and subject ending "@gl@mesa-25.0.7"), so two builds' runs of one scenario stay apart.
-// A child that could not run (bad input, a driver that is not the build: its exit code 2, 3 or 4)
-// is an error of that kind naming its last line of output.
-Result<std::vector<report::RunRecord>> run_on_build(const BuildRunRequest& request);
+// What the child answers: the build it ran under (as its environment named it, checked against
+// the batch's before anything ran), and each subject's record; or the error that stopped it.
+struct BatchAnswer {
+  std::string build;
+  std::vector<report::RunRecord> records;
+  std::optional<Error> error;
+};
+
+// The batch's and the answer's one codec each (JSON, strict on reading: report/json_fields.h).
+nlohmann::json to_json(const BuildBatch& batch);
+Result<BuildBatch> batch_from_json(const nlohmann::json& json);
+nlohmann::json to_json(const BatchAnswer& answer);
+Result<BatchAnswer> answer_from_json(const nlohmann::json& json);
+
+// The word that makes a tidemark process a batch's child: it reads the batch from file
+// descriptor 3 and writes its answer to standard output (cli/main.cpp hands it to
+// subjects::serve_batch before any command line is parsed).
+inline constexpr std::string_view kBatchChildWord = "--serve-build-batch";
+
+// Starts the child under the build's environment, hands it the batch and returns its records. A
+// child that could not run them (bad input, a driver that is not the build) is its error, of its
+// kind; one that died is an environment error naming its last line of output (run.log).
+Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch);
 
 }  // namespace tidemark::runner

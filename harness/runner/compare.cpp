@@ -9,54 +9,63 @@ namespace tidemark::runner {
 
 namespace {
 
-// A cell from a run's record: every device gauge (what any backend with device gauges gives).
+// A cell from a run's record: every device gauge when its backend gives them (0 where one is
+// missing), else every layer gauge it read (a replay's), in catalogue order.
 report::CompareCell cell_of(const report::RunRecord& record, const std::string& column) {
   report::CompareCell cell{
       .backend = column, .verdict = record.verdict, .pixel_hash = record.pixel_hash, .digest = record.digest};
   if (!report::passes(record.verdict) || record.verdict == report::Verdict::ExpectedRed) cell.why = record.why;
-  for (const auto& spec : kGauges)
-    if (spec.kind == GaugeKind::Device) {
-      auto found = record.gauges.find(std::string(spec.name));
-      cell.gauges.emplace_back(spec.name, found == record.gauges.end() ? 0 : found->second);
-    }
+  if (!record.gauges.empty())
+    for (const auto& spec : kGauges)
+      if (spec.kind == GaugeKind::Device) {
+        auto found = record.gauges.find(std::string(spec.name));
+        cell.gauges.emplace_back(spec.name, found == record.gauges.end() ? 0 : found->second);
+      }
+  if (record.observed_gauges && record.gauges.empty())
+    for (const auto& spec : kObservedGauges)
+      if (auto found = record.observed_gauges->find(std::string(spec.name)); found != record.observed_gauges->end())
+        cell.gauges.emplace_back(found->first, found->second);
   for (const auto& check : record.checks)
     if (!check.passed) cell.failed.push_back(check.id + ": " + check.detail);
   return cell;
 }
 
-std::string scenario_of(const std::string& subject) { return subject.substr(0, subject.find('@')); }
+std::string subject_of(const std::string& subject) { return subject.substr(0, subject.find('@')); }
 
 }  // namespace
 
-Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
-                               const std::vector<std::string>& columns, RunOptions options, const CompareBuilds& builds,
+Result<CompareOutcome> compare(const Subjects& subjects, const std::vector<std::string>& columns, RunOptions options,
+                               const CompareBuilds& builds,
                                const std::function<void(const report::CompareRow&)>& on_row) {
   CompareOutcome outcome;
-  if (scenarios.empty()) return outcome;  // (the paths held capture fixtures only)
-  // The columns on a driver build run first, each in a process of its own, over every scenario.
-  std::map<std::string, std::map<std::string, report::RunRecord>> on_builds;  // column -> scenario -> record
+  // A column on a driver build runs the subjects that cannot start a run on it from here (a
+  // session's driver is loaded into its process) first, in a process of its own, all at once.
+  std::map<std::string, std::map<std::string, report::RunRecord>> on_builds;  // column -> subject -> record
   std::vector<std::filesystem::path> files;
-  for (const auto& scenario : scenarios) files.push_back(scenario.file);
+  for (const auto& subject : subjects)
+    if (!subject->takes_builds()) files.push_back(subject->file());
   for (const auto& column : columns) {
     auto split = backend_on_build(column);
-    if (!split || on_builds.contains(column)) continue;
+    if (!split || files.empty() || on_builds.contains(column)) continue;
     TIDEMARK_TRY(records, run_on_build({.drivers_files = builds.drivers_files,
                                         .column = *split,
-                                        .scenario_files = files,
-                                        .lane = std::string(lane_name(options.lane.lane)),
+                                        .subject_files = files,
+                                        .lane = std::string(lane_name(options.column.lane.lane)),
                                         .report_dir = options.report_dir / "builds" / column,
-                                        .expectations = builds.expectations}));
-    auto& by_scenario = on_builds[column];
-    for (auto& record : records) by_scenario.emplace(scenario_of(record.subject), std::move(record));
+                                        .expectations = builds.expectations,
+                                        .layer_dir = options.layer_dir}));
+    auto& by_subject = on_builds[column];
+    for (auto& record : records) by_subject.emplace(subject_of(record.subject), std::move(record));
   }
-  for (const auto& scenario : scenarios) {
-    std::vector<std::string> judges = columns.empty() ? scenario.backends : columns;
-    if (judges.empty()) judges.push_back(default_backend(scenario));
-    report::CompareRow row{scenario.id(), "", {}};
+  for (const auto& subject : subjects) {
+    const std::vector<std::string> judges = columns.empty() ? subject->backends() : columns;
+    report::CompareRow row{subject->id(), "", {}};
     for (const auto& column : judges) {
-      if (auto built = on_builds.find(column); built != on_builds.end()) {
-        auto found = built->second.find(scenario.id());
-        if (found == built->second.end()) {
+      const auto split = backend_on_build(column);
+      if (split && !subject->takes_builds()) {
+        auto& built = on_builds[column];
+        auto found = built.find(subject->id());
+        if (found == built.end()) {
           row.cells.push_back({.backend = column,
                                .verdict = report::Verdict::NotJudged,
                                .why = "the run under the build has no record of it"});
@@ -68,20 +77,20 @@ Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
         outcome.records.push_back(std::move(found->second));
         continue;
       }
-      options.backend = column;
-      auto result = run(scenario, options);
-      if (!result) {
+      options.column.backend = split ? split->backend : column;
+      options.column.build = split ? split->build : "";
+      auto record = run(*subject, options);
+      if (!record) {
         // Nothing judged is never a pass: it fails compare unless an expectations line names it.
-        TIDEMARK_TRY(unjudged, not_judged(scenario, options, column, result.error()));
-        outcome.failed = outcome.failed || !unjudged.passed();
+        TIDEMARK_TRY(unjudged, not_judged(*subject, options, column, record.error()));
+        outcome.failed = outcome.failed || !report::passes(unjudged.verdict);
         row.cells.push_back({.backend = column, .verdict = unjudged.verdict, .why = unjudged.why});
-        outcome.records.push_back(run_record(unjudged));
+        outcome.records.push_back(std::move(unjudged));
         continue;
       }
-      outcome.failed = outcome.failed || !result->passed();
-      report::RunRecord record = run_record(*result);
-      row.cells.push_back(cell_of(record, column));
-      outcome.records.push_back(std::move(record));
+      outcome.failed = outcome.failed || !report::record_passes(*record);
+      row.cells.push_back(cell_of(*record, column));
+      outcome.records.push_back(std::move(*record));
     }
     report::mark_differences(row);
     if (on_row) on_row(row);

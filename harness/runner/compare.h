@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 #include "report/compare.h"
-#include "runner/runner.h"
+#include "runner/subject.h"
 
 namespace tidemark::runner {
 
@@ -26,14 +26,15 @@ struct CompareBuilds {
   std::filesystem::path expectations;  // empty: none
 };
 
-// Runs each scenario on each of `columns` (none: each scenario's own backends): a backend runs
-// here; BACKEND@BUILD runs every scenario on that driver build in a tidemark process of its own
-// (runner/build_runs.h), whose report folder is <report_dir>/builds/<BACKEND@BUILD>. A backend
+// Runs each subject on each of `columns` (none: each subject's own backends): a backend runs
+// here; BACKEND@BUILD runs a capture's replay under that driver build from here, and every
+// scenario on it in a tidemark process of its own (runner/build_runs.h), whose report folder is
+// <report_dir>/builds/<BACKEND@BUILD>. A backend
 // that cannot judge a scenario (it lacks the gauges its checks read, a golden does not decode) is a
 // not-judged cell that says why, not the end, and fails the comparison unless an expectations
 // line names it; `on_row` hears each row as it is done. Each row's cells are held to its first.
-Result<CompareOutcome> compare(const std::vector<scenario::Scenario>& scenarios,
-                               const std::vector<std::string>& columns, RunOptions options, const CompareBuilds& builds,
+Result<CompareOutcome> compare(const Subjects& subjects, const std::vector<std::string>& columns, RunOptions options,
+                               const CompareBuilds& builds,
                                const std::function<void(const report::CompareRow&)>& on_row = {});
 
 }  // namespace tidemark::runner

@@ -168,7 +168,9 @@ Result<std::string> capture_registrations(const std::vector<CaptureSubject>& cap
     TIDEMARK_TRY(red_once_name, bracket("RedOnce." + capture.test));
     TIDEMARK_TRY(red_once_report, bracket(given.report_root + "/RedOnce." + capture.test));
     TIDEMARK_TRY(red_once_labels, bracket("red-once;capture" + extra_labels));
-    out += fmt::format("add_test({} {} red-once --report {} {})\n", red_once_name, program, red_once_report, file);
+    TIDEMARK_TRY(ledger_file, bracket(given.ledger));
+    out += fmt::format("add_test({} {} red-once --ledger {} --report {} {})\n", red_once_name, program, ledger_file,
+                       red_once_report, file);
     out += fmt::format("set_tests_properties({} PROPERTIES LABELS {})\n", red_once_name, red_once_labels);
   }
   return out;

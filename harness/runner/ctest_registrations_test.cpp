@@ -79,8 +79,9 @@ TEST(CtestRegistrations, ACaptureFixtureIsOneTestAndOneRedOnce) {
       ctest_registrations({}, captures, {.tidemark = "t", .report_root = "/r", .ledger = "/no/ledger.txt"});
   ASSERT_TRUE(with_ledger) << with_ledger.error().message;
   EXPECT_EQ(count(*with_ledger, "add_test("), 2u);
-  EXPECT_NE(with_ledger->find("add_test([[RedOnce.Capture.AcmeDriver.respecify]] [[t]] red-once --report "
-                              "[[/r/RedOnce.Capture.AcmeDriver.respecify]] [[/c/respecify.capture.yaml]])"),
+  EXPECT_NE(with_ledger->find("add_test([[RedOnce.Capture.AcmeDriver.respecify]] [[t]] red-once --ledger "
+                              "[[/no/ledger.txt]] --report [[/r/RedOnce.Capture.AcmeDriver.respecify]] "
+                              "[[/c/respecify.capture.yaml]])"),
             std::string::npos)
       << *with_ledger;
 }

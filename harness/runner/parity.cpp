@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <span>
 #include <sstream>
 
 #include "core/files.h"
@@ -15,14 +16,16 @@ namespace fs = std::filesystem;
 namespace {
 
 // The monolith session recorded, then replayed in every lane: each replay's digest joins the runs'.
-Status record_and_replay(const scenario::Scenario& scenario, const std::string& backend, const fs::path& report_dir,
+Status record_and_replay(const Subject& scenario, const std::string& backend, const fs::path& report_dir,
                          ParitySubject& subject) {
   RunOptions options;
   options.report_dir = report_dir / "recorded";
-  options.backend = backend;
-  const std::string file = scenario.group + "." + scenario.name + backend_suffix(scenario, backend) + ".tdrec";
-  options.lane.record = (report_dir / "recordings" / file).string();
-  options.lane.record_name = subject.name;
+  options.column.backend = backend;
+  const std::string name = scenario.id().substr(scenario.group().size() + 1);  // id: group/name
+  const std::string file =
+      scenario.group() + "." + name + column_suffix(scenario.backends().front(), backend, "") + ".tdrec";
+  options.column.lane.record = (report_dir / "recordings" / file).string();
+  options.column.lane.record_name = subject.name;
   TIDEMARK_CHECK(make_directories(report_dir / "recordings"));
   TIDEMARK_TRY(recorded, run(scenario, options));
   subject.lanes_by_digest[recorded.digest].push_back("recorded");
@@ -33,7 +36,7 @@ Status record_and_replay(const scenario::Scenario& scenario, const std::string& 
     // The replaying server's log beside the recording, as a run's goes to its server.log.
     lane_options.server_log =
         (report_dir / "recordings" / fmt::format("{}.replay-{}.log", file, lane_name(lane))).string();
-    TIDEMARK_TRY(replayed, lanes::replay(options.lane.record, lane_options));
+    TIDEMARK_TRY(replayed, lanes::replay(options.column.lane.record, lane_options));
     std::string key = replayed.divergence ? "diverged: " + *replayed.divergence : replayed.digest;
     subject.lanes_by_digest[key].push_back(fmt::format("replay-{}", lane_name(lane)));
     subject.row += fmt::format(" replay-{}={}", lane_name(lane), replayed.divergence ? "DIVERGED" : replayed.digest);
@@ -43,29 +46,42 @@ Status record_and_replay(const scenario::Scenario& scenario, const std::string& 
 
 }  // namespace
 
-Result<ParityRun> parity(const std::vector<scenario::Scenario>& scenarios, const fs::path& report_dir, bool with_replay,
+Result<ParityRun> parity(const Subjects& subjects, const fs::path& report_dir, bool with_replay,
                          const std::function<void(std::string_view)>& on_start,
                          const std::function<void(const ParitySubject&)>& on_done) {
   ParityRun parity;
-  for (const auto& scenario : scenarios) {
-    std::vector<std::string> backends = scenario.backends;
-    if (backends.empty()) backends.push_back(default_backend(scenario));
-    for (const auto& backend : backends) {  // every backend a scenario lists is a subject of its own
-      ParitySubject subject{subject_name(scenario, backend), {}, ""};
-      if (on_start) on_start(subject.name);
-      for (Lane lane : kAllLanes) {
-        RunOptions options;
-        options.report_dir = report_dir;
-        options.lane.lane = lane;
-        options.backend = backend;
-        TIDEMARK_TRY(result, run(scenario, options));
-        subject.lanes_by_digest[result.digest].push_back(std::string(lane_name(lane)));
-        subject.row += fmt::format(" {}={}{}", lane_name(lane), result.digest, result.passed() ? "" : "(red)");
+  for (const auto& subject : subjects) {
+    const std::vector<std::string> backends = subject->backends();
+    for (const auto& backend : backends) {  // every backend a subject lists is a parity subject of its own
+      ParitySubject row{subject->id() + column_suffix(backends.front(), backend, ""), {}, ""};
+      if (on_start) on_start(row.name);
+      RunOptions options;
+      options.report_dir = report_dir;
+      options.column.backend = backend;
+      if (!subject->has_lanes()) {
+        // A replay in no lane of Tidemark's: its replays must agree with each other.
+        options.repeat = kReplaysCompared;
+        TIDEMARK_TRY(result, run(*subject, options));
+        const std::vector<std::string> digests =
+            result.repeat_digests.empty() ? std::vector<std::string>{result.digest} : result.repeat_digests;
+        for (size_t k = 0; k < digests.size(); ++k) {
+          row.lanes_by_digest[digests[k]].push_back(fmt::format("replay-{}", k + 1));
+          row.row += fmt::format(" replay-{}={}", k + 1, digests[k]);
+        }
+        if (!report::passes(result.verdict)) row.row += "(red)";
         parity.results.push_back(std::move(result));
       }
-      if (with_replay) TIDEMARK_CHECK(record_and_replay(scenario, backend, report_dir, subject));
-      if (on_done) on_done(subject);
-      parity.subjects.push_back(std::move(subject));
+      for (Lane lane : subject->has_lanes() ? std::span<const Lane>(kAllLanes) : std::span<const Lane>()) {
+        options.column.lane.lane = lane;
+        TIDEMARK_TRY(result, run(*subject, options));
+        row.lanes_by_digest[result.digest].push_back(std::string(lane_name(lane)));
+        row.row +=
+            fmt::format(" {}={}{}", lane_name(lane), result.digest, report::passes(result.verdict) ? "" : "(red)");
+        parity.results.push_back(std::move(result));
+      }
+      if (with_replay && subject->has_lanes()) TIDEMARK_CHECK(record_and_replay(*subject, backend, report_dir, row));
+      if (on_done) on_done(row);
+      parity.subjects.push_back(std::move(row));
     }
   }
   return parity;
@@ -99,19 +115,19 @@ std::string digests_text(const std::map<std::string, std::string>& digests) {
   return text;
 }
 
-Result<fs::path> recording_path(const std::string& record, const scenario::Scenario& scenario, size_t scenarios) {
+Result<fs::path> recording_path(const std::string& record, const Subject& subject, size_t subjects) {
   fs::path path(record);
   if (path.extension() == ".tdrec") {
-    if (scenarios != 1)
+    if (subjects != 1)
       return fail(ErrorKind::BadInput, fmt::format("--record {}: expected one scenario for one file, found {} "
                                                    "(give a folder to record each)",
-                                                   record, scenarios));
+                                                   record, subjects));
     TIDEMARK_CHECK(make_directories(path.parent_path()));
     return path;
   }
-  fs::path dir = path / scenario.group;
+  fs::path dir = path / subject.group();
   TIDEMARK_CHECK(make_directories(dir));
-  return dir / (scenario.name + ".tdrec");
+  return dir / (subject.id().substr(subject.group().size() + 1) + ".tdrec");
 }
 
 }  // namespace tidemark::runner

@@ -1,5 +1,6 @@
 // `tidemark parity`'s work: every scenario on each of its backends in every lane (and, asked, the
-// monolith session recorded and replayed in every lane): each subject must give one digest.
+// monolith session recorded and replayed in every lane), every capture fixture replayed twice:
+// each subject must give one digest.
 // Beside it the digests file, what one build saves and another compares with.
 #pragma once
 
@@ -25,12 +26,16 @@ struct ParitySubject {
 
 struct ParityRun {
   std::vector<ParitySubject> subjects;
-  std::vector<RunResult> results;  // every lane's run, for the summary
+  std::vector<report::RunRecord> results;  // every lane's run, for the summary
 };
 
+// A subject in no lane of Tidemark's (a capture's replay) is replayed this many times instead:
+// its replays must agree.
+inline constexpr int kReplaysCompared = 2;
+
 // Runs them; `on_start` hears each subject's name before it runs, `on_done` each subject after.
-Result<ParityRun> parity(const std::vector<scenario::Scenario>& scenarios, const std::filesystem::path& report_dir,
-                         bool with_replay, const std::function<void(std::string_view)>& on_start = {},
+Result<ParityRun> parity(const Subjects& subjects, const std::filesystem::path& report_dir, bool with_replay,
+                         const std::function<void(std::string_view)>& on_start = {},
                          const std::function<void(const ParitySubject&)>& on_done = {});
 
 // A digests file: "# comment" lines, then "group/name digest" per subject, sorted. Reading names
@@ -40,7 +45,6 @@ Result<std::map<std::string, std::string>> read_digests(const std::filesystem::p
 std::string digests_text(const std::map<std::string, std::string>& digests);
 
 // --record PATH: a .tdrec file for one scenario (of `scenarios`), or a folder of <group>/<name>.tdrec.
-Result<std::filesystem::path> recording_path(const std::string& record, const scenario::Scenario& scenario,
-                                             size_t scenarios);
+Result<std::filesystem::path> recording_path(const std::string& record, const Subject& subject, size_t subjects);
 
 }  // namespace tidemark::runner

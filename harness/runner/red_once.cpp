@@ -16,77 +16,101 @@ namespace tidemark::runner {
 
 namespace {
 
-const check::Outcome* find_outcome(const RunResult& result, const scenario::CheckId& id) {
-  for (const auto& outcome : result.outcomes)
-    if (outcome.id == id) return &outcome;
+const report::CheckRecord* find_check(const report::RunRecord& record, const std::string& id) {
+  for (const auto& check : record.checks)
+    if (check.id == id) return &check;
   return nullptr;
 }
 
-std::string name_of(const scenario::Scenario& scenario) { return scenario.id(); }
-
-std::string failed_list(const RunResult& result) {
+std::string failed_list(const report::RunRecord& record) {
   std::vector<std::string> failed;
-  for (const auto& outcome : result.outcomes)
-    if (!outcome.passed) failed.push_back(fmt::format("`{}` ({})", outcome.text, outcome.detail));
+  for (const auto& check : record.checks)
+    if (!check.passed) failed.push_back(fmt::format("`{}` ({})", check.check, check.detail));
   return failed.empty() ? "nothing" : fmt::format("{}", fmt::join(failed, "; "));
 }
 
-RunOptions run_options_for(const RedOnceOptions& options, Lane lane, const std::string& folder) {
-  RunOptions run_options;
-  run_options.report_dir = options.report_dir.empty() ? std::filesystem::path() : options.report_dir / folder;
-  run_options.lane = options.lane_template;
-  run_options.lane.lane = lane;
+// What a run that is not green says: the error, or what failed.
+std::string not_green(const report::RunRecord& record) {
+  if (record.verdict == report::Verdict::CouldNotRun || record.verdict == report::Verdict::NotJudged)
+    return fmt::format("{}: {}", report::verdict_name(record.verdict), record.why);
+  return failed_list(record);
+}
+
+// The lanes a subject's controls run in: the asked ones, or none of Tidemark's for a replay.
+std::vector<std::string> lanes_of(const Subject& subject, const RedOnceOptions& options) {
+  std::vector<std::string> lanes;
+  if (!subject.has_lanes()) return {std::string(kNoLane)};
+  for (Lane lane : options.lanes) lanes.emplace_back(lane_name(lane));
+  return lanes;
+}
+
+RunOptions run_options_for(const RedOnceOptions& options, const std::string& lane, const std::string& folder) {
+  RunOptions run_options = options.run;
+  run_options.report_dir = options.run.report_dir.empty() ? std::filesystem::path() : options.run.report_dir / folder;
+  if (auto parsed = parse_lane(lane)) run_options.column.lane.lane = *parsed;
   return run_options;
 }
 
 // The verdict on one control's run against what it must turn red; `measured` gets the ledger
 // values (red and green) of each expected check when the verdict is Red.
-void judge(const Result<RunResult>& red, const RunResult& green, const std::set<scenario::CheckId>& expected,
+void judge(const Result<report::RunRecord>& red, const report::RunRecord& green, const SubjectControl& control,
            ControlRun& control_run) {
   if (!red) {
     control_run.verdict = ControlRun::Verdict::WrongRed;
     control_run.detail = "the run could not start: " + red.error().message;
     return;
   }
-  if (red->error) {
-    control_run.verdict = ControlRun::Verdict::WrongRed;
-    control_run.detail = "the run failed instead of a check: " + red->error->message;
+  const bool stopped = red->verdict == report::Verdict::CouldNotRun || red->verdict == report::Verdict::NotJudged;
+  if (control.run_fails) {  // the run itself must not complete
+    if (red->verdict == report::Verdict::CouldNotRun) {
+      control_run.verdict = ControlRun::Verdict::Red;
+      control_run.detail = "red: " + red->why;
+      control_run.measured.push_back(
+          fmt::format("replay | red {} | green {}", red->why, report::verdict_name(green.verdict)));
+    } else {
+      control_run.verdict = stopped ? ControlRun::Verdict::WrongRed : ControlRun::Verdict::StayedGreen;
+      control_run.detail = fmt::format("expected the run to fail, found {}", not_green(*red));
+    }
     return;
   }
-  std::set<scenario::CheckId> failed;
-  for (const auto& outcome : red->outcomes)
-    if (!outcome.passed) failed.insert(outcome.id);
+  if (stopped) {
+    control_run.verdict = ControlRun::Verdict::WrongRed;
+    control_run.detail = "the run failed instead of a check: " + red->why;
+    return;
+  }
+  std::vector<std::string> failed = failed_checks(*red);
   if (failed.empty()) {
     control_run.verdict = ControlRun::Verdict::StayedGreen;
     control_run.detail = "stayed green";
     return;
   }
-  if (failed != expected) {
-    std::vector<std::string> wanted;
-    for (const auto& id : expected) wanted.push_back(id.str());
+  std::vector<std::string> wanted = control.fails;
+  std::sort(failed.begin(), failed.end());
+  std::sort(wanted.begin(), wanted.end());
+  if (failed != wanted) {
     control_run.verdict = ControlRun::Verdict::WrongRed;
     control_run.detail =
-        fmt::format("expected exactly {} to fail, but failed: {}", fmt::join(wanted, ", "), failed_list(*red));
+        fmt::format("expected exactly {} to fail, but failed: {}", fmt::join(control.fails, ", "), failed_list(*red));
     return;
   }
   control_run.verdict = ControlRun::Verdict::Red;
   std::vector<std::string> values;
-  for (const auto& id : expected) {
-    const check::Outcome* red_outcome = find_outcome(*red, id);
-    const check::Outcome* green_outcome = find_outcome(green, id);
-    values.push_back(red_outcome->detail);
-    control_run.measured.push_back(fmt::format("{} | red {} | green {}", red_outcome->text, red_outcome->detail,
-                                               green_outcome ? green_outcome->detail : "(not run)"));
+  for (const auto& id : control.fails) {
+    const report::CheckRecord* red_check = find_check(*red, id);
+    const report::CheckRecord* green_check = find_check(green, id);
+    values.push_back(red_check->detail);
+    control_run.measured.push_back(fmt::format("{} | red {} | green {}", red_check->check, red_check->detail,
+                                               green_check ? green_check->detail : "(not run)"));
   }
   control_run.detail = fmt::format("red: {}", fmt::join(values, "; "));
 }
 
 // One control in one lane: skipped with its reason, or run and judged.
-ControlRun run_control(const scenario::Scenario& scenario, const scenario::Control& control, Lane lane,
-                       const RunResult& green, const RedOnceOptions& options) {
+ControlRun run_control(const Subject& subject, const SubjectControl& control, const std::string& lane,
+                       const report::RunRecord& green, const RedOnceOptions& options) {
   ControlRun control_run;
-  control_run.control = scenario::describe_control(control);
-  control_run.lane = std::string(lane_name(lane));
+  control_run.control = control.label;
+  control_run.lane = lane;
   if (auto skip = control.skip_lanes.find(control_run.lane); skip != control.skip_lanes.end()) {
     control_run.verdict = ControlRun::Verdict::Skipped;
     control_run.detail = "skipped: " + skip->second;
@@ -98,9 +122,10 @@ ControlRun run_control(const scenario::Scenario& scenario, const scenario::Contr
       folder.begin(), folder.end(),
       [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_'; }, '-');
   RunOptions run_options = run_options_for(options, lane, folder);
-  run_options.mutant = control.mutant;
-  run_options.knob_overrides = control.knobs;
-  judge(run(scenario, run_options), green, {control.fails.begin(), control.fails.end()}, control_run);
+  run_options.variant = control.variant;
+  if (!control.build.empty()) run_options.column.build = control.build;
+  run_options.repeat = 1;
+  judge(run(subject, run_options), green, control, control_run);
   if (control_run.verdict == ControlRun::Verdict::WrongRed)
     control_run.measured.push_back("wrong red: " + control_run.detail);
   if (control_run.verdict == ControlRun::Verdict::StayedGreen) control_run.measured.push_back("stayed green");
@@ -123,25 +148,26 @@ std::string_view verdict_label(ControlRun::Verdict verdict) {
   return "?";
 }
 
-Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnceOptions& options) {
+Result<RedOnceReport> red_once(const Subject& subject, const RedOnceOptions& options) {
   RedOnceReport report;
-  report.scenario = name_of(scenario);
-  for (Lane lane : options.lanes) report.lanes.emplace_back(lane_name(lane));
-  std::map<Lane, RunResult> green_by_lane;
-  for (Lane lane : options.lanes) {
-    TIDEMARK_TRY(green, run(scenario, run_options_for(options, lane, "green")));
-    if (!green.passed()) {
+  report.scenario = subject.id();
+  report.lanes = lanes_of(subject, options);
+  std::map<std::string, report::RunRecord> green_by_lane;
+  for (const auto& lane : report.lanes) {
+    RunOptions green_options = run_options_for(options, lane, "green");
+    green_options.repeat = 1;
+    TIDEMARK_TRY(green, run(subject, green_options));
+    if (green.verdict != report::Verdict::Green) {
       report.green_ok = false;
-      std::string why = green.error ? green.error->message : failed_list(green);
-      report.problems.push_back(
-          fmt::format("{} [{}]: the green run is red: {}", report.scenario, lane_name(lane), why));
+      report.problems.push_back(fmt::format("{} [{}]: the green run is red: {}", report.scenario, lane,
+                                            green.why.empty() ? failed_list(green) : green.why));
     }
     green_by_lane.emplace(lane, std::move(green));
   }
-  for (const auto& control : scenario.controls) {
+  for (const auto& control : subject.controls()) {
     bool killed = false;
-    for (Lane lane : options.lanes) {
-      ControlRun control_run = run_control(scenario, control, lane, green_by_lane.at(lane), options);
+    for (const auto& lane : report.lanes) {
+      ControlRun control_run = run_control(subject, control, lane, green_by_lane.at(lane), options);
       killed = killed || control_run.verdict == ControlRun::Verdict::Red;
       if (control_run.verdict == ControlRun::Verdict::WrongRed)
         report.problems.push_back(fmt::format("{} [{}] {}: wrong red: {}", report.scenario, control_run.lane,
@@ -150,7 +176,7 @@ Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnce
     }
     if (!killed)
       report.problems.push_back(fmt::format("{} {}: went red in no lane — the checks it names never failed under it",
-                                            report.scenario, scenario::describe_control(control)));
+                                            report.scenario, control.label));
   }
   return report;
 }
@@ -225,25 +251,26 @@ std::vector<std::string> replace_ledger_lines(const std::vector<std::string>& le
   return lines;
 }
 
-Result<RedOnceSet> red_once_set(const std::vector<scenario::Scenario>& scenarios, const RedOnceSetOptions& options) {
+Result<RedOnceSet> red_once_set(const Subjects& subjects, const RedOnceSetOptions& options) {
   TIDEMARK_TRY(ledger, read_ledger(options.ledger));
-  RedOnceSet set{.scenarios = scenarios.size()};
+  RedOnceSet set{.scenarios = subjects.size()};
   std::vector<std::string> updated;
-  std::vector<RedOnceReport> measured;  // scenario and lanes only: which ledger lines were measured again
+  std::vector<RedOnceReport> measured;  // subject and lanes only: which ledger lines were measured again
   report::RedOnceDocument document;     // red-once.json: what `rebase` brings a ledger up to
-  for (const auto& scenario : scenarios) {
-    if (options.on_start) options.on_start(scenario);
+  const std::filesystem::path& report_dir = options.red_once.run.report_dir;
+  for (const auto& subject : subjects) {
+    if (options.on_start) options.on_start(*subject);
     RedOnceReport report;
     report::RedOnceRecord& record = document.scenarios.emplace_back();
-    record.file = scenario.file.string();
-    if (auto text = read_file_if_present(scenario.file, "scenario"); text && *text)
-      record.scenario_hash = trace_hash(**text);
-    if (scenario.controls.empty()) {
-      report.scenario = scenario.id();
+    record.file = subject->file().string();
+    TIDEMARK_TRY(hash, subject->content_hash());
+    record.scenario_hash = std::move(hash);
+    if (subject->controls().empty()) {
+      report.scenario = subject->id();
       report.problems.push_back("no controls (a green that never went red proves nothing)");
       record.problems = report.problems;
     } else {
-      TIDEMARK_TRY(ran, red_once(scenario, options.run));
+      TIDEMARK_TRY(ran, red_once(*subject, options.red_once));
       report = std::move(ran);
       record.problems = report.problems;  // before drift: a drift is what rebase brings the ledger up to
       if (!options.update_ledger)
@@ -258,9 +285,9 @@ Result<RedOnceSet> red_once_set(const std::vector<scenario::Scenario>& scenarios
     if (!report.passed()) ++set.failed;
     if (options.on_done) options.on_done(report);
   }
-  if (!options.run.report_dir.empty()) {
-    TIDEMARK_CHECK(make_directories(options.run.report_dir));
-    TIDEMARK_CHECK(report::write_red_once_document(options.run.report_dir / "red-once.json", document));
+  if (!report_dir.empty()) {
+    TIDEMARK_CHECK(make_directories(report_dir));
+    TIDEMARK_CHECK(report::write_red_once_document(report_dir / "red-once.json", document));
   }
   if (options.update_ledger) {
     TIDEMARK_CHECK(write_ledger(options.ledger, replace_ledger_lines(ledger, measured, std::move(updated))));

@@ -11,8 +11,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "runner/runner.h"
-#include "scenario/scenario.h"
+#include "runner/subject.h"
 #include "lanes/lanes.h"
 
 namespace tidemark::runner {
@@ -47,13 +46,15 @@ struct RedOnceReport {
 };
 
 struct RedOnceOptions {
-  std::vector<Lane> lanes{std::begin(kAllLanes), std::end(kAllLanes)};
-  lanes::LaneOptions lane_template;  // server program and timeouts
-  std::filesystem::path report_dir;
+  std::vector<Lane> lanes{std::begin(kAllLanes), std::end(kAllLanes)};  // a subject in no lane runs once
+  // Each run's options but its lane and variant: the server program and timeouts, the layer, the
+  // drivers files, and the report folder, under which each control has a folder of its own.
+  RunOptions run;
 };
 
-// Runs the scenario green, then under each control, in each lane.
-Result<RedOnceReport> red_once(const scenario::Scenario& scenario, const RedOnceOptions& options);
+// Runs the subject green, then under each control, in each lane: green, then each control red
+// on exactly the checks it names (or, a control that says so, the run itself failing).
+Result<RedOnceReport> red_once(const Subject& subject, const RedOnceOptions& options);
 
 // The ledger: "<group>/<name> | <control> | <lane> | <check> | red <value> | green <value>",
 // sorted. Lines of scenarios not in `reports` are kept as they are.
@@ -76,10 +77,10 @@ std::vector<std::string> ledger_drift(const RedOnceReport& report, const std::ve
 // ledger is rewritten instead, its lines of the scenarios and lanes measured replaced. With a
 // report folder, what was measured is written there as red-once.json (report/red_once_record.h).
 struct RedOnceSetOptions {
-  RedOnceOptions run;
+  RedOnceOptions red_once;
   std::filesystem::path ledger;
   bool update_ledger = false;
-  std::function<void(const scenario::Scenario&)> on_start;
+  std::function<void(const Subject&)> on_start;
   std::function<void(const RedOnceReport&)> on_done;  // each scenario, its problems final
 };
 struct RedOnceSet {
@@ -87,6 +88,6 @@ struct RedOnceSet {
   size_t failed = 0;
   bool ledger_written = false;
 };
-Result<RedOnceSet> red_once_set(const std::vector<scenario::Scenario>& scenarios, const RedOnceSetOptions& options);
+Result<RedOnceSet> red_once_set(const Subjects& subjects, const RedOnceSetOptions& options);
 
 }  // namespace tidemark::runner

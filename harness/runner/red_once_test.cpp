@@ -1,4 +1,5 @@
 #include "runner/red_once.h"
+#include "runner/runner.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -77,7 +78,9 @@ TEST(RedOnce, ASetFailsAScenarioWithoutControlsAndAnUpdateKeepsOtherLines) {
   std::vector<RedOnceReport> done;
   RedOnceSetOptions options{.ledger = ledger, .update_ledger = true};
   options.on_done = [&](const RedOnceReport& report) { done.push_back(report); };
-  auto set = red_once_set({bare}, options);
+  Subjects subjects;
+  subjects.push_back(std::make_unique<ScenarioSubject>(std::make_shared<const scenario::Scenario>(bare)));
+  auto set = red_once_set(subjects, options);
   ASSERT_TRUE(set) << set.error().message;
   EXPECT_EQ(set->scenarios, 1u);
   EXPECT_EQ(set->failed, 1u);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "core/digest.h"
 #include "core/files.h"
@@ -15,7 +16,7 @@
 #include "report/baseline.h"
 #include "runner/digest.h"
 #include "runner/read_back.h"
-#include "runner/report.h"
+#include "check/png.h"
 
 namespace tidemark::runner {
 
@@ -48,7 +49,7 @@ api::SessionConfig session_config(const Scenario& scenario, const std::string& b
           .width = scenario.target.width,
           .height = scenario.target.height,
           .knobs = knobs,
-          .mutant = options.mutant,
+          .mutant = options.variant.mutant,
           .validation = options.validation,
           .gauges = std::move(gauges),
           .model = {.kernel_pid = scenario.kernel.pid,
@@ -96,20 +97,21 @@ check::CounterTracks counter_tracks(const api::BackendEntry& backend) {
 }
 
 Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const api::BackendEntry& backend,
-                                             MutantId mutant, const RunResult& result, const SingleRun& run,
+                                             MutantId mutant, const KnobValues& knobs, const fs::path& dir,
+                                             const std::vector<std::string>& digests, const SingleRun& run,
                                              const RunOptions& options) {
   check::RunContext context;
-  context.completed = !result.error;
-  context.knobs = check::Values(result.knobs.begin(), result.knobs.end());
-  context.artifact_dir = result.report_dir;
+  context.completed = !run.error;
+  context.knobs = check::Values(knobs.begin(), knobs.end());
+  context.artifact_dir = dir;
   context.mutant = mutant;
-  context.lane = options.lane.lane;
+  context.lane = options.column.lane.lane;
   context.traffic = {.frames_sent = run.lane.frames_sent,
                      .frames_received = run.lane.frames_received,
                      .client_pid = run.lane.client_pid,
                      .server_pid = run.lane.server_pid};
   context.validation = options.validation;
-  context.digests = result.repeat_digests;
+  context.digests = digests;
   context.counter_tracks = counter_tracks(backend);
   return check::evaluate(scenario, run.read, context);
 }
@@ -133,8 +135,7 @@ std::string default_backend(const Scenario& scenario) {
 }
 
 std::string backend_suffix(const Scenario& scenario, std::string_view backend) {
-  if (backend.empty() || backend == default_backend(scenario)) return "";
-  return std::string("@").append(backend);
+  return column_suffix(default_backend(scenario), std::string(backend), "");
 }
 
 std::string subject_name(const Scenario& scenario, std::string_view backend) {
@@ -143,8 +144,8 @@ std::string subject_name(const Scenario& scenario, std::string_view backend) {
 
 std::string run_series(std::string_view lane, std::vector<std::string> knobs, const RunOptions& options) {
   std::string series = fmt::format("run lane={}", lane);
-  if (!options.backend.empty()) series += " backend=" + options.backend;
-  if (!options.mutant.empty()) series += " mutant=" + options.mutant;
+  if (!options.column.backend.empty()) series += " backend=" + options.column.backend;
+  if (!options.variant.mutant.empty()) series += " mutant=" + options.variant.mutant;
   std::sort(knobs.begin(), knobs.end());
   for (const auto& knob : knobs) series += " knob=" + knob;
   if (options.repeat > 1) series += fmt::format(" repeat={}", options.repeat);
@@ -159,19 +160,6 @@ std::string test_name(const Scenario& scenario, Lane lane, std::string_view back
 
 namespace {
 
-std::optional<int64_t> gauge_of(const RunResult& result, std::string_view name) {
-  auto in = [&](const auto& values) -> std::optional<int64_t> {
-    for (const auto& [gauge, value] : named(values))
-      if (gauge == name) return value;
-    return std::nullopt;
-  };
-  if (auto found = in(result.gauges)) return found;
-  if (result.kernel_gauges)
-    if (auto found = in(*result.kernel_gauges)) return found;
-  if (result.observed_gauges) return in(*result.observed_gauges);
-  return std::nullopt;
-}
-
 // The last driver note a server wrote to its log, or empty.
 std::string driver_note_in(const std::filesystem::path& server_log) {
   auto text = read_file_if_present(server_log, "server log");
@@ -181,25 +169,6 @@ std::string driver_note_in(const std::filesystem::path& server_log) {
   if (at == std::string::npos) return {};
   const size_t from = at + marker.size();
   return (*text)->substr(from, (*text)->find('\n', from) - from);
-}
-
-// An expected failure holds when the run is red on exactly the checks the line names (runner/expectations.h).
-void judge_against(const Expectation& expected, RunResult& result) {
-  std::vector<std::string> failed;
-  for (const auto& outcome : result.outcomes)
-    if (!outcome.passed) failed.push_back(outcome.id.str());
-  runner::judge_against(expected, {.verdict = result.verdict,
-                                   .why = result.why,
-                                   .failed = std::move(failed),
-                                   .gauge = [&](std::string_view name) { return gauge_of(result, name); }});
-}
-
-// The expectations line a run is judged against, under the driver build this process runs on.
-Result<const Expectation*> expectation_for(const RunOptions& options, const std::string& backend,
-                                           const Scenario& scenario) {
-  if (!options.expectations) return nullptr;
-  TIDEMARK_TRY(build, drivers::active_build());
-  return find_expectation(*options.expectations, backend, scenario, build ? build->name : "");
 }
 
 }  // namespace
@@ -228,102 +197,212 @@ Result<std::string> backend_for(const Scenario& scenario, const std::string& cho
   return chosen;
 }
 
-Result<RunResult> not_judged(const Scenario& scenario, const RunOptions& options, const std::string& backend,
-                             const Error& why) {
-  RunResult result;
-  result.test_name = test_name(scenario, options.lane.lane, backend);
-  result.subject = subject_name(scenario, backend);
-  result.backend = backend;
-  result.file = scenario.file;
-  result.mutant = options.mutant;
-  result.verdict = report::Verdict::NotJudged;
-  result.why = why.message;
-  TIDEMARK_TRY(expected, expectation_for(options, backend, scenario));
-  if (expected) judge_against(*expected, result);
-  return result;
+namespace {
+
+report::GaugeValues values_of(const auto& gauges) {
+  report::GaugeValues out;
+  for (const auto& [name, value] : named(gauges)) out[name] = value;
+  return out;
 }
 
-Result<RunResult> run(const Scenario& scenario, const RunOptions& options) {
-  // The backend, the knobs and the mutant are resolved here, once: the session config carries them.
-  lanes::LaneOptions lane = options.lane;
-  if (!lane.backends) lane.backends = &session::builtin_backends();
-  TIDEMARK_TRY(backend_name, backend_for(scenario, options.backend, *lane.backends));
-  TIDEMARK_TRY(backend, lane.backends->lookup(backend_name));
-  TIDEMARK_CHECK(check_backend_judges(scenario, *backend));
-  RunResult result;
-  result.test_name = test_name(scenario, lane.lane, backend_name);
-  result.subject = subject_name(scenario, backend_name);
-  result.backend = backend_name;
-  result.file = scenario.file;
-  result.mutant = options.mutant;
-  for (const auto& check : scenario.expect.gauges)
-    for (const auto& name : check.expr.identifiers())
-      if (std::find(result.gauges_used.begin(), result.gauges_used.end(), name) == result.gauges_used.end())
-        result.gauges_used.push_back(name);
-  TIDEMARK_TRY(knobs, effective_knobs(scenario, options.knob_overrides));
-  result.knobs = knobs;
-  const api::SessionConfig config = session_config(scenario, backend_name, options, knobs);
-  // A mutant this build lacks is a run that cannot start, as any session refusing it would be.
-  const std::optional<MutantId> mutant = find_mutant(options.mutant);
-  if (!options.report_dir.empty()) {
+// A scenario's run in one lane on one backend, its names resolved once.
+class ScenarioRun final : public SubjectRun {
+ public:
+  ScenarioRun(const Scenario& scenario, const api::BackendEntry& backend, std::string backend_name,
+              api::SessionConfig config, std::optional<MutantId> mutant, const RunOptions& options,
+              lanes::LaneOptions lane)
+      : scenario_(scenario),
+        backend_(backend),
+        backend_name_(std::move(backend_name)),
+        config_(std::move(config)),
+        mutant_(mutant),
+        options_(options),
+        lane_(std::move(lane)) {}
+
+  fs::path folder() const override {
     // A backend other than the scenario's own has a folder of its own: nothing is written over.
-    result.report_dir = options.report_dir / lane_name(lane.lane) / scenario.group /
-                        (scenario.name + backend_suffix(scenario, backend_name));
-    TIDEMARK_CHECK(make_directories(result.report_dir));
-    if (lane.server_log.empty()) lane.server_log = (result.report_dir / "server.log").string();
+    return fs::path(lane_name(lane_.lane)) / scenario_.group /
+           (scenario_.name + backend_suffix(scenario_, backend_name_));
   }
 
-  auto started = std::chrono::steady_clock::now();
-  std::vector<std::string> log;
-  SingleRun last;
-  for (int attempt = 0; attempt < std::max(1, options.repeat); ++attempt) {
-    log.clear();
-    if (mutant) {
-      TIDEMARK_TRY(once, run_once(scenario, config, lane, options, log));
-      last = std::move(once);
+  Result<std::string> once(const fs::path& dir) override {
+    dir_ = dir;
+    if (!dir.empty() && lane_.server_log.empty()) lane_.server_log = (dir / "server.log").string();
+    log_.clear();
+    if (mutant_) {
+      TIDEMARK_TRY(once, run_once(scenario_, config_, lane_, options_, log_));
+      last_ = std::move(once);
     } else {
-      last = SingleRun{};
-      last.error =
-          Error{ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", options.mutant)};
+      // A mutant this build lacks is a run that cannot start, as any session refusing it would be.
+      last_ = SingleRun{};
+      last_.error = Error{ErrorKind::BadInput,
+                          fmt::format("mutant '{}' is not in this build's catalogue", options_.variant.mutant)};
     }
-    result.repeat_digests.push_back(run_digest(last.read));
+    return run_digest(last_.read);
   }
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  result.gauges = last.read.gauges;
-  result.kernel_gauges = last.read.kernel_gauges;
-  result.observed_gauges = last.read.observed_gauges;
-  result.error = last.error;
-  result.validation_messages = last.read.validation_messages;
-  result.lane = last.lane;
-  result.pixel_hash = pixel_hash(last.read.image);
-  result.trace_hash = trace_hash(last.read.trace);
-  result.digest = result.repeat_digests.back();
+
+  Result<Reading> read(const std::vector<std::string>& digests, report::RunRecord& record) override {
+    const check::ReadBack& read = last_.read;
+    record.gauges = values_of(read.gauges);
+    if (read.kernel_gauges) record.kernel_gauges = values_of(*read.kernel_gauges);
+    if (read.observed_gauges) record.observed_gauges = values_of(*read.observed_gauges);
+    record.gauge_line = gauge_line(read.gauges);
+    record.validation_messages = read.validation_messages;
+    record.lane = {last_.lane.lane,       last_.lane.frames_sent, last_.lane.frames_received,
+                   last_.lane.client_pid, last_.lane.server_pid,  last_.lane.server_knobs};
+    record.pixel_hash = pixel_hash(read.image);
+    record.trace_hash = trace_hash(read.trace);
+    TIDEMARK_TRY(driver, driver_identity());
+    record.driver = std::move(driver);
+    TIDEMARK_TRY(outcomes, evaluate(scenario_, backend_, mutant_.value_or(MutantId::None), config_.knobs, dir_, digests,
+                                    last_, options_));
+    auto absolute = [](const fs::path& path) { return fs::absolute(path).lexically_normal().string(); };
+    for (const auto& outcome : outcomes) {
+      report::CheckRecord check{.id = outcome.id.str(),
+                                .kind = std::string(scenario::to_string(outcome.id.kind)),
+                                .check = outcome.text,
+                                .passed = outcome.passed,
+                                .detail = outcome.detail,
+                                .where = outcome.where.file.empty() ? std::string() : format_location(outcome.where),
+                                .artifacts = {}};
+      for (const auto& artifact : outcome.artifacts) check.artifacts.push_back(absolute(artifact));
+      record.checks.push_back(std::move(check));
+    }
+    if (!last_.error) return Reading{};
+    return Reading{.stopped = report::Verdict::CouldNotRun, .why = last_.error->message};
+  }
+
+  Status keep(const fs::path& dir, const report::RunRecord& record) override {
+    const check::ReadBack& read = last_.read;
+    if (!read.trace.empty()) TIDEMARK_CHECK(write_file_atomically(dir / "trace.pftrace", read.trace));
+    if (!read.image.pixels.empty())
+      TIDEMARK_CHECK(replace_file(dir / "actual.png",
+                                  [&](const fs::path& temporary) { return check::write_png(temporary, read.image); }));
+    std::string backend_log;
+    for (const auto& line : log_) backend_log += line + '\n';
+    backend_log += "end: " + record.gauge_line + '\n';
+    return write_file_atomically(dir / "backend.log", backend_log);
+  }
+
+ private:
   // The driver as it named itself where the backend's notes reach this process (in-process
   // lanes); else, under a driver build, the build's name: a server on it refused any other.
-  for (const auto& line : log)
-    if (line.starts_with(api::kDriverNote)) result.driver = line.substr(api::kDriverNote.size());
-  // A server of this run's own (spawn, tcp) writes the same note to its log: "tidemark-server[PID]: driver: ...".
-  if (result.driver.empty() && !lane.server_log.empty()) result.driver = driver_note_in(lane.server_log);
-  if (result.driver.empty()) {
-    TIDEMARK_TRY(build, drivers::active_build());
-    if (build) result.driver = build->name;
+  Result<std::string> driver_identity() const {
+    std::string driver;
+    for (const auto& line : log_)
+      if (line.starts_with(api::kDriverNote)) driver = line.substr(api::kDriverNote.size());
+    // A server of this run's own (spawn, tcp) writes the same note to its log: "tidemark-server[PID]: driver: ...".
+    if (driver.empty() && !lane_.server_log.empty()) driver = driver_note_in(lane_.server_log);
+    if (driver.empty()) {
+      TIDEMARK_TRY(build, drivers::active_build());
+      if (build) driver = build->name;
+    }
+    return driver;
   }
 
-  TIDEMARK_TRY(outcomes, evaluate(scenario, *backend, mutant.value_or(MutantId::None), result, last, options));
-  result.outcomes = std::move(outcomes);
-  if (result.error) {
-    result.verdict = report::Verdict::CouldNotRun;
-    result.why = result.error->message;
-  } else {
-    const bool all_passed =
-        std::all_of(result.outcomes.begin(), result.outcomes.end(), [](const auto& o) { return o.passed; });
-    result.verdict = all_passed ? report::Verdict::Green : report::Verdict::Red;
+  const Scenario& scenario_;
+  const api::BackendEntry& backend_;
+  std::string backend_name_;
+  api::SessionConfig config_;
+  std::optional<MutantId> mutant_;
+  const RunOptions& options_;
+  lanes::LaneOptions lane_;
+  fs::path dir_;
+  std::vector<std::string> log_;
+  SingleRun last_;
+};
+
+}  // namespace
+
+ScenarioSubject ScenarioSubject::borrowing(const Scenario& scenario) {
+  return ScenarioSubject(std::shared_ptr<const Scenario>(&scenario, [](const Scenario*) {}));
+}
+
+std::string ScenarioSubject::id() const { return scenario_->id(); }
+std::string ScenarioSubject::group() const { return scenario_->group; }
+const fs::path& ScenarioSubject::file() const { return scenario_->file; }
+
+Result<std::string> ScenarioSubject::content_hash() const {
+  // A scenario made from text (doctor's probe, a reduction's candidate) has no file: no hash.
+  auto text = read_file_if_present(scenario_->file, "scenario");
+  return text && *text ? trace_hash(**text) : std::string();
+}
+
+std::vector<std::string> ScenarioSubject::backends() const {
+  if (scenario_->backends.empty()) return {default_backend(*scenario_)};
+  return scenario_->backends;
+}
+
+std::string ScenarioSubject::test_name(Lane lane, const std::string& backend) const {
+  return runner::test_name(*scenario_, lane, backend);
+}
+
+std::vector<std::string> ScenarioSubject::check_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& id : scenario_->checks()) ids.push_back(id.str());
+  return ids;
+}
+
+std::vector<SubjectControl> ScenarioSubject::controls() const {
+  std::vector<SubjectControl> controls;
+  for (const auto& control : scenario_->controls) {
+    std::set<scenario::CheckId> fails(control.fails.begin(), control.fails.end());
+    SubjectControl& subject_control = controls.emplace_back();
+    subject_control.label = scenario::describe_control(control);
+    subject_control.variant = {.mutant = control.mutant, .knobs = control.knobs, .fault = {}};
+    for (const auto& id : fails) subject_control.fails.push_back(id.str());
+    subject_control.skip_lanes = control.skip_lanes;
+    subject_control.where = control.where;
   }
-  TIDEMARK_TRY(expected, expectation_for(options, backend_name, scenario));
-  if (expected) judge_against(*expected, result);
-  if (auto written = write_run_report(result, last.read.image, last.read.trace, log); !written)
-    return std::unexpected(written.error());
-  return result;
+  return controls;
+}
+
+Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& options,
+                                                             report::RunRecord& record) const {
+  const Scenario& scenario = *scenario_;
+  if (!options.column.build.empty()) {
+    // A session's driver is loaded into this process: a build is this process's, or reached by a
+    // process of its own (runner/build_runs.h).
+    TIDEMARK_TRY(active, drivers::active_build());
+    if (!active || active->name != options.column.build)
+      return fail(ErrorKind::BadInput,
+                  fmt::format("{}: expected a run on this process's driver build ({}), found "
+                              "build {} (reached by a process of its own)",
+                              scenario.id(), active ? active->name : "none", options.column.build));
+  }
+  if (!options.variant.fault.empty())
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a mutant or knobs, found the layer fault '{}' (a "
+                                                 "capture's)",
+                                                 scenario.id(), options.variant.fault));
+  // The backend, the knobs and the mutant are resolved here, once: the session config carries them.
+  const api::BackendRegistry& backends =
+      options.column.lane.backends ? *options.column.lane.backends : session::builtin_backends();
+  TIDEMARK_TRY(backend_name, backend_for(scenario, options.column.backend, backends));
+  TIDEMARK_TRY(backend, backends.lookup(backend_name));
+  TIDEMARK_CHECK(check_backend_judges(scenario, *backend));
+  TIDEMARK_TRY(knobs, effective_knobs(scenario, options.variant.knobs));
+  const std::string suffix = column_suffix(default_backend(scenario), backend_name, options.column.build);
+  record.test = runner::test_name(scenario, options.column.lane.lane) + suffix;
+  record.subject = scenario.id() + suffix;
+  record.file = scenario.file.string();
+  record.backend = options.column.build.empty() ? backend_name : backend_name + "@" + options.column.build;
+  record.mutant = options.variant.mutant;
+  record.knobs = knobs;
+  for (const auto& check : scenario.expect.gauges)
+    for (const auto& name : check.expr.identifiers())
+      if (std::find(record.gauges_used.begin(), record.gauges_used.end(), name) == record.gauges_used.end())
+        record.gauges_used.push_back(name);
+  api::SessionConfig config = session_config(scenario, backend_name, options, knobs);
+  lanes::LaneOptions lane = options.column.lane;
+  lane.backends = &backends;
+  std::unique_ptr<SubjectRun> prepared =
+      std::make_unique<ScenarioRun>(scenario, *backend, backend_name, std::move(config),
+                                    find_mutant(options.variant.mutant), options, std::move(lane));
+  return prepared;
+}
+
+Result<report::RunRecord> run(const Scenario& scenario, const RunOptions& options) {
+  return run(ScenarioSubject::borrowing(scenario), options);
 }
 
 }  // namespace tidemark::runner

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,55 +18,34 @@
 #include "report/run_record.h"
 #include "scenario/scenario.h"
 #include "runner/expectations.h"
+#include "runner/subject.h"
 #include "lanes/lanes.h"
 
 namespace tidemark::runner {
 
-struct RunOptions {
-  std::map<std::string, int64_t> knob_overrides;  // --knob, applied over the scenario's
-  std::filesystem::path report_dir;               // empty: write nothing
-  bool validation = false;                        // Vulkan validation; any message is red
-  int repeat = 1;                                 // > 1: every run must give the same digest
-  std::string backend;                            // the command line's choice; empty: the scenario's
-  std::string mutant;                             // red-once: the fault to switch on; empty: none
-  lanes::LaneOptions lane;                        // how the session is reached
-  // Called after every `probe_every`-th backend call with the calls so far and the lane (its
-  // server's pid): a soak samples memory there. Nothing it sees enters a result or a digest.
-  uint64_t probe_every = 0;
-  std::function<void(uint64_t calls, const lanes::LaneReport& lane)> probe;
-  // Known failures (expectations.txt): a run they name is judged against them.
-  const std::vector<Expectation>* expectations = nullptr;
-};
+// A scenario as a subject: it runs in a lane session on a backend (its own unless the column
+// names another), under a mutant and knobs. It shares the scenario it was made from.
+class ScenarioSubject final : public Subject {
+ public:
+  explicit ScenarioSubject(std::shared_ptr<const scenario::Scenario> scenario) : scenario_(std::move(scenario)) {}
+  // A subject of a scenario its caller keeps alive for the subject's life.
+  static ScenarioSubject borrowing(const scenario::Scenario& scenario);
+  const scenario::Scenario& scenario() const { return *scenario_; }
 
-struct RunResult {
-  std::string test_name;  // Magma.<Lane>.<Group>.<name>
-  std::string subject;    // <group>/<name>, @<backend> for a backend other than the scenario's own
-  std::filesystem::path file;
-  std::string mutant;                    // the fault compiled in for this run (red-once), or empty
-  std::vector<std::string> gauges_used;  // the gauges and knobs its checks read, in order
-  report::Verdict verdict = report::Verdict::Red;
-  std::string why;  // expected red: the line's reason; unexpected pass: the stale line; could not run: the error
-  std::string backend;
-  // What a real driver said it is ("mesa-25.0.7: OpenGL ES 3.2 Mesa 25.0.7 on zink ..."), or only
-  // the driver build's name when the backend ran in a server; empty: neither.
-  std::string driver;
-  std::optional<Error> error;  // the run could not complete (the step is named): CouldNotRun
-  std::vector<check::Outcome> outcomes;
-  Gauges gauges;
-  std::optional<KernelGauges> kernel_gauges;      // when the scenario uses the kernel model
-  std::optional<ObservedGauges> observed_gauges;  // when it runs with the layer beneath
-  std::map<std::string, int64_t> knobs;           // effective values
-  std::string pixel_hash;
-  std::string trace_hash;  // of trace.pftrace, the run's Perfetto trace
-  std::string digest;      // gauges + pixel hash + trace hash
-  std::vector<std::string> repeat_digests;
-  std::vector<std::string> validation_messages;
-  lanes::LaneReport lane;
-  double seconds = 0;
-  std::filesystem::path report_dir;  // where this scenario's files went
+  std::string id() const override;
+  std::string group() const override;
+  const std::filesystem::path& file() const override;
+  Result<std::string> content_hash() const override;
+  bool has_lanes() const override { return true; }
+  bool takes_builds() const override { return false; }
+  std::vector<std::string> backends() const override;
+  std::string test_name(Lane lane, const std::string& backend) const override;
+  std::vector<std::string> check_ids() const override;
+  std::vector<SubjectControl> controls() const override;
+  Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions& options, report::RunRecord& record) const override;
 
-  // Nothing in the run fails the set: green, or red as expectations.txt says.
-  bool passed() const { return report::passes(verdict); }
+ private:
+  std::shared_ptr<const scenario::Scenario> scenario_;
 };
 
 // Magma.<Lane>.<Group>.<name>, with @<backend> for a backend other than the scenario's own.
@@ -99,20 +79,10 @@ Status check_backend_judges(const scenario::Scenario& scenario, const api::Backe
 Result<std::map<std::string, int64_t>> effective_knobs(const scenario::Scenario& scenario,
                                                        const std::map<std::string, int64_t>& overrides);
 
-// Errors are for bad input or a missing environment only; a red check, a fatal error in
-// the code under test and a wrong wait status are all results (green = false). With a
-// report_dir, writes <report_dir>/<group>/<name>/result.json, actual.png and the PNGs of
-// failed pixel checks.
-Result<RunResult> run(const scenario::Scenario& scenario, const RunOptions& options);
-
-// The result of a run `backend` could not judge (`why`: it lacks what a check reads, a golden
-// does not decode, ...): NotJudged, or an expected red when an expectations line says
-// `not-judged` for it. Nothing ran, so it has no gauges, digest or report folder.
-Result<RunResult> not_judged(const scenario::Scenario& scenario, const RunOptions& options, const std::string& backend,
-                             const Error& why);
-
-// A result as result.json and the summaries hold it (report/run_record.h); paths absolute.
-report::RunRecord run_record(const RunResult& result);
-std::vector<report::RunRecord> run_records(const std::vector<RunResult>& results);
+// The scenario through the pipeline (runner/subject.h). Errors are for bad input or a missing
+// environment only; a red check, a fatal error in the code under test and a wrong wait status
+// are all results. With a report folder, writes <report_dir>/<lane>/<group>/<name>/result.json,
+// actual.png, trace.pftrace, backend.log and the PNGs of failed pixel checks.
+Result<report::RunRecord> run(const scenario::Scenario& scenario, const RunOptions& options);
 
 }  // namespace tidemark::runner

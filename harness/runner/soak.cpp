@@ -39,8 +39,8 @@ int64_t series_peak(const PlotSeries& series) {
 }
 
 // The run's trace.pftrace (empty when the run wrote no report).
-std::string run_trace(const RunResult& result) {
-  std::ifstream in(result.report_dir / "trace.pftrace", std::ios::binary);
+std::string run_trace(const report::RunRecord& result) {
+  std::ifstream in(std::filesystem::path(result.dir) / "trace.pftrace", std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
@@ -83,7 +83,8 @@ report::Slope fit_slope(const std::vector<SoakSample>& samples, int64_t (*value)
 }
 
 report::SoakLaneReport soak_lane_report(std::string lane, bool separate_server, std::vector<SoakSample> samples,
-                                        const RunResult& result, double max_rss_slope_kib, double max_maps_slope) {
+                                        const report::RunRecord& result, double max_rss_slope_kib,
+                                        double max_maps_slope) {
   report::SoakLaneReport f;
   f.lane = std::move(lane);
   f.separate_server = separate_server;
@@ -127,7 +128,7 @@ Result<report::SoakReport> soak(const scenario::Scenario& scenario, const SoakOp
     const auto started = std::chrono::steady_clock::now();
     RunOptions run_options;
     run_options.report_dir = options.report_dir;
-    run_options.lane.lane = lane;
+    run_options.column.lane.lane = lane;
     run_options.probe_every = options.every;
     run_options.probe = [&](uint64_t calls, const lanes::LaneReport& report) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

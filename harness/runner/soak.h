@@ -23,7 +23,8 @@ report::Slope fit_slope(const std::vector<report::SoakSample>& samples, int64_t 
 // A lane's figures from its samples and its run (live stores and parked bytes come from the
 // run's trace.pftrace); flat when every slope is within the bounds.
 report::SoakLaneReport soak_lane_report(std::string lane, bool separate_server, std::vector<report::SoakSample> samples,
-                                        const RunResult& result, double max_rss_slope_kib, double max_maps_slope);
+                                        const report::RunRecord& result, double max_rss_slope_kib,
+                                        double max_maps_slope);
 
 struct SoakOptions {
   std::vector<Lane> lanes;  // empty: every lane

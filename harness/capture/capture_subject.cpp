@@ -1,0 +1,260 @@
+#include "capture/capture_subject.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <regex>
+#include <set>
+
+#include "core/digest.h"
+#include "core/files.h"
+#include "drivers/driver_builds.h"
+#include "observe/observe.h"
+#include "check/run_checks.h"
+#include "runner/runner.h"
+
+namespace tidemark::capture {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The digest of a replay (core/digest.h's recipe): every gauge of the layer and the kernel
+// model, summed over the tree. A replay has no image or trace of Tidemark's own.
+std::string replay_digest(const observe::Observation& observation) {
+  RunDigestInputs inputs;
+  inputs.add_gauges(GaugeSource::KernelModel, named(observation.whole_kernel));
+  inputs.add_gauges(GaugeSource::Layer, named(observation.whole_observed));
+  return inputs.digest();
+}
+
+// What the fixture is when it runs: its YAML and its capture, byte for byte.
+Result<std::string> fixture_hash(const CaptureFixture& fixture) {
+  TIDEMARK_TRY(yaml, read_given_file(fixture.file, "capture fixture"));
+  TIDEMARK_TRY(capture, read_given_file(fixture.capture, "capture", kMaxTraceBytes));
+  StreamHash hash;
+  hash.add(yaml);
+  hash.add(capture);
+  return hash.hex();
+}
+
+// The replayer's command line: env(1) sets its environment and execs it in the same process, so
+// what the run sets is in observation.json and nothing of it stays in this process. On a named
+// build the variables a build owns are cleared first, then the build's are set.
+std::vector<std::string> replay_command(const Replayer& replayer, const drivers::NamedBuild* build) {
+  std::vector<std::string> command = {"/usr/bin/env"};
+  if (build) {
+    for (const auto& name : drivers::owned_variables(build->build)) command.insert(command.end(), {"-u", name});
+    for (auto& setting : drivers::build_settings(build->builds, build->build)) command.push_back(std::move(setting));
+  }
+  for (const auto& [name, value] : replayer.environment) command.push_back(name + "=" + value);
+  command.insert(command.end(), replayer.command.begin(), replayer.command.end());
+  return command;
+}
+
+// A replay on a driver build must have run on it: each Vulkan device's driver, as the layer read
+// it, held to the build's vulkan_driver pattern. The replayer is not Tidemark, so nothing else
+// checks it: a build whose files point elsewhere would replay on the system's driver and name
+// the build.
+Status check_replay_driver(const observe::Observation& observation, const drivers::DriverBuild& build) {
+  if (!build.identity.vulkan_driver) return {};
+  const std::regex pattern(*build.identity.vulkan_driver);
+  for (const auto& process : observation.processes) {
+    if (process.kind != observe::ProcessKind::Vulkan || !process.reported) continue;
+    for (const auto& driver : process.drivers)
+      if (driver.empty() || !std::regex_search(driver, pattern))
+        return fail(
+            ErrorKind::Environment,
+            fmt::format("capture: the replay on {} (pid {}) ran on the Vulkan driver {}, expected one matching "
+                        "'{}'",
+                        build.name, process.pid, driver.empty() ? "the layer could not tell" : "'" + driver + "'",
+                        *build.identity.vulkan_driver));
+  }
+  return {};
+}
+
+report::GaugeValues values_of(const auto& gauges) {
+  report::GaugeValues values;
+  for (const auto& [name, value] : named(gauges)) values[name] = value;
+  return values;
+}
+
+// One fixture's replay on one build under one fault, its command made once.
+class CaptureRun final : public runner::SubjectRun {
+ public:
+  CaptureRun(const CaptureFixture& fixture, std::filesystem::path folder, std::string replayer,
+             std::vector<std::string> command, std::optional<drivers::DriverBuild> build,
+             const runner::RunOptions& options)
+      : fixture_(fixture),
+        folder_(std::move(folder)),
+        replayer_(std::move(replayer)),
+        command_(std::move(command)),
+        build_(std::move(build)),
+        options_(options) {}
+
+  fs::path folder() const override { return folder_; }
+
+  Result<std::string> once(const fs::path& dir) override {
+    // A replay always has a folder: the layer's files land there, under a scratch folder when the run keeps none.
+    if (dir.empty()) return fail(ErrorKind::BadInput, fixture_.id() + ": a capture's replay needs a report folder");
+    const fs::path observed = dir / "observed";
+    std::error_code ec;
+    fs::remove_all(observed, ec);
+    TIDEMARK_TRY(observation, observe::observe({.command = command_,
+                                                .settings = options_.variant.fault,
+                                                .only = "",
+                                                .report = observed,
+                                                .layer_dir = options_.layer_dir,
+                                                .on_live = {},
+                                                .output = dir / "replay.log"}));
+    if (build_) TIDEMARK_CHECK(check_replay_driver(observation, *build_));
+    verdicts_ = observe::judge(observation, fixture_.bounds);
+    last_ = std::move(observation);
+    return replay_digest(*last_);
+  }
+
+  Result<runner::Reading> read(const std::vector<std::string>& digests, report::RunRecord& record) override {
+    record.observed_gauges = values_of(last_->whole_observed);
+    record.kernel_gauges = values_of(last_->whole_kernel);
+    record.gauge_line = gauge_line(last_->whole_observed);
+    const std::vector<std::string> checks = fixture_.checks();
+    for (const auto& verdict : verdicts_) {
+      const auto index = std::find(checks.begin(), checks.end(), verdict.check) - checks.begin();
+      record.checks.push_back({.id = check_id(static_cast<size_t>(index)),
+                               .kind = "gauge",
+                               .check = verdict.check,
+                               .passed = verdict.passed,
+                               .detail = fmt::format("{}: {}", verdict.where, verdict.detail),
+                               .where = fixture_.file.string(),
+                               .artifacts = {}});
+    }
+    if (auto determinism = check::check_determinism(digests))
+      record.checks.push_back({.id = determinism->id.str(),
+                               .kind = std::string(scenario::to_string(determinism->id.kind)),
+                               .check = determinism->text,
+                               .passed = determinism->passed,
+                               .detail = determinism->detail,
+                               .where = {},
+                               .artifacts = {}});
+    const std::string& replayer = replayer_;
+    if (last_->exit_code != 0)
+      return runner::Reading{.stopped = report::Verdict::CouldNotRun,
+                             .why = fmt::format("the replay ({}) exited {}", replayer, last_->exit_code)};
+    if (!last_->made_device())
+      return runner::Reading{
+          .stopped = report::Verdict::NotJudged,
+          .why = fmt::format("the replay ({}) made no Vulkan device under the layer: its gauges would all read 0",
+                             replayer)};
+    return runner::Reading{};
+  }
+
+  Status keep(const fs::path& dir, const report::RunRecord&) override {
+    return observe::write_report(*last_, verdicts_, dir / "observed");
+  }
+
+ private:
+  const CaptureFixture& fixture_;
+  fs::path folder_;
+  std::string replayer_;  // the replaying program, as records and messages name it
+  std::vector<std::string> command_;
+  std::optional<drivers::DriverBuild> build_;
+  const runner::RunOptions& options_;
+  std::optional<observe::Observation> last_;
+  std::vector<observe::Verdict> verdicts_;
+};
+
+}  // namespace
+
+std::string test_name(const CaptureFixture& fixture) {
+  return fmt::format("Capture.{}.{}", runner::camel_case(fixture.group), fixture.name);
+}
+
+Result<std::string> CaptureSubject::content_hash() const { return fixture_hash(fixture_); }
+
+std::string CaptureSubject::test_name(Lane, const std::string& backend) const {
+  return capture::test_name(fixture_) + runner::column_suffix(backend_of(fixture_), backend, "");
+}
+
+std::vector<std::string> CaptureSubject::check_ids() const {
+  std::vector<std::string> ids;
+  for (size_t k = 0; k < fixture_.checks().size(); ++k) ids.push_back(check_id(k));
+  return ids;
+}
+
+std::vector<runner::SubjectControl> CaptureSubject::controls() const {
+  const std::vector<std::string> checks = fixture_.checks();
+  std::vector<runner::SubjectControl> controls;
+  for (const auto& control : fixture_.controls) {
+    runner::SubjectControl& each = controls.emplace_back();
+    each.label = control.describe();
+    each.variant.fault = control.fault;
+    each.build = control.build;
+    each.where = control.where;
+    if (control.fails == std::vector<std::string>{std::string(kReplayFails)}) {
+      each.run_fails = true;
+      continue;
+    }
+    for (size_t k = 0; k < checks.size(); ++k)
+      if (std::find(control.fails.begin(), control.fails.end(), checks[k]) != control.fails.end())
+        each.fails.push_back(check_id(k));
+  }
+  return controls;
+}
+
+Result<std::unique_ptr<runner::SubjectRun>> CaptureSubject::prepare(const runner::RunOptions& options,
+                                                                    report::RunRecord& record) const {
+  const std::string own = backend_of(fixture_);
+  const std::string backend = options.column.backend.empty() ? own : options.column.backend;
+  if (backend != own)
+    return fail(ErrorKind::BadInput, fmt::format("the capture ({}) replays on {} only", kind_name(fixture_.kind), own));
+  // What a session takes does not reach a replay: refused rather than ignored.
+  if (!options.variant.mutant.empty() || !options.variant.knobs.empty() || !options.column.lane.record.empty())
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected a capture's options (its controls are layer faults), found {} "
+                            "(a session's: give the capture fixtures apart)",
+                            fixture_.id(),
+                            !options.variant.mutant.empty()  ? "--mutant"
+                            : !options.variant.knobs.empty() ? "--knob"
+                                                             : "--record"));
+  std::string folder = fixture_.name;
+  for (const std::string& variant : {options.variant.fault, options.column.build})
+    if (!variant.empty()) {
+      std::string text = variant;
+      std::replace(text.begin(), text.end(), '=', '-');
+      folder += "@" + text;
+    }
+  const Replayer replayer = replayer_for(fixture_);
+  std::optional<drivers::NamedBuild> on_build;
+  if (!options.column.build.empty()) {
+    TIDEMARK_TRY(found, drivers::find_build(options.drivers_files, options.column.build));
+    on_build = std::move(found);
+  }
+  TIDEMARK_TRY(active, drivers::active_build());
+  const std::string suffix = runner::column_suffix(own, backend, options.column.build);
+  record.test = capture::test_name(fixture_) + suffix;
+  record.subject = fixture_.id() + suffix;
+  record.file = fixture_.file.string();
+  record.backend = options.column.build.empty() ? own : own + "@" + options.column.build;
+  const std::string build = on_build ? on_build->build.name : active ? active->name : "";
+  record.driver =
+      build.empty() ? replayer.command.front() : fmt::format("{} (replayed by {})", build, replayer.command.front());
+  if (!options.variant.fault.empty()) record.mutant = "fault=" + options.variant.fault;
+  record.lane.name = std::string(runner::kNoLane);
+  std::optional<drivers::DriverBuild> held;  // the build the replay must have run on
+  if (on_build)
+    held = on_build->build;
+  else if (active)
+    held = *active;
+  std::unique_ptr<runner::SubjectRun> prepared = std::make_unique<CaptureRun>(
+      fixture_, fs::path(runner::kNoLane) / fixture_.group / folder, replayer.command.front(),
+      replay_command(replayer, on_build ? &*on_build : nullptr), std::move(held), options);
+  return prepared;
+}
+
+Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const runner::RunOptions& options) {
+  return runner::run(CaptureSubject(fixture), options);
+}
+
+}  // namespace tidemark::capture

@@ -1,0 +1,109 @@
+#include "runner/subject.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/files.h"
+#include "drivers/driver_builds.h"
+
+namespace tidemark::runner {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> failed_checks(const report::RunRecord& record) {
+  std::vector<std::string> failed;
+  for (const auto& check : record.checks)
+    if (!check.passed && std::find(failed.begin(), failed.end(), check.id) == failed.end()) failed.push_back(check.id);
+  return failed;
+}
+
+std::string column_suffix(const std::string& own, const std::string& backend, const std::string& build) {
+  const std::string& chosen = backend.empty() ? own : backend;
+  if (!build.empty()) return "@" + chosen + "@" + build;
+  return chosen == own ? "" : "@" + chosen;
+}
+
+namespace {
+
+// The build whose expectations lines apply: the column's, else the one this process runs on.
+Result<std::string> build_of(const RunOptions& options) {
+  if (!options.column.build.empty()) return options.column.build;
+  TIDEMARK_TRY(active, drivers::active_build());
+  return active ? active->name : "";
+}
+
+// A known failure holds when the run is red on exactly the checks the line names (runner/expectations.h).
+Status judge_expected(const Subject& subject, const RunOptions& options, report::RunRecord& record) {
+  if (!options.expectations) return {};
+  TIDEMARK_TRY(build, build_of(options));
+  // The record names a build's column "gl@mesa-25.0.7"; a line names its backend and build apart.
+  const std::string backend = record.backend.substr(0, record.backend.find('@'));
+  const Expectation* expected = find_expectation(*options.expectations, backend, subject.id(), build);
+  if (!expected) return {};
+  judge_against(*expected, {.verdict = record.verdict,
+                            .why = record.why,
+                            .failed = failed_checks(record),
+                            .gauge = [&](std::string_view name) { return report::gauge_value(record, name); }});
+  return {};
+}
+
+}  // namespace
+
+Result<report::RunRecord> run(const Subject& subject, const RunOptions& options) {
+  report::RunRecord record;
+  TIDEMARK_TRY(prepared, subject.prepare(options, record));
+  TIDEMARK_TRY(hash, subject.content_hash());
+  record.scenario_hash = std::move(hash);
+  fs::path dir;
+  if (!options.report_dir.empty()) {
+    dir = options.report_dir / prepared->folder();
+    TIDEMARK_CHECK(make_directories(dir));
+    record.dir = fs::absolute(dir).lexically_normal().string();
+  }
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<std::string> digests;
+  for (int attempt = 0; attempt < std::max(1, options.repeat); ++attempt) {
+    TIDEMARK_TRY(digest, prepared->once(dir));
+    digests.push_back(std::move(digest));
+  }
+  record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  record.digest = digests.back();
+  if (digests.size() > 1) record.repeat_digests = digests;
+  TIDEMARK_TRY(reading, prepared->read(digests, record));
+  if (reading.stopped) {
+    record.verdict = *reading.stopped;
+    record.why = reading.why;
+  } else {
+    const bool held = std::all_of(record.checks.begin(), record.checks.end(), [](const auto& c) { return c.passed; });
+    record.verdict = held ? report::Verdict::Green : report::Verdict::Red;
+  }
+  TIDEMARK_CHECK(judge_expected(subject, options, record));
+  if (dir.empty()) return record;
+  TIDEMARK_CHECK(prepared->keep(dir, record));
+  TIDEMARK_CHECK(report::write_run_record(dir / "result.json", record));  // last: its presence means complete
+  return record;
+}
+
+Status check_options(const Subject& subject, const RunOptions& options) {
+  report::RunRecord unused;
+  auto prepared = subject.prepare(options, unused);
+  if (!prepared) return std::unexpected(prepared.error());
+  return {};
+}
+
+Result<report::RunRecord> not_judged(const Subject& subject, const RunOptions& options, const std::string& backend,
+                                     const Error& why) {
+  report::RunRecord record{.test = subject.test_name(options.column.lane.lane, backend),
+                           .subject = subject.id(),
+                           .file = subject.file().string()};
+  const std::vector<std::string> own = subject.backends();
+  if (!own.empty() && backend != own.front()) record.subject += "@" + backend;
+  record.backend = backend;
+  if (!options.variant.mutant.empty()) record.mutant = options.variant.mutant;
+  record.verdict = report::Verdict::NotJudged;
+  record.why = why.message;
+  TIDEMARK_CHECK(judge_expected(subject, options, record));
+  return record;
+}
+
+}  // namespace tidemark::runner

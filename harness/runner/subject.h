@@ -1,0 +1,147 @@
+// A test subject, and the one pipeline every subject reaches a run record by.
+//
+//   subject × column × variant → report::RunRecord
+//
+// A subject is what is under test: a scenario in a lane session (runner/scenario_subject.h), a
+// capture fixture replayed under the layer (capture/capture_subject.h). A column is where it runs:
+// a backend, a lane and a driver build. A variant is what a control changes: a mutant, knobs, a
+// layer fault. The subject knows its names, its checks and how to run once and say what it read;
+// everything else is written here once, for every subject: the report folder, --repeat and the
+// digests, the verdict, the expectations line, result.json.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/lane.h"
+#include "lanes/lanes.h"
+#include "report/run_record.h"
+#include "runner/expectations.h"
+
+namespace tidemark::runner {
+
+// Where a subject runs. A capture's replay is a program of its own: lanes do not apply to it.
+struct Column {
+  std::string backend;      // empty: the subject's own
+  lanes::LaneOptions lane;  // how a scenario's session is reached
+  std::string build;        // a driver build of drivers_files; empty: this process's environment
+};
+
+// What a control changes for one run.
+struct Variant {
+  std::string mutant;                    // a fault compiled into the reclaim model
+  std::map<std::string, int64_t> knobs;  // knob values over the scenario's
+  std::string fault;                     // the Tidemark layer's fault settings ("hold_frees")
+};
+
+struct RunOptions {
+  Column column;
+  Variant variant;
+  std::filesystem::path report_dir;  // empty: write nothing
+  bool validation = false;           // Vulkan validation; any message is red
+  int repeat = 1;                    // > 1: every run must give the same digest
+  // Called after every `probe_every`-th backend call with the calls so far and the lane (its
+  // server's pid): a soak samples memory there. Nothing it sees enters a result or a digest.
+  uint64_t probe_every = 0;
+  std::function<void(uint64_t calls, const lanes::LaneReport& lane)> probe;
+  // Known failures (expectations.txt): a run they name is judged against them.
+  const std::vector<Expectation>* expectations = nullptr;
+  std::filesystem::path layer_dir;                   // where the Tidemark layer is (a replay runs under it)
+  std::vector<std::filesystem::path> drivers_files;  // where a column's or a control's build is named
+};
+
+// A control: the variant (or driver build) under which exactly the checks it names must go red.
+struct SubjectControl {
+  std::string label;  // "mutant=reclaim.frame_bucket", "knobs=wire_deferred_mb:0", "fault=hold_frees"
+  Variant variant;
+  std::string build;               // a driver build the checks are red on; empty: the column's
+  std::vector<std::string> fails;  // check ids ("gauge[0]")
+  bool run_fails = false;          // instead: the run itself must not complete (a replay exiting non-zero)
+  std::map<std::string, std::string> skip_lanes;  // lane -> why the control does not apply there
+  SourceLocation where;
+};
+
+// What the last of a run's repeats read, beyond the gauges and checks it wrote into the record.
+struct Reading {
+  // The run stopped before its checks could say anything: could-not-run (a step failed) or
+  // not-judged (nothing it gives can be judged), with why.
+  std::optional<report::Verdict> stopped;
+  std::string why;
+};
+
+// One run of a subject, its names resolved once (the backend, the knobs, the mutant, the build).
+class SubjectRun {
+ public:
+  virtual ~SubjectRun() = default;
+  // The run's folder under the report folder: <lane>/<group>/<name>[@backend], capture/<group>/<name>[@fault].
+  virtual std::filesystem::path folder() const = 0;
+  // Runs once and gives the run's digest. Errors are bad input or a missing environment only:
+  // the code under test failing is a reading.
+  virtual Result<std::string> once(const std::filesystem::path& dir) = 0;
+  // After the last repeat: the record's readings (gauges, checks, lane, hashes, driver), given
+  // every repeat's digest.
+  virtual Result<Reading> read(const std::vector<std::string>& digests, report::RunRecord& record) = 0;
+  // What the run leaves beside result.json (PNGs, the trace, logs).
+  virtual Status keep(const std::filesystem::path& dir, const report::RunRecord& record) = 0;
+};
+
+class Subject {
+ public:
+  virtual ~Subject() = default;
+  virtual std::string id() const = 0;  // group/name
+  virtual std::string group() const = 0;
+  virtual const std::filesystem::path& file() const = 0;
+  // What the subject is when it runs, hashed (XXH3): `rebase` refuses a report made of another.
+  virtual Result<std::string> content_hash() const = 0;
+  // Whether it runs in Tidemark's lanes (a scenario) or in none (a capture's replay).
+  virtual bool has_lanes() const = 0;
+  // Whether a run on a driver build starts from this process (a replayer started under the
+  // build's environment), or needs a tidemark process of its own under it (a session's driver
+  // is loaded into the process that runs it).
+  virtual bool takes_builds() const = 0;
+  // The backends it names, its own first: what parity and compare run it on unless told.
+  virtual std::vector<std::string> backends() const = 0;
+  // Its test name in `lane` on `backend`: Magma.<Lane>.<Group>.<name>[@backend], Capture.<Group>.<name>.
+  virtual std::string test_name(Lane lane, const std::string& backend) const = 0;
+  // Its check ids, in order, as expectations lines and controls name them.
+  virtual std::vector<std::string> check_ids() const = 0;
+  virtual std::vector<SubjectControl> controls() const = 0;
+  // A run with `options`, its names resolved, and the record's identity filled in (test,
+  // subject, file, backend, mutant, knobs, the gauges its checks read). Bad input is an error.
+  virtual Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions& options, report::RunRecord& record) const = 0;
+};
+
+using Subjects = std::vector<std::unique_ptr<Subject>>;
+
+// The lane name of a subject in no lane of Tidemark's (a capture's replay): records and ledger lines say it.
+inline constexpr std::string_view kNoLane = "capture";
+
+// What names a run in a column after its subject: "@BACKEND@BUILD" on a driver build, "@BACKEND"
+// on another backend than `own`, else nothing (test names, subjects and report folders end so).
+std::string column_suffix(const std::string& own, const std::string& backend, const std::string& build);
+
+// The pipeline: prepares the run, runs it `repeat` times, reads it, judges it (the verdict, then
+// the expectations line for its backend, id and driver build), and with a report folder writes
+// what it leaves and result.json last (its presence means complete).
+Result<report::RunRecord> run(const Subject& subject, const RunOptions& options);
+
+// Whether `options` suit the subject (its knobs, its backends, what its kind takes): bad input
+// naming what does not, before anything runs.
+Status check_options(const Subject& subject, const RunOptions& options);
+
+// The record of a run `backend` could not judge (`why`: it lacks what a check reads, a golden
+// does not decode, ...): not-judged, or an expected red when an expectations line says
+// `not-judged` for it. Nothing ran, so it has no gauges, digest or report folder.
+Result<report::RunRecord> not_judged(const Subject& subject, const RunOptions& options, const std::string& backend,
+                                     const Error& why);
+
+// The ids of a record's checks that failed, each once, in order.
+std::vector<std::string> failed_checks(const report::RunRecord& record);
+
+}  // namespace tidemark::runner

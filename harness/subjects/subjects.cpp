@@ -1,0 +1,113 @@
+#include "subjects/subjects.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "capture/capture_subject.h"
+#include "drivers/driver_builds.h"
+#include "report/json_fields.h"
+#include "runner/build_runs.h"
+#include "wire/posix.h"
+#include "runner/runner.h"
+#include "runner/selection.h"
+
+namespace tidemark::subjects {
+
+Result<Loaded> load_subjects(const std::vector<std::string>& paths, const std::string& shard,
+                             const std::string& durations) {
+  TIDEMARK_TRY(split, capture::load_inputs(paths));
+  if (!split.captures.empty() && !shard.empty())
+    return fail(ErrorKind::BadInput,
+                "--shard: expected scenarios only, found capture fixtures (they are not sharded: give them apart)");
+  Loaded loaded;
+  if (!split.scenarios.empty()) {
+    TIDEMARK_TRY(scenarios, runner::load_scenarios(split.scenarios));
+    loaded.scenarios_before_shard = scenarios.size();
+    TIDEMARK_TRY(mine, runner::select_shard(std::move(scenarios), shard, durations));
+    loaded.shard = std::move(mine.origin);
+    for (auto& scenario : mine.scenarios)
+      loaded.subjects.push_back(
+          std::make_unique<runner::ScenarioSubject>(std::make_shared<const scenario::Scenario>(std::move(scenario))));
+  }
+  for (auto& fixture : split.captures)
+    loaded.subjects.push_back(std::make_unique<capture::CaptureSubject>(std::move(fixture)));
+  return loaded;
+}
+
+namespace {
+
+Result<std::string> read_all(int fd) {
+  std::string text;
+  char chunk[4096];
+  for (;;) {
+    const ssize_t got = ::read(fd, chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return fail(ErrorKind::Io, fmt::format("reading the build batch: {}", std::strerror(errno)));
+    if (got == 0) return text;
+    text.append(chunk, static_cast<size_t>(got));
+  }
+}
+
+// The batch's runs: each subject in the column, named for it by the pipeline.
+Result<std::vector<report::RunRecord>> run_batch(const runner::BuildBatch& batch, std::string& build) {
+  TIDEMARK_TRY(active, drivers::active_build());
+  build = active ? active->name : "";
+  if (build != batch.column.build)
+    return fail(ErrorKind::Environment, fmt::format("expected to run under build '{}', found {}", batch.column.build,
+                                                    build.empty() ? "none" : "'" + build + "'"));
+  std::vector<std::string> paths;
+  for (const auto& file : batch.subject_files) paths.push_back(file.string());
+  TIDEMARK_TRY(loaded, load_subjects(paths));
+  TIDEMARK_TRY(lane, [&]() -> Result<Lane> {
+    if (auto parsed = parse_lane(batch.lane)) return *parsed;
+    return fail(ErrorKind::BadInput, fmt::format("build batch: expected a lane, found '{}'", batch.lane));
+  }());
+  std::vector<runner::Expectation> expectations;
+  runner::RunOptions options;
+  options.column.backend = batch.column.backend;
+  options.column.build = batch.column.build;
+  options.column.lane.lane = lane;
+  options.report_dir = batch.report_dir;
+  options.layer_dir = batch.layer_dir;
+  options.drivers_files = batch.drivers_files;
+  if (!batch.expectations.empty()) {
+    TIDEMARK_TRY(read, runner::load_expectations(batch.expectations));
+    expectations = std::move(read);
+    options.expectations = &expectations;
+  }
+  std::vector<report::RunRecord> records;
+  for (const auto& subject : loaded.subjects) {
+    auto record = runner::run(*subject, options);
+    // A subject this column cannot judge is a cell that says why, as one run here would be.
+    if (!record) {
+      TIDEMARK_TRY(unjudged, runner::not_judged(*subject, options, batch.column.backend + "@" + batch.column.build,
+                                                record.error()));
+      records.push_back(std::move(unjudged));
+      continue;
+    }
+    records.push_back(std::move(*record));
+  }
+  return records;
+}
+
+}  // namespace
+
+int serve_batch(int batch_fd, int answer_fd) {
+  runner::BatchAnswer answer;
+  auto ran = [&]() -> Result<std::vector<report::RunRecord>> {
+    TIDEMARK_TRY(text, read_all(batch_fd));
+    TIDEMARK_TRY(json, report::parse_json(text, "build batch", "a batch of runs on a driver build"));
+    TIDEMARK_TRY(batch, runner::batch_from_json(json));
+    return run_batch(batch, answer.build);
+  }();
+  if (ran)
+    answer.records = std::move(*ran);
+  else
+    answer.error = ran.error();
+  const std::string line = runner::to_json(answer).dump() + "\n";
+  return wire::write_all(answer_fd, std::span(reinterpret_cast<const uint8_t*>(line.data()), line.size())) ? 0 : 4;
+}
+
+}  // namespace tidemark::subjects
