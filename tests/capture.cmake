@@ -82,3 +82,15 @@ add_test(NAME Tidemark.Capture.Glmark2sBufferSceneCapturedHereHoldsToItsCheckedI
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/capture-glmark2-buffer ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Capture.Glmark2sBufferSceneCapturedHereHoldsToItsCheckedInBounds
                      PROPERTIES LABELS "capture;zink" TIMEOUT 180)
+# compare.html in a real browser (scripts/testing/compare-in-chromium): a scenario and a capture on
+# two backends; the header's counts, each column's driver, the legend, each cell's verdict and its
+# link to the run folder match compare.json (the capture's vulkan cell is not judged: exit 1).
+chromium_check(compare_page_check ${PROJECT_SOURCE_DIR}/scripts/testing/compare-in-chromium)
+add_test(NAME Tidemark.Report.TheComparePageReadsInChromiumWithEachColumnsDriverAndLinksToItsRuns
+         COMMAND bash -c "set -e; rm -rf $0; status=0; $1 compare $2 $3 --backend vulkan --backend gl \
+--expectations $4 --report $0 > $0.log || status=$?; test $status -eq 1; $5 $0"
+                 ${PROJECT_BINARY_DIR}/reports/compare-page $<TARGET_FILE:tidemark>
+                 ${PROJECT_SOURCE_DIR}/scenarios/portable/each-band-draws-the-colour-its-store-held-when-it-was-drawn.yaml
+                 ${PROJECT_SOURCE_DIR}/captures/gl-respecify ${PROJECT_SOURCE_DIR}/expectations.txt ${compare_page_check})
+set_tests_properties(Tidemark.Report.TheComparePageReadsInChromiumWithEachColumnsDriverAndLinksToItsRuns PROPERTIES
+                     LABELS "capture;zink;cli;html" TIMEOUT 120)

@@ -12,12 +12,7 @@ endif()
 # DOM has what summary.json says (scripts/testing/summary-in-chromium): a parity run's 4-lane
 # digest matrix, and a mutant's red runs first with each failed check and its value.
 if(TIDEMARK_MUTANTS)
-  find_program(CHROMIUM chromium)
-  if(CHROMIUM)
-    set(chromium_check ${PROJECT_SOURCE_DIR}/scripts/testing/summary-in-chromium)
-  else()  # scripts/setup installs it; without it the test fails, saying so, rather than vanish
-    set(chromium_check sh -c "echo 'chromium is not installed (scripts/setup installs it)'; exit 1")
-  endif()
+  chromium_check(chromium_check ${PROJECT_SOURCE_DIR}/scripts/testing/summary-in-chromium)
   add_test(NAME Tidemark.Report.TheSummaryPageReadsInChromiumWithFailuresFirstAndTheDigestMatrix
            COMMAND bash -c "set -e; rm -rf $0; \
 $1 parity $2 $3 --report $0/parity > /dev/null; $4 $0/parity; \

@@ -43,6 +43,8 @@ using Commands = std::vector<std::pair<CLI::App*, std::function<int()>>>;
 
 // A command's positional paths (scenario files or folders, unless `what` says otherwise).
 void add_paths(CLI::App& command, std::vector<std::string>& inputs, const char* what = "scenario files or folders");
+// --baseline and --tolerance, as every command that runs subjects takes them.
+void add_baseline_options(CLI::App& command, BaselineArgs& args);
 // A subcommand whose options are made when its name is parsed, not before: a build under the
 // sanitizers spent a third of each process's start making the options of twenty commands it
 // would not run (CLI11 checks each new option against the command's others).

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "report/baseline.h"
 #include "subjects/subjects.h"
 #include "core/error.h"
 #include "core/progress.h"
@@ -43,6 +44,19 @@ Result<std::vector<scenario::Scenario>> load_shard(const std::vector<std::string
 // fixtures (subjects/subjects.h), every one loaded before anything runs.
 Result<subjects::Loaded> load_subjects(const std::vector<std::string>& inputs, const std::string& shard = {},
                                        const std::string& durations = {});
+// --baseline and --tolerance: every command that runs subjects holds their records to an earlier run.
+struct BaselineArgs {
+  std::string baseline;                 // a report folder or summary.json every gauge is held to
+  std::vector<std::string> tolerances;  // GAUGE=N or GAUGE=P%
+};
+
+// --baseline and --tolerance read, before anything runs; none given: nullopt.
+Result<std::optional<report::Baseline>> load_baseline(const BaselineArgs& args);
+// With a baseline: `records` held to it (each record's judgement set) and its lines printed; the
+// origin the summary names. Without: nullopt.
+std::optional<report::BaselineOrigin> hold_to_baseline(const std::optional<report::Baseline>& baseline,
+                                                       std::vector<report::RunRecord>& records,
+                                                       const report::Origin& origin);
 // reports/<kind>-<UTC time>.
 std::filesystem::path default_report_dir(std::string_view kind = "run");
 
@@ -73,9 +87,8 @@ struct RunArgs {
   bool validation = false;
   std::string record;
   uint32_t kill_server_at_frame = 0;
-  std::string expectations;             // known failures (expectations.txt)
-  std::string baseline;                 // a report folder or summary.json every gauge is held to
-  std::vector<std::string> tolerances;  // GAUGE=N or GAUGE=P%
+  std::string expectations;  // known failures (expectations.txt)
+  BaselineArgs baseline;
   LaneArgs lane;
 };
 
@@ -107,6 +120,7 @@ struct RedOnceArgs {
   std::string ledger = "red_once/ledger.txt";
   bool update_ledger = false;
   std::string report;
+  BaselineArgs baseline;  // the green runs held to it
 };
 
 struct ParityArgs {
@@ -117,6 +131,7 @@ struct ParityArgs {
   bool replay = false;
   std::string save_digests;  // write "group/name digest" lines for another build to compare with
   std::string against;       // a file written by --save-digests: every digest must match it
+  BaselineArgs baseline;
 };
 
 struct SoakArgs {
@@ -187,6 +202,7 @@ struct CompareArgs {
   std::string expectations;
   std::string report;
   std::string lane = "monolith";
+  BaselineArgs baseline;
 };
 int compare_command(const CompareArgs& args);
 

@@ -55,6 +55,8 @@ int compare_command(const CompareArgs& args) {
   }
   auto lane = parse_lane_option(args.lane);
   if (!lane) return report_error(lane.error());
+  auto baseline = load_baseline(args.baseline);
+  if (!baseline) return report_error(baseline.error());
   std::vector<runner::Expectation> expectations;
   runner::RunOptions options;
   if (!args.expectations.empty()) {
@@ -73,9 +75,10 @@ int compare_command(const CompareArgs& args) {
   if (!compared) return report_error(compared.error());
   if (auto ok = report::write_comparison(options.report_dir, compared->comparison); !ok)
     return report_error(ok.error());
-  if (auto ok =
-          report::write_summary(options.report_dir, {.command = "compare", .series = "compare"}, compared->records);
-      !ok)
+  const report::Origin origin{.command = "compare", .series = "compare"};
+  auto held = hold_to_baseline(*baseline, compared->records, origin);
+  compared->failed = compared->failed || !std::ranges::all_of(compared->records, report::record_passes);
+  if (auto ok = report::write_summary(options.report_dir, origin, compared->records, held); !ok)
     return report_error(ok.error());
   // Every verdict that occurred, counted: a NOT JUDGED cell must show in the last line too.
   std::vector<std::string> counts;

@@ -19,6 +19,8 @@ namespace fs = std::filesystem;
 int parity_command(const ParityArgs& args) {
   auto loaded = load_subjects(args.inputs, args.shard, args.shard_durations);
   if (!loaded) return report_error(loaded.error());
+  auto baseline = load_baseline(args.baseline);
+  if (!baseline) return report_error(baseline.error());
   std::map<std::string, std::string> saved;
   if (!args.against.empty()) {
     auto read = runner::read_digests(args.against);
@@ -55,7 +57,11 @@ int parity_command(const ParityArgs& args) {
   progress.close();
   const report::Origin origin{
       .command = "parity", .series = args.replay ? "parity replay" : "parity", .shard = loaded->shard};
-  if (auto ok = report::write_summary(report_dir, origin, std::move(ran->results)); !ok)
+  auto held = hold_to_baseline(*baseline, ran->results, origin);
+  const bool worse = !std::ranges::all_of(ran->results, [](const auto& record) {
+    return !record.baseline || record.baseline->movement != report::Movement::Worse;
+  });
+  if (auto ok = report::write_summary(report_dir, origin, std::move(ran->results), held); !ok)
     return report_error(ok.error());
   if (!args.save_digests.empty())
     if (auto ok = write_file_atomically(args.save_digests, runner::digests_text(digests)); !ok)
@@ -65,7 +71,7 @@ int parity_command(const ParityArgs& args) {
              fs::absolute(report_dir / "summary.json").string());
   if (!args.against.empty())
     fmt::print("{} of {} scenarios match the digests in {}\n", subjects - unlike_saved, subjects, args.against);
-  return mismatched == 0 && unlike_saved == 0 ? kGreen : kRed;
+  return mismatched == 0 && unlike_saved == 0 && !worse ? kGreen : kRed;
 }
 
 }  // namespace tidemark::cli

@@ -10,6 +10,7 @@
 #include "layer/link.h"
 #include "runner/fixture.h"
 #include "runner/lint.h"
+#include "report/summary.h"
 #include "runner/red_once.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
@@ -25,6 +26,8 @@ namespace fs = std::filesystem;
 int red_once_command(const RedOnceArgs& args) {
   auto loaded = load_subjects(args.inputs, args.shard, args.shard_durations);
   if (!loaded) return report_error(loaded.error());
+  auto baseline = load_baseline(args.baseline);
+  if (!baseline) return report_error(baseline.error());
   runner::RedOnceSetOptions options{.ledger = args.ledger, .update_ledger = args.update_ledger};
   if (!args.lanes.empty()) {
     options.red_once.lanes.clear();
@@ -58,8 +61,17 @@ int red_once_command(const RedOnceArgs& args) {
   if (!set) return report_error(set.error());
   progress.close();
   if (set->ledger_written) fmt::print("ledger written: {}\n", args.ledger);
+  // The green runs held to a baseline, as a run's would be: a gauge worse than it fails red-once too.
+  bool worse = false;
+  if (*baseline) {
+    const report::Origin origin{.command = "red-once", .series = "red-once green", .shard = loaded->shard};
+    auto held = hold_to_baseline(*baseline, set->greens, origin);
+    worse = !std::ranges::all_of(set->greens, report::record_passes);
+    if (auto ok = report::write_summary(options.red_once.run.report_dir, origin, std::move(set->greens), held); !ok)
+      return report_error(ok.error());
+  }
   fmt::print("{} of {} scenarios pass red-once\n", set->scenarios - set->failed, set->scenarios);
-  return set->failed == 0 ? kGreen : kRed;
+  return set->failed == 0 && !worse ? kGreen : kRed;
 }
 
 // Every scenario has a control; every control's mutant is in the catalogue; every mutant in

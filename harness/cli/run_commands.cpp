@@ -78,7 +78,7 @@ int run_command(const RunArgs& args) {
   // Every option must suit every subject before anything runs (a knob it lacks, a backend it does not list).
   for (const auto& subject : subjects)
     if (auto ok = runner::check_options(*subject, options); !ok) return report_error(ok.error());
-  auto baseline = report::load_baseline(args.baseline, args.tolerances);
+  auto baseline = load_baseline(args.baseline);
   if (!baseline) return report_error(baseline.error());
 
   std::vector<report::RunRecord> records;
@@ -101,11 +101,7 @@ int run_command(const RunArgs& args) {
   progress.close();
   const report::Origin origin{
       .command = "run", .series = runner::run_series(args.lane.lane, args.knobs, options), .shard = loaded->shard};
-  std::optional<report::BaselineOrigin> held;
-  if (*baseline) {
-    held = report::hold_to_baseline(records, origin, **baseline);
-    for (const auto& line : report::baseline_lines(records, *held)) fmt::print("{}\n", line);
-  }
+  auto held = hold_to_baseline(*baseline, records, origin);
   auto summary = report::write_summary(options.report_dir, origin, std::move(records), held);
   if (!summary) return report_error(summary.error());
   fmt::print("{} green, {} red; report: {}\n", summary->green, summary->red,

@@ -37,13 +37,7 @@ CLI::App* add_run(CLI::App& app, RunArgs& args) {
     run->add_option("--expectations", args.expectations,
                     "known failures of backends (expectations.txt): an "
                     "expected red passes, an unexpected pass fails");
-    run->add_option("--baseline", args.baseline,
-                    "hold every gauge to an earlier run's (its report folder or "
-                    "summary.json): worse is red, better is reported, new and gone named");
-    run->add_option("--tolerance", args.tolerances,
-                    "with --baseline: how much worse GAUGE may get, GAUGE=N or GAUGE=P% "
-                    "(repeatable; default 0)")
-        ->allow_extra_args(false);
+    add_baseline_options(*run, args.baseline);
     run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
     run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
                     "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
@@ -88,6 +82,7 @@ CLI::App* add_red_once(CLI::App& app, RedOnceArgs& args) {
         red_once->add_option("--ledger", args.ledger, "the ledger file (default red_once/ledger.txt)");
         red_once->add_flag("--update-ledger", args.update_ledger, "rewrite the ledger lines of these scenarios");
         red_once->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+        add_baseline_options(*red_once, args.baseline);
       });
 }
 
@@ -100,6 +95,7 @@ CLI::App* add_parity(CLI::App& app, ParityArgs& args) {
         parity->add_option("--save-digests", args.save_digests, "write each scenario's digest to FILE (for --against)");
         parity->add_option("--against", args.against,
                            "digests saved by another build or machine (--save-digests): each must match");
+        add_baseline_options(*parity, args.baseline);
       });
 }
 
@@ -146,6 +142,7 @@ void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands)
         compare->add_option("--expectations", args.compare.expectations, "known failures (expectations.txt)");
         compare->add_option("--report", args.compare.report, "report folder (default reports/run-<time>)");
         compare->add_option("--lane", args.compare.lane, "the lane every column runs in (default monolith)");
+        add_baseline_options(*compare, args.compare.baseline);
       });
   commands.emplace_back(compare, [&] { return compare_command(args.compare); });
 }

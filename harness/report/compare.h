@@ -27,6 +27,8 @@ struct CompareCell {
   std::vector<std::string> failed;                      // "check: detail" of each failed check
   std::vector<GaugeMove> moves;  // the gauges that differ from the reference cell's (baseline = its value)
   bool same_pixels = true;       // the image's hash is the reference cell's
+  std::string driver;            // what the run said it ran on (a real driver's identity, a build, a replayer)
+  std::string dir;               // the run's report folder (absolute), or empty: nothing ran
 };
 
 struct CompareRow {
@@ -43,8 +45,10 @@ struct Comparison {
 };
 
 nlohmann::json to_json(const Comparison& comparison);
-// One table: a row per scenario, a column per backend, each cell coloured by its verdict.
-std::string comparison_html(const Comparison& comparison);
+// The page a person reads: a verdict header with the counts, each column with what its runs said
+// they ran on, what worse, improved and changed mean, then a row per subject and a cell per
+// column coloured by its verdict, linking to its run's folder (relative to `dir`, the page's).
+std::string comparison_html(const Comparison& comparison, const std::filesystem::path& dir = {});
 // compare.json and compare.html in `dir`, each written whole or not at all.
 Status write_comparison(const std::filesystem::path& dir, const Comparison& comparison);
 

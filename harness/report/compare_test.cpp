@@ -40,8 +40,33 @@ TEST(Comparison, TheTableHasAColumnPerBackendAndAnEmptyCellWhereOneDidNotRun) {
   std::string html = comparison_html(two_backends());
   EXPECT_NE(html.find("<th>vulkan</th><th>gl</th>"), std::string::npos) << html;
   EXPECT_NE(html.find("reclaim/bands&lt;1&gt;"), std::string::npos);  // escaped
-  EXPECT_NE(html.find("<td class=\"red\">red<br>pixels cd34<br>wlivepk 9</td>"), std::string::npos) << html;
-  EXPECT_NE(html.find("<td></td><td class=\"not-judged\">not-judged<br>gives no kernel gauges</td>"), std::string::npos)
+  EXPECT_NE(html.find("<td class=\"cell red\" data-column=\"gl\">red<br>pixels cd34<br>wlivepk 9<br>failed gauge[0]: "
+                      "wlivepk = 9 (&lt;= "
+                      "4)</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(
+      html.find(
+          "<td></td><td class=\"cell not-judged\" data-column=\"gl\">not-judged<br><span class=\"why\">gives no kernel "
+          "gauges</span></td>"),
+      std::string::npos)
+      << html;
+  // The header counts every cell, and the page says what a column ran on and what a move means.
+  EXPECT_NE(html.find("<h1 id=\"verdict\" class=\"red\">2 failing of 3 cells</h1>"), std::string::npos) << html;
+  EXPECT_NE(html.find("2 subjects on 2 columns: 1 green, 1 red, 1 not-judged"), std::string::npos) << html;
+  EXPECT_NE(html.find("<dt class=\"worse\">worse</dt>"), std::string::npos) << html;
+}
+
+TEST(Comparison, ACellLinksToItsRunsFolderAndAColumnNamesWhatItRanOn) {
+  Comparison comparison = two_backends();
+  comparison.rows[0].cells[1].dir = "/reports/compare/monolith/reclaim/bands@gl";
+  comparison.rows[0].cells[1].driver = "mesa-25.0.7: OpenGL ES 3.2 Mesa 25.0.7";
+  const std::string html = comparison_html(comparison, "/reports/compare");
+  EXPECT_NE(html.find("<a href=\"monolith/reclaim/bands@gl\">red</a>"), std::string::npos) << html;
+  EXPECT_NE(
+      html.find(
+          "<tr class=\"column\" data-column=\"gl\"><td>gl</td><td>mesa-25.0.7: OpenGL ES 3.2 Mesa 25.0.7</td></tr>"),
+      std::string::npos)
       << html;
 }
 

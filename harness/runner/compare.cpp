@@ -14,6 +14,8 @@ namespace {
 report::CompareCell cell_of(const report::RunRecord& record, const std::string& column) {
   report::CompareCell cell{
       .backend = column, .verdict = record.verdict, .pixel_hash = record.pixel_hash, .digest = record.digest};
+  cell.driver = record.driver;
+  cell.dir = record.dir;
   if (!report::passes(record.verdict) || record.verdict == report::Verdict::ExpectedRed) cell.why = record.why;
   if (!record.gauges.empty())
     for (const auto& spec : kGauges)

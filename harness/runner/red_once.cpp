@@ -162,6 +162,7 @@ Result<RedOnceReport> red_once(const Subject& subject, const RedOnceOptions& opt
       report.problems.push_back(fmt::format("{} [{}]: the green run is red: {}", report.scenario, lane,
                                             green.why.empty() ? failed_list(green) : green.why));
     }
+    report.greens.push_back(green);
     green_by_lane.emplace(lane, std::move(green));
   }
   for (const auto& control : subject.controls()) {
@@ -282,6 +283,7 @@ Result<RedOnceSet> red_once_set(const Subjects& subjects, const RedOnceSetOption
     }
     record.scenario = report.scenario;
     record.lanes = report.lanes;
+    set.greens.insert(set.greens.end(), report.greens.begin(), report.greens.end());
     if (!report.passed()) ++set.failed;
     if (options.on_done) options.on_done(report);
   }

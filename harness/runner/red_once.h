@@ -40,8 +40,9 @@ struct RedOnceReport {
   bool green_ok = true;  // the unmutated run was green in every lane
   std::vector<std::string> green_failures;
   std::vector<ControlRun> runs;
-  std::vector<std::string> problems;  // wrong reds, controls red in no lane, ledger drift
-  std::vector<std::string> lanes;     // the lanes it ran in: only their ledger lines are its to judge
+  std::vector<std::string> problems;      // wrong reds, controls red in no lane, ledger drift
+  std::vector<std::string> lanes;         // the lanes it ran in: only their ledger lines are its to judge
+  std::vector<report::RunRecord> greens;  // the runs without a control, a lane each
   bool passed() const { return problems.empty(); }
 };
 
@@ -87,6 +88,7 @@ struct RedOnceSet {
   size_t scenarios = 0;
   size_t failed = 0;
   bool ledger_written = false;
+  std::vector<report::RunRecord> greens;  // every subject's runs without a control
 };
 Result<RedOnceSet> red_once_set(const Subjects& subjects, const RedOnceSetOptions& options);
 
