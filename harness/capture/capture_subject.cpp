@@ -177,6 +177,10 @@ std::string CaptureSubject::test_name(Lane, const std::string& backend) const {
   return capture::test_name(fixture_) + runner::column_suffix(backend_of(fixture_), backend, "");
 }
 
+std::vector<std::string> CaptureSubject::test_labels(Lane) const {
+  return {"capture", "integration-magma-" + fixture_.group};
+}
+
 std::vector<std::string> CaptureSubject::check_ids() const {
   std::vector<std::string> ids;
   for (size_t k = 0; k < fixture_.checks().size(); ++k) ids.push_back(check_id(k));

@@ -17,6 +17,9 @@
 
 namespace tidemark::capture {
 
+// "Capture.<Group>.<name>": the test name a capture fixture's run has.
+std::string test_name(const CaptureFixture& fixture);
+
 class CaptureSubject final : public runner::Subject {
  public:
   explicit CaptureSubject(CaptureFixture fixture) : fixture_(std::move(fixture)) {}
@@ -32,15 +35,15 @@ class CaptureSubject final : public runner::Subject {
   std::string test_name(Lane lane, const std::string& backend) const override;
   std::vector<std::string> check_ids() const override;
   std::vector<runner::SubjectControl> controls() const override;
+  std::vector<std::string> test_labels(Lane lane) const override;
+  std::string red_once_test_name() const override { return "RedOnce." + capture::test_name(fixture_); }
+  std::vector<std::string> red_once_labels() const override { return {"red-once", "capture"}; }
   Result<std::unique_ptr<runner::SubjectRun>> prepare(const runner::RunOptions& options,
                                                       report::RunRecord& record) const override;
 
  private:
   CaptureFixture fixture_;
 };
-
-// "Capture.<Group>.<name>": the test name a capture fixture's run has.
-std::string test_name(const CaptureFixture& fixture);
 
 // The fixture through the pipeline: green when it replayed (exit 0, a Vulkan device under the
 // layer) and every check held; red when a check failed; could-not-run when the replay failed.

@@ -33,13 +33,6 @@ int exit_code(const Error& error);
 int report_error(const Error& error);
 // Loads every file before anything runs: nothing runs on a half-valid set.
 Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>& inputs);
-// The same, then only this process's shard of them (`--shard I/N`, or an engine's variables;
-// all of them when none is asked for), said on stderr; the engine's status file is touched.
-// `durations`, a previous run's summary.json, balances the shards by the seconds each scenario took.
-// `origin`, when given, is set to the shard's place in the whole selection (for the summary).
-Result<std::vector<scenario::Scenario>> load_shard(const std::vector<std::string>& inputs, const std::string& shard,
-                                                   const std::string& durations = {},
-                                                   std::optional<report::ShardOrigin>* origin = nullptr);
 // A command's subjects: its scenarios (this process's shard of them, said on stderr) and capture
 // fixtures (subjects/subjects.h), every one loaded before anything runs.
 Result<subjects::Loaded> load_subjects(const std::vector<std::string>& inputs, const std::string& shard = {},

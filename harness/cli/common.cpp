@@ -90,19 +90,6 @@ Result<Lane> parse_lane_option(const std::string& name) {
   return fail(ErrorKind::BadInput, fmt::format("--lane: expected monolith, split, spawn or tcp, found '{}'", name));
 }
 
-Result<std::vector<scenario::Scenario>> load_shard(const std::vector<std::string>& inputs, const std::string& flag,
-                                                   const std::string& durations,
-                                                   std::optional<report::ShardOrigin>* origin) {
-  TIDEMARK_TRY(scenarios, runner::load_scenarios(inputs));
-  const size_t all = scenarios.size();
-  TIDEMARK_TRY(mine, runner::select_shard(std::move(scenarios), flag, durations));
-  if (mine.origin && mine.origin->total > 1)
-    fmt::print(stderr, "shard {} of {} ({}): {} of {} scenarios\n", mine.origin->index, mine.origin->total,
-               mine.origin->protocol, mine.scenarios.size(), all);
-  if (origin) *origin = std::move(mine.origin);
-  return std::move(mine.scenarios);
-}
-
 Result<std::map<std::string, int64_t>> parse_knobs(const std::vector<std::string>& knobs) {
   std::map<std::string, int64_t> out;
   for (const auto& knob : knobs) {

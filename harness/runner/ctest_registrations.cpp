@@ -90,13 +90,14 @@ std::string more_labels(const Registration& given) {
   return out;
 }
 
-// CMake script text that registers each scenario once per lane (read by ctest at start).
-// One test per lane and per backend the scenario lists (its own first, the others @backend), or
-// per backend given in their place, each judged against the known failures when a file of them
-// is given; with a ledger, one red-once test per scenario. Each is its own whole shard
-// (`--shard 1/1`): a CI engine's shard variables split the CTest run, never one test. Every text
-// that comes from outside (paths, names) is a bracket argument of its own.
-Result<std::string> registrations_of(const std::vector<scenario::Scenario>& scenarios, const Registration& given) {
+// CMake script text that registers each subject (read by ctest at start). A subject in lanes is
+// one test per lane and per backend it lists (its own first, the others @backend), or per backend
+// given in their place; a subject in no lane (a capture's replay) is one test. Each is judged
+// against the known failures when a file of them is given; with a ledger, each subject has one
+// red-once test, unless its controls need mutants this build lacks (a release build). A run in
+// lanes is its own whole shard (`--shard 1/1`): a CI engine's shard variables split the CTest
+// run, never one test. Every text that comes from outside (paths, names) is a bracket argument.
+Result<std::string> registrations_of(const Subjects& subjects, const Registration& given) {
   TIDEMARK_TRY(program, bracket(given.tidemark));
   TIDEMARK_TRY(judged, expectations_option(given));
   const std::string extra_labels = more_labels(given);
@@ -104,31 +105,46 @@ Result<std::string> registrations_of(const std::vector<scenario::Scenario>& scen
   std::string lane_options;
   for (Lane lane : given.lanes) lane_options += fmt::format(" --lane {}", lane_name(lane));
   std::string out;
-  for (const auto& scenario : scenarios) {
-    TIDEMARK_TRY(scenario_file, bracket(fs::absolute(scenario.file).string()));
-    if (!given.ledger.empty() && !mutant_catalogue().empty()) {  // a release build has no mutants to go red with
+  for (const auto& subject : subjects) {
+    TIDEMARK_TRY(subject_file, bracket(fs::absolute(subject->file()).string()));
+    const std::vector<SubjectControl> controls = subject->controls();
+    const bool needs_mutants =
+        std::ranges::any_of(controls, [](const SubjectControl& c) { return !c.variant.mutant.empty(); });
+    if (!given.ledger.empty() && !(needs_mutants && mutant_catalogue().empty())) {
       TIDEMARK_TRY(ledger_file, bracket(given.ledger));
-      TIDEMARK_TRY(name, bracket(fmt::format("RedOnce.{}.{}", camel_case(scenario.group), scenario.name)));
-      TIDEMARK_TRY(report, bracket(fmt::format("{}/RedOnce.{}.{}", given.report_root, camel_case(scenario.group),
-                                               scenario.name)));
-      // A soak's controls are proven in the monolith lane here (its runs take seconds each);
-      // the nightly red-once proves them in every lane.
-      const std::string lanes = is_soak(scenario) && every_lane ? " --lane monolith" : every_lane ? "" : lane_options;
-      out += fmt::format("add_test({} {} red-once --shard 1/1{} --ledger {} --report {} {})\n", name, program, lanes,
-                         ledger_file, report, scenario_file);
-      TIDEMARK_TRY(labels, bracket(fmt::format("red-once{}{}", is_soak(scenario) ? ";soak" : "", extra_labels)));
+      TIDEMARK_TRY(name, bracket(subject->red_once_test_name()));
+      TIDEMARK_TRY(report, bracket(given.report_root + "/" + subject->red_once_test_name()));
+      // A long subject's controls are proven in the monolith lane here (its runs take seconds
+      // each); the nightly red-once proves them in every lane.
+      std::string options;
+      if (subject->has_lanes())
+        options = " --shard 1/1" + (subject->is_long() && every_lane ? " --lane monolith"
+                                    : every_lane                     ? std::string()
+                                                                     : lane_options);
+      out += fmt::format("add_test({} {} red-once{} --ledger {} --report {} {})\n", name, program, options, ledger_file,
+                         report, subject_file);
+      TIDEMARK_TRY(labels, bracket(fmt::format("{}{}", fmt::join(subject->red_once_labels(), ";"), extra_labels)));
       out += fmt::format("set_tests_properties({} PROPERTIES LABELS {})\n", name, labels);
     }
-    std::vector<std::string> backends = given.backends.empty() ? scenario.backends : given.backends;
-    if (backends.empty()) backends.push_back(default_backend(scenario));
+    if (!subject->has_lanes()) {  // lanes and backends do not apply to a replay: one test
+      const std::string test = subject->test_name(Lane::Monolith, "");
+      TIDEMARK_TRY(name, bracket(test));
+      TIDEMARK_TRY(report, bracket(given.report_root + "/" + test));
+      TIDEMARK_TRY(labels,
+                   bracket(fmt::format("{}{}", fmt::join(subject->test_labels(Lane::Monolith), ";"), extra_labels)));
+      out += fmt::format("add_test({} {} run{} --report {} {})\n", name, program, judged, report, subject_file);
+      out += fmt::format("set_tests_properties({} PROPERTIES LABELS {})\n", name, labels);
+      continue;
+    }
+    const std::vector<std::string> backends = given.backends.empty() ? subject->backends() : given.backends;
     for (const auto& backend : backends)
       for (Lane lane : given.lanes) {
-        const std::string test = test_name(scenario, lane, backend);
+        const std::string test = subject->test_name(lane, backend);
         TIDEMARK_TRY(name, bracket(test));
         TIDEMARK_TRY(report, bracket(given.report_root + "/" + test));
         TIDEMARK_TRY(backend_name, bracket(backend));
         std::string labels = "backend-" + backend;
-        for (const auto& label : test_labels(scenario, lane)) labels.append(";").append(label);
+        for (const auto& label : subject->test_labels(lane)) labels.append(";").append(label);
         const api::BackendEntry* entry = session::builtin_backends().find(backend);
         const bool real_driver = entry && !entry->reports_itself;
         // The sanitizers build leaves a real driver's wire lanes to the default build: the
@@ -136,7 +152,7 @@ Result<std::string> registrations_of(const std::vector<scenario::Scenario>& scen
         if (real_driver && lane != Lane::Monolith) labels.append(";real-driver-wire-lane");
         TIDEMARK_TRY(label_list, bracket(labels + extra_labels));
         out += fmt::format("add_test({} {} run --shard 1/1 --lane {} --backend {}{} --report {} {})\n", name, program,
-                           lane_name(lane), backend_name, judged, report, scenario_file);
+                           lane_name(lane), backend_name, judged, report, subject_file);
         out += fmt::format("set_tests_properties({} PROPERTIES LABELS {})\n", name, label_list);
         // Mesa's GL drivers leak a few hundred bytes at eglTerminate and unload, so LeakSanitizer
         // cannot even name them: not ours to mend. Memory errors are still caught.
@@ -150,45 +166,15 @@ Result<std::string> registrations_of(const std::vector<scenario::Scenario>& scen
   return out;
 }
 
-// A capture fixture's run, and with a ledger its red-once (the ledger is the scenarios': a
-// capture's controls are judged by its fixture alone).
-Result<std::string> capture_registrations(const std::vector<CaptureSubject>& captures, const Registration& given) {
-  TIDEMARK_TRY(program, bracket(given.tidemark));
-  TIDEMARK_TRY(judged, expectations_option(given));
-  const std::string extra_labels = more_labels(given);
-  std::string out;
-  for (const auto& capture : captures) {
-    TIDEMARK_TRY(file, bracket(fs::absolute(capture.file).string()));
-    TIDEMARK_TRY(labels, bracket(fmt::format("capture;integration-magma-{}{}", capture.group, extra_labels)));
-    TIDEMARK_TRY(name, bracket(capture.test));
-    TIDEMARK_TRY(report, bracket(given.report_root + "/" + capture.test));
-    out += fmt::format("add_test({} {} run{} --report {} {})\n", name, program, judged, report, file);
-    out += fmt::format("set_tests_properties({} PROPERTIES LABELS {})\n", name, labels);
-    if (given.ledger.empty()) continue;
-    TIDEMARK_TRY(red_once_name, bracket("RedOnce." + capture.test));
-    TIDEMARK_TRY(red_once_report, bracket(given.report_root + "/RedOnce." + capture.test));
-    TIDEMARK_TRY(red_once_labels, bracket("red-once;capture" + extra_labels));
-    TIDEMARK_TRY(ledger_file, bracket(given.ledger));
-    out += fmt::format("add_test({} {} red-once --ledger {} --report {} {})\n", red_once_name, program, ledger_file,
-                       red_once_report, file);
-    out += fmt::format("set_tests_properties({} PROPERTIES LABELS {})\n", red_once_name, red_once_labels);
-  }
-  return out;
-}
-
 }  // namespace
 
-Result<std::string> ctest_registrations(const std::vector<scenario::Scenario>& scenarios,
-                                        const std::vector<CaptureSubject>& captures,
-                                        const RegistrationRequest& request) {
+Result<std::string> ctest_registrations(const Subjects& subjects, const RegistrationRequest& request) {
   TIDEMARK_TRY(given, registration_of(request));
   // What the registered tests will read is read now: a missing or broken file is one error here,
   // not every registered test failing later.
   if (!given.expectations.empty()) TIDEMARK_CHECK(load_expectations(given.expectations));
   if (!given.ledger.empty()) TIDEMARK_CHECK(read_file_if_present(given.ledger, "ledger"));
-  TIDEMARK_TRY(of_scenarios, registrations_of(scenarios, given));
-  TIDEMARK_TRY(of_captures, capture_registrations(captures, given));
-  return of_scenarios + of_captures;
+  return registrations_of(subjects, given);
 }
 
 }  // namespace tidemark::runner

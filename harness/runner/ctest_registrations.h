@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "scenario/scenario.h"
+#include "runner/subject.h"
 
 namespace tidemark::runner {
 
@@ -25,19 +25,10 @@ struct RegistrationRequest {
 // line break is refused (CMake drops one right after the opening bracket).
 Result<std::string> bracket(std::string_view text);
 
-// A capture fixture as its registrations need it (capture/ builds on the runner, not the reverse).
-struct CaptureSubject {
-  std::string test;  // Capture.<Group>.<name>
-  std::string group;
-  std::filesystem::path file;  // its NAME.capture.yaml
-};
-
-// CMake script text registering `scenarios` and `captures`. Bad lanes, backends and labels are bad
-// input, and the expectations and ledger the tests will read are read first. A capture fixture is
-// one test (lanes and backends do not apply to its replay), labelled capture and
-// integration-magma-<group>, and with a ledger a red-once test of its controls.
-Result<std::string> ctest_registrations(const std::vector<scenario::Scenario>& scenarios,
-                                        const std::vector<CaptureSubject>& captures,
-                                        const RegistrationRequest& request);
+// CMake script text registering `subjects`. Bad lanes, backends and labels are bad input, and the
+// expectations and ledger the tests will read are read first. A subject in no lane (a capture
+// fixture) is one test whatever the lanes and backends, labelled as it says, and with a ledger a
+// red-once test of its controls.
+Result<std::string> ctest_registrations(const Subjects& subjects, const RegistrationRequest& request);
 
 }  // namespace tidemark::runner

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "runner/runner.h"
+
 namespace tidemark::runner {
 namespace {
 
@@ -13,6 +15,37 @@ scenario::Scenario two_backend_scenario() {
   scenario.backends = {"vulkan", "gl"};
   return scenario;
 }
+
+Subjects two_backend_subjects() {
+  Subjects subjects;
+  subjects.push_back(
+      std::make_unique<ScenarioSubject>(std::make_shared<const scenario::Scenario>(two_backend_scenario())));
+  return subjects;
+}
+
+// A subject in no lane, as a capture fixture is (capture/ builds on the runner, not the reverse).
+class ReplaySubject final : public Subject {
+ public:
+  std::string id() const override { return "acme-driver/respecify"; }
+  std::string group() const override { return "acme-driver"; }
+  const std::filesystem::path& file() const override { return file_; }
+  Result<std::string> content_hash() const override { return std::string(); }
+  bool has_lanes() const override { return false; }
+  bool takes_builds() const override { return true; }
+  std::vector<std::string> backends() const override { return {"gl"}; }
+  std::string test_name(Lane, const std::string&) const override { return "Capture.AcmeDriver.respecify"; }
+  std::vector<std::string> check_ids() const override { return {"gauge[0]"}; }
+  std::vector<SubjectControl> controls() const override { return {{.label = "fault=hold_frees"}}; }
+  std::vector<std::string> test_labels(Lane) const override { return {"capture", "integration-magma-acme-driver"}; }
+  std::string red_once_test_name() const override { return "RedOnce.Capture.AcmeDriver.respecify"; }
+  std::vector<std::string> red_once_labels() const override { return {"red-once", "capture"}; }
+  Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions&, report::RunRecord&) const override {
+    return fail(ErrorKind::BadInput, "registrations never run a subject");
+  }
+
+ private:
+  std::filesystem::path file_ = "/c/respecify.capture.yaml";
+};
 
 size_t count(const std::string& text, const std::string& part) {
   size_t found = 0;
@@ -32,8 +65,8 @@ TEST(Bracket, NoTextClosesItEarly) {
 // Check that every lane and backend is one test, with the labels a user selects by, and that
 // lanes, backends and labels given narrow and extend them.
 TEST(CtestRegistrations, OneTestPerLaneAndBackendLabelledAsTheSuiteIs) {
-  const std::vector<scenario::Scenario> scenarios = {two_backend_scenario()};
-  auto all = ctest_registrations(scenarios, {}, {.tidemark = "/bin/tidemark", .report_root = "/r"});
+  const Subjects scenarios = two_backend_subjects();
+  auto all = ctest_registrations(scenarios, {.tidemark = "/bin/tidemark", .report_root = "/r"});
   ASSERT_TRUE(all) << all.error().message;
   EXPECT_EQ(count(*all, "add_test("), 8u);  // 4 lanes x 2 backends, no ledger: no red-once test
   EXPECT_NE(all->find("add_test([[Magma.Tcp.Reclaim.bands@gl]] [[/bin/tidemark]] run --shard 1/1 --lane tcp "
@@ -42,12 +75,11 @@ TEST(CtestRegistrations, OneTestPerLaneAndBackendLabelledAsTheSuiteIs) {
       << *all;
   EXPECT_NE(all->find("integration-magma-reclaim"), std::string::npos);
 
-  auto narrowed = ctest_registrations(scenarios, {},
-                                      {.tidemark = "t",
-                                       .report_root = "/r",
-                                       .lanes = {"spawn", "spawn"},
-                                       .backends = {"gl-llvmpipe"},
-                                       .labels = {"nightly"}});
+  auto narrowed = ctest_registrations(scenarios, {.tidemark = "t",
+                                                  .report_root = "/r",
+                                                  .lanes = {"spawn", "spawn"},
+                                                  .backends = {"gl-llvmpipe"},
+                                                  .labels = {"nightly"}});
   ASSERT_TRUE(narrowed) << narrowed.error().message;
   EXPECT_EQ(count(*narrowed, "add_test("), 1u);
   EXPECT_NE(narrowed->find("Magma.Spawn.Reclaim.bands@gl-llvmpipe"), std::string::npos);
@@ -57,16 +89,15 @@ TEST(CtestRegistrations, OneTestPerLaneAndBackendLabelledAsTheSuiteIs) {
 // Check that a capture fixture is one test whatever the lanes and backends (they do not apply to
 // its replay), in its group's label, and with a ledger a red-once test of its own.
 TEST(CtestRegistrations, ACaptureFixtureIsOneTestAndOneRedOnce) {
-  const std::vector<CaptureSubject> captures = {
-      {.test = "Capture.AcmeDriver.respecify", .group = "acme-driver", .file = "/c/respecify.capture.yaml"}};
-  auto out = ctest_registrations({}, captures,
-                                 {.tidemark = "t",
-                                  .report_root = "/r",
-                                  .ledger = "",
-                                  .expectations = "",
-                                  .lanes = {"spawn"},
-                                  .backends = {},
-                                  .labels = {"nightly"}});
+  Subjects captures;
+  captures.push_back(std::make_unique<ReplaySubject>());
+  auto out = ctest_registrations(captures, {.tidemark = "t",
+                                            .report_root = "/r",
+                                            .ledger = "",
+                                            .expectations = "",
+                                            .lanes = {"spawn"},
+                                            .backends = {},
+                                            .labels = {"nightly"}});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(count(*out, "add_test("), 1u);
   EXPECT_NE(
@@ -75,8 +106,7 @@ TEST(CtestRegistrations, ACaptureFixtureIsOneTestAndOneRedOnce) {
       std::string::npos)
       << *out;
   EXPECT_NE(out->find("LABELS [[capture;integration-magma-acme-driver;nightly]]"), std::string::npos) << *out;
-  auto with_ledger =
-      ctest_registrations({}, captures, {.tidemark = "t", .report_root = "/r", .ledger = "/no/ledger.txt"});
+  auto with_ledger = ctest_registrations(captures, {.tidemark = "t", .report_root = "/r", .ledger = "/no/ledger.txt"});
   ASSERT_TRUE(with_ledger) << with_ledger.error().message;
   EXPECT_EQ(count(*with_ledger, "add_test("), 2u);
   EXPECT_NE(with_ledger->find("add_test([[RedOnce.Capture.AcmeDriver.respecify]] [[t]] red-once --ledger "
@@ -88,9 +118,9 @@ TEST(CtestRegistrations, ACaptureFixtureIsOneTestAndOneRedOnce) {
 
 // Check that what tidemark_add_scenarios passes on is checked before anything is written.
 TEST(CtestRegistrations, BadLanesBackendsLabelsAndFilesAreRefused) {
-  const std::vector<scenario::Scenario> scenarios = {two_backend_scenario()};
+  const Subjects scenarios = two_backend_subjects();
   auto refused = [&](RegistrationRequest request) {
-    auto out = ctest_registrations(scenarios, {}, request);
+    auto out = ctest_registrations(scenarios, request);
     EXPECT_FALSE(out);
     return out ? std::string() : out.error().message;
   };

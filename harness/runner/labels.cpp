@@ -2,6 +2,7 @@
 
 #include <regex>
 #include <set>
+#include <span>
 
 #include "runner/runner.h"
 
@@ -21,7 +22,7 @@ std::vector<std::string> test_labels(const scenario::Scenario& scenario, Lane la
   return labels;
 }
 
-Status check_label_hygiene(const std::vector<scenario::Scenario>& scenarios) {
+Status check_label_hygiene(const Subjects& subjects) {
   struct Test {
     std::string name;
     std::vector<std::string> labels;
@@ -29,9 +30,9 @@ Status check_label_hygiene(const std::vector<scenario::Scenario>& scenarios) {
   };
   std::vector<Test> tests;
   std::set<std::string> selectors;
-  for (const auto& scenario : scenarios) {
-    for (Lane lane : kAllLanes) {
-      Test test{test_name(scenario, lane), test_labels(scenario, lane), scenario.group};
+  for (const auto& subject : subjects) {
+    for (Lane lane : subject->has_lanes() ? std::span<const Lane>(kAllLanes) : std::span<const Lane>(kAllLanes, 1)) {
+      Test test{subject->test_name(lane, ""), subject->test_labels(lane), subject->group()};
       selectors.insert(test.labels.begin(), test.labels.end());
       tests.push_back(std::move(test));
     }

@@ -14,6 +14,13 @@ scenario::Scenario scenario_in(std::string group, std::string name = "a-scenario
   return scenario;
 }
 
+Subjects subjects_of(const std::vector<scenario::Scenario>& scenarios) {
+  Subjects subjects;
+  for (const auto& scenario : scenarios)
+    subjects.push_back(std::make_unique<ScenarioSubject>(std::make_shared<const scenario::Scenario>(scenario)));
+  return subjects;
+}
+
 // What `ctest -L <regex>` would select from these scenarios registered in every lane.
 std::vector<std::string> select(const std::vector<scenario::Scenario>& scenarios, const std::string& regex) {
   std::vector<std::string> selected;
@@ -31,7 +38,7 @@ std::vector<std::string> select(const std::vector<scenario::Scenario>& scenarios
 // Check that each lane label selects exactly that lane's copies, and the group label all four.
 TEST(Labels, LaneLabelsSelectOneLaneAndGroupLabelsEveryLane) {
   std::vector<scenario::Scenario> scenarios = {scenario_in("reclaim", "one"), scenario_in("wire-buffers", "two")};
-  ASSERT_TRUE(check_label_hygiene(scenarios));
+  ASSERT_TRUE(check_label_hygiene(subjects_of(scenarios)));
   EXPECT_EQ(select(scenarios, "integration-magma-split"),
             (std::vector<std::string>{"Magma.Split.Reclaim.one", "Magma.Split.WireBuffers.two"}));
   EXPECT_EQ(select(scenarios, "integration-magma-tcp"),
@@ -44,7 +51,7 @@ TEST(Labels, LaneLabelsSelectOneLaneAndGroupLabelsEveryLane) {
 // Check that a group whose label contains a lane label is refused: -L ...-tcp would pick it
 // up in every lane.
 TEST(Labels, AGroupNamedLikeALaneIsRefused) {
-  auto status = check_label_hygiene({scenario_in("reclaim"), scenario_in("tcp-extras")});
+  auto status = check_label_hygiene(subjects_of({scenario_in("reclaim"), scenario_in("tcp-extras")}));
   ASSERT_FALSE(status);
   EXPECT_EQ(status.error().kind, ErrorKind::BadInput);
   EXPECT_NE(status.error().message.find("ctest -L integration-magma-tcp would also select "
@@ -55,7 +62,7 @@ TEST(Labels, AGroupNamedLikeALaneIsRefused) {
 
 // Check that one group label may not contain another.
 TEST(Labels, AGroupLabelInsideAnotherIsRefused) {
-  auto status = check_label_hygiene({scenario_in("reclaim"), scenario_in("reclaim-extra")});
+  auto status = check_label_hygiene(subjects_of({scenario_in("reclaim"), scenario_in("reclaim-extra")}));
   ASSERT_FALSE(status);
   EXPECT_NE(status.error().message.find("ctest -L integration-magma-reclaim would also select"), std::string::npos);
 }

@@ -357,6 +357,19 @@ std::vector<SubjectControl> ScenarioSubject::controls() const {
   return controls;
 }
 
+std::vector<std::string> ScenarioSubject::test_labels(Lane lane) const { return runner::test_labels(*scenario_, lane); }
+
+std::string ScenarioSubject::red_once_test_name() const {
+  return fmt::format("RedOnce.{}.{}", camel_case(scenario_->group), scenario_->name);
+}
+
+std::vector<std::string> ScenarioSubject::red_once_labels() const {
+  if (is_soak(*scenario_)) return {"red-once", "soak"};
+  return {"red-once"};
+}
+
+bool ScenarioSubject::is_long() const { return is_soak(*scenario_); }
+
 Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& options,
                                                              report::RunRecord& record) const {
   const Scenario& scenario = *scenario_;

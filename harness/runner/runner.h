@@ -42,6 +42,10 @@ class ScenarioSubject final : public Subject {
   std::string test_name(Lane lane, const std::string& backend) const override;
   std::vector<std::string> check_ids() const override;
   std::vector<SubjectControl> controls() const override;
+  std::vector<std::string> test_labels(Lane lane) const override;
+  std::string red_once_test_name() const override;
+  std::vector<std::string> red_once_labels() const override;
+  bool is_long() const override;
   Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions& options, report::RunRecord& record) const override;
 
  private:
@@ -70,7 +74,7 @@ bool is_soak(const scenario::Scenario& scenario);
 std::vector<std::string> test_labels(const scenario::Scenario& scenario, Lane lane);
 // `ctest -L` takes a regex: fails when any label, used as a selector, would also match a
 // label of a test that does not carry it (e.g. a group named "tcp-extras" under -L ...-tcp).
-Status check_label_hygiene(const std::vector<scenario::Scenario>& scenarios);
+Status check_label_hygiene(const Subjects& subjects);
 
 // Bad input naming the first gauge a check reads that `backend` does not give.
 Status check_backend_judges(const scenario::Scenario& scenario, const api::BackendEntry& backend);

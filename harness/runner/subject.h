@@ -112,6 +112,13 @@ class Subject {
   // Its check ids, in order, as expectations lines and controls name them.
   virtual std::vector<std::string> check_ids() const = 0;
   virtual std::vector<SubjectControl> controls() const = 0;
+  // How CTest names and labels it (runner/ctest_registrations.h): its run test's labels in `lane`
+  // (a subject in no lane: any), its red-once test's name and labels, and whether it is long (a
+  // soak: its controls are proven in the monolith lane where every lane is asked).
+  virtual std::vector<std::string> test_labels(Lane lane) const = 0;
+  virtual std::string red_once_test_name() const = 0;
+  virtual std::vector<std::string> red_once_labels() const = 0;
+  virtual bool is_long() const { return false; }
   // A run with `options`, its names resolved, and the record's identity filled in (test,
   // subject, file, backend, mutant, knobs, the gauges its checks read). Bad input is an error.
   virtual Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions& options, report::RunRecord& record) const = 0;
