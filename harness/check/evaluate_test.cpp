@@ -46,11 +46,12 @@ std::vector<std::string> ids(const std::vector<Outcome>& outcomes) {
 }
 
 TEST(Evaluate, EveryCheckInReportOrderThenTheRunnersOwn) {
-  RunContext context{.knobs = {{"retire_lag", 3}},
-                     .lane = Lane::Split,
-                     .traffic = {1, 1, 5, 5},
-                     .validation = true,
-                     .digests = {"aa", "aa"}};
+  RunContext context{
+      .knobs = {{"retire_lag", 3}},
+      .lane = Lane::Split,
+      .traffic = {.name = "split", .frames_sent = 1, .frames_received = 1, .client_pid = 5, .server_pid = 5},
+      .validation = true,
+      .digests = {"aa", "aa"}};
   auto outcomes = evaluate(every_family(), green_read_back(), context);
   ASSERT_TRUE(outcomes) << outcomes.error().message;
   EXPECT_EQ(ids(*outcomes), (std::vector<std::string>{"gauge[0] green", "gauge[1] green", "dump green",

@@ -27,14 +27,6 @@ struct WaitTally {
 // Every client_wait with an expected status returned it.
 Outcome check_waits(const WaitTally& waits);
 
-// What crossed a lane's wire, and the two processes at its ends.
-struct LaneTraffic {
-  uint64_t frames_sent = 0;
-  uint64_t frames_received = 0;
-  int64_t client_pid = 0;
-  int64_t server_pid = 0;
-};
-
 // A lane that silently fell back to direct calls would look green: frames crossed it, and for
 // spawn and tcp the server is another process.
 Outcome check_lane(Lane lane, const LaneTraffic& traffic);

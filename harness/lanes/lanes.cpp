@@ -55,7 +55,7 @@ class WireSession final : public LaneSession {
   }
   api::Device& device() override { return *client_; }
   api::Model& model() override { return *client_; }
-  LaneReport report() const override {
+  LaneTraffic report() const override {
     return {std::string(lane_name(lane_)), opened_.channel->sent, opened_.channel->received, ::getpid(),
             welcome_.server_pid,           welcome_.knobs};
   }
@@ -74,9 +74,9 @@ class DirectSession final : public LaneSession {
   explicit DirectSession(std::unique_ptr<api::Session> session) : session_(std::move(session)) {}
   api::Device& device() override { return session_->device(); }
   api::Model& model() override { return session_->model(); }
-  LaneReport report() const override {
-    LaneReport report;
-    report.lane = "monolith";
+  LaneTraffic report() const override {
+    LaneTraffic report;
+    report.name = "monolith";
     report.client_pid = report.server_pid = ::getpid();
     return report;
   }

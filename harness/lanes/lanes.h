@@ -44,21 +44,12 @@ struct LaneOptions {
 
 using Log = std::function<void(const std::string&)>;
 
-struct LaneReport {
-  std::string lane;
-  uint64_t frames_sent = 0;
-  uint64_t frames_received = 0;
-  int64_t client_pid = 0;
-  int64_t server_pid = 0;
-  KnobValues server_knobs;  // what the server said it applied
-};
-
 class LaneSession {
  public:
   virtual ~LaneSession() = default;
   virtual api::Device& device() = 0;
   virtual api::Model& model() = 0;
-  virtual LaneReport report() const = 0;
+  virtual LaneTraffic report() const = 0;
   // Ends the session: goodbye to the server, the recording's trailer written. Errors: the
   // recording could not be finished (Io), or fault injection never fired (BadInput).
   virtual Status close() { return {}; }

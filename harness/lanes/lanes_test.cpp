@@ -34,8 +34,8 @@ TEST(Lanes, TheMonolithOpensTheConfigsSessionInThisProcess) {
   EXPECT_TRUE(fake.log.created);
   EXPECT_EQ(fake.log.config, fake_config());
   EXPECT_EQ(fake.log.knobs.at("wire_deferred_mb"), 8);
-  LaneReport report = (*session)->report();
-  EXPECT_EQ(report.lane, "monolith");
+  LaneTraffic report = (*session)->report();
+  EXPECT_EQ(report.name, "monolith");
   EXPECT_EQ(report.client_pid, ::getpid());
   EXPECT_EQ(report.server_pid, ::getpid());
 }
@@ -47,8 +47,8 @@ TEST(Lanes, TheSplitLaneCarriesTheConfigInTheHandshake) {
   auto session = open_lane(fake.options(Lane::Split), fake_config(), nullptr);
   ASSERT_TRUE(session) << session.error().message;
   EXPECT_EQ(fake.log.config, fake_config());
-  LaneReport report = (*session)->report();
-  EXPECT_EQ(report.lane, "split");
+  LaneTraffic report = (*session)->report();
+  EXPECT_EQ(report.name, "split");
   EXPECT_EQ(report.server_knobs.at("wire_deferred_mb"), 8);
   EXPECT_EQ(report.frames_sent, 1u);
   EXPECT_TRUE((*session)->close());

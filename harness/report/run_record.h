@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/lane.h"
 
 namespace tidemark::report {
 
@@ -47,16 +48,6 @@ struct CheckRecord {
   std::string where;                   // FILE:LINE:COLUMN of the check, or empty
   std::vector<std::string> artifacts;  // images a failed pixel check left
   bool operator==(const CheckRecord&) const = default;
-};
-
-struct LaneRecord {
-  std::string name;
-  uint64_t frames_sent = 0;
-  uint64_t frames_received = 0;
-  int64_t client_pid = 0;
-  int64_t server_pid = 0;
-  std::map<std::string, int64_t> server_knobs;  // what the server said it applied
-  bool operator==(const LaneRecord&) const = default;
 };
 
 using GaugeValues = std::map<std::string, int64_t>;
@@ -102,7 +93,7 @@ struct RunRecord {
   std::optional<GaugeValues> kernel_gauges;    // when the scenario uses the kernel model
   std::optional<GaugeValues> observed_gauges;  // when it runs with the layer beneath
   std::string gauge_line;
-  LaneRecord lane;
+  LaneTraffic lane;
   std::map<std::string, int64_t> knobs;  // effective values
   std::string pixel_hash;
   std::string trace_hash;

@@ -18,7 +18,7 @@ namespace tidemark::runner {
 struct SingleRun {
   std::optional<Error> error;
   check::ReadBack read;
-  lanes::LaneReport lane;
+  LaneTraffic lane;
 };
 
 // Runs the steps, then reads back pixels, gauges, the kernel model's state, the trace and

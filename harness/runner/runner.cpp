@@ -106,10 +106,7 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const api
   context.artifact_dir = dir;
   context.mutant = mutant;
   context.lane = options.column.lane.lane;
-  context.traffic = {.frames_sent = run.lane.frames_sent,
-                     .frames_received = run.lane.frames_received,
-                     .client_pid = run.lane.client_pid,
-                     .server_pid = run.lane.server_pid};
+  context.traffic = run.lane;
   context.validation = options.validation;
   context.digests = digests;
   context.counter_tracks = counter_tracks(backend);
@@ -248,8 +245,7 @@ class ScenarioRun final : public SubjectRun {
     if (read.observed_gauges) record.observed_gauges = values_of(*read.observed_gauges);
     record.gauge_line = gauge_line(read.gauges);
     record.validation_messages = read.validation_messages;
-    record.lane = {last_.lane.lane,       last_.lane.frames_sent, last_.lane.frames_received,
-                   last_.lane.client_pid, last_.lane.server_pid,  last_.lane.server_knobs};
+    record.lane = last_.lane;
     record.pixel_hash = pixel_hash(read.image);
     record.trace_hash = trace_hash(read.trace);
     TIDEMARK_TRY(driver, driver_identity());

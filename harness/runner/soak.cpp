@@ -130,7 +130,7 @@ Result<report::SoakReport> soak(const scenario::Scenario& scenario, const SoakOp
     run_options.report_dir = options.report_dir;
     run_options.column.lane.lane = lane;
     run_options.probe_every = options.every;
-    run_options.probe = [&](uint64_t calls, const lanes::LaneReport& report) {
+    run_options.probe = [&](uint64_t calls, const LaneTraffic& report) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       auto sample = sample_now(calls, seconds, report.server_pid);
       if (!sample) {

@@ -49,7 +49,7 @@ struct RunOptions {
   // Called after every `probe_every`-th backend call with the calls so far and the lane (its
   // server's pid): a soak samples memory there. Nothing it sees enters a result or a digest.
   uint64_t probe_every = 0;
-  std::function<void(uint64_t calls, const lanes::LaneReport& lane)> probe;
+  std::function<void(uint64_t calls, const LaneTraffic& lane)> probe;
   // Known failures (expectations.txt): a run they name is judged against them.
   const std::vector<Expectation>* expectations = nullptr;
   std::filesystem::path layer_dir;                   // where the Tidemark layer is (a replay runs under it)
