@@ -75,12 +75,6 @@ Status check_replay_driver(const observe::Observation& observation, const driver
   return {};
 }
 
-report::GaugeValues values_of(const auto& gauges) {
-  report::GaugeValues values;
-  for (const auto& [name, value] : named(gauges)) values[name] = value;
-  return values;
-}
-
 // One fixture's replay on one build under one fault, its command made once.
 class CaptureRun final : public runner::SubjectRun {
  public:
@@ -116,8 +110,8 @@ class CaptureRun final : public runner::SubjectRun {
   }
 
   Result<runner::Reading> read(const std::vector<std::string>& digests, report::RunRecord& record) override {
-    record.observed_gauges = values_of(last_->whole_observed);
-    record.kernel_gauges = values_of(last_->whole_kernel);
+    record.observed_gauges = report::gauge_values(named(last_->whole_observed));
+    record.kernel_gauges = report::gauge_values(named(last_->whole_kernel));
     record.gauge_line = gauge_line(last_->whole_observed);
     const std::vector<std::string> checks = fixture_.checks();
     for (const auto& verdict : verdicts_) {
@@ -138,15 +132,14 @@ class CaptureRun final : public runner::SubjectRun {
                                .detail = determinism->detail,
                                .where = {},
                                .artifacts = {}});
-    const std::string& replayer = replayer_;
     if (last_->exit_code != 0)
       return runner::Reading{.stopped = report::Verdict::CouldNotRun,
-                             .why = fmt::format("the replay ({}) exited {}", replayer, last_->exit_code)};
+                             .why = fmt::format("the replay ({}) exited {}", replayer_, last_->exit_code)};
     if (!last_->made_device())
       return runner::Reading{
           .stopped = report::Verdict::NotJudged,
           .why = fmt::format("the replay ({}) made no Vulkan device under the layer: its gauges would all read 0",
-                             replayer)};
+                             replayer_)};
     return runner::Reading{};
   }
 
@@ -246,11 +239,8 @@ Result<std::unique_ptr<runner::SubjectRun>> CaptureSubject::prepare(const runner
       build.empty() ? replayer.command.front() : fmt::format("{} (replayed by {})", build, replayer.command.front());
   if (!options.variant.fault.empty()) record.mutant = "fault=" + options.variant.fault;
   record.lane.name = std::string(runner::kNoLane);
-  std::optional<drivers::DriverBuild> held;  // the build the replay must have run on
-  if (on_build)
-    held = on_build->build;
-  else if (active)
-    held = *active;
+  // The build the replay must have run on: the column's, else the one this process runs on.
+  std::optional<drivers::DriverBuild> held = on_build ? on_build->build : active;
   std::unique_ptr<runner::SubjectRun> prepared = std::make_unique<CaptureRun>(
       fixture_, fs::path(runner::kNoLane) / fixture_.group / folder, replayer.command.front(),
       replay_command(replayer, on_build ? &*on_build : nullptr), std::move(held), options);

@@ -378,11 +378,7 @@ int exit_code(const Observation& observation, const std::vector<Verdict>& verdic
 }
 
 report::ObservationRecord observation_record(const Observation& observation, const std::vector<Verdict>& verdicts) {
-  auto values = [](const auto& gauges) {
-    report::GaugeValues out;
-    for (const auto& [name, value] : named(gauges)) out[name] = value;
-    return out;
-  };
+  auto values = [](const auto& gauges) { return report::gauge_values(named(gauges)); };
   report::ObservationRecord record{.command = observation.command,
                                    .exit_code = observation.exit_code,
                                    .pid = observation.pid,

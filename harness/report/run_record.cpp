@@ -47,6 +47,10 @@ std::string_view verdict_label(Verdict verdict) { return names_of(verdict).label
 int failure_rank(Verdict verdict) { return names_of(verdict).failure_rank; }
 bool passes(Verdict verdict) { return verdict == Verdict::Green || verdict == Verdict::ExpectedRed; }
 
+GaugeValues gauge_values(const std::vector<std::pair<std::string, int64_t>>& named) {
+  return GaugeValues(named.begin(), named.end());
+}
+
 bool record_passes(const RunRecord& record) {
   return passes(record.verdict) && !(record.baseline && record.baseline->movement == Movement::Worse);
 }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -51,6 +52,8 @@ struct CheckRecord {
 };
 
 using GaugeValues = std::map<std::string, int64_t>;
+// Gauges by name as records hold them, from core/gauges.h's named() of any family.
+GaugeValues gauge_values(const std::vector<std::pair<std::string, int64_t>>& named);
 
 // How a run, or one of its gauges, compares with a baseline (report/baseline.h).
 enum class Movement { Same, Improved, Changed, Worse, New };

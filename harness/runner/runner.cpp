@@ -196,12 +196,6 @@ Result<std::string> backend_for(const Scenario& scenario, const std::string& cho
 
 namespace {
 
-report::GaugeValues values_of(const auto& gauges) {
-  report::GaugeValues out;
-  for (const auto& [name, value] : named(gauges)) out[name] = value;
-  return out;
-}
-
 // A scenario's run in one lane on one backend, its names resolved once.
 class ScenarioRun final : public SubjectRun {
  public:
@@ -240,9 +234,9 @@ class ScenarioRun final : public SubjectRun {
 
   Result<Reading> read(const std::vector<std::string>& digests, report::RunRecord& record) override {
     const check::ReadBack& read = last_.read;
-    record.gauges = values_of(read.gauges);
-    if (read.kernel_gauges) record.kernel_gauges = values_of(*read.kernel_gauges);
-    if (read.observed_gauges) record.observed_gauges = values_of(*read.observed_gauges);
+    record.gauges = report::gauge_values(named(read.gauges));
+    if (read.kernel_gauges) record.kernel_gauges = report::gauge_values(named(*read.kernel_gauges));
+    if (read.observed_gauges) record.observed_gauges = report::gauge_values(named(*read.observed_gauges));
     record.gauge_line = gauge_line(read.gauges);
     record.validation_messages = read.validation_messages;
     record.lane = last_.lane;

@@ -96,8 +96,7 @@ Result<report::RunRecord> not_judged(const Subject& subject, const RunOptions& o
   report::RunRecord record{.test = subject.test_name(options.column.lane.lane, backend),
                            .subject = subject.id(),
                            .file = subject.file().string()};
-  const std::vector<std::string> own = subject.backends();
-  if (!own.empty() && backend != own.front()) record.subject += "@" + backend;
+  record.subject += column_suffix(subject.backends().front(), backend, "");
   record.backend = backend;
   if (!options.variant.mutant.empty()) record.mutant = options.variant.mutant;
   record.verdict = report::Verdict::NotJudged;

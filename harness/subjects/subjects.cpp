@@ -1,11 +1,8 @@
 #include "subjects/subjects.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
-
-#include <cstring>
-
 #include "capture/capture_subject.h"
+#include "core/files.h"
 #include "drivers/driver_builds.h"
 #include "report/json_fields.h"
 #include "runner/build_runs.h"
@@ -38,18 +35,6 @@ Result<Loaded> load_subjects(const std::vector<std::string>& paths, const std::s
 
 namespace {
 
-Result<std::string> read_all(int fd) {
-  std::string text;
-  char chunk[4096];
-  for (;;) {
-    const ssize_t got = ::read(fd, chunk, sizeof chunk);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return fail(ErrorKind::Io, fmt::format("reading the build batch: {}", std::strerror(errno)));
-    if (got == 0) return text;
-    text.append(chunk, static_cast<size_t>(got));
-  }
-}
-
 // The batch's runs: each subject in the column, named for it by the pipeline.
 Result<std::vector<report::RunRecord>> run_batch(const runner::BuildBatch& batch, std::string& build) {
   TIDEMARK_TRY(active, drivers::active_build());
@@ -60,15 +45,13 @@ Result<std::vector<report::RunRecord>> run_batch(const runner::BuildBatch& batch
   std::vector<std::string> paths;
   for (const auto& file : batch.subject_files) paths.push_back(file.string());
   TIDEMARK_TRY(loaded, load_subjects(paths));
-  TIDEMARK_TRY(lane, [&]() -> Result<Lane> {
-    if (auto parsed = parse_lane(batch.lane)) return *parsed;
-    return fail(ErrorKind::BadInput, fmt::format("build batch: expected a lane, found '{}'", batch.lane));
-  }());
+  const std::optional<Lane> lane = parse_lane(batch.lane);
+  if (!lane) return fail(ErrorKind::BadInput, fmt::format("build batch: expected a lane, found '{}'", batch.lane));
   std::vector<runner::Expectation> expectations;
   runner::RunOptions options;
   options.column.backend = batch.column.backend;
   options.column.build = batch.column.build;
-  options.column.lane.lane = lane;
+  options.column.lane.lane = *lane;
   options.report_dir = batch.report_dir;
   options.layer_dir = batch.layer_dir;
   options.drivers_files = batch.drivers_files;
@@ -97,7 +80,8 @@ Result<std::vector<report::RunRecord>> run_batch(const runner::BuildBatch& batch
 int serve_batch(int batch_fd, int answer_fd) {
   runner::BatchAnswer answer;
   auto ran = [&]() -> Result<std::vector<report::RunRecord>> {
-    TIDEMARK_TRY(text, read_all(batch_fd));
+    // The batch is a memfd: its /proc name opens it afresh, read as any given file is.
+    TIDEMARK_TRY(text, read_given_file(fmt::format("/proc/self/fd/{}", batch_fd), "build batch"));
     TIDEMARK_TRY(json, report::parse_json(text, "build batch", "a batch of runs on a driver build"));
     TIDEMARK_TRY(batch, runner::batch_from_json(json));
     return run_batch(batch, answer.build);
