@@ -61,6 +61,9 @@ class Device {
   virtual Result<Gauges> gauges() = 0;
   // Messages of the driver's validation so far (empty unless the session asked for it).
   virtual Result<std::vector<std::string>> validation_messages() = 0;
+  // The driver as it names itself (a real driver's version and renderer, and the build it was
+  // held to); empty for a device that is its own model. A run keeps it as its `driver`.
+  virtual std::string driver() const { return {}; }
 
   // A pipelined device (the wire's client) may return OK from a call without a value and
   // report its failure from a later call, at most kMaxPipelinedCalls calls later, with

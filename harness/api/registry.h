@@ -31,10 +31,6 @@ struct DeviceContext {
   std::function<std::string()> vulkan_driver;
 };
 
-// The note a backend on a real driver gives once it started: what the driver says it is, and the
-// driver build it was held to (tidemark --driver). Runs keep it as their `driver`.
-inline constexpr std::string_view kDriverNote = "driver: ";
-
 using DeviceFactory = std::function<Result<std::unique_ptr<Device>>(const SessionConfig&, const DeviceContext&)>;
 
 struct BackendEntry {

@@ -34,13 +34,10 @@ struct SessionConfig {
   KnobValues knobs;         // the knobs as given; the receiver resolves them
   std::string mutant;       // red-once: the fault switch; empty: none
   bool validation = false;  // the driver's validation on; any message is red
-  // The kinds of gauge the scenario reads. The runner checks once, before any session, that the
-  // backend gives them (naming the scenario's line); recordings keep them as part of the handshake.
-  std::vector<GaugeKind> gauges;
   ModelConfig model;
   LayerConfig layer;
   static auto fields(auto& m) {
-    return std::tie(m.backend, m.width, m.height, m.knobs, m.mutant, m.validation, m.gauges, m.model, m.layer);
+    return std::tie(m.backend, m.width, m.height, m.knobs, m.mutant, m.validation, m.model, m.layer);
   }
   bool operator==(const SessionConfig&) const = default;
 };

@@ -145,6 +145,8 @@ class GlBackend final : public api::Device {
         observed_(context.observed) {}
 
   Status initialize();
+  std::string driver() const override { return driver_; }
+  void name_driver(std::string driver) { driver_ = std::move(driver); }
 
   Result<api::BufferId> create_buffer() override {
     records_.push_back({new_buffer(), 0});
@@ -190,6 +192,7 @@ class GlBackend final : public api::Device {
   std::vector<Record> records_;
   std::vector<GlSync> fences_;
   int64_t presents_ = 0;
+  std::string driver_;
 };
 
 Status GlBackend::initialize() {
@@ -384,9 +387,9 @@ Result<std::unique_ptr<api::Device>> create_gl_device(GlDriver driver, const api
         {.gl_version = version, .gl_renderer = renderer, .vulkan_driver = vulkan, .mapped = drivers::mapped_files()}));
     if (context.log) context.log(fmt::format("gl: driver build '{}' as named", build->name));
   }
-  if (context.log)
-    context.log(fmt::format("{}{}{} on {}{}", api::kDriverNote, build ? fmt::format("{}: ", build->name) : "", version,
-                            renderer, vulkan.empty() ? "" : "; Vulkan: " + vulkan));
+  backend->name_driver(fmt::format("{}{} on {}{}", build ? fmt::format("{}: ", build->name) : "", version, renderer,
+                                   vulkan.empty() ? "" : "; Vulkan: " + vulkan));
+  if (context.log) context.log("driver: " + backend->driver());
   return backend;
 }
 

@@ -88,8 +88,9 @@ Outcome check_reconcile(const scenario::Scenario& scenario, const Gauges& gauges
                         const std::optional<KernelGauges>& kernel, const tracer::ImportedTrace& trace,
                         const CounterTracks& tracks) {
   const int64_t target =
-      tracks.target_in_device_bytes ? 0 : int64_t{scenario.target.width} * scenario.target.height * 4;
-  const std::string label = fmt::format("GPU Memory (gpu {}, pid {})", scenario.kernel.gpu, scenario.kernel.pid);
+      tracks.target_in_device_bytes ? 0 : int64_t{scenario.session.width} * scenario.session.height * 4;
+  const api::ModelConfig& model = scenario.session.model;
+  const std::string label = fmt::format("GPU Memory (gpu {}, pid {})", model.kernel_gpu, model.kernel_pid);
   const tracer::Track* memory = trace.find(label);
   // A track's latest row at or before `ts` (none: its last row).
   auto value_at = [](const tracer::Track* track, std::optional<uint64_t> ts) -> std::optional<int64_t> {

@@ -97,9 +97,10 @@ const CounterTracks tracks{.device_bytes = "Dev (gpu 0)", .map_entry = "Map (gpu
 
 scenario::Scenario reconciled() {
   scenario::Scenario scenario;
-  scenario.target = {.width = 2, .height = 2};  // 16 bytes
-  scenario.kernel.pid = 1000;
-  scenario.kernel.gpu = 0;
+  scenario.session.width = 2;  // 16 bytes
+  scenario.session.height = 2;
+  scenario.session.model.kernel_pid = 1000;
+  scenario.session.model.kernel_gpu = 0;
   scenario.expect.reconcile = trace_yaml;
   return scenario;
 }

@@ -21,7 +21,9 @@ namespace {
 std::optional<std::string> difference(FrameView recorded, const Frame& replayed) {
   if (recorded.op != replayed.op)
     return fmt::format("recorded {}, replayed {}", to_string(recorded.op), to_string(replayed.op));
-  if (recorded.op == Opcode::Welcome) {  // the server pid differs by nature
+  // The server pid differs by nature; the driver may by choice (a replay on another build), and
+  // what it does differently shows in the replies that follow.
+  if (recorded.op == Opcode::Welcome) {
     auto a = decode<Welcome>(recorded);
     auto b = decode<Welcome>(replayed);
     if (!a || !b) return std::string("an unreadable welcome");

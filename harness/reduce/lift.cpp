@@ -29,7 +29,7 @@ std::optional<std::string> fill_of(std::span<const uint8_t> bytes) {
 }
 
 // The band `{index, of}` the executor would draw as this rectangle; "" for the whole target.
-std::optional<std::string> band_of(const api::Rect& rect, const scenario::Target& target) {
+std::optional<std::string> band_of(const api::Rect& rect, const api::SessionConfig& target) {
   if (rect.y0 != 0 || rect.y1 != target.height) return std::nullopt;
   if (rect.x0 == 0 && rect.x1 == target.width) return "";
   for (int64_t of = 1; of <= target.width; ++of) {
@@ -130,7 +130,7 @@ Result<std::string> lift_recording(const std::filesystem::path& file, const scen
           TIDEMARK_TRY(name, buffer(m.call.vertices));
           vertices = ", vertices: " + name;
         }
-        auto band = band_of(m.call.rect, made_from.target);
+        auto band = band_of(m.call.rect, made_from.session);
         if (!band) return refuse("a draw of a rectangle that is not a band of the target");
         steps.push_back(fmt::format("  - draw: {{uniform: {}{}{}}}", uniform, vertices, *band));
         break;

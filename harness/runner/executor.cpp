@@ -194,7 +194,7 @@ class Executor {
     api::DrawCall call;
     call.uniform = buffers_.at(step.uniform);
     if (step.vertices) call.vertices = buffers_.at(*step.vertices);
-    const auto& target = scenario_.target;
+    const auto& target = scenario_.session;
     call.rect = {0, 0, target.width, target.height};
     if (step.band) {
       auto index = eval(step.band->index);

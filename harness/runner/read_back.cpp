@@ -17,7 +17,7 @@ Status drive(const scenario::Scenario& scenario, api::Device& api, api::Model& m
     TIDEMARK_TRY(kernel, model.kernel_gauges());
     result.kernel_gauges = kernel;
   }
-  if (scenario.layer.on || scenario.reads_back(scenario::ReadBack::ObservedGauges)) {
+  if (scenario.session.layer.on || scenario.reads_back(scenario::ReadBack::ObservedGauges)) {
     TIDEMARK_TRY(observed, model.observed_gauges());
     result.observed_gauges = observed;
   }

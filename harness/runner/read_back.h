@@ -19,6 +19,7 @@ struct SingleRun {
   std::optional<Error> error;
   check::ReadBack read;
   LaneTraffic lane;
+  std::string driver;  // as the session's device named itself (api::Device::driver)
 };
 
 // Runs the steps, then reads back pixels, gauges, the kernel model's state, the trace and

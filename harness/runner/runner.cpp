@@ -39,28 +39,6 @@ std::string camel_case(std::string_view kebab) {
 
 namespace {
 
-// The session a run asks for: the scenario's target and model sections, the backend and
-// mutant chosen, the effective knobs.
-api::SessionConfig session_config(const Scenario& scenario, const std::string& backend, const RunOptions& options,
-                                  const KnobValues& knobs) {
-  std::vector<GaugeKind> gauges;
-  for (const auto& [kind, use] : scenario.gauge_uses()) gauges.push_back(kind);
-  return {.backend = backend,
-          .width = scenario.target.width,
-          .height = scenario.target.height,
-          .knobs = knobs,
-          .mutant = options.variant.mutant,
-          .validation = options.validation,
-          .gauges = std::move(gauges),
-          .model = {.kernel_pid = scenario.kernel.pid,
-                    .kernel_gpu = scenario.kernel.gpu,
-                    .kernel_reports = scenario.kernel.reports,
-                    .kmd = scenario.kmd.config,
-                    .kgsl = scenario.kgsl.config,
-                    .trace_memory = scenario.trace_memory},
-          .layer = {.on = scenario.layer.on, .completion = scenario.layer.completion}};
-}
-
 Result<SingleRun> run_once(const Scenario& scenario, const api::SessionConfig& config, const lanes::LaneOptions& lane,
                            const RunOptions& options, std::vector<std::string>& log) {
   auto session = lanes::open_lane(lane, config, [&log](const std::string& line) { log.push_back(line); });
@@ -84,6 +62,7 @@ Result<SingleRun> run_once(const Scenario& scenario, const api::SessionConfig& c
     result.error = done.error();
   }
   result.lane = (*session)->report();
+  result.driver = (*session)->device().driver();
   if (auto closed = (*session)->close(); !closed && not_red(closed.error())) return std::unexpected(closed.error());
   return result;
 }
@@ -155,26 +134,12 @@ std::string test_name(const Scenario& scenario, Lane lane, std::string_view back
                      backend_suffix(scenario, backend));
 }
 
-namespace {
-
-// The last driver note a server wrote to its log, or empty.
-std::string driver_note_in(const std::filesystem::path& server_log) {
-  auto text = read_file_if_present(server_log, "server log");
-  if (!text || !*text) return {};
-  const std::string marker = fmt::format("]: {}", api::kDriverNote);
-  const size_t at = (*text)->rfind(marker);
-  if (at == std::string::npos) return {};
-  const size_t from = at + marker.size();
-  return (*text)->substr(from, (*text)->find('\n', from) - from);
-}
-
-}  // namespace
-
 Result<std::map<std::string, int64_t>> effective_knobs(const Scenario& scenario,
                                                        const std::map<std::string, int64_t>& overrides) {
-  auto from_scenario = resolve_knobs({&scenario.knobs}, format_location({scenario.file.string(), 1, 1}));
+  const KnobValues& written = scenario.session.knobs;
+  auto from_scenario = resolve_knobs({&written}, format_location({scenario.file.string(), 1, 1}));
   if (!from_scenario) return from_scenario;
-  return resolve_knobs({&scenario.knobs, &overrides}, "--knob");
+  return resolve_knobs({&written, &overrides}, "--knob");
 }
 
 // The backend a run uses: the command line's, else the scenario's first. One the scenario does
@@ -275,19 +240,12 @@ class ScenarioRun final : public SubjectRun {
   }
 
  private:
-  // The driver as it named itself where the backend's notes reach this process (in-process
-  // lanes); else, under a driver build, the build's name: a server on it refused any other.
+  // The driver as its device named itself, in this process or across the wire's welcome; else,
+  // under a driver build, the build's name (a backend that names no driver was held to it).
   Result<std::string> driver_identity() const {
-    std::string driver;
-    for (const auto& line : log_)
-      if (line.starts_with(api::kDriverNote)) driver = line.substr(api::kDriverNote.size());
-    // A server of this run's own (spawn, tcp) writes the same note to its log: "tidemark-server[PID]: driver: ...".
-    if (driver.empty() && !lane_.server_log.empty()) driver = driver_note_in(lane_.server_log);
-    if (driver.empty()) {
-      TIDEMARK_TRY(build, drivers::active_build());
-      if (build) driver = build->name;
-    }
-    return driver;
+    if (!last_.driver.empty()) return last_.driver;
+    TIDEMARK_TRY(build, drivers::active_build());
+    return build ? build->name : std::string();
   }
 
   const Scenario& scenario_;
@@ -395,7 +353,12 @@ Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& o
     for (const auto& name : check.expr.identifiers())
       if (std::find(record.gauges_used.begin(), record.gauges_used.end(), name) == record.gauges_used.end())
         record.gauges_used.push_back(name);
-  api::SessionConfig config = session_config(scenario, backend_name, options, knobs);
+  // The session the run asks for: the scenario's, on the backend, mutant and knobs chosen.
+  api::SessionConfig config = scenario.session;
+  config.backend = backend_name;
+  config.knobs = knobs;
+  config.mutant = options.variant.mutant;
+  config.validation = options.validation;
   lanes::LaneOptions lane = options.column.lane;
   lane.backends = &backends;
   std::unique_ptr<SubjectRun> prepared =

@@ -94,9 +94,9 @@ TEST(Load, FullScenarioPopulatesEveryField) {
   EXPECT_EQ(scenario.description,
             "Respecifies a store every frame and draws it; parked bytes stay under the deferred "
             "budget.\n");
-  EXPECT_EQ(scenario.knobs, (std::map<std::string, int64_t>{{"retire_lag", 2}, {"wire_deferred_mb", 8}}));
-  EXPECT_EQ(scenario.target.width, 192);
-  EXPECT_EQ(scenario.target.height, 32);
+  EXPECT_EQ(scenario.session.knobs, (std::map<std::string, int64_t>{{"retire_lag", 2}, {"wire_deferred_mb", 8}}));
+  EXPECT_EQ(scenario.session.width, 192);
+  EXPECT_EQ(scenario.session.height, 32);
   EXPECT_EQ(scenario.buffers, (std::vector<std::string>{"color", "verts"}));
   EXPECT_EQ(scenario.fences, (std::vector<std::string>{"f1", "f0"}));
 
@@ -210,9 +210,9 @@ TEST(Load, MinimalScenarioTakesDefaults) {
   auto loaded = load(kTestdata / "good" / "minimal.yaml");
   ASSERT_TRUE(loaded) << loaded.error().message;
   EXPECT_EQ(loaded->description, "");
-  EXPECT_TRUE(loaded->knobs.empty());
-  EXPECT_EQ(loaded->target.width, 64);
-  EXPECT_EQ(loaded->target.height, 64);
+  EXPECT_TRUE(loaded->session.knobs.empty());
+  EXPECT_EQ(loaded->session.width, 64);
+  EXPECT_EQ(loaded->session.height, 64);
   EXPECT_TRUE(loaded->buffers.empty());
   EXPECT_TRUE(loaded->fences.empty());
   ASSERT_EQ(loaded->workload.size(), 1u);

@@ -86,7 +86,7 @@ bool any_kernel_step(const std::vector<Step>& steps) {
 }  // namespace
 
 bool Scenario::uses_kernel() const {
-  if (kernel.written || kmd.written || kgsl.written || any_kernel_step(workload)) return true;
+  if (written.kernel || written.kmd || written.kgsl || any_kernel_step(workload)) return true;
   for (ReadBack what : {ReadBack::KernelGauges, ReadBack::KernelDump, ReadBack::KernelNodes, ReadBack::KernelReport})
     if (reads_back(what)) return true;
   for (const auto& check : expect.gauges)

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "api/session_config.h"
 #include "core/completion.h"
 #include "core/error.h"
 #include "core/gauges.h"
@@ -311,34 +312,12 @@ struct Control {
 // "mutant=reclaim.frame_bucket knobs=wire_deferred_mb:0": how messages and the ledger name it.
 std::string describe_control(const Control& control);
 
-struct Target {
-  int width = 64;
-  int height = 64;
-};
-
-// Whose device memory the kernel model sees, on which GPU (the backend reports as this pid).
-struct KernelSection {
-  uint32_t pid = 1000;
-  uint32_t gpu = 0;
-  bool reports = true;   // false: the backend does not report its memory (a driver without the tracepoint)
-  bool written = false;  // the file has a `kernel:` section
-};
-
-// The Tidemark layer beneath the backend (`layer: true` or `layer: {completion: real}`).
-struct LayerSection {
-  bool on = false;
-  Completion completion = Completion::Deterministic;
-  SourceLocation where;
-};
-
-// The kernel driver's submission path and kgsl statistics as the file configures them.
-struct KmdSection {
-  kernel::KmdConfig config;
-  bool written = false;
-};
-struct KgslSection {
-  kernel::KgslConfig config;
-  bool written = false;
+// Which of the sections that configure the session the file wrote: a `kernel:`, `kmd:` or `kgsl:`
+// section makes the run use the kernel model even with the defaults.
+struct SectionsWritten {
+  bool kernel = false;
+  bool kmd = false;
+  bool kgsl = false;
 };
 
 // The scenario's own GPU counter stream (`counters:`): its descriptor, the GPUs it is interned
@@ -373,13 +352,11 @@ struct Scenario {
   std::string group;                                     // e.g. "reclaim": label integration-magma-reclaim
   std::string id() const { return group + "/" + name; }  // "group/name": expectations, ledgers, recordings
   std::string description;
-  std::map<std::string, int64_t> knobs;  // validated against the known knob table
-  Target target;
-  KernelSection kernel;
-  KmdSection kmd;
-  KgslSection kgsl;
-  tracer::MemorySource trace_memory = tracer::MemorySource::Both;  // `tracing: {gpu_memory: ...}`
-  LayerSection layer;
+  // The session as the file configures it, over api::SessionConfig's own defaults: `knobs:`
+  // (validated against the known knob table), `target:`, `kernel:`, `kmd:`, `kgsl:`, `tracing:`
+  // and `layer:`. The backend, mutant and validation are each run's (runner::prepare).
+  api::SessionConfig session;
+  SectionsWritten written;
   // The backends that can judge it, the first the default (`backends: [gl]`); empty: vulkan,
   // or any backend the command line names that gives the gauges its checks read.
   std::vector<std::string> backends;

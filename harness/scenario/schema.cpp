@@ -17,27 +17,31 @@ Result<Scenario> read_scenario(const yaml::Source& source, const Value& root, co
   TIDEMARK_TRY(top, read.fields(root, "the scenario",
                                 {"name", "group", "description", "knobs", "target", "kernel", "kmd", "kgsl", "tracing",
                                  "layer", "backends", "counters", "buffers", "workload", "expect", "controls"}));
-  Declared declared{.file = file};
-  ValueReader values(read, declared);
-  SectionReader sections(values);
   Scenario scenario;
   scenario.file = file;
+  Declared declared{.file = file, .session = &scenario.session};
+  ValueReader values(read, declared);
+  SectionReader sections(values);
   auto kebab = [&](const Value& v) { return read.kebab_name(v); };
   TIDEMARK_CHECK(yaml::required(top, "name", scenario.name, kebab));
   TIDEMARK_CHECK(yaml::required(top, "group", scenario.group, kebab));
   TIDEMARK_CHECK(yaml::optional(top, "description", scenario.description,
                                 [&](const Value& v) { return read.text(v, "a description"); }));
-  TIDEMARK_CHECK(yaml::optional(top, "knobs", scenario.knobs, [&](const Value& v) { return sections.knobs(v); }));
-  TIDEMARK_CHECK(yaml::optional(top, "target", declared.target, [&](const Value& v) { return sections.target(v); }));
-  TIDEMARK_CHECK(yaml::optional(top, "kernel", scenario.kernel, [&](const Value& v) { return sections.kernel(v); }));
-  TIDEMARK_CHECK(yaml::optional(top, "kmd", scenario.kmd, [&](const Value& v) { return sections.kmd(v); }));
-  TIDEMARK_CHECK(yaml::optional(top, "kgsl", scenario.kgsl, [&](const Value& v) { return sections.kgsl(v); }));
+  api::SessionConfig& session = scenario.session;
+  TIDEMARK_CHECK(yaml::optional(top, "knobs", session.knobs, [&](const Value& v) { return sections.knobs(v); }));
+  if (auto target = top.optional("target")) TIDEMARK_CHECK(sections.target(*target, session));
+  if (auto kernel = top.optional("kernel")) TIDEMARK_CHECK(sections.kernel(*kernel, session.model));
+  TIDEMARK_CHECK(yaml::optional(top, "kmd", session.model.kmd, [&](const Value& v) { return sections.kmd(v); }));
+  TIDEMARK_CHECK(yaml::optional(top, "kgsl", session.model.kgsl, [&](const Value& v) { return sections.kgsl(v); }));
+  scenario.written = {.kernel = top.optional("kernel").has_value(),
+                      .kmd = top.optional("kmd").has_value(),
+                      .kgsl = top.optional("kgsl").has_value()};
   TIDEMARK_CHECK(yaml::optional(top, "counters", scenario.counters,
                                 [&](const Value& v) { return CounterReader(values).section(v); }));
   declared.counters = scenario.counters ? &*scenario.counters : nullptr;
   TIDEMARK_CHECK(
-      yaml::optional(top, "tracing", scenario.trace_memory, [&](const Value& v) { return sections.tracing(v); }));
-  TIDEMARK_CHECK(yaml::optional(top, "layer", scenario.layer, [&](const Value& v) { return sections.layer(v); }));
+      yaml::optional(top, "tracing", session.model.trace_memory, [&](const Value& v) { return sections.tracing(v); }));
+  TIDEMARK_CHECK(yaml::optional(top, "layer", session.layer, [&](const Value& v) { return sections.layer(v); }));
   if (auto listed = top.optional("backends")) {
     scenario.backends_where = listed->where;
     TIDEMARK_TRY(names, read.non_empty_list(*listed, "a list of backend names such as [vulkan, gl]"));
@@ -48,7 +52,6 @@ Result<Scenario> read_scenario(const yaml::Source& source, const Value& root, co
   }
   TIDEMARK_CHECK(
       yaml::optional(top, "buffers", declared.buffers, [&](const Value& v) { return sections.buffers(v, declared); }));
-  scenario.target = declared.target;
   scenario.buffers = declared.buffers;
   TIDEMARK_CHECK(yaml::required(top, "workload", scenario.workload,
                                 [&](const Value& v) { return StepReader(values, declared).steps(v, "workload"); }));

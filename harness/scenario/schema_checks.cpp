@@ -77,13 +77,14 @@ Status CheckReader::expect(const Value& value, Scenario& scenario) const {
 Status CheckReader::reconcile(const Value& value, Scenario& scenario) const {
   TIDEMARK_TRY(on, read_.boolean(value));
   if (!on) return error_at(value.where, "true (or no reconcile key)", "false");
-  if (!scenario.kernel.reports)
+  if (!scenario.session.model.kernel_reports)
     return error_at(value.where, "a kernel the backend reports to (kernel.reports: true) to reconcile",
                     "kernel.reports: false");
-  if (scenario.trace_memory != tracer::MemorySource::Both)
-    return error_at(
-        value.where, "a trace of the GPU memory snapshot and every change (tracing.gpu_memory: both) to reconcile",
-        fmt::format("gpu_memory: {}", tracer::kMemorySourceNames[static_cast<size_t>(scenario.trace_memory)]));
+  if (scenario.session.model.trace_memory != tracer::MemorySource::Both)
+    return error_at(value.where,
+                    "a trace of the GPU memory snapshot and every change (tracing.gpu_memory: both) to reconcile",
+                    fmt::format("gpu_memory: {}",
+                                tracer::kMemorySourceNames[static_cast<size_t>(scenario.session.model.trace_memory)]));
   scenario.expect.reconcile = value.where;
   return {};
 }
@@ -91,7 +92,7 @@ Status CheckReader::reconcile(const Value& value, Scenario& scenario) const {
 Status CheckReader::observed(const Value& value, Scenario& scenario) const {
   TIDEMARK_TRY(on, read_.boolean(value));
   if (!on) return error_at(value.where, "true (or no observed key)", "false");
-  if (!scenario.layer.on)
+  if (!scenario.session.layer.on)
     return error_at(value.where, "the layer beneath the backend (layer: true) to compare with", "no layer key");
   scenario.expect.observed = value.where;
   return {};
@@ -135,7 +136,7 @@ Status CheckReader::kgsl_reads(const Value& value, Scenario& scenario) const {
 Status CheckReader::gauges(const Value& value, Scenario& scenario) const {
   return assign(scenario.expect.gauges, values_.each(value, "a list of gauge comparisons", [&](const Value& item) {
     auto check = gauge(item);
-    if (check && !scenario.layer.on)  // the layer's gauges exist only with the layer beneath
+    if (check && !scenario.session.layer.on)  // the layer's gauges exist only with the layer beneath
       for (const auto& name : check->expr.identifiers())
         if (is_observed_gauge(name))
           return Result<GaugeCheck>(
@@ -304,7 +305,7 @@ Result<PixelCheck> CheckReader::bands(const Value& value, const SourceLocation& 
   BandsCheck check;
   check.where = where;
   TIDEMARK_CHECK(yaml::required(entries, "count", check.count,
-                                [&](const Value& v) { return read_.small_integer(v, 1, declared_.target.width); }));
+                                [&](const Value& v) { return read_.small_integer(v, 1, declared_.session->width); }));
   TIDEMARK_CHECK(yaml::optional(entries, "palette", check.palette, [&](const Value& v) { return read_.boolean(v); }));
   auto colors_value = entries.optional("colors");
   if (check.palette && colors_value) return error_at(colors_value->where, "either palette: true or colors", "both");
@@ -324,10 +325,10 @@ Result<PixelCheck> CheckReader::probe(const Value& value, const SourceLocation& 
   TIDEMARK_TRY(entries, read_.fields(value, "probe", {"x", "y", "rgba", "tolerance"}));
   ProbeCheck check;
   check.where = where;
-  TIDEMARK_CHECK(yaml::required(entries, "x", check.x,
-                                [&](const Value& v) { return read_.small_integer(v, 0, declared_.target.width - 1); }));
   TIDEMARK_CHECK(yaml::required(
-      entries, "y", check.y, [&](const Value& v) { return read_.small_integer(v, 0, declared_.target.height - 1); }));
+      entries, "x", check.x, [&](const Value& v) { return read_.small_integer(v, 0, declared_.session->width - 1); }));
+  TIDEMARK_CHECK(yaml::required(
+      entries, "y", check.y, [&](const Value& v) { return read_.small_integer(v, 0, declared_.session->height - 1); }));
   TIDEMARK_CHECK(yaml::required(entries, "rgba", check.rgba, [&](const Value& v) { return read_.rgba(v); }));
   TIDEMARK_CHECK(yaml::optional(entries, "tolerance", check.tolerance, values_.tolerance()));
   return check;
@@ -342,16 +343,16 @@ Result<PixelCheck> CheckReader::golden(const Value& value, const SourceLocation&
     if (!(least > 0 && least <= 1))
       return error_at(v.where, "an SSIM above 0 and at most 1, such as 0.998", yaml::quote(v.node.Scalar()));
     // The window is 11x11 (check/ssim.h): a smaller target has no SSIM.
-    if (declared_.target.width < 11 || declared_.target.height < 11)
+    if (declared_.session->width < 11 || declared_.session->height < 11)
       return error_at(v.where, "a target of at least 11x11 pixels for an SSIM",
-                      yaml::quote(fmt::format("{}x{}", declared_.target.width, declared_.target.height)));
+                      yaml::quote(fmt::format("{}x{}", declared_.session->width, declared_.session->height)));
     return least;
   }));
   check.per_pixel = !check.ssim || entries.find("tolerance") || entries.find("max_mismatch");
   TIDEMARK_CHECK(yaml::required(entries, "file", check.file, [&](const Value& v) { return golden_file(v); }));
   TIDEMARK_CHECK(yaml::optional(entries, "tolerance", check.tolerance, values_.tolerance()));
   TIDEMARK_CHECK(yaml::optional(entries, "max_mismatch", check.max_mismatch, [&](const Value& v) {
-    return read_.small_integer(v, 0, int64_t{declared_.target.width} * declared_.target.height);
+    return read_.small_integer(v, 0, int64_t{declared_.session->width} * declared_.session->height);
   }));
   return check;
 }

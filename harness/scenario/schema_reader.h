@@ -62,9 +62,9 @@ std::vector<std::string_view> lane_names();
 
 // What the file has declared so far, in document order: later keys are checked against it.
 struct Declared {
-  std::filesystem::path file;  // the scenario file; files it names are read beside it
-  Target target;
-  std::vector<std::string> buffers;  // in declaration order
+  std::filesystem::path file;                   // the scenario file; files it names are read beside it
+  const api::SessionConfig* session = nullptr;  // the scenario's, as read so far (its target first)
+  std::vector<std::string> buffers;             // in declaration order
   std::unordered_set<std::string> buffer_set;
   std::vector<std::string> fences;           // defined so far, in document order
   std::vector<std::string> loop_variables;   // of the enclosing repeats, outermost first
@@ -144,12 +144,13 @@ class SectionReader {
  public:
   explicit SectionReader(const ValueReader& values) : values_(values), read_(values.read()) {}
   Result<std::map<std::string, int64_t>> knobs(const Value& value) const;
-  Result<Target> target(const Value& value) const;
-  Result<KernelSection> kernel(const Value& value) const;
-  Result<KmdSection> kmd(const Value& value) const;
-  Result<KgslSection> kgsl(const Value& value) const;
+  // `target:` and `kernel:` set their fields of the session the file configures.
+  Status target(const Value& value, api::SessionConfig& session) const;
+  Status kernel(const Value& value, api::ModelConfig& model) const;
+  Result<kernel::KmdConfig> kmd(const Value& value) const;
+  Result<kernel::KgslConfig> kgsl(const Value& value) const;
   Result<tracer::MemorySource> tracing(const Value& value) const;
-  Result<LayerSection> layer(const Value& value) const;
+  Result<api::LayerConfig> layer(const Value& value) const;
   // The buffer names, each also added to `declared.buffer_set` as it is read.
   Result<std::vector<std::string>> buffers(const Value& value, Declared& declared) const;
 

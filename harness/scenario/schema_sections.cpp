@@ -23,34 +23,27 @@ Result<std::map<std::string, int64_t>> SectionReader::knobs(const Value& value) 
   return knobs;
 }
 
-Result<Target> SectionReader::target(const Value& value) const {
+Status SectionReader::target(const Value& value, api::SessionConfig& session) const {
   TIDEMARK_TRY(entries, read_.fields(value, "target", {"width", "height"}));
-  Target size;
   auto side = [&](const Value& v) { return read_.small_integer(v, 1, kMaxTargetSide); };
-  TIDEMARK_CHECK(yaml::optional(entries, "width", size.width, side));
-  TIDEMARK_CHECK(yaml::optional(entries, "height", size.height, side));
-  return size;
+  TIDEMARK_CHECK(yaml::optional(entries, "width", session.width, side));
+  return yaml::optional(entries, "height", session.height, side);
 }
 
-Result<KernelSection> SectionReader::kernel(const Value& value) const {
+Status SectionReader::kernel(const Value& value, api::ModelConfig& model) const {
   TIDEMARK_TRY(entries, read_.fields(value, "kernel", {"pid", "gpu", "reports"}));
-  KernelSection section;
-  section.written = true;
   auto id = [&](const Value& v) { return values_.id32(v); };
-  TIDEMARK_CHECK(yaml::optional(entries, "pid", section.pid, id));
-  TIDEMARK_CHECK(yaml::optional(entries, "gpu", section.gpu, id));
-  TIDEMARK_CHECK(yaml::optional(entries, "reports", section.reports, [&](const Value& v) { return read_.boolean(v); }));
-  return section;
+  TIDEMARK_CHECK(yaml::optional(entries, "pid", model.kernel_pid, id));
+  TIDEMARK_CHECK(yaml::optional(entries, "gpu", model.kernel_gpu, id));
+  return yaml::optional(entries, "reports", model.kernel_reports, [&](const Value& v) { return read_.boolean(v); });
 }
 
-Result<KmdSection> SectionReader::kmd(const Value& value) const {
+Result<kernel::KmdConfig> SectionReader::kmd(const Value& value) const {
   TIDEMARK_TRY(entries, read_.fields(value, "kmd",
                                      {"ring", "idle_timeout", "wake", "power", "doorbell_readback", "magic_check",
                                       "recycle_frames", "submit_cpu", "irq", "late_write", "submit_timeout",
                                       "backend_cost", "probe", "tiny_submits"}));
-  KmdSection section;
-  section.written = true;
-  kernel::KmdConfig& c = section.config;
+  kernel::KmdConfig c;
   auto time = [&](const Value& v) { return values_.timeout_ns(v); };
   auto flag = [&](const Value& v) { return read_.boolean(v); };
   // An integer from `min` to `max`, as a uint32_t field.
@@ -76,14 +69,12 @@ Result<KmdSection> SectionReader::kmd(const Value& value) const {
   TIDEMARK_CHECK(yaml::optional(entries, "backend_cost", c.backend_cost_ns, time));
   TIDEMARK_CHECK(yaml::optional(entries, "probe", c.probe_ns, time));
   TIDEMARK_CHECK(yaml::optional(entries, "tiny_submits", c.tiny_submits, count(1, 1'000'000)));
-  return section;
+  return c;
 }
 
-Result<KgslSection> SectionReader::kgsl(const Value& value) const {
+Result<kernel::KgslConfig> SectionReader::kgsl(const Value& value) const {
   TIDEMARK_TRY(entries, read_.fields(value, "kgsl", {"update_busy", "freq_table", "device"}));
-  KgslSection section;
-  section.written = true;
-  kernel::KgslConfig& c = section.config;
+  kernel::KgslConfig c;
   TIDEMARK_CHECK(yaml::optional(entries, "update_busy", c.update_busy_us, [&](const Value& v) -> Result<uint64_t> {
     TIDEMARK_TRY(ns, values_.timeout_ns(v));
     if (ns < 1000 || ns % 1000 != 0)
@@ -104,7 +95,7 @@ Result<KgslSection> SectionReader::kgsl(const Value& value) const {
         return table;
       }));
   TIDEMARK_CHECK(yaml::optional(entries, "device", c.device_name, [&](const Value& v) { return read_.kebab_name(v); }));
-  return section;
+  return c;
 }
 
 Result<tracer::MemorySource> SectionReader::tracing(const Value& value) const {
@@ -116,8 +107,8 @@ Result<tracer::MemorySource> SectionReader::tracing(const Value& value) const {
   return source;
 }
 
-Result<LayerSection> SectionReader::layer(const Value& value) const {
-  LayerSection section{.on = true, .where = value.where};
+Result<api::LayerConfig> SectionReader::layer(const Value& value) const {
+  api::LayerConfig section{.on = true};
   if (value.node.IsScalar()) {
     TIDEMARK_TRY(on, read_.boolean(value));
     if (!on) return error_at(value.where, "true or {completion: deterministic|real} (or no layer key)", "false");

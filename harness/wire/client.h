@@ -24,7 +24,11 @@ class WireClient final : public api::Device, public api::Model {
   explicit WireClient(Channel& channel, uint32_t kill_server_at_frame = 0)
       : channel_(channel), kill_server_at_frame_(kill_server_at_frame) {}
 
-  Result<Welcome> hello(const Hello& hello) { return call(hello, false); }
+  Result<Welcome> hello(const Hello& hello) {
+    auto welcome = call(hello, false);
+    if (welcome) driver_ = welcome->driver;
+    return welcome;
+  }
   Status goodbye() { return discard(call(Goodbye{}, false)); }
 
   Result<api::BufferId> create_buffer() override {
@@ -133,7 +137,10 @@ class WireClient final : public api::Device, public api::Model {
     return discard(call(Sync{}, false));
   }
 
+  std::string driver() const override { return driver_; }  // as the server's welcome named it
+
  private:
+  std::string driver_;
   // A pipelined request the server has not yet shown to have succeeded.
   struct Pending {
     uint32_t sequence;

@@ -227,7 +227,6 @@ void put(Writer& writer, kernel::KgslNode value) { writer.u8(static_cast<uint8_t
 void put(Writer& writer, kernel::Queue value) { writer.u8(static_cast<uint8_t>(value)); }
 void put(Writer& writer, tracer::MemorySource value) { writer.u8(static_cast<uint8_t>(value)); }
 void put(Writer& writer, tracer::ValueDirection value) { writer.u8(static_cast<uint8_t>(value)); }
-void put(Writer& writer, GaugeKind value) { writer.u8(static_cast<uint8_t>(value)); }
 void put(Writer& writer, Completion value) { writer.u8(static_cast<uint8_t>(value)); }
 Status get(Reader& reader, tracer::ValueDirection& value) {
   TIDEMARK_TRY(byte, reader.u8());
@@ -248,7 +247,6 @@ std::string fmt_variant_index(uint8_t index, size_t alternatives) {
 Status get(Reader& reader, tracer::MemorySource& value) {
   return get_enum(reader, value, tracer::kMemorySourceNames, "memory source");
 }
-Status get(Reader& reader, GaugeKind& value) { return get_enum(reader, value, kGaugeKindNames, "gauge kind"); }
 Status get(Reader& reader, Completion& value) { return get_enum(reader, value, kCompletionNames, "completion rule"); }
 Status get(Reader& reader, kernel::Queue& value) { return get_enum(reader, value, kernel::kQueueNames, "queue"); }
 Status get(Reader& reader, kernel::CommandKind& value) {

@@ -26,11 +26,12 @@ namespace tidemark::wire {
 
 inline constexpr uint32_t kMagic = 0x4B4D4454;  // "TDMK" in memory order
 // 5: the session config says whether the layer is on; its gauges are read. 6: the run trace's
-// hash can be read without its bytes.
-inline constexpr uint16_t kProtocolVersion = 6;
+// hash can be read without its bytes. 7: the welcome names the driver as it named itself; the
+// session config no longer carries the scenario's gauge kinds (nothing read them).
+inline constexpr uint16_t kProtocolVersion = 7;
 // The XXH3 hash of protocol_layout() that kProtocolVersion was released with. A test fails
 // when the layout changes and this does not: a new layout is a new version, then its hash here.
-inline constexpr uint64_t kProtocolLayoutHash = 0x183271f269900959;
+inline constexpr uint64_t kProtocolLayoutHash = 0xdca941c49376a9f4;
 inline constexpr size_t kHeaderBytes = 16;
 inline constexpr uint32_t kMaxPayloadBytes = 256u << 20;
 static_assert(kMaxStoreBytes + 64 <= kMaxPayloadBytes, "every store a scenario may ask for fits in one frame");
@@ -168,7 +169,6 @@ void put(Writer& writer, kernel::KgslNode value);
 void put(Writer& writer, kernel::Queue value);
 void put(Writer& writer, tracer::MemorySource value);
 void put(Writer& writer, tracer::ValueDirection value);
-void put(Writer& writer, GaugeKind value);
 void put(Writer& writer, Completion value);
 void put(Writer& writer, double value);
 Status get(Reader& reader, kernel::CommandKind& value);
@@ -178,7 +178,6 @@ Status get(Reader& reader, kernel::KgslNode& value);
 Status get(Reader& reader, kernel::Queue& value);
 Status get(Reader& reader, tracer::MemorySource& value);
 Status get(Reader& reader, tracer::ValueDirection& value);
-Status get(Reader& reader, GaugeKind& value);
 Status get(Reader& reader, Completion& value);
 Status get(Reader& reader, double& value);
 // A list's length, at most `limit`.

@@ -112,7 +112,8 @@ struct Welcome {
   int64_t server_pid = 0;
   KnobMap knobs;  // the values the server applied
   std::vector<std::string> capabilities;
-  static auto fields(auto& m) { return std::tie(m.server_pid, m.knobs, m.capabilities); }
+  std::string driver;  // the driver as the session's device named itself (api::Device::driver); empty: none
+  static auto fields(auto& m) { return std::tie(m.server_pid, m.knobs, m.capabilities, m.driver); }
 };
 struct BufferCreated {
   static constexpr Opcode kOpcode = Opcode::BufferCreated;

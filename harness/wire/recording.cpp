@@ -31,8 +31,7 @@ std::vector<uint8_t> encode_header(const RecordingHeader& header) {
   return writer.take();
 }
 
-// Version 3's header ends at the mutant; version 4's names the Tidemark that recorded it.
-Result<RecordingHeader> decode_header_payload(std::span<const uint8_t> payload, uint32_t version) {
+Result<RecordingHeader> decode_header_payload(std::span<const uint8_t> payload) {
   Reader reader(payload);
   RecordingHeader header;
   TIDEMARK_TRY(scenario, reader.string());
@@ -41,10 +40,8 @@ Result<RecordingHeader> decode_header_payload(std::span<const uint8_t> payload, 
   KnobMap knobs;
   if (auto read = get(reader, knobs); !read) return std::unexpected(read.error());
   TIDEMARK_TRY(mutant, reader.string());
-  if (version >= 4) {
-    TIDEMARK_TRY(made_by, reader.string());
-    header.made_by = std::move(made_by);
-  }
+  TIDEMARK_TRY(made_by, reader.string());
+  header.made_by = std::move(made_by);
   if (auto ok = reader.finish(); !ok) return std::unexpected(ok.error());
   header.scenario = std::move(scenario);
   header.width = width;
@@ -163,9 +160,11 @@ Result<RecordingReader> RecordingReader::start(RecordingReader reader) {
   reader.hashed_to_ = kStart;  // the digest starts at the header's payload
   Reader fields{start.subspan(kRecordingMagic.size(), 8)};
   uint32_t version = *fields.u32();  // 16 bytes are there: both fields are
-  if (version != kRecordingVersion && version != 3)
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected recording format version 3 or {}, found {}",
-                                                 reader.name_, kRecordingVersion, version));
+  if (version != kRecordingVersion)
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected recording format version {} (wire protocol {}), found {}{}", reader.name_,
+                            kRecordingVersion, kProtocolVersion, version,
+                            version < kRecordingVersion ? ", made by an older Tidemark: record it again" : ""));
   uint32_t length = *fields.u32();
   if (length > kMaxRecordingHeaderBytes)
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a header of at most {} bytes, found {}", reader.name_,
@@ -173,7 +172,7 @@ Result<RecordingReader> RecordingReader::start(RecordingReader reader) {
   if (reader.size() - kStart < length)
     return fail(ErrorKind::BadInput, fmt::format("{}: truncated header", reader.name_));
   TIDEMARK_TRY(payload, reader.bytes_at(kStart, length));
-  auto header = decode_header_payload(payload, version);
+  auto header = decode_header_payload(payload);
   if (!header) return fail(ErrorKind::BadInput, fmt::format("{}: header: {}", reader.name_, header.error().message));
   reader.header_ = std::move(*header);
   reader.offset_ = kStart + length;

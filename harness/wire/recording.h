@@ -28,7 +28,9 @@
 
 namespace tidemark::wire {
 
-inline constexpr uint32_t kRecordingVersion = 4;  // 2: pipelined requests; 3: the trailer; 4: made by (3 is read too)
+// 2: pipelined requests; 3: the trailer; 4: made by; 5: frames of wire protocol 7 (an older
+// recording's frames are of a protocol this build does not speak: it is refused, to be re-recorded).
+inline constexpr uint32_t kRecordingVersion = 5;
 inline constexpr uint32_t kMaxRecordingHeaderBytes = 1 << 16;
 
 struct RecordingHeader {

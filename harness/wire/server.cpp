@@ -189,7 +189,8 @@ Frame ServerSession::hello(FrameView request, const Hello& message) {
                              knobs.at("retire_lag"), config.mutant));
   Welcome welcome{.server_pid = ::getpid(),
                   .knobs = knobs,
-                  .capabilities = {"reclaim-by-proof", "descriptor-memo-epoch", "validation", "pipelined"}};
+                  .capabilities = {"reclaim-by-proof", "descriptor-memo-epoch", "validation", "pipelined"},
+                  .driver = session_->device().driver()};
   return make_frame(request.sequence, welcome);
 }
 
