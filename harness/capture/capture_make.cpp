@@ -8,7 +8,7 @@
 #include "capture/capture_subject.h"
 #include "runner/red_once.h"
 #include "core/files.h"
-#include "core/spawn_output.h"
+#include "core/process.h"
 #include "report/run_record.h"
 
 namespace tidemark::capture {

@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "core/files.h"
-#include "core/spawn_output.h"
+#include "core/process.h"
 
 namespace tidemark::capture {
 

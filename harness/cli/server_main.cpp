@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   // 4, never an abort: the client then reports how its server ended.
   try {
     if (fd >= 0) {
-      wire::UniqueFd connection(fd);
+      UniqueFd connection(fd);
       log_line(wire::serve_connection(
           connection.get(), wire::ServerOptions{.log = log_line,
                                                 .open_session = session::session_factory(session::builtin_backends()),

@@ -18,11 +18,7 @@ TidemarkLayerSink layer_sink(HostEvents& host, bool backend_reports_itself) {
   };
   if (backend_reports_itself) return sink;
   sink.memory_changed = [](void* context, const TidemarkLayerMemoryChange* change) {
-    host_of(context).memory_changed({.allocated = change->allocated != 0,
-                                     .type = static_cast<MemoryType>(change->type),
-                                     .id = change->id,
-                                     .size = change->size,
-                                     .claimed_bytes = change->reported_bytes});
+    host_of(context).memory_changed(memory_change(*change));
   };
   sink.queue_submitted = [](void* context) { return host_of(context).queue_submitted(); };
   sink.retired = [](void* context, uint64_t fence) -> uint32_t { return host_of(context).retired(fence); };
@@ -31,6 +27,14 @@ TidemarkLayerSink layer_sink(HostEvents& host, bool backend_reports_itself) {
   };
   sink.kick = [](void* context) -> uint32_t { return host_of(context).kick(); };
   return sink;
+}
+
+api::MemoryChange memory_change(const TidemarkLayerMemoryChange& change) {
+  return {.allocated = change.allocated != 0,
+          .type = static_cast<MemoryType>(change.type),
+          .id = change.id,
+          .size = change.size,
+          .claimed_bytes = change.reported_bytes};
 }
 
 }  // namespace tidemark::host

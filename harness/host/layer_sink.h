@@ -1,6 +1,6 @@
-// The layer's reports applied to a model host, in one place for both of its users: a session
-// with the layer on (the layer calls the sink as things happen) and `tidemark observe` (it
-// replays each process's recorded events into the same sink after the program ended).
+// The layer's reports applied to a model host: a session with the layer on (the layer calls
+// the sink as things happen), and the one translation of a layer's memory change into the
+// host's, which `tidemark observe` uses too as it replays each process's recorded events.
 #pragma once
 
 #include "host/model_host.h"
@@ -12,5 +12,7 @@ namespace tidemark::host {
 // beneath it); for one that does not, the layer's memory changes and submits are the device's
 // report, and its waits ask the host's kernel driver.
 TidemarkLayerSink layer_sink(HostEvents& host, bool backend_reports_itself);
+
+api::MemoryChange memory_change(const TidemarkLayerMemoryChange& change);
 
 }  // namespace tidemark::host

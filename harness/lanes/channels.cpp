@@ -37,9 +37,9 @@ const std::vector<std::string> kServerEnvironment = {"PATH",
                                                      "XDG_DATA_DIRS",
                                                      "LP_NUM_THREADS"};
 
-Result<wire::ChildProcess> spawn_server(const LaneOptions& options, std::vector<std::string> args, int pass_fd,
-                                        std::vector<std::pair<std::string, std::string>> set_env) {
-  wire::ChildProcess::Options child;
+Result<ChildProcess> spawn_server(const LaneOptions& options, std::vector<std::string> args, int pass_fd,
+                                  std::vector<std::pair<std::string, std::string>> set_env) {
+  ChildProcess::Options child;
   child.program = options.server_program.empty() ? default_server_program() : options.server_program;
   child.args = std::move(args);
   child.keep_env = kServerEnvironment;
@@ -53,7 +53,7 @@ Result<wire::ChildProcess> spawn_server(const LaneOptions& options, std::vector<
   child.stderr_path = options.server_log;
   if (::access(child.program.c_str(), X_OK) != 0)
     return fail(ErrorKind::Environment, fmt::format("no server program at {} (build tidemark-server)", child.program));
-  return wire::ChildProcess::spawn(child);
+  return ChildProcess::spawn(child);
 }
 
 // The server session of an in-process lane: the config's backend from the lane's registry.
@@ -78,7 +78,7 @@ Result<OpenedChannel> open_channel(const LaneOptions& options, Log log) {
       TIDEMARK_TRY(pair, wire::socket_pair());
       TIDEMARK_TRY(server, spawn_server(options, {"--fd", "3"}, pair.second.get(), {}));
       pair.second.reset();  // the child holds its end: EOF on ours now means the child is gone
-      opened.server = std::make_unique<wire::ChildProcess>(std::move(server));
+      opened.server = std::make_unique<ChildProcess>(std::move(server));
       opened.channel = wire::socket_channel("spawn", std::move(pair.first), opened.server.get(), options.reply_timeout);
       return opened;
     }
@@ -96,7 +96,7 @@ Result<OpenedChannel> open_channel(const LaneOptions& options, Log log) {
   opened.token = random_token();
   TIDEMARK_TRY(server, spawn_server(options, {"--listen", "127.0.0.1:0", "--sessions", "1"}, -1,
                                     {{"TIDEMARK_TOKEN", opened.token}}));
-  opened.server = std::make_unique<wire::ChildProcess>(std::move(server));
+  opened.server = std::make_unique<ChildProcess>(std::move(server));
   auto line = opened.server->read_line(wire::Clock::now() + options.handshake_timeout);
   if (!line)
     return fail(ErrorKind::Fatal,

@@ -12,7 +12,7 @@ namespace tidemark::lanes {
 
 // `server` is the server process when this client owns one; `token` is what the Hello must carry.
 struct OpenedChannel {
-  std::unique_ptr<wire::ChildProcess> server;  // before the channel: the channel points at it
+  std::unique_ptr<ChildProcess> server;  // before the channel: the channel points at it
   std::unique_ptr<wire::Channel> channel;
   std::string token;
 };

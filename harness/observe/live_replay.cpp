@@ -22,10 +22,7 @@ ProcessReplay::ProcessReplay(uint32_t pid)
             config.kernel_pid = pid;
             return config;
           }(),
-          MutantId::None),
-      // The events go into the sink a session gives the layer over a device that does not
-      // report itself: the layer's memory changes and submits are the device's report.
-      sink_(host::layer_sink(host_, /*backend_reports_itself=*/false)) {}
+          MutantId::None) {}
 
 // What was allocated before the first submit is the memory data source's snapshot, the
 // process's baseline (without one the importer drops its events).
@@ -46,18 +43,18 @@ Status ProcessReplay::feed(std::span<const TidemarkLayerEvent> events) {
         const bool allocated = event.kind == TIDEMARK_EVENT_ALLOCATED;
         reported_ += (allocated ? 1 : -1) * static_cast<int64_t>(event.size);
         const TidemarkLayerMemoryChange change{allocated ? 1u : 0u, event.type, event.id, event.size, reported_};
-        sink_.memory_changed(sink_.context, &change);
+        host_.memory_changed(host::memory_change(change));
         break;
       }
       case TIDEMARK_EVENT_SUBMITTED:
         start(reported_);
-        kernel_fences_[event.id].push_back(sink_.queue_submitted(sink_.context));
+        kernel_fences_[event.id].push_back(host_.queue_submitted());
         host_.sample({.device_bytes = reported_});
         break;
       case TIDEMARK_EVENT_RETIRED: {
         const auto& fences = kernel_fences_[event.id];
         if (event.size >= 1 && event.size <= fences.size() && fences[event.size - 1] != 0)
-          sink_.wait_retired(sink_.context, fences[event.size - 1], 1'000'000'000);
+          host_.wait_retired(fences[event.size - 1], 1'000'000'000);
         break;
       }
       default:

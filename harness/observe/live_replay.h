@@ -41,12 +41,13 @@ class EventsFile {
   std::vector<TidemarkLayerEvent> chunk_;
 };
 
-// One process's events into its own model host: memory for its pid, each submit a packet on the
+// One process's events into its own model host, as a session's layer sink over a device that
+// does not report itself would give them: memory for its pid, each submit a packet on the
 // backend queue, each wait the layer saw finish the kernel's time for it.
 class ProcessReplay {
  public:
   explicit ProcessReplay(uint32_t pid);
-  ProcessReplay(const ProcessReplay&) = delete;  // the sink points at the host
+  ProcessReplay(const ProcessReplay&) = delete;
   ProcessReplay& operator=(const ProcessReplay&) = delete;
 
   uint32_t pid() const { return pid_; }
@@ -61,7 +62,6 @@ class ProcessReplay {
   void start(int64_t bytes);
   uint32_t pid_;
   host::ModelHost host_;
-  TidemarkLayerSink sink_;
   bool started_ = false;  // the trace starts at the first submit
   int64_t reported_ = 0;
   std::unordered_map<uint64_t, std::vector<uint64_t>> kernel_fences_;  // per queue, by submit number

@@ -23,7 +23,7 @@
 #include <utility>
 
 #include "core/files.h"
-#include "core/spawn_output.h"
+#include "core/process.h"
 #include "host/layer_sink.h"
 #include "host/model_host.h"
 #include "layer/link.h"
@@ -58,26 +58,19 @@ namespace {
 
 // The environment of the child: ours, with the layer enabled, its folder, settings and the
 // programs to observe named.
-std::vector<std::string> observed_environment(const Options& options, const fs::path& layer_folder) {
-  std::vector<std::string> out;
+// Ours, with the layer added to the program's Vulkan layers and told where to write.
+std::vector<std::pair<std::string, std::string>> observed_environment(const Options& options,
+                                                                      const fs::path& layer_folder) {
   std::string add_path = options.layer_dir.string(), layers = TIDEMARK_LAYER_NAME;
-  for (char** entry = environ; *entry; ++entry) {
-    std::string_view variable(*entry);
-    // append, not `":" + std::string(...)`: GCC 12 at -O3 warns on that (-Wrestrict, a false positive)
-    if (variable.starts_with("VK_ADD_LAYER_PATH="))
-      add_path.append(":").append(variable.substr(18));
-    else if (variable.starts_with("VK_INSTANCE_LAYERS="))
-      layers.append(":").append(variable.substr(19));
-    else if (!variable.starts_with("TIDEMARK_LAYER_") && !variable.starts_with("TIDEMARK_OBSERVER_PID="))
-      out.emplace_back(variable);
-  }
-  out.push_back("VK_ADD_LAYER_PATH=" + add_path);
-  out.push_back("VK_INSTANCE_LAYERS=" + layers);
-  out.push_back("TIDEMARK_LAYER_REPORT=" + layer_folder.string());
-  out.push_back("TIDEMARK_LAYER_SETTINGS=" + options.settings);
-  out.push_back(fmt::format("TIDEMARK_OBSERVER_PID={}", ::getpid()));
-  if (!options.only.empty()) out.push_back("TIDEMARK_LAYER_ONLY=" + options.only);
-  return out;
+  // append, not `":" + std::string(...)`: GCC 12 at -O3 warns on that (-Wrestrict, a false positive)
+  if (const char* theirs = std::getenv("VK_ADD_LAYER_PATH")) add_path.append(":").append(theirs);
+  if (const char* theirs = std::getenv("VK_INSTANCE_LAYERS")) layers.append(":").append(theirs);
+  return {{"VK_ADD_LAYER_PATH", add_path},
+          {"VK_INSTANCE_LAYERS", layers},
+          {"TIDEMARK_LAYER_REPORT", layer_folder.string()},
+          {"TIDEMARK_LAYER_SETTINGS", options.settings},
+          {"TIDEMARK_OBSERVER_PID", fmt::format("{}", ::getpid())},
+          {"TIDEMARK_LAYER_ONLY", options.only}};
 }
 
 std::optional<TidemarkLayerStatus> last_status(const fs::path& file) {
@@ -114,18 +107,18 @@ Live read_live(const fs::path& layer_folder) {
 
 // Runs the program; while it runs, `on_live` hears the status files four times a second.
 Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::path& layer_folder) {
-  std::vector<std::string> environment = observed_environment(options, layer_folder);
-  std::vector<char*> argv, envp;
-  for (const auto& arg : options.command) argv.push_back(const_cast<char*>(arg.c_str()));
-  for (const auto& variable : environment) envp.push_back(const_cast<char*>(variable.c_str()));
-  argv.push_back(nullptr);
-  envp.push_back(nullptr);
-  pid_t pid = 0;
   // The program's output to a file of the report when asked (a capture's replayer), else ours.
-  const SpawnOutput output(options.output);
-  if (int error = posix_spawnp(&pid, argv[0], output.actions(), nullptr, argv.data(), envp.data()); error != 0)
-    return fail(ErrorKind::BadInput,
-                fmt::format("observe: cannot start '{}': {}", options.command[0], std::strerror(error)));
+  auto child = ChildProcess::spawn({.program = options.command.front(),
+                                    .args = {options.command.begin() + 1, options.command.end()},
+                                    .inherit_env = true,
+                                    .set_env = observed_environment(options, layer_folder),
+                                    .stderr_path = options.output.string(),
+                                    .stdout_too = true,
+                                    .truncate = true});
+  // A program that cannot start is the command line's fault; a report file that cannot be made is not.
+  if (!child)
+    return fail(child.error().kind == ErrorKind::Environment ? ErrorKind::BadInput : child.error().kind,
+                "observe: " + child.error().message);
   std::mutex mutex;
   std::condition_variable ended;
   bool done = false;
@@ -140,17 +133,14 @@ Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::p
         options.on_live(live);
       }
     });
-  int wait_status = 0;
-  int waited = 0;
-  while ((waited = ::waitpid(pid, &wait_status, 0)) < 0 && errno == EINTR) {
-  }
+  const int wait_status = child->wait();
   {
     std::lock_guard lock(mutex);
     done = true;
   }
   ended.notify_all();
-  if (waited < 0) return fail(ErrorKind::Io, fmt::format("observe: waitpid failed: {}", std::strerror(errno)));
-  int code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+  const int code = exit_code_of(wait_status);
+  const pid_t pid = child->pid();
   return std::pair<uint32_t, int>{static_cast<uint32_t>(pid), code};
 }
 

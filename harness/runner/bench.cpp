@@ -60,17 +60,17 @@ const std::vector<std::string> kKeptEnvironment = {
 
 // One run of the floor program: `cycles` respecify cycles.
 Result<FloorRun> floor_cycles(const std::string& program, uint64_t cycles) {
-  wire::ChildProcess::Options options;
+  ChildProcess::Options options;
   options.program = program;
   options.args = floor_arguments(cycles);
   options.keep_env = kKeptEnvironment;
   options.capture_stdout = true;
-  TIDEMARK_TRY(child, wire::ChildProcess::spawn(options));
+  TIDEMARK_TRY(child, ChildProcess::spawn(options));
   TIDEMARK_TRY(line, child.read_line(wire::Clock::now() + std::chrono::seconds(120)));
   auto status = child.wait_for(std::chrono::seconds(10));
   if (!status || *status != 0)
-    return fail(ErrorKind::Environment, fmt::format("bench: the floor {} {}", program,
-                                                    status ? wire::describe_wait_status(*status) : "did not end"));
+    return fail(ErrorKind::Environment,
+                fmt::format("bench: the floor {} {}", program, status ? describe_wait_status(*status) : "did not end"));
   return floor_run_in(line, program);
 }
 
@@ -102,20 +102,19 @@ struct ProcessRun {
 
 // One whole process, its output thrown away.
 Result<ProcessRun> whole_run(const std::string& program, std::vector<std::string> args) {
-  wire::ChildProcess::Options options;
+  ChildProcess::Options options;
   options.program = program;
   options.args = std::move(args);
   options.keep_env = kKeptEnvironment;
   options.stderr_path = "/dev/null";
   options.stdout_too = true;
   const auto started = std::chrono::steady_clock::now();
-  TIDEMARK_TRY(child, wire::ChildProcess::spawn(options));
+  TIDEMARK_TRY(child, ChildProcess::spawn(options));
   auto status = child.wait_for(std::chrono::seconds(120));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!status || *status != 0 || !child.peak_rss_kib())
-    return fail(
-        ErrorKind::Environment,
-        fmt::format("bench: {} {}", program, status ? wire::describe_wait_status(*status) : "did not end in 120 s"));
+    return fail(ErrorKind::Environment,
+                fmt::format("bench: {} {}", program, status ? describe_wait_status(*status) : "did not end in 120 s"));
   return ProcessRun{seconds, static_cast<double>(*child.peak_rss_kib()) / 1024.0};
 }
 

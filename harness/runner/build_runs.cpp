@@ -56,8 +56,8 @@ std::string last_line(const fs::path& log) {
 }
 
 // The batch as the child reads it: an anonymous file, its offset at the start, handed over as fd 3.
-Result<wire::UniqueFd> batch_file(const BuildBatch& batch) {
-  wire::UniqueFd file(::memfd_create("tidemark-build-batch", MFD_CLOEXEC));
+Result<UniqueFd> batch_file(const BuildBatch& batch) {
+  UniqueFd file(::memfd_create("tidemark-build-batch", MFD_CLOEXEC));
   if (!file) return fail(ErrorKind::Io, fmt::format("memfd_create: {}", std::strerror(errno)));
   const std::string text = to_json(batch).dump();
   TIDEMARK_CHECK(wire::write_all(file.get(), std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
@@ -149,7 +149,7 @@ Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch) {
   std::error_code ignored;
   fs::remove(log, ignored);
   TIDEMARK_TRY(handed, batch_file(batch));
-  wire::ChildProcess::Options options;
+  ChildProcess::Options options;
   options.program = fs::read_symlink("/proc/self/exe").string();
   options.args = {std::string(kBatchChildWord)};
   // The child starts under the build: the variables a build owns are cleared, then the build's are set.
@@ -166,7 +166,7 @@ Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch) {
   options.pass_fd = handed.get();
   options.capture_stdout = true;
   options.stderr_path = log.string();
-  TIDEMARK_TRY(child, wire::ChildProcess::spawn(options));
+  TIDEMARK_TRY(child, ChildProcess::spawn(options));
   // Each run inside has timeouts of its own; this bound only keeps a wedged child from holding the caller for ever.
   const auto deadline = wire::Clock::now() + std::chrono::hours(6);
   auto line = child.read_line(deadline);
@@ -176,7 +176,7 @@ Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch) {
     return fail(ErrorKind::Environment,
                 fmt::format("{}: the runs under build {} gave no answer ({}){}: {} (log: {})", column,
                             batch.column.build, line.error().message,
-                            status ? ", " + wire::describe_wait_status(*status) : "", last_line(log), log.string()));
+                            status ? ", " + describe_wait_status(*status) : "", last_line(log), log.string()));
   }
   TIDEMARK_TRY(json, report::parse_json(*line, "build answer", "the answer of runs on a driver build"));
   TIDEMARK_TRY(answer, answer_from_json(json));

@@ -7,11 +7,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <signal.h>
-#include <sys/syscall.h>
 #include <sys/socket.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -21,8 +17,6 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-
-extern char** environ;
 
 namespace tidemark::wire {
 
@@ -39,19 +33,6 @@ int remaining_ms(std::optional<Clock::time_point> deadline) {
 }
 
 }  // namespace
-
-UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
-  if (this != &other) {
-    reset();
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
-}
-
-void UniqueFd::reset() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
 
 Status write_all(int fd, std::span<const uint8_t> bytes, std::optional<Clock::time_point> deadline) {
   int flags = MSG_NOSIGNAL | (deadline ? MSG_DONTWAIT : 0);
@@ -184,133 +165,6 @@ Result<UniqueFd> tcp_connect(const std::string& host, uint16_t port) {
   int one = 1;
   ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
-}
-
-std::string describe_wait_status(int status) {
-  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) {
-    int signal = WTERMSIG(status);
-    const char* name = ::sigdescr_np(signal);
-    const char* abbrev = ::sigabbrev_np(signal);
-    return fmt::format("killed by signal {} (SIG{}, {})", signal, abbrev ? abbrev : "?", name ? name : "?");
-  }
-  return fmt::format("ended with wait status {}", status);
-}
-
-Result<ChildProcess> ChildProcess::spawn(const Options& options) {
-  std::vector<std::string> env_strings;
-  for (const auto& name : options.keep_env)
-    if (const char* value = std::getenv(name.c_str())) env_strings.push_back(name + "=" + value);
-  for (const auto& [name, value] : options.set_env) env_strings.push_back(name + "=" + value);
-  std::vector<char*> envp;
-  for (auto& entry : env_strings) envp.push_back(entry.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> arg_strings{options.program};
-  arg_strings.insert(arg_strings.end(), options.args.begin(), options.args.end());
-  std::vector<char*> argv;
-  for (auto& arg : arg_strings) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-
-  UniqueFd out_read, out_write;
-  if (options.capture_stdout) {
-    int pipe_fds[2];
-    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return os_error("pipe");
-    out_read = UniqueFd(pipe_fds[0]);
-    out_write = UniqueFd(pipe_fds[1]);
-  }
-  UniqueFd err_file;
-  if (!options.stderr_path.empty()) {
-    err_file = UniqueFd(::open(options.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-    if (!err_file) return os_error(fmt::format("open {}", options.stderr_path));
-  }
-  // Anything that can fail is prepared above: between fork and exec only async-signal-safe calls.
-  pid_t pid = ::fork();
-  if (pid < 0) return os_error("fork");
-  if (pid == 0) {
-    if (options.pass_fd >= 0) {
-      if (options.pass_fd == 3) {
-        int flags = ::fcntl(3, F_GETFD);
-        ::fcntl(3, F_SETFD, flags & ~FD_CLOEXEC);
-      } else if (::dup2(options.pass_fd, 3) < 0) {
-        ::_exit(127);
-      }
-    }
-    if (out_write && ::dup2(out_write.get(), 1) < 0) ::_exit(127);
-    if (err_file && ::dup2(err_file.get(), 2) < 0) ::_exit(127);
-    if (err_file && options.stdout_too && !out_write && ::dup2(err_file.get(), 1) < 0) ::_exit(127);
-    ::execve(options.program.c_str(), argv.data(), envp.data());
-    ::_exit(127);
-  }
-  ChildProcess child;
-  child.pid_ = pid;
-  child.stdout_ = std::move(out_read);
-  // glibc 2.36's <sys/pidfd.h> lacks extern "C"; the system call is stable.
-  child.pidfd_ = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));  // readable once the child ends
-  if (!child.pidfd_) return os_error("pidfd_open");
-  return child;
-}
-
-ChildProcess::ChildProcess(ChildProcess&& other) noexcept { *this = std::move(other); }
-
-ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
-  if (this != &other) {
-    reap();
-    pid_ = std::exchange(other.pid_, -1);
-    status_ = std::exchange(other.status_, std::nullopt);
-    stdout_ = std::move(other.stdout_);
-    pidfd_ = std::move(other.pidfd_);
-    pending_ = std::move(other.pending_);
-  }
-  return *this;
-}
-
-ChildProcess::~ChildProcess() { reap(); }
-
-void ChildProcess::reap() {
-  if (pid_ <= 0 || status_) return;
-  ::kill(pid_, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
-  status_ = status;
-}
-
-void ChildProcess::kill(int signal) const {
-  if (pid_ > 0 && !status_) ::kill(pid_, signal);
-}
-
-std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds timeout) {
-  if (status_ || pid_ <= 0) return status_;
-  pollfd ended{pidfd_.get(), POLLIN, 0};
-  int ready = 0;
-  do {
-    ready = ::poll(&ended, 1, static_cast<int>(timeout.count()));
-  } while (ready < 0 && errno == EINTR);
-  if (ready <= 0) return std::nullopt;
-  int status = 0;
-  rusage usage{};
-  if (::wait4(pid_, &status, 0, &usage) != pid_) return std::nullopt;
-  status_ = status;
-  peak_rss_kib_ = static_cast<uint64_t>(usage.ru_maxrss);
-  return status_;
-}
-
-Result<std::string> ChildProcess::read_line(Clock::time_point deadline) {
-  for (;;) {
-    if (auto newline = pending_.find('\n'); newline != std::string::npos) {
-      std::string line = pending_.substr(0, newline);
-      pending_.erase(0, newline + 1);
-      return line;
-    }
-    char chunk[256];
-    pollfd waiting{stdout_.get(), POLLIN, 0};
-    int ready = ::poll(&waiting, 1, remaining_ms(deadline));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return fail(ErrorKind::Environment, "no line from the child in time");
-    ssize_t got = ::read(stdout_.get(), chunk, sizeof chunk);
-    if (got <= 0) return fail(ErrorKind::Environment, "the child closed its output");
-    pending_.append(chunk, static_cast<size_t>(got));
-  }
 }
 
 }  // namespace tidemark::wire

@@ -1,0 +1,260 @@
+#include "core/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+extern char** environ;
+
+namespace tidemark {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::unexpected<Error> os_error(std::string_view what) {
+  return fail(ErrorKind::Io, fmt::format("{}: {}", what, std::strerror(errno)));
+}
+
+// The file exec will run: a path as given, a bare name looked up on our PATH here, before the
+// fork (the child may not allocate between fork and exec).
+std::optional<std::string> find_program(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    const size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    const fs::path candidate = fs::path(dir.empty() ? "." : std::string(dir)) / program;
+    std::error_code ec;
+    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate, ec)) return candidate.string();
+    if (colon == std::string_view::npos) return std::nullopt;
+    dirs.remove_prefix(colon + 1);
+  }
+}
+
+// A descriptor the child dups from is moved above fd 3, which pass_fd may take.
+Result<UniqueFd> above_three(UniqueFd fd) {
+  if (!fd || fd.get() > 3) return fd;
+  UniqueFd moved(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 10));
+  if (!moved) return os_error("fcntl");
+  return moved;
+}
+
+std::vector<std::string> child_environment(const ChildProcess::Options& options) {
+  auto replaced = [&](std::string_view name) {
+    for (const auto& [set, value] : options.set_env)
+      if (set == name) return true;
+    return false;
+  };
+  std::vector<std::string> out;
+  if (options.inherit_env) {
+    for (char** entry = environ; *entry; ++entry) {
+      const std::string_view variable(*entry);
+      if (!replaced(variable.substr(0, variable.find('=')))) out.emplace_back(variable);
+    }
+  } else {
+    for (const auto& name : options.keep_env)
+      if (const char* value = std::getenv(name.c_str()); value && !replaced(name)) out.push_back(name + "=" + value);
+  }
+  for (const auto& [name, value] : options.set_env) out.push_back(name + "=" + value);
+  return out;
+}
+
+}  // namespace
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+  if (this != &other) {
+    reset();
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+void UniqueFd::reset() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    int signal = WTERMSIG(status);
+    const char* name = ::sigdescr_np(signal);
+    const char* abbrev = ::sigabbrev_np(signal);
+    return fmt::format("killed by signal {} (SIG{}, {})", signal, abbrev ? abbrev : "?", name ? name : "?");
+  }
+  return fmt::format("ended with wait status {}", status);
+}
+
+int exit_code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+
+Result<ChildProcess> ChildProcess::spawn(const Options& options) {
+  const auto program = find_program(options.program);
+  if (!program) return fail(ErrorKind::Environment, fmt::format("cannot start '{}': not found", options.program));
+  std::vector<std::string> env_strings = child_environment(options);
+  std::vector<char*> envp;
+  for (auto& entry : env_strings) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> arg_strings{options.program};
+  arg_strings.insert(arg_strings.end(), options.args.begin(), options.args.end());
+  std::vector<char*> argv;
+  for (auto& arg : arg_strings) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  UniqueFd out_read, out_write;
+  if (options.capture_stdout) {
+    int pipe_fds[2];
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return os_error("pipe");
+    out_read = UniqueFd(pipe_fds[0]);
+    TIDEMARK_TRY(write_end, above_three(UniqueFd(pipe_fds[1])));
+    out_write = std::move(write_end);
+  }
+  UniqueFd err_file;
+  if (!options.stderr_path.empty()) {
+    const int mode = options.truncate ? O_TRUNC : O_APPEND;
+    err_file = UniqueFd(::open(options.stderr_path.c_str(), O_WRONLY | O_CREAT | mode | O_CLOEXEC, 0644));
+    if (!err_file) return os_error(fmt::format("open {}", options.stderr_path));
+    TIDEMARK_TRY(moved, above_three(std::move(err_file)));
+    err_file = std::move(moved);
+  }
+  // The exec's errno comes back on this pipe; a successful exec closes it unwritten.
+  int exec_fds[2];
+  if (::pipe2(exec_fds, O_CLOEXEC) != 0) return os_error("pipe");
+  UniqueFd exec_read(exec_fds[0]);
+  TIDEMARK_TRY(exec_write, above_three(UniqueFd(exec_fds[1])));
+  // Anything that can fail is prepared above: between fork and exec only async-signal-safe calls.
+  pid_t pid = ::fork();
+  if (pid < 0) return os_error("fork");
+  if (pid == 0) {
+    if (options.pass_fd >= 0) {
+      if (options.pass_fd == 3) {
+        int flags = ::fcntl(3, F_GETFD);
+        ::fcntl(3, F_SETFD, flags & ~FD_CLOEXEC);
+      } else if (::dup2(options.pass_fd, 3) < 0) {
+        ::_exit(127);
+      }
+    }
+    if (out_write && ::dup2(out_write.get(), 1) < 0) ::_exit(127);
+    if (err_file && ::dup2(err_file.get(), 2) < 0) ::_exit(127);
+    if (err_file && options.stdout_too && !out_write && ::dup2(err_file.get(), 1) < 0) ::_exit(127);
+    ::execve(program->c_str(), argv.data(), envp.data());
+    const int error = errno;
+    (void)!::write(exec_write.get(), &error, sizeof error);
+    ::_exit(127);
+  }
+  ChildProcess child;
+  child.pid_ = pid;
+  child.stdout_ = std::move(out_read);
+  exec_write.reset();
+  int exec_error = 0;
+  ssize_t got = 0;
+  while ((got = ::read(exec_read.get(), &exec_error, sizeof exec_error)) < 0 && errno == EINTR) {
+  }
+  if (got == sizeof exec_error) {
+    child.wait();
+    return fail(ErrorKind::Environment,
+                fmt::format("cannot start '{}': {}", options.program, std::strerror(exec_error)));
+  }
+  // glibc 2.36's <sys/pidfd.h> lacks extern "C"; the system call is stable.
+  child.pidfd_ = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));  // readable once the child ends
+  if (!child.pidfd_) return os_error("pidfd_open");
+  return child;
+}
+
+ChildProcess::ChildProcess(ChildProcess&& other) noexcept { *this = std::move(other); }
+
+ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
+  if (this != &other) {
+    reap();
+    pid_ = std::exchange(other.pid_, -1);
+    status_ = std::exchange(other.status_, std::nullopt);
+    peak_rss_kib_ = std::exchange(other.peak_rss_kib_, std::nullopt);
+    stdout_ = std::move(other.stdout_);
+    pidfd_ = std::move(other.pidfd_);
+    pending_ = std::move(other.pending_);
+  }
+  return *this;
+}
+
+ChildProcess::~ChildProcess() { reap(); }
+
+void ChildProcess::reap() {
+  if (pid_ <= 0 || status_) return;
+  ::kill(pid_, SIGKILL);
+  wait();
+}
+
+void ChildProcess::kill(int signal) const {
+  if (pid_ > 0 && !status_) ::kill(pid_, signal);
+}
+
+int ChildProcess::wait() {
+  if (status_ || pid_ <= 0) return status_.value_or(0);
+  int status = 0;
+  rusage usage{};
+  while (::wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  status_ = status;
+  peak_rss_kib_ = static_cast<uint64_t>(usage.ru_maxrss);
+  return status;
+}
+
+std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds timeout) {
+  if (status_ || pid_ <= 0) return status_;
+  pollfd ended{pidfd_.get(), POLLIN, 0};
+  int ready = 0;
+  do {
+    ready = ::poll(&ended, 1, static_cast<int>(timeout.count()));
+  } while (ready < 0 && errno == EINTR);
+  if (ready <= 0) return std::nullopt;
+  return wait();
+}
+
+Result<std::string> ChildProcess::read_line(std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    if (auto newline = pending_.find('\n'); newline != std::string::npos) {
+      std::string line = pending_.substr(0, newline);
+      pending_.erase(0, newline + 1);
+      return line;
+    }
+    char chunk[256];
+    pollfd waiting{stdout_.get(), POLLIN, 0};
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    int ready = ::poll(&waiting, 1, static_cast<int>(std::clamp<int64_t>(left.count(), 0, 1 << 30)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return fail(ErrorKind::Environment, "no line from the child in time");
+    ssize_t got = ::read(stdout_.get(), chunk, sizeof chunk);
+    if (got <= 0) return fail(ErrorKind::Environment, "the child closed its output");
+    pending_.append(chunk, static_cast<size_t>(got));
+  }
+}
+
+Result<int> run_to_file(const std::vector<std::string>& command,
+                        const std::vector<std::pair<std::string, std::string>>& environment, const fs::path& log,
+                        std::string_view hint) {
+  ChildProcess::Options options{.program = command.front(),
+                                .args = {command.begin() + 1, command.end()},
+                                .inherit_env = true,
+                                .set_env = environment,
+                                .stderr_path = log.string(),
+                                .stdout_too = true,
+                                .truncate = true};
+  auto child = ChildProcess::spawn(options);
+  if (!child) return fail(ErrorKind::Environment, child.error().message + std::string(hint));
+  return exit_code_of(child->wait());
+}
+
+}  // namespace tidemark

@@ -1,0 +1,102 @@
+// Child processes and the file descriptors they are handed, as RAII values: the one way
+// Tidemark starts a program (a lane's server, a driver build's batch child, observe's program,
+// a capture's tool, the bench's floor program). A child still running when its value goes is
+// killed and reaped, so no path leaves one behind.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+
+namespace tidemark {
+
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd() { reset(); }
+
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+  void reset();
+  explicit operator bool() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// "exited with status 3", "killed by signal 9 (SIGKILL, Killed)".
+std::string describe_wait_status(int status);
+// A wait status as a shell's exit code: the status, or 128 + N for signal N.
+int exit_code_of(int status);
+
+class ChildProcess {
+ public:
+  struct Options {
+    // A path, or a name found on this process's PATH.
+    std::string program;
+    std::vector<std::string> args;  // after argv[0], which is `program`
+    // The child's environment: all of ours (inherit_env), else only the names in keep_env that
+    // are set in ours; then `set_env`, each replacing a variable of the same name.
+    bool inherit_env = false;
+    std::vector<std::string> keep_env;
+    std::vector<std::pair<std::string, std::string>> set_env;
+    int pass_fd = -1;  // becomes fd 3 in the child
+    bool capture_stdout = false;
+    std::string stderr_path;  // the child's stderr goes here (appended); empty: ours
+    bool stdout_too = false;  // with stderr_path and no capture: its stdout goes there as well
+    bool truncate = false;    // stderr_path is emptied first rather than appended to
+  };
+
+  // Starts the child. A program that is not found or cannot be executed is an Environment
+  // error naming it (the exec's own errno, passed back over a close-on-exec pipe).
+  static Result<ChildProcess> spawn(const Options& options);
+  ChildProcess() = default;
+  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess& operator=(ChildProcess&& other) noexcept;
+  ~ChildProcess();
+
+  pid_t pid() const { return pid_; }
+  int stdout_fd() const { return stdout_.get(); }
+  // Reads one line from the child's stdout, within the deadline.
+  Result<std::string> read_line(std::chrono::steady_clock::time_point deadline);
+  // The wait status once the child has ended, waiting at most `timeout`.
+  std::optional<int> wait_for(std::chrono::milliseconds timeout);
+  // Waits as long as the child runs: its wait status.
+  int wait();
+  // The child's peak resident set in KiB (its ru_maxrss), once wait_for saw it end.
+  std::optional<uint64_t> peak_rss_kib() const { return peak_rss_kib_; }
+  void kill(int signal) const;
+
+ private:
+  void reap();
+
+  pid_t pid_ = -1;
+  std::optional<int> status_;
+  std::optional<uint64_t> peak_rss_kib_;
+  UniqueFd stdout_;
+  UniqueFd pidfd_;
+  std::string pending_;  // stdout bytes read past the last line
+};
+
+// Runs `command` (its first word found on PATH) with `environment` added to this process's,
+// its stdout and stderr into `log`, to its end: its exit code (128 + N for signal N). An
+// Environment error when it cannot be started, `hint` appended (what to install).
+Result<int> run_to_file(const std::vector<std::string>& command,
+                        const std::vector<std::pair<std::string, std::string>>& environment,
+                        const std::filesystem::path& log, std::string_view hint = {});
+
+}  // namespace tidemark

@@ -1,0 +1,88 @@
+#include "core/process.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace tidemark {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string line_of(const ChildProcess::Options& options) {
+  auto child = ChildProcess::spawn(options);
+  EXPECT_TRUE(child) << child.error().message;
+  if (!child) return {};
+  auto line = child->read_line(std::chrono::steady_clock::now() + 10s);
+  EXPECT_TRUE(line) << line.error().message;
+  return line.value_or("");
+}
+
+TEST(Process, ANameIsFoundOnPathAndTheEnvironmentIsWhatTheOptionsSay) {
+  ::setenv("TIDEMARK_PROCESS_TEST", "ours", 1);
+  const std::string print = "printf '%s|%s' \"$TIDEMARK_PROCESS_TEST\" \"$TIDEMARK_PROCESS_SET\"; echo";
+  EXPECT_EQ(line_of({.program = "sh", .args = {"-c", print}, .inherit_env = true, .capture_stdout = true}), "ours|");
+  EXPECT_EQ(line_of({.program = "sh",
+                     .args = {"-c", print},
+                     .inherit_env = true,
+                     .set_env = {{"TIDEMARK_PROCESS_TEST", "replaced"}, {"TIDEMARK_PROCESS_SET", "set"}},
+                     .capture_stdout = true}),
+            "replaced|set");
+  // Scrubbed: only the names kept (PATH is not one, so sh is found by this process, not the child).
+  EXPECT_EQ(
+      line_of({.program = "sh", .args = {"-c", print}, .keep_env = {"TIDEMARK_PROCESS_SET"}, .capture_stdout = true}),
+      "|");
+  ::unsetenv("TIDEMARK_PROCESS_TEST");
+}
+
+TEST(Process, AProgramThatCannotStartIsAnErrorNamingIt) {
+  auto missing = ChildProcess::spawn({.program = "tidemark-no-such-program"});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, ErrorKind::Environment);
+  EXPECT_EQ(missing.error().message, "cannot start 'tidemark-no-such-program': not found");
+  // Found but not executable as a program: exec's own reason comes back.
+  const fs::path text = fs::temp_directory_path() / "tidemark-process-test-not-a-program";
+  std::ofstream(text) << "not a program\n";
+  fs::permissions(text, fs::perms::owner_all);
+  auto refused = ChildProcess::spawn({.program = text.string()});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "cannot start '" + text.string() + "': Exec format error");
+  fs::remove(text);
+}
+
+TEST(Process, AChildStillRunningWhenItsValueGoesIsKilledAndReaped) {
+  pid_t pid = 0;
+  {
+    auto child = ChildProcess::spawn({.program = "sleep", .args = {"600"}});
+    ASSERT_TRUE(child) << child.error().message;
+    pid = child->pid();
+    EXPECT_FALSE(child->wait_for(10ms));
+  }
+  EXPECT_EQ(::kill(pid, 0), -1);  // reaped: no such process
+}
+
+TEST(Process, RunToFileGivesTheExitCodeAndTheOutput) {
+  const fs::path log = fs::temp_directory_path() / "tidemark-process-test.log";
+  std::ofstream(log) << "old contents\n";
+  auto code = run_to_file({"sh", "-c", "echo out; echo err >&2; exit 7"}, {}, log);
+  ASSERT_TRUE(code) << code.error().message;
+  EXPECT_EQ(*code, 7);
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text, "out\nerr\n");
+  auto signalled = run_to_file({"sh", "-c", "kill -9 $$"}, {}, log);
+  ASSERT_TRUE(signalled);
+  EXPECT_EQ(*signalled, 128 + 9);
+  auto missing = run_to_file({"tidemark-no-such-tool"}, {}, log, " (install it)");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message, "cannot start 'tidemark-no-such-tool': not found (install it)");
+  fs::remove(log);
+}
+
+}  // namespace
+}  // namespace tidemark
