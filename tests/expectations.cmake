@@ -6,7 +6,7 @@ add_test(NAME Tidemark.Expectations.AnUnexpectedPassFailsTheRun
                  $<TARGET_FILE:tidemark> run --expectations ${expectations_data}/stale.txt --report ${PROJECT_BINARY_DIR}/reports/stale
                  ${PROJECT_SOURCE_DIR}/scenarios/portable/respecifies-with-no-draw-between-keep-live-buffers-bounded.yaml)
 add_test(NAME Tidemark.Expectations.ALineForAScenarioThatIsGoneIsALintProblem
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 1 "gone.txt:2:1: expected a scenario of the set, found 'portable/a-scenario-that-was-renamed', which no longer exists"
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 1 "gone.txt:2:1: expected a scenario or capture fixture of the set, found 'portable/a-scenario-that-was-renamed', which no longer exists"
                  $<TARGET_FILE:tidemark> lint ${PROJECT_SOURCE_DIR}/scenarios --expectations ${expectations_data}/gone.txt)
 add_test(NAME Tidemark.Expectations.ALineWithoutItsReasonIsBadInput
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 2 "no-reason.txt:2:[0-9]+: expected '# why', with the value measured, found no reason"

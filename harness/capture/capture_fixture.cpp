@@ -78,10 +78,12 @@ Result<std::vector<Control>> controls_of(yaml::Reader& read, const yaml::Value& 
       return yaml::error_at(item.where, "a control with one of fault (a layer fault) or build (a driver build)",
                             fault ? "both" : "neither");
     if (fault) {
-      TIDEMARK_TRY(text, read.text(*fault, "a fault of the layer: hold_frees, never_done or fail_allocation=N"));
+      TIDEMARK_TRY(
+          text, read.text(*fault, "a fault of the layer: hold_frees, never_done, shadow_copies or fail_allocation=N"));
       if (auto parsed = layer::parse_settings(text);
           !parsed || text.find(',') != std::string::npos || text.starts_with("completion"))
-        return yaml::error_at(fault->where, "one fault of the layer: hold_frees, never_done or fail_allocation=N",
+        return yaml::error_at(fault->where,
+                              "one fault of the layer: hold_frees, never_done, shadow_copies or fail_allocation=N",
                               yaml::quote(text));
       control.fault = text;
     } else {

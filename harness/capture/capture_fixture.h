@@ -40,8 +40,8 @@ inline constexpr std::string_view kReplayFails = "replay";
 // A control is a layer fault or a driver build (of the drivers files) on which the checks it names
 // must be red: a driver known to have the defect proves the check as well as a fault does.
 struct Control {
-  std::string fault;               // the layer's settings text: hold_frees, never_done, fail_allocation=N
-  std::string build;               // or a driver build's name: mesa-22.3.6
+  std::string fault;  // the layer's settings text: hold_frees, never_done, shadow_copies, fail_allocation=N
+  std::string build;  // or a driver build's name: mesa-22.3.6
   std::vector<std::string> fails;  // the checks (as written) it must make red, or "replay"
   SourceLocation where;
   std::string describe() const { return fault.empty() ? "build=" + build : "fault=" + fault; }

@@ -64,9 +64,9 @@ TEST_F(CaptureFile, WhatItNamesWrongIsAnErrorAtItsPlace) {
   EXPECT_NE(error(std::string(text).replace(text.find("app.trace"), 9, "gone.trace"))
                 .find("3:10: expected a capture file beside the fixture, found none at"),
             std::string::npos);
-  EXPECT_EQ(
-      error(std::string(text).replace(text.find("hold_frees"), 10, "completion=real")),
-      "7:12: expected one fault of the layer: hold_frees, never_done or fail_allocation=N, found 'completion=real'");
+  EXPECT_EQ(error(std::string(text).replace(text.find("hold_frees"), 10, "completion=real")),
+            "7:12: expected one fault of the layer: hold_frees, never_done, shadow_copies or fail_allocation=N, found "
+            "'completion=real'");
   EXPECT_EQ(error(std::string(text).replace(text.find("fails: [vkbufspk <= 16]"), 23, "fails: [vkbufspk <= 17]")),
             "8:13: expected a check of the fixture (vkbufspk <= 16; vksubmits > 0) or replay, found 'vkbufspk <= 17'");
   EXPECT_EQ(error("name: a\ngroup: b\ncapture: app.trace\n"),

@@ -90,9 +90,11 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   made.bounds = {fmt::format("vkbufspk <= {}", gauge("vkbufspk")), fmt::format("vkbytespk <= {}", gauge("vkbytespk")),
                  fmt::format("vkallocspk <= {}", gauge("vkallocspk"))};
   // Controls are what a fault measurably does to this replay: the checks it makes red, or the
-  // replay it makes fail. A driver that never frees, when the program destroys buffers; a driver
-  // that refuses the first allocation, when it allocates.
+  // replay it makes fail. A driver that keeps a copy of every buffer and allocation (the peaks);
+  // one that never frees, when the program destroys buffers; one that refuses the first
+  // allocation, when it allocates.
   std::vector<std::string> faults;
+  if (gauge("vkbufsmade") > 0 || gauge("vkallocsmade") > 0) faults.push_back("shadow_copies");
   if (gauge("vkbufsmade") > 0 && gauge("vkbufs") == 0) made.bounds.push_back("vkbufs == 0");
   if (gauge("vkbufsmade") > gauge("vkbufs")) faults.push_back("hold_frees");
   if (gauge("vkallocsmade") > 0 && gauge("vkrefused") == 0) {
@@ -116,7 +118,21 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
     if (!control.fails.empty()) controls.push_back(std::move(control));
   }
   fs::remove_all(scratch, ec);
+  // A refused allocation the replayer does not survive is the replay's check: `vkrefused == 0`
+  // could then never be red alone, so it is not kept. Any other bound no fault made red is
+  // left to the user, as a check nothing turns red proves nothing.
+  auto named = [&](const std::string& bound) {
+    return std::any_of(controls.begin(), controls.end(), [&](const Control& c) {
+      return std::find(c.fails.begin(), c.fails.end(), bound) != c.fails.end();
+    });
+  };
+  std::erase_if(made.bounds, [&](const std::string& bound) { return bound == "vkrefused == 0" && !named(bound); });
   TIDEMARK_CHECK(write_fixture(made.bounds, controls));
+  for (const auto& bound : made.bounds)
+    if (!named(bound))
+      return fail(ErrorKind::Environment,
+                  fmt::format("capture: no fault made `{}` red: {} is left for you to give it a control", bound,
+                              made.fixture.string()));
   TIDEMARK_TRY(fixture, load_capture_fixture(made.fixture));
   runner::RedOnceOptions proving;
   proving.run.report_dir = scratch;

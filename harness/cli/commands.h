@@ -184,7 +184,7 @@ struct ObserveArgs {
   std::vector<std::string> command;  // the program and its arguments
   std::string report;                // keep result.json, trace.pftrace and the layer's files here
   std::string expect;                // a YAML file of gauge bounds
-  std::vector<std::string> faults;   // hold_frees, never_done, fail_allocation=N
+  std::vector<std::string> faults;   // hold_frees, never_done, shadow_copies, fail_allocation=N
   std::string completion;            // deterministic (default) or real
   std::string only;                  // observe only the programs whose file name matches (fnmatch)
 };

@@ -77,26 +77,20 @@ int red_once_command(const RedOnceArgs& args) {
 // Every scenario has a control; every control's mutant is in the catalogue; every mutant in
 // the catalogue is killed by some scenario.
 int lint_command(const std::vector<std::string>& inputs, const std::string& expectations_file) {
-  auto split = capture::load_inputs(inputs);  // a capture fixture's checks and controls were checked as it loaded
-  if (!split) return report_error(split.error());
-  Result<std::vector<scenario::Scenario>> scenarios = std::vector<scenario::Scenario>{};
-  if (!split->scenarios.empty()) scenarios = load_all(split->scenarios);
-  if (!scenarios) return report_error(scenarios.error());
-  std::vector<runner::OtherSubject> captures;
-  for (auto& fixture : split->captures) {
-    const capture::CaptureSubject subject(std::move(fixture));
-    captures.push_back({.id = subject.id(), .backend = subject.backends().front(), .checks = subject.check_ids()});
-  }
+  auto loaded = load_subjects(inputs);
+  if (!loaded) return report_error(loaded.error());
   std::vector<runner::Expectation> expectations;
   if (!expectations_file.empty()) {  // every known failure names what still exists
-    auto loaded = runner::load_expectations(expectations_file);
-    if (!loaded) return report_error(loaded.error());
-    expectations = std::move(*loaded);
+    auto read = runner::load_expectations(expectations_file);
+    if (!read) return report_error(read.error());
+    expectations = std::move(*read);
   }
-  const auto problems = runner::lint(*scenarios, expectations_file.empty() ? nullptr : &expectations, captures);
+  const runner::Subjects& subjects = loaded->subjects;
+  const auto problems = runner::lint(subjects, expectations_file.empty() ? nullptr : &expectations);
   for (const auto& problem : problems) fmt::print("lint: {}\n", problem);
-  fmt::print("lint: {} scenarios{}, {} problems\n", scenarios->size(),
-             captures.empty() ? "" : fmt::format(" and {} capture fixtures", captures.size()), problems.size());
+  const auto captures = std::count_if(subjects.begin(), subjects.end(), [](const auto& s) { return !s->has_lanes(); });
+  fmt::print("lint: {} scenarios{}, {} problems\n", subjects.size() - captures,
+             captures == 0 ? "" : fmt::format(" and {} capture fixtures", captures), problems.size());
   return problems.empty() ? kGreen : kRed;
 }
 

@@ -73,7 +73,7 @@ CLI::App* add_reduce(CLI::App& app, ReduceArgs& args) {
         reduce->add_option("--knob", args.knobs, "the bug: a knob setting NAME=VALUE (repeatable)")
             ->allow_extra_args(false);
         reduce->add_option("--fault", args.fault,
-                           "a capture's bug: a layer fault (hold_frees, never_done, fail_allocation=N)");
+                           "a capture's bug: a layer fault (hold_frees, never_done, shadow_copies, fail_allocation=N)");
         reduce->add_option("--bug-build", args.bug_build,
                            "a capture's bug: the driver build on which the check is red");
         reduce->add_option("--fix-build", args.fix_build,

@@ -171,12 +171,14 @@ TEST(CompletionRule, SubmitsAreOrderedAcrossQueues) {
 }
 
 TEST(LayerSettings, ParseEveryNameAndRefuseAnythingElseWithWhatWasFound) {
-  auto settings = parse_settings("completion=real,hold_frees,never_done,fail_allocation=3");
+  auto settings = parse_settings("completion=real,hold_frees,never_done,shadow_copies,fail_allocation=3");
   ASSERT_TRUE(settings);
   EXPECT_EQ(settings->completion, static_cast<uint32_t>(TIDEMARK_COMPLETION_REAL));
   EXPECT_EQ(settings->hold_frees, 1u);
   EXPECT_EQ(settings->never_done, 1u);
+  EXPECT_EQ(settings->shadow_copies, 1u);
   EXPECT_EQ(settings->fail_allocation, 3u);
+  EXPECT_EQ(parse_settings("hold_frees")->shadow_copies, 0u);
   EXPECT_EQ(parse_settings("fail_allocation=0").error(),
             "expected fail_allocation=N with N a whole number from 1, found 'fail_allocation=0'");
   EXPECT_NE(parse_settings("hold").error().find("found 'hold'"), std::string::npos);

@@ -533,6 +533,29 @@ TEST(Layer, HoldFreesKeepsEveryDestroyAndFreeUntilTheDeviceGoes) {
   EXPECT_EQ(observed.attachment.gauges().buffers.peak, 5);
 }
 
+// A driver keeping a copy of each: every buffer and allocation counts twice while it lives, its
+// bytes too, and the copy goes with it (nothing is left when the program has freed everything).
+TEST(Layer, ShadowCopiesDoubleEveryBufferAndAllocationUntilTheyGo) {
+  Observed observed({.shadow_copies = 1});
+  Program p;
+  ASSERT_TRUE(p.up());
+  const TidemarkLayerGauges before = observed.attachment.gauges();
+  for (int i = 0; i < 3; ++i) p.destroy(p.bound_buffer(4096));
+  auto kept = p.bound_buffer(4096);
+  TidemarkLayerGauges g = observed.attachment.gauges();
+  EXPECT_EQ(g.buffers.live - before.buffers.live, 2);
+  EXPECT_EQ(g.buffers.peak - before.buffers.peak, 2);
+  EXPECT_EQ(g.buffers.total - before.buffers.total, 8);
+  EXPECT_EQ(g.memory.live - before.memory.live, 2);
+  EXPECT_EQ(g.memory.total - before.memory.total, 8);
+  EXPECT_GE(g.memory_bytes.live - before.memory_bytes.live, 2 * 4096);  // the buffer's memory and its copy
+  p.destroy(kept);
+  g = observed.attachment.gauges();
+  EXPECT_EQ(g.buffers.live, before.buffers.live);
+  EXPECT_EQ(g.memory.live, before.memory.live);
+  EXPECT_EQ(g.memory_bytes.live, before.memory_bytes.live);
+}
+
 TEST(Layer, FailAllocationRefusesTheNthAllocationOnly) {
   Observed observed({.fail_allocation = 2});
   Program p;

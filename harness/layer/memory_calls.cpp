@@ -1,6 +1,6 @@
 // The layer's intercepts of buffers, images and device memory: create, bind (with the bound
-// size), destroy, allocate, free; memory reported to the host at its first bind; hold_frees and
-// fail_allocation.
+// size), destroy, allocate, free; memory reported to the host at its first bind; hold_frees,
+// shadow_copies and fail_allocation.
 #include "layer/observer.h"
 
 namespace tidemark::layer {
@@ -54,15 +54,41 @@ bool held_back(DeviceState& device, decltype(Held::kind) kind, uint64_t handle,
   return true;
 }
 
+// Makes a handle with `make` and, under shadow_copies, its copy beside it (a driver's own, that
+// nothing binds and that goes when the original does); `count` counts each one made.
+template <class Handle, class Make, class Count>
+VkResult made_with_copy(VkDevice device, Handle* made, Make make, Count count) {
+  VkResult result = make(made);
+  if (result != VK_SUCCESS) return result;
+  Handle copy = VK_NULL_HANDLE;
+  if (next_state(device).settings.shadow_copies && make(&copy) != VK_SUCCESS) copy = VK_NULL_HANDLE;
+  with_device(device, [&](Observer&, DeviceState& d) {
+    for (Handle each : {*made, copy})
+      if (each != VK_NULL_HANDLE) count(d, each);
+    if (copy != VK_NULL_HANDLE) d.shadows[key(*made)] = key(copy);
+  });
+  return result;
+}
+
+// The original's copy, taken out of the table (0: none).
+uint64_t copy_taken(VkDevice device, uint64_t original) {
+  return with_device(device, [&](Observer&, DeviceState& d) -> uint64_t {
+    auto found = d.shadows.find(original);
+    if (found == d.shadows.end()) return 0;
+    const uint64_t copy = found->second;
+    d.shadows.erase(found);
+    return copy;
+  });
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice device, const VkBufferCreateInfo* info,
                                             const VkAllocationCallbacks* allocator, VkBuffer* buffer) {
-  VkResult result = next_of(device).CreateBuffer(device, info, allocator, buffer);
-  if (result == VK_SUCCESS)
-    with_device(device, [&](Observer&, DeviceState& d) {
-      d.buffers[key(*buffer)] = {info->size, buffer_type(info->usage), false};
-      add(d.gauges().buffers);
-    });
-  return result;
+  return made_with_copy(
+      device, buffer, [&](VkBuffer* out) { return next_of(device).CreateBuffer(device, info, allocator, out); },
+      [&](DeviceState& d, VkBuffer made) {
+        d.buffers[key(made)] = {info->size, buffer_type(info->usage), false};
+        add(d.gauges().buffers);
+      });
 }
 
 // The resource is gone: its count and the bytes bound for it.
@@ -91,6 +117,9 @@ bool passes_destroy(VkDevice device, decltype(Held::kind) kind, uint64_t handle,
 VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* allocator) {
   if (passes_destroy(device, Held::Buffer, key(buffer), allocator))
     next_of(device).DestroyBuffer(device, buffer, allocator);
+  if (const uint64_t copy = copy_taken(device, key(buffer));
+      copy != 0 && passes_destroy(device, Held::Buffer, copy, allocator))
+    next_of(device).DestroyBuffer(device, reinterpret_cast<VkBuffer>(copy), allocator);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateImage(VkDevice device, const VkImageCreateInfo* info,
@@ -121,23 +150,27 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAll
         return true;
       }))
     return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  VkResult result = next_of(device).AllocateMemory(device, info, allocator, memory);
-  if (result != VK_SUCCESS) return result;
-  with_device(device, [&](Observer&, DeviceState& d) {
-    d.memory[key(*memory)] = {info->allocationSize, MemoryType::Unknown, false};
-    add(d.gauges().memory);
-    add(d.gauges().memory_bytes, static_cast<int64_t>(info->allocationSize));
-  });
-  return result;
+  return made_with_copy(
+      device, memory, [&](VkDeviceMemory* out) { return next_of(device).AllocateMemory(device, info, allocator, out); },
+      [&](DeviceState& d, VkDeviceMemory made) {
+        d.memory[key(made)] = {info->allocationSize, MemoryType::Unknown, false};
+        add(d.gauges().memory);
+        add(d.gauges().memory_bytes, static_cast<int64_t>(info->allocationSize));
+      });
 }
 
 VKAPI_ATTR void VKAPI_CALL FreeMemory(VkDevice device, VkDeviceMemory memory, const VkAllocationCallbacks* allocator) {
-  bool held = with_device(device, [&](Observer& o, DeviceState& d) {
-    if (held_back(d, Held::Memory, key(memory), allocator)) return true;
-    memory_freed(o, d, key(memory));
-    return false;
-  });
-  if (!held) next_of(device).FreeMemory(device, memory, allocator);
+  auto free_one = [&](uint64_t handle) {
+    bool held = with_device(device, [&](Observer& o, DeviceState& d) {
+      if (held_back(d, Held::Memory, handle, allocator)) return true;
+      memory_freed(o, d, handle);
+      return false;
+    });
+    if (!held) next_of(device).FreeMemory(device, reinterpret_cast<VkDeviceMemory>(handle), allocator);
+  };
+  const uint64_t copy = copy_taken(device, key(memory));
+  free_one(key(memory));  // passed down as given, even when null
+  if (copy != 0) free_one(copy);
 }
 
 void bound(Observer& o, DeviceState& device, HandleMap<Resource>& table, uint64_t resource, VkDeviceMemory memory) {

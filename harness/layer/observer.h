@@ -160,6 +160,7 @@ struct DeviceState {
   HandleMap<Resource> buffers, images;
   HandleMap<int64_t> pool_sets, pool_commands;  // what a pool's reset or destroy frees
   std::vector<Held> held;                       // hold_frees
+  HandleMap<uint64_t> shadows;                  // shadow_copies: each buffer's and allocation's copy
   uint64_t allocations_tried = 0;
   int64_t reported_bytes = 0;
 

@@ -1,6 +1,6 @@
 // The layer's settings as text, for a process without a host (TIDEMARK_LAYER_SETTINGS, and
 // `tidemark observe --fault/--completion` checking them before it starts anything):
-// comma-separated "completion=deterministic|real", "hold_frees", "never_done",
+// comma-separated "completion=deterministic|real", "hold_frees", "never_done", "shadow_copies",
 // "fail_allocation=N". Header-only: both the layer and the CLI build it.
 #pragma once
 
@@ -30,6 +30,8 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
       settings.hold_frees = 1;
     else if (item == "never_done")
       settings.never_done = 1;
+    else if (item == "shadow_copies")
+      settings.shadow_copies = 1;
     else if (item == "completion=deterministic")
       settings.completion = TIDEMARK_COMPLETION_DETERMINISTIC;
     else if (item == "completion=real")
@@ -40,8 +42,8 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
       if (error != std::errc() || end != number.data() + number.size() || settings.fail_allocation == 0)
         return std::unexpected(found("expected fail_allocation=N with N a whole number from 1", item));
     } else if (!item.empty()) {
-      return std::unexpected(
-          found("expected completion=deterministic|real, hold_frees, never_done or fail_allocation=N", item));
+      return std::unexpected(found(
+          "expected completion=deterministic|real, hold_frees, never_done, shadow_copies or fail_allocation=N", item));
     }
   }
   return settings;

@@ -37,6 +37,8 @@ typedef struct TidemarkLayerSettings {
   uint32_t hold_frees;       // destroys and frees are held until the device goes: a driver that never reclaims
   uint32_t never_done;       // polls never show work done; only a blocking wait shows what it waited on
   uint64_t fail_allocation;  // N > 0: the device's Nth vkAllocateMemory returns VK_ERROR_OUT_OF_DEVICE_MEMORY
+  uint32_t shadow_copies;  // every buffer and allocation is made twice, the copy going with it: a driver keeping a copy
+                           // of each
 } TidemarkLayerSettings;
 
 typedef struct TidemarkLayerCount {

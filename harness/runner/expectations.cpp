@@ -168,49 +168,4 @@ void judge_against(const Expectation& expected, JudgedRun result) {
   }
 }
 
-Status check_expectations(const std::vector<Expectation>& expectations,
-                          const std::vector<scenario::Scenario>& scenarios, const api::BackendRegistry& backends,
-                          const std::vector<OtherSubject>& others) {
-  for (const auto& e : expectations) {
-    auto found = std::find_if(scenarios.begin(), scenarios.end(),
-                              [&](const scenario::Scenario& s) { return s.id() == e.scenario; });
-    auto other = std::find_if(others.begin(), others.end(), [&](const OtherSubject& o) { return o.id == e.scenario; });
-    if (found == scenarios.end() && other != others.end()) {
-      if (e.backend != other->backend)
-        return fail(ErrorKind::BadInput, fmt::format("{}: expected the backend {} replays on ({}), found {}",
-                                                     format_location(e.where), e.scenario, other->backend, e.backend));
-      for (const auto& check : e.checks)
-        if (std::find(other->checks.begin(), other->checks.end(), check) == other->checks.end())
-          return fail(ErrorKind::BadInput,
-                      fmt::format("{}: expected a check of {} ({}), found '{}'", format_location(e.where), e.scenario,
-                                  fmt::join(other->checks, ", "), check));
-      continue;
-    }
-    if (found == scenarios.end())
-      return fail(ErrorKind::BadInput, fmt::format("{}: expected a scenario of the set, found '{}', which no "
-                                                   "longer exists: remove the line",
-                                                   format_location(e.where), e.scenario));
-    const api::BackendEntry* entry = backends.find(e.backend);
-    if (!entry)
-      return fail(ErrorKind::BadInput,
-                  fmt::format("{}: expected a backend Tidemark has, found '{}'", format_location(e.where), e.backend));
-    auto listed = [&](const std::string& name) {
-      return std::find(found->backends.begin(), found->backends.end(), name) != found->backends.end();
-    };
-    if (!found->backends.empty() && !listed(e.backend) && !(!entry->stands_for.empty() && listed(entry->stands_for)))
-      return fail(ErrorKind::BadInput,
-                  fmt::format("{}: expected a backend {} lists ({}), found {}", format_location(e.where), e.scenario,
-                              fmt::join(found->backends, ", "), e.backend));
-    if (e.checks == std::vector<std::string>{std::string(kNotJudged)}) continue;
-    std::vector<std::string> ids;
-    for (const auto& id : found->checks()) ids.push_back(id.str());
-    for (const auto& check : e.checks)
-      if (std::find(ids.begin(), ids.end(), check) == ids.end())
-        return fail(ErrorKind::BadInput,
-                    fmt::format("{}: expected a check of {} ({}), found '{}'", format_location(e.where), e.scenario,
-                                fmt::join(ids, ", "), check));
-  }
-  return {};
-}
-
 }  // namespace tidemark::runner

@@ -69,17 +69,4 @@ struct JudgedRun {
 // unexpected pass; a not-judged run is an expected red when the line says `not-judged`.
 void judge_against(const Expectation& expected, JudgedRun run);
 
-// Lint: each line names a scenario of the set and checks it has (or `not-judged`), on a backend
-// of `backends` that the scenario lists or that stands in for one it lists (gl-native for gl).
-// A subject that is not a scenario (a capture fixture, capture/capture_fixture.h) as lint sees
-// it: its id, the backend it runs on and its check ids.
-struct OtherSubject {
-  std::string id;
-  std::string backend;
-  std::vector<std::string> checks;
-};
-Status check_expectations(const std::vector<Expectation>& expectations,
-                          const std::vector<scenario::Scenario>& scenarios, const api::BackendRegistry& backends,
-                          const std::vector<OtherSubject>& others = {});
-
 }  // namespace tidemark::runner

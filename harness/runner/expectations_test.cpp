@@ -1,4 +1,6 @@
 #include "runner/expectations.h"
+#include "runner/lint.h"
+#include "runner/runner.h"
 
 #include "session/builtin_backends.h"
 
@@ -15,6 +17,14 @@ namespace {
 test_support::ScratchFile written(const std::string& name, const std::string& text) { return {name, text}; }
 
 // A scenario reclaim/<name> on `backends`, with one gauge check and its control.
+// The scenario as the one subject of a set.
+Subjects set_of(scenario::Scenario scenario) {
+  Subjects subjects;
+  subjects.push_back(
+      std::make_unique<ScenarioSubject>(std::make_shared<const scenario::Scenario>(std::move(scenario))));
+  return subjects;
+}
+
 Result<scenario::Scenario> listing(const std::string& name, const std::string& backends) {
   return scenario::load_text("name: " + name + "\ngroup: reclaim\nbackends: [" + backends +
                                  "]\ntarget: {width: 8, height: 8}\nbuffers: [color]\nworkload:\n"
@@ -93,7 +103,7 @@ TEST(Expectations, LintTakesStandInsAndNotJudgedAndRefusesUnknownBackends) {
   auto check = [&](const std::string& line) -> std::string {
     auto loaded = load_expectations(written("lint.txt", line + "\n"));
     if (!loaded) return loaded.error().message;
-    auto checked = check_expectations(*loaded, {*scenario}, session::builtin_backends());
+    auto checked = check_expectations(*loaded, set_of(*scenario), session::builtin_backends());
     return checked ? "clean" : checked.error().message;
   };
   EXPECT_EQ(check("gl-native reclaim/bands gauge[0] # yours keeps them: wlivepk = 9"), "clean");
@@ -104,7 +114,7 @@ TEST(Expectations, LintTakesStandInsAndNotJudgedAndRefusesUnknownBackends) {
   ASSERT_TRUE(listed_only) << listed_only.error().message;
   auto loaded = load_expectations(written("unlisted.txt", "vulkan reclaim/kept gauge[0] # x\n"));
   ASSERT_TRUE(loaded);
-  auto checked = check_expectations(*loaded, {*listed_only}, session::builtin_backends());
+  auto checked = check_expectations(*loaded, set_of(*listed_only), session::builtin_backends());
   ASSERT_FALSE(checked);
   EXPECT_NE(checked.error().message.find("expected a backend reclaim/kept lists (gl), found vulkan"), std::string::npos)
       << checked.error().message;

@@ -1,7 +1,9 @@
 #include "runner/lint.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
 
 #include "core/mutants.h"
@@ -9,31 +11,54 @@
 
 namespace tidemark::runner {
 
-std::vector<std::string> lint(const std::vector<scenario::Scenario>& scenarios,
-                              const std::vector<Expectation>* expectations, const std::vector<OtherSubject>& others) {
+Status check_expectations(const std::vector<Expectation>& expectations, const Subjects& subjects,
+                          const api::BackendRegistry& backends) {
+  for (const auto& e : expectations) {
+    const std::string at = format_location(e.where);
+    auto found = std::find_if(subjects.begin(), subjects.end(), [&](const auto& s) { return s->id() == e.scenario; });
+    if (found == subjects.end())
+      return fail(ErrorKind::BadInput, fmt::format("{}: expected a scenario or capture fixture of the set, found "
+                                                   "'{}', which no longer exists: remove the line",
+                                                   at, e.scenario));
+    const Subject& subject = **found;
+    if (auto takes = subject.takes_backend(e.backend, backends); !takes)
+      return fail(ErrorKind::BadInput, fmt::format("{}: {}", at, takes.error().message));
+    if (e.checks == std::vector<std::string>{std::string(kNotJudged)}) continue;
+    const std::vector<std::string> ids = subject.check_ids();
+    for (const auto& check : e.checks)
+      if (std::find(ids.begin(), ids.end(), check) == ids.end())
+        return fail(ErrorKind::BadInput, fmt::format("{}: expected a check of {} ({}), found '{}'", at, e.scenario,
+                                                     fmt::join(ids, ", "), check));
+  }
+  return {};
+}
+
+std::vector<std::string> lint(const Subjects& subjects, const std::vector<Expectation>* expectations) {
   std::vector<std::string> problems;
   if (expectations)
-    if (auto ok = check_expectations(*expectations, scenarios, session::builtin_backends(), others); !ok)
+    if (auto ok = check_expectations(*expectations, subjects, session::builtin_backends()); !ok)
       problems.push_back(ok.error().message);
   std::set<std::string> used;
-  for (const auto& scenario : scenarios) {
-    std::string where = format_location({scenario.file.string(), 1, 1});
-    if (scenario.controls.empty())
+  for (const auto& subject : subjects) {
+    const std::string where = format_location({subject->file().string(), 1, 1});
+    const std::vector<SubjectControl> controls = subject->controls();
+    if (controls.empty())
       problems.push_back(fmt::format("{}: expected at least one control (controls:), found none", where));
-    std::set<scenario::CheckId> named;
-    for (const auto& control : scenario.controls) named.insert(control.fails.begin(), control.fails.end());
-    for (const auto& check : scenario.checks())
+    std::set<std::string> named;
+    for (const auto& control : controls) named.insert(control.fails.begin(), control.fails.end());
+    for (const auto& check : subject->check_ids())
       if (!named.contains(check))
         problems.push_back(
             fmt::format("{}: expected a control naming `{}` under fails: (a check nothing turns red "
                         "proves nothing), found none",
-                        where, scenario.check_text(check)));
-    for (const auto& control : scenario.controls) {
-      if (control.mutant.empty()) continue;
-      used.insert(control.mutant);
-      if (!find_mutant(control.mutant))
+                        where, subject->check_text(check)));
+    for (const auto& control : controls) {
+      const std::string& mutant = control.variant.mutant;
+      if (mutant.empty()) continue;
+      used.insert(mutant);
+      if (!find_mutant(mutant))
         problems.push_back(fmt::format("{}: expected a mutant from the catalogue, found '{}'",
-                                       format_location(control.where), control.mutant));
+                                       format_location(control.where), mutant));
     }
   }
   for (const auto& mutant : mutant_catalogue())

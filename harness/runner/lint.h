@@ -1,19 +1,23 @@
-// `tidemark lint`: what a scenario set must be before its greens prove anything.
+// `tidemark lint`: what a set of subjects must be before its greens prove anything.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "api/registry.h"
 #include "runner/expectations.h"
-#include "scenario/scenario.h"
+#include "runner/subject.h"
 
 namespace tidemark::runner {
 
-// Every scenario has a control and every check is named by one; every control's mutant is in the
+// Each expectations line names a subject of the set and checks it has (or `not-judged`), on a
+// backend the subject takes (Subject::takes_backend).
+Status check_expectations(const std::vector<Expectation>& expectations, const Subjects& subjects,
+                          const api::BackendRegistry& backends);
+
+// Every subject has a control and every check is named by one; every control's mutant is in the
 // catalogue and every mutant in the catalogue is used; every known failure names what exists.
 // One line a problem (none: clean).
-std::vector<std::string> lint(const std::vector<scenario::Scenario>& scenarios,
-                              const std::vector<Expectation>* expectations = nullptr,
-                              const std::vector<OtherSubject>& others = {});
+std::vector<std::string> lint(const Subjects& subjects, const std::vector<Expectation>* expectations = nullptr);
 
 }  // namespace tidemark::runner

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/mutants.h"
+#include "runner/runner.h"
 
 namespace tidemark::runner {
 namespace {
@@ -22,18 +23,27 @@ scenario::Scenario lint_me(const std::string& controls) {
   return *loaded;
 }
 
+// The scenario as the one subject of a set.
+Subjects lone_subject(scenario::Scenario scenario) {
+  Subjects subjects;
+  subjects.push_back(
+      std::make_unique<ScenarioSubject>(std::make_shared<const scenario::Scenario>(std::move(scenario))));
+  return subjects;
+}
+
 bool has_problem(const std::vector<std::string>& problems, const std::string& part) {
   return std::any_of(problems.begin(), problems.end(), [&](const std::string& p) { return p.find(part) != p.npos; });
 }
 
 TEST(Lint, ACheckNoControlNamesAndAnUnusedMutantAreProblems) {
-  auto problems = lint({lint_me("controls:\n  - knobs: {wire_deferred_mb: 0}\n    fails: [\"pixels[0]\"]\n")});
+  auto problems =
+      lint(lone_subject(lint_me("controls:\n  - knobs: {wire_deferred_mb: 0}\n    fails: [\"pixels[0]\"]\n")));
   EXPECT_TRUE(has_problem(problems, "expected a control naming `wbufs >= 0` under fails:"));
   EXPECT_FALSE(has_problem(problems, "naming `pixels[0]`"));
   // With the mutants compiled out (the release build) the catalogue is empty: nothing to leave unused.
   EXPECT_EQ(has_problem(problems, "is in the catalogue but no scenario's control uses it"),
             !mutant_catalogue().empty());
-  EXPECT_TRUE(has_problem(lint({lint_me("")}), "expected at least one control (controls:), found none"));
+  EXPECT_TRUE(has_problem(lint(lone_subject(lint_me(""))), "expected at least one control (controls:), found none"));
 }
 
 }  // namespace

@@ -291,6 +291,22 @@ std::vector<std::string> ScenarioSubject::check_ids() const {
   return ids;
 }
 
+std::string ScenarioSubject::check_text(const std::string& id) const {
+  for (const auto& check : scenario_->checks())
+    if (check.str() == id) return scenario_->check_text(check);
+  return id;
+}
+
+Status ScenarioSubject::takes_backend(const std::string& backend, const api::BackendRegistry& backends) const {
+  const api::BackendEntry* entry = backends.find(backend);
+  if (!entry) return fail(ErrorKind::BadInput, fmt::format("expected a backend Tidemark has, found '{}'", backend));
+  const auto& listed = scenario_->backends;
+  auto lists = [&](const std::string& name) { return std::find(listed.begin(), listed.end(), name) != listed.end(); };
+  if (listed.empty() || lists(backend) || (!entry->stands_for.empty() && lists(entry->stands_for))) return {};
+  return fail(ErrorKind::BadInput,
+              fmt::format("expected a backend {} lists ({}), found {}", id(), fmt::join(listed, ", "), backend));
+}
+
 std::vector<SubjectControl> ScenarioSubject::controls() const {
   std::vector<SubjectControl> controls;
   for (const auto& control : scenario_->controls) {

@@ -41,6 +41,10 @@ class ScenarioSubject final : public Subject {
   std::vector<std::string> backends() const override;
   std::string test_name(Lane lane, const std::string& backend) const override;
   std::vector<std::string> check_ids() const override;
+  std::string check_text(const std::string& id) const override;
+  // A backend Tidemark has, that the scenario lists or that stands in for one it lists (gl-native
+  // for gl); any when it lists none.
+  Status takes_backend(const std::string& backend, const api::BackendRegistry& backends) const override;
   std::vector<SubjectControl> controls() const override;
   std::vector<std::string> test_labels(Lane lane) const override;
   std::string red_once_test_name() const override;

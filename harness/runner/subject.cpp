@@ -84,6 +84,13 @@ Result<report::RunRecord> run(const Subject& subject, const RunOptions& options)
   return record;
 }
 
+Status Subject::takes_backend(const std::string& backend, const api::BackendRegistry&) const {
+  const std::vector<std::string> own = backends();
+  if (std::find(own.begin(), own.end(), backend) != own.end()) return {};
+  return fail(ErrorKind::BadInput,
+              fmt::format("expected the backend {} runs on ({}), found {}", id(), fmt::join(own, ", "), backend));
+}
+
 Status check_options(const Subject& subject, const RunOptions& options) {
   report::RunRecord unused;
   auto prepared = subject.prepare(options, unused);

@@ -109,8 +109,12 @@ class Subject {
   virtual std::vector<std::string> backends() const = 0;
   // Its test name in `lane` on `backend`: Magma.<Lane>.<Group>.<name>[@backend], Capture.<Group>.<name>.
   virtual std::string test_name(Lane lane, const std::string& backend) const = 0;
-  // Its check ids, in order, as expectations lines and controls name them.
+  // Its check ids, in order, as expectations lines and controls name them, and what the file
+  // wrote for one (a gauge check's expression), for messages.
   virtual std::vector<std::string> check_ids() const = 0;
+  virtual std::string check_text(const std::string& id) const { return id; }
+  // Whether a run on `backend` (an expectations line's) can judge it: else why not.
+  virtual Status takes_backend(const std::string& backend, const api::BackendRegistry& backends) const;
   virtual std::vector<SubjectControl> controls() const = 0;
   // How CTest names and labels it (runner/ctest_registrations.h): its run test's labels in `lane`
   // (a subject in no lane: any), its red-once test's name and labels, and whether it is long (a
