@@ -31,3 +31,19 @@ printf garbage > $0/foreign.tdrec; \
 $3 2 'expected a Tidemark recording' $1 replay $0/foreign.tdrec"
                  ${PROJECT_BINARY_DIR}/replay-cut $<TARGET_FILE:tidemark> ${budget_scenario} ${expect_exit})
 set_tests_properties(Tidemark.Replay.ACutOrForeignRecordingIsRefusedWhereItBreaks PROPERTIES LABELS "replay;cli")
+# A recording is a subject: run in a lane it is green when every reply is as recorded and red,
+# naming the first divergence, when a mutant changes one; parity replays it in every lane with one
+# digest; the recorded session cannot be changed under it.
+if(TIDEMARK_MUTANTS)
+  add_test(NAME Tidemark.Replay.ARecordingIsASubjectGreenAsRecordedAndRedWhereAMutantChangesAReply
+           COMMAND bash -c "set -e; rm -rf $0; $1 run $2 --record $0/aba.tdrec --report $0/record; \
+$3 0 '^GREEN Replay.Spawn.aba ' $1 run $0/aba.tdrec --lane spawn --report $0/green; \
+$3 1 'failed replay `every reply as recorded`: record #24 \\(reply to record #23 \\(read_pixels\\)\\): recorded pixel hash' \
+$1 run $0/aba.tdrec --mutant memo.no_destroy_epoch --report $0/red; \
+$3 0 '1 of 1 scenarios give one digest in every lane' $1 parity $0/aba.tdrec --report $0/parity; \
+$3 2 'expected a recording.s run with no knobs \\(it replays the recorded session\\), found --knob' \
+$1 run $0/aba.tdrec --knob retire_lag=1 --report $0/knob"
+                   ${PROJECT_BINARY_DIR}/replay-subject $<TARGET_FILE:tidemark> ${aba_fixture} ${expect_exit})
+  set_tests_properties(Tidemark.Replay.ARecordingIsASubjectGreenAsRecordedAndRedWhereAMutantChangesAReply
+                       PROPERTIES LABELS "replay;cli")
+endif()

@@ -26,6 +26,7 @@ class CaptureSubject final : public runner::Subject {
   const CaptureFixture& fixture() const { return fixture_; }
 
   std::string id() const override { return fixture_.id(); }
+  std::string_view kind() const override { return "capture fixture"; }
   std::string group() const override { return fixture_.group; }
   const std::filesystem::path& file() const override { return fixture_.file; }
   Result<std::string> content_hash() const override;

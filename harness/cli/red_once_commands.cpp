@@ -88,9 +88,19 @@ int lint_command(const std::vector<std::string>& inputs, const std::string& expe
   const runner::Subjects& subjects = loaded->subjects;
   const auto problems = runner::lint(subjects, expectations_file.empty() ? nullptr : &expectations);
   for (const auto& problem : problems) fmt::print("lint: {}\n", problem);
-  const auto captures = std::count_if(subjects.begin(), subjects.end(), [](const auto& s) { return !s->has_lanes(); });
-  fmt::print("lint: {} scenarios{}, {} problems\n", subjects.size() - captures,
-             captures == 0 ? "" : fmt::format(" and {} capture fixtures", captures), problems.size());
+  // "48 scenarios and 2 capture fixtures", kinds in the order they came.
+  std::vector<std::pair<std::string_view, size_t>> kinds;
+  for (const auto& subject : subjects) {
+    auto kind = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == subject->kind(); });
+    if (kind == kinds.end())
+      kinds.emplace_back(subject->kind(), 1);
+    else
+      ++kind->second;
+  }
+  std::vector<std::string> counts;
+  for (const auto& [kind, count] : kinds) counts.push_back(fmt::format("{} {}{}", count, kind, count == 1 ? "" : "s"));
+  fmt::print("lint: {}, {} problems\n", counts.empty() ? "0 scenarios" : fmt::format("{}", fmt::join(counts, " and ")),
+             problems.size());
   return problems.empty() ? kGreen : kRed;
 }
 

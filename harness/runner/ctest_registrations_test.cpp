@@ -27,6 +27,7 @@ Subjects two_backend_subjects() {
 class ReplaySubject final : public Subject {
  public:
   std::string id() const override { return "acme-driver/respecify"; }
+  std::string_view kind() const override { return "capture fixture"; }
   std::string group() const override { return "acme-driver"; }
   const std::filesystem::path& file() const override { return file_; }
   Result<std::string> content_hash() const override { return std::string(); }

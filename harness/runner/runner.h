@@ -33,6 +33,7 @@ class ScenarioSubject final : public Subject {
   const scenario::Scenario& scenario() const { return *scenario_; }
 
   std::string id() const override;
+  std::string_view kind() const override { return "scenario"; }
   std::string group() const override;
   const std::filesystem::path& file() const override;
   Result<std::string> content_hash() const override;

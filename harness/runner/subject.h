@@ -94,7 +94,8 @@ class SubjectRun {
 class Subject {
  public:
   virtual ~Subject() = default;
-  virtual std::string id() const = 0;  // group/name
+  virtual std::string id() const = 0;         // group/name
+  virtual std::string_view kind() const = 0;  // what messages call it: "scenario", "capture fixture", "recording"
   virtual std::string group() const = 0;
   virtual const std::filesystem::path& file() const = 0;
   // What the subject is when it runs, hashed (XXH3): `rebase` refuses a report made of another.

@@ -7,18 +7,30 @@
 #include "report/json_fields.h"
 #include "runner/build_runs.h"
 #include "wire/posix.h"
+#include "runner/recording_subject.h"
 #include "runner/runner.h"
 #include "runner/selection.h"
 
 namespace tidemark::subjects {
 
-Result<Loaded> load_subjects(const std::vector<std::string>& paths, const std::string& shard,
+Result<Loaded> load_subjects(const std::vector<std::string>& given, const std::string& shard,
                              const std::string& durations) {
-  TIDEMARK_TRY(split, capture::load_inputs(paths));
-  if (!split.captures.empty() && !shard.empty())
-    return fail(ErrorKind::BadInput,
-                "--shard: expected scenarios only, found capture fixtures (they are not sharded: give them apart)");
+  // A recording is named by its own path (a folder's .tdrec files are runs' leftovers, not subjects).
+  std::vector<std::string> paths;
   Loaded loaded;
+  for (const auto& path : given) {
+    if (!path.ends_with(".tdrec")) {
+      paths.push_back(path);
+      continue;
+    }
+    TIDEMARK_TRY(recording, runner::RecordingSubject::load(path));
+    loaded.subjects.push_back(std::move(recording));
+  }
+  TIDEMARK_TRY(split, capture::load_inputs(paths));
+  if ((!split.captures.empty() || !loaded.subjects.empty()) && !shard.empty())
+    return fail(ErrorKind::BadInput,
+                "--shard: expected scenarios only, found capture fixtures or recordings (they "
+                "are not sharded: give them apart)");
   if (!split.scenarios.empty()) {
     TIDEMARK_TRY(scenarios, runner::load_scenarios(split.scenarios));
     loaded.scenarios_before_shard = scenarios.size();

@@ -1,0 +1,136 @@
+#include "runner/recording_subject.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "core/digest.h"
+#include "drivers/driver_builds.h"
+#include "lanes/replay.h"
+#include "session/builtin_backends.h"
+#include "wire/codec.h"
+#include "wire/messages.h"
+#include "wire/recording.h"
+
+namespace tidemark::runner {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class RecordingRun final : public SubjectRun {
+ public:
+  RecordingRun(const RecordingSubject& subject, const RunOptions& options)
+      : subject_(subject), mutant_(options.variant.mutant), lane_(options.column.lane) {
+    // The replay is the session: nothing of it is recorded again. In-process lanes open it from
+    // the built-in backends unless the caller gave others, as a scenario's run does.
+    lane_.record.clear();
+    lane_.record_name.clear();
+    if (!lane_.backends) lane_.backends = &session::builtin_backends();
+  }
+
+  fs::path folder() const override {
+    return fs::path(lane_name(lane_.lane)) / subject_.group() / subject_.file().stem();
+  }
+
+  Result<std::string> once(const fs::path& dir) override {
+    lanes::LaneOptions lane = lane_;
+    if (!dir.empty() && lane.server_log.empty()) lane.server_log = (dir / "server.log").string();
+    auto replayed = lanes::replay(subject_.file(), lane, /*compare=*/true, mutant_);
+    // A recording that cannot be read, or a machine without what the lane needs, is not a red.
+    if (!replayed && replayed.error().kind != ErrorKind::Fatal) return std::unexpected(replayed.error());
+    last_ = std::move(replayed);
+    return last_ ? last_->digest : std::string();
+  }
+
+  Result<Reading> read(const std::vector<std::string>&, report::RunRecord& record) override {
+    if (!last_) return Reading{.stopped = report::Verdict::CouldNotRun, .why = last_.error().message};
+    record.checks.push_back({.id = std::string(RecordingSubject::kRepliesCheck),
+                             .kind = "replay",
+                             .check = "every reply as recorded",
+                             .passed = !last_->divergence,
+                             .detail = last_->divergence.value_or(""),
+                             .where = subject_.file().string(),
+                             .artifacts = {}});
+    return Reading{};
+  }
+
+  Status keep(const fs::path& dir, const report::RunRecord&) override {
+    if (!last_) return {};
+    return write_file_atomically(dir / "replay.txt",
+                                 fmt::format("{} records, {} requests ({} buffer_data), {:.3f} s\n", last_->records,
+                                             last_->requests, last_->respecifies, last_->seconds));
+  }
+
+ private:
+  const RecordingSubject& subject_;
+  std::string mutant_;
+  lanes::LaneOptions lane_;
+  Result<lanes::ReplayReport> last_ = fail(ErrorKind::Fatal, "not replayed");
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RecordingSubject>> RecordingSubject::load(const fs::path& file) {
+  TIDEMARK_TRY(reader, wire::RecordingReader::open(file));
+  wire::Record first;
+  TIDEMARK_TRY(any, reader.next(first));
+  auto hello = any && first.direction == wire::Direction::Request && first.frame.op == wire::Opcode::Hello
+                   ? wire::decode<wire::Hello>(first.frame)
+                   : Result<wire::Hello>(fail(ErrorKind::BadInput, "no hello"));
+  if (!hello)
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a recording that starts with the session's hello, "
+                                                 "found {}",
+                                                 file.string(), hello.error().message));
+  return std::unique_ptr<RecordingSubject>(
+      new RecordingSubject(file, file.stem().string(), std::move(hello->config.backend)));
+}
+
+Result<std::string> RecordingSubject::content_hash() const {
+  std::ifstream in(file_, std::ios::binary);
+  if (!in) return fail(ErrorKind::Io, fmt::format("{}: cannot read the recording", file_.string()));
+  StreamHash hash;
+  std::vector<char> chunk(1 << 16);
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0)
+    hash.add(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
+  return hash.hex();
+}
+
+std::string RecordingSubject::test_name(Lane lane, const std::string&) const {
+  return fmt::format("Replay.{}.{}", lane_title(lane), name_);
+}
+
+std::vector<std::string> RecordingSubject::test_labels(Lane lane) const {
+  return {"replay", fmt::format("integration-magma-{}", lane_name(lane))};
+}
+
+Result<std::unique_ptr<SubjectRun>> RecordingSubject::prepare(const RunOptions& options,
+                                                              report::RunRecord& record) const {
+  // The replay sends the recorded session: only a mutant can be swapped in.
+  auto refuse = [&](std::string_view what, const std::string& found) {
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected a recording's run with no {} (it replays the recorded session), found {}",
+                            file_.string(), what, found));
+  };
+  if (!options.column.backend.empty() && options.column.backend != backend_)
+    return refuse("other backend", fmt::format("--backend {} (recorded on {})", options.column.backend, backend_));
+  if (!options.variant.knobs.empty()) return refuse("knobs", "--knob");
+  if (!options.variant.fault.empty()) return refuse("layer fault", options.variant.fault);
+  if (!options.column.build.empty()) {
+    // As a scenario's: the session's driver is loaded into this process.
+    TIDEMARK_TRY(active, drivers::active_build());
+    if (!active || active->name != options.column.build)
+      return fail(ErrorKind::BadInput, fmt::format("{}: expected a run on this process's driver build ({}), found "
+                                                   "build {}",
+                                                   id(), active ? active->name : "none", options.column.build));
+  }
+  const std::string suffix = column_suffix(backend_, backend_, options.column.build);
+  record.test = test_name(options.column.lane.lane, backend_) + suffix;
+  record.subject = id() + suffix;
+  record.file = file_.string();
+  record.backend = options.column.build.empty() ? backend_ : backend_ + "@" + options.column.build;
+  record.mutant = options.variant.mutant;
+  return std::unique_ptr<SubjectRun>(std::make_unique<RecordingRun>(*this, options));
+}
+
+}  // namespace tidemark::runner
