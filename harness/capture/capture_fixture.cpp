@@ -1,5 +1,7 @@
 #include "capture/capture_fixture.h"
 
+#include "drivers/driver_builds.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -88,6 +90,9 @@ Result<std::vector<Control>> controls_of(yaml::Reader& read, const yaml::Value& 
       control.fault = text;
     } else {
       TIDEMARK_TRY(text, read.text(*build, "a driver build's name, as the drivers file names it"));
+      if (!drivers::valid_build_name(text))
+        return yaml::error_at(build->where, "a driver build's name of lower-case letters, digits and '.-+_'",
+                              yaml::quote(text));
       control.build = text;
     }
     TIDEMARK_TRY(fails, fields.required("fails"));

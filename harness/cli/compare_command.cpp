@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "cli/commands.h"
+#include "drivers/driver_builds.h"
 #include "layer/link.h"
 #include "report/baseline.h"
 #include "report/summary.h"
@@ -52,6 +53,9 @@ int compare_command(const CompareArgs& args) {
     const auto on_build = runner::backend_on_build(column);
     if (auto known = session::builtin_backends().lookup(on_build ? on_build->backend : column); !known)
       return report_error({ErrorKind::BadInput, "--backend: " + known.error().message});
+    if (on_build)
+      if (auto named = drivers::check_named_build(drivers_files(), on_build->build, "--backend " + column); !named)
+        return report_error(named.error());
   }
   auto lane = parse_lane_option(args.lane);
   if (!lane) return report_error(lane.error());

@@ -100,6 +100,10 @@ int main(int argc, char** argv) {
   // `run --backend gl@NAME` is `--driver NAME run --backend gl`: one process is one build.
   for (LaneArgs* lane : {&args.run.lane, &args.replay.lane})
     if (auto column = runner::backend_on_build(lane->backend)) {
+      if (column->backend.empty() || column->build.empty())
+        return report_error({ErrorKind::BadInput, fmt::format("--backend: expected BACKEND or BACKEND@BUILD, found "
+                                                              "'{}'",
+                                                              lane->backend)});
       if (!driver.empty() && driver != column->build)
         return report_error({ErrorKind::BadInput, fmt::format("--backend {}: expected the build --driver names ({}), "
                                                               "found {}",

@@ -6,6 +6,7 @@
 
 #include "capture/capture_reduce.h"
 #include "cli/commands.h"
+#include "drivers/driver_builds.h"
 #include "layer/link.h"
 
 namespace tidemark::cli {
@@ -22,6 +23,10 @@ int reduce_capture_command(const ReduceArgs& args) {
         {ErrorKind::BadInput, fmt::format("reduce: expected one bug for a capture, --fault or --bug-build, "
                                           "found {}",
                                           args.fault.empty() ? "neither" : "both")});
+  for (const auto& [build, option] : {std::pair{args.bug_build, "--bug-build"}, {args.fix_build, "--fix-build"}})
+    if (!build.empty())
+      if (auto named = drivers::check_named_build(drivers_files(), build, option); !named)
+        return report_error(named.error());
   auto fixture = capture::load_capture_fixture(args.input);
   if (!fixture) return report_error(fixture.error());
   const std::string name = args.name.empty() ? fixture->name + "-reduced" : args.name;

@@ -258,7 +258,7 @@ Status enter(const DriverBuilds& builds, const DriverBuild& build, char** argv) 
 
 }  // namespace
 
-Result<fs::path> file_naming(const std::vector<fs::path>& files, std::string_view name) {
+Result<fs::path> file_naming(const std::vector<fs::path>& files, std::string_view name, std::string_view option) {
   std::vector<std::string> paths, names;
   for (const auto& file : files) {
     TIDEMARK_TRY(builds, load_driver_builds(file));
@@ -266,8 +266,20 @@ Result<fs::path> file_naming(const std::vector<fs::path>& files, std::string_vie
     paths.push_back(file.string());
     for (const auto& each : builds.builds) names.push_back(each.name);
   }
-  return fail(ErrorKind::BadInput, fmt::format("--driver: expected a build of {} ({}), found '{}'",
+  return fail(ErrorKind::BadInput, fmt::format("{}: expected a build of {} ({}), found '{}'", option,
                                                fmt::join(paths, ", "), fmt::join(names, ", "), name));
+}
+
+bool valid_build_name(std::string_view name) { return valid_name(name); }
+
+Status check_named_build(const std::vector<fs::path>& files, std::string_view name, std::string_view option) {
+  if (!valid_name(name))
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a build name of lower-case letters, digits and '.-+_' "
+                                                 "(such as mesa-25.0.7), found '{}'",
+                                                 option, name));
+  TIDEMARK_TRY(file, file_naming(files, name, option));
+  (void)file;
+  return {};
 }
 
 Result<NamedBuild> find_build(const std::vector<fs::path>& files, std::string_view name) {

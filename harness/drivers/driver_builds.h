@@ -75,9 +75,19 @@ struct NamedBuild {
 };
 Result<NamedBuild> find_build(const std::vector<std::filesystem::path>& files, std::string_view name);
 
-// The first of the drivers files `files` that names build `name` (absolute); none: bad input
-// naming every build they have.
-Result<std::filesystem::path> file_naming(const std::vector<std::filesystem::path>& files, std::string_view name);
+// The first of the drivers files `files` that names build `name` (absolute); none: bad input,
+// after `option`, naming every build they have.
+Result<std::filesystem::path> file_naming(const std::vector<std::filesystem::path>& files, std::string_view name,
+                                          std::string_view option = "--driver");
+
+// Whether `name` is a build name: lower-case letters, digits and '.-+_', from a letter or digit
+// (never a path: no separator, no leading dot).
+bool valid_build_name(std::string_view name);
+
+// A build a command names (BACKEND@BUILD, --bug-build): a build name that the drivers files
+// have, or bad input after `option`, before the command has created anything.
+Status check_named_build(const std::vector<std::filesystem::path>& files, std::string_view name,
+                         std::string_view option);
 
 // Makes this process the build `name` of the first of the drivers files `files` that names it:
 // unless it already is (TIDEMARK_DRIVER and TIDEMARK_DRIVERS_FILE say so), re-executes this

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/files.h"
+#include "drivers/driver_builds.h"
 #include "core/gauges.h"
 #include "runner/build_runs.h"
 #include "report/baseline.h"
@@ -62,7 +63,7 @@ Result<std::vector<Expectation>> parse_expectations(std::string_view text, const
     if (auto column = backend_on_build(e.backend)) {
       e.backend = column->backend;
       e.build = column->build;
-      if (e.backend.empty() || e.build.empty())
+      if (e.backend.empty() || e.build.empty() || !drivers::valid_build_name(e.build))
         return at(file, number, words[0].second, "BACKEND or BACKEND@BUILD", fmt::format("'{}'", words[0].first));
     }
     for (size_t k = 3; k < words.size(); ++k) {
