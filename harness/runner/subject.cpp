@@ -1,5 +1,8 @@
 #include "runner/subject.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <chrono>
 
