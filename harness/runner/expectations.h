@@ -25,7 +25,6 @@
 #include <functional>
 #include <optional>
 
-#include "api/registry.h"
 #include "report/run_record.h"
 #include "core/error.h"
 #include "scenario/scenario.h"

@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-
 #include "core/digest.h"
-#include "drivers/driver_builds.h"
+#include "core/files.h"
 #include "lanes/replay.h"
 #include "session/builtin_backends.h"
 #include "wire/codec.h"
@@ -87,12 +85,13 @@ Result<std::unique_ptr<RecordingSubject>> RecordingSubject::load(const fs::path&
 }
 
 Result<std::string> RecordingSubject::content_hash() const {
-  std::ifstream in(file_, std::ios::binary);
-  if (!in) return fail(ErrorKind::Io, fmt::format("{}: cannot read the recording", file_.string()));
+  // A long run's recording is hundreds of MiB: hashed a piece at a time, never held whole.
+  TIDEMARK_TRY(file, SequentialFile::open(file_, "recording"));
   StreamHash hash;
-  std::vector<char> chunk(1 << 16);
-  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0)
-    hash.add(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
+  for (uint64_t at = 0; at < file.size(); at += SequentialFile::kPiece) {
+    TIDEMARK_TRY(piece, file.read(at, SequentialFile::kPiece));
+    hash.add(piece);
+  }
   return hash.hex();
 }
 
@@ -116,14 +115,7 @@ Result<std::unique_ptr<SubjectRun>> RecordingSubject::prepare(const RunOptions& 
     return refuse("other backend", fmt::format("--backend {} (recorded on {})", options.column.backend, backend_));
   if (!options.variant.knobs.empty()) return refuse("knobs", "--knob");
   if (!options.variant.fault.empty()) return refuse("layer fault", options.variant.fault);
-  if (!options.column.build.empty()) {
-    // As a scenario's: the session's driver is loaded into this process.
-    TIDEMARK_TRY(active, drivers::active_build());
-    if (!active || active->name != options.column.build)
-      return fail(ErrorKind::BadInput, fmt::format("{}: expected a run on this process's driver build ({}), found "
-                                                   "build {}",
-                                                   id(), active ? active->name : "none", options.column.build));
-  }
+  TIDEMARK_CHECK(check_build_is_this_process(*this, options.column.build));
   const std::string suffix = column_suffix(backend_, backend_, options.column.build);
   record.test = test_name(options.column.lane.lane, backend_) + suffix;
   record.subject = id() + suffix;

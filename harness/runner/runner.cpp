@@ -142,17 +142,24 @@ Result<std::map<std::string, int64_t>> effective_knobs(const Scenario& scenario,
   return resolve_knobs({&written, &overrides}, "--knob");
 }
 
+namespace {
+
+// Whether the scenario can be judged on backend `name` (`entry` its registry entry, if any): it
+// lists none, lists it, or lists what it stands in for (gl-native for gl).
+bool scenario_takes(const Scenario& scenario, const api::BackendEntry* entry, const std::string& name) {
+  const auto& listed = scenario.backends;
+  auto lists = [&](const std::string& each) { return std::find(listed.begin(), listed.end(), each) != listed.end(); };
+  return listed.empty() || lists(name) || (entry && !entry->stands_for.empty() && lists(entry->stands_for));
+}
+
+}  // namespace
+
 // The backend a run uses: the command line's, else the scenario's first. One the scenario does
 // not list, and that stands in for none it lists, cannot judge it.
 Result<std::string> backend_for(const Scenario& scenario, const std::string& chosen,
                                 const api::BackendRegistry& registry) {
   if (chosen.empty()) return default_backend(scenario);
-  auto listed = [&](std::string_view name) {
-    return std::find(scenario.backends.begin(), scenario.backends.end(), name) != scenario.backends.end();
-  };
-  const api::BackendEntry* entry = registry.find(chosen);
-  if (!scenario.backends.empty() && !listed(chosen) &&
-      !(entry && !entry->stands_for.empty() && listed(entry->stands_for)))
+  if (!scenario_takes(scenario, registry.find(chosen), chosen))
     return fail(ErrorKind::BadInput,
                 fmt::format("{}: expected a backend the scenario lists ({}), found --backend {}",
                             format_location(scenario.backends_where), fmt::join(scenario.backends, ", "), chosen));
@@ -300,11 +307,9 @@ std::string ScenarioSubject::check_text(const std::string& id) const {
 Status ScenarioSubject::takes_backend(const std::string& backend, const api::BackendRegistry& backends) const {
   const api::BackendEntry* entry = backends.find(backend);
   if (!entry) return fail(ErrorKind::BadInput, fmt::format("expected a backend Tidemark has, found '{}'", backend));
-  const auto& listed = scenario_->backends;
-  auto lists = [&](const std::string& name) { return std::find(listed.begin(), listed.end(), name) != listed.end(); };
-  if (listed.empty() || lists(backend) || (!entry->stands_for.empty() && lists(entry->stands_for))) return {};
-  return fail(ErrorKind::BadInput,
-              fmt::format("expected a backend {} lists ({}), found {}", id(), fmt::join(listed, ", "), backend));
+  if (scenario_takes(*scenario_, entry, backend)) return {};
+  return fail(ErrorKind::BadInput, fmt::format("expected a backend {} lists ({}), found {}", id(),
+                                               fmt::join(scenario_->backends, ", "), backend));
 }
 
 std::vector<SubjectControl> ScenarioSubject::controls() const {
@@ -337,16 +342,7 @@ bool ScenarioSubject::is_long() const { return is_soak(*scenario_); }
 Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& options,
                                                              report::RunRecord& record) const {
   const Scenario& scenario = *scenario_;
-  if (!options.column.build.empty()) {
-    // A session's driver is loaded into this process: a build is this process's, or reached by a
-    // process of its own (runner/build_runs.h).
-    TIDEMARK_TRY(active, drivers::active_build());
-    if (!active || active->name != options.column.build)
-      return fail(ErrorKind::BadInput,
-                  fmt::format("{}: expected a run on this process's driver build ({}), found "
-                              "build {} (reached by a process of its own)",
-                              scenario.id(), active ? active->name : "none", options.column.build));
-  }
+  TIDEMARK_CHECK(check_build_is_this_process(*this, options.column.build));
   if (!options.variant.fault.empty())
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a mutant or knobs, found the layer fault '{}' (a "
                                                  "capture's)",

@@ -94,6 +94,15 @@ Status Subject::takes_backend(const std::string& backend, const api::BackendRegi
               fmt::format("expected the backend {} runs on ({}), found {}", id(), fmt::join(own, ", "), backend));
 }
 
+Status check_build_is_this_process(const Subject& subject, const std::string& build) {
+  if (build.empty()) return {};
+  TIDEMARK_TRY(active, drivers::active_build());
+  if (active && active->name == build) return {};
+  return fail(ErrorKind::BadInput, fmt::format("{}: expected a run on this process's driver build ({}), found "
+                                               "build {} (reached by a process of its own)",
+                                               subject.id(), active ? active->name : "none", build));
+}
+
 Status check_options(const Subject& subject, const RunOptions& options) {
   report::RunRecord unused;
   auto prepared = subject.prepare(options, unused);

@@ -153,6 +153,10 @@ Status check_options(const Subject& subject, const RunOptions& options);
 Result<report::RunRecord> not_judged(const Subject& subject, const RunOptions& options, const std::string& backend,
                                      const Error& why);
 
+// A subject whose session's driver is loaded into this process (a scenario, a recording) runs on
+// a column's build only in a process running that build (runner/build_runs.h reaches one).
+Status check_build_is_this_process(const Subject& subject, const std::string& build);
+
 // The ids of a record's checks that failed, each once, in order.
 std::vector<std::string> failed_checks(const report::RunRecord& record);
 
