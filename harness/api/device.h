@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <tuple>
 #include <string>
@@ -64,6 +65,13 @@ class Device {
   // The driver as it names itself (a real driver's version and renderer, and the build it was
   // held to); empty for a device that is its own model. A run keeps it as its `driver`.
   virtual std::string driver() const { return {}; }
+  // What the driver beneath reports of itself, for a driver build's identity
+  // (drivers/driver_builds.h): a field the device cannot read is absent.
+  struct Identity {
+    std::optional<std::string> gl_version, gl_renderer;
+    std::optional<std::string> vulkan_driver;  // "NAME INFO (DEVICE)"; "": the layer could not tell
+  };
+  virtual Identity identity() const { return {}; }
 
   // A pipelined device (the wire's client) may return OK from a call without a value and
   // report its failure from a later call, at most kMaxPipelinedCalls calls later, with

@@ -46,6 +46,10 @@ struct BackendEntry {
   // A backend it may stand in for: a scenario that lists that one may be run on this one
   // (a user's own GL driver in Zink's place), judged by the gauges it gives.
   std::string stands_for;
+  // True: its device runs the whole driver a driver build names (GL and the Vulkan beneath) and
+  // reads every identity field itself; false: the build is read by the registry's
+  // identity_probe beside it, and by the device where it runs on the build's Vulkan driver.
+  bool whole_driver = false;
   bool gives(GaugeKind kind) const;
   std::string gauge_kinds() const;  // "device, reclaim-model"
 };
@@ -57,6 +61,11 @@ class BackendRegistry {
   // The entry, or a bad-input error naming the known backends.
   Result<const BackendEntry*> lookup(std::string_view name) const;
   const std::vector<BackendEntry>& entries() const { return entries_; }
+
+  // Reads the driver this process's environment names (a driver build's), from a GL context and
+  // a Vulkan device of its own that are gone when it returns: a build's identity is checked
+  // whole where a backend is not the whole driver. Null: none registered.
+  std::function<Result<Device::Identity>()> identity_probe;
 
  private:
   std::vector<BackendEntry> entries_;

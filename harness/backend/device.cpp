@@ -180,6 +180,10 @@ Status Device::pick_cpu_device() {
         ErrorKind::Environment,
         fmt::format("{} supports Vulkan {}.{}, Tidemark needs 1.3 (dynamic rendering)", properties_.deviceName,
                     VK_API_VERSION_MAJOR(properties_.apiVersion), VK_API_VERSION_MINOR(properties_.apiVersion)));
+  VkPhysicalDeviceDriverProperties driver{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceProperties2 both{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &driver};
+  vkGetPhysicalDeviceProperties2(physical_, &both);
+  driver_text_ = fmt::format("{} {} ({})", driver.driverName, driver.driverInfo, properties_.deviceName);
   return {};
 }
 

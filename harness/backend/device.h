@@ -40,6 +40,8 @@ class Device {
   VkQueue queue() const { return queue_; }
   uint32_t queue_family() const { return queue_family_; }
   const VkPhysicalDeviceProperties& properties() const { return properties_; }
+  // The driver as identities name it: "driverName driverInfo (deviceName)".
+  const std::string& driver_text() const { return driver_text_; }
   // An allocation of `size` bytes of the memory type that is host visible and coherent, as
   // lavapipe's only type is: what every buffer and the render target live in.
   Result<vk::Memory> allocate_host_memory(VkDeviceSize size) const;
@@ -60,6 +62,7 @@ class Device {
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkPhysicalDeviceProperties properties_{};
+  std::string driver_text_;
   DevicePtr device_;
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;

@@ -64,6 +64,7 @@ struct Config {
 
 class VulkanBackend final : public api::Device {
  public:
+  Identity identity() const override { return {.vulkan_driver = device_->driver_text()}; }
   VulkanBackend(const Config& config, api::DeviceEvents& events, std::unique_ptr<backend::Device> device)
       : config_(config),
         events_(events),

@@ -146,7 +146,11 @@ class GlBackend final : public api::Device {
 
   Status initialize();
   std::string driver() const override { return driver_; }
-  void name_driver(std::string driver) { driver_ = std::move(driver); }
+  Identity identity() const override { return identity_; }
+  void name_driver(std::string driver, Identity identity) {
+    driver_ = std::move(driver);
+    identity_ = std::move(identity);
+  }
 
   Result<api::BufferId> create_buffer() override {
     records_.push_back({new_buffer(), 0});
@@ -193,6 +197,7 @@ class GlBackend final : public api::Device {
   std::vector<GlSync> fences_;
   int64_t presents_ = 0;
   std::string driver_;
+  Identity identity_;
 };
 
 Status GlBackend::initialize() {
@@ -377,18 +382,14 @@ Result<std::unique_ptr<api::Device>> create_gl_device(GlDriver driver, const api
                               "would all read 0; name an EGL vendor whose driver runs on Vulkan",
                               driver_name(driver), renderer));
   }
-  // A run on a named driver build (tidemark --driver) holds the driver to the build's identity
-  // before the first step: what it reports, and which libraries this process really mapped.
-  const std::string vulkan = context.vulkan_driver ? context.vulkan_driver() : std::string();
+  // What it reports, for the session to hold a named driver build to (session/session.cpp).
+  // llvmpipe runs on no Vulkan device: its Vulkan driver is a field it cannot read.
+  std::optional<std::string> vulkan;
+  if (driver != GlDriver::Llvmpipe) vulkan = context.vulkan_driver ? context.vulkan_driver() : std::string();
   TIDEMARK_TRY(build, drivers::active_build());
-  if (build && driver != GlDriver::Llvmpipe) {
-    TIDEMARK_CHECK(drivers::check_identity(
-        *build,
-        {.gl_version = version, .gl_renderer = renderer, .vulkan_driver = vulkan, .mapped = drivers::mapped_files()}));
-    if (context.log) context.log(fmt::format("gl: driver build '{}' as named", build->name));
-  }
   backend->name_driver(fmt::format("{}{} on {}{}", build ? fmt::format("{}: ", build->name) : "", version, renderer,
-                                   vulkan.empty() ? "" : "; Vulkan: " + vulkan));
+                                   vulkan && !vulkan->empty() ? "; Vulkan: " + *vulkan : ""),
+                       {.gl_version = version, .gl_renderer = renderer, .vulkan_driver = vulkan});
   if (context.log) context.log("driver: " + backend->driver());
   return backend;
 }
@@ -404,7 +405,8 @@ void add_gl_backends(api::BackendRegistry& registry) {
                 .gauges = {GaugeKind::Device},
                 .make = factory(GlDriver::Zink),
                 .reports_itself = false,
-                .needs_layer = true});
+                .needs_layer = true,
+                .whole_driver = true});
   registry.add({.name = "gl-llvmpipe",
                 .summary = "OpenGL ES on Mesa's llvmpipe, no Vulkan beneath: the control for pixels",
                 .gauges = {},
@@ -419,7 +421,14 @@ void add_gl_backends(api::BackendRegistry& registry) {
                 .make = factory(GlDriver::Native),
                 .reports_itself = false,
                 .needs_layer = true,
-                .stands_for = "gl"});
+                .stands_for = "gl",
+                .whole_driver = true});
+}
+
+Result<api::Device::Identity> read_gl_strings() {
+  std::vector<std::string> notes;
+  TIDEMARK_TRY(egl, EglContext::open(GlDriver::Zink, false, notes));
+  return api::Device::Identity{.gl_version = egl.version(), .gl_renderer = egl.renderer(), .vulkan_driver = {}};
 }
 
 }  // namespace tidemark::backend_gl

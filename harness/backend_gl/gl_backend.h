@@ -21,4 +21,8 @@ Result<std::unique_ptr<api::Device>> create_gl_device(GlDriver driver, const api
 // environment's own EGL vendor).
 void add_gl_backends(api::BackendRegistry& registry);
 
+// GL_VERSION and GL_RENDERER of Zink as this process's environment gives it, from a context of
+// its own (EGL surfaceless, no layer) that is gone when this returns.
+Result<api::Device::Identity> read_gl_strings();
+
 }  // namespace tidemark::backend_gl

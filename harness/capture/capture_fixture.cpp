@@ -1,13 +1,14 @@
 #include "capture/capture_fixture.h"
 
-#include "drivers/driver_builds.h"
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
+#include <fstream>
 
 #include "core/files.h"
+#include "drivers/driver_builds.h"
 #include "layer/settings.h"
 #include "scenario/yaml_reader.h"
 
@@ -109,6 +110,25 @@ Result<std::vector<Control>> controls_of(yaml::Reader& read, const yaml::Value& 
   return controls;
 }
 
+// A capture must be one its replayer reads: apitrace's files start with the compression they
+// use ("at" for snappy, the gzip magic for the older ones), GFXReconstruct's with "GFXR". Bytes
+// that are neither would replay no call and hold every upper bound.
+Status check_capture_format(const CaptureFixture& fixture, const SourceLocation& where) {
+  std::ifstream in(fixture.capture, std::ios::binary);
+  std::array<char, 4> head{};
+  in.read(head.data(), head.size());
+  const std::string_view start(head.data(), static_cast<size_t>(in.gcount()));
+  const bool readable = fixture.kind == CaptureKind::Apitrace ? start.starts_with("at") || start.starts_with("\x1f\x8b")
+                                                              : start == "GFXR";
+  if (readable) return {};
+  std::string shown;
+  for (unsigned char c : start) shown += fmt::format("{:02x}", c);
+  return yaml::error_at(where,
+                        fixture.kind == CaptureKind::Apitrace ? "an apitrace capture (starting 'at' or gzip's 1f8b)"
+                                                              : "a GFXReconstruct capture (starting 'GFXR')",
+                        fmt::format("{} starting {}", fixture.capture.string(), shown.empty() ? "empty" : shown));
+}
+
 }  // namespace
 
 Result<CaptureFixture> load_capture_fixture(const fs::path& file) {
@@ -144,6 +164,7 @@ Result<CaptureFixture> load_capture_fixture(const fs::path& file) {
   if (!fs::is_regular_file(fixture.capture, ec))
     return yaml::error_at(capture.where, "a capture file beside the fixture",
                           fmt::format("none at {}", fixture.capture.string()));
+  TIDEMARK_CHECK(check_capture_format(fixture, capture.where));
   TIDEMARK_TRY(bounds, scenario::read_gauge_bounds(read, source, top, start));
   fixture.bounds = std::move(bounds);
   if (auto controls = top.optional("controls")) {

@@ -16,7 +16,7 @@ class CaptureFile : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::path(::testing::TempDir()) / ("capture-" + std::to_string(::getpid()));
     fs::create_directories(dir_);
-    std::ofstream(dir_ / "app.trace") << "not read by the loader";
+    std::ofstream(dir_ / "app.trace") << "at: the loader reads no more than the snappy magic";
   }
   void TearDown() override { fs::remove_all(dir_); }
   Result<CaptureFixture> load(const std::string& text) {
@@ -64,6 +64,15 @@ TEST_F(CaptureFile, WhatItNamesWrongIsAnErrorAtItsPlace) {
   EXPECT_NE(error(std::string(text).replace(text.find("app.trace"), 9, "gone.trace"))
                 .find("3:10: expected a capture file beside the fixture, found none at"),
             std::string::npos);
+  // Bytes no replayer reads (a truncated download, a file of another kind) would replay nothing.
+  std::ofstream(dir_ / "noise.trace") << "\x93\x11random";
+  EXPECT_EQ(error(std::string(text).replace(text.find("app.trace"), 9, "noise.trace")),
+            "3:10: expected an apitrace capture (starting 'at' or gzip's 1f8b), found " +
+                (dir_ / "noise.trace").string() + " starting 93117261");
+  std::ofstream(dir_ / "empty.gfxr");
+  EXPECT_EQ(error(std::string(text).replace(text.find("app.trace"), 9, "empty.gfxr")),
+            "3:10: expected a GFXReconstruct capture (starting 'GFXR'), found " + (dir_ / "empty.gfxr").string() +
+                " starting empty");
   EXPECT_EQ(error(std::string(text).replace(text.find("hold_frees"), 10, "completion=real")),
             "7:12: expected one fault of the layer: hold_frees, never_done, shadow_copies or fail_allocation=N, found "
             "'completion=real'");

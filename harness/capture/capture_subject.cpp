@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <chrono>
-#include <regex>
+#include <fstream>
+#include <map>
+#include <mutex>
 #include <set>
 
 #include "core/digest.h"
 #include "core/files.h"
+#include "core/process.h"
 #include "drivers/driver_builds.h"
 #include "observe/observe.h"
 #include "check/run_checks.h"
@@ -54,23 +57,53 @@ std::vector<std::string> replay_command(const Replayer& replayer, const drivers:
   return command;
 }
 
-// A replay on a driver build must have run on it: each Vulkan device's driver, as the layer read
-// it, held to the build's vulkan_driver pattern. The replayer is not Tidemark, so nothing else
-// checks it: a build whose files point elsewhere would replay on the system's driver and name
-// the build.
+// A replay on a driver build is held to the build's identity in two halves, as the replayer is
+// not Tidemark and GL strings can be read only inside a context. The build's environment is
+// checked whole by a Tidemark process of its own (`tidemark --driver BUILD doctor --backend gl`,
+// whose gl backend reads every field), once per build in this process; then each replay
+// process that made a Vulkan device is held to the Vulkan half as the layer read it there: its
+// driver and the libraries it mapped.
+Status check_build_environment(const drivers::DriverBuild& build, const fs::path& log) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, Status> checked;
+  const std::lock_guard lock(mutex);
+  const auto key = std::make_pair(build.where.file, build.name);
+  if (auto found = checked.find(key); found != checked.end()) return found->second;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const std::vector<std::string> command = {self.string(), "--drivers", build.where.file, "--driver",
+                                            build.name,    "doctor",    "--backend",      "gl"};
+  TIDEMARK_TRY(code, run_to_file(command, {}, log));
+  Status status;
+  if (code != 0) {
+    std::ifstream in(log);
+    std::string said;
+    for (std::string line; std::getline(in, line);)
+      if (line.find("backend gl") != std::string::npos) said = line;
+    status = fail(
+        ErrorKind::Environment,
+        fmt::format("capture: driver build '{}' is not the build it names: `tidemark --driver {} doctor "
+                    "--backend gl` exited {} ({}; all it said is in {})",
+                    build.name, build.name, code, said.empty() ? "no finding for backend gl" : said, log.string()));
+  }
+  checked.emplace(key, status);
+  return status;
+}
+
 Status check_replay_driver(const observe::Observation& observation, const drivers::DriverBuild& build) {
-  if (!build.identity.vulkan_driver) return {};
-  const std::regex pattern(*build.identity.vulkan_driver);
+  drivers::DriverBuild vulkan_half = build;
+  vulkan_half.identity.gl_version.reset();
+  vulkan_half.identity.gl_renderer.reset();
   for (const auto& process : observation.processes) {
     if (process.kind != observe::ProcessKind::Vulkan || !process.reported) continue;
     for (const auto& driver : process.drivers)
-      if (driver.empty() || !std::regex_search(driver, pattern))
-        return fail(
-            ErrorKind::Environment,
-            fmt::format("capture: the replay on {} (pid {}) ran on the Vulkan driver {}, expected one matching "
-                        "'{}'",
-                        build.name, process.pid, driver.empty() ? "the layer could not tell" : "'" + driver + "'",
-                        *build.identity.vulkan_driver));
+      TIDEMARK_CHECK(drivers::check_identity(
+          vulkan_half, {.reader = fmt::format("the replay's process {} ({})", process.pid, process.executable),
+                        .gl_version = {},
+                        .gl_renderer = {},
+                        .vulkan_driver = driver,
+                        .mapped = process.libraries,
+                        .loaded_whole_driver = false}));
   }
   return {};
 }
@@ -93,6 +126,7 @@ class CaptureRun final : public runner::SubjectRun {
   Result<std::string> once(const fs::path& dir) override {
     // A replay always has a folder: the layer's files land there, under a scratch folder when the run keeps none.
     if (dir.empty()) return fail(ErrorKind::BadInput, fixture_.id() + ": a capture's replay needs a report folder");
+    if (build_) TIDEMARK_CHECK(check_build_environment(*build_, dir / "build-check.log"));
     const fs::path observed = dir / "observed";
     std::error_code ec;
     fs::remove_all(observed, ec);
@@ -139,6 +173,14 @@ class CaptureRun final : public runner::SubjectRun {
       return runner::Reading{
           .stopped = report::Verdict::NotJudged,
           .why = fmt::format("the replay ({}) made no Vulkan device under the layer: its gauges would all read 0",
+                             replayer_)};
+    // A device that made nothing replayed nothing: every upper bound would hold of it.
+    const ObservedGauges& whole = last_->whole_observed;
+    if (whole.vkbufsmade == 0 && whole.vkimagespk == 0 && whole.vksubmits == 0)
+      return runner::Reading{
+          .stopped = report::Verdict::NotJudged,
+          .why = fmt::format("the replay ({}) made a Vulkan device but no buffer, image or submit through it: it "
+                             "replayed nothing its bounds could judge",
                              replayer_)};
     return runner::Reading{};
   }

@@ -322,33 +322,26 @@ Result<std::optional<DriverBuild>> active_build() {
   return active;
 }
 
-std::vector<fs::path> mapped_files() {
-  std::ifstream maps("/proc/self/maps");
-  std::set<std::string> seen;
-  std::vector<fs::path> files;
-  for (std::string line; std::getline(maps, line);) {
-    const size_t slash = line.find('/');
-    if (slash == std::string::npos) continue;
-    std::string path = line.substr(slash);
-    if (path.ends_with(" (deleted)")) path.resize(path.size() - 10);
-    if (seen.insert(path).second) files.emplace_back(path);
-  }
-  return files;
-}
-
 Status check_identity(const DriverBuild& build, const Reported& reported) {
   std::vector<std::string> expected, found;
   bool same = true;
-  auto text = [&](const std::optional<std::string>& pattern, const std::string& value, const char* what) {
-    if (!pattern) return;
-    const bool matches = std::regex_search(value, std::regex(*pattern, std::regex::ECMAScript));
+  auto text = [&](const std::optional<std::string>& pattern, const std::optional<std::string>& value,
+                  std::string_view field, std::string_view what) -> Status {
+    if (!pattern) return {};
+    if (!value)
+      return fail(ErrorKind::Environment,
+                  fmt::format("driver build '{}' ({}): names {} ({}), which {} cannot read: refused rather than "
+                              "left unchecked",
+                              build.name, format_location(build.where), field, what, reported.reader));
+    const bool matches = std::regex_search(*value, std::regex(*pattern, std::regex::ECMAScript));
     same = same && matches;
     expected.push_back(fmt::format("{} matching '{}'", what, *pattern));
-    found.push_back(fmt::format("{} '{}'", what, value));
+    found.push_back(fmt::format("{} '{}'", what, *value));
+    return {};
   };
-  text(build.identity.gl_version, reported.gl_version, "GL_VERSION");
-  text(build.identity.gl_renderer, reported.gl_renderer, "GL_RENDERER");
-  text(build.identity.vulkan_driver, reported.vulkan_driver, "the Vulkan driver");
+  TIDEMARK_CHECK(text(build.identity.gl_version, reported.gl_version, "gl_version", "GL_VERSION"));
+  TIDEMARK_CHECK(text(build.identity.gl_renderer, reported.gl_renderer, "gl_renderer", "GL_RENDERER"));
+  TIDEMARK_CHECK(text(build.identity.vulkan_driver, reported.vulkan_driver, "vulkan_driver", "the Vulkan driver"));
   for (const auto& library : build.identity.mapped) {
     std::vector<std::string> from;
     bool right = false;
@@ -364,6 +357,8 @@ Status check_identity(const DriverBuild& build, const Reported& reported) {
                             [&](const fs::path& folder) { return under(file, fs::weakly_canonical(folder)); });
       right = right || inside;
     }
+    // A process that loaded only part of the driver (a Vulkan program) is held to the libraries it mapped.
+    if (from.empty() && !reported.loaded_whole_driver) continue;
     same = same && right && from.size() == 1;
     std::string folders;
     for (const auto& path : build.library_path) folders += (folders.empty() ? "" : " or ") + path.string();
@@ -378,10 +373,11 @@ Status check_identity(const DriverBuild& build, const Reported& reported) {
     for (const auto& part : parts) out += (out.empty() ? "" : ", ") + part;
     return out;
   };
-  return fail(ErrorKind::Environment,
-              fmt::format("driver build '{}' ({}): expected {}; found {}: this is not the build the run names "
-                          "(a library path leaking in, or an ICD or vendor file of another build)",
-                          build.name, format_location(build.where), joined(expected), joined(found)));
+  return fail(
+      ErrorKind::Environment,
+      fmt::format("driver build '{}' ({}): expected {}; found {} (read by {}): this is not the build the run names "
+                  "(a library path leaking in, or an ICD or vendor file of another build)",
+                  build.name, format_location(build.where), joined(expected), joined(found), reported.reader));
 }
 
 }  // namespace tidemark::drivers

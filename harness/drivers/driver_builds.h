@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/mapped_files.h"
 
 namespace tidemark::drivers {
 
@@ -98,16 +99,21 @@ Status run_under(const std::vector<std::filesystem::path>& files, std::string_vi
 // The build this process runs under (TIDEMARK_DRIVER and TIDEMARK_DRIVERS_FILE), if any.
 Result<std::optional<DriverBuild>> active_build();
 
+// What one process of a run read of the driver it runs on. A field it could not read is absent:
+// check_identity refuses a build that names it, so a field is never skipped unread (a run whose
+// device is not the whole driver has the rest read by probe_identity()).
 struct Reported {
-  std::string gl_version, gl_renderer;
-  std::string vulkan_driver;                  // empty: no layer beneath, or it could not say
-  std::vector<std::filesystem::path> mapped;  // every file this process has mapped
+  std::string reader;  // who read it, for messages: "the vulkan backend", "the replay (pid 12)"
+  std::optional<std::string> gl_version, gl_renderer;
+  std::optional<std::string> vulkan_driver;   // "" : the layer beneath could not tell
+  std::vector<std::filesystem::path> mapped;  // every file the process had mapped
+  // True: the process loaded the whole driver (GL and Vulkan), so every library the identity
+  // names must be among `mapped`; false: those it mapped must come from the build's folders.
+  bool loaded_whole_driver = true;
 };
 
-// The files mapped into this process now (/proc/self/maps), each once.
-std::vector<std::filesystem::path> mapped_files();
-
-// Whether `reported` is `build`: an Environment error naming both identities when not.
+// Whether `reported` is `build`: an Environment error naming both identities when not, or
+// naming the field `reported` lacks (the reader cannot check it: refused, never skipped).
 Status check_identity(const DriverBuild& build, const Reported& reported);
 
 }  // namespace tidemark::drivers

@@ -181,6 +181,44 @@ TEST_F(DriversFile, TheIdentityHoldsOnlyForTheBuildNamed) {
   EXPECT_NE(unmapped.error().message.find("libvulkan_lvp.so not mapped"), std::string::npos);
 }
 
+// Check that a field the reader cannot read is refused, never skipped, and that a process that
+// loaded only part of the driver is held to the libraries it mapped.
+TEST_F(DriversFile, AFieldNotReadIsRefusedAndAPartOfTheDriverIsHeldToWhatItMapped) {
+  auto builds = load(kTwoBuilds);
+  ASSERT_TRUE(builds);
+  DriverBuild newer = *builds->find("mesa-25.0.7");
+  newer.identity.vulkan_driver = "^llvmpipe Mesa 25\\.0\\.7";
+  const fs::path lib = dir_ / "root/lib";
+  Reported replay{.reader = "the replay's process 12 (gfxrecon-replay)",
+                  .gl_version = {},
+                  .gl_renderer = {},
+                  .vulkan_driver = "llvmpipe Mesa 25.0.7 (LLVM 15.0.6) (llvmpipe)",
+                  .mapped = {lib / "libvulkan_lvp.so"},
+                  .loaded_whole_driver = false};
+  auto unread = check_identity(newer, replay);
+  ASSERT_FALSE(unread);
+  EXPECT_EQ(unread.error().kind, ErrorKind::Environment);
+  EXPECT_NE(unread.error().message.find("names gl_version (GL_VERSION), which the replay's process 12 "
+                                        "(gfxrecon-replay) cannot read: refused rather than left unchecked"),
+            std::string::npos)
+      << unread.error().message;
+
+  DriverBuild vulkan_half = newer;
+  vulkan_half.identity.gl_version.reset();
+  vulkan_half.identity.gl_renderer.reset();
+  EXPECT_TRUE(check_identity(vulkan_half, replay));  // libEGL_mesa is not in a Vulkan program
+  Reported system_lavapipe = replay;
+  system_lavapipe.mapped = {"/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"};
+  auto elsewhere = check_identity(vulkan_half, system_lavapipe);
+  ASSERT_FALSE(elsewhere);
+  EXPECT_NE(elsewhere.error().message.find("libvulkan_lvp.so from /usr/lib/x86_64-linux-gnu (read by the replay's"),
+            std::string::npos)
+      << elsewhere.error().message;
+  Reported whole = replay;
+  whole.loaded_whole_driver = true;  // a GL program must have mapped libEGL_mesa too
+  EXPECT_FALSE(check_identity(vulkan_half, whole));
+}
+
 // Check that this process's own mappings are read (the C library is always among them).
 TEST(MappedFiles, IncludeTheCLibrary) {
   const auto files = mapped_files();

@@ -30,6 +30,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/mapped_files.h"
 #include "core/memory_type.h"
 #include "layer/biased_mutex.h"
 #include "layer/completion.h"
@@ -284,7 +285,9 @@ class Observer {
   // the lock): a program that never destroys its device (eglretrace) still gets its counts.
   void write_report() {
     if (report_dir.empty() || !observing) return;
-    LayerReport report{static_cast<uint32_t>(::getpid()), finished, finished_sum};
+    LayerReport report{static_cast<uint32_t>(::getpid()), finished, finished_sum, {}};
+    for (const auto& file : mapped_files())
+      if (file.filename().string().find(".so") != std::string::npos) report.libraries.push_back(file.string());
     for (const auto& [dispatch, device] : devices) {
       report.devices.push_back({device->number, false, device->gauges(), device->driver});
       sum_into(report.all, device->gauges());

@@ -149,6 +149,8 @@ struct LayerReport {
   uint32_t pid = 0;
   std::vector<Device> devices;
   TidemarkLayerGauges all{};
+  // The shared libraries the process had mapped (core/mapped_files.h): which build's driver it ran.
+  std::vector<std::string> libraries;
 };
 
 inline nlohmann::json to_json(const LayerReport::Device& device) {
@@ -162,8 +164,11 @@ inline nlohmann::json to_json(const LayerReport::Device& device) {
 inline nlohmann::json to_json(const LayerReport& report) {
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& device : report.devices) devices.push_back(to_json(device));
-  return {
-      {"layer", TIDEMARK_LAYER_NAME}, {"pid", report.pid}, {"devices", devices}, {"all", gauges_to_json(report.all)}};
+  return {{"layer", TIDEMARK_LAYER_NAME},
+          {"pid", report.pid},
+          {"devices", devices},
+          {"all", gauges_to_json(report.all)},
+          {"libraries", report.libraries}};
 }
 
 inline records::Read<LayerReport> layer_report_from_json(const nlohmann::json& json) {
@@ -198,6 +203,11 @@ inline records::Read<LayerReport> layer_report_from_json(const nlohmann::json& j
   auto gauges = gauges_from_json(**all, "all");
   if (!gauges) return std::unexpected(gauges.error());
   report.all = *gauges;
+  if (json.contains("libraries")) {  // a layer of an earlier Tidemark wrote none
+    auto libraries = records::strings(json, "", "libraries");
+    if (!libraries) return std::unexpected(libraries.error());
+    report.libraries = std::move(*libraries);
+  }
   return report;
 }
 

@@ -214,6 +214,7 @@ Result<Gathered> gather(const fs::path& layer_folder, uint32_t root, Followed li
       process.reported = true;
       process.devices = static_cast<uint32_t>(report->devices.size());
       for (const auto& device : report->devices) process.drivers.push_back(device.driver);
+      process.libraries.assign(report->libraries.begin(), report->libraries.end());
       process.observed = layer::to_observed(report->all);
       process.layer = std::move(layer);
     } else if (auto last = last_status(folder / "status")) {

@@ -43,6 +43,7 @@ struct Process {
                              // gauges are then those of its status file, as of its last intercepted change)
   uint32_t devices = 0;
   std::vector<std::string> drivers;  // each device's Vulkan driver as the layer read it (layer.json; "" not known)
+  std::vector<std::filesystem::path> libraries;  // the shared libraries it had mapped (layer.json)
   ObservedGauges observed{};
   KernelGauges kernel{};
   int64_t events = 0;

@@ -53,7 +53,7 @@ class LayerFolder : public ::testing::Test {
     TidemarkLayerGauges all{};
     all.buffers = {0, buffers_peak, buffers_peak};
     all.submits = 1;
-    layer::LayerReport report{pid, {{1, true, all}}, all};
+    layer::LayerReport report{pid, {{1, true, all}}, all, {}};
     std::ofstream(root_ / folder / "layer.json") << layer::to_json(report).dump();
   }
   static scenario::GaugeCheck bound(std::string_view text) { return {.expr = *Expression::parse(text), .where = {}}; }
@@ -127,7 +127,7 @@ TEST_F(LayerFolder, TheLayersRecordsReadBackExactlyAndAMissingFieldIsNamed) {
   g.buffers = {1, 2, 3};
   g.polls_revealed = 4;
   g.allocations_refused = 5;
-  layer::LayerReport report{42, {{1, false, g, "llvmpipe Mesa 25.0.7 (llvmpipe)"}, {2, true, g, ""}}, g};
+  layer::LayerReport report{42, {{1, false, g, "llvmpipe Mesa 25.0.7 (llvmpipe)"}, {2, true, g, ""}}, g, {}};
   auto back = layer::layer_report_from_json(nlohmann::json::parse(layer::to_json(report).dump()));
   ASSERT_TRUE(back) << back.error();
   EXPECT_EQ(back->pid, 42u);

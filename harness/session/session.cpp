@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "drivers/driver_builds.h"
 #include "host/host_thread.h"
 #include "host/layer_sink.h"
 #include "host/model_host.h"
@@ -27,6 +28,43 @@ TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mu
   settings.never_done = knob("layer_never_done") != 0;
   settings.fail_allocation = static_cast<uint64_t>(knob("layer_fail_allocation"));
   return settings;
+}
+
+// A run on a named driver build (tidemark --driver) holds its driver to the build's identity
+// before the first step, with the libraries this process mapped. A backend that is the whole
+// driver reads every field itself; for the others a probe of the build's GL and Vulkan in this
+// process reads it, and the device's own Vulkan driver, where it has one, stands for the probe's.
+// The probe runs before the device is made and once a process (its build is the process's): a
+// GL context made after another backend's would share that one's display, and its driver.
+Result<std::optional<api::Device::Identity>> probe_build(const api::BackendEntry& entry,
+                                                         const api::BackendRegistry& backends) {
+  TIDEMARK_TRY(build, drivers::active_build());
+  if (!build || entry.whole_driver || !backends.identity_probe) return std::optional<api::Device::Identity>();
+  static const Result<api::Device::Identity> probed = backends.identity_probe();
+  if (!probed) return std::unexpected(probed.error());
+  return std::optional(*probed);
+}
+
+Status hold_to_build(const api::BackendEntry& entry, const std::optional<api::Device::Identity>& probe,
+                     const api::Device& device, const std::function<void(const std::string&)>& log) {
+  TIDEMARK_TRY(build, drivers::active_build());
+  if (!build) return {};
+  const api::Device::Identity own = device.identity();
+  drivers::Reported reported{.reader = fmt::format("the {} backend", entry.name),
+                             .gl_version = own.gl_version,
+                             .gl_renderer = own.gl_renderer,
+                             .vulkan_driver = own.vulkan_driver,
+                             .mapped = mapped_files(),
+                             .loaded_whole_driver = true};
+  if (probe) {
+    reported.gl_version = probe->gl_version;
+    reported.gl_renderer = probe->gl_renderer;
+    if (!own.vulkan_driver) reported.vulkan_driver = probe->vulkan_driver;
+    reported.reader += " and a probe of the build's GL and Vulkan";
+  }
+  TIDEMARK_CHECK(drivers::check_identity(*build, reported));
+  if (log) log(fmt::format("{}: driver build '{}' as named", entry.name, build->name));
+  return {};
 }
 
 // A session's device beside its model host. Members in the order they must die: the device
@@ -81,8 +119,11 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
     context.vulkan_driver = [attachment = session->layer_.get()] { return attachment->driver(); };
   }
   context.events = session->host_.get();
+  auto probe = probe_build(**entry, backends);
+  if (!probe) return failed(probe.error());
   auto device = (*entry)->make(config, context);
   if (!device) return failed(device.error());
+  if (auto held = hold_to_build(**entry, *probe, **device, context.log); !held) return failed(held.error());
   session->device_ = std::move(*device);
   return std::unique_ptr<api::Session>(std::move(session));
 }
