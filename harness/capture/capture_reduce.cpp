@@ -26,6 +26,10 @@ std::string Side::describe() const {
 
 namespace {
 
+// The most parts the coarse pass splits a candidate into: eight complements a round find a
+// small core fast and stop short of the O(n) rounds a threshold costs ddmin.
+constexpr size_t kCoarseParts = 8;
+
 // The fixture as a candidate replays it: its capture the candidate's, its one check.
 CaptureFixture candidate_fixture(const CaptureFixture& fixture, const scenario::GaugeCheck& check, bool whole,
                                  const fs::path& trace) {
@@ -231,7 +235,19 @@ Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const Cap
                 fmt::format("reduce: expected {} red under the bug and the replay green under the fix, "
                             "found {}",
                             named.first.expr.text(), whole.said));
-  auto judge = [&](const std::vector<std::vector<size_t>>& candidates) { return reducer.batch(candidates); };
+  const auto deadline = std::chrono::steady_clock::now() + options.budget;
+  std::string stopped;
+  auto stop = [&] {
+    if (stopped.empty() && options.interrupted && options.interrupted()) stopped = "it was interrupted";
+    if (stopped.empty() && std::chrono::steady_clock::now() >= deadline)
+      stopped = fmt::format("its budget of {} s was spent", options.budget.count());
+    return !stopped.empty();
+  };
+  // A batch asked for after the stop is judged not interesting without a replay: each search
+  // then ends on what it had, which is interesting.
+  auto judge = [&](const std::vector<std::vector<size_t>>& candidates) {
+    return stop() ? std::vector<bool>(candidates.size(), false) : reducer.batch(candidates);
+  };
   const size_t jobs = reducer.jobs();
   std::vector<size_t> best = all;
   reducer.phase("setup alone");
@@ -254,16 +270,31 @@ Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const Cap
           for (const auto& each : candidates) as_units.push_back(units_of(each));
           return judge(as_units);
         },
-        jobs);
+        jobs, stop);
     best = units_of(kept);
+    reducer.settle(best);
+  }
+  // Coarse ddmin first (a few calls that make the red alone are found in few candidates), then
+  // the shortest run of what is left (a red that needs many calls, where ddmin's complements of
+  // single calls would each lose it), then ddmin to 1-minimal as the budget allows.
+  if (best.size() > kCoarseParts) {
+    reducer.phase("coarse");
+    best = reduce::minimize(best, judge, jobs, stop, kCoarseParts);
+    reducer.settle(best);
+  }
+  if (best.size() > kCoarseParts) {
+    reducer.phase("shortest run");
+    best = reduce::shortest_window(best, judge, stop);
     reducer.settle(best);
   }
   if (!best.empty()) {
     reducer.phase("calls");
-    best = reduce::minimize(best, judge, jobs);
+    best = reduce::minimize(best, judge, jobs, stop);
     reducer.settle(best);
   }
-  if (reducer.error()) return std::unexpected(*reducer.error());
+  // A candidate in flight when the user interrupted has its replayer interrupted too: after a
+  // stop, the best cut so far is the result (its replays below prove it), whatever failed then.
+  if (reducer.error() && stopped.empty()) return std::unexpected(*reducer.error());
 
   // The result, replayed once more under each side for its records.
   reducer.phase("the result");
@@ -289,6 +320,7 @@ Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const Cap
   reduction.done = reducer.progress();
   reduction.done.kept = best.size();
   reduction.done.calls = units.setup.size() + reduction.kept.size();
+  reduction.stopped = stopped;
   return reduction;
 }
 

@@ -4,10 +4,16 @@
 // and mappings — each candidate written by `apitrace trim` and judged by its replay under the
 // layer. A candidate is interesting when the check is red under the bug (a layer fault, or a
 // driver build) and the replay green under the fix (no fault, or another build): the result still
-// tells the bug from the fix, as a control must. Setup alone is tried first. Candidates are judged
-// several at a time, one per core; the same capture gives the same result on every run.
+// tells the bug from the fix, as a control must. Setup alone is tried first; after whole frames,
+// a coarse ddmin (eight parts at most), then the shortest run of units (reduce/ddmin.h's
+// shortest_window), which cuts a red that needs many calls — a threshold crossed by repetition —
+// in O(log n) candidates where ddmin near the threshold needs O(n) and more; then ddmin over
+// single units. Candidates are judged several at
+// a time, one per core; the same capture gives the same result on every run. The search is
+// bounded: when its budget is spent or it is interrupted, the best cut so far is the result.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -46,6 +52,10 @@ struct CaptureReduceOptions {
   std::filesystem::path work_dir;  // the candidates and their replays
   unsigned jobs = 0;               // candidates judged at once; 0: one per core
   std::function<void(const ReduceProgress&)> progress;
+  // The search's wall-clock budget: no candidate is started after it (the result's own replays
+  // still are). Ten minutes: the 6 000-respecify capture's window is found in under two.
+  std::chrono::seconds budget{600};
+  std::function<bool()> interrupted;  // true once the user asked to stop (the CLI's SIGINT)
 };
 
 struct CaptureReduction {
@@ -56,6 +66,7 @@ struct CaptureReduction {
   std::vector<std::string> kept;       // the functions of the calls kept besides setup, in order
   report::RunRecord bug_run, fix_run;  // the reduced capture's replays
   ReduceProgress done;
+  std::string stopped;  // why the search ended early ("the budget of 600 s was spent"); empty: it ran to its end
 };
 
 // "4 glBufferData, glDrawArrays": the functions of `kept`, each with its count, in order of first call.

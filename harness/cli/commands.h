@@ -167,6 +167,7 @@ struct ReduceArgs {
   std::string scenario;  // a recording's scenario file (default: found by its header's name)
   unsigned jobs = 0;
   std::string fault, bug_build, fix_build;  // a capture's bug and fix
+  int64_t budget_seconds = 0;               // a capture's search budget; 0: not given (the library's default)
 };
 int reduce_capture_command(const ReduceArgs& args);
 

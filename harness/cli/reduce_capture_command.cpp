@@ -3,6 +3,10 @@
 // as a capture fixture whose control is the bug.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
 
 #include "capture/capture_reduce.h"
 #include "cli/commands.h"
@@ -40,6 +44,15 @@ int reduce_capture_command(const ReduceArgs& args) {
       .work_dir = default_report_dir("reduce") / name,
       .jobs = args.jobs,
       .progress = {}};
+  if (args.budget_seconds > 0) options.budget = std::chrono::seconds(args.budget_seconds);
+  // The first Ctrl-C ends the search with the best cut so far, which is still proven and
+  // written; a second one (the handler resets itself) ends tidemark at once.
+  static std::atomic<bool> interrupted{false};
+  struct sigaction on_interrupt {};
+  on_interrupt.sa_handler = [](int) { interrupted = true; };
+  on_interrupt.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &on_interrupt, nullptr);
+  options.interrupted = [] { return interrupted.load(); };
   // Progress on stderr, a line each time the best candidate shrinks or the phase changes.
   std::string last_phase;
   size_t last_kept = 0;
@@ -59,10 +72,13 @@ int reduce_capture_command(const ReduceArgs& args) {
   const auto& done = reduced->done;
   fmt::print(
       "REDUCED {}: {} calls besides its {} setup calls ({}) from {} calls; {} candidates, {} replays, {:.1f} s; "
-      "red under {}, green under {}; wrote {}\n",
+      "red under {}, green under {}; wrote {}{}\n",
       fixture->id(), reduced->kept.size(), reduced->setup_calls,
       reduced->kept.empty() ? "setup alone" : capture::kept_summary(reduced->kept), reduced->calls_before, done.tried,
-      done.replays, done.seconds, options.bug.describe(), options.fix.describe(), written->fixture.string());
+      done.replays, done.seconds, options.bug.describe(), options.fix.describe(), written->fixture.string(),
+      reduced->stopped.empty()
+          ? ""
+          : fmt::format(" (stopped early, as {}: the best cut so far, not 1-minimal)", reduced->stopped));
   return kGreen;
 }
 

@@ -21,6 +21,10 @@ int reduce_command(const ReduceArgs& args) {
     return report_error({ErrorKind::BadInput,
                          "reduce: --fault, --bug-build and --fix-build are a capture's bug and fix; "
                          "a scenario's bug is --mutant or --knob"});
+  if (args.budget_seconds > 0)
+    return report_error({ErrorKind::BadInput,
+                         "reduce: --budget bounds a capture's search (its candidates are replays); a scenario's "
+                         "runs in this process and is not bounded by one"});
   auto knobs = parse_knobs(args.knobs);
   if (!knobs) return report_error(knobs.error());
   if (auto ok = check_mutant_name(args.mutant); !ok) return report_error(ok.error());

@@ -85,6 +85,11 @@ CLI::App* add_reduce(CLI::App& app, ReduceArgs& args) {
         reduce->add_option("--name", args.name, "the result's name, a sentence in kebab case (default the input's)");
         reduce->add_option("--ledger", args.ledger, "also put the result's ledger rows into this ledger");
         reduce->add_option("--jobs", args.jobs, "candidates judged at once (default one per core)");
+        reduce
+            ->add_option("--budget", args.budget_seconds,
+                         "a capture's search budget in seconds (default 600): then, or at Ctrl-C, the best cut "
+                         "so far is proven and written")
+            ->check(CLI::PositiveNumber);
       });
 }
 

@@ -42,12 +42,15 @@ std::optional<size_t> first_interesting(const std::vector<std::vector<size_t>>& 
 
 }  // namespace
 
-std::vector<size_t> minimize(const std::vector<size_t>& input, const Judge& judge, size_t batch) {
+std::vector<size_t> minimize(const std::vector<size_t>& input, const Judge& judge, size_t batch,
+                             const std::function<bool()>& stop, size_t max_parts) {
   std::vector<size_t> items = input;
   std::sort(items.begin(), items.end());
   batch = std::max<size_t>(batch, 1);
   size_t parts = 2;
+  auto stopped = [&] { return stop && stop(); };
   while (items.size() >= 2) {
+    if (stopped()) return items;
     parts = std::min(parts, items.size());
     auto chunks = split(items, parts);
     // Complements first: with a small core spread through much noise, dropping one part at a
@@ -67,9 +70,11 @@ std::vector<size_t> minimize(const std::vector<size_t>& input, const Judge& judg
       }
     }
     if (parts >= items.size()) break;
+    if (max_parts && parts >= max_parts) return items;  // a coarse pass ends here
     parts = std::min(parts * 2, items.size());
+    if (max_parts) parts = std::min(parts, max_parts);
   }
-  if (items.size() == 1 && first_interesting({{}}, judge, 1)) return {};
+  if (items.size() == 1 && !stopped() && first_interesting({{}}, judge, 1)) return {};
   return items;
 }
 
@@ -88,6 +93,31 @@ int64_t least_value(int64_t low, int64_t high, const ValueJudge& holds) {
     if (first > 0) low = values[first - 1] + 1;
   }
   return high;
+}
+
+std::vector<size_t> shortest_window(const std::vector<size_t>& input, const Judge& judge,
+                                    const std::function<bool()>& stop) {
+  std::vector<size_t> items = input;
+  std::sort(items.begin(), items.end());
+  // A value not judged (stopped) does not hold: the search then settles on one that did.
+  auto counts = [&](auto candidate_of) {
+    return [&, candidate_of](const std::vector<int64_t>& values) {
+      if (stop && stop()) return std::vector<bool>(values.size(), false);
+      std::vector<std::vector<size_t>> candidates;
+      for (int64_t value : values) candidates.push_back(candidate_of(static_cast<size_t>(value)));
+      return judge(candidates);
+    };
+  };
+  const auto prefix = static_cast<size_t>(
+      least_value(0, static_cast<int64_t>(items.size()), counts([&](size_t n) {
+                    return std::vector<size_t>(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(n));
+                  })));
+  items.resize(prefix);
+  const auto last = static_cast<size_t>(least_value(0, static_cast<int64_t>(items.size()), counts([&](size_t n) {
+                                                      return std::vector<size_t>(
+                                                          items.end() - static_cast<std::ptrdiff_t>(n), items.end());
+                                                    })));
+  return std::vector<size_t>(items.end() - static_cast<std::ptrdiff_t>(last), items.end());
 }
 
 }  // namespace tidemark::reduce
