@@ -330,11 +330,10 @@ Result<std::vector<FileChange>> rebase(const fs::path& report_dir, const Targets
     changes.push_back(std::move(change));
     report::add_summary(writes, targets.baseline, summary->origin, std::move(baseline_records));
   }
-  if (targets.dry_run) {
-    TIDEMARK_CHECK(writes.check());
-    return changes;
-  }
-  TIDEMARK_CHECK(writes.commit());
+  // A batch that fails leaves every file as it was.
+  if (auto written = targets.dry_run ? writes.check() : writes.commit(); !written)
+    return fail(written.error().kind,
+                fmt::format("rebase {}: {}; nothing was changed", report_dir.string(), written.error().message));
   return changes;
 }
 
