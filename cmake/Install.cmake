@@ -2,6 +2,7 @@
 # (scripts/package). Everything is found relative to the installed tidemark: nothing installed
 # names the build folder (tests/install.cmake greps the tree for it).
 #   bin/tidemark, bin/tidemark-server
+#   lib/tidemark/own/                links to the libraries the programs load at start (their DT_RPATH)
 #   lib/tidemark/layer/              the layer and its manifest (tidemark looks in ../lib/tidemark/layer;
 #                                    a user enables it by hand with VK_ADD_LAYER_PATH=<that folder>)
 #   share/vulkan/explicit_layer.d/   the manifest again, for the loader's own search when the prefix is /usr
@@ -13,6 +14,8 @@ include(CMakePackageConfigHelpers)
 
 set(layer_install_dir lib/tidemark/layer)  # fixed, not CMAKE_INSTALL_LIBDIR: tidemark looks exactly here
 install(TARGETS tidemark tidemark-server EXPORT TidemarkTargets RUNTIME DESTINATION bin)
+# The links to the libraries the programs load at start, their DT_RPATH (cmake/OwnLibraries.cmake).
+install(DIRECTORY ${PROJECT_BINARY_DIR}/tidemark-own-libraries/ DESTINATION lib/tidemark/own)
 install(TARGETS VkLayer_tidemark_observe LIBRARY DESTINATION ${layer_install_dir})
 tidemark_layer_manifest(${PROJECT_BINARY_DIR}/install/layer/VkLayer_tidemark_observe.json
                         ./$<TARGET_FILE_NAME:VkLayer_tidemark_observe>)

@@ -18,3 +18,21 @@ add_test(NAME Tidemark.Drivers.AMissingDriversFileIsBadInput
          COMMAND ${expect_exit} 2 "no-such-drivers.yaml" $<TARGET_FILE:tidemark> --drivers no-such-drivers.yaml --driver x backends)
 set_tests_properties(Tidemark.Drivers.ABuildTheFileDoesNotNameIsBadInput Tidemark.Drivers.AMissingDriversFileIsBadInput
                      PROPERTIES LABELS "cli;drivers")
+# A build's library_path reaches the driver, never Tidemark's own libraries (cmake/OwnLibraries.cmake):
+# under a build whose folder holds a libfmt.so.9, libstdc++.so.6 and libc.so.6 that are no
+# libraries (a bad libfmt.so.9 made tidemark exit 127), the system's Zink runs green in the spawn
+# lane, its server started under the build as well.
+set(shadowing ${PROJECT_BINARY_DIR}/shadowing-build)
+foreach(library libfmt.so.9 libstdc++.so.6 libc.so.6)
+  file(WRITE ${shadowing}/lib/${library} "not a shared object\n")
+endforeach()
+file(WRITE ${shadowing}/drivers.yaml "- name: shadowing\n  library_path: [lib]\n  identity: {gl_renderer: '^zink'}\n")
+file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/xdg-runtime)
+set(banded each-band-draws-the-colour-its-store-held-when-it-was-drawn)
+add_test(NAME Tidemark.Drivers.ABuildsLibraryPathNeverShadowsTidemarksOwnLibraries
+         COMMAND ${expect_exit} 0 "GREEN Magma.Spawn.Portable.${banded}@gl"
+                 $<TARGET_FILE:tidemark> --drivers ${shadowing}/drivers.yaml --driver shadowing
+                 run ${PROJECT_SOURCE_DIR}/scenarios/portable/${banded}.yaml --backend gl --lane spawn
+                 --report ${PROJECT_BINARY_DIR}/reports/shadowing-build)
+set_tests_properties(Tidemark.Drivers.ABuildsLibraryPathNeverShadowsTidemarksOwnLibraries PROPERTIES
+                     LABELS "drivers;zink" ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/files.h"
+#include "core/limits.h"
 #include "drivers/driver_builds.h"
 #include "layer/settings.h"
 #include "scenario/yaml_reader.h"
@@ -19,6 +20,16 @@ namespace fs = std::filesystem;
 std::string_view kind_name(CaptureKind kind) { return kind == CaptureKind::Apitrace ? "apitrace" : "gfxreconstruct"; }
 
 bool is_capture_fixture(const fs::path& file) { return file.filename().string().ends_with(kCaptureSuffix); }
+
+Status check_fixture_name(std::string_view name, std::string_view option) {
+  auto word = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  bool kebab = !name.empty() && name.size() <= kMaxNameLength && word(name.front()) && word(name.back());
+  for (size_t i = 1; kebab && i < name.size(); ++i) kebab = word(name[i]) || (name[i] == '-' && name[i - 1] != '-');
+  if (kebab) return {};
+  return fail(ErrorKind::BadInput, fmt::format("{}: expected a name in kebab case ([a-z0-9]+(-[a-z0-9]+)*) of at most "
+                                               "{} characters, found '{}'",
+                                               option, kMaxNameLength, name.substr(0, kMaxNameLength)));
+}
 
 std::string backend_of(const CaptureFixture& fixture) {
   return fixture.kind == CaptureKind::Apitrace ? "gl" : "vulkan";

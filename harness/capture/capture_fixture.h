@@ -34,6 +34,11 @@ std::string_view kind_name(CaptureKind kind);  // "apitrace", "gfxreconstruct"
 inline constexpr std::string_view kCaptureSuffix = ".capture.yaml";
 bool is_capture_fixture(const std::filesystem::path& file);
 
+// A name a command gives a capture fixture (--name, --group), checked before anything is made
+// after it (its files, its work folder): kebab case of at most kMaxNameLength characters, so
+// never a path. Bad input after `option` otherwise.
+Status check_fixture_name(std::string_view name, std::string_view option);
+
 // "replay": the control makes the replay itself fail (the replayer exits non-zero).
 inline constexpr std::string_view kReplayFails = "replay";
 

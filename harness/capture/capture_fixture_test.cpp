@@ -117,5 +117,24 @@ TEST_F(CaptureFile, AWrittenFixtureReadsBack) {
   EXPECT_EQ(fixture->controls[1].fails, (std::vector<std::string>{"replay"}));
 }
 
+// Check that a name a command gives (capture --name, reduce --name) is a kebab-case name and never
+// a path, so that nothing named after it lands outside the command's own output; a name of
+// 120 000 characters is refused too (std::regex's recursion crashed on it).
+TEST(FixtureName, OnlyAKebabCaseNameIsTaken) {
+  for (const std::string name : {"respecify-2000", "a", "gl4-reduced"})
+    EXPECT_TRUE(check_fixture_name(name, "--name")) << name;
+  for (const std::string& name :
+       std::vector<std::string>{"", "/tmp/users-file", "../../climbed", "a/b", "-a", "a-", "a--b", "Upper", "a b",
+                                std::string(101, 'a'), std::string(120000, 'a')}) {
+    auto refused = check_fixture_name(name, "--name");
+    ASSERT_FALSE(refused) << name;
+    EXPECT_EQ(refused.error().kind, ErrorKind::BadInput);
+    EXPECT_EQ(refused.error().message.rfind("--name: expected a name in kebab case ([a-z0-9]+(-[a-z0-9]+)*) of at "
+                                            "most 100 characters, found '",
+                                            0),
+              0u);
+  }
+}
+
 }  // namespace
 }  // namespace tidemark::capture

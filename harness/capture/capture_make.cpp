@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <regex>
-
 #include "capture/capture_subject.h"
 #include "runner/red_once.h"
 #include "core/files.h"
@@ -24,24 +22,38 @@ std::string_view install_hint(std::string_view tool) {
                                                 : "";
 }
 
+// A folder this run made: removed, with all in it, however the run ends.
+struct MadeHere {
+  fs::path folder;
+  ~MadeHere() {
+    std::error_code ignored;
+    fs::remove_all(folder, ignored);
+  }
+};
+
 }  // namespace
 
 Result<MadeCapture> make_capture(const MakeOptions& options) {
-  if (!std::regex_match(options.name, std::regex("[a-z0-9]+(-[a-z0-9]+)*")))
-    return fail(ErrorKind::BadInput, fmt::format("--name: expected a name in kebab case, found '{}'", options.name));
-  if (!std::regex_match(options.group, std::regex("[a-z0-9]+(-[a-z0-9]+)*")))
-    return fail(ErrorKind::BadInput, fmt::format("--group: expected a group in kebab case, found '{}'", options.group));
+  TIDEMARK_CHECK(check_fixture_name(options.name, "--name"));
+  TIDEMARK_CHECK(check_fixture_name(options.group, "--group"));
   if (options.command.empty()) return fail(ErrorKind::BadInput, "capture: expected a program after --, found none");
-  TIDEMARK_CHECK(make_directories(options.out));
   MadeCapture made;
   made.capture =
       fs::absolute(options.out / (options.name + (options.kind == CaptureKind::Apitrace ? ".trace" : ".gfxr")));
   made.fixture = fs::absolute(options.out / (options.name + std::string(kCaptureSuffix)));
+  // The replays' work folder is this run's own: one there already (another run's, or the
+  // user's) is refused, never removed, and this run removes the one it made on every way out.
+  const fs::path scratch = fs::absolute(options.out / (options.name + ".measure"));
   std::error_code ec;
-  if (fs::exists(made.fixture, ec) || fs::exists(made.capture, ec))
-    return fail(ErrorKind::BadInput,
-                fmt::format("capture: {} is there already: choose another --name or remove it",
-                            fs::exists(made.fixture, ec) ? made.fixture.string() : made.capture.string()));
+  for (const auto& taken : {made.fixture, made.capture, scratch})
+    if (fs::exists(fs::symlink_status(taken, ec)))
+      return fail(ErrorKind::BadInput,
+                  fmt::format("capture: {} is there already: choose another --name or remove it", taken.string()));
+  TIDEMARK_CHECK(make_directories(options.out));
+  if (!fs::create_directory(scratch, ec))
+    return fail(ErrorKind::Io, fmt::format("capture: cannot make {}: {}", scratch.string(),
+                                           ec ? ec.message() : "something else made it first"));
+  const MadeHere made_here{scratch};
 
   // The program under the driver settings its replay will have: Zink on lavapipe, one driver thread, no shader cache.
   std::vector<std::string> tool;
@@ -78,9 +90,7 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   };
   TIDEMARK_CHECK(write_fixture({"vksubmits >= 0"}, {}));
   TIDEMARK_TRY(probe, load_capture_fixture(made.fixture));
-  const fs::path scratch = options.out / (options.name + ".measure");
   TIDEMARK_TRY(measured, run_capture(probe, {.report_dir = scratch, .layer_dir = options.layer_dir}));
-  fs::remove_all(scratch, ec);
   if (measured.verdict != report::Verdict::Green) {
     fs::remove(made.fixture, ec);
     return fail(ErrorKind::Environment, fmt::format("capture: the replay of {} is {}: {}", made.capture.string(),

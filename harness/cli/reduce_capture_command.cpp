@@ -34,6 +34,8 @@ int reduce_capture_command(const ReduceArgs& args) {
   auto fixture = capture::load_capture_fixture(args.input);
   if (!fixture) return report_error(fixture.error());
   const std::string name = args.name.empty() ? fixture->name + "-reduced" : args.name;
+  // Checked before anything is made after it: the work folder is under this command's own report folder.
+  if (auto named = capture::check_fixture_name(name, "--name"); !named) return report_error(named.error());
   const fs::path out = args.out.empty() ? fs::path("captures") / name : fs::path(args.out);
   capture::CaptureReduceOptions options{
       .check = args.check,

@@ -62,33 +62,105 @@ Status link_or_copy_file(const fs::path& from, const fs::path& to) {
   });
 }
 
-Status write_files_atomically(const std::vector<std::pair<fs::path, std::string>>& files) {
-  std::vector<fs::path> temporaries;
-  auto remove_all = [&] {
-    std::error_code ignored;
+void FileBatch::add(fs::path file, std::string content) {
+  for (auto& [name, bytes] : files_)
+    if (name == file) {
+      bytes = std::move(content);
+      return;
+    }
+  files_.emplace_back(std::move(file), std::move(content));
+}
+
+namespace {
+
+Status write_bytes(const fs::path& temporary, const fs::path& file, std::string_view content) {
+  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.close();
+  if (!out) return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
+  return {};
+}
+
+// What a batch has made so far, undone by undo(): each step is recorded before the next is taken.
+struct BatchSteps {
+  std::vector<fs::path> folders;                       // made by the batch, deepest first
+  std::vector<fs::path> temporaries;                   // the new bytes, not yet renamed
+  std::vector<std::pair<fs::path, fs::path>> backups;  // (file, a second name of its old bytes)
+  std::vector<fs::path> placed;                        // files renamed into place
+  void undo() {
+    std::error_code ignored;  // each its own: the error that stopped the batch is the one to report
+    for (const auto& file : placed) {
+      auto backup = std::find_if(backups.begin(), backups.end(), [&](const auto& b) { return b.first == file; });
+      if (backup != backups.end())
+        fs::rename(backup->second, file, ignored);
+      else
+        fs::remove(file, ignored);
+    }
     for (const auto& temporary : temporaries) fs::remove(temporary, ignored);
+    for (const auto& [file, backup] : backups) fs::remove(backup, ignored);
+    for (const auto& folder : folders) fs::remove(folder, ignored);  // only if empty: never what others put there
+  }
+};
+
+// The folders above `file` that do not exist yet, deepest first.
+std::vector<fs::path> missing_folders(const fs::path& file) {
+  std::vector<fs::path> missing;
+  std::error_code ec;
+  for (fs::path folder = fs::absolute(file).parent_path(); !folder.empty() && !fs::exists(folder, ec);
+       folder = folder.parent_path()) {
+    missing.push_back(folder);
+    if (folder == folder.root_path()) break;
+  }
+  return missing;
+}
+
+}  // namespace
+
+Status FileBatch::check() const {
+  for (const auto& [file, content] : files_) {
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(file, ec)))
+      return fail(ErrorKind::BadInput,
+                  fmt::format("{}: expected a file to write, found a symbolic link (to {}): a write never replaces "
+                              "a link nor follows it; name the file itself",
+                              file.string(), fs::read_symlink(file, ec).string()));
+  }
+  return {};
+}
+
+Status FileBatch::commit() {
+  TIDEMARK_CHECK(check());
+  BatchSteps steps;
+  auto undone = [&](Status failed) {
+    steps.undo();
+    return failed;
   };
-  for (const auto& [file, content] : files) {
+  const std::string suffix = fmt::format("-{}", ::getpid());
+  for (const auto& [file, content] : files_) {
+    const std::vector<fs::path> missing = missing_folders(file);
+    steps.folders.insert(steps.folders.begin(), missing.begin(), missing.end());
+    if (auto made = make_directories(file.parent_path()); !made) return undone(made);
     fs::path temporary = file;
-    temporary += fmt::format(".tmp-{}", ::getpid());
-    temporaries.push_back(temporary);
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.close();
-    if (!out) {
-      const int saved = errno;
-      remove_all();
-      return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(saved)));
+    temporary += ".tmp" + suffix;
+    steps.temporaries.push_back(temporary);
+    if (auto written = write_bytes(temporary, file, content); !written) return undone(written);
+    std::error_code ec;
+    if (fs::is_regular_file(fs::symlink_status(file, ec))) {
+      fs::path backup = file;
+      backup += ".old" + suffix;
+      steps.backups.emplace_back(file, backup);
+      if (auto kept = link_or_copy_file(file, backup); !kept) return undone(kept);
     }
   }
-  for (size_t k = 0; k < files.size(); ++k) {
+  for (size_t k = 0; k < files_.size(); ++k) {
     std::error_code error;
-    fs::rename(temporaries[k], files[k].first, error);
-    if (error) {
-      remove_all();
-      return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", files[k].first.string(), error.message()));
-    }
+    fs::rename(steps.temporaries[k], files_[k].first, error);
+    if (error)
+      return undone(fail(ErrorKind::Io, fmt::format("cannot write {}: {}", files_[k].first.string(), error.message())));
+    steps.placed.push_back(files_[k].first);
   }
+  std::error_code ignored;
+  for (const auto& [file, backup] : steps.backups) fs::remove(backup, ignored);
   return {};
 }
 

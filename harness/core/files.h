@@ -45,10 +45,26 @@ Status write_file_atomically(const std::filesystem::path& file, std::string_view
 // `to` gets `from`'s bytes, atomically: a second name for the same file where both folders are
 // on one file system (the documents Tidemark writes are never changed in place), else a copy.
 Status link_or_copy_file(const std::filesystem::path& from, const std::filesystem::path& to);
-// Several files that belong together (a summary's JSON, HTML and JUnit): each is written beside
-// its name first, and only when all are written are they renamed into place; on a failure none
-// is, and the temporary files are removed.
-Status write_files_atomically(const std::vector<std::pair<std::filesystem::path, std::string>>& files);
+// Files that belong together (a summary's JSON, HTML and JUnit; every file a rebase changes),
+// written all or none. Each is written beside its name (a temporary in its own folder, so that
+// its rename is atomic), the folders it needs made; only when all are written are they renamed
+// into place, in the order added. Any failure leaves everything as it was: the temporaries and
+// the folders this batch made are removed, and files already renamed get their old bytes back.
+// A name that is a symbolic link is refused (bad input) before anything is written: renaming
+// over it would replace the link with a plain file, and writing through it would put the file
+// where the caller never named it. (Links among the folders above a name are followed.)
+class FileBatch {
+ public:
+  // A later content for the same name replaces the earlier one.
+  void add(std::filesystem::path file, std::string content);
+  bool empty() const { return files_.empty(); }
+  // What commit() refuses before it writes anything (a name that is a link), for a dry run.
+  Status check() const;
+  Status commit();
+
+ private:
+  std::vector<std::pair<std::filesystem::path, std::string>> files_;
+};
 
 // A file with no name in the temporary folder (O_TMPFILE): bytes a process produces and may
 // read back once, held by the kernel's page cache rather than the process's heap; it is gone

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 
 namespace tidemark {
@@ -48,6 +49,87 @@ TEST(Files, AFailedWriteLeavesTheOldFileAndNamesIt) {
   EXPECT_NE(written.error().message.find((dir / "summary.json").string()), std::string::npos)
       << written.error().message;
   EXPECT_EQ(contents(dir / "summary.json"), "complete");
+}
+
+std::vector<std::string> names_under(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) names.push_back(fs::relative(entry.path(), dir));
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Check that a batch puts every file in place, making the folders they need, and leaves no
+// temporary or old copy behind.
+TEST(FileBatch, PutsEveryFileInPlace) {
+  const fs::path dir = fresh_dir("batch");
+  ASSERT_TRUE(write_file_atomically(dir / "expectations.txt", "old"));
+  FileBatch batch;
+  batch.add(dir / "expectations.txt", "new");
+  batch.add(dir / "baseline" / "deeper" / "summary.json", "{}");
+  ASSERT_TRUE(batch.commit());
+  EXPECT_EQ(contents(dir / "expectations.txt"), "new");
+  EXPECT_EQ(contents(dir / "baseline" / "deeper" / "summary.json"), "{}");
+  EXPECT_EQ(names_under(dir), (std::vector<std::string>{"baseline", "baseline/deeper", "baseline/deeper/summary.json",
+                                                        "expectations.txt"}));
+}
+
+// Check that a batch whose last rename fails (a folder holds the name) puts back what it had
+// already renamed, and removes its temporaries, old copies and the folders it made.
+TEST(FileBatch, ARenameThatFailsPutsBackEveryFileBefore) {
+  const fs::path dir = fresh_dir("batch-rename");
+  ASSERT_TRUE(write_file_atomically(dir / "expectations.txt", "old"));
+  fs::create_directories(dir / "summary.json" / "in-the-way");
+  const std::vector<std::string> before = names_under(dir);
+  FileBatch batch;
+  batch.add(dir / "expectations.txt", "new");
+  batch.add(dir / "made" / "ledger.txt", "rows");
+  batch.add(dir / "summary.json", "{}");
+  auto failed = batch.commit();
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().kind, ErrorKind::Io);
+  EXPECT_NE(failed.error().message.find((dir / "summary.json").string()), std::string::npos);
+  EXPECT_EQ(contents(dir / "expectations.txt"), "old");
+  EXPECT_EQ(names_under(dir), before);
+}
+
+// Check that a batch whose write fails (a folder that cannot be made under a plain file) changes nothing.
+TEST(FileBatch, AWriteThatFailsChangesNothing) {
+  const fs::path dir = fresh_dir("batch-write");
+  ASSERT_TRUE(write_file_atomically(dir / "expectations.txt", "old"));
+  ASSERT_TRUE(write_file_atomically(dir / "a-file", "plain"));
+  const std::vector<std::string> before = names_under(dir);
+  FileBatch batch;
+  batch.add(dir / "expectations.txt", "new");
+  batch.add(dir / "new-folder" / "x.txt", "x");
+  batch.add(dir / "a-file" / "baseline" / "summary.json", "{}");
+  auto failed = batch.commit();
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().kind, ErrorKind::Io);
+  EXPECT_EQ(contents(dir / "expectations.txt"), "old");
+  EXPECT_EQ(names_under(dir), before);
+}
+
+// Check that a name that is a symbolic link is refused before anything is written: neither the
+// link nor the file it names changes.
+TEST(FileBatch, ANameThatIsALinkIsRefusedBeforeAnythingIsWritten) {
+  const fs::path dir = fresh_dir("batch-link");
+  ASSERT_TRUE(write_file_atomically(dir / "target.txt", "target"));
+  fs::create_symlink(dir / "target.txt", dir / "expectations.txt");
+  FileBatch batch;
+  batch.add(dir / "other.txt", "other");
+  batch.add(dir / "expectations.txt", "new");
+  EXPECT_FALSE(batch.check());
+  auto refused = batch.commit();
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::BadInput);
+  EXPECT_EQ(refused.error().message, (dir / "expectations.txt").string() +
+                                         ": expected a file to write, found a "
+                                         "symbolic link (to " +
+                                         (dir / "target.txt").string() +
+                                         "): a write never replaces a link nor follows it; name the file itself");
+  EXPECT_TRUE(fs::is_symlink(dir / "expectations.txt"));
+  EXPECT_EQ(contents(dir / "target.txt"), "target");
+  EXPECT_FALSE(fs::exists(dir / "other.txt"));
 }
 
 // Check that a folder that cannot be made is an I/O error naming it, not an exception.

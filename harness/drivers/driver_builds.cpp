@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -25,6 +27,14 @@ namespace {
 constexpr const char* kDriverVariable = "TIDEMARK_DRIVER";
 constexpr const char* kDriversFileVariable = "TIDEMARK_DRIVERS_FILE";
 
+// An environment variable's name: a shell's, and short (its NAME=VALUE is bounded as one).
+constexpr size_t kMaxVariableName = 255;
+bool variable_name(std::string_view name) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  return !name.empty() && name.size() <= kMaxVariableName && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+         std::all_of(name.begin(), name.end(), word);
+}
+
 bool valid_name(std::string_view name) {
   if (name.empty() || name.size() > 100 ||
       !(std::islower(static_cast<unsigned char>(name[0])) || std::isdigit(static_cast<unsigned char>(name[0]))))
@@ -35,16 +45,62 @@ bool valid_name(std::string_view name) {
   });
 }
 
-// `{dir}` in a value is the drivers file's folder: an entry beside its prefix moves with it.
-std::string expand(std::string_view text, const fs::path& dir) {
-  std::string out(text);
-  for (size_t at = out.find("{dir}"); at != std::string::npos; at = out.find("{dir}", at + dir.string().size()))
-    out.replace(at, 5, dir.string());
+// `{dir}` in a value is the drivers file's folder: an entry beside its prefix moves with it. The
+// expanded size is known before anything is built (over `limit` bytes is bad input at the
+// value's place), and the text is built in one pass: a million `{dir}` replaced one by one took
+// 25 s.
+Result<std::string> expand(const yaml::Value& value, std::string_view text, const fs::path& dir, size_t limit,
+                           std::string_view what) {
+  constexpr std::string_view kDir = "{dir}";
+  const std::string folder = dir.string();
+  size_t count = 0;
+  for (size_t at = text.find(kDir); at != std::string_view::npos; at = text.find(kDir, at + kDir.size())) ++count;
+  const size_t size = text.size() - count * kDir.size() + count * folder.size();
+  if (size > limit)
+    return yaml::error_at(value.where, fmt::format("{} of at most {} bytes with {{dir}} expanded", what, limit),
+                          fmt::format("{} bytes", size));
+  std::string out;
+  out.reserve(size);
+  size_t from = 0;
+  for (size_t at = text.find(kDir); at != std::string_view::npos; at = text.find(kDir, from)) {
+    out.append(text.substr(from, at - from));
+    out += folder;
+    from = at + kDir.size();
+  }
+  out.append(text.substr(from));
   return out;
 }
 
+// How deep the groups of `pattern` nest; escapes and bracket classes hold none.
+int group_depth(std::string_view pattern) {
+  int depth = 0, deepest = 0;
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\')
+      ++i;
+    else if (in_class)
+      in_class = c != ']';
+    else if (c == '[')
+      in_class = true;
+    else if (c == '(')
+      deepest = std::max(deepest, ++depth);
+    else if (c == ')')
+      depth = std::max(0, depth - 1);
+  }
+  return deepest;
+}
+
+// An identity pattern within its bounds, compiled once here so that a bad one is refused at load.
 Result<std::string> pattern(const yaml::Reader& read, const yaml::Value& value, std::string_view what) {
   TIDEMARK_TRY(text, read.text(value, what));
+  const std::string bounded =
+      fmt::format("{} (an ECMAScript regular expression) of at most {} characters, its groups nested at most {} deep",
+                  what, kMaxPatternLength, kMaxPatternDepth);
+  if (text.size() > kMaxPatternLength)
+    return yaml::error_at(value.where, bounded, fmt::format("{} characters", text.size()));
+  if (const int depth = group_depth(text); depth > kMaxPatternDepth)
+    return yaml::error_at(value.where, bounded, fmt::format("groups nested {} deep", depth));
   try {
     std::regex compiled(text, std::regex::ECMAScript);
   } catch (const std::regex_error& error) {
@@ -57,7 +113,8 @@ Result<std::string> pattern(const yaml::Reader& read, const yaml::Value& value, 
 Result<fs::path> existing_file(const yaml::Reader& read, const yaml::Value& value, const fs::path& dir,
                                std::string_view what) {
   TIDEMARK_TRY(text, read.text(value, what));
-  const fs::path file = fs::absolute(dir / expand(text, dir)).lexically_normal();
+  TIDEMARK_TRY(expanded, expand(value, text, dir, PATH_MAX, "a path"));
+  const fs::path file = fs::absolute(dir / expanded).lexically_normal();
   if (auto checked = check_given_file(file, what); !checked)
     return yaml::error_at(value.where, fmt::format("{}, an existing file", what),
                           fmt::format("{} ({})", yaml::quote(text), checked.error().message));
@@ -66,7 +123,8 @@ Result<fs::path> existing_file(const yaml::Reader& read, const yaml::Value& valu
 
 Result<fs::path> existing_folder(const yaml::Reader& read, const yaml::Value& value, const fs::path& dir) {
   TIDEMARK_TRY(text, read.text(value, "a library folder"));
-  const fs::path folder = fs::absolute(dir / expand(text, dir)).lexically_normal();
+  TIDEMARK_TRY(expanded, expand(value, text, dir, PATH_MAX, "a path"));
+  const fs::path folder = fs::absolute(dir / expanded).lexically_normal();
   std::error_code error;
   if (!fs::is_directory(folder, error))
     return yaml::error_at(value.where, "an existing library folder",
@@ -126,10 +184,17 @@ Result<DriverBuild> build_of(const yaml::Reader& read, const yaml::Value& value,
   }));
   if (auto folders = fields.optional("library_path")) {
     TIDEMARK_TRY(items, read.non_empty_list(*folders, "a list of library folders"));
+    size_t bytes = std::string_view("LD_LIBRARY_PATH=").size();
     for (const auto& item : items) {
       TIDEMARK_TRY(folder, existing_folder(read, item, dir));
+      bytes += folder.string().size() + 1;
       build.library_path.push_back(folder);
     }
+    if (bytes > kMaxEnvironmentEntryBytes)
+      return yaml::error_at(
+          folders->where,
+          fmt::format("library folders of at most {} bytes in all (LD_LIBRARY_PATH)", kMaxEnvironmentEntryBytes),
+          fmt::format("{} bytes", bytes));
   }
   if (auto environment = fields.optional("environment")) {
     if (!environment->node.IsMap())
@@ -137,9 +202,11 @@ Result<DriverBuild> build_of(const yaml::Reader& read, const yaml::Value& value,
     for (const auto& entry : environment->node) {
       const yaml::Value key = read.source().value(entry.first, environment->where);
       TIDEMARK_TRY(variable, read.text(key, "a variable name"));
-      static const std::regex kVariable("[A-Za-z_][A-Za-z0-9_]*");
-      if (!std::regex_match(variable, kVariable))
-        return yaml::error_at(key.where, "an environment variable name ([A-Za-z_][A-Za-z0-9_]*)",
+      if (!variable_name(variable))
+        return yaml::error_at(key.where,
+                              fmt::format("an environment variable name ([A-Za-z_][A-Za-z0-9_]*) of at most {} "
+                                          "characters",
+                                          kMaxVariableName),
                               yaml::quote(variable));
       if (variable == kDriverVariable || variable == kDriversFileVariable || variable == "LD_LIBRARY_PATH" ||
           variable == "__EGL_VENDOR_LIBRARY_FILENAMES" || variable == "VK_DRIVER_FILES")
@@ -147,8 +214,11 @@ Result<DriverBuild> build_of(const yaml::Reader& read, const yaml::Value& value,
                               "a variable the entry's own keys do not set (library_path, egl_vendor_file, "
                               "vulkan_icd_file)",
                               yaml::quote(variable));
-      TIDEMARK_TRY(setting, read.text(read.source().value(entry.second, key.where), "a value"));
-      build.environment.emplace_back(variable, expand(setting, dir));
+      const yaml::Value setting_value = read.source().value(entry.second, key.where);
+      TIDEMARK_TRY(setting, read.text(setting_value, "a value"));
+      TIDEMARK_TRY(expanded, expand(setting_value, setting, dir, kMaxEnvironmentEntryBytes - variable.size() - 1,
+                                    fmt::format("a value of {}", variable)));
+      build.environment.emplace_back(variable, std::move(expanded));
     }
   }
   TIDEMARK_TRY(identity_value, fields.required("identity"));
@@ -186,6 +256,14 @@ Result<DriverBuilds> load_driver_builds(const fs::path& given) {
   DriverBuilds builds{.file = file};
   for (const auto& item : items) {
     TIDEMARK_TRY(build, build_of(read, item, file.parent_path()));
+    size_t bytes = 0;
+    for (const auto& setting : build_settings(builds, build)) bytes += setting.size() + 1;
+    if (bytes > kMaxBuildEnvironmentBytes)
+      return yaml::error_at(build.where,
+                            fmt::format("a build whose environment is at most {} bytes in all (library_path, "
+                                        "the EGL and ICD files, environment)",
+                                        kMaxBuildEnvironmentBytes),
+                            fmt::format("{} bytes", bytes));
     if (const DriverBuild* earlier = builds.find(build.name))
       return yaml::error_at(
           build.where, "a build name used once",

@@ -20,6 +20,19 @@
 
 namespace tidemark::drivers {
 
+// Bounds of an identity pattern, checked before it is compiled: libstdc++'s std::regex compiles
+// by recursion, so a pattern 30 000 parentheses deep overflowed the stack (SIGSEGV). An identity
+// is a version or a renderer's first words: tens of characters, a group or two.
+inline constexpr size_t kMaxPatternLength = 256;
+inline constexpr int kMaxPatternDepth = 16;  // groups inside groups
+
+// Bounds of what a build puts in a process's environment, checked at load: the kernel refuses
+// an exec ("Argument list too long") when one NAME=VALUE is over 128 KiB, or when the arguments
+// and environment together pass a quarter of the stack limit (commonly 2 MiB with the caller's
+// own). A path folder, a vendor file and a few settings are far less.
+inline constexpr size_t kMaxEnvironmentEntryBytes = size_t{32} << 10;   // one NAME=VALUE
+inline constexpr size_t kMaxBuildEnvironmentBytes = size_t{256} << 10;  // all the build sets
+
 // What a build must report; every pattern is an ECMAScript regular expression searched in the text.
 struct Identity {
   std::optional<std::string> gl_version;   // GL_VERSION ("OpenGL ES 3.2 Mesa 25.0.7-2~bpo12+1")
@@ -49,7 +62,8 @@ struct DriverBuilds {
   const DriverBuild* find(std::string_view name) const;
 };
 
-// A drivers file; paths in it are relative to its folder. Bad input is file:line:column.
+// A drivers file; paths in it are relative to its folder. Bad input is file:line:column: so is
+// a pattern or an environment over the bounds above, before any of it is compiled or expanded.
 Result<DriverBuilds> load_driver_builds(const std::filesystem::path& file);
 
 // The variables a build owns: cleared from a run's environment before the build's own are set,

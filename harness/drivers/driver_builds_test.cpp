@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+
+#include <fmt/format.h>
 
 namespace tidemark::drivers {
 namespace {
@@ -97,6 +100,67 @@ TEST_F(DriversFile, BadEntriesAreNamedAtTheirPlace) {
             "2:17: expected a variable the entry's own keys do ");
   EXPECT_EQ(error("- name: a\n  identity: {gl_version: x}\n  colour: red\n").substr(0, 40),
             "3:3: expected one of name, description, ");
+}
+
+// Check that an identity pattern is bounded before it is compiled: 30 000 parentheses deep
+// overflowed std::regex's recursion (SIGSEGV), and a pattern that does not compile is refused
+// at load, never when the run checks the identity.
+TEST_F(DriversFile, IdentityPatternsOverTheirBoundsAreRefusedAtTheirPlace) {
+  const std::string deep = std::string(30000, '(') + std::string(30000, ')');
+  EXPECT_EQ(error("- name: a\n  identity: {gl_version: '" + deep + "'}\n"),
+            "2:26: expected a pattern for GL_VERSION (an ECMAScript regular expression) of at most 256 characters, "
+            "its groups nested at most 16 deep, found 60000 characters");
+  const std::string nested = std::string(17, '(') + "x" + std::string(17, ')');
+  EXPECT_EQ(error("- name: a\n  identity:\n    gl_renderer: '" + nested + "'\n"),
+            "3:18: expected a pattern for GL_RENDERER (an ECMAScript regular expression) of at most 256 characters, "
+            "its groups nested at most 16 deep, found groups nested 17 deep");
+  // Parentheses escaped or in a class are no groups; sixteen deep is within the bound.
+  EXPECT_TRUE(load("- name: a\n  identity: {gl_version: '[(((]\\(\\(" + std::string(16, '(') + "x" +
+                   std::string(16, ')') + "'}\n"));
+  EXPECT_EQ(error("- name: a\n  identity: {vulkan_driver: 'a{2,1}'}\n").substr(0, 71),
+            "2:29: expected a pattern for the Vulkan driver's name, version text and");
+}
+
+// Check that `{dir}` is expanded in one pass: a million of them (5 MB) load at once, and a
+// value that would pass its bound once expanded is refused before it is built.
+TEST_F(DriversFile, DirExpansionIsLinearAndBoundedBeforeItIsBuilt) {
+  std::string many;
+  for (int k = 0; k < 1000; ++k) many += "{dir}:";
+  auto builds = load("- name: a\n  environment: {DIRS: '" + many + "'}\n  identity: {gl_version: x}\n");
+  ASSERT_TRUE(builds) << builds.error().message;
+  const std::string value = builds->builds[0].environment[0].second;
+  EXPECT_EQ(value.size(), 1000 * (dir_.string().size() + 1));
+  EXPECT_EQ(value.substr(0, dir_.string().size() + 1), dir_.string() + ":");
+
+  std::string million;
+  million.reserve(5'000'000);
+  for (int k = 0; k < 1'000'000; ++k) million += "{dir}";
+  const auto started = std::chrono::steady_clock::now();
+  const std::string refused =
+      error("- name: a\n  environment: {DIRS: '" + million + "'}\n  identity: {gl_version: x}\n");
+  EXPECT_EQ(refused,
+            fmt::format("2:23: expected a value of DIRS of at most {} bytes with {{dir}} expanded, found {} bytes",
+                        kMaxEnvironmentEntryBytes - 5, 1'000'000 * dir_.string().size()));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  EXPECT_EQ(error("- name: a\n  library_path: ['" + million + "']\n  identity: {gl_version: x}\n").substr(0, 45),
+            "2:18: expected a path of at most 4096 bytes w");
+}
+
+// Check that what a build puts in the environment is bounded at load (file:line:column), where an
+// exec would fail with "Argument list too long" (exit 4, after the expansion).
+TEST_F(DriversFile, EnvironmentsOverTheKernelsBoundsAreRefusedAtLoad) {
+  const std::string big(130 << 10, 'x');
+  EXPECT_EQ(error("- name: a\n  environment: {BIG: " + big + "}\n  identity: {gl_version: x}\n"),
+            fmt::format("2:22: expected a value of BIG of at most {} bytes with {{dir}} expanded, found {} bytes",
+                        kMaxEnvironmentEntryBytes - 4, big.size()));
+  std::string many_values;
+  const std::string value(30 << 10, 'v');
+  for (int k = 0; k < 9; ++k) many_values += fmt::format("    V{}: {}\n", k, value);
+  EXPECT_EQ(error("- name: a\n  environment:\n" + many_values + "  identity: {gl_version: x}\n").substr(0, 65),
+            fmt::format("1:3: expected a build whose environment is at most {} bytes i", kMaxBuildEnvironmentBytes));
+  EXPECT_EQ(error("- name: a\n  environment: {" + std::string(300, 'N') + ": x}\n  identity: {gl_version: x}\n")
+                .substr(0, 71),
+            "2:17: expected an environment variable name ([A-Za-z_][A-Za-z0-9_]*) of");
 }
 
 // Check that a build's environment replaces every driver variable of the caller's, so nothing

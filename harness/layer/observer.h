@@ -293,7 +293,7 @@ class Observer {
       sum_into(report.all, device->gauges());
     }
     if (events) events->flush();
-    std::ofstream(report_dir / "layer.json") << to_json(report).dump(2) << '\n';
+    write_record(report_dir / "layer.json", to_json(report).dump(2) + '\n');
   }
   ~Observer() {
     std::unique_lock lock(mutex, std::try_to_lock);  // a thread stopped mid-call at exit keeps it

@@ -124,8 +124,16 @@ fs::path make_process_folder(const fs::path& root, bool observed, uint64_t forke
   for (long at = parent_of(pid); at > 1 && at != stop && record.ancestors.size() < 64; at = parent_of(at))
     record.ancestors.push_back(
         {static_cast<uint32_t>(at), static_cast<uint32_t>(parent_of(at)), command_line(std::to_string(at))});
-  std::ofstream(folder / "process.json") << to_json(record).dump(2) << '\n';
+  write_record(folder / "process.json", to_json(record).dump(2) + '\n');
   return folder;
+}
+
+void write_record(const fs::path& file, const std::string& text) {
+  fs::path whole = file;
+  whole += ".partial";
+  std::ofstream(whole) << text;
+  std::error_code ignored;  // a record that cannot be written is one the observer finds missing
+  fs::rename(whole, file, ignored);
 }
 
 }  // namespace tidemark::layer

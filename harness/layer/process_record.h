@@ -85,4 +85,9 @@ bool process_matches(const std::string& pattern);
 // (empty when it cannot be made: the layer then reports nothing, and says so on stderr).
 std::filesystem::path make_process_folder(const std::filesystem::path& root, bool observed, uint64_t forked_from);
 
+// Puts a record (process.json, layer.json) in place whole: written beside its name, then renamed
+// over it. The observer never reads half a record, so one that does not parse was written by
+// someone else (the observed program) and is refused as such.
+void write_record(const std::filesystem::path& file, const std::string& text);
+
 }  // namespace tidemark::layer

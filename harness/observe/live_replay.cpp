@@ -7,8 +7,10 @@
 #include <mutex>
 #include <utility>
 
+#include "core/files.h"
 #include "host/layer_sink.h"
 #include "layer/records.h"
+#include "report/json_fields.h"
 
 namespace tidemark::observe {
 
@@ -182,9 +184,17 @@ void LiveReplays::scan() {
     if (unfollowed_.contains(name)) continue;
     auto found = replays_.find(name);
     if (found == replays_.end()) {
-      std::ifstream in(entry.path() / "process.json");
-      auto json = nlohmann::json::parse(in, nullptr, false);
-      if (json.is_discarded()) continue;  // not written yet, or not whole yet
+      // The layer renames its record into place whole; one that does not parse was planted (a
+      // FIFO would block this thread, one nested deep would cost the parse): gather() refuses it.
+      std::error_code ec;
+      if (!fs::exists(entry.path() / "process.json", ec)) continue;  // not written yet
+      auto text = read_given_file(entry.path() / "process.json", "layer record");
+      auto json = text && !report::too_deep(*text) ? nlohmann::json::parse(*text, nullptr, false)
+                                                   : nlohmann::json(nlohmann::json::value_t::discarded);
+      if (json.is_discarded()) {
+        unfollowed_.insert(name);
+        continue;
+      }
       auto record = layer::process_record_from_json(json);
       if (!record || !record->observed) {  // not observed (--only), or not a record: gather says which
         unfollowed_.insert(name);

@@ -30,6 +30,7 @@
 #include "layer/records.h"
 #include "layer/tidemark_layer.h"
 #include "observe/live_replay.h"
+#include "report/json_fields.h"
 
 extern char** environ;
 
@@ -144,17 +145,26 @@ Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::p
   return std::pair<uint32_t, int>{static_cast<uint32_t>(pid), code};
 }
 
-// A record the layer wrote that does not read as its codec says: the file and what is wrong.
+// A record in the layer's folder that does not read as the layer writes it. The layer puts each
+// record in place whole (written beside its name, then renamed), so such a file was written by
+// someone else: the observed program (it can write wherever its user can, and its environment
+// names the folder). That is bad data from the program under observation, so bad input (exit 2)
+// that says so: not an I/O failure (exit 4: the file was read), nor the machine's (exit 3).
+std::unexpected<Error> planted(const std::string& what) {
+  return fail(ErrorKind::BadInput, fmt::format("observe: {}: the observed program wrote or changed this record (the "
+                                               "Tidemark layer never writes one so)",
+                                               what));
+}
 std::unexpected<Error> bad_record(const fs::path& file, const std::string& what) {
-  return fail(ErrorKind::Fatal, fmt::format("{}: {} (not a record this layer wrote?)", file.string(), what));
+  return planted(fmt::format("{}: {}", file.string(), what));
 }
 
 Result<nlohmann::json> read_json(const fs::path& file) {
-  TIDEMARK_TRY(text, read_given_file(file, "layer record"));
-  auto json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.is_object())
-    return fail(ErrorKind::Fatal,
-                fmt::format("{}: expected a JSON object written by the layer, found something else", file.string()));
+  auto text = read_given_file(file, "layer record");
+  if (!text) return planted(text.error().message);
+  auto json = report::parse_json(*text, file.string(), "a JSON object written by the layer");
+  if (!json) return planted(json.error().message);
+  if (!json->is_object()) return bad_record(file, fmt::format("expected a JSON object, found {}", json->type_name()));
   return json;
 }
 

@@ -175,12 +175,26 @@ TEST_F(LayerFolder, AProcessKilledBeforeItsEventsWereWrittenIsStillOneThatMadeAD
   EXPECT_EQ(gathered->processes[0].observed.vkbufs, 30);
 }
 
+// Check that a record the layer did not write (the observed program planted it: not JSON, or
+// nested 100 000 deep) is bad input on one line naming the file, its place and who wrote it.
 TEST_F(LayerFolder, ARecordThatIsNotJsonIsAnErrorNamingTheFile) {
   fs::create_directories(root_ / "5");
   std::ofstream(root_ / "5" / "process.json") << "{not json";
   auto processes = gather(root_, 5);
   ASSERT_FALSE(processes);
-  EXPECT_NE(processes.error().message.find("5/process.json"), std::string::npos) << processes.error().message;
+  EXPECT_EQ(processes.error().kind, ErrorKind::BadInput);
+  EXPECT_EQ(processes.error().message.rfind("observe: " + (root_ / "5" / "process.json").string() + ":1:3: ", 0), 0u)
+      << processes.error().message;
+  EXPECT_NE(processes.error().message.find("the observed program wrote or changed this record"), std::string::npos);
+  EXPECT_EQ(processes.error().message.find('\n'), std::string::npos);
+
+  std::ofstream(root_ / "5" / "process.json") << std::string(100000, '[') << std::string(100000, ']');
+  auto deep = gather(root_, 5);
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().message, "observe: " + (root_ / "5" / "process.json").string() +
+                                      ":1:65: expected a JSON object written by the layer nested at most 64 deep, "
+                                      "found deeper: the observed program wrote or changed this record (the Tidemark "
+                                      "layer never writes one so)");
 }
 
 std::string bytes_of(const fs::path& file) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <map>
@@ -66,6 +67,22 @@ Status check_summary(const fs::path& report_dir, const report::Summary& summary)
     TIDEMARK_CHECK(unchanged(report_dir, record.file, record.scenario_hash, record.test));
   }
   return {};
+}
+
+// A file a rebase would write among the report's own (its summary, HTML, JUnit, run folders) is
+// refused: the report is the evidence the change is made from, and a baseline of the report's
+// own folder rewrote its summary and dropped the links to its run folders.
+Status outside_report(const fs::path& report_dir, const fs::path& file, std::string_view option) {
+  std::error_code ec;
+  auto resolved = [&](const fs::path& path) {
+    fs::path out = fs::weakly_canonical(fs::absolute(path), ec).lexically_normal();
+    return out.filename().empty() ? out.parent_path() : out;
+  };
+  const fs::path report = resolved(report_dir), target = resolved(file);
+  if (std::mismatch(report.begin(), report.end(), target.begin(), target.end()).first != report.end()) return {};
+  return refuse(report_dir, fmt::format("{} {}: expected a file outside the report being read, found {}, one of its "
+                                        "own",
+                                        option, file.string(), target.string()));
 }
 
 std::vector<std::string> split_lines(const std::string& text) {
@@ -186,6 +203,11 @@ Result<std::optional<std::pair<FileChange, std::string>>> ledger_change(const fs
                                             record.scenario, fmt::join(record.problems, "; ")));
     TIDEMARK_CHECK(unchanged(report_dir, record.file, record.scenario_hash, record.scenario));
     measured.push_back({.scenario = record.scenario, .lanes = record.lanes});
+    for (const auto& line : record.lines)
+      if (line.find_first_of("\r\n") != std::string::npos)
+        return refuse(report_dir, fmt::format("red-once.json: {}: expected ledger lines of one line each, found one "
+                                              "holding a line break ({}): it would be rows of its own",
+                                              record.scenario, nlohmann::json(line).dump()));
     lines.insert(lines.end(), record.lines.begin(), record.lines.end());
   }
   TIDEMARK_TRY(ledger, runner::read_ledger(file));
@@ -267,11 +289,18 @@ Result<std::vector<FileChange>> rebase(const fs::path& report_dir, const Targets
     return {};
   };
 
-  // Every change is worked out before anything is written.
+  for (const auto& [file, option] :
+       {std::pair{targets.expectations, "--expectations"},
+        {targets.ledger, "--ledger"},
+        {targets.baseline.empty() ? fs::path() : targets.baseline / "summary.json", "--baseline"}})
+    if (!file.empty()) TIDEMARK_CHECK(outside_report(report_dir, file, option));
+
+  // Every change is worked out before anything is written, and written as one batch: every file
+  // or none (a baseline that cannot be written leaves the expectations as they were).
   std::vector<FileChange> changes;
-  std::vector<std::pair<fs::path, std::string>> writes;
+  FileBatch writes;
   auto add = [&](std::pair<FileChange, std::string> change) {
-    writes.emplace_back(change.first.file, std::move(change.second));
+    writes.add(change.first.file, std::move(change.second));
     changes.push_back(std::move(change.first));
   };
   if (!targets.expectations.empty()) {
@@ -289,18 +318,22 @@ Result<std::vector<FileChange>> rebase(const fs::path& report_dir, const Targets
   if (targets.goldens) {
     TIDEMARK_CHECK(needs_summary("--goldens"));
     TIDEMARK_TRY(goldens, golden_changes(report_dir, *summary));
-    for (auto& change : goldens) add(std::move(change));
+    for (auto& change : goldens) {
+      TIDEMARK_CHECK(outside_report(report_dir, change.first.file, "--goldens"));
+      add(std::move(change));
+    }
   }
-  std::vector<report::RunRecord> baseline_records;
   if (!targets.baseline.empty()) {
     TIDEMARK_CHECK(needs_summary("--baseline"));
+    std::vector<report::RunRecord> baseline_records;
     TIDEMARK_TRY(change, baseline_change(*summary, targets.baseline, baseline_records));
     changes.push_back(std::move(change));
+    report::add_summary(writes, targets.baseline, summary->origin, std::move(baseline_records));
   }
-  if (targets.dry_run) return changes;
-  TIDEMARK_CHECK(write_files_atomically(writes));
-  if (!targets.baseline.empty())
-    TIDEMARK_CHECK(report::write_summary(targets.baseline, summary->origin, std::move(baseline_records)));
+  // A batch that fails leaves every file as it was.
+  if (auto written = targets.dry_run ? writes.check() : writes.commit(); !written)
+    return fail(written.error().kind,
+                fmt::format("rebase {}: {}; nothing was changed", report_dir.string(), written.error().message));
   return changes;
 }
 

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include "core/digest.h"
+#include "report/red_once_record.h"
 #include "report/summary.h"
 
 namespace tidemark::rebase {
@@ -131,6 +133,94 @@ TEST(Rebase, TheBaselineBecomesTheReportsRunsAndTheDiffNamesWhatMoved) {
   auto baseline = report::read_summary(folder.root / "baseline" / "summary.json");
   ASSERT_TRUE(baseline) << baseline.error().message;
   EXPECT_EQ(baseline->results.at(0).gauges.at("devbytespk"), 150);
+}
+
+// The names in `folder` and below, sorted: what a refused rebase must leave as it was.
+std::vector<std::string> names_under(const fs::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::recursive_directory_iterator(folder)) names.push_back(entry.path().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Check that the files of one rebase are one batch: a baseline that cannot be written (its
+// folder is under a plain file) leaves the expectations as they were, and no temporary behind.
+TEST(Rebase, ABaselineThatCannotBeWrittenLeavesTheExpectationsAsTheyWere) {
+  Folder folder;
+  report(folder, report::Verdict::ExpectedRed, 209715200);
+  const fs::path expectations = folder.write("expectations.txt", kExpectations);
+  folder.write("a-file", "not a folder");
+  const std::vector<std::string> before = names_under(folder.root);
+  auto failed =
+      rebase(folder.root / "report", {.baseline = folder.root / "a-file" / "baseline", .expectations = expectations});
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().kind, ErrorKind::Io);
+  EXPECT_EQ(folder.read("expectations.txt"), kExpectations);
+  EXPECT_EQ(names_under(folder.root), before);
+}
+
+// Check that a rebase never writes among the report's own files: its folder as the baseline
+// (spelt another way, or through a link), or an expectations file inside it, is refused.
+TEST(Rebase, AnOutputAmongTheReportsOwnFilesIsRefused) {
+  Folder folder;
+  report(folder, report::Verdict::ExpectedRed, 100);
+  const std::string summary = folder.read("report/summary.json");
+  fs::create_directory_symlink(folder.root / "report", folder.root / "linked-report");
+  for (const fs::path& baseline :
+       {folder.root / "report", folder.root / "report" / "run" / ".." / "", folder.root / "linked-report"}) {
+    auto refused = rebase(folder.root / "report", {.baseline = baseline});
+    ASSERT_FALSE(refused) << baseline;
+    EXPECT_EQ(refused.error().kind, ErrorKind::BadInput);
+    EXPECT_NE(refused.error().message.find("expected a file outside the report being read"), std::string::npos)
+        << refused.error().message;
+  }
+  EXPECT_EQ(folder.read("report/summary.json"), summary);
+  const fs::path inside = folder.write("report/expectations.txt", kExpectations);
+  EXPECT_FALSE(rebase(folder.root / "report", {.expectations = inside}));
+  EXPECT_EQ(folder.read("report/expectations.txt"), kExpectations);
+}
+
+// Check that a symlinked expectations file is refused, dry run or not: renaming over it would
+// replace the link with a plain file, and writing through it would write where nobody named.
+TEST(Rebase, ASymlinkedExpectationsFileIsRefusedAndBothStayAsTheyWere) {
+  Folder folder;
+  report(folder, report::Verdict::ExpectedRed, 209715200);
+  const fs::path target = folder.write("shared-expectations.txt", kExpectations);
+  fs::create_symlink(target, folder.root / "expectations.txt");
+  for (bool dry_run : {true, false}) {
+    auto refused =
+        rebase(folder.root / "report", {.expectations = folder.root / "expectations.txt", .dry_run = dry_run});
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().kind, ErrorKind::BadInput);
+    EXPECT_NE(refused.error().message.find("found a symbolic link (to " + target.string() + ")"), std::string::npos)
+        << refused.error().message;
+  }
+  EXPECT_TRUE(fs::is_symlink(folder.root / "expectations.txt"));
+  EXPECT_EQ(folder.read("shared-expectations.txt"), kExpectations);
+}
+
+// Check that a red-once line holding a line break is refused, not written as ledger rows of its own.
+TEST(Rebase, ALedgerLineHoldingALineBreakIsRefused) {
+  Folder folder;
+  const fs::path scenario = folder.write("two.yaml", kScenario);
+  ASSERT_TRUE(report::write_red_once_document(
+      folder.root / "report" / "red-once.json",
+      {.scenarios = {{.scenario = "portable/two",
+                      .file = scenario.string(),
+                      .scenario_hash = trace_hash(kScenario),
+                      .lanes = {"monolith"},
+                      .lines = {"portable/two | c | monolith | gauge[0] | red 1 | green 0\nforged | row"},
+                      .problems = {}}}}));
+  const std::string ledger = "# ledger\n";
+  folder.write("ledger.txt", ledger);
+  auto refused = rebase(folder.root / "report", {.ledger = folder.root / "ledger.txt"});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "rebase " + (folder.root / "report").string() +
+                                         ": red-once.json: portable/two: expected ledger lines of one line each, "
+                                         "found one holding a line break (\"portable/two | c | monolith | gauge[0] | "
+                                         "red 1 | green 0\\nforged | row\"): it would be rows of its own; nothing "
+                                         "was changed");
+  EXPECT_EQ(folder.read("ledger.txt"), ledger);
 }
 
 }  // namespace

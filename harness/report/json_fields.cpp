@@ -1,5 +1,6 @@
 #include "report/json_fields.h"
 
+#include <limits>
 #include <regex>
 
 #include "core/files.h"
@@ -201,8 +202,21 @@ void JsonFields::convert(const nlohmann::json& value, std::string_view key, doub
   out = value.get<double>();
 }
 
+namespace {
+
+// nlohmann keeps an integer over INT64_MAX as unsigned, and get<int64_t>() wraps it: 2^63 read
+// as a gauge became INT64_MIN and a baseline said "+100%". Such a number is out of range.
+bool fits_int64(const nlohmann::json& value) {
+  return value.is_number_integer() &&
+         (!value.is_number_unsigned() || value.get<uint64_t>() <= uint64_t{std::numeric_limits<int64_t>::max()});
+}
+
+constexpr std::string_view kInt64 = "an integer from -9223372036854775808 to 9223372036854775807";
+
+}  // namespace
+
 void JsonFields::convert(const nlohmann::json& value, std::string_view key, int64_t& out) {
-  if (!value.is_number_integer()) return wrong(key, "an integer", value);
+  if (!fits_int64(value)) return wrong(key, kInt64, value);
   out = value.get<int64_t>();
 }
 
@@ -243,6 +257,7 @@ void JsonFields::convert(const nlohmann::json& value, std::string_view key, std:
   if (!value.is_object()) return wrong(key, "an object of integers", value);
   for (const auto& [name, number] : value.items()) {
     if (!number.is_number_integer()) return wrong(key, "an object of integers", value);
+    if (!fits_int64(number)) return wrong(fmt::format("{}.{}", key, name), kInt64, number);
     out[name] = number.get<int64_t>();
   }
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include "report/summary.h"
@@ -49,6 +50,12 @@ RunRecord full_record() {
                       .artifacts = {"/r/a.png"}}}};
 }
 
+// What reading `json` as a run record says: its error, or "read".
+std::string error_reading(const nlohmann::json& json, const std::string& where, const std::string& path) {
+  auto read = run_record_from_json(json, where, path);
+  return read ? std::string("read") : read.error().message;
+}
+
 std::string temp_file(const std::string& name) {
   return (fs::path(::testing::TempDir()) / (std::to_string(::getpid()) + "-" + name)).string();
 }
@@ -87,10 +94,7 @@ TEST(RunRecord, WhatIsWrittenIsRead) {
 // write, are errors naming the document and the field's path.
 TEST(RunRecord, AFieldMissingUnknownOrMistypedIsNamed) {
   const nlohmann::json good = to_json(full_record());
-  auto error_of = [](const nlohmann::json& json) {
-    auto read = run_record_from_json(json, "out/summary.json", "results[2]");
-    return read ? std::string("read") : read.error().message;
-  };
+  auto error_of = [](const nlohmann::json& json) { return error_reading(json, "out/summary.json", "results[2]"); };
   nlohmann::json missing = good;
   missing.erase("digest");
   EXPECT_EQ(error_of(missing), "out/summary.json: expected 'results[2].digest', found none");
@@ -114,6 +118,28 @@ TEST(RunRecord, AFieldMissingUnknownOrMistypedIsNamed) {
   before.erase("verdict");
   before["green"] = true;
   EXPECT_EQ(error_of(before), "out/summary.json: expected 'results[2].verdict', found none");
+}
+
+// Check that a gauge or integer past int64 is refused where it is: 2^63 wrapped to INT64_MIN and
+// a baseline reported "+100%". The ends of the range are read as written.
+TEST(RunRecord, AnIntegerOutsideTheGaugeRangeIsRefusedWhereItIs) {
+  const nlohmann::json good = to_json(full_record());
+  auto error_of = [](const nlohmann::json& json) { return error_reading(json, "base/summary.json", "results[0]"); };
+  nlohmann::json gauge = good;
+  gauge["gauges"]["devbytespk"] = uint64_t{1} << 63;
+  EXPECT_EQ(error_of(gauge),
+            "base/summary.json: results[0].gauges.devbytespk: expected an integer from -9223372036854775808 to "
+            "9223372036854775807, found 9223372036854775808");
+  nlohmann::json pid = good;
+  pid["lane"]["server_pid"] = std::numeric_limits<uint64_t>::max();
+  EXPECT_EQ(error_of(pid).substr(0, 72), "base/summary.json: results[0].lane.server_pid: expected an integer from ");
+  nlohmann::json ends = good;
+  ends["gauges"]["devbytespk"] = std::numeric_limits<int64_t>::max();
+  ends["gauges"]["wlivepk"] = std::numeric_limits<int64_t>::min();
+  auto read = run_record_from_json(ends, "base/summary.json", "results[0]");
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read->gauges.at("devbytespk"), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(read->gauges.at("wlivepk"), std::numeric_limits<int64_t>::min());
 }
 
 // Check that a result.json of another format or version, or not JSON, is refused by name.

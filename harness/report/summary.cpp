@@ -127,9 +127,8 @@ Summary summarize(const Origin& origin, std::vector<RunRecord> results) {
   return summary;
 }
 
-Result<Summary> write_summary(const fs::path& dir, const Origin& origin, std::vector<RunRecord> results,
-                              std::optional<BaselineOrigin> baseline) {
-  TIDEMARK_CHECK(make_directories(dir));
+Summary add_summary(FileBatch& batch, const fs::path& dir, const Origin& origin, std::vector<RunRecord> results,
+                    std::optional<BaselineOrigin> baseline) {
   for (auto& record : results) {
     record.dir = relative_to(record.dir, dir);
     for (auto& check : record.checks)
@@ -137,10 +136,18 @@ Result<Summary> write_summary(const fs::path& dir, const Origin& origin, std::ve
   }
   Summary summary = summarize(origin, std::move(results));
   summary.baseline = std::move(baseline);
-  // All three or none; summary.json is renamed into place last: its presence means the folder is complete.
-  TIDEMARK_CHECK(write_files_atomically({{dir / "summary.html", summary_html(summary, dir)},
-                                         {dir / "junit.xml", junit_xml(summary)},
-                                         {dir / "summary.json", to_json(summary).dump(2) + '\n'}}));
+  // summary.json is renamed into place last: its presence means the folder is complete.
+  batch.add(dir / "summary.html", summary_html(summary, dir));
+  batch.add(dir / "junit.xml", junit_xml(summary));
+  batch.add(dir / "summary.json", to_json(summary).dump(2) + '\n');
+  return summary;
+}
+
+Result<Summary> write_summary(const fs::path& dir, const Origin& origin, std::vector<RunRecord> results,
+                              std::optional<BaselineOrigin> baseline) {
+  FileBatch batch;
+  Summary summary = add_summary(batch, dir, origin, std::move(results), std::move(baseline));
+  TIDEMARK_CHECK(batch.commit());
   return summary;
 }
 

@@ -15,6 +15,10 @@
 #include "core/error.h"
 #include "report/run_record.h"
 
+namespace tidemark {
+class FileBatch;
+}
+
 namespace tidemark::report {
 
 struct ShardOrigin {
@@ -78,6 +82,10 @@ Summary summarize(const Origin& origin, std::vector<RunRecord> results);
 // downloaded elsewhere). Returns the summary summary.json holds.
 Result<Summary> write_summary(const std::filesystem::path& dir, const Origin& origin, std::vector<RunRecord> results,
                               std::optional<BaselineOrigin> baseline = std::nullopt);
+// The same three files added to `batch`, for a caller that writes them together with others
+// (rebase): nothing is written until the batch is committed.
+Summary add_summary(FileBatch& batch, const std::filesystem::path& dir, const Origin& origin,
+                    std::vector<RunRecord> results, std::optional<BaselineOrigin> baseline = std::nullopt);
 
 // summary.json, strictly (report/json_fields.h); paths stay as written (relative to its folder).
 Result<Summary> read_summary(const std::filesystem::path& file);
