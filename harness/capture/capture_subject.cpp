@@ -249,14 +249,21 @@ Result<std::unique_ptr<runner::SubjectRun>> CaptureSubject::prepare(const runner
   if (backend != own)
     return fail(ErrorKind::BadInput, fmt::format("the capture ({}) replays on {} only", kind_name(fixture_.kind), own));
   // What a session takes does not reach a replay: refused rather than ignored.
-  if (!options.variant.mutant.empty() || !options.variant.knobs.empty() || !options.column.lane.record.empty())
-    return fail(ErrorKind::BadInput,
-                fmt::format("{}: expected a capture's options (its controls are layer faults), found {} "
-                            "(a session's: give the capture fixtures apart)",
-                            fixture_.id(),
-                            !options.variant.mutant.empty()  ? "--mutant"
-                            : !options.variant.knobs.empty() ? "--knob"
-                                                             : "--record"));
+  const lanes::LaneOptions& lane = options.column.lane;
+  const std::pair<bool, std::string> sessions_only[] = {
+      {!options.variant.mutant.empty(), "--mutant"},
+      {!options.variant.knobs.empty(), "--knob"},
+      {!lane.record.empty(), "--record"},
+      {lane.lane != Lane::Monolith, fmt::format("--lane {}", lane_name(lane.lane))},
+      {!lane.connect.empty(), "--connect"},
+      {lane.kill_server_at_frame != 0, "--kill-server-at-frame"},
+      {options.validation, "--validation (the replay runs under the Tidemark layer only)"}};
+  for (const auto& [given, option] : sessions_only)
+    if (given)
+      return fail(ErrorKind::BadInput,
+                  fmt::format("{}: expected a capture's options (its controls are layer faults; it has no lane), "
+                              "found {} (a session's: give the capture fixtures apart)",
+                              fixture_.id(), option));
   std::string folder = fixture_.name;
   for (const std::string& variant : {options.variant.fault, options.column.build})
     if (!variant.empty()) {
