@@ -84,14 +84,24 @@ Result<std::vector<Control>> controls_of(yaml::Reader& read, const yaml::Value& 
   const std::vector<std::string> checks = fixture.checks();
   std::vector<Control> controls;
   for (const auto& item : items) {
-    TIDEMARK_TRY(fields, read.fields(item, "a control", {"fault", "build", "fails"}));
+    TIDEMARK_TRY(fields, read.fields(item, "a control", {"fault", "build", "replay", "fails"}));
     Control control{.where = item.where};
     const auto fault = fields.optional("fault");
     const auto build = fields.optional("build");
-    if (fault.has_value() == build.has_value())
-      return yaml::error_at(item.where, "a control with one of fault (a layer fault) or build (a driver build)",
-                            fault ? "both" : "neither");
-    if (fault) {
+    const auto replay = fields.optional("replay");
+    const int kinds = int{fault.has_value()} + int{build.has_value()} + int{replay.has_value()};
+    if (kinds != 1)
+      return yaml::error_at(item.where,
+                            "a control with one of fault (a layer fault), build (a driver build) or replay (setup)",
+                            kinds == 0 ? "none" : "more than one");
+    if (replay) {
+      TIDEMARK_TRY(text, read.text(*replay, "setup (the capture's setup calls alone)"));
+      if (text != kSetupCut) return yaml::error_at(replay->where, "setup", yaml::quote(text));
+      if (fixture.kind != CaptureKind::Apitrace)
+        return yaml::error_at(replay->where, "replay: setup on an apitrace capture (a GFXReconstruct one has no cut)",
+                              "a GFXReconstruct capture");
+      control.cut = text;
+    } else if (fault) {
       TIDEMARK_TRY(
           text, read.text(*fault, "a fault of the layer: hold_frees, never_done, shadow_copies or fail_allocation=N"));
       if (auto parsed = layer::parse_settings(text);
@@ -195,9 +205,12 @@ std::string fixture_text(const FixtureDocument& document) {
     for (const auto& check : *checks) text += fmt::format("  - {}\n", check);
   }
   if (!document.controls.empty()) text += "controls:\n";
-  for (const auto& control : document.controls)
-    text += fmt::format("  - {}: {}\n    fails: [{}]\n", control.fault.empty() ? "build" : "fault",
-                        control.fault.empty() ? control.build : control.fault, fmt::join(control.fails, ", "));
+  for (const auto& control : document.controls) {
+    const auto [key, value] = !control.fault.empty()   ? std::pair{"fault", control.fault}
+                              : !control.build.empty() ? std::pair{"build", control.build}
+                                                       : std::pair{"replay", control.cut};
+    text += fmt::format("  - {}: {}\n    fails: [{}]\n", key, value, fmt::join(control.fails, ", "));
+  }
   return text;
 }
 

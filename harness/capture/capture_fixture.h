@@ -15,6 +15,8 @@
 //       fails: [replay]                    # the replay itself must fail
 //     - build: mesa-22.3.6                 # a driver build known to have the defect
 //       fails: [vkbufspk <= 16]
+//     - replay: setup                      # its setup calls alone (an apitrace capture's)
+//       fails: [vkbufsmade > 3]            # an "at least" bound: the replay did what the capture holds
 #pragma once
 
 #include <filesystem>
@@ -42,14 +44,22 @@ Status check_fixture_name(std::string_view name, std::string_view option);
 // "replay": the control makes the replay itself fail (the replayer exits non-zero).
 inline constexpr std::string_view kReplayFails = "replay";
 
-// A control is a layer fault or a driver build (of the drivers files) on which the checks it names
-// must be red: a driver known to have the defect proves the check as well as a fault does.
+// A control's cut of an apitrace capture: its setup calls alone (trace_calls.h's units), the
+// replay a replayer that skipped the capture's work would make. It proves an "at least" bound.
+inline constexpr std::string_view kSetupCut = "setup";
+
+// A control is a layer fault, a driver build (of the drivers files) or a cut of the capture under
+// which the checks it names must be red: a driver known to have the defect proves the check as
+// well as a fault does, and a replay of the setup alone proves a bound of what the replay did.
 struct Control {
   std::string fault;  // the layer's settings text: hold_frees, never_done, shadow_copies, fail_allocation=N
   std::string build;  // or a driver build's name: mesa-22.3.6
+  std::string cut;    // or kSetupCut
   std::vector<std::string> fails;  // the checks (as written) it must make red, or "replay"
   SourceLocation where;
-  std::string describe() const { return fault.empty() ? "build=" + build : "fault=" + fault; }
+  std::string describe() const {
+    return !fault.empty() ? "fault=" + fault : !build.empty() ? "build=" + build : "replay=" + cut;
+  }
 };
 
 struct CaptureFixture {

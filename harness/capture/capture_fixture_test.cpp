@@ -85,7 +85,7 @@ TEST_F(CaptureFile, WhatItNamesWrongIsAnErrorAtItsPlace) {
             std::string::npos);
 }
 
-TEST_F(CaptureFile, AControlIsAFaultOrADriverBuildNeverBoth) {
+TEST_F(CaptureFile, AControlIsAFaultADriverBuildOrASetupCutOneAtATime) {
   std::string text = kGood;
   auto on_build = load(std::string(text).replace(text.find("fault: hold_frees"), 17, "build: mesa-25.0.7"));
   ASSERT_TRUE(on_build) << on_build.error().message;
@@ -94,7 +94,20 @@ TEST_F(CaptureFile, AControlIsAFaultOrADriverBuildNeverBoth) {
   EXPECT_EQ(on_build->controls[1].describe(), "fault=fail_allocation=3");
   EXPECT_EQ(
       error(std::string(text).replace(text.find("fault: hold_frees"), 17, "fault: hold_frees\n    build: mesa-25.0.7")),
-      "7:5: expected a control with one of fault (a layer fault) or build (a driver build), found both");
+      "7:5: expected a control with one of fault (a layer fault), build (a driver build) or replay (setup), found "
+      "more than one");
+  auto cut = load(std::string(text).replace(text.find("fault: hold_frees"), 17, "replay: setup"));
+  ASSERT_TRUE(cut) << cut.error().message;
+  EXPECT_EQ(cut->controls[0].cut, "setup");
+  EXPECT_EQ(cut->controls[0].describe(), "replay=setup");
+  EXPECT_EQ(error(std::string(text).replace(text.find("fault: hold_frees"), 17, "replay: all")),
+            "7:13: expected setup, found 'all'");
+  std::ofstream(dir_ / "app.gfxr") << "GFXR";
+  std::string on_gfxr = std::string(text).replace(text.find("fault: hold_frees"), 17, "replay: setup");
+  on_gfxr.replace(on_gfxr.find("app.trace"), 9, "app.gfxr");
+  EXPECT_EQ(error(on_gfxr),
+            "7:13: expected replay: setup on an apitrace capture (a GFXReconstruct one has no cut), found a "
+            "GFXReconstruct capture");
 }
 
 // Check that the fixture's text, as capture and reduce write it, reads back as written.
@@ -106,15 +119,17 @@ TEST_F(CaptureFile, AWrittenFixtureReadsBack) {
       .capture = "app.trace",
       .expect = {"vkbufspk <= 16"},
       .whole = {"vksubmits > 0"},
-      .controls = {{.fault = "", .build = "mesa-25.0.7", .fails = {"vkbufspk <= 16"}, .where = {}},
-                   {.fault = "fail_allocation=1", .build = "", .fails = {"replay"}, .where = {}}}};
+      .controls = {{.fault = "", .build = "mesa-25.0.7", .cut = "", .fails = {"vkbufspk <= 16"}, .where = {}},
+                   {.fault = "fail_allocation=1", .build = "", .cut = "", .fails = {"replay"}, .where = {}},
+                   {.fault = "", .build = "", .cut = "setup", .fails = {"vksubmits > 0"}, .where = {}}}};
   auto fixture = load(fixture_text(document));
   ASSERT_TRUE(fixture) << fixture.error().message;
   EXPECT_EQ(fixture->name, "written-back");
   EXPECT_EQ(fixture->checks(), (std::vector<std::string>{"vkbufspk <= 16", "vksubmits > 0"}));
-  ASSERT_EQ(fixture->controls.size(), 2u);
+  ASSERT_EQ(fixture->controls.size(), 3u);
   EXPECT_EQ(fixture->controls[0].build, "mesa-25.0.7");
   EXPECT_EQ(fixture->controls[1].fails, (std::vector<std::string>{"replay"}));
+  EXPECT_EQ(fixture->controls[2].describe(), "replay=setup");
 }
 
 // Check that a name a command gives (capture --name, reduce --name) is a kebab-case name and never

@@ -111,14 +111,30 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
     made.bounds.push_back("vkrefused == 0");
     faults.push_back("fail_allocation=1");
   }
+  std::vector<Control> tried;
+  for (const auto& fault : faults) tried.push_back({.fault = fault, .build = {}, .cut = {}, .fails = {}, .where = {}});
+  // An "at least" bound, of an apitrace capture: more made than its setup calls alone make, so
+  // a replay that skipped the capture's work (a replayer, or bytes, that replayed nothing of it)
+  // is red. Its control is that replay, the setup alone; a GFXReconstruct capture has no cut.
+  if (options.kind == CaptureKind::Apitrace) {
+    TIDEMARK_TRY(setup_alone, run_capture(probe, {.variant = {.cut = std::string(kSetupCut)},
+                                                  .report_dir = scratch,
+                                                  .layer_dir = options.layer_dir}));
+    for (const char* name : {"vkbufsmade", "vksubmits", "vkallocsmade"}) {
+      const int64_t alone = report::gauge_value(setup_alone, name).value_or(0);
+      if (gauge(name) <= alone) continue;
+      made.bounds.push_back(fmt::format("{} > {}", name, alone));
+      tried.push_back({.fault = {}, .build = {}, .cut = std::string(kSetupCut), .fails = {}, .where = {}});
+      break;
+    }
+  }
   TIDEMARK_CHECK(write_fixture(made.bounds, {}));
   TIDEMARK_TRY(bounded, load_capture_fixture(made.fixture));
   std::vector<Control> controls;
-  for (const auto& fault : faults) {
-    TIDEMARK_TRY(
-        under,
-        run_capture(bounded, {.variant = {.fault = fault}, .report_dir = scratch, .layer_dir = options.layer_dir}));
-    Control control{.fault = fault, .build = {}, .fails = {}, .where = {}};
+  for (Control control : tried) {
+    TIDEMARK_TRY(under, run_capture(bounded, {.variant = {.fault = control.fault, .cut = control.cut},
+                                              .report_dir = scratch,
+                                              .layer_dir = options.layer_dir}));
     if (under.verdict == report::Verdict::CouldNotRun)  // a replay that failed: its checks judged nothing
       control.fails.emplace_back(kReplayFails);
     else
@@ -141,7 +157,7 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   for (const auto& bound : made.bounds)
     if (!named(bound))
       return fail(ErrorKind::Environment,
-                  fmt::format("capture: no fault made `{}` red: {} is left for you to give it a control", bound,
+                  fmt::format("capture: no control made `{}` red: {} is left for you to give it a control", bound,
                               made.fixture.string()));
   TIDEMARK_TRY(fixture, load_capture_fixture(made.fixture));
   runner::RedOnceOptions proving;
@@ -157,7 +173,8 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
                   fmt::format("capture: {} did not make {} red ({}): {} is left for you to give a control",
                               control.describe(), fmt::join(control.fails, ", "),
                               run == red_once.runs.end() ? "it did not run" : run->detail, made.fixture.string()));
-    made.controls.push_back(fmt::format("{} fails {}", control.fault, fmt::join(control.fails, ", ")));
+    made.controls.push_back(fmt::format("{} fails {}", control.fault.empty() ? control.describe() : control.fault,
+                                        fmt::join(control.fails, ", ")));
   }
   return made;
 }

@@ -80,7 +80,7 @@ class Reducer {
     auto replay = [&](const Side& side) {
       ++replays_;
       return run_capture(candidate, {.column = {.backend = {}, .lane = {}, .build = side.build},
-                                     .variant = {.fault = side.fault},
+                                     .variant = {.fault = side.fault, .cut = {}},
                                      .report_dir = dir,
                                      .layer_dir = options_.layer_dir,
                                      .drivers_files = options_.drivers_files});
@@ -336,6 +336,7 @@ Result<WrittenReduction> write_reduction(const CaptureFixture& from, const Captu
                   fmt::format("reduce: {} is there already: choose another --name or remove it", file.string()));
   const Control control{.fault = options.bug.fault,
                         .build = options.bug.fault.empty() ? options.bug.build : "",
+                        .cut = {},
                         .fails = {reduction.check},
                         .where = {}};
   const FixtureDocument document{

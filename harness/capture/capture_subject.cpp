@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 
+#include "capture/trace_calls.h"
 #include "core/digest.h"
 #include "core/files.h"
 #include "core/process.h"
@@ -127,10 +128,17 @@ class CaptureRun final : public runner::SubjectRun {
     // A replay always has a folder: the layer's files land there, under a scratch folder when the run keeps none.
     if (dir.empty()) return fail(ErrorKind::BadInput, fixture_.id() + ": a capture's replay needs a report folder");
     if (build_) TIDEMARK_CHECK(check_build_environment(*build_, dir / "build-check.log"));
+    std::vector<std::string> command = command_;
+    if (options_.variant.cut == kSetupCut) {
+      // The replayer's last argument is the capture: its setup calls alone, cut here.
+      TIDEMARK_TRY(calls, list_calls(fixture_.capture, dir / "calls.dump"));
+      TIDEMARK_CHECK(trim_capture(fixture_.capture, split_units(calls).setup, dir / "setup.trace"));
+      command.back() = (dir / "setup.trace").string();
+    }
     const fs::path observed = dir / "observed";
     std::error_code ec;
     fs::remove_all(observed, ec);
-    TIDEMARK_TRY(observation, observe::observe({.command = command_,
+    TIDEMARK_TRY(observation, observe::observe({.command = command,
                                                 .settings = options_.variant.fault,
                                                 .only = "",
                                                 .report = observed,
@@ -229,6 +237,7 @@ std::vector<runner::SubjectControl> CaptureSubject::controls() const {
     runner::SubjectControl& each = controls.emplace_back();
     each.label = control.describe();
     each.variant.fault = control.fault;
+    each.variant.cut = control.cut;
     each.build = control.build;
     each.where = control.where;
     if (control.fails == std::vector<std::string>{std::string(kReplayFails)}) {
@@ -265,7 +274,12 @@ Result<std::unique_ptr<runner::SubjectRun>> CaptureSubject::prepare(const runner
                               "found {} (a session's: give the capture fixtures apart)",
                               fixture_.id(), option));
   std::string folder = fixture_.name;
-  for (const std::string& variant : {options.variant.fault, options.column.build})
+  if (!options.variant.cut.empty() && (options.variant.cut != kSetupCut || fixture_.kind != CaptureKind::Apitrace))
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected the cut setup of an apitrace capture, found '{}' of {}",
+                                                 fixture_.id(), options.variant.cut, kind_name(fixture_.kind)));
+  for (const std::string& variant :
+       {options.variant.fault, options.variant.cut.empty() ? std::string() : "replay-" + options.variant.cut,
+        options.column.build})
     if (!variant.empty()) {
       std::string text = variant;
       std::replace(text.begin(), text.end(), '=', '-');
@@ -287,6 +301,7 @@ Result<std::unique_ptr<runner::SubjectRun>> CaptureSubject::prepare(const runner
   record.driver =
       build.empty() ? replayer.command.front() : fmt::format("{} (replayed by {})", build, replayer.command.front());
   if (!options.variant.fault.empty()) record.mutant = "fault=" + options.variant.fault;
+  if (!options.variant.cut.empty()) record.mutant = "replay=" + options.variant.cut;
   record.lane.name = std::string(runner::kNoLane);
   // The build the replay must have run on: the column's, else the one this process runs on.
   std::optional<drivers::DriverBuild> held = on_build ? on_build->build : active;

@@ -62,7 +62,7 @@ int run_command(const RunArgs& args) {
   const runner::Subjects& subjects = loaded->subjects;
   runner::RunOptions options;
   options.column = {.backend = args.lane.backend, .lane = *lane_options, .build = {}};
-  options.variant = {.mutant = args.lane.mutant, .knobs = *knobs, .fault = {}};
+  options.variant = {.mutant = args.lane.mutant, .knobs = *knobs, .fault = {}, .cut = {}};
   options.report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
   options.validation = args.validation;
   options.repeat = args.repeat;

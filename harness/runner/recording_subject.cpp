@@ -115,6 +115,7 @@ Result<std::unique_ptr<SubjectRun>> RecordingSubject::prepare(const RunOptions& 
     return refuse("other backend", fmt::format("--backend {} (recorded on {})", options.column.backend, backend_));
   if (!options.variant.knobs.empty()) return refuse("knobs", "--knob");
   if (!options.variant.fault.empty()) return refuse("layer fault", options.variant.fault);
+  if (!options.variant.cut.empty()) return refuse("cut", options.variant.cut);
   TIDEMARK_CHECK(check_build_is_this_process(*this, options.column.build));
   const std::string suffix = column_suffix(backend_, backend_, options.column.build);
   record.test = test_name(options.column.lane.lane, backend_) + suffix;

@@ -318,7 +318,7 @@ std::vector<SubjectControl> ScenarioSubject::controls() const {
     std::set<scenario::CheckId> fails(control.fails.begin(), control.fails.end());
     SubjectControl& subject_control = controls.emplace_back();
     subject_control.label = scenario::describe_control(control);
-    subject_control.variant = {.mutant = control.mutant, .knobs = control.knobs, .fault = {}};
+    subject_control.variant = {.mutant = control.mutant, .knobs = control.knobs, .fault = {}, .cut = {}};
     for (const auto& id : fails) subject_control.fails.push_back(id.str());
     subject_control.skip_lanes = control.skip_lanes;
     subject_control.where = control.where;
@@ -343,10 +343,11 @@ Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& o
                                                              report::RunRecord& record) const {
   const Scenario& scenario = *scenario_;
   TIDEMARK_CHECK(check_build_is_this_process(*this, options.column.build));
-  if (!options.variant.fault.empty())
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected a mutant or knobs, found the layer fault '{}' (a "
-                                                 "capture's)",
-                                                 scenario.id(), options.variant.fault));
+  if (!options.variant.fault.empty() || !options.variant.cut.empty())
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected a mutant or knobs, found {} (a capture's)", scenario.id(),
+                            options.variant.fault.empty() ? "the cut '" + options.variant.cut + "'"
+                                                          : "the layer fault '" + options.variant.fault + "'"));
   // The backend, the knobs and the mutant are resolved here, once: the session config carries them.
   const api::BackendRegistry& backends =
       options.column.lane.backends ? *options.column.lane.backends : session::builtin_backends();

@@ -38,6 +38,7 @@ struct Variant {
   std::string mutant;                    // a fault compiled into the reclaim model
   std::map<std::string, int64_t> knobs;  // knob values over the scenario's
   std::string fault;                     // the Tidemark layer's fault settings ("hold_frees")
+  std::string cut;                       // a capture's replay of part of it ("setup")
 };
 
 struct RunOptions {
