@@ -2,10 +2,24 @@
 # group on the system's Mesa 22.3.6 and the backports' 25.0.7 in all four lanes, and a mixed stack
 # refused. The first run fetches 25.0.7's packages (21 MB) into the build folder; the nightly
 # runs the whole set of Zink scenarios on both builds.
+set(mesa_prefix ${PROJECT_BINARY_DIR}/drivers/mesa-25.0.7)
+# Mesa 25.0.7 unpacked once, before the tests that use it (two of them fetching at once would share a folder).
+add_test(NAME Tidemark.Drivers.Mesa25IsUnpackedBesideTheBuild
+         COMMAND bash -c "grep -qs vulkan_driver $1/driver.yaml || $0 25.0.7 $1 >/dev/null"
+                 ${PROJECT_SOURCE_DIR}/scripts/driver-prefix ${mesa_prefix})
+set_tests_properties(Tidemark.Drivers.Mesa25IsUnpackedBesideTheBuild PROPERTIES LABELS "drivers" FIXTURES_SETUP mesa25)
 add_test(NAME Tidemark.Drivers.ThePortableGroupRunsOnTwoMesaBuildsAndAMixedStackIsRefused
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/driver-builds ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Drivers.ThePortableGroupRunsOnTwoMesaBuildsAndAMixedStackIsRefused
-                     PROPERTIES LABELS "drivers;zink" COST 40)
+                     PROPERTIES LABELS "drivers;zink" COST 40 FIXTURES_REQUIRED mesa25)
+# A driver with a server (harness/servers): virglrenderer's virgl_test_server started with the
+# Tidemark layer beneath its Vulkan device, Zink on lavapipe under it, and Mesa 25.0.7's virpipe
+# client (the first that names its socket) in another process; the server's renderer counted
+# and nothing of the server left afterwards.
+add_test(NAME Tidemark.Servers.VirglCountsAClientsRespecifiesBeneathTheServer COMMAND servers_virgl_tests)
+set_tests_properties(Tidemark.Servers.VirglCountsAClientsRespecifiesBeneathTheServer PROPERTIES
+                     LABELS "drivers;zink;virgl" FIXTURES_REQUIRED mesa25
+                     ENVIRONMENT "TIDEMARK_MESA_PREFIX=${mesa_prefix};TIDEMARK_GL_RESPECIFY=$<TARGET_FILE:tidemark-gl-respecify>;TIDEMARK_LAYER_DIR=${PROJECT_BINARY_DIR}/layer;XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 if(TIDEMARK_SANITIZED)
   set_property(TEST Tidemark.Drivers.ThePortableGroupRunsOnTwoMesaBuildsAndAMixedStackIsRefused APPEND PROPERTY
                ENVIRONMENT "TIDEMARK_SANITIZED=1")

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -11,9 +12,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
 
 extern char** environ;
 
@@ -70,6 +76,44 @@ std::vector<std::string> child_environment(const ChildProcess::Options& options)
   }
   for (const auto& [name, value] : options.set_env) out.push_back(name + "=" + value);
   return out;
+}
+
+// The processes of group `group` that have not ended (zombies have), from /proc.
+std::vector<pid_t> running_in_group(pid_t group) {
+  std::vector<pid_t> members;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const size_t end = line.rfind(')');
+    if (end == std::string::npos) continue;
+    std::istringstream rest(line.substr(end + 2));
+    char state = 0;
+    pid_t parent = 0, pgrp = 0;
+    if (rest >> state >> parent >> pgrp && pgrp == group && state != 'Z') members.push_back(std::stoi(name));
+  }
+  return members;
+}
+
+// Waits until every process of `group` has ended, each seen end through a pidfd (readable once
+// it exits, ours or not), at most until `deadline`: false if one still runs then.
+bool wait_group_ended(pid_t group, std::chrono::steady_clock::time_point deadline) {
+  for (const pid_t pid : running_in_group(group)) {
+    const UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+    if (!pidfd) continue;  // it ended since the scan
+    pollfd ended{pidfd.get(), POLLIN, 0};
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    int ready = 0;
+    do {
+      ready = ::poll(&ended, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+    } while (ready < 0 && errno == EINTR);
+    if (ready <= 0) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -135,9 +179,15 @@ Result<ChildProcess> ChildProcess::spawn(const Options& options) {
   UniqueFd exec_read(exec_fds[0]);
   TIDEMARK_TRY(exec_write, above_three(UniqueFd(exec_fds[1])));
   // Anything that can fail is prepared above: between fork and exec only async-signal-safe calls.
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) return os_error("fork");
   if (pid == 0) {
+    if (options.own_group && ::setpgid(0, 0) != 0) ::_exit(127);
+    if (options.dies_with_parent) {
+      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ::_exit(127);
+      if (::getppid() != parent) ::_exit(127);  // the parent died before the request was made
+    }
     if (options.pass_fd >= 0) {
       if (options.pass_fd == 3) {
         int flags = ::fcntl(3, F_GETFD);
@@ -156,6 +206,9 @@ Result<ChildProcess> ChildProcess::spawn(const Options& options) {
   }
   ChildProcess child;
   child.pid_ = pid;
+  child.own_group_ = options.own_group;
+  // The parent sets the group too, so that a kill() right after spawn() reaches it either way.
+  if (options.own_group) ::setpgid(pid, pid);
   child.stdout_ = std::move(out_read);
   exec_write.reset();
   int exec_error = 0;
@@ -179,6 +232,7 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
   if (this != &other) {
     reap();
     pid_ = std::exchange(other.pid_, -1);
+    own_group_ = std::exchange(other.own_group_, false);
     status_ = std::exchange(other.status_, std::nullopt);
     peak_rss_kib_ = std::exchange(other.peak_rss_kib_, std::nullopt);
     stdout_ = std::move(other.stdout_);
@@ -191,12 +245,23 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
 ChildProcess::~ChildProcess() { reap(); }
 
 void ChildProcess::reap() {
-  if (pid_ <= 0 || status_) return;
+  if (pid_ <= 0) return;
+  // A group's other processes may outlive its leader: they go too, whether it ended or not.
+  if (own_group_) (void)end_group(std::chrono::milliseconds(2000));
+  if (status_) return;
   ::kill(pid_, SIGKILL);
   wait();
 }
 
+bool ChildProcess::end_group(std::chrono::milliseconds within) {
+  if (pid_ <= 0 || !own_group_) return true;
+  ::kill(-pid_, SIGKILL);
+  if (!status_) wait();
+  return wait_group_ended(pid_, std::chrono::steady_clock::now() + within);
+}
+
 void ChildProcess::kill(int signal) const {
+  if (pid_ > 0 && own_group_) ::kill(-pid_, signal);
   if (pid_ > 0 && !status_) ::kill(pid_, signal);
 }
 

@@ -59,6 +59,12 @@ class ChildProcess {
     std::string stderr_path;  // the child's stderr goes here (appended); empty: ours
     bool stdout_too = false;  // with stderr_path and no capture: its stdout goes there as well
     bool truncate = false;    // stderr_path is emptied first rather than appended to
+    // A process group of its own (the child leads it): kill() and the end of the value reach
+    // every process it started, a server that forks a renderer per client included.
+    bool own_group = false;
+    // The child is killed (SIGKILL) when the thread that spawned it ends, tidemark killed
+    // included: a server never outlives the run that started it.
+    bool dies_with_parent = false;
   };
 
   // Starts the child. A program that is not found or cannot be executed is an Environment
@@ -80,11 +86,16 @@ class ChildProcess {
   // The child's peak resident set in KiB (its ru_maxrss), once wait_for saw it end.
   std::optional<uint64_t> peak_rss_kib() const { return peak_rss_kib_; }
   void kill(int signal) const;
+  // A child with a group of its own: SIGKILL to the group, the leader reaped, and every other
+  // process of it seen to end (through a pidfd each: they are not ours to reap) within `within`.
+  // False if one still runs then; true at once for a child without a group.
+  bool end_group(std::chrono::milliseconds within);
 
  private:
   void reap();
 
   pid_t pid_ = -1;
+  bool own_group_ = false;
   std::optional<int> status_;
   std::optional<uint64_t> peak_rss_kib_;
   UniqueFd stdout_;

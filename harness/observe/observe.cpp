@@ -55,24 +55,23 @@ bool Observation::made_device() const {
                      [](const Process& p) { return p.kind == ProcessKind::Vulkan; });
 }
 
-namespace {
-
-// The environment of the child: ours, with the layer enabled, its folder, settings and the
-// programs to observe named.
-// Ours, with the layer added to the program's Vulkan layers and told where to write.
-std::vector<std::pair<std::string, std::string>> observed_environment(const Options& options,
-                                                                      const fs::path& layer_folder) {
-  std::string add_path = options.layer_dir.string(), layers = TIDEMARK_LAYER_NAME;
+std::vector<std::pair<std::string, std::string>> layer_environment(const fs::path& layer_dir,
+                                                                   const fs::path& layer_folder,
+                                                                   const std::string& settings,
+                                                                   const std::string& only) {
+  std::string add_path = layer_dir.string(), layers = TIDEMARK_LAYER_NAME;
   // append, not `":" + std::string(...)`: GCC 12 at -O3 warns on that (-Wrestrict, a false positive)
   if (const char* theirs = std::getenv("VK_ADD_LAYER_PATH")) add_path.append(":").append(theirs);
   if (const char* theirs = std::getenv("VK_INSTANCE_LAYERS")) layers.append(":").append(theirs);
   return {{"VK_ADD_LAYER_PATH", add_path},
           {"VK_INSTANCE_LAYERS", layers},
           {"TIDEMARK_LAYER_REPORT", layer_folder.string()},
-          {"TIDEMARK_LAYER_SETTINGS", options.settings},
+          {"TIDEMARK_LAYER_SETTINGS", settings},
           {"TIDEMARK_OBSERVER_PID", fmt::format("{}", ::getpid())},
-          {"TIDEMARK_LAYER_ONLY", options.only}};
+          {"TIDEMARK_LAYER_ONLY", only}};
 }
+
+namespace {
 
 std::optional<TidemarkLayerStatus> last_status(const fs::path& file) {
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
@@ -109,13 +108,14 @@ Live read_live(const fs::path& layer_folder) {
 // Runs the program; while it runs, `on_live` hears the status files four times a second.
 Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::path& layer_folder) {
   // The program's output to a file of the report when asked (a capture's replayer), else ours.
-  auto child = ChildProcess::spawn({.program = options.command.front(),
-                                    .args = {options.command.begin() + 1, options.command.end()},
-                                    .inherit_env = true,
-                                    .set_env = observed_environment(options, layer_folder),
-                                    .stderr_path = options.output.string(),
-                                    .stdout_too = true,
-                                    .truncate = true});
+  auto child = ChildProcess::spawn(
+      {.program = options.command.front(),
+       .args = {options.command.begin() + 1, options.command.end()},
+       .inherit_env = true,
+       .set_env = layer_environment(options.layer_dir, layer_folder, options.settings, options.only),
+       .stderr_path = options.output.string(),
+       .stdout_too = true,
+       .truncate = true});
   // A program that cannot start is the command line's fault; a report file that cannot be made is not.
   if (!child)
     return fail(child.error().kind == ErrorKind::Environment ? ErrorKind::BadInput : child.error().kind,

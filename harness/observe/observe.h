@@ -87,6 +87,14 @@ struct Options {
   std::filesystem::path output;              // the program's stdout and stderr go here; empty: this process's
 };
 
+// The variables that put the Tidemark layer beneath every Vulkan instance of a process (ours
+// added to): where the layer is, where it writes its records (`layer_folder`), its settings and
+// the programs it observes (`only`, "" for all).
+std::vector<std::pair<std::string, std::string>> layer_environment(const std::filesystem::path& layer_dir,
+                                                                   const std::filesystem::path& layer_folder,
+                                                                   const std::string& settings,
+                                                                   const std::string& only);
+
 // Runs the program to its end and gathers what the layer saw. An error only when the program
 // cannot be started or the report cannot be written or read; a program that failed is an
 // Observation with its exit code.

@@ -1,0 +1,119 @@
+#include "servers/renderer_server.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/un.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/files.h"
+
+namespace tidemark::servers {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The last lines of a log, for a message: what the server said before it ended.
+std::string tail_of(const fs::path& log) {
+  std::ifstream in(log);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(line);
+    if (lines.size() > 3) lines.erase(lines.begin());
+  }
+  std::string out;
+  for (const auto& line : lines) out += (out.empty() ? "" : " | ") + line;
+  return out.empty() ? "nothing" : "'" + out + "'";
+}
+
+}  // namespace
+
+bool listening(const fs::path& path) {
+  // Columns: Num RefCount Protocol Flags Type St Inode [Path]; a listening socket's flags hold
+  // __SO_ACCEPTCON (0x10000).
+  std::ifstream table("/proc/net/unix");
+  std::string line;
+  std::getline(table, line);  // the heading
+  const std::string wanted = path.string();
+  while (std::getline(table, line)) {
+    std::istringstream fields(line);
+    std::string num, refs, protocol, flags, type, state, inode, named;
+    if (!(fields >> num >> refs >> protocol >> flags >> type >> state >> inode >> named)) continue;
+    if (named == wanted && (std::stoul(flags, nullptr, 16) & 0x10000u) != 0) return true;
+  }
+  return false;
+}
+
+Result<RendererServer> RendererServer::start(const ServerSpec& spec, const fs::path& folder, const fs::path& layer_dir,
+                                             const std::string& layer_settings) {
+  if (spec.command.empty()) return fail(ErrorKind::BadInput, "server: expected a command, found none");
+  RendererServer server;
+  server.folder_ = fs::absolute(folder).lexically_normal();
+  server.socket_ = server.folder_ / kSocketName;
+  server.log_ = server.folder_ / "server.log";
+  server.layer_folder_ = server.folder_ / "layer";
+  server.client_variable_ = spec.client_variable;
+  if (server.socket_.string().size() >= sizeof(sockaddr_un::sun_path))
+    return fail(ErrorKind::BadInput,
+                fmt::format("server: expected a socket path under {} bytes, found {} ({})",
+                            sizeof(sockaddr_un::sun_path), server.socket_.string().size(), server.socket_.string()));
+  TIDEMARK_CHECK(make_directories(server.layer_folder_));
+  std::error_code ec;
+  if (fs::exists(server.socket_, ec))
+    return fail(ErrorKind::BadInput,
+                fmt::format("server: {} is there already: a folder holds one server", server.socket_.string()));
+  std::vector<std::string> arguments;
+  for (std::string argument : std::vector<std::string>(spec.command.begin() + 1, spec.command.end())) {
+    for (size_t at = argument.find("{socket}"); at != std::string::npos; at = argument.find("{socket}", at))
+      argument.replace(at, 8, server.socket_.string());
+    arguments.push_back(std::move(argument));
+  }
+  std::vector<std::pair<std::string, std::string>> environment = spec.environment;
+  for (auto& setting : observe::layer_environment(layer_dir, server.layer_folder_, layer_settings, ""))
+    environment.push_back(std::move(setting));
+  TIDEMARK_TRY(process, ChildProcess::spawn({.program = spec.command.front(),
+                                             .args = arguments,
+                                             .inherit_env = true,
+                                             .keep_env = {},
+                                             .set_env = environment,
+                                             .stderr_path = server.log_.string(),
+                                             .stdout_too = true,
+                                             .truncate = true,
+                                             .own_group = true,
+                                             .dies_with_parent = true}));
+  server.process_ = std::move(process);
+  // Ready when it listens: looked at each time the server's own end is waited for, briefly, so
+  // that a server that ends is seen at once and one that never listens within the bound.
+  const auto deadline = std::chrono::steady_clock::now() + spec.ready_within;
+  while (!listening(server.socket_)) {
+    if (auto ended = server.process_.wait_for(std::chrono::milliseconds(10)))
+      return fail(ErrorKind::Environment,
+                  fmt::format("server '{}' {} before it listened on {}; it said {}", spec.command.front(),
+                              describe_wait_status(*ended), server.socket_.string(), tail_of(server.log_)));
+    if (std::chrono::steady_clock::now() >= deadline)
+      return fail(ErrorKind::Environment,
+                  fmt::format("server '{}' did not listen on {} within {} ms; it said {}", spec.command.front(),
+                              server.socket_.string(), spec.ready_within.count(), tail_of(server.log_)));
+  }
+  return server;
+}
+
+Result<observe::Gathered> RendererServer::stop(std::chrono::milliseconds grace) {
+  process_.kill(SIGTERM);
+  std::optional<int> ended = process_.wait_for(grace);
+  if (!ended) {
+    process_.kill(SIGKILL);
+    ended = process_.wait();
+  }
+  wait_status_ = *ended;
+  // What of its group outlived it (a renderer that ignored SIGTERM) goes, its end seen before its
+  // records are read.
+  if (!process_.end_group(grace))
+    return fail(ErrorKind::Environment, fmt::format("server group {}: a process of it still runs {} ms after SIGKILL",
+                                                    process_.pid(), grace.count()));
+  return observe::gather(layer_folder_, static_cast<uint32_t>(process_.pid()));
+}
+
+}  // namespace tidemark::servers

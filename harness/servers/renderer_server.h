@@ -1,0 +1,73 @@
+// A driver's renderer server: the process on the far side of a client/server driver's wire
+// (virglrenderer's virgl_test_server behind Mesa's virpipe client, a team's own), started by
+// Tidemark for one run with the Tidemark layer beneath its Vulkan device, so that what it does
+// at the Vulkan boundary is recorded as any observed process's is (observe/observe.h).
+//
+// Each server has a folder of its own: its socket, its log and the layer's records. It is
+// ready when its socket is listening (read from /proc/net/unix: no connection is made, since a
+// server would take a probe for a client), within a bound. It leads a process group of its own
+// and dies with the thread that started it, so neither a server nor a renderer it forked
+// outlives the run, whatever ends the run.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "core/process.h"
+#include "observe/observe.h"
+
+namespace tidemark::servers {
+
+struct ServerSpec {
+  // The server's command; "{socket}" in an argument is the socket path it must listen on.
+  std::vector<std::string> command;
+  // Set over Tidemark's own environment (the host driver the server renders with).
+  std::vector<std::pair<std::string, std::string>> environment;
+  // The client's variable that names the socket (VTEST_SOCKET_NAME for Mesa's vtest winsys).
+  std::string client_variable;
+  std::chrono::milliseconds ready_within{20000};  // a cold lavapipe start on a busy 2-core box
+};
+
+// The folder's socket file name: short, as a Unix socket's path is at most 107 bytes.
+inline constexpr std::string_view kSocketName = "server.sock";
+
+class RendererServer {
+ public:
+  // Starts the server in `folder` (made; it must not hold a socket already) with the layer of
+  // `layer_dir` beneath it under `layer_settings`, and waits until it listens. Errors: the
+  // command cannot start (Environment), it ended or did not listen within the bound
+  // (Environment, with the end of its log), the socket path is too long (BadInput).
+  static Result<RendererServer> start(const ServerSpec& spec, const std::filesystem::path& folder,
+                                      const std::filesystem::path& layer_dir, const std::string& layer_settings);
+
+  RendererServer(RendererServer&&) noexcept = default;
+  RendererServer& operator=(RendererServer&&) noexcept = default;
+  ~RendererServer() = default;  // the process value kills and reaps the group
+
+  const std::filesystem::path& socket() const { return socket_; }
+  pid_t pid() const { return process_.pid(); }
+  // NAME=VALUE for the client: its variable naming this server's socket.
+  std::pair<std::string, std::string> client_setting() const { return {client_variable_, socket_.string()}; }
+
+  // Stops the server (SIGTERM to its group, SIGKILL after `grace`), reaps it, and gathers the
+  // layer's records of every process of it. Its wait status is kept for the caller.
+  Result<observe::Gathered> stop(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
+  int wait_status() const { return wait_status_; }
+  const std::filesystem::path& log() const { return log_; }
+
+ private:
+  RendererServer() = default;
+  ChildProcess process_;
+  std::filesystem::path folder_, socket_, log_, layer_folder_;
+  std::string client_variable_;
+  int wait_status_ = 0;
+};
+
+// Whether a Unix socket is listening at `path` now (/proc/net/unix).
+bool listening(const std::filesystem::path& path);
+
+}  // namespace tidemark::servers

@@ -1,0 +1,137 @@
+#include "servers/renderer_server.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace tidemark::servers {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A server of Python's: listens on the socket it is given (after `delay` seconds), then writes
+// its own pid and, with `fork`, a child's that sleeps, beside the socket; then sleeps.
+ServerSpec python_server(bool fork, double delay = 0) {
+  const std::string script = fmt::format(
+      "import os, socket, sys, time\n"
+      "time.sleep({})\n"
+      "s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen()\n"
+      "pids = [os.getpid()]\n"
+      "if {}:\n"
+      "    child = os.fork()\n"
+      "    if child == 0:\n"
+      "        time.sleep(600); os._exit(0)\n"
+      "    pids.append(child)\n"
+      "open(sys.argv[1] + '.part', 'w').write(' '.join(map(str, pids)))\n"
+      "os.rename(sys.argv[1] + '.part', sys.argv[1] + '.pids')\n"
+      "time.sleep(600)\n",
+      delay, fork ? "True" : "False");
+  return {.command = {"python3", "-c", script, "{socket}"},
+          .environment = {},
+          .client_variable = "VTEST_SOCKET_NAME",
+          .ready_within = std::chrono::milliseconds(20000)};
+}
+
+class Server : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("servers-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  static fs::path layer_dir() {
+    const char* dir = std::getenv("TIDEMARK_LAYER_DIR");
+    return dir ? dir : "";
+  }
+  std::vector<pid_t> pids_beside(const fs::path& socket) {
+    // Written (whole, by a rename) after listen(): the server's readiness does not wait for it.
+    for (int tries = 0; tries < 2000 && !fs::exists(socket.string() + ".pids"); ++tries) ::usleep(1000);
+    std::ifstream in(socket.string() + ".pids");
+    std::vector<pid_t> pids;
+    for (pid_t pid; in >> pid;) pids.push_back(pid);
+    return pids;
+  }
+  // Running: there, and not a zombie waiting for whoever reaps orphans.
+  static bool alive(pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return false;
+    const size_t end = line.rfind(')');
+    return end != std::string::npos && end + 2 < line.size() && line[end + 2] != 'Z';
+  }
+  fs::path dir_;
+};
+
+// Check that a server is ready once it listens (a second late), that the client is pointed at
+// its socket, and that stopping it ends it and the renderer it forked, both reaped.
+TEST_F(Server, IsReadyWhenItListensAndStopsWithEveryProcessItStarted) {
+  auto server = RendererServer::start(python_server(true, 1.0), dir_ / "one", layer_dir(), "");
+  ASSERT_TRUE(server) << server.error().message;
+  EXPECT_TRUE(listening(server->socket()));
+  EXPECT_EQ(server->client_setting(),
+            std::make_pair(std::string("VTEST_SOCKET_NAME"), (dir_ / "one/server.sock").string()));
+  const auto pids = pids_beside(server->socket());
+  ASSERT_EQ(pids.size(), 2u);
+  EXPECT_EQ(pids[0], server->pid());
+  auto gathered = server->stop(std::chrono::milliseconds(2000));
+  ASSERT_TRUE(gathered) << gathered.error().message;
+  EXPECT_TRUE(gathered->processes.empty());  // Python makes no Vulkan device: the layer never loads
+  EXPECT_TRUE(WIFSIGNALED(server->wait_status()));
+  EXPECT_FALSE(alive(pids[1]));  // the forked renderer went with its group
+}
+
+// Check that a server value that goes without stop() takes its whole group with it: a run that
+// fails never leaves a server behind.
+TEST_F(Server, AServerLeftBehindIsKilledWithItsGroup) {
+  std::vector<pid_t> pids;
+  {
+    auto server = RendererServer::start(python_server(true), dir_ / "left", layer_dir(), "");
+    ASSERT_TRUE(server) << server.error().message;
+    pids = pids_beside(server->socket());
+  }
+  ASSERT_EQ(pids.size(), 2u);
+  EXPECT_FALSE(alive(pids[0]));
+  EXPECT_FALSE(alive(pids[1]));  // killed with its group (not ours to reap: whoever reaps orphans does)
+}
+
+// Check the ways a server fails to start: it ends first (its exit and its last words named), it
+// never listens within the bound, its command is not there, its socket path is too long.
+TEST_F(Server, AServerThatDoesNotListenIsAnErrorNamingWhy) {
+  ServerSpec ends{
+      .command = {"sh", "-c", "echo 'no EGL device' >&2; exit 3"}, .environment = {}, .client_variable = "X"};
+  auto ended = RendererServer::start(ends, dir_ / "ends", layer_dir(), "");
+  ASSERT_FALSE(ended);
+  EXPECT_EQ(ended.error().kind, ErrorKind::Environment);
+  EXPECT_NE(ended.error().message.find("server 'sh' exited with status 3 before it listened on"), std::string::npos)
+      << ended.error().message;
+  EXPECT_NE(ended.error().message.find("it said 'no EGL device'"), std::string::npos) << ended.error().message;
+
+  ServerSpec silent{.command = {"sleep", "600"},
+                    .environment = {},
+                    .client_variable = "X",
+                    .ready_within = std::chrono::milliseconds(300)};
+  auto never = RendererServer::start(silent, dir_ / "never", layer_dir(), "");
+  ASSERT_FALSE(never);
+  EXPECT_NE(never.error().message.find("did not listen on " + (dir_ / "never/server.sock").string() + " within 300 ms"),
+            std::string::npos)
+      << never.error().message;
+
+  ServerSpec missing{.command = {"no-such-renderer-server"}, .environment = {}, .client_variable = "X"};
+  auto absent = RendererServer::start(missing, dir_ / "absent", layer_dir(), "");
+  ASSERT_FALSE(absent);
+  EXPECT_NE(absent.error().message.find("cannot start 'no-such-renderer-server'"), std::string::npos);
+
+  auto long_path = RendererServer::start(python_server(false), dir_ / std::string(120, 'x'), layer_dir(), "");
+  ASSERT_FALSE(long_path);
+  EXPECT_EQ(long_path.error().kind, ErrorKind::BadInput);
+}
+
+}  // namespace
+}  // namespace tidemark::servers
