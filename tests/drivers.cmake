@@ -3,9 +3,10 @@
 # refused. The first run fetches 25.0.7's packages (21 MB) into the build folder; the nightly
 # runs the whole set of Zink scenarios on both builds.
 set(mesa_prefix ${PROJECT_BINARY_DIR}/drivers/mesa-25.0.7)
+set(banded each-band-draws-the-colour-its-store-held-when-it-was-drawn)
 # Mesa 25.0.7 unpacked once, before the tests that use it (two of them fetching at once would share a folder).
 add_test(NAME Tidemark.Drivers.Mesa25IsUnpackedBesideTheBuild
-         COMMAND bash -c "grep -qs vulkan_driver $1/driver.yaml || $0 25.0.7 $1 >/dev/null"
+         COMMAND bash -c "grep -qs no-loop-or-fork $1/driver.yaml || $0 25.0.7 $1 >/dev/null"
                  ${PROJECT_SOURCE_DIR}/scripts/driver-prefix ${mesa_prefix})
 set_tests_properties(Tidemark.Drivers.Mesa25IsUnpackedBesideTheBuild PROPERTIES LABELS "drivers" FIXTURES_SETUP mesa25)
 add_test(NAME Tidemark.Drivers.ThePortableGroupRunsOnTwoMesaBuildsAndAMixedStackIsRefused
@@ -32,6 +33,22 @@ add_test(NAME Tidemark.Drivers.AMissingDriversFileIsBadInput
          COMMAND ${expect_exit} 2 "no-such-drivers.yaml" $<TARGET_FILE:tidemark> --drivers no-such-drivers.yaml --driver x backends)
 set_tests_properties(Tidemark.Drivers.ABuildTheFileDoesNotNameIsBadInput Tidemark.Drivers.AMissingDriversFileIsBadInput
                      PROPERTIES LABELS "cli;drivers")
+# observe on a build with a server (driver-prefix's virgl-zink-25.0.7): the server started with
+# the layer beneath it, the program pointed at it, both sides in one observation (the client
+# made no device, the server's renderer its VkBuffers), and no server left; a backend refuses
+# such a build, naming it, rather than run without its server.
+add_test(NAME Tidemark.Servers.ObserveSeesBothSidesOfTheVirglStack
+         COMMAND bash -c "set -e; rm -rf $2; $0 --drivers $1/driver.yaml --driver virgl-zink-25.0.7 observe --report $2 -- $3 --rounds 200 --size 256 >$2.log 2>&1 || { cat $2.log; exit 1; }; \
+grep -qF \"no-device: $3\" $2.log && grep -q 'vulkan: virgl_test_server --no-loop-or-fork' $2.log && grep -qE '^  buffers +0 +[0-9]+ +[0-9]+' $2.log || { cat $2.log; exit 1; }; \
+test -f $2/trace.pftrace; ! grep -ls '(virgl_test_serv) [RSD]' /proc/[0-9]*/stat"
+                 $<TARGET_FILE:tidemark> ${mesa_prefix} ${PROJECT_BINARY_DIR}/reports/observe-virgl $<TARGET_FILE:tidemark-gl-respecify>)
+add_test(NAME Tidemark.Servers.ABackendRefusesABuildWithAServer
+         COMMAND ${expect_exit} 2 "driver build 'virgl-zink-25.0.7' \\(.*driver.yaml:[0-9]+:3\\) has a server .*: the backends do not run on such a build yet; `tidemark observe` does"
+                 $<TARGET_FILE:tidemark> --drivers ${mesa_prefix}/driver.yaml --driver virgl-zink-25.0.7 run
+                 ${PROJECT_SOURCE_DIR}/scenarios/portable/${banded}.yaml --backend gl --report ${PROJECT_BINARY_DIR}/reports/refused-virgl)
+set_tests_properties(Tidemark.Servers.ObserveSeesBothSidesOfTheVirglStack Tidemark.Servers.ABackendRefusesABuildWithAServer
+                     PROPERTIES LABELS "drivers;zink;virgl" FIXTURES_REQUIRED mesa25
+                     ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 # A build's library_path reaches the driver, never Tidemark's own libraries (cmake/OwnLibraries.cmake):
 # under a build whose folder holds a libfmt.so.9, libstdc++.so.6 and libc.so.6 that are no
 # libraries (a bad libfmt.so.9 made tidemark exit 127), the system's Zink runs green in the spawn
@@ -42,7 +59,6 @@ foreach(library libfmt.so.9 libstdc++.so.6 libc.so.6)
 endforeach()
 file(WRITE ${shadowing}/drivers.yaml "- name: shadowing\n  library_path: [lib]\n  identity: {gl_renderer: '^zink'}\n")
 file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/xdg-runtime)
-set(banded each-band-draws-the-colour-its-store-held-when-it-was-drawn)
 add_test(NAME Tidemark.Drivers.ABuildsLibraryPathNeverShadowsTidemarksOwnLibraries
          COMMAND ${expect_exit} 0 "GREEN Magma.Spawn.Portable.${banded}@gl"
                  $<TARGET_FILE:tidemark> --drivers ${shadowing}/drivers.yaml --driver shadowing

@@ -305,6 +305,7 @@ Result<std::unique_ptr<runner::SubjectRun>> CaptureSubject::prepare(const runner
   record.lane.name = std::string(runner::kNoLane);
   // The build the replay must have run on: the column's, else the one this process runs on.
   std::optional<drivers::DriverBuild> held = on_build ? on_build->build : active;
+  if (held) TIDEMARK_CHECK(drivers::check_runs_without_server(*held));
   std::unique_ptr<runner::SubjectRun> prepared = std::make_unique<CaptureRun>(
       fixture_, fs::path(runner::kNoLane) / fixture_.group / folder, replayer.command.front(),
       replay_command(replayer, on_build ? &*on_build : nullptr), std::move(held), options);

@@ -149,10 +149,83 @@ Result<Identity> identity_of(const yaml::Reader& read, const yaml::Value& value)
   return identity;
 }
 
+// An environment map (NAME: value, {dir} expanded). A build's own may not set what its keys set
+// (`for_build`); a server's may (its host driver is its own business).
+Result<std::vector<std::pair<std::string, std::string>>> environment_of(const yaml::Reader& read,
+                                                                        const yaml::Value& environment,
+                                                                        const fs::path& dir, bool for_build) {
+  if (!environment.node.IsMap())
+    return yaml::error_at(environment.where, "a map of environment variables", yaml::describe(environment.node));
+  std::vector<std::pair<std::string, std::string>> settings;
+  for (const auto& entry : environment.node) {
+    const yaml::Value key = read.source().value(entry.first, environment.where);
+    TIDEMARK_TRY(variable, read.text(key, "a variable name"));
+    if (!variable_name(variable))
+      return yaml::error_at(key.where,
+                            fmt::format("an environment variable name ([A-Za-z_][A-Za-z0-9_]*) of at most {} "
+                                        "characters",
+                                        kMaxVariableName),
+                            yaml::quote(variable));
+    if (for_build &&
+        (variable == kDriverVariable || variable == kDriversFileVariable || variable == "LD_LIBRARY_PATH" ||
+         variable == "__EGL_VENDOR_LIBRARY_FILENAMES" || variable == "VK_DRIVER_FILES"))
+      return yaml::error_at(key.where,
+                            "a variable the entry's own keys do not set (library_path, egl_vendor_file, "
+                            "vulkan_icd_file)",
+                            yaml::quote(variable));
+    const yaml::Value setting_value = read.source().value(entry.second, key.where);
+    TIDEMARK_TRY(setting, read.text(setting_value, "a value"));
+    TIDEMARK_TRY(expanded, expand(setting_value, setting, dir, kMaxEnvironmentEntryBytes - variable.size() - 1,
+                                  fmt::format("a value of {}", variable)));
+    settings.emplace_back(variable, std::move(expanded));
+  }
+  return settings;
+}
+
+// A build's server: the renderer process its client talks to (servers/renderer_server.h).
+Result<DriverServer> server_of(const yaml::Reader& read, const yaml::Value& value, const fs::path& dir) {
+  TIDEMARK_TRY(fields, read.fields(value, "a driver's server",
+                                   {"command", "environment", "build", "client_variable", "ready_within_ms"}));
+  DriverServer server;
+  server.where = value.where;
+  TIDEMARK_TRY(command_value, fields.required("command"));
+  TIDEMARK_TRY(command, read.non_empty_list(command_value, "the server's command, a list of words"));
+  bool names_socket = false;
+  for (const auto& word : command) {
+    TIDEMARK_TRY(text, read.text(word, "a word of the command"));
+    TIDEMARK_TRY(expanded, expand(word, text, dir, kMaxEnvironmentEntryBytes, "a word of the server's command"));
+    names_socket = names_socket || expanded.find("{socket}") != std::string::npos;
+    server.command.push_back(std::move(expanded));
+  }
+  if (!names_socket)
+    return yaml::error_at(command_value.where, "a command naming the socket it must listen on ({socket})",
+                          "none of its words does");
+  if (auto environment = fields.optional("environment")) {
+    TIDEMARK_TRY(settings, environment_of(read, *environment, dir, false));
+    server.environment = std::move(settings);
+  }
+  if (auto build = fields.optional("build")) {
+    TIDEMARK_TRY(name, read.text(*build, "the build the server renders with"));
+    if (!valid_name(name))
+      return yaml::error_at(build->where, "a build name of lower-case letters, digits and '.-+_'", yaml::quote(name));
+    server.build = name;
+  }
+  TIDEMARK_TRY(variable_value, fields.required("client_variable"));
+  TIDEMARK_TRY(variable, read.text(variable_value, "the client's variable naming the socket"));
+  if (!variable_name(variable))
+    return yaml::error_at(variable_value.where, "an environment variable name", yaml::quote(variable));
+  server.client_variable = variable;
+  if (auto ready = fields.optional("ready_within_ms")) {
+    TIDEMARK_TRY(ms, read.integer(*ready, 1, 600000, "milliseconds until the server listens"));
+    server.ready_within = std::chrono::milliseconds(ms);
+  }
+  return server;
+}
+
 Result<DriverBuild> build_of(const yaml::Reader& read, const yaml::Value& value, const fs::path& dir) {
   TIDEMARK_TRY(fields, read.fields(value, "a driver build",
                                    {"name", "description", "egl_vendor_file", "vulkan_icd_file", "library_path",
-                                    "environment", "identity"}));
+                                    "environment", "server", "identity"}));
   DriverBuild build;
   build.where = value.where;
   TIDEMARK_TRY(name_value, fields.required("name"));
@@ -184,29 +257,12 @@ Result<DriverBuild> build_of(const yaml::Reader& read, const yaml::Value& value,
           fmt::format("{} bytes", bytes));
   }
   if (auto environment = fields.optional("environment")) {
-    if (!environment->node.IsMap())
-      return yaml::error_at(environment->where, "a map of environment variables", yaml::describe(environment->node));
-    for (const auto& entry : environment->node) {
-      const yaml::Value key = read.source().value(entry.first, environment->where);
-      TIDEMARK_TRY(variable, read.text(key, "a variable name"));
-      if (!variable_name(variable))
-        return yaml::error_at(key.where,
-                              fmt::format("an environment variable name ([A-Za-z_][A-Za-z0-9_]*) of at most {} "
-                                          "characters",
-                                          kMaxVariableName),
-                              yaml::quote(variable));
-      if (variable == kDriverVariable || variable == kDriversFileVariable || variable == "LD_LIBRARY_PATH" ||
-          variable == "__EGL_VENDOR_LIBRARY_FILENAMES" || variable == "VK_DRIVER_FILES")
-        return yaml::error_at(key.where,
-                              "a variable the entry's own keys do not set (library_path, egl_vendor_file, "
-                              "vulkan_icd_file)",
-                              yaml::quote(variable));
-      const yaml::Value setting_value = read.source().value(entry.second, key.where);
-      TIDEMARK_TRY(setting, read.text(setting_value, "a value"));
-      TIDEMARK_TRY(expanded, expand(setting_value, setting, dir, kMaxEnvironmentEntryBytes - variable.size() - 1,
-                                    fmt::format("a value of {}", variable)));
-      build.environment.emplace_back(variable, std::move(expanded));
-    }
+    TIDEMARK_TRY(settings, environment_of(read, *environment, dir, true));
+    build.environment = std::move(settings);
+  }
+  if (auto server = fields.optional("server")) {
+    TIDEMARK_TRY(entry, server_of(read, *server, dir));
+    build.server = std::move(entry);
   }
   TIDEMARK_TRY(identity_value, fields.required("identity"));
   TIDEMARK_TRY(identity, identity_of(read, identity_value));
@@ -385,6 +441,14 @@ Result<std::optional<DriverBuild>> active_build() {
   // The build is named once, when the process starts: its file is read once, not once per run.
   static const Result<std::optional<DriverBuild>> active = load_active_build();
   return active;
+}
+
+Status check_runs_without_server(const DriverBuild& build) {
+  if (!build.server) return {};
+  return fail(ErrorKind::BadInput,
+              fmt::format("driver build '{}' ({}) has a server (its client talks to a renderer process): the "
+                          "backends do not run on such a build yet; `tidemark observe` does",
+                          build.name, format_location(build.where)));
 }
 
 Status check_identity(const DriverBuild& build, const Reported& reported) {

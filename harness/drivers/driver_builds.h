@@ -8,6 +8,7 @@
 // to the entry (check_identity): a driver that is not the one meant refuses to run (exit 3).
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -44,6 +45,20 @@ struct Identity {
   std::vector<std::string> mapped;
 };
 
+// A build whose client talks to a renderer process (virgl's vtest: Mesa's virpipe client,
+// virglrenderer's virgl_test_server): what starts that server for a run, with the Tidemark
+// layer beneath it (servers/renderer_server.h).
+struct DriverServer {
+  SourceLocation where;
+  std::vector<std::string> command;                              // "{socket}" in a word: the socket it must listen on
+  std::vector<std::pair<std::string, std::string>> environment;  // set over the host driver's
+  // The build of the same drivers files the server renders with (its environment); empty: the
+  // system's driver (every driver variable of the client's cleared).
+  std::string build;
+  std::string client_variable;  // the client's variable that names the socket (VTEST_SOCKET_NAME)
+  std::chrono::milliseconds ready_within{20000};
+};
+
 struct DriverBuild {
   std::string name;
   SourceLocation where;
@@ -52,6 +67,7 @@ struct DriverBuild {
   std::vector<std::filesystem::path> library_path;       // absolute, searched first
   std::vector<std::pair<std::string, std::string>> environment;
   Identity identity;
+  std::optional<DriverServer> server;
 };
 
 struct DriverBuilds {
@@ -123,6 +139,10 @@ struct Reported {
   // names must be among `mapped`; false: those it mapped must come from the build's folders.
   bool loaded_whole_driver = true;
 };
+
+// A build with a server runs only where its server is started for it (`tidemark observe`): an
+// error naming the build for a run that would open its driver in-process without the server.
+Status check_runs_without_server(const DriverBuild& build);
 
 // Whether `reported` is `build`: an Environment error naming both identities when not, or
 // naming the field `reported` lacks (the reader cannot check it: refused, never skipped).

@@ -131,6 +131,32 @@ TEST_F(DriversFile, IdentityPatternsAreBoundedAndJudgedInLinearTime) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
 }
 
+// Check that a build's server is read with its command, environment, host build and client
+// variable, and that what is wrong in it is named at its place.
+TEST_F(DriversFile, AServerIsReadAndItsMistakesNamedAtTheirPlace) {
+  auto builds = load(
+      "- name: virgl\n  server:\n    command: [virgl_test_server, '--socket-path={socket}', '{dir}/x']\n"
+      "    environment: {GALLIUM_DRIVER: zink}\n    build: host\n    client_variable: VTEST_SOCKET_NAME\n"
+      "    ready_within_ms: 5000\n  identity: {gl_renderer: '^virgl'}\n");
+  ASSERT_TRUE(builds) << builds.error().message;
+  const DriverServer& server = *builds->builds.front().server;
+  EXPECT_EQ(server.command,
+            (std::vector<std::string>{"virgl_test_server", "--socket-path={socket}", (dir_ / "x").string()}));
+  EXPECT_EQ(server.environment, (std::vector<std::pair<std::string, std::string>>{{"GALLIUM_DRIVER", "zink"}}));
+  EXPECT_EQ(server.build, "host");
+  EXPECT_EQ(server.client_variable, "VTEST_SOCKET_NAME");
+  EXPECT_EQ(server.ready_within, std::chrono::milliseconds(5000));
+  EXPECT_FALSE(check_runs_without_server(builds->builds.front()));
+  const std::string head = "- name: v\n  identity: {gl_renderer: x}\n  server:\n";
+  EXPECT_EQ(error(head + "    command: [virgl_test_server]\n    client_variable: V\n"),
+            "4:14: expected a command naming the socket it must listen on ({socket}), found none of its words does");
+  EXPECT_EQ(error(head + "    command: ['{socket}']\n").substr(0, 40), "4:5: expected field 'client_variable' in");
+  EXPECT_EQ(error(head + "    command: ['{socket}']\n    client_variable: V\n    ready_within_ms: 0\n").substr(0, 24),
+            "6:22: expected an intege");
+  EXPECT_EQ(error(head + "    command: ['{socket}']\n    client_variable: 'A B'\n"),
+            "5:22: expected an environment variable name, found 'A B'");
+}
+
 // Check that `{dir}` is expanded in one pass: a million of them (5 MB) load at once, and a
 // value that would pass its bound once expanded is refused before it is built.
 TEST_F(DriversFile, DirExpansionIsLinearAndBoundedBeforeItIsBuilt) {

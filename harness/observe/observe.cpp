@@ -105,17 +105,24 @@ Live read_live(const fs::path& layer_folder) {
   return live;
 }
 
+// The program's variables: the layer's, then what the options set (a server's socket).
+std::vector<std::pair<std::string, std::string>> program_environment(const Options& options,
+                                                                     const fs::path& layer_folder) {
+  auto environment = layer_environment(options.layer_dir, layer_folder, options.settings, options.only);
+  environment.insert(environment.end(), options.environment.begin(), options.environment.end());
+  return environment;
+}
+
 // Runs the program; while it runs, `on_live` hears the status files four times a second.
 Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::path& layer_folder) {
   // The program's output to a file of the report when asked (a capture's replayer), else ours.
-  auto child = ChildProcess::spawn(
-      {.program = options.command.front(),
-       .args = {options.command.begin() + 1, options.command.end()},
-       .inherit_env = true,
-       .set_env = layer_environment(options.layer_dir, layer_folder, options.settings, options.only),
-       .stderr_path = options.output.string(),
-       .stdout_too = true,
-       .truncate = true});
+  auto child = ChildProcess::spawn({.program = options.command.front(),
+                                    .args = {options.command.begin() + 1, options.command.end()},
+                                    .inherit_env = true,
+                                    .set_env = program_environment(options, layer_folder),
+                                    .stderr_path = options.output.string(),
+                                    .stdout_too = true,
+                                    .truncate = true});
   // A program that cannot start is the command line's fault; a report file that cannot be made is not.
   if (!child)
     return fail(child.error().kind == ErrorKind::Environment ? ErrorKind::BadInput : child.error().kind,
@@ -326,6 +333,11 @@ Result<Observation> observe(const Options& options) {
     program.command = options.command;
     observation.processes.insert(observation.processes.begin(), std::move(program));
   }
+  if (options.beside) {
+    TIDEMARK_TRY(beside, options.beside());
+    for (auto& process : beside.processes) observation.processes.push_back(std::move(process));
+    observation.kernel_map += beside.kernel_map;
+  }
   observation.whole_observed = summed(observation.processes, &Process::observed);
   observation.whole_kernel = summed(observation.processes, &Process::kernel);
   return observation;
@@ -412,7 +424,11 @@ Status write_report(const Observation& observation, const std::vector<Verdict>& 
     if (process.kind != ProcessKind::Vulkan) continue;
     const fs::path placed = report / "layer" / process.folder / "trace.pftrace";
     std::error_code ec;
-    if (!fs::equivalent(process.trace_file, placed, ec)) TIDEMARK_CHECK(link_or_copy_file(process.trace_file, placed));
+    if (!fs::equivalent(process.trace_file, placed, ec)) {
+      // A process observed beside the program's tree (a server's) has its folder elsewhere.
+      TIDEMARK_CHECK(make_directories(placed.parent_path()));
+      TIDEMARK_CHECK(link_or_copy_file(process.trace_file, placed));
+    }
     if (!program_trace) program_trace = placed;
   }
   if (program_trace) TIDEMARK_CHECK(link_or_copy_file(*program_trace, report / "trace.pftrace"));

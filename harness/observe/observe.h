@@ -69,6 +69,12 @@ struct Observation {
   bool made_device() const;
 };
 
+// What gather() reads of a layer's folder: its processes, and the tree's kernel map.
+struct Gathered {
+  std::vector<Process> processes;
+  std::string kernel_map;  // Observation::kernel_map
+};
+
 // Live figures while the program runs, for a status line.
 struct Live {
   std::chrono::steady_clock::duration elapsed{};
@@ -85,6 +91,11 @@ struct Options {
   std::filesystem::path layer_dir;           // where the layer and its manifest are
   std::function<void(const Live&)> on_live;  // called about four times a second while it runs
   std::filesystem::path output;              // the program's stdout and stderr go here; empty: this process's
+  std::vector<std::pair<std::string, std::string>> environment;  // set for the program over ours
+  // Processes observed beside the program's tree (a renderer server it talked to, started with
+  // the layer beneath it): called once the program has ended; what it gathers joins the
+  // observation, in the sums over the whole.
+  std::function<Result<Gathered>()> beside;
 };
 
 // The variables that put the Tidemark layer beneath every Vulkan instance of a process (ours
@@ -103,10 +114,6 @@ Result<Observation> observe(const Options& options);
 // Gathers the process records in `layer_folder` (what observe() does after the program ended):
 // `root` is the program's pid, the top of the tree. The tree's kernel map is filled in the same
 // pass over each process's events.
-struct Gathered {
-  std::vector<Process> processes;
-  std::string kernel_map;  // Observation::kernel_map
-};
 Result<Gathered> gather(const std::filesystem::path& layer_folder, uint32_t root);
 // The same, going on from what was replayed while the program ran (live_replay.h): each
 // process's replay, by folder, and the tree's map as far as it was fed.

@@ -343,6 +343,8 @@ Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& o
                                                              report::RunRecord& record) const {
   const Scenario& scenario = *scenario_;
   TIDEMARK_CHECK(check_build_is_this_process(*this, options.column.build));
+  TIDEMARK_TRY(active, drivers::active_build());
+  if (active) TIDEMARK_CHECK(drivers::check_runs_without_server(*active));
   if (!options.variant.fault.empty() || !options.variant.cut.empty())
     return fail(ErrorKind::BadInput,
                 fmt::format("{}: expected a mutant or knobs, found {} (a capture's)", scenario.id(),

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 #include <signal.h>
+#include <unistd.h>
 #include <sys/un.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/files.h"
@@ -29,6 +31,60 @@ std::string tail_of(const fs::path& log) {
 }
 
 }  // namespace
+
+Result<ServerSpec> server_of(const drivers::DriverBuilds& builds, const drivers::DriverBuild& build,
+                             const std::vector<std::string>& current) {
+  if (!build.server) return fail(ErrorKind::BadInput, fmt::format("driver build '{}' names no server", build.name));
+  const drivers::DriverServer& server = *build.server;
+  const std::set<std::string> owned = drivers::owned_variables(build);
+  std::vector<std::string> kept;
+  for (const auto& entry : current)
+    if (!owned.contains(entry.substr(0, entry.find('=')))) kept.push_back(entry);
+  std::vector<std::string> environment;
+  if (server.build.empty()) {
+    environment = std::move(kept);
+  } else {
+    const drivers::DriverBuild* host = builds.find(server.build);
+    if (!host)
+      return fail(ErrorKind::BadInput, fmt::format("{}: expected the server's build among {}'s builds, found '{}'",
+                                                   format_location(server.where), builds.file.string(), server.build));
+    environment = drivers::environment_for(builds, *host, kept);
+  }
+  ServerSpec spec{.command = server.command,
+                  .environment = {},
+                  .whole_environment = true,
+                  .client_variable = server.client_variable,
+                  .ready_within = server.ready_within};
+  for (const auto& entry : environment) {
+    const size_t equals = entry.find('=');
+    if (equals != std::string::npos) spec.environment.emplace_back(entry.substr(0, equals), entry.substr(equals + 1));
+  }
+  for (const auto& setting : server.environment) spec.environment.push_back(setting);
+  return spec;
+}
+
+Result<std::optional<ServerSpec>> active_server() {
+  TIDEMARK_TRY(active, drivers::active_build());
+  if (!active || !active->server) return std::optional<ServerSpec>();
+  TIDEMARK_TRY(builds, drivers::load_driver_builds(active->where.file));
+  std::vector<std::string> current;
+  for (char** entry = environ; *entry; ++entry) current.emplace_back(*entry);
+  TIDEMARK_TRY(spec, server_of(builds, *active, current));
+  return std::optional(std::move(spec));
+}
+
+Result<observe::Observation> observe(observe::Options options) {
+  TIDEMARK_TRY(spec, active_server());
+  if (!spec) return observe::observe(options);
+  // The report's server folder is this command's own: a report observed into before had one.
+  const fs::path folder = options.report / "server";
+  std::error_code ec;
+  fs::remove_all(folder, ec);
+  TIDEMARK_TRY(server, RendererServer::start(*spec, folder, options.layer_dir, options.settings));
+  options.environment.push_back(server.client_setting());
+  options.beside = [&server] { return server.stop(); };
+  return observe::observe(options);
+}
 
 bool listening(const fs::path& path) {
   // Columns: Num RefCount Protocol Flags Type St Inode [Path]; a listening socket's flags hold
@@ -75,7 +131,7 @@ Result<RendererServer> RendererServer::start(const ServerSpec& spec, const fs::p
     environment.push_back(std::move(setting));
   TIDEMARK_TRY(process, ChildProcess::spawn({.program = spec.command.front(),
                                              .args = arguments,
-                                             .inherit_env = true,
+                                             .inherit_env = !spec.whole_environment,
                                              .keep_env = {},
                                              .set_env = environment,
                                              .stderr_path = server.log_.string(),
@@ -101,8 +157,13 @@ Result<RendererServer> RendererServer::start(const ServerSpec& spec, const fs::p
 }
 
 Result<observe::Gathered> RendererServer::stop(std::chrono::milliseconds grace) {
-  process_.kill(SIGTERM);
+  // A server of one client ends by itself once its client has gone, its records written whole
+  // (virgl_test_server --no-loop-or-fork): it is given the grace to, then SIGTERM, then SIGKILL.
   std::optional<int> ended = process_.wait_for(grace);
+  if (!ended) {
+    process_.kill(SIGTERM);
+    ended = process_.wait_for(grace);
+  }
   if (!ended) {
     process_.kill(SIGKILL);
     ended = process_.wait();

@@ -12,12 +12,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/error.h"
 #include "core/process.h"
+#include "drivers/driver_builds.h"
 #include "observe/observe.h"
 
 namespace tidemark::servers {
@@ -25,8 +27,10 @@ namespace tidemark::servers {
 struct ServerSpec {
   // The server's command; "{socket}" in an argument is the socket path it must listen on.
   std::vector<std::string> command;
-  // Set over Tidemark's own environment (the host driver the server renders with).
+  // Set over Tidemark's own environment (the host driver the server renders with); with
+  // `whole_environment`, the server's whole environment.
   std::vector<std::pair<std::string, std::string>> environment;
+  bool whole_environment = false;
   // The client's variable that names the socket (VTEST_SOCKET_NAME for Mesa's vtest winsys).
   std::string client_variable;
   std::chrono::milliseconds ready_within{20000};  // a cold lavapipe start on a busy 2-core box
@@ -53,8 +57,9 @@ class RendererServer {
   // NAME=VALUE for the client: its variable naming this server's socket.
   std::pair<std::string, std::string> client_setting() const { return {client_variable_, socket_.string()}; }
 
-  // Stops the server (SIGTERM to its group, SIGKILL after `grace`), reaps it, and gathers the
-  // layer's records of every process of it. Its wait status is kept for the caller.
+  // Stops the server (its own end awaited for `grace`, as a server of one client ends when its
+  // client has gone; then SIGTERM to its group; SIGKILL after another `grace`), reaps it and every
+  // process of its group, and gathers the layer's records of them. Its wait status is kept.
   Result<observe::Gathered> stop(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
   int wait_status() const { return wait_status_; }
   const std::filesystem::path& log() const { return log_; }
@@ -66,6 +71,22 @@ class RendererServer {
   std::string client_variable_;
   int wait_status_ = 0;
 };
+
+// The server of driver build `build` (of `builds`), run from a process whose environment is
+// `current`: in it, every driver variable the client's build owns cleared, then the host build's
+// settings (its `build:`, of the same file) or none (the system's driver), then its own
+// environment. A host build the file lacks is bad input at the server's place.
+Result<ServerSpec> server_of(const drivers::DriverBuilds& builds, const drivers::DriverBuild& build,
+                             const std::vector<std::string>& current);
+
+// The server of the build this process runs under (drivers::active_build), if it names one.
+Result<std::optional<ServerSpec>> active_server();
+
+// observe() of a program whose driver talks to a server: on a build with a server, the server
+// started in `options.report`/server with the layer beneath it (the observation's settings),
+// the program pointed at its socket, and the server's processes (stopped once the program
+// ended) observed beside the program's; on any other, observe::observe.
+Result<observe::Observation> observe(observe::Options options);
 
 // Whether a Unix socket is listening at `path` now (/proc/net/unix).
 bool listening(const std::filesystem::path& path);

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -131,6 +132,49 @@ TEST_F(Server, AServerThatDoesNotListenIsAnErrorNamingWhy) {
   auto long_path = RendererServer::start(python_server(false), dir_ / std::string(120, 'x'), layer_dir(), "");
   ASSERT_FALSE(long_path);
   EXPECT_EQ(long_path.error().kind, ErrorKind::BadInput);
+}
+
+// Check the environment a build's server runs in: the client's driver variables cleared (its
+// virpipe, its libraries), its host build's set, then the server's own; a host build the file
+// lacks is bad input naming the server's place.
+TEST_F(Server, ABuildsServerRunsOnItsHostBuildNotOnTheClients) {
+  fs::create_directories(dir_ / "client/lib");
+  fs::create_directories(dir_ / "host/lib");
+  std::ofstream(dir_ / "drivers.yaml")
+      << "- name: host\n  library_path: [host/lib]\n  identity: {gl_renderer: '^zink'}\n"
+         "- name: client\n  library_path: [client/lib]\n  environment: {GALLIUM_DRIVER: virpipe}\n"
+         "  server:\n    command: [virgl_test_server, '--socket-path={socket}']\n"
+         "    environment: {GALLIUM_DRIVER: zink}\n    build: host\n    client_variable: VTEST_SOCKET_NAME\n"
+         "  identity: {gl_renderer: '^virgl'}\n";
+  auto builds = drivers::load_driver_builds(dir_ / "drivers.yaml");
+  ASSERT_TRUE(builds) << builds.error().message;
+  const std::vector<std::string> current = {"HOME=/root", "GALLIUM_DRIVER=virpipe",
+                                            "LD_LIBRARY_PATH=" + (dir_ / "client/lib").string()};
+  auto spec = server_of(*builds, *builds->find("client"), current);
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_TRUE(spec->whole_environment);
+  using Setting = std::pair<std::string, std::string>;
+  const auto& environment = spec->environment;
+  auto has = [&](const Setting& setting) {
+    return std::find(environment.begin(), environment.end(), setting) != environment.end();
+  };
+  EXPECT_TRUE(has({"HOME", "/root"}));
+  EXPECT_TRUE(has({"LD_LIBRARY_PATH", (dir_ / "host/lib").string()}));
+  EXPECT_FALSE(has({"LD_LIBRARY_PATH", (dir_ / "client/lib").string()}));
+  EXPECT_FALSE(has({"GALLIUM_DRIVER", "virpipe"}));
+  EXPECT_EQ(environment.back(), Setting("GALLIUM_DRIVER", "zink"));
+  EXPECT_EQ(spec->client_variable, "VTEST_SOCKET_NAME");
+
+  std::ofstream(dir_ / "lacking.yaml")
+      << "- name: client\n  server:\n    command: ['{socket}']\n    build: gone\n    client_variable: V\n"
+         "  identity: {gl_renderer: x}\n";
+  auto lacking = drivers::load_driver_builds(dir_ / "lacking.yaml");
+  ASSERT_TRUE(lacking) << lacking.error().message;
+  auto refused = server_of(*lacking, lacking->builds.front(), current);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::BadInput);
+  EXPECT_NE(refused.error().message.find("lacking.yaml:3:5: expected the server's build among"), std::string::npos)
+      << refused.error().message;
 }
 
 }  // namespace

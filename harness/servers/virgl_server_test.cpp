@@ -4,6 +4,7 @@
 // scripts/driver-prefix), the first that names its socket (VTEST_SOCKET_NAME), and the
 // gl-respecify tool (TIDEMARK_GL_RESPECIFY); tests/servers.cmake provides both.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -24,7 +25,8 @@ std::string required(const char* name) {
 }
 
 ServerSpec virgl_on_zink() {
-  return {.command = {"virgl_test_server", "--use-egl-surfaceless", "--use-gles", "--socket-path={socket}"},
+  return {.command = {"virgl_test_server", "--no-loop-or-fork", "--use-egl-surfaceless", "--use-gles",
+                      "--socket-path={socket}"},
           .environment = {{"GALLIUM_DRIVER", "zink"},
                           {"LIBGL_ALWAYS_SOFTWARE", "1"},
                           {"GALLIUM_THREAD", "0"},
@@ -71,6 +73,8 @@ TEST(VirglServer, AClientsRespecifiesAreCountedBeneathTheServer) {
   EXPECT_GT(peak, 3500) << "made " << made;  // 4 023 measured; Zink in-process: 2 006
   EXPECT_GE(made, peak);
   EXPECT_NE(::kill(leader, 0), 0);
+  EXPECT_TRUE(WIFEXITED(server->wait_status()) && WEXITSTATUS(server->wait_status()) == 0)
+      << describe_wait_status(server->wait_status()) << ": a server of one client ends by itself";
   fs::remove_all(dir);
 }
 

@@ -39,6 +39,7 @@ TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mu
 Result<std::optional<api::Device::Identity>> probe_build(const api::BackendEntry& entry,
                                                          const api::BackendRegistry& backends) {
   TIDEMARK_TRY(build, drivers::active_build());
+  if (build) TIDEMARK_CHECK(drivers::check_runs_without_server(*build));
   if (!build || entry.whole_driver || !backends.identity_probe) return std::optional<api::Device::Identity>();
   static const Result<api::Device::Identity> probed = backends.identity_probe();
   if (!probed) return std::unexpected(probed.error());
