@@ -223,6 +223,8 @@ Result<Examination> examine(const std::vector<std::string>& backends, const api:
   out.findings.push_back(
       program("GFXReconstruct (scripts/compare-replayers, observe)", {"gfxrecon-replay"}, "gfxreconstruct"));
   out.findings.push_back(program("apitrace (eglretrace)", {"apitrace", "eglretrace"}, "apitrace"));
+  out.findings.push_back(
+      program("virglrenderer's server (a build with a virgl server)", {"virgl_test_server"}, "virgl-server"));
   out.findings.push_back(program("Chromium (the HTML summary's test)", {"chromium"}, "chromium"));
   return out;
 }
