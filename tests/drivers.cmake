@@ -27,7 +27,7 @@ if(TIDEMARK_SANITIZED)
 endif()
 # Bad drivers: a name the file lacks, and a drivers file that is not there, are bad input.
 add_test(NAME Tidemark.Drivers.ABuildTheFileDoesNotNameIsBadInput
-         COMMAND ${expect_exit} 2 "--driver: expected a build of .*drivers.yaml \\(mesa-22.3.6\\), found 'mesa-1.0'"
+         COMMAND ${expect_exit} 2 "--driver: expected a build of .*drivers.yaml \\(mesa-22.3.6, virgl-zink-22.3.6\\), found 'mesa-1.0'"
                  $<TARGET_FILE:tidemark> --drivers ${PROJECT_SOURCE_DIR}/drivers.yaml --driver mesa-1.0 backends)
 add_test(NAME Tidemark.Drivers.AMissingDriversFileIsBadInput
          COMMAND ${expect_exit} 2 "no-such-drivers.yaml" $<TARGET_FILE:tidemark> --drivers no-such-drivers.yaml --driver x backends)
@@ -40,8 +40,20 @@ set_tests_properties(Tidemark.Drivers.ABuildTheFileDoesNotNameIsBadInput Tidemar
 add_test(NAME Tidemark.Servers.ObserveSeesBothSidesOfTheVirglStack
          COMMAND bash -c "set -e; rm -rf $2; $0 --drivers $1/driver.yaml --driver virgl-zink-25.0.7 observe --report $2 -- $3 --rounds 200 --size 256 >$2.log 2>&1 || { cat $2.log; exit 1; }; \
 grep -qF \"no-device: $3\" $2.log && grep -q 'vulkan: virgl_test_server --no-loop-or-fork' $2.log && grep -qE '^  buffers +0 +[0-9]+ +[0-9]+' $2.log || { cat $2.log; exit 1; }; \
-test -f $2/trace.pftrace; ! grep -ls '(virgl_test_serv) [RSD]' /proc/[0-9]*/stat"
+test -f $2/trace.pftrace; server=$(sed -n 's/^pid \\([0-9]*\\) .* virgl_test_server .*/\\1/p' $2.log); test -n \"$server\"; \\
+! grep -qs '(virgl_test_serv) [RSD]' /proc/$server/stat"
                  $<TARGET_FILE:tidemark> ${mesa_prefix} ${PROJECT_BINARY_DIR}/reports/observe-virgl $<TARGET_FILE:tidemark-gl-respecify>)
+# Debian 12's own virgl client (22.3.6) always connects to /tmp/.virgl_test: two runs at once each
+# reach a server of their own (the client's connect() redirected), and nothing is made at the
+# fixed path.
+add_test(NAME Tidemark.Servers.TwoRunsOnDebiansVirglStackEachReachTheirOwnServer
+         COMMAND bash -c "set -e; rm -rf $2-1 $2-2; for k in 1 2; do $0 --drivers $1 --driver virgl-zink-22.3.6 observe --report $2-$k -- $3 --rounds 300 --size 256 >$2-$k.log 2>&1 & pids+=($!); done; \
+wait \${pids[0]} && wait \${pids[1]} || { cat $2-1.log $2-2.log; exit 1; }; \
+for k in 1 2; do grep -q 'vulkan: virgl_test_server --no-loop-or-fork' $2-$k.log || { cat $2-$k.log; exit 1; }; done; \
+test ! -e /tmp/.virgl_test"
+                 $<TARGET_FILE:tidemark> ${PROJECT_SOURCE_DIR}/drivers.yaml ${PROJECT_BINARY_DIR}/reports/observe-virgl-22 $<TARGET_FILE:tidemark-gl-respecify>)
+set_tests_properties(Tidemark.Servers.TwoRunsOnDebiansVirglStackEachReachTheirOwnServer PROPERTIES
+                     LABELS "drivers;zink;virgl" ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 add_test(NAME Tidemark.Servers.ABackendRefusesABuildWithAServer
          COMMAND ${expect_exit} 2 "driver build 'virgl-zink-25.0.7' \\(.*driver.yaml:[0-9]+:3\\) has a server .*: the backends do not run on such a build yet; `tidemark observe` does"
                  $<TARGET_FILE:tidemark> --drivers ${mesa_prefix}/driver.yaml --driver virgl-zink-25.0.7 run

@@ -184,8 +184,9 @@ Result<std::vector<std::pair<std::string, std::string>>> environment_of(const ya
 
 // A build's server: the renderer process its client talks to (servers/renderer_server.h).
 Result<DriverServer> server_of(const yaml::Reader& read, const yaml::Value& value, const fs::path& dir) {
-  TIDEMARK_TRY(fields, read.fields(value, "a driver's server",
-                                   {"command", "environment", "build", "client_variable", "ready_within_ms"}));
+  TIDEMARK_TRY(fields,
+               read.fields(value, "a driver's server",
+                           {"command", "environment", "build", "client_variable", "client_socket", "ready_within_ms"}));
   DriverServer server;
   server.where = value.where;
   TIDEMARK_TRY(command_value, fields.required("command"));
@@ -210,11 +211,24 @@ Result<DriverServer> server_of(const yaml::Reader& read, const yaml::Value& valu
       return yaml::error_at(build->where, "a build name of lower-case letters, digits and '.-+_'", yaml::quote(name));
     server.build = name;
   }
-  TIDEMARK_TRY(variable_value, fields.required("client_variable"));
-  TIDEMARK_TRY(variable, read.text(variable_value, "the client's variable naming the socket"));
-  if (!variable_name(variable))
-    return yaml::error_at(variable_value.where, "an environment variable name", yaml::quote(variable));
-  server.client_variable = variable;
+  const auto variable_value = fields.optional("client_variable");
+  const auto socket_value = fields.optional("client_socket");
+  if (variable_value.has_value() == socket_value.has_value())
+    return yaml::error_at(value.where,
+                          "one of client_variable (the client's variable naming the socket) or client_socket (the "
+                          "fixed path the client connects to)",
+                          variable_value ? "both" : "neither");
+  if (variable_value) {
+    TIDEMARK_TRY(variable, read.text(*variable_value, "the client's variable naming the socket"));
+    if (!variable_name(variable))
+      return yaml::error_at(variable_value->where, "an environment variable name", yaml::quote(variable));
+    server.client_variable = variable;
+  } else {
+    TIDEMARK_TRY(path, read.text(*socket_value, "the fixed socket path the client connects to"));
+    if (!path.starts_with('/') || path.size() >= 108)
+      return yaml::error_at(socket_value->where, "an absolute socket path under 108 bytes", yaml::quote(path));
+    server.client_socket = path;
+  }
   if (auto ready = fields.optional("ready_within_ms")) {
     TIDEMARK_TRY(ms, read.integer(*ready, 1, 600000, "milliseconds until the server listens"));
     server.ready_within = std::chrono::milliseconds(ms);

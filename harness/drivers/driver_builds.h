@@ -55,7 +55,11 @@ struct DriverServer {
   // The build of the same drivers files the server renders with (its environment); empty: the
   // system's driver (every driver variable of the client's cleared).
   std::string build;
-  std::string client_variable;  // the client's variable that names the socket (VTEST_SOCKET_NAME)
+  // How the client is pointed at the run's own server: its variable that names the socket
+  // (VTEST_SOCKET_NAME), or the fixed path it always connects to (/tmp/.virgl_test), which a
+  // connect() of the client's is redirected from. One of the two.
+  std::string client_variable;
+  std::string client_socket;
   std::chrono::milliseconds ready_within{20000};
 };
 

@@ -150,7 +150,14 @@ TEST_F(DriversFile, AServerIsReadAndItsMistakesNamedAtTheirPlace) {
   const std::string head = "- name: v\n  identity: {gl_renderer: x}\n  server:\n";
   EXPECT_EQ(error(head + "    command: [virgl_test_server]\n    client_variable: V\n"),
             "4:14: expected a command naming the socket it must listen on ({socket}), found none of its words does");
-  EXPECT_EQ(error(head + "    command: ['{socket}']\n").substr(0, 40), "4:5: expected field 'client_variable' in");
+  EXPECT_EQ(error(head + "    command: ['{socket}']\n"),
+            "4:5: expected one of client_variable (the client's variable naming the socket) or client_socket (the "
+            "fixed path the client connects to), found neither");
+  EXPECT_EQ(error(head + "    command: ['{socket}']\n    client_socket: .virgl_test\n"),
+            "5:20: expected an absolute socket path under 108 bytes, found '.virgl_test'");
+  auto fixed = load(head + "    command: ['{socket}']\n    client_socket: /tmp/.virgl_test\n");
+  ASSERT_TRUE(fixed) << fixed.error().message;
+  EXPECT_EQ(fixed->builds.front().server->client_socket, "/tmp/.virgl_test");
   EXPECT_EQ(error(head + "    command: ['{socket}']\n    client_variable: V\n    ready_within_ms: 0\n").substr(0, 24),
             "6:22: expected an intege");
   EXPECT_EQ(error(head + "    command: ['{socket}']\n    client_variable: 'A B'\n"),

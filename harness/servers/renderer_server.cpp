@@ -54,6 +54,7 @@ Result<ServerSpec> server_of(const drivers::DriverBuilds& builds, const drivers:
                   .environment = {},
                   .whole_environment = true,
                   .client_variable = server.client_variable,
+                  .client_socket = server.client_socket,
                   .ready_within = server.ready_within};
   for (const auto& entry : environment) {
     const size_t equals = entry.find('=');
@@ -81,7 +82,7 @@ Result<observe::Observation> observe(observe::Options options) {
   std::error_code ec;
   fs::remove_all(folder, ec);
   TIDEMARK_TRY(server, RendererServer::start(*spec, folder, options.layer_dir, options.settings));
-  options.environment.push_back(server.client_setting());
+  for (auto& setting : server.client_settings(options.layer_dir)) options.environment.push_back(std::move(setting));
   options.beside = [&server] { return server.stop(); };
   return observe::observe(options);
 }
@@ -111,6 +112,9 @@ Result<RendererServer> RendererServer::start(const ServerSpec& spec, const fs::p
   server.log_ = server.folder_ / "server.log";
   server.layer_folder_ = server.folder_ / "layer";
   server.client_variable_ = spec.client_variable;
+  server.client_socket_ = spec.client_socket;
+  if (spec.client_variable.empty() == spec.client_socket.empty())
+    return fail(ErrorKind::BadInput, "server: expected one of a client variable or a client socket path");
   if (server.socket_.string().size() >= sizeof(sockaddr_un::sun_path))
     return fail(ErrorKind::BadInput,
                 fmt::format("server: expected a socket path under {} bytes, found {} ({})",
@@ -154,6 +158,13 @@ Result<RendererServer> RendererServer::start(const ServerSpec& spec, const fs::p
                               server.socket_.string(), spec.ready_within.count(), tail_of(server.log_)));
   }
   return server;
+}
+
+std::vector<std::pair<std::string, std::string>> RendererServer::client_settings(const fs::path& layer_dir) const {
+  if (!client_variable_.empty()) return {{client_variable_, socket_.string()}};
+  std::string preload = (layer_dir / kSocketRedirect).string();
+  if (const char* theirs = std::getenv("LD_PRELOAD"); theirs && *theirs) preload.append(":").append(theirs);
+  return {{"LD_PRELOAD", preload}, {"TIDEMARK_SOCKET_FROM", client_socket_}, {"TIDEMARK_SOCKET_TO", socket_.string()}};
 }
 
 Result<observe::Gathered> RendererServer::stop(std::chrono::milliseconds grace) {

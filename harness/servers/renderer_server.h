@@ -31,13 +31,18 @@ struct ServerSpec {
   // `whole_environment`, the server's whole environment.
   std::vector<std::pair<std::string, std::string>> environment;
   bool whole_environment = false;
-  // The client's variable that names the socket (VTEST_SOCKET_NAME for Mesa's vtest winsys).
+  // How the client is pointed at this server: its variable that names the socket
+  // (VTEST_SOCKET_NAME for Mesa's vtest winsys from 24 on), or the fixed path it connects to
+  // (/tmp/.virgl_test for 22.3.6's), redirected by kSocketRedirect preloaded into it.
   std::string client_variable;
+  std::string client_socket;
   std::chrono::milliseconds ready_within{20000};  // a cold lavapipe start on a busy 2-core box
 };
 
 // The folder's socket file name: short, as a Unix socket's path is at most 107 bytes.
 inline constexpr std::string_view kSocketName = "server.sock";
+// The library, beside the layer, that redirects a client's connect() from its fixed path.
+inline constexpr std::string_view kSocketRedirect = "libtidemark_socket_redirect.so";
 
 class RendererServer {
  public:
@@ -54,8 +59,9 @@ class RendererServer {
 
   const std::filesystem::path& socket() const { return socket_; }
   pid_t pid() const { return process_.pid(); }
-  // NAME=VALUE for the client: its variable naming this server's socket.
-  std::pair<std::string, std::string> client_setting() const { return {client_variable_, socket_.string()}; }
+  // What the client's environment needs to reach this server: its variable naming the socket,
+  // or the redirect (from the layer's folder `layer_dir`) preloaded, before LD_PRELOAD's own.
+  std::vector<std::pair<std::string, std::string>> client_settings(const std::filesystem::path& layer_dir) const;
 
   // Stops the server (its own end awaited for `grace`, as a server of one client ends when its
   // client has gone; then SIGTERM to its group; SIGKILL after another `grace`), reaps it and every
@@ -68,7 +74,7 @@ class RendererServer {
   RendererServer() = default;
   ChildProcess process_;
   std::filesystem::path folder_, socket_, log_, layer_folder_;
-  std::string client_variable_;
+  std::string client_variable_, client_socket_;
   int wait_status_ = 0;
 };
 

@@ -76,8 +76,9 @@ TEST_F(Server, IsReadyWhenItListensAndStopsWithEveryProcessItStarted) {
   auto server = RendererServer::start(python_server(true, 1.0), dir_ / "one", layer_dir(), "");
   ASSERT_TRUE(server) << server.error().message;
   EXPECT_TRUE(listening(server->socket()));
-  EXPECT_EQ(server->client_setting(),
-            std::make_pair(std::string("VTEST_SOCKET_NAME"), (dir_ / "one/server.sock").string()));
+  using Settings = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(server->client_settings(layer_dir()),
+            (Settings{{"VTEST_SOCKET_NAME", (dir_ / "one/server.sock").string()}}));
   const auto pids = pids_beside(server->socket());
   ASSERT_EQ(pids.size(), 2u);
   EXPECT_EQ(pids[0], server->pid());

@@ -49,15 +49,15 @@ TEST(VirglServer, AClientsRespecifiesAreCountedBeneathTheServer) {
   auto server = RendererServer::start(virgl_on_zink(), dir, required("TIDEMARK_LAYER_DIR"), "");
   ASSERT_TRUE(server) << server.error().message;
   const std::string lib = prefix + "/root/usr/lib/x86_64-linux-gnu";
-  auto code = run_to_file({client, "--rounds", "2000", "--size", "256"},
-                          {{"LD_LIBRARY_PATH", lib},
-                           {"__EGL_VENDOR_LIBRARY_FILENAMES", prefix + "/egl_vendor.json"},
-                           {"LIBGL_DRIVERS_PATH", lib + "/dri"},
-                           {"LIBGL_ALWAYS_SOFTWARE", "1"},
-                           {"GALLIUM_DRIVER", "virpipe"},
-                           {"EGL_PLATFORM", "surfaceless"},
-                           server->client_setting()},
-                          dir / "client.log");
+  std::vector<std::pair<std::string, std::string>> environment = {
+      {"LD_LIBRARY_PATH", lib},
+      {"__EGL_VENDOR_LIBRARY_FILENAMES", prefix + "/egl_vendor.json"},
+      {"LIBGL_DRIVERS_PATH", lib + "/dri"},
+      {"LIBGL_ALWAYS_SOFTWARE", "1"},
+      {"GALLIUM_DRIVER", "virpipe"},
+      {"EGL_PLATFORM", "surfaceless"}};
+  for (auto& setting : server->client_settings(required("TIDEMARK_LAYER_DIR"))) environment.push_back(setting);
+  auto code = run_to_file({client, "--rounds", "2000", "--size", "256"}, environment, dir / "client.log");
   ASSERT_TRUE(code) << code.error().message;
   EXPECT_EQ(*code, 0) << "see " << (dir / "client.log");
   const pid_t leader = server->pid();
