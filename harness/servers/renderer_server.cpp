@@ -97,7 +97,8 @@ bool listening(const fs::path& path) {
   while (std::getline(table, line)) {
     std::istringstream fields(line);
     std::string num, refs, protocol, flags, type, state, inode, named;
-    if (!(fields >> num >> refs >> protocol >> flags >> type >> state >> inode >> named)) continue;
+    if (!(fields >> num >> refs >> protocol >> flags >> type >> state >> inode)) continue;
+    std::getline(fields >> std::ws, named);  // the rest of the line: a path may hold spaces
     if (named == wanted && (std::stoul(flags, nullptr, 16) & 0x10000u) != 0) return true;
   }
   return false;

@@ -89,6 +89,14 @@ TEST_F(Server, IsReadyWhenItListensAndStopsWithEveryProcessItStarted) {
   EXPECT_FALSE(alive(pids[1]));  // the forked renderer went with its group
 }
 
+// Check that a socket path holding spaces (a report folder a user named so) is seen listening.
+TEST_F(Server, AFolderWithSpacesInItsPathIsSeenListening) {
+  auto server = RendererServer::start(python_server(false), dir_ / "a report folder", layer_dir(), "");
+  ASSERT_TRUE(server) << server.error().message;
+  EXPECT_TRUE(listening(dir_ / "a report folder" / kSocketName));
+  EXPECT_FALSE(listening(dir_ / "a report folder" / "other.sock"));
+}
+
 // Check that a server value that goes without stop() takes its whole group with it: a run that
 // fails never leaves a server behind.
 TEST_F(Server, AServerLeftBehindIsKilledWithItsGroup) {
