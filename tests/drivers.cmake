@@ -6,7 +6,7 @@ set(mesa_prefix ${PROJECT_BINARY_DIR}/drivers/mesa-25.0.7)
 set(banded each-band-draws-the-colour-its-store-held-when-it-was-drawn)
 # Mesa 25.0.7 unpacked once, before the tests that use it (two of them fetching at once would share a folder).
 add_test(NAME Tidemark.Drivers.Mesa25IsUnpackedBesideTheBuild
-         COMMAND bash -c "grep -qs no-loop-or-fork $1/driver.yaml || $0 25.0.7 $1 >/dev/null"
+         COMMAND bash -c "grep -qs VIRGL_DISABLE_MT $1/driver.yaml || $0 25.0.7 $1 >/dev/null"
                  ${PROJECT_SOURCE_DIR}/scripts/driver-prefix ${mesa_prefix})
 set_tests_properties(Tidemark.Drivers.Mesa25IsUnpackedBesideTheBuild PROPERTIES LABELS "drivers" FIXTURES_SETUP mesa25)
 add_test(NAME Tidemark.Drivers.ThePortableGroupRunsOnTwoMesaBuildsAndAMixedStackIsRefused
@@ -54,13 +54,51 @@ test ! -e /tmp/.virgl_test"
                  $<TARGET_FILE:tidemark> ${PROJECT_SOURCE_DIR}/drivers.yaml ${PROJECT_BINARY_DIR}/reports/observe-virgl-22 $<TARGET_FILE:tidemark-gl-respecify>)
 set_tests_properties(Tidemark.Servers.TwoRunsOnDebiansVirglStackEachReachTheirOwnServer PROPERTIES
                      LABELS "drivers;zink;virgl" ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
-add_test(NAME Tidemark.Servers.ABackendRefusesABuildWithAServer
-         COMMAND ${expect_exit} 2 "driver build 'virgl-zink-25.0.7' \\(.*driver.yaml:[0-9]+:3\\) has a server .*: the backends do not run on such a build yet; `tidemark observe` does"
-                 $<TARGET_FILE:tidemark> --drivers ${mesa_prefix}/driver.yaml --driver virgl-zink-25.0.7 run
-                 ${PROJECT_SOURCE_DIR}/scenarios/portable/${banded}.yaml --backend gl --report ${PROJECT_BINARY_DIR}/reports/refused-virgl)
-set_tests_properties(Tidemark.Servers.ObserveSeesBothSidesOfTheVirglStack Tidemark.Servers.ABackendRefusesABuildWithAServer
-                     PROPERTIES LABELS "drivers;zink;virgl" FIXTURES_REQUIRED mesa25
+# The portable group on Debian 12's own virgl stack (scripts/testing/virgl-column says what it
+# checks): each run starts its own server, the expectations hold with their values in every
+# lane, one digest over three runs, compare beside Zink in-process, a layer fault in the server.
+add_test(NAME Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInEveryLane
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-column ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+set_tests_properties(Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInEveryLane PROPERTIES
+                     LABELS "drivers;zink;virgl" COST 40)
+# Both sides are held to the build: a server whose renderer makes no Vulkan device (llvmpipe) is
+# refused naming the client's renderer and the server; a server on another Vulkan driver than the
+# build names is refused naming the layer beneath the server.
+set(virgl_bad ${PROJECT_BINARY_DIR}/virgl-bad-builds.yaml)
+file(WRITE ${virgl_bad} "- name: virgl-on-llvmpipe
+  environment: {GALLIUM_DRIVER: virpipe, LIBGL_ALWAYS_SOFTWARE: '1'}
+  server:
+    command: [virgl_test_server, --no-loop-or-fork, --use-egl-surfaceless, --use-gles, '--socket-path={socket}']
+    environment: {GALLIUM_DRIVER: llvmpipe, LIBGL_ALWAYS_SOFTWARE: '1', VIRGL_DISABLE_MT: '1'}
+    client_socket: /tmp/.virgl_test
+  identity: {gl_renderer: '^virgl'}
+- name: virgl-on-mesa-99
+  environment: {GALLIUM_DRIVER: virpipe, LIBGL_ALWAYS_SOFTWARE: '1'}
+  server:
+    command: [virgl_test_server, --no-loop-or-fork, --use-egl-surfaceless, --use-gles, '--socket-path={socket}']
+    environment: {GALLIUM_DRIVER: zink, LIBGL_ALWAYS_SOFTWARE: '1', VIRGL_DISABLE_MT: '1'}
+    client_socket: /tmp/.virgl_test
+  identity: {gl_renderer: '^virgl \\(zink', vulkan_driver: '^llvmpipe Mesa 99'}
+")
+add_test(NAME Tidemark.Servers.AServerWithNoVulkanDeviceUnderTheLayerIsRefusedNamingBothSides
+         COMMAND ${expect_exit} 3 "expected the server's Vulkan device under the Tidemark layer, found none: the client's renderer is 'virgl \\(LLVMPIPE.*its server virgl_test_server .*\\(pid [0-9]+\\) made no VkImage"
+                 $<TARGET_FILE:tidemark> --drivers ${virgl_bad} --driver virgl-on-llvmpipe run
+                 ${PROJECT_SOURCE_DIR}/scenarios/portable/${banded}.yaml --backend gl --report ${PROJECT_BINARY_DIR}/reports/virgl-llvmpipe)
+add_test(NAME Tidemark.Servers.TheServersVulkanDriverIsHeldToTheBuild
+         COMMAND ${expect_exit} 3 "the Vulkan driver matching '\\^llvmpipe Mesa 99'; found .*the Vulkan driver 'llvmpipe Mesa 22.3.6 .*the layer beneath its server, virgl_test_server --no-loop-or-fork .*/server.sock \\(pid"
+                 $<TARGET_FILE:tidemark> --drivers ${virgl_bad} --driver virgl-on-mesa-99 run
+                 ${PROJECT_SOURCE_DIR}/scenarios/portable/${banded}.yaml --backend gl --report ${PROJECT_BINARY_DIR}/reports/virgl-mesa-99)
+add_test(NAME Tidemark.Servers.TheReclaimModelDoesNotRunOnABuildWithAServer
+         COMMAND ${expect_exit} 1 "backend 'vulkan' does not run a driver build's client with the layer beneath its driver: a build with a server runs on gl or gl-native"
+                 $<TARGET_FILE:tidemark> --drivers ${PROJECT_SOURCE_DIR}/drivers.yaml --driver virgl-zink-22.3.6 run
+                 ${PROJECT_SOURCE_DIR}/scenarios/portable/${banded}.yaml --backend vulkan --report ${PROJECT_BINARY_DIR}/reports/virgl-vulkan)
+set_tests_properties(Tidemark.Servers.ObserveSeesBothSidesOfTheVirglStack PROPERTIES
+                     LABELS "drivers;zink;virgl" FIXTURES_REQUIRED mesa25
                      ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
+set_tests_properties(Tidemark.Servers.AServerWithNoVulkanDeviceUnderTheLayerIsRefusedNamingBothSides
+                     Tidemark.Servers.TheServersVulkanDriverIsHeldToTheBuild
+                     Tidemark.Servers.TheReclaimModelDoesNotRunOnABuildWithAServer
+                     PROPERTIES LABELS "drivers;zink;virgl" ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 # A build's library_path reaches the driver, never Tidemark's own libraries (cmake/OwnLibraries.cmake):
 # under a build whose folder holds a libfmt.so.9, libstdc++.so.6 and libc.so.6 that are no
 # libraries (a bad libfmt.so.9 made tidemark exit 127), the system's Zink runs green in the spawn

@@ -29,6 +29,9 @@ struct DeviceContext {
   std::function<ObservedGauges()> observed;
   // The Vulkan driver beneath, as the layer read it at vkCreateDevice ("llvmpipe Mesa 25.0.7 (...)").
   std::function<std::string()> vulkan_driver;
+  // The renderer server the driver's client talks to (its command and pid), whose Vulkan device
+  // the layer and `vulkan_driver` are beneath; empty: the driver is all in this process.
+  std::string server;
 };
 
 using DeviceFactory = std::function<Result<std::unique_ptr<Device>>(const SessionConfig&, const DeviceContext&)>;

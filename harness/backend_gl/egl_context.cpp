@@ -53,6 +53,8 @@ const char* driver_name(GlDriver driver) {
       return "llvmpipe";
     case GlDriver::Native:
       return "native";
+    case GlDriver::ServerClient:
+      return "a server's client";
   }
   return "?";
 }
@@ -67,7 +69,7 @@ Result<EglContext> EglContext::open(GlDriver driver, bool layer, std::vector<std
     notes.push_back(fmt::format("gl: {}={}", name, value));
   };
   if (driver != GlDriver::Native) {
-    set("GALLIUM_DRIVER", driver == GlDriver::Zink ? "zink" : "llvmpipe");
+    if (driver != GlDriver::ServerClient) set("GALLIUM_DRIVER", driver == GlDriver::Zink ? "zink" : "llvmpipe");
     set("LIBGL_ALWAYS_SOFTWARE", "1");
     set("GALLIUM_THREAD", "0");
     set("LP_NUM_THREADS", "0");

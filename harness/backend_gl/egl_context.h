@@ -17,6 +17,9 @@ enum class GlDriver {
   Zink,      // Mesa's GL on Vulkan (lavapipe beneath): the stack under test, the layer between
   Llvmpipe,  // Mesa's GL on the CPU, no Vulkan: the control for pixels
   Native,    // whatever EGL vendor the environment names (__EGL_VENDOR_LIBRARY_FILENAMES): yours
+  // The client of a driver build with a renderer server (virgl's virpipe): the Gallium driver the
+  // build names, deterministic as Zink is; its Vulkan is in the server's process.
+  ServerClient,
 };
 const char* driver_name(GlDriver driver);
 

@@ -362,6 +362,9 @@ Result<std::unique_ptr<api::Device>> create_gl_device(GlDriver driver, const api
                                                       const api::DeviceContext& context) {
   if (config.width < 1 || config.height < 1)
     return fail(ErrorKind::BadInput, fmt::format("target {}x{} is empty", config.width, config.height));
+  TIDEMARK_TRY(build, drivers::active_build());
+  // On a build with a server, `gl` is the build's client of it (its Vulkan is the server's).
+  if (driver == GlDriver::Zink && !context.server.empty()) driver = GlDriver::ServerClient;
   std::vector<std::string> notes;
   TIDEMARK_TRY(egl, EglContext::open(driver, context.layer, notes));
   if (context.log)
@@ -375,6 +378,12 @@ Result<std::unique_ptr<api::Device>> create_gl_device(GlDriver driver, const api
   // bound, a green that judged nothing.
   if (context.layer && context.observed) {
     const ObservedGauges seen = context.observed();
+    if (seen.vkimagespk == 0 && seen.vkallocsmade == 0 && !context.server.empty())
+      return fail(ErrorKind::Environment,
+                  fmt::format("gl ({}): expected the server's Vulkan device under the Tidemark layer, found none: "
+                              "the client's renderer is '{}', and its server {} made no VkImage and no "
+                              "VkDeviceMemory through the layer; its device gauges would all read 0",
+                              driver_name(driver), renderer, context.server));
     if (seen.vkimagespk == 0 && seen.vkallocsmade == 0)
       return fail(ErrorKind::Environment,
                   fmt::format("gl ({}): expected the driver's Vulkan device under the Tidemark layer, found none "
@@ -386,7 +395,6 @@ Result<std::unique_ptr<api::Device>> create_gl_device(GlDriver driver, const api
   // llvmpipe runs on no Vulkan device: its Vulkan driver is a field it cannot read.
   std::optional<std::string> vulkan;
   if (driver != GlDriver::Llvmpipe) vulkan = context.vulkan_driver ? context.vulkan_driver() : std::string();
-  TIDEMARK_TRY(build, drivers::active_build());
   backend->name_driver(fmt::format("{}{} on {}{}", build ? fmt::format("{}: ", build->name) : "", version, renderer,
                                    vulkan && !vulkan->empty() ? "; Vulkan: " + *vulkan : ""),
                        {.gl_version = version, .gl_renderer = renderer, .vulkan_driver = vulkan});

@@ -137,8 +137,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkD
   if (o.attached) ++o.attached->devices;
   o.event(*state, TIDEMARK_EVENT_DEVICE, 0, state->number, 0);
   o.publish(dispatch_key(*device), state.get());
-  if (!state->attachment && o.status)
+  if (!state->attachment && o.status) {
     if (TidemarkLayerGauges* slot = o.status->slot(state->number)) state->keep_gauges_in(slot);
+    if (driver) o.status->driver(*driver);
+  }
   o.devices[dispatch_key(*device)] = std::move(state);
   return VK_SUCCESS;
 }

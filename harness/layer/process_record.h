@@ -66,6 +66,12 @@ class StatusMap {
     status_->devices = static_cast<uint32_t>(number);
     return number >= 1 && number <= TIDEMARK_STATUS_DEVICES ? &status_->live[number - 1] : nullptr;
   }
+  // The driver beneath the process's first device, once.
+  void driver(const TidemarkLayerDriver& driver) {
+    if (!status_ || status_->driver_known) return;
+    status_->driver = driver;
+    __atomic_store_n(&status_->driver_known, 1u, __ATOMIC_RELEASE);
+  }
   // The device is gone: its counts move to the sums of the destroyed ones.
   void gone(uint64_t number, const TidemarkLayerGauges& all_gone) {
     if (!status_) return;

@@ -49,4 +49,15 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
   return settings;
 }
 
+// The settings as parse_settings reads them: what a session hands a process of its driver's
+// that has no host of its own (a renderer server's).
+inline std::string format_settings(const TidemarkLayerSettings& settings) {
+  std::string text = settings.completion == TIDEMARK_COMPLETION_REAL ? "completion=real" : "completion=deterministic";
+  if (settings.hold_frees) text.append(",hold_frees");
+  if (settings.never_done) text.append(",never_done");
+  if (settings.shadow_copies) text.append(",shadow_copies");
+  if (settings.fail_allocation) text.append(",fail_allocation=").append(std::to_string(settings.fail_allocation));
+  return text;
+}
+
 }  // namespace tidemark::layer

@@ -107,11 +107,14 @@ typedef uint32_t (*PFN_tidemarkLayerDriver)(uint64_t attachment, TidemarkLayerDr
 // or ends by _exit, leaves its counts as of its last intercepted call instead of its layer.json.
 #define TIDEMARK_STATUS_DEVICES 64
 typedef struct TidemarkLayerStatus {
-  uint64_t calls;    // intercepted calls so far
-  uint32_t devices;  // devices made so far (slots beyond TIDEMARK_STATUS_DEVICES are not kept)
-  uint32_t reserved;
-  TidemarkLayerGauges gone;                           // the sums of its destroyed devices
+  uint64_t calls;            // intercepted calls so far
+  uint32_t devices;          // devices made so far (slots beyond TIDEMARK_STATUS_DEVICES are not kept)
+  uint32_t driver_known;     // 1 once `driver` holds the driver beneath its first device
+  TidemarkLayerGauges gone;  // the sums of its destroyed devices
   TidemarkLayerGauges live[TIDEMARK_STATUS_DEVICES];  // by device number - 1; a destroyed device's slot is zero
+  // Read by a run whose driver's Vulkan device lives in another process (a renderer server's),
+  // to hold it to the build's identity while the run goes on.
+  TidemarkLayerDriver driver;
 } TidemarkLayerStatus;
 
 // Without an attachment (a program run by `tidemark observe`), the settings come from

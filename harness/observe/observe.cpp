@@ -105,6 +105,30 @@ Live read_live(const fs::path& layer_folder) {
   return live;
 }
 
+}  // namespace
+
+StatusNow read_status(const fs::path& layer_folder) {
+  std::error_code ec;
+  std::vector<fs::path> folders;
+  for (const auto& entry : fs::directory_iterator(layer_folder, ec)) folders.push_back(entry.path());
+  std::sort(folders.begin(), folders.end());
+  StatusNow now;
+  TidemarkLayerGauges all{};
+  for (const auto& folder : folders) {
+    ++now.processes;
+    auto status = last_status(folder / "status");
+    if (!status) continue;
+    layer::sum_into(all, status->gone);
+    for (uint32_t i = 0; i < std::min<uint32_t>(status->devices, TIDEMARK_STATUS_DEVICES); ++i)
+      layer::sum_into(all, status->live[i]);
+    if (now.driver.empty() && status->driver_known) now.driver = layer::driver_text(status->driver);
+  }
+  now.gauges = layer::to_observed(all);
+  return now;
+}
+
+namespace {
+
 // The program's variables: the layer's, then what the options set (a server's socket).
 std::vector<std::pair<std::string, std::string>> program_environment(const Options& options,
                                                                      const fs::path& layer_folder) {

@@ -98,6 +98,16 @@ struct Options {
   std::function<Result<Gathered>()> beside;
 };
 
+// What the status files of a layer folder's processes say now (a moment's reading: read it at a
+// point where they do nothing, as after a round trip that waited for them): their gauges summed,
+// and the Vulkan driver beneath the first device of the first process (by folder) that made one.
+struct StatusNow {
+  ObservedGauges gauges{};
+  std::string driver;  // layer::driver_text; empty: no device yet
+  size_t processes = 0;
+};
+StatusNow read_status(const std::filesystem::path& layer_folder);
+
 // The variables that put the Tidemark layer beneath every Vulkan instance of a process (ours
 // added to): where the layer is, where it writes its records (`layer_folder`), its settings and
 // the programs it observes (`only`, "" for all).

@@ -95,6 +95,20 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const api
 }  // namespace
 
 // A backend judges a scenario only with every kind of gauge its checks read.
+// On a build whose driver's Vulkan device lives in its renderer server, the layer beneath that
+// device gives the session its gauges and driver, read at the run's round trips; its memory
+// events, submits and fences stay in the server's process. A scenario that reads the kernel model
+// (which the layer feeds from Tidemark's process: reconcile, kmd, kernel gauges) would be judged
+// on a model nothing fed: it is not run, and says why.
+Status check_build_feeds_the_model(const Scenario& scenario) {
+  TIDEMARK_TRY(active, drivers::active_build());
+  if (!active || !active->server || (!scenario.uses_kernel() && !scenario.expect.reconcile)) return {};
+  return fail(ErrorKind::BadInput,
+              fmt::format("{}: reads the kernel model, which the layer feeds from a driver in Tidemark's own process; "
+                          "driver build '{}' renders in its server, whose layer gives the run its gauges only",
+                          scenario.id(), active->name));
+}
+
 Status check_backend_judges(const Scenario& scenario, const api::BackendEntry& backend) {
   for (const auto& [kind, use] : scenario.gauge_uses()) {
     if (backend.gives(kind)) continue;
@@ -343,8 +357,6 @@ Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& o
                                                              report::RunRecord& record) const {
   const Scenario& scenario = *scenario_;
   TIDEMARK_CHECK(check_build_is_this_process(*this, options.column.build));
-  TIDEMARK_TRY(active, drivers::active_build());
-  if (active) TIDEMARK_CHECK(drivers::check_runs_without_server(*active));
   if (!options.variant.fault.empty() || !options.variant.cut.empty())
     return fail(ErrorKind::BadInput,
                 fmt::format("{}: expected a mutant or knobs, found {} (a capture's)", scenario.id(),
@@ -356,6 +368,7 @@ Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& o
   TIDEMARK_TRY(backend_name, backend_for(scenario, options.column.backend, backends));
   TIDEMARK_TRY(backend, backends.lookup(backend_name));
   TIDEMARK_CHECK(check_backend_judges(scenario, *backend));
+  TIDEMARK_CHECK(check_build_feeds_the_model(scenario));
   TIDEMARK_TRY(knobs, effective_knobs(scenario, options.variant.knobs));
   const std::string suffix = column_suffix(default_backend(scenario), backend_name, options.column.build);
   record.test = runner::test_name(scenario, options.column.lane.lane) + suffix;

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 #include <signal.h>
-#include <unistd.h>
+#include <sys/socket.h>
 #include <sys/un.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstring>
 
 #include <fstream>
 #include <set>
@@ -145,6 +149,8 @@ Result<RendererServer> RendererServer::start(const ServerSpec& spec, const fs::p
                                              .own_group = true,
                                              .dies_with_parent = true}));
   server.process_ = std::move(process);
+  server.command_text_ = spec.command.front();
+  for (const auto& argument : arguments) server.command_text_ += " " + argument;
   // Ready when it listens: looked at each time the server's own end is waited for, briefly, so
   // that a server that ends is seen at once and one that never listens within the bound.
   const auto deadline = std::chrono::steady_clock::now() + spec.ready_within;
@@ -167,6 +173,23 @@ std::vector<std::pair<std::string, std::string>> RendererServer::client_settings
   if (const char* theirs = std::getenv("LD_PRELOAD"); theirs && *theirs) preload.append(":").append(theirs);
   return {{"LD_PRELOAD", preload}, {"TIDEMARK_SOCKET_FROM", client_socket_}, {"TIDEMARK_SOCKET_TO", socket_.string()}};
 }
+
+int RendererServer::end_connections_here() const {
+  int ended = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc/self/fd", ec)) {
+    const int fd = std::atoi(entry.path().filename().c_str());
+    sockaddr_un peer{};
+    socklen_t length = sizeof peer;
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0 || peer.sun_family != AF_UNIX) continue;
+    const size_t path_length = ::strnlen(peer.sun_path, length - offsetof(sockaddr_un, sun_path));
+    if (std::string_view(peer.sun_path, path_length) != socket_.string()) continue;
+    if (::shutdown(fd, SHUT_RDWR) == 0) ++ended;
+  }
+  return ended;
+}
+
+std::optional<int> RendererServer::ended() { return process_.wait_for(std::chrono::milliseconds(0)); }
 
 Result<observe::Gathered> RendererServer::stop(std::chrono::milliseconds grace) {
   // A server of one client ends by itself once its client has gone, its records written whole

@@ -63,18 +63,30 @@ class RendererServer {
   // or the redirect (from the layer's folder `layer_dir`) preloaded, before LD_PRELOAD's own.
   std::vector<std::pair<std::string, std::string>> client_settings(const std::filesystem::path& layer_dir) const;
 
+  // Shuts down this process's connections to the server, found by their peer's address: a client
+  // in this process that keeps its socket once its display is gone (Mesa's virgl winsys closes
+  // it only at exit) would keep a server of one client waiting. Returns how many.
+  int end_connections_here() const;
+
   // Stops the server (its own end awaited for `grace`, as a server of one client ends when its
   // client has gone; then SIGTERM to its group; SIGKILL after another `grace`), reaps it and every
   // process of its group, and gathers the layer's records of them. Its wait status is kept.
   Result<observe::Gathered> stop(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
   int wait_status() const { return wait_status_; }
+  // Its processes' gauges and Vulkan driver now, from the layer's status files (a moment's
+  // reading: take it after a round trip with the server, when it waits for its client).
+  observe::StatusNow status() const { return observe::read_status(layer_folder_); }
+  // Its wait status if it has ended (looked at without waiting), reaped then; the run it served
+  // is then judged with the server's end named.
+  std::optional<int> ended();
+  std::string command_text() const { return command_text_; }
   const std::filesystem::path& log() const { return log_; }
 
  private:
   RendererServer() = default;
   ChildProcess process_;
   std::filesystem::path folder_, socket_, log_, layer_folder_;
-  std::string client_variable_, client_socket_;
+  std::string client_variable_, client_socket_, command_text_;
   int wait_status_ = 0;
 };
 

@@ -31,7 +31,8 @@ ServerSpec virgl_on_zink() {
                           {"LIBGL_ALWAYS_SOFTWARE", "1"},
                           {"GALLIUM_THREAD", "0"},
                           {"LP_NUM_THREADS", "0"},
-                          {"MESA_SHADER_CACHE_DISABLE", "true"}},
+                          {"MESA_SHADER_CACHE_DISABLE", "true"},
+                          {"VIRGL_DISABLE_MT", "1"}},
           .client_variable = "VTEST_SOCKET_NAME",
           .ready_within = std::chrono::milliseconds(20000)};
 }

@@ -1,12 +1,20 @@
 #include "session/session.h"
 
 #include <fmt/format.h>
+#include <stdlib.h>
+
+#include <cstring>
+#include <filesystem>
+#include <optional>
 
 #include "drivers/driver_builds.h"
 #include "host/host_thread.h"
 #include "host/layer_sink.h"
 #include "host/model_host.h"
 #include "layer/link.h"
+#include "layer/settings.h"
+#include "servers/driver_clock.h"
+#include "servers/renderer_server.h"
 
 namespace tidemark::session {
 
@@ -39,7 +47,6 @@ TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mu
 Result<std::optional<api::Device::Identity>> probe_build(const api::BackendEntry& entry,
                                                          const api::BackendRegistry& backends) {
   TIDEMARK_TRY(build, drivers::active_build());
-  if (build) TIDEMARK_CHECK(drivers::check_runs_without_server(*build));
   if (!build || entry.whole_driver || !backends.identity_probe) return std::optional<api::Device::Identity>();
   static const Result<api::Device::Identity> probed = backends.identity_probe();
   if (!probed) return std::unexpected(probed.error());
@@ -47,7 +54,8 @@ Result<std::optional<api::Device::Identity>> probe_build(const api::BackendEntry
 }
 
 Status hold_to_build(const api::BackendEntry& entry, const std::optional<api::Device::Identity>& probe,
-                     const api::Device& device, const std::function<void(const std::string&)>& log) {
+                     const api::Device& device, const api::DeviceContext& context) {
+  const auto& log = context.log;
   TIDEMARK_TRY(build, drivers::active_build());
   if (!build) return {};
   const api::Device::Identity own = device.identity();
@@ -57,6 +65,7 @@ Status hold_to_build(const api::BackendEntry& entry, const std::optional<api::De
                              .vulkan_driver = own.vulkan_driver,
                              .mapped = mapped_files(),
                              .loaded_whole_driver = true};
+  if (!context.server.empty()) reported.reader += fmt::format(" and the layer beneath its server, {}", context.server);
   if (probe) {
     reported.gl_version = probe->gl_version;
     reported.gl_renderer = probe->gl_renderer;
@@ -68,8 +77,75 @@ Status hold_to_build(const api::BackendEntry& entry, const std::optional<api::De
   return {};
 }
 
+// The renderer server of a build whose client talks to one (virgl's virpipe client and
+// virgl_test_server): started for the session in a folder of its own with the layer beneath its
+// Vulkan device under the session's layer settings, this process's client pointed at its socket
+// (VTEST_SOCKET_NAME, or the fixed path's connect() redirected: servers/socket_redirect.cpp is
+// linked into tidemark and tidemark-server), and stopped and reaped when the session ends. The
+// session's device gauges and Vulkan driver are then the server's.
+class SessionServer {
+ public:
+  static Result<std::unique_ptr<SessionServer>> start(const servers::ServerSpec& spec,
+                                                      const TidemarkLayerSettings& settings,
+                                                      std::function<void(const std::string&)> log) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "tidemark-server-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+      return fail(ErrorKind::Io, fmt::format("server: cannot make a folder {}: {}", pattern, std::strerror(errno)));
+    auto made = std::unique_ptr<SessionServer>(new SessionServer(pattern, std::move(log)));
+    TIDEMARK_TRY(server, servers::RendererServer::start(spec, made->folder_, layer::layer_dir(),
+                                                        layer::format_settings(settings)));
+    made->server_.emplace(std::move(server));
+    made->clock_.emplace();
+    for (const auto& [name, value] : made->server_->client_settings(layer::layer_dir())) {
+      if (name == "LD_PRELOAD") continue;  // the redirect is in this process already
+      made->set_.push_back(name);
+      ::setenv(name.c_str(), value.c_str(), 1);
+    }
+    if (made->log_)
+      made->log_(fmt::format("server: {} (pid {}) listening on {}", made->server_->command_text(), made->server_->pid(),
+                             made->server_->socket().string()));
+    return made;
+  }
+  ~SessionServer() {
+    for (const auto& name : set_) ::unsetenv(name.c_str());
+    if (log_ && clock_) log_(fmt::format("server: the client read its clock {} times", clock_->readings()));
+    clock_.reset();
+    if (server_) {
+      server_->end_connections_here();
+      auto gathered = server_->stop();
+      if (log_) {
+        log_(fmt::format("server: {} ({})", server_->command_text(), describe_wait_status(server_->wait_status())));
+        if (!gathered) log_("server: its records: " + gathered.error().message);
+        for (const auto& process : gathered ? gathered->processes : std::vector<observe::Process>{})
+          log_(
+              fmt::format("server: pid {} {} ({}): {} devices; VkBuffers {} at the peak, {} made; {} submits; {} "
+                          "bytes of device memory at the peak",
+                          process.pid, process.executable, observe::name_of(process.kind), process.devices,
+                          process.observed.vkbufspk, process.observed.vkbufsmade, process.observed.vksubmits,
+                          process.observed.vkbytespk));
+      }
+      server_.reset();
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(folder_, ec);
+  }
+  SessionServer(const SessionServer&) = delete;
+  SessionServer& operator=(const SessionServer&) = delete;
+  servers::RendererServer& server() { return *server_; }
+
+ private:
+  SessionServer(std::filesystem::path folder, std::function<void(const std::string&)> log)
+      : folder_(std::move(folder)), log_(std::move(log)) {}
+  std::filesystem::path folder_;
+  std::function<void(const std::string&)> log_;
+  std::optional<servers::RendererServer> server_;
+  std::optional<servers::DriverClock> clock_;  // the client's clock is Tidemark's while it runs
+  std::vector<std::string> set_;
+};
+
 // A session's device beside its model host. Members in the order they must die: the device
-// reports to the host as it dies, and the layer is detached after the device is gone.
+// reports to the host as it dies, the server it talked to ends once its client has gone, and
+// the layer is detached after the device is gone.
 class LocalSession final : public api::Session {
  public:
   api::Device& device() override { return *device_; }
@@ -79,6 +155,7 @@ class LocalSession final : public api::Session {
   std::unique_ptr<host::HostThread> host_;   // the oracle, off the device's call path
   std::unique_ptr<TidemarkLayerSink> sink_;  // the layer's view of the host (with the layer on)
   std::unique_ptr<layer::Attachment> layer_;
+  std::unique_ptr<SessionServer> server_;
   std::unique_ptr<api::Device> device_;
   KnobValues knobs_;
 };
@@ -120,11 +197,30 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
     context.vulkan_driver = [attachment = session->layer_.get()] { return attachment->driver(); };
   }
   context.events = session->host_.get();
+  auto server = servers::active_server();
+  if (!server) return failed(server.error());
+  if (*server) {
+    // Only a backend that runs the build's whole driver runs its client, whose server has the layer.
+    if (!(*entry)->whole_driver || !layer_on)
+      return refused({ErrorKind::BadInput, fmt::format("backend '{}' does not run a driver build's client with the "
+                                                       "layer beneath its driver: a build with a server runs on gl "
+                                                       "or gl-native",
+                                                       config.backend)});
+    auto started = SessionServer::start(**server, layer_settings(config.layer, *mutant, *knobs), context.log);
+    if (!started) return failed(started.error());
+    session->server_ = std::move(*started);
+    auto observed = [server = &session->server_->server()] { return server->status().gauges; };
+    session->host_->observe_from(observed);
+    context.observed = observed;
+    context.vulkan_driver = [server = &session->server_->server()] { return server->status().driver; };
+    context.server =
+        fmt::format("{} (pid {})", session->server_->server().command_text(), session->server_->server().pid());
+  }
   auto probe = probe_build(**entry, backends);
   if (!probe) return failed(probe.error());
   auto device = (*entry)->make(config, context);
   if (!device) return failed(device.error());
-  if (auto held = hold_to_build(**entry, *probe, **device, context.log); !held) return failed(held.error());
+  if (auto held = hold_to_build(**entry, *probe, **device, context); !held) return failed(held.error());
   session->device_ = std::move(*device);
   return std::unique_ptr<api::Session>(std::move(session));
 }
