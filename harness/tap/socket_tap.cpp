@@ -26,6 +26,7 @@ namespace fs = std::filesystem;
 
 constexpr size_t kChunk = 64 * 1024;  // one read's worth: all a direction ever holds
 constexpr size_t kMaxFds = 253;       // SCM_MAX_FD: the most one message carries
+constexpr time_t kConnectWithinSeconds = 2;
 
 std::string errno_text(int error) { return std::strerror(error); }
 
@@ -159,10 +160,12 @@ void SocketTap::Shared::accept_clients(std::vector<std::unique_ptr<Link>>& links
       link->id = static_cast<uint32_t>(states.size());
       states.push_back({.decoder = factory ? factory() : nullptr});
     }
-    // A blocking connect: a Unix socket's completes at once while the server's backlog has room.
+    // A blocking connect: a Unix socket's completes at once while the server's backlog has room,
+    // else waits for room, at most kConnectWithin (SO_SNDTIMEO bounds it), so stop() never hangs.
     link->server = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    timeval within{.tv_sec = kConnectWithinSeconds, .tv_usec = 0};
     const bool connected =
-        link->server &&
+        link->server && ::setsockopt(link->server.get(), SOL_SOCKET, SO_SNDTIMEO, &within, sizeof within) == 0 &&
         ::connect(link->server.get(), reinterpret_cast<const sockaddr*>(&server_address), sizeof server_address) == 0;
     if (!connected) {
       const int error = errno;

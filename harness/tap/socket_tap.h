@@ -22,7 +22,7 @@
 namespace tidemark::tap {
 
 struct TapOptions {
-  size_t max_events = 1 << 20;  // events kept (more are counted, not kept)
+  size_t max_events = 1 << 18;  // events kept (more are counted, not kept): 2 000 rounds make 6 000
   // Called on the tap's thread with each event as it is decoded (a trace writer), under the
   // tap's lock: it must not call back into the tap.
   std::function<void(const WireEvent&)> on_event;
