@@ -55,6 +55,9 @@ class Model {
   // What the Tidemark layer saw beneath the device, beside what the device claimed (a session
   // with the layer on; zeros otherwise).
   virtual Result<ObservedGauges> observed_gauges() = 0;
+  // What the tap on the driver's client/server wire decoded (kWireGauges, then commands by kind);
+  // empty when the session's driver has no tapped wire.
+  virtual Result<NamedGauges> wire_gauges() = 0;
   // The GpuMem reader: initialise it with a scripted attach, dump the map, read a per-type node.
   virtual Status kernel_attach(const kernel::AttachScript& script) = 0;
   virtual Result<std::string> kernel_dump() = 0;

@@ -146,6 +146,8 @@ Status evaluate_scenario(const scenario::Scenario& scenario, const ReadBack& rea
     for (const auto& [name, value] : named(*read.kernel_gauges)) in.values[name] = value;
   if (read.observed_gauges)
     for (const auto& [name, value] : named(*read.observed_gauges)) in.values[name] = value;
+  if (read.wire_gauges)
+    for (const auto& [name, value] : *read.wire_gauges) in.values[name] = value;
   for (CheckKind kind : scenario::kCheckReportOrder) TIDEMARK_CHECK(evaluate_one(kind, in, outcomes));
   return {};
 }

@@ -26,6 +26,7 @@ struct ReadBack {
   Gauges gauges;
   std::optional<KernelGauges> kernel_gauges;             // when the scenario uses the kernel model
   std::optional<ObservedGauges> observed_gauges;         // when it runs with the layer beneath
+  std::optional<NamedGauges> wire_gauges;                // when its driver's wire was tapped
   std::optional<std::string> kernel_dump;                // when it checks the GpuMem dump
   std::vector<std::optional<std::string>> kernel_nodes;  // one a node check, in order
   kernel::KernelReport kernel_report;                    // when it has diagnosis or kgsl checks

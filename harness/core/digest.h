@@ -50,8 +50,8 @@ std::string pixel_hash(int width, int height, std::span<const uint8_t> pixels);
 std::string trace_hash(std::string_view trace_bytes);
 
 // Where a run's gauges come from, in the order the run digest takes them.
-enum class GaugeSource : uint8_t { Backend, KernelModel, Layer };
-inline constexpr size_t kGaugeSources = 3;
+enum class GaugeSource : uint8_t { Backend, KernelModel, Layer, Wire };
+inline constexpr size_t kGaugeSources = 4;
 
 // What a run's digest is made of: the gauges of each source the run read (name and value, in
 // catalogue order), its pixel hash and its trace hash. The runner fills one from what it read

@@ -47,8 +47,13 @@ std::optional<Worse> worse_direction(std::string_view name) {
     if (spec.name == name) return spec.worse;
   for (const auto& spec : kObservedGauges)
     if (spec.name == name) return spec.worse;
+  for (const auto& spec : kWireGauges)
+    if (spec.name == name) return spec.worse;
+  if (name.starts_with(kWireCommandPrefix)) return Worse::Neither;
   return std::nullopt;
 }
+
+bool is_wire_gauge(std::string_view name) { return names(kWireGauges, name) || name.starts_with(kWireCommandPrefix); }
 
 bool is_kernel_gauge(std::string_view name) { return names(kKernelGauges, name); }
 bool is_observed_gauge(std::string_view name) { return names(kObservedGauges, name); }

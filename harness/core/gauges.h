@@ -298,6 +298,32 @@ bool is_observed_gauge(std::string_view name);
 std::vector<std::pair<std::string, int64_t>> named(const ObservedGauges& gauges);
 ObservedGauges observed_from_named(const std::map<std::string, int64_t>& values);
 
+// What a tap on a driver's client/server wire decoded (harness/tap), for a run on a build with a
+// server: these, then one count for each command kind the decoder met, "wirecmd_" and the kind
+// in lower case without its protocol's prefix (vtest's VCMD_SUBMIT_CMD: wirecmd_submit_cmd). A
+// run without a tapped wire has none of them.
+struct WireGaugeSpec {
+  std::string_view name;
+  Worse worse;
+  std::string_view meaning;
+};
+inline constexpr std::array<WireGaugeSpec, 10> kWireGauges = {{
+    {"wireres", Worse::Higher, "resources alive across the wire: created by the client, not yet destroyed"},
+    {"wirerespk", Worse::Higher, "resources alive across the wire, peak"},
+    {"wireresmade", Worse::Higher, "resources created across the wire so far"},
+    {"wireresgone", Worse::Neither, "resources destroyed across the wire so far"},
+    {"wirebytesout", Worse::Higher,
+     "bytes the client sent the server after its greeting (which names its process: tidemark or tidemark-server)"},
+    {"wirebytesin", Worse::Higher, "bytes the server sent the client"},
+    {"wirefdsout", Worse::Neither, "file descriptors the client passed the server"},
+    {"wirefdsin", Worse::Higher, "file descriptors the server passed the client (shared memory)"},
+    {"wirecmds", Worse::Neither, "commands the client sent"},
+    {"wirereplies", Worse::Neither, "replies the server sent"},
+}};
+inline constexpr std::string_view kWireCommandPrefix = "wirecmd_";
+bool is_wire_gauge(std::string_view name);
+using NamedGauges = std::vector<std::pair<std::string, int64_t>>;
+
 bool is_kernel_gauge(std::string_view name);
 std::vector<std::pair<std::string, int64_t>> named(const KernelGauges& gauges);
 KernelGauges kernel_from_named(const std::map<std::string, int64_t>& values);

@@ -16,6 +16,7 @@
 
 #include "core/files.h"
 #include "scenario/yaml_reader.h"
+#include "tap/decoders.h"
 
 namespace tidemark::drivers {
 
@@ -184,9 +185,9 @@ Result<std::vector<std::pair<std::string, std::string>>> environment_of(const ya
 
 // A build's server: the renderer process its client talks to (servers/renderer_server.h).
 Result<DriverServer> server_of(const yaml::Reader& read, const yaml::Value& value, const fs::path& dir) {
-  TIDEMARK_TRY(fields,
-               read.fields(value, "a driver's server",
-                           {"command", "environment", "build", "client_variable", "client_socket", "ready_within_ms"}));
+  TIDEMARK_TRY(fields, read.fields(value, "a driver's server",
+                                   {"command", "environment", "build", "client_variable", "client_socket",
+                                    "ready_within_ms", "wire"}));
   DriverServer server;
   server.where = value.where;
   TIDEMARK_TRY(command_value, fields.required("command"));
@@ -232,6 +233,14 @@ Result<DriverServer> server_of(const yaml::Reader& read, const yaml::Value& valu
   if (auto ready = fields.optional("ready_within_ms")) {
     TIDEMARK_TRY(ms, read.integer(*ready, 1, 600000, "milliseconds until the server listens"));
     server.ready_within = std::chrono::milliseconds(ms);
+  }
+  if (auto wire = fields.optional("wire")) {
+    TIDEMARK_TRY(protocol, read.text(*wire, "the protocol of the client's wire"));
+    if (auto decoder = tap::decoder_for(protocol); !decoder)
+      return yaml::error_at(wire->where,
+                            fmt::format("a wire protocol the tap decodes ({})", fmt::join(tap::protocols(), ", ")),
+                            yaml::quote(protocol));
+    server.wire = protocol;
   }
   return server;
 }

@@ -61,6 +61,9 @@ struct DriverServer {
   std::string client_variable;
   std::string client_socket;
   std::chrono::milliseconds ready_within{20000};
+  // The protocol the client speaks to it (tap/decoders.h: "vtest"): a tap between the two decodes
+  // it into the run's wire gauges. Empty: the client connects to the server itself.
+  std::string wire;
 };
 
 struct DriverBuild {

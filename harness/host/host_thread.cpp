@@ -83,6 +83,9 @@ auto HostThread::answered(Call&& call) const {
   return call(*host_);
 }
 
+void HostThread::wire_from(std::function<NamedGauges()> wire) {
+  answered([&](ModelHost& host) { host.wire_from(std::move(wire)); });
+}
 void HostThread::observe_from(std::function<ObservedGauges()> layer) {
   answered([&](ModelHost& host) { host.observe_from(std::move(layer)); });
 }
@@ -127,6 +130,9 @@ Result<KernelGauges> HostThread::kernel_gauges() {
 }
 Result<ObservedGauges> HostThread::observed_gauges() {
   return answered([](ModelHost& host) { return host.observed_gauges(); });
+}
+Result<NamedGauges> HostThread::wire_gauges() {
+  return answered([](ModelHost& host) { return host.wire_gauges(); });
 }
 Status HostThread::kernel_attach(const kernel::AttachScript& script) {
   return answered([&](ModelHost& host) { return host.kernel_attach(script); });

@@ -35,6 +35,7 @@ class HostThread final : public HostEvents, public api::Model {
   HostThread& operator=(const HostThread&) = delete;
 
   void observe_from(std::function<ObservedGauges()> layer);
+  void wire_from(std::function<NamedGauges()> wire);
 
   // HostEvents: queued
   void memory_changed(const api::MemoryChange& change) override;
@@ -55,6 +56,7 @@ class HostThread final : public HostEvents, public api::Model {
   Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override;
   Result<KernelGauges> kernel_gauges() override;
   Result<ObservedGauges> observed_gauges() override;
+  Result<NamedGauges> wire_gauges() override;
   Status kernel_attach(const kernel::AttachScript& script) override;
   Result<std::string> kernel_dump() override;
   Result<std::optional<std::string>> kernel_node(uint32_t pid, MemoryType type) override;

@@ -42,6 +42,7 @@ class ModelHost final : public HostEvents, public api::Model {
 
   // Where observed_gauges() reads the layer's counts (the session's attachment).
   void observe_from(std::function<ObservedGauges()> layer) { layer_ = std::move(layer); }
+  void wire_from(std::function<NamedGauges()> wire) { wire_ = std::move(wire); }
   // HostEvents
   void observed_sample(const ObservedGauges& gauges) override;
   void memory_changed(const api::MemoryChange& change) override;
@@ -60,6 +61,7 @@ class ModelHost final : public HostEvents, public api::Model {
   Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override;
   Result<KernelGauges> kernel_gauges() override;
   Result<ObservedGauges> observed_gauges() override;
+  Result<NamedGauges> wire_gauges() override { return wire_ ? wire_() : NamedGauges{}; }
   Status kernel_attach(const kernel::AttachScript& script) override;
   Result<std::string> kernel_dump() override;
   Result<std::optional<std::string>> kernel_node(uint32_t pid, MemoryType type) override;
@@ -98,6 +100,7 @@ class ModelHost final : public HostEvents, public api::Model {
   } walk_;
   Layer layer_on_ = Layer::Off;
   std::function<ObservedGauges()> layer_;
+  std::function<NamedGauges()> wire_;
   // What the device reported of all its memory (target included): live and peak.
   struct {
     int64_t allocs = 0, allocspk = 0, bytes = 0, bytespk = 0;

@@ -75,7 +75,8 @@ std::optional<Verdict> verdict_named(std::string_view name) {
 
 std::optional<int64_t> gauge_value(const RunRecord& record, std::string_view name) {
   for (const GaugeValues* family : {&record.gauges, record.kernel_gauges ? &*record.kernel_gauges : nullptr,
-                                    record.observed_gauges ? &*record.observed_gauges : nullptr})
+                                    record.observed_gauges ? &*record.observed_gauges : nullptr,
+                                    record.wire_gauges ? &*record.wire_gauges : nullptr})
     if (family)
       if (auto found = family->find(std::string(name)); found != family->end()) return found->second;
   return std::nullopt;
@@ -99,6 +100,7 @@ nlohmann::json to_json(const RunRecord& record) {
   json["gauges"] = record.gauges;
   if (record.kernel_gauges) json["kernel_gauges"] = *record.kernel_gauges;
   if (record.observed_gauges) json["observed_gauges"] = *record.observed_gauges;
+  if (record.wire_gauges) json["wire_gauges"] = *record.wire_gauges;
   json["gauge_line"] = record.gauge_line;
   json["lane"] = {{"name", record.lane.name},
                   {"frames_sent", record.lane.frames_sent},
@@ -149,6 +151,7 @@ void read_record(JsonFields& fields, RunRecord& record) {
   record.gauges = fields.take<GaugeValues>("gauges");
   record.kernel_gauges = fields.take_optional<GaugeValues>("kernel_gauges");
   record.observed_gauges = fields.take_optional<GaugeValues>("observed_gauges");
+  record.wire_gauges = fields.take_optional<GaugeValues>("wire_gauges");
   record.gauge_line = fields.take<std::string>("gauge_line");
   fields.object("lane", [&](JsonFields& lane) {
     record.lane.name = lane.take<std::string>("name");

@@ -95,6 +95,7 @@ struct RunRecord {
   GaugeValues gauges;
   std::optional<GaugeValues> kernel_gauges;    // when the scenario uses the kernel model
   std::optional<GaugeValues> observed_gauges;  // when it runs with the layer beneath
+  std::optional<GaugeValues> wire_gauges;      // when its driver's client/server wire was tapped
   std::string gauge_line;
   LaneTraffic lane;
   std::map<std::string, int64_t> knobs;  // effective values

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "drivers/driver_builds.h"
 #include "runner/executor.h"
 
 namespace tidemark::runner {
@@ -20,6 +21,12 @@ Status drive(const scenario::Scenario& scenario, api::Device& api, api::Model& m
   if (scenario.session.layer.on || scenario.reads_back(scenario::ReadBack::ObservedGauges)) {
     TIDEMARK_TRY(observed, model.observed_gauges());
     result.observed_gauges = observed;
+  }
+  // Only a build with a server has a wire to tap: a run on any other asks nothing more than before.
+  TIDEMARK_TRY(build, drivers::active_build());
+  if (build && build->server) {
+    TIDEMARK_TRY(wire, model.wire_gauges());
+    if (!wire.empty()) result.wire_gauges = std::move(wire);
   }
   if (scenario.reads_back(scenario::ReadBack::KernelDump)) {
     TIDEMARK_TRY(dump, model.kernel_dump());

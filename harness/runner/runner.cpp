@@ -223,6 +223,7 @@ class ScenarioRun final : public SubjectRun {
     record.gauges = report::gauge_values(named(read.gauges));
     if (read.kernel_gauges) record.kernel_gauges = report::gauge_values(named(*read.kernel_gauges));
     if (read.observed_gauges) record.observed_gauges = report::gauge_values(named(*read.observed_gauges));
+    if (read.wire_gauges) record.wire_gauges = report::gauge_values(*read.wire_gauges);
     record.gauge_line = gauge_line(read.gauges);
     record.validation_messages = read.validation_messages;
     record.lane = last_.lane;

@@ -263,11 +263,13 @@ Result<GaugeCheck> CheckReader::gauge(const Value& value) const {
   TIDEMARK_TRY(expression, read_.expression(value, kWhat));
   if (!expression.is_comparison()) return error_at(value.where, kWhat, quote(expression.text()));
   for (const auto& name : expression.identifiers()) {
-    if (find_gauge(name) || is_kernel_gauge(name) || is_observed_gauge(name) || find_knob(name)) continue;
+    if (find_gauge(name) || is_kernel_gauge(name) || is_observed_gauge(name) || is_wire_gauge(name) || find_knob(name))
+      continue;
     std::vector<std::string_view> readable;
     for (const auto& spec : kGauges) readable.push_back(spec.name);
     for (const auto& spec : kKernelGauges) readable.push_back(spec.name);
     for (const auto& spec : kObservedGauges) readable.push_back(spec.name);
+    for (const auto& spec : kWireGauges) readable.push_back(spec.name);
     for (const auto& knob : known_knobs()) readable.push_back(knob.name);
     // 60-odd names: show the ones that share the found name's first letter.
     std::vector<std::string_view> alike;

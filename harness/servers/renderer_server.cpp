@@ -59,7 +59,8 @@ Result<ServerSpec> server_of(const drivers::DriverBuilds& builds, const drivers:
                   .whole_environment = true,
                   .client_variable = server.client_variable,
                   .client_socket = server.client_socket,
-                  .ready_within = server.ready_within};
+                  .ready_within = server.ready_within,
+                  .wire = server.wire};
   for (const auto& entry : environment) {
     const size_t equals = entry.find('=');
     if (equals != std::string::npos) spec.environment.emplace_back(entry.substr(0, equals), entry.substr(equals + 1));
@@ -167,11 +168,13 @@ Result<RendererServer> RendererServer::start(const ServerSpec& spec, const fs::p
   return server;
 }
 
-std::vector<std::pair<std::string, std::string>> RendererServer::client_settings(const fs::path& layer_dir) const {
-  if (!client_variable_.empty()) return {{client_variable_, socket_.string()}};
+std::vector<std::pair<std::string, std::string>> RendererServer::client_settings(const fs::path& layer_dir,
+                                                                                 const fs::path& via) const {
+  const std::string socket = via.empty() ? socket_.string() : via.string();
+  if (!client_variable_.empty()) return {{client_variable_, socket}};
   std::string preload = (layer_dir / kSocketRedirect).string();
   if (const char* theirs = std::getenv("LD_PRELOAD"); theirs && *theirs) preload.append(":").append(theirs);
-  return {{"LD_PRELOAD", preload}, {"TIDEMARK_SOCKET_FROM", client_socket_}, {"TIDEMARK_SOCKET_TO", socket_.string()}};
+  return {{"LD_PRELOAD", preload}, {"TIDEMARK_SOCKET_FROM", client_socket_}, {"TIDEMARK_SOCKET_TO", socket}};
 }
 
 int RendererServer::end_connections_here() const {

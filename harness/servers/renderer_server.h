@@ -37,6 +37,7 @@ struct ServerSpec {
   std::string client_variable;
   std::string client_socket;
   std::chrono::milliseconds ready_within{20000};  // a cold lavapipe start on a busy 2-core box
+  std::string wire;  // the protocol a tap between client and server decodes (tap/decoders.h); empty: no tap
 };
 
 // The folder's socket file name: short, as a Unix socket's path is at most 107 bytes.
@@ -59,9 +60,11 @@ class RendererServer {
 
   const std::filesystem::path& socket() const { return socket_; }
   pid_t pid() const { return process_.pid(); }
-  // What the client's environment needs to reach this server: its variable naming the socket,
-  // or the redirect (from the layer's folder `layer_dir`) preloaded, before LD_PRELOAD's own.
-  std::vector<std::pair<std::string, std::string>> client_settings(const std::filesystem::path& layer_dir) const;
+  // What the client's environment needs to reach this server (or `via`, a tap in front of it):
+  // its variable naming the socket, or the redirect (from the layer's folder `layer_dir`)
+  // preloaded, before LD_PRELOAD's own.
+  std::vector<std::pair<std::string, std::string>> client_settings(const std::filesystem::path& layer_dir,
+                                                                   const std::filesystem::path& via = {}) const;
 
   // Shuts down this process's connections to the server, found by their peer's address: a client
   // in this process that keeps its socket once its display is gone (Mesa's virgl winsys closes

@@ -15,6 +15,8 @@
 #include "layer/settings.h"
 #include "servers/driver_clock.h"
 #include "servers/renderer_server.h"
+#include "tap/decoders.h"
+#include "tap/socket_tap.h"
 
 namespace tidemark::session {
 
@@ -96,7 +98,15 @@ class SessionServer {
                                                         layer::format_settings(settings)));
     made->server_.emplace(std::move(server));
     made->clock_.emplace();
-    for (const auto& [name, value] : made->server_->client_settings(layer::layer_dir())) {
+    std::filesystem::path via;
+    if (!spec.wire.empty()) {
+      TIDEMARK_TRY(decoder, tap::decoder_for(spec.wire));
+      TIDEMARK_TRY(tapped, tap::SocketTap::start(made->folder_ / "tap.sock", made->server_->socket(), decoder));
+      made->tap_.emplace(std::move(tapped));
+      via = made->tap_->listen_path();
+    }
+    const auto client = made->server_->client_settings(layer::layer_dir(), via);
+    for (const auto& [name, value] : client) {
       if (name == "LD_PRELOAD") continue;  // the redirect is in this process already
       made->set_.push_back(name);
       ::setenv(name.c_str(), value.c_str(), 1);
@@ -108,6 +118,15 @@ class SessionServer {
   }
   ~SessionServer() {
     for (const auto& name : set_) ::unsetenv(name.c_str());
+    if (tap_) {
+      tap_->stop();
+      if (log_) {
+        std::string line;
+        for (const auto& [name, value] : tap::named(tap_->gauges())) line += fmt::format(" {}={}", name, value);
+        log_("wire:" + line);
+        if (auto error = tap_->error()) log_("wire: " + error->message);
+      }
+    }
     if (log_ && clock_) log_(fmt::format("server: the client read its clock {} times", clock_->readings()));
     clock_.reset();
     if (server_) {
@@ -132,6 +151,8 @@ class SessionServer {
   SessionServer(const SessionServer&) = delete;
   SessionServer& operator=(const SessionServer&) = delete;
   servers::RendererServer& server() { return *server_; }
+  // The tap's gauges by the catalogue's names; empty without a tap.
+  NamedGauges wire() const { return tap_ ? tap::named(tap_->gauges()) : NamedGauges{}; }
 
  private:
   SessionServer(std::filesystem::path folder, std::function<void(const std::string&)> log)
@@ -140,6 +161,7 @@ class SessionServer {
   std::function<void(const std::string&)> log_;
   std::optional<servers::RendererServer> server_;
   std::optional<servers::DriverClock> clock_;  // the client's clock is Tidemark's while it runs
+  std::optional<tap::SocketTap> tap_;
   std::vector<std::string> set_;
 };
 
@@ -211,6 +233,7 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
     session->server_ = std::move(*started);
     auto observed = [server = &session->server_->server()] { return server->status().gauges; };
     session->host_->observe_from(observed);
+    session->host_->wire_from([server = session->server_.get()] { return server->wire(); });
     context.observed = observed;
     context.vulkan_driver = [server = &session->server_->server()] { return server->status().driver; };
     context.server =

@@ -190,6 +190,8 @@ Status VtestDecoder::client_header() {
     return client_error("bad order", "a connection opens with VCMD_CREATE_RENDERER");
   if (c.ordinal > 1 && c.id == kVcmdCreateRenderer)
     return client_error("bad order", "VCMD_CREATE_RENDERER only opens a connection");
+  // Its payload is the client's process name (its length in bytes, not dwords).
+  if (c.id == kVcmdCreateRenderer) gauges_.wire_greeting_bytes = 8 + static_cast<uint64_t>(c.length);
   if (c.id == 0 || c.id > kVcmdLast)
     return client_error("unknown command", fmt::format("id {} is no vtest command (1 to {})", c.id, kVcmdLast));
   const Shape shape = kShapes[c.id];

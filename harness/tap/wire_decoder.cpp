@@ -14,6 +14,7 @@ void WireGauges::add(const WireGauges& other) {
   wire_resources_created += other.wire_resources_created;
   wire_resources_destroyed += other.wire_resources_destroyed;
   wire_bytes_to_server += other.wire_bytes_to_server;
+  wire_greeting_bytes += other.wire_greeting_bytes;
   wire_bytes_to_client += other.wire_bytes_to_client;
   wire_fds_to_server += other.wire_fds_to_server;
   wire_fds_to_client += other.wire_fds_to_client;

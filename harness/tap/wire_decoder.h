@@ -41,6 +41,7 @@ struct WireGauges {
   uint64_t wire_resources_created = 0;
   uint64_t wire_resources_destroyed = 0;
   uint64_t wire_bytes_to_server = 0;
+  uint64_t wire_greeting_bytes = 0;  // of those, the greeting's: it names the client's process
   uint64_t wire_bytes_to_client = 0;
   uint64_t wire_fds_to_server = 0;
   uint64_t wire_fds_to_client = 0;

@@ -88,6 +88,10 @@ class WireClient final : public api::Device, public api::Model {
     TIDEMARK_TRY(reply, call(ReadObservedGauges{}));
     return observed_from_named({reply.values.begin(), reply.values.end()});
   }
+  Result<NamedGauges> wire_gauges() override {
+    TIDEMARK_TRY(reply, call(ReadWireGauges{}));
+    return std::move(reply.values);
+  }
 
   Status kernel_attach(const kernel::AttachScript& script) override {
     return post(KernelAttach{.failures = script.failures, .stop_requested = script.stop_requested});

@@ -66,6 +66,7 @@ namespace tidemark::wire {
   X(TraceSample, 38, "trace_sample")                \
   X(ReadObservedGauges, 39, "read_observed_gauges") \
   X(ReadTraceHash, 40, "read_trace_hash")           \
+  X(ReadWireGauges, 41, "read_wire_gauges")         \
   X(Welcome, 100, "welcome")                        \
   X(Ok, 101, "ok")                                  \
   X(BufferCreated, 102, "buffer_created")           \
@@ -268,6 +269,7 @@ struct KernelFree {
 };
 struct ReadKernelGauges : FieldlessRequest<Opcode::ReadKernelGauges, GaugeValues> {};
 struct ReadObservedGauges : FieldlessRequest<Opcode::ReadObservedGauges, GaugeValues> {};
+struct ReadWireGauges : FieldlessRequest<Opcode::ReadWireGauges, GaugeValues> {};
 struct KernelAttach {
   static constexpr Opcode kOpcode = Opcode::KernelAttach;
   using Reply = NoReply;

@@ -10,6 +10,8 @@ std::optional<GaugeSource> gauge_source(Opcode request) {
       return GaugeSource::KernelModel;
     case Opcode::ReadObservedGauges:
       return GaugeSource::Layer;
+    case Opcode::ReadWireGauges:
+      return GaugeSource::Wire;
     default:
       return std::nullopt;
   }

@@ -83,6 +83,10 @@ Result<GaugeValues> serve(Served& to, const ReadObservedGauges&) {
   TIDEMARK_TRY(gauges, to.model.observed_gauges());
   return GaugeValues{.values = named(gauges)};
 }
+Result<GaugeValues> serve(Served& to, const ReadWireGauges&) {
+  TIDEMARK_TRY(gauges, to.model.wire_gauges());
+  return GaugeValues{.values = std::move(gauges)};
+}
 template <Opcode code, class Operation>
 Status serve(Served& to, const OperationMessage<code, Operation>& m) {
   if constexpr (std::is_constructible_v<tracer::TraceOp, Operation>)
