@@ -101,3 +101,15 @@ add_test(NAME Tidemark.Report.TheComparePageReadsInChromiumWithEachColumnsDriver
                  ${PROJECT_SOURCE_DIR}/captures/gl-respecify ${PROJECT_SOURCE_DIR}/expectations.txt ${compare_page_check})
 set_tests_properties(Tidemark.Report.TheComparePageReadsInChromiumWithEachColumnsDriverAndLinksToItsRuns PROPERTIES
                      LABELS "capture;zink;cli;html" TIMEOUT 120)
+# A capture replayed through Debian 12's own virgl stack (drivers.yaml's virgl-zink-22.3.6): each
+# replay starts a server of its own, eglretrace is the virpipe client and the gauges are the
+# server's layer's (scripts/testing/virgl-captures says what each checks). The replay: the
+# expected red with its value, one digest over three replays, more VkBuffers than Zink in-process.
+# The reduce: a check red only across the wire cut from 4 061 calls to the setup and one draw.
+add_test(NAME Tidemark.Capture.TheRespecifyCaptureReplaysThroughDebiansVirglStackWithOneDigest
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-captures ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} replay)
+add_test(NAME Tidemark.Capture.ReduceCutsACheckRedOnlyAcrossTheWireToTheSetupAndOneDraw
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-captures ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} reduce)
+set_tests_properties(Tidemark.Capture.TheRespecifyCaptureReplaysThroughDebiansVirglStackWithOneDigest
+                     Tidemark.Capture.ReduceCutsACheckRedOnlyAcrossTheWireToTheSetupAndOneDraw
+                     PROPERTIES LABELS "drivers;zink;virgl;capture" TIMEOUT 120)

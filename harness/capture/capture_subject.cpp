@@ -2,13 +2,17 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include "capture/trace_calls.h"
 #include "core/digest.h"
@@ -16,6 +20,7 @@
 #include "core/process.h"
 #include "drivers/driver_builds.h"
 #include "observe/observe.h"
+#include "servers/renderer_server.h"
 #include "check/run_checks.h"
 #include "runner/runner.h"
 
@@ -46,14 +51,19 @@ Result<std::string> fixture_hash(const CaptureFixture& fixture) {
 
 // The replayer's command line: env(1) sets its environment and execs it in the same process, so
 // what the run sets is in observation.json and nothing of it stays in this process. On a named
-// build the variables a build owns are cleared first, then the build's are set.
-std::vector<std::string> replay_command(const Replayer& replayer, const drivers::NamedBuild* build) {
+// build the variables a build owns are cleared first, then the build's are set. The replayer's
+// own settings are defaults: one the build (`held`, the column's or this process's) sets is the
+// build's, as virgl's GALLIUM_DRIVER=virpipe is the build where the replayer's zink is not.
+std::vector<std::string> replay_command(const Replayer& replayer, const drivers::NamedBuild* build,
+                                        const std::optional<drivers::DriverBuild>& held) {
   std::vector<std::string> command = {"/usr/bin/env"};
   if (build) {
     for (const auto& name : drivers::owned_variables(build->build)) command.insert(command.end(), {"-u", name});
     for (auto& setting : drivers::build_settings(build->builds, build->build)) command.push_back(std::move(setting));
   }
-  for (const auto& [name, value] : replayer.environment) command.push_back(name + "=" + value);
+  const std::set<std::string> owned = held ? drivers::owned_variables(*held) : std::set<std::string>();
+  for (const auto& [name, value] : replayer.environment)
+    if (!owned.contains(name)) command.push_back(name + "=" + value);
   command.insert(command.end(), replayer.command.begin(), replayer.command.end());
   return command;
 }
@@ -63,7 +73,9 @@ std::vector<std::string> replay_command(const Replayer& replayer, const drivers:
 // checked whole by a Tidemark process of its own (`tidemark --driver BUILD doctor --backend gl`,
 // whose gl backend reads every field), once per build in this process; then each replay
 // process that made a Vulkan device is held to the Vulkan half as the layer read it there: its
-// driver and the libraries it mapped.
+// driver and the libraries it mapped. On a build with a server the Vulkan half is the server's:
+// the replay's processes talk to it and make no Vulkan device (one that does ran its GL in its own
+// process, not the build's client), and the server's processes are held to it.
 Status check_build_environment(const drivers::DriverBuild& build, const fs::path& log) {
   static std::mutex mutex;
   static std::map<std::pair<std::string, std::string>, Status> checked;
@@ -96,30 +108,80 @@ Status check_replay_driver(const observe::Observation& observation, const driver
   vulkan_half.identity.gl_version.reset();
   vulkan_half.identity.gl_renderer.reset();
   for (const auto& process : observation.processes) {
-    if (process.kind != observe::ProcessKind::Vulkan || !process.reported) continue;
+    if (process.kind != observe::ProcessKind::Vulkan) continue;
+    if (build.server && !process.beside)
+      return fail(ErrorKind::Environment,
+                  fmt::format("driver build '{}' ({}): expected the replay's processes to reach Vulkan through "
+                              "its server only, found a Vulkan device made in the replay's process {} ({}) on '{}': "
+                              "its GL ran in that process, not through the build's client",
+                              build.name, format_location(build.where), process.pid, process.executable,
+                              fmt::join(process.drivers, "', '")));
+    if (!process.reported) continue;
+    const std::string reader =
+        process.beside
+            ? fmt::format("the layer beneath the replay's server, {} (pid {})", process.executable, process.pid)
+            : fmt::format("the replay's process {} ({})", process.pid, process.executable);
     for (const auto& driver : process.drivers)
-      TIDEMARK_CHECK(drivers::check_identity(
-          vulkan_half, {.reader = fmt::format("the replay's process {} ({})", process.pid, process.executable),
-                        .gl_version = {},
-                        .gl_renderer = {},
-                        .vulkan_driver = driver,
-                        .mapped = process.libraries,
-                        .loaded_whole_driver = false}));
+      TIDEMARK_CHECK(drivers::check_identity(vulkan_half, {.reader = reader,
+                                                           .gl_version = {},
+                                                           .gl_renderer = {},
+                                                           .vulkan_driver = driver,
+                                                           .mapped = process.libraries,
+                                                           .loaded_whole_driver = false}));
   }
   return {};
 }
+
+// The server a replay talks to, if its build names one: the column's build's (`named`), else the
+// build this process runs under's.
+Result<std::optional<servers::ServerSpec>> replay_server(const std::optional<drivers::NamedBuild>& named) {
+  if (!named) return servers::active_server();
+  if (!named->build.server) return std::optional<servers::ServerSpec>();
+  std::vector<std::string> current;
+  for (char** entry = environ; *entry; ++entry) current.emplace_back(*entry);
+  TIDEMARK_TRY(spec, servers::server_of(named->builds, named->build, current));
+  return std::optional(std::move(spec));
+}
+
+// A replay's server folder: under the temporary folder, as a socket's path has at most 107 bytes
+// and a report's folders for a capture run deeper (its name, its build). It holds the server's
+// records until the run is kept, and goes with this value.
+class ServerFolder {
+ public:
+  static Result<ServerFolder> make() {
+    std::string pattern = (fs::temp_directory_path() / "tidemark-replay-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+      return fail(ErrorKind::Io, fmt::format("capture: cannot make a folder {}: {}", pattern, std::strerror(errno)));
+    return ServerFolder(pattern);
+  }
+  ServerFolder(ServerFolder&& other) noexcept : path_(std::exchange(other.path_, {})) {}
+  ServerFolder& operator=(ServerFolder&& other) noexcept {
+    std::swap(path_, other.path_);
+    return *this;
+  }
+  ~ServerFolder() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  explicit ServerFolder(fs::path path) : path_(std::move(path)) {}
+  fs::path path_;
+};
 
 // One fixture's replay on one build under one fault, its command made once.
 class CaptureRun final : public runner::SubjectRun {
  public:
   CaptureRun(const CaptureFixture& fixture, std::filesystem::path folder, std::string replayer,
              std::vector<std::string> command, std::optional<drivers::DriverBuild> build,
-             const runner::RunOptions& options)
+             std::optional<servers::ServerSpec> server, const runner::RunOptions& options)
       : fixture_(fixture),
         folder_(std::move(folder)),
         replayer_(std::move(replayer)),
         command_(std::move(command)),
         build_(std::move(build)),
+        server_(std::move(server)),
         options_(options) {}
 
   fs::path folder() const override { return folder_; }
@@ -138,16 +200,31 @@ class CaptureRun final : public runner::SubjectRun {
     const fs::path observed = dir / "observed";
     std::error_code ec;
     fs::remove_all(observed, ec);
-    TIDEMARK_TRY(observation, observe::observe({.command = command,
-                                                .settings = options_.variant.fault,
-                                                .only = "",
-                                                .report = observed,
-                                                .layer_dir = options_.layer_dir,
-                                                .on_live = {},
-                                                .output = dir / "replay.log"}));
-    if (build_) TIDEMARK_CHECK(check_replay_driver(observation, *build_));
-    verdicts_ = observe::judge(observation, fixture_.bounds);
-    last_ = std::move(observation);
+    // On a build with a server, each replay has a server of its own, the layer beneath it under
+    // the replay's fault, its processes observed beside the replay's; its log kept in observed/.
+    std::optional<ServerFolder> server_folder;
+    if (server_) {
+      TIDEMARK_TRY(made, ServerFolder::make());
+      server_folder.emplace(std::move(made));
+    }
+    auto observation = servers::observe({.command = command,
+                                         .settings = options_.variant.fault,
+                                         .only = "",
+                                         .report = observed,
+                                         .layer_dir = options_.layer_dir,
+                                         .on_live = {},
+                                         .output = dir / "replay.log",
+                                         .environment = {},
+                                         .beside = {}},
+                                        server_, server_folder ? server_folder->path() / "server" : fs::path());
+    if (server_folder)
+      fs::copy_file(server_folder->path() / "server" / "server.log", observed / "server.log",
+                    fs::copy_options::overwrite_existing, ec);
+    if (!observation) return std::unexpected(observation.error());
+    server_folder_ = std::move(server_folder);  // the server's traces stay until the run is kept
+    if (build_) TIDEMARK_CHECK(check_replay_driver(*observation, *build_));
+    verdicts_ = observe::judge(*observation, fixture_.bounds);
+    last_ = std::move(*observation);
     return replay_digest(*last_);
   }
 
@@ -180,9 +257,10 @@ class CaptureRun final : public runner::SubjectRun {
     if (!last_->made_device())
       return runner::Reading{
           .stopped = report::Verdict::NotJudged,
-          .why = fmt::format("the replay ({}) made no Vulkan device under the layer: its gauges would all read 0",
-                             replayer_)};
-    // A device that made nothing replayed nothing: every upper bound would hold of it.
+          .why = fmt::format("the replay ({}){} made no Vulkan device under the layer: its gauges would all read 0",
+                             replayer_, server_ ? fmt::format(" and its server ({})", server_->command.front()) : "")};
+    // A device that made nothing replayed nothing: every upper bound would hold of it. The sums are
+    // the replay's processes' and its server's (on a build with one, the only device).
     const ObservedGauges& whole = last_->whole_observed;
     if (whole.vkbufsmade == 0 && whole.vkimagespk == 0 && whole.vksubmits == 0)
       return runner::Reading{
@@ -203,6 +281,8 @@ class CaptureRun final : public runner::SubjectRun {
   std::string replayer_;  // the replaying program, as records and messages name it
   std::vector<std::string> command_;
   std::optional<drivers::DriverBuild> build_;
+  std::optional<servers::ServerSpec> server_;  // the build's server, started for each replay
+  std::optional<ServerFolder> server_folder_;  // the last replay's server's
   const runner::RunOptions& options_;
   std::optional<observe::Observation> last_;
   std::vector<observe::Verdict> verdicts_;
@@ -305,10 +385,10 @@ Result<std::unique_ptr<runner::SubjectRun>> CaptureSubject::prepare(const runner
   record.lane.name = std::string(runner::kNoLane);
   // The build the replay must have run on: the column's, else the one this process runs on.
   std::optional<drivers::DriverBuild> held = on_build ? on_build->build : active;
-  if (held) TIDEMARK_CHECK(drivers::check_runs_without_server(*held));
+  TIDEMARK_TRY(server, replay_server(on_build));
   std::unique_ptr<runner::SubjectRun> prepared = std::make_unique<CaptureRun>(
       fixture_, fs::path(runner::kNoLane) / fixture_.group / folder, replayer.command.front(),
-      replay_command(replayer, on_build ? &*on_build : nullptr), std::move(held), options);
+      replay_command(replayer, on_build ? &*on_build : nullptr, held), std::move(held), std::move(server), options);
   return prepared;
 }
 

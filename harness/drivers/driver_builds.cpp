@@ -466,14 +466,6 @@ Result<std::optional<DriverBuild>> active_build() {
   return active;
 }
 
-Status check_runs_without_server(const DriverBuild& build) {
-  if (!build.server) return {};
-  return fail(ErrorKind::BadInput,
-              fmt::format("driver build '{}' ({}) has a server (its client talks to a renderer process): the "
-                          "backends do not run on such a build yet; `tidemark observe` does",
-                          build.name, format_location(build.where)));
-}
-
 Status check_identity(const DriverBuild& build, const Reported& reported) {
   std::vector<std::string> expected, found;
   bool same = true;

@@ -147,10 +147,6 @@ struct Reported {
   bool loaded_whole_driver = true;
 };
 
-// A build with a server runs only where its server is started for it (`tidemark observe`): an
-// error naming the build for a run that would open its driver in-process without the server.
-Status check_runs_without_server(const DriverBuild& build);
-
 // Whether `reported` is `build`: an Environment error naming both identities when not, or
 // naming the field `reported` lacks (the reader cannot check it: refused, never skipped).
 Status check_identity(const DriverBuild& build, const Reported& reported);

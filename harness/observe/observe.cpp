@@ -359,7 +359,10 @@ Result<Observation> observe(const Options& options) {
   }
   if (options.beside) {
     TIDEMARK_TRY(beside, options.beside());
-    for (auto& process : beside.processes) observation.processes.push_back(std::move(process));
+    for (auto& process : beside.processes) {
+      process.beside = true;
+      observation.processes.push_back(std::move(process));
+    }
     observation.kernel_map += beside.kernel_map;
   }
   observation.whole_observed = summed(observation.processes, &Process::observed);

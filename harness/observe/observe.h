@@ -39,6 +39,7 @@ struct Process {
   ProcessKind kind = ProcessKind::NoDevice;
   std::string folder;        // its folder under the layer's report ("" for a process that never loaded the layer)
   uint32_t forked_from = 0;  // a forked copy of that process (its counts include what it inherited)
+  bool beside = false;       // observed beside the program's tree (Options::beside: its renderer server's)
   bool reported = false;     // its layer.json was written (false: it ended without one, killed or by _exit: its
                              // gauges are then those of its status file, as of its last intercepted change)
   uint32_t devices = 0;

@@ -81,9 +81,14 @@ Result<std::optional<ServerSpec>> active_server() {
 
 Result<observe::Observation> observe(observe::Options options) {
   TIDEMARK_TRY(spec, active_server());
+  return observe(std::move(options), spec);
+}
+
+Result<observe::Observation> observe(observe::Options options, const std::optional<ServerSpec>& spec,
+                                     const fs::path& server_folder) {
   if (!spec) return observe::observe(options);
   // The report's server folder is this command's own: a report observed into before had one.
-  const fs::path folder = options.report / "server";
+  const fs::path folder = server_folder.empty() ? options.report / "server" : server_folder;
   std::error_code ec;
   fs::remove_all(folder, ec);
   TIDEMARK_TRY(server, RendererServer::start(*spec, folder, options.layer_dir, options.settings));

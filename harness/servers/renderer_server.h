@@ -108,6 +108,11 @@ Result<std::optional<ServerSpec>> active_server();
 // the program pointed at its socket, and the server's processes (stopped once the program
 // ended) observed beside the program's; on any other, observe::observe.
 Result<observe::Observation> observe(observe::Options options);
+// The same with the server `spec` (none: observe::observe), for a program on a build other than
+// the one this process runs under (a capture's replay on a column's build), started in
+// `server_folder` when one is given (a short path: a report folder may be too deep for a socket's).
+Result<observe::Observation> observe(observe::Options options, const std::optional<ServerSpec>& spec,
+                                     const std::filesystem::path& server_folder = {});
 
 // Whether a Unix socket is listening at `path` now (/proc/net/unix).
 bool listening(const std::filesystem::path& path);
