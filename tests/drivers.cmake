@@ -61,6 +61,13 @@ add_test(NAME Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInEveryLan
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-column ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInEveryLane PROPERTIES
                      LABELS "drivers;zink;virgl" COST 40)
+# A renderer server killed mid-run (SIGKILL at its 3 000th call, read from its status file) is a
+# verdict naming its signal, the last wire command and the client's error; the next scenario
+# runs green on a fresh server (scripts/testing/virgl-server-killed).
+add_test(NAME Tidemark.Servers.AServerKilledMidRunIsAVerdictAndTheNextRunGetsAFreshOne
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-server-killed ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+set_tests_properties(Tidemark.Servers.AServerKilledMidRunIsAVerdictAndTheNextRunGetsAFreshOne PROPERTIES
+                     LABELS "drivers;zink;virgl")
 # Both sides are held to the build: a server whose renderer makes no Vulkan device (llvmpipe) is
 # refused naming the client's renderer and the server; a server on another Vulkan driver than the
 # build names is refused naming the layer beneath the server.

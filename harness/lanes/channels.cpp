@@ -21,21 +21,13 @@ std::string random_token() {
   return fmt::format("{:08x}{:08x}{:08x}{:08x}", random(), random(), random(), random());
 }
 
-// What a server child keeps of our environment: the loader's and sanitizers' settings.
-// Knobs are deliberately absent: they travel in the handshake.
-const std::vector<std::string> kServerEnvironment = {"PATH",
-                                                     "HOME",
-                                                     "LD_LIBRARY_PATH",
-                                                     "LD_PRELOAD",
-                                                     "ASAN_OPTIONS",
-                                                     "UBSAN_OPTIONS",
-                                                     "LSAN_OPTIONS",
-                                                     "VK_ICD_FILENAMES",
-                                                     "VK_DRIVER_FILES",
-                                                     "VK_LAYER_PATH",
-                                                     "VK_ADD_LAYER_PATH",
-                                                     "XDG_DATA_DIRS",
-                                                     "LP_NUM_THREADS"};
+// What a server child keeps of our environment: the loader's and sanitizers' settings, and the
+// temporary folder (where a driver's renderer server gets its own). Knobs are deliberately
+// absent: they travel in the handshake.
+const std::vector<std::string> kServerEnvironment = {
+    "PATH",          "HOME",          "TMPDIR",           "LD_LIBRARY_PATH", "LD_PRELOAD",    "ASAN_OPTIONS",
+    "UBSAN_OPTIONS", "LSAN_OPTIONS",  "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_LAYER_PATH", "VK_ADD_LAYER_PATH",
+    "XDG_DATA_DIRS", "LP_NUM_THREADS"};
 
 Result<ChildProcess> spawn_server(const LaneOptions& options, std::vector<std::string> args, int pass_fd,
                                   std::vector<std::pair<std::string, std::string>> set_env) {
@@ -79,7 +71,8 @@ Result<OpenedChannel> open_channel(const LaneOptions& options, Log log) {
       TIDEMARK_TRY(server, spawn_server(options, {"--fd", "3"}, pair.second.get(), {}));
       pair.second.reset();  // the child holds its end: EOF on ours now means the child is gone
       opened.server = std::make_unique<ChildProcess>(std::move(server));
-      opened.channel = wire::socket_channel("spawn", std::move(pair.first), opened.server.get(), options.reply_timeout);
+      opened.channel = wire::socket_channel("spawn", std::move(pair.first), opened.server.get(), options.reply_timeout,
+                                            options.server_log);
       return opened;
     }
     case Lane::Tcp:
@@ -105,7 +98,8 @@ Result<OpenedChannel> open_channel(const LaneOptions& options, Log log) {
   auto at = line->rfind(' ');
   TIDEMARK_TRY(endpoint, wire::parse_endpoint(line->substr(at == std::string::npos ? 0 : at + 1)));
   TIDEMARK_TRY(fd, wire::tcp_connect(endpoint.first, endpoint.second));
-  opened.channel = wire::socket_channel("tcp", std::move(fd), opened.server.get(), options.reply_timeout);
+  opened.channel =
+      wire::socket_channel("tcp", std::move(fd), opened.server.get(), options.reply_timeout, options.server_log);
   return opened;
 }
 

@@ -73,8 +73,10 @@ class RendererServer {
 
   // Stops the server (its own end awaited for `grace`, as a server of one client ends when its
   // client has gone; then SIGTERM to its group; SIGKILL after another `grace`), reaps it and every
-  // process of its group, and gathers the layer's records of them. Its wait status is kept.
-  Result<observe::Gathered> stop(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
+  // process of its group, and gathers the layer's records of them. Its wait status is kept. The
+  // grace is long: a server SIGTERMed mid-teardown on a loaded machine left no records (a replay's
+  // end state read 1 512 VkBuffers instead of 0), and one that ends by itself ends in milliseconds.
+  Result<observe::Gathered> stop(std::chrono::milliseconds grace = std::chrono::milliseconds(10000));
   int wait_status() const { return wait_status_; }
   // Its processes' gauges and Vulkan driver now, from the layer's status files (a moment's
   // reading: take it after a round trip with the server, when it waits for its client).
@@ -82,6 +84,8 @@ class RendererServer {
   // Its wait status if it has ended (looked at without waiting), reaped then; the run it served
   // is then judged with the server's end named.
   std::optional<int> ended();
+  // The same, waiting up to `within` for it to end.
+  std::optional<int> ended_within(std::chrono::milliseconds within) { return process_.wait_for(within); }
   std::string command_text() const { return command_text_; }
   const std::filesystem::path& log() const { return log_; }
 

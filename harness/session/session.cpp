@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 
 #include "drivers/driver_builds.h"
@@ -101,7 +103,10 @@ class SessionServer {
     std::filesystem::path via;
     if (!spec.wire.empty()) {
       TIDEMARK_TRY(decoder, tap::decoder_for(spec.wire));
-      TIDEMARK_TRY(tapped, tap::SocketTap::start(made->folder_ / "tap.sock", made->server_->socket(), decoder));
+      tap::TapOptions options{.on_event = [self = made.get()](const tap::WireEvent& event) { self->saw(event); },
+                              .on_server_end = [self = made.get()](uint32_t) { self->server_ended(); }};
+      TIDEMARK_TRY(tapped,
+                   tap::SocketTap::start(made->folder_ / "tap.sock", made->server_->socket(), decoder, options));
       made->tap_.emplace(std::move(tapped));
       via = made->tap_->listen_path();
     }
@@ -151,6 +156,31 @@ class SessionServer {
   SessionServer(const SessionServer&) = delete;
   SessionServer& operator=(const SessionServer&) = delete;
   servers::RendererServer& server() { return *server_; }
+
+  // On the tap's thread: the last command the client sent.
+  void saw(const tap::WireEvent& event) {
+    if (event.direction != tap::Direction::ToServer) return;
+    std::lock_guard lock(mutex_);
+    last_command_ = fmt::format("{} (command {} of the connection)", event.kind, event.sequence);
+  }
+  // On the tap's thread, before the client is shown the end: the server ended its side while its
+  // client still talked to it. Said at once on stderr (the lane's server log): a client that
+  // loses its server may abort the process that holds it (Mesa's vtest winsys does).
+  void server_ended() {
+    const std::optional<int> status = server_->ended_within(std::chrono::milliseconds(2000));
+    std::string last;
+    {
+      std::lock_guard lock(mutex_);
+      last = last_command_.empty() ? "none" : last_command_;
+    }
+    std::fprintf(stderr,
+                 "tidemark: the renderer server %s (pid %d) ended mid-run: %s; the last wire command the tap "
+                 "saw: %s\n",
+                 server_->command_text().c_str(), static_cast<int>(server_->pid()),
+                 status ? describe_wait_status(*status).c_str() : "it closed its connection and still runs",
+                 last.c_str());
+    std::fflush(stderr);
+  }
   // The tap's gauges by the catalogue's names; empty without a tap.
   NamedGauges wire() const { return tap_ ? tap::named(tap_->gauges()) : NamedGauges{}; }
 
@@ -163,6 +193,8 @@ class SessionServer {
   std::optional<servers::DriverClock> clock_;  // the client's clock is Tidemark's while it runs
   std::optional<tap::SocketTap> tap_;
   std::vector<std::string> set_;
+  std::mutex mutex_;
+  std::string last_command_;
 };
 
 // A session's device beside its model host. Members in the order they must die: the device

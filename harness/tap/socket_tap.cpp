@@ -280,6 +280,8 @@ void SocketTap::Shared::pump(Link& link, Flow& flow, int from, int to) {
   for (int turn = 0; turn < 8; ++turn) {
     if (!flow.pending.empty() && !send_pending(flow, to)) return;
     if (flow.eof) {
+      if (!flow.write_shut && flow.direction == Direction::ToClient && !link.up.eof && options.on_server_end)
+        options.on_server_end(link.id);
       if (!flow.write_shut) ::shutdown(to, SHUT_WR);  // half-close: the other direction goes on
       flow.write_shut = true;
       return;

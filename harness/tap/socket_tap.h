@@ -26,6 +26,10 @@ struct TapOptions {
   // Called on the tap's thread with each event as it is decoded (a trace writer), under the
   // tap's lock: it must not call back into the tap.
   std::function<void(const WireEvent&)> on_event;
+  // Called on the tap's thread, without its lock, when a server ends its side of a connection
+  // whose client has not ended its own: a server that died or hung up mid-run, reported before
+  // the client is shown that end (a client may abort the process when it sees it).
+  std::function<void(uint32_t connection)> on_server_end;
 };
 
 struct ConnectionReport {

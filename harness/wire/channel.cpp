@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
+#include <fstream>
+#include <vector>
 #include <utility>
 
 #include "wire/server.h"
@@ -82,12 +85,14 @@ class InProcessChannel final : public Channel {
 // batches: on receive(), or once kBatchBytes have queued.
 class SocketChannel final : public Channel {
  public:
-  SocketChannel(std::string lane, UniqueFd fd, ChildProcess* server, std::chrono::milliseconds reply_timeout)
+  SocketChannel(std::string lane, UniqueFd fd, ChildProcess* server, std::chrono::milliseconds reply_timeout,
+                std::filesystem::path server_log)
       : lane_(std::move(lane)),
         fd_(std::move(fd)),
         source_(fd_.get()),
         server_(server),
-        reply_timeout_(reply_timeout) {}
+        reply_timeout_(reply_timeout),
+        server_log_(std::move(server_log)) {}
 
   void set_deadline(std::optional<Clock::time_point> deadline, std::string what) override {
     deadline_ = deadline;
@@ -143,12 +148,36 @@ class SocketChannel final : public Channel {
   std::unexpected<Error> server_gone(const std::string& io_message) {
     if (server_) {
       if (auto status = server_->wait_for(std::chrono::milliseconds(1500)))
-        return fail(ErrorKind::Fatal, fmt::format("the {} server (pid {}) died: {}", lane_, server_->pid(),
-                                                  describe_wait_status(*status)));
+        return fail(ErrorKind::Fatal, fmt::format("the {} server (pid {}) died: {}{}", lane_, server_->pid(),
+                                                  describe_wait_status(*status), last_words()));
       return fail(ErrorKind::Fatal,
                   fmt::format("the {} server (pid {}) dropped the connection ({})", lane_, server_->pid(), io_message));
     }
     return fail(ErrorKind::Fatal, fmt::format("the {} server dropped the connection ({})", lane_, io_message));
+  }
+
+  // What the server said last (its log's last lines): why it died, when it knew (a driver's
+  // renderer server that ended under it, and the driver's own complaint).
+  std::string last_words() const {
+    if (server_log_.empty()) return "";
+    std::ifstream in(server_log_);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) lines.push_back(line);
+    if (lines.empty()) return "";
+    // Tidemark's own last word first (the server's process says what ended under it), then the
+    // last two lines, the driver's.
+    std::vector<std::string> said;
+    for (auto line = lines.rbegin(); line != lines.rend(); ++line)
+      if (line->starts_with("tidemark: ")) {
+        said.push_back(*line);
+        break;
+      }
+    for (size_t i = lines.size() > 2 ? lines.size() - 2 : 0; i < lines.size(); ++i)
+      if (std::find(said.begin(), said.end(), lines[i]) == said.end()) said.push_back(lines[i]);
+    std::string text;
+    for (const auto& line : said) text += (text.empty() ? "" : " | ") + line.substr(0, 400);
+    return fmt::format("; it said: {}", text);
   }
 
   std::string lane_;
@@ -159,6 +188,7 @@ class SocketChannel final : public Channel {
   std::chrono::milliseconds reply_timeout_;
   std::optional<Clock::time_point> deadline_;
   std::string deadline_what_;
+  std::filesystem::path server_log_;
 };
 
 class RecordingChannel final : public Channel {
@@ -200,8 +230,8 @@ std::unique_ptr<Channel> in_process_channel(ServerOptions options) {
 }
 
 std::unique_ptr<Channel> socket_channel(std::string lane, UniqueFd fd, ChildProcess* server,
-                                        std::chrono::milliseconds reply_timeout) {
-  return std::make_unique<SocketChannel>(std::move(lane), std::move(fd), server, reply_timeout);
+                                        std::chrono::milliseconds reply_timeout, std::filesystem::path server_log) {
+  return std::make_unique<SocketChannel>(std::move(lane), std::move(fd), server, reply_timeout, std::move(server_log));
 }
 
 std::unique_ptr<Channel> recording_channel(std::unique_ptr<Channel> inner, RecordingWriter writer) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,9 +41,10 @@ std::unique_ptr<Channel> direct_channel(ServerOptions options);
 std::unique_ptr<Channel> in_process_channel(ServerOptions options);
 
 // A socket to a server process (`server` when this client owns it, else null), named by
-// `lane` in its errors; a reply may take at most `reply_timeout` unless a deadline is set.
+// `lane` in its errors; a reply may take at most `reply_timeout` unless a deadline is set. A
+// server that died is named with the last lines of `server_log` (its stderr), when given.
 std::unique_ptr<Channel> socket_channel(std::string lane, UniqueFd fd, ChildProcess* server,
-                                        std::chrono::milliseconds reply_timeout);
+                                        std::chrono::milliseconds reply_timeout, std::filesystem::path server_log = {});
 
 // Writes every request and reply that passes through `inner` into `writer`.
 std::unique_ptr<Channel> recording_channel(std::unique_ptr<Channel> inner, RecordingWriter writer);
