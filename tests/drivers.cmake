@@ -38,7 +38,7 @@ set_tests_properties(Tidemark.Drivers.ABuildTheFileDoesNotNameIsBadInput Tidemar
 # made no device, the server's renderer its VkBuffers), and no server left; a backend refuses
 # such a build, naming it, rather than run without its server.
 add_test(NAME Tidemark.Servers.ObserveSeesBothSidesOfTheVirglStack
-         COMMAND bash -c "set -e; rm -rf $2; $0 --drivers $1/driver.yaml --driver virgl-zink-25.0.7 observe --report $2 -- $3 --rounds 200 --size 256 >$2.log 2>&1 || { cat $2.log; exit 1; }; \
+         COMMAND bash -c "set -e; rm -rf $2; mkdir -p $(dirname $2); $0 --drivers $1/driver.yaml --driver virgl-zink-25.0.7 observe --report $2 -- $3 --rounds 200 --size 256 >$2.log 2>&1 || { cat $2.log; exit 1; }; \
 grep -qF \"no-device: $3\" $2.log && grep -q 'vulkan: virgl_test_server --no-loop-or-fork' $2.log && grep -qE '^  buffers +0 +[0-9]+ +[0-9]+' $2.log || { cat $2.log; exit 1; }; \
 test -f $2/trace.pftrace; server=$(sed -n 's/^pid \\([0-9]*\\) .* virgl_test_server .*/\\1/p' $2.log); test -n \"$server\"; \\
 ! grep -qs '(virgl_test_serv) [RSD]' /proc/$server/stat"
@@ -47,7 +47,7 @@ test -f $2/trace.pftrace; server=$(sed -n 's/^pid \\([0-9]*\\) .* virgl_test_ser
 # reach a server of their own (the client's connect() redirected), and nothing is made at the
 # fixed path.
 add_test(NAME Tidemark.Servers.TwoRunsOnDebiansVirglStackEachReachTheirOwnServer
-         COMMAND bash -c "set -e; rm -rf $2-1 $2-2; for k in 1 2; do $0 --drivers $1 --driver virgl-zink-22.3.6 observe --report $2-$k -- $3 --rounds 300 --size 256 >$2-$k.log 2>&1 & pids+=($!); done; \
+         COMMAND bash -c "set -e; rm -rf $2-1 $2-2; mkdir -p $(dirname $2); for k in 1 2; do $0 --drivers $1 --driver virgl-zink-22.3.6 observe --report $2-$k -- $3 --rounds 300 --size 256 >$2-$k.log 2>&1 & pids+=($!); done; \
 wait \${pids[0]} && wait \${pids[1]} || { cat $2-1.log $2-2.log; exit 1; }; \
 for k in 1 2; do grep -q 'vulkan: virgl_test_server --no-loop-or-fork' $2-$k.log || { cat $2-$k.log; exit 1; }; done; \
 test ! -e /tmp/.virgl_test"

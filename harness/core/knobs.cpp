@@ -11,6 +11,9 @@ const std::vector<KnobSpec>& known_knobs() {
       {"retire_lag", 0, 1000000, 0, "after each submit, wait for the submit this many submits earlier; 0 = off"},
       {"layer_fail_allocation", 0, 1000000000, 0,
        "with the layer on: its Nth vkAllocateMemory returns VK_ERROR_OUT_OF_DEVICE_MEMORY; 0 = off"},
+      {"layer_exit_at_call", 0, 1000000000, 0,
+       "on a build with a server: its renderer ends (exit status 70) at the layer's Nth intercepted call beneath it, a "
+       "server that dies mid-run; 0 = off"},
       {"layer_never_done", 0, 1, 0,
        "with the layer on, 1: polls never show work done, only a blocking wait shows what it waited on (a client "
        "that reclaims by polling never does; the built-in backend never polls)"},

@@ -179,7 +179,8 @@ class Observer {
     return observer;
   }
 
-  BiasedMutex mutex;  // the program's calling thread takes it without an atomic operation
+  BiasedMutex mutex;   // the program's calling thread takes it without an atomic operation
+  uint64_t calls = 0;  // intercepted calls that changed a device's state, in the process
   std::unordered_map<void*, InstanceTable> instances;
   std::unordered_map<void*, std::unique_ptr<DeviceState>> devices;
   std::shared_ptr<Attachment> attached;                                   // where devices created now report
@@ -241,6 +242,7 @@ class Observer {
   // Each intercepted call that changes a device's state (caller holds the lock): the count the
   // observer's status line reads.
   void count_call() {
+    ++calls;
     if (status) status->call();
   }
 
@@ -338,6 +340,9 @@ inline auto with_device(const void* dispatchable, Change change) {
   std::lock_guard lock(o.mutex);
   DeviceState& device = device_of(o, dispatchable);
   o.count_call();
+  // A process that dies here, records unwritten (its status file keeps its counts so far).
+  if (device.settings.exit_at_call != 0 && o.calls >= device.settings.exit_at_call)
+    ::_exit(TIDEMARK_EXIT_AT_CALL_STATUS);
   return change(o, device);
 }
 

@@ -1,7 +1,7 @@
 // The layer's settings as text, for a process without a host (TIDEMARK_LAYER_SETTINGS, and
 // `tidemark observe --fault/--completion` checking them before it starts anything):
 // comma-separated "completion=deterministic|real", "hold_frees", "never_done", "shadow_copies",
-// "fail_allocation=N". Header-only: both the layer and the CLI build it.
+// "fail_allocation=N", "exit_at_call=N". Header-only: both the layer and the CLI build it.
 #pragma once
 
 #include <charconv>
@@ -36,14 +36,21 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
       settings.completion = TIDEMARK_COMPLETION_DETERMINISTIC;
     else if (item == "completion=real")
       settings.completion = TIDEMARK_COMPLETION_REAL;
-    else if (item.starts_with("fail_allocation=")) {
+    else if (item.starts_with("exit_at_call=")) {
+      std::string_view number = item.substr(13);
+      auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.exit_at_call);
+      if (error != std::errc() || end != number.data() + number.size() || settings.exit_at_call == 0)
+        return std::unexpected(found("expected exit_at_call=N with N a whole number from 1", item));
+    } else if (item.starts_with("fail_allocation=")) {
       std::string_view number = item.substr(16);
       auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.fail_allocation);
       if (error != std::errc() || end != number.data() + number.size() || settings.fail_allocation == 0)
         return std::unexpected(found("expected fail_allocation=N with N a whole number from 1", item));
     } else if (!item.empty()) {
-      return std::unexpected(found(
-          "expected completion=deterministic|real, hold_frees, never_done, shadow_copies or fail_allocation=N", item));
+      return std::unexpected(
+          found("expected completion=deterministic|real, hold_frees, never_done, shadow_copies, fail_allocation=N or "
+                "exit_at_call=N",
+                item));
     }
   }
   return settings;
@@ -57,6 +64,7 @@ inline std::string format_settings(const TidemarkLayerSettings& settings) {
   if (settings.never_done) text.append(",never_done");
   if (settings.shadow_copies) text.append(",shadow_copies");
   if (settings.fail_allocation) text.append(",fail_allocation=").append(std::to_string(settings.fail_allocation));
+  if (settings.exit_at_call) text.append(",exit_at_call=").append(std::to_string(settings.exit_at_call));
   return text;
 }
 

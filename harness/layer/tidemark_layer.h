@@ -39,7 +39,10 @@ typedef struct TidemarkLayerSettings {
   uint64_t fail_allocation;  // N > 0: the device's Nth vkAllocateMemory returns VK_ERROR_OUT_OF_DEVICE_MEMORY
   uint32_t shadow_copies;  // every buffer and allocation is made twice, the copy going with it: a driver keeping a copy
                            // of each
+  uint64_t exit_at_call;   // N > 0: the process ends (_exit(TIDEMARK_EXIT_AT_CALL_STATUS)) at the layer's Nth
+                           // intercepted call: a driver's process (a renderer server) that dies mid-run
 } TidemarkLayerSettings;
+#define TIDEMARK_EXIT_AT_CALL_STATUS 70
 
 typedef struct TidemarkLayerCount {
   int64_t live, peak, total;  // peak: a running maximum (the defect can live inside one frame)

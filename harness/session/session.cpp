@@ -39,6 +39,7 @@ TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mu
   };
   settings.never_done = knob("layer_never_done") != 0;
   settings.fail_allocation = static_cast<uint64_t>(knob("layer_fail_allocation"));
+  settings.exit_at_call = static_cast<uint64_t>(knob("layer_exit_at_call"));
   return settings;
 }
 
@@ -242,8 +243,10 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
     auto library = layer::Library::open();
     if (!library) return failed(library.error());
     session->sink_ = std::make_unique<TidemarkLayerSink>(host::layer_sink(*session->host_, (*entry)->reports_itself));
-    session->layer_ = std::make_unique<layer::Attachment>(std::move(*library), session->sink_.get(),
-                                                          layer_settings(config.layer, *mutant, *knobs));
+    // A layer in this process never ends it: layer_exit_at_call is for a server's layer.
+    TidemarkLayerSettings own = layer_settings(config.layer, *mutant, *knobs);
+    own.exit_at_call = 0;
+    session->layer_ = std::make_unique<layer::Attachment>(std::move(*library), session->sink_.get(), own);
     auto observed = [attachment = session->layer_.get()] { return layer::to_observed(attachment->gauges()); };
     session->host_->observe_from(observed);
     context.layer = true;
@@ -253,6 +256,10 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
   context.events = session->host_.get();
   auto server = servers::active_server();
   if (!server) return failed(server.error());
+  if (!*server && layer_settings(config.layer, *mutant, *knobs).exit_at_call != 0)
+    return refused({ErrorKind::BadInput,
+                    "layer_exit_at_call ends the process beneath whose driver the layer is: only "
+                    "a build with a server has it in a process of its own"});
   if (*server) {
     // Only a backend that runs the build's whole driver runs its client, whose server has the layer.
     if (!(*entry)->whole_driver || !layer_on)
