@@ -57,10 +57,15 @@ set_tests_properties(Tidemark.Servers.TwoRunsOnDebiansVirglStackEachReachTheirOw
 # The portable group on Debian 12's own virgl stack (scripts/testing/virgl-column says what it
 # checks): each run starts its own server, the expectations hold with their values in every
 # lane, one digest over three runs, compare beside Zink in-process, a layer fault in the server.
+# CI's slice runs the monolith and spawn lanes; the nightly all four.
 add_test(NAME Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInEveryLane
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-column ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInEveryLane PROPERTIES
-                     LABELS "drivers;zink;virgl" COST 40)
+                     LABELS "drivers;zink;virgl;nightly")
+add_test(NAME Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInTwoLanes
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-column ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+set_tests_properties(Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInTwoLanes PROPERTIES
+                     LABELS "drivers;zink;virgl" COST 30 ENVIRONMENT "VIRGL_COLUMN_LANES=monolith spawn")
 # A renderer server killed mid-run (SIGKILL at its 3 000th call, read from its status file) is a
 # verdict naming its signal, the last wire command and the client's error; the next scenario
 # runs green on a fresh server (scripts/testing/virgl-server-killed).
