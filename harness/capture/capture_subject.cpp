@@ -143,33 +143,6 @@ Result<std::optional<servers::ServerSpec>> replay_server(const std::optional<dri
   return std::optional(std::move(spec));
 }
 
-// A replay's server folder: under the temporary folder, as a socket's path has at most 107 bytes
-// and a report's folders for a capture run deeper (its name, its build). It holds the server's
-// records until the run is kept, and goes with this value.
-class ServerFolder {
- public:
-  static Result<ServerFolder> make() {
-    std::string pattern = (fs::temp_directory_path() / "tidemark-replay-XXXXXX").string();
-    if (!::mkdtemp(pattern.data()))
-      return fail(ErrorKind::Io, fmt::format("capture: cannot make a folder {}: {}", pattern, std::strerror(errno)));
-    return ServerFolder(pattern);
-  }
-  ServerFolder(ServerFolder&& other) noexcept : path_(std::exchange(other.path_, {})) {}
-  ServerFolder& operator=(ServerFolder&& other) noexcept {
-    std::swap(path_, other.path_);
-    return *this;
-  }
-  ~ServerFolder() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  explicit ServerFolder(fs::path path) : path_(std::move(path)) {}
-  fs::path path_;
-};
-
 // One fixture's replay on one build under one fault, its command made once.
 class CaptureRun final : public runner::SubjectRun {
  public:
@@ -202,9 +175,9 @@ class CaptureRun final : public runner::SubjectRun {
     fs::remove_all(observed, ec);
     // On a build with a server, each replay has a server of its own, the layer beneath it under
     // the replay's fault, its processes observed beside the replay's; its log kept in observed/.
-    std::optional<ServerFolder> server_folder;
+    std::optional<servers::ServerFolder> server_folder;
     if (server_) {
-      TIDEMARK_TRY(made, ServerFolder::make());
+      TIDEMARK_TRY(made, servers::ServerFolder::make("replay"));
       server_folder.emplace(std::move(made));
     }
     auto observation = servers::observe({.command = command,
@@ -281,8 +254,8 @@ class CaptureRun final : public runner::SubjectRun {
   std::string replayer_;  // the replaying program, as records and messages name it
   std::vector<std::string> command_;
   std::optional<drivers::DriverBuild> build_;
-  std::optional<servers::ServerSpec> server_;  // the build's server, started for each replay
-  std::optional<ServerFolder> server_folder_;  // the last replay's server's
+  std::optional<servers::ServerSpec> server_;           // the build's server, started for each replay
+  std::optional<servers::ServerFolder> server_folder_;  // the last replay's server's
   const runner::RunOptions& options_;
   std::optional<observe::Observation> last_;
   std::vector<observe::Verdict> verdicts_;

@@ -6,7 +6,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 #include <fstream>
@@ -95,6 +97,18 @@ Result<observe::Observation> observe(observe::Options options, const std::option
   for (auto& setting : server.client_settings(options.layer_dir)) options.environment.push_back(std::move(setting));
   options.beside = [&server] { return server.stop(); };
   return observe::observe(options);
+}
+
+Result<ServerFolder> ServerFolder::make(std::string_view kind) {
+  std::string pattern = (fs::temp_directory_path() / fmt::format("tidemark-{}-XXXXXX", kind)).string();
+  if (!::mkdtemp(pattern.data()))
+    return fail(ErrorKind::Io, fmt::format("server: cannot make a folder {}: {}", pattern, std::strerror(errno)));
+  return ServerFolder(pattern);
+}
+
+ServerFolder::~ServerFolder() {
+  std::error_code ec;
+  if (!path_.empty()) fs::remove_all(path_, ec);
 }
 
 bool listening(const fs::path& path) {

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -93,11 +92,9 @@ class SessionServer {
   static Result<std::unique_ptr<SessionServer>> start(const servers::ServerSpec& spec,
                                                       const TidemarkLayerSettings& settings,
                                                       std::function<void(const std::string&)> log) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tidemark-server-XXXXXX").string();
-    if (!::mkdtemp(pattern.data()))
-      return fail(ErrorKind::Io, fmt::format("server: cannot make a folder {}: {}", pattern, std::strerror(errno)));
-    auto made = std::unique_ptr<SessionServer>(new SessionServer(pattern, std::move(log)));
-    TIDEMARK_TRY(server, servers::RendererServer::start(spec, made->folder_, layer::layer_dir(),
+    TIDEMARK_TRY(folder, servers::ServerFolder::make("server"));
+    auto made = std::unique_ptr<SessionServer>(new SessionServer(std::move(folder), std::move(log)));
+    TIDEMARK_TRY(server, servers::RendererServer::start(spec, made->folder_.path(), layer::layer_dir(),
                                                         layer::format_settings(settings)));
     made->server_.emplace(std::move(server));
     made->clock_.emplace();
@@ -107,7 +104,7 @@ class SessionServer {
       tap::TapOptions options{.on_event = [self = made.get()](const tap::WireEvent& event) { self->saw(event); },
                               .on_server_end = [self = made.get()](uint32_t) { self->server_ended(); }};
       TIDEMARK_TRY(tapped,
-                   tap::SocketTap::start(made->folder_ / "tap.sock", made->server_->socket(), decoder, options));
+                   tap::SocketTap::start(made->folder_.path() / "tap.sock", made->server_->socket(), decoder, options));
       made->tap_.emplace(std::move(tapped));
       via = made->tap_->listen_path();
     }
@@ -151,8 +148,6 @@ class SessionServer {
       }
       server_.reset();
     }
-    std::error_code ec;
-    std::filesystem::remove_all(folder_, ec);
   }
   SessionServer(const SessionServer&) = delete;
   SessionServer& operator=(const SessionServer&) = delete;
@@ -162,7 +157,8 @@ class SessionServer {
   void saw(const tap::WireEvent& event) {
     if (event.direction != tap::Direction::ToServer) return;
     std::lock_guard lock(mutex_);
-    last_command_ = fmt::format("{} (command {} of the connection)", event.kind, event.sequence);
+    last_command_ = event.kind;  // named in full only if the server dies
+    last_sequence_ = event.sequence;
   }
   // On the tap's thread, before the client is shown the end: the server ended its side while its
   // client still talked to it. Said at once on stderr (the lane's server log): a client that
@@ -172,7 +168,8 @@ class SessionServer {
     std::string last;
     {
       std::lock_guard lock(mutex_);
-      last = last_command_.empty() ? "none" : last_command_;
+      last = last_command_.empty() ? "none"
+                                   : fmt::format("{} (command {} of the connection)", last_command_, last_sequence_);
     }
     std::fprintf(stderr,
                  "tidemark: the renderer server %s (pid %d) ended mid-run: %s; the last wire command the tap "
@@ -186,9 +183,9 @@ class SessionServer {
   NamedGauges wire() const { return tap_ ? tap::named(tap_->gauges()) : NamedGauges{}; }
 
  private:
-  SessionServer(std::filesystem::path folder, std::function<void(const std::string&)> log)
+  SessionServer(servers::ServerFolder folder, std::function<void(const std::string&)> log)
       : folder_(std::move(folder)), log_(std::move(log)) {}
-  std::filesystem::path folder_;
+  servers::ServerFolder folder_;  // first: it goes last, with what the server left in it
   std::function<void(const std::string&)> log_;
   std::optional<servers::RendererServer> server_;
   std::optional<servers::DriverClock> clock_;  // the client's clock is Tidemark's while it runs
@@ -196,6 +193,7 @@ class SessionServer {
   std::vector<std::string> set_;
   std::mutex mutex_;
   std::string last_command_;
+  uint64_t last_sequence_ = 0;
 };
 
 // A session's device beside its model host. Members in the order they must die: the device
