@@ -66,6 +66,27 @@ add_test(NAME Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInTwoLanes
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-column ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInTwoLanes PROPERTIES
                      LABELS "drivers;zink;virgl" COST 30 ENVIRONMENT "VIRGL_COLUMN_LANES=monolith spawn")
+# red-once on the virgl column (scripts/testing/virgl-red-once says what it checks): every check
+# proven by a control red on that column (a fault in the server's layer), known failures proven
+# by going worse than their lines, the column's ledger rows held and a drifted one red. CI's slice
+# is one scenario in the monolith lane (about 25 s); the nightly runs the portable group in all
+# four lanes and on Zink in-process. Then `run --baseline` on the column: a later run holds to a
+# baseline made from it, and a layer fault in the server is red against it (about 20 s).
+if(TIDEMARK_MUTANTS)
+  add_test(NAME Tidemark.Servers.RedOnceProvesEachCheckOnDebiansVirglStackAgainstTheLedger
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-red-once ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  set_tests_properties(Tidemark.Servers.RedOnceProvesEachCheckOnDebiansVirglStackAgainstTheLedger PROPERTIES
+                       LABELS "drivers;zink;virgl;red-once" COST 30 ENVIRONMENT "VIRGL_RED_ONCE_SCOPE=ci")
+  add_test(NAME Tidemark.Servers.RedOnceProvesThePortableGroupOnDebiansVirglStackInEveryLane
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-red-once ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  set_tests_properties(Tidemark.Servers.RedOnceProvesThePortableGroupOnDebiansVirglStackInEveryLane PROPERTIES
+                       LABELS "drivers;zink;virgl;red-once;nightly" TIMEOUT 1800
+                       ENVIRONMENT "VIRGL_RED_ONCE_SCOPE=nightly")
+  add_test(NAME Tidemark.Servers.ARunOnDebiansVirglStackHoldsToItsBaselineAndALayerFaultIsWorse
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-baseline ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  set_tests_properties(Tidemark.Servers.ARunOnDebiansVirglStackHoldsToItsBaselineAndALayerFaultIsWorse PROPERTIES
+                       LABELS "drivers;zink;virgl;baseline")
+endif()
 # A renderer server killed mid-run (SIGKILL at its 3 000th call, read from its status file) is a
 # verdict naming its signal, the last wire command and the client's error; the next scenario
 # runs green on a fresh server (scripts/testing/virgl-server-killed).

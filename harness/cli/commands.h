@@ -112,6 +112,8 @@ struct RedOnceArgs {
   std::vector<std::string> lanes;
   std::string ledger = "red_once/ledger.txt";
   bool update_ledger = false;
+  std::string backend;       // the column: BACKEND, or BACKEND@BUILD (main.cpp enters the build)
+  std::string expectations;  // known failures (expectations.txt)
   std::string report;
   BaselineArgs baseline;  // the green runs held to it
 };

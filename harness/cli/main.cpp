@@ -98,18 +98,18 @@ int main(int argc, char** argv) {
     return app.exit(error) == 0 ? kGreen : kBadInput;
   }
   // `run --backend gl@NAME` is `--driver NAME run --backend gl`: one process is one build.
-  for (LaneArgs* lane : {&args.run.lane, &args.replay.lane})
-    if (auto column = runner::backend_on_build(lane->backend)) {
+  for (std::string* backend : {&args.run.lane.backend, &args.replay.lane.backend, &args.red_once.backend})
+    if (auto column = runner::backend_on_build(*backend)) {
       if (column->backend.empty() || column->build.empty())
         return report_error({ErrorKind::BadInput, fmt::format("--backend: expected BACKEND or BACKEND@BUILD, found "
                                                               "'{}'",
-                                                              lane->backend)});
+                                                              *backend)});
       if (!driver.empty() && driver != column->build)
         return report_error({ErrorKind::BadInput, fmt::format("--backend {}: expected the build --driver names ({}), "
                                                               "found {}",
-                                                              lane->backend, driver, column->build)});
+                                                              *backend, driver, column->build)});
       driver = column->build;
-      lane->backend = column->backend;
+      *backend = column->backend;
     }
   tidemark::cli::drivers_files().assign(drivers_files.begin(), drivers_files.end());
   if (!driver.empty()) {

@@ -5,6 +5,14 @@ namespace tidemark::cli {
 
 namespace {
 
+// --backend, as every command that runs subjects in one column takes it: BACKEND@BUILD is the
+// backend on a driver build of the drivers files (main.cpp starts the process again under it).
+void add_backend_option(CLI::App& command, std::string& backend) {
+  command.add_option("--backend", backend,
+                     "the backend to run on (see `tidemark backends`), or BACKEND@BUILD on a driver build of the "
+                     "drivers files");
+}
+
 void add_lane_options(CLI::App& command, LaneArgs& lane) {
   command.add_option("--lane", lane.lane, "monolith, split, spawn or tcp");
   command.add_option("--server-program", lane.server_program,
@@ -14,7 +22,7 @@ void add_lane_options(CLI::App& command, LaneArgs& lane) {
   command.add_option("--handshake-timeout-ms", lane.handshake_timeout_ms, "how long a server may take to greet");
   command.add_option("--reply-timeout-ms", lane.reply_timeout_ms, "after the greeting, how long one reply may take");
   command.add_option("--mutant", lane.mutant, "run against this mutant (see `tidemark mutants`)");
-  command.add_option("--backend", lane.backend, "the backend to run on (see `tidemark backends`)");
+  add_backend_option(command, lane.backend);
 }
 
 // The paths, and the shard of them this process runs (see core/shard.h for the engines' protocols).
@@ -81,6 +89,10 @@ CLI::App* add_red_once(CLI::App& app, RedOnceArgs& args) {
         red_once->add_option("--lane", args.lanes, "lanes to run (default: all four)")->allow_extra_args(false);
         red_once->add_option("--ledger", args.ledger, "the ledger file (default red_once/ledger.txt)");
         red_once->add_flag("--update-ledger", args.update_ledger, "rewrite the ledger lines of these scenarios");
+        add_backend_option(*red_once, args.backend);
+        red_once->add_option("--expectations", args.expectations,
+                             "known failures (expectations.txt): a known failure's green run is its line, and a "
+                             "control proves such a check only by making it worse than the line's values");
         red_once->add_option("--report", args.report, "report folder (default reports/run-<time>)");
         add_baseline_options(*red_once, args.baseline);
       });

@@ -155,6 +155,10 @@ constexpr MutantInfo kCatalogue[] = {
      "the layer passes the driver's completion through: a kernel fault (a lost doorbell) never reaches the "
      "program's own waits, and what they see depends on the driver's timing",
      "the deterministic completion rule: a blocking wait also needs the kernel model to have seen the work"},
+    {MutantId::LayerShadowCopies, "layer.shadow_copies", "layer",
+     "the layer makes a second buffer or allocation beside each the driver makes: a driver holding twice what it "
+     "should, beneath any GL driver (in-process or a renderer server's), for code no mutant can be compiled into",
+     "one driver object for each the client's calls make"},
 };
 }  // namespace
 

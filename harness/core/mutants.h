@@ -65,6 +65,7 @@ enum class MutantId {
   BackendLeaksDeviceMemory,
   LayerHoldFrees,
   LayerRealCompletion,
+  LayerShadowCopies,
 };
 
 // True when `active` is `id`; constant false in a release build.

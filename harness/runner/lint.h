@@ -15,7 +15,8 @@ namespace tidemark::runner {
 Status check_expectations(const std::vector<Expectation>& expectations, const Subjects& subjects,
                           const api::BackendRegistry& backends);
 
-// Every subject has a control and every check is named by one; every control's mutant is in the
+// Every subject has a control and every check is named by one on each backend the subject runs on
+// (but those its `unproven:` names); every control's mutant is in the
 // catalogue and every mutant in the catalogue is used; every known failure names what exists.
 // One line a problem (none: clean).
 std::vector<std::string> lint(const Subjects& subjects, const std::vector<Expectation>* expectations = nullptr);

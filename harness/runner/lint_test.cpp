@@ -46,5 +46,38 @@ TEST(Lint, ACheckNoControlNamesAndAnUnusedMutantAreProblems) {
   EXPECT_TRUE(has_problem(lint(lone_subject(lint_me(""))), "expected at least one control (controls:), found none"));
 }
 
+// A scenario on two backends: each check needs a control that proves it on each, unless the
+// backend is named unproven with why.
+scenario::Scenario on_two_backends(const std::string& rest) {
+  auto loaded = scenario::load_text(
+      "name: two-backends\ngroup: portable\nbackends: [vulkan, gl]\ntarget: {width: 16, height: 16}\n"
+      "buffers: [color]\nworkload:\n  - buffer_data: {buffer: color, size: 256}\n  - draw: {uniform: color}\n"
+      "expect:\n  gauges: [wlivepk <= 2]\ncontrols:\n  - mutant: reclaim.frame_bucket\n    backends: [vulkan]\n"
+      "    fails: [wlivepk <= 2]\n" +
+          rest,
+      "lint_test.yaml");
+  EXPECT_TRUE(loaded) << loaded.error().message;
+  return *loaded;
+}
+
+TEST(Lint, EachCheckNeedsAControlOnEveryBackendButThoseNamedUnproven) {
+  EXPECT_TRUE(has_problem(lint(lone_subject(on_two_backends(""))),
+                          "expected a control naming `wlivepk <= 2` under fails: that proves it on gl"));
+  EXPECT_FALSE(has_problem(lint(lone_subject(on_two_backends("unproven: {gl: no fault reaches it}\n"))),
+                           "naming `wlivepk <= 2`"));
+  EXPECT_FALSE(has_problem(lint(lone_subject(on_two_backends("  - mutant: layer.shadow_copies\n    backends: [gl]\n"
+                                                             "    fails: [wlivepk <= 2]\n"))),
+                           "naming `wlivepk <= 2`"));
+}
+
+TEST(Lint, AControlAppliesOnItsBackendsAndOnWhatStandsInForThem) {
+  SubjectControl control;
+  EXPECT_TRUE(control_applies(control, "gl", ""));  // none listed: every backend
+  control.backends = {"gl"};
+  EXPECT_TRUE(control_applies(control, "gl", ""));
+  EXPECT_TRUE(control_applies(control, "gl-native", "gl"));
+  EXPECT_FALSE(control_applies(control, "vulkan", ""));
+}
+
 }  // namespace
 }  // namespace tidemark::runner

@@ -36,7 +36,10 @@ struct ControlRun {
 std::string_view verdict_label(ControlRun::Verdict verdict);
 
 struct RedOnceReport {
-  std::string scenario;  // group/name
+  std::string scenario;  // group/name, and the column when not the subject's own: "group/name@gl@virgl-zink-22.3.6"
+  std::string backend;   // the column's backend, "gl@virgl-zink-22.3.6" on a driver build
+  // Why no control proves the checks on this backend (the subject's `unproven:`): then none ran.
+  std::string unproven;
   bool green_ok = true;  // the unmutated run was green in every lane
   std::vector<std::string> green_failures;
   std::vector<ControlRun> runs;
@@ -53,8 +56,10 @@ struct RedOnceOptions {
   RunOptions run;
 };
 
-// Runs the subject green, then under each control, in each lane: green, then each control red
-// on exactly the checks it names (or, a control that says so, the run itself failing).
+// Runs the subject green, then under each control that applies on the column's backend, in each
+// lane: green, then each control red on exactly the checks it names (or, a control that says so,
+// the run itself failing). With expectations, a known failure's green run is its line, held: a
+// control proves a check already red there only by making it worse than the line's values.
 Result<RedOnceReport> red_once(const Subject& subject, const RedOnceOptions& options);
 
 // The ledger: "<group>/<name> | <control> | <lane> | <check> | red <value> | green <value>",
@@ -87,6 +92,7 @@ struct RedOnceSetOptions {
 struct RedOnceSet {
   size_t scenarios = 0;
   size_t failed = 0;
+  size_t unproven = 0;  // passed with no control on this backend, as the subject says why
   bool ledger_written = false;
   std::vector<report::RunRecord> greens;  // every subject's runs without a control
 };

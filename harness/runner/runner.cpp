@@ -336,10 +336,13 @@ std::vector<SubjectControl> ScenarioSubject::controls() const {
     subject_control.variant = {.mutant = control.mutant, .knobs = control.knobs, .fault = {}, .cut = {}};
     for (const auto& id : fails) subject_control.fails.push_back(id.str());
     subject_control.skip_lanes = control.skip_lanes;
+    subject_control.backends = control.backends;
     subject_control.where = control.where;
   }
   return controls;
 }
+
+std::map<std::string, std::string> ScenarioSubject::unproven() const { return scenario_->unproven; }
 
 std::vector<std::string> ScenarioSubject::test_labels(Lane lane) const { return runner::test_labels(*scenario_, lane); }
 

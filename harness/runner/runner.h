@@ -47,6 +47,7 @@ class ScenarioSubject final : public Subject {
   // for gl); any when it lists none.
   Status takes_backend(const std::string& backend, const api::BackendRegistry& backends) const override;
   std::vector<SubjectControl> controls() const override;
+  std::map<std::string, std::string> unproven() const override;
   std::vector<std::string> test_labels(Lane lane) const override;
   std::string red_once_test_name() const override;
   std::vector<std::string> red_once_labels() const override;

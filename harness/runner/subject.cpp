@@ -26,14 +26,20 @@ std::string column_suffix(const std::string& own, const std::string& backend, co
   return chosen == own ? "" : "@" + chosen;
 }
 
-namespace {
+bool control_applies(const SubjectControl& control, const std::string& backend, const std::string& stands_for) {
+  auto lists = [&](const std::string& name) {
+    return !name.empty() && std::find(control.backends.begin(), control.backends.end(), name) != control.backends.end();
+  };
+  return control.backends.empty() || lists(backend) || lists(stands_for);
+}
 
-// The build whose expectations lines apply: the column's, else the one this process runs on.
 Result<std::string> build_of(const RunOptions& options) {
   if (!options.column.build.empty()) return options.column.build;
   TIDEMARK_TRY(active, drivers::active_build());
   return active ? active->name : "";
 }
+
+namespace {
 
 // A known failure holds when the run is red on exactly the checks the line names (runner/expectations.h).
 Status judge_expected(const Subject& subject, const RunOptions& options, report::RunRecord& record) {

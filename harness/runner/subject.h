@@ -65,8 +65,13 @@ struct SubjectControl {
   std::vector<std::string> fails;  // check ids ("gauge[0]")
   bool run_fails = false;          // instead: the run itself must not complete (a replay exiting non-zero)
   std::map<std::string, std::string> skip_lanes;  // lane -> why the control does not apply there
+  std::vector<std::string> backends;              // the backends it proves the checks on; empty: every one
   SourceLocation where;
 };
+
+// Whether `control` proves its checks on `backend` (which stands in for `stands_for`, if any:
+// gl-native for gl).
+bool control_applies(const SubjectControl& control, const std::string& backend, const std::string& stands_for);
 
 // What the last of a run's repeats read, beyond the gauges and checks it wrote into the record.
 struct Reading {
@@ -118,6 +123,8 @@ class Subject {
   // Whether a run on `backend` (an expectations line's) can judge it: else why not.
   virtual Status takes_backend(const std::string& backend, const api::BackendRegistry& backends) const;
   virtual std::vector<SubjectControl> controls() const = 0;
+  // Backends it runs on where no control can prove its checks, each with why (a scenario's `unproven:`).
+  virtual std::map<std::string, std::string> unproven() const { return {}; }
   // How CTest names and labels it (runner/ctest_registrations.h): its run test's labels in `lane`
   // (a subject in no lane: any), its red-once test's name and labels, and whether it is long (a
   // soak: its controls are proven in the monolith lane where every lane is asked).
@@ -157,6 +164,10 @@ Result<report::RunRecord> not_judged(const Subject& subject, const RunOptions& o
 // A subject whose session's driver is loaded into this process (a scenario, a recording) runs on
 // a column's build only in a process running that build (runner/build_runs.h reaches one).
 Status check_build_is_this_process(const Subject& subject, const std::string& build);
+
+// The driver build a run's expectations lines and names are of: the column's, else the one this
+// process runs on (empty: none).
+Result<std::string> build_of(const RunOptions& options);
 
 // The ids of a record's checks that failed, each once, in order.
 std::vector<std::string> failed_checks(const report::RunRecord& record);

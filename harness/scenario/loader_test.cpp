@@ -334,7 +334,7 @@ TEST_F(InlineScenario, DocumentShapeErrorsAreReportedAtTheirLine) {
             (dir_ / "list.yaml").string() +
                 ":1:1: expected a map (name, group, description, knobs, target, kernel, kmd, kgsl, tracing, layer, "
                 "backends, counters, buffers, workload, "
-                "expect, controls), "
+                "expect, controls, unproven), "
                 "found a list");
   EXPECT_EQ(load_error(write("two.yaml", "name: a\n---\nname: b\n")),
             (dir_ / "two.yaml").string() + ":3:1: expected one YAML document, found a second one");
@@ -634,7 +634,8 @@ TEST_F(InlineControls, FlowControlsAndReferenceMatching) {
 // Check the shapes a control and its parts must have.
 TEST_F(InlineControls, ControlShapesAreValidated) {
   EXPECT_EQ(control_error("  mutant: a.b\n"), at("11:3: expected a non-empty list of controls, found a map"));
-  EXPECT_EQ(control_error("  - a.b\n"), at("11:5: expected a map (mutant, knobs, fails, skip_lanes), found 'a.b'"));
+  EXPECT_EQ(control_error("  - a.b\n"),
+            at("11:5: expected a map (mutant, knobs, fails, skip_lanes, backends), found 'a.b'"));
   EXPECT_EQ(control_error("  - mutant: frame_bucket\n    fails: [\"pixels[0]\"]\n"),
             at("11:13: expected a mutant name component.name ([a-z0-9_]+(\\.[a-z0-9_]+)+), "
                "found 'frame_bucket'"));

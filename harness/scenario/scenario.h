@@ -306,6 +306,9 @@ struct Control {
   // expression (spaces ignored), `pixels[k]`, or `waits`.
   std::vector<CheckId> fails;
   std::map<std::string, std::string> skip_lanes;  // lane name -> why the control cannot apply there
+  // The backends it proves the checks on (a reclaim-model mutant: vulkan; a layer fault: the GL
+  // drivers above the layer); empty: every backend the scenario lists.
+  std::vector<std::string> backends;
   SourceLocation where;
 };
 
@@ -367,6 +370,9 @@ struct Scenario {
   std::vector<Step> workload;
   Checks expect;  // `expect:`: every check the file declares, by kind
   std::vector<Control> controls;
+  // Backends the scenario runs on where no control can prove a check (`unproven:`), each with why:
+  // red-once and lint name them rather than count them proven.
+  std::map<std::string, std::string> unproven;
 
   // Every check the scenario declares, in report order; the ones a control may name.
   std::vector<CheckId> checks() const;

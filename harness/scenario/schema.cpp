@@ -14,9 +14,10 @@ Result<Scenario> read_scenario(const yaml::Source& source, const Value& root, co
   if (root.node.IsNull())
     return yaml::error_at(root.where, "a scenario map (name, group, workload, expect, ...)", "an empty document");
   yaml::Reader read(source);
-  TIDEMARK_TRY(top, read.fields(root, "the scenario",
-                                {"name", "group", "description", "knobs", "target", "kernel", "kmd", "kgsl", "tracing",
-                                 "layer", "backends", "counters", "buffers", "workload", "expect", "controls"}));
+  TIDEMARK_TRY(
+      top, read.fields(root, "the scenario",
+                       {"name", "group", "description", "knobs", "target", "kernel", "kmd", "kgsl", "tracing", "layer",
+                        "backends", "counters", "buffers", "workload", "expect", "controls", "unproven"}));
   Scenario scenario;
   scenario.file = file;
   Declared declared{.file = file, .session = &scenario.session};
@@ -62,6 +63,8 @@ Result<Scenario> read_scenario(const yaml::Source& source, const Value& root, co
   // After expect wherever it sits in the file: a control names checks of this scenario.
   TIDEMARK_CHECK(yaml::optional(top, "controls", scenario.controls,
                                 [&](const Value& v) { return ControlReader(values).controls(v, scenario); }));
+  TIDEMARK_CHECK(yaml::optional(top, "unproven", scenario.unproven,
+                                [&](const Value& v) { return ControlReader(values).unproven(v, scenario); }));
   return scenario;
 }
 

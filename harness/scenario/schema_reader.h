@@ -303,11 +303,15 @@ class ControlReader {
  public:
   explicit ControlReader(const ValueReader& values) : values_(values), read_(values.read()) {}
   Result<std::vector<Control>> controls(const Value& value, const Scenario& scenario) const;
+  // unproven: backend -> why no control proves the checks there; each a backend the scenario lists
+  // on which none of its controls applies.
+  Result<std::map<std::string, std::string>> unproven(const Value& value, const Scenario& scenario) const;
 
  private:
   Result<Control> control(const Value& value, const Scenario& scenario) const;
   Result<std::vector<CheckId>> check_references(const Value& value, const Scenario& scenario) const;
   Result<std::map<std::string, std::string>> skip_lanes(const Value& value) const;
+  Result<std::vector<std::string>> backends(const Value& value, const Scenario& scenario) const;
 
   const ValueReader& values_;
   const yaml::Reader& read_;

@@ -23,15 +23,15 @@ namespace tidemark::session {
 
 namespace {
 
-// The layer's faults come from the session's mutants (layer.hold_frees, layer.real_completion)
-// and knobs
-// (layer_never_done, layer_fail_allocation).
+// The layer's faults come from the session's mutants (layer.hold_frees, layer.real_completion,
+// layer.shadow_copies) and knobs (layer_never_done, layer_fail_allocation, layer_exit_at_call).
 TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mutant, const KnobValues& knobs) {
   TidemarkLayerSettings settings{};
   settings.completion = config.completion == Completion::Real || mutant_is(mutant, MutantId::LayerRealCompletion)
                             ? TIDEMARK_COMPLETION_REAL
                             : TIDEMARK_COMPLETION_DETERMINISTIC;
   settings.hold_frees = mutant_is(mutant, MutantId::LayerHoldFrees);
+  settings.shadow_copies = mutant_is(mutant, MutantId::LayerShadowCopies);
   auto knob = [&](const char* name) {
     auto found = knobs.find(name);
     return found == knobs.end() ? int64_t{0} : found->second;
