@@ -52,10 +52,8 @@ RunOptions run_options_for(const RedOnceOptions& options, const std::string& lan
   return run_options;
 }
 
-// The checks a control's run turned red. On a column where the green run is a known failure
-// (expectations.txt), a check already red there counts only when the run got worse than the
-// line's values (the run red on exactly the line's checks, not expected-red): a check already
-// red cannot be proven by failing again, only by failing worse than its known value.
+}  // namespace
+
 std::vector<std::string> turned_red(const report::RunRecord& red, const report::RunRecord& green) {
   std::vector<std::string> failed = failed_checks(red);
   if (green.verdict != report::Verdict::ExpectedRed) return failed;
@@ -65,6 +63,8 @@ std::vector<std::string> turned_red(const report::RunRecord& red, const report::
                 [&](const std::string& id) { return std::find(known.begin(), known.end(), id) != known.end(); });
   return failed;
 }
+
+namespace {
 
 // The verdict on one control's run against what it must turn red; `measured` gets the ledger
 // values (red and green) of each expected check when the verdict is Red.

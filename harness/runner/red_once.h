@@ -56,6 +56,12 @@ struct RedOnceOptions {
   RunOptions run;
 };
 
+// The checks a control's run turned red. On a column where the green run is a known failure
+// (expectations.txt), a check already red there counts only when the run got worse than the
+// line's values (the run red on exactly the line's checks, not expected-red): a check already
+// red cannot be proven by failing again, only by failing worse than its known value.
+std::vector<std::string> turned_red(const report::RunRecord& red, const report::RunRecord& green);
+
 // Runs the subject green, then under each control that applies on the column's backend, in each
 // lane: green, then each control red on exactly the checks it names (or, a control that says so,
 // the run itself failing). With expectations, a known failure's green run is its line, held: a

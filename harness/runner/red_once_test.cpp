@@ -94,5 +94,27 @@ TEST(RedOnce, ASetFailsAScenarioWithoutControlsAndAnUpdateKeepsOtherLines) {
   EXPECT_EQ(*kept, std::vector<std::string>{other});
 }
 
+// A run with a verdict and gauge[0] passed or failed.
+report::RunRecord run_with(report::Verdict verdict, bool passed) {
+  report::RunRecord record;
+  record.verdict = verdict;
+  record.checks.push_back({.id = "gauge[0]", .kind = "gauge", .check = "wlivepk <= 17", .passed = passed});
+  return record;
+}
+
+// Check that a known failure counts as turned red only when the control made it worse than its
+// expectations line (the run red, not expected-red), and that a green column counts every failure.
+TEST(RedOnce, AKnownFailureIsProvenOnlyByGettingWorseThanItsLine) {
+  using report::Verdict;
+  const report::RunRecord known = run_with(Verdict::ExpectedRed, false);
+  EXPECT_EQ(turned_red(run_with(Verdict::Red, false), known), std::vector<std::string>{"gauge[0]"});
+  EXPECT_TRUE(turned_red(run_with(Verdict::ExpectedRed, false), known).empty());
+  report::RunRecord other_red = run_with(Verdict::Red, false);
+  other_red.checks.push_back({.id = "pixels[0]", .kind = "pixels", .check = "pixels[0]", .passed = false});
+  EXPECT_EQ(turned_red(other_red, known), std::vector<std::string>{"pixels[0]"});
+  EXPECT_EQ(turned_red(run_with(Verdict::Red, false), run_with(Verdict::Green, true)),
+            std::vector<std::string>{"gauge[0]"});
+}
+
 }  // namespace
 }  // namespace tidemark::runner
