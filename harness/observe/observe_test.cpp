@@ -33,7 +33,10 @@ class LayerFolder : public ::testing::Test {
                std::vector<layer::ProcessRecord::Ancestor> ancestors = {}) {
     fs::create_directories(root_ / folder);
     layer::ProcessRecord record{pid, parent, {"prog", std::to_string(pid)}, "/x", observed, 0, std::move(ancestors)};
-    std::ofstream(root_ / folder / "process.json") << layer::to_json(record).dump();
+    // Into place whole, as the layer puts it: a follower that reads a half-written record would
+    // rightly stop following that folder.
+    std::ofstream(root_ / folder / "process.json.part") << layer::to_json(record).dump();
+    fs::rename(root_ / folder / "process.json.part", root_ / folder / "process.json");
     if (!observed) return;
     std::ofstream events(root_ / folder / "events.bin", std::ios::binary);
     const TidemarkLayerEvent written[] = {{TIDEMARK_EVENT_DEVICE, 0, 1, 0},
