@@ -105,7 +105,7 @@ Result<observe::Observation> observe(observe::Options options, const std::option
   };
   TIDEMARK_TRY(observation, observe::observe(options));
   if (served->tapped()) observation.wire = served->wire();
-  observation.server_ended = served->server_end();
+  if (auto end = served->server_end()) observation.server_ended = end->verdict_note();
   return observation;
 }
 

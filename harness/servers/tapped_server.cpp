@@ -14,11 +14,12 @@ namespace fs = std::filesystem;
 
 Result<std::unique_ptr<TappedServer>> TappedServer::start(const ServerSpec& spec, const fs::path& folder,
                                                           const fs::path& layer_dir, const std::string& layer_settings,
-                                                          std::function<void(const std::string&)> on_server_end) {
+                                                          std::function<void(const ServerEnd&)> on_server_end) {
   auto made = std::unique_ptr<TappedServer>(new TappedServer());
   made->on_server_end_ = std::move(on_server_end);
   TIDEMARK_TRY(server, RendererServer::start(spec, folder, layer_dir, layer_settings));
   made->server_.emplace(std::move(server));
+  made->program_ = spec.command.front();
   if (!spec.wire.empty()) {
     TIDEMARK_TRY(decoder, tap::decoder_for(spec.wire));
     tap::TapOptions options{.on_event = [self = made.get()](const tap::WireEvent& event) { self->saw(event); },
@@ -57,9 +58,19 @@ NamedGauges TappedServer::wire() const { return tap_ ? tap::named(tap_->gauges()
 
 std::optional<Error> TappedServer::wire_error() const { return tap_ ? tap_->error() : std::nullopt; }
 
-std::string TappedServer::server_end() const {
+std::optional<ServerEnd> TappedServer::server_end() const {
   std::lock_guard lock(mutex_);
-  return end_note_;
+  return end_;
+}
+
+std::string ServerEnd::note() const {
+  return fmt::format("the renderer server {} (pid {}) ended mid-run: {}; the last wire command the tap saw: {}",
+                     command, pid, how, last_command);
+}
+
+std::string ServerEnd::verdict_note() const {
+  return fmt::format("the renderer server {} ended mid-run: {}; the last wire command the tap saw: {}", program, how,
+                     last_command);
 }
 
 void TappedServer::stop_tap() {
@@ -80,18 +91,18 @@ void TappedServer::saw(const tap::WireEvent& event) {
 
 void TappedServer::server_ended() {
   const std::optional<int> status = server_->ended_within(std::chrono::milliseconds(2000));
-  std::string note;
+  ServerEnd end{.program = fs::path(program_).filename().string(),
+                .command = server_->command_text(),
+                .pid = static_cast<int>(server_->pid()),
+                .how = status ? describe_wait_status(*status) : "it closed its connection and still runs",
+                .last_command = "none"};
   {
     std::lock_guard lock(mutex_);
-    const std::string last = last_command_.empty()
-                                 ? "none"
-                                 : fmt::format("{} (command {} of the connection)", last_command_, last_sequence_);
-    note = fmt::format("the renderer server {} (pid {}) ended mid-run: {}; the last wire command the tap saw: {}",
-                       server_->command_text(), server_->pid(),
-                       status ? describe_wait_status(*status) : "it closed its connection and still runs", last);
-    if (end_note_.empty()) end_note_ = note;
+    if (!last_command_.empty())
+      end.last_command = fmt::format("{} (command {} of the connection)", last_command_, last_sequence_);
+    if (!end_) end_ = end;
   }
-  if (on_server_end_) on_server_end_(note);
+  if (on_server_end_) on_server_end_(end);
 }
 
 }  // namespace tidemark::servers

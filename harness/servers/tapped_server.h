@@ -32,16 +32,30 @@ namespace tidemark::servers {
 // process, preloaded into a program's.
 enum class ClientAt { ThisProcess, OwnProcess };
 
+// A server that ended its side while its client still talked to it.
+struct ServerEnd {
+  std::string program;  // its command's program: "virgl_test_server"
+  std::string command;  // its whole command line
+  int pid = 0;
+  std::string how;           // "exited with status 70", "killed by signal 9 (SIGKILL)", or that it still runs
+  std::string last_command;  // "VCMD_RESOURCE_CREATE2 (command 963 of the connection)", or "none"
+  // "the renderer server COMMAND (pid P) ended mid-run: HOW; the last wire command the tap saw: LAST"
+  std::string note() const;
+  // The same naming the server by its program alone, without what changes from run to run (its
+  // socket's path, its pid): for a verdict, which a ledger and a comparison of runs read.
+  std::string verdict_note() const;
+};
+
 class TappedServer {
  public:
   // Starts the server as RendererServer::start does and, when `spec.wire` names a protocol, the
-  // tap at `folder`/tap.sock. `on_server_end` hears the note (on the tap's thread, before the
-  // client is shown the end) when the server ends mid-run. Errors: the server's, a protocol no
-  // decoder has (BadInput), the tap's socket (Environment).
+  // tap at `folder`/tap.sock. `on_server_end` hears of the server's end mid-run (on the tap's
+  // thread, before the client is shown the end). Errors: the server's, a protocol no decoder has
+  // (BadInput), the tap's socket (Environment).
   static Result<std::unique_ptr<TappedServer>> start(const ServerSpec& spec, const std::filesystem::path& folder,
                                                      const std::filesystem::path& layer_dir,
                                                      const std::string& layer_settings,
-                                                     std::function<void(const std::string&)> on_server_end = {});
+                                                     std::function<void(const ServerEnd&)> on_server_end = {});
   ~TappedServer();  // the tap stopped, then the server's group killed and reaped
   TappedServer(const TappedServer&) = delete;
   TappedServer& operator=(const TappedServer&) = delete;
@@ -60,8 +74,8 @@ class TappedServer {
   // The tap's gauges by the catalogue's names (tap::named); empty without a tap.
   NamedGauges wire() const;
   std::optional<Error> wire_error() const;
-  // The note of the server's end mid-run; empty while there is none.
-  std::string server_end() const;
+  // The server's end mid-run, once the tap has seen one.
+  std::optional<ServerEnd> server_end() const;
   // Stops the tap (its connections closed: the server sees its client gone). Idempotent; its
   // gauges stay readable.
   void stop_tap();
@@ -77,11 +91,12 @@ class TappedServer {
 
   std::optional<RendererServer> server_;
   std::optional<tap::SocketTap> tap_;  // after the server: it goes first
-  std::function<void(const std::string&)> on_server_end_;
+  std::string program_;                // the server's command's program
+  std::function<void(const ServerEnd&)> on_server_end_;
   mutable std::mutex mutex_;
   std::string last_command_;
   uint64_t last_sequence_ = 0;
-  std::string end_note_;
+  std::optional<ServerEnd> end_;
 };
 
 }  // namespace tidemark::servers

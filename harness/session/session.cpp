@@ -95,11 +95,12 @@ class SessionServer {
     auto made = std::unique_ptr<SessionServer>(new SessionServer(std::move(folder), std::move(log)));
     // The note of a server that ends mid-run is said at once on stderr (the lane's server log): a
     // client that loses its server may abort the process that holds it (Mesa's vtest winsys does).
-    TIDEMARK_TRY(served, servers::TappedServer::start(spec, made->folder_.path(), layer::layer_dir(),
-                                                      layer::format_settings(settings), [](const std::string& note) {
-                                                        std::fprintf(stderr, "tidemark: %s\n", note.c_str());
-                                                        std::fflush(stderr);
-                                                      }));
+    TIDEMARK_TRY(served,
+                 servers::TappedServer::start(spec, made->folder_.path(), layer::layer_dir(),
+                                              layer::format_settings(settings), [](const servers::ServerEnd& end) {
+                                                std::fprintf(stderr, "tidemark: %s\n", end.note().c_str());
+                                                std::fflush(stderr);
+                                              }));
     made->served_ = std::move(served);
     made->clock_.emplace();
     for (const auto& [name, value] :
