@@ -141,6 +141,14 @@ TEST(VtestDecoder, DecodesEveryCommandAndReply) {
   EXPECT_EQ(find("VCMD_SUBMIT_CMD", Direction::ToServer).payload_bytes, 12u);
   EXPECT_EQ(find("VCMD_GET_CAPS2", Direction::ToClient).payload_bytes, 8u);
   EXPECT_EQ(find("VCMD_RESOURCE_UNREF", Direction::ToServer).resource, 1u);
+  // The storage a create makes and the data a transfer moves, as each command names them.
+  EXPECT_EQ(find("VCMD_RESOURCE_CREATE2", Direction::ToServer).data_bytes, 256u);
+  EXPECT_EQ(find("VCMD_RESOURCE_CREATE", Direction::ToServer).data_bytes, 0u);
+  EXPECT_EQ(find("VCMD_TRANSFER_PUT", Direction::ToServer).data_bytes, 6u);
+  EXPECT_EQ(find("VCMD_TRANSFER_GET", Direction::ToServer).data_bytes, 8u);
+  EXPECT_EQ(find("VCMD_TRANSFER_PUT2", Direction::ToServer).data_bytes, 256u);
+  EXPECT_EQ(find("VCMD_TRANSFER_GET2", Direction::ToServer).data_bytes, 256u);
+  EXPECT_EQ(find("VCMD_SUBMIT_CMD", Direction::ToServer).data_bytes, 0u);
   EXPECT_TRUE(decoder.take_events().empty());
 }
 
