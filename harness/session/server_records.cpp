@@ -19,7 +19,9 @@ WireInstant wire_instant(const tap::WireEvent& event) {
   auto& arguments = instant.arguments;
   arguments.push_back({"sequence", event.sequence});
   if (event.resource) arguments.push_back({"resource", uint64_t{*event.resource}});
-  arguments.push_back({"payload_bytes", event.payload_bytes});
+  // A greeting's payload is the client's process name: its length is left out, as the wire's
+  // gauges leave it out of the bytes sent, so every lane's trace is the same.
+  if (!event.greeting) arguments.push_back({"payload_bytes", event.payload_bytes});
   if (event.data_bytes > 0) arguments.push_back({"data_bytes", event.data_bytes});
   if (event.fds > 0) arguments.push_back({"fds", uint64_t{event.fds}});
   return instant;

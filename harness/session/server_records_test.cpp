@@ -52,8 +52,8 @@ tap::WireEvent command(uint64_t sequence, std::string kind, std::optional<uint32
   return {.sequence = sequence, .kind = std::move(kind), .resource = resource, .payload_bytes = 44, .data_bytes = data};
 }
 
-// Check the conversion: a command keeps its name, a reply is named as one, and only the arguments
-// it has are written.
+// Check the conversion: a command keeps its name, a reply is named as one, only the arguments it
+// has are written, and a greeting's length (its process's name) is not.
 TEST(WireInstant, NamesTheCommandOrItsReplyAndKeepsItsNumbers) {
   WireInstant create = wire_instant(command(3, "VCMD_RESOURCE_CREATE2", std::nullopt, 256));
   EXPECT_EQ(create.name, "VCMD_RESOURCE_CREATE2");
@@ -72,6 +72,8 @@ TEST(WireInstant, NamesTheCommandOrItsReplyAndKeepsItsNumbers) {
       answered.arguments,
       (std::vector<tracer::TrackEventArgument>{
           {"sequence", uint64_t{4}}, {"resource", uint64_t{7}}, {"payload_bytes", uint64_t{5}}, {"fds", uint64_t{1}}}));
+  tap::WireEvent greeting{.kind = "VCMD_CREATE_RENDERER", .payload_bytes = 16, .greeting = true};
+  EXPECT_EQ(wire_instant(greeting).arguments, (std::vector<tracer::TrackEventArgument>{{"sequence", uint64_t{0}}}));
 }
 
 // Check that one read-back puts the wire's events on their connection's track under the server's

@@ -117,7 +117,8 @@ void VtestDecoder::emit(Direction direction, uint32_t command, std::optional<uin
                      .resource = resource,
                      .payload_bytes = payload,
                      .fds = fds,
-                     .data_bytes = data});
+                     .data_bytes = data,
+                     .greeting = direction == Direction::ToServer && command == kVcmdCreateRenderer});
 }
 
 Status VtestDecoder::owe(Owed owed) {
