@@ -15,8 +15,8 @@
 #include "layer/settings.h"
 #include "servers/driver_clock.h"
 #include "servers/renderer_server.h"
-#include "session/server_records.h"
 #include "servers/tapped_server.h"
+#include "session/server_records.h"
 
 namespace tidemark::session {
 
