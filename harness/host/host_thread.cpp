@@ -86,6 +86,9 @@ auto HostThread::answered(Call&& call) const {
 void HostThread::wire_from(std::function<NamedGauges()> wire) {
   answered([&](ModelHost& host) { host.wire_from(std::move(wire)); });
 }
+void HostThread::read_back_from(std::function<Status(ModelHost&)> feed) {
+  answered([&](ModelHost& host) { host.read_back_from(std::move(feed)); });
+}
 void HostThread::observe_from(std::function<ObservedGauges()> layer) {
   answered([&](ModelHost& host) { host.observe_from(std::move(layer)); });
 }

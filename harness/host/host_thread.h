@@ -36,6 +36,7 @@ class HostThread final : public HostEvents, public api::Model {
 
   void observe_from(std::function<ObservedGauges()> layer);
   void wire_from(std::function<NamedGauges()> wire);
+  void read_back_from(std::function<Status(ModelHost&)> feed);
 
   // HostEvents: queued
   void memory_changed(const api::MemoryChange& change) override;

@@ -154,6 +154,26 @@ void ModelHost::observed_sample(const ObservedGauges& g) {
   trace_->sample(trace_now(), std::span(samples, count));
 }
 
+void ModelHost::layer_bytes_sample(int64_t vkbytes) {
+  if (!trace_ || layer_on_ == Layer::Off) return;  // the layer's tracks are in the descriptor only with it on
+  const tracer::CounterSample samples[] = {{kFirstLayerCounter + 2, vkbytes}, {kMapEntryCounter, map_entry()}};
+  trace_->sample(trace_now(), samples);
+}
+
+void ModelHost::trace_track(const tracer::TrackDescriptor& track) {
+  if (trace_) trace_->track(trace_now(), track);
+}
+
+void ModelHost::trace_instant(uint64_t track_uuid, std::string_view name,
+                              std::span<const tracer::TrackEventArgument> arguments) {
+  if (trace_) trace_->instant(trace_now(), track_uuid, name, arguments);
+}
+
+Result<NamedGauges> ModelHost::wire_gauges() {
+  if (read_back_) TIDEMARK_CHECK(read_back_(*this));
+  return wire_ ? wire_() : NamedGauges{};
+}
+
 Result<ObservedGauges> ModelHost::observed_gauges() {
   ObservedGauges g = layer_ ? layer_() : ObservedGauges{};
   g.claimallocs = claim_.allocs;

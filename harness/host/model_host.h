@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/device.h"
@@ -43,6 +45,17 @@ class ModelHost final : public HostEvents, public api::Model {
   // Where observed_gauges() reads the layer's counts (the session's attachment).
   void observe_from(std::function<ObservedGauges()> layer) { layer_ = std::move(layer); }
   void wire_from(std::function<NamedGauges()> wire) { wire_ = std::move(wire); }
+  // What a driver's renderer server recorded (its layer's events, its wire's), fed into this host
+  // at the run's read-back: when the wire's gauges are read, after the client's read-back round
+  // trip (its commands flushed, the server's answer in), never at a moment of the server's own.
+  void read_back_from(std::function<Status(ModelHost&)> feed) { read_back_ = std::move(feed); }
+  uint32_t kernel_pid() const { return config_.kernel_pid; }
+  // Into the run trace, stamped now: a track's descriptor, an instant on a track, and the
+  // layer's count of device memory bytes beside the map's entry (a server layer's sample at a
+  // submit, the other layer tracks left without rows).
+  void trace_track(const tracer::TrackDescriptor& track);
+  void trace_instant(uint64_t track_uuid, std::string_view name, std::span<const tracer::TrackEventArgument> arguments);
+  void layer_bytes_sample(int64_t vkbytes);
   // HostEvents
   void observed_sample(const ObservedGauges& gauges) override;
   void memory_changed(const api::MemoryChange& change) override;
@@ -61,7 +74,7 @@ class ModelHost final : public HostEvents, public api::Model {
   Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override;
   Result<KernelGauges> kernel_gauges() override;
   Result<ObservedGauges> observed_gauges() override;
-  Result<NamedGauges> wire_gauges() override { return wire_ ? wire_() : NamedGauges{}; }
+  Result<NamedGauges> wire_gauges() override;
   Status kernel_attach(const kernel::AttachScript& script) override;
   Result<std::string> kernel_dump() override;
   Result<std::optional<std::string>> kernel_node(uint32_t pid, MemoryType type) override;
@@ -101,6 +114,7 @@ class ModelHost final : public HostEvents, public api::Model {
   Layer layer_on_ = Layer::Off;
   std::function<ObservedGauges()> layer_;
   std::function<NamedGauges()> wire_;
+  std::function<Status(ModelHost&)> read_back_;
   // What the device reported of all its memory (target included): live and peak.
   struct {
     int64_t allocs = 0, allocspk = 0, bytes = 0, bytespk = 0;

@@ -18,7 +18,7 @@ void submitted(Observer& o, DeviceState& device, VkQueue queue, VkFence fence,
   // Without the kernel model the layer's own order stands in for its fences.
   if (!sink || !sink->queue_submitted) kernel_fence = static_cast<uint64_t>(device.gauges().submits);
   device.completion.submitted(key(queue), kernel_fence, key(fence), signals);
-  o.event(device, TIDEMARK_EVENT_SUBMITTED, 0, key(queue), 0);
+  o.event(device, TIDEMARK_EVENT_SUBMITTED, 0, key(queue), static_cast<uint64_t>(device.gauges().memory_bytes.live));
   if (sink && sink->sample) sink->sample(sink->context, &device.gauges());
 }
 

@@ -280,7 +280,9 @@ class Observer {
   }
 
   void event(const DeviceState& device, uint32_t kind, uint32_t type, uint64_t id, uint64_t size) {
-    if (!device.attachment && events) events->write(kind, type, id, size);
+    if (device.attachment || !events) return;
+    events->write(kind, type, id, size);
+    if (device.settings.unbuffered_events) events->flush();
   }
 
   // The process's report, rewritten each time its last device goes and at exit (caller holds

@@ -1,7 +1,7 @@
 // The layer's settings as text, for a process without a host (TIDEMARK_LAYER_SETTINGS, and
 // `tidemark observe --fault/--completion` checking them before it starts anything):
 // comma-separated "completion=deterministic|real", "hold_frees", "never_done", "shadow_copies",
-// "fail_allocation=N", "exit_at_call=N". Header-only: both the layer and the CLI build it.
+// "fail_allocation=N", "exit_at_call=N", "unbuffered_events". Header-only: both the layer and the CLI build it.
 #pragma once
 
 #include <charconv>
@@ -32,6 +32,8 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
       settings.never_done = 1;
     else if (item == "shadow_copies")
       settings.shadow_copies = 1;
+    else if (item == "unbuffered_events")
+      settings.unbuffered_events = 1;
     else if (item == "completion=deterministic")
       settings.completion = TIDEMARK_COMPLETION_DETERMINISTIC;
     else if (item == "completion=real")
@@ -48,8 +50,8 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
         return std::unexpected(found("expected fail_allocation=N with N a whole number from 1", item));
     } else if (!item.empty()) {
       return std::unexpected(
-          found("expected completion=deterministic|real, hold_frees, never_done, shadow_copies, fail_allocation=N or "
-                "exit_at_call=N",
+          found("expected completion=deterministic|real, hold_frees, never_done, shadow_copies, fail_allocation=N, "
+                "exit_at_call=N or unbuffered_events",
                 item));
     }
   }
@@ -65,6 +67,7 @@ inline std::string format_settings(const TidemarkLayerSettings& settings) {
   if (settings.shadow_copies) text.append(",shadow_copies");
   if (settings.fail_allocation) text.append(",fail_allocation=").append(std::to_string(settings.fail_allocation));
   if (settings.exit_at_call) text.append(",exit_at_call=").append(std::to_string(settings.exit_at_call));
+  if (settings.unbuffered_events) text.append(",unbuffered_events");
   return text;
 }
 

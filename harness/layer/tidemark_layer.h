@@ -41,6 +41,8 @@ typedef struct TidemarkLayerSettings {
                            // of each
   uint64_t exit_at_call;   // N > 0: the process ends (_exit(TIDEMARK_EXIT_AT_CALL_STATUS)) at the layer's Nth
                            // intercepted call: a driver's process (a renderer server) that dies mid-run
+  uint32_t unbuffered_events;  // each event reaches events.bin as it is recorded, not a block at a time: a
+                               // renderer server's, read by its session at each read-back while it runs
 } TidemarkLayerSettings;
 #define TIDEMARK_EXIT_AT_CALL_STATUS 70
 
@@ -132,7 +134,7 @@ enum {
   TIDEMARK_EVENT_DEVICE = 1,     // a device was created (id: its number in the process)
   TIDEMARK_EVENT_ALLOCATED = 2,  // memory reported at its first bind (type, id, size)
   TIDEMARK_EVENT_FREED = 3,      // memory reported freed (type, id, size)
-  TIDEMARK_EVENT_SUBMITTED = 4,  // a queue submit (id: the queue)
+  TIDEMARK_EVENT_SUBMITTED = 4,  // a queue submit (id: the queue, size: the device's memory bytes then)
   TIDEMARK_EVENT_RETIRED = 5,    // a blocking wait showed a queue's submits done (id: the queue, size: up to which)
 };
 typedef struct TidemarkLayerEvent {

@@ -32,6 +32,23 @@ void ProcessReplay::start(int64_t bytes) {
   if (!std::exchange(started_, true)) host_.started({.device_bytes = bytes});
 }
 
+void LayerEventsReplay::memory(host::HostEvents& host, const TidemarkLayerEvent& event) {
+  const bool allocated = event.kind == TIDEMARK_EVENT_ALLOCATED;
+  reported_ += (allocated ? 1 : -1) * static_cast<int64_t>(event.size);
+  const TidemarkLayerMemoryChange change{allocated ? 1u : 0u, event.type, event.id, event.size, reported_};
+  host.memory_changed(host::memory_change(change));
+}
+
+void LayerEventsReplay::submit(host::HostEvents& host, const TidemarkLayerEvent& event) {
+  kernel_fences_[event.id].push_back(host.queue_submitted());
+}
+
+void LayerEventsReplay::retire(host::HostEvents& host, const TidemarkLayerEvent& event) {
+  const auto& fences = kernel_fences_[event.id];
+  if (event.size >= 1 && event.size <= fences.size() && fences[event.size - 1] != 0)
+    host.wait_retired(fences[event.size - 1], 1'000'000'000);
+}
+
 Status ProcessReplay::feed(std::span<const TidemarkLayerEvent> events) {
   if (!status_) return status_;
   for (const TidemarkLayerEvent& event : events) {
@@ -41,24 +58,17 @@ Status ProcessReplay::feed(std::span<const TidemarkLayerEvent> events) {
         ++devices_;
         break;
       case TIDEMARK_EVENT_ALLOCATED:
-      case TIDEMARK_EVENT_FREED: {
-        const bool allocated = event.kind == TIDEMARK_EVENT_ALLOCATED;
-        reported_ += (allocated ? 1 : -1) * static_cast<int64_t>(event.size);
-        const TidemarkLayerMemoryChange change{allocated ? 1u : 0u, event.type, event.id, event.size, reported_};
-        host_.memory_changed(host::memory_change(change));
+      case TIDEMARK_EVENT_FREED:
+        replay_.memory(host_, event);
         break;
-      }
       case TIDEMARK_EVENT_SUBMITTED:
-        start(reported_);
-        kernel_fences_[event.id].push_back(host_.queue_submitted());
-        host_.sample({.device_bytes = reported_});
+        start(replay_.reported());
+        replay_.submit(host_, event);
+        host_.sample({.device_bytes = replay_.reported()});
         break;
-      case TIDEMARK_EVENT_RETIRED: {
-        const auto& fences = kernel_fences_[event.id];
-        if (event.size >= 1 && event.size <= fences.size() && fences[event.size - 1] != 0)
-          host_.wait_retired(fences[event.size - 1], 1'000'000'000);
+      case TIDEMARK_EVENT_RETIRED:
+        replay_.retire(host_, event);
         break;
-      }
       default:
         break;
     }
@@ -102,7 +112,7 @@ Status ProcessReplay::catch_up(const fs::path& file) {
 
 Status ProcessReplay::finish(Process& process, const fs::path& trace_file) {
   if (!status_) return status_;
-  start(reported_);
+  start(replay_.reported());
   process.events = events_;
   process.devices = std::max(process.devices, devices_);
   TIDEMARK_TRY(kernel, host_.kernel_gauges());

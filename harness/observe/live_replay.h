@@ -41,9 +41,25 @@ class EventsFile {
   std::vector<TidemarkLayerEvent> chunk_;
 };
 
-// One process's events into its own model host, as a session's layer sink over a device that
-// does not report itself would give them: memory for its pid, each submit a packet on the
-// backend queue, each wait the layer saw finish the kernel's time for it.
+// The one translation of a layer's recorded events into a host's calls, as a session's layer sink
+// over a device that does not report itself would give them: memory for the host's pid as the
+// layer reported it, each submit a packet on the backend queue, each wait the layer saw finish the
+// kernel's time for it. What a submit samples into the trace is each caller's.
+class LayerEventsReplay {
+ public:
+  void memory(host::HostEvents& host, const TidemarkLayerEvent& event);  // ALLOCATED or FREED
+  void submit(host::HostEvents& host, const TidemarkLayerEvent& event);  // SUBMITTED
+  void retire(host::HostEvents& host, const TidemarkLayerEvent& event);  // RETIRED
+  // The bytes the layer has reported so far.
+  int64_t reported() const { return reported_; }
+
+ private:
+  int64_t reported_ = 0;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> kernel_fences_;  // per queue, by submit number
+};
+
+// One process's events into its own model host (LayerEventsReplay), each submit sampling the
+// device bytes it reported.
 class ProcessReplay {
  public:
   explicit ProcessReplay(uint32_t pid);
@@ -63,8 +79,7 @@ class ProcessReplay {
   uint32_t pid_;
   host::ModelHost host_;
   bool started_ = false;  // the trace starts at the first submit
-  int64_t reported_ = 0;
-  std::unordered_map<uint64_t, std::vector<uint64_t>> kernel_fences_;  // per queue, by submit number
+  LayerEventsReplay replay_;
   uint32_t devices_ = 0;
   int64_t events_ = 0;
   EventsFile file_;

@@ -14,6 +14,14 @@ Status drive(const scenario::Scenario& scenario, api::Device& api, api::Model& m
   result.image = std::move(image);
   TIDEMARK_TRY(gauges, api.gauges());
   result.gauges = gauges;
+  // Only a build with a server has a wire to tap: a run on any other asks nothing more than before.
+  // Read first, after the read-back's round trip: the session feeds what the server and its wire
+  // recorded into its model then (session/server_records.h), before any of the model is read.
+  TIDEMARK_TRY(build, drivers::active_build());
+  if (build && build->server) {
+    TIDEMARK_TRY(wire, model.wire_gauges());
+    if (!wire.empty()) result.wire_gauges = std::move(wire);
+  }
   if (scenario.uses_kernel()) {
     TIDEMARK_TRY(kernel, model.kernel_gauges());
     result.kernel_gauges = kernel;
@@ -21,12 +29,6 @@ Status drive(const scenario::Scenario& scenario, api::Device& api, api::Model& m
   if (scenario.session.layer.on || scenario.reads_back(scenario::ReadBack::ObservedGauges)) {
     TIDEMARK_TRY(observed, model.observed_gauges());
     result.observed_gauges = observed;
-  }
-  // Only a build with a server has a wire to tap: a run on any other asks nothing more than before.
-  TIDEMARK_TRY(build, drivers::active_build());
-  if (build && build->server) {
-    TIDEMARK_TRY(wire, model.wire_gauges());
-    if (!wire.empty()) result.wire_gauges = std::move(wire);
   }
   if (scenario.reads_back(scenario::ReadBack::KernelDump)) {
     TIDEMARK_TRY(dump, model.kernel_dump());

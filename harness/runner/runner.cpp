@@ -96,17 +96,41 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const api
 
 // A backend judges a scenario only with every kind of gauge its checks read.
 // On a build whose driver's Vulkan device lives in its renderer server, the layer beneath that
-// device gives the session its gauges and driver, read at the run's round trips; its memory
-// events, submits and fences stay in the server's process. A scenario that reads the kernel model
-// (which the layer feeds from Tidemark's process: reconcile, kmd, kernel gauges) would be judged
-// on a model nothing fed: it is not run, and says why.
+// device gives the session its gauges and driver, read at the run's round trips, and what it
+// recorded (memory, submits, waits) is fed into the session's kernel model at the run's read-back
+// (session/server_records.h): the GPU-memory map, its views and the trace's GPU Memory track hold
+// the server's memory by then, so reconcile and the memory half's gauges judge it. What the model
+// must do while the run goes on cannot be fed: the kernel driver's queues and faults (kmd, kgsl)
+// answer the layer's submits and waits as they happen, and the server's layer has no channel back
+// to the session's model, only its records; a kernel step mid-run would read a model fed only at the
+// end. Such a scenario is not run, and says which part and why.
 Status check_build_feeds_the_model(const Scenario& scenario) {
   TIDEMARK_TRY(active, drivers::active_build());
   if (!active || !active->server || (!scenario.uses_kernel() && !scenario.expect.reconcile)) return {};
+  std::string unfed;
+  if (scenario.written.kmd || scenario.written.kgsl)
+    unfed = fmt::format(
+        "its `{}:` section configures the kernel driver, whose queues answer the layer's submits "
+        "and waits as they happen",
+        scenario.written.kmd ? "kmd" : "kgsl");
+  else if (scenario.has_kernel_step())
+    unfed = "its workload steps the kernel model mid-run, which is fed the server's records only at the read-back";
+  else if (scenario.reads_back(scenario::ReadBack::KernelReport))
+    unfed = "it reads the kernel driver's report, whose queues answer the layer's submits and waits as they happen";
+  for (const auto& check : scenario.expect.gauges)
+    for (const auto& name : check.expr.identifiers())
+      if (unfed.empty() && std::any_of(kKernelGauges.begin(), kKernelGauges.end(), [&](const KernelGaugeSpec& spec) {
+            return spec.name == name && spec.half == KernelHalf::Driver;
+          }))
+        unfed = fmt::format(
+            "{}: gauge '{}' is the kernel driver's, whose queues answer the layer's submits and "
+            "waits as they happen",
+            format_location(check.where), name);
+  if (unfed.empty()) return {};
   return fail(ErrorKind::BadInput,
-              fmt::format("{}: reads the kernel model, which the layer feeds from a driver in Tidemark's own process; "
-                          "driver build '{}' renders in its server, whose layer gives the run its gauges only",
-                          scenario.id(), active->name));
+              fmt::format("{}: {}; driver build '{}' renders in its server, whose layer reaches the session's kernel "
+                          "model only through its records, read at the run's read-back, never while the run goes on",
+                          scenario.id(), unfed, active->name));
 }
 
 Status check_backend_judges(const Scenario& scenario, const api::BackendEntry& backend) {

@@ -85,6 +85,8 @@ bool any_kernel_step(const std::vector<Step>& steps) {
 
 }  // namespace
 
+bool Scenario::has_kernel_step() const { return any_kernel_step(workload); }
+
 bool Scenario::uses_kernel() const {
   if (written.kernel || written.kmd || written.kgsl || any_kernel_step(workload)) return true;
   for (ReadBack what : {ReadBack::KernelGauges, ReadBack::KernelDump, ReadBack::KernelNodes, ReadBack::KernelReport})

@@ -60,6 +60,7 @@ class RendererServer {
   ~RendererServer() = default;  // the process value kills and reaps the group
 
   const std::filesystem::path& socket() const { return socket_; }
+  const std::filesystem::path& layer_folder() const { return layer_folder_; }  // the layer's process folders
   pid_t pid() const { return process_.pid(); }
   // What the client's environment needs to reach this server (or `via`, a tap in front of it):
   // its variable naming the socket, or the redirect (from the layer's folder `layer_dir`)

@@ -14,9 +14,11 @@ namespace fs = std::filesystem;
 
 Result<std::unique_ptr<TappedServer>> TappedServer::start(const ServerSpec& spec, const fs::path& folder,
                                                           const fs::path& layer_dir, const std::string& layer_settings,
-                                                          std::function<void(const ServerEnd&)> on_server_end) {
+                                                          std::function<void(const ServerEnd&)> on_server_end,
+                                                          std::function<void(const tap::WireEvent&)> on_event) {
   auto made = std::unique_ptr<TappedServer>(new TappedServer());
   made->on_server_end_ = std::move(on_server_end);
+  made->on_event_ = std::move(on_event);
   TIDEMARK_TRY(server, RendererServer::start(spec, folder, layer_dir, layer_settings));
   made->server_.emplace(std::move(server));
   made->program_ = spec.command.front();
@@ -83,6 +85,7 @@ void TappedServer::finish_tap(std::chrono::milliseconds within) {
 }
 
 void TappedServer::saw(const tap::WireEvent& event) {
+  if (on_event_) on_event_(event);
   if (event.direction != tap::Direction::ToServer) return;
   std::lock_guard lock(mutex_);
   last_command_ = event.kind;  // named in full only if the server dies

@@ -50,12 +50,14 @@ class TappedServer {
  public:
   // Starts the server as RendererServer::start does and, when `spec.wire` names a protocol, the
   // tap at `folder`/tap.sock. `on_server_end` hears of the server's end mid-run (on the tap's
-  // thread, before the client is shown the end). Errors: the server's, a protocol no decoder has
-  // (BadInput), the tap's socket (Environment).
+  // thread, before the client is shown the end); `on_event` hears each wire event as the tap
+  // decodes it (on the tap's thread, under its lock: it must not call back into the tap). Errors:
+  // the server's, a protocol no decoder has (BadInput), the tap's socket (Environment).
   static Result<std::unique_ptr<TappedServer>> start(const ServerSpec& spec, const std::filesystem::path& folder,
                                                      const std::filesystem::path& layer_dir,
                                                      const std::string& layer_settings,
-                                                     std::function<void(const ServerEnd&)> on_server_end = {});
+                                                     std::function<void(const ServerEnd&)> on_server_end = {},
+                                                     std::function<void(const tap::WireEvent&)> on_event = {});
   ~TappedServer();  // the tap stopped, then the server's group killed and reaped
   TappedServer(const TappedServer&) = delete;
   TappedServer& operator=(const TappedServer&) = delete;
@@ -93,6 +95,7 @@ class TappedServer {
   std::optional<tap::SocketTap> tap_;  // after the server: it goes first
   std::string program_;                // the server's command's program
   std::function<void(const ServerEnd&)> on_server_end_;
+  std::function<void(const tap::WireEvent&)> on_event_;
   mutable std::mutex mutex_;
   std::string last_command_;
   uint64_t last_sequence_ = 0;

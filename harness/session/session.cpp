@@ -16,6 +16,7 @@
 #include "servers/driver_clock.h"
 #include "servers/renderer_server.h"
 #include "servers/tapped_server.h"
+#include "session/server_records.h"
 
 namespace tidemark::session {
 
@@ -85,7 +86,9 @@ Status hold_to_build(const api::BackendEntry& entry, const std::optional<api::De
 // its wire (servers/tapped_server.h), this process's client pointed at its socket or the tap's
 // (VTEST_SOCKET_NAME, or the fixed path's connect() redirected: servers/socket_redirect.cpp is
 // linked into tidemark and tidemark-server), and stopped and reaped when the session ends. The
-// session's device gauges and Vulkan driver are then the server's.
+// session's device gauges and Vulkan driver are then the server's, and what the server and its wire
+// did is fed into the session's model at each read-back (server_records.h): its layer writes each
+// event as it happens (unbuffered_events) for that.
 class SessionServer {
  public:
   static Result<std::unique_ptr<SessionServer>> start(const servers::ServerSpec& spec,
@@ -93,14 +96,21 @@ class SessionServer {
                                                       std::function<void(const std::string&)> log) {
     TIDEMARK_TRY(folder, servers::ServerFolder::make("server"));
     auto made = std::unique_ptr<SessionServer>(new SessionServer(std::move(folder), std::move(log)));
+    made->records_ = std::make_unique<ServerRecords>(
+        spec.command.empty() ? std::string("renderer server")
+                             : std::filesystem::path(spec.command.front()).filename().string(),
+        spec.wire);
+    TidemarkLayerSettings server_settings = settings;
+    server_settings.unbuffered_events = 1;
     // The note of a server that ends mid-run is said at once on stderr (the lane's server log): a
     // client that loses its server may abort the process that holds it (Mesa's vtest winsys does).
-    TIDEMARK_TRY(served,
-                 servers::TappedServer::start(spec, made->folder_.path(), layer::layer_dir(),
-                                              layer::format_settings(settings), [](const servers::ServerEnd& end) {
-                                                std::fprintf(stderr, "tidemark: %s\n", end.note().c_str());
-                                                std::fflush(stderr);
-                                              }));
+    TIDEMARK_TRY(served, servers::TappedServer::start(
+                             spec, made->folder_.path(), layer::layer_dir(), layer::format_settings(server_settings),
+                             [](const servers::ServerEnd& end) {
+                               std::fprintf(stderr, "tidemark: %s\n", end.note().c_str());
+                               std::fflush(stderr);
+                             },
+                             [records = made->records_.get()](const tap::WireEvent& event) { records->saw(event); }));
     made->served_ = std::move(served);
     made->clock_.emplace();
     for (const auto& [name, value] :
@@ -149,12 +159,15 @@ class SessionServer {
 
   // The tap's gauges by the catalogue's names; empty without a tap.
   NamedGauges wire() const { return served_->wire(); }
+  // At a read-back, on the session's host: what the server and its wire did since the last one.
+  Status feed(host::ModelHost& host) { return records_->feed(host, served_->server().layer_folder()); }
 
  private:
   SessionServer(servers::ServerFolder folder, std::function<void(const std::string&)> log)
       : folder_(std::move(folder)), log_(std::move(log)) {}
   servers::ServerFolder folder_;  // first: it goes last, with what the server left in it
   std::function<void(const std::string&)> log_;
+  std::unique_ptr<ServerRecords> records_;  // before the tap, which feeds it until it stops
   std::unique_ptr<servers::TappedServer> served_;
   std::optional<servers::DriverClock> clock_;  // the client's clock is Tidemark's while it runs
   std::vector<std::string> set_;
@@ -235,6 +248,8 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
     auto observed = [server = &session->server_->server()] { return server->status().gauges; };
     session->host_->observe_from(observed);
     session->host_->wire_from([server = session->server_.get()] { return server->wire(); });
+    session->host_->read_back_from(
+        [server = session->server_.get()](host::ModelHost& host) { return server->feed(host); });
     context.observed = observed;
     context.vulkan_driver = [server = &session->server_->server()] { return server->status().driver; };
     context.server =

@@ -110,13 +110,15 @@ std::unexpected<Error> VtestDecoder::stop(std::unexpected<Error> error) {
 }
 
 void VtestDecoder::emit(Direction direction, uint32_t command, std::optional<uint32_t> resource, uint64_t payload,
-                        uint32_t fds) {
+                        uint32_t fds, uint64_t data) {
   events_.push_back({.sequence = sequence_++,
                      .direction = direction,
                      .kind = vtest_command_name(command),
                      .resource = resource,
                      .payload_bytes = payload,
-                     .fds = fds});
+                     .fds = fds,
+                     .data_bytes = data,
+                     .greeting = direction == Direction::ToServer && command == kVcmdCreateRenderer});
 }
 
 Status VtestDecoder::owe(Owed owed) {
@@ -231,6 +233,7 @@ Status VtestDecoder::client_header() {
 Status VtestDecoder::client_args() {
   Cursor& c = client_;
   uint64_t payload = 0;  // bytes after the arguments, passed through
+  uint64_t data = 0;     // the storage it makes or the data it moves, as the command names it
   std::optional<uint32_t> resource;
   switch (c.id) {
     case kVcmdCreateRenderer:
@@ -256,6 +259,7 @@ Status VtestDecoder::client_args() {
       // A client's own handle is its id from the command on (from version 3 the server refuses
       // one), even while the version is still unanswered.
       const uint32_t handle = word(c, 0);
+      if (c.id == kVcmdResourceCreate2) data = word(c, 10);
       if (handle != 0) {
         resource = handle;
         TIDEMARK_CHECK(created(handle));
@@ -281,12 +285,14 @@ Status VtestDecoder::client_args() {
       break;
     case kVcmdTransferGet:
       resource = word(c, 0);
-      if (const uint32_t data = word(c, 10); data > 0)  // answered with the data alone, no header
+      data = word(c, 10);
+      if (data > 0)  // answered with the data alone, no header
         TIDEMARK_CHECK(owe({.command = c.id, .ordinal = c.ordinal, .raw_bytes = data}));
       break;
     case kVcmdTransferPut: {
       resource = word(c, 0);
       payload = word(c, 10);
+      data = payload;
       if (c.length != 11 + dwords_of(payload))
         return client_error("bad length",
                             fmt::format("expected a length of {} dwords (11 and {} bytes of data), found {}",
@@ -295,10 +301,11 @@ Status VtestDecoder::client_args() {
     }
     case kVcmdTransferGet2:
       resource = word(c, 0);
+      data = word(c, 8);
       break;
     case kVcmdTransferPut2: {
       resource = word(c, 0);
-      const uint32_t data = word(c, 8);
+      data = word(c, 8);
       if (c.length != 10 && c.length != 10 + dwords_of(data))
         return client_error("bad length", fmt::format("expected a length of 10 or {} dwords (10 and {} bytes of data), "
                                                       "found {}",
@@ -328,7 +335,7 @@ Status VtestDecoder::client_args() {
   }
   ++gauges_.wire_commands;
   ++gauges_.wire_commands_by_kind[vtest_command_name(c.id)];
-  emit(Direction::ToServer, c.id, resource, uint64_t{kShapes[c.id].args} * 4 + payload);
+  emit(Direction::ToServer, c.id, resource, uint64_t{kShapes[c.id].args} * 4 + payload, 0, data);
   if (payload > 0) {
     c.stage = Stage::Payload;
     c.skip = payload;

@@ -107,8 +107,8 @@ class VtestDecoder final : public WireDecoder {
   void settle_owed();
   Status owe(Owed owed);
   Status created(uint32_t id);
-  void emit(Direction direction, uint32_t command, std::optional<uint32_t> resource, uint64_t payload,
-            uint32_t fds = 0);
+  void emit(Direction direction, uint32_t command, std::optional<uint32_t> resource, uint64_t payload, uint32_t fds = 0,
+            uint64_t data = 0);
   uint32_t word(const Cursor& cursor, size_t index) const;
   std::unexpected<Error> client_error(std::string_view fault, std::string_view detail) const;
   std::unexpected<Error> server_error(std::string_view fault, std::string_view detail) const;

@@ -126,7 +126,8 @@ TEST(VtestDecoder, DecodesEveryCommandAndReply) {
   const std::vector<WireEvent> events = decoder.take_events();
   ASSERT_EQ(events.size(), 26u + 14u);
   for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i].sequence, i);
-  EXPECT_EQ(events[0], (WireEvent{.sequence = 0, .kind = "VCMD_CREATE_RENDERER", .payload_bytes = 4}));
+  EXPECT_EQ(events[0],
+            (WireEvent{.sequence = 0, .kind = "VCMD_CREATE_RENDERER", .payload_bytes = 4, .greeting = true}));
   auto find = [&](std::string_view kind, Direction direction) {
     for (const WireEvent& event : events)
       if (event.kind == kind && event.direction == direction) return event;
@@ -141,6 +142,16 @@ TEST(VtestDecoder, DecodesEveryCommandAndReply) {
   EXPECT_EQ(find("VCMD_SUBMIT_CMD", Direction::ToServer).payload_bytes, 12u);
   EXPECT_EQ(find("VCMD_GET_CAPS2", Direction::ToClient).payload_bytes, 8u);
   EXPECT_EQ(find("VCMD_RESOURCE_UNREF", Direction::ToServer).resource, 1u);
+  // The storage a create makes and the data a transfer moves, as each command names them.
+  EXPECT_EQ(find("VCMD_RESOURCE_CREATE2", Direction::ToServer).data_bytes, 256u);
+  EXPECT_EQ(find("VCMD_RESOURCE_CREATE", Direction::ToServer).data_bytes, 0u);
+  EXPECT_EQ(find("VCMD_TRANSFER_PUT", Direction::ToServer).data_bytes, 6u);
+  EXPECT_EQ(find("VCMD_TRANSFER_GET", Direction::ToServer).data_bytes, 8u);
+  EXPECT_EQ(find("VCMD_TRANSFER_PUT2", Direction::ToServer).data_bytes, 256u);
+  EXPECT_EQ(find("VCMD_TRANSFER_GET2", Direction::ToServer).data_bytes, 256u);
+  EXPECT_EQ(find("VCMD_SUBMIT_CMD", Direction::ToServer).data_bytes, 0u);
+  EXPECT_FALSE(find("VCMD_CREATE_RENDERER", Direction::ToClient).greeting);
+  EXPECT_FALSE(find("VCMD_SUBMIT_CMD", Direction::ToServer).greeting);
   EXPECT_TRUE(decoder.take_events().empty());
 }
 

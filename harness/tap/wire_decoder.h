@@ -32,6 +32,8 @@ struct WireEvent {
   std::optional<uint32_t> resource;  // the resource it names or, for a create's reply, made
   uint64_t payload_bytes = 0;        // the bytes after its header
   uint32_t fds = 0;                  // file descriptors it carried
+  uint64_t data_bytes = 0;           // a create's storage size, a transfer's data size (0: none named)
+  bool greeting = false;             // its payload names the client's process: it differs from process to process
   bool operator==(const WireEvent&) const = default;
 };
 

@@ -118,8 +118,9 @@ class Importer {
     std::optional<uint64_t> ts;
     uint32_t sequence = 0;
     uint32_t flags = 0;
-    std::string_view counter_event, interned, gpu_mem, ftrace;
+    std::string_view counter_event, interned, gpu_mem, ftrace, track_descriptor, track_event;
     bool has_counter_event = false, has_interned = false, has_gpu_mem = false, has_ftrace = false;
+    bool has_track_descriptor = false, has_track_event = false;
     while (auto field = in.next()) {
       switch (field->number) {
         case f::packet::kTimestamp:
@@ -143,6 +144,12 @@ class Importer {
         case f::packet::kFtraceEvents:
           ftrace = field->bytes, has_ftrace = true;
           break;
+        case f::packet::kTrackDescriptor:
+          track_descriptor = field->bytes, has_track_descriptor = true;
+          break;
+        case f::packet::kTrackEvent:
+          track_event = field->bytes, has_track_event = true;
+          break;
         default:
           break;
       }
@@ -155,7 +162,64 @@ class Importer {
     if (has_gpu_mem) ok &= gpu_mem_packet(ts.value_or(0), gpu_mem);
     if (has_ftrace) ok &= ftrace_bundle(ftrace);
     if (has_counter_event) ok &= counter_event_packet(sequence, ts, counter_event);
+    if (has_track_descriptor) ok &= track_descriptor_packet(track_descriptor);
+    if (has_track_event) ok &= track_event_packet(ts.value_or(0), track_event);
     return ok;
+  }
+
+  // ---- track events ---------------------------------------------------------------------
+
+  // A process track's descriptor makes its process one the trace has seen.
+  bool track_descriptor_packet(std::string_view bytes) {
+    In in(bytes);
+    EventTrack track;
+    while (auto field = in.next()) {
+      if (field->number == f::track_descriptor::kUuid) track.uuid = field->varint;
+      if (field->number == f::track_descriptor::kName) track.name = std::string(field->bytes);
+      if (field->number == f::track_descriptor::kParentUuid) track.parent = field->varint;
+      if (field->number == f::track_descriptor::kProcess) {
+        In process(field->bytes);
+        while (auto inner = process.next())
+          if (inner->number == f::track_descriptor::kProcessPid) track.pid = static_cast<uint32_t>(inner->varint);
+        if (process.error()) return false;
+      }
+    }
+    if (in.error()) return false;
+    if (track.pid) processes_.insert(*track.pid);
+    if (event_tracks_.contains(track.uuid)) return true;  // named again: the first naming stands
+    event_tracks_[track.uuid] = out_.event_tracks.size();
+    out_.event_tracks.push_back(std::move(track));
+    return true;
+  }
+
+  bool track_event_packet(uint64_t ts, std::string_view bytes) {
+    In in(bytes);
+    TrackInstant instant{.ts = ts};
+    uint64_t uuid = 0;
+    while (auto field = in.next()) {
+      if (field->number == f::track_event::kTrackUuid) uuid = field->varint;
+      if (field->number == f::track_event::kName) instant.name = std::string(field->bytes);
+      if (field->number != f::track_event::kDebugAnnotations) continue;
+      In annotation(field->bytes);
+      std::string name;
+      std::variant<uint64_t, std::string> value;
+      while (auto inner = annotation.next()) {
+        if (inner->number == f::track_event::kAnnotationName) name = std::string(inner->bytes);
+        if (inner->number == f::track_event::kAnnotationUintValue) value = inner->varint;
+        if (inner->number == f::track_event::kAnnotationStringValue) value = std::string(inner->bytes);
+      }
+      if (annotation.error()) return false;
+      instant.arguments[name] = std::move(value);
+    }
+    if (in.error()) return false;
+    auto found = event_tracks_.find(uuid);
+    if (found == event_tracks_.end()) {
+      ++out_.stats.unnamed_events;
+      note("a track event '{}' at {} on track {}, which no descriptor named before it", instant.name, ts, uuid);
+      return true;
+    }
+    out_.event_tracks[found->second].instants.push_back(std::move(instant));
+    return true;
   }
 
   // ---- GPU memory -----------------------------------------------------------------------
@@ -394,6 +458,9 @@ class Importer {
 
   // Samples in time order, then each track's import rule.
   void finish() {
+    for (auto& track : out_.event_tracks)
+      std::stable_sort(track.instants.begin(), track.instants.end(),
+                       [](const TrackInstant& a, const TrackInstant& b) { return a.ts < b.ts; });
     for (size_t k = 0; k < out_.tracks.size(); ++k) {
       Track& track = out_.tracks[k];
       auto& samples = raw_[k];
@@ -420,6 +487,7 @@ class Importer {
   SpecTable global_;
   std::map<uint32_t, std::map<uint64_t, InternedDescriptor>> interned_;  // sequence -> iid -> descriptor
   std::set<uint32_t> processes_;
+  std::map<uint64_t, size_t> event_tracks_;  // uuid -> index in out_.event_tracks
 };
 
 std::string format_value(double value) {
@@ -434,6 +502,23 @@ std::string format_value(double value) {
 std::string Track::label() const {
   if (pid) return fmt::format("{} (gpu {}, pid {})", name, gpu, *pid);
   return fmt::format("{} (gpu {})", name, gpu);
+}
+
+std::optional<uint64_t> TrackInstant::number(std::string_view argument) const {
+  auto found = arguments.find(argument);
+  if (found == arguments.end() || !std::holds_alternative<uint64_t>(found->second)) return std::nullopt;
+  return std::get<uint64_t>(found->second);
+}
+
+size_t EventTrack::count(std::string_view instant_name) const {
+  return static_cast<size_t>(std::count_if(instants.begin(), instants.end(),
+                                           [&](const TrackInstant& instant) { return instant.name == instant_name; }));
+}
+
+const EventTrack* ImportedTrace::find_events(std::string_view name) const {
+  for (const auto& track : event_tracks)
+    if (track.name == name) return &track;
+  return nullptr;
 }
 
 const Track* ImportedTrace::find(std::string_view label) const {
@@ -465,10 +550,24 @@ std::string describe(const ImportedTrace& trace) {
     out += fmt::format("track {}{}{}{}\n", track.label(), unit, direction, flagged);
     for (const auto& row : track.rows) out += fmt::format("  {} {}\n", row.ts, format_value(row.value));
   }
+  for (const auto& track : trace.event_tracks) {
+    std::string process = track.pid ? fmt::format(", process {}", *track.pid) : std::string();
+    std::string parent = track.parent ? fmt::format(", under track {}", *track.parent) : std::string();
+    out += fmt::format("events '{}' (track {}{}{}): {} instants\n", track.name, track.uuid, process, parent,
+                       track.instants.size());
+    for (const auto& instant : track.instants) {
+      out += fmt::format("  {} {}", instant.ts, instant.name);
+      for (const auto& [name, value] : instant.arguments)
+        out += std::holds_alternative<uint64_t>(value) ? fmt::format(" {}={}", name, std::get<uint64_t>(value))
+                                                       : fmt::format(" {}='{}'", name, std::get<std::string>(value));
+      out += '\n';
+    }
+  }
   const ImportStats& s = trace.stats;
-  out +=
-      fmt::format("rejected specs {}, dropped samples {}, untimed packets {}, dropped ftrace events {}, malformed {}\n",
-                  s.rejected_specs, s.dropped_samples, s.untimed_packets, s.dropped_ftrace, s.malformed);
+  out += fmt::format(
+      "rejected specs {}, dropped samples {}, untimed packets {}, dropped ftrace events {}, malformed {}{}\n",
+      s.rejected_specs, s.dropped_samples, s.untimed_packets, s.dropped_ftrace, s.malformed,
+      s.unnamed_events ? fmt::format(", unnamed track events {}", s.unnamed_events) : std::string());
   for (const auto& note : trace.notes) out += fmt::format("note: {}\n", note);
   return out;
 }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "core/mutants.h"
@@ -39,6 +40,24 @@ struct Track {
   std::string label() const;
 };
 
+// An instant event on an event track, its arguments by name.
+struct TrackInstant {
+  uint64_t ts = 0;
+  std::string name;
+  std::map<std::string, std::variant<uint64_t, std::string>, std::less<>> arguments;
+  std::optional<uint64_t> number(std::string_view argument) const;  // a number argument's value
+};
+
+// A track of events, as a TrackDescriptor named it: a process's (pid) or one under a parent.
+struct EventTrack {
+  uint64_t uuid = 0;
+  std::string name;
+  std::optional<uint64_t> parent;
+  std::optional<uint32_t> pid;
+  std::vector<TrackInstant> instants;  // in time order
+  size_t count(std::string_view instant_name) const;
+};
+
 struct ImportStats {
   int64_t packets = 0;
   int64_t malformed = 0;        // packets (or the trace's tail) that did not decode
@@ -46,15 +65,18 @@ struct ImportStats {
   int64_t dropped_samples = 0;  // unknown counter id, or an unknown interned descriptor
   int64_t untimed_packets = 0;  // counter packets without a timestamp
   int64_t dropped_ftrace = 0;   // gpu_mem_total ftrace events of pids the trace never saw
+  int64_t unnamed_events = 0;   // track events on a track no descriptor named before them
   bool operator==(const ImportStats&) const = default;
 };
 
 struct ImportedTrace {
-  std::vector<Track> tracks;  // in the order they were created
-  uint64_t end_ts = 0;        // the trace's last timestamp: where the last span of a track ends
+  std::vector<Track> tracks;             // in the order they were created
+  std::vector<EventTrack> event_tracks;  // in the order they were named
+  uint64_t end_ts = 0;                   // the trace's last timestamp: where the last span of a track ends
   ImportStats stats;
   std::vector<std::string> notes;  // why each rejection and drop happened (at most 100)
   const Track* find(std::string_view label) const;
+  const EventTrack* find_events(std::string_view name) const;
 };
 
 // One row as a span: it lasts until the next row's timestamp, the last until the trace's end.

@@ -231,5 +231,41 @@ TEST(TraceListing, ValuesBeyondIntegersPrintAsDoubles) {
   EXPECT_NE(listing.find("  1 3\n  2 -2.5\n  3 1.4e+155\n  4 -1e+300\n"), std::string::npos) << listing;
 }
 
+// Check that track events import on the track their descriptor named, in time order with their
+// arguments; that a process track makes its pid one whose GPU-memory ftrace events are kept; and
+// that an event on a track never named is counted and noted, not kept.
+TEST(ImporterTrackEvents, InstantsLandOnTheirNamedTrackAndAProcessTrackIsSeen) {
+  TraceWriter writer;
+  const FtraceGpuMemTotal unseen{.timestamp = 2, .thread = 1, .gpu_id = 0, .pid = 4242, .size = 64};
+  writer.ftrace_gpu_mem_totals(2, 0, {&unseen, 1});  // before the process track: dropped
+  writer.track_descriptor(9, 3, {.uuid = 70, .name = "renderer server", .pid = 4242});
+  writer.track_descriptor(9, 4, {.uuid = 300, .name = "wire", .parent = 70});
+  const TrackEventArgument create[] = {{"resource", uint64_t{12}}, {"data_bytes", uint64_t{256}}};
+  writer.track_instant(9, 8, 300, "VCMD_RESOURCE_CREATE2", create);
+  writer.track_instant(9, 6, 300, "VCMD_SUBMIT_CMD", {});
+  writer.track_instant(9, 9, 301, "VCMD_RESOURCE_UNREF", {});
+  const FtraceGpuMemTotal seen{.timestamp = 10, .thread = 1, .gpu_id = 0, .pid = 4242, .size = 128};
+  writer.ftrace_gpu_mem_totals(2, 0, {&seen, 1});
+
+  ImportedTrace trace = import_trace(writer.bytes());
+  ASSERT_EQ(trace.event_tracks.size(), 2u);
+  EXPECT_EQ(trace.event_tracks[0].pid, 4242u);
+  const EventTrack* wire = trace.find_events("wire");
+  ASSERT_NE(wire, nullptr);
+  EXPECT_EQ(wire->parent, 70u);
+  ASSERT_EQ(wire->instants.size(), 2u);
+  EXPECT_EQ(wire->instants[0].name, "VCMD_SUBMIT_CMD");
+  EXPECT_EQ(wire->instants[1].ts, 8u);
+  EXPECT_EQ(wire->instants[1].number("data_bytes"), 256u);
+  EXPECT_EQ(wire->instants[1].number("absent"), std::nullopt);
+  EXPECT_EQ(wire->count("VCMD_RESOURCE_CREATE2"), 1u);
+  EXPECT_EQ(trace.stats.unnamed_events, 1);
+  EXPECT_EQ(trace.stats.dropped_ftrace, 1);
+  const Track* memory = trace.find("GPU Memory (gpu 0, pid 4242)");
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(memory->rows, (std::vector<TrackRow>{{10, 128}}));
+  EXPECT_NE(describe(trace).find("events 'wire' (track 300, under track 70): 2 instants"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tidemark::tracer

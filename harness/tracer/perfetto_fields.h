@@ -11,12 +11,14 @@ inline constexpr uint32_t kTracePacket = 1;  // Trace.packet
 namespace packet {
 inline constexpr uint32_t kFtraceEvents = 1;
 inline constexpr uint32_t kTimestamp = 8;
+inline constexpr uint32_t kTrackEvent = 11;
 inline constexpr uint32_t kTrustedPacketSequenceId = 10;
 inline constexpr uint32_t kInternedData = 12;
 inline constexpr uint32_t kSequenceFlags = 13;
 inline constexpr uint32_t kGpuCounterEvent = 52;
 inline constexpr uint32_t kTimestampClockId = 58;
 inline constexpr uint32_t kGpuMemTotalEvent = 71;
+inline constexpr uint32_t kTrackDescriptor = 60;
 inline constexpr uint32_t kIncrementalStateCleared = 1;  // sequence_flags bits
 inline constexpr uint32_t kNeedsIncrementalState = 2;
 }  // namespace packet
@@ -74,5 +76,28 @@ inline constexpr uint32_t kIid = 1;
 inline constexpr uint32_t kCounterDescriptor = 2;
 inline constexpr uint32_t kGpuId = 3;
 }  // namespace interned
+
+// Track events (a wire's commands and replies): a TrackDescriptor names a track once (a process
+// track names its process: the trace has then seen that pid), and each TrackEvent is an instant
+// on a track by its uuid, its arguments as debug annotations.
+namespace track_descriptor {  // TrackDescriptor, ProcessDescriptor
+inline constexpr uint32_t kUuid = 1;
+inline constexpr uint32_t kName = 2;
+inline constexpr uint32_t kProcess = 3;
+inline constexpr uint32_t kParentUuid = 5;
+inline constexpr uint32_t kProcessPid = 1;
+inline constexpr uint32_t kProcessName = 6;
+}  // namespace track_descriptor
+
+namespace track_event {  // TrackEvent, DebugAnnotation
+inline constexpr uint32_t kDebugAnnotations = 4;
+inline constexpr uint32_t kType = 9;
+inline constexpr uint32_t kTrackUuid = 11;
+inline constexpr uint32_t kName = 23;
+inline constexpr uint32_t kTypeInstant = 3;
+inline constexpr uint32_t kAnnotationUintValue = 3;
+inline constexpr uint32_t kAnnotationStringValue = 6;
+inline constexpr uint32_t kAnnotationName = 10;
+}  // namespace track_event
 
 }  // namespace tidemark::tracer::fields

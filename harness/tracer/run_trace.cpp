@@ -64,6 +64,19 @@ void RunTrace::counter_sample(const CounterSampleOp& sample) {
       writer_.counter_samples(kScenarioSequence + static_cast<uint32_t>(k), sample.ts, std::nullopt, 1, sample.samples);
 }
 
+void RunTrace::track(uint64_t ts, const TrackDescriptor& track) {
+  if (full()) return;
+  writer_.track_descriptor(kTrackEventSequence, ts, track);
+  spill_if_due();
+}
+
+void RunTrace::instant(uint64_t ts, uint64_t track_uuid, std::string_view name,
+                       std::span<const TrackEventArgument> arguments) {
+  if (full()) return;
+  writer_.track_instant(kTrackEventSequence, ts, track_uuid, name, arguments);
+  spill_if_due();
+}
+
 void RunTrace::flush_ftrace() {
   if (pending_.empty()) return;
   if (full()) {

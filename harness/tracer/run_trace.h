@@ -27,7 +27,8 @@ class RunTrace {
   static constexpr uint32_t kMemorySequence = 1;
   static constexpr uint32_t kFtraceSequence = 2;
   static constexpr uint32_t kCounterSequence = 3;
-  static constexpr uint32_t kScenarioSequence = 4;  // and 4 + k for the k-th GPU of an interned stream
+  static constexpr uint32_t kScenarioSequence = 4;           // and 4 + k for the k-th GPU of an interned stream
+  static constexpr uint32_t kTrackEventSequence = 1u << 16;  // past any scenario GPU's sequence
   static constexpr size_t kEventsPerBundle = 256;
   // The trace buffer, as a Perfetto config's buffer with fill policy DISCARD: once full, later
   // packets are dropped and counted (a 100 000-respecify soak writes about 8 MiB).
@@ -50,6 +51,10 @@ class RunTrace {
   // sequence per GPU, each cleared first), written at `ts`; then samples at their own times.
   void counter_stream(const CounterStreamOp& stream, uint64_t ts);
   void counter_sample(const CounterSampleOp& sample);
+  // Track events (a renderer server's process and its wire's commands and replies), on a
+  // sequence of their own: written only when there are some, so a run without them keeps its bytes.
+  void track(uint64_t ts, const TrackDescriptor& track);
+  void instant(uint64_t ts, uint64_t track_uuid, std::string_view name, std::span<const TrackEventArgument> arguments);
   // The trace so far, pending ftrace events flushed: a valid trace at any call. Spilled bytes
   // come back into memory (and stay there); valid until the next call.
   Result<std::string_view> bytes();

@@ -201,4 +201,44 @@ void TraceWriter::counter_samples(uint32_t sequence, uint64_t timestamp, std::op
   ++packets_;
 }
 
+void TraceWriter::track_descriptor(uint32_t sequence, uint64_t timestamp, const TrackDescriptor& track) {
+  append_packet(out_, [&](Out& packet) {
+    packet.varint(f::packet::kTimestamp, timestamp);
+    packet.varint(f::packet::kTrustedPacketSequenceId, sequence);
+    packet.message(f::packet::kTrackDescriptor, [&](Out& descriptor) {
+      descriptor.varint(f::track_descriptor::kUuid, track.uuid);
+      descriptor.bytes(f::track_descriptor::kName, track.name);
+      if (track.pid)
+        descriptor.message(f::track_descriptor::kProcess, [&](Out& process) {
+          process.varint(f::track_descriptor::kProcessPid, *track.pid);
+          process.bytes(f::track_descriptor::kProcessName, track.name);
+        });
+      if (track.parent) descriptor.varint(f::track_descriptor::kParentUuid, *track.parent);
+    });
+  });
+  ++packets_;
+}
+
+void TraceWriter::track_instant(uint32_t sequence, uint64_t timestamp, uint64_t track_uuid, std::string_view name,
+                                std::span<const TrackEventArgument> arguments) {
+  append_packet(out_, [&](Out& packet) {
+    packet.varint(f::packet::kTimestamp, timestamp);
+    packet.varint(f::packet::kTrustedPacketSequenceId, sequence);
+    packet.message(f::packet::kTrackEvent, [&](Out& event) {
+      for (const auto& argument : arguments)
+        event.message(f::track_event::kDebugAnnotations, [&](Out& annotation) {
+          if (const auto* number = std::get_if<uint64_t>(&argument.value))
+            annotation.varint(f::track_event::kAnnotationUintValue, *number);
+          else
+            annotation.bytes(f::track_event::kAnnotationStringValue, std::get<std::string>(argument.value));
+          annotation.bytes(f::track_event::kAnnotationName, argument.name);
+        });
+      event.varint(f::track_event::kType, f::track_event::kTypeInstant);
+      event.varint(f::track_event::kTrackUuid, track_uuid);
+      event.bytes(f::track_event::kName, name);
+    });
+  });
+  ++packets_;
+}
+
 }  // namespace tidemark::tracer

@@ -8,6 +8,9 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
 
 #include "core/counters.h"
 
@@ -20,6 +23,23 @@ struct FtraceGpuMemTotal {
   uint32_t gpu_id = 0;
   uint32_t pid = 0;  // whose memory: 0 is the GPU's global total
   uint64_t size = 0;
+};
+
+// A track named once in a trace: a process's (with `pid`: the trace has then seen that process),
+// or one of its own under `parent`.
+struct TrackDescriptor {
+  uint64_t uuid = 0;
+  std::string name;
+  std::optional<uint64_t> parent;
+  std::optional<uint32_t> pid;
+  bool operator==(const TrackDescriptor&) const = default;
+};
+
+// A track event's argument (a debug annotation): a number or a text.
+struct TrackEventArgument {
+  std::string name;
+  std::variant<uint64_t, std::string> value;
+  bool operator==(const TrackEventArgument&) const = default;
 };
 
 class TraceWriter {
@@ -40,6 +60,11 @@ class TraceWriter {
   // NEEDS_INCREMENTAL_STATE); without, against the global ids of an inline descriptor.
   void counter_samples(uint32_t sequence, uint64_t timestamp, std::optional<int32_t> gpu_id,
                        std::optional<uint64_t> iid, std::span<const CounterSample> samples);
+
+  // A track's descriptor, and an instant event on a track (by its uuid) with its arguments.
+  void track_descriptor(uint32_t sequence, uint64_t timestamp, const TrackDescriptor& track);
+  void track_instant(uint32_t sequence, uint64_t timestamp, uint64_t track_uuid, std::string_view name,
+                     std::span<const TrackEventArgument> arguments);
 
   // Room for `bytes` of trace, made once: a buffer that grows by doubling copies what it
   // holds at each step (an 8 MiB trace was 16 MiB of copies and faults). The room is only

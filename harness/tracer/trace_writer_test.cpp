@@ -224,6 +224,46 @@ TEST(TraceWriter, GpuMemTotalWritesOnePacketWithEveryField) {
   EXPECT_EQ(q.gpu_mem_total_event().size(), 0u);
 }
 
+// Check that a process's track, a track under it and an instant with a number and a text argument
+// parse with every field the writer was given, in libprotobuf's own bytes.
+TEST(TraceWriter, TrackDescriptorsAndInstantsCarryEveryField) {
+  TraceWriter writer;
+  writer.track_descriptor(9, 5, {.uuid = 70, .name = "renderer server", .pid = 4242});
+  writer.track_descriptor(9, 6, {.uuid = 300, .name = "wire", .parent = 70});
+  const TrackEventArgument arguments[] = {{"resource", uint64_t{12}}, {"direction", std::string("client->server")}};
+  writer.track_instant(9, 7, 300, "VCMD_RESOURCE_CREATE2", arguments);
+  EXPECT_EQ(writer.packets(), 3u);
+  auto trace = parse_minimal(writer.bytes());
+  ASSERT_EQ(trace.packet_size(), 3);
+
+  const auto& process = trace.packet(0);
+  EXPECT_EQ(process.timestamp(), 5u);
+  EXPECT_EQ(process.trusted_packet_sequence_id(), 9u);
+  ASSERT_EQ(process.data_case(), tp::TracePacket::kTrackDescriptor);
+  EXPECT_EQ(process.track_descriptor().uuid(), 70u);
+  EXPECT_EQ(process.track_descriptor().name(), "renderer server");
+  EXPECT_EQ(process.track_descriptor().process().pid(), 4242);
+  EXPECT_EQ(process.track_descriptor().process().process_name(), "renderer server");
+  EXPECT_FALSE(process.track_descriptor().has_parent_uuid());
+
+  const auto& wire = trace.packet(1).track_descriptor();
+  EXPECT_EQ(wire.uuid(), 300u);
+  EXPECT_EQ(wire.parent_uuid(), 70u);
+  EXPECT_FALSE(wire.has_process());
+
+  const auto& instant = trace.packet(2);
+  EXPECT_EQ(instant.timestamp(), 7u);
+  ASSERT_EQ(instant.data_case(), tp::TracePacket::kTrackEvent);
+  EXPECT_EQ(instant.track_event().type(), tp::TrackEvent::TYPE_INSTANT);
+  EXPECT_EQ(instant.track_event().track_uuid(), 300u);
+  EXPECT_EQ(instant.track_event().name(), "VCMD_RESOURCE_CREATE2");
+  ASSERT_EQ(instant.track_event().debug_annotations_size(), 2);
+  EXPECT_EQ(instant.track_event().debug_annotations(0).name(), "resource");
+  EXPECT_EQ(instant.track_event().debug_annotations(0).uint_value(), 12u);
+  EXPECT_EQ(instant.track_event().debug_annotations(1).name(), "direction");
+  EXPECT_EQ(instant.track_event().debug_annotations(1).string_value(), "client->server");
+}
+
 // Check that the largest values (max uint32 ids, max uint64 size and timestamp) survive the round trip.
 TEST(TraceWriter, GpuMemTotalKeepsExtremeValues) {
   TraceWriter writer;
