@@ -25,6 +25,8 @@ void print_record(const report::RunRecord& record, Progress& progress) {
     progress.print(fmt::format("      expected (expectations.txt): {}", record.why));
   else if (record.verdict == report::Verdict::UnexpectedPass)
     progress.print(fmt::format("      unexpected pass: {}", record.why));
+  else if (record.verdict == report::Verdict::Crash)
+    progress.print(fmt::format("      crash: {}", record.why));
   else if (record.verdict == report::Verdict::CouldNotRun || record.verdict == report::Verdict::NotJudged)
     progress.print(fmt::format("      error: {}", record.why));
   else if (record.verdict == report::Verdict::Red && !record.why.empty())
@@ -66,6 +68,7 @@ int run_command(const RunArgs& args) {
   options.report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
   options.validation = args.validation;
   options.repeat = args.repeat;
+  options.isolation = !args.no_isolation;
   options.layer_dir = layer::layer_dir();
   options.drivers_files = drivers_files();
   std::vector<runner::Expectation> expectations;

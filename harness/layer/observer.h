@@ -15,6 +15,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -343,6 +344,12 @@ inline auto with_device(const void* dispatchable, Change change) {
   // A process that dies here, records unwritten (its status file keeps its counts so far).
   if (device.settings.exit_at_call != 0 && o.calls >= device.settings.exit_at_call)
     ::_exit(TIDEMARK_EXIT_AT_CALL_STATUS);
+  // A driver that crashes here: the process dies by SIGSEGV whatever handler it set (a sanitizer's
+  // would turn the signal into a report and an exit status, and a crash is what is modelled).
+  if (device.settings.crash_at_call != 0 && o.calls >= device.settings.crash_at_call) {
+    ::signal(SIGSEGV, SIG_DFL);
+    ::raise(SIGSEGV);
+  }
   return change(o, device);
 }
 

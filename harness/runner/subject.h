@@ -53,6 +53,10 @@ struct RunOptions {
   std::function<void(uint64_t calls, const LaneTraffic& lane)> probe;
   // Known failures (expectations.txt): a run they name is judged against them.
   const std::vector<Expectation>* expectations = nullptr;
+  // A subject whose driver loads into this process (runner/isolation.h) runs in a child of it, its
+  // crash a verdict; `run` sets it unless --no-isolation. Callers that run subjects from threads
+  // of their own, or keep what a probe saw, leave it off.
+  bool isolation = false;
   std::filesystem::path layer_dir;                   // where the Tidemark layer is (a replay runs under it)
   std::vector<std::filesystem::path> drivers_files;  // where a column's or a control's build is named
 };
@@ -141,7 +145,9 @@ std::string column_suffix(const std::string& own, const std::string& backend, co
 
 // The pipeline: prepares the run, runs it `repeat` times, reads it, judges it (the verdict, then
 // the expectations line for its backend, id and driver build), and with a report folder writes
-// what it leaves and result.json last (its presence means complete).
+// what it leaves and result.json last (its presence means complete). With `options.isolation`, a
+// subject whose driver loads into this process runs so in a child (runner/isolation.h): a child
+// that dies is a crash record, judged and written by this process.
 Result<report::RunRecord> run(const Subject& subject, const RunOptions& options);
 
 // Whether `options` suit the subject (its knobs, its backends, what its kind takes): bad input

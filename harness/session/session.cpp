@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 
+#include "core/crash_notes.h"
 #include "drivers/driver_builds.h"
 #include "host/host_thread.h"
 #include "host/layer_sink.h"
@@ -39,6 +40,7 @@ TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mu
   settings.never_done = knob("layer_never_done") != 0;
   settings.fail_allocation = static_cast<uint64_t>(knob("layer_fail_allocation"));
   settings.exit_at_call = static_cast<uint64_t>(knob("layer_exit_at_call"));
+  settings.crash_at_call = static_cast<uint64_t>(knob("layer_crash_at_call"));
   return settings;
 }
 
@@ -178,6 +180,8 @@ class SessionServer {
                  status ? describe_wait_status(*status).c_str() : "it closed its connection and still runs",
                  last.c_str());
     std::fflush(stderr);
+    // And for the parent of an isolated run, whose child that client may now abort.
+    crash_notes::note_server_end(static_cast<int>(server_->pid()), status, last);
   }
   // The tap's gauges by the catalogue's names; empty without a tap.
   NamedGauges wire() const { return tap_ ? tap::named(tap_->gauges()) : NamedGauges{}; }
