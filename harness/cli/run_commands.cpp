@@ -85,17 +85,20 @@ int run_command(const RunArgs& args) {
   if (!baseline) return report_error(baseline.error());
 
   std::vector<report::RunRecord> records;
-  Progress progress = Progress::for_stdout("run", subjects.size(), verbosity());
-  for (const auto& subject : subjects) {
-    progress.start(fmt::format("{} ({})", subject->id(), subject->has_lanes() ? args.lane.lane : runner::kNoLane));
+  runner::SubjectSeries series(subjects, [&](size_t k) -> Result<runner::RunOptions> {
     runner::RunOptions each = options;
     if (!args.record.empty()) {
-      auto path = runner::recording_path(args.record, *subject, subjects.size());
-      if (!path) return report_error(path.error());
-      each.column.lane.record = path->string();
-      each.column.lane.record_name = subject->id();
+      TIDEMARK_TRY(path, runner::recording_path(args.record, *subjects[k], subjects.size()));
+      each.column.lane.record = path.string();
+      each.column.lane.record_name = subjects[k]->id();
     }
-    auto record = runner::run(*subject, each);
+    return each;
+  });
+  Progress progress = Progress::for_stdout("run", subjects.size(), verbosity());
+  for (size_t k = 0; k < subjects.size(); ++k) {
+    const auto& subject = subjects[k];
+    progress.start(fmt::format("{} ({})", subject->id(), subject->has_lanes() ? args.lane.lane : runner::kNoLane));
+    auto record = series.run(k);
     if (!record) return report_error(record.error());
     print_record(*record, progress);
     progress.finish_item();

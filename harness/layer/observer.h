@@ -145,6 +145,7 @@ struct DeviceState {
   std::string driver;                      // driver_text() of the driver beneath it, for its record; empty: not known
   std::shared_ptr<Attachment> attachment;  // none: the process's own settings, the events file
   TidemarkLayerSettings settings{};
+  uint64_t calls = 0;  // intercepted calls on this device: crash_at_call counts them, whatever ran before it
   CompletionRule completion{{}};
   // Its gauges: in its slot of the process's status map under `tidemark observe` (so a killed
   // process leaves them as of its last call, with no copy per call), else its own.
@@ -344,9 +345,10 @@ inline auto with_device(const void* dispatchable, Change change) {
   // A process that dies here, records unwritten (its status file keeps its counts so far).
   if (device.settings.exit_at_call != 0 && o.calls >= device.settings.exit_at_call)
     ::_exit(TIDEMARK_EXIT_AT_CALL_STATUS);
-  // A driver that crashes here: the process dies by SIGSEGV whatever handler it set (a sanitizer's
-  // would turn the signal into a report and an exit status, and a crash is what is modelled).
-  if (device.settings.crash_at_call != 0 && o.calls >= device.settings.crash_at_call) {
+  // A driver that crashes here, at its device's Nth call (the same call whatever the process ran
+  // before): the process dies by SIGSEGV whatever handler it set (a sanitizer's would turn the
+  // signal into a report and an exit status, and a crash is what is modelled).
+  if (device.settings.crash_at_call != 0 && ++device.calls >= device.settings.crash_at_call) {
     ::signal(SIGSEGV, SIG_DFL);
     ::raise(SIGSEGV);
   }

@@ -41,7 +41,8 @@ typedef struct TidemarkLayerSettings {
                            // of each
   uint64_t exit_at_call;   // N > 0: the process ends (_exit(TIDEMARK_EXIT_AT_CALL_STATUS)) at the layer's Nth
                            // intercepted call: a driver's process (a renderer server) that dies mid-run
-  uint64_t crash_at_call;  // N > 0: SIGSEGV is raised beneath the layer's Nth intercepted call: a driver that crashes
+  uint64_t crash_at_call;  // N > 0: SIGSEGV is raised beneath the layer's Nth intercepted call on a device: a driver
+                           // that crashes
 } TidemarkLayerSettings;
 #define TIDEMARK_EXIT_AT_CALL_STATUS 70
 

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -22,8 +24,7 @@
 
 namespace tidemark::runner {
 
-namespace {
-
+// Outside the anonymous namespace: IsolatedRuns::Child holds one.
 // The notes the child writes and the parent reads once the child is reaped: anonymous memory
 // shared across the fork.
 class SharedNotes {
@@ -48,38 +49,51 @@ class SharedNotes {
   crash_notes::Notes* notes_;
 };
 
-// In the child: the pipeline's record or error, written as a build answer, then _exit (status 0
-// only once the answer is whole). No destructor, atexit handler or driver thread runs after it.
-[[noreturn]] void serve_in_child(const std::function<Result<report::RunRecord>()>& pipeline, int answer_fd) {
-  BatchAnswer answer;
-  try {
-    auto record = pipeline();
-    if (record)
-      answer.records.push_back(std::move(*record));
-    else
-      answer.error = record.error();
-  } catch (const std::exception& error) {
-    answer.error = Error{ErrorKind::Io, fmt::format("internal error in the subject's child: {}", error.what())};
+namespace {
+
+// What the parent and its child say on their socket: an index (8 bytes) one way, an answer's
+// length (8 bytes) and the answer (the build answer's codec) the other.
+bool read_exactly(int fd, void* into, size_t size) {
+  auto* bytes = static_cast<uint8_t*>(into);
+  while (size > 0) {
+    auto got = wire::read_some(fd, std::span(bytes, size), std::nullopt);
+    if (!got) return false;
+    bytes += *got;
+    size -= *got;
   }
-  const std::string text = to_json(answer).dump();
-  const bool written =
-      wire::write_all(answer_fd, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size())).has_value();
-  std::fflush(stdout);
-  std::fflush(stderr);
-  ::_exit(written ? 0 : 1);
+  return true;
 }
 
-Result<std::string> read_back(int fd) {
-  if (::lseek(fd, 0, SEEK_SET) != 0) return fail(ErrorKind::Io, "rewinding the subject child's answer");
-  std::string text;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(ErrorKind::Io, fmt::format("reading the subject child's answer: {}", std::strerror(errno)));
-    if (n == 0) return text;
-    text.append(buffer, static_cast<size_t>(n));
+bool write_exactly(int fd, const void* from, size_t size) {
+  return wire::write_all(fd, std::span(static_cast<const uint8_t*>(from), size)).has_value();
+}
+
+// In the child: each index asked for run through the pipeline, its record or error answered as a
+// build answer, until the parent closes its end; then _exit, so nothing of the drivers' runs at
+// exit (no destructor, no atexit handler, no driver thread joined).
+[[noreturn]] void serve_in_child(const IsolatedRuns::Pipeline& pipeline, int socket, crash_notes::Notes* notes) {
+  crash_notes::arm(notes);
+  for (uint64_t index = 0; read_exactly(socket, &index, sizeof index);) {
+    *notes = crash_notes::Notes{};
+    BatchAnswer answer;
+    try {
+      auto record = pipeline(static_cast<size_t>(index));
+      if (record)
+        answer.records.push_back(std::move(*record));
+      else
+        answer.error = record.error();
+    } catch (const std::exception& error) {
+      answer.error = Error{ErrorKind::Io, fmt::format("internal error in the subject's child: {}", error.what())};
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const std::string text = to_json(answer).dump();
+    const uint64_t size = text.size();
+    if (!write_exactly(socket, &size, sizeof size) || !write_exactly(socket, text.data(), text.size())) ::_exit(1);
   }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::_exit(0);
 }
 
 // How a child that gave no record ended, from its wait status and what it noted.
@@ -119,27 +133,53 @@ bool drives_here(const Subject& subject, const RunOptions& options) {
          (lane == Lane::Monolith || lane == Lane::Split);
 }
 
-Result<std::variant<report::RunRecord, ChildDied>> run_in_child(
-    const std::function<Result<report::RunRecord>()>& pipeline, const std::string& subject_file) {
+struct IsolatedRuns::Child {
+  SharedNotes notes;
+  pid_t pid = -1;
+  UniqueFd socket;
+};
+
+IsolatedRuns::IsolatedRuns(Pipeline pipeline) : pipeline_(std::move(pipeline)) {}
+
+IsolatedRuns::~IsolatedRuns() { stop(); }
+
+Status IsolatedRuns::start() {
   TIDEMARK_TRY(notes, SharedNotes::map());
-  UniqueFd answer(::memfd_create("tidemark-subject-answer", MFD_CLOEXEC));
-  if (!answer) return fail(ErrorKind::Io, fmt::format("memfd_create: {}", std::strerror(errno)));
+  TIDEMARK_TRY(sockets, wire::socket_pair());
   // What this process printed so far is out before the fork: the child's copy of a buffer is its own.
   std::fflush(stdout);
   std::fflush(stderr);
-  const auto started = std::chrono::steady_clock::now();
-  const pid_t child = ::fork();
-  if (child < 0) return fail(ErrorKind::Io, fmt::format("fork: {}", std::strerror(errno)));
-  if (child == 0) {
-    crash_notes::arm(notes.get());
-    serve_in_child(pipeline, answer.get());
+  const pid_t pid = ::fork();
+  if (pid < 0) return fail(ErrorKind::Io, fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a run that is killed leaves no child running its subjects
+    if (::getppid() == 1) ::_exit(1);    // ... nor one whose parent went before that was said
+    sockets.first.reset();
+    serve_in_child(pipeline_, sockets.second.get(), notes.get());
   }
+  child_ = std::make_unique<Child>(Child{std::move(notes), pid, std::move(sockets.first)});
+  return {};
+}
+
+void IsolatedRuns::stop() {
+  if (!child_) return;
+  child_->socket.reset();  // the child reads the end and leaves
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0)
-    if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    TIDEMARK_TRY(text, read_back(answer.get()));
+  while (::waitpid(child_->pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  child_.reset();
+}
+
+Result<std::variant<report::RunRecord, ChildDied>> IsolatedRuns::run(size_t index, const std::string& subject_file) {
+  if (!child_) TIDEMARK_CHECK(start());
+  const auto started = std::chrono::steady_clock::now();
+  const int socket = child_->socket.get();
+  const uint64_t asked = index;
+  uint64_t size = 0;
+  if (write_exactly(socket, &asked, sizeof asked) && read_exactly(socket, &size, sizeof size)) {
+    std::string text(size, '\0');
+    if (!read_exactly(socket, text.data(), text.size()))
+      return fail(ErrorKind::Io, "the subject's child ended in the middle of its answer");
     TIDEMARK_TRY(json, report::parse_json(text, "the subject child's answer", "a build answer"));
     TIDEMARK_TRY(given, answer_from_json(json));
     if (given.error) return std::unexpected(*given.error);
@@ -148,8 +188,13 @@ Result<std::variant<report::RunRecord, ChildDied>> run_in_child(
                   fmt::format("the subject child answered {} records, expected 1", given.records.size()));
     return std::move(given.records.front());
   }
-  ChildDied out = died(child, status, *notes.get(), subject_file);
-  out.seconds = seconds;
+  // The child ended without an answer: reaped, and the next run forks another.
+  int status = 0;
+  while (::waitpid(child_->pid, &status, 0) < 0)
+    if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
+  ChildDied out = died(child_->pid, status, *child_->notes.get(), subject_file);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  child_.reset();
   return out;
 }
 

@@ -118,13 +118,37 @@ Result<report::RunRecord> crash_record(const Subject& subject, const RunOptions&
   return record;
 }
 
+// The kth run in `isolated`'s child: its record, or the record of its crash.
+Result<report::RunRecord> run_isolated(IsolatedRuns& isolated, size_t index, const Subject& subject,
+                                       const RunOptions& options) {
+  TIDEMARK_TRY(ended, isolated.run(index, subject.file().string()));
+  if (auto* record = std::get_if<report::RunRecord>(&ended)) return std::move(*record);
+  return crash_record(subject, options, std::move(std::get<ChildDied>(ended)));
+}
+
 }  // namespace
 
 Result<report::RunRecord> run(const Subject& subject, const RunOptions& options) {
   if (!drives_here(subject, options)) return run_here(subject, options);
-  TIDEMARK_TRY(ended, run_in_child([&] { return run_here(subject, options); }, subject.file().string()));
-  if (auto* record = std::get_if<report::RunRecord>(&ended)) return std::move(*record);
-  return crash_record(subject, options, std::move(std::get<ChildDied>(ended)));
+  IsolatedRuns isolated([&](size_t) { return run_here(subject, options); });
+  return run_isolated(isolated, 0, subject, options);
+}
+
+SubjectSeries::SubjectSeries(const Subjects& subjects, std::function<Result<RunOptions>(size_t)> options_for)
+    : subjects_(subjects), options_for_(std::move(options_for)) {}
+
+SubjectSeries::~SubjectSeries() = default;
+
+Result<report::RunRecord> SubjectSeries::run(size_t index) {
+  TIDEMARK_TRY(options, options_for_(index));
+  const Subject& subject = *subjects_.at(index);
+  if (!drives_here(subject, options)) return run_here(subject, options);
+  if (!isolated_)
+    isolated_ = std::make_unique<IsolatedRuns>([this](size_t k) -> Result<report::RunRecord> {
+      TIDEMARK_TRY(each, options_for_(k));
+      return run_here(*subjects_.at(k), each);
+    });
+  return run_isolated(*isolated_, index, subject, options);
 }
 
 Status Subject::takes_backend(const std::string& backend, const api::BackendRegistry&) const {
