@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cstdint>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <span>
 #include <string>
@@ -346,10 +347,17 @@ inline auto with_device(const void* dispatchable, Change change) {
   if (device.settings.exit_at_call != 0 && o.calls >= device.settings.exit_at_call)
     ::_exit(TIDEMARK_EXIT_AT_CALL_STATUS);
   // A driver that crashes here, at its device's Nth call (the same call whatever the process ran
-  // before): the process dies by SIGSEGV whatever handler it set (a sanitizer's would turn the
-  // signal into a report and an exit status, and a crash is what is modelled).
+  // before): the process dies by SIGSEGV whatever handler it set. The default action is restored
+  // by the system call itself: a sanitizer intercepts signal() and sigaction() and would turn the
+  // signal into its report and an exit status, and a crash is what is modelled.
   if (device.settings.crash_at_call != 0 && ++device.calls >= device.settings.crash_at_call) {
-    ::signal(SIGSEGV, SIG_DFL);
+    struct {
+      void (*handler)(int);
+      unsigned long flags;
+      void (*restorer)();
+      uint64_t mask;
+    } default_action{SIG_DFL, 0, nullptr, 0};  // the kernel's struct sigaction
+    ::syscall(SYS_rt_sigaction, SIGSEGV, &default_action, nullptr, sizeof default_action.mask);
     ::raise(SIGSEGV);
   }
   return change(o, device);
