@@ -16,7 +16,7 @@ set(layer_install_dir lib/tidemark/layer)  # fixed, not CMAKE_INSTALL_LIBDIR: ti
 install(TARGETS tidemark tidemark-server EXPORT TidemarkTargets RUNTIME DESTINATION bin)
 # The links to the libraries the programs load at start, their DT_RPATH (cmake/OwnLibraries.cmake).
 install(DIRECTORY ${PROJECT_BINARY_DIR}/tidemark-own-libraries/ DESTINATION lib/tidemark/own)
-install(TARGETS VkLayer_tidemark_observe tidemark_socket_redirect LIBRARY DESTINATION ${layer_install_dir})
+install(TARGETS VkLayer_tidemark_observe tidemark_socket_redirect tidemark_driver_clock LIBRARY DESTINATION ${layer_install_dir})
 tidemark_layer_manifest(${PROJECT_BINARY_DIR}/install/layer/VkLayer_tidemark_observe.json
                         ./$<TARGET_FILE_NAME:VkLayer_tidemark_observe>)
 tidemark_layer_manifest(${PROJECT_BINARY_DIR}/install/explicit_layer.d/VkLayer_tidemark_observe.json

@@ -110,8 +110,22 @@ add_test(NAME Tidemark.Capture.TheRespecifyCaptureReplaysThroughDebiansVirglStac
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-captures ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} replay)
 add_test(NAME Tidemark.Capture.ReduceCutsACheckRedOnlyAcrossTheWireToTheSetupAndOneDraw
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-captures ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} reduce)
+# The tap between the replay and its server: nothing it changes, its gauges judged. A server that
+# dies mid-replay named by observe and the capture's verdict. Ten replays beside two CPU hogs: one
+# digest, the client on Tidemark's clock.
+add_test(NAME Tidemark.Capture.AReplaysTappedWireChangesNothingAndItsGaugesAreJudged
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-captures ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} tap)
+add_test(NAME Tidemark.Capture.AReplaysServerThatDiesIsNamedWithTheLastWireCommand
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-captures ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} died)
+add_test(NAME Tidemark.Capture.TenReplaysThroughTheWireUnderLoadGiveOneDigest
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-captures ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} clock)
 set_tests_properties(Tidemark.Capture.TheRespecifyCaptureReplaysThroughDebiansVirglStackWithOneDigest
                      Tidemark.Capture.ReduceCutsACheckRedOnlyAcrossTheWireToTheSetupAndOneDraw
+                     Tidemark.Capture.AReplaysTappedWireChangesNothingAndItsGaugesAreJudged
+                     Tidemark.Capture.AReplaysServerThatDiesIsNamedWithTheLastWireCommand
+                     Tidemark.Capture.TenReplaysThroughTheWireUnderLoadGiveOneDigest
                      PROPERTIES LABELS "drivers;zink;virgl;capture" TIMEOUT 120)
-# The reduce across the wire (about 35 s) is the nightly's; CI keeps the replay.
-set_property(TEST Tidemark.Capture.ReduceCutsACheckRedOnlyAcrossTheWireToTheSetupAndOneDraw APPEND PROPERTY LABELS nightly)
+# The reduce across the wire (about 35 s) and the ten loaded replays are the nightly's; CI keeps
+# the replay, the tap and the server's death.
+set_property(TEST Tidemark.Capture.ReduceCutsACheckRedOnlyAcrossTheWireToTheSetupAndOneDraw
+                  Tidemark.Capture.TenReplaysThroughTheWireUnderLoadGiveOneDigest APPEND PROPERTY LABELS nightly)

@@ -31,11 +31,13 @@ namespace fs = std::filesystem;
 namespace {
 
 // The digest of a replay (core/digest.h's recipe): every gauge of the layer and the kernel
-// model, summed over the tree. A replay has no image or trace of Tidemark's own.
+// model, summed over the tree, and the wire's when a tap stood between the replay and its server
+// (as a session's run digest has them). A replay has no image or trace of Tidemark's own.
 std::string replay_digest(const observe::Observation& observation) {
   RunDigestInputs inputs;
   inputs.add_gauges(GaugeSource::KernelModel, named(observation.whole_kernel));
   inputs.add_gauges(GaugeSource::Layer, named(observation.whole_observed));
+  if (observation.wire) inputs.add_gauges(GaugeSource::Wire, *observation.wire);
   return inputs.digest();
 }
 
@@ -205,6 +207,7 @@ class CaptureRun final : public runner::SubjectRun {
     record.observed_gauges = report::gauge_values(named(last_->whole_observed));
     record.kernel_gauges = report::gauge_values(named(last_->whole_kernel));
     record.gauge_line = gauge_line(last_->whole_observed);
+    if (last_->wire) record.wire_gauges = report::gauge_values(*last_->wire);
     const std::vector<std::string> checks = fixture_.checks();
     for (const auto& verdict : verdicts_) {
       const auto index = std::find(checks.begin(), checks.end(), verdict.check) - checks.begin();
@@ -224,9 +227,13 @@ class CaptureRun final : public runner::SubjectRun {
                                .detail = determinism->detail,
                                .where = {},
                                .artifacts = {}});
-    if (last_->exit_code != 0)
-      return runner::Reading{.stopped = report::Verdict::CouldNotRun,
-                             .why = fmt::format("the replay ({}) exited {}", replayer_, last_->exit_code)};
+    // A server that ended mid-replay is named, as a session names it: its exit or signal, and the
+    // last wire command the tap saw.
+    const std::string server_end = last_->server_ended.empty() ? "" : "; " + last_->server_ended;
+    if (last_->exit_code != 0 || !server_end.empty())
+      return runner::Reading{
+          .stopped = report::Verdict::CouldNotRun,
+          .why = fmt::format("the replay ({}) exited {}{}", replayer_, last_->exit_code, server_end)};
     if (!last_->made_device())
       return runner::Reading{
           .stopped = report::Verdict::NotJudged,

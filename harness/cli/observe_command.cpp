@@ -103,6 +103,12 @@ int observe_command(const ObserveArgs& args) {
     print_gauges(observation->whole_observed, observation->whole_kernel);
   }
   if (vulkan > 1) fmt::print("kernel map of the tree at the end:\n{}", observation->kernel_map);
+  if (observation->wire) {
+    fmt::print("wire (the tap between the program and its server):");
+    for (const auto& [name, value] : *observation->wire) fmt::print(" {}={}", name, value);
+    fmt::print("\n");
+  }
+  if (!observation->server_ended.empty()) fmt::print("{}\n", observation->server_ended);
   for (const auto& verdict : verdicts)
     fmt::print("{} {} [{}] ({})\n", verdict.passed ? "PASS" : "FAIL", verdict.check, verdict.scope, verdict.detail);
   if (auto written = observe::write_report(*observation, verdicts, options.report); !written)

@@ -372,10 +372,13 @@ Result<Observation> observe(const Options& options) {
 
 namespace {
 
-std::map<std::string, int64_t> values_of(const ObservedGauges& observed, const KernelGauges& kernel) {
+std::map<std::string, int64_t> values_of(const ObservedGauges& observed, const KernelGauges& kernel,
+                                         const NamedGauges* wire) {
   std::map<std::string, int64_t> values;
   for (const auto& [name, value] : named(observed)) values[name] = value;
   for (const auto& [name, value] : named(kernel)) values[name] = value;
+  if (wire)
+    for (const auto& [name, value] : *wire) values[name] = value;
   return values;
 }
 
@@ -393,13 +396,14 @@ Verdict judge_one(const scenario::GaugeCheck& bound, const std::map<std::string,
 
 std::vector<Verdict> judge(const Observation& observation, const scenario::GaugeBounds& bounds) {
   std::vector<Verdict> verdicts;
+  const NamedGauges* wire = observation.wire ? &*observation.wire : nullptr;
   for (const auto& bound : bounds.each) {
     bool any = false;
     for (const Process& process : observation.processes) {
       if (process.kind != ProcessKind::Vulkan) continue;
       any = true;
       const std::string name = base_name(process.command);
-      verdicts.push_back(judge_one(bound, values_of(process.observed, process.kernel),
+      verdicts.push_back(judge_one(bound, values_of(process.observed, process.kernel, process.beside ? wire : nullptr),
                                    fmt::format("pid {} ({})", process.pid, name), name));
     }
     if (!any)
@@ -407,7 +411,7 @@ std::vector<Verdict> judge(const Observation& observation, const scenario::Gauge
   }
   for (const auto& bound : bounds.whole)
     verdicts.push_back(
-        judge_one(bound, values_of(observation.whole_observed, observation.whole_kernel), "whole", "whole"));
+        judge_one(bound, values_of(observation.whole_observed, observation.whole_kernel, wire), "whole", "whole"));
   return verdicts;
 }
 
@@ -440,6 +444,8 @@ report::ObservationRecord observation_record(const Observation& observation, con
   record.whole_observed = values(observation.whole_observed);
   record.whole_kernel = values(observation.whole_kernel);
   record.kernel_map = observation.kernel_map;
+  if (observation.wire) record.wire_gauges = report::gauge_values(*observation.wire);
+  record.server_ended = observation.server_ended;
   for (const Verdict& verdict : verdicts)
     record.checks.push_back({verdict.check, verdict.scope, verdict.passed, verdict.detail});
   return record;

@@ -67,6 +67,11 @@ struct Observation {
   // One kernel GPU-memory map for the tree, each observed process's memory under its pid, as the
   // GpuMem reader dumps it at the end (a process that freed everything has no entry left).
   std::string kernel_map;
+  // The wire between the program and its renderer server, when a tap stood on it
+  // (servers::observe): its gauges by the catalogue's names, judged with the server's and the
+  // whole's; and the note of the server's end when it ended while its client still talked to it.
+  std::optional<NamedGauges> wire;
+  std::string server_ended;
   bool made_device() const;
 };
 
@@ -145,7 +150,8 @@ struct Verdict {
   std::string where;   // the scope without what changes from run to run: "name" or "whole"
 };
 // Bounds under `expect:` hold for each observed Vulkan process; those under `whole:` for the
-// tree's sums.
+// tree's sums. The wire's gauges are read with those of each process beside the program (its
+// server: the wire's far end) and the whole's.
 std::vector<Verdict> judge(const Observation& observation, const scenario::GaugeBounds& bounds);
 
 // The command's exit code: the program's own when it failed; 3 when it succeeded but no process

@@ -33,7 +33,10 @@ class LayerFolder : public ::testing::Test {
                std::vector<layer::ProcessRecord::Ancestor> ancestors = {}) {
     fs::create_directories(root_ / folder);
     layer::ProcessRecord record{pid, parent, {"prog", std::to_string(pid)}, "/x", observed, 0, std::move(ancestors)};
-    std::ofstream(root_ / folder / "process.json") << layer::to_json(record).dump();
+    // Into place whole, as the layer puts it: a follower that reads a half-written record would
+    // rightly stop following that folder.
+    std::ofstream(root_ / folder / "process.json.part") << layer::to_json(record).dump();
+    fs::rename(root_ / folder / "process.json.part", root_ / folder / "process.json");
     if (!observed) return;
     std::ofstream events(root_ / folder / "events.bin", std::ios::binary);
     const TidemarkLayerEvent written[] = {{TIDEMARK_EVENT_DEVICE, 0, 1, 0},
@@ -57,6 +60,13 @@ class LayerFolder : public ::testing::Test {
     std::ofstream(root_ / folder / "layer.json") << layer::to_json(report).dump();
   }
   static scenario::GaugeCheck bound(std::string_view text) { return {.expr = *Expression::parse(text), .where = {}}; }
+  // The observation of the processes written so far, the program's pid `root`.
+  Observation observed_tree(uint32_t root) {
+    Observation observation;
+    observation.pid = root;
+    observation.processes = gather(root_, root)->processes;
+    return observation;
+  }
 
   fs::path root_;
 };
@@ -91,9 +101,7 @@ TEST_F(LayerFolder, TheTreeHoldsEveryProcessTheLayerSawAndTheAncestorsThatMadeNo
 TEST_F(LayerFolder, BoundsHoldForEachProcessSoNoneHidesAnothersPeakAndWholeBoundsForTheSum) {
   process("200", 200, 100, true, 3005);
   process("300", 300, 100, true, 10);
-  Observation observation;
-  observation.pid = 100;
-  observation.processes = gather(root_, 100)->processes;
+  Observation observation = observed_tree(100);
   observation.whole_observed.vkbufspk = 3015;
   auto verdicts = judge(observation, {.each = {bound("vkbufspk <= 64")}, .whole = {bound("vkbufspk == 3015")}});
   ASSERT_EQ(verdicts.size(), 3u);
@@ -105,6 +113,31 @@ TEST_F(LayerFolder, BoundsHoldForEachProcessSoNoneHidesAnothersPeakAndWholeBound
   EXPECT_EQ(verdicts[2].scope, "whole");
   EXPECT_TRUE(verdicts[2].passed);
   EXPECT_EQ(exit_code(observation, verdicts), 1);
+}
+
+// The wire's gauges (a tap between the program and its server) are read with the server's, the
+// process beside the program at the wire's far end, and the whole's; never with the program's
+// own processes, which may talk to no wire.
+TEST_F(LayerFolder, TheWiresGaugesAreJudgedWithTheServerBesideTheProgramAndTheWhole) {
+  process("200", 200, 100, true, 4);
+  process("300", 300, 1, true, 4018);
+  Observation observation = observed_tree(100);
+  ASSERT_EQ(observation.processes.size(), 2u);
+  observation.processes[1].beside = true;
+  observation.wire = NamedGauges{{"wirerespk", 2002}, {"wirecmds", 4045}};
+  auto verdicts = judge(observation, {.each = {bound("wirerespk <= 100")}, .whole = {bound("wirecmds > 4000")}});
+  ASSERT_EQ(verdicts.size(), 3u);
+  EXPECT_EQ(verdicts[0].scope, "pid 200 (prog)");
+  EXPECT_FALSE(verdicts[0].passed);  // the program's process has no wire gauge: not judged as held
+  EXPECT_NE(verdicts[0].detail.find("wirerespk"), std::string::npos) << verdicts[0].detail;
+  EXPECT_EQ(verdicts[1].scope, "pid 300 (prog)");
+  EXPECT_FALSE(verdicts[1].passed);
+  EXPECT_EQ(verdicts[1].detail, "wirerespk = 2002, bound 100");
+  EXPECT_TRUE(verdicts[2].passed) << verdicts[2].detail;
+  // Recorded as judged: the wire's gauges beside the whole's.
+  const report::ObservationRecord record = observation_record(observation, verdicts);
+  ASSERT_TRUE(record.wire_gauges);
+  EXPECT_EQ(record.wire_gauges->at("wirerespk"), 2002);
 }
 
 TEST_F(LayerFolder, TheProgramsOwnFailureWinsAndNoDeviceIsExitThreeOnlyWhenItSucceeded) {

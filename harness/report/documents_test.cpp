@@ -236,7 +236,8 @@ ObservationRecord observation() {
           .checks = {{"vkbufspk <= 64", "pid 11 (poller)", false, "vkbufspk = 3005, bound <= 64"}}};
 }
 
-// Check that an observation reads back as written, and a Vulkan process's figures missing one is named.
+// Check that an observation reads back as written (and one with a tapped wire and a server that died), and
+// a Vulkan process's figures missing one is named.
 TEST(ObservationRecord, WrittenIsReadAndAMissingFigureIsNamed) {
   const ScratchDir scratch("observe");
   const fs::path file = scratch.path() / "observation.json";
@@ -244,6 +245,14 @@ TEST(ObservationRecord, WrittenIsReadAndAMissingFigureIsNamed) {
   auto read = read_observation_record(file);
   ASSERT_TRUE(read) << read.error().message;
   EXPECT_EQ(*read, observation());
+  // One of a program whose wire to its renderer server was tapped, the server killed mid-run.
+  ObservationRecord tapped = observation();
+  tapped.wire_gauges = GaugeValues{{"wirerespk", 2002}, {"wirecmd_submit_cmd", 30}};
+  tapped.server_ended = "the renderer server s (pid 12) ended mid-run: killed by signal 9 (SIGKILL)";
+  ASSERT_TRUE(write_observation_record(file, tapped));
+  auto tapped_read = read_observation_record(file);
+  ASSERT_TRUE(tapped_read) << tapped_read.error().message;
+  EXPECT_EQ(*tapped_read, tapped);
   nlohmann::json json = to_json(observation());
   json["processes"][1].erase("events");
   auto bad = observation_record_from_json(json, "o.json");

@@ -39,15 +39,19 @@ nlohmann::json to_json(const ObservationRecord& record) {
   for (const auto& check : record.checks)
     checks.push_back(
         {{"check", check.check}, {"scope", check.scope}, {"passed", check.passed}, {"detail", check.detail}});
-  return {{"command", record.command},
-          {"exit_code", record.exit_code},
-          {"pid", record.pid},
-          {"settings", record.settings},
-          {"only", record.only},
-          {"processes", std::move(processes)},
-          {"whole", {{"observed_gauges", record.whole_observed}, {"kernel_gauges", record.whole_kernel}}},
-          {"kernel_map", record.kernel_map},
-          {"checks", std::move(checks)}};
+  nlohmann::json json = {
+      {"command", record.command},
+      {"exit_code", record.exit_code},
+      {"pid", record.pid},
+      {"settings", record.settings},
+      {"only", record.only},
+      {"processes", std::move(processes)},
+      {"whole", {{"observed_gauges", record.whole_observed}, {"kernel_gauges", record.whole_kernel}}},
+      {"kernel_map", record.kernel_map},
+      {"checks", std::move(checks)}};
+  if (record.wire_gauges) json["wire_gauges"] = *record.wire_gauges;
+  if (!record.server_ended.empty()) json["server_ended"] = record.server_ended;
+  return json;
 }
 
 Result<ObservationRecord> observation_record_from_json(const nlohmann::json& json, const std::string& where) {
@@ -79,6 +83,8 @@ Result<ObservationRecord> observation_record_from_json(const nlohmann::json& jso
   });
   fields.object("whole", [&](JsonFields& in) { read_gauges(in, record.whole_observed, record.whole_kernel); });
   record.kernel_map = fields.take<std::string>("kernel_map");
+  record.wire_gauges = fields.take_optional<GaugeValues>("wire_gauges");
+  record.server_ended = fields.take_optional<std::string>("server_ended").value_or("");
   fields.objects("checks", [&](JsonFields& in) {
     record.checks.push_back({in.take<std::string>("check"), in.take<std::string>("scope"), in.take<bool>("passed"),
                              in.take<std::string>("detail")});

@@ -54,6 +54,11 @@ struct ObservationRecord {
   std::vector<ObservedProcessRecord> processes;
   GaugeValues whole_observed, whole_kernel;  // the observed processes' gauges summed
   std::string kernel_map;                    // the tree's kernel GPU-memory map at the end
+  // The wire between the program and its renderer server, when a tap stood on it: its gauges by
+  // the catalogue's names (core/gauges.h, kWireGauges), and the note of the server's end when it
+  // ended while its client still talked to it (its exit or signal, the last wire command seen).
+  std::optional<GaugeValues> wire_gauges;
+  std::string server_ended;
   std::vector<BoundRecord> checks;
   bool operator==(const ObservationRecord&) const = default;
 };

@@ -17,9 +17,10 @@ Result<std::vector<GaugeCheck>> comparisons(yaml::Reader& read, const yaml::Sour
     TIDEMARK_TRY(expression, read.expression(item, kWhat));
     if (!expression.is_comparison()) return yaml::error_at(item.where, kWhat, yaml::quote(expression.text()));
     for (const auto& name : expression.identifiers())
-      if (!is_observed_gauge(name) && !is_kernel_gauge(name))
+      if (!is_observed_gauge(name) && !is_kernel_gauge(name) && !is_wire_gauge(name))
         return yaml::error_at(source.inside(item, yaml::word_offset(expression.text(), name)),
-                              "a gauge of the layer (vk...) or the kernel model (k...), see scenarios/README.md",
+                              "a gauge of the layer (vk...), the kernel model (k...) or a tapped wire (wire...), see "
+                              "scenarios/README.md",
                               yaml::quote(name));
     bounds.push_back({std::move(expression), item.where});
   }

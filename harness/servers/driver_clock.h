@@ -9,13 +9,16 @@
 //
 // clock_gettime is interposed by hand (driver_clock_interposer.cpp, linked into tidemark and tidemark-server
 // with the symbol exported): no library offers a per-caller virtual clock, and the driver runs in
-// Tidemark's own process, where a preloaded faketime would move every clock.
+// Tidemark's own process, where a preloaded faketime would move every clock. A client in a process
+// of its own (a capture's replayer, an observed program) has the same interposer preloaded
+// (kDriverClockLibrary), its clock started at load when kDriverClockStep names a step.
 #pragma once
 
 #include <time.h>
 
 #include <chrono>
 #include <cstdint>
+#include <string_view>
 
 namespace tidemark::servers {
 
@@ -32,6 +35,11 @@ class DriverClock {
   // Readings the driver made of its clock so far.
   uint64_t readings() const;
 };
+
+// The library, beside the layer, that gives a client in a process of its own the driver's clock,
+// and the variable (nanoseconds a reading) that starts it there.
+inline constexpr std::string_view kDriverClockLibrary = "libtidemark_driver_clock.so";
+inline constexpr std::string_view kDriverClockStep = "TIDEMARK_DRIVER_CLOCK_STEP_NS";
 
 // For the interposed clock_gettime: fills `time` and returns true when a DriverClock lives, the
 // clock is a monotonic one and `caller` is in the driver's library.

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core/files.h"
+#include "servers/tapped_server.h"
 
 namespace tidemark::servers {
 
@@ -93,10 +94,19 @@ Result<observe::Observation> observe(observe::Options options, const std::option
   const fs::path folder = server_folder.empty() ? options.report / "server" : server_folder;
   std::error_code ec;
   fs::remove_all(folder, ec);
-  TIDEMARK_TRY(server, RendererServer::start(*spec, folder, options.layer_dir, options.settings));
-  for (auto& setting : server.client_settings(options.layer_dir)) options.environment.push_back(std::move(setting));
-  options.beside = [&server] { return server.stop(); };
-  return observe::observe(options);
+  // The program's client reaches the server through the tap, when the entry names its wire, and
+  // reads the driver's clock, as a session's client does.
+  TIDEMARK_TRY(served, TappedServer::start(*spec, folder, options.layer_dir, options.settings));
+  for (auto& setting : served->client_settings(options.layer_dir, ClientAt::OwnProcess))
+    options.environment.push_back(std::move(setting));
+  options.beside = [&served] {
+    served->finish_tap(std::chrono::milliseconds(10000));  // the program has ended: its connections end
+    return served->server().stop();
+  };
+  TIDEMARK_TRY(observation, observe::observe(options));
+  if (served->tapped()) observation.wire = served->wire();
+  if (auto end = served->server_end()) observation.server_ended = end->verdict_note();
+  return observation;
 }
 
 Result<ServerFolder> ServerFolder::make(std::string_view kind) {

@@ -129,8 +129,10 @@ Result<std::optional<ServerSpec>> active_server();
 
 // observe() of a program whose driver talks to a server: on a build with a server, the server
 // started in `options.report`/server with the layer beneath it (the observation's settings),
-// the program pointed at its socket, and the server's processes (stopped once the program
-// ended) observed beside the program's; on any other, observe::observe.
+// the program pointed at its socket through the tap when the entry names its wire (the
+// observation's wire gauges and the note of the server's end mid-run: tapped_server.h), its
+// driver's clock Tidemark's (driver_clock.h), and the server's processes (stopped once the
+// program ended) observed beside the program's; on any other, observe::observe.
 Result<observe::Observation> observe(observe::Options options);
 // The same with the server `spec` (none: observe::observe), for a program on a build other than
 // the one this process runs under (a capture's replay on a column's build), started in

@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <mutex>
 #include <optional>
 
 #include "core/crash_notes.h"
@@ -17,8 +16,7 @@
 #include "layer/settings.h"
 #include "servers/driver_clock.h"
 #include "servers/renderer_server.h"
-#include "tap/decoders.h"
-#include "tap/socket_tap.h"
+#include "servers/tapped_server.h"
 
 namespace tidemark::session {
 
@@ -85,7 +83,8 @@ Status hold_to_build(const api::BackendEntry& entry, const std::optional<api::De
 
 // The renderer server of a build whose client talks to one (virgl's virpipe client and
 // virgl_test_server): started for the session in a folder of its own with the layer beneath its
-// Vulkan device under the session's layer settings, this process's client pointed at its socket
+// Vulkan device under the session's layer settings, the tap in front of it when its entry names
+// its wire (servers/tapped_server.h), this process's client pointed at its socket or the tap's
 // (VTEST_SOCKET_NAME, or the fixed path's connect() redirected: servers/socket_redirect.cpp is
 // linked into tidemark and tidemark-server), and stopped and reaped when the session ends. The
 // session's device gauges and Vulkan driver are then the server's.
@@ -96,49 +95,46 @@ class SessionServer {
                                                       std::function<void(const std::string&)> log) {
     TIDEMARK_TRY(folder, servers::ServerFolder::make("server"));
     auto made = std::unique_ptr<SessionServer>(new SessionServer(std::move(folder), std::move(log)));
-    TIDEMARK_TRY(server, servers::RendererServer::start(spec, made->folder_.path(), layer::layer_dir(),
-                                                        layer::format_settings(settings)));
-    made->server_.emplace(std::move(server));
+    // The note of a server that ends mid-run is said at once on stderr (the lane's server log): a
+    // client that loses its server may abort the process that holds it (Mesa's vtest winsys does):
+    // the parent of an isolated run hears of it too, whose child that is (core/crash_notes.h).
+    TIDEMARK_TRY(
+        served, servers::TappedServer::start(spec, made->folder_.path(), layer::layer_dir(),
+                                             layer::format_settings(settings), [](const servers::ServerEnd& end) {
+                                               std::fprintf(stderr, "tidemark: %s\n", end.note().c_str());
+                                               std::fflush(stderr);
+                                               crash_notes::note_server_end(end.pid, end.wait_status, end.last_command);
+                                             }));
+    made->served_ = std::move(served);
     made->clock_.emplace();
-    std::filesystem::path via;
-    if (!spec.wire.empty()) {
-      TIDEMARK_TRY(decoder, tap::decoder_for(spec.wire));
-      tap::TapOptions options{.on_event = [self = made.get()](const tap::WireEvent& event) { self->saw(event); },
-                              .on_server_end = [self = made.get()](uint32_t) { self->server_ended(); }};
-      TIDEMARK_TRY(tapped,
-                   tap::SocketTap::start(made->folder_.path() / "tap.sock", made->server_->socket(), decoder, options));
-      made->tap_.emplace(std::move(tapped));
-      via = made->tap_->listen_path();
-    }
-    const auto client = made->server_->client_settings(layer::layer_dir(), via);
-    for (const auto& [name, value] : client) {
-      if (name == "LD_PRELOAD") continue;  // the redirect is in this process already
+    for (const auto& [name, value] :
+         made->served_->client_settings(layer::layer_dir(), servers::ClientAt::ThisProcess)) {
       made->set_.push_back(name);
       ::setenv(name.c_str(), value.c_str(), 1);
     }
     if (made->log_)
-      made->log_(fmt::format("server: {} (pid {}) listening on {}", made->server_->command_text(), made->server_->pid(),
-                             made->server_->socket().string()));
+      made->log_(fmt::format("server: {} (pid {}) listening on {}", made->server().command_text(), made->server().pid(),
+                             made->server().socket().string()));
     return made;
   }
   ~SessionServer() {
     for (const auto& name : set_) ::unsetenv(name.c_str());
-    if (tap_) {
-      tap_->stop();
+    if (served_ && served_->tapped()) {
+      served_->stop_tap();
       if (log_) {
         std::string line;
-        for (const auto& [name, value] : tap::named(tap_->gauges())) line += fmt::format(" {}={}", name, value);
+        for (const auto& [name, value] : served_->wire()) line += fmt::format(" {}={}", name, value);
         log_("wire:" + line);
-        if (auto error = tap_->error()) log_("wire: " + error->message);
+        if (auto error = served_->wire_error()) log_("wire: " + error->message);
       }
     }
     if (log_ && clock_) log_(fmt::format("server: the client read its clock {} times", clock_->readings()));
     clock_.reset();
-    if (server_) {
-      server_->end_connections_here();
-      auto gathered = server_->stop();
+    if (served_) {
+      server().end_connections_here();
+      auto gathered = server().stop();
       if (log_) {
-        log_(fmt::format("server: {} ({})", server_->command_text(), describe_wait_status(server_->wait_status())));
+        log_(fmt::format("server: {} ({})", server().command_text(), describe_wait_status(server().wait_status())));
         if (!gathered) log_("server: its records: " + gathered.error().message);
         for (const auto& process : gathered ? gathered->processes : std::vector<observe::Process>{})
           log_(
@@ -148,56 +144,24 @@ class SessionServer {
                           process.observed.vkbufspk, process.observed.vkbufsmade, process.observed.vksubmits,
                           process.observed.vkbytespk));
       }
-      server_.reset();
+      served_.reset();
     }
   }
   SessionServer(const SessionServer&) = delete;
   SessionServer& operator=(const SessionServer&) = delete;
-  servers::RendererServer& server() { return *server_; }
+  servers::RendererServer& server() { return served_->server(); }
 
-  // On the tap's thread: the last command the client sent.
-  void saw(const tap::WireEvent& event) {
-    if (event.direction != tap::Direction::ToServer) return;
-    std::lock_guard lock(mutex_);
-    last_command_ = event.kind;  // named in full only if the server dies
-    last_sequence_ = event.sequence;
-  }
-  // On the tap's thread, before the client is shown the end: the server ended its side while its
-  // client still talked to it. Said at once on stderr (the lane's server log): a client that
-  // loses its server may abort the process that holds it (Mesa's vtest winsys does).
-  void server_ended() {
-    const std::optional<int> status = server_->ended_within(std::chrono::milliseconds(2000));
-    std::string last;
-    {
-      std::lock_guard lock(mutex_);
-      last = last_command_.empty() ? "none"
-                                   : fmt::format("{} (command {} of the connection)", last_command_, last_sequence_);
-    }
-    std::fprintf(stderr,
-                 "tidemark: the renderer server %s (pid %d) ended mid-run: %s; the last wire command the tap "
-                 "saw: %s\n",
-                 server_->command_text().c_str(), static_cast<int>(server_->pid()),
-                 status ? describe_wait_status(*status).c_str() : "it closed its connection and still runs",
-                 last.c_str());
-    std::fflush(stderr);
-    // And for the parent of an isolated run, whose child that client may now abort.
-    crash_notes::note_server_end(static_cast<int>(server_->pid()), status, last);
-  }
   // The tap's gauges by the catalogue's names; empty without a tap.
-  NamedGauges wire() const { return tap_ ? tap::named(tap_->gauges()) : NamedGauges{}; }
+  NamedGauges wire() const { return served_->wire(); }
 
  private:
   SessionServer(servers::ServerFolder folder, std::function<void(const std::string&)> log)
       : folder_(std::move(folder)), log_(std::move(log)) {}
   servers::ServerFolder folder_;  // first: it goes last, with what the server left in it
   std::function<void(const std::string&)> log_;
-  std::optional<servers::RendererServer> server_;
+  std::unique_ptr<servers::TappedServer> served_;
   std::optional<servers::DriverClock> clock_;  // the client's clock is Tidemark's while it runs
-  std::optional<tap::SocketTap> tap_;
   std::vector<std::string> set_;
-  std::mutex mutex_;
-  std::string last_command_;
-  uint64_t last_sequence_ = 0;
 };
 
 // A session's device beside its model host. Members in the order they must die: the device

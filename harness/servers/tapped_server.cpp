@@ -1,0 +1,109 @@
+#include "servers/tapped_server.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "core/process.h"
+#include "servers/driver_clock.h"
+#include "tap/decoders.h"
+
+namespace tidemark::servers {
+
+namespace fs = std::filesystem;
+
+Result<std::unique_ptr<TappedServer>> TappedServer::start(const ServerSpec& spec, const fs::path& folder,
+                                                          const fs::path& layer_dir, const std::string& layer_settings,
+                                                          std::function<void(const ServerEnd&)> on_server_end) {
+  auto made = std::unique_ptr<TappedServer>(new TappedServer());
+  made->on_server_end_ = std::move(on_server_end);
+  TIDEMARK_TRY(server, RendererServer::start(spec, folder, layer_dir, layer_settings));
+  made->server_.emplace(std::move(server));
+  made->program_ = spec.command.front();
+  if (!spec.wire.empty()) {
+    TIDEMARK_TRY(decoder, tap::decoder_for(spec.wire));
+    tap::TapOptions options{.on_event = [self = made.get()](const tap::WireEvent& event) { self->saw(event); },
+                            .on_server_end = [self = made.get()](uint32_t) { self->server_ended(); }};
+    TIDEMARK_TRY(tapped, tap::SocketTap::start(made->server_->socket().parent_path() / "tap.sock",
+                                               made->server_->socket(), decoder, options));
+    made->tap_.emplace(std::move(tapped));
+  }
+  return made;
+}
+
+TappedServer::~TappedServer() { stop_tap(); }
+
+std::vector<std::pair<std::string, std::string>> TappedServer::client_settings(const fs::path& layer_dir,
+                                                                               ClientAt at) const {
+  auto settings = server_->client_settings(layer_dir, tap_ ? tap_->listen_path() : fs::path());
+  std::erase_if(settings, [](const auto& setting) { return setting.first == "LD_PRELOAD"; });
+  if (at == ClientAt::ThisProcess) return settings;
+  // The clock first; then the redirect, when the client's path is fixed, which comes with the
+  // program's own preloads; else the program's own.
+  std::string preload = (layer_dir / kDriverClockLibrary).string();
+  bool redirected = false;
+  for (const auto& [name, value] : server_->client_settings(layer_dir))
+    if (name == "LD_PRELOAD") {
+      preload.append(":").append(value);
+      redirected = true;
+    }
+  if (const char* theirs = std::getenv("LD_PRELOAD"); !redirected && theirs && *theirs)
+    preload.append(":").append(theirs);
+  settings.emplace_back("LD_PRELOAD", std::move(preload));
+  settings.emplace_back(std::string(kDriverClockStep), fmt::format("{}", DriverClock::kStep.count()));
+  return settings;
+}
+
+NamedGauges TappedServer::wire() const { return tap_ ? tap::named(tap_->gauges()) : NamedGauges{}; }
+
+std::optional<Error> TappedServer::wire_error() const { return tap_ ? tap_->error() : std::nullopt; }
+
+std::optional<ServerEnd> TappedServer::server_end() const {
+  std::lock_guard lock(mutex_);
+  return end_;
+}
+
+std::string ServerEnd::note() const {
+  return fmt::format("the renderer server {} (pid {}) ended mid-run: {}; the last wire command the tap saw: {}",
+                     command, pid, how, last_command);
+}
+
+std::string ServerEnd::verdict_note() const {
+  return fmt::format("the renderer server {} ended mid-run: {}; the last wire command the tap saw: {}", program, how,
+                     last_command);
+}
+
+void TappedServer::stop_tap() {
+  if (tap_) tap_->stop();
+}
+
+void TappedServer::finish_tap(std::chrono::milliseconds within) {
+  if (tap_) tap_->wait_closed(tap_->connections().size(), within);
+  stop_tap();
+}
+
+void TappedServer::saw(const tap::WireEvent& event) {
+  if (event.direction != tap::Direction::ToServer) return;
+  std::lock_guard lock(mutex_);
+  last_command_ = event.kind;  // named in full only if the server dies
+  last_sequence_ = event.sequence;
+}
+
+void TappedServer::server_ended() {
+  const std::optional<int> status = server_->ended_within(std::chrono::milliseconds(2000));
+  ServerEnd end{.program = fs::path(program_).filename().string(),
+                .command = server_->command_text(),
+                .pid = static_cast<int>(server_->pid()),
+                .how = status ? describe_wait_status(*status) : "it closed its connection and still runs",
+                .wait_status = status,
+                .last_command = "none"};
+  {
+    std::lock_guard lock(mutex_);
+    if (!last_command_.empty())
+      end.last_command = fmt::format("{} (command {} of the connection)", last_command_, last_sequence_);
+    if (!end_) end_ = end;
+  }
+  if (on_server_end_) on_server_end_(end);
+}
+
+}  // namespace tidemark::servers
