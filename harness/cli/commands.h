@@ -80,7 +80,8 @@ struct RunArgs {
   bool validation = false;
   std::string record;
   uint32_t kill_server_at_frame = 0;
-  std::string expectations;  // known failures (expectations.txt)
+  bool no_isolation = false;  // a driver in this process runs in Tidemark's own, not a child (for gdb)
+  std::string expectations;   // known failures (expectations.txt)
   BaselineArgs baseline;
   LaneArgs lane;
 };

@@ -25,6 +25,8 @@ void print_record(const report::RunRecord& record, Progress& progress) {
     progress.print(fmt::format("      expected (expectations.txt): {}", record.why));
   else if (record.verdict == report::Verdict::UnexpectedPass)
     progress.print(fmt::format("      unexpected pass: {}", record.why));
+  else if (record.verdict == report::Verdict::Crash)
+    progress.print(fmt::format("      crash: {}", record.why));
   else if (record.verdict == report::Verdict::CouldNotRun || record.verdict == report::Verdict::NotJudged)
     progress.print(fmt::format("      error: {}", record.why));
   else if (record.verdict == report::Verdict::Red && !record.why.empty())
@@ -66,6 +68,7 @@ int run_command(const RunArgs& args) {
   options.report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
   options.validation = args.validation;
   options.repeat = args.repeat;
+  options.isolation = !args.no_isolation;
   options.layer_dir = layer::layer_dir();
   options.drivers_files = drivers_files();
   std::vector<runner::Expectation> expectations;
@@ -82,17 +85,20 @@ int run_command(const RunArgs& args) {
   if (!baseline) return report_error(baseline.error());
 
   std::vector<report::RunRecord> records;
-  Progress progress = Progress::for_stdout("run", subjects.size(), verbosity());
-  for (const auto& subject : subjects) {
-    progress.start(fmt::format("{} ({})", subject->id(), subject->has_lanes() ? args.lane.lane : runner::kNoLane));
+  runner::SubjectSeries series(subjects, [&](size_t k) -> Result<runner::RunOptions> {
     runner::RunOptions each = options;
     if (!args.record.empty()) {
-      auto path = runner::recording_path(args.record, *subject, subjects.size());
-      if (!path) return report_error(path.error());
-      each.column.lane.record = path->string();
-      each.column.lane.record_name = subject->id();
+      TIDEMARK_TRY(path, runner::recording_path(args.record, *subjects[k], subjects.size()));
+      each.column.lane.record = path.string();
+      each.column.lane.record_name = subjects[k]->id();
     }
-    auto record = runner::run(*subject, each);
+    return each;
+  });
+  Progress progress = Progress::for_stdout("run", subjects.size(), verbosity());
+  for (size_t k = 0; k < subjects.size(); ++k) {
+    const auto& subject = subjects[k];
+    progress.start(fmt::format("{} ({})", subject->id(), subject->has_lanes() ? args.lane.lane : runner::kNoLane));
+    auto record = series.run(k);
     if (!record) return report_error(record.error());
     print_record(*record, progress);
     progress.finish_item();

@@ -49,6 +49,8 @@ CLI::App* add_run(CLI::App& app, RunArgs& args) {
     run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
     run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
                     "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
+    run->add_flag("--no-isolation", args.no_isolation,
+                  "run a driver in Tidemark's own process, not a child of it (for gdb; its crash ends the run)");
     add_lane_options(*run, args.lane);
   });
 }

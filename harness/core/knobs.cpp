@@ -14,6 +14,10 @@ const std::vector<KnobSpec>& known_knobs() {
       {"layer_exit_at_call", 0, 1000000000, 0,
        "on a build with a server: its renderer ends (exit status 70) at the layer's Nth intercepted call beneath it, a "
        "server that dies mid-run; 0 = off"},
+      {"layer_crash_at_call", 0, 1000000000, 0,
+       "with the layer on: SIGSEGV is raised beneath its Nth intercepted call on a device, in the process whose driver "
+       "it is "
+       "beneath (Tidemark's, its lane's server or a build's renderer server), a driver that crashes; 0 = off"},
       {"layer_never_done", 0, 1, 0,
        "with the layer on, 1: polls never show work done, only a blocking wait shows what it waited on (a client "
        "that reclaims by polling never does; the built-in backend never polls)"},

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <span>
 #include <string>
@@ -144,6 +146,7 @@ struct DeviceState {
   std::string driver;                      // driver_text() of the driver beneath it, for its record; empty: not known
   std::shared_ptr<Attachment> attachment;  // none: the process's own settings, the events file
   TidemarkLayerSettings settings{};
+  uint64_t calls = 0;  // intercepted calls on this device: crash_at_call counts them, whatever ran before it
   CompletionRule completion{{}};
   // Its gauges: in its slot of the process's status map under `tidemark observe` (so a killed
   // process leaves them as of its last call, with no copy per call), else its own.
@@ -345,6 +348,20 @@ inline auto with_device(const void* dispatchable, Change change) {
   // A process that dies here, records unwritten (its status file keeps its counts so far).
   if (device.settings.exit_at_call != 0 && o.calls >= device.settings.exit_at_call)
     ::_exit(TIDEMARK_EXIT_AT_CALL_STATUS);
+  // A driver that crashes here, at its device's Nth call (the same call whatever the process ran
+  // before): the process dies by SIGSEGV whatever handler it set. The default action is restored
+  // by the system call itself: a sanitizer intercepts signal() and sigaction() and would turn the
+  // signal into its report and an exit status, and a crash is what is modelled.
+  if (device.settings.crash_at_call != 0 && ++device.calls >= device.settings.crash_at_call) {
+    struct {
+      void (*handler)(int);
+      unsigned long flags;
+      void (*restorer)();
+      uint64_t mask;
+    } default_action{SIG_DFL, 0, nullptr, 0};  // the kernel's struct sigaction
+    ::syscall(SYS_rt_sigaction, SIGSEGV, &default_action, nullptr, sizeof default_action.mask);
+    ::raise(SIGSEGV);
+  }
   return change(o, device);
 }
 

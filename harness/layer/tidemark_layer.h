@@ -41,6 +41,8 @@ typedef struct TidemarkLayerSettings {
                            // of each
   uint64_t exit_at_call;   // N > 0: the process ends (_exit(TIDEMARK_EXIT_AT_CALL_STATUS)) at the layer's Nth
                            // intercepted call: a driver's process (a renderer server) that dies mid-run
+  uint64_t crash_at_call;  // N > 0: SIGSEGV is raised beneath the layer's Nth intercepted call on a device: a driver
+                           // that crashes
   uint32_t unbuffered_events;  // each event reaches events.bin as it is recorded, not a block at a time: a
                                // renderer server's, read by its session at each read-back while it runs
 } TidemarkLayerSettings;

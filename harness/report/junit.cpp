@@ -62,7 +62,17 @@ void add_case(pugi::xml_node suite, const RunRecord& result, Counts& counts) {
     }
   }
   if (!worse.empty()) worse = "worse than baseline: " + worse;
-  if (result.verdict == Verdict::CouldNotRun || result.verdict == Verdict::NotJudged) {
+  if (result.verdict == Verdict::Crash) {  // a failure of its own type: CI views tell it from a red check
+    ++counts.failures;
+    pugi::xml_node failure = test.append_child("failure");
+    failure.append_attribute("type") = "crash";
+    failure.append_attribute("message") = result.why.c_str();
+    std::string body = result.why + "\n";
+    if (result.crash)
+      body += fmt::format("process: {} (pid {}); ended: {}\n", crashed_process_name(result.crash->process),
+                          result.crash->pid, result.crash->ended);
+    failure.append_child(pugi::node_pcdata).set_value(body.c_str());
+  } else if (result.verdict == Verdict::CouldNotRun || result.verdict == Verdict::NotJudged) {
     ++counts.errors;
     pugi::xml_node error = test.append_child("error");
     error.append_attribute("type") = result.verdict == Verdict::NotJudged ? "not-judged" : "error";

@@ -17,7 +17,8 @@ RunRecord result(std::string test, Verdict verdict, std::string why = {}) {
 }
 
 // Check that a red check is a failure naming the check and its value, a run that could not
-// complete is an error, an expected failure passes, a stale expectation fails, and the counts add up.
+// complete is an error, an expected failure passes, a stale expectation fails, a crash is a failure
+// of type crash, and the counts add up.
 TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
   Summary summary;
   summary.results.push_back(result("Magma.Spawn.Reclaim.all-fine", Verdict::Green));
@@ -33,14 +34,18 @@ TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
   summary.results.push_back(result("Magma.Spawn.Reclaim.known-bad", Verdict::ExpectedRed, "ID-7: the fix is pending"));
   summary.results.push_back(
       result("Magma.Spawn.Reclaim.stale", Verdict::UnexpectedPass, "expectations.txt:3:1: mend it"));
+  RunRecord crashed = result("Magma.Spawn.Reclaim.crashed", Verdict::Crash, "the child (pid 9) killed by signal 11");
+  crashed.crash =
+      CrashRecord{.process = CrashedProcess::Subject, .pid = 9, .signal = 11, .ended = "killed by signal 11"};
+  summary.results.push_back(crashed);
 
   pugi::xml_document document;
   ASSERT_TRUE(document.load_string(junit_xml(summary).c_str()));
   pugi::xml_node suites = document.child("testsuites");
-  EXPECT_EQ(suites.attribute("tests").as_int(), 5);
-  EXPECT_EQ(suites.attribute("failures").as_int(), 2);
+  EXPECT_EQ(suites.attribute("tests").as_int(), 6);
+  EXPECT_EQ(suites.attribute("failures").as_int(), 3);
   EXPECT_EQ(suites.attribute("errors").as_int(), 1);
-  EXPECT_DOUBLE_EQ(suites.attribute("time").as_double(), 7.5);
+  EXPECT_DOUBLE_EQ(suites.attribute("time").as_double(), 9.0);
   pugi::xml_node suite = suites.child("testsuite");
   EXPECT_STREQ(suite.attribute("name").value(), "run lane=spawn");
   auto find = [&](const char* name) { return suite.find_child_by_attribute("testcase", "name", name); };
@@ -55,6 +60,11 @@ TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
                "unexpected pass: expectations.txt:3:1: mend it");
   EXPECT_FALSE(find("all-fine").child("failure"));
   EXPECT_FALSE(find("all-fine").child("error"));
+  // A crash is a failure of its own type, naming the process that took it.
+  EXPECT_STREQ(find("crashed").child("failure").attribute("type").value(), "crash");
+  EXPECT_STREQ(find("crashed").child("failure").attribute("message").value(), "the child (pid 9) killed by signal 11");
+  EXPECT_NE(std::string(find("crashed").child("failure").text().get()).find("process: subject (pid 9)"),
+            std::string::npos);
 }
 
 // Check that each series is a test suite of its own.

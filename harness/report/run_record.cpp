@@ -22,6 +22,7 @@ constexpr VerdictNames kVerdictNames[] = {
     {Verdict::UnexpectedPass, "unexpected-pass", "UNEXPECTED PASS", 1},
     {Verdict::CouldNotRun, "could-not-run", "COULD NOT RUN", 0},
     {Verdict::NotJudged, "not-judged", "NOT JUDGED", 0},
+    {Verdict::Crash, "crash", "CRASH", 0},
 };
 static_assert(std::size(kVerdictNames) == std::size(kAllVerdicts), "a verdict without its names");
 
@@ -37,7 +38,11 @@ constexpr std::pair<Movement, std::string_view> kMovementNames[] = {{Movement::S
                                                                     {Movement::Worse, "worse"},
                                                                     {Movement::New, "new"}};
 
-// Version 3: a verdict in place of green, expected_failure, unexpected_pass and error.
+constexpr std::pair<CrashedProcess, std::string_view> kCrashedProcessNames[] = {
+    {CrashedProcess::Subject, "subject"}, {CrashedProcess::RendererServer, "renderer-server"}};
+
+// Version 3: a verdict in place of green, expected_failure, unexpected_pass and error. A crash
+// adds a verdict and an optional field: records without one read and write as before.
 constexpr DocumentKind kRunDocument{"tidemark-run", 3, "a run record (result.json)"};
 
 }  // namespace
@@ -55,16 +60,30 @@ bool record_passes(const RunRecord& record) {
   return passes(record.verdict) && !(record.baseline && record.baseline->movement == Movement::Worse);
 }
 
-std::string_view movement_name(Movement movement) {
-  for (const auto& [value, name] : kMovementNames)
-    if (value == movement) return name;
-  return "same";
+namespace {
+
+// A value's name in a table of (value, name) pairs, and back: the table's first name when none.
+template <class Value, size_t N>
+std::string_view name_in(const std::pair<Value, std::string_view> (&table)[N], Value value) {
+  for (const auto& [each, name] : table)
+    if (each == value) return name;
+  return table[0].second;
 }
 
-std::optional<Movement> movement_named(std::string_view name) {
-  for (const auto& [value, known] : kMovementNames)
+template <class Value, size_t N>
+std::optional<Value> value_named(const std::pair<Value, std::string_view> (&table)[N], std::string_view name) {
+  for (const auto& [value, known] : table)
     if (known == name) return value;
   return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view movement_name(Movement movement) { return name_in(kMovementNames, movement); }
+std::optional<Movement> movement_named(std::string_view name) { return value_named(kMovementNames, name); }
+std::string_view crashed_process_name(CrashedProcess process) { return name_in(kCrashedProcessNames, process); }
+std::optional<CrashedProcess> crashed_process_named(std::string_view name) {
+  return value_named(kCrashedProcessNames, name);
 }
 
 std::optional<Verdict> verdict_named(std::string_view name) {
@@ -129,6 +148,14 @@ nlohmann::json to_json(const RunRecord& record) {
                        {"now", move.now},
                        {"movement", movement_name(move.movement)}});
     json["baseline"] = {{"movement", movement_name(record.baseline->movement)}, {"moves", std::move(moves)}};
+  }
+  if (record.crash) {
+    const CrashRecord& crash = *record.crash;
+    nlohmann::json out{{"process", crashed_process_name(crash.process)}, {"pid", crash.pid}, {"ended", crash.ended}};
+    if (crash.signal) out["signal"] = *crash.signal;
+    if (!crash.last_step.empty()) out["last_step"] = crash.last_step;
+    if (!crash.last_wire_command.empty()) out["last_wire_command"] = crash.last_wire_command;
+    json["crash"] = std::move(out);
   }
   return json;
 }
@@ -197,6 +224,21 @@ void read_record(JsonFields& fields, RunRecord& record) {
           move.now = each.take<int64_t>("now");
           move.movement = movement(each, "movement");
         });
+      },
+      /*required=*/false);
+  fields.object(
+      "crash",
+      [&](JsonFields& in) {
+        CrashRecord& crash = record.crash.emplace();
+        const std::string process = in.take<std::string>("process");
+        auto known = crashed_process_named(process);
+        if (!known) in.refuse("process", "one of subject, renderer-server", process);
+        crash.process = known.value_or(CrashedProcess::Subject);
+        crash.pid = in.take<int64_t>("pid");
+        if (auto signal = in.take_optional<int64_t>("signal")) crash.signal = static_cast<int>(*signal);
+        crash.ended = in.take<std::string>("ended");
+        crash.last_step = in.take_optional<std::string>("last_step").value_or("");
+        crash.last_wire_command = in.take_optional<std::string>("last_wire_command").value_or("");
       },
       /*required=*/false);
 }

@@ -25,14 +25,18 @@ namespace tidemark::report {
 // backend cannot judge the scenario (it lacks what a check reads) or a check could not be
 // evaluated (a golden that does not decode): nothing was judged, so it fails the set unless an
 // expectations line names it (`not-judged` in place of the check ids), when it is an expected red.
-enum class Verdict { Green, Red, ExpectedRed, UnexpectedPass, CouldNotRun, NotJudged };
+// Crash: a process the run needs died mid-run (a signal, or a renderer server's end): the record's
+// `crash` says which process, how, and what the subject was doing; it fails the set unless an
+// expectations line says `crash`, when it is an expected red.
+enum class Verdict { Green, Red, ExpectedRed, UnexpectedPass, CouldNotRun, NotJudged, Crash };
 inline constexpr Verdict kAllVerdicts[] = {Verdict::Green,          Verdict::Red,         Verdict::ExpectedRed,
-                                           Verdict::UnexpectedPass, Verdict::CouldNotRun, Verdict::NotJudged};
+                                           Verdict::UnexpectedPass, Verdict::CouldNotRun, Verdict::NotJudged,
+                                           Verdict::Crash};
 
-// "green", "red", "expected-red", "unexpected-pass", "could-not-run", "not-judged": in documents
-// and HTML classes.
+// "green", "red", "expected-red", "unexpected-pass", "could-not-run", "not-judged", "crash": in
+// documents and HTML classes.
 std::string_view verdict_name(Verdict verdict);
-// "GREEN", "RED", "EXPECTED RED", "UNEXPECTED PASS", "COULD NOT RUN", "NOT JUDGED": for a person.
+// "GREEN", "RED", "EXPECTED RED", "UNEXPECTED PASS", "COULD NOT RUN", "NOT JUDGED", "CRASH": for a person.
 std::string_view verdict_label(Verdict verdict);
 std::optional<Verdict> verdict_named(std::string_view name);
 // Nothing in the run fails the set: green, or an expected red.
@@ -78,6 +82,24 @@ struct BaselineJudgement {
   bool operator==(const BaselineJudgement&) const = default;
 };
 
+// Which process of a run died: Tidemark's child running the subject (runner/isolation.h), or the
+// renderer server of a driver build with a server. (A lane's tidemark-server that dies is named
+// in a could-not-run, with its signal and its last words: lanes/channels.h.)
+enum class CrashedProcess { Subject, RendererServer };
+std::string_view crashed_process_name(CrashedProcess process);  // "subject", "renderer-server"
+std::optional<CrashedProcess> crashed_process_named(std::string_view name);
+
+// How a crashed run ended, beside its verdict's `why` (the same, in words).
+struct CrashRecord {
+  CrashedProcess process = CrashedProcess::Subject;
+  int64_t pid = 0;
+  std::optional<int> signal;      // the signal that ended it; none: it exited (`ended` says with what)
+  std::string ended;              // "killed by signal 11 (SIGSEGV, Segmentation fault)", "exited with status 70"
+  std::string last_step;          // what the subject was doing last: its step, or "" when unknown
+  std::string last_wire_command;  // a renderer server's: the last the tap saw
+  bool operator==(const CrashRecord&) const = default;
+};
+
 struct RunRecord {
   std::string test;           // Magma.<Lane>.<Group>.<name>[@backend]
   std::string subject;        // group/name[@backend]
@@ -106,6 +128,7 @@ struct RunRecord {
   std::vector<std::string> validation_messages;
   std::vector<CheckRecord> checks;
   std::optional<BaselineJudgement> baseline;  // when the run was held to a baseline
+  std::optional<CrashRecord> crash;           // when a process of the run died (verdict crash, or an expected one)
   bool operator==(const RunRecord&) const = default;
 };
 

@@ -90,6 +90,40 @@ TEST(RunRecord, WhatIsWrittenIsRead) {
   fs::remove(file);
 }
 
+// Check that a crash's record (which process, its pid, signal, end, last step and wire command)
+// reads back equal, with and without its optional fields, and that a process Tidemark does not
+// name is refused where it is.
+TEST(RunRecord, ACrashIsWrittenAndReadWithTheProcessThatTookIt) {
+  const std::string file = temp_file("crash.json");
+  RunRecord record{.test = "t", .subject = "s", .file = "f", .backend = "vulkan", .verdict = Verdict::Crash};
+  record.why = "Tidemark's subject child (pid 7) killed by signal 11";
+  record.crash = CrashRecord{.process = CrashedProcess::Subject,
+                             .pid = 7,
+                             .signal = 11,
+                             .ended = "killed by signal 11 (SIGSEGV, Segmentation fault)",
+                             .last_step = "f:3:5: step draw (i=2), backend call 9",
+                             .last_wire_command = ""};
+  ASSERT_TRUE(write_run_record(file, record));
+  auto read = read_run_record(file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, record);
+  record.crash = CrashRecord{.process = CrashedProcess::RendererServer,
+                             .pid = 8,
+                             .signal = std::nullopt,
+                             .ended = "exited with status 70",
+                             .last_step = "",
+                             .last_wire_command = "VCMD_RESOURCE_CREATE2 (command 9 of the connection)"};
+  ASSERT_TRUE(write_run_record(file, record));
+  read = read_run_record(file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, record);
+  nlohmann::json json = to_json(record);
+  json["crash"]["process"] = "lane";
+  EXPECT_EQ(error_reading(json, "r.json", ""),
+            "r.json: crash.process: expected one of subject, renderer-server, found \"lane\"");
+  fs::remove(file);
+}
+
 // Check that a field missing, unknown or of another type, and a verdict Tidemark does not
 // write, are errors naming the document and the field's path.
 TEST(RunRecord, AFieldMissingUnknownOrMistypedIsNamed) {
@@ -113,7 +147,7 @@ TEST(RunRecord, AFieldMissingUnknownOrMistypedIsNamed) {
   old["verdict"] = "GREEN";
   EXPECT_EQ(error_of(old),
             "out/summary.json: results[2].verdict: expected one of green, red, expected-red, unexpected-pass, "
-            "could-not-run, not-judged, found 'GREEN'");
+            "could-not-run, not-judged, crash, found 'GREEN'");
   nlohmann::json before = good;  // a version 2 record: green, no verdict
   before.erase("verdict");
   before["green"] = true;

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/crash_notes.h"
 #include "core/limits.h"
 
 namespace tidemark::runner {
@@ -145,11 +146,29 @@ class Executor {
               Error{ErrorKind::BadInput,
                     fmt::format("expected a workload of at most {} backend calls, found more", kMaxWorkloadCalls)}));
         if (probe_every_ > 0 && journal_.calls() % probe_every_ == 0) probe_(journal_.calls());
+        if (crash_notes::Notes* notes = crash_notes::armed()) note_step(notes->step, step);
       }
       auto done = std::visit([&](const auto& kind) { return execute(kind); }, *step.kind);
       if (!done) return std::unexpected(annotate(&step, done.error()));
     }
     return {};
+  }
+
+  // For the parent of an isolated run: the step about to make its call, by fixed fields only.
+  void note_step(crash_notes::StepNote& note, const Step& step) const {
+    note.line = static_cast<uint32_t>(step.where.line);
+    note.column = static_cast<uint32_t>(step.where.column);
+    crash_notes::copy_into(note.label, step.label);
+    uint32_t count = 0;
+    const Scope::Vars& vars = scope_.vars();
+    const size_t first = vars.size() > crash_notes::kMaxVars ? vars.size() - crash_notes::kMaxVars : 0;
+    for (size_t i = first; i < vars.size(); ++i) {
+      if (vars[i].first.empty()) continue;
+      crash_notes::copy_into(note.vars[count].name, vars[i].first);
+      note.vars[count++].value = vars[i].second;
+    }
+    note.var_count = count;
+    note.calls = journal_.calls();  // last: a parent reading calls > 0 reads a whole step
   }
 
   // Places an error at the step whose call failed: the current one, or for a pipelined
@@ -348,6 +367,7 @@ Status execute_workload(const Scenario& scenario, api::Device& device, api::Mode
   if (probe_every > 0 && probe) executor.probe_every(probe_every, std::move(probe));
   if (auto ok = executor.create_buffers(); !ok) return ok;
   auto ran = executor.run_workload();
+  crash_notes::note_workload_over();
   waits = executor.waits();
   return ran;
 }

@@ -148,11 +148,22 @@ void hold_to_measured_values(const Expectation& expected, JudgedRun& result) {
 
 }  // namespace
 
+bool names_a_verdict(const Expectation& expected) {
+  return expected.checks == std::vector<std::string>{std::string(kNotJudged)} ||
+         expected.checks == std::vector<std::string>{std::string(kCrash)};
+}
+
 // An expected failure holds when the run is red on exactly the checks the line names.
 void judge_against(const Expectation& expected, JudgedRun result) {
   std::vector<std::string>& failed = result.failed;
   std::sort(failed.begin(), failed.end());
-  if (result.verdict == report::Verdict::NotJudged) {
+  if (result.verdict == report::Verdict::Crash) {
+    if (expected.checks == std::vector<std::string>{std::string(kCrash)}) {
+      result.verdict = report::Verdict::ExpectedRed;
+      result.why =
+          fmt::format("crashed, as {} says ({}): {}", format_location(expected.where), expected.reason, result.why);
+    }
+  } else if (result.verdict == report::Verdict::NotJudged) {
     if (expected.checks == std::vector<std::string>{std::string(kNotJudged)}) {
       result.verdict = report::Verdict::ExpectedRed;
       result.why =

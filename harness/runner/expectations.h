@@ -33,6 +33,8 @@ namespace tidemark::runner {
 
 // In place of the check ids: the backend cannot judge the scenario at all, and that is known.
 inline constexpr std::string_view kNotJudged = "not-judged";
+// In place of the check ids: a process of the run dies mid-run (verdict crash), and that is known.
+inline constexpr std::string_view kCrash = "crash";
 
 struct Expectation {
   std::string backend;
@@ -43,6 +45,9 @@ struct Expectation {
   std::string reason;
   SourceLocation where;
 };
+
+// Whether a line's check ids are one of the words `not-judged` or `crash` rather than checks of its scenario.
+bool names_a_verdict(const Expectation& expected);
 
 // Errors: file:line:column, what was expected, what was found.
 Result<std::vector<Expectation>> load_expectations(const std::filesystem::path& file);
@@ -65,7 +70,9 @@ struct JudgedRun {
 };
 // An expected failure holds when the run is red on exactly the checks the line names, and no
 // gauge is worse than a value it measured (else red: "known failure got worse: ..."); green is an
-// unexpected pass; a not-judged run is an expected red when the line says `not-judged`.
+// unexpected pass; a not-judged run is an expected red when the line says `not-judged`, a crash
+// when it says `crash` (a line that says `crash` of a run that no longer crashes: green is an
+// unexpected pass, red stays red).
 void judge_against(const Expectation& expected, JudgedRun run);
 
 }  // namespace tidemark::runner

@@ -108,6 +108,7 @@ TEST(Expectations, LintTakesStandInsAndNotJudgedAndRefusesUnknownBackends) {
   };
   EXPECT_EQ(check("gl-native reclaim/bands gauge[0] # yours keeps them: wlivepk = 9"), "clean");
   EXPECT_EQ(check("gl-llvmpipe reclaim/bands not-judged # no device gauges there"), "clean");
+  EXPECT_EQ(check("vulkan reclaim/bands crash # the driver dies at its 3000th call"), "clean");
   EXPECT_NE(check("nope reclaim/bands gauge[0] # x").find(":1:1: expected a backend Tidemark has, found 'nope'"),
             std::string::npos);
   auto listed_only = listing("kept", "gl");
@@ -118,6 +119,35 @@ TEST(Expectations, LintTakesStandInsAndNotJudgedAndRefusesUnknownBackends) {
   ASSERT_FALSE(checked);
   EXPECT_NE(checked.error().message.find("expected a backend reclaim/kept lists (gl), found vulkan"), std::string::npos)
       << checked.error().message;
+}
+
+// Check that a line naming `crash` makes a crash an expected red (its reason and the crash's words
+// kept), a run that no longer crashes an unexpected pass, and a red still red; and that a crash no
+// line names stays a crash.
+TEST(Expectations, ACrashALineNamesIsExpectedAndOneThatStoppedIsAnUnexpectedPass) {
+  auto loaded = parse_expectations("vulkan reclaim/bands crash # ID-9: the driver dies at its 3000th call\n", "e.txt");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  const Expectation& line = loaded->front();
+  auto judged = [&](report::Verdict verdict, std::vector<std::string> failed = {}) {
+    std::string why = "the child (pid 9) killed by signal 11";
+    judge_against(line, {.verdict = verdict, .why = why, .failed = std::move(failed), .gauge = {}});
+    return std::pair(verdict, why);
+  };
+  auto [expected, why] = judged(report::Verdict::Crash);
+  EXPECT_EQ(expected, report::Verdict::ExpectedRed);
+  EXPECT_EQ(why,
+            "crashed, as e.txt:1:1 says (ID-9: the driver dies at its 3000th call): the child (pid 9) killed by "
+            "signal 11");
+  auto [stopped, stale] = judged(report::Verdict::Green);
+  EXPECT_EQ(stopped, report::Verdict::UnexpectedPass);
+  EXPECT_NE(stale.find("e.txt:1:1: expected red on crash"), std::string::npos) << stale;
+  EXPECT_EQ(judged(report::Verdict::Red, {"gauge[0]"}).first, report::Verdict::Red);
+  auto other = parse_expectations("vulkan reclaim/bands gauge[0] # x\n", "e.txt");
+  ASSERT_TRUE(other);
+  report::Verdict verdict = report::Verdict::Crash;
+  std::string text = "died";
+  judge_against(other->front(), {.verdict = verdict, .why = text, .failed = {}, .gauge = {}});
+  EXPECT_EQ(verdict, report::Verdict::Crash);
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/crash_notes.h"
 #include "core/files.h"
 #include "drivers/driver_builds.h"
+#include "runner/isolation.h"
 
 namespace tidemark::runner {
 
@@ -56,22 +58,36 @@ Status judge_expected(const Subject& subject, const RunOptions& options, report:
   return {};
 }
 
-}  // namespace
-
-Result<report::RunRecord> run(const Subject& subject, const RunOptions& options) {
+// A run prepared: its record's identity, and its folder made.
+struct Prepared {
   report::RunRecord record;
-  TIDEMARK_TRY(prepared, subject.prepare(options, record));
-  TIDEMARK_TRY(hash, subject.content_hash());
-  record.scenario_hash = std::move(hash);
+  std::unique_ptr<SubjectRun> run;
   fs::path dir;
+};
+
+Result<Prepared> prepare(const Subject& subject, const RunOptions& options) {
+  Prepared out;
+  TIDEMARK_TRY(prepared, subject.prepare(options, out.record));
+  out.run = std::move(prepared);
+  TIDEMARK_TRY(hash, subject.content_hash());
+  out.record.scenario_hash = std::move(hash);
   if (!options.report_dir.empty()) {
-    dir = options.report_dir / prepared->folder();
-    TIDEMARK_CHECK(make_directories(dir));
-    record.dir = fs::absolute(dir).lexically_normal().string();
+    out.dir = options.report_dir / out.run->folder();
+    TIDEMARK_CHECK(make_directories(out.dir));
+    out.record.dir = fs::absolute(out.dir).lexically_normal().string();
   }
+  return out;
+}
+
+Result<report::RunRecord> run_here(const Subject& subject, const RunOptions& options) {
+  TIDEMARK_TRY(started_run, prepare(subject, options));
+  report::RunRecord& record = started_run.record;
+  std::unique_ptr<SubjectRun>& prepared = started_run.run;
+  const fs::path& dir = started_run.dir;
   const auto started = std::chrono::steady_clock::now();
   std::vector<std::string> digests;
   for (int attempt = 0; attempt < std::max(1, options.repeat); ++attempt) {
+    crash_notes::note_repeat(static_cast<uint32_t>(attempt));
     TIDEMARK_TRY(digest, prepared->once(dir));
     digests.push_back(std::move(digest));
   }
@@ -91,6 +107,54 @@ Result<report::RunRecord> run(const Subject& subject, const RunOptions& options)
   TIDEMARK_CHECK(prepared->keep(dir, record));
   TIDEMARK_CHECK(report::write_run_record(dir / "result.json", record));  // last: its presence means complete
   return record;
+}
+
+// The record of a run whose child died: its identity as a run's, the crash, judged against its
+// expectations line, and its result.json (the child wrote none).
+Result<report::RunRecord> crash_record(const Subject& subject, const RunOptions& options, ChildDied died) {
+  TIDEMARK_TRY(started_run, prepare(subject, options));
+  report::RunRecord& record = started_run.record;
+  record.seconds = died.seconds;
+  record.verdict = report::Verdict::Crash;
+  record.why = std::move(died.why);
+  record.crash = std::move(died.crash);
+  TIDEMARK_CHECK(judge_expected(subject, options, record));
+  if (started_run.dir.empty()) return record;
+  TIDEMARK_CHECK(report::write_run_record(started_run.dir / "result.json", record));
+  return record;
+}
+
+// The kth run in `isolated`'s child: its record, or the record of its crash.
+Result<report::RunRecord> run_isolated(IsolatedRuns& isolated, size_t index, const Subject& subject,
+                                       const RunOptions& options) {
+  TIDEMARK_TRY(ended, isolated.run(index, subject.file().string()));
+  if (auto* record = std::get_if<report::RunRecord>(&ended)) return std::move(*record);
+  return crash_record(subject, options, std::move(std::get<ChildDied>(ended)));
+}
+
+}  // namespace
+
+Result<report::RunRecord> run(const Subject& subject, const RunOptions& options) {
+  if (!drives_here(subject, options)) return run_here(subject, options);
+  IsolatedRuns isolated([&](size_t) { return run_here(subject, options); });
+  return run_isolated(isolated, 0, subject, options);
+}
+
+SubjectSeries::SubjectSeries(const Subjects& subjects, std::function<Result<RunOptions>(size_t)> options_for)
+    : subjects_(subjects), options_for_(std::move(options_for)) {}
+
+SubjectSeries::~SubjectSeries() = default;
+
+Result<report::RunRecord> SubjectSeries::run(size_t index) {
+  TIDEMARK_TRY(options, options_for_(index));
+  const Subject& subject = *subjects_.at(index);
+  if (!drives_here(subject, options)) return run_here(subject, options);
+  if (!isolated_)
+    isolated_ = std::make_unique<IsolatedRuns>([this](size_t k) -> Result<report::RunRecord> {
+      TIDEMARK_TRY(each, options_for_(k));
+      return run_here(*subjects_.at(k), each);
+    });
+  return run_isolated(*isolated_, index, subject, options);
 }
 
 Status Subject::takes_backend(const std::string& backend, const api::BackendRegistry&) const {

@@ -53,6 +53,10 @@ struct RunOptions {
   std::function<void(uint64_t calls, const LaneTraffic& lane)> probe;
   // Known failures (expectations.txt): a run they name is judged against them.
   const std::vector<Expectation>* expectations = nullptr;
+  // A subject whose driver loads into this process (runner/isolation.h) runs in a child of it, its
+  // crash a verdict; `run` sets it unless --no-isolation. Callers that run subjects from threads
+  // of their own, or keep what a probe saw, leave it off.
+  bool isolation = false;
   std::filesystem::path layer_dir;                   // where the Tidemark layer is (a replay runs under it)
   std::vector<std::filesystem::path> drivers_files;  // where a column's or a control's build is named
 };
@@ -148,8 +152,29 @@ std::string column_suffix(const std::string& own, const std::string& backend, co
 
 // The pipeline: prepares the run, runs it `repeat` times, reads it, judges it (the verdict, then
 // the expectations line for its backend, id and driver build), and with a report folder writes
-// what it leaves and result.json last (its presence means complete).
+// what it leaves and result.json last (its presence means complete). With `options.isolation`, a
+// subject whose driver loads into this process runs so in a child (runner/isolation.h): a child
+// that dies is a crash record, judged and written by this process.
 Result<report::RunRecord> run(const Subject& subject, const RunOptions& options);
+
+class IsolatedRuns;
+// The runs of a series of subjects, each as `run` runs it, the isolated ones in one child of this
+// process that they share, forked again after one that died (runner/isolation.h): `tidemark run`'s
+// loop. `options_for(k)` gives the kth subject's options; for an isolated run it is called in the
+// child, so what it reads must have been made before the series' first run.
+class SubjectSeries {
+ public:
+  SubjectSeries(const Subjects& subjects, std::function<Result<RunOptions>(size_t)> options_for);
+  SubjectSeries(const SubjectSeries&) = delete;
+  SubjectSeries& operator=(const SubjectSeries&) = delete;
+  ~SubjectSeries();
+  Result<report::RunRecord> run(size_t index);
+
+ private:
+  const Subjects& subjects_;
+  std::function<Result<RunOptions>(size_t)> options_for_;
+  std::unique_ptr<IsolatedRuns> isolated_;
+};
 
 // Whether `options` suit the subject (its knobs, its backends, what its kind takes): bad input
 // naming what does not, before anything runs.

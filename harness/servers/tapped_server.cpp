@@ -98,6 +98,7 @@ void TappedServer::server_ended() {
                 .command = server_->command_text(),
                 .pid = static_cast<int>(server_->pid()),
                 .how = status ? describe_wait_status(*status) : "it closed its connection and still runs",
+                .wait_status = status,
                 .last_command = "none"};
   {
     std::lock_guard lock(mutex_);

@@ -37,8 +37,9 @@ struct ServerEnd {
   std::string program;  // its command's program: "virgl_test_server"
   std::string command;  // its whole command line
   int pid = 0;
-  std::string how;           // "exited with status 70", "killed by signal 9 (SIGKILL)", or that it still runs
-  std::string last_command;  // "VCMD_RESOURCE_CREATE2 (command 963 of the connection)", or "none"
+  std::string how;                 // "exited with status 70", "killed by signal 9 (SIGKILL)", or that it still runs
+  std::optional<int> wait_status;  // what `how` says, when it ended
+  std::string last_command;        // "VCMD_RESOURCE_CREATE2 (command 963 of the connection)", or "none"
   // "the renderer server COMMAND (pid P) ended mid-run: HOW; the last wire command the tap saw: LAST"
   std::string note() const;
   // The same naming the server by its program alone, without what changes from run to run (its

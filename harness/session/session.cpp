@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "core/crash_notes.h"
 #include "drivers/driver_builds.h"
 #include "host/host_thread.h"
 #include "host/layer_sink.h"
@@ -38,6 +39,7 @@ TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mu
   settings.never_done = knob("layer_never_done") != 0;
   settings.fail_allocation = static_cast<uint64_t>(knob("layer_fail_allocation"));
   settings.exit_at_call = static_cast<uint64_t>(knob("layer_exit_at_call"));
+  settings.crash_at_call = static_cast<uint64_t>(knob("layer_crash_at_call"));
   return settings;
 }
 
@@ -103,12 +105,15 @@ class SessionServer {
     TidemarkLayerSettings server_settings = settings;
     server_settings.unbuffered_events = 1;
     // The note of a server that ends mid-run is said at once on stderr (the lane's server log): a
-    // client that loses its server may abort the process that holds it (Mesa's vtest winsys does).
+    // client that loses its server may abort the process that holds it (Mesa's vtest winsys does):
+    // the parent of an isolated run hears of it too, whose child that is (core/crash_notes.h).
     TIDEMARK_TRY(served, servers::TappedServer::start(
                              spec, made->folder_.path(), layer::layer_dir(), layer::format_settings(server_settings),
                              [](const servers::ServerEnd& end) {
-                               std::fprintf(stderr, "tidemark: %s\n", end.note().c_str());
+                               std::fprintf(stderr, "tidemark: %s
+", end.note().c_str());
                                std::fflush(stderr);
+                               crash_notes::note_server_end(end.pid, end.wait_status, end.last_command);
                              },
                              [records = made->records_.get()](const tap::WireEvent& event) { records->saw(event); }));
     made->served_ = std::move(served);

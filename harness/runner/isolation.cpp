@@ -1,0 +1,201 @@
+#include "runner/isolation.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <span>
+
+#include "core/crash_notes.h"
+#include "core/process.h"
+#include "report/json_fields.h"
+#include "runner/build_runs.h"
+#include "runner/subject.h"
+#include "wire/posix.h"
+
+namespace tidemark::runner {
+
+// Outside the anonymous namespace: IsolatedRuns::Child holds one.
+// The notes the child writes and the parent reads once the child is reaped: anonymous memory
+// shared across the fork.
+class SharedNotes {
+ public:
+  static Result<SharedNotes> map() {
+    void* memory =
+        ::mmap(nullptr, sizeof(crash_notes::Notes), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED)
+      return fail(ErrorKind::Io, fmt::format("mmap of the crash notes: {}", std::strerror(errno)));
+    return SharedNotes(new (memory) crash_notes::Notes{});
+  }
+  SharedNotes(SharedNotes&& other) noexcept : notes_(std::exchange(other.notes_, nullptr)) {}
+  SharedNotes(const SharedNotes&) = delete;
+  SharedNotes& operator=(const SharedNotes&) = delete;
+  ~SharedNotes() {
+    if (notes_) ::munmap(notes_, sizeof(crash_notes::Notes));
+  }
+  crash_notes::Notes* get() const { return notes_; }
+
+ private:
+  explicit SharedNotes(crash_notes::Notes* notes) : notes_(notes) {}
+  crash_notes::Notes* notes_;
+};
+
+namespace {
+
+// What the parent and its child say on their socket: an index (8 bytes) one way, an answer's
+// length (8 bytes) and the answer (the build answer's codec) the other.
+bool read_exactly(int fd, void* into, size_t size) {
+  auto* bytes = static_cast<uint8_t*>(into);
+  while (size > 0) {
+    auto got = wire::read_some(fd, std::span(bytes, size), std::nullopt);
+    if (!got) return false;
+    bytes += *got;
+    size -= *got;
+  }
+  return true;
+}
+
+bool write_exactly(int fd, const void* from, size_t size) {
+  return wire::write_all(fd, std::span(static_cast<const uint8_t*>(from), size)).has_value();
+}
+
+// In the child: each index asked for run through the pipeline, its record or error answered as a
+// build answer, until the parent closes its end; then _exit, so nothing of the drivers' runs at
+// exit (no destructor, no atexit handler, no driver thread joined).
+[[noreturn]] void serve_in_child(const IsolatedRuns::Pipeline& pipeline, int socket, crash_notes::Notes* notes) {
+  crash_notes::arm(notes);
+  for (uint64_t index = 0; read_exactly(socket, &index, sizeof index);) {
+    *notes = crash_notes::Notes{};
+    BatchAnswer answer;
+    try {
+      auto record = pipeline(static_cast<size_t>(index));
+      if (record)
+        answer.records.push_back(std::move(*record));
+      else
+        answer.error = record.error();
+    } catch (const std::exception& error) {
+      answer.error = Error{ErrorKind::Io, fmt::format("internal error in the subject's child: {}", error.what())};
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const std::string text = to_json(answer).dump();
+    const uint64_t size = text.size();
+    if (!write_exactly(socket, &size, sizeof size) || !write_exactly(socket, text.data(), text.size())) ::_exit(1);
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::_exit(0);
+}
+
+// How a child that gave no record ended, from its wait status and what it noted.
+ChildDied died(pid_t child, int status, const crash_notes::Notes& notes, const std::string& subject_file) {
+  ChildDied out;
+  report::CrashRecord& crash = out.crash;
+  crash.last_step = crash_notes::describe_step(notes.step, subject_file);
+  const std::string child_ended =
+      WIFSIGNALED(status) ? describe_wait_status(status) : describe_wait_status(status) + " before its record";
+  const crash_notes::ServerEndNote& server = notes.server;
+  if (server.ended) {
+    // The renderer server went first; its client then ended the child (Mesa's vtest client aborts).
+    crash.process = report::CrashedProcess::RendererServer;
+    crash.pid = server.pid;
+    if (server.known_status && WIFSIGNALED(server.wait_status)) crash.signal = WTERMSIG(server.wait_status);
+    crash.ended = server.known_status ? describe_wait_status(server.wait_status) : "it closed its connection";
+    crash.last_wire_command = server.last_command;
+    out.why = fmt::format(
+        "the renderer server (pid {}) ended mid-run: {}; the last wire command the tap saw: {}; then Tidemark's "
+        "subject child (pid {}) {}; its last step: {}",
+        crash.pid, crash.ended, crash.last_wire_command, child, child_ended, crash.last_step);
+    return out;
+  }
+  crash.process = report::CrashedProcess::Subject;
+  crash.pid = child;
+  if (WIFSIGNALED(status)) crash.signal = WTERMSIG(status);
+  crash.ended = child_ended;
+  out.why = fmt::format("Tidemark's subject child (pid {}) {}; its last step: {}", child, child_ended, crash.last_step);
+  return out;
+}
+
+}  // namespace
+
+bool drives_here(const Subject& subject, const RunOptions& options) {
+  const Lane lane = options.column.lane.lane;
+  return options.isolation && subject.has_lanes() && !subject.takes_builds() &&
+         (lane == Lane::Monolith || lane == Lane::Split);
+}
+
+struct IsolatedRuns::Child {
+  SharedNotes notes;
+  pid_t pid = -1;
+  UniqueFd socket;
+};
+
+IsolatedRuns::IsolatedRuns(Pipeline pipeline) : pipeline_(std::move(pipeline)) {}
+
+IsolatedRuns::~IsolatedRuns() { stop(); }
+
+Status IsolatedRuns::start() {
+  TIDEMARK_TRY(notes, SharedNotes::map());
+  TIDEMARK_TRY(sockets, wire::socket_pair());
+  // What this process printed so far is out before the fork: the child's copy of a buffer is its own.
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return fail(ErrorKind::Io, fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a run that is killed leaves no child running its subjects
+    if (::getppid() == 1) ::_exit(1);    // ... nor one whose parent went before that was said
+    sockets.first.reset();
+    serve_in_child(pipeline_, sockets.second.get(), notes.get());
+  }
+  child_ = std::make_unique<Child>(Child{std::move(notes), pid, std::move(sockets.first)});
+  return {};
+}
+
+void IsolatedRuns::stop() {
+  if (!child_) return;
+  child_->socket.reset();  // the child reads the end and leaves
+  int status = 0;
+  while (::waitpid(child_->pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  child_.reset();
+}
+
+Result<std::variant<report::RunRecord, ChildDied>> IsolatedRuns::run(size_t index, const std::string& subject_file) {
+  if (!child_) TIDEMARK_CHECK(start());
+  const auto started = std::chrono::steady_clock::now();
+  const int socket = child_->socket.get();
+  const uint64_t asked = index;
+  uint64_t size = 0;
+  if (write_exactly(socket, &asked, sizeof asked) && read_exactly(socket, &size, sizeof size)) {
+    std::string text(size, '\0');
+    if (!read_exactly(socket, text.data(), text.size()))
+      return fail(ErrorKind::Io, "the subject's child ended in the middle of its answer");
+    TIDEMARK_TRY(json, report::parse_json(text, "the subject child's answer", "a build answer"));
+    TIDEMARK_TRY(given, answer_from_json(json));
+    if (given.error) return std::unexpected(*given.error);
+    if (given.records.size() != 1)
+      return fail(ErrorKind::Io,
+                  fmt::format("the subject child answered {} records, expected 1", given.records.size()));
+    return std::move(given.records.front());
+  }
+  // The child ended without an answer: reaped, and the next run forks another.
+  int status = 0;
+  while (::waitpid(child_->pid, &status, 0) < 0)
+    if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
+  ChildDied out = died(child_->pid, status, *child_->notes.get(), subject_file);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  child_.reset();
+  return out;
+}
+
+}  // namespace tidemark::runner

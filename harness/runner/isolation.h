@@ -1,0 +1,70 @@
+// Isolation: a subject whose driver would be loaded into Tidemark's own process (a scenario or a
+// recording in the monolith or split lane, on any backend, through all its --repeat runs) runs in
+// a child process, so a driver that crashes ends the child and not the run of the suite.
+//
+// The child is a fork() of the run loop, not a re-exec of tidemark: the parent has loaded no
+// driver (every session is opened in the child) and holds its options, expectations and
+// registries in memory, which the child keeps without a codec for each, where an exec would
+// re-read the drivers file, the scenarios and the expectations. The parent's only other thread is
+// the status line's ticker (core/progress.h), which the child never touches. One child runs the
+// subjects one after another, as Tidemark's own process would: a child per subject paid the
+// loader's and lavapipe's start once per scenario (scenarios/magma-reclaim took 2.7 times as long
+// as in-process; one child: 1.03 times). A child that dies is replaced at the next run. Each run is
+// the subject's whole pipeline (its repeats, readings, verdict and result.json); its record comes
+// back on a socket through the build answer's codec (runner/build_runs.h). The child notes what it
+// does in memory it shares with the parent (core/crash_notes.h): a child that dies is a crash
+// record naming its signal, its pid, its last step, and a renderer server that ended under it.
+// It leaves by _exit (nothing of a driver's runs at exit) when the parent closes the socket, and
+// dies with the parent (PR_SET_PDEATHSIG).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "core/error.h"
+#include "report/run_record.h"
+
+namespace tidemark::runner {
+
+struct RunOptions;
+class Subject;
+
+// Whether a run of `subject` with `options` loads its driver into this process: isolated unless
+// the options say not.
+bool drives_here(const Subject& subject, const RunOptions& options);
+
+// How the child ended when it gave no record: the crash record and its words, and its time.
+struct ChildDied {
+  report::CrashRecord crash;
+  std::string why;
+  double seconds = 0;
+};
+
+// Runs of subjects in one child of this process, one after another: forked at the first run, and
+// again at the run after a child that died. The runs share the child's process as they would share
+// Tidemark's with --no-isolation (the loader's drivers opened once, and what else a process keeps),
+// so isolation costs a fork and one cold start per child, not one per subject. `pipeline(k)` runs
+// the kth subject in the child, after the fork: what it reads was made before it.
+class IsolatedRuns {
+ public:
+  using Pipeline = std::function<Result<report::RunRecord>(size_t index)>;
+  explicit IsolatedRuns(Pipeline pipeline);
+  IsolatedRuns(const IsolatedRuns&) = delete;
+  IsolatedRuns& operator=(const IsolatedRuns&) = delete;
+  ~IsolatedRuns();  // the child is told there is no more, and reaped
+
+  // The kth run's record or error, or how its child died. `subject_file` names its last step.
+  Result<std::variant<report::RunRecord, ChildDied>> run(size_t index, const std::string& subject_file);
+
+ private:
+  Status start();
+  void stop();
+
+  Pipeline pipeline_;
+  struct Child;
+  std::unique_ptr<Child> child_;
+};
+
+}  // namespace tidemark::runner
