@@ -110,8 +110,7 @@ class SessionServer {
     TIDEMARK_TRY(served, servers::TappedServer::start(
                              spec, made->folder_.path(), layer::layer_dir(), layer::format_settings(server_settings),
                              [](const servers::ServerEnd& end) {
-                               std::fprintf(stderr, "tidemark: %s
-", end.note().c_str());
+                               std::fprintf(stderr, "tidemark: %s\n", end.note().c_str());
                                std::fflush(stderr);
                                crash_notes::note_server_end(end.pid, end.wait_status, end.last_command);
                              },
