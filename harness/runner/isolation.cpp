@@ -11,6 +11,7 @@
 #include <csignal>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <span>
@@ -69,8 +70,10 @@ bool write_exactly(int fd, const void* from, size_t size) {
 }
 
 // In the child: each index asked for run through the pipeline, its record or error answered as a
-// build answer, until the parent closes its end; then _exit, so nothing of the drivers' runs at
-// exit (no destructor, no atexit handler, no driver thread joined).
+// build answer, until the parent closes its end; then the child ends as a run without isolation
+// does, by exit(): what a process's end runs must run (a capture layer's last write — gfxrecon's
+// file was cut short by _exit —, the drivers' own teardown, a sanitizer's leak check). The parent
+// holds no static with a thread of its own, so nothing the child inherited waits on one.
 [[noreturn]] void serve_in_child(const IsolatedRuns::Pipeline& pipeline, int socket, crash_notes::Notes* notes) {
   crash_notes::arm(notes);
   for (uint64_t index = 0; read_exactly(socket, &index, sizeof index);) {
@@ -91,9 +94,7 @@ bool write_exactly(int fd, const void* from, size_t size) {
     const uint64_t size = text.size();
     if (!write_exactly(socket, &size, sizeof size) || !write_exactly(socket, text.data(), text.size())) ::_exit(1);
   }
-  std::fflush(stdout);
-  std::fflush(stderr);
-  ::_exit(0);
+  std::exit(0);
 }
 
 // How a child that gave no record ended, from its wait status and what it noted.
