@@ -115,17 +115,6 @@ CLI::App* add_parity(CLI::App& app, ParityArgs& args) {
 
 }  // namespace
 
-void add_paths(CLI::App& command, std::vector<std::string>& inputs, const char* what) {
-  command.add_option("paths", inputs, what)->required();
-}
-
-CLI::App* lazy_subcommand(CLI::App& parent, std::string name, std::string description,
-                          std::function<void(CLI::App*)> options) {
-  CLI::App* command = parent.add_subcommand(std::move(name), std::move(description));
-  command->preparse_callback([command, options = std::move(options)](std::size_t) { options(command); });
-  return command;
-}
-
 void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands) {
   commands.emplace_back(add_run(app, args.run), [&] { return run_command(args.run); });
   commands.emplace_back(add_replay(app, args.replay), [&] { return replay_command(args.replay); });

@@ -65,15 +65,19 @@ std::optional<ServerEnd> TappedServer::server_end() const {
   return end_;
 }
 
-std::string ServerEnd::note() const {
-  return fmt::format("the renderer server {} (pid {}) ended mid-run: {}; the last wire command the tap saw: {}",
-                     command, pid, how, last_command);
+namespace {
+
+// One wording for both notes; only how the server is named differs.
+std::string end_note(std::string_view server, const ServerEnd& end) {
+  return fmt::format("the renderer server {} ended mid-run: {}; the last wire command the tap saw: {}", server, end.how,
+                     end.last_command);
 }
 
-std::string ServerEnd::verdict_note() const {
-  return fmt::format("the renderer server {} ended mid-run: {}; the last wire command the tap saw: {}", program, how,
-                     last_command);
-}
+}  // namespace
+
+std::string ServerEnd::note() const { return end_note(fmt::format("{} (pid {})", command, pid), *this); }
+
+std::string ServerEnd::verdict_note() const { return end_note(program, *this); }
 
 void TappedServer::stop_tap() {
   if (tap_) tap_->stop();
