@@ -51,6 +51,10 @@ void add_baseline_options(CLI::App& command, BaselineArgs& args);
 CLI::App* lazy_subcommand(CLI::App& parent, std::string name, std::string description,
                           std::function<void(CLI::App*)> options);
 
+// A run's options from its arguments after `run` (a journal's, for --resume); the global options
+// among them (--quiet, --verbose, --driver, --drivers) are passed over. Errors say what CLI11 said.
+Result<RunArgs> parse_run_arguments(const std::vector<std::string>& arguments);
+
 // run, replay, list, red-once, parity, lint, compare.
 void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands);
 // bench, soak, fixture new, reduce.

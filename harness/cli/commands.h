@@ -21,12 +21,17 @@
 
 namespace tidemark::cli {
 
-enum Exit { kGreen = 0, kRed = 1, kBadInput = 2, kEnvironment = 3, kInternal = 4 };
+// kFlaky: `run --retry`: nothing failed but runs that failed and then went green (flaky).
+// kResumeRefused: `run --resume`: the journal's run is not the one asked for (other scenarios,
+// scenario files changed since, other options, another driver build or folder).
+enum Exit { kGreen = 0, kRed = 1, kBadInput = 2, kEnvironment = 3, kInternal = 4, kFlaky = 5, kResumeRefused = 6 };
 
 // --quiet / --verbose, for every command (main.cpp sets it before the command runs).
 Verbosity& verbosity();
 // --drivers, for every command (main.cpp sets it): where a driver build named anywhere is found.
 std::vector<std::filesystem::path>& drivers_files();
+// The command's arguments after its word, as given (main.cpp sets it): a run's journal keeps them.
+std::vector<std::string>& command_arguments();
 
 int exit_code(const Error& error);
 // Prints `tidemark: <message>` and returns the error's exit code.
@@ -77,6 +82,8 @@ struct RunArgs {
   std::vector<std::string> knobs;
   std::string report;
   int repeat = 1;
+  int retry = 0;       // a failed run is tried up to N times more: green after a failure is flaky
+  std::string resume;  // a killed run's report folder: run what its journal has no record of
   bool validation = false;
   std::string record;
   uint32_t kill_server_at_frame = 0;

@@ -68,6 +68,11 @@ std::vector<fs::path>& drivers_files() {
   return given;
 }
 
+std::vector<std::string>& command_arguments() {
+  static std::vector<std::string> given;
+  return given;
+}
+
 fs::path default_report_dir(std::string_view kind) {
   std::time_t now = std::time(nullptr);
   char stamp[32];

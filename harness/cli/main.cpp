@@ -31,18 +31,26 @@ using namespace tidemark::cli;
 
 namespace {
 
-// The command word of the command line, checked before CLI11 parses it: CLI11 answers an unknown
-// word with "A subcommand is required", and with the general help when --help follows it. The
-// word is the first argument that is neither an option nor the value of --driver or --drivers.
-std::optional<Error> unknown_command(const CLI::App& app, int argc, char** argv) {
+// Where the command word is: the first argument that is neither an option nor the value of
+// --driver or --drivers (argc: none; -1: a `--` came first).
+int command_word(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view argument = argv[i];
-    if (argument == "--") return std::nullopt;
+    if (argument == "--") return -1;
     if (argument == "--driver" || argument == "--drivers") {
       ++i;
       continue;
     }
-    if (argument.starts_with('-')) continue;
+    if (!argument.starts_with('-')) return i;
+  }
+  return argc;
+}
+
+// The command word of the command line, checked before CLI11 parses it: CLI11 answers an unknown
+// word with "A subcommand is required", and with the general help when --help follows it.
+std::optional<Error> unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (const int i = command_word(argc, argv); i > 0 && i < argc) {
+    const std::string_view argument = argv[i];
     std::vector<std::string> names;
     for (const CLI::App* command : app.get_subcommands({})) {
       if (command->check_name(std::string(argument))) return std::nullopt;
@@ -89,6 +97,8 @@ int main(int argc, char** argv) {
   add_workflow_commands(app, args, commands);
   add_program_commands(app, args, commands);
   if (auto unknown = unknown_command(app, argc, argv)) return report_error(*unknown);
+  if (const int word = command_word(argc, argv); word > 0)
+    command_arguments().assign(argv + std::min(word + 1, argc), argv + argc);
   app.parse_complete_callback([&] {
     verbosity() = quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal;
   });

@@ -1,6 +1,8 @@
 // The options of the commands over scenarios and capture fixtures (cli/command_line.h).
 #include "cli/command_line.h"
 
+#include <fmt/format.h>
+
 namespace tidemark::cli {
 
 namespace {
@@ -40,7 +42,16 @@ CLI::App* add_run(CLI::App& app, RunArgs& args) {
     add_sharded_paths(*run, args.inputs, args.shard, args.shard_durations);
     run->add_option("--knob", args.knobs, "override a knob: NAME=VALUE (repeatable)")->allow_extra_args(false);
     run->add_option("--report", args.report, "report folder (default reports/run-<time>)");
-    run->add_option("--repeat", args.repeat, "run each scenario N times; all must give one digest");
+    run->add_option("--repeat", args.repeat,
+                    "run each scenario N times; more than one digest is the verdict nondeterministic");
+    run->add_option("--retry", args.retry,
+                    "try a failed run (red, could-not-run, crash) up to N times more: green after a failure is "
+                    "flaky (exit 5 when nothing else failed), failed every time stays failed");
+    // Under --resume the paths are the journal's: run_command asks for one or the other.
+    run->get_option("paths")->required(false);
+    run->add_option("--resume", args.resume,
+                    "go on with the killed run whose report folder this is: run only what its journal has no record "
+                    "of, with its options (exit 6 when its scenarios or options are not the ones given)");
     run->add_flag("--validation", args.validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
     run->add_option("--expectations", args.expectations,
                     "known failures of backends (expectations.txt): an "
@@ -114,6 +125,26 @@ CLI::App* add_parity(CLI::App& app, ParityArgs& args) {
 }
 
 }  // namespace
+
+Result<RunArgs> parse_run_arguments(const std::vector<std::string>& arguments) {
+  CLI::App app;
+  app.fallthrough();
+  std::string passed_over;
+  std::vector<std::string> passed_over_files;
+  app.add_flag("-q,--quiet,-v,--verbose");
+  app.add_option("--driver", passed_over);
+  app.add_option("--drivers", passed_over_files)->allow_extra_args(false);
+  RunArgs args;
+  add_run(app, args);
+  std::vector<std::string> words(arguments.rbegin(), arguments.rend());  // CLI11 takes them last first
+  words.push_back("run");
+  try {
+    app.parse(words);
+  } catch (const CLI::ParseError& error) {
+    return fail(ErrorKind::BadInput, fmt::format("expected the arguments of a run, found {}", error.what()));
+  }
+  return args;
+}
 
 void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands) {
   commands.emplace_back(add_run(app, args.run), [&] { return run_command(args.run); });

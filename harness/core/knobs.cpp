@@ -18,6 +18,9 @@ const std::vector<KnobSpec>& known_knobs() {
        "with the layer on: SIGSEGV is raised beneath its Nth intercepted call on a device, in the process whose driver "
        "it is "
        "beneath (Tidemark's, its lane's server or a build's renderer server), a driver that crashes; 0 = off"},
+      {"layer_faults_first_device", 0, 1, 0,
+       "with the layer on, 1: the layer's faults strike the first device a process makes only, a driver that fails "
+       "cold and then works (a flake: `run --retry` tries it again in the same process)"},
       {"layer_never_done", 0, 1, 0,
        "with the layer on, 1: polls never show work done, only a blocking wait shows what it waited on (a client "
        "that reclaims by polling never does; the built-in backend never polls)"},

@@ -132,6 +132,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkD
   state->number = ++o.devices_made;
   state->attachment = o.attached;
   state->settings = o.attached ? o.attached->settings : o.process_settings.value_or(TidemarkLayerSettings{});
+  if (state->settings.first_device_only && state->number > 1) {  // the cold start's faults are spent
+    TidemarkLayerSettings& faults = state->settings;
+    faults.hold_frees = faults.never_done = faults.shadow_copies = 0;
+    faults.fail_allocation = faults.exit_at_call = faults.crash_at_call = 0;
+  }
   state->completion = CompletionRule(
       {.real = state->settings.completion == TIDEMARK_COMPLETION_REAL, .never_done = state->settings.never_done != 0});
   if (o.attached) ++o.attached->devices;

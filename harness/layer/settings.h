@@ -2,7 +2,7 @@
 // `tidemark observe --fault/--completion` checking them before it starts anything):
 // comma-separated "completion=deterministic|real", "hold_frees", "never_done", "shadow_copies",
 // "fail_allocation=N", "exit_at_call=N", "crash_at_call=N",
-// "unbuffered_events". Header-only: both the layer and the CLI build it.
+// "unbuffered_events", "first_device_only". Header-only: both the layer and the CLI build it.
 #pragma once
 
 #include <charconv>
@@ -35,6 +35,8 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
       settings.shadow_copies = 1;
     else if (item == "unbuffered_events")
       settings.unbuffered_events = 1;
+    else if (item == "first_device_only")
+      settings.first_device_only = 1;
     else if (item == "completion=deterministic")
       settings.completion = TIDEMARK_COMPLETION_DETERMINISTIC;
     else if (item == "completion=real")
@@ -57,7 +59,7 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
     } else if (!item.empty()) {
       return std::unexpected(
           found("expected completion=deterministic|real, hold_frees, never_done, shadow_copies, fail_allocation=N, "
-                "exit_at_call=N, crash_at_call=N or unbuffered_events",
+                "exit_at_call=N, crash_at_call=N, unbuffered_events or first_device_only",
                 item));
     }
   }
@@ -75,6 +77,7 @@ inline std::string format_settings(const TidemarkLayerSettings& settings) {
   if (settings.exit_at_call) text.append(",exit_at_call=").append(std::to_string(settings.exit_at_call));
   if (settings.crash_at_call) text.append(",crash_at_call=").append(std::to_string(settings.crash_at_call));
   if (settings.unbuffered_events) text.append(",unbuffered_events");
+  if (settings.first_device_only) text.append(",first_device_only");
   return text;
 }
 

@@ -45,6 +45,8 @@ typedef struct TidemarkLayerSettings {
                            // that crashes
   uint32_t unbuffered_events;  // each event reaches events.bin as it is recorded, not a block at a time: a
                                // renderer server's, read by its session at each read-back while it runs
+  uint32_t first_device_only;  // the faults above strike the first device a process makes only: a driver that
+                               // fails cold and then works (a flake, for `run --retry`)
 } TidemarkLayerSettings;
 #define TIDEMARK_EXIT_AT_CALL_STATUS 70
 

@@ -84,5 +84,33 @@ TEST(JUnit, EachSeriesIsASuite) {
   EXPECT_EQ(suites, 2u);
 }
 
+// Check that a flaky run is a failure of type flaky naming its tries, a nondeterministic one a
+// failure of its own type, a skipped one <skipped> (counted apart); and that the summary counts
+// them apart from green and red and lists the flake with each try's digest.
+TEST(JUnit, FlakyNondeterministicAndSkippedRunsHaveTypesOfTheirOwn) {
+  RunRecord flaky = result("Magma.Spawn.Reclaim.cold", Verdict::Flaky, "failed, then green: try 1 red, try 2 green");
+  flaky.attempts = {{Verdict::Red, "d0"}, {Verdict::Green, "d1"}};
+  Summary summary = summarize({.command = "run", .series = "run lane=spawn"},
+                              {result("Magma.Spawn.Reclaim.fine", Verdict::Green), flaky,
+                               result("Magma.Spawn.Reclaim.two", Verdict::Nondeterministic, "2 runs gave 2 digests"),
+                               result("Magma.Spawn.Reclaim.hangs", Verdict::Skipped, "skipped, as e.txt:1:1 says")});
+  EXPECT_EQ(summary.green, 1u);
+  EXPECT_EQ(summary.red, 1u);
+  EXPECT_EQ(summary.flaky, 1u);
+  EXPECT_EQ(summary.skipped, 1u);
+  pugi::xml_document document;
+  ASSERT_TRUE(document.load_string(junit_xml(summary).c_str()));
+  pugi::xml_node suites = document.child("testsuites");
+  EXPECT_EQ(suites.attribute("failures").as_int(), 2);
+  EXPECT_EQ(suites.attribute("skipped").as_int(), 1);
+  std::vector<std::string> types;
+  for (pugi::xml_node test : suites.child("testsuite").children("testcase")) {
+    if (pugi::xml_node failure = test.child("failure")) types.push_back(failure.attribute("type").as_string());
+    if (test.child("skipped")) types.push_back("skipped");
+  }
+  EXPECT_EQ(types, (std::vector<std::string>{"flaky", "nondeterministic", "skipped"}));
+  EXPECT_NE(std::string(junit_xml(summary)).find("try 1: red digest d0"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tidemark::report

@@ -23,6 +23,9 @@ constexpr VerdictNames kVerdictNames[] = {
     {Verdict::CouldNotRun, "could-not-run", "COULD NOT RUN", 0},
     {Verdict::NotJudged, "not-judged", "NOT JUDGED", 0},
     {Verdict::Crash, "crash", "CRASH", 0},
+    {Verdict::Flaky, "flaky", "FLAKY", 1},
+    {Verdict::Nondeterministic, "nondeterministic", "NONDETERMINISTIC", 0},
+    {Verdict::Skipped, "skipped", "SKIPPED", 2},
 };
 static_assert(std::size(kVerdictNames) == std::size(kAllVerdicts), "a verdict without its names");
 
@@ -51,6 +54,9 @@ std::string_view verdict_name(Verdict verdict) { return names_of(verdict).name; 
 std::string_view verdict_label(Verdict verdict) { return names_of(verdict).label; }
 int failure_rank(Verdict verdict) { return names_of(verdict).failure_rank; }
 bool passes(Verdict verdict) { return verdict == Verdict::Green || verdict == Verdict::ExpectedRed; }
+bool retries(Verdict verdict) {
+  return verdict == Verdict::Red || verdict == Verdict::CouldNotRun || verdict == Verdict::Crash;
+}
 
 GaugeValues gauge_values(const std::vector<std::pair<std::string, int64_t>>& named) {
   return GaugeValues(named.begin(), named.end());
@@ -132,6 +138,8 @@ nlohmann::json to_json(const RunRecord& record) {
   json["trace_hash"] = record.trace_hash;
   json["digest"] = record.digest;
   if (!record.repeat_digests.empty()) json["repeat_digests"] = record.repeat_digests;
+  for (const auto& attempt : record.attempts)
+    json["attempts"].push_back({{"verdict", verdict_name(attempt.verdict)}, {"digest", attempt.digest}});
   json["validation_messages"] = record.validation_messages;
   json["checks"] = nlohmann::json::array();
   for (const auto& check : record.checks) {
@@ -195,6 +203,17 @@ void read_record(JsonFields& fields, RunRecord& record) {
   record.repeat_digests =
       fields.take_optional<std::vector<std::string>>("repeat_digests").value_or(std::vector<std::string>{});
   record.validation_messages = fields.take<std::vector<std::string>>("validation_messages");
+  fields.objects(
+      "attempts",
+      [&](JsonFields& in) {
+        Attempt& attempt = record.attempts.emplace_back();
+        const std::string name = in.take<std::string>("verdict");
+        auto known = verdict_named(name);
+        if (!known) in.refuse("verdict", "a verdict's name", name);
+        attempt.verdict = known.value_or(Verdict::Red);
+        attempt.digest = in.take<std::string>("digest");
+      },
+      /*required=*/false);
   fields.objects("checks", [&](JsonFields& check) {
     CheckRecord& out = record.checks.emplace_back();
     out.id = check.take<std::string>("id");

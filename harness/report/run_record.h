@@ -28,19 +28,39 @@ namespace tidemark::report {
 // Crash: a process the run needs died mid-run (a signal, or a renderer server's end): the record's
 // `crash` says which process, how, and what the subject was doing; it fails the set unless an
 // expectations line says `crash`, when it is an expected red.
-enum class Verdict { Green, Red, ExpectedRed, UnexpectedPass, CouldNotRun, NotJudged, Crash };
-inline constexpr Verdict kAllVerdicts[] = {Verdict::Green,          Verdict::Red,         Verdict::ExpectedRed,
-                                           Verdict::UnexpectedPass, Verdict::CouldNotRun, Verdict::NotJudged,
-                                           Verdict::Crash};
+// Flaky: under --retry, a try failed and a later one was green (the record's `attempts` hold every
+// try): never a pass; it fails the set with an exit code of its own (the CLI's) unless an
+// expectations line says `flaky`, when it is an expected red.
+// Nondeterministic: the --repeat runs gave more than one digest (a result that depends on the run).
+// Skipped: an expectations line says `skip` (with its reason): nothing ran; neither a pass nor a failure.
+enum class Verdict {
+  Green,
+  Red,
+  ExpectedRed,
+  UnexpectedPass,
+  CouldNotRun,
+  NotJudged,
+  Crash,
+  Flaky,
+  Nondeterministic,
+  Skipped
+};
+inline constexpr Verdict kAllVerdicts[] = {
+    Verdict::Green,     Verdict::Red,   Verdict::ExpectedRed, Verdict::UnexpectedPass,   Verdict::CouldNotRun,
+    Verdict::NotJudged, Verdict::Crash, Verdict::Flaky,       Verdict::Nondeterministic, Verdict::Skipped};
 
-// "green", "red", "expected-red", "unexpected-pass", "could-not-run", "not-judged", "crash": in
-// documents and HTML classes.
+// "green", "red", "expected-red", "unexpected-pass", "could-not-run", "not-judged", "crash", "flaky",
+// "nondeterministic", "skipped": in documents and HTML classes.
 std::string_view verdict_name(Verdict verdict);
-// "GREEN", "RED", "EXPECTED RED", "UNEXPECTED PASS", "COULD NOT RUN", "NOT JUDGED", "CRASH": for a person.
+// "GREEN", "RED", "EXPECTED RED", "UNEXPECTED PASS", "COULD NOT RUN", "NOT JUDGED", "CRASH", "FLAKY",
+// "NONDETERMINISTIC", "SKIPPED": for a person.
 std::string_view verdict_label(Verdict verdict);
 std::optional<Verdict> verdict_named(std::string_view name);
 // Nothing in the run fails the set: green, or an expected red.
 bool passes(Verdict verdict);
+// What --retry runs again: a run that failed by what it did (red, could-not-run, crash), not one
+// that did nothing (not judged, skipped) or whose judgement is not the run's (a stale expectations line).
+bool retries(Verdict verdict);
 // Red, could-not-run and not-judged first, then stale expectations, then expected reds, then green.
 int failure_rank(Verdict verdict);
 
@@ -100,6 +120,13 @@ struct CrashRecord {
   bool operator==(const CrashRecord&) const = default;
 };
 
+// One try of a run under --retry, as its record keeps it.
+struct Attempt {
+  Verdict verdict = Verdict::Red;
+  std::string digest;
+  bool operator==(const Attempt&) const = default;
+};
+
 struct RunRecord {
   std::string test;           // Magma.<Lane>.<Group>.<name>[@backend]
   std::string subject;        // group/name[@backend]
@@ -125,6 +152,7 @@ struct RunRecord {
   std::string trace_hash;
   std::string digest;
   std::vector<std::string> repeat_digests;  // --repeat N > 1: every run's
+  std::vector<Attempt> attempts;            // --retry: every try's, in order, when there was more than one
   std::vector<std::string> validation_messages;
   std::vector<CheckRecord> checks;
   std::optional<BaselineJudgement> baseline;  // when the run was held to a baseline

@@ -147,7 +147,7 @@ TEST(RunRecord, AFieldMissingUnknownOrMistypedIsNamed) {
   old["verdict"] = "GREEN";
   EXPECT_EQ(error_of(old),
             "out/summary.json: results[2].verdict: expected one of green, red, expected-red, unexpected-pass, "
-            "could-not-run, not-judged, crash, found 'GREEN'");
+            "could-not-run, not-judged, crash, flaky, nondeterministic, skipped, found 'GREEN'");
   nlohmann::json before = good;  // a version 2 record: green, no verdict
   before.erase("verdict");
   before["green"] = true;

@@ -90,6 +90,19 @@ nlohmann::json to_json(const Summary& summary) {
   if (summary.baseline) json["baseline"] = {{"source", summary.baseline->source}, {"gone", summary.baseline->gone}};
   json["green"] = summary.green;
   json["red"] = summary.red;
+  json["skipped"] = summary.skipped;
+  // Every run that failed and then went green, known (an expected red) or not, with each try.
+  json["flaky"] = nlohmann::json::array();
+  for (const auto& record : summary.results) {
+    if (record.attempts.empty() || record.attempts.back().verdict != Verdict::Green) continue;
+    nlohmann::json tries = nlohmann::json::array();
+    for (const auto& attempt : record.attempts)
+      tries.push_back({{"verdict", verdict_name(attempt.verdict)}, {"digest", attempt.digest}});
+    json["flaky"].push_back({{"test", record.test},
+                             {"subject", record.subject},
+                             {"verdict", verdict_name(record.verdict)},
+                             {"attempts", std::move(tries)}});
+  }
   json["parity"] = nlohmann::json::array();
   for (const auto& row : summary.parity) {
     nlohmann::json out{{"subject", row.subject}, {"variant", row.variant}, {"same", row.same}};
@@ -121,7 +134,12 @@ Summary summarize(const Origin& origin, std::vector<RunRecord> results) {
   Summary summary{.origin = origin, .results = std::move(results)};
   for (auto& record : summary.results) {
     if (record.series.empty()) record.series = origin.series;
-    (record_passes(record) ? summary.green : summary.red) += 1;
+    if (record.verdict == Verdict::Skipped)
+      ++summary.skipped;
+    else if (record.verdict == Verdict::Flaky)
+      ++summary.flaky;
+    else
+      (record_passes(record) ? summary.green : summary.red) += 1;
   }
   summary.parity = parity_rows(summary.results);
   return summary;
@@ -184,6 +202,8 @@ Result<Summary> parse_summary(std::string_view text, const std::string& where) {
   // The counts and the parity rows follow from the records: they are made again, not trusted.
   fields.skip("green");
   fields.skip("red");
+  fields.skip("skipped");
+  fields.skip("flaky");
   fields.skip("parity");
   const nlohmann::json* results = json.contains("results") ? &json["results"] : nullptr;
   fields.skip("results");

@@ -62,13 +62,15 @@ struct BaselineOrigin {
   bool operator==(const BaselineOrigin&) const = default;
 };
 
-// summary.json: where the runs came from and their records; the counts and the parity rows
-// follow from the records.
+// summary.json: where the runs came from and their records; the counts, the flaky list and the
+// parity rows follow from the records.
 struct Summary {
   Origin origin;
   std::vector<RunRecord> results;
-  size_t green = 0;  // records that pass (green or expected red)
-  size_t red = 0;
+  size_t green = 0;    // records that pass (green or expected red)
+  size_t red = 0;      // records that fail, flaky ones apart
+  size_t flaky = 0;    // flaky records (failed, then green under --retry): listed with every try's digest
+  size_t skipped = 0;  // records an expectations line skipped: neither pass nor fail
   std::vector<ParityRow> parity;
   std::optional<BaselineOrigin> baseline;
 };

@@ -243,14 +243,19 @@ std::string summary_html(const Summary& summary, const fs::path& dir) {
            std::tuple(record_passes(*b), failure_rank(b->verdict), b->test);
   });
   const size_t green = summary.green, red = summary.red;
+  // Flaky and skipped runs are neither green nor red, and said so when there are any.
+  std::string others;
+  if (summary.flaky) others += fmt::format(", {} flaky", summary.flaky);
+  if (summary.skipped) others += fmt::format(", {} skipped", summary.skipped);
   std::string runs;
   for (const RunRecord* result : ordered) runs += run_article(*result, dir);
   return fmt::format(
-      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Tidemark: {} red, {} green</title>\n"
-      "<style>{}</style>\n</head><body>\n<header><h1 id=\"verdict\" class=\"{}\">{} red, {} green of {}</h1>"
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Tidemark: {} red, {} green{}</title>\n"
+      "<style>{}</style>\n</head><body>\n<header><h1 id=\"verdict\" class=\"{}\">{} red, {} green{} of {}</h1>"
       "<p class=\"origin\">{}</p></header>\n{}{}{}<section id=\"runs\"><h2>Runs</h2>\n{}</section>\n</body></html>\n",
-      red, green, kStyle, red ? "red" : "green", red, green, red + green, origin_line(summary.origin),
-      failures_section(ordered), baseline_section(summary, ordered), parity_section(summary.parity), runs);
+      red, green, others, kStyle, red || summary.flaky ? "red" : "green", red, green, others, summary.results.size(),
+      origin_line(summary.origin), failures_section(ordered), baseline_section(summary, ordered),
+      parity_section(summary.parity), runs);
 }
 
 }  // namespace tidemark::report

@@ -148,16 +148,25 @@ void hold_to_measured_values(const Expectation& expected, JudgedRun& result) {
 
 }  // namespace
 
+bool says(const Expectation& expected, std::string_view word) {
+  return expected.checks.size() == 1 && expected.checks.front() == word;
+}
+
 bool names_a_verdict(const Expectation& expected) {
-  return expected.checks == std::vector<std::string>{std::string(kNotJudged)} ||
-         expected.checks == std::vector<std::string>{std::string(kCrash)};
+  return says(expected, kNotJudged) || says(expected, kCrash) || says(expected, kFlaky) || says(expected, kSkip);
 }
 
 // An expected failure holds when the run is red on exactly the checks the line names.
 void judge_against(const Expectation& expected, JudgedRun result) {
   std::vector<std::string>& failed = result.failed;
   std::sort(failed.begin(), failed.end());
-  if (result.verdict == report::Verdict::Crash) {
+  if (says(expected, kFlaky)) {
+    if (result.verdict == report::Verdict::Flaky) {
+      result.verdict = report::Verdict::ExpectedRed;
+      result.why =
+          fmt::format("flaky, as {} says ({}): {}", format_location(expected.where), expected.reason, result.why);
+    }
+  } else if (result.verdict == report::Verdict::Crash) {
     if (expected.checks == std::vector<std::string>{std::string(kCrash)}) {
       result.verdict = report::Verdict::ExpectedRed;
       result.why =

@@ -150,5 +150,25 @@ TEST(Expectations, ACrashALineNamesIsExpectedAndOneThatStoppedIsAnUnexpectedPass
   EXPECT_EQ(verdict, report::Verdict::Crash);
 }
 
+// Check that a line naming `flaky` makes a flaky run an expected red, leaves a green run green (a
+// flake need not strike) and a red one red; and that `skip` and `flaky` are read as verdict words.
+TEST(Expectations, AFlakeALineNamesIsExpectedAndAGreenUnderItStaysGreen) {
+  auto loaded =
+      parse_expectations("vulkan reclaim/bands flaky # ID-7: fails cold\nvulkan reclaim/other skip # hangs\n", "e.txt");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_TRUE(names_a_verdict(loaded->at(0)));
+  EXPECT_TRUE(says(loaded->at(1), kSkip));
+  auto judged = [&](report::Verdict verdict) {
+    std::string why = "failed, then green";
+    judge_against(loaded->front(), {.verdict = verdict, .why = why, .failed = {"gauge[0]"}, .gauge = {}});
+    return std::pair(verdict, why);
+  };
+  auto [known, why] = judged(report::Verdict::Flaky);
+  EXPECT_EQ(known, report::Verdict::ExpectedRed);
+  EXPECT_EQ(why, "flaky, as e.txt:1:1 says (ID-7: fails cold): failed, then green");
+  EXPECT_EQ(judged(report::Verdict::Green).first, report::Verdict::Green);
+  EXPECT_EQ(judged(report::Verdict::Red).first, report::Verdict::Red);
+}
+
 }  // namespace
 }  // namespace tidemark::runner

@@ -163,6 +163,7 @@ std::string run_series(std::string_view lane, std::vector<std::string> knobs, co
   std::sort(knobs.begin(), knobs.end());
   for (const auto& knob : knobs) series += " knob=" + knob;
   if (options.repeat > 1) series += fmt::format(" repeat={}", options.repeat);
+  if (options.retry > 0) series += fmt::format(" retry={}", options.retry);
   if (options.validation) series += " validation";
   return series;
 }

@@ -69,7 +69,7 @@ std::string backend_suffix(const scenario::Scenario& scenario, std::string_view 
 std::string subject_name(const scenario::Scenario& scenario, std::string_view backend);
 std::string camel_case(std::string_view kebab);  // "wire-buffers" -> "WireBuffers"
 // What a `run` ran apart from its shard (a summary's series; the shards of one run share it):
-// "run lane=spawn backend=gl mutant=M knob=a=1 knob=b=2 repeat=20 validation", the lane as the
+// "run lane=spawn backend=gl mutant=M knob=a=1 knob=b=2 repeat=20 retry=2 validation", the lane as the
 // command line named it, the knobs as given (sorted), the rest from `options`.
 std::string run_series(std::string_view lane, std::vector<std::string> knobs, const RunOptions& options);
 // A review must-fix kept as a fixture: a scenario under fixtures/<review-id>/.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "core/crash_notes.h"
 #include "core/files.h"
@@ -101,6 +102,12 @@ Result<report::RunRecord> run_here(const Subject& subject, const RunOptions& opt
   } else {
     const bool held = std::all_of(record.checks.begin(), record.checks.end(), [](const auto& c) { return c.passed; });
     record.verdict = held ? report::Verdict::Green : report::Verdict::Red;
+    const std::set<std::string> distinct(digests.begin(), digests.end());
+    if (distinct.size() > 1) {
+      record.verdict = report::Verdict::Nondeterministic;
+      record.why =
+          fmt::format("{} runs gave {} digests: {}", digests.size(), distinct.size(), fmt::join(digests, ", "));
+    }
   }
   TIDEMARK_CHECK(judge_expected(subject, options, record));
   if (dir.empty()) return record;
@@ -132,12 +139,71 @@ Result<report::RunRecord> run_isolated(IsolatedRuns& isolated, size_t index, con
   return crash_record(subject, options, std::move(std::get<ChildDied>(ended)));
 }
 
+// The record of a run its expectations line says to skip (none when no line does): nothing runs.
+Result<std::optional<report::RunRecord>> skipped_run(const Subject& subject, const RunOptions& options) {
+  if (!options.expectations) return std::nullopt;
+  TIDEMARK_TRY(build, build_of(options));
+  TIDEMARK_TRY(started_run, prepare(subject, options));
+  report::RunRecord& record = started_run.record;
+  const std::string backend = record.backend.substr(0, record.backend.find('@'));
+  const Expectation* expected = find_expectation(*options.expectations, backend, subject.id(), build);
+  if (!expected || !says(*expected, kSkip)) return std::nullopt;
+  record.verdict = report::Verdict::Skipped;
+  record.why = fmt::format("skipped, as {} says: {}", format_location(expected->where), expected->reason);
+  if (!started_run.dir.empty()) TIDEMARK_CHECK(report::write_run_record(started_run.dir / "result.json", record));
+  return std::optional(std::move(record));
+}
+
+// "try 1 red (digest D1), try 2 green (digest D2)"
+std::string attempts_text(const std::vector<report::Attempt>& attempts) {
+  std::vector<std::string> tries;
+  for (size_t k = 0; k < attempts.size(); ++k)
+    tries.push_back(fmt::format("try {} {} (digest {})", k + 1, report::verdict_name(attempts[k].verdict),
+                                attempts[k].digest.empty() ? "none" : attempts[k].digest));
+  return fmt::format("{}", fmt::join(tries, ", "));
+}
+
+// A run, skipped when its expectations line says so, else tried by `once` until it does not fail
+// by what it did or `options.retry` more tries are spent. The last try's record is kept, with the
+// seconds of all; after more than one try it lists them all, and green after a failure is flaky
+// (judged against its line again).
+Result<report::RunRecord> run_with_retries(const Subject& subject, const RunOptions& options,
+                                           const std::function<Result<report::RunRecord>()>& once) {
+  TIDEMARK_TRY(skipped, skipped_run(subject, options));
+  if (skipped) return std::move(*skipped);
+  TIDEMARK_TRY(record, once());
+  if (options.retry <= 0 || !report::retries(record.verdict)) return record;
+  std::vector<report::Attempt> attempts{{record.verdict, record.digest}};
+  double seconds = record.seconds;  // the run took all its tries
+  for (int again = 0; again < options.retry && report::retries(record.verdict); ++again) {
+    TIDEMARK_TRY(next, once());
+    record = std::move(next);
+    attempts.push_back({record.verdict, record.digest});
+    seconds += record.seconds;
+  }
+  record.attempts = std::move(attempts);
+  record.seconds = seconds;
+  if (record.verdict == report::Verdict::Green) {
+    record.verdict = report::Verdict::Flaky;
+    record.why = "failed, then green: " + attempts_text(record.attempts);
+    TIDEMARK_CHECK(judge_expected(subject, options, record));
+  } else if (record.why.empty()) {
+    record.why = "failed on every try: " + attempts_text(record.attempts);
+  } else {
+    record.why += " [failed on every try: " + attempts_text(record.attempts) + "]";
+  }
+  if (record.dir.empty()) return record;
+  TIDEMARK_CHECK(report::write_run_record(fs::path(record.dir) / "result.json", record));
+  return record;
+}
+
 }  // namespace
 
 Result<report::RunRecord> run(const Subject& subject, const RunOptions& options) {
-  if (!drives_here(subject, options)) return run_here(subject, options);
+  if (!drives_here(subject, options))
+    return run_with_retries(subject, options, [&] { return run_here(subject, options); });
   IsolatedRuns isolated([&](size_t) { return run_here(subject, options); });
-  return run_isolated(isolated, 0, subject, options);
+  return run_with_retries(subject, options, [&] { return run_isolated(isolated, 0, subject, options); });
 }
 
 SubjectSeries::SubjectSeries(const Subjects& subjects, std::function<Result<RunOptions>(size_t)> options_for)
@@ -148,13 +214,14 @@ SubjectSeries::~SubjectSeries() = default;
 Result<report::RunRecord> SubjectSeries::run(size_t index) {
   TIDEMARK_TRY(options, options_for_(index));
   const Subject& subject = *subjects_.at(index);
-  if (!drives_here(subject, options)) return run_here(subject, options);
+  if (!drives_here(subject, options))
+    return run_with_retries(subject, options, [&] { return run_here(subject, options); });
   if (!isolated_)
     isolated_ = std::make_unique<IsolatedRuns>([this](size_t k) -> Result<report::RunRecord> {
       TIDEMARK_TRY(each, options_for_(k));
       return run_here(*subjects_.at(k), each);
     });
-  return run_isolated(*isolated_, index, subject, options);
+  return run_with_retries(subject, options, [&] { return run_isolated(*isolated_, index, subject, options); });
 }
 
 Status Subject::takes_backend(const std::string& backend, const api::BackendRegistry&) const {

@@ -47,6 +47,7 @@ struct RunOptions {
   std::filesystem::path report_dir;  // empty: write nothing
   bool validation = false;           // Vulkan validation; any message is red
   int repeat = 1;                    // > 1: every run must give the same digest
+  int retry = 0;  // a run that fails by what it did (report::retries) is tried up to this many times more
   // Called after every `probe_every`-th backend call with the calls so far and the lane (its
   // server's pid): a soak samples memory there. Nothing it sees enters a result or a digest.
   uint64_t probe_every = 0;
@@ -154,7 +155,10 @@ std::string column_suffix(const std::string& own, const std::string& backend, co
 // the expectations line for its backend, id and driver build), and with a report folder writes
 // what it leaves and result.json last (its presence means complete). With `options.isolation`, a
 // subject whose driver loads into this process runs so in a child (runner/isolation.h): a child
-// that dies is a crash record, judged and written by this process.
+// that dies is a crash record, judged and written by this process. Repeats that give more than
+// one digest make the run nondeterministic. An expectations line saying `skip` makes a skipped
+// record and runs nothing. With `options.retry`, a failed run is tried again up to that many
+// times: green after a failure is flaky, and the record (the last try's) lists every try.
 Result<report::RunRecord> run(const Subject& subject, const RunOptions& options);
 
 class IsolatedRuns;

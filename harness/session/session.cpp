@@ -40,6 +40,7 @@ TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mu
   settings.fail_allocation = static_cast<uint64_t>(knob("layer_fail_allocation"));
   settings.exit_at_call = static_cast<uint64_t>(knob("layer_exit_at_call"));
   settings.crash_at_call = static_cast<uint64_t>(knob("layer_crash_at_call"));
+  settings.first_device_only = knob("layer_faults_first_device") != 0;
   return settings;
 }
 
