@@ -99,7 +99,7 @@ Result<Journal> read_journal(const fs::path& file) {
 
 Status check_same_run(const JournalHeader& recorded, const JournalHeader& now, const std::string& where) {
   auto differ = [&](std::string_view what, const std::string& journal, const std::string& run) {
-    return fail(ErrorKind::BadInput, fmt::format("{}: expected the run it journals, found other {}: '{}' in the "
+    return fail(ErrorKind::BadInput, fmt::format("{}:1: expected the run it journals, found other {}: '{}' in the "
                                                  "journal, '{}' now",
                                                  where, what, journal, run));
   };
