@@ -163,24 +163,36 @@ std::string attempts_text(const std::vector<report::Attempt>& attempts) {
   return fmt::format("{}", fmt::join(tries, ", "));
 }
 
-// A run, skipped when its expectations line says so, else tried by `once` until it does not fail
-// by what it did or `options.retry` more tries are spent. The last try's record is kept, with the
-// seconds of all; after more than one try it lists them all, and green after a failure is flaky
-// (judged against its line again).
+// A run, skipped when its expectations line says so, else tried by `once` for as long as
+// `tries_again` says, its record `record_of_tries`.
 Result<report::RunRecord> run_with_retries(const Subject& subject, const RunOptions& options,
                                            const std::function<Result<report::RunRecord>()>& once) {
   TIDEMARK_TRY(skipped, skipped_run(subject, options));
   if (skipped) return std::move(*skipped);
-  TIDEMARK_TRY(record, once());
-  if (options.retry <= 0 || !report::retries(record.verdict)) return record;
-  std::vector<report::Attempt> attempts{{record.verdict, record.digest}};
-  double seconds = record.seconds;  // the run took all its tries
-  for (int again = 0; again < options.retry && report::retries(record.verdict); ++again) {
-    TIDEMARK_TRY(next, once());
-    record = std::move(next);
-    attempts.push_back({record.verdict, record.digest});
-    seconds += record.seconds;
+  std::vector<report::RunRecord> tries;
+  do {
+    TIDEMARK_TRY(record, once());
+    tries.push_back(std::move(record));
+  } while (tries_again(options, tries));
+  return record_of_tries(subject, options, std::move(tries));
+}
+
+}  // namespace
+
+bool tries_again(const RunOptions& options, const std::vector<report::RunRecord>& tries) {
+  return !tries.empty() && static_cast<int>(tries.size()) <= options.retry && report::retries(tries.back().verdict);
+}
+
+Result<report::RunRecord> record_of_tries(const Subject& subject, const RunOptions& options,
+                                          std::vector<report::RunRecord> tries) {
+  if (tries.size() == 1) return std::move(tries.back());
+  std::vector<report::Attempt> attempts;
+  double seconds = 0;  // the run took all its tries
+  for (const auto& each : tries) {
+    attempts.push_back({each.verdict, each.digest});
+    seconds += each.seconds;
   }
+  report::RunRecord record = std::move(tries.back());
   record.attempts = std::move(attempts);
   record.seconds = seconds;
   if (record.verdict == report::Verdict::Green) {
@@ -196,8 +208,6 @@ Result<report::RunRecord> run_with_retries(const Subject& subject, const RunOpti
   TIDEMARK_CHECK(report::write_run_record(fs::path(record.dir) / "result.json", record));
   return record;
 }
-
-}  // namespace
 
 Result<report::RunRecord> run(const Subject& subject, const RunOptions& options) {
   if (!drives_here(subject, options))

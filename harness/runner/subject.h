@@ -161,6 +161,16 @@ std::string column_suffix(const std::string& own, const std::string& backend, co
 // times: green after a failure is flaky, and the record (the last try's) lists every try.
 Result<report::RunRecord> run(const Subject& subject, const RunOptions& options);
 
+// --retry, for whatever runs a subject's tries (`run`, SubjectSeries, a scheduler): whether a run
+// whose tries so far are `tries` gets another (the last failed by what it did, report::retries,
+// and fewer than 1 + options.retry were made).
+bool tries_again(const RunOptions& options, const std::vector<report::RunRecord>& tries);
+// The record of a run's tries: the last try's; after more than one, with every try's verdict and
+// digest and the seconds of all, green after a failure flaky (judged against its expectations
+// line again), failed every time its verdict with the tries in its why; result.json rewritten.
+Result<report::RunRecord> record_of_tries(const Subject& subject, const RunOptions& options,
+                                          std::vector<report::RunRecord> tries);
+
 class IsolatedRuns;
 // The runs of a series of subjects, each as `run` runs it, the isolated ones in one child of this
 // process that they share, forked again after one that died (runner/isolation.h): `tidemark run`'s
