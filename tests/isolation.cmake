@@ -7,3 +7,15 @@
 add_test(NAME Tidemark.Isolation.ADriverThatCrashesIsAVerdictAndTheOtherScenariosRun
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/crash-isolated ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Isolation.ADriverThatCrashesIsAVerdictAndTheOtherScenariosRun PROPERTIES LABELS cli)
+# run's schedule changes no result (runner/schedule.h): kmd, magma-wire-buffers and counters in the
+# selection's order, shuffled, and two at once in two children give the same records, digests and
+# order in summary.json and junit.xml (scripts/testing/run-schedule); --skip and --include files
+# skip what they match (or miss), saying which line, a bad pattern is bad input at its place, and
+# --max-fails 1 leaves the rest not run (scripts/testing/run-selection).
+add_test(NAME Tidemark.Schedule.ShuffledAndParallelRunsGiveTheSameRecordsInTheSameOrder
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/run-schedule ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+add_test(NAME Tidemark.Schedule.SkipIncludeAndMaxFailsChooseWhatRunsAndNameWhyTheRestDidNot
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/run-selection ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+set_tests_properties(Tidemark.Schedule.ShuffledAndParallelRunsGiveTheSameRecordsInTheSameOrder
+                     Tidemark.Schedule.SkipIncludeAndMaxFailsChooseWhatRunsAndNameWhyTheRestDidNot
+                     PROPERTIES LABELS cli)

@@ -1,5 +1,8 @@
 // `tidemark run FILE...`: each scenario in one lane, its verdict and what failed, and the summary.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <thread>
 
 #include "cli/commands.h"
 #include "layer/link.h"
@@ -7,6 +10,8 @@
 #include "report/summary.h"
 #include "runner/parity.h"
 #include "runner/runner.h"
+#include "runner/schedule.h"
+#include "runner/selection.h"
 #include "runner/subject.h"
 
 namespace tidemark::cli {
@@ -27,6 +32,8 @@ void print_record(const report::RunRecord& record, Progress& progress) {
     progress.print(fmt::format("      unexpected pass: {}", record.why));
   else if (record.verdict == report::Verdict::Crash)
     progress.print(fmt::format("      crash: {}", record.why));
+  else if (report::not_ran(record.verdict))
+    progress.print(fmt::format("      {}", record.why));
   else if (record.verdict == report::Verdict::CouldNotRun || record.verdict == report::Verdict::NotJudged)
     progress.print(fmt::format("      error: {}", record.why));
   else if (record.verdict == report::Verdict::Red && !record.why.empty())
@@ -84,33 +91,47 @@ int run_command(const RunArgs& args) {
   auto baseline = load_baseline(args.baseline);
   if (!baseline) return report_error(baseline.error());
 
-  std::vector<report::RunRecord> records;
-  runner::SubjectSeries series(subjects, [&](size_t k) -> Result<runner::RunOptions> {
-    runner::RunOptions each = options;
-    if (!args.record.empty()) {
-      TIDEMARK_TRY(path, runner::recording_path(args.record, *subjects[k], subjects.size()));
-      each.column.lane.record = path.string();
-      each.column.lane.record_name = subjects[k]->id();
-    }
-    return each;
-  });
-  Progress progress = Progress::for_stdout("run", subjects.size(), verbosity());
-  for (size_t k = 0; k < subjects.size(); ++k) {
-    const auto& subject = subjects[k];
-    progress.start(fmt::format("{} ({})", subject->id(), subject->has_lanes() ? args.lane.lane : runner::kNoLane));
-    auto record = series.run(k);
-    if (!record) return report_error(record.error());
-    print_record(*record, progress);
-    progress.finish_item();
-    records.push_back(std::move(*record));
+  auto filter = runner::load_test_filter(args.skip_files, args.include_files);
+  if (!filter) return report_error(filter.error());
+  // Each subject's options, made before any run: a run in a child reads them as they were at its fork.
+  std::vector<runner::RunOptions> each(subjects.size(), options);
+  for (size_t k = 0; k < subjects.size() && !args.record.empty(); ++k) {
+    auto path = runner::recording_path(args.record, *subjects[k], subjects.size());
+    if (!path) return report_error(path.error());
+    each[k].column.lane.record = path->string();
+    each[k].column.lane.record_name = subjects[k]->id();
   }
+  runner::Schedule schedule{.jobs = args.jobs ? args.jobs : std::max(1u, std::thread::hardware_concurrency()),
+                            .shuffle = {},
+                            .max_fails = args.max_fails,
+                            .filter = &*filter};
+  if (args.shuffle >= 0) schedule.shuffle = static_cast<uint64_t>(args.shuffle);
+  Progress progress = Progress::for_stdout("run", subjects.size(), verbosity());
+  auto name = [&](size_t k) {
+    return fmt::format("{} ({})", subjects[k]->id(), subjects[k]->has_lanes() ? args.lane.lane : runner::kNoLane);
+  };
+  // The status line names the subjects under way; a record prints as it ends.
+  runner::ScheduleEvents events;
+  events.running = [&](const std::vector<size_t>& running) {
+    std::vector<std::string> names;
+    for (size_t k : running) names.push_back(name(k));
+    progress.start(fmt::format("{}", fmt::join(names, ", ")));
+  };
+  events.finished = [&](size_t, const report::RunRecord& record) {
+    print_record(record, progress);
+    progress.finish_item();
+  };
+  auto ran = runner::run_scheduled(subjects, each, schedule, events);
+  if (!ran) return report_error(ran.error());
+  std::vector<report::RunRecord> records = std::move(*ran);
   progress.close();
   const report::Origin origin{
       .command = "run", .series = runner::run_series(args.lane.lane, args.knobs, options), .shard = loaded->shard};
   auto held = hold_to_baseline(*baseline, records, origin);
   auto summary = report::write_summary(options.report_dir, origin, std::move(records), held);
   if (!summary) return report_error(summary.error());
-  fmt::print("{} green, {} red; report: {}\n", summary->green, summary->red,
+  fmt::print("{} green, {} red{}; report: {}\n", summary->green, summary->red,
+             summary->skipped ? fmt::format(", {} skipped or not run", summary->skipped) : "",
              fs::absolute(options.report_dir / "summary.json").string());
   return summary->red == 0 ? kGreen : kRed;
 }

@@ -51,6 +51,18 @@ CLI::App* add_run(CLI::App& app, RunArgs& args) {
                     "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
     run->add_flag("--no-isolation", args.no_isolation,
                   "run a driver in Tidemark's own process, not a child of it (for gdb; its crash ends the run)");
+    run->add_option("--skip", args.skip_files,
+                    "a file of regexes, one a line ('#' comments): subjects whose test name matches one are "
+                    "skipped (repeatable)")
+        ->allow_extra_args(false);
+    run->add_option("--include", args.include_files,
+                    "a file of regexes, one a line: subjects whose test name matches none are skipped (repeatable)")
+        ->allow_extra_args(false);
+    run->add_option("--jobs,-j", args.jobs,
+                    "subjects at once, each child running its own (default one per core; 1 with --no-isolation)");
+    run->add_option("--shuffle", args.shuffle, "start the subjects in the order this seed gives (same digests)")
+        ->check(CLI::NonNegativeNumber);
+    run->add_option("--max-fails", args.max_fails, "after N failed runs start no more; the rest are not run");
     add_lane_options(*run, args.lane);
   });
 }

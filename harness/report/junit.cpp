@@ -1,7 +1,8 @@
 // junit.xml: the summary as the JUnit XML that CI engines (GitLab's test report, Jenkins,
 // Bazel's test.xml readers) show. One <testsuite> per series; a red check is a <failure>, a
 // run that could not complete an <error>; an expected failure passes and says so; a run worse
-// than its baseline is a <failure type="worse-than-baseline">.
+// than its baseline is a <failure type="worse-than-baseline">; a subject that did not run (skipped
+// by a pattern, or not run after --max-fails) is <skipped>.
 #include <fmt/format.h>
 #include <pugixml.hpp>
 
@@ -26,7 +27,7 @@ std::pair<std::string, std::string> class_and_name(const std::string& test) {
 }
 
 struct Counts {
-  size_t tests = 0, failures = 0, errors = 0;
+  size_t tests = 0, failures = 0, errors = 0, skipped = 0;
   double seconds = 0;
 };
 
@@ -34,7 +35,7 @@ void set_counts(pugi::xml_node node, const Counts& counts) {
   node.append_attribute("tests") = static_cast<unsigned long long>(counts.tests);
   node.append_attribute("failures") = static_cast<unsigned long long>(counts.failures);
   node.append_attribute("errors") = static_cast<unsigned long long>(counts.errors);
-  node.append_attribute("skipped") = 0;
+  node.append_attribute("skipped") = static_cast<unsigned long long>(counts.skipped);
   node.append_attribute("time") = fmt::format("{:.3f}", counts.seconds).c_str();
 }
 
@@ -62,7 +63,11 @@ void add_case(pugi::xml_node suite, const RunRecord& result, Counts& counts) {
     }
   }
   if (!worse.empty()) worse = "worse than baseline: " + worse;
-  if (result.verdict == Verdict::Crash) {  // a failure of its own type: CI views tell it from a red check
+  if (not_ran(result.verdict)) {  // JUnit's own skipped: CI views count it apart from a pass
+    ++counts.skipped;
+    test.append_child("skipped").append_attribute("message") =
+        fmt::format("{}: {}", verdict_name(result.verdict), result.why).c_str();
+  } else if (result.verdict == Verdict::Crash) {  // a failure of its own type: CI views tell it from a red check
     ++counts.failures;
     pugi::xml_node failure = test.append_child("failure");
     failure.append_attribute("type") = "crash";
@@ -122,6 +127,7 @@ std::string junit_xml(const Summary& summary) {
     // pugixml appends attributes in order; the counts go after the name, as readers expect.
     set_counts(suite, counts);
     all.tests += counts.tests, all.failures += counts.failures, all.errors += counts.errors;
+    all.skipped += counts.skipped;
     all.seconds += counts.seconds;
   }
   set_counts(root, all);

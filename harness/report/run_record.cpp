@@ -23,6 +23,8 @@ constexpr VerdictNames kVerdictNames[] = {
     {Verdict::CouldNotRun, "could-not-run", "COULD NOT RUN", 0},
     {Verdict::NotJudged, "not-judged", "NOT JUDGED", 0},
     {Verdict::Crash, "crash", "CRASH", 0},
+    {Verdict::Skipped, "skipped", "SKIPPED", 2},
+    {Verdict::NotRun, "not-run", "NOT RUN", 2},
 };
 static_assert(std::size(kVerdictNames) == std::size(kAllVerdicts), "a verdict without its names");
 
@@ -51,6 +53,7 @@ std::string_view verdict_name(Verdict verdict) { return names_of(verdict).name; 
 std::string_view verdict_label(Verdict verdict) { return names_of(verdict).label; }
 int failure_rank(Verdict verdict) { return names_of(verdict).failure_rank; }
 bool passes(Verdict verdict) { return verdict == Verdict::Green || verdict == Verdict::ExpectedRed; }
+bool not_ran(Verdict verdict) { return verdict == Verdict::Skipped || verdict == Verdict::NotRun; }
 
 GaugeValues gauge_values(const std::vector<std::pair<std::string, int64_t>>& named) {
   return GaugeValues(named.begin(), named.end());

@@ -28,19 +28,23 @@ namespace tidemark::report {
 // Crash: a process the run needs died mid-run (a signal, or a renderer server's end): the record's
 // `crash` says which process, how, and what the subject was doing; it fails the set unless an
 // expectations line says `crash`, when it is an expected red.
-enum class Verdict { Green, Red, ExpectedRed, UnexpectedPass, CouldNotRun, NotJudged, Crash };
+enum class Verdict { Green, Red, ExpectedRed, UnexpectedPass, CouldNotRun, NotJudged, Crash, Skipped, NotRun };
 inline constexpr Verdict kAllVerdicts[] = {Verdict::Green,          Verdict::Red,         Verdict::ExpectedRed,
                                            Verdict::UnexpectedPass, Verdict::CouldNotRun, Verdict::NotJudged,
-                                           Verdict::Crash};
+                                           Verdict::Crash,          Verdict::Skipped,     Verdict::NotRun};
 
-// "green", "red", "expected-red", "unexpected-pass", "could-not-run", "not-judged", "crash": in
-// documents and HTML classes.
+// "green", "red", "expected-red", "unexpected-pass", "could-not-run", "not-judged", "crash",
+// "skipped", "not-run": in documents and HTML classes.
 std::string_view verdict_name(Verdict verdict);
-// "GREEN", "RED", "EXPECTED RED", "UNEXPECTED PASS", "COULD NOT RUN", "NOT JUDGED", "CRASH": for a person.
+// "GREEN", "RED", "EXPECTED RED", "UNEXPECTED PASS", "COULD NOT RUN", "NOT JUDGED", "CRASH",
+// "SKIPPED", "NOT RUN": for a person.
 std::string_view verdict_label(Verdict verdict);
 std::optional<Verdict> verdict_named(std::string_view name);
 // Nothing in the run fails the set: green, or an expected red.
 bool passes(Verdict verdict);
+// Nothing of the subject ran, so it neither passes nor fails: skipped by a pattern (run's --skip,
+// --include), or not run (run's --max-fails was reached first).
+bool not_ran(Verdict verdict);
 // Red, could-not-run and not-judged first, then stale expectations, then expected reds, then green.
 int failure_rank(Verdict verdict);
 

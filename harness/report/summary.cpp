@@ -90,6 +90,7 @@ nlohmann::json to_json(const Summary& summary) {
   if (summary.baseline) json["baseline"] = {{"source", summary.baseline->source}, {"gone", summary.baseline->gone}};
   json["green"] = summary.green;
   json["red"] = summary.red;
+  json["skipped"] = summary.skipped;
   json["parity"] = nlohmann::json::array();
   for (const auto& row : summary.parity) {
     nlohmann::json out{{"subject", row.subject}, {"variant", row.variant}, {"same", row.same}};
@@ -121,7 +122,7 @@ Summary summarize(const Origin& origin, std::vector<RunRecord> results) {
   Summary summary{.origin = origin, .results = std::move(results)};
   for (auto& record : summary.results) {
     if (record.series.empty()) record.series = origin.series;
-    (record_passes(record) ? summary.green : summary.red) += 1;
+    (not_ran(record.verdict) ? summary.skipped : record_passes(record) ? summary.green : summary.red) += 1;
   }
   summary.parity = parity_rows(summary.results);
   return summary;
@@ -184,6 +185,7 @@ Result<Summary> parse_summary(std::string_view text, const std::string& where) {
   // The counts and the parity rows follow from the records: they are made again, not trusted.
   fields.skip("green");
   fields.skip("red");
+  fields.skip("skipped");
   fields.skip("parity");
   const nlohmann::json* results = json.contains("results") ? &json["results"] : nullptr;
   fields.skip("results");

@@ -69,6 +69,7 @@ struct Summary {
   std::vector<RunRecord> results;
   size_t green = 0;  // records that pass (green or expected red)
   size_t red = 0;
+  size_t skipped = 0;  // records of subjects that did not run (skipped, not run): neither green nor red
   std::vector<ParityRow> parity;
   std::optional<BaselineOrigin> baseline;
 };

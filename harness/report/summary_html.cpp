@@ -63,6 +63,7 @@ std::string failures_section(const std::vector<const RunRecord*>& ordered) {
   size_t count = 0;
   for (const RunRecord* result : ordered) {
     if (record_passes(*result)) break;
+    if (not_ran(result->verdict)) continue;  // not a failure: its article says why it did not run
     ++count;
     std::string what;
     if (!result->why.empty())
@@ -202,8 +203,10 @@ std::string run_article(const RunRecord& result, const fs::path& dir) {
       "<code>{}</code></p>\n"
       "<table class=\"checks\"><tr><th></th><th>check</th><th>measured</th><th>where</th><th>id</th></tr>\n{}</table>\n"
       "{}<p class=\"links\">{}</p><div class=\"plots\">{}</div></article>\n",
-      record_passes(result) ? "green" : "red", html_escape(result.test), html_escape(result.test),
-      verdict_label(result.verdict),
+      not_ran(result.verdict) ? "skipped"
+      : record_passes(result) ? "green"
+                              : "red",
+      html_escape(result.test), html_escape(result.test), verdict_label(result.verdict),
       result.baseline ? fmt::format("<span class=\"movement {0}\">{0} against the baseline</span> ",
                                     movement_name(result.baseline->movement))
                       : "",
@@ -247,9 +250,10 @@ std::string summary_html(const Summary& summary, const fs::path& dir) {
   for (const RunRecord* result : ordered) runs += run_article(*result, dir);
   return fmt::format(
       "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Tidemark: {} red, {} green</title>\n"
-      "<style>{}</style>\n</head><body>\n<header><h1 id=\"verdict\" class=\"{}\">{} red, {} green of {}</h1>"
+      "<style>{}</style>\n</head><body>\n<header><h1 id=\"verdict\" class=\"{}\">{} red, {} green of {}{}</h1>"
       "<p class=\"origin\">{}</p></header>\n{}{}{}<section id=\"runs\"><h2>Runs</h2>\n{}</section>\n</body></html>\n",
-      red, green, kStyle, red ? "red" : "green", red, green, red + green, origin_line(summary.origin),
+      red, green, kStyle, red ? "red" : "green", red, green, red + green,
+      summary.skipped ? fmt::format(" ({} skipped or not run)", summary.skipped) : "", origin_line(summary.origin),
       failures_section(ordered), baseline_section(summary, ordered), parity_section(summary.parity), runs);
 }
 

@@ -15,8 +15,10 @@
 #include <cstring>
 #include <new>
 #include <span>
+#include <vector>
 
 #include "core/crash_notes.h"
+#include "core/progress.h"
 #include "core/process.h"
 #include "report/json_fields.h"
 #include "runner/build_runs.h"
@@ -97,6 +99,14 @@ bool write_exactly(int fd, const void* from, size_t size) {
   std::exit(0);
 }
 
+// This process's ends of its children's sockets. A child forked after another inherits that
+// one's end; it closes every one in its first moments, else the other child would never read the
+// end of its socket when this process closes its own copy (and its reaping would wait for ever).
+std::vector<int>& parent_ends() {
+  static std::vector<int> ends;  // the run loop's thread alone forks and closes
+  return ends;
+}
+
 // How a child that gave no record ended, from its wait status and what it noted.
 ChildDied died(pid_t child, int status, const crash_notes::Notes& notes, const std::string& subject_file) {
   ChildDied out;
@@ -147,7 +157,10 @@ IsolatedRuns::~IsolatedRuns() { stop(); }
 Status IsolatedRuns::start() {
   TIDEMARK_TRY(notes, SharedNotes::map());
   TIDEMARK_TRY(sockets, wire::socket_pair());
-  // What this process printed so far is out before the fork: the child's copy of a buffer is its own.
+  // The status line's ticker is the parent's only other thread: held still, it holds no lock the
+  // child would inherit. What this process printed so far is out before the fork: the child's copy
+  // of a buffer is its own.
+  auto still = Progress::hold_active();
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t pid = ::fork();
@@ -156,28 +169,49 @@ Status IsolatedRuns::start() {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a run that is killed leaves no child running its subjects
     if (::getppid() == 1) ::_exit(1);    // ... nor one whose parent went before that was said
     sockets.first.reset();
+    for (int sibling : parent_ends()) ::close(sibling);
     serve_in_child(pipeline_, sockets.second.get(), notes.get());
   }
+  parent_ends().push_back(sockets.first.get());
   child_ = std::make_unique<Child>(Child{std::move(notes), pid, std::move(sockets.first)});
   return {};
 }
 
 void IsolatedRuns::stop() {
   if (!child_) return;
-  child_->socket.reset();  // the child reads the end and leaves
+  close_socket();  // the child reads the end and leaves
   int status = 0;
   while (::waitpid(child_->pid, &status, 0) < 0 && errno == EINTR) {
   }
   child_.reset();
 }
 
-Result<std::variant<report::RunRecord, ChildDied>> IsolatedRuns::run(size_t index, const std::string& subject_file) {
+Result<IsolatedRuns::Answer> IsolatedRuns::run(size_t index, const std::string& subject_file) {
+  TIDEMARK_CHECK(send(index));
+  return receive(subject_file);
+}
+
+Status IsolatedRuns::send(size_t index) {
   if (!child_) TIDEMARK_CHECK(start());
-  const auto started = std::chrono::steady_clock::now();
-  const int socket = child_->socket.get();
+  sent_ = std::chrono::steady_clock::now();
   const uint64_t asked = index;
+  // A child that has ended cannot take it: receive() then finds its end and reaps it.
+  write_exactly(child_->socket.get(), &asked, sizeof asked);
+  return {};
+}
+
+void IsolatedRuns::close_socket() {
+  std::erase(parent_ends(), child_->socket.get());
+  child_->socket.reset();
+}
+
+int IsolatedRuns::socket() const { return child_ ? child_->socket.get() : -1; }
+
+Result<IsolatedRuns::Answer> IsolatedRuns::receive(const std::string& subject_file) {
+  if (!child_) return fail(ErrorKind::Io, "the subject's child was asked for no run");
+  const int socket = child_->socket.get();
   uint64_t size = 0;
-  if (write_exactly(socket, &asked, sizeof asked) && read_exactly(socket, &size, sizeof size)) {
+  if (read_exactly(socket, &size, sizeof size)) {
     std::string text(size, '\0');
     if (!read_exactly(socket, text.data(), text.size()))
       return fail(ErrorKind::Io, "the subject's child ended in the middle of its answer");
@@ -194,7 +228,8 @@ Result<std::variant<report::RunRecord, ChildDied>> IsolatedRuns::run(size_t inde
   while (::waitpid(child_->pid, &status, 0) < 0)
     if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
   ChildDied out = died(child_->pid, status, *child_->notes.get(), subject_file);
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_).count();
+  close_socket();
   child_.reset();
   return out;
 }

@@ -6,7 +6,8 @@
 // driver (every session is opened in the child) and holds its options, expectations and
 // registries in memory, which the child keeps without a codec for each, where an exec would
 // re-read the drivers file, the scenarios and the expectations. The parent's only other thread is
-// the status line's ticker (core/progress.h), which the child never touches. One child runs the
+// the status line's ticker (core/progress.h), which the child never touches and which is held
+// still while the fork copies the parent. One child runs the
 // subjects one after another, as Tidemark's own process would: a child per subject paid the
 // loader's and lavapipe's start once per scenario (scenarios/magma-reclaim took 2.7 times as long
 // as in-process; one child: 1.03 times). A child that dies is replaced at the next run. Each run is
@@ -15,9 +16,11 @@
 // does in memory it shares with the parent (core/crash_notes.h): a child that dies is a crash
 // record naming its signal, its pid, its last step, and a renderer server that ended under it.
 // It leaves by _exit (nothing of a driver's runs at exit) when the parent closes the socket, and
-// dies with the parent (PR_SET_PDEATHSIG).
+// dies with the parent (PR_SET_PDEATHSIG). `tidemark run --jobs N` keeps N such children, each
+// running one subject at a time, every subject of the run in one of them (runner/schedule.h).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -55,16 +58,26 @@ class IsolatedRuns {
   IsolatedRuns& operator=(const IsolatedRuns&) = delete;
   ~IsolatedRuns();  // the child is told there is no more, and reaped
 
+  using Answer = std::variant<report::RunRecord, ChildDied>;
   // The kth run's record or error, or how its child died. `subject_file` names its last step.
-  Result<std::variant<report::RunRecord, ChildDied>> run(size_t index, const std::string& subject_file);
+  Result<Answer> run(size_t index, const std::string& subject_file);
+
+  // The same in two halves, for a caller that waits on several children at once (poll() on
+  // `socket()`, readable when the answer is there or the child has ended): `send` asks the child
+  // (forked first when there is none) for the kth run, `receive` takes its answer.
+  Status send(size_t index);
+  int socket() const;  // -1 when no run is under way
+  Result<Answer> receive(const std::string& subject_file);
 
  private:
   Status start();
   void stop();
+  void close_socket();
 
   Pipeline pipeline_;
   struct Child;
   std::unique_ptr<Child> child_;
+  std::chrono::steady_clock::time_point sent_;
 };
 
 }  // namespace tidemark::runner

@@ -10,6 +10,7 @@
 #include "core/files.h"
 #include "drivers/driver_builds.h"
 #include "runner/isolation.h"
+#include "runner/pipeline.h"
 
 namespace tidemark::runner {
 
@@ -79,6 +80,8 @@ Result<Prepared> prepare(const Subject& subject, const RunOptions& options) {
   return out;
 }
 
+}  // namespace
+
 Result<report::RunRecord> run_here(const Subject& subject, const RunOptions& options) {
   TIDEMARK_TRY(started_run, prepare(subject, options));
   report::RunRecord& record = started_run.record;
@@ -124,6 +127,8 @@ Result<report::RunRecord> crash_record(const Subject& subject, const RunOptions&
   return record;
 }
 
+namespace {
+
 // The kth run in `isolated`'s child: its record, or the record of its crash.
 Result<report::RunRecord> run_isolated(IsolatedRuns& isolated, size_t index, const Subject& subject,
                                        const RunOptions& options) {
@@ -138,23 +143,6 @@ Result<report::RunRecord> run(const Subject& subject, const RunOptions& options)
   if (!drives_here(subject, options)) return run_here(subject, options);
   IsolatedRuns isolated([&](size_t) { return run_here(subject, options); });
   return run_isolated(isolated, 0, subject, options);
-}
-
-SubjectSeries::SubjectSeries(const Subjects& subjects, std::function<Result<RunOptions>(size_t)> options_for)
-    : subjects_(subjects), options_for_(std::move(options_for)) {}
-
-SubjectSeries::~SubjectSeries() = default;
-
-Result<report::RunRecord> SubjectSeries::run(size_t index) {
-  TIDEMARK_TRY(options, options_for_(index));
-  const Subject& subject = *subjects_.at(index);
-  if (!drives_here(subject, options)) return run_here(subject, options);
-  if (!isolated_)
-    isolated_ = std::make_unique<IsolatedRuns>([this](size_t k) -> Result<report::RunRecord> {
-      TIDEMARK_TRY(each, options_for_(k));
-      return run_here(*subjects_.at(k), each);
-    });
-  return run_isolated(*isolated_, index, subject, options);
 }
 
 Status Subject::takes_backend(const std::string& backend, const api::BackendRegistry&) const {
@@ -178,6 +166,15 @@ Status check_options(const Subject& subject, const RunOptions& options) {
   auto prepared = subject.prepare(options, unused);
   if (!prepared) return std::unexpected(prepared.error());
   return {};
+}
+
+Result<report::RunRecord> did_not_run(const Subject& subject, const RunOptions& options, report::Verdict verdict,
+                                      std::string why) {
+  report::RunRecord record;
+  TIDEMARK_CHECK(subject.prepare(options, record));
+  record.verdict = verdict;
+  record.why = std::move(why);
+  return record;
 }
 
 Result<report::RunRecord> not_judged(const Subject& subject, const RunOptions& options, const std::string& backend,

@@ -157,28 +157,14 @@ std::string column_suffix(const std::string& own, const std::string& backend, co
 // that dies is a crash record, judged and written by this process.
 Result<report::RunRecord> run(const Subject& subject, const RunOptions& options);
 
-class IsolatedRuns;
-// The runs of a series of subjects, each as `run` runs it, the isolated ones in one child of this
-// process that they share, forked again after one that died (runner/isolation.h): `tidemark run`'s
-// loop. `options_for(k)` gives the kth subject's options; for an isolated run it is called in the
-// child, so what it reads must have been made before the series' first run.
-class SubjectSeries {
- public:
-  SubjectSeries(const Subjects& subjects, std::function<Result<RunOptions>(size_t)> options_for);
-  SubjectSeries(const SubjectSeries&) = delete;
-  SubjectSeries& operator=(const SubjectSeries&) = delete;
-  ~SubjectSeries();
-  Result<report::RunRecord> run(size_t index);
-
- private:
-  const Subjects& subjects_;
-  std::function<Result<RunOptions>(size_t)> options_for_;
-  std::unique_ptr<IsolatedRuns> isolated_;
-};
-
 // Whether `options` suit the subject (its knobs, its backends, what its kind takes): bad input
 // naming what does not, before anything runs.
 Status check_options(const Subject& subject, const RunOptions& options);
+
+// The record of a subject that did not run (`verdict` skipped or not-run, runner/schedule.h): its
+// identity as its run's would be, and why. Nothing ran, so it has no gauges, digest or folder.
+Result<report::RunRecord> did_not_run(const Subject& subject, const RunOptions& options, report::Verdict verdict,
+                                      std::string why);
 
 // The record of a run `backend` could not judge (`why`: it lacks what a check reads, a golden
 // does not decode, ...): not-judged, or an expected red when an expectations line says
