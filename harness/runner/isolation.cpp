@@ -17,6 +17,7 @@
 #include <span>
 
 #include "core/crash_notes.h"
+#include "core/gauges.h"
 #include "core/process.h"
 #include "report/json_fields.h"
 #include "runner/build_runs.h"
@@ -100,6 +101,11 @@ bool write_exactly(int fd, const void* from, size_t size) {
 // How a child that gave no record ended, from its wait status and what it noted.
 ChildDied died(pid_t child, int status, const crash_notes::Notes& notes, const std::string& subject_file) {
   ChildDied out;
+  if (const crash_notes::DeviceLostNote& lost = notes.device_lost; lost.lost)
+    out.device_lost = report::DeviceLostRecord{.call = std::string(lost_call_name(lost.call)),
+                                               .submit_or_wait = static_cast<int64_t>(lost.submit_or_wait),
+                                               .answers = 0,
+                                               .last_step = crash_notes::describe_step(lost.step, subject_file)};
   report::CrashRecord& crash = out.crash;
   crash.last_step = crash_notes::describe_step(notes.step, subject_file);
   const std::string child_ended =
