@@ -19,3 +19,36 @@ add_test(NAME Tidemark.Schedule.SkipIncludeAndMaxFailsChooseWhatRunsAndNameWhyTh
 set_tests_properties(Tidemark.Schedule.ShuffledAndParallelRunsGiveTheSameRecordsInTheSameOrder
                      Tidemark.Schedule.SkipIncludeAndMaxFailsChooseWhatRunsAndNameWhyTheRestDidNot
                      PROPERTIES LABELS cli)
+# The layer's faults that end a driver's work are verdicts of their own in every lane, for a
+# capture's replay and for observe (scripts/testing/lost-and-crashed): layer_device_lost_at=1 is
+# device-lost naming the call, its count and the step in each lane; layer_crash_at_call in the spawn
+# and tcp lanes a crash naming the lane's tidemark-server, its signal and the last step; an
+# expectations line naming `device-lost` holds it, and goes stale when the device is not lost; a
+# device lost and then a crash is still device-lost, the crash beside it; observe and a capture's
+# replay under each fault say which; no process of any of them is left.
+set(lost_and_crashed ${PROJECT_SOURCE_DIR}/scripts/testing/lost-and-crashed)
+foreach(lane Monolith Split Spawn Tcp)
+  string(TOLOWER ${lane} named)
+  add_test(NAME Tidemark.Isolation.ALostDeviceIsItsOwnVerdictIn${lane}
+           COMMAND ${lost_and_crashed} lost ${named} ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  set_tests_properties(Tidemark.Isolation.ALostDeviceIsItsOwnVerdictIn${lane} PROPERTIES LABELS cli)
+  if(lane STREQUAL Spawn OR lane STREQUAL Tcp)
+    add_test(NAME Tidemark.Isolation.ALaneServerThatCrashesIsACrashIn${lane}
+             COMMAND ${lost_and_crashed} crash ${named} ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+    set_tests_properties(Tidemark.Isolation.ALaneServerThatCrashesIsACrashIn${lane} PROPERTIES LABELS cli)
+  endif()
+endforeach()
+add_test(NAME Tidemark.Isolation.AnExpectedLostDeviceIsAnExpectedRedUntilItStops
+         COMMAND ${lost_and_crashed} expected ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+add_test(NAME Tidemark.Isolation.ADeviceLostThenACrashIsDeviceLostWithTheCrashBesideIt
+         COMMAND ${lost_and_crashed} lost-then-crash ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+add_test(NAME Tidemark.Isolation.ObserveSaysAProgramsDeviceWasLostOrItCrashed
+         COMMAND ${lost_and_crashed} observe ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+set_tests_properties(Tidemark.Isolation.AnExpectedLostDeviceIsAnExpectedRedUntilItStops
+                     Tidemark.Isolation.ADeviceLostThenACrashIsDeviceLostWithTheCrashBesideIt
+                     Tidemark.Isolation.ObserveSaysAProgramsDeviceWasLostOrItCrashed PROPERTIES LABELS cli)
+if(NOT TIDEMARK_SANITIZED)  # the replayers lack the instrumented layer's runtime (capture.cmake)
+  add_test(NAME Tidemark.Capture.AReplayOnALostDeviceOrThatCrashesSaysWhich
+           COMMAND ${lost_and_crashed} capture ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  set_tests_properties(Tidemark.Capture.AReplayOnALostDeviceOrThatCrashesSaysWhich PROPERTIES LABELS "capture;cli")
+endif()

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -230,6 +231,17 @@ class CaptureRun final : public runner::SubjectRun {
     // A server that ended mid-replay is named, as a session names it: its exit or signal, and the
     // last wire command the tap saw.
     const std::string server_end = last_->server_ended.empty() ? "" : "; " + last_->server_ended;
+    if (WIFSIGNALED(last_->wait_status)) {  // the replayer crashed: beneath it, a driver did
+      record.crash = report::CrashRecord{.process = report::CrashedProcess::Subject,
+                                         .pid = last_->pid,
+                                         .signal = WTERMSIG(last_->wait_status),
+                                         .ended = describe_wait_status(last_->wait_status),
+                                         .last_step = {},
+                                         .last_wire_command = {}};
+      // Its words name no pid: a ledger keeps them.
+      return runner::Reading{.stopped = report::Verdict::Crash,
+                             .why = fmt::format("the replay ({}) {}{}", replayer_, record.crash->ended, server_end)};
+    }
     if (last_->exit_code != 0 || !server_end.empty())
       return runner::Reading{
           .stopped = report::Verdict::CouldNotRun,

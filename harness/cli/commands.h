@@ -80,8 +80,9 @@ struct RunArgs {
   bool validation = false;
   std::string record;
   uint32_t kill_server_at_frame = 0;
-  bool no_isolation = false;  // a driver in this process runs in Tidemark's own, not a child (for gdb)
-  std::string expectations;   // known failures (expectations.txt)
+  bool no_isolation = false;        // a driver in this process runs in Tidemark's own, not a child (for gdb)
+  std::string expectations;         // known failures (expectations.txt)
+  std::vector<std::string> faults;  // the layer's, under a capture fixture's replay (layer/settings.h)
   std::vector<std::string> skip_files, include_files;  // test-name patterns (runner/selection.h)
   unsigned jobs = 0;                                   // subjects at once; 0: one per core
   int64_t shuffle = -1;                                // a seed of the order; -1: the selection's

@@ -111,6 +111,8 @@ int observe_command(const ObserveArgs& args) {
   if (!observation->server_ended.empty()) fmt::print("{}\n", observation->server_ended);
   for (const auto& verdict : verdicts)
     fmt::print("{} {} [{}] ({})\n", verdict.passed ? "PASS" : "FAIL", verdict.check, verdict.scope, verdict.detail);
+  const observe::Outcome came_to = observe::outcome(*observation, verdicts);
+  fmt::print("{}{}\n", report::verdict_label(came_to.verdict), came_to.why.empty() ? "" : ": " + came_to.why);
   if (auto written = observe::write_report(*observation, verdicts, options.report); !written)
     return report_error(written.error());
   if (keep) fmt::print("report: {}\n", options.report.string());

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "layer/link.h"
+#include "layer/settings.h"
 #include "report/baseline.h"
 #include "report/summary.h"
 #include "runner/parity.h"
@@ -34,6 +35,8 @@ void print_record(const report::RunRecord& record, Progress& progress) {
     progress.print(fmt::format("      crash: {}", record.why));
   else if (report::not_ran(record.verdict))
     progress.print(fmt::format("      {}", record.why));
+  else if (record.verdict == report::Verdict::DeviceLost)
+    progress.print(fmt::format("      device lost: {}", record.why));
   else if (record.verdict == report::Verdict::CouldNotRun || record.verdict == report::Verdict::NotJudged)
     progress.print(fmt::format("      error: {}", record.why));
   else if (record.verdict == report::Verdict::Red && !record.why.empty())
@@ -71,7 +74,10 @@ int run_command(const RunArgs& args) {
   const runner::Subjects& subjects = loaded->subjects;
   runner::RunOptions options;
   options.column = {.backend = args.lane.backend, .lane = *lane_options, .build = {}};
-  options.variant = {.mutant = args.lane.mutant, .knobs = *knobs, .fault = {}, .cut = {}};
+  const std::string fault = fmt::format("{}", fmt::join(args.faults, ","));
+  if (auto parsed = layer::parse_settings(fault); !parsed)
+    return report_error({ErrorKind::BadInput, fmt::format("--fault: {}", parsed.error())});
+  options.variant = {.mutant = args.lane.mutant, .knobs = *knobs, .fault = fault, .cut = {}};
   options.report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
   options.validation = args.validation;
   options.repeat = args.repeat;

@@ -49,6 +49,10 @@ CLI::App* add_run(CLI::App& app, RunArgs& args) {
     run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
     run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
                     "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
+    run->add_option("--fault", args.faults,
+                    "a capture fixture's replay under this layer fault (crash_at_call=N, device_lost_at=N, ...; "
+                    "repeatable): a scenario's are knobs (--knob layer_...)")
+        ->allow_extra_args(false);
     run->add_flag("--no-isolation", args.no_isolation,
                   "run a driver in Tidemark's own process, not a child of it (for gdb; its crash ends the run)");
     run->add_option("--skip", args.skip_files,

@@ -31,6 +31,15 @@ void note_server_end(int pid, std::optional<int> wait_status, std::string_view l
   note.ended = true;
 }
 
+void note_device_lost(uint32_t call, uint64_t submit_or_wait) {
+  if (!g_armed || g_armed->device_lost.lost) return;
+  DeviceLostNote& note = g_armed->device_lost;
+  note.call = call;
+  note.submit_or_wait = submit_or_wait;
+  note.step = g_armed->step;
+  note.lost = true;
+}
+
 std::string describe_step(const StepNote& note, std::string_view file) {
   std::string text;
   if (note.calls == 0) {

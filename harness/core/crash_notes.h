@@ -1,9 +1,10 @@
 // What a process running a subject notes as it goes, for the process that outlives it: the step
-// under way and a renderer server's death. An isolated subject (runner/isolation.h) runs in a
-// child whose notes live in memory shared with its parent, so a child that dies by a signal still
-// tells the parent what it was doing; in a run without isolation nothing is armed and noting costs
-// one pointer test. The notes are plain fixed-size fields (no allocation, no formatting per step):
-// the child may die between any two stores, and the parent reads them only once it is reaped.
+// under way, a renderer server's death and a device lost. An isolated subject (runner/isolation.h)
+// runs in a child whose notes live in memory shared with its parent, so a child that dies by a
+// signal still tells the parent what it was doing; in a run without isolation nothing is armed and
+// noting costs one pointer test. The notes are plain fixed-size fields (no allocation, no
+// formatting per step): the child may die between any two stores, and the parent reads them only
+// once it is reaped.
 #pragma once
 
 #include <cstdint>
@@ -37,9 +38,18 @@ struct ServerEndNote {
   char last_command[96] = {};  // the last wire command the tap saw
 };
 
+// The device's first call answered VK_ERROR_DEVICE_LOST (the layer's sink saw it), and the step then.
+struct DeviceLostNote {
+  bool lost = false;
+  uint32_t call = 0;            // the layer's TIDEMARK_LOST_* (core/gauges.h: lost_call_name)
+  uint64_t submit_or_wait = 0;  // which of the device's submits and waits, from 1
+  StepNote step;
+};
+
 struct Notes {
   StepNote step;
   ServerEndNote server;
+  DeviceLostNote device_lost;
 };
 
 // This process's notes, or nullptr: armed in an isolated subject's child only.
@@ -51,6 +61,9 @@ void note_repeat(uint32_t repeat);
 void note_workload_over();
 // The server's end, from the tap's thread; `wait_status` unknown when it still ran.
 void note_server_end(int pid, std::optional<int> wait_status, std::string_view last_command);
+
+// The device's first VK_ERROR_DEVICE_LOST, from the layer's sink (under the layer's lock).
+void note_device_lost(uint32_t call, uint64_t submit_or_wait);
 
 // Copies `text` into a fixed field, cut to fit and always terminated.
 template <size_t N>

@@ -43,6 +43,14 @@ std::string describe_wait_status(int status);
 // A wait status as a shell's exit code: the status, or 128 + N for signal N.
 int exit_code_of(int status);
 
+// A child that died under the process talking to it (a lane's server): its pid, its wait status
+// and its last words (its log's last lines), or "".
+struct ProcessDeath {
+  int64_t pid = 0;
+  int wait_status = 0;
+  std::string said;
+};
+
 class ChildProcess {
  public:
   struct Options {

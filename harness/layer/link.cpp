@@ -60,7 +60,10 @@ ObservedGauges to_observed(const TidemarkLayerGauges& g) {
           .vkwaitstimeout = g.waits_timed_out,
           .vkwaitslost = g.waits_lost,
           .vkheld = g.frees_held,
-          .vkrefused = g.allocations_refused};
+          .vkrefused = g.allocations_refused,
+          .vklost = g.lost_answers,
+          .vklostcall = g.first_lost_call,
+          .vklostat = g.first_lost_at};
 }
 
 void Library::Close::operator()(void* handle) const { ::dlclose(handle); }

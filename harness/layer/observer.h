@@ -147,6 +147,9 @@ struct DeviceState {
   std::shared_ptr<Attachment> attachment;  // none: the process's own settings, the events file
   TidemarkLayerSettings settings{};
   uint64_t calls = 0;  // intercepted calls on this device: crash_at_call counts them, whatever ran before it
+  // Its submits and waits (device_lost_at counts them, without the lock), and whether that fault made it lost.
+  std::atomic<uint64_t> submits_and_waits{0};
+  std::atomic<bool> lost{false};
   CompletionRule completion{{}};
   // Its gauges: in its slot of the process's status map under `tidemark observe` (so a killed
   // process leaves them as of its last call, with no copy per call), else its own.
@@ -330,13 +333,15 @@ inline const DeviceTable& next_of(const void* dispatchable) {
   return device_of(o, dispatchable).next;
 }
 
-// The device's state for what never changes once it is made (its settings), without the lock.
-inline const DeviceState& next_state(const void* dispatchable) {
+// The device's state for what never changes once it is made (its settings) and its atomics,
+// without the lock.
+inline DeviceState& unlocked_state(const void* dispatchable) {
   Observer& o = Observer::get();
   if (DeviceState* state = o.find_unlocked(dispatchable)) return *state;
   std::lock_guard lock(o.mutex);
   return device_of(o, dispatchable);
 }
+inline const DeviceState& next_state(const void* dispatchable) { return unlocked_state(dispatchable); }
 
 // Runs `change` on the device's state under the lock.
 template <class Change>

@@ -45,6 +45,9 @@ typedef struct TidemarkLayerSettings {
                            // that crashes
   uint32_t unbuffered_events;  // each event reaches events.bin as it is recorded, not a block at a time: a
                                // renderer server's, read by its session at each read-back while it runs
+  uint64_t device_lost_at;  // N > 0: the device's Nth submit or wait (vkQueueSubmit, vkQueueSubmit2, vkWaitForFences,
+                            // vkQueueWaitIdle, vkDeviceWaitIdle, polls included) answers VK_ERROR_DEVICE_LOST without
+                            // reaching the driver, and so does every submit, wait and poll after it: a lost device
 } TidemarkLayerSettings;
 #define TIDEMARK_EXIT_AT_CALL_STATUS 70
 
@@ -61,7 +64,23 @@ typedef struct TidemarkLayerGauges {
   int64_t frees_held;                               // destroys and frees hold_frees kept back
   int64_t allocations_refused;                      // by fail_allocation
   int64_t polls_revealed;                           // objects the layer waited for at a poll's reveal point
+  // Submits, waits and polls answered VK_ERROR_DEVICE_LOST, by the driver or by device_lost_at (not
+  // the completion rule's lost waits: waits_lost), and the first of them: which call
+  // (TIDEMARK_LOST_*) and which of its device's submits and waits it was (from 1).
+  int64_t lost_answers, first_lost_call, first_lost_at;
 } TidemarkLayerGauges;
+
+// The calls whose VK_ERROR_DEVICE_LOST the layer notes (names: core/gauges.h, lost_call_name).
+enum {
+  TIDEMARK_LOST_QUEUE_SUBMIT = 1,
+  TIDEMARK_LOST_QUEUE_SUBMIT2 = 2,
+  TIDEMARK_LOST_WAIT_FOR_FENCES = 3,
+  TIDEMARK_LOST_QUEUE_WAIT_IDLE = 4,
+  TIDEMARK_LOST_DEVICE_WAIT_IDLE = 5,
+  TIDEMARK_LOST_GET_FENCE_STATUS = 6,
+  TIDEMARK_LOST_WAIT_SEMAPHORES = 7,
+  TIDEMARK_LOST_GET_SEMAPHORE_COUNTER_VALUE = 8,
+};
 
 // One change of device memory, reported at its first bind (typed by what is bound: an image is
 // a texture, a buffer a GL buffer, a transfer-only buffer transient) and at its free.
@@ -85,6 +104,9 @@ typedef struct TidemarkLayerSink {
   uint32_t (*kick)(void* context);
   // The device's gauges after each submit: counter tracks in the run trace.
   void (*sample)(void* context, const TidemarkLayerGauges* gauges);
+  // The device's first call answered VK_ERROR_DEVICE_LOST (TIDEMARK_LOST_*), as it happens: a
+  // process that dies after it still tells of it.
+  void (*device_lost)(void* context, uint32_t call, uint64_t submit_or_wait);
 } TidemarkLayerSink;
 
 // Devices created from now until the detach report to `sink` (may be null) and run under

@@ -171,9 +171,8 @@ Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::p
     done = true;
   }
   ended.notify_all();
-  const int code = exit_code_of(wait_status);
   const pid_t pid = child->pid();
-  return std::pair<uint32_t, int>{static_cast<uint32_t>(pid), code};
+  return std::pair<uint32_t, int>{static_cast<uint32_t>(pid), wait_status};
 }
 
 // A record in the layer's folder that does not read as the layer writes it. The layer puts each
@@ -202,9 +201,17 @@ Result<nlohmann::json> read_json(const fs::path& file) {
 template <class Gauges>
 Gauges summed(const std::vector<Process>& processes, Gauges Process::*field) {
   std::map<std::string, int64_t> sums;
-  for (const Process& process : processes)
-    if (process.kind == ProcessKind::Vulkan)
-      for (const auto& [name, value] : named(process.*field)) sums[name] += value;
+  // The first call answered VK_ERROR_DEVICE_LOST is the first process's that had one, not a sum.
+  auto first_lost = [&](const std::string& name) { return name == "vklostcall" || name == "vklostat"; };
+  for (const Process& process : processes) {
+    if (process.kind != ProcessKind::Vulkan) continue;
+    const bool none_lost_yet = !sums.contains("vklostcall") || sums["vklostcall"] == 0;
+    for (const auto& [name, value] : named(process.*field))
+      if (!first_lost(name))
+        sums[name] += value;
+      else if (none_lost_yet)
+        sums[name] = value;
+  }
   if constexpr (std::is_same_v<Gauges, KernelGauges>)
     return kernel_from_named(sums);
   else
@@ -345,7 +352,8 @@ Result<Observation> observe(const Options& options) {
   observation.settings = options.settings;
   observation.only = options.only;
   observation.pid = ran.first;
-  observation.exit_code = ran.second;
+  observation.exit_code = exit_code_of(ran.second);
+  observation.wait_status = ran.second;
   TIDEMARK_TRY(gathered, gather(layer_folder, observation.pid, std::move(live)));
   observation.processes = std::move(gathered.processes);
   observation.kernel_map = std::move(gathered.kernel_map);
@@ -415,8 +423,26 @@ std::vector<Verdict> judge(const Observation& observation, const scenario::Gauge
   return verdicts;
 }
 
+Outcome outcome(const Observation& observation, const std::vector<Verdict>& verdicts) {
+  const std::string ended = describe_wait_status(observation.wait_status);
+  for (const Process& process : observation.processes)
+    if (auto lost = report::device_lost_in(report::gauge_values(named(process.observed))))
+      return {report::Verdict::DeviceLost,
+              fmt::format("pid {} ({}): {}; then the program (pid {}) {}", process.pid, process.executable,
+                          report::describe(*lost), observation.pid, ended)};
+  if (WIFSIGNALED(observation.wait_status))
+    return {report::Verdict::Crash, fmt::format("the program (pid {}) {}", observation.pid, ended)};
+  if (observation.exit_code != 0) return {report::Verdict::Red, fmt::format("the program {}", ended)};
+  if (!observation.made_device())
+    return {report::Verdict::NotJudged, "no process made a Vulkan device under the layer: its gauges would all read 0"};
+  const auto failed = std::count_if(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return !v.passed; });
+  if (failed > 0) return {report::Verdict::Red, fmt::format("{} of its bounds failed", failed)};
+  return {report::Verdict::Green, {}};
+}
+
 int exit_code(const Observation& observation, const std::vector<Verdict>& verdicts) {
   if (observation.exit_code != 0) return observation.exit_code;
+  if (outcome(observation, verdicts).verdict == report::Verdict::DeviceLost) return 1;
   if (!observation.made_device()) return 3;
   return std::all_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.passed; }) ? 0 : 1;
 }
@@ -448,6 +474,9 @@ report::ObservationRecord observation_record(const Observation& observation, con
   record.server_ended = observation.server_ended;
   for (const Verdict& verdict : verdicts)
     record.checks.push_back({verdict.check, verdict.scope, verdict.passed, verdict.detail});
+  const Outcome came_to = outcome(observation, verdicts);
+  record.verdict = std::string(report::verdict_name(came_to.verdict));
+  record.why = came_to.why;
   return record;
 }
 

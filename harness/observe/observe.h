@@ -58,6 +58,7 @@ struct Observation {
   std::string only;                // the --only pattern ("" for every process)
   uint32_t pid = 0;                // the program's
   int exit_code = 0;               // the program's own (128 + N for signal N)
+  int wait_status = 0;             // the program's, as waitpid() gave it
   std::vector<Process> processes;  // in pid order within the tree's order of appearance
   // The whole tree: every observed process's gauges summed. A peak is then the sum of the
   // processes' peaks: an upper bound of what the tree held at once (processes that ran one after
@@ -154,8 +155,18 @@ struct Verdict {
 // server: the wire's far end) and the whole's.
 std::vector<Verdict> judge(const Observation& observation, const scenario::GaugeBounds& bounds);
 
+// What an observation comes to, as a run's verdict: device-lost when the layer saw a call of any
+// process answered VK_ERROR_DEVICE_LOST (whatever the program did next), crash when the program
+// died by a signal, red when it failed or a bound did, not-judged when no process made a device,
+// else green; and why, in words.
+struct Outcome {
+  report::Verdict verdict = report::Verdict::Green;
+  std::string why;
+};
+Outcome outcome(const Observation& observation, const std::vector<Verdict>& verdicts);
+
 // The command's exit code: the program's own when it failed; 3 when it succeeded but no process
-// made a Vulkan device under the layer; 1 when a bound failed; else 0.
+// made a Vulkan device under the layer; 1 when a bound failed or the device was lost; else 0.
 int exit_code(const Observation& observation, const std::vector<Verdict>& verdicts);
 
 // The observation as its document holds it (report/observation_record.h).

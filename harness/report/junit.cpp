@@ -77,6 +77,16 @@ void add_case(pugi::xml_node suite, const RunRecord& result, Counts& counts) {
       body += fmt::format("process: {} (pid {}); ended: {}\n", crashed_process_name(result.crash->process),
                           result.crash->pid, result.crash->ended);
     failure.append_child(pugi::node_pcdata).set_value(body.c_str());
+  } else if (result.verdict == Verdict::DeviceLost) {  // its own type too: a lost device is neither a check nor a crash
+    ++counts.failures;
+    pugi::xml_node failure = test.append_child("failure");
+    failure.append_attribute("type") = "device-lost";
+    failure.append_attribute("message") = result.why.c_str();
+    std::string body = result.why + "\n";
+    if (result.device_lost)
+      body += fmt::format("call: {} (submit or wait {}); calls answered VK_ERROR_DEVICE_LOST: {}\n",
+                          result.device_lost->call, result.device_lost->submit_or_wait, result.device_lost->answers);
+    failure.append_child(pugi::node_pcdata).set_value(body.c_str());
   } else if (result.verdict == Verdict::CouldNotRun || result.verdict == Verdict::NotJudged) {
     ++counts.errors;
     pugi::xml_node error = test.append_child("error");

@@ -60,6 +60,9 @@ struct ObservationRecord {
   std::optional<GaugeValues> wire_gauges;
   std::string server_ended;
   std::vector<BoundRecord> checks;
+  // What it came to, as a run's verdict (observe/observe.h, outcome()): its name, and why in words.
+  std::string verdict;
+  std::string why;
   bool operator==(const ObservationRecord&) const = default;
 };
 

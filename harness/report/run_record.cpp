@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "core/gauges.h"
 #include "report/json_fields.h"
 
 namespace tidemark::report {
@@ -23,6 +24,7 @@ constexpr VerdictNames kVerdictNames[] = {
     {Verdict::CouldNotRun, "could-not-run", "COULD NOT RUN", 0},
     {Verdict::NotJudged, "not-judged", "NOT JUDGED", 0},
     {Verdict::Crash, "crash", "CRASH", 0},
+    {Verdict::DeviceLost, "device-lost", "DEVICE LOST", 0},
     {Verdict::Skipped, "skipped", "SKIPPED", 2},
     {Verdict::NotRun, "not-run", "NOT RUN", 2},
 };
@@ -41,10 +43,12 @@ constexpr std::pair<Movement, std::string_view> kMovementNames[] = {{Movement::S
                                                                     {Movement::New, "new"}};
 
 constexpr std::pair<CrashedProcess, std::string_view> kCrashedProcessNames[] = {
-    {CrashedProcess::Subject, "subject"}, {CrashedProcess::RendererServer, "renderer-server"}};
+    {CrashedProcess::Subject, "subject"},
+    {CrashedProcess::RendererServer, "renderer-server"},
+    {CrashedProcess::LaneServer, "lane-server"}};
 
 // Version 3: a verdict in place of green, expected_failure, unexpected_pass and error. A crash
-// adds a verdict and an optional field: records without one read and write as before.
+// adds a verdict and an optional field: records without one read and write as before; so does a lost device.
 constexpr DocumentKind kRunDocument{"tidemark-run", 3, "a run record (result.json)"};
 
 }  // namespace
@@ -54,6 +58,26 @@ std::string_view verdict_label(Verdict verdict) { return names_of(verdict).label
 int failure_rank(Verdict verdict) { return names_of(verdict).failure_rank; }
 bool passes(Verdict verdict) { return verdict == Verdict::Green || verdict == Verdict::ExpectedRed; }
 bool not_ran(Verdict verdict) { return verdict == Verdict::Skipped || verdict == Verdict::NotRun; }
+
+std::optional<DeviceLostRecord> device_lost_in(const GaugeValues& observed) {
+  auto gauge = [&](const char* name) {
+    auto found = observed.find(name);
+    return found == observed.end() ? int64_t{0} : found->second;
+  };
+  if (gauge("vklost") == 0) return std::nullopt;
+  return DeviceLostRecord{.call = std::string(lost_call_name(gauge("vklostcall"))),
+                          .submit_or_wait = gauge("vklostat"),
+                          .answers = gauge("vklost"),
+                          .last_step = {}};
+}
+
+std::string describe(const DeviceLostRecord& lost) {
+  return fmt::format("{} answered VK_ERROR_DEVICE_LOST at its device's submit or wait {}{}",
+                     lost.call.empty() ? "a call" : lost.call, lost.submit_or_wait,
+                     lost.answers > 0
+                         ? fmt::format(" ({} call{} answered so in all)", lost.answers, lost.answers == 1 ? "" : "s")
+                         : "");
+}
 
 GaugeValues gauge_values(const std::vector<std::pair<std::string, int64_t>>& named) {
   return GaugeValues(named.begin(), named.end());
@@ -160,6 +184,12 @@ nlohmann::json to_json(const RunRecord& record) {
     if (!crash.last_wire_command.empty()) out["last_wire_command"] = crash.last_wire_command;
     json["crash"] = std::move(out);
   }
+  if (record.device_lost) {
+    const DeviceLostRecord& lost = *record.device_lost;
+    nlohmann::json out{{"call", lost.call}, {"submit_or_wait", lost.submit_or_wait}, {"answers", lost.answers}};
+    if (!lost.last_step.empty()) out["last_step"] = lost.last_step;
+    json["device_lost"] = std::move(out);
+  }
   return json;
 }
 
@@ -235,13 +265,23 @@ void read_record(JsonFields& fields, RunRecord& record) {
         CrashRecord& crash = record.crash.emplace();
         const std::string process = in.take<std::string>("process");
         auto known = crashed_process_named(process);
-        if (!known) in.refuse("process", "one of subject, renderer-server", process);
+        if (!known) in.refuse("process", "one of subject, renderer-server, lane-server", process);
         crash.process = known.value_or(CrashedProcess::Subject);
         crash.pid = in.take<int64_t>("pid");
         if (auto signal = in.take_optional<int64_t>("signal")) crash.signal = static_cast<int>(*signal);
         crash.ended = in.take<std::string>("ended");
         crash.last_step = in.take_optional<std::string>("last_step").value_or("");
         crash.last_wire_command = in.take_optional<std::string>("last_wire_command").value_or("");
+      },
+      /*required=*/false);
+  fields.object(
+      "device_lost",
+      [&](JsonFields& in) {
+        DeviceLostRecord& lost = record.device_lost.emplace();
+        lost.call = in.take<std::string>("call");
+        lost.submit_or_wait = in.take<int64_t>("submit_or_wait");
+        lost.answers = in.take<int64_t>("answers");
+        lost.last_step = in.take_optional<std::string>("last_step").value_or("");
       },
       /*required=*/false);
 }

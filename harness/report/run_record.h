@@ -28,16 +28,20 @@ namespace tidemark::report {
 // Crash: a process the run needs died mid-run (a signal, or a renderer server's end): the record's
 // `crash` says which process, how, and what the subject was doing; it fails the set unless an
 // expectations line says `crash`, when it is an expected red.
-enum class Verdict { Green, Red, ExpectedRed, UnexpectedPass, CouldNotRun, NotJudged, Crash, Skipped, NotRun };
+// DeviceLost: the layer saw a call answered VK_ERROR_DEVICE_LOST (by the driver, or its
+// device_lost_at fault), whatever the subject did next (failed, crashed or went on): the record's
+// `device_lost` names the call; it fails the set unless an expectations line says `device-lost`.
+enum class Verdict { Green, Red, ExpectedRed, UnexpectedPass, CouldNotRun, NotJudged, Crash, DeviceLost, Skipped, NotRun };
 inline constexpr Verdict kAllVerdicts[] = {Verdict::Green,          Verdict::Red,         Verdict::ExpectedRed,
                                            Verdict::UnexpectedPass, Verdict::CouldNotRun, Verdict::NotJudged,
-                                           Verdict::Crash,          Verdict::Skipped,     Verdict::NotRun};
+                                           Verdict::Crash,          Verdict::DeviceLost,  Verdict::Skipped,
+                                           Verdict::NotRun};
 
 // "green", "red", "expected-red", "unexpected-pass", "could-not-run", "not-judged", "crash",
-// "skipped", "not-run": in documents and HTML classes.
+// "device-lost", "skipped", "not-run": in documents and HTML classes.
 std::string_view verdict_name(Verdict verdict);
 // "GREEN", "RED", "EXPECTED RED", "UNEXPECTED PASS", "COULD NOT RUN", "NOT JUDGED", "CRASH",
-// "SKIPPED", "NOT RUN": for a person.
+// "DEVICE LOST", "SKIPPED", "NOT RUN": for a person.
 std::string_view verdict_label(Verdict verdict);
 std::optional<Verdict> verdict_named(std::string_view name);
 // Nothing in the run fails the set: green, or an expected red.
@@ -86,11 +90,11 @@ struct BaselineJudgement {
   bool operator==(const BaselineJudgement&) const = default;
 };
 
-// Which process of a run died: Tidemark's child running the subject (runner/isolation.h), or the
-// renderer server of a driver build with a server. (A lane's tidemark-server that dies is named
-// in a could-not-run, with its signal and its last words: lanes/channels.h.)
-enum class CrashedProcess { Subject, RendererServer };
-std::string_view crashed_process_name(CrashedProcess process);  // "subject", "renderer-server"
+// Which process of a run died: Tidemark's child running the subject (runner/isolation.h), the
+// renderer server of a driver build with a server, or the spawn or tcp lane's tidemark-server
+// (by a signal: one that exits with a status is named in a could-not-run, with its last words).
+enum class CrashedProcess { Subject, RendererServer, LaneServer };
+std::string_view crashed_process_name(CrashedProcess process);  // "subject", "renderer-server", "lane-server"
 std::optional<CrashedProcess> crashed_process_named(std::string_view name);
 
 // How a crashed run ended, beside its verdict's `why` (the same, in words).
@@ -103,6 +107,21 @@ struct CrashRecord {
   std::string last_wire_command;  // a renderer server's: the last the tap saw
   bool operator==(const CrashRecord&) const = default;
 };
+
+// How a device-lost run lost its device, as the layer beneath it saw it.
+struct DeviceLostRecord {
+  std::string call;            // the first call answered VK_ERROR_DEVICE_LOST: "vkQueueSubmit"
+  int64_t submit_or_wait = 0;  // which of its device's submits and waits that call was, from 1
+  int64_t answers = 0;         // calls answered so in all; 0: not known (its process died before they were read)
+  std::string last_step;       // what the subject was doing then, or "" when unknown
+  bool operator==(const DeviceLostRecord&) const = default;
+};
+
+// The device the layer saw lost, from its gauges (vklost, vklostcall, vklostat: core/gauges.h);
+// none when no call was answered VK_ERROR_DEVICE_LOST.
+std::optional<DeviceLostRecord> device_lost_in(const GaugeValues& observed);
+// "vkQueueSubmit answered VK_ERROR_DEVICE_LOST at its device's submit or wait 3 (2 calls answered so in all)"
+std::string describe(const DeviceLostRecord& lost);
 
 struct RunRecord {
   std::string test;           // Magma.<Lane>.<Group>.<name>[@backend]
@@ -131,8 +150,9 @@ struct RunRecord {
   std::vector<std::string> repeat_digests;  // --repeat N > 1: every run's
   std::vector<std::string> validation_messages;
   std::vector<CheckRecord> checks;
-  std::optional<BaselineJudgement> baseline;  // when the run was held to a baseline
-  std::optional<CrashRecord> crash;           // when a process of the run died (verdict crash, or an expected one)
+  std::optional<BaselineJudgement> baseline;    // when the run was held to a baseline
+  std::optional<CrashRecord> crash;             // when a process of the run died (verdict crash, or an expected one)
+  std::optional<DeviceLostRecord> device_lost;  // when the layer saw the device lost (verdict device-lost, or expected)
   bool operator==(const RunRecord&) const = default;
 };
 

@@ -146,28 +146,38 @@ void hold_to_measured_values(const Expectation& expected, JudgedRun& result) {
   }
 }
 
+// The verdicts a line may name in place of check ids, and how a run it holds for is told.
+struct NamedVerdict {
+  report::Verdict verdict;
+  std::string_view word;
+  std::string_view told;
+};
+constexpr NamedVerdict kNamedVerdicts[] = {{report::Verdict::NotJudged, kNotJudged, "not judged"},
+                                           {report::Verdict::Crash, kCrash, "crashed"},
+                                           {report::Verdict::DeviceLost, kDeviceLost, "device lost"}};
+
+bool names_word(const Expectation& expected, std::string_view word) {
+  return expected.checks.size() == 1 && expected.checks.front() == word;
+}
+
 }  // namespace
 
 bool names_a_verdict(const Expectation& expected) {
-  return expected.checks == std::vector<std::string>{std::string(kNotJudged)} ||
-         expected.checks == std::vector<std::string>{std::string(kCrash)};
+  return std::any_of(std::begin(kNamedVerdicts), std::end(kNamedVerdicts),
+                     [&](const NamedVerdict& named) { return names_word(expected, named.word); });
 }
 
 // An expected failure holds when the run is red on exactly the checks the line names.
 void judge_against(const Expectation& expected, JudgedRun result) {
   std::vector<std::string>& failed = result.failed;
   std::sort(failed.begin(), failed.end());
-  if (result.verdict == report::Verdict::Crash) {
-    if (expected.checks == std::vector<std::string>{std::string(kCrash)}) {
+  auto named = std::find_if(std::begin(kNamedVerdicts), std::end(kNamedVerdicts),
+                            [&](const NamedVerdict& each) { return each.verdict == result.verdict; });
+  if (named != std::end(kNamedVerdicts)) {
+    if (names_word(expected, named->word)) {
       result.verdict = report::Verdict::ExpectedRed;
-      result.why =
-          fmt::format("crashed, as {} says ({}): {}", format_location(expected.where), expected.reason, result.why);
-    }
-  } else if (result.verdict == report::Verdict::NotJudged) {
-    if (expected.checks == std::vector<std::string>{std::string(kNotJudged)}) {
-      result.verdict = report::Verdict::ExpectedRed;
-      result.why =
-          fmt::format("not judged, as {} says ({}): {}", format_location(expected.where), expected.reason, result.why);
+      result.why = fmt::format("{}, as {} says ({}): {}", named->told, format_location(expected.where), expected.reason,
+                               result.why);
     }
   } else if (result.verdict == report::Verdict::Green) {
     result.verdict = report::Verdict::UnexpectedPass;

@@ -35,6 +35,8 @@ namespace tidemark::runner {
 inline constexpr std::string_view kNotJudged = "not-judged";
 // In place of the check ids: a process of the run dies mid-run (verdict crash), and that is known.
 inline constexpr std::string_view kCrash = "crash";
+// In place of the check ids: the layer sees the device lost (verdict device-lost), and that is known.
+inline constexpr std::string_view kDeviceLost = "device-lost";
 
 struct Expectation {
   std::string backend;
@@ -46,7 +48,8 @@ struct Expectation {
   SourceLocation where;
 };
 
-// Whether a line's check ids are one of the words `not-judged` or `crash` rather than checks of its scenario.
+// Whether a line's check ids are one of the words `not-judged`, `crash` or `device-lost` rather than checks of its
+// scenario.
 bool names_a_verdict(const Expectation& expected);
 
 // Errors: file:line:column, what was expected, what was found.
@@ -72,7 +75,7 @@ struct JudgedRun {
 // gauge is worse than a value it measured (else red: "known failure got worse: ..."); green is an
 // unexpected pass; a not-judged run is an expected red when the line says `not-judged`, a crash
 // when it says `crash` (a line that says `crash` of a run that no longer crashes: green is an
-// unexpected pass, red stays red).
+// unexpected pass, red stays red), a device-lost run when it says `device-lost` (likewise).
 void judge_against(const Expectation& expected, JudgedRun run);
 
 }  // namespace tidemark::runner

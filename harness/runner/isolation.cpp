@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/crash_notes.h"
+#include "core/gauges.h"
 #include "core/progress.h"
 #include "core/process.h"
 #include "report/json_fields.h"
@@ -110,6 +111,11 @@ std::vector<int>& parent_ends() {
 // How a child that gave no record ended, from its wait status and what it noted.
 ChildDied died(pid_t child, int status, const crash_notes::Notes& notes, const std::string& subject_file) {
   ChildDied out;
+  if (const crash_notes::DeviceLostNote& lost = notes.device_lost; lost.lost)
+    out.device_lost = report::DeviceLostRecord{.call = std::string(lost_call_name(lost.call)),
+                                               .submit_or_wait = static_cast<int64_t>(lost.submit_or_wait),
+                                               .answers = 0,
+                                               .last_step = crash_notes::describe_step(lost.step, subject_file)};
   report::CrashRecord& crash = out.crash;
   crash.last_step = crash_notes::describe_step(notes.step, subject_file);
   const std::string child_ended =

@@ -23,6 +23,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -38,10 +39,12 @@ class Subject;
 // the options say not.
 bool drives_here(const Subject& subject, const RunOptions& options);
 
-// How the child ended when it gave no record: the crash record and its words, and its time.
+// How the child ended when it gave no record: the crash record and its words, its time, and
+// the device the layer saw lost before, if it did.
 struct ChildDied {
   report::CrashRecord crash;
   std::string why;
+  std::optional<report::DeviceLostRecord> device_lost;
   double seconds = 0;
 };
 

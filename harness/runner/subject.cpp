@@ -59,6 +59,14 @@ Status judge_expected(const Subject& subject, const RunOptions& options, report:
   return {};
 }
 
+// A run whose layer saw its device lost is a device-lost run, whatever the subject did next
+// (`then`: that, in words): a lost device is the driver's failure, not the checks'.
+void judge_device_lost(report::RunRecord& record, report::DeviceLostRecord lost, const std::string& then) {
+  record.verdict = report::Verdict::DeviceLost;
+  record.why = fmt::format("{}; then {}", report::describe(lost), then);
+  record.device_lost = std::move(lost);
+}
+
 // A run prepared: its record's identity, and its folder made.
 struct Prepared {
   report::RunRecord record;
@@ -105,6 +113,13 @@ Result<report::RunRecord> run_here(const Subject& subject, const RunOptions& opt
     const bool held = std::all_of(record.checks.begin(), record.checks.end(), [](const auto& c) { return c.passed; });
     record.verdict = held ? report::Verdict::Green : report::Verdict::Red;
   }
+  if (auto lost = record.observed_gauges ? report::device_lost_in(*record.observed_gauges) : std::nullopt) {
+    lost->last_step = reading.stopped ? reading.why : "after its last step: it went on to its end";
+    judge_device_lost(record, std::move(*lost),
+                      reading.stopped
+                          ? fmt::format("it stopped ({}): {}", report::verdict_name(record.verdict), reading.why)
+                          : fmt::format("it went on to its end, {}", report::verdict_name(record.verdict)));
+  }
   TIDEMARK_CHECK(judge_expected(subject, options, record));
   if (dir.empty()) return record;
   TIDEMARK_CHECK(prepared->keep(dir, record));
@@ -121,6 +136,7 @@ Result<report::RunRecord> crash_record(const Subject& subject, const RunOptions&
   record.verdict = report::Verdict::Crash;
   record.why = std::move(died.why);
   record.crash = std::move(died.crash);
+  if (died.device_lost) judge_device_lost(record, std::move(*died.device_lost), "it crashed: " + record.why);
   TIDEMARK_CHECK(judge_expected(subject, options, record));
   if (started_run.dir.empty()) return record;
   TIDEMARK_CHECK(report::write_run_record(started_run.dir / "result.json", record));

@@ -383,7 +383,7 @@ TEST_F(InlineScenario, NamesAreKebabCase) {
 TEST_F(InlineScenario, KnobsTargetAndBuffersAreValidated) {
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lagg: 1}\n")),
             at("3:9: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_exit_at_call, "
-               "layer_crash_at_call, layer_never_done, found "
+               "layer_crash_at_call, layer_device_lost_at, layer_never_done, found "
                "unknown key 'retire_lagg'"));
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lag: eight}\n")),
             at("3:21: expected retire_lag in 0..1000000, found 'eight'"));
@@ -647,7 +647,7 @@ TEST_F(InlineControls, ControlShapesAreValidated) {
                "found 'reclaim.'"));
   EXPECT_EQ(control_error("  - knobs: {retire_lagg: 1}\n    fails: [\"pixels[0]\"]\n"),
             at("11:13: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_exit_at_call, "
-               "layer_crash_at_call, layer_never_done, found "
+               "layer_crash_at_call, layer_device_lost_at, layer_never_done, found "
                "unknown key "
                "'retire_lagg'"));
   EXPECT_EQ(control_error("  - mutant: a.b\n    fails: [\"pixels[0]\"]\n    skip_lanes: [tcp]\n"),

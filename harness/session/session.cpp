@@ -24,7 +24,8 @@ namespace tidemark::session {
 namespace {
 
 // The layer's faults come from the session's mutants (layer.hold_frees, layer.real_completion,
-// layer.shadow_copies) and knobs (layer_never_done, layer_fail_allocation, layer_exit_at_call).
+// layer.shadow_copies) and knobs (layer_never_done, layer_fail_allocation, layer_exit_at_call, layer_crash_at_call,
+// layer_device_lost_at).
 TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mutant, const KnobValues& knobs) {
   TidemarkLayerSettings settings{};
   settings.completion = config.completion == Completion::Real || mutant_is(mutant, MutantId::LayerRealCompletion)
@@ -40,6 +41,7 @@ TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mu
   settings.fail_allocation = static_cast<uint64_t>(knob("layer_fail_allocation"));
   settings.exit_at_call = static_cast<uint64_t>(knob("layer_exit_at_call"));
   settings.crash_at_call = static_cast<uint64_t>(knob("layer_crash_at_call"));
+  settings.device_lost_at = static_cast<uint64_t>(knob("layer_device_lost_at"));
   return settings;
 }
 
@@ -222,6 +224,10 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
     auto library = layer::Library::open();
     if (!library) return failed(library.error());
     session->sink_ = std::make_unique<TidemarkLayerSink>(host::layer_sink(*session->host_, (*entry)->reports_itself));
+    // For the parent of an isolated run, whose child may die after its device is lost.
+    session->sink_->device_lost = [](void*, uint32_t call, uint64_t submit_or_wait) {
+      crash_notes::note_device_lost(call, submit_or_wait);
+    };
     // A layer in this process never ends it: layer_exit_at_call is for a server's layer.
     TidemarkLayerSettings own = layer_settings(config.layer, *mutant, *knobs);
     own.exit_at_call = 0;
