@@ -8,6 +8,21 @@ void add_paths(CLI::App& command, std::vector<std::string>& inputs, const char* 
   command.add_option("paths", inputs, what)->required();
 }
 
+void add_time_options(CLI::App& command, TimeBoundsOverride& bounds) {
+  command
+      .add_option("--timeout", bounds.wall,
+                  fmt::format("SECONDS a subject's run may take in all before its processes are killed (a timeout "
+                              "verdict); 0: none (default {:g}, or its file's `timeout:`)",
+                              kDefaultWallSeconds))
+      ->check(CLI::NonNegativeNumber);
+  command
+      .add_option("--inactivity-timeout", bounds.inactivity,
+                  fmt::format("SECONDS a subject may go with no call crossing the layer or the wire (default {:g}, or "
+                              "its file's `inactivity_timeout:`); 0: none",
+                              kDefaultInactivitySeconds))
+      ->check(CLI::NonNegativeNumber);
+}
+
 CLI::App* lazy_subcommand(CLI::App& parent, std::string name, std::string description,
                           std::function<void(CLI::App*)> options) {
   CLI::App* command = parent.add_subcommand(std::move(name), std::move(description));

@@ -80,8 +80,9 @@ struct RunArgs {
   bool validation = false;
   std::string record;
   uint32_t kill_server_at_frame = 0;
-  bool no_isolation = false;  // a driver in this process runs in Tidemark's own, not a child (for gdb)
-  std::string expectations;   // known failures (expectations.txt)
+  bool no_isolation = false;       // a driver in this process runs in Tidemark's own, not a child (for gdb)
+  TimeBoundsOverride time_bounds;  // --timeout, --inactivity-timeout
+  std::string expectations;        // known failures (expectations.txt)
   BaselineArgs baseline;
   LaneArgs lane;
 };
@@ -116,7 +117,8 @@ struct RedOnceArgs {
   std::string backend;       // the column: BACKEND, or BACKEND@BUILD (main.cpp enters the build)
   std::string expectations;  // known failures (expectations.txt)
   std::string report;
-  BaselineArgs baseline;  // the green runs held to it
+  BaselineArgs baseline;           // the green runs held to it
+  TimeBoundsOverride time_bounds;  // --timeout, --inactivity-timeout (a capture's replays)
 };
 
 struct ParityArgs {
@@ -191,6 +193,7 @@ struct ObserveArgs {
   std::vector<std::string> faults;   // hold_frees, never_done, shadow_copies, fail_allocation=N
   std::string completion;            // deterministic (default) or real
   std::string only;                  // observe only the programs whose file name matches (fnmatch)
+  TimeBoundsOverride time_bounds;    // --timeout, --inactivity-timeout
 };
 int observe_command(const ObserveArgs& args);
 struct CompareArgs {

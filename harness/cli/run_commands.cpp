@@ -27,6 +27,8 @@ void print_record(const report::RunRecord& record, Progress& progress) {
     progress.print(fmt::format("      unexpected pass: {}", record.why));
   else if (record.verdict == report::Verdict::Crash)
     progress.print(fmt::format("      crash: {}", record.why));
+  else if (record.verdict == report::Verdict::Timeout)
+    progress.print(fmt::format("      timeout: {}", record.why));
   else if (record.verdict == report::Verdict::CouldNotRun || record.verdict == report::Verdict::NotJudged)
     progress.print(fmt::format("      error: {}", record.why));
   else if (record.verdict == report::Verdict::Red && !record.why.empty())
@@ -69,6 +71,7 @@ int run_command(const RunArgs& args) {
   options.validation = args.validation;
   options.repeat = args.repeat;
   options.isolation = !args.no_isolation;
+  options.time_bounds = args.time_bounds;
   options.layer_dir = layer::layer_dir();
   options.drivers_files = drivers_files();
   std::vector<runner::Expectation> expectations;

@@ -50,7 +50,9 @@ CLI::App* add_run(CLI::App& app, RunArgs& args) {
     run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
                     "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
     run->add_flag("--no-isolation", args.no_isolation,
-                  "run a driver in Tidemark's own process, not a child of it (for gdb; its crash ends the run)");
+                  "run a driver in Tidemark's own process, not a child of it (for gdb; its crash ends the run, "
+                  "and its time limits are not watched)");
+    add_time_options(*run, args.time_bounds);
     add_lane_options(*run, args.lane);
   });
 }
@@ -96,6 +98,7 @@ CLI::App* add_red_once(CLI::App& app, RedOnceArgs& args) {
                              "known failures (expectations.txt): a known failure's green run is its line, and a "
                              "control proves such a check only by making it worse than the line's values");
         red_once->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+        add_time_options(*red_once, args.time_bounds);
         add_baseline_options(*red_once, args.baseline);
       });
 }

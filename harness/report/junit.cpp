@@ -62,16 +62,25 @@ void add_case(pugi::xml_node suite, const RunRecord& result, Counts& counts) {
     }
   }
   if (!worse.empty()) worse = "worse than baseline: " + worse;
-  if (result.verdict == Verdict::Crash) {  // a failure of its own type: CI views tell it from a red check
+  // A crash and a timeout are failures of their own types: CI views tell them from a red check.
+  auto stopped_failure = [&](const char* type, const std::string& detail) {
     ++counts.failures;
     pugi::xml_node failure = test.append_child("failure");
-    failure.append_attribute("type") = "crash";
+    failure.append_attribute("type") = type;
     failure.append_attribute("message") = result.why.c_str();
-    std::string body = result.why + "\n";
-    if (result.crash)
-      body += fmt::format("process: {} (pid {}); ended: {}\n", crashed_process_name(result.crash->process),
-                          result.crash->pid, result.crash->ended);
-    failure.append_child(pugi::node_pcdata).set_value(body.c_str());
+    failure.append_child(pugi::node_pcdata).set_value((result.why + "\n" + detail).c_str());
+  };
+  if (result.verdict == Verdict::Crash) {
+    stopped_failure("crash", !result.crash ? ""
+                                           : fmt::format("process: {} (pid {}); ended: {}\n",
+                                                         crashed_process_name(result.crash->process), result.crash->pid,
+                                                         result.crash->ended));
+  } else if (result.verdict == Verdict::Timeout) {
+    stopped_failure("timeout", !result.timeout
+                                   ? ""
+                                   : fmt::format("limit: {} ({} s); killed after {:.1f} s\n",
+                                                 time_limit_name(result.timeout->limit), result.timeout->limit_seconds,
+                                                 result.timeout->after_seconds));
   } else if (result.verdict == Verdict::CouldNotRun || result.verdict == Verdict::NotJudged) {
     ++counts.errors;
     pugi::xml_node error = test.append_child("error");

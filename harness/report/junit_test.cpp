@@ -18,7 +18,7 @@ RunRecord result(std::string test, Verdict verdict, std::string why = {}) {
 
 // Check that a red check is a failure naming the check and its value, a run that could not
 // complete is an error, an expected failure passes, a stale expectation fails, a crash is a failure
-// of type crash, and the counts add up.
+// of type crash, a timeout one of type timeout, and the counts add up.
 TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
   Summary summary;
   summary.results.push_back(result("Magma.Spawn.Reclaim.all-fine", Verdict::Green));
@@ -38,14 +38,17 @@ TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
   crashed.crash =
       CrashRecord{.process = CrashedProcess::Subject, .pid = 9, .signal = 11, .ended = "killed by signal 11"};
   summary.results.push_back(crashed);
+  RunRecord hung = result("Magma.Spawn.Reclaim.hung", Verdict::Timeout, "passed its inactivity limit of 2 s");
+  hung.timeout = TimeoutRecord{.limit = TimeLimit::Inactivity, .limit_seconds = 2, .after_seconds = 2.5};
+  summary.results.push_back(hung);
 
   pugi::xml_document document;
   ASSERT_TRUE(document.load_string(junit_xml(summary).c_str()));
   pugi::xml_node suites = document.child("testsuites");
-  EXPECT_EQ(suites.attribute("tests").as_int(), 6);
-  EXPECT_EQ(suites.attribute("failures").as_int(), 3);
+  EXPECT_EQ(suites.attribute("tests").as_int(), 7);
+  EXPECT_EQ(suites.attribute("failures").as_int(), 4);
   EXPECT_EQ(suites.attribute("errors").as_int(), 1);
-  EXPECT_DOUBLE_EQ(suites.attribute("time").as_double(), 9.0);
+  EXPECT_DOUBLE_EQ(suites.attribute("time").as_double(), 10.5);
   pugi::xml_node suite = suites.child("testsuite");
   EXPECT_STREQ(suite.attribute("name").value(), "run lane=spawn");
   auto find = [&](const char* name) { return suite.find_child_by_attribute("testcase", "name", name); };
@@ -64,6 +67,10 @@ TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
   EXPECT_STREQ(find("crashed").child("failure").attribute("type").value(), "crash");
   EXPECT_STREQ(find("crashed").child("failure").attribute("message").value(), "the child (pid 9) killed by signal 11");
   EXPECT_NE(std::string(find("crashed").child("failure").text().get()).find("process: subject (pid 9)"),
+            std::string::npos);
+  // A timeout too, naming its limit and when it was killed.
+  EXPECT_STREQ(find("hung").child("failure").attribute("type").value(), "timeout");
+  EXPECT_NE(std::string(find("hung").child("failure").text().get()).find("limit: inactivity (2 s); killed after 2.5 s"),
             std::string::npos);
 }
 

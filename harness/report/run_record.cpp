@@ -23,6 +23,7 @@ constexpr VerdictNames kVerdictNames[] = {
     {Verdict::CouldNotRun, "could-not-run", "COULD NOT RUN", 0},
     {Verdict::NotJudged, "not-judged", "NOT JUDGED", 0},
     {Verdict::Crash, "crash", "CRASH", 0},
+    {Verdict::Timeout, "timeout", "TIMEOUT", 0},
 };
 static_assert(std::size(kVerdictNames) == std::size(kAllVerdicts), "a verdict without its names");
 
@@ -42,7 +43,8 @@ constexpr std::pair<CrashedProcess, std::string_view> kCrashedProcessNames[] = {
     {CrashedProcess::Subject, "subject"}, {CrashedProcess::RendererServer, "renderer-server"}};
 
 // Version 3: a verdict in place of green, expected_failure, unexpected_pass and error. A crash
-// adds a verdict and an optional field: records without one read and write as before.
+// adds a verdict and an optional field: records without one read and write as before (a timeout
+// likewise).
 constexpr DocumentKind kRunDocument{"tidemark-run", 3, "a run record (result.json)"};
 
 }  // namespace
@@ -86,6 +88,19 @@ std::optional<CrashedProcess> crashed_process_named(std::string_view name) {
   return value_named(kCrashedProcessNames, name);
 }
 
+std::string describe(const TimeoutRecord& timeout) {
+  std::string text =
+      timeout.limit == TimeLimit::WallClock
+          ? fmt::format("passed its wall-clock limit of {:g} s", timeout.limit_seconds)
+          : fmt::format("passed its inactivity limit of {:g} s (nothing crossed the layer or the wire for {:.1f} s)",
+                        timeout.limit_seconds, timeout.idle_seconds);
+  text += fmt::format(" and was killed after {:.1f} s", timeout.after_seconds);
+  if (!timeout.last_step.empty()) text += "; its last step: " + timeout.last_step;
+  text += "; the last Vulkan call: " + (timeout.last_vulkan_call.empty() ? "none seen" : timeout.last_vulkan_call);
+  if (!timeout.last_wire_command.empty()) text += "; the last wire command: " + timeout.last_wire_command;
+  return text;
+}
+
 std::optional<Verdict> verdict_named(std::string_view name) {
   for (const auto& names : kVerdictNames)
     if (names.name == name) return names.verdict;
@@ -99,6 +114,30 @@ std::optional<int64_t> gauge_value(const RunRecord& record, std::string_view nam
     if (family)
       if (auto found = family->find(std::string(name)); found != family->end()) return found->second;
   return std::nullopt;
+}
+
+nlohmann::json to_json(const TimeoutRecord& timeout) {
+  nlohmann::json out{{"limit", time_limit_name(timeout.limit)},
+                     {"limit_seconds", timeout.limit_seconds},
+                     {"after_seconds", timeout.after_seconds},
+                     {"idle_seconds", timeout.idle_seconds}};
+  if (!timeout.last_step.empty()) out["last_step"] = timeout.last_step;
+  if (!timeout.last_vulkan_call.empty()) out["last_vulkan_call"] = timeout.last_vulkan_call;
+  if (!timeout.last_wire_command.empty()) out["last_wire_command"] = timeout.last_wire_command;
+  return out;
+}
+
+void read_timeout_record(JsonFields& in, TimeoutRecord& timeout) {
+  const std::string limit = in.take<std::string>("limit");
+  auto known = time_limit_named(limit);
+  if (!known) in.refuse("limit", "one of wall-clock, inactivity", limit);
+  timeout.limit = known.value_or(TimeLimit::WallClock);
+  timeout.limit_seconds = in.take<double>("limit_seconds");
+  timeout.after_seconds = in.take<double>("after_seconds");
+  timeout.idle_seconds = in.take<double>("idle_seconds");
+  timeout.last_step = in.take_optional<std::string>("last_step").value_or("");
+  timeout.last_vulkan_call = in.take_optional<std::string>("last_vulkan_call").value_or("");
+  timeout.last_wire_command = in.take_optional<std::string>("last_wire_command").value_or("");
 }
 
 nlohmann::json to_json(const RunRecord& record) {
@@ -157,6 +196,7 @@ nlohmann::json to_json(const RunRecord& record) {
     if (!crash.last_wire_command.empty()) out["last_wire_command"] = crash.last_wire_command;
     json["crash"] = std::move(out);
   }
+  if (record.timeout) json["timeout"] = to_json(*record.timeout);
   return json;
 }
 
@@ -240,6 +280,9 @@ void read_record(JsonFields& fields, RunRecord& record) {
         crash.last_step = in.take_optional<std::string>("last_step").value_or("");
         crash.last_wire_command = in.take_optional<std::string>("last_wire_command").value_or("");
       },
+      /*required=*/false);
+  fields.object(
+      "timeout", [&](JsonFields& in) { read_timeout_record(in, record.timeout.emplace()); },
       /*required=*/false);
 }
 

@@ -150,7 +150,8 @@ void hold_to_measured_values(const Expectation& expected, JudgedRun& result) {
 
 bool names_a_verdict(const Expectation& expected) {
   return expected.checks == std::vector<std::string>{std::string(kNotJudged)} ||
-         expected.checks == std::vector<std::string>{std::string(kCrash)};
+         expected.checks == std::vector<std::string>{std::string(kCrash)} ||
+         expected.checks == std::vector<std::string>{std::string(kTimeout)};
 }
 
 // An expected failure holds when the run is red on exactly the checks the line names.
@@ -162,6 +163,12 @@ void judge_against(const Expectation& expected, JudgedRun result) {
       result.verdict = report::Verdict::ExpectedRed;
       result.why =
           fmt::format("crashed, as {} says ({}): {}", format_location(expected.where), expected.reason, result.why);
+    }
+  } else if (result.verdict == report::Verdict::Timeout) {
+    if (expected.checks == std::vector<std::string>{std::string(kTimeout)}) {
+      result.verdict = report::Verdict::ExpectedRed;
+      result.why =
+          fmt::format("timed out, as {} says ({}): {}", format_location(expected.where), expected.reason, result.why);
     }
   } else if (result.verdict == report::Verdict::NotJudged) {
     if (expected.checks == std::vector<std::string>{std::string(kNotJudged)}) {

@@ -35,6 +35,8 @@ namespace tidemark::runner {
 inline constexpr std::string_view kNotJudged = "not-judged";
 // In place of the check ids: a process of the run dies mid-run (verdict crash), and that is known.
 inline constexpr std::string_view kCrash = "crash";
+// In place of the check ids: the run passes a time limit (verdict timeout), and that is known.
+inline constexpr std::string_view kTimeout = "timeout";
 
 struct Expectation {
   std::string backend;
@@ -46,7 +48,8 @@ struct Expectation {
   SourceLocation where;
 };
 
-// Whether a line's check ids are one of the words `not-judged` or `crash` rather than checks of its scenario.
+// Whether a line's check ids are one of the words `not-judged`, `crash` or `timeout` rather than checks of its
+// scenario.
 bool names_a_verdict(const Expectation& expected);
 
 // Errors: file:line:column, what was expected, what was found.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -77,7 +78,12 @@ bool write_exactly(int fd, const void* from, size_t size) {
 [[noreturn]] void serve_in_child(const IsolatedRuns::Pipeline& pipeline, int socket, crash_notes::Notes* notes) {
   crash_notes::arm(notes);
   for (uint64_t index = 0; read_exactly(socket, &index, sizeof index);) {
-    *notes = crash_notes::Notes{};
+    // A run's notes start empty; the layer's stay (its count is the process's, its name written
+    // only when it changes).
+    notes->step = {};
+    notes->server = {};
+    notes->wire = {};
+    notes->layer_calls_before = notes->layer.calls;
     BatchAnswer answer;
     try {
       auto record = pipeline(static_cast<size_t>(index));
@@ -126,12 +132,39 @@ ChildDied died(pid_t child, int status, const crash_notes::Notes& notes, const s
   return out;
 }
 
+// Waits for the child's answer to begin, watching `watch`'s limits over the child's activity:
+// the limit passed, or none once there is something to read (or the child ended).
+std::optional<TimeLimit> await_answer(int socket, const crash_notes::Notes& notes, BoundsWatch& watch) {
+  for (;;) {
+    pollfd readable{socket, POLLIN, 0};
+    const int ready = ::poll(&readable, 1, static_cast<int>(watch.next_check().count()));
+    if (ready > 0 || (ready < 0 && errno != EINTR)) return std::nullopt;
+    if (auto passed = watch.check(crash_notes::activity(notes))) return passed;
+  }
+}
+
+// What a run that passed a limit was doing, read once its child's tree is dead.
+TimedOut timed_out(pid_t child, TimeLimit limit, const BoundsWatch& watch, const crash_notes::Notes& notes,
+                   const std::string& subject_file, bool all_ended) {
+  TimedOut out;
+  report::TimeoutRecord& timeout = out.timeout;
+  timeout.limit = limit;
+  timeout.limit_seconds = watch.limit_seconds(limit);
+  timeout.after_seconds = watch.elapsed_seconds();
+  timeout.idle_seconds = watch.idle_seconds();
+  timeout.last_step = crash_notes::describe_step(notes.step, subject_file);
+  timeout.last_vulkan_call = crash_notes::last_vulkan_call(notes);
+  timeout.last_wire_command = crash_notes::last_wire_command(notes);
+  out.seconds = timeout.after_seconds;
+  out.why = fmt::format("Tidemark's subject child (pid {}) {}; it and every process it started were killed{}", child,
+                        report::describe(timeout), all_ended ? "" : " (one still ran 2 s later)");
+  return out;
+}
+
 }  // namespace
 
 bool drives_here(const Subject& subject, const RunOptions& options) {
-  const Lane lane = options.column.lane.lane;
-  return options.isolation && subject.has_lanes() && !subject.takes_builds() &&
-         (lane == Lane::Monolith || lane == Lane::Split);
+  return options.isolation && subject.has_lanes() && !subject.takes_builds();
 }
 
 struct IsolatedRuns::Child {
@@ -171,13 +204,27 @@ void IsolatedRuns::stop() {
   child_.reset();
 }
 
-Result<std::variant<report::RunRecord, ChildDied>> IsolatedRuns::run(size_t index, const std::string& subject_file) {
+Result<std::variant<report::RunRecord, ChildDied, TimedOut>> IsolatedRuns::run(size_t index,
+                                                                               const std::string& subject_file,
+                                                                               const TimeBounds& bounds) {
   if (!child_) TIDEMARK_CHECK(start());
   const auto started = std::chrono::steady_clock::now();
   const int socket = child_->socket.get();
   const uint64_t asked = index;
   uint64_t size = 0;
-  if (write_exactly(socket, &asked, sizeof asked) && read_exactly(socket, &size, sizeof size)) {
+  const bool asked_it = write_exactly(socket, &asked, sizeof asked);
+  BoundsWatch watch(bounds);
+  if (asked_it)
+    if (auto passed = await_answer(socket, *child_->notes.get(), watch)) {
+      const bool all_ended = kill_tree(child_->pid, std::chrono::milliseconds(2000));
+      int status = 0;
+      while (::waitpid(child_->pid, &status, 0) < 0)
+        if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
+      TimedOut out = timed_out(child_->pid, *passed, watch, *child_->notes.get(), subject_file, all_ended);
+      child_.reset();
+      return out;
+    }
+  if (asked_it && read_exactly(socket, &size, sizeof size)) {
     std::string text(size, '\0');
     if (!read_exactly(socket, text.data(), text.size()))
       return fail(ErrorKind::Io, "the subject's child ended in the middle of its answer");

@@ -1,6 +1,7 @@
 // Isolation: a subject whose driver would be loaded into Tidemark's own process (a scenario or a
 // recording in the monolith or split lane, on any backend, through all its --repeat runs) runs in
-// a child process, so a driver that crashes ends the child and not the run of the suite.
+// a child process, so a driver that crashes ends the child and not the run of the suite; in the
+// spawn and tcp lanes too, so that its time limits are watched and its tree killed the same way.
 //
 // The child is a fork() of the run loop, not a re-exec of tidemark: the parent has loaded no
 // driver (every session is opened in the child) and holds its options, expectations and
@@ -14,8 +15,11 @@
 // back on a socket through the build answer's codec (runner/build_runs.h). The child notes what it
 // does in memory it shares with the parent (core/crash_notes.h): a child that dies is a crash
 // record naming its signal, its pid, its last step, and a renderer server that ended under it.
-// It leaves by _exit (nothing of a driver's runs at exit) when the parent closes the socket, and
-// dies with the parent (PR_SET_PDEATHSIG).
+// The parent watches each run's time limits (core/time_bounds.h) over the notes' activity count
+// (the steps begun, the layer's calls, the tap's wire commands): past one it kills the child's
+// whole tree (its lane's or renderer server included) and the run is a timeout. The child leaves
+// by exit(), as a run without isolation does, when the parent closes the socket, and dies with
+// the parent (PR_SET_PDEATHSIG).
 #pragma once
 
 #include <functional>
@@ -24,6 +28,7 @@
 #include <variant>
 
 #include "core/error.h"
+#include "core/time_bounds.h"
 #include "report/run_record.h"
 
 namespace tidemark::runner {
@@ -31,13 +36,22 @@ namespace tidemark::runner {
 struct RunOptions;
 class Subject;
 
-// Whether a run of `subject` with `options` loads its driver into this process: isolated unless
-// the options say not.
+// Whether a run of `subject` with `options` runs in the child: a scenario or recording in any lane
+// unless the options say not. In the monolith and split lanes its driver loads into the child; in
+// the spawn and tcp lanes its server is the child's, so one watch bounds the client and its server
+// and one kill ends both.
 bool drives_here(const Subject& subject, const RunOptions& options);
 
 // How the child ended when it gave no record: the crash record and its words, and its time.
 struct ChildDied {
   report::CrashRecord crash;
+  std::string why;
+  double seconds = 0;
+};
+
+// How a run that passed a time limit ended: its child's tree killed, the timeout record and its words.
+struct TimedOut {
+  report::TimeoutRecord timeout;
   std::string why;
   double seconds = 0;
 };
@@ -55,8 +69,10 @@ class IsolatedRuns {
   IsolatedRuns& operator=(const IsolatedRuns&) = delete;
   ~IsolatedRuns();  // the child is told there is no more, and reaped
 
-  // The kth run's record or error, or how its child died. `subject_file` names its last step.
-  Result<std::variant<report::RunRecord, ChildDied>> run(size_t index, const std::string& subject_file);
+  // The kth run's record or error, how its child died, or how it passed `bounds`. `subject_file`
+  // names its last step.
+  Result<std::variant<report::RunRecord, ChildDied, TimedOut>> run(size_t index, const std::string& subject_file,
+                                                                   const TimeBounds& bounds);
 
  private:
   Status start();

@@ -76,8 +76,8 @@ void judge(const Result<report::RunRecord>& red, const report::RunRecord& green,
     return;
   }
   const bool stopped = red->verdict == report::Verdict::CouldNotRun || red->verdict == report::Verdict::NotJudged;
-  if (control.run_fails) {  // the run itself must not complete
-    if (red->verdict == report::Verdict::CouldNotRun) {
+  if (control.run_fails) {  // the run itself must not complete: it failed, or hung until its limit
+    if (red->verdict == report::Verdict::CouldNotRun || red->verdict == report::Verdict::Timeout) {
       control_run.verdict = ControlRun::Verdict::Red;
       control_run.detail = "red: " + red->why;
       control_run.measured.push_back(
