@@ -12,13 +12,13 @@
 
 namespace tidemark {
 
-// The defaults, from the suite's own times (build/default, the 1422 result.json of a whole
-// ctest run): its longest subject run takes 9.8 s (20 repeats of a gl scenario), its longest
-// capture replay 2.3 s, and its longest stretch without a call is a session's start (lavapipe's
-// and Zink's, a renderer server's: under 2 s). A wall clock of 300 s is thirty times the longest
-// run, room for a sanitizer build (3-5 times slower) on a busy two-core machine; 60 s without a
-// single call is thirty times the longest quiet start, and no longer than a lane's reply timeout
-// (--reply-timeout-ms, 60 s), which it meets first as its quiet began before the request did.
+// The defaults, from the suite's own times (the 1422 result.json a whole ctest run of the default
+// build left): its longest subject run took 9.8 s (20 repeats of a gl scenario), its longest
+// capture replay 1.3 s (47 replays), so no stretch without a call inside one is longer either.
+// 300 s of wall clock is thirty times the longest run, room for a sanitizer build (3-5 times
+// slower) on a busy two-core machine; 60 s without a single call is six times the longest run, and
+// no longer than a lane's reply timeout (--reply-timeout-ms, 60 s), which it meets first as its
+// quiet began before the request did.
 inline constexpr double kDefaultWallSeconds = 300;
 inline constexpr double kDefaultInactivitySeconds = 60;
 
