@@ -8,6 +8,38 @@ void add_paths(CLI::App& command, std::vector<std::string>& inputs, const char* 
   command.add_option("paths", inputs, what)->required();
 }
 
+void add_schedule_options(CLI::App& command, ScheduleArgs& args) {
+  command
+      .add_option("--skip", args.skip_files,
+                  "a file of regexes, one a line ('#' comments): subjects whose test name matches one are "
+                  "skipped (repeatable)")
+      ->allow_extra_args(false);
+  command
+      .add_option("--include", args.include_files,
+                  "a file of regexes, one a line: subjects whose test name matches none are skipped (repeatable)")
+      ->allow_extra_args(false);
+  command.add_option("--jobs,-j", args.jobs,
+                     "subjects at once, each child running its own (default one per core; 1 with --no-isolation)");
+  command.add_option("--shuffle", args.shuffle, "start the subjects in the order this seed gives (same digests)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--max-fails", args.max_fails, "after N failed runs start no more; the rest are not run");
+}
+
+void add_time_options(CLI::App& command, TimeBoundsOverride& bounds) {
+  command
+      .add_option("--timeout", bounds.wall,
+                  fmt::format("SECONDS a subject's run may take in all before its processes are killed (a timeout "
+                              "verdict); 0: none (default {:g}, or its file's `timeout:`)",
+                              kDefaultWallSeconds))
+      ->check(CLI::NonNegativeNumber);
+  command
+      .add_option("--inactivity-timeout", bounds.inactivity,
+                  fmt::format("SECONDS a subject may go with no call crossing the layer or the wire (default {:g}, or "
+                              "its file's `inactivity_timeout:`); 0: none",
+                              kDefaultInactivitySeconds))
+      ->check(CLI::NonNegativeNumber);
+}
+
 CLI::App* lazy_subcommand(CLI::App& parent, std::string name, std::string description,
                           std::function<void(CLI::App*)> options) {
   CLI::App* command = parent.add_subcommand(std::move(name), std::move(description));

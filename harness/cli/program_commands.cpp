@@ -41,6 +41,7 @@ void add_program_commands(CLI::App& app, CommandArgs& args, Commands& commands) 
         observe->add_option("--only", args.observe.only,
                             "observe only the processes whose executable or argv[0] file name "
                             "matches PATTERN (fnmatch: 'vkcube', 'piglit-*'); the others' calls pass through");
+        add_time_options(*observe, args.observe.time_bounds);
         observe->add_option("command", args.observe.command, "the program and its arguments, after --")->required();
         observe->prefix_command();
       });

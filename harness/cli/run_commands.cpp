@@ -37,6 +37,8 @@ void print_record(const report::RunRecord& record, Progress& progress) {
     progress.print(fmt::format("      {}", record.why));
   else if (record.verdict == report::Verdict::DeviceLost)
     progress.print(fmt::format("      device lost: {}", record.why));
+  else if (record.verdict == report::Verdict::Timeout)
+    progress.print(fmt::format("      timeout: {}", record.why));
   else if (record.verdict == report::Verdict::CouldNotRun || record.verdict == report::Verdict::NotJudged)
     progress.print(fmt::format("      error: {}", record.why));
   else if (record.verdict == report::Verdict::Red && !record.why.empty())
@@ -82,6 +84,7 @@ int run_command(const RunArgs& args) {
   options.validation = args.validation;
   options.repeat = args.repeat;
   options.isolation = !args.no_isolation;
+  options.time_bounds = args.time_bounds;
   options.layer_dir = layer::layer_dir();
   options.drivers_files = drivers_files();
   std::vector<runner::Expectation> expectations;
@@ -97,7 +100,7 @@ int run_command(const RunArgs& args) {
   auto baseline = load_baseline(args.baseline);
   if (!baseline) return report_error(baseline.error());
 
-  auto filter = runner::load_test_filter(args.skip_files, args.include_files);
+  auto filter = runner::load_test_filter(args.schedule.skip_files, args.schedule.include_files);
   if (!filter) return report_error(filter.error());
   // Each subject's options, made before any run: a run in a child reads them as they were at its fork.
   std::vector<runner::RunOptions> each(subjects.size(), options);
@@ -107,11 +110,12 @@ int run_command(const RunArgs& args) {
     each[k].column.lane.record = path->string();
     each[k].column.lane.record_name = subjects[k]->id();
   }
-  runner::Schedule schedule{.jobs = args.jobs ? args.jobs : std::max(1u, std::thread::hardware_concurrency()),
-                            .shuffle = {},
-                            .max_fails = args.max_fails,
-                            .filter = &*filter};
-  if (args.shuffle >= 0) schedule.shuffle = static_cast<uint64_t>(args.shuffle);
+  runner::Schedule schedule{
+      .jobs = args.schedule.jobs ? args.schedule.jobs : std::max(1u, std::thread::hardware_concurrency()),
+      .shuffle = {},
+      .max_fails = args.schedule.max_fails,
+      .filter = &*filter};
+  if (args.schedule.shuffle >= 0) schedule.shuffle = static_cast<uint64_t>(args.schedule.shuffle);
   Progress progress = Progress::for_stdout("run", subjects.size(), verbosity());
   auto name = [&](size_t k) {
     return fmt::format("{} ({})", subjects[k]->id(), subjects[k]->has_lanes() ? args.lane.lane : runner::kNoLane);

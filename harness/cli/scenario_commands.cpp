@@ -43,8 +43,7 @@ CLI::App* add_run(CLI::App& app, RunArgs& args) {
     run->add_option("--repeat", args.repeat, "run each scenario N times; all must give one digest");
     run->add_flag("--validation", args.validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
     run->add_option("--expectations", args.expectations,
-                    "known failures of backends (expectations.txt): an "
-                    "expected red passes, an unexpected pass fails");
+                    "known failures of backends (expectations.txt): an expected red passes, an unexpected pass fails");
     add_baseline_options(*run, args.baseline);
     run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
     run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
@@ -54,19 +53,10 @@ CLI::App* add_run(CLI::App& app, RunArgs& args) {
                     "repeatable): a scenario's are knobs (--knob layer_...)")
         ->allow_extra_args(false);
     run->add_flag("--no-isolation", args.no_isolation,
-                  "run a driver in Tidemark's own process, not a child of it (for gdb; its crash ends the run)");
-    run->add_option("--skip", args.skip_files,
-                    "a file of regexes, one a line ('#' comments): subjects whose test name matches one are "
-                    "skipped (repeatable)")
-        ->allow_extra_args(false);
-    run->add_option("--include", args.include_files,
-                    "a file of regexes, one a line: subjects whose test name matches none are skipped (repeatable)")
-        ->allow_extra_args(false);
-    run->add_option("--jobs,-j", args.jobs,
-                    "subjects at once, each child running its own (default one per core; 1 with --no-isolation)");
-    run->add_option("--shuffle", args.shuffle, "start the subjects in the order this seed gives (same digests)")
-        ->check(CLI::NonNegativeNumber);
-    run->add_option("--max-fails", args.max_fails, "after N failed runs start no more; the rest are not run");
+                  "run a driver in Tidemark's own process, not a child of it (for gdb; its crash ends the run, "
+                  "and its time limits are not watched)");
+    add_time_options(*run, args.time_bounds);
+    add_schedule_options(*run, args.schedule);
     add_lane_options(*run, args.lane);
   });
 }
@@ -112,6 +102,7 @@ CLI::App* add_red_once(CLI::App& app, RedOnceArgs& args) {
                              "known failures (expectations.txt): a known failure's green run is its line, and a "
                              "control proves such a check only by making it worse than the line's values");
         red_once->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+        add_time_options(*red_once, args.time_bounds);
         add_baseline_options(*red_once, args.baseline);
       });
 }

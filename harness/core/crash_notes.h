@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "layer/tidemark_layer.h"
+
 namespace tidemark::crash_notes {
 
 inline constexpr size_t kMaxVars = 4;  // the innermost loop variables kept
@@ -46,11 +48,29 @@ struct DeviceLostNote {
   StepNote step;
 };
 
+// The wire a renderer server's tap decodes: its commands so far and the last one. Written by the
+// tap's thread while the run goes on and read by the parent's bounds then too (relaxed atomics).
+struct WireNote {
+  uint64_t events = 0;
+  uint64_t last_sequence = 0;
+  char last_command[48] = {};
+};
+
 struct Notes {
   StepNote step;
   ServerEndNote server;
   DeviceLostNote device_lost;
+  WireNote wire;
+  TidemarkLayerActivity layer{};    // the layer in the child notes its calls here (tidemarkLayerActivity)
+  uint64_t layer_calls_before = 0;  // the layer's count when the run began: its calls are those after
 };
+
+// What crossed the layer, the wire or a step so far: a count that only grows while the subject
+// does something, read by the parent while the child runs.
+uint64_t activity(const Notes& notes);
+// "vkQueueSubmit (call 3001 on its device)", "VCMD_SUBMIT_CMD (command 96 of the connection)", or "".
+std::string last_vulkan_call(const Notes& notes);
+std::string last_wire_command(const Notes& notes);
 
 // This process's notes, or nullptr: armed in an isolated subject's child only.
 Notes* armed();
@@ -60,6 +80,8 @@ void arm(Notes* notes);
 void note_repeat(uint32_t repeat);
 void note_workload_over();
 // The server's end, from the tap's thread; `wait_status` unknown when it still ran.
+// A wire command the tap saw, from its thread.
+void note_wire(std::string_view command, uint64_t sequence);
 void note_server_end(int pid, std::optional<int> wait_status, std::string_view last_command);
 
 // The device's first VK_ERROR_DEVICE_LOST, from the layer's sink (under the layer's lock).

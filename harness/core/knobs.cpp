@@ -22,6 +22,9 @@ const std::vector<KnobSpec>& known_knobs() {
        "with the layer on: its device's Nth submit or wait (vkQueueSubmit, vkQueueSubmit2, vkWaitForFences, "
        "vkQueueWaitIdle, vkDeviceWaitIdle) and every submit, wait and poll after it answer VK_ERROR_DEVICE_LOST, a "
        "device that is lost; 0 = off"},
+      {"layer_hang_at_call", 0, 1000000000, 0,
+       "with the layer on: its Nth intercepted call on a device never returns, in the process whose driver it is "
+       "beneath, a driver that hangs (the run's time limits end it: a timeout verdict); 0 = off"},
       {"layer_never_done", 0, 1, 0,
        "with the layer on, 1: polls never show work done, only a blocking wait shows what it waited on (a client "
        "that reclaims by polling never does; the built-in backend never polls)"},

@@ -111,6 +111,13 @@ class ChildProcess {
   std::string pending_;  // stdout bytes read past the last line
 };
 
+// Kills `root` and every process descended from it, whatever group or session each made for
+// itself (a lane's server, a renderer server and the renderer it forked per client): the tree is
+// read from /proc and stopped (SIGSTOP) until reading it again finds no new process, so none forks
+// away while it is killed, then each is SIGKILLed and seen to end (a pidfd each) within `within`.
+// `root` is left for its parent to reap. False if one still runs then.
+bool kill_tree(pid_t root, std::chrono::milliseconds within);
+
 // Runs `command` (its first word found on PATH) with `environment` added to this process's,
 // its stdout and stderr into `log`, to its end: its exit code (128 + N for signal N). An
 // Environment error when it cannot be started, `hint` appended (what to install).

@@ -121,9 +121,11 @@ VKAPI_ATTR void VKAPI_CALL DestroyFence(VkDevice device, VkFence fence, const Vk
 }
 
 // Fences signalled by what the rule does not follow: the driver's answers stand for them.
-void signalled_elsewhere(const void* dispatchable, VkFence fence) {
+void signalled_elsewhere(const void* dispatchable, VkFence fence,
+                         std::source_location where = std::source_location::current()) {
   if (fence != VK_NULL_HANDLE)
-    with_device(dispatchable, [&](Observer&, DeviceState& d) { d.completion.fence_signalled_elsewhere(key(fence)); });
+    with_device(
+        dispatchable, [&](Observer&, DeviceState& d) { d.completion.fence_signalled_elsewhere(key(fence)); }, where);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImageKHR(VkDevice device, VkSwapchainKHR swapchain, uint64_t timeout,
@@ -264,32 +266,44 @@ enum class Revealed { None, Seen, Lost, Guarded, Failed };
 bool shown_lost(Revealed revealed) { return revealed == Revealed::Lost || revealed == Revealed::Failed; }
 
 // A reveal point: the layer waits for the objects, then the kernel must have seen each one's
-// work, as for an unbounded wait. `reveal_one(d, object)` confirms one object with the rule.
+// work, as for an unbounded wait. `reveal_one(d, object)` confirms one object with the rule;
+// `where` is the intercept that reached it.
 template <class Object, class RevealOne>
-Revealed reveal(VkDevice device, const std::vector<Object>& objects, RevealOne reveal_one) {
+Revealed reveal(VkDevice device, const std::vector<Object>& objects, RevealOne reveal_one, std::source_location where) {
   if (objects.empty()) return Revealed::None;
   if (VkResult waited = wait_guarded(device, objects); waited != VK_SUCCESS)
     return waited == VK_TIMEOUT ? Revealed::Guarded : Revealed::Failed;
-  return with_device(device, [&](Observer&, DeviceState& d) {
-    bool seen = true;
-    for (const Object& object : objects) {
-      ++d.gauges().polls_revealed;
-      seen = reveal_one(d, object) && seen;
-    }
-    if (!seen) ++d.gauges().waits_lost;
-    return seen ? Revealed::Seen : Revealed::Lost;
-  });
+  return with_device(
+      device,
+      [&](Observer&, DeviceState& d) {
+        bool seen = true;
+        for (const Object& object : objects) {
+          ++d.gauges().polls_revealed;
+          seen = reveal_one(d, object) && seen;
+        }
+        if (!seen) ++d.gauges().waits_lost;
+        return seen ? Revealed::Seen : Revealed::Lost;
+      },
+      where);
 }
-Revealed reveal_fences(VkDevice device, const std::vector<VkFence>& fences) {
-  return reveal(device, fences, [](DeviceState& d, VkFence fence) {
-    return kernel_saw(d, d.completion.fence_wait(key(fence)), UINT64_MAX, key(fence));
-  });
+Revealed reveal_fences(VkDevice device, const std::vector<VkFence>& fences,
+                       std::source_location where = std::source_location::current()) {
+  return reveal(
+      device, fences,
+      [](DeviceState& d, VkFence fence) {
+        return kernel_saw(d, d.completion.fence_wait(key(fence)), UINT64_MAX, key(fence));
+      },
+      where);
 }
-Revealed reveal_semaphores(VkDevice device, const std::vector<std::pair<VkSemaphore, uint64_t>>& reached) {
-  return reveal(device, reached, [](DeviceState& d, const std::pair<VkSemaphore, uint64_t>& at) {
-    const uint64_t id = key(at.first);
-    return kernel_saw(d, d.completion.semaphore_wait(id, at.second), UINT64_MAX, 0, id, at.second);
-  });
+Revealed reveal_semaphores(VkDevice device, const std::vector<std::pair<VkSemaphore, uint64_t>>& reached,
+                           std::source_location where = std::source_location::current()) {
+  return reveal(
+      device, reached,
+      [](DeviceState& d, const std::pair<VkSemaphore, uint64_t>& at) {
+        const uint64_t id = key(at.first);
+        return kernel_saw(d, d.completion.semaphore_wait(id, at.second), UINT64_MAX, 0, id, at.second);
+      },
+      where);
 }
 
 // Every poll reaches the driver as the program made it; under the deterministic rule only the

@@ -84,6 +84,7 @@ Result<Library> Library::open(const std::filesystem::path& dir) {
   library.detach = reinterpret_cast<PFN_tidemarkLayerDetach>(::dlsym(handle, "tidemarkLayerDetach"));
   library.gauges = reinterpret_cast<PFN_tidemarkLayerGauges>(::dlsym(handle, "tidemarkLayerGauges"));
   library.driver = reinterpret_cast<PFN_tidemarkLayerDriver>(::dlsym(handle, "tidemarkLayerDriver"));
+  library.activity = reinterpret_cast<PFN_tidemarkLayerActivity>(::dlsym(handle, "tidemarkLayerActivity"));
   if (!library.attach || !library.detach || !library.gauges)
     return fail(ErrorKind::Environment, fmt::format("{} is not the Tidemark layer this build expects (no "
                                                     "tidemarkLayerAttach)",

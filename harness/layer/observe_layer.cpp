@@ -297,6 +297,13 @@ VK_LAYER_EXPORT uint32_t tidemarkLayerDriver(uint64_t attachment, TidemarkLayerD
   return 1;
 }
 
+VK_LAYER_EXPORT void tidemarkLayerActivity(TidemarkLayerActivity* activity) {
+  Observer& o = Observer::get();
+  std::lock_guard lock(o.mutex);
+  o.host_activity = activity;
+  o.last_function = nullptr;  // the name is written afresh there
+}
+
 VK_LAYER_EXPORT uint32_t tidemarkLayerGauges(uint64_t attachment, TidemarkLayerGauges* gauges) {
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);

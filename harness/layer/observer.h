@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <pthread.h>
+#include <source_location>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <span>
@@ -146,7 +147,7 @@ struct DeviceState {
   std::string driver;                      // driver_text() of the driver beneath it, for its record; empty: not known
   std::shared_ptr<Attachment> attachment;  // none: the process's own settings, the events file
   TidemarkLayerSettings settings{};
-  uint64_t calls = 0;  // intercepted calls on this device: crash_at_call counts them, whatever ran before it
+  uint64_t calls = 0;  // intercepted calls on this device: crash_at_call and hang_at_call count them
   // Its submits and waits (device_lost_at counts them, without the lock), and whether that fault made it lost.
   std::atomic<uint64_t> submits_and_waits{0};
   std::atomic<bool> lost{false};
@@ -246,11 +247,35 @@ class Observer {
     mutex.unlock();
   }
   // Each intercepted call that changes a device's state (caller holds the lock): the count the
-  // observer's status line reads.
-  void count_call() {
+  // observer's status line reads, and the activity a run's bounds read (core/time_bounds.h): the
+  // count and the call's name, copied only when it changes.
+  void count_call(const char* function, uint64_t device_call) {
     ++calls;
     if (status) status->call();
+    for (TidemarkLayerActivity* activity : {status ? status->activity() : nullptr, host_activity}) {
+      if (!activity) continue;
+      if (function != last_function) note_call_name(*activity, function);
+      __atomic_store_n(&activity->device_call, device_call, __ATOMIC_RELAXED);
+      __atomic_store_n(&activity->calls, calls, __ATOMIC_RELAXED);
+    }
+    last_function = function;
   }
+  // "vkQueueSubmit" from the intercept's signature as the compiler spells it
+  // ("VkResult tidemark::layer::QueueSubmit(VkQueue, ...)"); a helper keeps its own name.
+  static void note_call_name(TidemarkLayerActivity& activity, const char* function) {
+    std::string_view text(function);
+    text = text.substr(0, text.find('('));
+    if (size_t last = text.find_last_of(": "); last != std::string_view::npos) text.remove_prefix(last + 1);
+    const bool intercept = !text.empty() && text[0] >= 'A' && text[0] <= 'Z';
+    size_t at = 0;
+    for (char c : std::string_view(intercept ? "vk" : ""))
+      __atomic_store_n(&activity.last_call[at++], c, __ATOMIC_RELAXED);
+    for (size_t i = 0; i < text.size() && at + 1 < sizeof activity.last_call; ++i)
+      __atomic_store_n(&activity.last_call[at++], text[i], __ATOMIC_RELAXED);
+    __atomic_store_n(&activity.last_call[at], '\0', __ATOMIC_RELAXED);
+  }
+  TidemarkLayerActivity* host_activity = nullptr;  // tidemarkLayerActivity's
+  const char* last_function = nullptr;
 
   // Every intercepted call finds its device: a few live devices in fixed slots, read without
   // the lock (a device's slot is filled before the loader hands it out and emptied when it is
@@ -343,13 +368,15 @@ inline DeviceState& unlocked_state(const void* dispatchable) {
 }
 inline const DeviceState& next_state(const void* dispatchable) { return unlocked_state(dispatchable); }
 
-// Runs `change` on the device's state under the lock.
+// Runs `change` on the device's state under the lock. `where` names the intercept for the
+// activity a run's bounds read.
 template <class Change>
-inline auto with_device(const void* dispatchable, Change change) {
+inline auto with_device(const void* dispatchable, Change change,
+                        std::source_location where = std::source_location::current()) {
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
   DeviceState& device = device_of(o, dispatchable);
-  o.count_call();
+  o.count_call(where.function_name(), ++device.calls);
   // A process that dies here, records unwritten (its status file keeps its counts so far).
   if (device.settings.exit_at_call != 0 && o.calls >= device.settings.exit_at_call)
     ::_exit(TIDEMARK_EXIT_AT_CALL_STATUS);
@@ -357,7 +384,7 @@ inline auto with_device(const void* dispatchable, Change change) {
   // before): the process dies by SIGSEGV whatever handler it set. The default action is restored
   // by the system call itself: a sanitizer intercepts signal() and sigaction() and would turn the
   // signal into its report and an exit status, and a crash is what is modelled.
-  if (device.settings.crash_at_call != 0 && ++device.calls >= device.settings.crash_at_call) {
+  if (device.settings.crash_at_call != 0 && device.calls >= device.settings.crash_at_call) {
     struct {
       void (*handler)(int);
       unsigned long flags;
@@ -367,6 +394,10 @@ inline auto with_device(const void* dispatchable, Change change) {
     ::syscall(SYS_rt_sigaction, SIGSEGV, &default_action, nullptr, sizeof default_action.mask);
     ::raise(SIGSEGV);
   }
+  // A driver that hangs here, at its device's Nth call: the call never returns (the layer's lock
+  // held, as a driver stuck under its own lock would hold it). Only a kill ends the process.
+  if (device.settings.hang_at_call != 0 && device.calls == device.settings.hang_at_call)
+    for (;;) ::pause();
   return change(o, device);
 }
 

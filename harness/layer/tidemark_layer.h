@@ -43,6 +43,7 @@ typedef struct TidemarkLayerSettings {
                            // intercepted call: a driver's process (a renderer server) that dies mid-run
   uint64_t crash_at_call;  // N > 0: SIGSEGV is raised beneath the layer's Nth intercepted call on a device: a driver
                            // that crashes
+  uint64_t hang_at_call;   // N > 0: the layer's Nth intercepted call on a device never returns: a driver that hangs
   uint32_t unbuffered_events;  // each event reaches events.bin as it is recorded, not a block at a time: a
                                // renderer server's, read by its session at each read-back while it runs
   uint64_t device_lost_at;  // N > 0: the device's Nth submit or wait (vkQueueSubmit, vkQueueSubmit2, vkWaitForFences,
@@ -117,6 +118,19 @@ typedef void (*PFN_tidemarkLayerDetach)(uint64_t attachment);
 // returns how many devices it had.
 typedef uint32_t (*PFN_tidemarkLayerGauges)(uint64_t attachment, TidemarkLayerGauges* gauges);
 
+// What the layer last did, for a process watching it from outside (a run's bounds): the count of
+// intercepted calls and the name of the last ("vkQueueSubmit"), updated with relaxed atomics at
+// each call (the name copied only when it changes). Lives in the status file under `tidemark
+// observe`, and wherever a host points the layer with tidemarkLayerActivity.
+typedef struct TidemarkLayerActivity {
+  uint64_t calls;
+  uint64_t device_call;  // the last call's number on its device (hang_at_call's and crash_at_call's N)
+  char last_call[48];    // NUL-terminated
+} TidemarkLayerActivity;
+// From now on the process's intercepted calls are also noted in `activity` (memory the host may
+// share with another process); null stops it. A layer built before this entry lacks the symbol.
+typedef void (*PFN_tidemarkLayerActivity)(TidemarkLayerActivity* activity);
+
 // The Vulkan driver beneath an attachment's first device, as it described itself
 // (VkPhysicalDeviceProperties and VkPhysicalDeviceDriverProperties, read at vkCreateDevice): a
 // run on a named driver build is held to it. Strings are NUL-terminated.
@@ -144,6 +158,7 @@ typedef struct TidemarkLayerStatus {
   // Read by a run whose driver's Vulkan device lives in another process (a renderer server's),
   // to hold it to the build's identity while the run goes on.
   TidemarkLayerDriver driver;
+  TidemarkLayerActivity activity;  // read by the observer's bounds: no call for N seconds is a hang
 } TidemarkLayerStatus;
 
 // Without an attachment (a program run by `tidemark observe`), the settings come from

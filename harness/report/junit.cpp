@@ -63,30 +63,37 @@ void add_case(pugi::xml_node suite, const RunRecord& result, Counts& counts) {
     }
   }
   if (!worse.empty()) worse = "worse than baseline: " + worse;
+  // A crash, a lost device and a timeout are failures of their own types: CI views tell them from
+  // a red check.
+  auto stopped_failure = [&](const char* type, const std::string& detail) {
+    ++counts.failures;
+    pugi::xml_node failure = test.append_child("failure");
+    failure.append_attribute("type") = type;
+    failure.append_attribute("message") = result.why.c_str();
+    failure.append_child(pugi::node_pcdata).set_value((result.why + "\n" + detail).c_str());
+  };
   if (not_ran(result.verdict)) {  // JUnit's own skipped: CI views count it apart from a pass
     ++counts.skipped;
     test.append_child("skipped").append_attribute("message") =
         fmt::format("{}: {}", verdict_name(result.verdict), result.why).c_str();
-  } else if (result.verdict == Verdict::Crash) {  // a failure of its own type: CI views tell it from a red check
-    ++counts.failures;
-    pugi::xml_node failure = test.append_child("failure");
-    failure.append_attribute("type") = "crash";
-    failure.append_attribute("message") = result.why.c_str();
-    std::string body = result.why + "\n";
-    if (result.crash)
-      body += fmt::format("process: {} (pid {}); ended: {}\n", crashed_process_name(result.crash->process),
-                          result.crash->pid, result.crash->ended);
-    failure.append_child(pugi::node_pcdata).set_value(body.c_str());
-  } else if (result.verdict == Verdict::DeviceLost) {  // its own type too: a lost device is neither a check nor a crash
-    ++counts.failures;
-    pugi::xml_node failure = test.append_child("failure");
-    failure.append_attribute("type") = "device-lost";
-    failure.append_attribute("message") = result.why.c_str();
-    std::string body = result.why + "\n";
-    if (result.device_lost)
-      body += fmt::format("call: {} (submit or wait {}); calls answered VK_ERROR_DEVICE_LOST: {}\n",
-                          result.device_lost->call, result.device_lost->submit_or_wait, result.device_lost->answers);
-    failure.append_child(pugi::node_pcdata).set_value(body.c_str());
+  } else if (result.verdict == Verdict::Crash) {
+    stopped_failure("crash", !result.crash ? ""
+                                           : fmt::format("process: {} (pid {}); ended: {}\n",
+                                                         crashed_process_name(result.crash->process), result.crash->pid,
+                                                         result.crash->ended));
+  } else if (result.verdict == Verdict::DeviceLost) {
+    stopped_failure(
+        "device-lost",
+        !result.device_lost
+            ? ""
+            : fmt::format("call: {} (submit or wait {}); calls answered VK_ERROR_DEVICE_LOST: {}\n",
+                          result.device_lost->call, result.device_lost->submit_or_wait, result.device_lost->answers));
+  } else if (result.verdict == Verdict::Timeout) {
+    stopped_failure("timeout", !result.timeout
+                                   ? ""
+                                   : fmt::format("limit: {} ({} s); killed after {:.1f} s\n",
+                                                 time_limit_name(result.timeout->limit), result.timeout->limit_seconds,
+                                                 result.timeout->after_seconds));
   } else if (result.verdict == Verdict::CouldNotRun || result.verdict == Verdict::NotJudged) {
     ++counts.errors;
     pugi::xml_node error = test.append_child("error");

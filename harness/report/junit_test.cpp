@@ -18,7 +18,7 @@ RunRecord result(std::string test, Verdict verdict, std::string why = {}) {
 
 // Check that a red check is a failure naming the check and its value, a run that could not
 // complete is an error, an expected failure passes, a stale expectation fails, a crash is a failure
-// of type crash, a lost device one of type device-lost, and the counts add up.
+// of type crash, a lost device one of type device-lost, a timeout one of type timeout, and the counts add up.
 TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
   Summary summary;
   summary.results.push_back(result("Magma.Spawn.Reclaim.all-fine", Verdict::Green));
@@ -42,6 +42,9 @@ TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
       result("Magma.Spawn.Reclaim.lost", Verdict::DeviceLost, "vkQueueSubmit answered VK_ERROR_DEVICE_LOST");
   lost.device_lost = DeviceLostRecord{.call = "vkQueueSubmit", .submit_or_wait = 3, .answers = 2, .last_step = ""};
   summary.results.push_back(lost);
+  RunRecord hung = result("Magma.Spawn.Reclaim.hung", Verdict::Timeout, "passed its inactivity limit of 2 s");
+  hung.timeout = TimeoutRecord{.limit = TimeLimit::Inactivity, .limit_seconds = 2, .after_seconds = 2.5};
+  summary.results.push_back(hung);
 
   pugi::xml_document document;
   ASSERT_TRUE(document.load_string(junit_xml(summary).c_str()));
@@ -72,6 +75,10 @@ TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
   // So is a lost device, naming the call.
   EXPECT_STREQ(find("lost").child("failure").attribute("type").value(), "device-lost");
   EXPECT_NE(std::string(find("lost").child("failure").text().get()).find("call: vkQueueSubmit (submit or wait 3)"),
+            std::string::npos);
+  // A timeout too, naming its limit and when it was killed.
+  EXPECT_STREQ(find("hung").child("failure").attribute("type").value(), "timeout");
+  EXPECT_NE(std::string(find("hung").child("failure").text().get()).find("limit: inactivity (2 s); killed after 2.5 s"),
             std::string::npos);
 }
 

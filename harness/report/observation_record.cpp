@@ -53,6 +53,7 @@ nlohmann::json to_json(const ObservationRecord& record) {
   if (!record.server_ended.empty()) json["server_ended"] = record.server_ended;
   if (!record.verdict.empty()) json["verdict"] = record.verdict;
   if (!record.why.empty()) json["why"] = record.why;
+  if (record.timeout) json["timeout"] = to_json(*record.timeout);
   return json;
 }
 
@@ -89,6 +90,9 @@ Result<ObservationRecord> observation_record_from_json(const nlohmann::json& jso
   record.server_ended = fields.take_optional<std::string>("server_ended").value_or("");
   record.verdict = fields.take_optional<std::string>("verdict").value_or("");
   record.why = fields.take_optional<std::string>("why").value_or("");
+  fields.object(
+      "timeout", [&](JsonFields& in) { read_timeout_record(in, record.timeout.emplace()); },
+      /*required=*/false);
   fields.objects("checks", [&](JsonFields& in) {
     record.checks.push_back({in.take<std::string>("check"), in.take<std::string>("scope"), in.take<bool>("passed"),
                              in.take<std::string>("detail")});

@@ -25,6 +25,7 @@ constexpr VerdictNames kVerdictNames[] = {
     {Verdict::NotJudged, "not-judged", "NOT JUDGED", 0},
     {Verdict::Crash, "crash", "CRASH", 0},
     {Verdict::DeviceLost, "device-lost", "DEVICE LOST", 0},
+    {Verdict::Timeout, "timeout", "TIMEOUT", 0},
     {Verdict::Skipped, "skipped", "SKIPPED", 2},
     {Verdict::NotRun, "not-run", "NOT RUN", 2},
 };
@@ -48,7 +49,8 @@ constexpr std::pair<CrashedProcess, std::string_view> kCrashedProcessNames[] = {
     {CrashedProcess::LaneServer, "lane-server"}};
 
 // Version 3: a verdict in place of green, expected_failure, unexpected_pass and error. A crash
-// adds a verdict and an optional field: records without one read and write as before; so does a lost device.
+// adds a verdict and an optional field: records without one read and write as before; so does a lost
+// device, and a timeout.
 constexpr DocumentKind kRunDocument{"tidemark-run", 3, "a run record (result.json)"};
 
 }  // namespace
@@ -113,6 +115,19 @@ std::optional<CrashedProcess> crashed_process_named(std::string_view name) {
   return value_named(kCrashedProcessNames, name);
 }
 
+std::string describe(const TimeoutRecord& timeout) {
+  std::string text =
+      timeout.limit == TimeLimit::WallClock
+          ? fmt::format("passed its wall-clock limit of {:g} s", timeout.limit_seconds)
+          : fmt::format("passed its inactivity limit of {:g} s (nothing crossed the layer or the wire for {:.1f} s)",
+                        timeout.limit_seconds, timeout.idle_seconds);
+  text += fmt::format(" and was killed after {:.1f} s", timeout.after_seconds);
+  if (!timeout.last_step.empty()) text += "; its last step: " + timeout.last_step;
+  text += "; the last Vulkan call: " + (timeout.last_vulkan_call.empty() ? "none seen" : timeout.last_vulkan_call);
+  if (!timeout.last_wire_command.empty()) text += "; the last wire command: " + timeout.last_wire_command;
+  return text;
+}
+
 std::optional<Verdict> verdict_named(std::string_view name) {
   for (const auto& names : kVerdictNames)
     if (names.name == name) return names.verdict;
@@ -126,6 +141,30 @@ std::optional<int64_t> gauge_value(const RunRecord& record, std::string_view nam
     if (family)
       if (auto found = family->find(std::string(name)); found != family->end()) return found->second;
   return std::nullopt;
+}
+
+nlohmann::json to_json(const TimeoutRecord& timeout) {
+  nlohmann::json out{{"limit", time_limit_name(timeout.limit)},
+                     {"limit_seconds", timeout.limit_seconds},
+                     {"after_seconds", timeout.after_seconds},
+                     {"idle_seconds", timeout.idle_seconds}};
+  if (!timeout.last_step.empty()) out["last_step"] = timeout.last_step;
+  if (!timeout.last_vulkan_call.empty()) out["last_vulkan_call"] = timeout.last_vulkan_call;
+  if (!timeout.last_wire_command.empty()) out["last_wire_command"] = timeout.last_wire_command;
+  return out;
+}
+
+void read_timeout_record(JsonFields& in, TimeoutRecord& timeout) {
+  const std::string limit = in.take<std::string>("limit");
+  auto known = time_limit_named(limit);
+  if (!known) in.refuse("limit", "one of wall-clock, inactivity", limit);
+  timeout.limit = known.value_or(TimeLimit::WallClock);
+  timeout.limit_seconds = in.take<double>("limit_seconds");
+  timeout.after_seconds = in.take<double>("after_seconds");
+  timeout.idle_seconds = in.take<double>("idle_seconds");
+  timeout.last_step = in.take_optional<std::string>("last_step").value_or("");
+  timeout.last_vulkan_call = in.take_optional<std::string>("last_vulkan_call").value_or("");
+  timeout.last_wire_command = in.take_optional<std::string>("last_wire_command").value_or("");
 }
 
 nlohmann::json to_json(const RunRecord& record) {
@@ -190,6 +229,7 @@ nlohmann::json to_json(const RunRecord& record) {
     if (!lost.last_step.empty()) out["last_step"] = lost.last_step;
     json["device_lost"] = std::move(out);
   }
+  if (record.timeout) json["timeout"] = to_json(*record.timeout);
   return json;
 }
 
@@ -283,6 +323,9 @@ void read_record(JsonFields& fields, RunRecord& record) {
         lost.answers = in.take<int64_t>("answers");
         lost.last_step = in.take_optional<std::string>("last_step").value_or("");
       },
+      /*required=*/false);
+  fields.object(
+      "timeout", [&](JsonFields& in) { read_timeout_record(in, record.timeout.emplace()); },
       /*required=*/false);
 }
 

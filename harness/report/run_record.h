@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "core/lane.h"
+#include "core/time_bounds.h"
 
 namespace tidemark::report {
 
@@ -31,17 +32,32 @@ namespace tidemark::report {
 // DeviceLost: the layer saw a call answered VK_ERROR_DEVICE_LOST (by the driver, or its
 // device_lost_at fault), whatever the subject did next (failed, crashed or went on): the record's
 // `device_lost` names the call; it fails the set unless an expectations line says `device-lost`.
-enum class Verdict { Green, Red, ExpectedRed, UnexpectedPass, CouldNotRun, NotJudged, Crash, DeviceLost, Skipped, NotRun };
+// Timeout: the run passed its wall-clock or inactivity limit (core/time_bounds.h) and its
+// processes were killed: the record's `timeout` says which limit, after how long, and what the
+// subject was doing last; it fails the set unless an expectations line says `timeout`.
+enum class Verdict {
+  Green,
+  Red,
+  ExpectedRed,
+  UnexpectedPass,
+  CouldNotRun,
+  NotJudged,
+  Crash,
+  DeviceLost,
+  Timeout,
+  Skipped,
+  NotRun
+};
 inline constexpr Verdict kAllVerdicts[] = {Verdict::Green,          Verdict::Red,         Verdict::ExpectedRed,
                                            Verdict::UnexpectedPass, Verdict::CouldNotRun, Verdict::NotJudged,
-                                           Verdict::Crash,          Verdict::DeviceLost,  Verdict::Skipped,
-                                           Verdict::NotRun};
+                                           Verdict::Crash,          Verdict::DeviceLost,  Verdict::Timeout,
+                                           Verdict::Skipped,        Verdict::NotRun};
 
 // "green", "red", "expected-red", "unexpected-pass", "could-not-run", "not-judged", "crash",
-// "device-lost", "skipped", "not-run": in documents and HTML classes.
+// "device-lost", "timeout", "skipped", "not-run": in documents and HTML classes.
 std::string_view verdict_name(Verdict verdict);
 // "GREEN", "RED", "EXPECTED RED", "UNEXPECTED PASS", "COULD NOT RUN", "NOT JUDGED", "CRASH",
-// "DEVICE LOST", "SKIPPED", "NOT RUN": for a person.
+// "DEVICE LOST", "TIMEOUT", "SKIPPED", "NOT RUN": for a person.
 std::string_view verdict_label(Verdict verdict);
 std::optional<Verdict> verdict_named(std::string_view name);
 // Nothing in the run fails the set: green, or an expected red.
@@ -123,6 +139,28 @@ std::optional<DeviceLostRecord> device_lost_in(const GaugeValues& observed);
 // "vkQueueSubmit answered VK_ERROR_DEVICE_LOST at its device's submit or wait 3 (2 calls answered so in all)"
 std::string describe(const DeviceLostRecord& lost);
 
+// How a run that passed a limit ended, beside its verdict's `why` (the same, in words).
+// Which bound (core/time_bounds.h): its whole time, or a stretch with no call crossing the layer
+// or the wire.
+struct TimeoutRecord {
+  TimeLimit limit = TimeLimit::WallClock;
+  double limit_seconds = 0;       // the bound it passed
+  double after_seconds = 0;       // how long the run had gone when it was killed
+  double idle_seconds = 0;        // how long nothing had crossed the layer or the wire by then
+  std::string last_step;          // its last step (file:line:column ...), or "" when unknown
+  std::string last_vulkan_call;   // the last call the layer intercepted, or ""
+  std::string last_wire_command;  // the last command the tap or the lane's wire saw, or ""
+  bool operator==(const TimeoutRecord&) const = default;
+};
+
+// "passed its inactivity limit of 2 s (nothing crossed the layer or the wire for 2.0 s) and was
+// killed after 3.1 s; its last step: ...; the last Vulkan call: ...; the last wire command: ...".
+std::string describe(const TimeoutRecord& timeout);
+// Its codec, shared by the documents that hold one (result.json, observation.json).
+class JsonFields;
+nlohmann::json to_json(const TimeoutRecord& timeout);
+void read_timeout_record(JsonFields& in, TimeoutRecord& timeout);
+
 struct RunRecord {
   std::string test;           // Magma.<Lane>.<Group>.<name>[@backend]
   std::string subject;        // group/name[@backend]
@@ -153,6 +191,7 @@ struct RunRecord {
   std::optional<BaselineJudgement> baseline;    // when the run was held to a baseline
   std::optional<CrashRecord> crash;             // when a process of the run died (verdict crash, or an expected one)
   std::optional<DeviceLostRecord> device_lost;  // when the layer saw the device lost (verdict device-lost, or expected)
+  std::optional<TimeoutRecord> timeout;         // when the run passed a limit (verdict timeout, or an expected one)
   bool operator==(const RunRecord&) const = default;
 };
 

@@ -158,6 +158,40 @@ TEST(RunRecord, ALostDeviceIsReadFromTheLayersGauges) {
             "all)");
 }
 
+// Check that a timeout's record (its limit, seconds, last step, Vulkan call and wire command) reads
+// back equal, its words name all of them, and a limit Tidemark does not name is refused where it is.
+TEST(RunRecord, ATimeoutIsWrittenAndReadWithTheLimitAndWhatItDidLast) {
+  const std::string file = temp_file("timeout.json");
+  RunRecord record{.test = "t", .subject = "s", .file = "f", .backend = "vulkan", .verdict = Verdict::Timeout};
+  record.timeout = TimeoutRecord{.limit = TimeLimit::Inactivity,
+                                 .limit_seconds = 2,
+                                 .after_seconds = 3.31,
+                                 .idle_seconds = 2.0,
+                                 .last_step = "f:3:5: step draw (i=2), backend call 9",
+                                 .last_vulkan_call = "vkQueueSubmit (the layer's call 40)",
+                                 .last_wire_command = ""};
+  record.why = describe(*record.timeout);
+  EXPECT_EQ(record.why,
+            "passed its inactivity limit of 2 s (nothing crossed the layer or the wire for 2.0 s) and was killed "
+            "after 3.3 s; its last step: f:3:5: step draw (i=2), backend call 9; the last Vulkan call: vkQueueSubmit "
+            "(the layer's call 40)");
+  ASSERT_TRUE(write_run_record(file, record));
+  auto read = read_run_record(file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, record);
+  record.timeout->limit = TimeLimit::WallClock;
+  record.timeout->last_wire_command = "VCMD_SUBMIT_CMD (command 96 of the connection)";
+  ASSERT_TRUE(write_run_record(file, record));
+  read = read_run_record(file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, record);
+  nlohmann::json json = to_json(record);
+  json["timeout"]["limit"] = "cpu";
+  EXPECT_EQ(error_reading(json, "r.json", ""),
+            "r.json: timeout.limit: expected one of wall-clock, inactivity, found \"cpu\"");
+  fs::remove(file);
+}
+
 // Check that a field missing, unknown or of another type, and a verdict Tidemark does not
 // write, are errors naming the document and the field's path.
 TEST(RunRecord, AFieldMissingUnknownOrMistypedIsNamed) {
@@ -181,7 +215,7 @@ TEST(RunRecord, AFieldMissingUnknownOrMistypedIsNamed) {
   old["verdict"] = "GREEN";
   EXPECT_EQ(error_of(old),
             "out/summary.json: results[2].verdict: expected one of green, red, expected-red, unexpected-pass, "
-            "could-not-run, not-judged, crash, device-lost, found 'GREEN'");
+            "could-not-run, not-judged, crash, device-lost, timeout, skipped, not-run, found 'GREEN'");
   nlohmann::json before = good;  // a version 2 record: green, no verdict
   before.erase("verdict");
   before["green"] = true;

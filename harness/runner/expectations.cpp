@@ -154,7 +154,8 @@ struct NamedVerdict {
 };
 constexpr NamedVerdict kNamedVerdicts[] = {{report::Verdict::NotJudged, kNotJudged, "not judged"},
                                            {report::Verdict::Crash, kCrash, "crashed"},
-                                           {report::Verdict::DeviceLost, kDeviceLost, "device lost"}};
+                                           {report::Verdict::DeviceLost, kDeviceLost, "device lost"},
+                                           {report::Verdict::Timeout, kTimeout, "timed out"}};
 
 bool names_word(const Expectation& expected, std::string_view word) {
   return expected.checks.size() == 1 && expected.checks.front() == word;

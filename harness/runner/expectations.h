@@ -37,6 +37,8 @@ inline constexpr std::string_view kNotJudged = "not-judged";
 inline constexpr std::string_view kCrash = "crash";
 // In place of the check ids: the layer sees the device lost (verdict device-lost), and that is known.
 inline constexpr std::string_view kDeviceLost = "device-lost";
+// In place of the check ids: the run passes a time limit (verdict timeout), and that is known.
+inline constexpr std::string_view kTimeout = "timeout";
 
 struct Expectation {
   std::string backend;
@@ -48,8 +50,8 @@ struct Expectation {
   SourceLocation where;
 };
 
-// Whether a line's check ids are one of the words `not-judged`, `crash` or `device-lost` rather than checks of its
-// scenario.
+// Whether a line's check ids are one of the words `not-judged`, `crash`, `device-lost` or `timeout`
+// rather than checks of its scenario.
 bool names_a_verdict(const Expectation& expected);
 
 // Errors: file:line:column, what was expected, what was found.

@@ -110,6 +110,7 @@ TEST(Expectations, LintTakesStandInsAndNotJudgedAndRefusesUnknownBackends) {
   EXPECT_EQ(check("gl-llvmpipe reclaim/bands not-judged # no device gauges there"), "clean");
   EXPECT_EQ(check("vulkan reclaim/bands crash # the driver dies at its 3000th call"), "clean");
   EXPECT_EQ(check("vulkan reclaim/bands device-lost # the driver loses its device"), "clean");
+  EXPECT_EQ(check("vulkan reclaim/bands timeout # the driver hangs at its 40th call"), "clean");
   EXPECT_NE(check("nope reclaim/bands gauge[0] # x").find(":1:1: expected a backend Tidemark has, found 'nope'"),
             std::string::npos);
   auto listed_only = listing("kept", "gl");
@@ -169,6 +170,29 @@ TEST(Expectations, ALostDeviceALineNamesIsExpectedAndOneThatStoppedIsAnUnexpecte
   EXPECT_EQ(judged(report::Verdict::Green).first, report::Verdict::UnexpectedPass);
   EXPECT_EQ(judged(report::Verdict::Crash).first, report::Verdict::Crash);
   EXPECT_TRUE(names_a_verdict(loaded->front()));
+}
+
+// Check that a line naming `timeout` makes a timeout an expected red, a run that no longer times out
+// an unexpected pass, and a crash still a crash (the line names another verdict).
+TEST(Expectations, ATimeoutALineNamesIsExpectedAndOneThatStoppedIsAnUnexpectedPass) {
+  auto loaded =
+      parse_expectations("vulkan reclaim/bands timeout # ID-10: the driver hangs at its 40th call\n", "e.txt");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  const Expectation& line = loaded->front();
+  auto judged = [&](report::Verdict verdict) {
+    std::string why = "passed its inactivity limit of 2 s";
+    judge_against(line, {.verdict = verdict, .why = why, .failed = {}, .gauge = {}});
+    return std::pair(verdict, why);
+  };
+  auto [expected, why] = judged(report::Verdict::Timeout);
+  EXPECT_EQ(expected, report::Verdict::ExpectedRed);
+  EXPECT_EQ(why,
+            "timed out, as e.txt:1:1 says (ID-10: the driver hangs at its 40th call): passed its inactivity "
+            "limit of 2 s");
+  auto [stopped, stale] = judged(report::Verdict::Green);
+  EXPECT_EQ(stopped, report::Verdict::UnexpectedPass);
+  EXPECT_NE(stale.find("e.txt:1:1: expected red on timeout"), std::string::npos) << stale;
+  EXPECT_EQ(judged(report::Verdict::Crash).first, report::Verdict::Crash);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -80,7 +81,13 @@ bool write_exactly(int fd, const void* from, size_t size) {
 [[noreturn]] void serve_in_child(const IsolatedRuns::Pipeline& pipeline, int socket, crash_notes::Notes* notes) {
   crash_notes::arm(notes);
   for (uint64_t index = 0; read_exactly(socket, &index, sizeof index);) {
-    *notes = crash_notes::Notes{};
+    // A run's notes start empty; the layer's stay (its count is the process's, its name written
+    // only when it changes).
+    notes->step = {};
+    notes->server = {};
+    notes->wire = {};
+    notes->device_lost = {};
+    notes->layer_calls_before = notes->layer.calls;
     BatchAnswer answer;
     try {
       auto record = pipeline(static_cast<size_t>(index));
@@ -142,12 +149,28 @@ ChildDied died(pid_t child, int status, const crash_notes::Notes& notes, const s
   return out;
 }
 
+// What a run that passed a limit was doing, read once its child's tree is dead.
+TimedOut timed_out(pid_t child, TimeLimit limit, const BoundsWatch& watch, const crash_notes::Notes& notes,
+                   const std::string& subject_file, bool all_ended) {
+  TimedOut out;
+  report::TimeoutRecord& timeout = out.timeout;
+  timeout.limit = limit;
+  timeout.limit_seconds = watch.limit_seconds(limit);
+  timeout.after_seconds = watch.elapsed_seconds();
+  timeout.idle_seconds = watch.idle_seconds();
+  timeout.last_step = crash_notes::describe_step(notes.step, subject_file);
+  timeout.last_vulkan_call = crash_notes::last_vulkan_call(notes);
+  timeout.last_wire_command = crash_notes::last_wire_command(notes);
+  out.seconds = timeout.after_seconds;
+  out.why = fmt::format("Tidemark's subject child (pid {}) {}; it and every process it started were killed{}", child,
+                        report::describe(timeout), all_ended ? "" : " (one still ran 2 s later)");
+  return out;
+}
+
 }  // namespace
 
 bool drives_here(const Subject& subject, const RunOptions& options) {
-  const Lane lane = options.column.lane.lane;
-  return options.isolation && subject.has_lanes() && !subject.takes_builds() &&
-         (lane == Lane::Monolith || lane == Lane::Split);
+  return options.isolation && subject.has_lanes() && !subject.takes_builds();
 }
 
 struct IsolatedRuns::Child {
@@ -192,14 +215,22 @@ void IsolatedRuns::stop() {
   child_.reset();
 }
 
-Result<IsolatedRuns::Answer> IsolatedRuns::run(size_t index, const std::string& subject_file) {
-  TIDEMARK_CHECK(send(index));
-  return receive(subject_file);
+Result<IsolatedRuns::Answer> IsolatedRuns::run(size_t index, const std::string& subject_file,
+                                               const TimeBounds& bounds) {
+  TIDEMARK_CHECK(send(index, bounds));
+  for (;;) {
+    pollfd readable{socket(), POLLIN, 0};
+    const int ready = ::poll(&readable, 1, static_cast<int>(next_check().count()));
+    if (ready > 0 || (ready < 0 && errno != EINTR)) return receive(subject_file);
+    TIDEMARK_TRY(passed, check_bounds(subject_file));
+    if (passed) return std::move(*passed);
+  }
 }
 
-Status IsolatedRuns::send(size_t index) {
+Status IsolatedRuns::send(size_t index, const TimeBounds& bounds) {
   if (!child_) TIDEMARK_CHECK(start());
   sent_ = std::chrono::steady_clock::now();
+  watch_.emplace(bounds);
   const uint64_t asked = index;
   // A child that has ended cannot take it: receive() then finds its end and reaps it.
   write_exactly(child_->socket.get(), &asked, sizeof asked);
@@ -213,8 +244,28 @@ void IsolatedRuns::close_socket() {
 
 int IsolatedRuns::socket() const { return child_ ? child_->socket.get() : -1; }
 
+std::chrono::milliseconds IsolatedRuns::next_check() const {
+  return watch_ ? watch_->next_check() : std::chrono::milliseconds(100);
+}
+
+Result<std::optional<IsolatedRuns::Answer>> IsolatedRuns::check_bounds(const std::string& subject_file) {
+  if (!child_ || !watch_) return std::optional<Answer>();
+  const auto passed = watch_->check(crash_notes::activity(*child_->notes.get()));
+  if (!passed) return std::optional<Answer>();
+  const bool all_ended = kill_tree(child_->pid, std::chrono::milliseconds(2000));
+  int status = 0;
+  while (::waitpid(child_->pid, &status, 0) < 0)
+    if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
+  TimedOut out = timed_out(child_->pid, *passed, *watch_, *child_->notes.get(), subject_file, all_ended);
+  close_socket();
+  child_.reset();
+  watch_.reset();
+  return std::optional<Answer>(std::move(out));
+}
+
 Result<IsolatedRuns::Answer> IsolatedRuns::receive(const std::string& subject_file) {
   if (!child_) return fail(ErrorKind::Io, "the subject's child was asked for no run");
+  watch_.reset();
   const int socket = child_->socket.get();
   uint64_t size = 0;
   if (read_exactly(socket, &size, sizeof size)) {

@@ -1,6 +1,7 @@
 // Isolation: a subject whose driver would be loaded into Tidemark's own process (a scenario or a
 // recording in the monolith or split lane, on any backend, through all its --repeat runs) runs in
-// a child process, so a driver that crashes ends the child and not the run of the suite.
+// a child process, so a driver that crashes ends the child and not the run of the suite; in the
+// spawn and tcp lanes too, so that its time limits are watched and its tree killed the same way.
 //
 // The child is a fork() of the run loop, not a re-exec of tidemark: the parent has loaded no
 // driver (every session is opened in the child) and holds its options, expectations and
@@ -15,9 +16,12 @@
 // back on a socket through the build answer's codec (runner/build_runs.h). The child notes what it
 // does in memory it shares with the parent (core/crash_notes.h): a child that dies is a crash
 // record naming its signal, its pid, its last step, and a renderer server that ended under it.
-// It leaves by _exit (nothing of a driver's runs at exit) when the parent closes the socket, and
-// dies with the parent (PR_SET_PDEATHSIG). `tidemark run --jobs N` keeps N such children, each
-// running one subject at a time, every subject of the run in one of them (runner/schedule.h).
+// The parent watches each run's time limits (core/time_bounds.h) over the notes' activity count
+// (the steps begun, the layer's calls, the tap's wire commands): past one it kills the child's
+// whole tree (its lane's or renderer server included) and the run is a timeout. The child leaves
+// by exit(), as a run without isolation does, when the parent closes the socket, and dies with
+// the parent (PR_SET_PDEATHSIG). `tidemark run --jobs N` keeps N such children, each running one
+// subject at a time, every subject of the run in one of them (runner/schedule.h).
 #pragma once
 
 #include <chrono>
@@ -28,6 +32,7 @@
 #include <variant>
 
 #include "core/error.h"
+#include "core/time_bounds.h"
 #include "report/run_record.h"
 
 namespace tidemark::runner {
@@ -35,8 +40,10 @@ namespace tidemark::runner {
 struct RunOptions;
 class Subject;
 
-// Whether a run of `subject` with `options` loads its driver into this process: isolated unless
-// the options say not.
+// Whether a run of `subject` with `options` runs in the child: a scenario or recording in any lane
+// unless the options say not. In the monolith and split lanes its driver loads into the child; in
+// the spawn and tcp lanes its server is the child's, so one watch bounds the client and its server
+// and one kill ends both.
 bool drives_here(const Subject& subject, const RunOptions& options);
 
 // How the child ended when it gave no record: the crash record and its words, its time, and
@@ -45,6 +52,13 @@ struct ChildDied {
   report::CrashRecord crash;
   std::string why;
   std::optional<report::DeviceLostRecord> device_lost;
+  double seconds = 0;
+};
+
+// How a run that passed a time limit ended: its child's tree killed, the timeout record and its words.
+struct TimedOut {
+  report::TimeoutRecord timeout;
+  std::string why;
   double seconds = 0;
 };
 
@@ -61,15 +75,20 @@ class IsolatedRuns {
   IsolatedRuns& operator=(const IsolatedRuns&) = delete;
   ~IsolatedRuns();  // the child is told there is no more, and reaped
 
-  using Answer = std::variant<report::RunRecord, ChildDied>;
-  // The kth run's record or error, or how its child died. `subject_file` names its last step.
-  Result<Answer> run(size_t index, const std::string& subject_file);
+  using Answer = std::variant<report::RunRecord, ChildDied, TimedOut>;
+  // The kth run's record or error, how its child died, or how it passed `bounds`. `subject_file`
+  // names its last step.
+  Result<Answer> run(size_t index, const std::string& subject_file, const TimeBounds& bounds);
 
-  // The same in two halves, for a caller that waits on several children at once (poll() on
-  // `socket()`, readable when the answer is there or the child has ended): `send` asks the child
-  // (forked first when there is none) for the kth run, `receive` takes its answer.
-  Status send(size_t index);
+  // The same in parts, for a caller that waits on several children at once: `send` asks the child
+  // (forked first when there is none) for the kth run and starts watching `bounds`; poll() on
+  // `socket()` (readable when the answer is there or the child has ended) for at most
+  // `next_check()`, and `check_bounds` after a wait that found nothing: a limit passed kills the
+  // child's tree and is the run's answer; else `receive` takes the answer once it is readable.
+  Status send(size_t index, const TimeBounds& bounds);
   int socket() const;  // -1 when no run is under way
+  std::chrono::milliseconds next_check() const;
+  Result<std::optional<Answer>> check_bounds(const std::string& subject_file);
   Result<Answer> receive(const std::string& subject_file);
 
  private:
@@ -81,6 +100,7 @@ class IsolatedRuns {
   struct Child;
   std::unique_ptr<Child> child_;
   std::chrono::steady_clock::time_point sent_;
+  std::optional<BoundsWatch> watch_;  // the limits of the run under way
 };
 
 }  // namespace tidemark::runner

@@ -30,10 +30,11 @@ std::string failed_list(const report::RunRecord& record) {
   return failed.empty() ? "nothing" : fmt::format("{}", fmt::join(failed, "; "));
 }
 
-// The run itself did not complete: a step or its replay failed, a process of it crashed, or its device was lost.
+// The run itself did not complete: a step or its replay failed, a process of it crashed, its
+// device was lost, or it passed a time limit.
 bool run_failed(report::Verdict verdict) {
   return verdict == report::Verdict::CouldNotRun || verdict == report::Verdict::Crash ||
-         verdict == report::Verdict::DeviceLost;
+         verdict == report::Verdict::DeviceLost || verdict == report::Verdict::Timeout;
 }
 
 // What a run that is not green says: the error, or what failed.
@@ -82,7 +83,7 @@ void judge(const Result<report::RunRecord>& red, const report::RunRecord& green,
     return;
   }
   const bool stopped = run_failed(red->verdict) || red->verdict == report::Verdict::NotJudged;
-  if (control.run_fails) {  // the run itself must not complete
+  if (control.run_fails) {  // the run itself must not complete: it failed, or hung until its limit
     if (run_failed(red->verdict)) {
       control_run.verdict = ControlRun::Verdict::Red;
       control_run.detail = "red: " + red->why;

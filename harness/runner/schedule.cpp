@@ -4,6 +4,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -64,31 +65,43 @@ class Runs {
   }
 
   Status start_in_child(size_t child, size_t index) {
-    TIDEMARK_CHECK(children_[child]->send(index));
+    TIDEMARK_CHECK(children_[child]->send(index, time_bounds(*subjects_.at(index), options_.at(index))));
     busy_[child] = index;
     return {};
   }
 
-  // Waits for the next child that answered (or ended) and gives its subject's record.
+  // Waits for the next child that answered, ended or passed a time limit (its tree then killed),
+  // and gives its subject's record.
   Result<std::pair<size_t, report::RunRecord>> next_answer() {
-    std::vector<pollfd> waiting;
-    std::vector<size_t> child_of;
-    for (size_t w = 0; w < busy_.size(); ++w)
-      if (busy_[w]) {
-        waiting.push_back({children_[w]->socket(), POLLIN, 0});
-        child_of.push_back(w);
+    for (;;) {
+      std::vector<pollfd> waiting;
+      std::vector<size_t> child_of;
+      auto wait = std::chrono::milliseconds::max();
+      for (size_t w = 0; w < busy_.size(); ++w)
+        if (busy_[w]) {
+          waiting.push_back({children_[w]->socket(), POLLIN, 0});
+          child_of.push_back(w);
+          wait = std::min(wait, children_[w]->next_check());
+        }
+      const int ready = ::poll(waiting.data(), waiting.size(), static_cast<int>(wait.count()));
+      if (ready < 0 && errno != EINTR) return fail(ErrorKind::Io, fmt::format("poll: {}", std::strerror(errno)));
+      for (size_t k = 0; k < waiting.size(); ++k) {
+        const size_t child = child_of[k], index = *busy_[child];
+        const Subject& subject = *subjects_[index];
+        std::optional<IsolatedRuns::Answer> answer;
+        if (ready > 0 && waiting[k].revents != 0) {
+          TIDEMARK_TRY(received, children_[child]->receive(subject.file().string()));
+          answer = std::move(received);
+        } else {
+          TIDEMARK_TRY(passed, children_[child]->check_bounds(subject.file().string()));
+          answer = std::move(passed);
+        }
+        if (!answer) continue;
+        busy_[child].reset();
+        TIDEMARK_TRY(record, record_of(subject, options_[index], std::move(*answer)));
+        return counted(index, std::move(record));
       }
-    while (::poll(waiting.data(), waiting.size(), -1) < 0)
-      if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("poll: {}", std::strerror(errno)));
-    size_t ready = 0;
-    while (waiting[ready].revents == 0) ++ready;
-    const size_t child = child_of[ready], index = *busy_[child];
-    busy_[child].reset();
-    const Subject& subject = *subjects_[index];
-    TIDEMARK_TRY(ended, children_[child]->receive(subject.file().string()));
-    if (auto* record = std::get_if<report::RunRecord>(&ended)) return counted(index, std::move(*record));
-    TIDEMARK_TRY(crashed, crash_record(subject, options_[index], std::move(std::get<ChildDied>(ended))));
-    return counted(index, std::move(crashed));
+    }
   }
 
   Result<std::pair<size_t, report::RunRecord>> run_in_this_process(size_t index) {

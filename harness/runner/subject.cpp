@@ -127,38 +127,51 @@ Result<report::RunRecord> run_here(const Subject& subject, const RunOptions& opt
   return record;
 }
 
-// The record of a run whose child died: its identity as a run's, the crash, judged against its
-// expectations line, and its result.json (the child wrote none).
-Result<report::RunRecord> crash_record(const Subject& subject, const RunOptions& options, ChildDied died) {
+namespace {
+
+// The record of a run its child did not finish (it died, or passed a time limit): its identity as
+// a run's, the verdict and its words, `fill`'s field, judged against its expectations line, and its
+// result.json (the child wrote none).
+template <class Fill>
+Result<report::RunRecord> stopped_record(const Subject& subject, const RunOptions& options, report::Verdict verdict,
+                                         std::string why, double seconds, Fill fill) {
   TIDEMARK_TRY(started_run, prepare(subject, options));
   report::RunRecord& record = started_run.record;
-  record.seconds = died.seconds;
-  record.verdict = report::Verdict::Crash;
-  record.why = std::move(died.why);
-  record.crash = std::move(died.crash);
-  if (died.device_lost) judge_device_lost(record, std::move(*died.device_lost), "it crashed: " + record.why);
+  record.seconds = seconds;
+  record.verdict = verdict;
+  record.why = std::move(why);
+  fill(record);
   TIDEMARK_CHECK(judge_expected(subject, options, record));
   if (started_run.dir.empty()) return record;
   TIDEMARK_CHECK(report::write_run_record(started_run.dir / "result.json", record));
   return record;
 }
 
-namespace {
+}  // namespace
 
-// The kth run in `isolated`'s child: its record, or the record of its crash.
-Result<report::RunRecord> run_isolated(IsolatedRuns& isolated, size_t index, const Subject& subject,
-                                       const RunOptions& options) {
-  TIDEMARK_TRY(ended, isolated.run(index, subject.file().string()));
-  if (auto* record = std::get_if<report::RunRecord>(&ended)) return std::move(*record);
-  return crash_record(subject, options, std::move(std::get<ChildDied>(ended)));
+Result<report::RunRecord> record_of(const Subject& subject, const RunOptions& options, IsolatedRuns::Answer answer) {
+  if (auto* record = std::get_if<report::RunRecord>(&answer)) return std::move(*record);
+  if (auto* hung = std::get_if<TimedOut>(&answer))
+    return stopped_record(subject, options, report::Verdict::Timeout, std::move(hung->why), hung->seconds,
+                          [&](report::RunRecord& record) { record.timeout = std::move(hung->timeout); });
+  auto& died = std::get<ChildDied>(answer);
+  return stopped_record(subject, options, report::Verdict::Crash, std::move(died.why), died.seconds,
+                        [&](report::RunRecord& record) {
+                          record.crash = std::move(died.crash);
+                          if (died.device_lost)
+                            judge_device_lost(record, std::move(*died.device_lost), "it crashed: " + record.why);
+                        });
 }
 
-}  // namespace
+TimeBounds time_bounds(const Subject& subject, const RunOptions& options) {
+  return apply(apply(TimeBounds{}, subject.time_bounds()), options.time_bounds);
+}
 
 Result<report::RunRecord> run(const Subject& subject, const RunOptions& options) {
   if (!drives_here(subject, options)) return run_here(subject, options);
   IsolatedRuns isolated([&](size_t) { return run_here(subject, options); });
-  return run_isolated(isolated, 0, subject, options);
+  TIDEMARK_TRY(answer, isolated.run(0, subject.file().string(), time_bounds(subject, options)));
+  return record_of(subject, options, std::move(answer));
 }
 
 Status Subject::takes_backend(const std::string& backend, const api::BackendRegistry&) const {

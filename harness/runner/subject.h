@@ -57,6 +57,9 @@ struct RunOptions {
   // crash a verdict; `run` sets it unless --no-isolation. Callers that run subjects from threads
   // of their own, or keep what a probe saw, leave it off.
   bool isolation = false;
+  // The command line's time limits (--timeout, --inactivity-timeout), over the subject's own and
+  // the defaults (core/time_bounds.h): an isolated run's child, a replay's program.
+  TimeBoundsOverride time_bounds;
   std::filesystem::path layer_dir;                   // where the Tidemark layer is (a replay runs under it)
   std::vector<std::filesystem::path> drivers_files;  // where a column's or a control's build is named
 };
@@ -79,8 +82,9 @@ bool control_applies(const SubjectControl& control, const std::string& backend, 
 
 // What the last of a run's repeats read, beyond the gauges and checks it wrote into the record.
 struct Reading {
-  // The run stopped before its checks could say anything: could-not-run (a step failed) or
-  // not-judged (nothing it gives can be judged), with why.
+  // The run stopped before its checks could say anything: could-not-run (a step failed),
+  // not-judged (nothing it gives can be judged) or timeout (a replay passed a time limit: the
+  // record's `timeout` is set), with why.
   std::optional<report::Verdict> stopped;
   std::string why;
 };
@@ -136,6 +140,8 @@ class Subject {
   virtual std::string red_once_test_name() const = 0;
   virtual std::vector<std::string> red_once_labels() const = 0;
   virtual bool is_long() const { return false; }
+  // Its own time limits, where its file sets them (`timeout`, `inactivity_timeout`).
+  virtual TimeBoundsOverride time_bounds() const { return {}; }
   // A run with `options`, its names resolved, and the record's identity filled in (test,
   // subject, file, backend, mutant, knobs, the gauges its checks read). Bad input is an error.
   virtual Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions& options, report::RunRecord& record) const = 0;
@@ -156,6 +162,10 @@ std::string column_suffix(const std::string& own, const std::string& backend, co
 // subject whose driver loads into this process runs so in a child (runner/isolation.h): a child
 // that dies is a crash record, judged and written by this process.
 Result<report::RunRecord> run(const Subject& subject, const RunOptions& options);
+
+// The limits a run of `subject` with `options` is held to: the defaults, the subject's own, the
+// command line's.
+TimeBounds time_bounds(const Subject& subject, const RunOptions& options);
 
 // Whether `options` suit the subject (its knobs, its backends, what its kind takes): bad input
 // naming what does not, before anything runs.

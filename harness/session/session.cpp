@@ -42,6 +42,7 @@ TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mu
   settings.exit_at_call = static_cast<uint64_t>(knob("layer_exit_at_call"));
   settings.crash_at_call = static_cast<uint64_t>(knob("layer_crash_at_call"));
   settings.device_lost_at = static_cast<uint64_t>(knob("layer_device_lost_at"));
+  settings.hang_at_call = static_cast<uint64_t>(knob("layer_hang_at_call"));
   return settings;
 }
 
@@ -116,7 +117,10 @@ class SessionServer {
                                std::fflush(stderr);
                                crash_notes::note_server_end(end.pid, end.wait_status, end.last_command);
                              },
-                             [records = made->records_.get()](const tap::WireEvent& event) { records->saw(event); }));
+                             [records = made->records_.get()](const tap::WireEvent& event) {
+                               records->saw(event);
+                               crash_notes::note_wire(event.kind, event.sequence);
+                             }));
     made->served_ = std::move(served);
     made->clock_.emplace();
     for (const auto& [name, value] :
@@ -231,6 +235,8 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
     // A layer in this process never ends it: layer_exit_at_call is for a server's layer.
     TidemarkLayerSettings own = layer_settings(config.layer, *mutant, *knobs);
     own.exit_at_call = 0;
+    // An isolated subject's calls are watched by its parent's bounds (core/time_bounds.h).
+    if (crash_notes::Notes* notes = crash_notes::armed(); notes && library->activity) library->activity(&notes->layer);
     session->layer_ = std::make_unique<layer::Attachment>(std::move(*library), session->sink_.get(), own);
     auto observed = [attachment = session->layer_.get()] { return layer::to_observed(attachment->gauges()); };
     session->host_->observe_from(observed);
