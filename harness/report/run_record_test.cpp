@@ -72,6 +72,9 @@ TEST(Verdict, EveryVerdictHasItsOwnNameAndLabel) {
   EXPECT_TRUE(passes(Verdict::ExpectedRed));
   EXPECT_FALSE(passes(Verdict::UnexpectedPass));
   EXPECT_FALSE(passes(Verdict::CouldNotRun));
+  EXPECT_FALSE(passes(Verdict::Skipped));
+  EXPECT_TRUE(not_ran(Verdict::NotRun));
+  EXPECT_FALSE(not_ran(Verdict::Red));
 }
 
 // Check that a record written to result.json reads back equal, field for field.
@@ -181,7 +184,7 @@ TEST(RunRecord, AFieldMissingUnknownOrMistypedIsNamed) {
   old["verdict"] = "GREEN";
   EXPECT_EQ(error_of(old),
             "out/summary.json: results[2].verdict: expected one of green, red, expected-red, unexpected-pass, "
-            "could-not-run, not-judged, crash, device-lost, found 'GREEN'");
+            "could-not-run, not-judged, crash, device-lost, skipped, not-run, found 'GREEN'");
   nlohmann::json before = good;  // a version 2 record: green, no verdict
   before.erase("verdict");
   before["green"] = true;
