@@ -16,6 +16,29 @@ RunRecord result(std::string test, Verdict verdict, std::string why = {}) {
           .digest = "d1"};
 }
 
+// Check that a subject that did not run is JUnit's skipped, counted apart and neither passed nor failed.
+TEST(JUnit, SkippedAndNotRunAreSkippedNotPassedNorFailed) {
+  Summary summary =
+      summarize({}, {result("Magma.Spawn.Kmd.ran", Verdict::Green),
+                     result("Magma.Spawn.Kmd.hangs", Verdict::Skipped, "skipped: --skip s.txt:3:1: `hangs`"),
+                     result("Magma.Spawn.Kmd.later", Verdict::NotRun, "not run: --max-fails 1")});
+  EXPECT_EQ(summary.green, 1u);
+  EXPECT_EQ(summary.red, 0u);
+  EXPECT_EQ(summary.skipped, 2u);
+  pugi::xml_document document;
+  ASSERT_TRUE(document.load_string(junit_xml(summary).c_str()));
+  pugi::xml_node suites = document.child("testsuites");
+  EXPECT_EQ(suites.attribute("tests").as_int(), 3);
+  EXPECT_EQ(suites.attribute("skipped").as_int(), 2);
+  EXPECT_EQ(suites.attribute("failures").as_int(), 0);
+  pugi::xml_node suite = suites.child("testsuite");
+  EXPECT_EQ(suite.attribute("skipped").as_int(), 2);
+  pugi::xml_node hangs = suite.find_child_by_attribute("testcase", "name", "hangs");
+  EXPECT_STREQ(hangs.child("skipped").attribute("message").value(), "skipped: --skip s.txt:3:1: `hangs`");
+  EXPECT_FALSE(hangs.child("failure"));
+  EXPECT_TRUE(suite.find_child_by_attribute("testcase", "name", "later").child("skipped"));
+}
+
 // Check that a red check is a failure naming the check and its value, a run that could not
 // complete is an error, an expected failure passes, a stale expectation fails, a crash is a failure
 // of type crash, a lost device one of type device-lost, a timeout one of type timeout, and the counts add up.

@@ -72,6 +72,9 @@ TEST(Verdict, EveryVerdictHasItsOwnNameAndLabel) {
   EXPECT_TRUE(passes(Verdict::ExpectedRed));
   EXPECT_FALSE(passes(Verdict::UnexpectedPass));
   EXPECT_FALSE(passes(Verdict::CouldNotRun));
+  EXPECT_FALSE(passes(Verdict::Skipped));
+  EXPECT_TRUE(not_ran(Verdict::NotRun));
+  EXPECT_FALSE(not_ran(Verdict::Red));
 }
 
 // Check that a record written to result.json reads back equal, field for field.
