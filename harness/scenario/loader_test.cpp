@@ -263,7 +263,7 @@ TEST(Load, ControlsNameChecksOfTheScenario) {
 // Check that the knob table carries the documented ranges and defaults.
 TEST(Load, KnobTableCarriesRangesAndDefaults) {
   const auto& knobs = known_knobs();
-  ASSERT_EQ(knobs.size(), 6u);
+  ASSERT_EQ(knobs.size(), 7u);
   EXPECT_EQ(knobs[0].name, "wire_deferred_mb");
   EXPECT_EQ(knobs[0].min, 0);
   EXPECT_EQ(knobs[0].max, 65536);
@@ -517,7 +517,7 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
       expect_error("  gauges: [wlivepk <= wbuf + 2]\n"),
       at("7:23: expected a gauge or knob name (starting with 'w': wbufs, wlive, wlivepk, wdefn, wdefpk, "
          "wdefsync, wdefmb, wireres, wirerespk, wireresmade, wireresgone, wirebytesout, wirebytesin, wirefdsout, "
-         "wirefdsin, wirecmds, wirereplies, wire_deferred_mb; 116 in all, see scenarios/README.md), found 'wbuf'"));
+         "wirefdsin, wirecmds, wirereplies, wire_deferred_mb; 120 in all, see scenarios/README.md), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
             at("7:11: expected a list of gauge comparisons, found 'wlivepk <= 4'"));
   EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"), at("7:3: expected one of gauges, pixels, kernel, kmd, kgsl, "
