@@ -20,12 +20,12 @@ set_tests_properties(Tidemark.Schedule.ShuffledAndParallelRunsGiveTheSameRecords
                      Tidemark.Schedule.SkipIncludeAndMaxFailsChooseWhatRunsAndNameWhyTheRestDidNot
                      PROPERTIES LABELS cli)
 # The layer's faults that end a driver's work are verdicts of their own in every lane, for a
-# capture's replay and for observe (scripts/testing/lost-and-crashed): layer_device_lost_at=1 is
+# capture's replay and for observe (scripts/testing/lost-and-crashed): layer_device_lost_at=3 is
 # device-lost naming the call, its count and the step in each lane; layer_crash_at_call in the spawn
 # and tcp lanes a crash naming the lane's tidemark-server, its signal and the last step; an
 # expectations line naming `device-lost` holds it, and goes stale when the device is not lost; a
-# device lost and then a crash is still device-lost, the crash beside it; observe and a capture's
-# replay under each fault say which; no process of any of them is left.
+# device lost and then a crash is still device-lost, the crash beside it; observe under each fault
+# says which, and a capture's replayer that crashes is a crash; no process of any of them is left.
 set(lost_and_crashed ${PROJECT_SOURCE_DIR}/scripts/testing/lost-and-crashed)
 foreach(lane Monolith Split Spawn Tcp)
   string(TOLOWER ${lane} named)
@@ -48,9 +48,9 @@ set_tests_properties(Tidemark.Isolation.AnExpectedLostDeviceIsAnExpectedRedUntil
                      Tidemark.Isolation.ADeviceLostThenACrashIsDeviceLostWithTheCrashBesideIt
                      Tidemark.Isolation.ObserveSaysAProgramsDeviceWasLostOrItCrashed PROPERTIES LABELS cli)
 if(NOT TIDEMARK_SANITIZED)  # the replayers lack the instrumented layer's runtime (capture.cmake)
-  add_test(NAME Tidemark.Capture.AReplayOnALostDeviceOrThatCrashesSaysWhich
+  add_test(NAME Tidemark.Capture.AReplayThatCrashesIsACrash
            COMMAND ${lost_and_crashed} capture ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  set_tests_properties(Tidemark.Capture.AReplayOnALostDeviceOrThatCrashesSaysWhich PROPERTIES LABELS "capture;cli")
+  set_tests_properties(Tidemark.Capture.AReplayThatCrashesIsACrash PROPERTIES LABELS "capture;cli")
 endif()
 
 # A driver that hangs is a timeout within its bound, and no process of the run outlives it
