@@ -18,6 +18,9 @@ const std::vector<KnobSpec>& known_knobs() {
        "with the layer on: SIGSEGV is raised beneath its Nth intercepted call on a device, in the process whose driver "
        "it is "
        "beneath (Tidemark's, its lane's server or a build's renderer server), a driver that crashes; 0 = off"},
+      {"layer_drop_draw", 0, 1000000000, 0,
+       "with the layer on: the Nth draw command a device records (vkCmdDraw*) never reaches its driver, in-process "
+       "or in a renderer server, a driver that loses a draw (what it draws changes); 0 = off"},
       {"layer_never_done", 0, 1, 0,
        "with the layer on, 1: polls never show work done, only a blocking wait shows what it waited on (a client "
        "that reclaims by polling never does; the built-in backend never polls)"},

@@ -1,7 +1,7 @@
 // The layer's settings as text, for a process without a host (TIDEMARK_LAYER_SETTINGS, and
 // `tidemark observe --fault/--completion` checking them before it starts anything):
 // comma-separated "completion=deterministic|real", "hold_frees", "never_done", "shadow_copies",
-// "fail_allocation=N", "exit_at_call=N", "crash_at_call=N",
+// "fail_allocation=N", "exit_at_call=N", "crash_at_call=N", "drop_draw=N",
 // "unbuffered_events". Header-only: both the layer and the CLI build it.
 #pragma once
 
@@ -49,6 +49,11 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
       auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.crash_at_call);
       if (error != std::errc() || end != number.data() + number.size() || settings.crash_at_call == 0)
         return std::unexpected(found("expected crash_at_call=N with N a whole number from 1", item));
+    } else if (item.starts_with("drop_draw=")) {
+      std::string_view number = item.substr(10);
+      auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.drop_draw);
+      if (error != std::errc() || end != number.data() + number.size() || settings.drop_draw == 0)
+        return std::unexpected(found("expected drop_draw=N with N a whole number from 1", item));
     } else if (item.starts_with("fail_allocation=")) {
       std::string_view number = item.substr(16);
       auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.fail_allocation);
@@ -57,7 +62,7 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
     } else if (!item.empty()) {
       return std::unexpected(
           found("expected completion=deterministic|real, hold_frees, never_done, shadow_copies, fail_allocation=N, "
-                "exit_at_call=N, crash_at_call=N or unbuffered_events",
+                "exit_at_call=N, crash_at_call=N, drop_draw=N or unbuffered_events",
                 item));
     }
   }
@@ -74,6 +79,7 @@ inline std::string format_settings(const TidemarkLayerSettings& settings) {
   if (settings.fail_allocation) text.append(",fail_allocation=").append(std::to_string(settings.fail_allocation));
   if (settings.exit_at_call) text.append(",exit_at_call=").append(std::to_string(settings.exit_at_call));
   if (settings.crash_at_call) text.append(",crash_at_call=").append(std::to_string(settings.crash_at_call));
+  if (settings.drop_draw) text.append(",drop_draw=").append(std::to_string(settings.drop_draw));
   if (settings.unbuffered_events) text.append(",unbuffered_events");
   return text;
 }

@@ -45,6 +45,8 @@ typedef struct TidemarkLayerSettings {
                            // that crashes
   uint32_t unbuffered_events;  // each event reaches events.bin as it is recorded, not a block at a time: a
                                // renderer server's, read by its session at each read-back while it runs
+  uint64_t drop_draw;          // N > 0: the device's Nth draw command recorded (vkCmdDraw*) never reaches the driver: a
+                               // driver that loses a draw, so what it draws changes
 } TidemarkLayerSettings;
 #define TIDEMARK_EXIT_AT_CALL_STATUS 70
 

@@ -24,7 +24,8 @@ namespace tidemark::session {
 namespace {
 
 // The layer's faults come from the session's mutants (layer.hold_frees, layer.real_completion,
-// layer.shadow_copies) and knobs (layer_never_done, layer_fail_allocation, layer_exit_at_call).
+// layer.shadow_copies) and knobs (layer_never_done, layer_fail_allocation, layer_exit_at_call,
+// layer_crash_at_call, layer_drop_draw).
 TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mutant, const KnobValues& knobs) {
   TidemarkLayerSettings settings{};
   settings.completion = config.completion == Completion::Real || mutant_is(mutant, MutantId::LayerRealCompletion)
@@ -40,6 +41,7 @@ TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mu
   settings.fail_allocation = static_cast<uint64_t>(knob("layer_fail_allocation"));
   settings.exit_at_call = static_cast<uint64_t>(knob("layer_exit_at_call"));
   settings.crash_at_call = static_cast<uint64_t>(knob("layer_crash_at_call"));
+  settings.drop_draw = static_cast<uint64_t>(knob("layer_drop_draw"));
   return settings;
 }
 
