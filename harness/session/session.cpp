@@ -103,7 +103,7 @@ class SessionServer {
     made->records_ = std::make_unique<ServerRecords>(
         spec.command.empty() ? std::string("renderer server")
                              : std::filesystem::path(spec.command.front()).filename().string(),
-        spec.wire);
+        spec.wire, made->folder_.path() / "wire-events.spill");
     TidemarkLayerSettings server_settings = settings;
     server_settings.unbuffered_events = 1;
     // The note of a server that ends mid-run is said at once on stderr (the lane's server log): a

@@ -156,14 +156,17 @@ class Importer {
     }
     if (in.error()) return false;
     if (ts) saw(*ts);
-    if (flags & f::packet::kIncrementalStateCleared) interned_[sequence].clear();
+    if (flags & f::packet::kIncrementalStateCleared) {
+      interned_[sequence].clear();
+      names_[sequence] = {};
+    }
     bool ok = true;
     if (has_interned) ok &= intern(sequence, interned);
     if (has_gpu_mem) ok &= gpu_mem_packet(ts.value_or(0), gpu_mem);
     if (has_ftrace) ok &= ftrace_bundle(ftrace);
     if (has_counter_event) ok &= counter_event_packet(sequence, ts, counter_event);
     if (has_track_descriptor) ok &= track_descriptor_packet(track_descriptor);
-    if (has_track_event) ok &= track_event_packet(ts.value_or(0), track_event);
+    if (has_track_event) ok &= track_event_packet(sequence, ts.value_or(0), track_event);
     return ok;
   }
 
@@ -192,19 +195,32 @@ class Importer {
     return true;
   }
 
-  bool track_event_packet(uint64_t ts, std::string_view bytes) {
+  // A name interned on the sequence (EventName or DebugAnnotationName); one it does not hold is
+  // noted and shown by its iid.
+  std::string interned_name(const std::map<uint64_t, std::string>& names, uint64_t iid, uint32_t sequence) {
+    if (auto found = names.find(iid); found != names.end()) return found->second;
+    note("a track event names interned name {} that sequence {} does not hold", iid, sequence);
+    return fmt::format("(interned name {})", iid);
+  }
+
+  bool track_event_packet(uint32_t sequence, uint64_t ts, std::string_view bytes) {
     In in(bytes);
     TrackInstant instant{.ts = ts};
     uint64_t uuid = 0;
+    const InternedNames& names = names_[sequence];
     while (auto field = in.next()) {
       if (field->number == f::track_event::kTrackUuid) uuid = field->varint;
       if (field->number == f::track_event::kName) instant.name = std::string(field->bytes);
+      if (field->number == f::track_event::kNameIid)
+        instant.name = interned_name(names.events, field->varint, sequence);
       if (field->number != f::track_event::kDebugAnnotations) continue;
       In annotation(field->bytes);
       std::string name;
       std::variant<uint64_t, std::string> value;
       while (auto inner = annotation.next()) {
         if (inner->number == f::track_event::kAnnotationName) name = std::string(inner->bytes);
+        if (inner->number == f::track_event::kAnnotationNameIid)
+          name = interned_name(names.arguments, inner->varint, sequence);
         if (inner->number == f::track_event::kAnnotationUintValue) value = inner->varint;
         if (inner->number == f::track_event::kAnnotationStringValue) value = std::string(inner->bytes);
       }
@@ -355,6 +371,19 @@ class Importer {
     In in(bytes);
     bool ok = true;
     while (auto field = in.next()) {
+      if (field->number == f::interned::kEventNames || field->number == f::interned::kDebugAnnotationNames) {
+        In entry(field->bytes);
+        uint64_t iid = 0;
+        std::string name;
+        while (auto inner = entry.next()) {
+          if (inner->number == f::interned::kNameIid) iid = inner->varint;
+          if (inner->number == f::interned::kName) name = std::string(inner->bytes);
+        }
+        if (entry.error()) return false;
+        InternedNames& names = names_[sequence];
+        (field->number == f::interned::kEventNames ? names.events : names.arguments)[iid] = std::move(name);
+        continue;
+      }
       if (field->number != f::interned::kGpuCounterDescriptors) continue;
       In entry(field->bytes);
       uint64_t iid = 0;
@@ -486,6 +515,10 @@ class Importer {
   uint64_t order_ = 0;
   SpecTable global_;
   std::map<uint32_t, std::map<uint64_t, InternedDescriptor>> interned_;  // sequence -> iid -> descriptor
+  struct InternedNames {
+    std::map<uint64_t, std::string> events, arguments;  // EventName, DebugAnnotationName: iid -> name
+  };
+  std::map<uint32_t, InternedNames> names_;  // by sequence
   std::set<uint32_t> processes_;
   std::map<uint64_t, size_t> event_tracks_;  // uuid -> index in out_.event_tracks
 };
