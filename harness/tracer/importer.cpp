@@ -118,7 +118,7 @@ class Importer {
     std::optional<uint64_t> ts;
     uint32_t sequence = 0;
     uint32_t flags = 0;
-    std::string_view counter_event, interned, gpu_mem, ftrace, track_descriptor, track_event;
+    std::string_view counter_event, interned, gpu_mem, ftrace, track_descriptor, track_event, defaults;
     bool has_counter_event = false, has_interned = false, has_gpu_mem = false, has_ftrace = false;
     bool has_track_descriptor = false, has_track_event = false;
     while (auto field = in.next()) {
@@ -150,6 +150,9 @@ class Importer {
         case f::packet::kTrackEvent:
           track_event = field->bytes, has_track_event = true;
           break;
+        case f::packet::kTracePacketDefaults:
+          defaults = field->bytes;
+          break;
         default:
           break;
       }
@@ -160,6 +163,7 @@ class Importer {
       interned_[sequence].clear();
       names_[sequence] = {};
     }
+    if (!defaults.empty() && !default_track(sequence, defaults)) return false;
     bool ok = true;
     if (has_interned) ok &= intern(sequence, interned);
     if (has_gpu_mem) ok &= gpu_mem_packet(ts.value_or(0), gpu_mem);
@@ -203,11 +207,24 @@ class Importer {
     return fmt::format("(interned name {})", iid);
   }
 
+  // TracePacketDefaults: the track a sequence's events are on when they name none.
+  bool default_track(uint32_t sequence, std::string_view bytes) {
+    In in(bytes);
+    while (auto field = in.next()) {
+      if (field->number != f::packet_defaults::kTrackEventDefaults) continue;
+      In events(field->bytes);
+      while (auto inner = events.next())
+        if (inner->number == f::packet_defaults::kTrackUuid) names_[sequence].default_track = inner->varint;
+      if (events.error()) return false;
+    }
+    return !in.error();
+  }
+
   bool track_event_packet(uint32_t sequence, uint64_t ts, std::string_view bytes) {
     In in(bytes);
     TrackInstant instant{.ts = ts};
-    uint64_t uuid = 0;
     const InternedNames& names = names_[sequence];
+    uint64_t uuid = names.default_track.value_or(0);
     while (auto field = in.next()) {
       if (field->number == f::track_event::kTrackUuid) uuid = field->varint;
       if (field->number == f::track_event::kName) instant.name = std::string(field->bytes);
@@ -517,6 +534,7 @@ class Importer {
   std::map<uint32_t, std::map<uint64_t, InternedDescriptor>> interned_;  // sequence -> iid -> descriptor
   struct InternedNames {
     std::map<uint64_t, std::string> events, arguments;  // EventName, DebugAnnotationName: iid -> name
+    std::optional<uint64_t> default_track;              // TrackEventDefaults
   };
   std::map<uint32_t, InternedNames> names_;  // by sequence
   std::set<uint32_t> processes_;

@@ -18,6 +18,7 @@ inline constexpr uint32_t kSequenceFlags = 13;
 inline constexpr uint32_t kGpuCounterEvent = 52;
 inline constexpr uint32_t kTimestampClockId = 58;
 inline constexpr uint32_t kGpuMemTotalEvent = 71;
+inline constexpr uint32_t kTracePacketDefaults = 59;
 inline constexpr uint32_t kTrackDescriptor = 60;
 inline constexpr uint32_t kIncrementalStateCleared = 1;  // sequence_flags bits
 inline constexpr uint32_t kNeedsIncrementalState = 2;
@@ -93,6 +94,11 @@ inline constexpr uint32_t kParentUuid = 5;
 inline constexpr uint32_t kProcessPid = 1;
 inline constexpr uint32_t kProcessName = 6;
 }  // namespace track_descriptor
+
+namespace packet_defaults {  // TracePacketDefaults, TrackEventDefaults: the sequence's default track
+inline constexpr uint32_t kTrackEventDefaults = 11;
+inline constexpr uint32_t kTrackUuid = 11;
+}  // namespace packet_defaults
 
 namespace track_event {  // TrackEvent, DebugAnnotation
 inline constexpr uint32_t kDebugAnnotations = 4;

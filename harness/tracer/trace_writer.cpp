@@ -219,8 +219,9 @@ void TraceWriter::track_descriptor(uint32_t sequence, uint64_t timestamp, const 
   ++packets_;
 }
 
-void TraceWriter::track_instant(uint32_t sequence, uint64_t timestamp, uint64_t track_uuid, uint64_t name_iid,
-                                std::span<const InternedArgument> arguments, const NewInternedNames& interned) {
+void TraceWriter::track_instant(uint32_t sequence, uint64_t timestamp, std::optional<uint64_t> track_uuid,
+                                uint64_t name_iid, std::span<const InternedArgument> arguments,
+                                const NewInternedNames& interned) {
   // Fields in their numbers' order, as libprotobuf writes them.
   append_packet(out_, [&](Out& packet) {
     packet.varint(f::packet::kTimestamp, timestamp);
@@ -236,7 +237,7 @@ void TraceWriter::track_instant(uint32_t sequence, uint64_t timestamp, uint64_t 
         });
       event.varint(f::track_event::kType, f::track_event::kTypeInstant);
       event.varint(f::track_event::kNameIid, name_iid);
-      event.varint(f::track_event::kTrackUuid, track_uuid);
+      if (track_uuid) event.varint(f::track_event::kTrackUuid, *track_uuid);
     });
     if (!interned.event_names.empty() || !interned.argument_names.empty())
       packet.message(f::packet::kInternedData, [&](Out& data) {
@@ -252,6 +253,11 @@ void TraceWriter::track_instant(uint32_t sequence, uint64_t timestamp, uint64_t 
       });
     packet.varint(f::packet::kSequenceFlags,
                   f::packet::kNeedsIncrementalState | (interned.clear_state ? f::packet::kIncrementalStateCleared : 0));
+    if (interned.default_track)
+      packet.message(f::packet::kTracePacketDefaults, [&](Out& defaults) {
+        defaults.message(f::packet_defaults::kTrackEventDefaults,
+                         [&](Out& events) { events.varint(f::packet_defaults::kTrackUuid, *interned.default_track); });
+      });
   });
   ++packets_;
 }
@@ -269,12 +275,17 @@ void TrackEventNames::instant(TraceWriter& writer, uint32_t sequence, uint64_t t
   added_events_.clear();
   added_arguments_.clear();
   interned_.clear();
-  const bool first = events_.empty();
+  const bool first = !default_track_;
+  if (first) default_track_ = track_uuid;
   const uint64_t name_iid = intern(events_, name, added_events_);
   for (const TrackEventArgument& argument : arguments)
     interned_.push_back({intern(arguments_, argument.name, added_arguments_), &argument.value});
-  writer.track_instant(sequence, timestamp, track_uuid, name_iid, interned_,
-                       {.event_names = added_events_, .argument_names = added_arguments_, .clear_state = first});
+  writer.track_instant(sequence, timestamp, track_uuid == default_track_ ? std::nullopt : std::optional(track_uuid),
+                       name_iid, interned_,
+                       {.event_names = added_events_,
+                        .argument_names = added_arguments_,
+                        .clear_state = first,
+                        .default_track = first ? default_track_ : std::nullopt});
 }
 
 }  // namespace tidemark::tracer

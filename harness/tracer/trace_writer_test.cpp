@@ -226,7 +226,8 @@ TEST(TraceWriter, GpuMemTotalWritesOnePacketWithEveryField) {
 
 // Check that a process's track, a track under it and instants with a number and a text argument
 // parse with every field the writer was given, in libprotobuf's own bytes: the first instant
-// carries its interned names and clears the sequence's state, the second only their iids.
+// carries its interned names, clears the sequence's state and makes its track the default; the second
+// carries only iids and names no track.
 TEST(TraceWriter, TrackDescriptorsAndInstantsCarryEveryField) {
   TraceWriter writer;
   writer.track_descriptor(9, 5, {.uuid = 70, .name = "renderer server", .pid = 4242});
@@ -235,9 +236,10 @@ TEST(TraceWriter, TrackDescriptorsAndInstantsCarryEveryField) {
   const InternedArgument arguments[] = {{1, &resource}, {2, &direction}};
   const InternedName event_names[] = {{1, "VCMD_RESOURCE_CREATE2"}};
   const InternedName argument_names[] = {{1, "resource"}, {2, "direction"}};
-  writer.track_instant(9, 7, 300, 1, arguments,
-                       {.event_names = event_names, .argument_names = argument_names, .clear_state = true});
-  writer.track_instant(9, 8, 300, 1, std::span(arguments, 1), {});
+  writer.track_instant(
+      9, 7, 300, 1, arguments,
+      {.event_names = event_names, .argument_names = argument_names, .clear_state = true, .default_track = 300});
+  writer.track_instant(9, 8, std::nullopt, 1, std::span(arguments, 1), {});
   EXPECT_EQ(writer.packets(), 4u);
   auto trace = parse_minimal(writer.bytes());
   ASSERT_EQ(trace.packet_size(), 4);
@@ -278,8 +280,12 @@ TEST(TraceWriter, TrackDescriptorsAndInstantsCarryEveryField) {
   EXPECT_EQ(instant.track_event().debug_annotations(1).name_iid(), 2u);
   EXPECT_EQ(instant.track_event().debug_annotations(1).string_value(), "client->server");
 
+  EXPECT_EQ(instant.trace_packet_defaults().track_event_defaults().track_uuid(), 300u);
+
   const auto& again = trace.packet(3);
   EXPECT_FALSE(again.has_interned_data());
+  EXPECT_FALSE(again.has_trace_packet_defaults());
+  EXPECT_FALSE(again.track_event().has_track_uuid());
   EXPECT_EQ(again.sequence_flags(), tp::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
   EXPECT_EQ(again.track_event().name_iid(), 1u);
   ASSERT_EQ(again.track_event().debug_annotations_size(), 1);
