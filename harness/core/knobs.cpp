@@ -25,6 +25,9 @@ const std::vector<KnobSpec>& known_knobs() {
       {"layer_hang_at_call", 0, 1000000000, 0,
        "with the layer on: its Nth intercepted call on a device never returns, in the process whose driver it is "
        "beneath, a driver that hangs (the run's time limits end it: a timeout verdict); 0 = off"},
+      {"layer_drop_draw", 0, 1000000000, 0,
+       "with the layer on: the Nth draw command a device records (vkCmdDraw*) never reaches its driver, in-process "
+       "or in a renderer server, a driver that loses a draw (what it draws changes); 0 = off"},
       {"layer_never_done", 0, 1, 0,
        "with the layer on, 1: polls never show work done, only a blocking wait shows what it waited on (a client "
        "that reclaims by polling never does; the built-in backend never polls)"},

@@ -186,6 +186,7 @@ struct Intercept {
 #define TIDEMARK_ALIAS(alias, name) Intercept{alias, reinterpret_cast<PFN_vkVoidFunction>(&name)},
 const Intercept kDeviceIntercepts[] = {TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_INTERCEPT)
                                            TIDEMARK_DEVICE_ALIASES(TIDEMARK_ALIAS)};
+const Intercept kDrawIntercepts[] = {TIDEMARK_DRAW_FUNCTIONS(TIDEMARK_INTERCEPT) TIDEMARK_DRAW_ALIASES(TIDEMARK_ALIAS)};
 const Intercept kInstanceIntercepts[] = {TIDEMARK_INTERCEPT(CreateInstance) TIDEMARK_INTERCEPT(DestroyInstance)
                                              TIDEMARK_INTERCEPT(CreateDevice)};
 #undef TIDEMARK_INTERCEPT
@@ -233,6 +234,7 @@ VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tidemark_GetDeviceProcA
     return reinterpret_cast<PFN_vkVoidFunction>(&tidemark_GetDeviceProcAddr);
   Observer& o = Observer::get();
   PFN_vkGetDeviceProcAddr next = nullptr;
+  bool drops_a_draw = false;
   {
     std::lock_guard lock(o.mutex);
     if (!o.observing) {
@@ -242,10 +244,12 @@ VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tidemark_GetDeviceProcA
     DeviceState* state = o.find(device);
     if (!state) return nullptr;
     next = state->next.GetDeviceProcAddr;
+    drops_a_draw = state->settings.drop_draw != 0;
   }
   PFN_vkVoidFunction below = next(device, name);
   // Ours only where the driver has the function: a client must see what the device lacks.
   if (auto own = find(kDeviceIntercepts, name); own && below) return own;
+  if (auto own = find(kDrawIntercepts, name); own && below && drops_a_draw) return own;
   return below;
 }
 

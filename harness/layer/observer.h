@@ -80,6 +80,15 @@ inline void* dispatch_key(const void* dispatchable) { return *static_cast<void* 
   X("vkBindBufferMemory2KHR", BindBufferMemory2) X("vkBindImageMemory2KHR", BindImageMemory2)        \
   X("vkQueueSubmit2KHR", QueueSubmit2) X("vkSignalSemaphoreKHR", SignalSemaphore)                    \
   X("vkWaitSemaphoresKHR", WaitSemaphores) X("vkGetSemaphoreCounterValueKHR", GetSemaphoreCounterValue)
+
+// The draw commands, intercepted only on a device whose settings drop a draw (drop_draw): on
+// every other device the driver's own functions are handed out, at no cost per draw.
+#define TIDEMARK_DRAW_FUNCTIONS(X)                                                                   \
+  X(CmdDraw) X(CmdDrawIndexed) X(CmdDrawIndirect) X(CmdDrawIndexedIndirect) X(CmdDrawIndirectCount)  \
+  X(CmdDrawIndexedIndirectCount) X(CmdDrawMultiEXT) X(CmdDrawMultiIndexedEXT)
+#define TIDEMARK_DRAW_ALIASES(X)                                                                     \
+  X("vkCmdDrawIndirectCountKHR", CmdDrawIndirectCount)                                               \
+  X("vkCmdDrawIndexedIndirectCountKHR", CmdDrawIndexedIndirectCount)
 // clang-format on
 
 // The next layer's functions for one device. A core name missing from a 1.1 driver is taken
@@ -89,6 +98,7 @@ struct DeviceTable {
   PFN_vkGetImageMemoryRequirements GetImageMemoryRequirements = nullptr;  // an image's bound size
 #define TIDEMARK_FIELD(name) PFN_vk##name name = nullptr;
   TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_FIELD)
+  TIDEMARK_DRAW_FUNCTIONS(TIDEMARK_FIELD)
 #undef TIDEMARK_FIELD
   void load(VkDevice device, PFN_vkGetDeviceProcAddr next) {
     GetDeviceProcAddr = next;
@@ -98,6 +108,7 @@ struct DeviceTable {
     };
 #define TIDEMARK_LOAD(name) name = reinterpret_cast<PFN_vk##name>(get("vk" #name, nullptr));
     TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_LOAD)
+    TIDEMARK_DRAW_FUNCTIONS(TIDEMARK_LOAD)
     TIDEMARK_LOAD(GetImageMemoryRequirements)
 #undef TIDEMARK_LOAD
     BindBufferMemory2 = reinterpret_cast<PFN_vkBindBufferMemory2>(get("vkBindBufferMemory2", "vkBindBufferMemory2KHR"));
@@ -107,6 +118,10 @@ struct DeviceTable {
     WaitSemaphores = reinterpret_cast<PFN_vkWaitSemaphores>(get("vkWaitSemaphores", "vkWaitSemaphoresKHR"));
     GetSemaphoreCounterValue = reinterpret_cast<PFN_vkGetSemaphoreCounterValue>(
         get("vkGetSemaphoreCounterValue", "vkGetSemaphoreCounterValueKHR"));
+    CmdDrawIndirectCount =
+        reinterpret_cast<PFN_vkCmdDrawIndirectCount>(get("vkCmdDrawIndirectCount", "vkCmdDrawIndirectCountKHR"));
+    CmdDrawIndexedIndirectCount = reinterpret_cast<PFN_vkCmdDrawIndexedIndirectCount>(
+        get("vkCmdDrawIndexedIndirectCount", "vkCmdDrawIndexedIndirectCountKHR"));
   }
 };
 
@@ -171,6 +186,9 @@ struct DeviceState {
   HandleMap<uint64_t> shadows;                  // shadow_copies: each buffer's and allocation's copy
   uint64_t allocations_tried = 0;
   int64_t reported_bytes = 0;
+  // drop_draw: the draw commands recorded so far, from any thread of the driver's (counted only
+  // under that fault, without the lock: a draw is never a state change the report reads).
+  mutable std::atomic<uint64_t> draws_recorded{0};
 
   const TidemarkLayerSink* sink() const { return attachment && attachment->sink ? &*attachment->sink : nullptr; }
 
@@ -412,6 +430,7 @@ inline const T* find_in_chain(const void* next, VkStructureType type) {
 // driver's signature fails to compile).
 #define TIDEMARK_DECLARE(name) std::remove_pointer_t<PFN_vk##name> name;
 TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_DECLARE)
+TIDEMARK_DRAW_FUNCTIONS(TIDEMARK_DECLARE)
 #undef TIDEMARK_DECLARE
 
 }  // namespace tidemark::layer

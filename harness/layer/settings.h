@@ -4,7 +4,7 @@
 // "fail_allocation=N", "exit_at_call=N", "crash_at_call=N", "hang_at_call=N", "device_lost_at=N"
 // (the device's Nth vkQueueSubmit, vkQueueSubmit2, vkWaitForFences, vkQueueWaitIdle or
 // vkDeviceWaitIdle and every submit, wait and poll after it answer VK_ERROR_DEVICE_LOST),
-// "unbuffered_events". Header-only: both the layer and the CLI build it.
+// "drop_draw=N", "unbuffered_events". Header-only: both the layer and the CLI build it.
 #pragma once
 
 #include <charconv>
@@ -61,6 +61,11 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
       auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.device_lost_at);
       if (error != std::errc() || end != number.data() + number.size() || settings.device_lost_at == 0)
         return std::unexpected(found("expected device_lost_at=N with N a whole number from 1", item));
+    } else if (item.starts_with("drop_draw=")) {
+      std::string_view number = item.substr(10);
+      auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.drop_draw);
+      if (error != std::errc() || end != number.data() + number.size() || settings.drop_draw == 0)
+        return std::unexpected(found("expected drop_draw=N with N a whole number from 1", item));
     } else if (item.starts_with("fail_allocation=")) {
       std::string_view number = item.substr(16);
       auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.fail_allocation);
@@ -69,7 +74,7 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
     } else if (!item.empty()) {
       return std::unexpected(
           found("expected completion=deterministic|real, hold_frees, never_done, shadow_copies, fail_allocation=N, "
-                "exit_at_call=N, crash_at_call=N, hang_at_call=N, device_lost_at=N or unbuffered_events",
+                "exit_at_call=N, crash_at_call=N, hang_at_call=N, device_lost_at=N, drop_draw=N or unbuffered_events",
                 item));
     }
   }
@@ -88,6 +93,7 @@ inline std::string format_settings(const TidemarkLayerSettings& settings) {
   if (settings.crash_at_call) text.append(",crash_at_call=").append(std::to_string(settings.crash_at_call));
   if (settings.hang_at_call) text.append(",hang_at_call=").append(std::to_string(settings.hang_at_call));
   if (settings.device_lost_at) text.append(",device_lost_at=").append(std::to_string(settings.device_lost_at));
+  if (settings.drop_draw) text.append(",drop_draw=").append(std::to_string(settings.drop_draw));
   if (settings.unbuffered_events) text.append(",unbuffered_events");
   return text;
 }

@@ -49,6 +49,8 @@ typedef struct TidemarkLayerSettings {
   uint64_t device_lost_at;  // N > 0: the device's Nth submit or wait (vkQueueSubmit, vkQueueSubmit2, vkWaitForFences,
                             // vkQueueWaitIdle, vkDeviceWaitIdle, polls included) answers VK_ERROR_DEVICE_LOST without
                             // reaching the driver, and so does every submit, wait and poll after it: a lost device
+  uint64_t drop_draw;       // N > 0: the device's Nth draw command recorded (vkCmdDraw*) never reaches the driver: a
+                            // driver that loses a draw, so what it draws changes
 } TidemarkLayerSettings;
 #define TIDEMARK_EXIT_AT_CALL_STATUS 70
 

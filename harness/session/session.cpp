@@ -25,7 +25,7 @@ namespace {
 
 // The layer's faults come from the session's mutants (layer.hold_frees, layer.real_completion,
 // layer.shadow_copies) and knobs (layer_never_done, layer_fail_allocation, layer_exit_at_call, layer_crash_at_call,
-// layer_device_lost_at).
+// layer_device_lost_at, layer_hang_at_call, layer_drop_draw).
 TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mutant, const KnobValues& knobs) {
   TidemarkLayerSettings settings{};
   settings.completion = config.completion == Completion::Real || mutant_is(mutant, MutantId::LayerRealCompletion)
@@ -43,6 +43,7 @@ TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mu
   settings.crash_at_call = static_cast<uint64_t>(knob("layer_crash_at_call"));
   settings.device_lost_at = static_cast<uint64_t>(knob("layer_device_lost_at"));
   settings.hang_at_call = static_cast<uint64_t>(knob("layer_hang_at_call"));
+  settings.drop_draw = static_cast<uint64_t>(knob("layer_drop_draw"));
   return settings;
 }
 
@@ -104,7 +105,7 @@ class SessionServer {
     made->records_ = std::make_unique<ServerRecords>(
         spec.command.empty() ? std::string("renderer server")
                              : std::filesystem::path(spec.command.front()).filename().string(),
-        spec.wire);
+        spec.wire, made->folder_.path() / "wire-events.spill");
     TidemarkLayerSettings server_settings = settings;
     server_settings.unbuffered_events = 1;
     // The note of a server that ends mid-run is said at once on stderr (the lane's server log): a
