@@ -263,7 +263,7 @@ TEST(Load, ControlsNameChecksOfTheScenario) {
 // Check that the knob table carries the documented ranges and defaults.
 TEST(Load, KnobTableCarriesRangesAndDefaults) {
   const auto& knobs = known_knobs();
-  ASSERT_EQ(knobs.size(), 7u);
+  ASSERT_EQ(knobs.size(), 9u);
   EXPECT_EQ(knobs[0].name, "wire_deferred_mb");
   EXPECT_EQ(knobs[0].min, 0);
   EXPECT_EQ(knobs[0].max, 65536);
@@ -274,8 +274,10 @@ TEST(Load, KnobTableCarriesRangesAndDefaults) {
   EXPECT_EQ(knobs[3].name, "layer_exit_at_call");
   EXPECT_EQ(knobs[3].max, 1000000000);
   EXPECT_EQ(knobs[3].default_value, 0);
-  EXPECT_EQ(knobs[5].name, "layer_drop_draw");
-  EXPECT_EQ(knobs[5].default_value, 0);
+  EXPECT_EQ(knobs[5].name, "layer_device_lost_at");
+  EXPECT_EQ(knobs[6].name, "layer_hang_at_call");
+  EXPECT_EQ(knobs[7].name, "layer_drop_draw");
+  EXPECT_EQ(knobs[7].default_value, 0);
 }
 
 // ---- testdata/bad: one file per class of malformed scenario -----------------------------
