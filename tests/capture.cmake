@@ -6,6 +6,9 @@ if(TIDEMARK_SANITIZED)
   return()
 endif()
 set(captures ${PROJECT_SOURCE_DIR}/captures)
+# A test that writes beside its folder (its .log) makes the parent first: in a fresh build tree no
+# other test has made ${PROJECT_BINARY_DIR}/reports yet, and a test with a COST starts first (the
+# reduce below failed in 0.04 s so, a shell's redirection into a folder not there).
 add_test(NAME Tidemark.Capture.TheGlRespecifyCaptureReplaysWithinItsBoundsWithOneSetOfGauges
          COMMAND ${expect_exit} 0 "GREEN Capture.Captures.two-thousand-4-kib-respecify-rounds-replay-under-a-buffer-ceiling"
                  $<TARGET_FILE:tidemark> run ${captures} --repeat 3 --report ${PROJECT_BINARY_DIR}/reports/capture)
@@ -25,7 +28,7 @@ set_tests_properties(Tidemark.Capture.TheGlRespecifyCaptureReplaysWithinItsBound
 # setup calls alone make, red under that replay) and whose controls are red; run and red-once take it as it is,
 # and a second capture of the same name is refused.
 add_test(NAME Tidemark.Capture.ACapturedProgramBecomesAFixtureThatRunsGreenAndGoesRedUnderItsControl
-         COMMAND bash -c "set -e; rm -rf $0; $1 capture --out $0 --name three-hundred-rounds -- $2 --rounds 300 --size 4096 | tee $0.log; \
+         COMMAND bash -c "set -e; rm -rf $0; mkdir -p $(dirname $0); $1 capture --out $0 --name three-hundred-rounds -- $2 --rounds 300 --size 4096 | tee $0.log; \
 grep -q 'control hold_frees fails vkbufs == 0 (red, as it names)' $0.log; grep -q 'expect vkbufspk <= 306' $0.log; \
 grep -q 'control replay=setup fails vkbufsmade > 3 (red, as it names)' $0.log; \
 $1 run $0 --report $0-run | grep -q '^1 green, 0 red'; $1 red-once $0 --ledger $0-ledger.txt --update-ledger --report $0-red-once | grep -q 'RED-ONCE PASS captures/three-hundred-rounds'; \
@@ -40,7 +43,7 @@ set_tests_properties(Tidemark.Capture.ACapturedProgramBecomesAFixtureThatRunsGre
 # a scenario's bug options are bad input.
 set(respecify_capture ${captures}/gl-respecify/two-thousand-4-kib-respecify-rounds.capture.yaml)
 add_test(NAME Tidemark.Capture.ReduceCutsTheRespecifyCaptureToTheCallsThatKeepARefusedAllocation
-         COMMAND bash -c "set -e; rm -rf $0; $1 reduce $2 --check 'vkrefused == 0' --fault fail_allocation=3 --name refused --out $0 >$0.log 2>&1 || { cat $0.log; exit 1; }; \
+         COMMAND bash -c "set -e; rm -rf $0; mkdir -p $(dirname $0); $1 reduce $2 --check 'vkrefused == 0' --fault fail_allocation=3 --name refused --out $0 >$0.log 2>&1 || { cat $0.log; exit 1; }; \
 grep -q 'REDUCED .*: 2 calls besides its 58 setup calls (glBufferData, glReadPixels) from 4061 calls' $0.log; \
 grep -q 'fault=fail_allocation=3: RED (as required)' $0.log; $1 run $0 --report $0-run | grep -q '^1 green, 0 red'"
                  ${PROJECT_BINARY_DIR}/reports/capture-reduced $<TARGET_FILE:tidemark> ${respecify_capture})
@@ -67,7 +70,7 @@ set_tests_properties(Tidemark.Capture.ReduceCutsTheRespecifyCaptureToTheCallsTha
 # backend than the capture's does not apply, and a row no column judged fails the comparison
 # (nothing judged is never a pass). The two driver builds side by side: scripts/testing/driver-builds.
 add_test(NAME Tidemark.Capture.CompareReplaysTheCaptureOnItsOwnBackendOnly
-         COMMAND bash -c "set -e; $0 compare $1 --backend gl --report $2/gl | tee $2.gl.log | grep -q 'gl  *green  *vkbufs=0 vkbufspk=2004 vkallocspk=6 vkbytespk=12582912'; \
+         COMMAND bash -c "set -e; mkdir -p $2; $0 compare $1 --backend gl --report $2/gl | tee $2.gl.log | grep -q 'gl  *green  *vkbufs=0 vkbufspk=2004 vkallocspk=6 vkbytespk=12582912'; \
 if $0 compare $1 --backend vulkan --report $2/vulkan >$2.vulkan.log; then exit 1; fi; grep -q 'NOT JUDGED .*the capture (apitrace) replays on gl only' $2.vulkan.log"
                  $<TARGET_FILE:tidemark> ${respecify_capture} ${PROJECT_BINARY_DIR}/reports/capture-compare)
 set_tests_properties(Tidemark.Capture.CompareReplaysTheCaptureOnItsOwnBackendOnly PROPERTIES LABELS "capture;zink;cli" TIMEOUT 120)
@@ -75,7 +78,7 @@ set_tests_properties(Tidemark.Capture.CompareReplaysTheCaptureOnItsOwnBackendOnl
 # GFXReconstruct becomes a fixture whose controls were measured: a driver that never frees makes
 # its bounds red, and a refused first allocation makes gfxrecon-replay itself fail.
 add_test(NAME Tidemark.Capture.AVulkanProgramCapturedByGfxreconstructBecomesAFixtureWhoseReplayAFaultFails
-         COMMAND bash -c "set -e; rm -rf $0; $1 capture --vulkan --out $0 --name twenty-cycles -- $2 --cycles 20 --size 4096 | tee $0.log; \
+         COMMAND bash -c "set -e; rm -rf $0; mkdir -p $(dirname $0); $1 capture --vulkan --out $0 --name twenty-cycles -- $2 --cycles 20 --size 4096 | tee $0.log; \
 grep -q 'control fail_allocation=1 fails replay (red, as it names)' $0.log; grep -q 'control hold_frees fails vkbufspk <= 2, vkbytespk <= 8192, vkallocspk <= 2, vkbufs == 0 (red, as it names)' $0.log; \
 $1 run $0 --repeat 3 --report $0-run | grep -q '^1 green, 0 red'"
                  ${PROJECT_BINARY_DIR}/reports/capture-vulkan $<TARGET_FILE:tidemark> $<TARGET_FILE:tidemark-vulkan-floor>)
@@ -94,7 +97,7 @@ set_tests_properties(Tidemark.Capture.Glmark2sBufferSceneCapturedHereHoldsToItsC
 # link to the run folder match compare.json (the capture's vulkan cell is not judged: exit 1).
 chromium_check(compare_page_check ${PROJECT_SOURCE_DIR}/scripts/testing/compare-in-chromium)
 add_test(NAME Tidemark.Report.TheComparePageReadsInChromiumWithEachColumnsDriverAndLinksToItsRuns
-         COMMAND bash -c "set -e; rm -rf $0; status=0; $1 compare $2 $3 --backend vulkan --backend gl \
+         COMMAND bash -c "set -e; rm -rf $0; mkdir -p $(dirname $0); status=0; $1 compare $2 $3 --backend vulkan --backend gl \
 --expectations $4 --report $0 > $0.log || status=$?; test $status -eq 1; $5 $0"
                  ${PROJECT_BINARY_DIR}/reports/compare-page $<TARGET_FILE:tidemark>
                  ${PROJECT_SOURCE_DIR}/scenarios/portable/each-band-draws-the-colour-its-store-held-when-it-was-drawn.yaml

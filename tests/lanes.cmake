@@ -1,8 +1,8 @@
-# Lane failures: a dead server is named with the step and the signal; a silent one with the
+# Lane failures: a server killed by a signal is a crash, named with the step and the signal; a silent one with the
 # lane and the timeout; a wrong token is refused and the server serves the next session.
 foreach(lane spawn tcp)
   add_test(NAME Tidemark.Lanes.${lane}.AKilledServerIsNamedWithTheStepAndTheSignal
-           COMMAND ${expect_exit} 1 "error: .*budget.yaml:[0-9]+:[0-9]+: step buffer_data \\(i=23\\): the ${lane} server \\(pid [0-9]+\\) died: killed by signal 9"
+           COMMAND ${expect_exit} 1 "crash: the ${lane} lane's tidemark-server \\(pid [0-9]+\\) killed by signal 9 \\(SIGKILL, Killed\\); its last step: .*budget.yaml:[0-9]+:[0-9]+: step buffer_data \\(i=23\\)"
                    $<TARGET_FILE:tidemark> run --lane ${lane} --kill-server-at-frame 50 ${budget_scenario}
                    --report ${PROJECT_BINARY_DIR}/reports/killed-${lane})
   add_test(NAME Tidemark.Lanes.${lane}.ASilentServerIsNamedWithTheLaneAndTheTimeout

@@ -160,8 +160,9 @@ Result<CaptureFixture> load_capture_fixture(const fs::path& file) {
   if (!root.IsDefined() || root.IsNull())
     return yaml::error_at(start, "a capture fixture (name, group, capture, expect)", "an empty file");
   yaml::Reader read(source);
-  TIDEMARK_TRY(top, read.fields(source.value(root, start), "a capture fixture",
-                                {"name", "group", "capture", "expect", "whole", "controls"}));
+  TIDEMARK_TRY(
+      top, read.fields(source.value(root, start), "a capture fixture",
+                       {"name", "group", "capture", "expect", "whole", "controls", "timeout", "inactivity_timeout"}));
   CaptureFixture fixture;
   fixture.file = fs::absolute(file).lexically_normal();
   TIDEMARK_TRY(name, top.required("name"));
@@ -192,6 +193,8 @@ Result<CaptureFixture> load_capture_fixture(const fs::path& file) {
     TIDEMARK_TRY(read_controls, controls_of(read, *controls, fixture));
     fixture.controls = std::move(read_controls);
   }
+  TIDEMARK_TRY(time_bounds, yaml::time_bounds(read, top));
+  fixture.time_bounds = time_bounds;
   return fixture;
 }
 

@@ -69,6 +69,7 @@ struct CaptureFixture {
   CaptureKind kind = CaptureKind::Apitrace;
   scenario::GaugeBounds bounds;
   std::vector<Control> controls;
+  TimeBoundsOverride time_bounds;  // `timeout:`, `inactivity_timeout:` (scenario/yaml_reader.h)
   std::string id() const { return group + "/" + name; }
   // Every check as written, expect's then whole's: what controls name.
   std::vector<std::string> checks() const;

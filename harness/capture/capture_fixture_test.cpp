@@ -85,6 +85,16 @@ TEST_F(CaptureFile, WhatItNamesWrongIsAnErrorAtItsPlace) {
             std::string::npos);
 }
 
+// Check that a fixture's own time limits are read as a scenario's, and refused at their place.
+TEST_F(CaptureFile, ItsTimeLimitsAreWholeSecondsAsAScenarios) {
+  auto fixture = load(std::string(kGood) + "timeout: 30\ninactivity_timeout: 4\n");
+  ASSERT_TRUE(fixture) << fixture.error().message;
+  EXPECT_EQ(fixture->time_bounds, (TimeBoundsOverride{.wall = 30.0, .inactivity = 4.0}));
+  EXPECT_EQ(load(kGood)->time_bounds, TimeBoundsOverride{});
+  EXPECT_EQ(error(std::string(kGood) + "timeout: soon\n"),
+            "11:10: expected an integer from 1 to 86400 for the seconds its whole run may take, found 'soon'");
+}
+
 TEST_F(CaptureFile, AControlIsAFaultADriverBuildOrASetupCutOneAtATime) {
   std::string text = kGood;
   auto on_build = load(std::string(text).replace(text.find("fault: hold_frees"), 17, "build: mesa-25.0.7"));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -182,6 +183,7 @@ class CaptureRun final : public runner::SubjectRun {
       TIDEMARK_TRY(made, servers::ServerFolder::make("replay"));
       server_folder.emplace(std::move(made));
     }
+    const TimeBounds bounds = apply(apply(TimeBounds{}, fixture_.time_bounds), options_.time_bounds);
     auto observation = servers::observe({.command = command,
                                          .settings = options_.variant.fault,
                                          .only = "",
@@ -190,7 +192,9 @@ class CaptureRun final : public runner::SubjectRun {
                                          .on_live = {},
                                          .output = dir / "replay.log",
                                          .environment = {},
-                                         .beside = {}},
+                                         .beside = {},
+                                         .bounds = bounds,
+                                         .watched_beside = {}},
                                         server_, server_folder ? server_folder->path() / "server" : fs::path());
     if (server_folder)
       fs::copy_file(server_folder->path() / "server" / "server.log", observed / "server.log",
@@ -227,9 +231,26 @@ class CaptureRun final : public runner::SubjectRun {
                                .detail = determinism->detail,
                                .where = {},
                                .artifacts = {}});
+    if (last_->timeout) {
+      record.timeout = last_->timeout;
+      return runner::Reading{.stopped = report::Verdict::Timeout,
+                             .why = fmt::format("the replay ({}) {}; it and every process it started were killed",
+                                                replayer_, report::describe(*last_->timeout))};
+    }
     // A server that ended mid-replay is named, as a session names it: its exit or signal, and the
     // last wire command the tap saw.
     const std::string server_end = last_->server_ended.empty() ? "" : "; " + last_->server_ended;
+    if (WIFSIGNALED(last_->wait_status)) {  // the replayer crashed: beneath it, a driver did
+      record.crash = report::CrashRecord{.process = report::CrashedProcess::Subject,
+                                         .pid = last_->pid,
+                                         .signal = WTERMSIG(last_->wait_status),
+                                         .ended = describe_wait_status(last_->wait_status),
+                                         .last_step = {},
+                                         .last_wire_command = {}};
+      // Its words name no pid: a ledger keeps them.
+      return runner::Reading{.stopped = report::Verdict::Crash,
+                             .why = fmt::format("the replay ({}) {}{}", replayer_, record.crash->ended, server_end)};
+    }
     if (last_->exit_code != 0 || !server_end.empty())
       return runner::Reading{
           .stopped = report::Verdict::CouldNotRun,

@@ -39,6 +39,7 @@ class CaptureSubject final : public runner::Subject {
   std::vector<std::string> test_labels(Lane lane) const override;
   std::string red_once_test_name() const override { return "RedOnce." + capture::test_name(fixture_); }
   std::vector<std::string> red_once_labels() const override { return {"red-once", "capture"}; }
+  TimeBoundsOverride time_bounds() const override { return fixture_.time_bounds; }
   Result<std::unique_ptr<runner::SubjectRun>> prepare(const runner::RunOptions& options,
                                                       report::RunRecord& record) const override;
 
@@ -47,7 +48,8 @@ class CaptureSubject final : public runner::Subject {
 };
 
 // The fixture through the pipeline: green when it replayed (exit 0, a Vulkan device under the
-// layer) and every check held; red when a check failed; could-not-run when the replay failed.
+// layer) and every check held; red when a check failed; could-not-run when the replay failed;
+// timeout when it passed a time limit (its whole tree, its server's included, killed).
 // Writes result.json, observed/ (observation.json, the traces) and replay.log in its folder.
 Result<report::RunRecord> run_capture(const CaptureFixture& fixture, const runner::RunOptions& options);
 

@@ -1,5 +1,5 @@
-// The builders every command file shares (cli/command_line.h): positional paths, and subcommands
-// whose options are made only when their name is parsed.
+// The builders every command file shares (cli/command_line.h): positional paths, option groups,
+// subcommands whose options are made only when their name is parsed, and a run's arguments read again.
 #include "cli/command_line.h"
 
 namespace tidemark::cli {
@@ -8,11 +8,76 @@ void add_paths(CLI::App& command, std::vector<std::string>& inputs, const char* 
   command.add_option("paths", inputs, what)->required();
 }
 
+void add_schedule_options(CLI::App& command, ScheduleArgs& args) {
+  command
+      .add_option("--skip", args.skip_files,
+                  "a file of regexes, one a line ('#' comments): subjects whose test name matches one are "
+                  "skipped (repeatable)")
+      ->allow_extra_args(false);
+  command
+      .add_option("--include", args.include_files,
+                  "a file of regexes, one a line: subjects whose test name matches none are skipped (repeatable)")
+      ->allow_extra_args(false);
+  command.add_option("--jobs,-j", args.jobs,
+                     "subjects at once, each child running its own (default one per core; 1 with --no-isolation)");
+  command.add_option("--shuffle", args.shuffle, "start the subjects in the order this seed gives (same digests)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--max-fails", args.max_fails, "after N failed runs start no more; the rest are not run");
+}
+
+void add_tries_options(CLI::App& command, RunArgs& args) {
+  command.add_option("--repeat", args.repeat,
+                     "run each scenario N times; more than one digest is the verdict nondeterministic");
+  command.add_option("--retry", args.retry,
+                     "try a failed run (red, could-not-run, crash, device-lost, timeout) up to N times more: green "
+                     "after a failure is flaky (exit 5 when nothing else failed), failed every time stays failed");
+  // Under --resume the paths are the journal's: run_command asks for one or the other.
+  command.get_option("paths")->required(false);
+  command.add_option("--resume", args.resume,
+                     "go on with the killed run whose report folder this is: run only what its journal has no "
+                     "record of, with its options (exit 6 when its scenarios or options are not the ones given)");
+}
+
+void add_time_options(CLI::App& command, TimeBoundsOverride& bounds) {
+  command
+      .add_option("--timeout", bounds.wall,
+                  fmt::format("SECONDS a subject's run may take in all before its processes are killed (a timeout "
+                              "verdict); 0: none (default {:g}, or its file's `timeout:`)",
+                              kDefaultWallSeconds))
+      ->check(CLI::NonNegativeNumber);
+  command
+      .add_option("--inactivity-timeout", bounds.inactivity,
+                  fmt::format("SECONDS a subject may go with no call crossing the layer or the wire (default {:g}, or "
+                              "its file's `inactivity_timeout:`); 0: none",
+                              kDefaultInactivitySeconds))
+      ->check(CLI::NonNegativeNumber);
+}
+
 CLI::App* lazy_subcommand(CLI::App& parent, std::string name, std::string description,
                           std::function<void(CLI::App*)> options) {
   CLI::App* command = parent.add_subcommand(std::move(name), std::move(description));
   command->preparse_callback([command, options = std::move(options)](std::size_t) { options(command); });
   return command;
+}
+
+Result<RunArgs> parse_run_arguments(const std::vector<std::string>& arguments) {
+  CLI::App app;
+  app.fallthrough();
+  std::string passed_over;
+  std::vector<std::string> passed_over_files;
+  app.add_flag("-q,--quiet,-v,--verbose");
+  app.add_option("--driver", passed_over);
+  app.add_option("--drivers", passed_over_files)->allow_extra_args(false);
+  RunArgs args;
+  add_run(app, args);
+  std::vector<std::string> words(arguments.rbegin(), arguments.rend());  // CLI11 takes them last first
+  words.push_back("run");
+  try {
+    app.parse(words);
+  } catch (const CLI::ParseError& error) {
+    return fail(ErrorKind::BadInput, fmt::format("expected the arguments of a run, found {}", error.what()));
+  }
+  return args;
 }
 
 }  // namespace tidemark::cli

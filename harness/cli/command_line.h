@@ -6,6 +6,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <functional>
 #include <string>
@@ -45,6 +46,12 @@ using Commands = std::vector<std::pair<CLI::App*, std::function<int()>>>;
 void add_paths(CLI::App& command, std::vector<std::string>& inputs, const char* what = "scenario files or folders");
 // --baseline and --tolerance, as every command that runs subjects takes them.
 void add_baseline_options(CLI::App& command, BaselineArgs& args);
+// --skip, --include, --jobs, --shuffle and --max-fails (run).
+void add_schedule_options(CLI::App& command, ScheduleArgs& args);
+// --repeat, --retry and --resume (run; the paths it takes are then not required).
+void add_tries_options(CLI::App& command, RunArgs& args);
+// --timeout and --inactivity-timeout, as every command that runs a subject takes them (run, observe).
+void add_time_options(CLI::App& command, TimeBoundsOverride& bounds);
 // A subcommand whose options are made when its name is parsed, not before: a build under the
 // sanitizers spent a third of each process's start making the options of twenty commands it
 // would not run (CLI11 checks each new option against the command's others).
@@ -55,6 +62,8 @@ CLI::App* lazy_subcommand(CLI::App& parent, std::string name, std::string descri
 // among them (--quiet, --verbose, --driver, --drivers) are passed over. Errors say what CLI11 said.
 Result<RunArgs> parse_run_arguments(const std::vector<std::string>& arguments);
 
+// run's options (scenario_commands.cpp).
+CLI::App* add_run(CLI::App& app, RunArgs& args);
 // run, replay, list, red-once, parity, lint, compare.
 void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands);
 // bench, soak, fixture new, reduce.

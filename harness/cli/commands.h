@@ -42,6 +42,14 @@ Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>&
 // fixtures (subjects/subjects.h), every one loaded before anything runs.
 Result<subjects::Loaded> load_subjects(const std::vector<std::string>& inputs, const std::string& shard = {},
                                        const std::string& durations = {});
+// run's schedule: what it skips, in which order, how many at once, when it stops (runner/schedule.h).
+struct ScheduleArgs {
+  std::vector<std::string> skip_files, include_files;  // test-name patterns (runner/selection.h)
+  unsigned jobs = 0;                                   // subjects at once; 0: one per core
+  int64_t shuffle = -1;                                // a seed of the order; -1: the selection's
+  size_t max_fails = 0;                                // 0: no limit
+};
+
 // --baseline and --tolerance: every command that runs subjects holds their records to an earlier run.
 struct BaselineArgs {
   std::string baseline;                 // a report folder or summary.json every gauge is held to
@@ -87,8 +95,11 @@ struct RunArgs {
   bool validation = false;
   std::string record;
   uint32_t kill_server_at_frame = 0;
-  bool no_isolation = false;  // a driver in this process runs in Tidemark's own, not a child (for gdb)
-  std::string expectations;   // known failures (expectations.txt)
+  bool no_isolation = false;        // a driver in this process runs in Tidemark's own, not a child (for gdb)
+  TimeBoundsOverride time_bounds;   // --timeout, --inactivity-timeout
+  std::string expectations;         // known failures (expectations.txt)
+  std::vector<std::string> faults;  // the layer's, under a capture fixture's replay (layer/settings.h)
+  ScheduleArgs schedule;
   BaselineArgs baseline;
   LaneArgs lane;
 };
@@ -123,7 +134,8 @@ struct RedOnceArgs {
   std::string backend;       // the column: BACKEND, or BACKEND@BUILD (main.cpp enters the build)
   std::string expectations;  // known failures (expectations.txt)
   std::string report;
-  BaselineArgs baseline;  // the green runs held to it
+  BaselineArgs baseline;           // the green runs held to it
+  TimeBoundsOverride time_bounds;  // --timeout, --inactivity-timeout (a capture's replays)
 };
 
 struct ParityArgs {
@@ -198,6 +210,7 @@ struct ObserveArgs {
   std::vector<std::string> faults;   // hold_frees, never_done, shadow_copies, fail_allocation=N
   std::string completion;            // deterministic (default) or real
   std::string only;                  // observe only the programs whose file name matches (fnmatch)
+  TimeBoundsOverride time_bounds;    // --timeout, --inactivity-timeout
 };
 int observe_command(const ObserveArgs& args);
 struct CompareArgs {

@@ -65,6 +65,7 @@ int observe_command(const ObserveArgs& args) {
   }
   observe::Options options{
       .command = args.command, .settings = settings, .only = args.only, .layer_dir = layer::layer_dir()};
+  options.bounds = apply(TimeBounds{}, args.time_bounds);
   if (!fs::exists(options.layer_dir / "VkLayer_tidemark_observe.json"))
     return report_error({ErrorKind::Environment, fmt::format("observe: expected the layer's manifest in {}, found none",
                                                              options.layer_dir.string())});
@@ -109,8 +110,13 @@ int observe_command(const ObserveArgs& args) {
     fmt::print("\n");
   }
   if (!observation->server_ended.empty()) fmt::print("{}\n", observation->server_ended);
+  if (observation->timeout)
+    fmt::print("TIMEOUT: '{}' {}; it and every process it started were killed\n", args.command[0],
+               report::describe(*observation->timeout));
   for (const auto& verdict : verdicts)
     fmt::print("{} {} [{}] ({})\n", verdict.passed ? "PASS" : "FAIL", verdict.check, verdict.scope, verdict.detail);
+  const observe::Outcome came_to = observe::outcome(*observation, verdicts);
+  fmt::print("{}{}\n", report::verdict_label(came_to.verdict), came_to.why.empty() ? "" : ": " + came_to.why);
   if (auto written = observe::write_report(*observation, verdicts, options.report); !written)
     return report_error(written.error());
   if (keep) fmt::print("report: {}\n", options.report.string());

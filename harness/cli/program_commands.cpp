@@ -33,7 +33,8 @@ void add_program_commands(CLI::App& app, CommandArgs& args, Commands& commands) 
         observe->add_option("--fault", args.observe.faults,
                             "a fault at the Vulkan boundary: hold_frees, never_done (a "
                             "program that only polls then never finishes), shadow_copies (every buffer "
-                            "and allocation made twice), fail_allocation=N (repeatable)");
+                            "and allocation made twice), fail_allocation=N, drop_draw=N (the Nth draw "
+                            "recorded never reaches the driver) (repeatable)");
         observe->add_option("--completion", args.observe.completion,
                             "what the program is shown of GPU progress: "
                             "deterministic (default: the same answers every run; the 32nd busy poll in a "
@@ -41,6 +42,7 @@ void add_program_commands(CLI::App& app, CommandArgs& args, Commands& commands) 
         observe->add_option("--only", args.observe.only,
                             "observe only the processes whose executable or argv[0] file name "
                             "matches PATTERN (fnmatch: 'vkcube', 'piglit-*'); the others' calls pass through");
+        add_time_options(*observe, args.observe.time_bounds);
         observe->add_option("command", args.observe.command, "the program and its arguments, after --")->required();
         observe->prefix_command();
       });

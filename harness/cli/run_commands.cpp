@@ -1,92 +1,25 @@
 // `tidemark run FILE...`: each scenario in one lane, its verdict and what failed, and the summary.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "cli/commands.h"
+#include "cli/run_support.h"
 #include "layer/link.h"
-#include "cli/command_line.h"
-#include "core/files.h"
+#include "layer/settings.h"
 #include "report/baseline.h"
-#include "report/journal.h"
 #include "report/summary.h"
-#include "runner/build_runs.h"
 #include "runner/parity.h"
 #include "runner/runner.h"
+#include "runner/schedule.h"
+#include "runner/selection.h"
 #include "runner/subject.h"
 
 namespace tidemark::cli {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-// A record's lines: the verdict, then what failed (and, with --verbose, what passed). With
-// --quiet a green record prints nothing.
-void print_record(const report::RunRecord& record, Progress& progress) {
-  if (verbosity() == Verbosity::Quiet && record.verdict == report::Verdict::Green) return;
-  progress.print(fmt::format("{:<5} {} ({:.2f} s) {} digest {}", report::verdict_label(record.verdict), record.test,
-                             record.seconds, record.gauge_line, record.digest));
-  if (record.verdict == report::Verdict::ExpectedRed)
-    progress.print(fmt::format("      expected (expectations.txt): {}", record.why));
-  else if (record.verdict == report::Verdict::UnexpectedPass)
-    progress.print(fmt::format("      unexpected pass: {}", record.why));
-  else if (record.verdict == report::Verdict::Crash)
-    progress.print(fmt::format("      crash: {}", record.why));
-  else if (record.verdict == report::Verdict::Flaky || record.verdict == report::Verdict::Nondeterministic ||
-           record.verdict == report::Verdict::Skipped)
-    progress.print(fmt::format("      {}", record.why));
-  else if (record.verdict == report::Verdict::CouldNotRun || record.verdict == report::Verdict::NotJudged)
-    progress.print(fmt::format("      error: {}", record.why));
-  else if (record.verdict == report::Verdict::Red && !record.why.empty())
-    progress.print(fmt::format("      {}", record.why));
-  for (const auto& check : record.checks) {
-    if (check.passed && verbosity() != Verbosity::Verbose) continue;
-    progress.print(
-        fmt::format("      {} {} `{}`: {}", check.passed ? "passed" : "failed", check.kind, check.check, check.detail));
-    if (check.passed) continue;
-    if (!check.where.empty()) progress.print(fmt::format("        at {}", check.where));
-    for (const auto& artifact : check.artifacts) progress.print(fmt::format("        wrote {}", artifact));
-  }
-}
-
-// The arguments of a run as its journal keeps them: the command line's, --resume and its folder left out.
-std::vector<std::string> journaled_arguments() {
-  std::vector<std::string> kept;
-  const std::vector<std::string>& given = command_arguments();
-  for (size_t k = 0; k < given.size(); ++k) {
-    if (given[k] == "--resume") {
-      ++k;
-      continue;
-    }
-    if (!given[k].starts_with("--resume=")) kept.push_back(given[k]);
-  }
-  return kept;
-}
-
-// A run to go on with (--resume DIR): its journal, and the options to run with. Given only the
-// folder, the options are the journal's; given more, they must be the same (checked with the rest
-// of the header once the subjects are loaded).
-struct Resumed {
-  report::Journal journal;
-  RunArgs args;
-};
-
-Result<std::optional<Resumed>> resumed_run(const RunArgs& given) {
-  if (given.resume.empty()) return std::nullopt;
-  TIDEMARK_TRY(journal, report::read_journal(report::journal_file(given.resume)));
-  RunArgs args = given;
-  if (given.inputs.empty()) {
-    TIDEMARK_TRY(recorded, parse_run_arguments(journal.header.arguments));
-    args = std::move(recorded);
-    if (auto column = runner::backend_on_build(args.lane.backend)) args.lane.backend = column->backend;
-  }
-  args.resume = given.resume;
-  args.report = given.resume;
-  return std::optional(Resumed{std::move(journal), std::move(args)});
-}
-
-}  // namespace
 
 int run_command(const RunArgs& given) {
   if (given.inputs.empty() && given.resume.empty())
@@ -117,12 +50,16 @@ int run_command(const RunArgs& given) {
   const runner::Subjects& subjects = loaded->subjects;
   runner::RunOptions options;
   options.column = {.backend = args.lane.backend, .lane = *lane_options, .build = {}};
-  options.variant = {.mutant = args.lane.mutant, .knobs = *knobs, .fault = {}, .cut = {}};
+  const std::string fault = fmt::format("{}", fmt::join(args.faults, ","));
+  if (auto parsed = layer::parse_settings(fault); !parsed)
+    return report_error({ErrorKind::BadInput, fmt::format("--fault: {}", parsed.error())});
+  options.variant = {.mutant = args.lane.mutant, .knobs = *knobs, .fault = fault, .cut = {}};
   options.report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
   options.validation = args.validation;
   options.repeat = args.repeat;
   options.retry = args.retry;
   options.isolation = !args.no_isolation;
+  options.time_bounds = args.time_bounds;
   options.layer_dir = layer::layer_dir();
   options.drivers_files = drivers_files();
   std::vector<runner::Expectation> expectations;
@@ -138,77 +75,56 @@ int run_command(const RunArgs& given) {
   auto baseline = load_baseline(args.baseline);
   if (!baseline) return report_error(baseline.error());
 
-  // The journal: made new, or gone on with when resuming (after its run is checked to be this one).
-  report::JournalHeader header{
-      .arguments = *resumed && given.inputs.empty() ? (*resumed)->journal.header.arguments : journaled_arguments(),
-      .cwd = fs::current_path().string(),
-      .series = runner::run_series(args.lane.lane, args.knobs, options),
-      .build = {},
-      .subjects = {}};
-  auto build = runner::build_of(options);
-  if (!build) return report_error(build.error());
-  header.build = *build;
-  for (const auto& subject : subjects) {
-    auto hash = subject->content_hash();
-    if (!hash) return report_error(hash.error());
-    header.subjects.push_back({subject->id(), *hash});
+  auto journal = open_journal(given, *resumed, args, options, subjects);
+  if (!journal) return journal.error();
+  auto filter = runner::load_test_filter(args.schedule.skip_files, args.schedule.include_files);
+  if (!filter) return report_error(filter.error());
+  // Each subject's options, made before any run: a run in a child reads them as they were at its fork.
+  std::vector<runner::RunOptions> each(subjects.size(), options);
+  for (size_t k = 0; k < subjects.size() && !args.record.empty(); ++k) {
+    auto path = runner::recording_path(args.record, *subjects[k], subjects.size());
+    if (!path) return report_error(path.error());
+    each[k].column.lane.record = path->string();
+    each[k].column.lane.record_name = subjects[k]->id();
   }
-  const fs::path journal_file = report::journal_file(options.report_dir);
-  const std::map<std::string, report::RunRecord>* journaled = nullptr;
-  if (*resumed) {
-    if (auto same = report::check_same_run((*resumed)->journal.header, header, journal_file.string()); !same) {
-      report_error(same.error());
-      return kResumeRefused;
-    }
-    journaled = &(*resumed)->journal.records;
-  } else if (auto made = make_directories(options.report_dir); !made) {
-    return report_error(made.error());
-  }
-  auto journal =
-      *resumed ? report::JournalWriter::resume(journal_file) : report::JournalWriter::create(journal_file, header);
-  if (!journal) return report_error(journal.error());
-  auto has_record = [&](const runner::Subject& subject) { return journaled && journaled->contains(subject.id()); };
-  const size_t to_run =
-      static_cast<size_t>(std::ranges::count_if(subjects, [&](const auto& s) { return !has_record(*s); }));
-  if (*resumed)
-    fmt::print("resuming {}: {} of {} subjects have a record in its journal; running {}\n", options.report_dir.string(),
-               subjects.size() - to_run, subjects.size(), to_run);
-
-  std::vector<report::RunRecord> records;
-  runner::SubjectSeries series(subjects, [&](size_t k) -> Result<runner::RunOptions> {
-    runner::RunOptions each = options;
-    if (!args.record.empty()) {
-      TIDEMARK_TRY(path, runner::recording_path(args.record, *subjects[k], subjects.size()));
-      each.column.lane.record = path.string();
-      each.column.lane.record_name = subjects[k]->id();
-    }
-    return each;
-  });
-  Progress progress = Progress::for_stdout("run", to_run, verbosity());
-  for (size_t k = 0; k < subjects.size(); ++k) {
-    const auto& subject = subjects[k];
-    if (has_record(*subject)) {
-      records.push_back(journaled->at(subject->id()));
-      continue;
-    }
-    progress.start(fmt::format("{} ({})", subject->id(), subject->has_lanes() ? args.lane.lane : runner::kNoLane));
-    auto record = series.run(k);
-    if (!record) return report_error(record.error());
-    print_record(*record, progress);
+  runner::Schedule schedule{
+      .jobs = args.schedule.jobs ? args.schedule.jobs : std::max(1u, std::thread::hardware_concurrency()),
+      .shuffle = {},
+      .max_fails = args.schedule.max_fails,
+      .filter = &*filter,
+      .done = journal->done};
+  if (args.schedule.shuffle >= 0) schedule.shuffle = static_cast<uint64_t>(args.schedule.shuffle);
+  const size_t journaled = journal->done ? journal->done->size() : 0;
+  Progress progress = Progress::for_stdout("run", subjects.size() - journaled, verbosity());
+  auto name = [&](size_t k) {
+    return fmt::format("{} ({})", subjects[k]->id(), subjects[k]->has_lanes() ? args.lane.lane : runner::kNoLane);
+  };
+  // The status line names the subjects under way; a record prints as it ends.
+  runner::ScheduleEvents events;
+  events.running = [&](const std::vector<size_t>& running) {
+    std::vector<std::string> names;
+    for (size_t k : running) names.push_back(name(k));
+    progress.start(fmt::format("{}", fmt::join(names, ", ")));
+  };
+  std::optional<Error> unjournaled;  // the first record the journal could not keep: the run's error at its end
+  events.finished = [&](size_t k, const report::RunRecord& record) {
+    print_record(record, progress);
     progress.finish_item();
-    if (auto kept = journal->add(subject->id(), *record); !kept) return report_error(kept.error());
-    records.push_back(std::move(*record));
-  }
+    if (auto kept = journal->writer.add(subjects[k]->id(), record); !kept && !unjournaled) unjournaled = kept.error();
+  };
+  auto ran = runner::run_scheduled(subjects, each, schedule, events);
+  if (!ran) return report_error(ran.error());
+  if (unjournaled) return report_error(*unjournaled);
+  std::vector<report::RunRecord> records = std::move(*ran);
   progress.close();
   const report::Origin origin{
       .command = "run", .series = runner::run_series(args.lane.lane, args.knobs, options), .shard = loaded->shard};
   auto held = hold_to_baseline(*baseline, records, origin);
   auto summary = report::write_summary(options.report_dir, origin, std::move(records), held);
   if (!summary) return report_error(summary.error());
-  std::string others;
-  if (summary->flaky) others += fmt::format(", {} flaky", summary->flaky);
-  if (summary->skipped) others += fmt::format(", {} skipped", summary->skipped);
-  fmt::print("{} green, {} red{}; report: {}\n", summary->green, summary->red, others,
+  fmt::print("{} green, {} red{}{}; report: {}\n", summary->green, summary->red,
+             summary->flaky ? fmt::format(", {} flaky", summary->flaky) : "",
+             summary->skipped ? fmt::format(", {} skipped or not run", summary->skipped) : "",
              fs::absolute(options.report_dir / "summary.json").string());
   return summary->red != 0 ? kRed : summary->flaky != 0 ? kFlaky : kGreen;
 }

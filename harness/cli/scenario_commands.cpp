@@ -1,8 +1,6 @@
 // The options of the commands over scenarios and capture fixtures (cli/command_line.h).
 #include "cli/command_line.h"
 
-#include <fmt/format.h>
-
 namespace tidemark::cli {
 
 namespace {
@@ -35,35 +33,6 @@ void add_sharded_paths(CLI::App& command, std::vector<std::string>& inputs, std:
                      "run shard I of N (I from 1), the split the same on every machine; without "
                      "it, Bazel's, GoogleTest's or GitLab's shard variables");
   command.add_option("--shard-durations", durations, "a previous run's summary.json: shards balanced by its seconds");
-}
-
-CLI::App* add_run(CLI::App& app, RunArgs& args) {
-  return lazy_subcommand(app, "run", "run scenarios and check them", [&args](CLI::App* run) {
-    add_sharded_paths(*run, args.inputs, args.shard, args.shard_durations);
-    run->add_option("--knob", args.knobs, "override a knob: NAME=VALUE (repeatable)")->allow_extra_args(false);
-    run->add_option("--report", args.report, "report folder (default reports/run-<time>)");
-    run->add_option("--repeat", args.repeat,
-                    "run each scenario N times; more than one digest is the verdict nondeterministic");
-    run->add_option("--retry", args.retry,
-                    "try a failed run (red, could-not-run, crash) up to N times more: green after a failure is "
-                    "flaky (exit 5 when nothing else failed), failed every time stays failed");
-    // Under --resume the paths are the journal's: run_command asks for one or the other.
-    run->get_option("paths")->required(false);
-    run->add_option("--resume", args.resume,
-                    "go on with the killed run whose report folder this is: run only what its journal has no record "
-                    "of, with its options (exit 6 when its scenarios or options are not the ones given)");
-    run->add_flag("--validation", args.validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
-    run->add_option("--expectations", args.expectations,
-                    "known failures of backends (expectations.txt): an "
-                    "expected red passes, an unexpected pass fails");
-    add_baseline_options(*run, args.baseline);
-    run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
-    run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
-                    "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
-    run->add_flag("--no-isolation", args.no_isolation,
-                  "run a driver in Tidemark's own process, not a child of it (for gdb; its crash ends the run)");
-    add_lane_options(*run, args.lane);
-  });
 }
 
 CLI::App* add_replay(CLI::App& app, ReplayArgs& args) {
@@ -107,6 +76,7 @@ CLI::App* add_red_once(CLI::App& app, RedOnceArgs& args) {
                              "known failures (expectations.txt): a known failure's green run is its line, and a "
                              "control proves such a check only by making it worse than the line's values");
         red_once->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+        add_time_options(*red_once, args.time_bounds);
         add_baseline_options(*red_once, args.baseline);
       });
 }
@@ -126,24 +96,30 @@ CLI::App* add_parity(CLI::App& app, ParityArgs& args) {
 
 }  // namespace
 
-Result<RunArgs> parse_run_arguments(const std::vector<std::string>& arguments) {
-  CLI::App app;
-  app.fallthrough();
-  std::string passed_over;
-  std::vector<std::string> passed_over_files;
-  app.add_flag("-q,--quiet,-v,--verbose");
-  app.add_option("--driver", passed_over);
-  app.add_option("--drivers", passed_over_files)->allow_extra_args(false);
-  RunArgs args;
-  add_run(app, args);
-  std::vector<std::string> words(arguments.rbegin(), arguments.rend());  // CLI11 takes them last first
-  words.push_back("run");
-  try {
-    app.parse(words);
-  } catch (const CLI::ParseError& error) {
-    return fail(ErrorKind::BadInput, fmt::format("expected the arguments of a run, found {}", error.what()));
-  }
-  return args;
+CLI::App* add_run(CLI::App& app, RunArgs& args) {
+  return lazy_subcommand(app, "run", "run scenarios and check them", [&args](CLI::App* run) {
+    add_sharded_paths(*run, args.inputs, args.shard, args.shard_durations);
+    run->add_option("--knob", args.knobs, "override a knob: NAME=VALUE (repeatable)")->allow_extra_args(false);
+    run->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+    add_tries_options(*run, args);
+    run->add_flag("--validation", args.validation, "enable VK_LAYER_KHRONOS_validation; any message is red");
+    run->add_option("--expectations", args.expectations,
+                    "known failures of backends (expectations.txt): an expected red passes, an unexpected pass fails");
+    add_baseline_options(*run, args.baseline);
+    run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
+    run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
+                    "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
+    run->add_option("--fault", args.faults,
+                    "a capture fixture's replay under this layer fault (crash_at_call=N, device_lost_at=N, ...; "
+                    "repeatable): a scenario's are knobs (--knob layer_...)")
+        ->allow_extra_args(false);
+    run->add_flag("--no-isolation", args.no_isolation,
+                  "run a driver in Tidemark's own process, not a child of it (for gdb; its crash ends the run, "
+                  "and its time limits are not watched)");
+    add_time_options(*run, args.time_bounds);
+    add_schedule_options(*run, args.schedule);
+    add_lane_options(*run, args.lane);
+  });
 }
 
 void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands) {

@@ -5,6 +5,7 @@
 // The tcp token comes from --token-file or TIDEMARK_TOKEN, never the command line.
 // Exit codes: 0 done, 2 bad arguments, 4 I/O error.
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/process.h"
 #include "core/process_memory.h"
 #include "layer/link.h"
 #include "session/builtin_backends.h"
@@ -55,10 +57,14 @@ int listen_and_serve(const std::string& endpoint_text, const std::string& token_
                               .log = log_line,
                               .open_session = session::session_factory(session::builtin_backends()),
                               .stop_after_frames = stop_after_frames};
-  if (auto served = wire::serve_tcp_sessions(listener->get(), options, sessions); !served) {
+  auto served = wire::serve_tcp_sessions(listener->get(), options, sessions);
+  if (!served) {
     log_line(served.error().message);
     return 4;
   }
+  // A server for a number of sessions (a run's own) whose session crashed dies as that session did:
+  // its client names the signal of the server it started (a crash, not a server that finished).
+  if (sessions > 0 && *served) die_by_signal(WTERMSIG(**served));
   return 0;
 }
 

@@ -1,15 +1,18 @@
 // What a process running a subject notes as it goes, for the process that outlives it: the step
-// under way and a renderer server's death. An isolated subject (runner/isolation.h) runs in a
-// child whose notes live in memory shared with its parent, so a child that dies by a signal still
-// tells the parent what it was doing; in a run without isolation nothing is armed and noting costs
-// one pointer test. The notes are plain fixed-size fields (no allocation, no formatting per step):
-// the child may die between any two stores, and the parent reads them only once it is reaped.
+// under way, a renderer server's death and a device lost. An isolated subject (runner/isolation.h)
+// runs in a child whose notes live in memory shared with its parent, so a child that dies by a
+// signal still tells the parent what it was doing; in a run without isolation nothing is armed and
+// noting costs one pointer test. The notes are plain fixed-size fields (no allocation, no
+// formatting per step): the child may die between any two stores, and the parent reads them only
+// once it is reaped.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "layer/tidemark_layer.h"
 
 namespace tidemark::crash_notes {
 
@@ -37,10 +40,37 @@ struct ServerEndNote {
   char last_command[96] = {};  // the last wire command the tap saw
 };
 
+// The device's first call answered VK_ERROR_DEVICE_LOST (the layer's sink saw it), and the step then.
+struct DeviceLostNote {
+  bool lost = false;
+  uint32_t call = 0;            // the layer's TIDEMARK_LOST_* (core/gauges.h: lost_call_name)
+  uint64_t submit_or_wait = 0;  // which of the device's submits and waits, from 1
+  StepNote step;
+};
+
+// The wire a renderer server's tap decodes: its commands so far and the last one. Written by the
+// tap's thread while the run goes on and read by the parent's bounds then too (relaxed atomics).
+struct WireNote {
+  uint64_t events = 0;
+  uint64_t last_sequence = 0;
+  char last_command[48] = {};
+};
+
 struct Notes {
   StepNote step;
   ServerEndNote server;
+  DeviceLostNote device_lost;
+  WireNote wire;
+  TidemarkLayerActivity layer{};    // the layer in the child notes its calls here (tidemarkLayerActivity)
+  uint64_t layer_calls_before = 0;  // the layer's count when the run began: its calls are those after
 };
+
+// What crossed the layer, the wire or a step so far: a count that only grows while the subject
+// does something, read by the parent while the child runs.
+uint64_t activity(const Notes& notes);
+// "vkQueueSubmit (call 3001 on its device)", "VCMD_SUBMIT_CMD (command 96 of the connection)", or "".
+std::string last_vulkan_call(const Notes& notes);
+std::string last_wire_command(const Notes& notes);
 
 // This process's notes, or nullptr: armed in an isolated subject's child only.
 Notes* armed();
@@ -50,7 +80,12 @@ void arm(Notes* notes);
 void note_repeat(uint32_t repeat);
 void note_workload_over();
 // The server's end, from the tap's thread; `wait_status` unknown when it still ran.
+// A wire command the tap saw, from its thread.
+void note_wire(std::string_view command, uint64_t sequence);
 void note_server_end(int pid, std::optional<int> wait_status, std::string_view last_command);
+
+// The device's first VK_ERROR_DEVICE_LOST, from the layer's sink (under the layer's lock).
+void note_device_lost(uint32_t call, uint64_t submit_or_wait);
 
 // Copies `text` into a fixed field, cut to fit and always terminated.
 template <size_t N>

@@ -56,6 +56,19 @@ std::optional<Worse> worse_direction(std::string_view name) {
 bool is_wire_gauge(std::string_view name) { return names(kWireGauges, name) || name.starts_with(kWireCommandPrefix); }
 
 bool is_kernel_gauge(std::string_view name) { return names(kKernelGauges, name); }
+std::string_view lost_call_name(int64_t call) {
+  static constexpr std::string_view kNames[] = {"",
+                                                "vkQueueSubmit",
+                                                "vkQueueSubmit2",
+                                                "vkWaitForFences",
+                                                "vkQueueWaitIdle",
+                                                "vkDeviceWaitIdle",
+                                                "vkGetFenceStatus",
+                                                "vkWaitSemaphores",
+                                                "vkGetSemaphoreCounterValue"};
+  return call > 0 && call < static_cast<int64_t>(std::size(kNames)) ? kNames[call] : "";
+}
+
 bool is_observed_gauge(std::string_view name) { return names(kObservedGauges, name); }
 
 std::vector<std::pair<std::string, int64_t>> named(const Gauges& gauges) { return named_in(kGauges, gauges); }

@@ -251,6 +251,7 @@ struct ObservedGauges {
   int64_t vkdsets = 0, vkdsetspk = 0, vkdsetsalloc = 0, vkcmdbufs = 0, vkcmdbufspk = 0;
   int64_t vksubmits = 0, vkpollsdone = 0, vkpollsbusy = 0, vkwaitsdone = 0, vkwaitstimeout = 0, vkwaitslost = 0;
   int64_t vkheld = 0, vkrefused = 0;
+  int64_t vklost = 0, vklostcall = 0, vklostat = 0;
   int64_t claimallocs = 0, claimallocspk = 0, claimbytes = 0, claimbytespk = 0;
 };
 
@@ -260,7 +261,7 @@ struct ObservedGaugeSpec {
   Worse worse;
   std::string_view meaning;
 };
-inline constexpr std::array<ObservedGaugeSpec, 29> kObservedGauges = {{
+inline constexpr std::array<ObservedGaugeSpec, 32> kObservedGauges = {{
     {"vkbufs", &ObservedGauges::vkbufs, Worse::Higher, "VkBuffers live"},
     {"vkbufspk", &ObservedGauges::vkbufspk, Worse::Higher, "VkBuffers live, peak"},
     {"vkbufsmade", &ObservedGauges::vkbufsmade, Worse::Higher, "VkBuffers created so far"},
@@ -287,6 +288,13 @@ inline constexpr std::array<ObservedGaugeSpec, 29> kObservedGauges = {{
      "blocking waits whose work the kernel model never saw"},
     {"vkheld", &ObservedGauges::vkheld, Worse::Higher, "destroys and frees the layer held back (its hold_frees fault)"},
     {"vkrefused", &ObservedGauges::vkrefused, Worse::Higher, "allocations the layer refused (layer_fail_allocation)"},
+    {"vklost", &ObservedGauges::vklost, Worse::Higher,
+     "submits, waits and polls answered VK_ERROR_DEVICE_LOST, by the driver or layer_device_lost_at"},
+    {"vklostcall", &ObservedGauges::vklostcall, Worse::Neither,
+     "the first of those: 1 vkQueueSubmit, 2 vkQueueSubmit2, 3 vkWaitForFences, 4 vkQueueWaitIdle, 5 "
+     "vkDeviceWaitIdle, 6 vkGetFenceStatus, 7 vkWaitSemaphores, 8 vkGetSemaphoreCounterValue; 0 none"},
+    {"vklostat", &ObservedGauges::vklostat, Worse::Neither,
+     "the first of those: which of its device's submits and waits it was, from 1"},
     {"claimallocs", &ObservedGauges::claimallocs, Worse::Higher,
      "device memory allocations the device reported live, target included"},
     {"claimallocspk", &ObservedGauges::claimallocspk, Worse::Higher, "of those, the peak"},
@@ -294,6 +302,8 @@ inline constexpr std::array<ObservedGaugeSpec, 29> kObservedGauges = {{
      "device memory bytes the device reported live, target included"},
     {"claimbytespk", &ObservedGauges::claimbytespk, Worse::Higher, "of those, the peak"},
 }};
+// "vkQueueSubmit" for vklostcall's 1 (the layer's TIDEMARK_LOST_* codes), "" for another.
+std::string_view lost_call_name(int64_t call);
 bool is_observed_gauge(std::string_view name);
 std::vector<std::pair<std::string, int64_t>> named(const ObservedGauges& gauges);
 ObservedGauges observed_from_named(const std::map<std::string, int64_t>& values);

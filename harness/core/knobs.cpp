@@ -18,6 +18,16 @@ const std::vector<KnobSpec>& known_knobs() {
        "with the layer on: SIGSEGV is raised beneath its Nth intercepted call on a device, in the process whose driver "
        "it is "
        "beneath (Tidemark's, its lane's server or a build's renderer server), a driver that crashes; 0 = off"},
+      {"layer_device_lost_at", 0, 1000000000, 0,
+       "with the layer on: its device's Nth submit or wait (vkQueueSubmit, vkQueueSubmit2, vkWaitForFences, "
+       "vkQueueWaitIdle, vkDeviceWaitIdle) and every submit, wait and poll after it answer VK_ERROR_DEVICE_LOST, a "
+       "device that is lost; 0 = off"},
+      {"layer_hang_at_call", 0, 1000000000, 0,
+       "with the layer on: its Nth intercepted call on a device never returns, in the process whose driver it is "
+       "beneath, a driver that hangs (the run's time limits end it: a timeout verdict); 0 = off"},
+      {"layer_drop_draw", 0, 1000000000, 0,
+       "with the layer on: the Nth draw command a device records (vkCmdDraw*) never reaches its driver, in-process "
+       "or in a renderer server, a driver that loses a draw (what it draws changes); 0 = off"},
       {"layer_faults_first_device", 0, 1, 0,
        "with the layer on, 1: the layer's faults strike the first device a process makes only, a driver that fails "
        "cold and then works (a flake: `run --retry` tries it again in the same process)"},

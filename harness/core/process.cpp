@@ -78,9 +78,12 @@ std::vector<std::string> child_environment(const ChildProcess::Options& options)
   return out;
 }
 
-// The processes of group `group` that have not ended (zombies have), from /proc.
-std::vector<pid_t> running_in_group(pid_t group) {
-  std::vector<pid_t> members;
+// Each process that runs (zombies have ended), with its parent and its group, from /proc.
+struct Running {
+  pid_t pid = 0, parent = 0, group = 0;
+};
+std::vector<Running> running_processes() {
+  std::vector<Running> out;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
@@ -92,31 +95,78 @@ std::vector<pid_t> running_in_group(pid_t group) {
     if (end == std::string::npos) continue;
     std::istringstream rest(line.substr(end + 2));
     char state = 0;
-    pid_t parent = 0, pgrp = 0;
-    if (rest >> state >> parent >> pgrp && pgrp == group && state != 'Z') members.push_back(std::stoi(name));
+    Running process{.pid = std::stoi(name)};
+    if (rest >> state >> process.parent >> process.group && state != 'Z') out.push_back(process);
   }
+  return out;
+}
+
+// The processes of group `group` that have not ended.
+std::vector<pid_t> running_in_group(pid_t group) {
+  std::vector<pid_t> members;
+  for (const Running& process : running_processes())
+    if (process.group == group) members.push_back(process.pid);
   return members;
 }
 
-// Waits until every process of `group` has ended, each seen end through a pidfd (readable once
-// it exits, ours or not), at most until `deadline`: false if one still runs then.
+// `root` and its descendants that run now.
+std::vector<pid_t> tree_of(pid_t root) {
+  const auto processes = running_processes();
+  std::vector<pid_t> tree{root};
+  for (size_t i = 0; i < tree.size(); ++i)
+    for (const Running& process : processes)
+      if (process.parent == tree[i] && std::find(tree.begin(), tree.end(), process.pid) == tree.end())
+        tree.push_back(process.pid);
+  return tree;
+}
+
+// Waits until the process behind `pidfd` has ended (it is readable then, ours or not), at most
+// until `deadline`.
+bool ended_by(int pidfd, std::chrono::steady_clock::time_point deadline) {
+  pollfd ended{pidfd, POLLIN, 0};
+  int ready = 0;
+  do {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    ready = ::poll(&ended, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+  } while (ready < 0 && errno == EINTR);
+  return ready > 0;
+}
+
+// Waits until every process of `group` has ended, at most until `deadline`: false if one still
+// runs then.
 bool wait_group_ended(pid_t group, std::chrono::steady_clock::time_point deadline) {
   for (const pid_t pid : running_in_group(group)) {
     const UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-    if (!pidfd) continue;  // it ended since the scan
-    pollfd ended{pidfd.get(), POLLIN, 0};
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    int ready = 0;
-    do {
-      ready = ::poll(&ended, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
-    } while (ready < 0 && errno == EINTR);
-    if (ready <= 0) return false;
+    if (pidfd && !ended_by(pidfd.get(), deadline)) return false;  // no pidfd: it ended since the scan
   }
   return true;
 }
 
 }  // namespace
+
+bool kill_tree(pid_t root, std::chrono::milliseconds within) {
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  std::vector<pid_t> stopped;
+  for (;;) {
+    bool more = false;
+    for (const pid_t pid : tree_of(root))
+      if (std::find(stopped.begin(), stopped.end(), pid) == stopped.end()) {
+        ::kill(pid, SIGSTOP);
+        stopped.push_back(pid);
+        more = true;
+      }
+    if (!more) break;
+  }
+  std::vector<UniqueFd> ends;
+  for (const pid_t pid : stopped) {
+    ends.emplace_back(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+    ::kill(pid, SIGKILL);
+  }
+  for (size_t i = 0; i < stopped.size(); ++i)  // no pidfd: it ended before; the root is its parent's to reap
+    if (ends[i] && stopped[i] != root && !ended_by(ends[i].get(), deadline)) return false;
+  return true;
+}
 
 UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
   if (this != &other) {
@@ -129,6 +179,18 @@ UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
 void UniqueFd::reset() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+}
+
+void die_by_signal(int signal) {
+  struct {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)();
+    uint64_t mask;
+  } default_action{SIG_DFL, 0, nullptr, 0};  // the kernel's struct sigaction
+  ::syscall(SYS_rt_sigaction, signal, &default_action, nullptr, sizeof default_action.mask);
+  ::raise(signal);
+  std::_Exit(128 + signal);  // a signal whose default action is not to end the process
 }
 
 std::string describe_wait_status(int status) {

@@ -43,6 +43,18 @@ std::string describe_wait_status(int status);
 // A wait status as a shell's exit code: the status, or 128 + N for signal N.
 int exit_code_of(int status);
 
+// Ends this process by `signal` (its default action restored first, by the system call itself: a
+// sanitizer intercepts signal() and sigaction() and would turn a SIGSEGV into a report and an exit).
+[[noreturn]] void die_by_signal(int signal);
+
+// A child that died under the process talking to it (a lane's server): its pid, its wait status
+// and its last words (its log's last lines), or "".
+struct ProcessDeath {
+  int64_t pid = 0;
+  int wait_status = 0;
+  std::string said;
+};
+
 class ChildProcess {
  public:
   struct Options {
@@ -102,6 +114,13 @@ class ChildProcess {
   UniqueFd pidfd_;
   std::string pending_;  // stdout bytes read past the last line
 };
+
+// Kills `root` and every process descended from it, whatever group or session each made for
+// itself (a lane's server, a renderer server and the renderer it forked per client): the tree is
+// read from /proc and stopped (SIGSTOP) until reading it again finds no new process, so none forks
+// away while it is killed, then each is SIGKILLed and seen to end (a pidfd each) within `within`.
+// `root` is left for its parent to reap. False if one still runs then.
+bool kill_tree(pid_t root, std::chrono::milliseconds within);
 
 // Runs `command` (its first word found on PATH) with `environment` added to this process's,
 // its stdout and stderr into `log`, to its end: its exit code (128 + N for signal N). An

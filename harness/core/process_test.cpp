@@ -66,6 +66,31 @@ TEST(Process, AChildStillRunningWhenItsValueGoesIsKilledAndReaped) {
   EXPECT_EQ(::kill(pid, 0), -1);  // reaped: no such process
 }
 
+// Whether `pid` runs (a zombie has ended: only its parent's wait is left).
+bool runs(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  return line.substr(line.rfind(')') + 2, 1) != "Z";
+}
+
+// Check that a tree is killed whole: a grandchild in a session of its own (as a server that
+// daemonizes, or forks a renderer into a group of its own) ends with the child, and the child is
+// left for its parent to reap.
+TEST(Process, KillTreeEndsEveryDescendantWhateverGroupItMade) {
+  auto child = ChildProcess::spawn(
+      {.program = "sh", .args = {"-c", "setsid sleep 600 & echo $!; sleep 600"}, .capture_stdout = true});
+  ASSERT_TRUE(child) << child.error().message;
+  auto line = child->read_line(std::chrono::steady_clock::now() + 10s);
+  ASSERT_TRUE(line) << line.error().message;
+  const pid_t grandchild = std::stoi(*line);
+  ASSERT_TRUE(runs(grandchild));
+  EXPECT_TRUE(kill_tree(child->pid(), 2000ms));
+  EXPECT_FALSE(runs(grandchild));
+  const int status = child->wait();
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << describe_wait_status(status);
+}
+
 TEST(Process, RunToFileGivesTheExitCodeAndTheOutput) {
   const fs::path log = fs::temp_directory_path() / "tidemark-process-test.log";
   std::ofstream(log) << "old contents\n";

@@ -81,6 +81,11 @@ void Progress::clear_active() {
   }
 }
 
+std::unique_lock<std::mutex> Progress::hold_active() {
+  if (Progress* progress = active_.load()) return std::unique_lock(progress->mutex_);
+  return {};
+}
+
 void Progress::start(std::string item) {
   std::lock_guard lock(mutex_);
   item_ = std::move(item);

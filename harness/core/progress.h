@@ -43,6 +43,9 @@ class Progress {
   void close();
   // Clears the status line of the Progress drawing now, if any: before an error message.
   static void clear_active();
+  // Holds the Progress drawing now, if any, still while the lock lives: its ticker is not in the
+  // middle of a write and starts none, so a fork() under it copies no lock the ticker holds.
+  static std::unique_lock<std::mutex> hold_active();
   // "[3/53] 12 s, ~41 s left  parity: reclaim/x"; empty when nothing is drawn.
   std::string status() const;
 

@@ -59,6 +59,7 @@ class WireSession final : public LaneSession {
     return {std::string(lane_name(lane_)), opened_.channel->sent, opened_.channel->received, ::getpid(),
             welcome_.server_pid,           welcome_.knobs};
   }
+  std::optional<ProcessDeath> server_death() const override { return opened_.channel->server_death(); }
 
  private:
   Lane lane_;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "api/device.h"
@@ -21,6 +22,7 @@
 #include "api/session_config.h"
 #include "core/knobs.h"
 #include "core/lane.h"
+#include "core/process.h"
 
 namespace tidemark::lanes {
 
@@ -53,6 +55,8 @@ class LaneSession {
   // Ends the session: goodbye to the server, the recording's trailer written. Errors: the
   // recording could not be finished (Io), or fault injection never fired (BadInput).
   virtual Status close() { return {}; }
+  // The lane's server process, when it died under the session (spawn, tcp); else none.
+  virtual std::optional<ProcessDeath> server_death() const { return std::nullopt; }
 };
 
 // The session `config` describes, in the lane `options` name. `log` gets the backend's notes

@@ -6,6 +6,44 @@ namespace tidemark::layer {
 
 constexpr uint64_t kKernelBudgetNs = 1'000'000'000;  // virtual: the kernel's time for a blocking wait
 
+// --- a lost device -------------------------------------------------------------------------
+
+// A call answered VK_ERROR_DEVICE_LOST, by the driver or the fault (caller holds the lock): counted,
+// and the first one kept, and told to the host as it happens.
+void note_lost(DeviceState& device, uint32_t call) {
+  TidemarkLayerGauges& gauges = device.gauges();
+  ++gauges.lost_answers;
+  if (gauges.first_lost_call != 0) return;
+  gauges.first_lost_call = call;
+  gauges.first_lost_at = static_cast<int64_t>(device.submits_and_waits.load(std::memory_order_relaxed));
+  const TidemarkLayerSink* sink = device.sink();
+  if (sink && sink->device_lost) sink->device_lost(sink->context, call, static_cast<uint64_t>(gauges.first_lost_at));
+}
+
+// The driver's answer, noted when it says the device is lost.
+VkResult noted(const void* dispatchable, uint32_t call, VkResult answer) {
+  if (answer != VK_ERROR_DEVICE_LOST) return answer;
+  Observer& o = Observer::get();
+  std::lock_guard lock(o.mutex);
+  note_lost(device_of(o, dispatchable), call);
+  return answer;
+}
+
+// Before a submit, wait or poll goes down: a device device_lost_at made lost answers
+// VK_ERROR_DEVICE_LOST from its Nth submit or wait on, as a lost device does, and the driver never
+// sees the call. `counted`: one of the calls device_lost_at counts (a submit or wait of any timeout).
+std::optional<VkResult> lost_before(const void* dispatchable, uint32_t call, bool counted) {
+  DeviceState& device = unlocked_state(dispatchable);
+  const uint64_t at = device.settings.device_lost_at;
+  const uint64_t made = counted ? device.submits_and_waits.fetch_add(1, std::memory_order_relaxed) + 1 : 0;
+  if (at == 0 || (made < at && !device.lost.load(std::memory_order_relaxed))) return std::nullopt;
+  device.lost.store(true, std::memory_order_relaxed);
+  Observer& o = Observer::get();
+  std::lock_guard lock(o.mutex);
+  note_lost(device, call);
+  return VK_ERROR_DEVICE_LOST;
+}
+
 // --- submits and completion ---------------------------------------------------------------
 
 // One queue submit: a packet in the kernel model's ring, a number on the queue for the
@@ -25,8 +63,9 @@ void submitted(Observer& o, DeviceState& device, VkQueue queue, VkFence fence,
 bool is_timeline(DeviceState& device, VkSemaphore semaphore) { return device.completion.is_timeline(key(semaphore)); }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo* submits, VkFence fence) {
+  if (auto lost = lost_before(queue, TIDEMARK_LOST_QUEUE_SUBMIT, true)) return *lost;
   VkResult result = next_of(queue).QueueSubmit(queue, count, submits, fence);
-  if (result != VK_SUCCESS) return result;
+  if (result != VK_SUCCESS) return noted(queue, TIDEMARK_LOST_QUEUE_SUBMIT, result);
   with_device(queue, [&](Observer& o, DeviceState& d) {
     std::vector<CompletionRule::Signal> signals;
     for (const VkSubmitInfo& submit : std::span(submits, count)) {
@@ -44,8 +83,9 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const 
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit2(VkQueue queue, uint32_t count, const VkSubmitInfo2* submits,
                                             VkFence fence) {
+  if (auto lost = lost_before(queue, TIDEMARK_LOST_QUEUE_SUBMIT2, true)) return *lost;
   VkResult result = next_of(queue).QueueSubmit2(queue, count, submits, fence);
-  if (result != VK_SUCCESS) return result;
+  if (result != VK_SUCCESS) return noted(queue, TIDEMARK_LOST_QUEUE_SUBMIT2, result);
   with_device(queue, [&](Observer& o, DeviceState& d) {
     std::vector<CompletionRule::Signal> signals;
     for (const VkSubmitInfo2& submit : std::span(submits, count))
@@ -81,9 +121,11 @@ VKAPI_ATTR void VKAPI_CALL DestroyFence(VkDevice device, VkFence fence, const Vk
 }
 
 // Fences signalled by what the rule does not follow: the driver's answers stand for them.
-void signalled_elsewhere(const void* dispatchable, VkFence fence) {
+void signalled_elsewhere(const void* dispatchable, VkFence fence,
+                         std::source_location where = std::source_location::current()) {
   if (fence != VK_NULL_HANDLE)
-    with_device(dispatchable, [&](Observer&, DeviceState& d) { d.completion.fence_signalled_elsewhere(key(fence)); });
+    with_device(
+        dispatchable, [&](Observer&, DeviceState& d) { d.completion.fence_signalled_elsewhere(key(fence)); }, where);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL AcquireNextImageKHR(VkDevice device, VkSwapchainKHR swapchain, uint64_t timeout,
@@ -224,32 +266,44 @@ enum class Revealed { None, Seen, Lost, Guarded, Failed };
 bool shown_lost(Revealed revealed) { return revealed == Revealed::Lost || revealed == Revealed::Failed; }
 
 // A reveal point: the layer waits for the objects, then the kernel must have seen each one's
-// work, as for an unbounded wait. `reveal_one(d, object)` confirms one object with the rule.
+// work, as for an unbounded wait. `reveal_one(d, object)` confirms one object with the rule;
+// `where` is the intercept that reached it.
 template <class Object, class RevealOne>
-Revealed reveal(VkDevice device, const std::vector<Object>& objects, RevealOne reveal_one) {
+Revealed reveal(VkDevice device, const std::vector<Object>& objects, RevealOne reveal_one, std::source_location where) {
   if (objects.empty()) return Revealed::None;
   if (VkResult waited = wait_guarded(device, objects); waited != VK_SUCCESS)
     return waited == VK_TIMEOUT ? Revealed::Guarded : Revealed::Failed;
-  return with_device(device, [&](Observer&, DeviceState& d) {
-    bool seen = true;
-    for (const Object& object : objects) {
-      ++d.gauges().polls_revealed;
-      seen = reveal_one(d, object) && seen;
-    }
-    if (!seen) ++d.gauges().waits_lost;
-    return seen ? Revealed::Seen : Revealed::Lost;
-  });
+  return with_device(
+      device,
+      [&](Observer&, DeviceState& d) {
+        bool seen = true;
+        for (const Object& object : objects) {
+          ++d.gauges().polls_revealed;
+          seen = reveal_one(d, object) && seen;
+        }
+        if (!seen) ++d.gauges().waits_lost;
+        return seen ? Revealed::Seen : Revealed::Lost;
+      },
+      where);
 }
-Revealed reveal_fences(VkDevice device, const std::vector<VkFence>& fences) {
-  return reveal(device, fences, [](DeviceState& d, VkFence fence) {
-    return kernel_saw(d, d.completion.fence_wait(key(fence)), UINT64_MAX, key(fence));
-  });
+Revealed reveal_fences(VkDevice device, const std::vector<VkFence>& fences,
+                       std::source_location where = std::source_location::current()) {
+  return reveal(
+      device, fences,
+      [](DeviceState& d, VkFence fence) {
+        return kernel_saw(d, d.completion.fence_wait(key(fence)), UINT64_MAX, key(fence));
+      },
+      where);
 }
-Revealed reveal_semaphores(VkDevice device, const std::vector<std::pair<VkSemaphore, uint64_t>>& reached) {
-  return reveal(device, reached, [](DeviceState& d, const std::pair<VkSemaphore, uint64_t>& at) {
-    const uint64_t id = key(at.first);
-    return kernel_saw(d, d.completion.semaphore_wait(id, at.second), UINT64_MAX, 0, id, at.second);
-  });
+Revealed reveal_semaphores(VkDevice device, const std::vector<std::pair<VkSemaphore, uint64_t>>& reached,
+                           std::source_location where = std::source_location::current()) {
+  return reveal(
+      device, reached,
+      [](DeviceState& d, const std::pair<VkSemaphore, uint64_t>& at) {
+        const uint64_t id = key(at.first);
+        return kernel_saw(d, d.completion.semaphore_wait(id, at.second), UINT64_MAX, 0, id, at.second);
+      },
+      where);
 }
 
 // Every poll reaches the driver as the program made it; under the deterministic rule only the
@@ -258,8 +312,9 @@ Revealed reveal_semaphores(VkDevice device, const std::vector<std::pair<VkSemaph
 // lost when the kernel model never saw it.
 
 VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice device, VkFence fence) {
+  if (auto lost = lost_before(device, TIDEMARK_LOST_GET_FENCE_STATUS, false)) return *lost;
   VkResult real = next_of(device).GetFenceStatus(device, fence);
-  if (real != VK_SUCCESS && real != VK_NOT_READY) return real;
+  if (real != VK_SUCCESS && real != VK_NOT_READY) return noted(device, TIDEMARK_LOST_GET_FENCE_STATUS, real);
   bool reveal = with_device(device, [&](Observer&, DeviceState& d) {
     if (d.completion.fence_shown_done(key(fence), real == VK_SUCCESS)) {
       d.completion.fence_polled_done(key(fence));
@@ -285,8 +340,9 @@ bool fences_shown_done(DeviceState& d, std::span<const VkFence> fences, bool wai
 
 VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, const VkFence* fences, VkBool32 wait_all,
                                              uint64_t timeout) {
+  if (auto lost = lost_before(device, TIDEMARK_LOST_WAIT_FOR_FENCES, true)) return *lost;
   VkResult real = next_of(device).WaitForFences(device, count, fences, wait_all, timeout);
-  if (real != VK_SUCCESS && real != VK_TIMEOUT) return real;
+  if (real != VK_SUCCESS && real != VK_TIMEOUT) return noted(device, TIDEMARK_LOST_WAIT_FOR_FENCES, real);
   auto fence_list = std::span(fences, count);
   if (timeout == 0) {  // a poll
     std::vector<VkFence> reveal = with_device(device, [&](Observer&, DeviceState& d) {
@@ -341,8 +397,9 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, co
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreCounterValue(VkDevice device, VkSemaphore semaphore, uint64_t* value) {
+  if (auto lost = lost_before(device, TIDEMARK_LOST_GET_SEMAPHORE_COUNTER_VALUE, false)) return *lost;
   VkResult real = next_of(device).GetSemaphoreCounterValue(device, semaphore, value);
-  if (real != VK_SUCCESS) return real;
+  if (real != VK_SUCCESS) return noted(device, TIDEMARK_LOST_GET_SEMAPHORE_COUNTER_VALUE, real);
   const uint64_t driver_value = *value;
   auto reveal = with_device(device, [&](Observer&, DeviceState& d) -> std::optional<uint64_t> {
     const uint64_t target = d.completion.semaphore_target(key(semaphore));
@@ -378,8 +435,9 @@ bool semaphores_shown_reached(DeviceState& d, std::span<const VkSemaphore> semap
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* info, uint64_t timeout) {
+  if (auto lost = lost_before(device, TIDEMARK_LOST_WAIT_SEMAPHORES, false)) return *lost;
   VkResult real = next_of(device).WaitSemaphores(device, info, timeout);
-  if (real != VK_SUCCESS && real != VK_TIMEOUT) return real;
+  if (real != VK_SUCCESS && real != VK_TIMEOUT) return noted(device, TIDEMARK_LOST_WAIT_SEMAPHORES, real);
   auto semaphores = std::span(info->pSemaphores, info->semaphoreCount);
   auto values = std::span(info->pValues, info->semaphoreCount);
   const bool any = (info->flags & VK_SEMAPHORE_WAIT_ANY_BIT) != 0;
@@ -442,8 +500,9 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphore
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueWaitIdle(VkQueue queue) {
+  if (auto lost = lost_before(queue, TIDEMARK_LOST_QUEUE_WAIT_IDLE, true)) return *lost;
   VkResult real = next_of(queue).QueueWaitIdle(queue);
-  if (real != VK_SUCCESS) return real;
+  if (real != VK_SUCCESS) return noted(queue, TIDEMARK_LOST_QUEUE_WAIT_IDLE, real);
   return with_device(queue, [&](Observer&, DeviceState& d) {
     return wait_outcome(d, kernel_saw(d, d.completion.queue_idle(key(queue)), UINT64_MAX, 0), UINT64_MAX);
   });
@@ -451,8 +510,9 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueWaitIdle(VkQueue queue) {
 
 // Every queue of the device idle: each queue's newest submit is revealed, as by a wait on it.
 VKAPI_ATTR VkResult VKAPI_CALL DeviceWaitIdle(VkDevice device) {
+  if (auto lost = lost_before(device, TIDEMARK_LOST_DEVICE_WAIT_IDLE, true)) return *lost;
   VkResult real = next_of(device).DeviceWaitIdle(device);
-  if (real != VK_SUCCESS) return real;
+  if (real != VK_SUCCESS) return noted(device, TIDEMARK_LOST_DEVICE_WAIT_IDLE, real);
   return with_device(device, [&](Observer&, DeviceState& d) {
     bool seen = true;
     for (const auto& reveal : d.completion.device_idle()) seen = kernel_saw(d, reveal, UINT64_MAX, 0) && seen;

@@ -179,6 +179,10 @@ TEST(LayerSettings, ParseEveryNameAndRefuseAnythingElseWithWhatWasFound) {
   EXPECT_EQ(settings->shadow_copies, 1u);
   EXPECT_EQ(settings->fail_allocation, 3u);
   EXPECT_EQ(parse_settings("hold_frees")->shadow_copies, 0u);
+  EXPECT_EQ(parse_settings("drop_draw=8")->drop_draw, 8u);
+  EXPECT_EQ(format_settings(*parse_settings("drop_draw=8")), "completion=deterministic,drop_draw=8");
+  EXPECT_EQ(parse_settings("drop_draw=0").error(),
+            "expected drop_draw=N with N a whole number from 1, found 'drop_draw=0'");
   EXPECT_EQ(parse_settings("fail_allocation=0").error(),
             "expected fail_allocation=N with N a whole number from 1, found 'fail_allocation=0'");
   EXPECT_NE(parse_settings("hold").error().find("found 'hold'"), std::string::npos);

@@ -574,5 +574,41 @@ TEST(Layer, FailAllocationRefusesTheNthAllocationOnly) {
   vkFreeMemory(p.device, third, nullptr);
 }
 
+// Check that device_lost_at loses the device at its Nth submit or wait and keeps it lost: that
+// call and every submit, wait and poll after it answer VK_ERROR_DEVICE_LOST, the sink hears of the
+// first at once, and the gauges count them all and name the first.
+TEST(Layer, DeviceLostAtLosesTheDeviceAtItsNthSubmitOrWaitAndKeepsItLost) {
+  struct Heard {
+    uint32_t call = 0;
+    uint64_t submit_or_wait = 0;
+    int times = 0;
+  } heard;
+  TidemarkLayerSink sink{};
+  sink.context = &heard;
+  sink.device_lost = [](void* context, uint32_t call, uint64_t submit_or_wait) {
+    auto& into = *static_cast<Heard*>(context);
+    into = {call, submit_or_wait, into.times + 1};
+  };
+  Observed observed({.completion = TIDEMARK_COMPLETION_REAL, .device_lost_at = 3}, &sink);
+  Program p;
+  ASSERT_TRUE(p.up());
+  VkFence fence = p.fence();
+  EXPECT_EQ(p.submit(fence), VK_SUCCESS);                                            // 1
+  EXPECT_EQ(vkWaitForFences(p.device, 1, &fence, VK_TRUE, UINT64_MAX), VK_SUCCESS);  // 2
+  EXPECT_EQ(vkQueueWaitIdle(p.queue), VK_ERROR_DEVICE_LOST);                         // 3: lost
+  EXPECT_EQ(p.submit(VK_NULL_HANDLE), VK_ERROR_DEVICE_LOST);                         // and stays so
+  EXPECT_EQ(vkGetFenceStatus(p.device, fence), VK_ERROR_DEVICE_LOST);                // polls too
+  EXPECT_EQ(vkDeviceWaitIdle(p.device), VK_ERROR_DEVICE_LOST);
+  TidemarkLayerGauges g = observed.attachment.gauges();
+  EXPECT_EQ(g.lost_answers, 4);
+  EXPECT_EQ(g.first_lost_call, TIDEMARK_LOST_QUEUE_WAIT_IDLE);
+  EXPECT_EQ(g.first_lost_at, 3);
+  EXPECT_EQ(g.submits, 1);  // the submit after the loss never reached the driver
+  EXPECT_EQ(heard.times, 1);
+  EXPECT_EQ(heard.call, static_cast<uint32_t>(TIDEMARK_LOST_QUEUE_WAIT_IDLE));
+  EXPECT_EQ(heard.submit_or_wait, 3u);
+  vkDestroyFence(p.device, fence, nullptr);
+}
+
 }  // namespace
 }  // namespace tidemark::layer

@@ -60,7 +60,10 @@ ObservedGauges to_observed(const TidemarkLayerGauges& g) {
           .vkwaitstimeout = g.waits_timed_out,
           .vkwaitslost = g.waits_lost,
           .vkheld = g.frees_held,
-          .vkrefused = g.allocations_refused};
+          .vkrefused = g.allocations_refused,
+          .vklost = g.lost_answers,
+          .vklostcall = g.first_lost_call,
+          .vklostat = g.first_lost_at};
 }
 
 void Library::Close::operator()(void* handle) const { ::dlclose(handle); }
@@ -81,6 +84,7 @@ Result<Library> Library::open(const std::filesystem::path& dir) {
   library.detach = reinterpret_cast<PFN_tidemarkLayerDetach>(::dlsym(handle, "tidemarkLayerDetach"));
   library.gauges = reinterpret_cast<PFN_tidemarkLayerGauges>(::dlsym(handle, "tidemarkLayerGauges"));
   library.driver = reinterpret_cast<PFN_tidemarkLayerDriver>(::dlsym(handle, "tidemarkLayerDriver"));
+  library.activity = reinterpret_cast<PFN_tidemarkLayerActivity>(::dlsym(handle, "tidemarkLayerActivity"));
   if (!library.attach || !library.detach || !library.gauges)
     return fail(ErrorKind::Environment, fmt::format("{} is not the Tidemark layer this build expects (no "
                                                     "tidemarkLayerAttach)",

@@ -28,7 +28,8 @@ class Library {
   PFN_tidemarkLayerAttach attach = nullptr;
   PFN_tidemarkLayerDetach detach = nullptr;
   PFN_tidemarkLayerGauges gauges = nullptr;
-  PFN_tidemarkLayerDriver driver = nullptr;  // null: a layer older than the entry
+  PFN_tidemarkLayerDriver driver = nullptr;      // null: a layer older than the entry
+  PFN_tidemarkLayerActivity activity = nullptr;  // likewise
 
  private:
   struct Close {

@@ -57,28 +57,35 @@ bool held_back(DeviceState& device, decltype(Held::kind) kind, uint64_t handle,
 // Makes a handle with `make` and, under shadow_copies, its copy beside it (a driver's own, that
 // nothing binds and that goes when the original does); `count` counts each one made.
 template <class Handle, class Make, class Count>
-VkResult made_with_copy(VkDevice device, Handle* made, Make make, Count count) {
+VkResult made_with_copy(VkDevice device, Handle* made, Make make, Count count,
+                        std::source_location where = std::source_location::current()) {
   VkResult result = make(made);
   if (result != VK_SUCCESS) return result;
   Handle copy = VK_NULL_HANDLE;
   if (next_state(device).settings.shadow_copies && make(&copy) != VK_SUCCESS) copy = VK_NULL_HANDLE;
-  with_device(device, [&](Observer&, DeviceState& d) {
-    for (Handle each : {*made, copy})
-      if (each != VK_NULL_HANDLE) count(d, each);
-    if (copy != VK_NULL_HANDLE) d.shadows[key(*made)] = key(copy);
-  });
+  with_device(
+      device,
+      [&](Observer&, DeviceState& d) {
+        for (Handle each : {*made, copy})
+          if (each != VK_NULL_HANDLE) count(d, each);
+        if (copy != VK_NULL_HANDLE) d.shadows[key(*made)] = key(copy);
+      },
+      where);
   return result;
 }
 
 // The original's copy, taken out of the table (0: none).
-uint64_t copy_taken(VkDevice device, uint64_t original) {
-  return with_device(device, [&](Observer&, DeviceState& d) -> uint64_t {
-    auto found = d.shadows.find(original);
-    if (found == d.shadows.end()) return 0;
-    const uint64_t copy = found->second;
-    d.shadows.erase(found);
-    return copy;
-  });
+uint64_t copy_taken(VkDevice device, uint64_t original, std::source_location where = std::source_location::current()) {
+  return with_device(
+      device,
+      [&](Observer&, DeviceState& d) -> uint64_t {
+        auto found = d.shadows.find(original);
+        if (found == d.shadows.end()) return 0;
+        const uint64_t copy = found->second;
+        d.shadows.erase(found);
+        return copy;
+      },
+      where);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateBuffer(VkDevice device, const VkBufferCreateInfo* info,
@@ -102,16 +109,19 @@ void resource_gone(DeviceState& device, HandleMap<Resource>& table, TidemarkLaye
 
 // A destroy cannot fail: it is counted, or held back, before it is passed down (one lock).
 // True: the caller passes it down.
-bool passes_destroy(VkDevice device, decltype(Held::kind) kind, uint64_t handle,
-                    const VkAllocationCallbacks* allocator) {
-  return !with_device(device, [&](Observer&, DeviceState& d) {
-    if (held_back(d, kind, handle, allocator)) return true;
-    if (kind == Held::Buffer)
-      resource_gone(d, d.buffers, d.gauges().buffers, handle);
-    else
-      resource_gone(d, d.images, d.gauges().images, handle);
-    return false;
-  });
+bool passes_destroy(VkDevice device, decltype(Held::kind) kind, uint64_t handle, const VkAllocationCallbacks* allocator,
+                    std::source_location where = std::source_location::current()) {
+  return !with_device(
+      device,
+      [&](Observer&, DeviceState& d) {
+        if (held_back(d, kind, handle, allocator)) return true;
+        if (kind == Held::Buffer)
+          resource_gone(d, d.buffers, d.gauges().buffers, handle);
+        else
+          resource_gone(d, d.images, d.gauges().images, handle);
+        return false;
+      },
+      where);
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyBuffer(VkDevice device, VkBuffer buffer, const VkAllocationCallbacks* allocator) {

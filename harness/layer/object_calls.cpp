@@ -1,4 +1,5 @@
-// The layer's intercepts of descriptor pools and sets and of command pools and buffers.
+// The layer's intercepts of descriptor pools and sets, of command pools and buffers, and of the
+// draw commands recorded into them (drop_draw).
 #include "layer/observer.h"
 
 namespace tidemark::layer {
@@ -106,6 +107,65 @@ VKAPI_ATTR void VKAPI_CALL FreeCommandBuffers(VkDevice device, VkCommandPool poo
     d.pool_commands[key(pool)] -= freed;
     remove(d.gauges().command_buffers, freed);
   });
+}
+
+// --- draw commands (only on a device under drop_draw) ----------------------------------------
+
+// Whether this draw is the one drop_draw loses: the device's Nth recorded, counted in the order
+// the driver records them. The command buffer is left as if the draw had been recorded, so the
+// driver goes on and only what it draws changes, as when a driver loses a draw of its own.
+bool dropped(VkCommandBuffer commands) {
+  const DeviceState& device = next_state(commands);
+  return device.draws_recorded.fetch_add(1, std::memory_order_relaxed) + 1 == device.settings.drop_draw;
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdDraw(VkCommandBuffer commands, uint32_t vertices, uint32_t instances,
+                                   uint32_t first_vertex, uint32_t first_instance) {
+  if (!dropped(commands)) next_of(commands).CmdDraw(commands, vertices, instances, first_vertex, first_instance);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdDrawIndexed(VkCommandBuffer commands, uint32_t indices, uint32_t instances,
+                                          uint32_t first_index, int32_t vertex_offset, uint32_t first_instance) {
+  if (!dropped(commands))
+    next_of(commands).CmdDrawIndexed(commands, indices, instances, first_index, vertex_offset, first_instance);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdDrawIndirect(VkCommandBuffer commands, VkBuffer buffer, VkDeviceSize offset,
+                                           uint32_t draws, uint32_t stride) {
+  if (!dropped(commands)) next_of(commands).CmdDrawIndirect(commands, buffer, offset, draws, stride);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdDrawIndexedIndirect(VkCommandBuffer commands, VkBuffer buffer, VkDeviceSize offset,
+                                                  uint32_t draws, uint32_t stride) {
+  if (!dropped(commands)) next_of(commands).CmdDrawIndexedIndirect(commands, buffer, offset, draws, stride);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdDrawIndirectCount(VkCommandBuffer commands, VkBuffer buffer, VkDeviceSize offset,
+                                                VkBuffer count_buffer, VkDeviceSize count_offset, uint32_t max_draws,
+                                                uint32_t stride) {
+  if (!dropped(commands))
+    next_of(commands).CmdDrawIndirectCount(commands, buffer, offset, count_buffer, count_offset, max_draws, stride);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdDrawIndexedIndirectCount(VkCommandBuffer commands, VkBuffer buffer, VkDeviceSize offset,
+                                                       VkBuffer count_buffer, VkDeviceSize count_offset,
+                                                       uint32_t max_draws, uint32_t stride) {
+  if (!dropped(commands))
+    next_of(commands).CmdDrawIndexedIndirectCount(commands, buffer, offset, count_buffer, count_offset, max_draws,
+                                                  stride);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdDrawMultiEXT(VkCommandBuffer commands, uint32_t draws, const VkMultiDrawInfoEXT* info,
+                                           uint32_t instances, uint32_t first_instance, uint32_t stride) {
+  if (!dropped(commands)) next_of(commands).CmdDrawMultiEXT(commands, draws, info, instances, first_instance, stride);
+}
+
+VKAPI_ATTR void VKAPI_CALL CmdDrawMultiIndexedEXT(VkCommandBuffer commands, uint32_t draws,
+                                                  const VkMultiDrawIndexedInfoEXT* info, uint32_t instances,
+                                                  uint32_t first_instance, uint32_t stride,
+                                                  const int32_t* vertex_offset) {
+  if (!dropped(commands))
+    next_of(commands).CmdDrawMultiIndexedEXT(commands, draws, info, instances, first_instance, stride, vertex_offset);
 }
 
 }  // namespace tidemark::layer

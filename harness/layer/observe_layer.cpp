@@ -136,6 +136,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkD
     TidemarkLayerSettings& faults = state->settings;
     faults.hold_frees = faults.never_done = faults.shadow_copies = 0;
     faults.fail_allocation = faults.exit_at_call = faults.crash_at_call = 0;
+    faults.hang_at_call = faults.device_lost_at = faults.drop_draw = 0;
   }
   state->completion = CompletionRule(
       {.real = state->settings.completion == TIDEMARK_COMPLETION_REAL, .never_done = state->settings.never_done != 0});
@@ -191,6 +192,7 @@ struct Intercept {
 #define TIDEMARK_ALIAS(alias, name) Intercept{alias, reinterpret_cast<PFN_vkVoidFunction>(&name)},
 const Intercept kDeviceIntercepts[] = {TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_INTERCEPT)
                                            TIDEMARK_DEVICE_ALIASES(TIDEMARK_ALIAS)};
+const Intercept kDrawIntercepts[] = {TIDEMARK_DRAW_FUNCTIONS(TIDEMARK_INTERCEPT) TIDEMARK_DRAW_ALIASES(TIDEMARK_ALIAS)};
 const Intercept kInstanceIntercepts[] = {TIDEMARK_INTERCEPT(CreateInstance) TIDEMARK_INTERCEPT(DestroyInstance)
                                              TIDEMARK_INTERCEPT(CreateDevice)};
 #undef TIDEMARK_INTERCEPT
@@ -238,6 +240,7 @@ VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tidemark_GetDeviceProcA
     return reinterpret_cast<PFN_vkVoidFunction>(&tidemark_GetDeviceProcAddr);
   Observer& o = Observer::get();
   PFN_vkGetDeviceProcAddr next = nullptr;
+  bool drops_a_draw = false;
   {
     std::lock_guard lock(o.mutex);
     if (!o.observing) {
@@ -247,10 +250,12 @@ VK_LAYER_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tidemark_GetDeviceProcA
     DeviceState* state = o.find(device);
     if (!state) return nullptr;
     next = state->next.GetDeviceProcAddr;
+    drops_a_draw = state->settings.drop_draw != 0;
   }
   PFN_vkVoidFunction below = next(device, name);
   // Ours only where the driver has the function: a client must see what the device lacks.
   if (auto own = find(kDeviceIntercepts, name); own && below) return own;
+  if (auto own = find(kDrawIntercepts, name); own && below && drops_a_draw) return own;
   return below;
 }
 
@@ -300,6 +305,13 @@ VK_LAYER_EXPORT uint32_t tidemarkLayerDriver(uint64_t attachment, TidemarkLayerD
   if (found == o.attachments.end() || !found->second->driver) return 0;
   *driver = *found->second->driver;
   return 1;
+}
+
+VK_LAYER_EXPORT void tidemarkLayerActivity(TidemarkLayerActivity* activity) {
+  Observer& o = Observer::get();
+  std::lock_guard lock(o.mutex);
+  o.host_activity = activity;
+  o.last_function = nullptr;  // the name is written afresh there
 }
 
 VK_LAYER_EXPORT uint32_t tidemarkLayerGauges(uint64_t attachment, TidemarkLayerGauges* gauges) {

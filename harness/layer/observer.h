@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <pthread.h>
+#include <source_location>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <span>
@@ -79,6 +80,15 @@ inline void* dispatch_key(const void* dispatchable) { return *static_cast<void* 
   X("vkBindBufferMemory2KHR", BindBufferMemory2) X("vkBindImageMemory2KHR", BindImageMemory2)        \
   X("vkQueueSubmit2KHR", QueueSubmit2) X("vkSignalSemaphoreKHR", SignalSemaphore)                    \
   X("vkWaitSemaphoresKHR", WaitSemaphores) X("vkGetSemaphoreCounterValueKHR", GetSemaphoreCounterValue)
+
+// The draw commands, intercepted only on a device whose settings drop a draw (drop_draw): on
+// every other device the driver's own functions are handed out, at no cost per draw.
+#define TIDEMARK_DRAW_FUNCTIONS(X)                                                                   \
+  X(CmdDraw) X(CmdDrawIndexed) X(CmdDrawIndirect) X(CmdDrawIndexedIndirect) X(CmdDrawIndirectCount)  \
+  X(CmdDrawIndexedIndirectCount) X(CmdDrawMultiEXT) X(CmdDrawMultiIndexedEXT)
+#define TIDEMARK_DRAW_ALIASES(X)                                                                     \
+  X("vkCmdDrawIndirectCountKHR", CmdDrawIndirectCount)                                               \
+  X("vkCmdDrawIndexedIndirectCountKHR", CmdDrawIndexedIndirectCount)
 // clang-format on
 
 // The next layer's functions for one device. A core name missing from a 1.1 driver is taken
@@ -88,6 +98,7 @@ struct DeviceTable {
   PFN_vkGetImageMemoryRequirements GetImageMemoryRequirements = nullptr;  // an image's bound size
 #define TIDEMARK_FIELD(name) PFN_vk##name name = nullptr;
   TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_FIELD)
+  TIDEMARK_DRAW_FUNCTIONS(TIDEMARK_FIELD)
 #undef TIDEMARK_FIELD
   void load(VkDevice device, PFN_vkGetDeviceProcAddr next) {
     GetDeviceProcAddr = next;
@@ -97,6 +108,7 @@ struct DeviceTable {
     };
 #define TIDEMARK_LOAD(name) name = reinterpret_cast<PFN_vk##name>(get("vk" #name, nullptr));
     TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_LOAD)
+    TIDEMARK_DRAW_FUNCTIONS(TIDEMARK_LOAD)
     TIDEMARK_LOAD(GetImageMemoryRequirements)
 #undef TIDEMARK_LOAD
     BindBufferMemory2 = reinterpret_cast<PFN_vkBindBufferMemory2>(get("vkBindBufferMemory2", "vkBindBufferMemory2KHR"));
@@ -106,6 +118,10 @@ struct DeviceTable {
     WaitSemaphores = reinterpret_cast<PFN_vkWaitSemaphores>(get("vkWaitSemaphores", "vkWaitSemaphoresKHR"));
     GetSemaphoreCounterValue = reinterpret_cast<PFN_vkGetSemaphoreCounterValue>(
         get("vkGetSemaphoreCounterValue", "vkGetSemaphoreCounterValueKHR"));
+    CmdDrawIndirectCount =
+        reinterpret_cast<PFN_vkCmdDrawIndirectCount>(get("vkCmdDrawIndirectCount", "vkCmdDrawIndirectCountKHR"));
+    CmdDrawIndexedIndirectCount = reinterpret_cast<PFN_vkCmdDrawIndexedIndirectCount>(
+        get("vkCmdDrawIndexedIndirectCount", "vkCmdDrawIndexedIndirectCountKHR"));
   }
 };
 
@@ -146,7 +162,10 @@ struct DeviceState {
   std::string driver;                      // driver_text() of the driver beneath it, for its record; empty: not known
   std::shared_ptr<Attachment> attachment;  // none: the process's own settings, the events file
   TidemarkLayerSettings settings{};
-  uint64_t calls = 0;  // intercepted calls on this device: crash_at_call counts them, whatever ran before it
+  uint64_t calls = 0;  // intercepted calls on this device: crash_at_call and hang_at_call count them
+  // Its submits and waits (device_lost_at counts them, without the lock), and whether that fault made it lost.
+  std::atomic<uint64_t> submits_and_waits{0};
+  std::atomic<bool> lost{false};
   CompletionRule completion{{}};
   // Its gauges: in its slot of the process's status map under `tidemark observe` (so a killed
   // process leaves them as of its last call, with no copy per call), else its own.
@@ -167,6 +186,9 @@ struct DeviceState {
   HandleMap<uint64_t> shadows;                  // shadow_copies: each buffer's and allocation's copy
   uint64_t allocations_tried = 0;
   int64_t reported_bytes = 0;
+  // drop_draw: the draw commands recorded so far, from any thread of the driver's (counted only
+  // under that fault, without the lock: a draw is never a state change the report reads).
+  mutable std::atomic<uint64_t> draws_recorded{0};
 
   const TidemarkLayerSink* sink() const { return attachment && attachment->sink ? &*attachment->sink : nullptr; }
 
@@ -243,11 +265,35 @@ class Observer {
     mutex.unlock();
   }
   // Each intercepted call that changes a device's state (caller holds the lock): the count the
-  // observer's status line reads.
-  void count_call() {
+  // observer's status line reads, and the activity a run's bounds read (core/time_bounds.h): the
+  // count and the call's name, copied only when it changes.
+  void count_call(const char* function, uint64_t device_call) {
     ++calls;
     if (status) status->call();
+    for (TidemarkLayerActivity* activity : {status ? status->activity() : nullptr, host_activity}) {
+      if (!activity) continue;
+      if (function != last_function) note_call_name(*activity, function);
+      __atomic_store_n(&activity->device_call, device_call, __ATOMIC_RELAXED);
+      __atomic_store_n(&activity->calls, calls, __ATOMIC_RELAXED);
+    }
+    last_function = function;
   }
+  // "vkQueueSubmit" from the intercept's signature as the compiler spells it
+  // ("VkResult tidemark::layer::QueueSubmit(VkQueue, ...)"); a helper keeps its own name.
+  static void note_call_name(TidemarkLayerActivity& activity, const char* function) {
+    std::string_view text(function);
+    text = text.substr(0, text.find('('));
+    if (size_t last = text.find_last_of(": "); last != std::string_view::npos) text.remove_prefix(last + 1);
+    const bool intercept = !text.empty() && text[0] >= 'A' && text[0] <= 'Z';
+    size_t at = 0;
+    for (char c : std::string_view(intercept ? "vk" : ""))
+      __atomic_store_n(&activity.last_call[at++], c, __ATOMIC_RELAXED);
+    for (size_t i = 0; i < text.size() && at + 1 < sizeof activity.last_call; ++i)
+      __atomic_store_n(&activity.last_call[at++], text[i], __ATOMIC_RELAXED);
+    __atomic_store_n(&activity.last_call[at], '\0', __ATOMIC_RELAXED);
+  }
+  TidemarkLayerActivity* host_activity = nullptr;  // tidemarkLayerActivity's
+  const char* last_function = nullptr;
 
   // Every intercepted call finds its device: a few live devices in fixed slots, read without
   // the lock (a device's slot is filled before the loader hands it out and emptied when it is
@@ -330,21 +376,25 @@ inline const DeviceTable& next_of(const void* dispatchable) {
   return device_of(o, dispatchable).next;
 }
 
-// The device's state for what never changes once it is made (its settings), without the lock.
-inline const DeviceState& next_state(const void* dispatchable) {
+// The device's state for what never changes once it is made (its settings) and its atomics,
+// without the lock.
+inline DeviceState& unlocked_state(const void* dispatchable) {
   Observer& o = Observer::get();
   if (DeviceState* state = o.find_unlocked(dispatchable)) return *state;
   std::lock_guard lock(o.mutex);
   return device_of(o, dispatchable);
 }
+inline const DeviceState& next_state(const void* dispatchable) { return unlocked_state(dispatchable); }
 
-// Runs `change` on the device's state under the lock.
+// Runs `change` on the device's state under the lock. `where` names the intercept for the
+// activity a run's bounds read.
 template <class Change>
-inline auto with_device(const void* dispatchable, Change change) {
+inline auto with_device(const void* dispatchable, Change change,
+                        std::source_location where = std::source_location::current()) {
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
   DeviceState& device = device_of(o, dispatchable);
-  o.count_call();
+  o.count_call(where.function_name(), ++device.calls);
   // A process that dies here, records unwritten (its status file keeps its counts so far).
   if (device.settings.exit_at_call != 0 && o.calls >= device.settings.exit_at_call)
     ::_exit(TIDEMARK_EXIT_AT_CALL_STATUS);
@@ -352,7 +402,7 @@ inline auto with_device(const void* dispatchable, Change change) {
   // before): the process dies by SIGSEGV whatever handler it set. The default action is restored
   // by the system call itself: a sanitizer intercepts signal() and sigaction() and would turn the
   // signal into its report and an exit status, and a crash is what is modelled.
-  if (device.settings.crash_at_call != 0 && ++device.calls >= device.settings.crash_at_call) {
+  if (device.settings.crash_at_call != 0 && device.calls >= device.settings.crash_at_call) {
     struct {
       void (*handler)(int);
       unsigned long flags;
@@ -362,6 +412,10 @@ inline auto with_device(const void* dispatchable, Change change) {
     ::syscall(SYS_rt_sigaction, SIGSEGV, &default_action, nullptr, sizeof default_action.mask);
     ::raise(SIGSEGV);
   }
+  // A driver that hangs here, at its device's Nth call: the call never returns (the layer's lock
+  // held, as a driver stuck under its own lock would hold it). Only a kill ends the process.
+  if (device.settings.hang_at_call != 0 && device.calls == device.settings.hang_at_call)
+    for (;;) ::pause();
   return change(o, device);
 }
 
@@ -376,6 +430,7 @@ inline const T* find_in_chain(const void* next, VkStructureType type) {
 // driver's signature fails to compile).
 #define TIDEMARK_DECLARE(name) std::remove_pointer_t<PFN_vk##name> name;
 TIDEMARK_DEVICE_FUNCTIONS(TIDEMARK_DECLARE)
+TIDEMARK_DRAW_FUNCTIONS(TIDEMARK_DECLARE)
 #undef TIDEMARK_DECLARE
 
 }  // namespace tidemark::layer

@@ -72,6 +72,8 @@ class StatusMap {
     status_->driver = driver;
     __atomic_store_n(&status_->driver_known, 1u, __ATOMIC_RELEASE);
   }
+  // What the observer's bounds read: the process's calls and its last one (null without a file).
+  TidemarkLayerActivity* activity() { return status_ ? &status_->activity : nullptr; }
   // The device is gone: its counts move to the sums of the destroyed ones.
   void gone(uint64_t number, const TidemarkLayerGauges& all_gone) {
     if (!status_) return;

@@ -46,7 +46,20 @@ inline constexpr NumberField kNumberFields[] = {
     {"waits", "lost", &TidemarkLayerGauges::waits_lost},
     {"", "frees_held", &TidemarkLayerGauges::frees_held},
     {"", "allocations_refused", &TidemarkLayerGauges::allocations_refused},
+    {"device_lost", "answers", &TidemarkLayerGauges::lost_answers},
 };
+// The first of something among devices: summed, the first device's that has one stands.
+inline constexpr NumberField kFirstFields[] = {
+    {"device_lost", "first_call", &TidemarkLayerGauges::first_lost_call},
+    {"device_lost", "first_at", &TidemarkLayerGauges::first_lost_at},
+};
+
+// Each number field of the gauges, the summed ones and the first ones.
+template <class Each>
+void for_each_number_field(Each each) {
+  for (const NumberField& field : kNumberFields) each(field);
+  for (const NumberField& field : kFirstFields) each(field);
+}
 
 // Adds `g` into `into`, field by field (a peak summed is the sum of the peaks).
 inline void sum_into(TidemarkLayerGauges& into, const TidemarkLayerGauges& g) {
@@ -56,6 +69,8 @@ inline void sum_into(TidemarkLayerGauges& into, const TidemarkLayerGauges& g) {
     (into.*field).total += (g.*field).total;
   }
   for (const auto& [group, key, field] : kNumberFields) into.*field += g.*field;
+  if (into.first_lost_call == 0)
+    for (const auto& [group, key, field] : kFirstFields) into.*field = g.*field;
 }
 
 namespace records {
@@ -106,7 +121,7 @@ inline nlohmann::json gauges_to_json(const TidemarkLayerGauges& g) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [key, field] : kCountFields)
     out[key] = {{"live", (g.*field).live}, {"peak", (g.*field).peak}, {"total", (g.*field).total}};
-  for (const auto& [group, key, field] : kNumberFields) (*group ? out[group][key] : out[key]) = g.*field;
+  for_each_number_field([&](const NumberField& f) { (*f.group ? out[f.group][f.key] : out[f.key]) = g.*f.field; });
   return out;
 }
 
@@ -122,13 +137,15 @@ inline records::Read<TidemarkLayerGauges> gauges_from_json(const nlohmann::json&
       (g.*field).*value = *number;
     }
   }
-  for (const auto& [group, key, field] : kNumberFields) {
-    const bool nested = *group;
-    const nlohmann::json& holder = nested ? (json.contains(group) ? json[group] : nlohmann::json()) : json;
-    auto number = records::integer(holder, nested ? records::path_of(at, group) : at, key);
-    if (!number) return std::unexpected(number.error());
-    g.*field = *number;
-  }
+  std::string error;
+  for_each_number_field([&](const NumberField& f) {
+    const bool nested = *f.group;
+    const nlohmann::json& holder = nested ? (json.contains(f.group) ? json[f.group] : nlohmann::json()) : json;
+    auto number = records::integer(holder, nested ? records::path_of(at, f.group) : at, f.key);
+    if (!number && error.empty()) error = number.error();
+    if (number) g.*f.field = *number;
+  });
+  if (!error.empty()) return std::unexpected(error);
   return g;
 }
 

@@ -1,8 +1,10 @@
 // The layer's settings as text, for a process without a host (TIDEMARK_LAYER_SETTINGS, and
 // `tidemark observe --fault/--completion` checking them before it starts anything):
 // comma-separated "completion=deterministic|real", "hold_frees", "never_done", "shadow_copies",
-// "fail_allocation=N", "exit_at_call=N", "crash_at_call=N",
-// "unbuffered_events", "first_device_only". Header-only: both the layer and the CLI build it.
+// "fail_allocation=N", "exit_at_call=N", "crash_at_call=N", "hang_at_call=N", "device_lost_at=N"
+// (the device's Nth vkQueueSubmit, vkQueueSubmit2, vkWaitForFences, vkQueueWaitIdle or
+// vkDeviceWaitIdle and every submit, wait and poll after it answer VK_ERROR_DEVICE_LOST),
+// "drop_draw=N", "unbuffered_events", "first_device_only". Header-only: both the layer and the CLI build it.
 #pragma once
 
 #include <charconv>
@@ -51,6 +53,21 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
       auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.crash_at_call);
       if (error != std::errc() || end != number.data() + number.size() || settings.crash_at_call == 0)
         return std::unexpected(found("expected crash_at_call=N with N a whole number from 1", item));
+    } else if (item.starts_with("hang_at_call=")) {
+      std::string_view number = item.substr(13);
+      auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.hang_at_call);
+      if (error != std::errc() || end != number.data() + number.size() || settings.hang_at_call == 0)
+        return std::unexpected(found("expected hang_at_call=N with N a whole number from 1", item));
+    } else if (item.starts_with("device_lost_at=")) {
+      std::string_view number = item.substr(15);
+      auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.device_lost_at);
+      if (error != std::errc() || end != number.data() + number.size() || settings.device_lost_at == 0)
+        return std::unexpected(found("expected device_lost_at=N with N a whole number from 1", item));
+    } else if (item.starts_with("drop_draw=")) {
+      std::string_view number = item.substr(10);
+      auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.drop_draw);
+      if (error != std::errc() || end != number.data() + number.size() || settings.drop_draw == 0)
+        return std::unexpected(found("expected drop_draw=N with N a whole number from 1", item));
     } else if (item.starts_with("fail_allocation=")) {
       std::string_view number = item.substr(16);
       auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.fail_allocation);
@@ -59,7 +76,8 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
     } else if (!item.empty()) {
       return std::unexpected(
           found("expected completion=deterministic|real, hold_frees, never_done, shadow_copies, fail_allocation=N, "
-                "exit_at_call=N, crash_at_call=N, unbuffered_events or first_device_only",
+                "exit_at_call=N, crash_at_call=N, hang_at_call=N, device_lost_at=N, drop_draw=N, unbuffered_events or "
+                "first_device_only",
                 item));
     }
   }
@@ -76,6 +94,9 @@ inline std::string format_settings(const TidemarkLayerSettings& settings) {
   if (settings.fail_allocation) text.append(",fail_allocation=").append(std::to_string(settings.fail_allocation));
   if (settings.exit_at_call) text.append(",exit_at_call=").append(std::to_string(settings.exit_at_call));
   if (settings.crash_at_call) text.append(",crash_at_call=").append(std::to_string(settings.crash_at_call));
+  if (settings.hang_at_call) text.append(",hang_at_call=").append(std::to_string(settings.hang_at_call));
+  if (settings.device_lost_at) text.append(",device_lost_at=").append(std::to_string(settings.device_lost_at));
+  if (settings.drop_draw) text.append(",drop_draw=").append(std::to_string(settings.drop_draw));
   if (settings.unbuffered_events) text.append(",unbuffered_events");
   if (settings.first_device_only) text.append(",first_device_only");
   return text;

@@ -43,8 +43,14 @@ typedef struct TidemarkLayerSettings {
                            // intercepted call: a driver's process (a renderer server) that dies mid-run
   uint64_t crash_at_call;  // N > 0: SIGSEGV is raised beneath the layer's Nth intercepted call on a device: a driver
                            // that crashes
+  uint64_t hang_at_call;   // N > 0: the layer's Nth intercepted call on a device never returns: a driver that hangs
   uint32_t unbuffered_events;  // each event reaches events.bin as it is recorded, not a block at a time: a
                                // renderer server's, read by its session at each read-back while it runs
+  uint64_t device_lost_at;  // N > 0: the device's Nth submit or wait (vkQueueSubmit, vkQueueSubmit2, vkWaitForFences,
+                            // vkQueueWaitIdle, vkDeviceWaitIdle, polls included) answers VK_ERROR_DEVICE_LOST without
+                            // reaching the driver, and so does every submit, wait and poll after it: a lost device
+  uint64_t drop_draw;       // N > 0: the device's Nth draw command recorded (vkCmdDraw*) never reaches the driver: a
+                            // driver that loses a draw, so what it draws changes
   uint32_t first_device_only;  // the faults above strike the first device a process makes only: a driver that
                                // fails cold and then works (a flake, for `run --retry`)
 } TidemarkLayerSettings;
@@ -63,7 +69,23 @@ typedef struct TidemarkLayerGauges {
   int64_t frees_held;                               // destroys and frees hold_frees kept back
   int64_t allocations_refused;                      // by fail_allocation
   int64_t polls_revealed;                           // objects the layer waited for at a poll's reveal point
+  // Submits, waits and polls answered VK_ERROR_DEVICE_LOST, by the driver or by device_lost_at (not
+  // the completion rule's lost waits: waits_lost), and the first of them: which call
+  // (TIDEMARK_LOST_*) and which of its device's submits and waits it was (from 1).
+  int64_t lost_answers, first_lost_call, first_lost_at;
 } TidemarkLayerGauges;
+
+// The calls whose VK_ERROR_DEVICE_LOST the layer notes (names: core/gauges.h, lost_call_name).
+enum {
+  TIDEMARK_LOST_QUEUE_SUBMIT = 1,
+  TIDEMARK_LOST_QUEUE_SUBMIT2 = 2,
+  TIDEMARK_LOST_WAIT_FOR_FENCES = 3,
+  TIDEMARK_LOST_QUEUE_WAIT_IDLE = 4,
+  TIDEMARK_LOST_DEVICE_WAIT_IDLE = 5,
+  TIDEMARK_LOST_GET_FENCE_STATUS = 6,
+  TIDEMARK_LOST_WAIT_SEMAPHORES = 7,
+  TIDEMARK_LOST_GET_SEMAPHORE_COUNTER_VALUE = 8,
+};
 
 // One change of device memory, reported at its first bind (typed by what is bound: an image is
 // a texture, a buffer a GL buffer, a transfer-only buffer transient) and at its free.
@@ -87,6 +109,9 @@ typedef struct TidemarkLayerSink {
   uint32_t (*kick)(void* context);
   // The device's gauges after each submit: counter tracks in the run trace.
   void (*sample)(void* context, const TidemarkLayerGauges* gauges);
+  // The device's first call answered VK_ERROR_DEVICE_LOST (TIDEMARK_LOST_*), as it happens: a
+  // process that dies after it still tells of it.
+  void (*device_lost)(void* context, uint32_t call, uint64_t submit_or_wait);
 } TidemarkLayerSink;
 
 // Devices created from now until the detach report to `sink` (may be null) and run under
@@ -96,6 +121,19 @@ typedef void (*PFN_tidemarkLayerDetach)(uint64_t attachment);
 // The gauges summed over the attachment's devices (destroyed ones keep their last counts);
 // returns how many devices it had.
 typedef uint32_t (*PFN_tidemarkLayerGauges)(uint64_t attachment, TidemarkLayerGauges* gauges);
+
+// What the layer last did, for a process watching it from outside (a run's bounds): the count of
+// intercepted calls and the name of the last ("vkQueueSubmit"), updated with relaxed atomics at
+// each call (the name copied only when it changes). Lives in the status file under `tidemark
+// observe`, and wherever a host points the layer with tidemarkLayerActivity.
+typedef struct TidemarkLayerActivity {
+  uint64_t calls;
+  uint64_t device_call;  // the last call's number on its device (hang_at_call's and crash_at_call's N)
+  char last_call[48];    // NUL-terminated
+} TidemarkLayerActivity;
+// From now on the process's intercepted calls are also noted in `activity` (memory the host may
+// share with another process); null stops it. A layer built before this entry lacks the symbol.
+typedef void (*PFN_tidemarkLayerActivity)(TidemarkLayerActivity* activity);
 
 // The Vulkan driver beneath an attachment's first device, as it described itself
 // (VkPhysicalDeviceProperties and VkPhysicalDeviceDriverProperties, read at vkCreateDevice): a
@@ -124,6 +162,7 @@ typedef struct TidemarkLayerStatus {
   // Read by a run whose driver's Vulkan device lives in another process (a renderer server's),
   // to hold it to the build's identity while the run goes on.
   TidemarkLayerDriver driver;
+  TidemarkLayerActivity activity;  // read by the observer's bounds: no call for N seconds is a hang
 } TidemarkLayerStatus;
 
 // Without an attachment (a program run by `tidemark observe`), the settings come from

@@ -105,6 +105,41 @@ Live read_live(const fs::path& layer_folder) {
   return live;
 }
 
+// What the processes' layers have done so far, for a run's bounds: their calls summed, and the
+// last call of the process whose count moved last.
+class ActivityReader {
+ public:
+  explicit ActivityReader(std::vector<fs::path> folders) : folders_(std::move(folders)) {}
+  uint64_t read() {
+    uint64_t sum = 0;
+    for (const fs::path& folder : folders_) {
+      std::error_code ec;
+      for (const auto& entry : fs::directory_iterator(folder, ec)) {
+        auto status = last_status(entry.path() / "status");
+        if (!status) continue;
+        const uint64_t calls = status->activity.calls;
+        sum += calls;
+        uint64_t& seen = seen_[entry.path().string()];
+        if (calls != seen) {
+          seen = calls;
+          const TidemarkLayerActivity& activity = status->activity;
+          last_ = fmt::format(
+              "{} (call {} on its device, in {})",
+              std::string_view(activity.last_call, ::strnlen(activity.last_call, sizeof activity.last_call)),
+              activity.device_call, entry.path().filename().string());
+        }
+      }
+    }
+    return sum;
+  }
+  const std::string& last_call() const { return last_; }
+
+ private:
+  std::vector<fs::path> folders_;
+  std::map<std::string, uint64_t> seen_;
+  std::string last_;
+};
+
 }  // namespace
 
 StatusNow read_status(const fs::path& layer_folder) {
@@ -137,8 +172,38 @@ std::vector<std::pair<std::string, std::string>> program_environment(const Optio
   return environment;
 }
 
+struct ProgramEnd {
+  uint32_t pid = 0;
+  int wait_status = 0;  // as waitpid() gave it
+  std::optional<report::TimeoutRecord> timeout;
+};
+
+// Waits for the program within its bounds; past one, its whole tree is killed.
+std::optional<report::TimeoutRecord> wait_bounded(ChildProcess& child, const Options& options,
+                                                  const fs::path& layer_folder) {
+  std::vector<fs::path> watched{layer_folder};
+  if (!options.watched_beside.empty()) watched.push_back(options.watched_beside);
+  ActivityReader activity(std::move(watched));
+  BoundsWatch watch(options.bounds);
+  while (!child.wait_for(watch.next_check())) {
+    const auto passed = watch.check(activity.read());
+    if (!passed) continue;
+    report::TimeoutRecord timeout{.limit = *passed,
+                                  .limit_seconds = watch.limit_seconds(*passed),
+                                  .after_seconds = watch.elapsed_seconds(),
+                                  .idle_seconds = watch.idle_seconds(),
+                                  .last_step = {},
+                                  .last_vulkan_call = activity.last_call(),
+                                  .last_wire_command = {}};
+    (void)kill_tree(child.pid(), std::chrono::milliseconds(2000));
+    child.wait();
+    return timeout;
+  }
+  return std::nullopt;
+}
+
 // Runs the program; while it runs, `on_live` hears the status files four times a second.
-Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::path& layer_folder) {
+Result<ProgramEnd> run_program(const Options& options, const fs::path& layer_folder) {
   // The program's output to a file of the report when asked (a capture's replayer), else ours.
   auto child = ChildProcess::spawn({.program = options.command.front(),
                                     .args = {options.command.begin() + 1, options.command.end()},
@@ -165,15 +230,16 @@ Result<std::pair<uint32_t, int>> run_program(const Options& options, const fs::p
         options.on_live(live);
       }
     });
-  const int wait_status = child->wait();
+  ProgramEnd end;
+  end.timeout = wait_bounded(*child, options, layer_folder);
   {
     std::lock_guard lock(mutex);
     done = true;
   }
   ended.notify_all();
-  const int code = exit_code_of(wait_status);
-  const pid_t pid = child->pid();
-  return std::pair<uint32_t, int>{static_cast<uint32_t>(pid), code};
+  end.wait_status = child->wait();
+  end.pid = static_cast<uint32_t>(child->pid());
+  return end;
 }
 
 // A record in the layer's folder that does not read as the layer writes it. The layer puts each
@@ -202,9 +268,17 @@ Result<nlohmann::json> read_json(const fs::path& file) {
 template <class Gauges>
 Gauges summed(const std::vector<Process>& processes, Gauges Process::*field) {
   std::map<std::string, int64_t> sums;
-  for (const Process& process : processes)
-    if (process.kind == ProcessKind::Vulkan)
-      for (const auto& [name, value] : named(process.*field)) sums[name] += value;
+  // The first call answered VK_ERROR_DEVICE_LOST is the first process's that had one, not a sum.
+  auto first_lost = [&](const std::string& name) { return name == "vklostcall" || name == "vklostat"; };
+  for (const Process& process : processes) {
+    if (process.kind != ProcessKind::Vulkan) continue;
+    const bool none_lost_yet = !sums.contains("vklostcall") || sums["vklostcall"] == 0;
+    for (const auto& [name, value] : named(process.*field))
+      if (!first_lost(name))
+        sums[name] += value;
+      else if (none_lost_yet)
+        sums[name] = value;
+  }
   if constexpr (std::is_same_v<Gauges, KernelGauges>)
     return kernel_from_named(sums);
   else
@@ -344,8 +418,10 @@ Result<Observation> observe(const Options& options) {
   observation.command = options.command;
   observation.settings = options.settings;
   observation.only = options.only;
-  observation.pid = ran.first;
-  observation.exit_code = ran.second;
+  observation.pid = ran.pid;
+  observation.exit_code = exit_code_of(ran.wait_status);
+  observation.wait_status = ran.wait_status;
+  observation.timeout = std::move(ran.timeout);
   TIDEMARK_TRY(gathered, gather(layer_folder, observation.pid, std::move(live)));
   observation.processes = std::move(gathered.processes);
   observation.kernel_map = std::move(gathered.kernel_map);
@@ -415,8 +491,30 @@ std::vector<Verdict> judge(const Observation& observation, const scenario::Gauge
   return verdicts;
 }
 
+Outcome outcome(const Observation& observation, const std::vector<Verdict>& verdicts) {
+  if (observation.timeout)
+    return {report::Verdict::Timeout,
+            fmt::format("the program (pid {}) {}", observation.pid, report::describe(*observation.timeout))};
+  const std::string ended = describe_wait_status(observation.wait_status);
+  for (const Process& process : observation.processes)
+    if (auto lost = report::device_lost_in(report::gauge_values(named(process.observed))))
+      return {report::Verdict::DeviceLost,
+              fmt::format("pid {} ({}): {}; then the program (pid {}) {}", process.pid, process.executable,
+                          report::describe(*lost), observation.pid, ended)};
+  if (WIFSIGNALED(observation.wait_status))
+    return {report::Verdict::Crash, fmt::format("the program (pid {}) {}", observation.pid, ended)};
+  if (observation.exit_code != 0) return {report::Verdict::Red, fmt::format("the program {}", ended)};
+  if (!observation.made_device())
+    return {report::Verdict::NotJudged, "no process made a Vulkan device under the layer: its gauges would all read 0"};
+  const auto failed = std::count_if(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return !v.passed; });
+  if (failed > 0) return {report::Verdict::Red, fmt::format("{} of its bounds failed", failed)};
+  return {report::Verdict::Green, {}};
+}
+
 int exit_code(const Observation& observation, const std::vector<Verdict>& verdicts) {
+  if (observation.timeout) return kTimedOutExitCode;
   if (observation.exit_code != 0) return observation.exit_code;
+  if (outcome(observation, verdicts).verdict == report::Verdict::DeviceLost) return 1;
   if (!observation.made_device()) return 3;
   return std::all_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.passed; }) ? 0 : 1;
 }
@@ -446,8 +544,12 @@ report::ObservationRecord observation_record(const Observation& observation, con
   record.kernel_map = observation.kernel_map;
   if (observation.wire) record.wire_gauges = report::gauge_values(*observation.wire);
   record.server_ended = observation.server_ended;
+  record.timeout = observation.timeout;
   for (const Verdict& verdict : verdicts)
     record.checks.push_back({verdict.check, verdict.scope, verdict.passed, verdict.detail});
+  const Outcome came_to = outcome(observation, verdicts);
+  record.verdict = std::string(report::verdict_name(came_to.verdict));
+  record.why = came_to.why;
   return record;
 }
 

@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "core/gauges.h"
+#include "core/time_bounds.h"
 #include "report/observation_record.h"
 #include "scenario/gauge_bounds.h"
 
@@ -58,6 +59,7 @@ struct Observation {
   std::string only;                // the --only pattern ("" for every process)
   uint32_t pid = 0;                // the program's
   int exit_code = 0;               // the program's own (128 + N for signal N)
+  int wait_status = 0;             // the program's, as waitpid() gave it
   std::vector<Process> processes;  // in pid order within the tree's order of appearance
   // The whole tree: every observed process's gauges summed. A peak is then the sum of the
   // processes' peaks: an upper bound of what the tree held at once (processes that ran one after
@@ -72,6 +74,9 @@ struct Observation {
   // whole's; and the note of the server's end when it ended while its client still talked to it.
   std::optional<NamedGauges> wire;
   std::string server_ended;
+  // The program passed a time limit (Options::bounds) and its whole tree was killed: which limit,
+  // when, and the last call the layer saw in it; `exit_code` is then the program's SIGKILL.
+  std::optional<report::TimeoutRecord> timeout;
   bool made_device() const;
 };
 
@@ -102,6 +107,10 @@ struct Options {
   // the layer beneath it): called once the program has ended; what it gathers joins the
   // observation, in the sums over the whole.
   std::function<Result<Gathered>()> beside;
+  // The program's time limits, watched over the calls its processes' layers count (and those of
+  // `watched_beside`'s processes: a renderer server's layer folder).
+  TimeBounds bounds;
+  std::filesystem::path watched_beside;
 };
 
 // What the status files of a layer folder's processes say now (a moment's reading: read it at a
@@ -154,8 +163,22 @@ struct Verdict {
 // server: the wire's far end) and the whole's.
 std::vector<Verdict> judge(const Observation& observation, const scenario::GaugeBounds& bounds);
 
-// The command's exit code: the program's own when it failed; 3 when it succeeded but no process
-// made a Vulkan device under the layer; 1 when a bound failed; else 0.
+// What an observation comes to, as a run's verdict: timeout when the program passed a time limit
+// (its tree killed), device-lost when the layer saw a call of any process answered
+// VK_ERROR_DEVICE_LOST (whatever the program did next), crash when the program died by a signal,
+// red when it failed or a bound did, not-judged when no process made a device, else green; and
+// why, in words.
+struct Outcome {
+  report::Verdict verdict = report::Verdict::Green;
+  std::string why;
+};
+Outcome outcome(const Observation& observation, const std::vector<Verdict>& verdicts);
+
+// The command's exit code: 124 (kTimedOutExitCode, as timeout(1)'s) when the program passed a time
+// limit (killed: Observation::timeout); the program's own when it failed; 3 when it succeeded but
+// no process made a Vulkan device under the layer; 1 when a bound failed or the device was lost;
+// else 0.
+inline constexpr int kTimedOutExitCode = 124;
 int exit_code(const Observation& observation, const std::vector<Verdict>& verdicts);
 
 // The observation as its document holds it (report/observation_record.h).

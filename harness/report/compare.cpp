@@ -71,7 +71,8 @@ constexpr const char* kCompareStyle =
     "body{font:14px system-ui,sans-serif;margin:2em;max-width:1600px}table{border-collapse:collapse;margin:4px 0}"
     "td,th{border:1px solid #ccc;padding:3px 7px;vertical-align:top;text-align:left}td.cell{font:12px monospace}"
     "h1.green{color:#176f2c}h1.red{color:#b3261e}.green{background:#e6f4e6}"
-    ".red,.unexpected-pass,.could-not-run,.not-judged{background:#fbe3e3}.expected-red{background:#fff6d5}"
+    ".red,.unexpected-pass,.could-not-run,.not-judged,.crash,.timeout{background:#fbe3e3}"
+    ".expected-red{background:#fff6d5}"
     ".worse{color:#b3261e;font-weight:bold}.improved{color:#176f2c;font-weight:bold}.changed{color:#8a5a00}"
     "dt{font-weight:bold;margin-top:4px}.why{color:#555}";
 

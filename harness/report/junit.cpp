@@ -1,9 +1,10 @@
 // junit.xml: the summary as the JUnit XML that CI engines (GitLab's test report, Jenkins,
 // Bazel's test.xml readers) show. One <testsuite> per series; a red check is a <failure>, a
 // run that could not complete an <error>; an expected failure passes and says so; a run worse
-// than its baseline is a <failure type="worse-than-baseline">. A flaky run is a <failure
-// type="flaky"> naming every try, a nondeterministic one a <failure type="nondeterministic">, a
-// skipped one <skipped>.
+// than its baseline is a <failure type="worse-than-baseline">; a subject that did not run (skipped
+// by a pattern or an expectations line, or not run after --max-fails) is <skipped>. A flaky run is
+// a <failure type="flaky"> naming every try, a nondeterministic one a <failure
+// type="nondeterministic">.
 #include <fmt/format.h>
 #include <pugixml.hpp>
 
@@ -67,25 +68,38 @@ void add_case(pugi::xml_node suite, const RunRecord& result, Counts& counts) {
   for (size_t k = 0; k < result.attempts.size(); ++k)
     out += fmt::format("try {}: {} digest {}\n", k + 1, verdict_name(result.attempts[k].verdict),
                        result.attempts[k].digest);
-  if (result.verdict == Verdict::Skipped) {
+  // A crash, a lost device, a timeout, a flake and a nondeterministic run are failures of their own
+  // types: CI views tell them from a red check.
+  auto stopped_failure = [&](const char* type, const std::string& detail) {
+    ++counts.failures;
+    pugi::xml_node failure = test.append_child("failure");
+    failure.append_attribute("type") = type;
+    failure.append_attribute("message") = result.why.c_str();
+    failure.append_child(pugi::node_pcdata).set_value((result.why + "\n" + detail).c_str());
+  };
+  if (not_ran(result.verdict)) {  // JUnit's own skipped: CI views count it apart from a pass
     ++counts.skipped;
     test.append_child("skipped").append_attribute("message") = result.why.c_str();
   } else if (result.verdict == Verdict::Flaky || result.verdict == Verdict::Nondeterministic) {
-    ++counts.failures;  // failures of their own types: a CI view tells them from a steady red
-    pugi::xml_node failure = test.append_child("failure");
-    failure.append_attribute("type") = std::string(verdict_name(result.verdict)).c_str();
-    failure.append_attribute("message") = result.why.c_str();
-    failure.append_child(pugi::node_pcdata).set_value((result.why + "\n").c_str());
-  } else if (result.verdict == Verdict::Crash) {  // a failure of its own type: CI views tell it from a red check
-    ++counts.failures;
-    pugi::xml_node failure = test.append_child("failure");
-    failure.append_attribute("type") = "crash";
-    failure.append_attribute("message") = result.why.c_str();
-    std::string body = result.why + "\n";
-    if (result.crash)
-      body += fmt::format("process: {} (pid {}); ended: {}\n", crashed_process_name(result.crash->process),
-                          result.crash->pid, result.crash->ended);
-    failure.append_child(pugi::node_pcdata).set_value(body.c_str());
+    stopped_failure(std::string(verdict_name(result.verdict)).c_str(), "");
+  } else if (result.verdict == Verdict::Crash) {
+    stopped_failure("crash", !result.crash ? ""
+                                           : fmt::format("process: {} (pid {}); ended: {}\n",
+                                                         crashed_process_name(result.crash->process), result.crash->pid,
+                                                         result.crash->ended));
+  } else if (result.verdict == Verdict::DeviceLost) {
+    stopped_failure(
+        "device-lost",
+        !result.device_lost
+            ? ""
+            : fmt::format("call: {} (submit or wait {}); calls answered VK_ERROR_DEVICE_LOST: {}\n",
+                          result.device_lost->call, result.device_lost->submit_or_wait, result.device_lost->answers));
+  } else if (result.verdict == Verdict::Timeout) {
+    stopped_failure("timeout", !result.timeout
+                                   ? ""
+                                   : fmt::format("limit: {} ({} s); killed after {:.1f} s\n",
+                                                 time_limit_name(result.timeout->limit), result.timeout->limit_seconds,
+                                                 result.timeout->after_seconds));
   } else if (result.verdict == Verdict::CouldNotRun || result.verdict == Verdict::NotJudged) {
     ++counts.errors;
     pugi::xml_node error = test.append_child("error");

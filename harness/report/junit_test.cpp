@@ -16,9 +16,32 @@ RunRecord result(std::string test, Verdict verdict, std::string why = {}) {
           .digest = "d1"};
 }
 
+// Check that a subject that did not run is JUnit's skipped, counted apart and neither passed nor failed.
+TEST(JUnit, SkippedAndNotRunAreSkippedNotPassedNorFailed) {
+  Summary summary =
+      summarize({}, {result("Magma.Spawn.Kmd.ran", Verdict::Green),
+                     result("Magma.Spawn.Kmd.hangs", Verdict::Skipped, "skipped: --skip s.txt:3:1: `hangs`"),
+                     result("Magma.Spawn.Kmd.later", Verdict::NotRun, "not run: --max-fails 1")});
+  EXPECT_EQ(summary.green, 1u);
+  EXPECT_EQ(summary.red, 0u);
+  EXPECT_EQ(summary.skipped, 2u);
+  pugi::xml_document document;
+  ASSERT_TRUE(document.load_string(junit_xml(summary).c_str()));
+  pugi::xml_node suites = document.child("testsuites");
+  EXPECT_EQ(suites.attribute("tests").as_int(), 3);
+  EXPECT_EQ(suites.attribute("skipped").as_int(), 2);
+  EXPECT_EQ(suites.attribute("failures").as_int(), 0);
+  pugi::xml_node suite = suites.child("testsuite");
+  EXPECT_EQ(suite.attribute("skipped").as_int(), 2);
+  pugi::xml_node hangs = suite.find_child_by_attribute("testcase", "name", "hangs");
+  EXPECT_STREQ(hangs.child("skipped").attribute("message").value(), "skipped: --skip s.txt:3:1: `hangs`");
+  EXPECT_FALSE(hangs.child("failure"));
+  EXPECT_TRUE(suite.find_child_by_attribute("testcase", "name", "later").child("skipped"));
+}
+
 // Check that a red check is a failure naming the check and its value, a run that could not
 // complete is an error, an expected failure passes, a stale expectation fails, a crash is a failure
-// of type crash, and the counts add up.
+// of type crash, a lost device one of type device-lost, a timeout one of type timeout, and the counts add up.
 TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
   Summary summary;
   summary.results.push_back(result("Magma.Spawn.Reclaim.all-fine", Verdict::Green));
@@ -38,14 +61,21 @@ TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
   crashed.crash =
       CrashRecord{.process = CrashedProcess::Subject, .pid = 9, .signal = 11, .ended = "killed by signal 11"};
   summary.results.push_back(crashed);
+  RunRecord lost =
+      result("Magma.Spawn.Reclaim.lost", Verdict::DeviceLost, "vkQueueSubmit answered VK_ERROR_DEVICE_LOST");
+  lost.device_lost = DeviceLostRecord{.call = "vkQueueSubmit", .submit_or_wait = 3, .answers = 2, .last_step = ""};
+  summary.results.push_back(lost);
+  RunRecord hung = result("Magma.Spawn.Reclaim.hung", Verdict::Timeout, "passed its inactivity limit of 2 s");
+  hung.timeout = TimeoutRecord{.limit = TimeLimit::Inactivity, .limit_seconds = 2, .after_seconds = 2.5};
+  summary.results.push_back(hung);
 
   pugi::xml_document document;
   ASSERT_TRUE(document.load_string(junit_xml(summary).c_str()));
   pugi::xml_node suites = document.child("testsuites");
-  EXPECT_EQ(suites.attribute("tests").as_int(), 6);
-  EXPECT_EQ(suites.attribute("failures").as_int(), 3);
+  EXPECT_EQ(suites.attribute("tests").as_int(), 8);
+  EXPECT_EQ(suites.attribute("failures").as_int(), 5);
   EXPECT_EQ(suites.attribute("errors").as_int(), 1);
-  EXPECT_DOUBLE_EQ(suites.attribute("time").as_double(), 9.0);
+  EXPECT_DOUBLE_EQ(suites.attribute("time").as_double(), 12);
   pugi::xml_node suite = suites.child("testsuite");
   EXPECT_STREQ(suite.attribute("name").value(), "run lane=spawn");
   auto find = [&](const char* name) { return suite.find_child_by_attribute("testcase", "name", name); };
@@ -64,6 +94,14 @@ TEST(JUnit, RedChecksAreFailuresAndErrorsAreErrors) {
   EXPECT_STREQ(find("crashed").child("failure").attribute("type").value(), "crash");
   EXPECT_STREQ(find("crashed").child("failure").attribute("message").value(), "the child (pid 9) killed by signal 11");
   EXPECT_NE(std::string(find("crashed").child("failure").text().get()).find("process: subject (pid 9)"),
+            std::string::npos);
+  // So is a lost device, naming the call.
+  EXPECT_STREQ(find("lost").child("failure").attribute("type").value(), "device-lost");
+  EXPECT_NE(std::string(find("lost").child("failure").text().get()).find("call: vkQueueSubmit (submit or wait 3)"),
+            std::string::npos);
+  // A timeout too, naming its limit and when it was killed.
+  EXPECT_STREQ(find("hung").child("failure").attribute("type").value(), "timeout");
+  EXPECT_NE(std::string(find("hung").child("failure").text().get()).find("limit: inactivity (2 s); killed after 2.5 s"),
             std::string::npos);
 }
 

@@ -51,6 +51,9 @@ nlohmann::json to_json(const ObservationRecord& record) {
       {"checks", std::move(checks)}};
   if (record.wire_gauges) json["wire_gauges"] = *record.wire_gauges;
   if (!record.server_ended.empty()) json["server_ended"] = record.server_ended;
+  if (!record.verdict.empty()) json["verdict"] = record.verdict;
+  if (!record.why.empty()) json["why"] = record.why;
+  if (record.timeout) json["timeout"] = to_json(*record.timeout);
   return json;
 }
 
@@ -85,6 +88,11 @@ Result<ObservationRecord> observation_record_from_json(const nlohmann::json& jso
   record.kernel_map = fields.take<std::string>("kernel_map");
   record.wire_gauges = fields.take_optional<GaugeValues>("wire_gauges");
   record.server_ended = fields.take_optional<std::string>("server_ended").value_or("");
+  record.verdict = fields.take_optional<std::string>("verdict").value_or("");
+  record.why = fields.take_optional<std::string>("why").value_or("");
+  fields.object(
+      "timeout", [&](JsonFields& in) { read_timeout_record(in, record.timeout.emplace()); },
+      /*required=*/false);
   fields.objects("checks", [&](JsonFields& in) {
     record.checks.push_back({in.take<std::string>("check"), in.take<std::string>("scope"), in.take<bool>("passed"),
                              in.take<std::string>("detail")});

@@ -59,7 +59,11 @@ struct ObservationRecord {
   // ended while its client still talked to it (its exit or signal, the last wire command seen).
   std::optional<GaugeValues> wire_gauges;
   std::string server_ended;
+  std::optional<TimeoutRecord> timeout;  // the program passed a time limit and its tree was killed
   std::vector<BoundRecord> checks;
+  // What it came to, as a run's verdict (observe/observe.h, outcome()): its name, and why in words.
+  std::string verdict;
+  std::string why;
   bool operator==(const ObservationRecord&) const = default;
 };
 

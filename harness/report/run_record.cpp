@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "core/gauges.h"
 #include "report/json_fields.h"
 
 namespace tidemark::report {
@@ -23,9 +24,12 @@ constexpr VerdictNames kVerdictNames[] = {
     {Verdict::CouldNotRun, "could-not-run", "COULD NOT RUN", 0},
     {Verdict::NotJudged, "not-judged", "NOT JUDGED", 0},
     {Verdict::Crash, "crash", "CRASH", 0},
+    {Verdict::DeviceLost, "device-lost", "DEVICE LOST", 0},
+    {Verdict::Timeout, "timeout", "TIMEOUT", 0},
+    {Verdict::Skipped, "skipped", "SKIPPED", 2},
+    {Verdict::NotRun, "not-run", "NOT RUN", 2},
     {Verdict::Flaky, "flaky", "FLAKY", 1},
     {Verdict::Nondeterministic, "nondeterministic", "NONDETERMINISTIC", 0},
-    {Verdict::Skipped, "skipped", "SKIPPED", 2},
 };
 static_assert(std::size(kVerdictNames) == std::size(kAllVerdicts), "a verdict without its names");
 
@@ -42,10 +46,13 @@ constexpr std::pair<Movement, std::string_view> kMovementNames[] = {{Movement::S
                                                                     {Movement::New, "new"}};
 
 constexpr std::pair<CrashedProcess, std::string_view> kCrashedProcessNames[] = {
-    {CrashedProcess::Subject, "subject"}, {CrashedProcess::RendererServer, "renderer-server"}};
+    {CrashedProcess::Subject, "subject"},
+    {CrashedProcess::RendererServer, "renderer-server"},
+    {CrashedProcess::LaneServer, "lane-server"}};
 
 // Version 3: a verdict in place of green, expected_failure, unexpected_pass and error. A crash
-// adds a verdict and an optional field: records without one read and write as before.
+// adds a verdict and an optional field: records without one read and write as before; so does a lost
+// device, and a timeout.
 constexpr DocumentKind kRunDocument{"tidemark-run", 3, "a run record (result.json)"};
 
 }  // namespace
@@ -55,7 +62,29 @@ std::string_view verdict_label(Verdict verdict) { return names_of(verdict).label
 int failure_rank(Verdict verdict) { return names_of(verdict).failure_rank; }
 bool passes(Verdict verdict) { return verdict == Verdict::Green || verdict == Verdict::ExpectedRed; }
 bool retries(Verdict verdict) {
-  return verdict == Verdict::Red || verdict == Verdict::CouldNotRun || verdict == Verdict::Crash;
+  return verdict == Verdict::Red || verdict == Verdict::CouldNotRun || verdict == Verdict::Crash ||
+         verdict == Verdict::DeviceLost || verdict == Verdict::Timeout;
+}
+bool not_ran(Verdict verdict) { return verdict == Verdict::Skipped || verdict == Verdict::NotRun; }
+
+std::optional<DeviceLostRecord> device_lost_in(const GaugeValues& observed) {
+  auto gauge = [&](const char* name) {
+    auto found = observed.find(name);
+    return found == observed.end() ? int64_t{0} : found->second;
+  };
+  if (gauge("vklost") == 0) return std::nullopt;
+  return DeviceLostRecord{.call = std::string(lost_call_name(gauge("vklostcall"))),
+                          .submit_or_wait = gauge("vklostat"),
+                          .answers = gauge("vklost"),
+                          .last_step = {}};
+}
+
+std::string describe(const DeviceLostRecord& lost) {
+  return fmt::format("{} answered VK_ERROR_DEVICE_LOST at its device's submit or wait {}{}",
+                     lost.call.empty() ? "a call" : lost.call, lost.submit_or_wait,
+                     lost.answers > 0
+                         ? fmt::format(" ({} call{} answered so in all)", lost.answers, lost.answers == 1 ? "" : "s")
+                         : "");
 }
 
 GaugeValues gauge_values(const std::vector<std::pair<std::string, int64_t>>& named) {
@@ -92,6 +121,19 @@ std::optional<CrashedProcess> crashed_process_named(std::string_view name) {
   return value_named(kCrashedProcessNames, name);
 }
 
+std::string describe(const TimeoutRecord& timeout) {
+  std::string text =
+      timeout.limit == TimeLimit::WallClock
+          ? fmt::format("passed its wall-clock limit of {:g} s", timeout.limit_seconds)
+          : fmt::format("passed its inactivity limit of {:g} s (nothing crossed the layer or the wire for {:.1f} s)",
+                        timeout.limit_seconds, timeout.idle_seconds);
+  text += fmt::format(" and was killed after {:.1f} s", timeout.after_seconds);
+  if (!timeout.last_step.empty()) text += "; its last step: " + timeout.last_step;
+  text += "; the last Vulkan call: " + (timeout.last_vulkan_call.empty() ? "none seen" : timeout.last_vulkan_call);
+  if (!timeout.last_wire_command.empty()) text += "; the last wire command: " + timeout.last_wire_command;
+  return text;
+}
+
 std::optional<Verdict> verdict_named(std::string_view name) {
   for (const auto& names : kVerdictNames)
     if (names.name == name) return names.verdict;
@@ -105,6 +147,30 @@ std::optional<int64_t> gauge_value(const RunRecord& record, std::string_view nam
     if (family)
       if (auto found = family->find(std::string(name)); found != family->end()) return found->second;
   return std::nullopt;
+}
+
+nlohmann::json to_json(const TimeoutRecord& timeout) {
+  nlohmann::json out{{"limit", time_limit_name(timeout.limit)},
+                     {"limit_seconds", timeout.limit_seconds},
+                     {"after_seconds", timeout.after_seconds},
+                     {"idle_seconds", timeout.idle_seconds}};
+  if (!timeout.last_step.empty()) out["last_step"] = timeout.last_step;
+  if (!timeout.last_vulkan_call.empty()) out["last_vulkan_call"] = timeout.last_vulkan_call;
+  if (!timeout.last_wire_command.empty()) out["last_wire_command"] = timeout.last_wire_command;
+  return out;
+}
+
+void read_timeout_record(JsonFields& in, TimeoutRecord& timeout) {
+  const std::string limit = in.take<std::string>("limit");
+  auto known = time_limit_named(limit);
+  if (!known) in.refuse("limit", "one of wall-clock, inactivity", limit);
+  timeout.limit = known.value_or(TimeLimit::WallClock);
+  timeout.limit_seconds = in.take<double>("limit_seconds");
+  timeout.after_seconds = in.take<double>("after_seconds");
+  timeout.idle_seconds = in.take<double>("idle_seconds");
+  timeout.last_step = in.take_optional<std::string>("last_step").value_or("");
+  timeout.last_vulkan_call = in.take_optional<std::string>("last_vulkan_call").value_or("");
+  timeout.last_wire_command = in.take_optional<std::string>("last_wire_command").value_or("");
 }
 
 nlohmann::json to_json(const RunRecord& record) {
@@ -165,6 +231,13 @@ nlohmann::json to_json(const RunRecord& record) {
     if (!crash.last_wire_command.empty()) out["last_wire_command"] = crash.last_wire_command;
     json["crash"] = std::move(out);
   }
+  if (record.device_lost) {
+    const DeviceLostRecord& lost = *record.device_lost;
+    nlohmann::json out{{"call", lost.call}, {"submit_or_wait", lost.submit_or_wait}, {"answers", lost.answers}};
+    if (!lost.last_step.empty()) out["last_step"] = lost.last_step;
+    json["device_lost"] = std::move(out);
+  }
+  if (record.timeout) json["timeout"] = to_json(*record.timeout);
   return json;
 }
 
@@ -251,7 +324,7 @@ void read_record(JsonFields& fields, RunRecord& record) {
         CrashRecord& crash = record.crash.emplace();
         const std::string process = in.take<std::string>("process");
         auto known = crashed_process_named(process);
-        if (!known) in.refuse("process", "one of subject, renderer-server", process);
+        if (!known) in.refuse("process", "one of subject, renderer-server, lane-server", process);
         crash.process = known.value_or(CrashedProcess::Subject);
         crash.pid = in.take<int64_t>("pid");
         if (auto signal = in.take_optional<int64_t>("signal")) crash.signal = static_cast<int>(*signal);
@@ -259,6 +332,19 @@ void read_record(JsonFields& fields, RunRecord& record) {
         crash.last_step = in.take_optional<std::string>("last_step").value_or("");
         crash.last_wire_command = in.take_optional<std::string>("last_wire_command").value_or("");
       },
+      /*required=*/false);
+  fields.object(
+      "device_lost",
+      [&](JsonFields& in) {
+        DeviceLostRecord& lost = record.device_lost.emplace();
+        lost.call = in.take<std::string>("call");
+        lost.submit_or_wait = in.take<int64_t>("submit_or_wait");
+        lost.answers = in.take<int64_t>("answers");
+        lost.last_step = in.take_optional<std::string>("last_step").value_or("");
+      },
+      /*required=*/false);
+  fields.object(
+      "timeout", [&](JsonFields& in) { read_timeout_record(in, record.timeout.emplace()); },
       /*required=*/false);
 }
 

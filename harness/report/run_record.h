@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "core/lane.h"
+#include "core/time_bounds.h"
 
 namespace tidemark::report {
 
@@ -28,11 +29,18 @@ namespace tidemark::report {
 // Crash: a process the run needs died mid-run (a signal, or a renderer server's end): the record's
 // `crash` says which process, how, and what the subject was doing; it fails the set unless an
 // expectations line says `crash`, when it is an expected red.
+// DeviceLost: the layer saw a call answered VK_ERROR_DEVICE_LOST (by the driver, or its
+// device_lost_at fault), whatever the subject did next (failed, crashed or went on): the record's
+// `device_lost` names the call; it fails the set unless an expectations line says `device-lost`.
+// Timeout: the run passed its wall-clock or inactivity limit (core/time_bounds.h) and its
+// processes were killed: the record's `timeout` says which limit, after how long, and what the
+// subject was doing last; it fails the set unless an expectations line says `timeout`.
+// Skipped: a --skip or --include pattern, or an expectations line saying `skip` (with its reason),
+// left it out: nothing ran; neither a pass nor a failure. NotRun: --max-fails was reached first.
 // Flaky: under --retry, a try failed and a later one was green (the record's `attempts` hold every
 // try): never a pass; it fails the set with an exit code of its own (the CLI's) unless an
 // expectations line says `flaky`, when it is an expected red.
 // Nondeterministic: the --repeat runs gave more than one digest (a result that depends on the run).
-// Skipped: an expectations line says `skip` (with its reason): nothing ran; neither a pass nor a failure.
 enum class Verdict {
   Green,
   Red,
@@ -41,25 +49,36 @@ enum class Verdict {
   CouldNotRun,
   NotJudged,
   Crash,
+  DeviceLost,
+  Timeout,
+  Skipped,
+  NotRun,
   Flaky,
-  Nondeterministic,
-  Skipped
+  Nondeterministic
 };
 inline constexpr Verdict kAllVerdicts[] = {
-    Verdict::Green,     Verdict::Red,   Verdict::ExpectedRed, Verdict::UnexpectedPass,   Verdict::CouldNotRun,
-    Verdict::NotJudged, Verdict::Crash, Verdict::Flaky,       Verdict::Nondeterministic, Verdict::Skipped};
+    Verdict::Green,     Verdict::Red,   Verdict::ExpectedRed,     Verdict::UnexpectedPass, Verdict::CouldNotRun,
+    Verdict::NotJudged, Verdict::Crash, Verdict::DeviceLost,      Verdict::Timeout,        Verdict::Skipped,
+    Verdict::NotRun,    Verdict::Flaky, Verdict::Nondeterministic};
 
-// "green", "red", "expected-red", "unexpected-pass", "could-not-run", "not-judged", "crash", "flaky",
-// "nondeterministic", "skipped": in documents and HTML classes.
+// "green", "red", "expected-red", "unexpected-pass", "could-not-run", "not-judged", "crash",
+// "device-lost", "timeout", "skipped", "not-run", "flaky", "nondeterministic": in documents and
+// HTML classes.
 std::string_view verdict_name(Verdict verdict);
-// "GREEN", "RED", "EXPECTED RED", "UNEXPECTED PASS", "COULD NOT RUN", "NOT JUDGED", "CRASH", "FLAKY",
-// "NONDETERMINISTIC", "SKIPPED": for a person.
+// "GREEN", "RED", "EXPECTED RED", "UNEXPECTED PASS", "COULD NOT RUN", "NOT JUDGED", "CRASH",
+// "DEVICE LOST", "TIMEOUT", "SKIPPED", "NOT RUN", "FLAKY", "NONDETERMINISTIC": for a person.
 std::string_view verdict_label(Verdict verdict);
 std::optional<Verdict> verdict_named(std::string_view name);
 // Nothing in the run fails the set: green, or an expected red.
 bool passes(Verdict verdict);
-// What --retry runs again: a run that failed by what it did (red, could-not-run, crash), not one
-// that did nothing (not judged, skipped) or whose judgement is not the run's (a stale expectations line).
+// Nothing of the subject ran, so it neither passes nor fails: skipped (run's --skip, --include, or
+// an expectations line saying `skip`), or not run (run's --max-fails was reached first).
+bool not_ran(Verdict verdict);
+// What --retry runs again: a run that failed by what it did (red, could-not-run, crash,
+// device-lost, timeout: a driver that hangs or loses its device now and then is a flake as much as
+// one that crashes), not one that did nothing (not judged, skipped, not run), whose judgement is
+// not the run's (a stale expectations line) or that is already the judgement of several runs
+// (nondeterministic).
 bool retries(Verdict verdict);
 // Red, could-not-run and not-judged first, then stale expectations, then expected reds, then green.
 int failure_rank(Verdict verdict);
@@ -102,11 +121,11 @@ struct BaselineJudgement {
   bool operator==(const BaselineJudgement&) const = default;
 };
 
-// Which process of a run died: Tidemark's child running the subject (runner/isolation.h), or the
-// renderer server of a driver build with a server. (A lane's tidemark-server that dies is named
-// in a could-not-run, with its signal and its last words: lanes/channels.h.)
-enum class CrashedProcess { Subject, RendererServer };
-std::string_view crashed_process_name(CrashedProcess process);  // "subject", "renderer-server"
+// Which process of a run died: Tidemark's child running the subject (runner/isolation.h), the
+// renderer server of a driver build with a server, or the spawn or tcp lane's tidemark-server
+// (by a signal: one that exits with a status is named in a could-not-run, with its last words).
+enum class CrashedProcess { Subject, RendererServer, LaneServer };
+std::string_view crashed_process_name(CrashedProcess process);  // "subject", "renderer-server", "lane-server"
 std::optional<CrashedProcess> crashed_process_named(std::string_view name);
 
 // How a crashed run ended, beside its verdict's `why` (the same, in words).
@@ -119,6 +138,43 @@ struct CrashRecord {
   std::string last_wire_command;  // a renderer server's: the last the tap saw
   bool operator==(const CrashRecord&) const = default;
 };
+
+// How a device-lost run lost its device, as the layer beneath it saw it.
+struct DeviceLostRecord {
+  std::string call;            // the first call answered VK_ERROR_DEVICE_LOST: "vkQueueSubmit"
+  int64_t submit_or_wait = 0;  // which of its device's submits and waits that call was, from 1
+  int64_t answers = 0;         // calls answered so in all; 0: not known (its process died before they were read)
+  std::string last_step;       // what the subject was doing then, or "" when unknown
+  bool operator==(const DeviceLostRecord&) const = default;
+};
+
+// The device the layer saw lost, from its gauges (vklost, vklostcall, vklostat: core/gauges.h);
+// none when no call was answered VK_ERROR_DEVICE_LOST.
+std::optional<DeviceLostRecord> device_lost_in(const GaugeValues& observed);
+// "vkQueueSubmit answered VK_ERROR_DEVICE_LOST at its device's submit or wait 3 (2 calls answered so in all)"
+std::string describe(const DeviceLostRecord& lost);
+
+// How a run that passed a limit ended, beside its verdict's `why` (the same, in words).
+// Which bound (core/time_bounds.h): its whole time, or a stretch with no call crossing the layer
+// or the wire.
+struct TimeoutRecord {
+  TimeLimit limit = TimeLimit::WallClock;
+  double limit_seconds = 0;       // the bound it passed
+  double after_seconds = 0;       // how long the run had gone when it was killed
+  double idle_seconds = 0;        // how long nothing had crossed the layer or the wire by then
+  std::string last_step;          // its last step (file:line:column ...), or "" when unknown
+  std::string last_vulkan_call;   // the last call the layer intercepted, or ""
+  std::string last_wire_command;  // the last command the tap or the lane's wire saw, or ""
+  bool operator==(const TimeoutRecord&) const = default;
+};
+
+// "passed its inactivity limit of 2 s (nothing crossed the layer or the wire for 2.0 s) and was
+// killed after 3.1 s; its last step: ...; the last Vulkan call: ...; the last wire command: ...".
+std::string describe(const TimeoutRecord& timeout);
+// Its codec, shared by the documents that hold one (result.json, observation.json).
+class JsonFields;
+nlohmann::json to_json(const TimeoutRecord& timeout);
+void read_timeout_record(JsonFields& in, TimeoutRecord& timeout);
 
 // One try of a run under --retry, as its record keeps it.
 struct Attempt {
@@ -155,8 +211,10 @@ struct RunRecord {
   std::vector<Attempt> attempts;            // --retry: every try's, in order, when there was more than one
   std::vector<std::string> validation_messages;
   std::vector<CheckRecord> checks;
-  std::optional<BaselineJudgement> baseline;  // when the run was held to a baseline
-  std::optional<CrashRecord> crash;           // when a process of the run died (verdict crash, or an expected one)
+  std::optional<BaselineJudgement> baseline;    // when the run was held to a baseline
+  std::optional<CrashRecord> crash;             // when a process of the run died (verdict crash, or an expected one)
+  std::optional<DeviceLostRecord> device_lost;  // when the layer saw the device lost (verdict device-lost, or expected)
+  std::optional<TimeoutRecord> timeout;         // when the run passed a limit (verdict timeout, or an expected one)
   bool operator==(const RunRecord&) const = default;
 };
 

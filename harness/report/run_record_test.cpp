@@ -72,6 +72,9 @@ TEST(Verdict, EveryVerdictHasItsOwnNameAndLabel) {
   EXPECT_TRUE(passes(Verdict::ExpectedRed));
   EXPECT_FALSE(passes(Verdict::UnexpectedPass));
   EXPECT_FALSE(passes(Verdict::CouldNotRun));
+  EXPECT_FALSE(passes(Verdict::Skipped));
+  EXPECT_TRUE(not_ran(Verdict::NotRun));
+  EXPECT_FALSE(not_ran(Verdict::Red));
 }
 
 // Check that a record written to result.json reads back equal, field for field.
@@ -120,7 +123,75 @@ TEST(RunRecord, ACrashIsWrittenAndReadWithTheProcessThatTookIt) {
   nlohmann::json json = to_json(record);
   json["crash"]["process"] = "lane";
   EXPECT_EQ(error_reading(json, "r.json", ""),
-            "r.json: crash.process: expected one of subject, renderer-server, found \"lane\"");
+            "r.json: crash.process: expected one of subject, renderer-server, lane-server, found \"lane\"");
+  fs::remove(file);
+}
+
+// Check that a lost device's record (the call, which submit or wait, how many, the step) reads
+// back equal, with a crash beside it and without its step.
+TEST(RunRecord, ALostDeviceIsWrittenAndReadWithTheCallThatSaidIt) {
+  const std::string file = temp_file("lost.json");
+  RunRecord record{.test = "t", .subject = "s", .file = "f", .backend = "vulkan", .verdict = Verdict::DeviceLost};
+  record.why = "vkQueueSubmit answered VK_ERROR_DEVICE_LOST at its device's submit or wait 3";
+  record.device_lost =
+      DeviceLostRecord{.call = "vkQueueSubmit", .submit_or_wait = 3, .answers = 2, .last_step = "f:3:5: step draw"};
+  record.crash = CrashRecord{.process = CrashedProcess::LaneServer, .pid = 8, .signal = 11, .ended = "killed"};
+  ASSERT_TRUE(write_run_record(file, record));
+  auto read = read_run_record(file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, record);
+  record.device_lost->last_step.clear();
+  record.crash.reset();
+  ASSERT_TRUE(write_run_record(file, record));
+  read = read_run_record(file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, record);
+  fs::remove(file);
+}
+
+// Check that the layer's lost-device gauges make a record only when a call was answered so, and
+// that it is told with the call's name.
+TEST(RunRecord, ALostDeviceIsReadFromTheLayersGauges) {
+  EXPECT_FALSE(device_lost_in({{"vklost", 0}, {"vksubmits", 4}}));
+  auto lost = device_lost_in({{"vklost", 2}, {"vklostcall", 3}, {"vklostat", 5}});
+  ASSERT_TRUE(lost);
+  EXPECT_EQ(*lost, (DeviceLostRecord{.call = "vkWaitForFences", .submit_or_wait = 5, .answers = 2, .last_step = ""}));
+  EXPECT_EQ(describe(*lost),
+            "vkWaitForFences answered VK_ERROR_DEVICE_LOST at its device's submit or wait 5 (2 calls answered so in "
+            "all)");
+}
+
+// Check that a timeout's record (its limit, seconds, last step, Vulkan call and wire command) reads
+// back equal, its words name all of them, and a limit Tidemark does not name is refused where it is.
+TEST(RunRecord, ATimeoutIsWrittenAndReadWithTheLimitAndWhatItDidLast) {
+  const std::string file = temp_file("timeout.json");
+  RunRecord record{.test = "t", .subject = "s", .file = "f", .backend = "vulkan", .verdict = Verdict::Timeout};
+  record.timeout = TimeoutRecord{.limit = TimeLimit::Inactivity,
+                                 .limit_seconds = 2,
+                                 .after_seconds = 3.31,
+                                 .idle_seconds = 2.0,
+                                 .last_step = "f:3:5: step draw (i=2), backend call 9",
+                                 .last_vulkan_call = "vkQueueSubmit (the layer's call 40)",
+                                 .last_wire_command = ""};
+  record.why = describe(*record.timeout);
+  EXPECT_EQ(record.why,
+            "passed its inactivity limit of 2 s (nothing crossed the layer or the wire for 2.0 s) and was killed "
+            "after 3.3 s; its last step: f:3:5: step draw (i=2), backend call 9; the last Vulkan call: vkQueueSubmit "
+            "(the layer's call 40)");
+  ASSERT_TRUE(write_run_record(file, record));
+  auto read = read_run_record(file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, record);
+  record.timeout->limit = TimeLimit::WallClock;
+  record.timeout->last_wire_command = "VCMD_SUBMIT_CMD (command 96 of the connection)";
+  ASSERT_TRUE(write_run_record(file, record));
+  read = read_run_record(file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, record);
+  nlohmann::json json = to_json(record);
+  json["timeout"]["limit"] = "cpu";
+  EXPECT_EQ(error_reading(json, "r.json", ""),
+            "r.json: timeout.limit: expected one of wall-clock, inactivity, found \"cpu\"");
   fs::remove(file);
 }
 
@@ -147,7 +218,8 @@ TEST(RunRecord, AFieldMissingUnknownOrMistypedIsNamed) {
   old["verdict"] = "GREEN";
   EXPECT_EQ(error_of(old),
             "out/summary.json: results[2].verdict: expected one of green, red, expected-red, unexpected-pass, "
-            "could-not-run, not-judged, crash, flaky, nondeterministic, skipped, found 'GREEN'");
+            "could-not-run, not-judged, crash, device-lost, timeout, skipped, not-run, flaky, nondeterministic, found "
+            "'GREEN'");
   nlohmann::json before = good;  // a version 2 record: green, no verdict
   before.erase("verdict");
   before["green"] = true;

@@ -134,12 +134,10 @@ Summary summarize(const Origin& origin, std::vector<RunRecord> results) {
   Summary summary{.origin = origin, .results = std::move(results)};
   for (auto& record : summary.results) {
     if (record.series.empty()) record.series = origin.series;
-    if (record.verdict == Verdict::Skipped)
-      ++summary.skipped;
-    else if (record.verdict == Verdict::Flaky)
+    if (record.verdict == Verdict::Flaky)
       ++summary.flaky;
     else
-      (record_passes(record) ? summary.green : summary.red) += 1;
+      (not_ran(record.verdict) ? summary.skipped : record_passes(record) ? summary.green : summary.red) += 1;
   }
   summary.parity = parity_rows(summary.results);
   return summary;

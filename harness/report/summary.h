@@ -70,7 +70,7 @@ struct Summary {
   size_t green = 0;    // records that pass (green or expected red)
   size_t red = 0;      // records that fail, flaky ones apart
   size_t flaky = 0;    // flaky records (failed, then green under --retry): listed with every try's digest
-  size_t skipped = 0;  // records an expectations line skipped: neither pass nor fail
+  size_t skipped = 0;  // records of subjects that did not run (skipped, not run): neither green nor red
   std::vector<ParityRow> parity;
   std::optional<BaselineOrigin> baseline;
 };

@@ -63,6 +63,7 @@ std::string failures_section(const std::vector<const RunRecord*>& ordered) {
   size_t count = 0;
   for (const RunRecord* result : ordered) {
     if (record_passes(*result)) break;
+    if (not_ran(result->verdict)) continue;  // not a failure: its article says why it did not run
     ++count;
     std::string what;
     if (!result->why.empty())
@@ -202,8 +203,10 @@ std::string run_article(const RunRecord& result, const fs::path& dir) {
       "<code>{}</code></p>\n"
       "<table class=\"checks\"><tr><th></th><th>check</th><th>measured</th><th>where</th><th>id</th></tr>\n{}</table>\n"
       "{}<p class=\"links\">{}</p><div class=\"plots\">{}</div></article>\n",
-      record_passes(result) ? "green" : "red", html_escape(result.test), html_escape(result.test),
-      verdict_label(result.verdict),
+      not_ran(result.verdict) ? "skipped"
+      : record_passes(result) ? "green"
+                              : "red",
+      html_escape(result.test), html_escape(result.test), verdict_label(result.verdict),
       result.baseline ? fmt::format("<span class=\"movement {0}\">{0} against the baseline</span> ",
                                     movement_name(result.baseline->movement))
                       : "",
@@ -243,19 +246,17 @@ std::string summary_html(const Summary& summary, const fs::path& dir) {
            std::tuple(record_passes(*b), failure_rank(b->verdict), b->test);
   });
   const size_t green = summary.green, red = summary.red;
-  // Flaky and skipped runs are neither green nor red, and said so when there are any.
-  std::string others;
-  if (summary.flaky) others += fmt::format(", {} flaky", summary.flaky);
-  if (summary.skipped) others += fmt::format(", {} skipped", summary.skipped);
+  // Flaky runs are neither green nor red (nor are skipped ones), and said so when there are any.
+  const std::string flaky = summary.flaky ? fmt::format(", {} flaky", summary.flaky) : "";
   std::string runs;
   for (const RunRecord* result : ordered) runs += run_article(*result, dir);
   return fmt::format(
       "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Tidemark: {} red, {} green{}</title>\n"
-      "<style>{}</style>\n</head><body>\n<header><h1 id=\"verdict\" class=\"{}\">{} red, {} green{} of {}</h1>"
+      "<style>{}</style>\n</head><body>\n<header><h1 id=\"verdict\" class=\"{}\">{} red, {} green of {}{}{}</h1>"
       "<p class=\"origin\">{}</p></header>\n{}{}{}<section id=\"runs\"><h2>Runs</h2>\n{}</section>\n</body></html>\n",
-      red, green, others, kStyle, red || summary.flaky ? "red" : "green", red, green, others, summary.results.size(),
-      origin_line(summary.origin), failures_section(ordered), baseline_section(summary, ordered),
-      parity_section(summary.parity), runs);
+      red, green, flaky, kStyle, red || summary.flaky ? "red" : "green", red, green, red + green, flaky,
+      summary.skipped ? fmt::format(" ({} skipped or not run)", summary.skipped) : "", origin_line(summary.origin),
+      failures_section(ordered), baseline_section(summary, ordered), parity_section(summary.parity), runs);
 }
 
 }  // namespace tidemark::report

@@ -146,6 +146,18 @@ void hold_to_measured_values(const Expectation& expected, JudgedRun& result) {
   }
 }
 
+// The verdicts a line may name in place of check ids, and how a run it holds for is told.
+struct NamedVerdict {
+  report::Verdict verdict;
+  std::string_view word;
+  std::string_view told;
+};
+constexpr NamedVerdict kNamedVerdicts[] = {{report::Verdict::NotJudged, kNotJudged, "not judged"},
+                                           {report::Verdict::Crash, kCrash, "crashed"},
+                                           {report::Verdict::DeviceLost, kDeviceLost, "device lost"},
+                                           {report::Verdict::Timeout, kTimeout, "timed out"},
+                                           {report::Verdict::Flaky, kFlaky, "flaky"}};
+
 }  // namespace
 
 bool says(const Expectation& expected, std::string_view word) {
@@ -153,30 +165,24 @@ bool says(const Expectation& expected, std::string_view word) {
 }
 
 bool names_a_verdict(const Expectation& expected) {
-  return says(expected, kNotJudged) || says(expected, kCrash) || says(expected, kFlaky) || says(expected, kSkip);
+  // `skip` names no verdict of a run: a run it holds for is never made (runner/subject.h's skipped_run).
+  return says(expected, kSkip) || std::any_of(std::begin(kNamedVerdicts), std::end(kNamedVerdicts),
+                                              [&](const NamedVerdict& named) { return says(expected, named.word); });
 }
 
 // An expected failure holds when the run is red on exactly the checks the line names.
 void judge_against(const Expectation& expected, JudgedRun result) {
   std::vector<std::string>& failed = result.failed;
   std::sort(failed.begin(), failed.end());
-  if (says(expected, kFlaky)) {
-    if (result.verdict == report::Verdict::Flaky) {
+  // A flake need not strike: under a `flaky` line only a flaky run is judged (green stays green, red red).
+  if (says(expected, kFlaky) && result.verdict != report::Verdict::Flaky) return;
+  auto named = std::find_if(std::begin(kNamedVerdicts), std::end(kNamedVerdicts),
+                            [&](const NamedVerdict& each) { return each.verdict == result.verdict; });
+  if (named != std::end(kNamedVerdicts)) {
+    if (says(expected, named->word)) {
       result.verdict = report::Verdict::ExpectedRed;
-      result.why =
-          fmt::format("flaky, as {} says ({}): {}", format_location(expected.where), expected.reason, result.why);
-    }
-  } else if (result.verdict == report::Verdict::Crash) {
-    if (expected.checks == std::vector<std::string>{std::string(kCrash)}) {
-      result.verdict = report::Verdict::ExpectedRed;
-      result.why =
-          fmt::format("crashed, as {} says ({}): {}", format_location(expected.where), expected.reason, result.why);
-    }
-  } else if (result.verdict == report::Verdict::NotJudged) {
-    if (expected.checks == std::vector<std::string>{std::string(kNotJudged)}) {
-      result.verdict = report::Verdict::ExpectedRed;
-      result.why =
-          fmt::format("not judged, as {} says ({}): {}", format_location(expected.where), expected.reason, result.why);
+      result.why = fmt::format("{}, as {} says ({}): {}", named->told, format_location(expected.where), expected.reason,
+                               result.why);
     }
   } else if (result.verdict == report::Verdict::Green) {
     result.verdict = report::Verdict::UnexpectedPass;

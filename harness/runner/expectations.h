@@ -35,6 +35,10 @@ namespace tidemark::runner {
 inline constexpr std::string_view kNotJudged = "not-judged";
 // In place of the check ids: a process of the run dies mid-run (verdict crash), and that is known.
 inline constexpr std::string_view kCrash = "crash";
+// In place of the check ids: the layer sees the device lost (verdict device-lost), and that is known.
+inline constexpr std::string_view kDeviceLost = "device-lost";
+// In place of the check ids: the run passes a time limit (verdict timeout), and that is known.
+inline constexpr std::string_view kTimeout = "timeout";
 // In place of the check ids: the run is known to fail now and then (verdict flaky under --retry).
 inline constexpr std::string_view kFlaky = "flaky";
 // In place of the check ids: the run is not made at all (verdict skipped, with the line's reason).
@@ -50,8 +54,8 @@ struct Expectation {
   SourceLocation where;
 };
 
-// Whether a line's check ids are one of the words `not-judged`, `crash`, `flaky` or `skip` rather
-// than checks of its scenario.
+// Whether a line's check ids are one of the words `not-judged`, `crash`, `device-lost`, `timeout`,
+// `flaky` or `skip` rather than checks of its scenario.
 bool names_a_verdict(const Expectation& expected);
 // Whether a line says `word` in place of its check ids.
 bool says(const Expectation& expected, std::string_view word);
@@ -79,8 +83,9 @@ struct JudgedRun {
 // gauge is worse than a value it measured (else red: "known failure got worse: ..."); green is an
 // unexpected pass; a not-judged run is an expected red when the line says `not-judged`, a crash
 // when it says `crash` (a line that says `crash` of a run that no longer crashes: green is an
-// unexpected pass, red stays red). A flaky run is an expected red when the line says `flaky`; a
-// green run under such a line stays green (a flake need not strike), a red one red.
+// unexpected pass, red stays red), a device-lost run when it says `device-lost` (likewise), a
+// timeout when it says `timeout` (likewise). A flaky run is an expected red when the line says
+// `flaky`; a green run under such a line stays green (a flake need not strike), a red one red.
 void judge_against(const Expectation& expected, JudgedRun run);
 
 }  // namespace tidemark::runner

@@ -109,6 +109,8 @@ TEST(Expectations, LintTakesStandInsAndNotJudgedAndRefusesUnknownBackends) {
   EXPECT_EQ(check("gl-native reclaim/bands gauge[0] # yours keeps them: wlivepk = 9"), "clean");
   EXPECT_EQ(check("gl-llvmpipe reclaim/bands not-judged # no device gauges there"), "clean");
   EXPECT_EQ(check("vulkan reclaim/bands crash # the driver dies at its 3000th call"), "clean");
+  EXPECT_EQ(check("vulkan reclaim/bands device-lost # the driver loses its device"), "clean");
+  EXPECT_EQ(check("vulkan reclaim/bands timeout # the driver hangs at its 40th call"), "clean");
   EXPECT_NE(check("nope reclaim/bands gauge[0] # x").find(":1:1: expected a backend Tidemark has, found 'nope'"),
             std::string::npos);
   auto listed_only = listing("kept", "gl");
@@ -148,6 +150,49 @@ TEST(Expectations, ACrashALineNamesIsExpectedAndOneThatStoppedIsAnUnexpectedPass
   std::string text = "died";
   judge_against(other->front(), {.verdict = verdict, .why = text, .failed = {}, .gauge = {}});
   EXPECT_EQ(verdict, report::Verdict::Crash);
+}
+
+// Check that a line naming `device-lost` makes a lost device an expected red, a run whose device
+// is no longer lost an unexpected pass, and a crash stays a crash under it.
+TEST(Expectations, ALostDeviceALineNamesIsExpectedAndOneThatStoppedIsAnUnexpectedPass) {
+  auto loaded = parse_expectations("vulkan reclaim/bands device-lost # ID-10: lost at its first submit\n", "e.txt");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  auto judged = [&](report::Verdict verdict) {
+    std::string why = "vkQueueSubmit answered VK_ERROR_DEVICE_LOST";
+    judge_against(loaded->front(), {.verdict = verdict, .why = why, .failed = {}, .gauge = {}});
+    return std::pair(verdict, why);
+  };
+  auto [expected, why] = judged(report::Verdict::DeviceLost);
+  EXPECT_EQ(expected, report::Verdict::ExpectedRed);
+  EXPECT_EQ(why,
+            "device lost, as e.txt:1:1 says (ID-10: lost at its first submit): vkQueueSubmit answered "
+            "VK_ERROR_DEVICE_LOST");
+  EXPECT_EQ(judged(report::Verdict::Green).first, report::Verdict::UnexpectedPass);
+  EXPECT_EQ(judged(report::Verdict::Crash).first, report::Verdict::Crash);
+  EXPECT_TRUE(names_a_verdict(loaded->front()));
+}
+
+// Check that a line naming `timeout` makes a timeout an expected red, a run that no longer times out
+// an unexpected pass, and a crash still a crash (the line names another verdict).
+TEST(Expectations, ATimeoutALineNamesIsExpectedAndOneThatStoppedIsAnUnexpectedPass) {
+  auto loaded =
+      parse_expectations("vulkan reclaim/bands timeout # ID-10: the driver hangs at its 40th call\n", "e.txt");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  const Expectation& line = loaded->front();
+  auto judged = [&](report::Verdict verdict) {
+    std::string why = "passed its inactivity limit of 2 s";
+    judge_against(line, {.verdict = verdict, .why = why, .failed = {}, .gauge = {}});
+    return std::pair(verdict, why);
+  };
+  auto [expected, why] = judged(report::Verdict::Timeout);
+  EXPECT_EQ(expected, report::Verdict::ExpectedRed);
+  EXPECT_EQ(why,
+            "timed out, as e.txt:1:1 says (ID-10: the driver hangs at its 40th call): passed its inactivity "
+            "limit of 2 s");
+  auto [stopped, stale] = judged(report::Verdict::Green);
+  EXPECT_EQ(stopped, report::Verdict::UnexpectedPass);
+  EXPECT_NE(stale.find("e.txt:1:1: expected red on timeout"), std::string::npos) << stale;
+  EXPECT_EQ(judged(report::Verdict::Crash).first, report::Verdict::Crash);
 }
 
 // Check that a line naming `flaky` makes a flaky run an expected red, leaves a green run green (a

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -15,8 +16,11 @@
 #include <cstring>
 #include <new>
 #include <span>
+#include <vector>
 
 #include "core/crash_notes.h"
+#include "core/gauges.h"
+#include "core/progress.h"
 #include "core/process.h"
 #include "report/json_fields.h"
 #include "runner/build_runs.h"
@@ -77,7 +81,13 @@ bool write_exactly(int fd, const void* from, size_t size) {
 [[noreturn]] void serve_in_child(const IsolatedRuns::Pipeline& pipeline, int socket, crash_notes::Notes* notes) {
   crash_notes::arm(notes);
   for (uint64_t index = 0; read_exactly(socket, &index, sizeof index);) {
-    *notes = crash_notes::Notes{};
+    // A run's notes start empty; the layer's stay (its count is the process's, its name written
+    // only when it changes).
+    notes->step = {};
+    notes->server = {};
+    notes->wire = {};
+    notes->device_lost = {};
+    notes->layer_calls_before = notes->layer.calls;
     BatchAnswer answer;
     try {
       auto record = pipeline(static_cast<size_t>(index));
@@ -97,9 +107,22 @@ bool write_exactly(int fd, const void* from, size_t size) {
   std::exit(0);
 }
 
+// This process's ends of its children's sockets. A child forked after another inherits that
+// one's end; it closes every one in its first moments, else the other child would never read the
+// end of its socket when this process closes its own copy (and its reaping would wait for ever).
+std::vector<int>& parent_ends() {
+  static std::vector<int> ends;  // the run loop's thread alone forks and closes
+  return ends;
+}
+
 // How a child that gave no record ended, from its wait status and what it noted.
 ChildDied died(pid_t child, int status, const crash_notes::Notes& notes, const std::string& subject_file) {
   ChildDied out;
+  if (const crash_notes::DeviceLostNote& lost = notes.device_lost; lost.lost)
+    out.device_lost = report::DeviceLostRecord{.call = std::string(lost_call_name(lost.call)),
+                                               .submit_or_wait = static_cast<int64_t>(lost.submit_or_wait),
+                                               .answers = 0,
+                                               .last_step = crash_notes::describe_step(lost.step, subject_file)};
   report::CrashRecord& crash = out.crash;
   crash.last_step = crash_notes::describe_step(notes.step, subject_file);
   const std::string child_ended =
@@ -126,12 +149,28 @@ ChildDied died(pid_t child, int status, const crash_notes::Notes& notes, const s
   return out;
 }
 
+// What a run that passed a limit was doing, read once its child's tree is dead.
+TimedOut timed_out(pid_t child, TimeLimit limit, const BoundsWatch& watch, const crash_notes::Notes& notes,
+                   const std::string& subject_file, bool all_ended) {
+  TimedOut out;
+  report::TimeoutRecord& timeout = out.timeout;
+  timeout.limit = limit;
+  timeout.limit_seconds = watch.limit_seconds(limit);
+  timeout.after_seconds = watch.elapsed_seconds();
+  timeout.idle_seconds = watch.idle_seconds();
+  timeout.last_step = crash_notes::describe_step(notes.step, subject_file);
+  timeout.last_vulkan_call = crash_notes::last_vulkan_call(notes);
+  timeout.last_wire_command = crash_notes::last_wire_command(notes);
+  out.seconds = timeout.after_seconds;
+  out.why = fmt::format("Tidemark's subject child (pid {}) {}; it and every process it started were killed{}", child,
+                        report::describe(timeout), all_ended ? "" : " (one still ran 2 s later)");
+  return out;
+}
+
 }  // namespace
 
 bool drives_here(const Subject& subject, const RunOptions& options) {
-  const Lane lane = options.column.lane.lane;
-  return options.isolation && subject.has_lanes() && !subject.takes_builds() &&
-         (lane == Lane::Monolith || lane == Lane::Split);
+  return options.isolation && subject.has_lanes() && !subject.takes_builds();
 }
 
 struct IsolatedRuns::Child {
@@ -147,7 +186,10 @@ IsolatedRuns::~IsolatedRuns() { stop(); }
 Status IsolatedRuns::start() {
   TIDEMARK_TRY(notes, SharedNotes::map());
   TIDEMARK_TRY(sockets, wire::socket_pair());
-  // What this process printed so far is out before the fork: the child's copy of a buffer is its own.
+  // The status line's ticker is the parent's only other thread: held still, it holds no lock the
+  // child would inherit. What this process printed so far is out before the fork: the child's copy
+  // of a buffer is its own.
+  auto still = Progress::hold_active();
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t pid = ::fork();
@@ -156,28 +198,77 @@ Status IsolatedRuns::start() {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a run that is killed leaves no child running its subjects
     if (::getppid() == 1) ::_exit(1);    // ... nor one whose parent went before that was said
     sockets.first.reset();
+    for (int sibling : parent_ends()) ::close(sibling);
     serve_in_child(pipeline_, sockets.second.get(), notes.get());
   }
+  parent_ends().push_back(sockets.first.get());
   child_ = std::make_unique<Child>(Child{std::move(notes), pid, std::move(sockets.first)});
   return {};
 }
 
 void IsolatedRuns::stop() {
   if (!child_) return;
-  child_->socket.reset();  // the child reads the end and leaves
+  close_socket();  // the child reads the end and leaves
   int status = 0;
   while (::waitpid(child_->pid, &status, 0) < 0 && errno == EINTR) {
   }
   child_.reset();
 }
 
-Result<std::variant<report::RunRecord, ChildDied>> IsolatedRuns::run(size_t index, const std::string& subject_file) {
+Result<IsolatedRuns::Answer> IsolatedRuns::run(size_t index, const std::string& subject_file,
+                                               const TimeBounds& bounds) {
+  TIDEMARK_CHECK(send(index, bounds));
+  for (;;) {
+    pollfd readable{socket(), POLLIN, 0};
+    const int ready = ::poll(&readable, 1, static_cast<int>(next_check().count()));
+    if (ready > 0 || (ready < 0 && errno != EINTR)) return receive(subject_file);
+    TIDEMARK_TRY(passed, check_bounds(subject_file));
+    if (passed) return std::move(*passed);
+  }
+}
+
+Status IsolatedRuns::send(size_t index, const TimeBounds& bounds) {
   if (!child_) TIDEMARK_CHECK(start());
-  const auto started = std::chrono::steady_clock::now();
-  const int socket = child_->socket.get();
+  sent_ = std::chrono::steady_clock::now();
+  watch_.emplace(bounds);
   const uint64_t asked = index;
+  // A child that has ended cannot take it: receive() then finds its end and reaps it.
+  write_exactly(child_->socket.get(), &asked, sizeof asked);
+  return {};
+}
+
+void IsolatedRuns::close_socket() {
+  std::erase(parent_ends(), child_->socket.get());
+  child_->socket.reset();
+}
+
+int IsolatedRuns::socket() const { return child_ ? child_->socket.get() : -1; }
+
+std::chrono::milliseconds IsolatedRuns::next_check() const {
+  return watch_ ? watch_->next_check() : std::chrono::milliseconds(100);
+}
+
+Result<std::optional<IsolatedRuns::Answer>> IsolatedRuns::check_bounds(const std::string& subject_file) {
+  if (!child_ || !watch_) return std::optional<Answer>();
+  const auto passed = watch_->check(crash_notes::activity(*child_->notes.get()));
+  if (!passed) return std::optional<Answer>();
+  const bool all_ended = kill_tree(child_->pid, std::chrono::milliseconds(2000));
+  int status = 0;
+  while (::waitpid(child_->pid, &status, 0) < 0)
+    if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
+  TimedOut out = timed_out(child_->pid, *passed, *watch_, *child_->notes.get(), subject_file, all_ended);
+  close_socket();
+  child_.reset();
+  watch_.reset();
+  return std::optional<Answer>(std::move(out));
+}
+
+Result<IsolatedRuns::Answer> IsolatedRuns::receive(const std::string& subject_file) {
+  if (!child_) return fail(ErrorKind::Io, "the subject's child was asked for no run");
+  watch_.reset();
+  const int socket = child_->socket.get();
   uint64_t size = 0;
-  if (write_exactly(socket, &asked, sizeof asked) && read_exactly(socket, &size, sizeof size)) {
+  if (read_exactly(socket, &size, sizeof size)) {
     std::string text(size, '\0');
     if (!read_exactly(socket, text.data(), text.size()))
       return fail(ErrorKind::Io, "the subject's child ended in the middle of its answer");
@@ -194,7 +285,8 @@ Result<std::variant<report::RunRecord, ChildDied>> IsolatedRuns::run(size_t inde
   while (::waitpid(child_->pid, &status, 0) < 0)
     if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
   ChildDied out = died(child_->pid, status, *child_->notes.get(), subject_file);
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_).count();
+  close_socket();
   child_.reset();
   return out;
 }

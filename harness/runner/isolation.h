@@ -1,12 +1,14 @@
 // Isolation: a subject whose driver would be loaded into Tidemark's own process (a scenario or a
 // recording in the monolith or split lane, on any backend, through all its --repeat runs) runs in
-// a child process, so a driver that crashes ends the child and not the run of the suite.
+// a child process, so a driver that crashes ends the child and not the run of the suite; in the
+// spawn and tcp lanes too, so that its time limits are watched and its tree killed the same way.
 //
 // The child is a fork() of the run loop, not a re-exec of tidemark: the parent has loaded no
 // driver (every session is opened in the child) and holds its options, expectations and
 // registries in memory, which the child keeps without a codec for each, where an exec would
 // re-read the drivers file, the scenarios and the expectations. The parent's only other thread is
-// the status line's ticker (core/progress.h), which the child never touches. One child runs the
+// the status line's ticker (core/progress.h), which the child never touches and which is held
+// still while the fork copies the parent. One child runs the
 // subjects one after another, as Tidemark's own process would: a child per subject paid the
 // loader's and lavapipe's start once per scenario (scenarios/magma-reclaim took 2.7 times as long
 // as in-process; one child: 1.03 times). A child that dies is replaced at the next run. Each run is
@@ -14,16 +16,23 @@
 // back on a socket through the build answer's codec (runner/build_runs.h). The child notes what it
 // does in memory it shares with the parent (core/crash_notes.h): a child that dies is a crash
 // record naming its signal, its pid, its last step, and a renderer server that ended under it.
-// It leaves by _exit (nothing of a driver's runs at exit) when the parent closes the socket, and
-// dies with the parent (PR_SET_PDEATHSIG).
+// The parent watches each run's time limits (core/time_bounds.h) over the notes' activity count
+// (the steps begun, the layer's calls, the tap's wire commands): past one it kills the child's
+// whole tree (its lane's or renderer server included) and the run is a timeout. The child leaves
+// by exit(), as a run without isolation does, when the parent closes the socket, and dies with
+// the parent (PR_SET_PDEATHSIG). `tidemark run --jobs N` keeps N such children, each running one
+// subject at a time, every subject of the run in one of them (runner/schedule.h).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 
 #include "core/error.h"
+#include "core/time_bounds.h"
 #include "report/run_record.h"
 
 namespace tidemark::runner {
@@ -31,13 +40,24 @@ namespace tidemark::runner {
 struct RunOptions;
 class Subject;
 
-// Whether a run of `subject` with `options` loads its driver into this process: isolated unless
-// the options say not.
+// Whether a run of `subject` with `options` runs in the child: a scenario or recording in any lane
+// unless the options say not. In the monolith and split lanes its driver loads into the child; in
+// the spawn and tcp lanes its server is the child's, so one watch bounds the client and its server
+// and one kill ends both.
 bool drives_here(const Subject& subject, const RunOptions& options);
 
-// How the child ended when it gave no record: the crash record and its words, and its time.
+// How the child ended when it gave no record: the crash record and its words, its time, and
+// the device the layer saw lost before, if it did.
 struct ChildDied {
   report::CrashRecord crash;
+  std::string why;
+  std::optional<report::DeviceLostRecord> device_lost;
+  double seconds = 0;
+};
+
+// How a run that passed a time limit ended: its child's tree killed, the timeout record and its words.
+struct TimedOut {
+  report::TimeoutRecord timeout;
   std::string why;
   double seconds = 0;
 };
@@ -55,16 +75,32 @@ class IsolatedRuns {
   IsolatedRuns& operator=(const IsolatedRuns&) = delete;
   ~IsolatedRuns();  // the child is told there is no more, and reaped
 
-  // The kth run's record or error, or how its child died. `subject_file` names its last step.
-  Result<std::variant<report::RunRecord, ChildDied>> run(size_t index, const std::string& subject_file);
+  using Answer = std::variant<report::RunRecord, ChildDied, TimedOut>;
+  // The kth run's record or error, how its child died, or how it passed `bounds`. `subject_file`
+  // names its last step.
+  Result<Answer> run(size_t index, const std::string& subject_file, const TimeBounds& bounds);
+
+  // The same in parts, for a caller that waits on several children at once: `send` asks the child
+  // (forked first when there is none) for the kth run and starts watching `bounds`; poll() on
+  // `socket()` (readable when the answer is there or the child has ended) for at most
+  // `next_check()`, and `check_bounds` after a wait that found nothing: a limit passed kills the
+  // child's tree and is the run's answer; else `receive` takes the answer once it is readable.
+  Status send(size_t index, const TimeBounds& bounds);
+  int socket() const;  // -1 when no run is under way
+  std::chrono::milliseconds next_check() const;
+  Result<std::optional<Answer>> check_bounds(const std::string& subject_file);
+  Result<Answer> receive(const std::string& subject_file);
 
  private:
   Status start();
   void stop();
+  void close_socket();
 
   Pipeline pipeline_;
   struct Child;
   std::unique_ptr<Child> child_;
+  std::chrono::steady_clock::time_point sent_;
+  std::optional<BoundsWatch> watch_;  // the limits of the run under way
 };
 
 }  // namespace tidemark::runner

@@ -7,6 +7,10 @@
 
 namespace tidemark::runner {
 
+bool reads_observed_gauges(const scenario::Scenario& scenario) {
+  return scenario.session.layer.on || scenario.reads_back(scenario::ReadBack::ObservedGauges);
+}
+
 Status drive(const scenario::Scenario& scenario, api::Device& api, api::Model& model, check::ReadBack& result,
              uint64_t probe_every, std::function<void(uint64_t)> probe) {
   if (auto ran = execute_workload(scenario, api, model, result.waits, probe_every, std::move(probe)); !ran) return ran;
@@ -26,7 +30,7 @@ Status drive(const scenario::Scenario& scenario, api::Device& api, api::Model& m
     TIDEMARK_TRY(kernel, model.kernel_gauges());
     result.kernel_gauges = kernel;
   }
-  if (scenario.session.layer.on || scenario.reads_back(scenario::ReadBack::ObservedGauges)) {
+  if (reads_observed_gauges(scenario)) {
     TIDEMARK_TRY(observed, model.observed_gauges());
     result.observed_gauges = observed;
   }

@@ -30,9 +30,16 @@ std::string failed_list(const report::RunRecord& record) {
   return failed.empty() ? "nothing" : fmt::format("{}", fmt::join(failed, "; "));
 }
 
+// The run itself did not complete: a step or its replay failed, a process of it crashed, its
+// device was lost, or it passed a time limit.
+bool run_failed(report::Verdict verdict) {
+  return verdict == report::Verdict::CouldNotRun || verdict == report::Verdict::Crash ||
+         verdict == report::Verdict::DeviceLost || verdict == report::Verdict::Timeout;
+}
+
 // What a run that is not green says: the error, or what failed.
 std::string not_green(const report::RunRecord& record) {
-  if (record.verdict == report::Verdict::CouldNotRun || record.verdict == report::Verdict::NotJudged)
+  if (run_failed(record.verdict) || record.verdict == report::Verdict::NotJudged)
     return fmt::format("{}: {}", report::verdict_name(record.verdict), record.why);
   return failed_list(record);
 }
@@ -75,9 +82,9 @@ void judge(const Result<report::RunRecord>& red, const report::RunRecord& green,
     control_run.detail = "the run could not start: " + red.error().message;
     return;
   }
-  const bool stopped = red->verdict == report::Verdict::CouldNotRun || red->verdict == report::Verdict::NotJudged;
-  if (control.run_fails) {  // the run itself must not complete
-    if (red->verdict == report::Verdict::CouldNotRun) {
+  const bool stopped = run_failed(red->verdict) || red->verdict == report::Verdict::NotJudged;
+  if (control.run_fails) {  // the run itself must not complete: it failed, or hung until its limit
+    if (run_failed(red->verdict)) {
       control_run.verdict = ControlRun::Verdict::Red;
       control_run.detail = "red: " + red->why;
       control_run.measured.push_back(

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <set>
 
+#include <sys/wait.h>
+
 #include "core/digest.h"
 #include "core/files.h"
 #include "core/mutants.h"
@@ -39,6 +41,17 @@ std::string camel_case(std::string_view kebab) {
 
 namespace {
 
+// The spawn or tcp lane's server that died by a signal under a run, whose step failed with `error`
+// (the step's place, then the channel's words: the signal and the server's last lines).
+report::CrashRecord lane_server_crash(const ProcessDeath& death, const std::string& error) {
+  return report::CrashRecord{.process = report::CrashedProcess::LaneServer,
+                             .pid = death.pid,
+                             .signal = WTERMSIG(death.wait_status),
+                             .ended = describe_wait_status(death.wait_status),
+                             .last_step = error.substr(0, error.find(": the ")),
+                             .last_wire_command = {}};
+}
+
 Result<SingleRun> run_once(const Scenario& scenario, const api::SessionConfig& config, const lanes::LaneOptions& lane,
                            const RunOptions& options, std::vector<std::string>& log) {
   auto session = lanes::open_lane(lane, config, [&log](const std::string& line) { log.push_back(line); });
@@ -60,6 +73,11 @@ Result<SingleRun> run_once(const Scenario& scenario, const api::SessionConfig& c
       !done) {
     if (not_red(done.error())) return std::unexpected(done.error());
     result.error = done.error();
+    if (auto death = (*session)->server_death(); death && WIFSIGNALED(death->wait_status))
+      result.crash = lane_server_crash(*death, done.error().message);
+    else if (reads_observed_gauges(scenario) && !result.read.observed_gauges)
+      // What the layer saw until the step failed: a lost device is told by its gauges (runner/subject.h).
+      if (auto observed = (*session)->model().observed_gauges()) result.read.observed_gauges = *observed;
   }
   result.lane = (*session)->report();
   result.driver = (*session)->device().driver();
@@ -271,6 +289,15 @@ class ScenarioRun final : public SubjectRun {
       record.checks.push_back(std::move(check));
     }
     if (!last_.error) return Reading{};
+    if (last_.crash) {
+      record.crash = last_.crash;
+      const std::string& error = last_.error->message;
+      const size_t said = error.find("; it said: ");  // the server's last words, as the channel read them
+      return Reading{.stopped = report::Verdict::Crash,
+                     .why = fmt::format("the {} lane's tidemark-server (pid {}) {}; its last step: {}{}",
+                                        lane_name(lane_.lane), last_.crash->pid, last_.crash->ended,
+                                        last_.crash->last_step, said == std::string::npos ? "" : error.substr(said))};
+    }
     return Reading{.stopped = report::Verdict::CouldNotRun, .why = last_.error->message};
   }
 

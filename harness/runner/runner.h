@@ -52,6 +52,7 @@ class ScenarioSubject final : public Subject {
   std::string red_once_test_name() const override;
   std::vector<std::string> red_once_labels() const override;
   bool is_long() const override;
+  TimeBoundsOverride time_bounds() const override { return scenario_->time_bounds; }
   Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions& options, report::RunRecord& record) const override;
 
  private:

@@ -1,6 +1,7 @@
 #include "runner/selection.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -82,6 +83,54 @@ Result<ShardSelection> select_shard(std::vector<scenario::Scenario> scenarios, c
   }
   mine.origin = std::move(place);
   return mine;
+}
+
+namespace {
+
+Status add_patterns(const std::string& file, std::vector<TestPattern>& into) {
+  TIDEMARK_TRY(text, read_given_file(file, "a file of test patterns"));
+  size_t begin = 0;
+  for (int line = 1; begin < text.size(); ++line) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    std::string_view row(text.data() + begin, end - begin);
+    const size_t start = row.find_first_not_of(" \t\r");
+    const size_t last = row.find_last_not_of(" \t\r");
+    begin = end + 1;
+    if (start == std::string_view::npos || row[start] == '#') continue;
+    const std::string pattern(row.substr(start, last - start + 1));
+    const SourceLocation where{file, line, static_cast<int>(start) + 1};
+    try {
+      into.push_back({std::regex(pattern, std::regex::ECMAScript | std::regex::optimize), pattern, where});
+    } catch (const std::regex_error& error) {
+      return fail(ErrorKind::BadInput, fmt::format("{}: expected a regular expression (ECMAScript), found '{}': {}",
+                                                   format_location(where), pattern, error.what()));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<TestFilter> load_test_filter(const std::vector<std::string>& skip_files,
+                                    const std::vector<std::string>& include_files) {
+  TestFilter filter;
+  for (const auto& file : skip_files) TIDEMARK_CHECK(add_patterns(file, filter.skips));
+  for (const auto& file : include_files) TIDEMARK_CHECK(add_patterns(file, filter.includes));
+  return filter;
+}
+
+std::optional<std::string> TestFilter::skip_reason(const std::string& test) const {
+  for (const auto& skip : skips)
+    if (std::regex_search(test, skip.regex))
+      return fmt::format("--skip {}: `{}`", format_location(skip.where), skip.text);
+  if (includes.empty()) return std::nullopt;
+  for (const auto& include : includes)
+    if (std::regex_search(test, include.regex)) return std::nullopt;
+  std::vector<std::string> files;
+  for (const auto& include : includes)
+    if (files.empty() || files.back() != include.where.file) files.push_back(include.where.file);
+  return fmt::format("matches no --include line ({})", fmt::join(files, ", "));
 }
 
 }  // namespace tidemark::runner

@@ -11,6 +11,7 @@
 #include "core/files.h"
 #include "drivers/driver_builds.h"
 #include "runner/isolation.h"
+#include "runner/pipeline.h"
 
 namespace tidemark::runner {
 
@@ -59,6 +60,14 @@ Status judge_expected(const Subject& subject, const RunOptions& options, report:
   return {};
 }
 
+// A run whose layer saw its device lost is a device-lost run, whatever the subject did next
+// (`then`: that, in words): a lost device is the driver's failure, not the checks'.
+void judge_device_lost(report::RunRecord& record, report::DeviceLostRecord lost, const std::string& then) {
+  record.verdict = report::Verdict::DeviceLost;
+  record.why = fmt::format("{}; then {}", report::describe(lost), then);
+  record.device_lost = std::move(lost);
+}
+
 // A run prepared: its record's identity, and its folder made.
 struct Prepared {
   report::RunRecord record;
@@ -79,6 +88,8 @@ Result<Prepared> prepare(const Subject& subject, const RunOptions& options) {
   }
   return out;
 }
+
+}  // namespace
 
 Result<report::RunRecord> run_here(const Subject& subject, const RunOptions& options) {
   TIDEMARK_TRY(started_run, prepare(subject, options));
@@ -109,6 +120,13 @@ Result<report::RunRecord> run_here(const Subject& subject, const RunOptions& opt
           fmt::format("{} runs gave {} digests: {}", digests.size(), distinct.size(), fmt::join(digests, ", "));
     }
   }
+  if (auto lost = record.observed_gauges ? report::device_lost_in(*record.observed_gauges) : std::nullopt) {
+    lost->last_step = reading.stopped ? reading.why : "after its last step: it went on to its end";
+    judge_device_lost(record, std::move(*lost),
+                      reading.stopped
+                          ? fmt::format("it stopped ({}): {}", report::verdict_name(record.verdict), reading.why)
+                          : fmt::format("it went on to its end, {}", report::verdict_name(record.verdict)));
+  }
   TIDEMARK_CHECK(judge_expected(subject, options, record));
   if (dir.empty()) return record;
   TIDEMARK_CHECK(prepared->keep(dir, record));
@@ -116,43 +134,43 @@ Result<report::RunRecord> run_here(const Subject& subject, const RunOptions& opt
   return record;
 }
 
-// The record of a run whose child died: its identity as a run's, the crash, judged against its
-// expectations line, and its result.json (the child wrote none).
-Result<report::RunRecord> crash_record(const Subject& subject, const RunOptions& options, ChildDied died) {
+namespace {
+
+// The record of a run its child did not finish (it died, or passed a time limit): its identity as
+// a run's, the verdict and its words, `fill`'s field, judged against its expectations line, and its
+// result.json (the child wrote none).
+template <class Fill>
+Result<report::RunRecord> stopped_record(const Subject& subject, const RunOptions& options, report::Verdict verdict,
+                                         std::string why, double seconds, Fill fill) {
   TIDEMARK_TRY(started_run, prepare(subject, options));
   report::RunRecord& record = started_run.record;
-  record.seconds = died.seconds;
-  record.verdict = report::Verdict::Crash;
-  record.why = std::move(died.why);
-  record.crash = std::move(died.crash);
+  record.seconds = seconds;
+  record.verdict = verdict;
+  record.why = std::move(why);
+  fill(record);
   TIDEMARK_CHECK(judge_expected(subject, options, record));
   if (started_run.dir.empty()) return record;
   TIDEMARK_CHECK(report::write_run_record(started_run.dir / "result.json", record));
   return record;
 }
 
-// The kth run in `isolated`'s child: its record, or the record of its crash.
-Result<report::RunRecord> run_isolated(IsolatedRuns& isolated, size_t index, const Subject& subject,
-                                       const RunOptions& options) {
-  TIDEMARK_TRY(ended, isolated.run(index, subject.file().string()));
-  if (auto* record = std::get_if<report::RunRecord>(&ended)) return std::move(*record);
-  return crash_record(subject, options, std::move(std::get<ChildDied>(ended)));
+}  // namespace
+
+Result<report::RunRecord> record_of(const Subject& subject, const RunOptions& options, IsolatedRuns::Answer answer) {
+  if (auto* record = std::get_if<report::RunRecord>(&answer)) return std::move(*record);
+  if (auto* hung = std::get_if<TimedOut>(&answer))
+    return stopped_record(subject, options, report::Verdict::Timeout, std::move(hung->why), hung->seconds,
+                          [&](report::RunRecord& record) { record.timeout = std::move(hung->timeout); });
+  auto& died = std::get<ChildDied>(answer);
+  return stopped_record(subject, options, report::Verdict::Crash, std::move(died.why), died.seconds,
+                        [&](report::RunRecord& record) {
+                          record.crash = std::move(died.crash);
+                          if (died.device_lost)
+                            judge_device_lost(record, std::move(*died.device_lost), "it crashed: " + record.why);
+                        });
 }
 
-// The record of a run its expectations line says to skip (none when no line does): nothing runs.
-Result<std::optional<report::RunRecord>> skipped_run(const Subject& subject, const RunOptions& options) {
-  if (!options.expectations) return std::nullopt;
-  TIDEMARK_TRY(build, build_of(options));
-  TIDEMARK_TRY(started_run, prepare(subject, options));
-  report::RunRecord& record = started_run.record;
-  const std::string backend = record.backend.substr(0, record.backend.find('@'));
-  const Expectation* expected = find_expectation(*options.expectations, backend, subject.id(), build);
-  if (!expected || !says(*expected, kSkip)) return std::nullopt;
-  record.verdict = report::Verdict::Skipped;
-  record.why = fmt::format("skipped, as {} says: {}", format_location(expected->where), expected->reason);
-  if (!started_run.dir.empty()) TIDEMARK_CHECK(report::write_run_record(started_run.dir / "result.json", record));
-  return std::optional(std::move(record));
-}
+namespace {
 
 // "try 1 red (digest D1), try 2 green (digest D2)"
 std::string attempts_text(const std::vector<report::Attempt>& attempts) {
@@ -163,12 +181,9 @@ std::string attempts_text(const std::vector<report::Attempt>& attempts) {
   return fmt::format("{}", fmt::join(tries, ", "));
 }
 
-// A run, skipped when its expectations line says so, else tried by `once` for as long as
-// `tries_again` says, its record `record_of_tries`.
-Result<report::RunRecord> run_with_retries(const Subject& subject, const RunOptions& options,
-                                           const std::function<Result<report::RunRecord>()>& once) {
-  TIDEMARK_TRY(skipped, skipped_run(subject, options));
-  if (skipped) return std::move(*skipped);
+// A run tried by `once` for as long as `tries_again` says, its record `record_of_tries`.
+Result<report::RunRecord> run_tries(const Subject& subject, const RunOptions& options,
+                                    const std::function<Result<report::RunRecord>()>& once) {
   std::vector<report::RunRecord> tries;
   do {
     TIDEMARK_TRY(record, once());
@@ -178,6 +193,22 @@ Result<report::RunRecord> run_with_retries(const Subject& subject, const RunOpti
 }
 
 }  // namespace
+
+TimeBounds time_bounds(const Subject& subject, const RunOptions& options) {
+  return apply(apply(TimeBounds{}, subject.time_bounds()), options.time_bounds);
+}
+
+Result<std::optional<std::string>> expected_skip(const Subject& subject, const RunOptions& options) {
+  if (!options.expectations) return std::nullopt;
+  TIDEMARK_TRY(build, build_of(options));
+  report::RunRecord named;
+  TIDEMARK_CHECK(subject.prepare(options, named));
+  // The record names a build's column "gl@mesa-25.0.7"; a line names its backend and build apart.
+  const std::string backend = named.backend.substr(0, named.backend.find('@'));
+  const Expectation* expected = find_expectation(*options.expectations, backend, subject.id(), build);
+  if (!expected || !says(*expected, kSkip)) return std::nullopt;
+  return fmt::format("skipped, as {} says: {}", format_location(expected->where), expected->reason);
+}
 
 bool tries_again(const RunOptions& options, const std::vector<report::RunRecord>& tries) {
   return !tries.empty() && static_cast<int>(tries.size()) <= options.retry && report::retries(tries.back().verdict);
@@ -210,28 +241,14 @@ Result<report::RunRecord> record_of_tries(const Subject& subject, const RunOptio
 }
 
 Result<report::RunRecord> run(const Subject& subject, const RunOptions& options) {
-  if (!drives_here(subject, options))
-    return run_with_retries(subject, options, [&] { return run_here(subject, options); });
+  TIDEMARK_TRY(skip, expected_skip(subject, options));
+  if (skip) return did_not_run(subject, options, report::Verdict::Skipped, std::move(*skip));
+  if (!drives_here(subject, options)) return run_tries(subject, options, [&] { return run_here(subject, options); });
   IsolatedRuns isolated([&](size_t) { return run_here(subject, options); });
-  return run_with_retries(subject, options, [&] { return run_isolated(isolated, 0, subject, options); });
-}
-
-SubjectSeries::SubjectSeries(const Subjects& subjects, std::function<Result<RunOptions>(size_t)> options_for)
-    : subjects_(subjects), options_for_(std::move(options_for)) {}
-
-SubjectSeries::~SubjectSeries() = default;
-
-Result<report::RunRecord> SubjectSeries::run(size_t index) {
-  TIDEMARK_TRY(options, options_for_(index));
-  const Subject& subject = *subjects_.at(index);
-  if (!drives_here(subject, options))
-    return run_with_retries(subject, options, [&] { return run_here(subject, options); });
-  if (!isolated_)
-    isolated_ = std::make_unique<IsolatedRuns>([this](size_t k) -> Result<report::RunRecord> {
-      TIDEMARK_TRY(each, options_for_(k));
-      return run_here(*subjects_.at(k), each);
-    });
-  return run_with_retries(subject, options, [&] { return run_isolated(*isolated_, index, subject, options); });
+  return run_tries(subject, options, [&]() -> Result<report::RunRecord> {
+    TIDEMARK_TRY(answer, isolated.run(0, subject.file().string(), time_bounds(subject, options)));
+    return record_of(subject, options, std::move(answer));
+  });
 }
 
 Status Subject::takes_backend(const std::string& backend, const api::BackendRegistry&) const {
@@ -255,6 +272,15 @@ Status check_options(const Subject& subject, const RunOptions& options) {
   auto prepared = subject.prepare(options, unused);
   if (!prepared) return std::unexpected(prepared.error());
   return {};
+}
+
+Result<report::RunRecord> did_not_run(const Subject& subject, const RunOptions& options, report::Verdict verdict,
+                                      std::string why) {
+  report::RunRecord record;
+  TIDEMARK_CHECK(subject.prepare(options, record));
+  record.verdict = verdict;
+  record.why = std::move(why);
+  return record;
 }
 
 Result<report::RunRecord> not_judged(const Subject& subject, const RunOptions& options, const std::string& backend,

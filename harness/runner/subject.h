@@ -46,7 +46,7 @@ struct RunOptions {
   Variant variant;
   std::filesystem::path report_dir;  // empty: write nothing
   bool validation = false;           // Vulkan validation; any message is red
-  int repeat = 1;                    // > 1: every run must give the same digest
+  int repeat = 1;                    // > 1: more than one digest makes the run nondeterministic
   int retry = 0;  // a run that fails by what it did (report::retries) is tried up to this many times more
   // Called after every `probe_every`-th backend call with the calls so far and the lane (its
   // server's pid): a soak samples memory there. Nothing it sees enters a result or a digest.
@@ -58,6 +58,9 @@ struct RunOptions {
   // crash a verdict; `run` sets it unless --no-isolation. Callers that run subjects from threads
   // of their own, or keep what a probe saw, leave it off.
   bool isolation = false;
+  // The command line's time limits (--timeout, --inactivity-timeout), over the subject's own and
+  // the defaults (core/time_bounds.h): an isolated run's child, a replay's program.
+  TimeBoundsOverride time_bounds;
   std::filesystem::path layer_dir;                   // where the Tidemark layer is (a replay runs under it)
   std::vector<std::filesystem::path> drivers_files;  // where a column's or a control's build is named
 };
@@ -80,8 +83,9 @@ bool control_applies(const SubjectControl& control, const std::string& backend, 
 
 // What the last of a run's repeats read, beyond the gauges and checks it wrote into the record.
 struct Reading {
-  // The run stopped before its checks could say anything: could-not-run (a step failed) or
-  // not-judged (nothing it gives can be judged), with why.
+  // The run stopped before its checks could say anything: could-not-run (a step failed),
+  // not-judged (nothing it gives can be judged) or timeout (a replay passed a time limit: the
+  // record's `timeout` is set), with why.
   std::optional<report::Verdict> stopped;
   std::string why;
 };
@@ -137,6 +141,8 @@ class Subject {
   virtual std::string red_once_test_name() const = 0;
   virtual std::vector<std::string> red_once_labels() const = 0;
   virtual bool is_long() const { return false; }
+  // Its own time limits, where its file sets them (`timeout`, `inactivity_timeout`).
+  virtual TimeBoundsOverride time_bounds() const { return {}; }
   // A run with `options`, its names resolved, and the record's identity filled in (test,
   // subject, file, backend, mutant, knobs, the gauges its checks read). Bad input is an error.
   virtual Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions& options, report::RunRecord& record) const = 0;
@@ -161,9 +167,9 @@ std::string column_suffix(const std::string& own, const std::string& backend, co
 // times: green after a failure is flaky, and the record (the last try's) lists every try.
 Result<report::RunRecord> run(const Subject& subject, const RunOptions& options);
 
-// --retry, for whatever runs a subject's tries (`run`, SubjectSeries, a scheduler): whether a run
-// whose tries so far are `tries` gets another (the last failed by what it did, report::retries,
-// and fewer than 1 + options.retry were made).
+// --retry, for whatever runs a subject's tries (`run`, the schedule): whether a run whose tries so
+// far are `tries` gets another (the last failed by what it did, report::retries, and fewer than
+// 1 + options.retry were made).
 bool tries_again(const RunOptions& options, const std::vector<report::RunRecord>& tries);
 // The record of a run's tries: the last try's; after more than one, with every try's verdict and
 // digest and the seconds of all, green after a failure flaky (judged against its expectations
@@ -171,28 +177,23 @@ bool tries_again(const RunOptions& options, const std::vector<report::RunRecord>
 Result<report::RunRecord> record_of_tries(const Subject& subject, const RunOptions& options,
                                           std::vector<report::RunRecord> tries);
 
-class IsolatedRuns;
-// The runs of a series of subjects, each as `run` runs it, the isolated ones in one child of this
-// process that they share, forked again after one that died (runner/isolation.h): `tidemark run`'s
-// loop. `options_for(k)` gives the kth subject's options; for an isolated run it is called in the
-// child, so what it reads must have been made before the series' first run.
-class SubjectSeries {
- public:
-  SubjectSeries(const Subjects& subjects, std::function<Result<RunOptions>(size_t)> options_for);
-  SubjectSeries(const SubjectSeries&) = delete;
-  SubjectSeries& operator=(const SubjectSeries&) = delete;
-  ~SubjectSeries();
-  Result<report::RunRecord> run(size_t index);
+// Why the expectations line for the subject's run with `options` says `skip` in place of its check
+// ids ("skipped, as FILE:LINE:COLUMN says: REASON"): none when no line does. Such a run is not
+// made: its record is did_not_run's, verdict skipped.
+Result<std::optional<std::string>> expected_skip(const Subject& subject, const RunOptions& options);
 
- private:
-  const Subjects& subjects_;
-  std::function<Result<RunOptions>(size_t)> options_for_;
-  std::unique_ptr<IsolatedRuns> isolated_;
-};
+// The limits a run of `subject` with `options` is held to: the defaults, the subject's own, the
+// command line's.
+TimeBounds time_bounds(const Subject& subject, const RunOptions& options);
 
 // Whether `options` suit the subject (its knobs, its backends, what its kind takes): bad input
 // naming what does not, before anything runs.
 Status check_options(const Subject& subject, const RunOptions& options);
+
+// The record of a subject that did not run (`verdict` skipped or not-run, runner/schedule.h): its
+// identity as its run's would be, and why. Nothing ran, so it has no gauges, digest or folder.
+Result<report::RunRecord> did_not_run(const Subject& subject, const RunOptions& options, report::Verdict verdict,
+                                      std::string why);
 
 // The record of a run `backend` could not judge (`why`: it lacks what a check reads, a golden
 // does not decode, ...): not-judged, or an expected red when an expectations line says

@@ -263,7 +263,7 @@ TEST(Load, ControlsNameChecksOfTheScenario) {
 // Check that the knob table carries the documented ranges and defaults.
 TEST(Load, KnobTableCarriesRangesAndDefaults) {
   const auto& knobs = known_knobs();
-  ASSERT_EQ(knobs.size(), 7u);
+  ASSERT_EQ(knobs.size(), 10u);
   EXPECT_EQ(knobs[0].name, "wire_deferred_mb");
   EXPECT_EQ(knobs[0].min, 0);
   EXPECT_EQ(knobs[0].max, 65536);
@@ -274,6 +274,10 @@ TEST(Load, KnobTableCarriesRangesAndDefaults) {
   EXPECT_EQ(knobs[3].name, "layer_exit_at_call");
   EXPECT_EQ(knobs[3].max, 1000000000);
   EXPECT_EQ(knobs[3].default_value, 0);
+  EXPECT_EQ(knobs[5].name, "layer_device_lost_at");
+  EXPECT_EQ(knobs[6].name, "layer_hang_at_call");
+  EXPECT_EQ(knobs[7].name, "layer_drop_draw");
+  EXPECT_EQ(knobs[7].default_value, 0);
 }
 
 // ---- testdata/bad: one file per class of malformed scenario -----------------------------
@@ -334,7 +338,7 @@ TEST_F(InlineScenario, DocumentShapeErrorsAreReportedAtTheirLine) {
             (dir_ / "list.yaml").string() +
                 ":1:1: expected a map (name, group, description, knobs, target, kernel, kmd, kgsl, tracing, layer, "
                 "backends, counters, buffers, workload, "
-                "expect, controls, unproven), "
+                "expect, controls, unproven, timeout, inactivity_timeout), "
                 "found a list");
   EXPECT_EQ(load_error(write("two.yaml", "name: a\n---\nname: b\n")),
             (dir_ / "two.yaml").string() + ":3:1: expected one YAML document, found a second one");
@@ -379,11 +383,28 @@ TEST_F(InlineScenario, NamesAreKebabCase) {
             at("3:14: expected a description, found a map"));
 }
 
+// Check that a scenario's own time limits are whole seconds from 1 to a day, and left out mean the defaults.
+TEST_F(InlineScenario, TimeLimitsAreWholeSecondsWithinADay) {
+  const std::string body = "workload:\n  - present:\nexpect:\n  gauges: [\"submits >= 1\"]\n";
+  auto loaded = load(write("s.yaml", "name: a\ngroup: g\ntimeout: 120\ninactivity_timeout: 5\n" + body));
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(loaded->time_bounds, (TimeBoundsOverride{.wall = 120.0, .inactivity = 5.0}));
+  auto plain = load(write("s.yaml", "name: a\ngroup: g\n" + body));
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->time_bounds, TimeBoundsOverride{});
+  EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\ntimeout: 0\n" + body)),
+            at("3:10: expected an integer from 1 to 86400 for the seconds its whole run may take, found '0'"));
+  EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\ninactivity_timeout: 2.5\n" + body)),
+            at("3:21: expected an integer from 1 to 86400 for the seconds it may go without a call crossing the "
+               "layer or the wire, found '2.5'"));
+}
+
 // Check that knobs, target and buffers reject bad names and values.
 TEST_F(InlineScenario, KnobsTargetAndBuffersAreValidated) {
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lagg: 1}\n")),
             at("3:9: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_exit_at_call, "
-               "layer_crash_at_call, layer_faults_first_device, layer_never_done, found "
+               "layer_crash_at_call, layer_device_lost_at, layer_hang_at_call, layer_drop_draw, "
+               "layer_faults_first_device, layer_never_done, found "
                "unknown key 'retire_lagg'"));
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lag: eight}\n")),
             at("3:21: expected retire_lag in 0..1000000, found 'eight'"));
@@ -517,7 +538,7 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
       expect_error("  gauges: [wlivepk <= wbuf + 2]\n"),
       at("7:23: expected a gauge or knob name (starting with 'w': wbufs, wlive, wlivepk, wdefn, wdefpk, "
          "wdefsync, wdefmb, wireres, wirerespk, wireresmade, wireresgone, wirebytesout, wirebytesin, wirefdsout, "
-         "wirefdsin, wirecmds, wirereplies, wire_deferred_mb; 117 in all, see scenarios/README.md), found 'wbuf'"));
+         "wirefdsin, wirecmds, wirereplies, wire_deferred_mb; 123 in all, see scenarios/README.md), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
             at("7:11: expected a list of gauge comparisons, found 'wlivepk <= 4'"));
   EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"), at("7:3: expected one of gauges, pixels, kernel, kmd, kgsl, "
@@ -647,7 +668,8 @@ TEST_F(InlineControls, ControlShapesAreValidated) {
                "found 'reclaim.'"));
   EXPECT_EQ(control_error("  - knobs: {retire_lagg: 1}\n    fails: [\"pixels[0]\"]\n"),
             at("11:13: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_exit_at_call, "
-               "layer_crash_at_call, layer_faults_first_device, layer_never_done, found "
+               "layer_crash_at_call, layer_device_lost_at, layer_hang_at_call, layer_drop_draw, "
+               "layer_faults_first_device, layer_never_done, found "
                "unknown key "
                "'retire_lagg'"));
   EXPECT_EQ(control_error("  - mutant: a.b\n    fails: [\"pixels[0]\"]\n    skip_lanes: [tcp]\n"),

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/session_config.h"
+#include "core/time_bounds.h"
 #include "core/completion.h"
 #include "core/error.h"
 #include "core/gauges.h"
@@ -373,6 +374,8 @@ struct Scenario {
   // Backends the scenario runs on where no control can prove a check (`unproven:`), each with why:
   // red-once and lint name them rather than count them proven.
   std::map<std::string, std::string> unproven;
+  // Its own time limits (`timeout:`, `inactivity_timeout:`), over the defaults (core/time_bounds.h).
+  TimeBoundsOverride time_bounds;
 
   // Every check the scenario declares, in report order; the ones a control may name.
   std::vector<CheckId> checks() const;

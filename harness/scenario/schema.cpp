@@ -14,10 +14,10 @@ Result<Scenario> read_scenario(const yaml::Source& source, const Value& root, co
   if (root.node.IsNull())
     return yaml::error_at(root.where, "a scenario map (name, group, workload, expect, ...)", "an empty document");
   yaml::Reader read(source);
-  TIDEMARK_TRY(
-      top, read.fields(root, "the scenario",
-                       {"name", "group", "description", "knobs", "target", "kernel", "kmd", "kgsl", "tracing", "layer",
-                        "backends", "counters", "buffers", "workload", "expect", "controls", "unproven"}));
+  TIDEMARK_TRY(top, read.fields(root, "the scenario",
+                                {"name", "group", "description", "knobs", "target", "kernel", "kmd", "kgsl", "tracing",
+                                 "layer", "backends", "counters", "buffers", "workload", "expect", "controls",
+                                 "unproven", "timeout", "inactivity_timeout"}));
   Scenario scenario;
   scenario.file = file;
   Declared declared{.file = file, .session = &scenario.session};
@@ -65,6 +65,8 @@ Result<Scenario> read_scenario(const yaml::Source& source, const Value& root, co
                                 [&](const Value& v) { return ControlReader(values).controls(v, scenario); }));
   TIDEMARK_CHECK(yaml::optional(top, "unproven", scenario.unproven,
                                 [&](const Value& v) { return ControlReader(values).unproven(v, scenario); }));
+  TIDEMARK_TRY(bounds, yaml::time_bounds(read, top));
+  scenario.time_bounds = bounds;
   return scenario;
 }
 

@@ -394,4 +394,19 @@ Result<Fields::Entry> Reader::single_key(const Value& value, std::string_view wh
   return entries.entries().front();
 }
 
+Result<TimeBoundsOverride> time_bounds(const Reader& read, const Fields& fields) {
+  constexpr int64_t kDay = 86400;
+  TimeBoundsOverride out;
+  auto seconds = [&](std::string_view purpose) {
+    return [&read, purpose](const Value& v) -> Result<std::optional<double>> {
+      TIDEMARK_TRY(number, read.integer(v, 1, kDay, purpose));
+      return std::optional<double>(static_cast<double>(number));
+    };
+  };
+  TIDEMARK_CHECK(optional(fields, "timeout", out.wall, seconds("the seconds its whole run may take")));
+  TIDEMARK_CHECK(optional(fields, "inactivity_timeout", out.inactivity,
+                          seconds("the seconds it may go without a call crossing the layer or the wire")));
+  return out;
+}
+
 }  // namespace tidemark::scenario::yaml

@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "core/expr.h"
+#include "core/time_bounds.h"
 
 namespace tidemark::scenario::yaml {
 
@@ -140,5 +141,9 @@ Status optional(const Fields& fields, std::string_view key, T& out, Parse&& pars
   out = std::move(parsed);
   return {};
 }
+
+// A subject's own time limits, as a scenario and a capture fixture write them: `timeout:` (its
+// whole run) and `inactivity_timeout:` (no call for that long), whole seconds from 1 to 86400.
+Result<TimeBoundsOverride> time_bounds(const Reader& read, const Fields& fields);
 
 }  // namespace tidemark::scenario::yaml

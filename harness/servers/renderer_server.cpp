@@ -99,6 +99,7 @@ Result<observe::Observation> observe(observe::Options options, const std::option
   TIDEMARK_TRY(served, TappedServer::start(*spec, folder, options.layer_dir, options.settings));
   for (auto& setting : served->client_settings(options.layer_dir, ClientAt::OwnProcess))
     options.environment.push_back(std::move(setting));
+  options.watched_beside = folder / "layer";  // a hang beneath the server's driver stops its calls
   options.beside = [&served] {
     served->finish_tap(std::chrono::milliseconds(10000));  // the program has ended: its connections end
     return served->server().stop();

@@ -6,10 +6,18 @@
 // beside the map's entry. The model's pid stands for the server's process: its real pid differs
 // from run to run, and the trace must not. Fed at the read-back only, stamped by the model's
 // clock, so the trace is the same in every run and lane.
+//
+// The wire's events wait for that read-back within a bound: at most kEventsInMemory of them in
+// memory; each time that many are waiting they are encoded as one block onto a spill file in the
+// server's folder, and the read-back reads the blocks back one at a time, oldest first, before
+// those still in memory. A run of any length holds at most two blocks' events (about 2 x 1 024 x
+// 100 B) of them; a spill that cannot be written (a full disk) keeps its block in memory instead.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,8 +49,12 @@ WireInstant wire_instant(const tap::WireEvent& event);
 
 class ServerRecords {
  public:
-  // `server` names the process track ("virgl_test_server"), `wire` the protocol ("vtest").
-  ServerRecords(std::string server, std::string wire);
+  static constexpr size_t kEventsInMemory = 1024;
+
+  // `server` names the process track ("virgl_test_server"), `wire` the protocol ("vtest");
+  // `spill` is the file waiting events overflow into (made when first needed, truncated at each
+  // read-back that drains it).
+  ServerRecords(std::string server, std::string wire, std::filesystem::path spill);
   ServerRecords(const ServerRecords&) = delete;
   ServerRecords& operator=(const ServerRecords&) = delete;
 
@@ -52,6 +64,11 @@ class ServerRecords {
   // server layer's process folders in `layer_folder` past those fed (whole ones: the server's
   // layer writes each as it happens).
   Status feed(host::ModelHost& host, const std::filesystem::path& layer_folder);
+  // The events waiting in memory (the rest of those waiting are in the spill).
+  size_t waiting_in_memory() {
+    std::lock_guard lock(mutex_);
+    return pending_.size();
+  }
 
  private:
   struct Process {
@@ -61,8 +78,14 @@ class ServerRecords {
   void name_server(host::ModelHost& host);
   void name_connection(host::ModelHost& host, uint32_t connection);
   std::string server_, wire_;
-  std::mutex mutex_;  // the tap's thread and the host's
-  std::vector<tap::WireEvent> pending_;
+  void spill_pending();                                             // the tap's thread, under mutex_
+  Status feed_spilled(host::ModelHost& host, uint64_t end_offset);  // the host's, the blocks before end_offset
+  void feed_event(host::ModelHost& host, const tap::WireEvent& event);
+  std::mutex mutex_;                     // the tap's thread and the host's
+  std::vector<tap::WireEvent> pending_;  // the newest waiting events, at most kEventsInMemory
+  std::filesystem::path spill_path_;
+  std::optional<std::ofstream> spill_;  // open while blocks wait in it
+  uint64_t spilled_bytes_ = 0;          // the blocks written since the last read-back
   bool server_named_ = false;
   std::set<uint32_t> connections_named_;
   std::map<std::string, std::unique_ptr<Process>> processes_;  // by folder name, fed in that order

@@ -79,7 +79,7 @@ TEST(WireInstant, NamesTheCommandOrItsReplyAndKeepsItsNumbers) {
 // Check that one read-back puts the wire's events on their connection's track under the server's
 // process track, and the server's memory and submits in the map and the trace under the model's pid.
 TEST_F(ServerRecordsTest, AReadBackFeedsTheWireAndTheServersMemoryIntoTheTrace) {
-  ServerRecords records("virgl_test_server", "vtest");
+  ServerRecords records("virgl_test_server", "vtest", folder_ / "spill");
   records.saw(command(0, "VCMD_RESOURCE_CREATE2", std::nullopt, 4096));
   records.saw({.sequence = 1, .direction = tap::Direction::ToClient, .kind = "VCMD_RESOURCE_CREATE2", .resource = 1});
   records.saw(command(2, "VCMD_SUBMIT_CMD"));
@@ -125,7 +125,8 @@ TEST_F(ServerRecordsTest, AReadBackFeedsTheWireAndTheServersMemoryIntoTheTrace) 
 // same records fed at one read-back or over two leave the same map and the same trace bytes, and a
 // read-back with nothing new writes nothing.
 TEST_F(ServerRecordsTest, TheSameRecordsGiveTheSameTraceWhateverTheReadBacksBetween) {
-  ServerRecords once("virgl_test_server", "vtest"), twice("virgl_test_server", "vtest");
+  ServerRecords once("virgl_test_server", "vtest", folder_ / "once"),
+      twice("virgl_test_server", "vtest", folder_ / "twice");
   Host a, b;
   layer_wrote({{TIDEMARK_EVENT_ALLOCATED, 1, 11, 4096}, {TIDEMARK_EVENT_SUBMITTED, 0, 5, 4096}});
   ASSERT_TRUE(twice.feed(b.host, folder_));
@@ -136,6 +137,36 @@ TEST_F(ServerRecordsTest, TheSameRecordsGiveTheSameTraceWhateverTheReadBacksBetw
   EXPECT_EQ(a.host.kernel_gauges()->kpid, 4160);
   EXPECT_EQ(b.host.kernel_gauges()->kpid, 4160);
   EXPECT_EQ(std::string(a.host.run_trace().value()), std::string(b.host.run_trace().value()));
+}
+
+// Check the bound on waiting events: past kEventsInMemory they go to the spill file a block at a
+// time and memory keeps fewer than a block; the read-back feeds every event once, in the order the
+// tap saw them (spilled blocks first), and drains the spill, which the next events start afresh.
+TEST_F(ServerRecordsTest, EventsPastTheBoundWaitInTheSpillAndReachTheTraceInOrder) {
+  const fs::path spill = folder_ / "wire-events.spill";
+  ServerRecords records("virgl_test_server", "vtest", spill);
+  constexpr uint64_t kEvents = ServerRecords::kEventsInMemory * 5 / 2;
+  for (uint64_t k = 0; k < kEvents; ++k)
+    records.saw(command(k, k % 2 ? "VCMD_RESOURCE_CREATE2" : "VCMD_SUBMIT_CMD", std::nullopt, k));
+  EXPECT_EQ(records.waiting_in_memory(), kEvents - 2 * ServerRecords::kEventsInMemory);
+  ASSERT_TRUE(fs::exists(spill));
+  EXPECT_GT(fs::file_size(spill), 2 * ServerRecords::kEventsInMemory * 40);
+  Host host;
+  ASSERT_TRUE(records.feed(host.host, folder_));
+  EXPECT_EQ(records.waiting_in_memory(), 0u);
+  records.saw(command(kEvents, "VCMD_RESOURCE_UNREF", 9));
+  ASSERT_TRUE(records.feed(host.host, folder_));
+
+  const tracer::ImportedTrace trace = host.trace();
+  const tracer::EventTrack* wire = trace.find_events(wire_track_name("vtest", 0));
+  ASSERT_NE(wire, nullptr);
+  ASSERT_EQ(wire->instants.size(), kEvents + 1);
+  for (uint64_t k = 0; k < kEvents; ++k) {
+    ASSERT_EQ(wire->instants[k].number("sequence"), k) << k;
+    ASSERT_EQ(wire->instants[k].name, k % 2 ? "VCMD_RESOURCE_CREATE2" : "VCMD_SUBMIT_CMD") << k;
+    ASSERT_EQ(wire->instants[k].number("data_bytes"), k ? std::optional(k) : std::nullopt) << k;
+  }
+  EXPECT_EQ(wire->instants.back().number("resource"), 9u);
 }
 
 }  // namespace

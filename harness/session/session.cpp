@@ -24,7 +24,8 @@ namespace tidemark::session {
 namespace {
 
 // The layer's faults come from the session's mutants (layer.hold_frees, layer.real_completion,
-// layer.shadow_copies) and knobs (layer_never_done, layer_fail_allocation, layer_exit_at_call).
+// layer.shadow_copies) and knobs (layer_never_done, layer_fail_allocation, layer_exit_at_call, layer_crash_at_call,
+// layer_device_lost_at, layer_hang_at_call, layer_drop_draw).
 TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mutant, const KnobValues& knobs) {
   TidemarkLayerSettings settings{};
   settings.completion = config.completion == Completion::Real || mutant_is(mutant, MutantId::LayerRealCompletion)
@@ -40,6 +41,9 @@ TidemarkLayerSettings layer_settings(const api::LayerConfig& config, MutantId mu
   settings.fail_allocation = static_cast<uint64_t>(knob("layer_fail_allocation"));
   settings.exit_at_call = static_cast<uint64_t>(knob("layer_exit_at_call"));
   settings.crash_at_call = static_cast<uint64_t>(knob("layer_crash_at_call"));
+  settings.device_lost_at = static_cast<uint64_t>(knob("layer_device_lost_at"));
+  settings.hang_at_call = static_cast<uint64_t>(knob("layer_hang_at_call"));
+  settings.drop_draw = static_cast<uint64_t>(knob("layer_drop_draw"));
   settings.first_device_only = knob("layer_faults_first_device") != 0;
   return settings;
 }
@@ -102,7 +106,7 @@ class SessionServer {
     made->records_ = std::make_unique<ServerRecords>(
         spec.command.empty() ? std::string("renderer server")
                              : std::filesystem::path(spec.command.front()).filename().string(),
-        spec.wire);
+        spec.wire, made->folder_.path() / "wire-events.spill");
     TidemarkLayerSettings server_settings = settings;
     server_settings.unbuffered_events = 1;
     // The note of a server that ends mid-run is said at once on stderr (the lane's server log): a
@@ -115,7 +119,10 @@ class SessionServer {
                                std::fflush(stderr);
                                crash_notes::note_server_end(end.pid, end.wait_status, end.last_command);
                              },
-                             [records = made->records_.get()](const tap::WireEvent& event) { records->saw(event); }));
+                             [records = made->records_.get()](const tap::WireEvent& event) {
+                               records->saw(event);
+                               crash_notes::note_wire(event.kind, event.sequence);
+                             }));
     made->served_ = std::move(served);
     made->clock_.emplace();
     for (const auto& [name, value] :
@@ -223,9 +230,15 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
     auto library = layer::Library::open();
     if (!library) return failed(library.error());
     session->sink_ = std::make_unique<TidemarkLayerSink>(host::layer_sink(*session->host_, (*entry)->reports_itself));
+    // For the parent of an isolated run, whose child may die after its device is lost.
+    session->sink_->device_lost = [](void*, uint32_t call, uint64_t submit_or_wait) {
+      crash_notes::note_device_lost(call, submit_or_wait);
+    };
     // A layer in this process never ends it: layer_exit_at_call is for a server's layer.
     TidemarkLayerSettings own = layer_settings(config.layer, *mutant, *knobs);
     own.exit_at_call = 0;
+    // An isolated subject's calls are watched by its parent's bounds (core/time_bounds.h).
+    if (crash_notes::Notes* notes = crash_notes::armed(); notes && library->activity) library->activity(&notes->layer);
     session->layer_ = std::make_unique<layer::Attachment>(std::move(*library), session->sink_.get(), own);
     auto observed = [attachment = session->layer_.get()] { return layer::to_observed(attachment->gauges()); };
     session->host_->observe_from(observed);

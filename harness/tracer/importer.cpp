@@ -118,7 +118,7 @@ class Importer {
     std::optional<uint64_t> ts;
     uint32_t sequence = 0;
     uint32_t flags = 0;
-    std::string_view counter_event, interned, gpu_mem, ftrace, track_descriptor, track_event;
+    std::string_view counter_event, interned, gpu_mem, ftrace, track_descriptor, track_event, defaults;
     bool has_counter_event = false, has_interned = false, has_gpu_mem = false, has_ftrace = false;
     bool has_track_descriptor = false, has_track_event = false;
     while (auto field = in.next()) {
@@ -150,20 +150,27 @@ class Importer {
         case f::packet::kTrackEvent:
           track_event = field->bytes, has_track_event = true;
           break;
+        case f::packet::kTracePacketDefaults:
+          defaults = field->bytes;
+          break;
         default:
           break;
       }
     }
     if (in.error()) return false;
     if (ts) saw(*ts);
-    if (flags & f::packet::kIncrementalStateCleared) interned_[sequence].clear();
+    if (flags & f::packet::kIncrementalStateCleared) {
+      interned_[sequence].clear();
+      names_[sequence] = {};
+    }
+    if (!defaults.empty() && !default_track(sequence, defaults)) return false;
     bool ok = true;
     if (has_interned) ok &= intern(sequence, interned);
     if (has_gpu_mem) ok &= gpu_mem_packet(ts.value_or(0), gpu_mem);
     if (has_ftrace) ok &= ftrace_bundle(ftrace);
     if (has_counter_event) ok &= counter_event_packet(sequence, ts, counter_event);
     if (has_track_descriptor) ok &= track_descriptor_packet(track_descriptor);
-    if (has_track_event) ok &= track_event_packet(ts.value_or(0), track_event);
+    if (has_track_event) ok &= track_event_packet(sequence, ts.value_or(0), track_event);
     return ok;
   }
 
@@ -192,19 +199,45 @@ class Importer {
     return true;
   }
 
-  bool track_event_packet(uint64_t ts, std::string_view bytes) {
+  // A name interned on the sequence (EventName or DebugAnnotationName); one it does not hold is
+  // noted and shown by its iid.
+  std::string interned_name(const std::map<uint64_t, std::string>& names, uint64_t iid, uint32_t sequence) {
+    if (auto found = names.find(iid); found != names.end()) return found->second;
+    note("a track event names interned name {} that sequence {} does not hold", iid, sequence);
+    return fmt::format("(interned name {})", iid);
+  }
+
+  // TracePacketDefaults: the track a sequence's events are on when they name none.
+  bool default_track(uint32_t sequence, std::string_view bytes) {
+    In in(bytes);
+    while (auto field = in.next()) {
+      if (field->number != f::packet_defaults::kTrackEventDefaults) continue;
+      In events(field->bytes);
+      while (auto inner = events.next())
+        if (inner->number == f::packet_defaults::kTrackUuid) names_[sequence].default_track = inner->varint;
+      if (events.error()) return false;
+    }
+    return !in.error();
+  }
+
+  bool track_event_packet(uint32_t sequence, uint64_t ts, std::string_view bytes) {
     In in(bytes);
     TrackInstant instant{.ts = ts};
-    uint64_t uuid = 0;
+    const InternedNames& names = names_[sequence];
+    uint64_t uuid = names.default_track.value_or(0);
     while (auto field = in.next()) {
       if (field->number == f::track_event::kTrackUuid) uuid = field->varint;
       if (field->number == f::track_event::kName) instant.name = std::string(field->bytes);
+      if (field->number == f::track_event::kNameIid)
+        instant.name = interned_name(names.events, field->varint, sequence);
       if (field->number != f::track_event::kDebugAnnotations) continue;
       In annotation(field->bytes);
       std::string name;
       std::variant<uint64_t, std::string> value;
       while (auto inner = annotation.next()) {
         if (inner->number == f::track_event::kAnnotationName) name = std::string(inner->bytes);
+        if (inner->number == f::track_event::kAnnotationNameIid)
+          name = interned_name(names.arguments, inner->varint, sequence);
         if (inner->number == f::track_event::kAnnotationUintValue) value = inner->varint;
         if (inner->number == f::track_event::kAnnotationStringValue) value = std::string(inner->bytes);
       }
@@ -355,6 +388,19 @@ class Importer {
     In in(bytes);
     bool ok = true;
     while (auto field = in.next()) {
+      if (field->number == f::interned::kEventNames || field->number == f::interned::kDebugAnnotationNames) {
+        In entry(field->bytes);
+        uint64_t iid = 0;
+        std::string name;
+        while (auto inner = entry.next()) {
+          if (inner->number == f::interned::kNameIid) iid = inner->varint;
+          if (inner->number == f::interned::kName) name = std::string(inner->bytes);
+        }
+        if (entry.error()) return false;
+        InternedNames& names = names_[sequence];
+        (field->number == f::interned::kEventNames ? names.events : names.arguments)[iid] = std::move(name);
+        continue;
+      }
       if (field->number != f::interned::kGpuCounterDescriptors) continue;
       In entry(field->bytes);
       uint64_t iid = 0;
@@ -486,6 +532,11 @@ class Importer {
   uint64_t order_ = 0;
   SpecTable global_;
   std::map<uint32_t, std::map<uint64_t, InternedDescriptor>> interned_;  // sequence -> iid -> descriptor
+  struct InternedNames {
+    std::map<uint64_t, std::string> events, arguments;  // EventName, DebugAnnotationName: iid -> name
+    std::optional<uint64_t> default_track;              // TrackEventDefaults
+  };
+  std::map<uint32_t, InternedNames> names_;  // by sequence
   std::set<uint32_t> processes_;
   std::map<uint64_t, size_t> event_tracks_;  // uuid -> index in out_.event_tracks
 };

@@ -241,9 +241,11 @@ TEST(ImporterTrackEvents, InstantsLandOnTheirNamedTrackAndAProcessTrackIsSeen) {
   writer.track_descriptor(9, 3, {.uuid = 70, .name = "renderer server", .pid = 4242});
   writer.track_descriptor(9, 4, {.uuid = 300, .name = "wire", .parent = 70});
   const TrackEventArgument create[] = {{"resource", uint64_t{12}}, {"data_bytes", uint64_t{256}}};
-  writer.track_instant(9, 8, 300, "VCMD_RESOURCE_CREATE2", create);
-  writer.track_instant(9, 6, 300, "VCMD_SUBMIT_CMD", {});
-  writer.track_instant(9, 9, 301, "VCMD_RESOURCE_UNREF", {});
+  TrackEventNames names;
+  names.instant(writer, 9, 8, 300, "VCMD_RESOURCE_CREATE2", create);
+  names.instant(writer, 9, 6, 300, "VCMD_SUBMIT_CMD", {});
+  names.instant(writer, 9, 9, 301, "VCMD_RESOURCE_UNREF", {});
+  names.instant(writer, 9, 10, 300, "VCMD_RESOURCE_CREATE2", std::span(create, 1));  // its names by iid only
   const FtraceGpuMemTotal seen{.timestamp = 10, .thread = 1, .gpu_id = 0, .pid = 4242, .size = 128};
   writer.ftrace_gpu_mem_totals(2, 0, {&seen, 1});
 
@@ -253,18 +255,19 @@ TEST(ImporterTrackEvents, InstantsLandOnTheirNamedTrackAndAProcessTrackIsSeen) {
   const EventTrack* wire = trace.find_events("wire");
   ASSERT_NE(wire, nullptr);
   EXPECT_EQ(wire->parent, 70u);
-  ASSERT_EQ(wire->instants.size(), 2u);
+  ASSERT_EQ(wire->instants.size(), 3u);
   EXPECT_EQ(wire->instants[0].name, "VCMD_SUBMIT_CMD");
   EXPECT_EQ(wire->instants[1].ts, 8u);
   EXPECT_EQ(wire->instants[1].number("data_bytes"), 256u);
   EXPECT_EQ(wire->instants[1].number("absent"), std::nullopt);
-  EXPECT_EQ(wire->count("VCMD_RESOURCE_CREATE2"), 1u);
+  EXPECT_EQ(wire->instants[2].number("resource"), 12u);
+  EXPECT_EQ(wire->count("VCMD_RESOURCE_CREATE2"), 2u);
   EXPECT_EQ(trace.stats.unnamed_events, 1);
   EXPECT_EQ(trace.stats.dropped_ftrace, 1);
   const Track* memory = trace.find("GPU Memory (gpu 0, pid 4242)");
   ASSERT_NE(memory, nullptr);
   EXPECT_EQ(memory->rows, (std::vector<TrackRow>{{10, 128}}));
-  EXPECT_NE(describe(trace).find("events 'wire' (track 300, under track 70): 2 instants"), std::string::npos);
+  EXPECT_NE(describe(trace).find("events 'wire' (track 300, under track 70): 3 instants"), std::string::npos);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ inline constexpr uint32_t kSequenceFlags = 13;
 inline constexpr uint32_t kGpuCounterEvent = 52;
 inline constexpr uint32_t kTimestampClockId = 58;
 inline constexpr uint32_t kGpuMemTotalEvent = 71;
+inline constexpr uint32_t kTracePacketDefaults = 59;
 inline constexpr uint32_t kTrackDescriptor = 60;
 inline constexpr uint32_t kIncrementalStateCleared = 1;  // sequence_flags bits
 inline constexpr uint32_t kNeedsIncrementalState = 2;
@@ -70,8 +71,12 @@ inline constexpr uint32_t kBlockDescription = 4;
 inline constexpr uint32_t kBlockCounterIds = 5;
 }  // namespace descriptor
 
-namespace interned {  // InternedData, InternedGpuCounterDescriptor
+namespace interned {  // InternedData, InternedGpuCounterDescriptor, EventName, DebugAnnotationName
+inline constexpr uint32_t kEventNames = 2;
+inline constexpr uint32_t kDebugAnnotationNames = 3;
 inline constexpr uint32_t kGpuCounterDescriptors = 47;
+inline constexpr uint32_t kNameIid = 1;  // EventName and DebugAnnotationName
+inline constexpr uint32_t kName = 2;
 inline constexpr uint32_t kIid = 1;
 inline constexpr uint32_t kCounterDescriptor = 2;
 inline constexpr uint32_t kGpuId = 3;
@@ -79,7 +84,8 @@ inline constexpr uint32_t kGpuId = 3;
 
 // Track events (a wire's commands and replies): a TrackDescriptor names a track once (a process
 // track names its process: the trace has then seen that pid), and each TrackEvent is an instant
-// on a track by its uuid, its arguments as debug annotations.
+// on a track by its uuid, its arguments as debug annotations; its name and its arguments' names are
+// interned on the sequence (EventName, DebugAnnotationName), each written once.
 namespace track_descriptor {  // TrackDescriptor, ProcessDescriptor
 inline constexpr uint32_t kUuid = 1;
 inline constexpr uint32_t kName = 2;
@@ -89,12 +95,19 @@ inline constexpr uint32_t kProcessPid = 1;
 inline constexpr uint32_t kProcessName = 6;
 }  // namespace track_descriptor
 
+namespace packet_defaults {  // TracePacketDefaults, TrackEventDefaults: the sequence's default track
+inline constexpr uint32_t kTrackEventDefaults = 11;
+inline constexpr uint32_t kTrackUuid = 11;
+}  // namespace packet_defaults
+
 namespace track_event {  // TrackEvent, DebugAnnotation
 inline constexpr uint32_t kDebugAnnotations = 4;
 inline constexpr uint32_t kType = 9;
+inline constexpr uint32_t kNameIid = 10;
 inline constexpr uint32_t kTrackUuid = 11;
 inline constexpr uint32_t kName = 23;
 inline constexpr uint32_t kTypeInstant = 3;
+inline constexpr uint32_t kAnnotationNameIid = 1;
 inline constexpr uint32_t kAnnotationUintValue = 3;
 inline constexpr uint32_t kAnnotationStringValue = 6;
 inline constexpr uint32_t kAnnotationName = 10;

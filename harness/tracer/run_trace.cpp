@@ -72,8 +72,8 @@ void RunTrace::track(uint64_t ts, const TrackDescriptor& track) {
 
 void RunTrace::instant(uint64_t ts, uint64_t track_uuid, std::string_view name,
                        std::span<const TrackEventArgument> arguments) {
-  if (full()) return;
-  writer_.track_instant(kTrackEventSequence, ts, track_uuid, name, arguments);
+  if (full()) return;  // the buffer stays full: no later packet needs the names this one would have carried
+  track_names_.instant(writer_, kTrackEventSequence, ts, track_uuid, name, arguments);
   spill_if_due();
 }
 

@@ -53,6 +53,8 @@ class RunTrace {
   void counter_sample(const CounterSampleOp& sample);
   // Track events (a renderer server's process and its wire's commands and replies), on a
   // sequence of their own: written only when there are some, so a run without them keeps its bytes.
+  // An instant's name and its arguments' names are interned on that sequence, in the order first
+  // used (iids from 1), so a name costs its bytes once and then a varint.
   void track(uint64_t ts, const TrackDescriptor& track);
   void instant(uint64_t ts, uint64_t track_uuid, std::string_view name, std::span<const TrackEventArgument> arguments);
   // The trace so far, pending ftrace events flushed: a valid trace at any call. Spilled bytes
@@ -83,6 +85,7 @@ class RunTrace {
   size_t hashed_ = 0;  // the bytes before this are in hash_
   std::vector<FtraceGpuMemTotal> pending_;
   std::vector<uint32_t> stream_gpus_;  // an interned scenario stream's GPUs, by sequence offset
+  TrackEventNames track_names_;        // interned on kTrackEventSequence
   bool stream_interned_ = false;
   bool full();
   size_t samples_ = 0;

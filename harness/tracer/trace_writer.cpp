@@ -219,26 +219,73 @@ void TraceWriter::track_descriptor(uint32_t sequence, uint64_t timestamp, const 
   ++packets_;
 }
 
-void TraceWriter::track_instant(uint32_t sequence, uint64_t timestamp, uint64_t track_uuid, std::string_view name,
-                                std::span<const TrackEventArgument> arguments) {
+void TraceWriter::track_instant(uint32_t sequence, uint64_t timestamp, std::optional<uint64_t> track_uuid,
+                                uint64_t name_iid, std::span<const InternedArgument> arguments,
+                                const NewInternedNames& interned) {
+  // Fields in their numbers' order, as libprotobuf writes them.
   append_packet(out_, [&](Out& packet) {
     packet.varint(f::packet::kTimestamp, timestamp);
     packet.varint(f::packet::kTrustedPacketSequenceId, sequence);
     packet.message(f::packet::kTrackEvent, [&](Out& event) {
       for (const auto& argument : arguments)
         event.message(f::track_event::kDebugAnnotations, [&](Out& annotation) {
-          if (const auto* number = std::get_if<uint64_t>(&argument.value))
+          annotation.varint(f::track_event::kAnnotationNameIid, argument.name_iid);
+          if (const auto* number = std::get_if<uint64_t>(argument.value))
             annotation.varint(f::track_event::kAnnotationUintValue, *number);
           else
-            annotation.bytes(f::track_event::kAnnotationStringValue, std::get<std::string>(argument.value));
-          annotation.bytes(f::track_event::kAnnotationName, argument.name);
+            annotation.bytes(f::track_event::kAnnotationStringValue, std::get<std::string>(*argument.value));
         });
       event.varint(f::track_event::kType, f::track_event::kTypeInstant);
-      event.varint(f::track_event::kTrackUuid, track_uuid);
-      event.bytes(f::track_event::kName, name);
+      event.varint(f::track_event::kNameIid, name_iid);
+      if (track_uuid) event.varint(f::track_event::kTrackUuid, *track_uuid);
     });
+    if (!interned.event_names.empty() || !interned.argument_names.empty())
+      packet.message(f::packet::kInternedData, [&](Out& data) {
+        auto names = [&](uint32_t field, std::span<const InternedName> entries) {
+          for (const InternedName& entry : entries)
+            data.message(field, [&](Out& name) {
+              name.varint(f::interned::kNameIid, entry.iid);
+              name.bytes(f::interned::kName, entry.name);
+            });
+        };
+        names(f::interned::kEventNames, interned.event_names);
+        names(f::interned::kDebugAnnotationNames, interned.argument_names);
+      });
+    packet.varint(f::packet::kSequenceFlags,
+                  f::packet::kNeedsIncrementalState | (interned.clear_state ? f::packet::kIncrementalStateCleared : 0));
+    if (interned.default_track)
+      packet.message(f::packet::kTracePacketDefaults, [&](Out& defaults) {
+        defaults.message(f::packet_defaults::kTrackEventDefaults,
+                         [&](Out& events) { events.varint(f::packet_defaults::kTrackUuid, *interned.default_track); });
+      });
   });
   ++packets_;
+}
+
+uint64_t TrackEventNames::intern(Iids& iids, std::string_view name, std::vector<InternedName>& added) {
+  if (auto found = iids.find(name); found != iids.end()) return found->second;
+  const uint64_t iid = iids.size() + 1;
+  auto made = iids.emplace(std::string(name), iid).first;
+  added.push_back({iid, made->first});  // the map's key: it outlives the packet
+  return iid;
+}
+
+void TrackEventNames::instant(TraceWriter& writer, uint32_t sequence, uint64_t timestamp, uint64_t track_uuid,
+                              std::string_view name, std::span<const TrackEventArgument> arguments) {
+  added_events_.clear();
+  added_arguments_.clear();
+  interned_.clear();
+  const bool first = !default_track_;
+  if (first) default_track_ = track_uuid;
+  const uint64_t name_iid = intern(events_, name, added_events_);
+  for (const TrackEventArgument& argument : arguments)
+    interned_.push_back({intern(arguments_, argument.name, added_arguments_), &argument.value});
+  writer.track_instant(sequence, timestamp, track_uuid == default_track_ ? std::nullopt : std::optional(track_uuid),
+                       name_iid, interned_,
+                       {.event_names = added_events_,
+                        .argument_names = added_arguments_,
+                        .clear_state = first,
+                        .default_track = first ? default_track_ : std::nullopt});
 }
 
 }  // namespace tidemark::tracer

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -42,6 +43,26 @@ struct TrackEventArgument {
   bool operator==(const TrackEventArgument&) const = default;
 };
 
+// A name interned on a packet sequence: written once, under its iid, in the interned data of the
+// first packet that uses it.
+struct InternedName {
+  uint64_t iid = 0;
+  std::string_view name;
+};
+// A track event's argument by its interned name.
+struct InternedArgument {
+  uint64_t name_iid = 0;
+  const std::variant<uint64_t, std::string>* value = nullptr;
+};
+// What an instant's packet adds to its sequence's incremental state: the names it is the first to
+// use and, for the sequence's first such packet, that the state starts there, with the track its
+// events are on when they name none (TracePacketDefaults).
+struct NewInternedNames {
+  std::span<const InternedName> event_names, argument_names;
+  bool clear_state = false;
+  std::optional<uint64_t> default_track;  // with clear_state
+};
+
 class TraceWriter {
  public:
   // The GPU-memory data source's start-up snapshot: one packet per map entry.
@@ -61,10 +82,12 @@ class TraceWriter {
   void counter_samples(uint32_t sequence, uint64_t timestamp, std::optional<int32_t> gpu_id,
                        std::optional<uint64_t> iid, std::span<const CounterSample> samples);
 
-  // A track's descriptor, and an instant event on a track (by its uuid) with its arguments.
+  // A track's descriptor, and an instant event on a track (by its uuid; none: the sequence's
+  // default track) with its arguments, its name and theirs interned on the sequence (the packet
+  // then NEEDS_INCREMENTAL_STATE).
   void track_descriptor(uint32_t sequence, uint64_t timestamp, const TrackDescriptor& track);
-  void track_instant(uint32_t sequence, uint64_t timestamp, uint64_t track_uuid, std::string_view name,
-                     std::span<const TrackEventArgument> arguments);
+  void track_instant(uint32_t sequence, uint64_t timestamp, std::optional<uint64_t> track_uuid, uint64_t name_iid,
+                     std::span<const InternedArgument> arguments, const NewInternedNames& interned);
 
   // Room for `bytes` of trace, made once: a buffer that grows by doubling copies what it
   // holds at each step (an 8 MiB trace was 16 MiB of copies and faults). The room is only
@@ -82,6 +105,24 @@ class TraceWriter {
  private:
   std::string out_;
   size_t packets_ = 0;
+};
+
+// One sequence's interned track-event names: an instant's name and its arguments' names get iids
+// (from 1) in the order first used, and the packet that first uses a name carries it; the
+// sequence's first instant clears its state and makes its track the sequence's default, which
+// later instants on it then leave unnamed. A name then costs a varint per event.
+class TrackEventNames {
+ public:
+  void instant(TraceWriter& writer, uint32_t sequence, uint64_t timestamp, uint64_t track_uuid, std::string_view name,
+               std::span<const TrackEventArgument> arguments);
+
+ private:
+  using Iids = std::map<std::string, uint64_t, std::less<>>;
+  static uint64_t intern(Iids& iids, std::string_view name, std::vector<InternedName>& added);
+  Iids events_, arguments_;
+  std::optional<uint64_t> default_track_;
+  std::vector<InternedName> added_events_, added_arguments_;  // reused: an instant allocates nothing once warm
+  std::vector<InternedArgument> interned_;
 };
 
 }  // namespace tidemark::tracer

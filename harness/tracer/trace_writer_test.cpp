@@ -224,17 +224,25 @@ TEST(TraceWriter, GpuMemTotalWritesOnePacketWithEveryField) {
   EXPECT_EQ(q.gpu_mem_total_event().size(), 0u);
 }
 
-// Check that a process's track, a track under it and an instant with a number and a text argument
-// parse with every field the writer was given, in libprotobuf's own bytes.
+// Check that a process's track, a track under it and instants with a number and a text argument
+// parse with every field the writer was given, in libprotobuf's own bytes: the first instant
+// carries its interned names, clears the sequence's state and makes its track the default; the second
+// carries only iids and names no track.
 TEST(TraceWriter, TrackDescriptorsAndInstantsCarryEveryField) {
   TraceWriter writer;
   writer.track_descriptor(9, 5, {.uuid = 70, .name = "renderer server", .pid = 4242});
   writer.track_descriptor(9, 6, {.uuid = 300, .name = "wire", .parent = 70});
-  const TrackEventArgument arguments[] = {{"resource", uint64_t{12}}, {"direction", std::string("client->server")}};
-  writer.track_instant(9, 7, 300, "VCMD_RESOURCE_CREATE2", arguments);
-  EXPECT_EQ(writer.packets(), 3u);
+  const std::variant<uint64_t, std::string> resource = uint64_t{12}, direction = std::string("client->server");
+  const InternedArgument arguments[] = {{1, &resource}, {2, &direction}};
+  const InternedName event_names[] = {{1, "VCMD_RESOURCE_CREATE2"}};
+  const InternedName argument_names[] = {{1, "resource"}, {2, "direction"}};
+  writer.track_instant(
+      9, 7, 300, 1, arguments,
+      {.event_names = event_names, .argument_names = argument_names, .clear_state = true, .default_track = 300});
+  writer.track_instant(9, 8, std::nullopt, 1, std::span(arguments, 1), {});
+  EXPECT_EQ(writer.packets(), 4u);
   auto trace = parse_minimal(writer.bytes());
-  ASSERT_EQ(trace.packet_size(), 3);
+  ASSERT_EQ(trace.packet_size(), 4);
 
   const auto& process = trace.packet(0);
   EXPECT_EQ(process.timestamp(), 5u);
@@ -256,12 +264,32 @@ TEST(TraceWriter, TrackDescriptorsAndInstantsCarryEveryField) {
   ASSERT_EQ(instant.data_case(), tp::TracePacket::kTrackEvent);
   EXPECT_EQ(instant.track_event().type(), tp::TrackEvent::TYPE_INSTANT);
   EXPECT_EQ(instant.track_event().track_uuid(), 300u);
-  EXPECT_EQ(instant.track_event().name(), "VCMD_RESOURCE_CREATE2");
+  EXPECT_EQ(instant.track_event().name_iid(), 1u);
+  EXPECT_FALSE(instant.track_event().has_name());
+  EXPECT_EQ(instant.sequence_flags(),
+            tp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED | tp::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
+  ASSERT_EQ(instant.interned_data().event_names_size(), 1);
+  EXPECT_EQ(instant.interned_data().event_names(0).iid(), 1u);
+  EXPECT_EQ(instant.interned_data().event_names(0).name(), "VCMD_RESOURCE_CREATE2");
+  ASSERT_EQ(instant.interned_data().debug_annotation_names_size(), 2);
+  EXPECT_EQ(instant.interned_data().debug_annotation_names(1).iid(), 2u);
+  EXPECT_EQ(instant.interned_data().debug_annotation_names(1).name(), "direction");
   ASSERT_EQ(instant.track_event().debug_annotations_size(), 2);
-  EXPECT_EQ(instant.track_event().debug_annotations(0).name(), "resource");
+  EXPECT_EQ(instant.track_event().debug_annotations(0).name_iid(), 1u);
   EXPECT_EQ(instant.track_event().debug_annotations(0).uint_value(), 12u);
-  EXPECT_EQ(instant.track_event().debug_annotations(1).name(), "direction");
+  EXPECT_EQ(instant.track_event().debug_annotations(1).name_iid(), 2u);
   EXPECT_EQ(instant.track_event().debug_annotations(1).string_value(), "client->server");
+
+  EXPECT_EQ(instant.trace_packet_defaults().track_event_defaults().track_uuid(), 300u);
+
+  const auto& again = trace.packet(3);
+  EXPECT_FALSE(again.has_interned_data());
+  EXPECT_FALSE(again.has_trace_packet_defaults());
+  EXPECT_FALSE(again.track_event().has_track_uuid());
+  EXPECT_EQ(again.sequence_flags(), tp::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
+  EXPECT_EQ(again.track_event().name_iid(), 1u);
+  ASSERT_EQ(again.track_event().debug_annotations_size(), 1);
+  EXPECT_EQ(again.track_event().debug_annotations(0).name_iid(), 1u);
 }
 
 // Check that the largest values (max uint32 ids, max uint64 size and timestamp) survive the round trip.

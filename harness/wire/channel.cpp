@@ -101,6 +101,7 @@ class SocketChannel final : public Channel {
   void kill_server() override {
     if (server_) server_->kill(SIGKILL);
   }
+  std::optional<ProcessDeath> server_death() const override { return death_; }
 
   Status send(FrameView request) override {
     ++sent;
@@ -147,9 +148,11 @@ class SocketChannel final : public Channel {
   // The server died or hung up: say how, from its wait status when it is our child.
   std::unexpected<Error> server_gone(const std::string& io_message) {
     if (server_) {
-      if (auto status = server_->wait_for(std::chrono::milliseconds(1500)))
+      if (auto status = server_->wait_for(std::chrono::milliseconds(1500))) {
+        death_ = ProcessDeath{.pid = server_->pid(), .wait_status = *status, .said = last_words()};
         return fail(ErrorKind::Fatal, fmt::format("the {} server (pid {}) died: {}{}", lane_, server_->pid(),
-                                                  describe_wait_status(*status), last_words()));
+                                                  describe_wait_status(*status), death_->said));
+      }
       return fail(ErrorKind::Fatal,
                   fmt::format("the {} server (pid {}) dropped the connection ({})", lane_, server_->pid(), io_message));
     }
@@ -189,6 +192,7 @@ class SocketChannel final : public Channel {
   std::optional<Clock::time_point> deadline_;
   std::string deadline_what_;
   std::filesystem::path server_log_;
+  std::optional<ProcessDeath> death_;
 };
 
 class RecordingChannel final : public Channel {
@@ -213,6 +217,7 @@ class RecordingChannel final : public Channel {
     inner_->set_deadline(deadline, std::move(what));
   }
   void kill_server() override { inner_->kill_server(); }
+  std::optional<ProcessDeath> server_death() const override { return inner_->server_death(); }
 
  private:
   std::unique_ptr<Channel> inner_;

@@ -30,6 +30,8 @@ class Channel {
   virtual void kill_server() {}
   // No more requests: a recording channel writes its trailer.
   virtual Status close() { return {}; }
+  // The channel's own server, when it died under it (a receive or send said so); else none.
+  virtual std::optional<ProcessDeath> server_death() const { return std::nullopt; }
   uint64_t sent = 0;
   uint64_t received = 0;
 };

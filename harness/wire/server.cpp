@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/process.h"
 #include "wire/posix.h"
 
 namespace tidemark::wire {
@@ -257,7 +258,7 @@ namespace {
 
 }  // namespace
 
-Status serve_tcp_sessions(int listener, const ServerOptions& options, int sessions) {
+Result<std::optional<int>> serve_tcp_sessions(int listener, const ServerOptions& options, int sessions) {
   std::vector<pid_t> running;
   for (int served = 0; sessions == 0 || served < sessions; ++served) {
     TIDEMARK_TRY(connection, tcp_accept(listener));
@@ -268,8 +269,14 @@ Status serve_tcp_sessions(int listener, const ServerOptions& options, int sessio
     if (pid == 0) serve_in_child(listener, connection, options, served + 1, parent);
     running.push_back(pid);
   }
-  for (pid_t pid : running) ::waitpid(pid, nullptr, 0);
-  return {};
+  std::optional<int> crashed;
+  for (pid_t pid : running) {
+    int status = 0;
+    if (::waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status)) continue;
+    if (options.log) options.log(fmt::format("a session (pid {}) {}", pid, describe_wait_status(status)));
+    crashed = status;
+  }
+  return crashed;
 }
 
 }  // namespace tidemark::wire

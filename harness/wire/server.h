@@ -74,7 +74,8 @@ std::string serve_connection(int fd, const ServerOptions& options);
 // The tcp lane's server: accepts `sessions` connections (0: for ever) on `listener` and serves
 // each in a process of its own, so that a session that crashes, stalls or exhausts memory ends
 // only itself and leaves nothing to the next; the children die with the listener (killing the
-// server ends every session). Returns when the last session ended, or on an accept or fork error.
-Status serve_tcp_sessions(int listener, const ServerOptions& options, int sessions);
+// server ends every session). Returns when the last session ended, or on an accept or fork error:
+// the wait status of the last session that died by a signal, if one did (its crash, said in the log).
+Result<std::optional<int>> serve_tcp_sessions(int listener, const ServerOptions& options, int sessions);
 
 }  // namespace tidemark::wire

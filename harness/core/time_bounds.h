@@ -1,0 +1,64 @@
+// A subject's time limits (issue #60's bounds): its whole run may take at most `wall` seconds,
+// and nothing may cross the layer or the wire for `inactivity` seconds. The process that runs a
+// subject's processes watches them with a BoundsWatch over a count of what they did (the layer's
+// calls, the wire's commands, the steps begun), never by guessing from a sleep, and kills their
+// whole tree past either limit (core/process.h's kill_tree): a `timeout` verdict.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace tidemark {
+
+// The defaults, from the suite's own times (the 1422 result.json a whole ctest run of the default
+// build left): its longest subject run took 9.8 s (20 repeats of a gl scenario), its longest
+// capture replay 1.3 s (47 replays), so no stretch without a call inside one is longer either.
+// 300 s of wall clock is thirty times the longest run, room for a sanitizer build (3-5 times
+// slower) on a busy two-core machine; 60 s without a single call is six times the longest run, and
+// no longer than a lane's reply timeout (--reply-timeout-ms, 60 s), which it meets first as its
+// quiet began before the request did.
+inline constexpr double kDefaultWallSeconds = 300;
+inline constexpr double kDefaultInactivitySeconds = 60;
+
+enum class TimeLimit { WallClock, Inactivity };
+std::string_view time_limit_name(TimeLimit limit);  // "wall-clock", "inactivity"
+std::optional<TimeLimit> time_limit_named(std::string_view name);
+
+// Seconds; 0 = no limit.
+struct TimeBounds {
+  double wall = kDefaultWallSeconds;
+  double inactivity = kDefaultInactivitySeconds;
+  bool operator==(const TimeBounds&) const = default;
+};
+
+// Overrides of the defaults: a subject's YAML (`timeout`, `inactivity_timeout`), then the command
+// line's (--timeout, --inactivity-timeout), each where given.
+struct TimeBoundsOverride {
+  std::optional<double> wall, inactivity;
+  bool operator==(const TimeBoundsOverride&) const = default;
+};
+TimeBounds apply(TimeBounds bounds, const TimeBoundsOverride& over);
+
+// Watches one run: fed the activity count now and then, says when a limit is passed.
+class BoundsWatch {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit BoundsWatch(TimeBounds bounds);
+  // The limit passed by now, if any; a count unlike the last one seen is activity.
+  std::optional<TimeLimit> check(uint64_t activity);
+  // How long to wait before the next check: until the nearer limit could pass, at most 100 ms.
+  std::chrono::milliseconds next_check() const;
+  double elapsed_seconds() const;
+  double idle_seconds() const;
+  double limit_seconds(TimeLimit limit) const;
+  const TimeBounds& bounds() const { return bounds_; }
+
+ private:
+  TimeBounds bounds_;
+  Clock::time_point started_, active_;
+  std::optional<uint64_t> seen_;
+};
+
+}  // namespace tidemark

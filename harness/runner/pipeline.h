@@ -1,0 +1,18 @@
+// Inside runner/: the pipeline's halves (runner/subject.h's `run`) that the schedule
+// (runner/schedule.h) calls apart, in a child of its own or in this process.
+#pragma once
+
+#include "core/error.h"
+#include "report/run_record.h"
+#include "runner/isolation.h"
+#include "runner/subject.h"
+
+namespace tidemark::runner {
+
+// The whole pipeline in this process: prepared, run `repeat` times, read, judged, written.
+Result<report::RunRecord> run_here(const Subject& subject, const RunOptions& options);
+// The record a child's answer comes to: the child's own, or the record of its crash or its
+// timeout, judged and written by this process (the child wrote none).
+Result<report::RunRecord> record_of(const Subject& subject, const RunOptions& options, IsolatedRuns::Answer answer);
+
+}  // namespace tidemark::runner
