@@ -181,18 +181,6 @@ void UniqueFd::reset() {
   fd_ = -1;
 }
 
-void die_by_signal(int signal) {
-  struct {
-    void (*handler)(int);
-    unsigned long flags;
-    void (*restorer)();
-    uint64_t mask;
-  } default_action{SIG_DFL, 0, nullptr, 0};  // the kernel's struct sigaction
-  ::syscall(SYS_rt_sigaction, signal, &default_action, nullptr, sizeof default_action.mask);
-  ::raise(signal);
-  std::_Exit(128 + signal);  // a signal whose default action is not to end the process
-}
-
 std::string describe_wait_status(int status) {
   if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
   if (WIFSIGNALED(status)) {

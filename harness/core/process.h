@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/die_by_signal.h"  // die_by_signal, beside the processes it ends
 #include "core/error.h"
 
 namespace tidemark {
@@ -42,10 +43,6 @@ class UniqueFd {
 std::string describe_wait_status(int status);
 // A wait status as a shell's exit code: the status, or 128 + N for signal N.
 int exit_code_of(int status);
-
-// Ends this process by `signal` (its default action restored first, by the system call itself: a
-// sanitizer intercepts signal() and sigaction() and would turn a SIGSEGV into a report and an exit).
-[[noreturn]] void die_by_signal(int signal);
 
 // A child that died under the process talking to it (a lane's server): its pid, its wait status
 // and its last words (its log's last lines), or "".

@@ -33,6 +33,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/die_by_signal.h"
 #include "core/mapped_files.h"
 #include "core/memory_type.h"
 #include "layer/biased_mutex.h"
@@ -399,19 +400,8 @@ inline auto with_device(const void* dispatchable, Change change,
   if (device.settings.exit_at_call != 0 && o.calls >= device.settings.exit_at_call)
     ::_exit(TIDEMARK_EXIT_AT_CALL_STATUS);
   // A driver that crashes here, at its device's Nth call (the same call whatever the process ran
-  // before): the process dies by SIGSEGV whatever handler it set. The default action is restored
-  // by the system call itself: a sanitizer intercepts signal() and sigaction() and would turn the
-  // signal into its report and an exit status, and a crash is what is modelled.
-  if (device.settings.crash_at_call != 0 && device.calls >= device.settings.crash_at_call) {
-    struct {
-      void (*handler)(int);
-      unsigned long flags;
-      void (*restorer)();
-      uint64_t mask;
-    } default_action{SIG_DFL, 0, nullptr, 0};  // the kernel's struct sigaction
-    ::syscall(SYS_rt_sigaction, SIGSEGV, &default_action, nullptr, sizeof default_action.mask);
-    ::raise(SIGSEGV);
-  }
+  // before): the process dies by SIGSEGV whatever handler it set, a sanitizer's included.
+  if (device.settings.crash_at_call != 0 && device.calls >= device.settings.crash_at_call) die_by_signal(SIGSEGV);
   // A driver that hangs here, at its device's Nth call: the call never returns (the layer's lock
   // held, as a driver stuck under its own lock would hold it). Only a kill ends the process.
   if (device.settings.hang_at_call != 0 && device.calls == device.settings.hang_at_call)

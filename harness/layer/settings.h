@@ -8,7 +8,9 @@
 #pragma once
 
 #include <charconv>
+#include <cstdint>
 #include <expected>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +23,38 @@ inline std::string found(std::string_view expected, std::string_view item) {
   std::string message(expected);
   message.append(", found '").append(item).append("'");
   return message;
+}
+
+// The faults that fire at a device's Nth something, NAME=N with N from 1, in the order they are
+// written.
+struct CountedSetting {
+  std::string_view name;
+  uint64_t TidemarkLayerSettings::*field;
+};
+inline constexpr CountedSetting kCountedSettings[] = {
+    {"fail_allocation", &TidemarkLayerSettings::fail_allocation},
+    {"exit_at_call", &TidemarkLayerSettings::exit_at_call},
+    {"crash_at_call", &TidemarkLayerSettings::crash_at_call},
+    {"hang_at_call", &TidemarkLayerSettings::hang_at_call},
+    {"device_lost_at", &TidemarkLayerSettings::device_lost_at},
+    {"drop_draw", &TidemarkLayerSettings::drop_draw},
+};
+
+// `item` as one of kCountedSettings, read into `settings`: none when it names none of them; an
+// error when it names one with no whole number from 1.
+inline std::optional<std::expected<void, std::string>> parse_counted(std::string_view item,
+                                                                     TidemarkLayerSettings& settings) {
+  for (const CountedSetting& counted : kCountedSettings) {
+    if (!item.starts_with(counted.name) || item.substr(counted.name.size(), 1) != "=") continue;
+    std::string_view number = item.substr(counted.name.size() + 1);
+    uint64_t& value = settings.*counted.field;
+    auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (error != std::errc() || end != number.data() + number.size() || value == 0)
+      return std::expected<void, std::string>(std::unexpected(
+          found(std::string("expected ").append(counted.name).append("=N with N a whole number from 1"), item)));
+    return std::expected<void, std::string>();
+  }
+  return std::nullopt;
 }
 
 inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::string_view text) {
@@ -43,36 +77,8 @@ inline std::expected<TidemarkLayerSettings, std::string> parse_settings(std::str
       settings.completion = TIDEMARK_COMPLETION_DETERMINISTIC;
     else if (item == "completion=real")
       settings.completion = TIDEMARK_COMPLETION_REAL;
-    else if (item.starts_with("exit_at_call=")) {
-      std::string_view number = item.substr(13);
-      auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.exit_at_call);
-      if (error != std::errc() || end != number.data() + number.size() || settings.exit_at_call == 0)
-        return std::unexpected(found("expected exit_at_call=N with N a whole number from 1", item));
-    } else if (item.starts_with("crash_at_call=")) {
-      std::string_view number = item.substr(14);
-      auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.crash_at_call);
-      if (error != std::errc() || end != number.data() + number.size() || settings.crash_at_call == 0)
-        return std::unexpected(found("expected crash_at_call=N with N a whole number from 1", item));
-    } else if (item.starts_with("hang_at_call=")) {
-      std::string_view number = item.substr(13);
-      auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.hang_at_call);
-      if (error != std::errc() || end != number.data() + number.size() || settings.hang_at_call == 0)
-        return std::unexpected(found("expected hang_at_call=N with N a whole number from 1", item));
-    } else if (item.starts_with("device_lost_at=")) {
-      std::string_view number = item.substr(15);
-      auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.device_lost_at);
-      if (error != std::errc() || end != number.data() + number.size() || settings.device_lost_at == 0)
-        return std::unexpected(found("expected device_lost_at=N with N a whole number from 1", item));
-    } else if (item.starts_with("drop_draw=")) {
-      std::string_view number = item.substr(10);
-      auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.drop_draw);
-      if (error != std::errc() || end != number.data() + number.size() || settings.drop_draw == 0)
-        return std::unexpected(found("expected drop_draw=N with N a whole number from 1", item));
-    } else if (item.starts_with("fail_allocation=")) {
-      std::string_view number = item.substr(16);
-      auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), settings.fail_allocation);
-      if (error != std::errc() || end != number.data() + number.size() || settings.fail_allocation == 0)
-        return std::unexpected(found("expected fail_allocation=N with N a whole number from 1", item));
+    else if (auto counted = parse_counted(item, settings)) {
+      if (!*counted) return std::unexpected(counted->error());
     } else if (!item.empty()) {
       return std::unexpected(
           found("expected completion=deterministic|real, hold_frees, never_done, shadow_copies, fail_allocation=N, "
@@ -91,12 +97,9 @@ inline std::string format_settings(const TidemarkLayerSettings& settings) {
   if (settings.hold_frees) text.append(",hold_frees");
   if (settings.never_done) text.append(",never_done");
   if (settings.shadow_copies) text.append(",shadow_copies");
-  if (settings.fail_allocation) text.append(",fail_allocation=").append(std::to_string(settings.fail_allocation));
-  if (settings.exit_at_call) text.append(",exit_at_call=").append(std::to_string(settings.exit_at_call));
-  if (settings.crash_at_call) text.append(",crash_at_call=").append(std::to_string(settings.crash_at_call));
-  if (settings.hang_at_call) text.append(",hang_at_call=").append(std::to_string(settings.hang_at_call));
-  if (settings.device_lost_at) text.append(",device_lost_at=").append(std::to_string(settings.device_lost_at));
-  if (settings.drop_draw) text.append(",drop_draw=").append(std::to_string(settings.drop_draw));
+  for (const CountedSetting& counted : kCountedSettings)
+    if (uint64_t value = settings.*counted.field)
+      text.append(",").append(counted.name).append("=").append(std::to_string(value));
   if (settings.unbuffered_events) text.append(",unbuffered_events");
   if (settings.first_device_only) text.append(",first_device_only");
   return text;
