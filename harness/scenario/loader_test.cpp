@@ -263,7 +263,7 @@ TEST(Load, ControlsNameChecksOfTheScenario) {
 // Check that the knob table carries the documented ranges and defaults.
 TEST(Load, KnobTableCarriesRangesAndDefaults) {
   const auto& knobs = known_knobs();
-  ASSERT_EQ(knobs.size(), 9u);
+  ASSERT_EQ(knobs.size(), 10u);
   EXPECT_EQ(knobs[0].name, "wire_deferred_mb");
   EXPECT_EQ(knobs[0].min, 0);
   EXPECT_EQ(knobs[0].max, 65536);
@@ -278,6 +278,8 @@ TEST(Load, KnobTableCarriesRangesAndDefaults) {
   EXPECT_EQ(knobs[6].name, "layer_hang_at_call");
   EXPECT_EQ(knobs[7].name, "layer_drop_draw");
   EXPECT_EQ(knobs[7].default_value, 0);
+  EXPECT_EQ(knobs[9].name, "gl_drop_draw");
+  EXPECT_EQ(knobs[9].default_value, 0);
 }
 
 // ---- testdata/bad: one file per class of malformed scenario -----------------------------
@@ -401,11 +403,10 @@ TEST_F(InlineScenario, TimeLimitsAreWholeSecondsWithinADay) {
 
 // Check that knobs, target and buffers reject bad names and values.
 TEST_F(InlineScenario, KnobsTargetAndBuffersAreValidated) {
-  EXPECT_EQ(
-      load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lagg: 1}\n")),
-      at("3:9: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_exit_at_call, "
-         "layer_crash_at_call, layer_device_lost_at, layer_hang_at_call, layer_drop_draw, layer_never_done, found "
-         "unknown key 'retire_lagg'"));
+  EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lagg: 1}\n")),
+            at("3:9: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_exit_at_call, "
+               "layer_crash_at_call, layer_device_lost_at, layer_hang_at_call, layer_drop_draw, layer_never_done, "
+               "gl_drop_draw, found unknown key 'retire_lagg'"));
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lag: eight}\n")),
             at("3:21: expected retire_lag in 0..1000000, found 'eight'"));
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\ntarget: {width: 0}\n")),
@@ -538,7 +539,7 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
       expect_error("  gauges: [wlivepk <= wbuf + 2]\n"),
       at("7:23: expected a gauge or knob name (starting with 'w': wbufs, wlive, wlivepk, wdefn, wdefpk, "
          "wdefsync, wdefmb, wireres, wirerespk, wireresmade, wireresgone, wirebytesout, wirebytesin, wirefdsout, "
-         "wirefdsin, wirecmds, wirereplies, wire_deferred_mb; 122 in all, see scenarios/README.md), found 'wbuf'"));
+         "wirefdsin, wirecmds, wirereplies, wire_deferred_mb; 123 in all, see scenarios/README.md), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
             at("7:11: expected a list of gauge comparisons, found 'wlivepk <= 4'"));
   EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"), at("7:3: expected one of gauges, pixels, kernel, kmd, kgsl, "
@@ -666,12 +667,10 @@ TEST_F(InlineControls, ControlShapesAreValidated) {
   EXPECT_EQ(control_error("  - mutant: reclaim.\n    fails: [\"pixels[0]\"]\n"),
             at("11:20: expected a mutant name component.name ([a-z0-9_]+(\\.[a-z0-9_]+)+), "
                "found 'reclaim.'"));
-  EXPECT_EQ(
-      control_error("  - knobs: {retire_lagg: 1}\n    fails: [\"pixels[0]\"]\n"),
-      at("11:13: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_exit_at_call, "
-         "layer_crash_at_call, layer_device_lost_at, layer_hang_at_call, layer_drop_draw, layer_never_done, found "
-         "unknown key "
-         "'retire_lagg'"));
+  EXPECT_EQ(control_error("  - knobs: {retire_lagg: 1}\n    fails: [\"pixels[0]\"]\n"),
+            at("11:13: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_exit_at_call, "
+               "layer_crash_at_call, layer_device_lost_at, layer_hang_at_call, layer_drop_draw, layer_never_done, "
+               "gl_drop_draw, found unknown key 'retire_lagg'"));
   EXPECT_EQ(control_error("  - mutant: a.b\n    fails: [\"pixels[0]\"]\n    skip_lanes: [tcp]\n"),
             at("13:17: expected a map (monolith, split, spawn, tcp), found a list"));
   EXPECT_EQ(control_error("  - mutant: a.b\n    fails: [\"pixels[0]\"]\n    skip_lanes:\n"
