@@ -189,12 +189,7 @@ Result<RedOnceReport> red_once(const Subject& subject, const RedOnceOptions& opt
   const api::BackendRegistry& registry =
       options.run.column.lane.backends ? *options.run.column.lane.backends : session::builtin_backends();
   const api::BackendEntry* entry = registry.find(backend);
-  // A backend the subject lists by name has its own controls, as lint holds it to: gl-llvmpipe,
-  // listed beside gl, stands in for gl nowhere, so a fault of the layer beneath gl's Vulkan (which
-  // llvmpipe has not) is not run there as though it could go red.
-  const std::vector<std::string> listed = subject.backends();
-  const bool named = std::find(listed.begin(), listed.end(), backend) != listed.end();
-  const std::string stands_for = entry && !named ? entry->stands_for : "";
+  const std::string stands_for = stands_for_among(subject.backends(), backend, entry ? entry->stands_for : "");
   std::vector<SubjectControl> controls = subject.controls();
   std::erase_if(controls, [&](const auto& control) { return !control_applies(control, backend, stands_for); });
   if (controls.empty()) {
