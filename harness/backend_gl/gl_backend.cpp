@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/knobs.h"
 #include "core/limits.h"
 #include "drivers/driver_builds.h"
 
@@ -130,6 +131,11 @@ Result<GlName> compile(GLenum stage, const char* source) {
   return shader;
 }
 
+uint64_t knob_or_zero(const KnobValues& knobs, const char* name) {
+  auto found = knobs.find(name);
+  return found == knobs.end() ? 0 : static_cast<uint64_t>(found->second);
+}
+
 struct Record {
   GlName buffer;
   uint64_t size = 0;  // 0: no store
@@ -142,7 +148,8 @@ class GlBackend final : public api::Device {
         width_(config.width),
         height_(config.height),
         events_(*context.events),
-        observed_(context.observed) {}
+        observed_(context.observed),
+        drop_draw_(knob_or_zero(config.knobs, "gl_drop_draw")) {}
 
   Status initialize();
   std::string driver() const override { return driver_; }
@@ -196,6 +203,10 @@ class GlBackend final : public api::Device {
   std::vector<Record> records_;
   std::vector<GlSync> fences_;
   int64_t presents_ = 0;
+  // Knob gl_drop_draw: the Nth draw never reaches the driver (0: none), a fault at the GL
+  // boundary for a driver with no Vulkan beneath it for the layer's drop_draw to reach.
+  uint64_t drop_draw_ = 0;
+  uint64_t draws_ = 0;
   std::string driver_;
   Identity identity_;
 };
@@ -297,6 +308,7 @@ Status GlBackend::draw(const api::DrawCall& call) {
   glBindBuffer(GL_ARRAY_BUFFER, vertices);
   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
   glUniform4i(rect_location_, call.rect.x0, call.rect.y0, call.rect.x1, call.rect.y1);
+  if (++draws_ == drop_draw_) return gl_check("the draw state of a dropped draw");
   glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, 1);
   return gl_check("glDrawArraysInstanced");
 }

@@ -34,6 +34,9 @@ const std::vector<KnobSpec>& known_knobs() {
       {"layer_never_done", 0, 1, 0,
        "with the layer on, 1: polls never show work done, only a blocking wait shows what it waited on (a client "
        "that reclaims by polling never does; the built-in backend never polls)"},
+      {"gl_drop_draw", 0, 1000000000, 0,
+       "on a gl backend: its Nth draw (glDrawArraysInstanced) never reaches the GL driver, a driver that loses a "
+       "draw at its API, where no layer reaches (llvmpipe's GL has no Vulkan beneath it); 0 = off"},
   };
   return knobs;
 }

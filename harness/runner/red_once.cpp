@@ -189,7 +189,7 @@ Result<RedOnceReport> red_once(const Subject& subject, const RedOnceOptions& opt
   const api::BackendRegistry& registry =
       options.run.column.lane.backends ? *options.run.column.lane.backends : session::builtin_backends();
   const api::BackendEntry* entry = registry.find(backend);
-  const std::string stands_for = entry ? entry->stands_for : "";
+  const std::string stands_for = stands_for_among(subject.backends(), backend, entry ? entry->stands_for : "");
   std::vector<SubjectControl> controls = subject.controls();
   std::erase_if(controls, [&](const auto& control) { return !control_applies(control, backend, stands_for); });
   if (controls.empty()) {

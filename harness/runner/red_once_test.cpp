@@ -94,6 +94,22 @@ TEST(RedOnce, ASetFailsAScenarioWithoutControlsAndAnUpdateKeepsOtherLines) {
   EXPECT_EQ(*kept, std::vector<std::string>{other});
 }
 
+// Check that a backend the subject lists by name takes only the controls that name it (gl-llvmpipe
+// beside gl: not the layer's fault, which nothing beneath llvmpipe reaches), and one it does not
+// list takes those of the backend it stands in for.
+TEST(RedOnce, ABackendListedByNameTakesOnlyTheControlsNamingIt) {
+  SubjectControl layer_fault{.label = "knobs=layer_drop_draw:1", .backends = {"gl"}};
+  SubjectControl gl_fault{.label = "knobs=gl_drop_draw:1", .backends = {"gl-llvmpipe"}};
+  const std::vector<std::string> listed = {"vulkan", "gl", "gl-llvmpipe"};
+  const std::string on_llvmpipe = stands_for_among(listed, "gl-llvmpipe", "gl");
+  EXPECT_EQ(on_llvmpipe, "");
+  EXPECT_FALSE(control_applies(layer_fault, "gl-llvmpipe", on_llvmpipe));
+  EXPECT_TRUE(control_applies(gl_fault, "gl-llvmpipe", on_llvmpipe));
+  const std::string on_native = stands_for_among({"vulkan", "gl"}, "gl-native", "gl");
+  EXPECT_EQ(on_native, "gl");
+  EXPECT_TRUE(control_applies(layer_fault, "gl-native", on_native));
+}
+
 // A run with a verdict and gauge[0] passed or failed.
 report::RunRecord run_with(report::Verdict verdict, bool passed) {
   report::RunRecord record;

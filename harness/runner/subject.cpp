@@ -37,6 +37,11 @@ bool control_applies(const SubjectControl& control, const std::string& backend, 
   return control.backends.empty() || lists(backend) || lists(stands_for);
 }
 
+std::string stands_for_among(const std::vector<std::string>& listed, const std::string& backend,
+                             const std::string& stands_for) {
+  return std::find(listed.begin(), listed.end(), backend) != listed.end() ? std::string() : stands_for;
+}
+
 Result<std::string> build_of(const RunOptions& options) {
   if (!options.column.build.empty()) return options.column.build;
   TIDEMARK_TRY(active, drivers::active_build());

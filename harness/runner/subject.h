@@ -81,6 +81,13 @@ struct SubjectControl {
 // gl-native for gl).
 bool control_applies(const SubjectControl& control, const std::string& backend, const std::string& stands_for);
 
+// What `backend` stands in for among a subject's controls: `stands_for` (its registry entry's),
+// unless the subject lists `backend` by name among `listed`, its backends: then only controls
+// naming it apply, as lint holds it (gl-llvmpipe beside gl takes no fault of the layer beneath
+// gl's Vulkan, which nothing beneath llvmpipe reaches). Empty: it stands in for none.
+std::string stands_for_among(const std::vector<std::string>& listed, const std::string& backend,
+                             const std::string& stands_for);
+
 // What the last of a run's repeats read, beyond the gauges and checks it wrote into the record.
 struct Reading {
   // The run stopped before its checks could say anything: could-not-run (a step failed),

@@ -278,6 +278,8 @@ TEST(Load, KnobTableCarriesRangesAndDefaults) {
   EXPECT_EQ(knobs[6].name, "layer_hang_at_call");
   EXPECT_EQ(knobs[7].name, "layer_drop_draw");
   EXPECT_EQ(knobs[7].default_value, 0);
+  EXPECT_EQ(knobs[9].name, "gl_drop_draw");
+  EXPECT_EQ(knobs[9].default_value, 0);
 }
 
 // ---- testdata/bad: one file per class of malformed scenario -----------------------------
@@ -404,7 +406,7 @@ TEST_F(InlineScenario, KnobsTargetAndBuffersAreValidated) {
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lagg: 1}\n")),
             at("3:9: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_exit_at_call, "
                "layer_crash_at_call, layer_device_lost_at, layer_hang_at_call, layer_drop_draw, "
-               "layer_faults_first_device, layer_never_done, found "
+               "layer_faults_first_device, layer_never_done, gl_drop_draw, found "
                "unknown key 'retire_lagg'"));
   EXPECT_EQ(load_error(write("s.yaml", "name: a\ngroup: g\nknobs: {retire_lag: eight}\n")),
             at("3:21: expected retire_lag in 0..1000000, found 'eight'"));
@@ -538,7 +540,7 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
       expect_error("  gauges: [wlivepk <= wbuf + 2]\n"),
       at("7:23: expected a gauge or knob name (starting with 'w': wbufs, wlive, wlivepk, wdefn, wdefpk, "
          "wdefsync, wdefmb, wireres, wirerespk, wireresmade, wireresgone, wirebytesout, wirebytesin, wirefdsout, "
-         "wirefdsin, wirecmds, wirereplies, wire_deferred_mb; 123 in all, see scenarios/README.md), found 'wbuf'"));
+         "wirefdsin, wirecmds, wirereplies, wire_deferred_mb; 124 in all, see scenarios/README.md), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
             at("7:11: expected a list of gauge comparisons, found 'wlivepk <= 4'"));
   EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"), at("7:3: expected one of gauges, pixels, kernel, kmd, kgsl, "
@@ -669,9 +671,8 @@ TEST_F(InlineControls, ControlShapesAreValidated) {
   EXPECT_EQ(control_error("  - knobs: {retire_lagg: 1}\n    fails: [\"pixels[0]\"]\n"),
             at("11:13: expected one of wire_deferred_mb, retire_lag, layer_fail_allocation, layer_exit_at_call, "
                "layer_crash_at_call, layer_device_lost_at, layer_hang_at_call, layer_drop_draw, "
-               "layer_faults_first_device, layer_never_done, found "
-               "unknown key "
-               "'retire_lagg'"));
+               "layer_faults_first_device, layer_never_done, gl_drop_draw, found "
+               "unknown key 'retire_lagg'"));
   EXPECT_EQ(control_error("  - mutant: a.b\n    fails: [\"pixels[0]\"]\n    skip_lanes: [tcp]\n"),
             at("13:17: expected a map (monolith, split, spawn, tcp), found a list"));
   EXPECT_EQ(control_error("  - mutant: a.b\n    fails: [\"pixels[0]\"]\n    skip_lanes:\n"
