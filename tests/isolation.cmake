@@ -69,9 +69,16 @@ else()
 endif()
 set_tests_properties(Tidemark.Isolation.ADriverThatHangsIsATimeoutAndTheOtherScenariosRun PROPERTIES
                      ENVIRONMENT ${hang_environment})
+# The layer's last call is named where the layer is beneath a server the run's child started (its
+# status under TIDEMARK_LAYER_ACTIVITY, layer/tidemark_layer.h): the spawn lane's tidemark-server and
+# the virgl column's virgl_test_server (monolith lane), each hung at a call (servers).
+add_test(NAME Tidemark.Isolation.AHangBeneathAServerIsATimeoutNamingItsLastVulkanCall
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/hang-bounded ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} servers)
+set_tests_properties(Tidemark.Isolation.AHangBeneathAServerIsATimeoutNamingItsLastVulkanCall PROPERTIES
+                     LABELS "cli;virgl" TIMEOUT 120 ENVIRONMENT ${hang_environment})
 # Longer, nightly: a wall clock alone names the wall clock, an expectations line naming `timeout`
 # holds, then goes stale (limits); the hang in the split, spawn and tcp lanes, its server's tree
-# killed with the child (lanes); under `tidemark observe`, exit 124 (observe); beneath a capture
+# killed with the child, and beneath the virgl column's server in the spawn lane (lanes); under `tidemark observe`, exit 124 (observe); beneath a capture
 # fixture's replay, red-once's replay control (capture).
 foreach(mode limits lanes observe capture)
   if(mode STREQUAL capture AND TIDEMARK_SANITIZED)  # as capture.cmake: the replayers lack the sanitizer runtime

@@ -35,6 +35,10 @@
 #include "core/time_bounds.h"
 #include "report/run_record.h"
 
+namespace tidemark::crash_notes {
+struct Notes;
+}
+
 namespace tidemark::runner {
 
 struct RunOptions;
@@ -45,6 +49,11 @@ class Subject;
 // the spawn and tcp lanes its server is the child's, so one watch bounds the client and its server
 // and one kill ends both.
 bool drives_here(const Subject& subject, const RunOptions& options);
+
+// The device the layer in an isolated subject's child saw lost in this run (its notes), if it did;
+// `subject_file` names the step then.
+std::optional<report::DeviceLostRecord> noted_device_lost(const crash_notes::Notes& notes,
+                                                          const std::string& subject_file);
 
 // How the child ended when it gave no record: the crash record and its words, its time, and
 // the device the layer saw lost before, if it did.
