@@ -60,6 +60,19 @@ if(NOT TIDEMARK_SANITIZED)  # the replayers lack the instrumented layer's runtim
   set_tests_properties(Tidemark.Capture.AReplayThatCrashesIsACrash PROPERTIES LABELS "capture;cli")
 endif()
 
+# parity, red-once and compare run their subjects isolated as run does: a driver that crashes is a
+# crash verdict and the command finishes; compare with --no-isolation, the control, dies with it
+# (scripts/testing/commands-isolated).
+foreach(entry parity:Parity red-once:RedOnce compare:Compare)
+  string(REPLACE ":" ";" entry ${entry})
+  list(GET entry 0 command)
+  list(GET entry 1 title)
+  set(name Tidemark.Isolation.ADriverThatCrashesUnder${title}IsACrashAndTheCommandFinishes)
+  add_test(NAME ${name}
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/commands-isolated ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${command})
+  set_tests_properties(${name} PROPERTIES LABELS cli)
+endforeach()
+
 # A driver that hangs is a timeout within its bound, and no process of the run outlives it
 # (scripts/testing/hang-bounded, each command run as a subreaper by scripts/testing/no-strays): the
 # layer blocks for ever beneath one scenario of magma-reclaim in the monolith lane, a timeout naming
@@ -83,6 +96,12 @@ add_test(NAME Tidemark.Isolation.AHangBeneathAServerIsATimeoutNamingItsLastVulka
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/hang-bounded ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} servers)
 set_tests_properties(Tidemark.Isolation.AHangBeneathAServerIsATimeoutNamingItsLastVulkanCall PROPERTIES
                      LABELS "cli;virgl" TIMEOUT 120 ENVIRONMENT ${hang_environment})
+# `tidemark replay` is bounded as `run` is: a recording replayed against a server that never greets
+# is a timeout within its inactivity limit, then its wall clock, and the server is killed (replay).
+add_test(NAME Tidemark.Isolation.AReplayThatHangsIsATimeoutWithinItsBound
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/hang-bounded ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} replay)
+set_tests_properties(Tidemark.Isolation.AReplayThatHangsIsATimeoutWithinItsBound PROPERTIES
+                     LABELS "cli;replay" TIMEOUT 120 ENVIRONMENT ${hang_environment})
 # Longer, nightly: a wall clock alone names the wall clock, an expectations line naming `timeout`
 # holds, then goes stale (limits); the hang in the split, spawn and tcp lanes, its server's tree
 # killed with the child, and beneath the virgl column's server in the spawn lane (lanes); under `tidemark observe`, exit 124 (observe); beneath a capture
