@@ -58,6 +58,12 @@ if(NOT TIDEMARK_SANITIZED)  # the replayers lack the instrumented layer's runtim
   add_test(NAME Tidemark.Capture.AReplayThatCrashesIsACrash
            COMMAND ${lost_and_crashed} capture ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
   set_tests_properties(Tidemark.Capture.AReplayThatCrashesIsACrash PROPERTIES LABELS "capture;cli")
+  # The GL capture replayed by eglretrace on a lost device (Zink spins after it): the replay's
+  # inactivity bound ends it, and the verdict is device-lost with the timeout beside it.
+  add_test(NAME Tidemark.Capture.AReplayOnALostDeviceIsDeviceLostAndItsHangBounded
+           COMMAND ${lost_and_crashed} capture-lost ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  set_tests_properties(Tidemark.Capture.AReplayOnALostDeviceIsDeviceLostAndItsHangBounded PROPERTIES
+                       LABELS "capture;cli" TIMEOUT 120)
 endif()
 
 # parity, red-once and compare run their subjects isolated as run does: a driver that crashes is a

@@ -183,6 +183,14 @@ std::optional<report::DeviceLostRecord> noted_device_lost(const crash_notes::Not
                                   .last_step = crash_notes::describe_step(lost.step, subject_file)};
 }
 
+TimeBounds child_bounds(const Subject& subject, const RunOptions& options) {
+  TimeBounds bounds = time_bounds(subject, options);
+  if (subject.has_lanes() && !subject.takes_builds()) return bounds;
+  for (double* limit : {&bounds.wall, &bounds.inactivity})
+    if (*limit > 0) *limit += kBackstopSeconds;
+  return bounds;
+}
+
 bool drives_here(const Subject& subject, const RunOptions& options) {
   return options.isolation && subject.has_lanes() && !subject.takes_builds();
 }

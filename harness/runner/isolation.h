@@ -55,6 +55,15 @@ bool drives_here(const Subject& subject, const RunOptions& options);
 std::optional<report::DeviceLostRecord> noted_device_lost(const crash_notes::Notes& notes,
                                                           const std::string& subject_file);
 
+// The limits a child's run of `subject` is watched under: the subject's own (runner/subject.h's
+// time_bounds) where the child drives it; where its run watches its own program (a capture's replay,
+// under observe's bounds in the child), those plus kBackstopSeconds, so that the run's own watch,
+// which names the program and what went before (a device lost, then a replayer spinning), ends it
+// first and the child is killed only when stuck outside that watch. The margin holds a renderer
+// server's start (its 20 s bound), its stop (two 10 s graces) and the tree's kill (2 s).
+inline constexpr double kBackstopSeconds = 60;
+TimeBounds child_bounds(const Subject& subject, const RunOptions& options);
+
 // How the child ended when it gave no record: the crash record and its words, its time, and
 // the device the layer saw lost before, if it did.
 struct ChildDied {
