@@ -32,6 +32,13 @@ foreach(lane Monolith Split Spawn Tcp)
   add_test(NAME Tidemark.Isolation.ALostDeviceIsItsOwnVerdictIn${lane}
            COMMAND ${lost_and_crashed} lost ${named} ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
   set_tests_properties(Tidemark.Isolation.ALostDeviceIsItsOwnVerdictIn${lane} PROPERTIES LABELS cli)
+  # A device lost while its session opens: device-lost, not could-not-run (where the device is the
+  # run's child's: the layer's note; in spawn and tcp it is the lane server's, which notes none).
+  if(lane STREQUAL Monolith OR lane STREQUAL Split)
+    add_test(NAME Tidemark.Isolation.ADeviceLostWhileItsSessionOpensIsDeviceLostIn${lane}
+             COMMAND ${lost_and_crashed} opening ${named} ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+    set_tests_properties(Tidemark.Isolation.ADeviceLostWhileItsSessionOpensIsDeviceLostIn${lane} PROPERTIES LABELS cli)
+  endif()
   if(lane STREQUAL Spawn OR lane STREQUAL Tcp)
     add_test(NAME Tidemark.Isolation.ALaneServerThatCrashesIsACrashIn${lane}
              COMMAND ${lost_and_crashed} crash ${named} ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
@@ -51,7 +58,26 @@ if(NOT TIDEMARK_SANITIZED)  # the replayers lack the instrumented layer's runtim
   add_test(NAME Tidemark.Capture.AReplayThatCrashesIsACrash
            COMMAND ${lost_and_crashed} capture ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
   set_tests_properties(Tidemark.Capture.AReplayThatCrashesIsACrash PROPERTIES LABELS "capture;cli")
+  # The GL capture replayed by eglretrace on a lost device (Zink spins after it): the replay's
+  # inactivity bound ends it, and the verdict is device-lost with the timeout beside it.
+  add_test(NAME Tidemark.Capture.AReplayOnALostDeviceIsDeviceLostAndItsHangBounded
+           COMMAND ${lost_and_crashed} capture-lost ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  set_tests_properties(Tidemark.Capture.AReplayOnALostDeviceIsDeviceLostAndItsHangBounded PROPERTIES
+                       LABELS "capture;cli" TIMEOUT 120)
 endif()
+
+# parity, red-once and compare run their subjects isolated as run does: a driver that crashes is a
+# crash verdict and the command finishes; compare with --no-isolation, the control, dies with it
+# (scripts/testing/commands-isolated).
+foreach(entry parity:Parity red-once:RedOnce compare:Compare)
+  string(REPLACE ":" ";" entry ${entry})
+  list(GET entry 0 command)
+  list(GET entry 1 title)
+  set(name Tidemark.Isolation.ADriverThatCrashesUnder${title}IsACrashAndTheCommandFinishes)
+  add_test(NAME ${name}
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/commands-isolated ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${command})
+  set_tests_properties(${name} PROPERTIES LABELS cli)
+endforeach()
 
 # A driver that hangs is a timeout within its bound, and no process of the run outlives it
 # (scripts/testing/hang-bounded, each command run as a subreaper by scripts/testing/no-strays): the
@@ -69,9 +95,22 @@ else()
 endif()
 set_tests_properties(Tidemark.Isolation.ADriverThatHangsIsATimeoutAndTheOtherScenariosRun PROPERTIES
                      ENVIRONMENT ${hang_environment})
+# The layer's last call is named where the layer is beneath a server the run's child started (its
+# status under TIDEMARK_LAYER_ACTIVITY, layer/tidemark_layer.h): the spawn lane's tidemark-server and
+# the virgl column's virgl_test_server (monolith lane), each hung at a call (servers).
+add_test(NAME Tidemark.Isolation.AHangBeneathAServerIsATimeoutNamingItsLastVulkanCall
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/hang-bounded ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} servers)
+set_tests_properties(Tidemark.Isolation.AHangBeneathAServerIsATimeoutNamingItsLastVulkanCall PROPERTIES
+                     LABELS "cli;virgl" TIMEOUT 120 ENVIRONMENT ${hang_environment})
+# `tidemark replay` is bounded as `run` is: a recording replayed against a server that never greets
+# is a timeout within its inactivity limit, then its wall clock, and the server is killed (replay).
+add_test(NAME Tidemark.Isolation.AReplayThatHangsIsATimeoutWithinItsBound
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/hang-bounded ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} replay)
+set_tests_properties(Tidemark.Isolation.AReplayThatHangsIsATimeoutWithinItsBound PROPERTIES
+                     LABELS "cli;replay" TIMEOUT 120 ENVIRONMENT ${hang_environment})
 # Longer, nightly: a wall clock alone names the wall clock, an expectations line naming `timeout`
 # holds, then goes stale (limits); the hang in the split, spawn and tcp lanes, its server's tree
-# killed with the child (lanes); under `tidemark observe`, exit 124 (observe); beneath a capture
+# killed with the child, and beneath the virgl column's server in the spawn lane (lanes); under `tidemark observe`, exit 124 (observe); beneath a capture
 # fixture's replay, red-once's replay control (capture).
 foreach(mode limits lanes observe capture)
   if(mode STREQUAL capture AND TIDEMARK_SANITIZED)  # as capture.cmake: the replayers lack the sanitizer runtime

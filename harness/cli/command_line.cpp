@@ -53,6 +53,13 @@ void add_time_options(CLI::App& command, TimeBoundsOverride& bounds) {
       ->check(CLI::NonNegativeNumber);
 }
 
+void add_isolation_options(CLI::App& command, bool& no_isolation, TimeBoundsOverride& bounds) {
+  command.add_flag("--no-isolation", no_isolation,
+                   "run a driver in Tidemark's own process, not a child of it (for gdb; its crash ends the command, "
+                   "and its time limits are not watched)");
+  add_time_options(command, bounds);
+}
+
 CLI::App* lazy_subcommand(CLI::App& parent, std::string name, std::string description,
                           std::function<void(CLI::App*)> options) {
   CLI::App* command = parent.add_subcommand(std::move(name), std::move(description));

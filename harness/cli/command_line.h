@@ -52,6 +52,9 @@ void add_schedule_options(CLI::App& command, ScheduleArgs& args);
 void add_tries_options(CLI::App& command, RunArgs& args);
 // --timeout and --inactivity-timeout, as every command that runs a subject takes them (run, observe).
 void add_time_options(CLI::App& command, TimeBoundsOverride& bounds);
+// --no-isolation and the time options, as the commands that run subjects as `run` does take them
+// (replay, red-once, parity, compare: runner::run).
+void add_isolation_options(CLI::App& command, bool& no_isolation, TimeBoundsOverride& bounds);
 // A subcommand whose options are made when its name is parsed, not before: a build under the
 // sanitizers spent a third of each process's start making the options of twenty commands it
 // would not run (CLI11 checks each new option against the command's others).

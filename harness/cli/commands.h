@@ -107,6 +107,8 @@ struct RunArgs {
 struct ReplayArgs {
   std::string file;
   bool no_compare = false;
+  bool no_isolation = false;       // the replay in Tidemark's own process (for gdb)
+  TimeBoundsOverride time_bounds;  // --timeout, --inactivity-timeout
   LaneArgs lane;
 };
 
@@ -135,7 +137,8 @@ struct RedOnceArgs {
   std::string expectations;  // known failures (expectations.txt)
   std::string report;
   BaselineArgs baseline;           // the green runs held to it
-  TimeBoundsOverride time_bounds;  // --timeout, --inactivity-timeout (a capture's replays)
+  bool no_isolation = false;       // every run in Tidemark's own process (for gdb)
+  TimeBoundsOverride time_bounds;  // --timeout, --inactivity-timeout
 };
 
 struct ParityArgs {
@@ -147,6 +150,8 @@ struct ParityArgs {
   std::string save_digests;  // write "group/name digest" lines for another build to compare with
   std::string against;       // a file written by --save-digests: every digest must match it
   BaselineArgs baseline;
+  bool no_isolation = false;       // every run in Tidemark's own process (for gdb)
+  TimeBoundsOverride time_bounds;  // --timeout, --inactivity-timeout
 };
 
 struct SoakArgs {
@@ -220,6 +225,8 @@ struct CompareArgs {
   std::string report;
   std::string lane = "monolith";
   BaselineArgs baseline;
+  bool no_isolation = false;       // every run in Tidemark's own process (for gdb)
+  TimeBoundsOverride time_bounds;  // --timeout, --inactivity-timeout
 };
 int compare_command(const CompareArgs& args);
 

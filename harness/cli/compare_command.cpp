@@ -74,6 +74,8 @@ int compare_command(const CompareArgs& args) {
   options.column.lane.lane = *lane;
   options.layer_dir = layer::layer_dir();
   options.drivers_files = drivers_files();
+  options.isolation = !args.no_isolation;
+  options.time_bounds = args.time_bounds;
   const runner::CompareBuilds builds{.drivers_files = drivers_files(), .expectations = args.expectations};
   auto compared = runner::compare(loaded->subjects, args.backends, options, builds, print_row);
   if (!compared) return report_error(compared.error());

@@ -50,8 +50,12 @@ int parity_command(const ParityArgs& args) {
     progress.print(fmt::format("  against {}: {}, here {}", args.against,
                                found == saved.end() ? std::string("no digest saved") : "saved " + found->second, here));
   };
+  runner::RunOptions base;
+  base.report_dir = report_dir;
+  base.isolation = !args.no_isolation;
+  base.time_bounds = args.time_bounds;
   auto ran = runner::parity(
-      loaded->subjects, report_dir, args.replay, [&](std::string_view name) { progress.start(std::string(name)); },
+      loaded->subjects, base, args.replay, [&](std::string_view name) { progress.start(std::string(name)); },
       print_subject);
   if (!ran) return report_error(ran.error());
   progress.close();

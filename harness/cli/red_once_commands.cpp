@@ -40,6 +40,7 @@ int red_once_command(const RedOnceArgs& args) {
   options.red_once.run.report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
   options.red_once.run.layer_dir = layer::layer_dir();
   options.red_once.run.time_bounds = args.time_bounds;
+  options.red_once.run.isolation = !args.no_isolation;
   options.red_once.run.drivers_files = drivers_files();
   options.red_once.run.column.backend = args.backend;
   std::vector<runner::Expectation> expectations;

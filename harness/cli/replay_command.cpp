@@ -1,26 +1,40 @@
-// `tidemark replay FILE.tdrec [--lane L] [--no-compare]`: a recording replayed in a lane.
+// `tidemark replay FILE.tdrec [--lane L] [--no-compare]`: a recording replayed in a lane, as `run`
+// runs it (runner::run): in a child of its own within its time limits, its crash or hang a verdict.
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "lanes/replay.h"
+#include "report/run_record.h"
+#include "runner/recording_subject.h"
+#include "runner/subject.h"
 
 namespace tidemark::cli {
 
 // Replays a recording in a lane; every reply must match the recorded one.
 int replay_command(const ReplayArgs& args) {
-  auto options = lane_options_from(args.lane);
-  if (!options) return report_error(options.error());
-  auto report = lanes::replay(args.file, *options, !args.no_compare, args.lane.mutant);
-  if (!report) return report_error(report.error());
-  double rate = report->seconds > 0 ? double(report->requests) / report->seconds : 0;
-  if (report->divergence) {
-    fmt::print("REPLAY DIVERGED {} [{}] at {}\n", report->scenario, args.lane.lane, *report->divergence);
-    return kRed;
+  auto lane = lane_options_from(args.lane);
+  if (!lane) return report_error(lane.error());
+  auto subject = runner::RecordingSubject::load(args.file);
+  if (!subject) return report_error(subject.error());
+  runner::RunOptions options;
+  options.column = {.backend = args.lane.backend, .lane = *lane, .build = {}};
+  options.variant.mutant = args.lane.mutant;
+  options.compare_replies = !args.no_compare;
+  options.isolation = !args.no_isolation;
+  options.time_bounds = args.time_bounds;
+  auto record = runner::run(**subject, options);
+  if (!record) return report_error(record.error());
+  const std::string replies = record->checks.empty() ? "" : record->checks.front().detail;
+  if (record->verdict == report::Verdict::Green) {
+    fmt::print("REPLAY OK {} [{}]: {} in {:.3f} s; digest {}\n", record->subject, args.lane.lane, replies,
+               record->seconds, record->digest.empty() ? "(no gauges and pixels read)" : record->digest);
+    return kGreen;
   }
-  fmt::print("REPLAY OK {} [{}]: {} records, {} commands in {:.3f} s ({:.0f} commands/s); digest {}\n",
-             report->scenario, args.lane.lane, report->records, report->requests, report->seconds, rate,
-             report->digest.empty() ? "(no gauges and pixels read)" : report->digest);
-  return kGreen;
+  if (record->verdict == report::Verdict::Red && !replies.empty())
+    fmt::print("REPLAY DIVERGED {} [{}] at {}\n", record->subject, args.lane.lane, replies);
+  else  // a crash, a timeout, a lost device, a lane that could not run it
+    fmt::print("REPLAY {} {} [{}]: {}\n", report::verdict_label(record->verdict), record->subject, args.lane.lane,
+               record->why);
+  return kRed;
 }
 
 }  // namespace tidemark::cli

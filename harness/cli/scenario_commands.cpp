@@ -40,6 +40,7 @@ CLI::App* add_replay(CLI::App& app, ReplayArgs& args) {
       app, "replay", "replay a recording in a lane and check every reply", [&args](CLI::App* replay) {
         replay->add_option("file", args.file, "a .tdrec recording")->required();
         replay->add_flag("--no-compare", args.no_compare, "send the requests without checking the replies");
+        add_isolation_options(*replay, args.no_isolation, args.time_bounds);
         add_lane_options(*replay, args.lane);
       });
 }
@@ -76,7 +77,7 @@ CLI::App* add_red_once(CLI::App& app, RedOnceArgs& args) {
                              "known failures (expectations.txt): a known failure's green run is its line, and a "
                              "control proves such a check only by making it worse than the line's values");
         red_once->add_option("--report", args.report, "report folder (default reports/run-<time>)");
-        add_time_options(*red_once, args.time_bounds);
+        add_isolation_options(*red_once, args.no_isolation, args.time_bounds);
         add_baseline_options(*red_once, args.baseline);
       });
 }
@@ -90,6 +91,7 @@ CLI::App* add_parity(CLI::App& app, ParityArgs& args) {
         parity->add_option("--save-digests", args.save_digests, "write each scenario's digest to FILE (for --against)");
         parity->add_option("--against", args.against,
                            "digests saved by another build or machine (--save-digests): each must match");
+        add_isolation_options(*parity, args.no_isolation, args.time_bounds);
         add_baseline_options(*parity, args.baseline);
       });
 }
@@ -128,30 +130,28 @@ void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands)
   commands.emplace_back(add_list(app, args.list), [&] { return list_command(args.list); });
   commands.emplace_back(add_red_once(app, args.red_once), [&] { return red_once_command(args.red_once); });
   commands.emplace_back(add_parity(app, args.parity), [&] { return parity_command(args.parity); });
-  auto* lint =
-      lazy_subcommand(app, "lint", "check that scenarios, their controls and the mutant catalogue fit together",
-                      [&args](CLI::App* lint) {
-                        add_paths(*lint, args.lint_inputs);
-                        lint->add_option("--expectations", args.lint_expectations,
-                                         "also check that every known failure names a scenario, "
-                                         "backend and check that exist");
-                      });
+  auto* lint = lazy_subcommand(app, "lint", "check that scenarios, their controls and the mutants fit together",
+                               [&args](CLI::App* lint) {
+                                 add_paths(*lint, args.lint_inputs);
+                                 lint->add_option("--expectations", args.lint_expectations,
+                                                  "also check that every known failure names a scenario, backend "
+                                                  "and check that exist");
+                               });
   commands.emplace_back(lint, [&] { return lint_command(args.lint_inputs, args.lint_expectations); });
   auto* compare = lazy_subcommand(
       app, "compare",
-      "the same scenarios on each backend side by side: verdicts, device "
-      "gauges, image hashes (terminal, compare.html)",
+      "the same scenarios on each backend side by side: verdicts, device gauges, image hashes (terminal, compare.html)",
       [&args](CLI::App* compare) {
         add_paths(*compare, args.compare.inputs);
         compare
             ->add_option("--backend", args.compare.backends,
-                         "a backend to run on, or BACKEND@BUILD on a driver build of "
-                         "the drivers files (repeatable; default: each scenario's "
-                         "backends: list); each column is held to the first")
+                         "a backend to run on, or BACKEND@BUILD on a driver build of the drivers files "
+                         "(repeatable; default: each scenario's backends: list); each column is held to the first")
             ->allow_extra_args(false);
         compare->add_option("--expectations", args.compare.expectations, "known failures (expectations.txt)");
         compare->add_option("--report", args.compare.report, "report folder (default reports/run-<time>)");
         compare->add_option("--lane", args.compare.lane, "the lane every column runs in (default monolith)");
+        add_isolation_options(*compare, args.compare.no_isolation, args.compare.time_bounds);
         add_baseline_options(*compare, args.compare.baseline);
       });
   commands.emplace_back(compare, [&] { return compare_command(args.compare); });

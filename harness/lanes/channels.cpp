@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "drivers/driver_builds.h"
+#include "layer/tidemark_layer.h"
 #include "session/session.h"
 #include "wire/server.h"
 
@@ -35,6 +36,8 @@ Result<ChildProcess> spawn_server(const LaneOptions& options, std::vector<std::s
   child.program = options.server_program.empty() ? default_server_program() : options.server_program;
   child.args = std::move(args);
   child.keep_env = kServerEnvironment;
+  // Where an isolated run's bounds read the layer's calls in the server (layer/tidemark_layer.h).
+  child.keep_env.push_back(TIDEMARK_LAYER_ACTIVITY_VARIABLE);
   // A run on a driver build: the server is the same build, and checks the driver against it too.
   for (const auto& name : drivers::driver_variables()) child.keep_env.push_back(name);
   if (auto build = drivers::active_build(); build && *build)

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -232,16 +233,18 @@ class Observer {
     } else {
       process_settings = TidemarkLayerSettings{};
     }
+    if (const char* dir = std::getenv(TIDEMARK_LAYER_ACTIVITY_VARIABLE); dir && *dir) activity_root = dir;
     if (const char* dir = std::getenv("TIDEMARK_LAYER_REPORT"); dir && *dir) {
       report_root = dir;
       const char* only = std::getenv("TIDEMARK_LAYER_ONLY");
       observing = process_matches(only ? only : "");
       open_record(0);
-      // A forked copy is a process of its own: its record starts in a folder of its own, and
-      // the events the parent had buffered are written once, by the parent.
+    }
+    // A forked copy is a process of its own: its record starts in a folder of its own, and
+    // the events the parent had buffered are written once, by the parent; its activity is its own.
+    if (!report_root.empty() || !activity_root.empty())
       ::pthread_atfork([] { Observer::get().fork_prepare(); }, [] { Observer::get().mutex.unlock(); },
                        [] { Observer::get().fork_child(); });
-    }
   }
 
   // Without an attachment, under `tidemark observe`: this process's folder and its files.
@@ -262,7 +265,9 @@ class Observer {
     for (auto& [dispatch, device] : devices) device->keep_gauges_own();  // the parent's status map is the parent's
     finished.clear();
     finished_sum = {};
-    open_record(static_cast<uint64_t>(::getppid()));
+    if (!report_root.empty()) open_record(static_cast<uint64_t>(::getppid()));
+    watched.reset();
+    watched_tried = false;
     mutex.unlock();
   }
   // Each intercepted call that changes a device's state (caller holds the lock): the count the
@@ -271,7 +276,8 @@ class Observer {
   void count_call(const char* function, uint64_t device_call) {
     ++calls;
     if (status) status->call();
-    for (TidemarkLayerActivity* activity : {status ? status->activity() : nullptr, host_activity}) {
+    TidemarkLayerActivity* host = host_activity ? host_activity : watched_activity();
+    for (TidemarkLayerActivity* activity : {status ? status->activity() : nullptr, host}) {
       if (!activity) continue;
       if (function != last_function) note_call_name(*activity, function);
       __atomic_store_n(&activity->device_call, device_call, __ATOMIC_RELAXED);
@@ -293,7 +299,25 @@ class Observer {
       __atomic_store_n(&activity.last_call[at++], text[i], __ATOMIC_RELAXED);
     __atomic_store_n(&activity.last_call[at], '\0', __ATOMIC_RELAXED);
   }
+  // A process with no host's activity notes its own under TIDEMARK_LAYER_ACTIVITY's folder, in a
+  // status file made at its first call (only its activity is written there).
+  TidemarkLayerActivity* watched_activity() {
+    if (activity_root.empty()) return nullptr;
+    if (!watched_tried) {
+      watched_tried = true;
+      std::error_code ec;
+      const std::filesystem::path folder =
+          activity_root / (std::to_string(::getpid()) + "-" + program_invocation_short_name);
+      std::filesystem::create_directories(folder, ec);
+      watched = std::make_unique<StatusMap>(folder / "status");
+      last_function = nullptr;  // the name is written afresh there
+    }
+    return watched->activity();
+  }
   TidemarkLayerActivity* host_activity = nullptr;  // tidemarkLayerActivity's
+  std::filesystem::path activity_root;             // TIDEMARK_LAYER_ACTIVITY's folder
+  std::unique_ptr<StatusMap> watched;
+  bool watched_tried = false;
   const char* last_function = nullptr;
 
   // Every intercepted call finds its device: a few live devices in fixed slots, read without

@@ -125,7 +125,12 @@ typedef uint32_t (*PFN_tidemarkLayerGauges)(uint64_t attachment, TidemarkLayerGa
 // What the layer last did, for a process watching it from outside (a run's bounds): the count of
 // intercepted calls and the name of the last ("vkQueueSubmit"), updated with relaxed atomics at
 // each call (the name copied only when it changes). Lives in the status file under `tidemark
-// observe`, and wherever a host points the layer with tidemarkLayerActivity.
+// observe`, and wherever a host points the layer with tidemarkLayerActivity. A process with no
+// such host whose environment names a folder in TIDEMARK_LAYER_ACTIVITY (a server an isolated
+// subject's child started: a lane's tidemark-server, a renderer server) notes it in a status file of
+// its own there, <folder>/<pid>-<program>/status, from its first intercepted call (a forked copy
+// in one of its own), where the run's bounds read it (observe::ActivityReader).
+#define TIDEMARK_LAYER_ACTIVITY_VARIABLE "TIDEMARK_LAYER_ACTIVITY"
 typedef struct TidemarkLayerActivity {
   uint64_t calls;
   uint64_t device_call;  // the last call's number on its device (hang_at_call's and crash_at_call's N)

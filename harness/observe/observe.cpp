@@ -105,42 +105,30 @@ Live read_live(const fs::path& layer_folder) {
   return live;
 }
 
-// What the processes' layers have done so far, for a run's bounds: their calls summed, and the
-// last call of the process whose count moved last.
-class ActivityReader {
- public:
-  explicit ActivityReader(std::vector<fs::path> folders) : folders_(std::move(folders)) {}
-  uint64_t read() {
-    uint64_t sum = 0;
-    for (const fs::path& folder : folders_) {
-      std::error_code ec;
-      for (const auto& entry : fs::directory_iterator(folder, ec)) {
-        auto status = last_status(entry.path() / "status");
-        if (!status) continue;
-        const uint64_t calls = status->activity.calls;
-        sum += calls;
-        uint64_t& seen = seen_[entry.path().string()];
-        if (calls != seen) {
-          seen = calls;
-          const TidemarkLayerActivity& activity = status->activity;
-          last_ = fmt::format(
-              "{} (call {} on its device, in {})",
-              std::string_view(activity.last_call, ::strnlen(activity.last_call, sizeof activity.last_call)),
-              activity.device_call, entry.path().filename().string());
-        }
+}  // namespace
+
+uint64_t ActivityReader::read() {
+  uint64_t sum = 0;
+  for (const fs::path& folder : folders_) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+      auto status = last_status(entry.path() / "status");
+      if (!status) continue;
+      const uint64_t calls = status->activity.calls;
+      sum += calls;
+      uint64_t& seen = seen_[entry.path().string()];
+      if (calls != seen) {
+        seen = calls;
+        const TidemarkLayerActivity& activity = status->activity;
+        last_ =
+            fmt::format("{} (call {} on its device, in {})",
+                        std::string_view(activity.last_call, ::strnlen(activity.last_call, sizeof activity.last_call)),
+                        activity.device_call, entry.path().filename().string());
       }
     }
-    return sum;
   }
-  const std::string& last_call() const { return last_; }
-
- private:
-  std::vector<fs::path> folders_;
-  std::map<std::string, uint64_t> seen_;
-  std::string last_;
-};
-
-}  // namespace
+  return sum;
+}
 
 StatusNow read_status(const fs::path& layer_folder) {
   std::error_code ec;

@@ -113,6 +113,22 @@ struct Options {
   std::filesystem::path watched_beside;
 };
 
+// What the processes' layers under some folders have done so far, for a run's bounds: each
+// process's folder there holds its `status` file (the layer's TidemarkLayerStatus, whose activity
+// is all a run's bounds read): their calls summed, and the last call of the process whose count
+// moved last ("vkQueueSubmit (call 3001 on its device, in 4242)", the process's folder named).
+class ActivityReader {
+ public:
+  explicit ActivityReader(std::vector<std::filesystem::path> folders) : folders_(std::move(folders)) {}
+  uint64_t read();
+  const std::string& last_call() const { return last_; }
+
+ private:
+  std::vector<std::filesystem::path> folders_;
+  std::map<std::string, uint64_t> seen_;
+  std::string last_;
+};
+
 // What the status files of a layer folder's processes say now (a moment's reading: read it at a
 // point where they do nothing, as after a round trip that waited for them): their gauges summed,
 // and the Vulkan driver beneath the first device of the first process (by folder) that made one.

@@ -22,9 +22,12 @@
 #include "core/gauges.h"
 #include "core/progress.h"
 #include "core/process.h"
+#include "layer/tidemark_layer.h"
+#include "observe/observe.h"
 #include "report/json_fields.h"
 #include "runner/build_runs.h"
 #include "runner/subject.h"
+#include "servers/renderer_server.h"
 #include "wire/posix.h"
 
 namespace tidemark::runner {
@@ -78,8 +81,12 @@ bool write_exactly(int fd, const void* from, size_t size) {
 // does, by exit(): what a process's end runs must run (a capture layer's last write — gfxrecon's
 // file was cut short by _exit —, the drivers' own teardown, a sanitizer's leak check). The parent
 // holds no static with a thread of its own, so nothing the child inherited waits on one.
-[[noreturn]] void serve_in_child(const IsolatedRuns::Pipeline& pipeline, int socket, crash_notes::Notes* notes) {
+[[noreturn]] void serve_in_child(const IsolatedRuns::Pipeline& pipeline, int socket, crash_notes::Notes* notes,
+                                 const std::filesystem::path& servers_activity) {
   crash_notes::arm(notes);
+  // The servers this child starts (a lane's tidemark-server, a renderer server) note their layer's
+  // calls where the parent's bounds read them.
+  ::setenv(TIDEMARK_LAYER_ACTIVITY_VARIABLE, servers_activity.c_str(), 1);
   for (uint64_t index = 0; read_exactly(socket, &index, sizeof index);) {
     // A run's notes start empty; the layer's stay (its count is the process's, its name written
     // only when it changes).
@@ -118,11 +125,7 @@ std::vector<int>& parent_ends() {
 // How a child that gave no record ended, from its wait status and what it noted.
 ChildDied died(pid_t child, int status, const crash_notes::Notes& notes, const std::string& subject_file) {
   ChildDied out;
-  if (const crash_notes::DeviceLostNote& lost = notes.device_lost; lost.lost)
-    out.device_lost = report::DeviceLostRecord{.call = std::string(lost_call_name(lost.call)),
-                                               .submit_or_wait = static_cast<int64_t>(lost.submit_or_wait),
-                                               .answers = 0,
-                                               .last_step = crash_notes::describe_step(lost.step, subject_file)};
+  out.device_lost = noted_device_lost(notes, subject_file);
   report::CrashRecord& crash = out.crash;
   crash.last_step = crash_notes::describe_step(notes.step, subject_file);
   const std::string child_ended =
@@ -149,9 +152,10 @@ ChildDied died(pid_t child, int status, const crash_notes::Notes& notes, const s
   return out;
 }
 
-// What a run that passed a limit was doing, read once its child's tree is dead.
+// What a run that passed a limit was doing, read once its child's tree is dead; `last_vulkan_call`
+// is the layer's last call in the child or in a server it started, whichever moved last.
 TimedOut timed_out(pid_t child, TimeLimit limit, const BoundsWatch& watch, const crash_notes::Notes& notes,
-                   const std::string& subject_file, bool all_ended) {
+                   const std::string& subject_file, bool all_ended, std::string last_vulkan_call) {
   TimedOut out;
   report::TimeoutRecord& timeout = out.timeout;
   timeout.limit = limit;
@@ -159,7 +163,7 @@ TimedOut timed_out(pid_t child, TimeLimit limit, const BoundsWatch& watch, const
   timeout.after_seconds = watch.elapsed_seconds();
   timeout.idle_seconds = watch.idle_seconds();
   timeout.last_step = crash_notes::describe_step(notes.step, subject_file);
-  timeout.last_vulkan_call = crash_notes::last_vulkan_call(notes);
+  timeout.last_vulkan_call = std::move(last_vulkan_call);
   timeout.last_wire_command = crash_notes::last_wire_command(notes);
   out.seconds = timeout.after_seconds;
   out.why = fmt::format("Tidemark's subject child (pid {}) {}; it and every process it started were killed{}", child,
@@ -169,6 +173,24 @@ TimedOut timed_out(pid_t child, TimeLimit limit, const BoundsWatch& watch, const
 
 }  // namespace
 
+std::optional<report::DeviceLostRecord> noted_device_lost(const crash_notes::Notes& notes,
+                                                          const std::string& subject_file) {
+  const crash_notes::DeviceLostNote& lost = notes.device_lost;
+  if (!lost.lost) return std::nullopt;
+  return report::DeviceLostRecord{.call = std::string(lost_call_name(lost.call)),
+                                  .submit_or_wait = static_cast<int64_t>(lost.submit_or_wait),
+                                  .answers = 0,
+                                  .last_step = crash_notes::describe_step(lost.step, subject_file)};
+}
+
+TimeBounds child_bounds(const Subject& subject, const RunOptions& options) {
+  TimeBounds bounds = time_bounds(subject, options);
+  if (subject.has_lanes() && !subject.takes_builds()) return bounds;
+  for (double* limit : {&bounds.wall, &bounds.inactivity})
+    if (*limit > 0) *limit += kBackstopSeconds;
+  return bounds;
+}
+
 bool drives_here(const Subject& subject, const RunOptions& options) {
   return options.isolation && subject.has_lanes() && !subject.takes_builds();
 }
@@ -177,6 +199,28 @@ struct IsolatedRuns::Child {
   SharedNotes notes;
   pid_t pid = -1;
   UniqueFd socket;
+  // Where the servers it starts note their layer's calls (TIDEMARK_LAYER_ACTIVITY), and what the
+  // parent read there: their sum, and whether they moved after the child's own layer in this run.
+  servers::ServerFolder servers_activity;
+  observe::ActivityReader servers_read;
+  uint64_t servers_calls = 0, own_calls = 0;
+  bool servers_last = false;
+
+  // Activity in the child and its servers; which layer, its own or a server's, called last.
+  uint64_t activity() {
+    const crash_notes::Notes& now = *notes.get();
+    const uint64_t servers_now = servers_read.read();
+    const uint64_t own_now = __atomic_load_n(&now.layer.calls, __ATOMIC_RELAXED);
+    if (servers_now != servers_calls) servers_last = true;
+    if (own_now != own_calls) servers_last = false;
+    servers_calls = servers_now;
+    own_calls = own_now;
+    return crash_notes::activity(now) + servers_now;
+  }
+  std::string last_vulkan_call() {
+    activity();  // the last reading, the tree dead
+    return servers_last ? servers_read.last_call() : crash_notes::last_vulkan_call(*notes.get());
+  }
 };
 
 IsolatedRuns::IsolatedRuns(Pipeline pipeline) : pipeline_(std::move(pipeline)) {}
@@ -185,6 +229,7 @@ IsolatedRuns::~IsolatedRuns() { stop(); }
 
 Status IsolatedRuns::start() {
   TIDEMARK_TRY(notes, SharedNotes::map());
+  TIDEMARK_TRY(servers_activity, servers::ServerFolder::make("activity"));
   TIDEMARK_TRY(sockets, wire::socket_pair());
   // The status line's ticker is the parent's only other thread: held still, it holds no lock the
   // child would inherit. What this process printed so far is out before the fork: the child's copy
@@ -199,10 +244,12 @@ Status IsolatedRuns::start() {
     if (::getppid() == 1) ::_exit(1);    // ... nor one whose parent went before that was said
     sockets.first.reset();
     for (int sibling : parent_ends()) ::close(sibling);
-    serve_in_child(pipeline_, sockets.second.get(), notes.get());
+    serve_in_child(pipeline_, sockets.second.get(), notes.get(), servers_activity.path());
   }
   parent_ends().push_back(sockets.first.get());
-  child_ = std::make_unique<Child>(Child{std::move(notes), pid, std::move(sockets.first)});
+  observe::ActivityReader servers_read({servers_activity.path()});
+  child_ = std::make_unique<Child>(
+      Child{std::move(notes), pid, std::move(sockets.first), std::move(servers_activity), std::move(servers_read)});
   return {};
 }
 
@@ -231,6 +278,8 @@ Status IsolatedRuns::send(size_t index, const TimeBounds& bounds) {
   if (!child_) TIDEMARK_CHECK(start());
   sent_ = std::chrono::steady_clock::now();
   watch_.emplace(bounds);
+  (void)child_->activity();  // what the runs before did is not this one's
+  child_->servers_last = false;
   const uint64_t asked = index;
   // A child that has ended cannot take it: receive() then finds its end and reaps it.
   write_exactly(child_->socket.get(), &asked, sizeof asked);
@@ -250,13 +299,14 @@ std::chrono::milliseconds IsolatedRuns::next_check() const {
 
 Result<std::optional<IsolatedRuns::Answer>> IsolatedRuns::check_bounds(const std::string& subject_file) {
   if (!child_ || !watch_) return std::optional<Answer>();
-  const auto passed = watch_->check(crash_notes::activity(*child_->notes.get()));
+  const auto passed = watch_->check(child_->activity());
   if (!passed) return std::optional<Answer>();
   const bool all_ended = kill_tree(child_->pid, std::chrono::milliseconds(2000));
   int status = 0;
   while (::waitpid(child_->pid, &status, 0) < 0)
     if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
-  TimedOut out = timed_out(child_->pid, *passed, *watch_, *child_->notes.get(), subject_file, all_ended);
+  TimedOut out = timed_out(child_->pid, *passed, *watch_, *child_->notes.get(), subject_file, all_ended,
+                           child_->last_vulkan_call());
   close_socket();
   child_.reset();
   watch_.reset();

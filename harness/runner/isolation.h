@@ -35,6 +35,10 @@
 #include "core/time_bounds.h"
 #include "report/run_record.h"
 
+namespace tidemark::crash_notes {
+struct Notes;
+}
+
 namespace tidemark::runner {
 
 struct RunOptions;
@@ -45,6 +49,20 @@ class Subject;
 // the spawn and tcp lanes its server is the child's, so one watch bounds the client and its server
 // and one kill ends both.
 bool drives_here(const Subject& subject, const RunOptions& options);
+
+// The device the layer in an isolated subject's child saw lost in this run (its notes), if it did;
+// `subject_file` names the step then.
+std::optional<report::DeviceLostRecord> noted_device_lost(const crash_notes::Notes& notes,
+                                                          const std::string& subject_file);
+
+// The limits a child's run of `subject` is watched under: the subject's own (runner/subject.h's
+// time_bounds) where the child drives it; where its run watches its own program (a capture's replay,
+// under observe's bounds in the child), those plus kBackstopSeconds, so that the run's own watch,
+// which names the program and what went before (a device lost, then a replayer spinning), ends it
+// first and the child is killed only when stuck outside that watch. The margin holds a renderer
+// server's start (its 20 s bound), its stop (two 10 s graces) and the tree's kill (2 s).
+inline constexpr double kBackstopSeconds = 60;
+TimeBounds child_bounds(const Subject& subject, const RunOptions& options);
 
 // How the child ended when it gave no record: the crash record and its words, its time, and
 // the device the layer saw lost before, if it did.

@@ -46,7 +46,7 @@ Status record_and_replay(const Subject& scenario, const std::string& backend, co
 
 }  // namespace
 
-Result<ParityRun> parity(const Subjects& subjects, const fs::path& report_dir, bool with_replay,
+Result<ParityRun> parity(const Subjects& subjects, const RunOptions& base, bool with_replay,
                          const std::function<void(std::string_view)>& on_start,
                          const std::function<void(const ParitySubject&)>& on_done) {
   ParityRun parity;
@@ -56,7 +56,9 @@ Result<ParityRun> parity(const Subjects& subjects, const fs::path& report_dir, b
       ParitySubject row{subject->id() + column_suffix(backends.front(), backend, ""), {}, ""};
       if (on_start) on_start(row.name);
       RunOptions options;
-      options.report_dir = report_dir;
+      options.report_dir = base.report_dir;
+      options.isolation = base.isolation;
+      options.time_bounds = base.time_bounds;
       options.column.backend = backend;
       if (!subject->has_lanes()) {
         // A replay in no lane of Tidemark's: its replays must agree with each other.
@@ -79,7 +81,8 @@ Result<ParityRun> parity(const Subjects& subjects, const fs::path& report_dir, b
             fmt::format(" {}={}{}", lane_name(lane), result.digest, report::passes(result.verdict) ? "" : "(red)");
         parity.results.push_back(std::move(result));
       }
-      if (with_replay && subject->has_lanes()) TIDEMARK_CHECK(record_and_replay(*subject, backend, report_dir, row));
+      if (with_replay && subject->has_lanes())
+        TIDEMARK_CHECK(record_and_replay(*subject, backend, base.report_dir, row));
       if (on_done) on_done(row);
       parity.subjects.push_back(std::move(row));
     }

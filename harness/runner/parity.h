@@ -33,8 +33,9 @@ struct ParityRun {
 // its replays must agree.
 inline constexpr int kReplaysCompared = 2;
 
-// Runs them; `on_start` hears each subject's name before it runs, `on_done` each subject after.
-Result<ParityRun> parity(const Subjects& subjects, const std::filesystem::path& report_dir, bool with_replay,
+// Runs them with `base`'s report folder, isolation and time limits; `on_start` hears each subject's
+// name before it runs, `on_done` each subject after.
+Result<ParityRun> parity(const Subjects& subjects, const RunOptions& base, bool with_replay,
                          const std::function<void(std::string_view)>& on_start = {},
                          const std::function<void(const ParitySubject&)>& on_done = {});
 

@@ -65,7 +65,7 @@ class Runs {
   }
 
   Status start_in_child(size_t child, size_t index) {
-    TIDEMARK_CHECK(children_[child]->send(index, time_bounds(*subjects_.at(index), options_.at(index))));
+    TIDEMARK_CHECK(children_[child]->send(index, child_bounds(*subjects_.at(index), options_.at(index))));
     busy_[child] = index;
     return {};
   }

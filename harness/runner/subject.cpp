@@ -131,6 +131,12 @@ Result<report::RunRecord> run_here(const Subject& subject, const RunOptions& opt
                       reading.stopped
                           ? fmt::format("it stopped ({}): {}", report::verdict_name(record.verdict), reading.why)
                           : fmt::format("it went on to its end, {}", report::verdict_name(record.verdict)));
+  } else if (const crash_notes::Notes* notes = crash_notes::armed();
+             notes && record.verdict == report::Verdict::CouldNotRun) {
+    // No session to read gauges from (its device was lost while it opened): the layer's note, in
+    // an isolated subject's child, where its device is this process's (monolith, split).
+    if (auto noted = noted_device_lost(*notes, subject.file().string()))
+      judge_device_lost(record, std::move(*noted), fmt::format("it could not run: {}", record.why));
   }
   TIDEMARK_CHECK(judge_expected(subject, options, record));
   if (dir.empty()) return record;

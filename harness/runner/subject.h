@@ -63,6 +63,7 @@ struct RunOptions {
   TimeBoundsOverride time_bounds;
   std::filesystem::path layer_dir;                   // where the Tidemark layer is (a replay runs under it)
   std::vector<std::filesystem::path> drivers_files;  // where a column's or a control's build is named
+  bool compare_replies = true;  // a recording's replay checks every reply (`replay --no-compare`: not)
 };
 
 // A control: the variant (or driver build) under which exactly the checks it names must go red.
