@@ -216,6 +216,20 @@ struct CompareArgs {
 };
 int compare_command(const CompareArgs& args);
 
+struct BisectArgs {
+  std::vector<std::string> subject;                   // one scenario or capture fixture
+  std::vector<std::string> builds;                    // drivers files or folders of them, oldest first
+  std::string only;                                   // the builds whose name this regular expression finds
+  std::string repo, good, bad, build_command, cache;  // a git range built by a command
+  std::string backend = "gl";
+  std::string lane = "monolith";
+  std::string check, gauge, worse_than, verdict;  // the predicate (none: any check red)
+  bool digest = false;
+  int repeat = 1;
+  std::string report;
+};
+int bisect_command(const BisectArgs& args);
+
 struct CaptureArgs {
   std::vector<std::string> command;
   bool vulkan = false;
