@@ -8,6 +8,7 @@
 #include <set>
 
 #include "bisect/search.h"
+#include "capture/capture_reduce.h"
 #include "core/gauges.h"
 #include "runner/build_runs.h"
 #include "runner/compare.h"
@@ -67,6 +68,41 @@ Result<Runs> runs_on(const runner::Subjects& subjects, const Candidate& candidat
     for (auto& record : compared->records) runs.records.push_back(std::move(record));
   }
   return runs;
+}
+
+// The first check red in a candidate's first run: what a reduce of its capture must keep red.
+std::string first_red_check(const report::RunRecord& record) {
+  for (const auto& check : record.checks)
+    if (!check.passed) return check.id;
+  return {};
+}
+
+// A capture fixture's subject, bisected to two builds: the reduce that tells them apart, offered
+// as a command line, and run when asked (its fixture written under <report_dir>/reduced/).
+Status offer_reduce(const runner::Subject& subject, const std::string& red_check, const BisectOptions& options,
+                    BisectDocument& document) {
+  const Candidate& bad = document.candidates[document.first_bad];
+  const Candidate& good = document.candidates[document.last_good];
+  if (subject.kind() != "capture fixture" || !document.undecided.empty() || red_check.empty()) return {};
+  document.reduce_offer = fmt::format(
+      "tidemark --drivers {} --drivers {} reduce {} --check '{}' --bug-build {} --fix-build {}",
+      bad.drivers_file.string(), good.drivers_file.string(), subject.file().string(), red_check, bad.build, good.build);
+  if (!options.reduce) return {};
+  TIDEMARK_TRY(fixture, capture::load_capture_fixture(subject.file()));
+  std::vector<fs::path> drivers_files{bad.drivers_file, good.drivers_file};
+  drivers_files.insert(drivers_files.end(), options.drivers_files.begin(), options.drivers_files.end());
+  const capture::CaptureReduceOptions reduce{.check = red_check,
+                                             .bug = {.fault = {}, .build = bad.build},
+                                             .fix = {.fault = {}, .build = good.build},
+                                             .drivers_files = drivers_files,
+                                             .layer_dir = options.layer_dir,
+                                             .work_dir = options.report_dir / "reduce"};
+  TIDEMARK_TRY(reduced, capture::reduce_capture(fixture, reduce));
+  const std::string name = fixture.name + "-reduced";
+  TIDEMARK_TRY(written,
+               capture::write_reduction(fixture, reduced, reduce, name, options.report_dir / "reduced" / name));
+  document.reduced_fixture = written.fixture.string();
+  return {};
 }
 
 }  // namespace
@@ -230,6 +266,7 @@ Result<BisectDocument> run_bisect(const BisectOptions& options,
     document.candidates = std::move(listed);
   }
   std::optional<report::RunRecord> good_end;
+  std::map<size_t, std::string> red_checks;  // each candidate's first red check
   const Judge judge = [&](size_t index) -> Result<Verdict> {
     const auto begun = std::chrono::steady_clock::now();
     TriedCandidate tried{.position = index};
@@ -255,6 +292,7 @@ Result<BisectDocument> run_bisect(const BisectOptions& options,
         judged = judge_records(runs.records, options.predicate, good_end ? &*good_end : nullptr);
         tried.verdict = std::string(report::verdict_name(runs.records.front().verdict));
         tried.gauges = key_gauges(runs.records.front(), options.predicate);
+        red_checks[index] = first_red_check(runs.records.front());
         if (index == 0 && judged.verdict.judgement == Judgement::Good) good_end = runs.records.front();
       }
     }
@@ -276,6 +314,7 @@ Result<BisectDocument> run_bisect(const BisectOptions& options,
         tried.verdict.judgement == Judgement::Skip || tried.verdict.judgement == Judgement::Nondeterministic;
     (unjudgeable ? document.skips : document.judgements) += 1;
   }
+  TIDEMARK_CHECK(offer_reduce(*loaded.subjects.front(), red_checks[document.first_bad], options, document));
   document.seconds = since(started);
   TIDEMARK_CHECK(write_bisect(options.report_dir, document));
   return document;

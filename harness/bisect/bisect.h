@@ -61,6 +61,9 @@ struct BisectOptions {
   std::filesystem::path repo;
   std::string good, bad, build_command;
   std::filesystem::path cache;  // empty: $XDG_CACHE_HOME/tidemark/bisect (else ~/.cache/...)
+  // A capture fixture's subject: cut it (capture/capture_reduce.h) to a fixture red on the first
+  // bad and green on the last good, written under <report_dir>/reduced/. Without it, only offered.
+  bool reduce = false;
 };
 
 // Where built revisions are kept when --cache is not given.

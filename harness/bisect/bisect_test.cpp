@@ -92,6 +92,7 @@ TEST(BisectDocumentCodec, RoundTripsAndRefusesAnUnknownField) {
   document.bound = 3;
   document.judgements = 2;
   document.skips = 1;
+  document.reduce_offer = "tidemark reduce c.capture.yaml --check 'gauge[2]' --bug-build c --fix-build a";
   auto json = to_json(document);
   auto read = bisect_from_json(json, "bisect.json");
   ASSERT_TRUE(read) << read.error().message;

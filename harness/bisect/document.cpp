@@ -68,6 +68,8 @@ nlohmann::json to_json(const BisectDocument& document) {
           {"bound", document.bound},
           {"judgements", document.judgements},
           {"skips", document.skips},
+          {"reduce_offer", document.reduce_offer},
+          {"reduced_fixture", document.reduced_fixture},
           {"seconds", document.seconds}};
 }
 
@@ -115,6 +117,8 @@ Result<BisectDocument> bisect_from_json(const nlohmann::json& json, const std::s
   document.bound = fields.take<uint64_t>("bound");
   document.judgements = fields.take<uint64_t>("judgements");
   document.skips = fields.take<uint64_t>("skips");
+  document.reduce_offer = fields.take<std::string>("reduce_offer");
+  document.reduced_fixture = fields.take<std::string>("reduced_fixture");
   document.seconds = fields.take<double>("seconds");
   TIDEMARK_CHECK(fields.finish());
   return document;
@@ -144,6 +148,11 @@ std::string bisect_html(const BisectDocument& document) {
     html +=
         fmt::format("<p id=\"source\">{} built by <code>{}</code>, cached in {}</p>\n",
                     html_escape(document.repository), html_escape(document.build_command), html_escape(document.cache));
+  if (!document.reduce_offer.empty())
+    html += fmt::format("<p id=\"reduce\">{}: <code>{}</code></p>\n",
+                        document.reduced_fixture.empty() ? "Cut the capture to what tells the two builds apart"
+                                                         : "Reduced to " + html_escape(document.reduced_fixture),
+                        html_escape(document.reduce_offer));
   html +=
       "<section id=\"legend\"><h2>Reading the table</h2><dl><dt class=\"good\">good</dt><dd>no run of it was bad"
       "</dd><dt class=\"bad\">bad</dt><dd>its runs were bad, as the predicate says</dd><dt class=\"skip\">skip</dt>"

@@ -44,6 +44,10 @@ struct BisectDocument {
   size_t bound = 0;                     // judgement_bound(candidates)
   size_t judgements = 0;                // of candidates neither skipped nor nondeterministic
   size_t skips = 0;                     // skipped or nondeterministic
+  // A capture fixture's subject: the reduce that cuts it to what is red on the first bad and
+  // green on the last good (offered as a command line), and the fixture --reduce wrote ("": none).
+  std::string reduce_offer;
+  std::string reduced_fixture;
   double seconds = 0;
 };
 

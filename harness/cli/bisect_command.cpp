@@ -46,7 +46,8 @@ int bisect_command(const BisectArgs& args) {
       .good = args.good,
       .bad = args.bad,
       .build_command = args.build_command,
-      .cache = args.cache};
+      .cache = args.cache,
+      .reduce = args.reduce};
   options.builds.assign(args.builds.begin(), args.builds.end());
   auto found = bisect::run_bisect(options, print_tried);
   if (!found) return report_error(found.error());
@@ -67,6 +68,10 @@ int bisect_command(const BisectArgs& args) {
              document.candidates.size(), document.judgements, document.bound, document.skips, document.seconds,
              std::filesystem::absolute(options.report_dir / "bisect.html").string());
   if (!document.cache.empty()) fmt::print("bisect: builds cached in {}\n", document.cache);
+  if (!document.reduced_fixture.empty())
+    fmt::print("bisect: reduced: {}\n", document.reduced_fixture);
+  else if (!document.reduce_offer.empty())
+    fmt::print("bisect: to cut the capture (or --reduce): {}\n", document.reduce_offer);
   return document.undecided.empty() ? kGreen : kRed;
 }
 

@@ -227,6 +227,7 @@ struct BisectArgs {
   bool digest = false;
   int repeat = 1;
   std::string report;
+  bool reduce = false;  // a capture: cut it to what tells the first bad from the last good
 };
 int bisect_command(const BisectArgs& args);
 
