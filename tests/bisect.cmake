@@ -17,12 +17,12 @@ set_tests_properties(Tidemark.Bisect.FindsEveryPlantedPositionAndASecondBisectRe
                      PROPERTIES LABELS "bisect;zink;nightly"
                      ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 if(NOT TIDEMARK_SANITIZED)  # a sanitizer build replays no captures
-# The two real Mesa builds as a list: the respecify capture is green on 22.3.6 and red on 25.0.7
+# The two real Mesa builds as a list, each judged twice (repeats that disagree would end it): the respecify capture is green on 22.3.6 and red on 25.0.7
 # (a buffer left at its end), so 25.0.7 is the first bad and 22.3.6 the last good; --reduce cuts
 # the capture to a fixture red on the one (its control the build) and green on the other.
 add_test(NAME Tidemark.Bisect.TheTwoMesaBuildsAsAListFindTheNewerBad
          COMMAND bash -c "set -e; rm -rf $2; $0 --drivers $1/drivers.yaml bisect $1/captures/gl-respecify/two-thousand-4-kib-respecify-rounds.capture.yaml \
---builds $1/drivers.yaml --builds $3/driver.yaml --only '^mesa-' --report $2 --reduce >$2.log 2>&1 || { cat $2.log; exit 1; }; cat $2.log; \
+--builds $1/drivers.yaml --builds $3/driver.yaml --only '^mesa-' --repeat 2 --report $2 --reduce >$2.log 2>&1 || { cat $2.log; exit 1; }; cat $2.log; \
 grep -q '^bisect: first bad: mesa-25.0.7$' $2.log && grep -q '^bisect: last good: mesa-22.3.6$' $2.log && \
 grep -q '\"first_bad\": 1' $2/bisect.json && test -s $2/bisect.html && \
 grep -qx '  - build: mesa-25.0.7' $2/reduced/*/*.capture.yaml && grep -q '^bisect: reduced: ' $2.log"

@@ -115,7 +115,9 @@ std::string Predicate::text() const {
       std::string tolerance;
       if (tolerance_given.percent > 0) tolerance = fmt::format("+{}%", tolerance_given.percent);
       if (tolerance_given.absolute > 0) tolerance = fmt::format("+{}", tolerance_given.absolute);
-      return fmt::format("{} worse than {}{}", gauge, value ? std::to_string(*value) : "the good end's", tolerance);
+      return value ? fmt::format("{} worse than {}{}", gauge, *value, tolerance)
+                   : fmt::format("{} worse than the good end's{}", gauge,
+                                 tolerance.empty() ? "" : " (" + tolerance + ")");
     }
     case Kind::Verdict:
       return fmt::format("the verdict {}", report::verdict_name(verdict));
