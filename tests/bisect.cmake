@@ -17,6 +17,14 @@ set_tests_properties(Tidemark.Bisect.FindsEveryPlantedPositionAndASecondBisectRe
                      PROPERTIES LABELS "bisect;zink;nightly"
                      ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 if(NOT TIDEMARK_SANITIZED)  # a sanitizer build replays no captures
+# A commit whose runs differ (a cache file it finds on its second run), each candidate judged
+# twice: it is reported nondeterministic with its two digests, and the planted first bad still found.
+add_test(NAME Tidemark.Bisect.ACommitWhoseRunsDifferIsNondeterministicNeverJudged
+         COMMAND ${toy_driver} $<TARGET_FILE:tidemark> ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/reports/bisect-toy-nd
+                 16 --nondeterministic 13 --repeat 2)
+set_tests_properties(Tidemark.Bisect.ACommitWhoseRunsDifferIsNondeterministicNeverJudged
+                     PROPERTIES LABELS "bisect;zink;nightly"
+                     ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 # The two real Mesa builds as a list, each judged twice (repeats that disagree would end it): the respecify capture is green on 22.3.6 and red on 25.0.7
 # (a buffer left at its end), so 25.0.7 is the first bad and 22.3.6 the last good; --reduce cuts
 # the capture to a fixture red on the one (its control the build) and green on the other.
