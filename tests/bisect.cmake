@@ -48,3 +48,16 @@ add_test(NAME Tidemark.Bisect.AGoodEndThatIsBadIsBadInputNamingIt
                  --report ${PROJECT_BINARY_DIR}/reports/bisect-bad-end)
 set_tests_properties(Tidemark.Bisect.AGoodEndThatIsBadIsBadInputNamingIt PROPERTIES LABELS "bisect;cli;zink"
                      ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
+# Bad input before anything is built or run (exit 2): a --good that is no commit, both kinds of candidates.
+add_test(NAME Tidemark.Bisect.AGoodRevisionThatIsNoCommitIsBadInput
+         COMMAND ${expect_exit} 2 "^tidemark: --good: expected a commit of .*, found 'no-such-revision'$"
+                 $<TARGET_FILE:tidemark> bisect ${testdata}/bisect/three-hundred-small-respecify-and-draw-rounds.yaml
+                 --repo ${PROJECT_SOURCE_DIR} --good no-such-revision --bad HEAD --build true
+                 --cache ${PROJECT_BINARY_DIR}/reports/bisect-cache-bad-input --report ${PROJECT_BINARY_DIR}/reports/bisect-bad-good)
+add_test(NAME Tidemark.Bisect.BuildsAndARepositoryAtOnceAreBadInput
+         COMMAND ${expect_exit} 2 "^tidemark: expected --builds LIST or --repo DIR --good REV --bad REV --build CMD, one of the two$"
+                 $<TARGET_FILE:tidemark> bisect ${testdata}/bisect/three-hundred-small-respecify-and-draw-rounds.yaml
+                 --builds ${PROJECT_SOURCE_DIR}/drivers.yaml --repo ${PROJECT_SOURCE_DIR} --good HEAD --bad HEAD --build true
+                 --report ${PROJECT_BINARY_DIR}/reports/bisect-both)
+set_tests_properties(Tidemark.Bisect.AGoodRevisionThatIsNoCommitIsBadInput Tidemark.Bisect.BuildsAndARepositoryAtOnceAreBadInput
+                     PROPERTIES LABELS "bisect;cli")
