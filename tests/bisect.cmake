@@ -17,6 +17,14 @@ set_tests_properties(Tidemark.Bisect.FindsEveryPlantedPositionAndASecondBisectRe
                      PROPERTIES LABELS "bisect;zink;nightly"
                      ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 if(NOT TIDEMARK_SANITIZED)  # a sanitizer build replays no captures
+# --jobs 3: the candidates the search may judge next are built while one is judged, each in a clone
+# of its own; the same first bad, builds made that were never judged, and a second bisect builds nothing.
+add_test(NAME Tidemark.Bisect.BuildingAheadFindsTheSameFirstBad
+         COMMAND ${toy_driver} $<TARGET_FILE:tidemark> ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/reports/bisect-toy-jobs
+                 9 --jobs 3 --again)
+set_tests_properties(Tidemark.Bisect.BuildingAheadFindsTheSameFirstBad
+                     PROPERTIES LABELS "bisect;zink;nightly"
+                     ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 # A commit whose runs differ (a cache file it finds on its second run), each candidate judged
 # twice: it is reported nondeterministic with its two digests, and the planted first bad still found.
 add_test(NAME Tidemark.Bisect.ACommitWhoseRunsDifferIsNondeterministicNeverJudged

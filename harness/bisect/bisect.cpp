@@ -306,7 +306,13 @@ Result<BisectDocument> run_bisect(const BisectOptions& options,
     if (on_judged) on_judged(document, document.tried.back());
     return judged.verdict;
   };
-  TIDEMARK_TRY(found, search(document.candidates.size(), judge));
+  // While one candidate is judged, the next ones the search may judge are built (--jobs).
+  Status building_ahead;
+  const Ahead ahead = [&](const std::vector<size_t>& next) {
+    if (range && options.jobs > 1 && building_ahead) building_ahead = range->build_ahead(next, options.jobs - 1);
+  };
+  TIDEMARK_TRY(found, search(document.candidates.size(), judge, ahead));
+  TIDEMARK_CHECK(building_ahead);
   document.last_good = found.last_good;
   document.first_bad = found.first_bad;
   document.undecided = found.undecided;

@@ -64,6 +64,9 @@ struct BisectOptions {
   // A capture fixture's subject: cut it (capture/capture_reduce.h) to a fixture red on the first
   // bad and green on the last good, written under <report_dir>/reduced/. Without it, only offered.
   bool reduce = false;
+  // A git range: candidates built at once while one is judged (the one judged next among them);
+  // 1: each built when it is judged.
+  unsigned jobs = 1;
 };
 
 // Where built revisions are kept when --cache is not given.

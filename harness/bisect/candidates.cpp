@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -148,53 +149,45 @@ GitRange::Clone::~Clone() {
   if (!dir.empty()) fs::remove_all(dir, ignored);
 }
 
-Result<Built> GitRange::build(size_t index) {
-  Candidate& candidate = candidates_.at(index);
-  const fs::path entry = cache_ / fmt::format("{}-{}", candidate.revision, command_key_);
-  // prefix/driver.yaml is the build's drivers entry (its paths relative to the prefix); `built`
-  // or `failed` is written last, so a build that was stopped half-way is built again.
-  const fs::path prefix = entry / "prefix", drivers_file = prefix / "driver.yaml";
-  const fs::path done = entry / "built", failed = entry / "failed", log = entry / "build.log";
-  Built built{.log = log};
-  auto named = [&]() -> Result<Built> {
-    auto builds = drivers::load_driver_builds(drivers_file);
-    if (!builds) {
-      built.skipped = "its drivers entry is bad input: " + builds.error().message;
-      return built;
-    }
-    if (builds->builds.empty()) {
-      built.skipped = "its drivers entry names no build";
-      return built;
-    }
-    candidate.drivers_file = builds->file;
-    candidate.build = builds->builds.front().name;
-    return built;
-  };
+fs::path GitRange::entry_of(size_t index) const {
+  return cache_ / fmt::format("{}-{}", candidates_.at(index).revision, command_key_);
+}
+
+// prefix/driver.yaml is the build's drivers entry (its paths relative to the prefix); `built` or
+// `failed` is written last, so a build that was stopped half-way is built again.
+bool GitRange::cached(size_t index) const {
   std::error_code error;
-  if (fs::exists(failed, error)) {
-    TIDEMARK_TRY(reason, read_given_file(failed, "a cached build's failure"));
-    return Built{.cached = true, .skipped = reason, .log = log};
-  }
-  if (fs::exists(done, error)) {
-    built.cached = true;
-    return named();
-  }
+  return fs::exists(entry_of(index) / "built", error) || fs::exists(entry_of(index) / "failed", error);
+}
+
+Result<GitRange::Running> GitRange::start(size_t index, const fs::path& clone) {
+  const Candidate& candidate = candidates_.at(index);
+  const fs::path entry = entry_of(index), prefix = entry / "prefix";
+  std::error_code error;
   fs::remove_all(entry, error);
   TIDEMARK_CHECK(make_directories(prefix));
-  TIDEMARK_CHECK(git(clone_.dir, {"checkout", "--quiet", "--force", "--detach", candidate.revision}, cache_,
-                     ErrorKind::Environment));
-  TIDEMARK_CHECK(git(clone_.dir, {"clean", "--quiet", "-dffx"}, cache_, ErrorKind::Environment));
+  TIDEMARK_CHECK(
+      git(clone, {"checkout", "--quiet", "--force", "--detach", candidate.revision}, cache_, ErrorKind::Environment));
+  TIDEMARK_CHECK(git(clone, {"clean", "--quiet", "-dffx"}, cache_, ErrorKind::Environment));
   // Its standard output is the drivers entry when it writes none; its standard error the log.
-  const fs::path printed = entry / "printed.yaml";
   ChildProcess::Options options{
       .program = "bash",
-      .args = {"-c", "cd -- \"$0\" && eval \"$1\" >\"$2\"", clone_.dir.string(), command_, printed.string()},
+      .args = {"-c", "cd -- \"$0\" && eval \"$1\" >\"$2\"", clone.string(), command_,
+               (entry / "printed.yaml").string()},
       .inherit_env = true,
       .set_env = {{"TIDEMARK_BISECT_REVISION", candidate.revision}, {"TIDEMARK_BISECT_PREFIX", prefix.string()}},
-      .stderr_path = log.string(),
+      .stderr_path = (entry / "build.log").string(),
       .truncate = true};
   TIDEMARK_TRY(child, ChildProcess::spawn(options));
-  const int status = child.wait();
+  built_here_.insert(index);
+  return Running{std::move(child), {}};
+}
+
+Status GitRange::finish(size_t index, Running& running) {
+  const fs::path entry = entry_of(index), drivers_file = entry / "prefix" / "driver.yaml";
+  const fs::path printed = entry / "printed.yaml", log = entry / "build.log";
+  const int status = running.child.wait();
+  std::error_code error;
   std::string reason;
   if (status != 0) {
     reason = fmt::format("the build {}: {}", describe_wait_status(status), telling_line(log));
@@ -206,13 +199,63 @@ Result<Built> GitRange::build(size_t index) {
       reason = "the build wrote no drivers entry ($TIDEMARK_BISECT_PREFIX/driver.yaml) and printed none";
     }
   }
-  if (!reason.empty()) {
-    TIDEMARK_CHECK(write_file_atomically(failed, reason));
+  if (!reason.empty()) return write_file_atomically(entry / "failed", reason);
+  return write_file_atomically(entry / "built", candidates_.at(index).revision);
+}
+
+Status GitRange::build_ahead(const std::vector<size_t>& indices, size_t slots) {
+  // Builds ahead that have ended are finished (their outcome cached), freeing their slots.
+  for (auto running = ahead_.begin(); running != ahead_.end();) {
+    if (!running->second.child.wait_for(std::chrono::milliseconds(0))) {
+      ++running;
+      continue;
+    }
+    TIDEMARK_CHECK(finish(running->first, running->second));
+    running = ahead_.erase(running);
+  }
+  for (size_t index : indices) {
+    if (ahead_.size() >= slots) break;
+    if (index >= candidates_.size() || ahead_.contains(index) || cached(index)) continue;
+    // A clone of its own, sharing the user's objects as the first does.
+    Clone clone(cache_ / fmt::format("source-{}-{}", ::getpid(), index));
+    std::error_code ignored;
+    fs::remove_all(clone.dir, ignored);
+    TIDEMARK_CHECK(git(cache_, {"clone", "--quiet", "--shared", "--no-checkout", repo_.string(), clone.dir.string()},
+                       cache_, ErrorKind::Environment));
+    TIDEMARK_TRY(running, start(index, clone.dir));
+    running.clone = std::move(clone);
+    ahead_.emplace(index, std::move(running));
+  }
+  return {};
+}
+
+Result<Built> GitRange::build(size_t index) {
+  Candidate& candidate = candidates_.at(index);
+  const fs::path entry = entry_of(index);
+  if (auto running = ahead_.find(index); running != ahead_.end()) {
+    TIDEMARK_CHECK(finish(index, running->second));
+    ahead_.erase(running);
+  } else if (!cached(index)) {
+    TIDEMARK_TRY(running, start(index, clone_.dir));
+    TIDEMARK_CHECK(finish(index, running));
+  }
+  Built built{.cached = !built_here_.contains(index), .log = entry / "build.log"};
+  std::error_code error;
+  if (fs::exists(entry / "failed", error)) {
+    TIDEMARK_TRY(reason, read_given_file(entry / "failed", "a cached build's failure"));
     built.skipped = reason;
     return built;
   }
-  TIDEMARK_CHECK(write_file_atomically(done, candidate.revision));
-  return named();
+  auto builds = drivers::load_driver_builds(entry / "prefix" / "driver.yaml");
+  if (!builds) {
+    built.skipped = "its drivers entry is bad input: " + builds.error().message;
+  } else if (builds->builds.empty()) {
+    built.skipped = "its drivers entry names no build";
+  } else {
+    candidate.drivers_file = builds->file;
+    candidate.build = builds->builds.front().name;
+  }
+  return built;
 }
 
 }  // namespace tidemark::bisect

@@ -4,13 +4,16 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/error.h"
+#include "core/process.h"
 
 namespace tidemark::bisect {
 
@@ -68,10 +71,24 @@ class GitRange {
   // TIDEMARK_BISECT_REVISION and TIDEMARK_BISECT_PREFIX (the folder to install into) set; it
   // writes $TIDEMARK_BISECT_PREFIX/driver.yaml or prints the drivers entry on its standard output.
   Result<Built> build(size_t index);
+  // Starts building those of `indices` not yet built (at most `slots` under way at once), each in
+  // a clone of its own, without waiting: the candidates the search may judge next, built while
+  // one is judged (--jobs). build() of one of them waits for it.
+  Status build_ahead(const std::vector<size_t>& indices, size_t slots);
   const std::filesystem::path& cache() const { return cache_; }
 
  private:
+  struct Running {
+    ChildProcess child;  // the build command
+    Clone clone;         // its own clone (none: the range's)
+  };
   GitRange() = default;
+  std::filesystem::path entry_of(size_t index) const;
+  bool cached(size_t index) const;
+  Result<Running> start(size_t index, const std::filesystem::path& clone);
+  Status finish(size_t index, Running& running);
+  std::map<size_t, Running> ahead_;
+  std::set<size_t> built_here_;  // the candidates this range built (the others were cached)
   std::filesystem::path repo_, cache_;
   Clone clone_;
   std::string command_, command_key_;

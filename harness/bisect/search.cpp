@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <optional>
 #include <set>
@@ -36,7 +37,7 @@ Result<Judgement> judgement_from_name(std::string_view name) {
 
 size_t judgement_bound(size_t count) { return count < 2 ? count : std::bit_width(count - 1) + 2; }
 
-Result<SearchResult> search(size_t count, const Judge& judge) {
+Result<SearchResult> search(size_t count, const Judge& judge, const Ahead& ahead) {
   if (count < 2)
     return fail(ErrorKind::BadInput,
                 fmt::format("expected at least two candidates (a good end and a bad end), found {}", count));
@@ -52,7 +53,15 @@ Result<SearchResult> search(size_t count, const Judge& judge) {
     Judgement expected;
     std::string_view name;
   } ends[] = {{0, Judgement::Good, "good"}, {count - 1, Judgement::Bad, "bad"}};
+  auto tell = [&](std::vector<std::optional<size_t>> next) {
+    std::vector<size_t> known;
+    for (const auto& index : next)
+      if (index && std::ranges::find(known, *index) == known.end()) known.push_back(*index);
+    if (ahead) ahead(known);
+  };
+  const auto first_middle = nearest_middle(0, count - 1, {});
   for (const auto& end : ends) {
+    tell({end.index == 0 ? std::optional(count - 1) : std::nullopt, first_middle});
     TIDEMARK_TRY(judgement, judged(end.index));
     if (judgement != end.expected)
       return fail(ErrorKind::BadInput,
@@ -62,6 +71,10 @@ Result<SearchResult> search(size_t count, const Judge& judge) {
   size_t low = 0, high = count - 1;
   std::set<size_t> unjudgeable;
   while (auto next = nearest_middle(low, high, unjudgeable)) {
+    std::set<size_t> if_unjudgeable = unjudgeable;
+    if_unjudgeable.insert(*next);
+    tell({nearest_middle(*next, high, unjudgeable), nearest_middle(low, *next, unjudgeable),
+          nearest_middle(low, high, if_unjudgeable)});
     TIDEMARK_TRY(judgement, judged(*next));
     switch (judgement) {
       case Judgement::Good:

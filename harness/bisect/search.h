@@ -50,9 +50,13 @@ struct SearchResult {
 // candidates: the two ends, then ceil(log2(count)) halvings at most.
 size_t judgement_bound(size_t count);
 
+// Told, before each judgement, of the candidates that may be judged after it (whichever way it
+// goes), nearest first: a caller that builds candidates can build those meanwhile (--jobs).
+using Ahead = std::function<void(const std::vector<size_t>& next)>;
+
 // Judges the two ends first (the first must be good, the last bad: else bad input naming which
 // end and its verdict), then halves the range between the newest good and the oldest bad,
 // judging the candidate nearest the middle that is not yet known to be unjudgeable.
-Result<SearchResult> search(size_t count, const Judge& judge);
+Result<SearchResult> search(size_t count, const Judge& judge, const Ahead& ahead = {});
 
 }  // namespace tidemark::bisect

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 namespace tidemark::bisect {
@@ -38,6 +39,21 @@ TEST(BisectSearch, FindsEveryPlantedFirstBadWithinTheBound) {
       EXPECT_EQ(found->tried[0].index, 0u);
       EXPECT_EQ(found->tried[1].index, count - 1);
     }
+}
+
+TEST(BisectSearch, EachJudgementAfterTheFirstWasAmongThoseToldAhead) {
+  for (size_t first_bad = 1; first_bad < 24; ++first_bad) {
+    Planted planted{24, first_bad, {11, 12}};
+    planted.skipped.erase(first_bad);
+    std::vector<std::vector<size_t>> told;
+    auto found = search(24, planted.judge(), [&](const std::vector<size_t>& next) { told.push_back(next); });
+    ASSERT_TRUE(found);
+    ASSERT_EQ(told.size(), found->tried.size());
+    for (size_t k = 1; k < found->tried.size(); ++k) {
+      const auto& before = told[k - 1];
+      EXPECT_NE(std::find(before.begin(), before.end(), found->tried[k].index), before.end()) << first_bad << " " << k;
+    }
+  }
 }
 
 TEST(BisectSearch, TheBoundIsTheEndsAndTheHalvings) {

@@ -47,7 +47,8 @@ int bisect_command(const BisectArgs& args) {
       .bad = args.bad,
       .build_command = args.build_command,
       .cache = args.cache,
-      .reduce = args.reduce};
+      .reduce = args.reduce,
+      .jobs = args.jobs};
   options.builds.assign(args.builds.begin(), args.builds.end());
   auto found = bisect::run_bisect(options, print_tried);
   if (!found) return report_error(found.error());

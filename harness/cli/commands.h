@@ -228,6 +228,7 @@ struct BisectArgs {
   int repeat = 1;
   std::string report;
   bool reduce = false;  // a capture: cut it to what tells the first bad from the last good
+  unsigned jobs = 1;    // a git range: builds at once, the next candidates built while one is judged
 };
 int bisect_command(const BisectArgs& args);
 

@@ -121,6 +121,8 @@ CLI::App* add_bisect(CLI::App& app, BisectArgs& args) {
         bisect->add_option("--repeat", args.repeat, "runs of each candidate; disagreeing ones: nondeterministic")
             ->check(CLI::PositiveNumber);
         bisect->add_option("--report", args.report, "report folder (default reports/bisect-<time>)");
+        bisect->add_option("--jobs", args.jobs, "a git range: builds at once, the next candidates while one is judged")
+            ->check(CLI::PositiveNumber);
         bisect->add_flag("--reduce", args.reduce,
                          "a capture fixture: reduce it to a fixture red on the first bad and green on the last good");
       });
