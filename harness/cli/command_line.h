@@ -33,6 +33,7 @@ struct CommandArgs {
   RebaseArgs rebase;
   ObserveArgs observe;
   MergeArgs merge;
+  BisectArgs bisect;
   std::vector<std::string> lint_inputs;
   std::string lint_expectations;
   std::string trace_file;
@@ -69,7 +70,7 @@ Result<RunArgs> parse_run_arguments(const std::vector<std::string>& arguments);
 CLI::App* add_run(CLI::App& app, RunArgs& args);
 // run, replay, list, red-once, parity, lint, compare.
 void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands);
-// bench, soak, fixture new, reduce.
+// bench, soak, fixture new, reduce, bisect.
 void add_workflow_commands(CLI::App& app, CommandArgs& args, Commands& commands);
 // capture, observe, rebase, merge, trace, doctor, mutants, backends.
 void add_program_commands(CLI::App& app, CommandArgs& args, Commands& commands);

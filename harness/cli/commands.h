@@ -230,6 +230,22 @@ struct CompareArgs {
 };
 int compare_command(const CompareArgs& args);
 
+struct BisectArgs {
+  std::vector<std::string> subject;                   // one scenario or capture fixture
+  std::vector<std::string> builds;                    // drivers files or folders of them, oldest first
+  std::string only;                                   // the builds whose name this regular expression finds
+  std::string repo, good, bad, build_command, cache;  // a git range built by a command
+  std::string backend = "gl";
+  std::string lane = "monolith";
+  std::string check, gauge, worse_than, verdict;  // the predicate (none: any check red)
+  bool digest = false;
+  int repeat = 1;
+  std::string report;
+  bool reduce = false;  // a capture: cut it to what tells the first bad from the last good
+  unsigned jobs = 1;    // a git range: builds at once, the next candidates built while one is judged
+};
+int bisect_command(const BisectArgs& args);
+
 struct CaptureArgs {
   std::vector<std::string> command;
   bool vulkan = false;

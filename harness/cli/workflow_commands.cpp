@@ -93,6 +93,41 @@ CLI::App* add_reduce(CLI::App& app, ReduceArgs& args) {
       });
 }
 
+CLI::App* add_bisect(CLI::App& app, BisectArgs& args) {
+  return lazy_subcommand(
+      app, "bisect",
+      "the driver build (of an ordered list) or the commit (of a git range, each built by a command) that made a "
+      "subject bad: a check red, a gauge worse, a verdict, a digest changed (terminal, bisect.json, bisect.html)",
+      [&args](CLI::App* bisect) {
+        bisect->add_option("subject", args.subject, "one scenario file or capture fixture")->required();
+        bisect->add_option("--builds", args.builds, "drivers files or folders of them, oldest first (repeatable)")
+            ->allow_extra_args(false);
+        bisect->add_option("--only", args.only, "only the listed builds whose name this regular expression finds");
+        bisect->add_option("--repo", args.repo, "a driver's git repository (never written to)");
+        bisect->add_option("--good", args.good, "the revision of --repo that is good");
+        bisect->add_option("--bad", args.bad, "the revision of --repo that is bad (a descendant of --good)");
+        bisect->add_option("--build", args.build_command,
+                           "bash command building the checked-out revision into $TIDEMARK_BISECT_PREFIX; writes "
+                           "$TIDEMARK_BISECT_PREFIX/driver.yaml or prints the drivers entry");
+        bisect->add_option("--cache", args.cache,
+                           "where built revisions are kept (default $XDG_CACHE_HOME/tidemark/bisect)");
+        bisect->add_option("--backend", args.backend, "the backend each candidate runs on (default gl)");
+        bisect->add_option("--lane", args.lane, "the lane the runs take (default monolith)");
+        bisect->add_option("--check", args.check, "bad: this check (its id, gauge[0]) red (default: any red)");
+        bisect->add_option("--gauge", args.gauge, "bad: this gauge worse than --worse-than");
+        bisect->add_option("--worse-than", args.worse_than, "VALUE[+N|+N%]; VALUE `good`: the good end's");
+        bisect->add_option("--verdict", args.verdict, "bad: a run with this verdict (crash, timeout, device-lost)");
+        bisect->add_flag("--digest", args.digest, "bad: a digest other than the good end's");
+        bisect->add_option("--repeat", args.repeat, "runs of each candidate; disagreeing ones: nondeterministic")
+            ->check(CLI::PositiveNumber);
+        bisect->add_option("--report", args.report, "report folder (default reports/bisect-<time>)");
+        bisect->add_option("--jobs", args.jobs, "a git range: builds at once, the next candidates while one is judged")
+            ->check(CLI::PositiveNumber);
+        bisect->add_flag("--reduce", args.reduce,
+                         "a capture fixture: reduce it to a fixture red on the first bad and green on the last good");
+      });
+}
+
 }  // namespace
 
 void add_workflow_commands(CLI::App& app, CommandArgs& args, Commands& commands) {
@@ -100,6 +135,7 @@ void add_workflow_commands(CLI::App& app, CommandArgs& args, Commands& commands)
   commands.emplace_back(add_soak(app, args.soak), [&] { return soak_command(args.soak); });
   commands.emplace_back(add_fixture_new(app, args.fixture), [&] { return fixture_new_command(args.fixture); });
   commands.emplace_back(add_reduce(app, args.reduce), [&] { return reduce_command(args.reduce); });
+  commands.emplace_back(add_bisect(app, args.bisect), [&] { return bisect_command(args.bisect); });
 }
 
 }  // namespace tidemark::cli
