@@ -11,6 +11,9 @@ if(TIDEMARK_MUTANTS AND NOT TIDEMARK_SANITIZED)
   set_tests_properties(Tidemark.Install.AnOutsideProjectRunsItsScenariosWithTheInstalledTidemark
                        Tidemark.Install.TheUnpackedDebianPackageRunsTheProjectsScenarios
                        PROPERTIES LABELS "install;zink" COST 30 RUN_SERIAL FALSE RESOURCE_LOCK tidemark-install)
+  # Both install the same files and run the same example project; the package's layout (cpack,
+  # dpkg -x) is the nightly's, CI keeps the prefix install (about 27 s each).
+  set_property(TEST Tidemark.Install.TheUnpackedDebianPackageRunsTheProjectsScenarios APPEND PROPERTY LABELS nightly)
 endif()
 # --version names the release and the formats a client, server and recording must share; the
 # documents a run writes name the Tidemark that wrote them.
