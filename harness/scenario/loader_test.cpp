@@ -263,7 +263,7 @@ TEST(Load, ControlsNameChecksOfTheScenario) {
 // Check that the knob table carries the documented ranges and defaults.
 TEST(Load, KnobTableCarriesRangesAndDefaults) {
   const auto& knobs = known_knobs();
-  ASSERT_EQ(knobs.size(), 10u);
+  ASSERT_EQ(knobs.size(), 11u);
   EXPECT_EQ(knobs[0].name, "wire_deferred_mb");
   EXPECT_EQ(knobs[0].min, 0);
   EXPECT_EQ(knobs[0].max, 65536);
@@ -278,8 +278,10 @@ TEST(Load, KnobTableCarriesRangesAndDefaults) {
   EXPECT_EQ(knobs[6].name, "layer_hang_at_call");
   EXPECT_EQ(knobs[7].name, "layer_drop_draw");
   EXPECT_EQ(knobs[7].default_value, 0);
-  EXPECT_EQ(knobs[9].name, "gl_drop_draw");
-  EXPECT_EQ(knobs[9].default_value, 0);
+  EXPECT_EQ(knobs[8].name, "layer_faults_first_device");
+  EXPECT_EQ(knobs[8].max, 1);
+  EXPECT_EQ(knobs[10].name, "gl_drop_draw");
+  EXPECT_EQ(knobs[10].default_value, 0);
 }
 
 // ---- testdata/bad: one file per class of malformed scenario -----------------------------
