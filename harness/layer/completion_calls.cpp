@@ -13,9 +13,17 @@ constexpr uint64_t kKernelBudgetNs = 1'000'000'000;  // virtual: the kernel's ti
 void note_lost(DeviceState& device, uint32_t call) {
   TidemarkLayerGauges& gauges = device.gauges();
   ++gauges.lost_answers;
-  if (gauges.first_lost_call != 0) return;
-  gauges.first_lost_call = call;
-  gauges.first_lost_at = static_cast<int64_t>(device.submits_and_waits.load(std::memory_order_relaxed));
+  const bool first = gauges.first_lost_call == 0;
+  if (first) {
+    gauges.first_lost_call = call;
+    gauges.first_lost_at = static_cast<int64_t>(device.submits_and_waits.load(std::memory_order_relaxed));
+  }
+  // A process whose calls another watches through TIDEMARK_LAYER_ACTIVITY (a lane's server, whose
+  // session may never open to answer its gauges) notes them in its status file there too.
+  Observer& o = Observer::get();
+  if (!o.host_activity && o.watched_activity())
+    if (TidemarkLayerGauges* slot = o.watched->slot(device.number)) *slot = gauges;
+  if (!first) return;
   const TidemarkLayerSink* sink = device.sink();
   if (sink && sink->device_lost) sink->device_lost(sink->context, call, static_cast<uint64_t>(gauges.first_lost_at));
 }

@@ -300,7 +300,8 @@ class Observer {
     __atomic_store_n(&activity.last_call[at], '\0', __ATOMIC_RELAXED);
   }
   // A process with no host's activity notes its own under TIDEMARK_LAYER_ACTIVITY's folder, in a
-  // status file made at its first call (only its activity is written there).
+  // status file made at its first call (only its activity is written there, and a lost device's
+  // gauges: completion_calls.cpp's note_lost).
   TidemarkLayerActivity* watched_activity() {
     if (activity_root.empty()) return nullptr;
     if (!watched_tried) {

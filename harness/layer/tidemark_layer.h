@@ -129,7 +129,8 @@ typedef uint32_t (*PFN_tidemarkLayerGauges)(uint64_t attachment, TidemarkLayerGa
 // such host whose environment names a folder in TIDEMARK_LAYER_ACTIVITY (a server an isolated
 // subject's child started: a lane's tidemark-server, a renderer server) notes it in a status file of
 // its own there, <folder>/<pid>-<program>/status, from its first intercepted call (a forked copy
-// in one of its own), where the run's bounds read it (observe::ActivityReader).
+// in one of its own), where the run's bounds read it (observe::ActivityReader); a device it sees
+// lost puts its gauges in its slot there too (observe::noted_lost_device).
 #define TIDEMARK_LAYER_ACTIVITY_VARIABLE "TIDEMARK_LAYER_ACTIVITY"
 typedef struct TidemarkLayerActivity {
   uint64_t calls;

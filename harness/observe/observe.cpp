@@ -130,6 +130,26 @@ uint64_t ActivityReader::read() {
   return sum;
 }
 
+std::optional<report::DeviceLostRecord> noted_lost_device(const fs::path& activity_folder,
+                                                          const std::set<std::string>& earlier) {
+  std::error_code ec;
+  std::vector<fs::path> folders;
+  for (const auto& entry : fs::directory_iterator(activity_folder, ec))
+    if (!earlier.contains(entry.path().filename().string())) folders.push_back(entry.path());
+  std::sort(folders.begin(), folders.end());
+  for (const auto& folder : folders) {
+    auto status = last_status(folder / "status");
+    if (!status) continue;
+    for (uint32_t i = 0; i < std::min<uint32_t>(status->devices, TIDEMARK_STATUS_DEVICES); ++i)
+      if (const TidemarkLayerGauges& device = status->live[i]; device.lost_answers > 0)
+        return report::DeviceLostRecord{.call = std::string(lost_call_name(device.first_lost_call)),
+                                        .submit_or_wait = device.first_lost_at,
+                                        .answers = device.lost_answers,
+                                        .last_step = {}};
+  }
+  return std::nullopt;
+}
+
 StatusNow read_status(const fs::path& layer_folder) {
   std::error_code ec;
   std::vector<fs::path> folders;

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "core/gauges.h"
 #include "core/time_bounds.h"
 #include "report/observation_record.h"
+#include "report/run_record.h"
 #include "scenario/gauge_bounds.h"
 
 namespace tidemark::observe {
@@ -128,6 +130,12 @@ class ActivityReader {
   std::map<std::string, uint64_t> seen_;
   std::string last_;
 };
+
+// The first lost device the layers of a TIDEMARK_LAYER_ACTIVITY folder's processes noted in their
+// status files (a device's gauges as of its last VK_ERROR_DEVICE_LOST answer), leaving out the
+// processes' folders named in `earlier` (an earlier run's servers); its last_step left empty.
+std::optional<report::DeviceLostRecord> noted_lost_device(const std::filesystem::path& activity_folder,
+                                                          const std::set<std::string>& earlier);
 
 // What the status files of a layer folder's processes say now (a moment's reading: read it at a
 // point where they do nothing, as after a round trip that waited for them): their gauges summed,

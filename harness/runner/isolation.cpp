@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -76,6 +77,17 @@ bool write_exactly(int fd, const void* from, size_t size) {
   return wire::write_all(fd, std::span(static_cast<const uint8_t*>(from), size)).has_value();
 }
 
+// In the child: the folder where the servers it starts note their layer's calls, and the servers'
+// folders there when its current run started (theirs are earlier runs').
+struct ServersActivity {
+  std::filesystem::path folder;
+  std::set<std::string> earlier;
+};
+ServersActivity& servers_activity_in_child() {
+  static ServersActivity activity;  // the child's one thread alone reads and writes it
+  return activity;
+}
+
 // In the child: each index asked for run through the pipeline, its record or error answered as a
 // build answer, until the parent closes its end; then the child ends as a run without isolation
 // does, by exit(): what a process's end runs must run (a capture layer's last write — gfxrecon's
@@ -87,7 +99,13 @@ bool write_exactly(int fd, const void* from, size_t size) {
   // The servers this child starts (a lane's tidemark-server, a renderer server) note their layer's
   // calls where the parent's bounds read them.
   ::setenv(TIDEMARK_LAYER_ACTIVITY_VARIABLE, servers_activity.c_str(), 1);
+  ServersActivity& servers = servers_activity_in_child();
+  servers.folder = servers_activity;
   for (uint64_t index = 0; read_exactly(socket, &index, sizeof index);) {
+    servers.earlier.clear();
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(servers.folder, ec))
+      servers.earlier.insert(entry.path().filename().string());
     // A run's notes start empty; the layer's stay (its count is the process's, its name written
     // only when it changes).
     notes->step = {};
@@ -181,6 +199,15 @@ std::optional<report::DeviceLostRecord> noted_device_lost(const crash_notes::Not
                                   .submit_or_wait = static_cast<int64_t>(lost.submit_or_wait),
                                   .answers = 0,
                                   .last_step = crash_notes::describe_step(lost.step, subject_file)};
+}
+
+std::optional<report::DeviceLostRecord> servers_lost_device(const crash_notes::Notes& notes,
+                                                            const std::string& subject_file) {
+  const ServersActivity& servers = servers_activity_in_child();
+  if (servers.folder.empty()) return std::nullopt;
+  auto lost = observe::noted_lost_device(servers.folder, servers.earlier);
+  if (lost) lost->last_step = crash_notes::describe_step(notes.step, subject_file);
+  return lost;
 }
 
 TimeBounds child_bounds(const Subject& subject, const RunOptions& options) {

@@ -55,6 +55,12 @@ bool drives_here(const Subject& subject, const RunOptions& options);
 std::optional<report::DeviceLostRecord> noted_device_lost(const crash_notes::Notes& notes,
                                                           const std::string& subject_file);
 
+// In an isolated subject's child: the device the layer in a server this run started (a spawn or
+// tcp lane's tidemark-server, where the device is) saw lost, from its status file in the servers'
+// activity folder, if it did; `notes` and `subject_file` name the step then.
+std::optional<report::DeviceLostRecord> servers_lost_device(const crash_notes::Notes& notes,
+                                                            const std::string& subject_file);
+
 // The limits a child's run of `subject` is watched under: the subject's own (runner/subject.h's
 // time_bounds) where the child drives it; where its run watches its own program (a capture's replay,
 // under observe's bounds in the child), those plus kBackstopSeconds, so that the run's own watch,

@@ -134,9 +134,11 @@ Result<report::RunRecord> run_here(const Subject& subject, const RunOptions& opt
   } else if (const crash_notes::Notes* notes = crash_notes::armed();
              notes && record.verdict == report::Verdict::CouldNotRun) {
     // No session to read gauges from (its device was lost while it opened): the layer's note, in
-    // an isolated subject's child, where its device is this process's (monolith, split).
-    if (auto noted = noted_device_lost(*notes, subject.file().string()))
-      judge_device_lost(record, std::move(*noted), fmt::format("it could not run: {}", record.why));
+    // an isolated subject's child, where its device is this process's (monolith, split) or in the
+    // status file of the lane's server the child started, where the device is (spawn, tcp).
+    auto noted = noted_device_lost(*notes, subject.file().string());
+    if (!noted) noted = servers_lost_device(*notes, subject.file().string());
+    if (noted) judge_device_lost(record, std::move(*noted), fmt::format("it could not run: {}", record.why));
   }
   TIDEMARK_CHECK(judge_expected(subject, options, record));
   if (dir.empty()) return record;
