@@ -7,7 +7,12 @@
 # (scripts/testing/resume-killed).
 add_test(NAME Tidemark.Resume.ARunKilledHalfWayAndResumedGivesTheSummaryOfAWholeRun
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/resume-killed ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-set_tests_properties(Tidemark.Resume.ARunKilledHalfWayAndResumedGivesTheSummaryOfAWholeRun PROPERTIES LABELS cli)
+# A resumed run counts the failures its journal holds toward --max-fails: it runs no more than the
+# whole run would have, and writes its summary (scripts/testing/resume-max-fails).
+add_test(NAME Tidemark.Resume.AResumedRunCountsItsJournaledFailuresTowardMaxFails
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/resume-max-fails ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+set_tests_properties(Tidemark.Resume.ARunKilledHalfWayAndResumedGivesTheSummaryOfAWholeRun
+                     Tidemark.Resume.AResumedRunCountsItsJournaledFailuresTowardMaxFails PROPERTIES LABELS cli)
 # A driver that fails cold and then works (the layer's fault on a process's first device only) is
 # flaky under --retry (exit 5, listed with each try's digest in summary.json, JUnit's own type);
 # red without --retry; a fault on every device stays red through every try; an expectations line

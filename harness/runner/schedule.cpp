@@ -36,8 +36,10 @@ namespace {
 // The runs under way: at most `jobs` of them, each in a child (isolation) or, one at a time, here.
 class Runs {
  public:
-  Runs(const Subjects& subjects, const std::vector<RunOptions>& options, size_t jobs, size_t max_fails)
-      : subjects_(subjects), options_(options), max_fails_(max_fails) {
+  // `failed_before`: the failures a resumed run's journal holds, counted toward `max_fails`.
+  Runs(const Subjects& subjects, const std::vector<RunOptions>& options, size_t jobs, size_t max_fails,
+       size_t failed_before)
+      : subjects_(subjects), options_(options), max_fails_(max_fails), failures_(failed_before) {
     const bool isolated = !options.empty() && options.front().isolation;
     if (!isolated) return;
     for (size_t w = 0; w < jobs; ++w)
@@ -120,7 +122,11 @@ class Runs {
 
   // A subject's record, after its last try: --max-fails counts a subject once.
   void count(const report::RunRecord& record) {
-    if (!report::passes(record.verdict)) ++failures_;
+    if (counts_as_failed(record)) ++failures_;
+  }
+  // A subject that ran and failed (one skipped or not run did not run).
+  static bool counts_as_failed(const report::RunRecord& record) {
+    return !report::passes(record.verdict) && !report::not_ran(record.verdict);
   }
 
  private:
@@ -148,10 +154,12 @@ Result<std::vector<report::RunRecord>> run_scheduled(const Subjects& subjects, c
   std::iota(order.begin(), order.end(), size_t{0});
   if (schedule.shuffle) order = shuffled_order(subjects.size(), *schedule.shuffle);
   std::vector<size_t> queue;
+  size_t journaled_failures = 0;  // --max-fails counts them: a resumed run runs no more than a whole one
   for (size_t k : order) {
     if (schedule.done)
       if (auto journaled = schedule.done->find(subjects[k]->id()); journaled != schedule.done->end()) {
         records[k] = journaled->second;  // it ran before the run was killed: its record stands in
+        if (Runs::counts_as_failed(*records[k])) ++journaled_failures;
         continue;
       }
     std::optional<std::string> skipped;
@@ -174,7 +182,8 @@ Result<std::vector<report::RunRecord>> run_scheduled(const Subjects& subjects, c
 
   // A child is forked by this thread at its first run (and again after one that died): this
   // process loads no driver, and its only other thread, the status line's, is held still then.
-  Runs runs(subjects, options, std::max<size_t>(1, std::min(schedule.jobs, queue.size())), schedule.max_fails);
+  Runs runs(subjects, options, std::max<size_t>(1, std::min(schedule.jobs, queue.size())), schedule.max_fails,
+            journaled_failures);
   // --retry: each subject's tries so far; a try that tries_again names starts again at once, in the
   // child it ran in (a new one after a crash), and only the record of all its tries is finished.
   std::vector<std::vector<report::RunRecord>> tries(subjects.size());

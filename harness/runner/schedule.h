@@ -30,7 +30,7 @@ struct Schedule {
   // another; without isolation (a debugger's run) they run here, one at a time.
   size_t jobs = 1;
   std::optional<uint64_t> shuffle;  // a seed: the subjects start in that seed's order
-  size_t max_fails = 0;             // after this many failed runs no more start; 0: no limit
+  size_t max_fails = 0;             // after this many failed runs (`done`'s too) no more start; 0: no limit
   const TestFilter* filter = nullptr;
   // A killed run's records by subject id (run --resume, report/journal.h): those subjects are not
   // run again: their journaled records stand in (no `finished` event).

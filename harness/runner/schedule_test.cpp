@@ -188,5 +188,20 @@ TEST(Schedule, AJournaledRecordStandsInForItsSubject) {
   EXPECT_EQ((*records)[0].verdict, report::Verdict::Red);
 }
 
+// Check that --max-fails counts a resumed run's journaled failures: with one journaled red and
+// --max-fails 1, no other subject starts (a whole run would have started none after that red).
+TEST(Schedule, MaxFailsCountsTheFailuresAResumedRunsJournalHolds) {
+  const Subjects subjects = cold_subjects();
+  const std::map<std::string, report::RunRecord> journaled{
+      {"cold/always", {.test = "Cold.always", .verdict = report::Verdict::Red, .why = "journaled"}}};
+  auto records = run_scheduled(subjects, std::vector(subjects.size(), RunOptions{}),
+                               Schedule{.max_fails = 1, .done = &journaled}, {});
+  ASSERT_TRUE(records) << records.error().message;
+  EXPECT_EQ((*records)[0].verdict, report::Verdict::NotRun);
+  EXPECT_EQ((*records)[2].verdict, report::Verdict::NotRun);
+  EXPECT_NE((*records)[2].why.find("(1 failed runs before it"), std::string::npos) << (*records)[2].why;
+  EXPECT_EQ(runs_of(subjects, 0) + runs_of(subjects, 2), 0);
+}
+
 }  // namespace
 }  // namespace tidemark::runner
