@@ -7,11 +7,16 @@
 # (scripts/testing/resume-killed).
 add_test(NAME Tidemark.Resume.ARunKilledHalfWayAndResumedGivesTheSummaryOfAWholeRun
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/resume-killed ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+# The same at --jobs 2: the kill finds two subjects under way, the journal's records in the order
+# they ended.
+add_test(NAME Tidemark.Resume.ARunOfTwoJobsKilledHalfWayAndResumedGivesTheSummaryOfAWholeRun
+         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/resume-killed ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} 2)
 # A resumed run counts the failures its journal holds toward --max-fails: it runs no more than the
 # whole run would have, and writes its summary (scripts/testing/resume-max-fails).
 add_test(NAME Tidemark.Resume.AResumedRunCountsItsJournaledFailuresTowardMaxFails
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/resume-max-fails ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Resume.ARunKilledHalfWayAndResumedGivesTheSummaryOfAWholeRun
+                     Tidemark.Resume.ARunOfTwoJobsKilledHalfWayAndResumedGivesTheSummaryOfAWholeRun
                      Tidemark.Resume.AResumedRunCountsItsJournaledFailuresTowardMaxFails PROPERTIES LABELS cli)
 # A driver that fails cold and then works (the layer's fault on a process's first device only) is
 # flaky under --retry (exit 5, listed with each try's digest in summary.json, JUnit's own type);
