@@ -118,6 +118,9 @@ class ChildProcess {
 // away while it is killed, then each is SIGKILLed and seen to end (a pidfd each) within `within`.
 // `root` is left for its parent to reap. False if one still runs then.
 bool kill_tree(pid_t root, std::chrono::milliseconds within);
+// How long a killed tree may take to end: a process with a large address space (a sanitized
+// server, a driver's) can take seconds to unmap it on a loaded machine; seen at 2 s and more.
+inline constexpr std::chrono::seconds kKilledTreeEndsWithin{10};
 
 // Runs `command` (its first word found on PATH) with `environment` added to this process's,
 // its stdout and stderr into `log`, to its end: its exit code (128 + N for signal N). An

@@ -203,7 +203,7 @@ std::optional<report::TimeoutRecord> wait_bounded(ChildProcess& child, const Opt
                                   .last_step = {},
                                   .last_vulkan_call = activity.last_call(),
                                   .last_wire_command = {}};
-    (void)kill_tree(child.pid(), std::chrono::milliseconds(2000));
+    (void)kill_tree(child.pid(), kKilledTreeEndsWithin);
     child.wait();
     return timeout;
   }

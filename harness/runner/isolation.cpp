@@ -185,7 +185,8 @@ TimedOut timed_out(pid_t child, TimeLimit limit, const BoundsWatch& watch, const
   timeout.last_wire_command = crash_notes::last_wire_command(notes);
   out.seconds = timeout.after_seconds;
   out.why = fmt::format("Tidemark's subject child (pid {}) {}; it and every process it started were killed{}", child,
-                        report::describe(timeout), all_ended ? "" : " (one still ran 2 s later)");
+                        report::describe(timeout),
+                        all_ended ? "" : fmt::format(" (one still ran {} s later)", kKilledTreeEndsWithin.count()));
   return out;
 }
 
@@ -328,7 +329,7 @@ Result<std::optional<IsolatedRuns::Answer>> IsolatedRuns::check_bounds(const std
   if (!child_ || !watch_) return std::optional<Answer>();
   const auto passed = watch_->check(child_->activity());
   if (!passed) return std::optional<Answer>();
-  const bool all_ended = kill_tree(child_->pid, std::chrono::milliseconds(2000));
+  const bool all_ended = kill_tree(child_->pid, kKilledTreeEndsWithin);
   int status = 0;
   while (::waitpid(child_->pid, &status, 0) < 0)
     if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
