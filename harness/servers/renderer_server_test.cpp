@@ -89,6 +89,34 @@ TEST_F(Server, IsReadyWhenItListensAndStopsWithEveryProcessItStarted) {
   EXPECT_FALSE(alive(pids[1]));  // the forked renderer went with its group
 }
 
+// A server of Python's that listens, then does `then` (Python statements, `s` the listening socket).
+ServerSpec python_server_that(const std::string& then) {
+  return {.command = {"python3", "-c",
+                      "import select, socket, sys\n"
+                      "s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen()\n" +
+                          then + "\n",
+                      "{socket}"},
+          .client_variable = "VTEST_SOCKET_NAME"};
+}
+
+// Check that a server blocked in select() for its clients waits for input, and that one that
+// computes does not (a session's model steps wait for the first, never for the second).
+TEST_F(Server, WaitsForInputOnlyWhileBlockedWaitingForItsClients) {
+  auto waiting =
+      RendererServer::start(python_server_that("select.select([s], [], [])"), dir_ / "waiting", layer_dir(), "");
+  ASSERT_TRUE(waiting) << waiting.error().message;
+  // It listens before it calls select(): looked at until it is there, within a patience.
+  bool waits = false;
+  for (int looks = 0; looks < 10000 && !waits; ++looks) {
+    waits = waiting->waits_for_input();
+    if (!waits) ::usleep(1000);
+  }
+  EXPECT_TRUE(waits);
+  auto busy = RendererServer::start(python_server_that("while True: pass"), dir_ / "busy", layer_dir(), "");
+  ASSERT_TRUE(busy) << busy.error().message;
+  for (int looks = 0; looks < 100; ++looks) EXPECT_FALSE(busy->waits_for_input());
+}
+
 // Check that a socket path holding spaces (a report folder a user named so) is seen listening.
 TEST_F(Server, AFolderWithSpacesInItsPathIsSeenListening) {
   auto server = RendererServer::start(python_server(false), dir_ / "a report folder", layer_dir(), "");
