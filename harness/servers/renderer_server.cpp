@@ -242,9 +242,15 @@ bool waits_in_a_poll(long call) {
 }
 
 bool RendererServer::waits_for_input() const {
+  // Ended (gone, or a zombie not yet reaped, whose syscall file reads -1): it does nothing more.
+  std::ifstream stat(fmt::format("/proc/{}/stat", process_.pid()));
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  if (const size_t end = line.rfind(')'); end != std::string::npos && end + 2 < line.size() && line[end + 2] == 'Z')
+    return true;
   std::ifstream file(fmt::format("/proc/{}/syscall", process_.pid()));
   std::string first;
-  if (!(file >> first)) return true;  // it has ended: it does nothing more
+  if (!(file >> first)) return true;
   if (first == "running") return false;
   char* end = nullptr;
   const long call = std::strtol(first.c_str(), &end, 10);
