@@ -119,8 +119,8 @@ TEST_F(Server, WaitsForInputOnlyWhileBlockedWaitingForItsClients) {
   ASSERT_TRUE(busy) << busy.error().message;
   for (int looks = 0; looks < 100; ++looks) EXPECT_FALSE(busy->waits_for_input());
   // One that has ended, not yet reaped, does nothing more.
-  auto ended = RendererServer::start(python_server_that("import os; s.accept(); os._exit(0)"), dir_ / "ended",
-                                     layer_dir(), "");
+  auto ended =
+      RendererServer::start(python_server_that("import os; s.accept(); os._exit(0)"), dir_ / "ended", layer_dir(), "");
   ASSERT_TRUE(ended) << ended.error().message;
   UniqueFd client(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));  // its one client: it ends once accepted
   sockaddr_un address{};
