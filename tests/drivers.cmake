@@ -90,6 +90,18 @@ if(TIDEMARK_MUTANTS)
   set_tests_properties(Tidemark.Servers.RedOnceProvesThePortableGroupOnDebiansVirglStackInEveryLane PROPERTIES
                        LABELS "drivers;zink;virgl;red-once;nightly" TIMEOUT 1800
                        ENVIRONMENT "VIRGL_RED_ONCE_SCOPE=nightly")
+  # The kernel driver's scenes on the column (scripts/testing/virgl-kernel says what it checks): the
+  # server's layer asks the run's kernel model live over the kernel channel; the lost-doorbell scene
+  # with its two known failures, one digest, red-once against the ledger. CI's slice: the monolith
+  # lane three times and spawn (about 7 s); the nightly: 20 runs and all four lanes.
+  add_test(NAME Tidemark.Servers.TheLostDoorbellSceneRunsOnDebiansVirglStackThroughTheKernelChannel
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-kernel ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  set_tests_properties(Tidemark.Servers.TheLostDoorbellSceneRunsOnDebiansVirglStackThroughTheKernelChannel PROPERTIES
+                       LABELS "drivers;zink;virgl;kmd;red-once" ENVIRONMENT "VIRGL_KERNEL_LANES=monolith spawn;VIRGL_KERNEL_REPEAT=3")
+  add_test(NAME Tidemark.Servers.TheLostDoorbellSceneGivesOneDigestIn20RunsOnDebiansVirglStackInEveryLane
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-kernel ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  set_tests_properties(Tidemark.Servers.TheLostDoorbellSceneGivesOneDigestIn20RunsOnDebiansVirglStackInEveryLane
+                       PROPERTIES LABELS "drivers;zink;virgl;kmd;red-once;nightly")
   add_test(NAME Tidemark.Servers.ARunOnDebiansVirglStackHoldsToItsBaselineAndALayerFaultIsWorse
            COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-baseline ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
   set_tests_properties(Tidemark.Servers.ARunOnDebiansVirglStackHoldsToItsBaselineAndALayerFaultIsWorse PROPERTIES
@@ -130,6 +142,16 @@ add_test(NAME Tidemark.Servers.TheServersVulkanDriverIsHeldToTheBuild
          COMMAND ${expect_exit} 3 "the Vulkan driver matching '\\^llvmpipe Mesa 99'; found .*the Vulkan driver 'llvmpipe Mesa 22.3.6 .*the layer beneath its server, virgl_test_server --no-loop-or-fork .*/server.sock \\(pid"
                  $<TARGET_FILE:tidemark> --drivers ${virgl_bad} --driver virgl-on-mesa-99 run
                  ${PROJECT_SOURCE_DIR}/scenarios/portable/${banded}.yaml --backend gl --report ${PROJECT_BINARY_DIR}/reports/virgl-mesa-99)
+# The server's memory reaches the kernel model at the run's read-backs only: a GPU-memory step
+# mid-run is refused on a build with a server, naming why (its kernel driver's steps run: the
+# server's layer asks the kernel model live, over the kernel channel).
+add_test(NAME Tidemark.Servers.AGpuMemoryStepMidRunIsRefusedOnABuildWithAServer
+         COMMAND ${expect_exit} 2 "a-gpu-memory-sample-between-draws: its workload steps the kernel model's GPU memory mid-run; driver build 'virgl-zink-22.3.6' renders in its server"
+                 $<TARGET_FILE:tidemark> --drivers ${PROJECT_SOURCE_DIR}/drivers.yaml --driver virgl-zink-22.3.6 run
+                 ${PROJECT_SOURCE_DIR}/tests/testdata/servers/a-gpu-memory-step-mid-run.yaml --backend gl
+                 --report ${PROJECT_BINARY_DIR}/reports/virgl-memory-step)
+set_tests_properties(Tidemark.Servers.AGpuMemoryStepMidRunIsRefusedOnABuildWithAServer PROPERTIES
+                     LABELS "drivers;zink;virgl;cli" ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 add_test(NAME Tidemark.Servers.TheReclaimModelDoesNotRunOnABuildWithAServer
          COMMAND ${expect_exit} 1 "backend 'vulkan' does not run a driver build's client with the layer beneath its driver: a build with a server runs on gl or gl-native"
                  $<TARGET_FILE:tidemark> --drivers ${PROJECT_SOURCE_DIR}/drivers.yaml --driver virgl-zink-22.3.6 run

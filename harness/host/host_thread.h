@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -37,6 +38,11 @@ class HostThread final : public HostEvents, public api::Model {
   void observe_from(std::function<ObservedGauges()> layer);
   void wire_from(std::function<NamedGauges()> wire);
   void read_back_from(std::function<Status(ModelHost&)> feed);
+  // Called before each model step (api::Model), on the stepping thread, before the host is
+  // taken: a renderer server whose layer asks the host through the kernel channel must have
+  // settled first (servers::TappedServer::settle), or its questions and the step would meet in
+  // an order of the moment. Set before the session's first step.
+  void settle_with(std::function<Status()> settle);
 
   // HostEvents: queued
   void memory_changed(const api::MemoryChange& change) override;
@@ -84,9 +90,13 @@ class HostThread final : public HostEvents, public api::Model {
   // The host with the queue applied, held for the caller's one call.
   template <typename Call>
   auto answered(Call&& call) const;
+  // The same for a model step: settle_ first.
+  template <typename Call>
+  std::invoke_result_t<Call, ModelHost&> stepped(Call&& call);
   void run();
 
   std::unique_ptr<ModelHost> host_;
+  std::function<Status()> settle_;
   std::vector<Event> ring_;
   // The producer's and the appliers' positions on lines of their own: a push reads no line the
   // host thread writes, but once a ring's length (when the ring looks full).

@@ -131,6 +131,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkD
   if (o.attached && !o.attached->driver) o.attached->driver = driver;
   state->number = ++o.devices_made;
   state->attachment = o.attached;
+  if (!o.attached) state->process_sink = o.kernel_channel_sink();
   state->settings = o.attached ? o.attached->settings : o.process_settings.value_or(TidemarkLayerSettings{});
   if (state->settings.first_device_only && state->number > 1) {  // the cold start's faults are spent
     TidemarkLayerSettings& faults = state->settings;

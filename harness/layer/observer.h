@@ -32,6 +32,7 @@
 #include <string>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/die_by_signal.h"
@@ -39,6 +40,7 @@
 #include "core/memory_type.h"
 #include "layer/biased_mutex.h"
 #include "layer/completion.h"
+#include "layer/kernel_channel.h"
 #include "layer/handle_map.h"
 #include "layer/process_record.h"
 #include "layer/records.h"
@@ -192,7 +194,12 @@ struct DeviceState {
   // under that fault, without the lock: a draw is never a state change the report reads).
   mutable std::atomic<uint64_t> draws_recorded{0};
 
-  const TidemarkLayerSink* sink() const { return attachment && attachment->sink ? &*attachment->sink : nullptr; }
+  // Without an attachment, the kernel channel's sink (a renderer server's layer), if it has one.
+  const TidemarkLayerSink* process_sink = nullptr;
+  const TidemarkLayerSink* sink() const {
+    if (!attachment) return process_sink;
+    return attachment->sink ? &*attachment->sink : nullptr;
+  }
 
  private:
   TidemarkLayerGauges own_gauges_{};
@@ -222,6 +229,11 @@ class Observer {
   std::unique_ptr<EventLog> events;
   std::unique_ptr<StatusMap> status;
   std::vector<LayerReport::Device> finished;  // the process's destroyed devices
+  // A process with no host whose environment names a kernel channel (kernel_channel.h): its
+  // devices ask the session's kernel model through it. Connected at the first device.
+  std::unique_ptr<KernelChannelClient> channel;
+  std::optional<TidemarkLayerSink> channel_sink;
+  bool channel_tried = false;
 
   Observer() {
     if (const char* text = std::getenv("TIDEMARK_LAYER_SETTINGS")) {
@@ -247,6 +259,17 @@ class Observer {
                        [] { Observer::get().fork_child(); });
   }
 
+  // The kernel channel's sink for a device made with no attachment (caller holds the lock); null
+  // when the environment names none or it cannot be reached.
+  const TidemarkLayerSink* kernel_channel_sink() {
+    if (!std::exchange(channel_tried, true))
+      if (const char* path = std::getenv(kKernelChannelVariable); path && *path) {
+        channel = KernelChannelClient::connect(path);
+        if (channel) channel_sink = channel->sink();
+      }
+    return channel_sink ? &*channel_sink : nullptr;
+  }
+
   // Without an attachment, under `tidemark observe`: this process's folder and its files.
   void open_record(uint64_t forked_from) {
     events.reset();
@@ -268,6 +291,11 @@ class Observer {
     if (!report_root.empty()) open_record(static_cast<uint64_t>(::getppid()));
     watched.reset();
     watched_tried = false;
+    // A forked copy answers its kernel questions itself: the channel is its parent's.
+    for (auto& [dispatch, device] : devices) device->process_sink = nullptr;
+    channel_sink.reset();
+    channel.reset();
+    channel_tried = true;
     mutex.unlock();
   }
   // Each intercepted call that changes a device's state (caller holds the lock): the count the

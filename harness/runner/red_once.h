@@ -61,6 +61,12 @@ struct RedOnceOptions {
 // line's values (the run red on exactly the line's checks, not expected-red): a check already
 // red cannot be proven by failing again, only by failing worse than its known value.
 std::vector<std::string> turned_red(const report::RunRecord& red, const report::RunRecord& green);
+// The checks a control must turn red against `green`: those it names, less the ones `green`
+// already fails as known failures that did not get worse (in `turned`, turned_red's answer). A
+// known failure with no value to go worse than (a waits or kmd check) cannot turn red on that
+// column: its expectations line stands for it, and the control is held to the others.
+std::vector<std::string> checks_to_turn(const std::vector<std::string>& named, const std::vector<std::string>& turned,
+                                        const report::RunRecord& green);
 
 // Runs the subject green, then under each control that applies on the column's backend, in each
 // lane: green, then each control red on exactly the checks it names (or, a control that says so,

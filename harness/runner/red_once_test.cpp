@@ -132,5 +132,18 @@ TEST(RedOnce, AKnownFailureIsProvenOnlyByGettingWorseThanItsLine) {
             std::vector<std::string>{"gauge[0]"});
 }
 
+// Check that a control is held to the checks it names less the column's known failures that
+// stayed where their line has them (a waits or kmd check has no value to go worse than), and that
+// a known failure it made worse, or any check on a green column, stays required.
+TEST(RedOnce, AControlIsNotHeldToTurnAKnownFailureThatCannotGetWorse) {
+  using report::Verdict;
+  report::RunRecord known = run_with(Verdict::ExpectedRed, true);
+  known.checks.push_back({.id = "waits", .kind = "waits", .check = "waits", .passed = false});
+  const std::vector<std::string> named = {"gauge[0]", "waits"};
+  EXPECT_EQ(checks_to_turn(named, {"gauge[0]"}, known), std::vector<std::string>{"gauge[0]"});
+  EXPECT_EQ(checks_to_turn(named, {"gauge[0]", "waits"}, known), named);  // the known one got worse
+  EXPECT_EQ(checks_to_turn(named, {"gauge[0]"}, run_with(Verdict::Green, true)), named);
+}
+
 }  // namespace
 }  // namespace tidemark::runner

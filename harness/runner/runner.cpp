@@ -112,45 +112,24 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const api
 
 }  // namespace
 
-// A backend judges a scenario only with every kind of gauge its checks read.
-// On a build whose driver's Vulkan device lives in its renderer server, the layer beneath that
-// device gives the session its gauges and driver, read at the run's round trips, and what it
-// recorded (memory, submits, waits) is fed into the session's kernel model at the run's read-back
-// (session/server_records.h): the GPU-memory map, its views and the trace's GPU Memory track hold
-// the server's memory by then, so reconcile and the memory half's gauges judge it. What the model
-// must do while the run goes on cannot be fed: the kernel driver's queues and faults (kmd, kgsl)
-// answer the layer's submits and waits as they happen, and the server's layer has no channel back
-// to the session's model, only its records; a kernel step mid-run would read a model fed only at the
-// end. Such a scenario is not run, and says which part and why.
+// On a build whose driver's Vulkan device lives in its renderer server, the server's layer asks the
+// session's kernel model as it goes, over the kernel channel (servers/kernel_channel_server.h): the
+// kernel driver's queues and faults (kmd, kgsl) answer its submits and waits as they happen. Its
+// memory reaches the model only at the run's read-backs (session/server_records.h): the GPU-memory
+// map, its views and the trace's GPU Memory track hold the server's memory by then, so reconcile
+// and the memory half's gauges judge it, but a GPU-memory step mid-run would read a map not yet
+// fed. Such a scenario is not run, and says why.
 Status check_build_feeds_the_model(const Scenario& scenario) {
   TIDEMARK_TRY(active, drivers::active_build());
-  if (!active || !active->server || (!scenario.uses_kernel() && !scenario.expect.reconcile)) return {};
-  std::string unfed;
-  if (scenario.written.kmd || scenario.written.kgsl)
-    unfed = fmt::format(
-        "its `{}:` section configures the kernel driver, whose queues answer the layer's submits "
-        "and waits as they happen",
-        scenario.written.kmd ? "kmd" : "kgsl");
-  else if (scenario.has_kernel_step())
-    unfed = "its workload steps the kernel model mid-run, which is fed the server's records only at the read-back";
-  else if (scenario.reads_back(scenario::ReadBack::KernelReport))
-    unfed = "it reads the kernel driver's report, whose queues answer the layer's submits and waits as they happen";
-  for (const auto& check : scenario.expect.gauges)
-    for (const auto& name : check.expr.identifiers())
-      if (unfed.empty() && std::any_of(kKernelGauges.begin(), kKernelGauges.end(), [&](const KernelGaugeSpec& spec) {
-            return spec.name == name && spec.half == KernelHalf::Driver;
-          }))
-        unfed = fmt::format(
-            "{}: gauge '{}' is the kernel driver's, whose queues answer the layer's submits and "
-            "waits as they happen",
-            format_location(check.where), name);
-  if (unfed.empty()) return {};
+  if (!active || !active->server || !scenario.has_kernel_step(true)) return {};
   return fail(ErrorKind::BadInput,
-              fmt::format("{}: {}; driver build '{}' renders in its server, whose layer reaches the session's kernel "
-                          "model only through its records, read at the run's read-back, never while the run goes on",
-                          scenario.id(), unfed, active->name));
+              fmt::format("{}: its workload steps the kernel model's GPU memory mid-run; driver build '{}' renders in "
+                          "its server, whose memory reaches the session's kernel model only through its records, read "
+                          "at the run's read-back, never while the run goes on",
+                          scenario.id(), active->name));
 }
 
+// A backend judges a scenario only with every kind of gauge its checks read.
 Status check_backend_judges(const Scenario& scenario, const api::BackendEntry& backend) {
   for (const auto& [kind, use] : scenario.gauge_uses()) {
     if (backend.gives(kind)) continue;

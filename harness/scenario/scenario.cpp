@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <type_traits>
+
 #include "core/gauges.h"
 #include "scenario/yaml_reader.h"
 
@@ -70,25 +72,36 @@ bool Scenario::expects_wait_statuses() const { return any_wait_expectation(workl
 
 namespace {
 
+// The kernel model's GPU-memory half's steps; its other kernel steps are its driver's.
+template <class Type>
+constexpr bool kMemoryStep =
+    std::is_same_v<Type, GpuMemTotal> || std::is_same_v<Type, GpuAlloc> || std::is_same_v<Type, GpuFree> ||
+    std::is_same_v<Type, GpuMemAttach> || std::is_same_v<Type, GpuMemWalk> || std::is_same_v<Type, GpuMemSample>;
+
 // A kernel step anywhere in the workload, repeats included (the registry's rows say which).
-bool any_kernel_step(const std::vector<Step>& steps) {
+bool any_kernel_step(const std::vector<Step>& steps, bool memory_only) {
   for (const auto& step : steps) {
     if (const auto* repeat = std::get_if<Repeat>(step.kind.get())) {
-      if (any_kernel_step(repeat->steps)) return true;
+      if (any_kernel_step(repeat->steps, memory_only)) return true;
       continue;
     }
-    auto target = std::visit([](const auto& kind) { return kStepTarget<std::decay_t<decltype(kind)>>; }, *step.kind);
-    if (target == StepTarget::Kernel) return true;
+    const bool found = std::visit(
+        [&](const auto& kind) {
+          using Type = std::decay_t<decltype(kind)>;
+          return kStepTarget<Type> == StepTarget::Kernel && (!memory_only || kMemoryStep<Type>);
+        },
+        *step.kind);
+    if (found) return true;
   }
   return false;
 }
 
 }  // namespace
 
-bool Scenario::has_kernel_step() const { return any_kernel_step(workload); }
+bool Scenario::has_kernel_step(bool memory_only) const { return any_kernel_step(workload, memory_only); }
 
 bool Scenario::uses_kernel() const {
-  if (written.kernel || written.kmd || written.kgsl || any_kernel_step(workload)) return true;
+  if (written.kernel || written.kmd || written.kgsl || any_kernel_step(workload, false)) return true;
   for (ReadBack what : {ReadBack::KernelGauges, ReadBack::KernelDump, ReadBack::KernelNodes, ReadBack::KernelReport})
     if (reads_back(what)) return true;
   for (const auto& check : expect.gauges)

@@ -388,8 +388,9 @@ struct Scenario {
   // A `kernel:` section, a kernel step, or a check naming a kernel gauge: the run then reads
   // the kernel model's gauges, checks them and digests them.
   bool uses_kernel() const;
-  // Whether a workload step (at any depth) is a step of the kernel model's.
-  bool has_kernel_step() const;
+  // Whether a workload step (at any depth) is a step of the kernel model's; with `memory_only`,
+  // of its GPU-memory half (gpu_*, gpumem_*), not of its kernel driver's (kmd_*, kgsl_*).
+  bool has_kernel_step(bool memory_only = false) const;
   // The first gauge of each kind the checks read, and where: the kinds a backend must give.
   struct GaugeUse {
     std::string name;

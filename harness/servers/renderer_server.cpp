@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -220,6 +221,40 @@ int RendererServer::end_connections_here() const {
     if (::shutdown(fd, SHUT_RDWR) == 0) ++ended;
   }
   return ended;
+}
+
+// The calls a server's loop blocks in while it waits for its clients (/proc/PID/syscall names the
+// call a blocked task is in; "running" when it runs).
+bool waits_in_a_poll(long call) {
+  static const std::set<long> polls = {
+#ifdef SYS_select
+      SYS_select,
+#endif
+#ifdef SYS_poll
+      SYS_poll,
+#endif
+#ifdef SYS_epoll_wait
+      SYS_epoll_wait,
+#endif
+      SYS_pselect6,   SYS_ppoll, SYS_epoll_pwait,
+  };
+  return polls.contains(call);
+}
+
+bool RendererServer::waits_for_input() const {
+  // Ended (gone, or a zombie not yet reaped, whose syscall file reads -1): it does nothing more.
+  std::ifstream stat(fmt::format("/proc/{}/stat", process_.pid()));
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  if (const size_t end = line.rfind(')'); end != std::string::npos && end + 2 < line.size() && line[end + 2] == 'Z')
+    return true;
+  std::ifstream file(fmt::format("/proc/{}/syscall", process_.pid()));
+  std::string first;
+  if (!(file >> first)) return true;
+  if (first == "running") return false;
+  char* end = nullptr;
+  const long call = std::strtol(first.c_str(), &end, 10);
+  return end != first.c_str() && waits_in_a_poll(call);
 }
 
 std::optional<int> RendererServer::ended() { return process_.wait_for(std::chrono::milliseconds(0)); }

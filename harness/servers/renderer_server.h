@@ -83,6 +83,10 @@ class RendererServer {
   // Its processes' gauges and Vulkan driver now, from the layer's status files (a moment's
   // reading: take it after a round trip with the server, when it waits for its client).
   observe::StatusNow status() const { return observe::read_status(layer_folder_); }
+  // Whether its process is blocked waiting for input (in select, poll or the like), or has ended:
+  // with nothing unread on its sockets it then does nothing until a client writes. Read from
+  // /proc/PID/syscall, which names the call a blocked process is in.
+  bool waits_for_input() const;
   // Its wait status if it has ended (looked at without waiting), reaped then; the run it served
   // is then judged with the server's end named.
   std::optional<int> ended();

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -87,6 +90,52 @@ TEST_F(Server, IsReadyWhenItListensAndStopsWithEveryProcessItStarted) {
   EXPECT_TRUE(gathered->processes.empty());  // Python makes no Vulkan device: the layer never loads
   EXPECT_TRUE(WIFSIGNALED(server->wait_status()));
   EXPECT_FALSE(alive(pids[1]));  // the forked renderer went with its group
+}
+
+// A server of Python's that listens, then does `then` (Python statements, `s` the listening socket).
+ServerSpec python_server_that(const std::string& then) {
+  return {.command = {"python3", "-c",
+                      "import select, socket, sys\n"
+                      "s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen()\n" +
+                          then + "\n",
+                      "{socket}"},
+          .client_variable = "VTEST_SOCKET_NAME"};
+}
+
+// Check that a server blocked in select() for its clients waits for input, and that one that
+// computes does not (a session's model steps wait for the first, never for the second).
+TEST_F(Server, WaitsForInputOnlyWhileBlockedWaitingForItsClients) {
+  auto waiting =
+      RendererServer::start(python_server_that("select.select([s], [], [])"), dir_ / "waiting", layer_dir(), "");
+  ASSERT_TRUE(waiting) << waiting.error().message;
+  // It listens before it calls select(): looked at until it is there, within a patience.
+  bool waits = false;
+  for (int looks = 0; looks < 10000 && !waits; ++looks) {
+    waits = waiting->waits_for_input();
+    if (!waits) ::usleep(1000);
+  }
+  EXPECT_TRUE(waits);
+  auto busy = RendererServer::start(python_server_that("while True: pass"), dir_ / "busy", layer_dir(), "");
+  ASSERT_TRUE(busy) << busy.error().message;
+  for (int looks = 0; looks < 100; ++looks) EXPECT_FALSE(busy->waits_for_input());
+  // One that has ended, not yet reaped, does nothing more.
+  auto ended =
+      RendererServer::start(python_server_that("import os; s.accept(); os._exit(0)"), dir_ / "ended", layer_dir(), "");
+  ASSERT_TRUE(ended) << ended.error().message;
+  UniqueFd client(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));  // its one client: it ends once accepted
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, ended->socket().c_str(), sizeof address.sun_path - 1);
+  ASSERT_EQ(::connect(client.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  bool gone = false;
+  for (int looks = 0; looks < 10000 && !gone; ++looks) {
+    std::ifstream stat("/proc/" + std::to_string(ended->pid()) + "/stat");
+    std::string line;
+    gone = !std::getline(stat, line) || line.find(") Z") != std::string::npos;
+    if (!gone) ::usleep(1000);
+  }
+  ASSERT_TRUE(gone);
+  EXPECT_TRUE(ended->waits_for_input());
 }
 
 // Check that a socket path holding spaces (a report folder a user named so) is seen listening.

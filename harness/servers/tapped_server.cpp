@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <thread>
 
 #include "core/process.h"
 #include "servers/driver_clock.h"
@@ -54,6 +55,25 @@ std::vector<std::pair<std::string, std::string>> TappedServer::client_settings(c
   settings.emplace_back("LD_PRELOAD", std::move(preload));
   settings.emplace_back(std::string(kDriverClockStep), fmt::format("{}", DriverClock::kStep.count()));
   return settings;
+}
+
+Status TappedServer::settle(std::chrono::milliseconds within) const {
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  // Looked at again until it holds: a server mid-command finishes it within microseconds to
+  // milliseconds (a shader compile), and nothing here depends on how long that took.
+  for (uint64_t looks = 0;; ++looks) {
+    if ((!tap_ || tap_->delivered_to_server()) && server_->waits_for_input()) return {};
+    if (std::chrono::steady_clock::now() >= deadline)
+      return fail(ErrorKind::Environment,
+                  fmt::format("the renderer server {} (pid {}) did not settle within {} ms: {}",
+                              server_->command_text(), server_->pid(), within.count(),
+                              tap_ && !tap_->delivered_to_server() ? "its client's bytes were not all read"
+                                                                   : "it never came back to wait for its client"));
+    if (looks < 64)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
 }
 
 NamedGauges TappedServer::wire() const { return tap_ ? tap::named(tap_->gauges()) : NamedGauges{}; }

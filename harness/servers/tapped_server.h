@@ -74,6 +74,13 @@ class TappedServer {
   std::vector<std::pair<std::string, std::string>> client_settings(const std::filesystem::path& layer_dir,
                                                                    ClientAt at) const;
 
+  // Returns once the server has settled: every byte its client wrote so far read by it, and its
+  // process waiting for more (RendererServer::waits_for_input); what it does then depends only on
+  // what the client writes next. A session steps its kernel model only then, so that the server's
+  // questions on the kernel channel and the session's own steps reach the model in one order on
+  // every run. Without a tap only the server's process is looked at. Error (Environment): not
+  // settled within `within`, naming the server's last call.
+  Status settle(std::chrono::milliseconds within) const;
   // The tap's gauges by the catalogue's names (tap::named); empty without a tap.
   NamedGauges wire() const;
   std::optional<Error> wire_error() const;

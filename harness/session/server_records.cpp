@@ -191,11 +191,8 @@ Status ServerRecords::feed(host::ModelHost& host, const fs::path& layer_folder) 
                 process->replay.memory(host, event);
                 break;
               case TIDEMARK_EVENT_SUBMITTED:
-                process->replay.submit(host, event);
+                // The submit itself reached the kernel model live, over the kernel channel.
                 host.layer_bytes_sample(static_cast<int64_t>(event.size));  // the layer's own count then
-                break;
-              case TIDEMARK_EVENT_RETIRED:
-                process->replay.retire(host, event);
                 break;
               default:
                 break;

@@ -93,6 +93,8 @@ TEST_F(ServerRecordsTest, AReadBackFeedsTheWireAndTheServersMemoryIntoTheTrace) 
   Host host;
   ASSERT_TRUE(records.feed(host.host, folder_));
   EXPECT_EQ(host.host.kernel_gauges()->kpid, 1024);
+  // The submit reached the kernel's queue live, over the kernel channel: the record adds no packet.
+  EXPECT_EQ(host.host.kernel_gauges()->kbsubmits, 0);
 
   const tracer::ImportedTrace trace = host.trace();
   const tracer::EventTrack* server = trace.find_events("virgl_test_server");

@@ -12,9 +12,11 @@
 #include "host/host_thread.h"
 #include "host/layer_sink.h"
 #include "host/model_host.h"
+#include "layer/kernel_channel.h"
 #include "layer/link.h"
 #include "layer/settings.h"
 #include "servers/driver_clock.h"
+#include "servers/kernel_channel_server.h"
 #include "servers/renderer_server.h"
 #include "servers/tapped_server.h"
 #include "session/server_records.h"
@@ -98,11 +100,18 @@ Status hold_to_build(const api::BackendEntry& entry, const std::optional<api::De
 // event as it happens (unbuffered_events) for that.
 class SessionServer {
  public:
-  static Result<std::unique_ptr<SessionServer>> start(const servers::ServerSpec& spec,
-                                                      const TidemarkLayerSettings& settings,
+  static Result<std::unique_ptr<SessionServer>> start(const servers::ServerSpec& given,
+                                                      const TidemarkLayerSettings& settings, host::HostEvents& host,
                                                       std::function<void(const std::string&)> log) {
     TIDEMARK_TRY(folder, servers::ServerFolder::make("server"));
     auto made = std::unique_ptr<SessionServer>(new SessionServer(std::move(folder), std::move(log)));
+    // The server's layer asks the session's kernel model live, as a hosted layer does through its
+    // sink: the kernel driver's queues answer its submits and waits as they happen.
+    TIDEMARK_TRY(channel, servers::KernelChannelServer::start(made->folder_.path() / servers::kKernelChannelName,
+                                                              host::layer_sink(host, false)));
+    made->channel_ = std::move(channel);
+    servers::ServerSpec spec = given;
+    spec.environment.emplace_back(layer::kKernelChannelVariable, made->channel_->path().string());
     made->records_ = std::make_unique<ServerRecords>(
         spec.command.empty() ? std::string("renderer server")
                              : std::filesystem::path(spec.command.front()).filename().string(),
@@ -147,6 +156,7 @@ class SessionServer {
       }
     }
     if (log_ && clock_) log_(fmt::format("server: the client read its clock {} times", clock_->readings()));
+    if (log_ && channel_) log_(fmt::format("server: the kernel channel answered {} questions", channel_->questions()));
     clock_.reset();
     if (served_) {
       server().end_connections_here();
@@ -171,6 +181,8 @@ class SessionServer {
 
   // The tap's gauges by the catalogue's names; empty without a tap.
   NamedGauges wire() const { return served_->wire(); }
+  // Before each model step: the server settled (servers::TappedServer::settle).
+  Status settle() const { return served_->settle(kSettleWithin); }
   // At a read-back, on the session's host: what the server and its wire did since the last one.
   Status feed(host::ModelHost& host) { return records_->feed(host, served_->server().layer_folder()); }
 
@@ -179,7 +191,11 @@ class SessionServer {
       : folder_(std::move(folder)), log_(std::move(log)) {}
   servers::ServerFolder folder_;  // first: it goes last, with what the server left in it
   std::function<void(const std::string&)> log_;
-  std::unique_ptr<ServerRecords> records_;  // before the tap, which feeds it until it stops
+  // A shader compile on a loaded machine takes seconds; a server that takes this long to come
+  // back to its client is stuck.
+  static constexpr std::chrono::milliseconds kSettleWithin{60000};
+  std::unique_ptr<servers::KernelChannelServer> channel_;  // before the server: it goes after it
+  std::unique_ptr<ServerRecords> records_;                 // before the tap, which feeds it until it stops
   std::unique_ptr<servers::TappedServer> served_;
   std::optional<servers::DriverClock> clock_;  // the client's clock is Tidemark's while it runs
   std::vector<std::string> set_;
@@ -260,7 +276,8 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
                                                        "layer beneath its driver: a build with a server runs on gl "
                                                        "or gl-native",
                                                        config.backend)});
-    auto started = SessionServer::start(**server, layer_settings(config.layer, *mutant, *knobs), context.log);
+    auto started =
+        SessionServer::start(**server, layer_settings(config.layer, *mutant, *knobs), *session->host_, context.log);
     if (!started) return failed(started.error());
     session->server_ = std::move(*started);
     auto observed = [server = &session->server_->server()] { return server->status().gauges; };
@@ -268,6 +285,7 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
     session->host_->wire_from([server = session->server_.get()] { return server->wire(); });
     session->host_->read_back_from(
         [server = session->server_.get()](host::ModelHost& host) { return server->feed(host); });
+    session->host_->settle_with([server = session->server_.get()] { return server->settle(); });
     context.observed = observed;
     context.vulkan_driver = [server = &session->server_->server()] { return server->status().driver; };
     context.server =

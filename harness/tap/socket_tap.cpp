@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <linux/sockios.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -75,6 +77,10 @@ struct SocketTap::Shared {
     std::unique_ptr<WireDecoder> decoder;
     bool open = true;
     uint64_t bytes[2] = {0, 0}, fds[2] = {0, 0};  // by Direction: every one forwarded
+    // What delivered_to_server() looks at: the link's sockets (while open) and whether a chunk
+    // read from the client waits to be written to the server.
+    int client_fd = -1, server_fd = -1;
+    bool holding_up = false;
     std::optional<Error> error;
   };
   mutable std::mutex mutex;
@@ -102,7 +108,7 @@ struct SocketTap::Shared {
   void accept_clients(std::vector<std::unique_ptr<Link>>& links);
   void pump(Link& link, Flow& flow, int from, int to);
   bool receive(Link& link, Flow& flow, int from);
-  bool send_pending(Flow& flow, int to);
+  bool send_pending(uint32_t id, Flow& flow, int to);
   void decode(uint32_t id, Direction direction, std::span<const std::byte> bytes, size_t fds);
   void record_error(State& state, Error error);
   void close_link(const Link& link, bool judged);
@@ -119,6 +125,7 @@ void SocketTap::Shared::decode(uint32_t id, Direction direction, std::span<const
   State& state = states[id];
   state.bytes[static_cast<int>(direction)] += bytes.size();
   state.fds[static_cast<int>(direction)] += fds;
+  if (direction == Direction::ToServer) state.holding_up = true;
   if (!state.decoder || state.error) return;  // an error ends decoding, never forwarding
   const int64_t before = state.decoder->gauges().wire_resources;
   Status fed = state.decoder->feed(direction, bytes, fds);
@@ -180,6 +187,11 @@ void SocketTap::Shared::accept_clients(std::vector<std::unique_ptr<Link>>& links
     }
     const int flags = ::fcntl(link->server.get(), F_GETFL);
     ::fcntl(link->server.get(), F_SETFL, flags | O_NONBLOCK);
+    {
+      std::lock_guard lock(mutex);
+      states[link->id].client_fd = link->client.get();
+      states[link->id].server_fd = link->server.get();
+    }
     links.push_back(std::move(link));
   }
 }
@@ -237,7 +249,7 @@ bool SocketTap::Shared::receive(Link& link, Flow& flow, int from) {
 // came with its end, and a peer reading the bytes before them with a plain read() would have
 // them closed unseen (vtest sends each with one byte of its own, which the client reads with
 // recvmsg after reading a reply's header with read()).
-bool SocketTap::Shared::send_pending(Flow& flow, int to) {
+bool SocketTap::Shared::send_pending(uint32_t id, Flow& flow, int to) {
   while (flow.sent < flow.pending.size()) {
     size_t end = flow.pending.size();
     const bool with_fds = !flow.fds.empty() && flow.sent == end - 1;
@@ -272,13 +284,17 @@ bool SocketTap::Shared::send_pending(Flow& flow, int to) {
   flow.pending.clear();
   flow.fds.clear();
   flow.sent = 0;
+  if (flow.direction == Direction::ToServer) {
+    std::lock_guard lock(mutex);
+    states[id].holding_up = false;
+  }
   return true;
 }
 
 void SocketTap::Shared::pump(Link& link, Flow& flow, int from, int to) {
   // A few chunks a turn, so that one busy direction does not hold up the others.
   for (int turn = 0; turn < 8; ++turn) {
-    if (!flow.pending.empty() && !send_pending(flow, to)) return;
+    if (!flow.pending.empty() && !send_pending(link.id, flow, to)) return;
     if (flow.eof) {
       if (!flow.write_shut && flow.direction == Direction::ToClient && !link.up.eof && options.on_server_end)
         options.on_server_end(link.id);
@@ -434,6 +450,19 @@ std::vector<ConnectionReport> SocketTap::connections() const {
                        .error = state.error});
   }
   return reports;
+}
+
+bool SocketTap::delivered_to_server() const {
+  if (!shared_) return true;
+  std::lock_guard lock(shared_->mutex);  // held: an open link's sockets stay open meanwhile
+  for (const Shared::State& state : shared_->states) {
+    if (!state.open || state.client_fd < 0) continue;
+    int unread = 0, unconsumed = 0;
+    if (state.holding_up || ::ioctl(state.client_fd, FIONREAD, &unread) != 0 || unread > 0 ||
+        ::ioctl(state.server_fd, SIOCOUTQ, &unconsumed) != 0 || unconsumed > 0)
+      return false;
+  }
+  return true;
 }
 
 bool SocketTap::wait_closed(size_t count, std::chrono::milliseconds within) const {

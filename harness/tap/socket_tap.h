@@ -65,6 +65,9 @@ class SocketTap {
   // The first error of any connection.
   std::optional<Error> error() const;
   std::vector<ConnectionReport> connections() const;
+  // Whether every byte each open connection's client has written so far has been read by the
+  // server: none waits unread at the tap, in the tap, or at the server's socket.
+  bool delivered_to_server() const;
   // Whether `count` connections have been accepted and have closed, waiting up to `within`.
   bool wait_closed(size_t count, std::chrono::milliseconds within) const;
 

@@ -254,6 +254,31 @@ TEST(SocketTap, ForwardsBytesAndDescriptorsBothWaysUnchanged) {
 }
 
 // Several clients at once, each its own connection to the server and its own decoder.
+// Check that the tap says the client's bytes are delivered only once the server has read every
+// one: not while they wait at the server's socket, and again once it has read them.
+TEST(SocketTap, SaysTheClientsBytesAreDeliveredOnlyOnceTheServerHasReadThemAll) {
+  auto seen = std::make_shared<Seen>();
+  Wired wired("tap-delivered", [seen] { return std::make_unique<RecordingDecoder>(seen); });
+  ASSERT_TRUE(wired.peer);
+  EXPECT_TRUE(wired.tap->delivered_to_server());  // nothing written yet
+  write_all(wired.client.get(), "twelve bytes");
+  // The tap forwards them on its own thread: seen waiting at the server's socket within the patience.
+  pollfd arrived{wired.peer.get(), POLLIN, 0};
+  ASSERT_EQ(::poll(&arrived, 1, kPatienceMs), 1);
+  EXPECT_FALSE(wired.tap->delivered_to_server());
+  EXPECT_EQ(read_exactly(wired.peer.get(), 5), "twelv");
+  EXPECT_FALSE(wired.tap->delivered_to_server());  // 7 still unread
+  EXPECT_EQ(read_exactly(wired.peer.get(), 7), "e bytes");
+  // The tap notes a chunk gone just after its write, which the server may read first: looked at
+  // until it holds, within the patience.
+  bool delivered = false;
+  for (int looks = 0; looks < kPatienceMs && !delivered; ++looks) {
+    delivered = wired.tap->delivered_to_server();
+    if (!delivered) ::usleep(1000);
+  }
+  EXPECT_TRUE(delivered);
+}
+
 TEST(SocketTap, ForwardsConnectionsConcurrently) {
   ScratchDir dir("tap-many");
   Listener server(dir.path() / "server.sock");
