@@ -17,6 +17,8 @@ namespace tidemark::servers {
 
 namespace fs = std::filesystem;
 
+constexpr time_t kRequestWithinSeconds = 10;
+
 Result<std::unique_ptr<KernelChannelServer>> KernelChannelServer::start(const fs::path& path, TidemarkLayerSink sink) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
@@ -87,8 +89,13 @@ void KernelChannelServer::run() {
     for (size_t i = connections.size(); i-- > 0;)
       if (watched[2 + i].revents != 0 && !answer(connections[i].get())) connections.erase(connections.begin() + i);
     if (watched[1].revents != 0)
-      if (int accepted = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC); accepted >= 0)
+      if (int accepted = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC); accepted >= 0) {
+        // A request is 24 bytes, written at once: one begun and not finished within this is from a
+        // layer that is stuck, and must not hold this thread (nor the session's end waiting for it).
+        const timeval within{.tv_sec = kRequestWithinSeconds, .tv_usec = 0};
+        ::setsockopt(accepted, SOL_SOCKET, SO_RCVTIMEO, &within, sizeof within);
         connections.emplace_back(accepted);
+      }
   }
 }
 
