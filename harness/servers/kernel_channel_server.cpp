@@ -29,15 +29,18 @@ Result<std::unique_ptr<KernelChannelServer>> KernelChannelServer::start(const fs
                             sizeof address.sun_path - 1, text.size(), text));
   std::memcpy(address.sun_path, text.c_str(), text.size() + 1);
   auto made = std::unique_ptr<KernelChannelServer>(new KernelChannelServer());
-  made->path_ = path;
   made->sink_ = sink;
   made->listener_ = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   made->wake_ = UniqueFd(::eventfd(0, EFD_CLOEXEC));
-  if (!made->listener_ || !made->wake_ ||
-      ::bind(made->listener_.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(made->listener_.get(), 8) != 0)
+  auto cannot = [&] {
     return fail(ErrorKind::Environment,
                 fmt::format("the kernel channel cannot listen at {}: {}", text, std::strerror(errno)));
+  };
+  if (!made->listener_ || !made->wake_ ||
+      ::bind(made->listener_.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0)
+    return cannot();   // a file already there is someone else's: left as it is
+  made->path_ = path;  // ours from here: removed when the value goes
+  if (::listen(made->listener_.get(), 8) != 0) return cannot();
   made->thread_ = std::thread([channel = made.get()] { channel->run(); });
   return made;
 }
@@ -49,7 +52,7 @@ KernelChannelServer::~KernelChannelServer() {
     thread_.join();
   }
   std::error_code ignored;
-  fs::remove(path_, ignored);
+  if (!path_.empty()) fs::remove(path_, ignored);
 }
 
 // One question, answered by the host: the layer waits for it before its call goes on.

@@ -97,7 +97,8 @@ TEST(KernelChannel, ARequestThatIsNoQuestionClosesItsConnection) {
   EXPECT_EQ(sink.queue_submitted(sink.context), 10u);
 }
 
-// Check that a socket path too long for a socket is bad input, and an existing one an error.
+// Check that a socket path too long for a socket is bad input, and one in use an error that
+// leaves the socket in use alone.
 TEST(KernelChannel, APathThatCannotBeASocketIsAnError) {
   Kernel kernel;
   auto long_path = KernelChannelServer::start(std::string(200, 'x'), sink_of(kernel));
@@ -109,6 +110,11 @@ TEST(KernelChannel, APathThatCannotBeASocketIsAnError) {
   auto second = KernelChannelServer::start(dir.path() / kKernelChannelName, sink_of(kernel));
   ASSERT_FALSE(second);
   EXPECT_EQ(second.error().kind, ErrorKind::Environment);
+  // The refused second took nothing of the first's: its socket is there, and answers.
+  auto client = layer::KernelChannelClient::connect((dir.path() / kKernelChannelName).c_str());
+  ASSERT_TRUE(client);
+  TidemarkLayerSink sink = client->sink();
+  EXPECT_EQ(sink.queue_submitted(sink.context), 10u);
 }
 
 }  // namespace
