@@ -223,6 +223,8 @@ int RendererServer::end_connections_here() const {
   return ended;
 }
 
+namespace {
+
 // The calls a server's loop blocks in while it waits for its clients (/proc/PID/syscall names the
 // call a blocked task is in; "running" when it runs).
 bool waits_in_a_poll(long call) {
@@ -240,6 +242,8 @@ bool waits_in_a_poll(long call) {
   };
   return polls.contains(call);
 }
+
+}  // namespace
 
 bool RendererServer::waits_for_input() const {
   // Ended (gone, or a zombie not yet reaped, whose syscall file reads -1): it does nothing more.
