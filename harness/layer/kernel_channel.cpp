@@ -75,8 +75,8 @@ uint64_t KernelChannelClient::ask(ChannelQuestion question, uint64_t fence, uint
   return otherwise;
 }
 
-TidemarkLayerSink KernelChannelClient::sink() {
-  TidemarkLayerSink sink{};
+KernelChannelClient::KernelChannelClient(int fd) : fd_(fd) {
+  TidemarkLayerSink& sink = sink_;
   sink.context = this;
   sink.queue_submitted = [](void* context) {
     KernelChannelClient& client = client_of(context);
@@ -90,7 +90,6 @@ TidemarkLayerSink KernelChannelClient::sink() {
     client_of(context).ask(ChannelQuestion::WaitRetired, fence, budget_ns, 0);
   };
   sink.kick = [](void* context) -> uint32_t { return client_of(context).ask(ChannelQuestion::Kick, 0, 0, 0) != 0; };
-  return sink;
 }
 
 }  // namespace tidemark::layer

@@ -51,16 +51,17 @@ class KernelChannelClient {
   KernelChannelClient(const KernelChannelClient&) = delete;
   KernelChannelClient& operator=(const KernelChannelClient&) = delete;
 
-  // A sink whose kernel questions go over the channel (memory_changed, sample and device_lost
-  // stay null: the server's records carry those).
-  TidemarkLayerSink sink();
+  // Its sink, whose kernel questions go over the channel (memory_changed, sample and device_lost
+  // stay null: the server's records carry those); it lives as long as the client.
+  const TidemarkLayerSink* sink() const { return &sink_; }
 
  private:
-  explicit KernelChannelClient(int fd) : fd_(fd) {}
+  explicit KernelChannelClient(int fd);
   // The answer, or `otherwise` once the channel has gone.
   uint64_t ask(ChannelQuestion question, uint64_t fence, uint64_t budget_ns, uint64_t otherwise);
   int fd_ = -1;
   uint64_t submits_ = 0;  // what QueueSubmitted answers once the channel has gone
+  TidemarkLayerSink sink_{};
 };
 
 }  // namespace tidemark::layer

@@ -232,7 +232,6 @@ class Observer {
   // A process with no host whose environment names a kernel channel (kernel_channel.h): its
   // devices ask the session's kernel model through it. Connected at the first device.
   std::unique_ptr<KernelChannelClient> channel;
-  std::optional<TidemarkLayerSink> channel_sink;
   bool channel_tried = false;
 
   Observer() {
@@ -263,11 +262,9 @@ class Observer {
   // when the environment names none or it cannot be reached.
   const TidemarkLayerSink* kernel_channel_sink() {
     if (!std::exchange(channel_tried, true))
-      if (const char* path = std::getenv(kKernelChannelVariable); path && *path) {
+      if (const char* path = std::getenv(kKernelChannelVariable); path && *path)
         channel = KernelChannelClient::connect(path);
-        if (channel) channel_sink = channel->sink();
-      }
-    return channel_sink ? &*channel_sink : nullptr;
+    return channel ? channel->sink() : nullptr;
   }
 
   // Without an attachment, under `tidemark observe`: this process's folder and its files.
@@ -293,7 +290,6 @@ class Observer {
     watched_tried = false;
     // A forked copy answers its kernel questions itself: the channel is its parent's.
     for (auto& [dispatch, device] : devices) device->process_sink = nullptr;
-    channel_sink.reset();
     channel.reset();
     channel_tried = true;
     mutex.unlock();

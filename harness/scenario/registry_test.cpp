@@ -100,7 +100,7 @@ void expect_kernel_use_follows_the_target(std::index_sequence<I...>) {
       Repeat repeat;
       repeat.steps = alone.workload;
       repeated.workload.push_back(Step{std::make_shared<StepKind>(repeat), {}, "repeat"});
-      const bool kernel = kStepTarget<Kind> == StepTarget::Kernel;
+      const bool kernel = targets_kernel(kStepTarget<Kind>);
       EXPECT_EQ(alone.uses_kernel(), kernel) << typeid(Kind).name();
       EXPECT_EQ(repeated.uses_kernel(), kernel) << typeid(Kind).name();
     }
@@ -110,7 +110,8 @@ void expect_kernel_use_follows_the_target(std::index_sequence<I...>) {
 
 TEST(Registry, AScenarioUsesTheKernelModelExactlyWhenItHasAStepWhoseRowTargetsIt) {
   expect_kernel_use_follows_the_target(std::make_index_sequence<std::variant_size_v<StepKind>>{});
-  EXPECT_EQ(kStepTarget<KmdSubmit>, StepTarget::Kernel);
+  EXPECT_EQ(kStepTarget<KmdSubmit>, StepTarget::KernelDriver);
+  EXPECT_EQ(kStepTarget<GpuAlloc>, StepTarget::KernelMemory);
   EXPECT_EQ(kStepTarget<Draw>, StepTarget::Device);
   EXPECT_EQ(kStepTarget<CounterSampleStep>, StepTarget::Trace);
 }

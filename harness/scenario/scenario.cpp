@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <type_traits>
-
 #include "core/gauges.h"
 #include "scenario/yaml_reader.h"
 
@@ -72,12 +70,6 @@ bool Scenario::expects_wait_statuses() const { return any_wait_expectation(workl
 
 namespace {
 
-// The kernel model's GPU-memory half's steps; its other kernel steps are its driver's.
-template <class Type>
-constexpr bool kMemoryStep =
-    std::is_same_v<Type, GpuMemTotal> || std::is_same_v<Type, GpuAlloc> || std::is_same_v<Type, GpuFree> ||
-    std::is_same_v<Type, GpuMemAttach> || std::is_same_v<Type, GpuMemWalk> || std::is_same_v<Type, GpuMemSample>;
-
 // A kernel step anywhere in the workload, repeats included (the registry's rows say which).
 bool any_kernel_step(const std::vector<Step>& steps, bool memory_only) {
   for (const auto& step : steps) {
@@ -88,7 +80,7 @@ bool any_kernel_step(const std::vector<Step>& steps, bool memory_only) {
     const bool found = std::visit(
         [&](const auto& kind) {
           using Type = std::decay_t<decltype(kind)>;
-          return kStepTarget<Type> == StepTarget::Kernel && (!memory_only || kMemoryStep<Type>);
+          return memory_only ? kStepTarget<Type> == StepTarget::KernelMemory : targets_kernel(kStepTarget<Type>);
         },
         *step.kind);
     if (found) return true;

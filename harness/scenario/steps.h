@@ -1,7 +1,8 @@
 // The registry of workload steps: one row per step, in one place. A row names the step's C++
 // type (scenario.h), its YAML key, its reader (a StepReader member, schema_steps.cpp), what it
 // drives (StepTarget) and its fields as the row of scenarios/README.md documents them. From it come
-//   - scenario::kStepTarget<Type>: a Kernel step makes its scenario use the kernel model;
+//   - scenario::kStepTarget<Type>: a step of the kernel model's (its GPU-memory half's, or its
+//     kernel driver's) makes its scenario use the kernel model;
 //   - scenario::StepKind, the variant of every step (and Repeat);
 //   - StepReader::step_schemas(), the reader table: a row naming no reader fails to compile;
 //   - kStepDocs, which registry_test.cpp checks against the README's step tables, both ways.
@@ -27,25 +28,26 @@
   X(Flush, "flush", no_fields<Flush>, Device, "none")                                                              \
   X(Finish, "finish", no_fields<Finish>, Device, "none")                                                           \
   X(Present, "present", no_fields<Present>, Device, "none")                                                        \
-  X(GpuMemTotal, "gpu_mem_total", gpu_mem_total, Kernel, "`gpu` (0), `pid`, `size`")                               \
-  X(GpuAlloc, "gpu_alloc", gpu_alloc, Kernel,                                                                      \
+  X(GpuMemTotal, "gpu_mem_total", gpu_mem_total, KernelMemory, "`gpu` (0), `pid`, `size`")                         \
+  X(GpuAlloc, "gpu_alloc", gpu_alloc, KernelMemory,                                                                \
     "`gpu` (0), `pid`, `type` (`UNKNOWN`, `SHADER`, `COMMAND`, `VULKAN`, `GL_TEXTURE`, `GL_BUFFER`, `QUERY`, "     \
     "`DESCRIPTOR`, `TRANSIENT`), `id`, `size`")                                                                    \
-  X(GpuFree, "gpu_free", gpu_free, Kernel, "`gpu` (0), `pid`, `id`")                                               \
-  X(GpuMemAttach, "gpumem_attach", gpumem_attach, Kernel, "`failures` (0..1000), `stop` (false)")                  \
-  X(GpuMemWalk, "gpumem_walk", gpumem_walk, Kernel, "`updates`: a list of `{at, gpu (0), pid, size}`")             \
-  X(GpuMemSample, "gpumem_sample", no_fields<GpuMemSample>, Kernel, "none")                                        \
-  X(KmdSubmit, "kmd_submit", kmd_submit, Kernel,                                                                   \
+  X(GpuFree, "gpu_free", gpu_free, KernelMemory, "`gpu` (0), `pid`, `id`")                                         \
+  X(GpuMemAttach, "gpumem_attach", gpumem_attach, KernelMemory, "`failures` (0..1000), `stop` (false)")            \
+  X(GpuMemWalk, "gpumem_walk", gpumem_walk, KernelMemory, "`updates`: a list of `{at, gpu (0), pid, size}`")       \
+  X(GpuMemSample, "gpumem_sample", no_fields<GpuMemSample>, KernelMemory, "none")                                  \
+  X(KmdSubmit, "kmd_submit", kmd_submit, KernelDriver,                                                             \
     "`commands`; `half_written`, `doorbell` (`none`, `not_written`, `merged`), `fence_unwritable`")                \
-  X(KmdAdvance, "kmd_advance", kmd_advance, Kernel, "a time")                                                      \
-  X(KmdWait, "kmd_wait", kmd_wait, Kernel, "`fence` (expression), `timeout`")                                      \
-  X(KmdFrame, "kmd_frame", no_fields<KmdFrame>, Kernel, "none")                                                    \
-  X(KmdSignal, "kmd_signal", kmd_signal, Kernel, "a semaphore (expression)")                                       \
-  X(KmdFault, "kmd_fault", kmd_fault, Kernel, "`queue` (`scene`), `half_written`, `doorbell`, `fence_unwritable`") \
-  X(KmdDiagnose, "kmd_diagnose", kmd_diagnose, Kernel, "a name, or `{as, queue}`")                                 \
-  X(KgslSample, "kgsl_sample", kgsl_sample, Kernel, "`busy_us`, `total_us` (expressions), `freq`")                 \
-  X(KgslPower, "kgsl_power", kgsl_power, Kernel, "`axi: on` or `off`")                                             \
-  X(KgslRead, "kgsl_read", kgsl_read, Kernel, "`node` (`gpubusy`, `gpu_load`, `trace_pipe`), `as`")                \
+  X(KmdAdvance, "kmd_advance", kmd_advance, KernelDriver, "a time")                                                \
+  X(KmdWait, "kmd_wait", kmd_wait, KernelDriver, "`fence` (expression), `timeout`")                                \
+  X(KmdFrame, "kmd_frame", no_fields<KmdFrame>, KernelDriver, "none")                                              \
+  X(KmdSignal, "kmd_signal", kmd_signal, KernelDriver, "a semaphore (expression)")                                 \
+  X(KmdFault, "kmd_fault", kmd_fault, KernelDriver,                                                                \
+    "`queue` (`scene`), `half_written`, `doorbell`, `fence_unwritable`")                                           \
+  X(KmdDiagnose, "kmd_diagnose", kmd_diagnose, KernelDriver, "a name, or `{as, queue}`")                           \
+  X(KgslSample, "kgsl_sample", kgsl_sample, KernelDriver, "`busy_us`, `total_us` (expressions), `freq`")           \
+  X(KgslPower, "kgsl_power", kgsl_power, KernelDriver, "`axi: on` or `off`")                                       \
+  X(KgslRead, "kgsl_read", kgsl_read, KernelDriver, "`node` (`gpubusy`, `gpu_load`, `trace_pipe`), `as`")          \
   X(CounterSampleStep, "counter_sample", counter_sample, Trace,                                                    \
     "`at` (expression, virtual ns), `gpu` (the stream's first), `values`: a map counter id → an integer "        \
     "expression or a decimal")
@@ -53,8 +55,13 @@
 namespace tidemark::scenario {
 
 // What a step drives: the device through the client API, the kernel model (its gauges are then
-// read), or the scenario's own counter stream in the trace.
-enum class StepTarget { Device, Kernel, Trace };
+// read) in its GPU-memory half or its kernel driver, or the scenario's own counter stream in the
+// trace. The halves differ on a build with a renderer server, whose layer reaches the kernel
+// driver live but its memory only at the run's read-backs (runner.cpp).
+enum class StepTarget { Device, KernelMemory, KernelDriver, Trace };
+constexpr bool targets_kernel(StepTarget target) {
+  return target == StepTarget::KernelMemory || target == StepTarget::KernelDriver;
+}
 
 // A step's YAML key and its fields, as the README's step tables write them.
 struct StepDoc {

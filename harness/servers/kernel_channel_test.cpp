@@ -54,7 +54,7 @@ TEST(KernelChannel, CarriesEachQuestionToTheHostAndItsAnswerBack) {
   ASSERT_TRUE(server) << server.error().message;
   auto client = layer::KernelChannelClient::connect((dir.path() / kKernelChannelName).c_str());
   ASSERT_TRUE(client);
-  TidemarkLayerSink sink = client->sink();
+  const TidemarkLayerSink& sink = *client->sink();
   EXPECT_EQ(sink.memory_changed, nullptr);  // memory travels in the server's records
   EXPECT_EQ(sink.queue_submitted(sink.context), 10u);
   EXPECT_EQ(sink.queue_submitted(sink.context), 20u);
@@ -93,7 +93,7 @@ TEST(KernelChannel, ARequestThatIsNoQuestionClosesItsConnection) {
   EXPECT_TRUE(kernel.asked.empty());
   auto client = layer::KernelChannelClient::connect(path.c_str());
   ASSERT_TRUE(client);
-  TidemarkLayerSink sink = client->sink();
+  const TidemarkLayerSink& sink = *client->sink();
   EXPECT_EQ(sink.queue_submitted(sink.context), 10u);
 }
 
@@ -113,7 +113,7 @@ TEST(KernelChannel, APathThatCannotBeASocketIsAnError) {
   // The refused second took nothing of the first's: its socket is there, and answers.
   auto client = layer::KernelChannelClient::connect((dir.path() / kKernelChannelName).c_str());
   ASSERT_TRUE(client);
-  TidemarkLayerSink sink = client->sink();
+  const TidemarkLayerSink& sink = *client->sink();
   EXPECT_EQ(sink.queue_submitted(sink.context), 10u);
 }
 
