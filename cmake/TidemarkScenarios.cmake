@@ -1,5 +1,5 @@
 # tidemark_add_scenarios(DIRS <folder>... [LANES <lane>...] [BACKENDS <backend>...]
-#                        [LEDGER <file>] [EXPECTATIONS <file>] [LABELS <label>...]
+#                        [LEDGER <file>] [EXPECTATIONS <file>] [DIGESTS <file>] [LABELS <label>...]
 #                        [PARITY] [NAME <set>] [REPORT_ROOT <folder>])
 #
 # Registers every scenario under DIRS as CTest tests, with the names and labels Tidemark's own
@@ -8,6 +8,7 @@
 #   LANES        monolith, split, spawn, tcp (default: all four)
 #   BACKENDS     run each scenario on these in place of the backends it lists
 #   EXPECTATIONS known failures the runs are judged against (an expectations.txt)
+#   DIGESTS      committed digests (parity --save-digests) every run is held to: another digest fails
 #   LEDGER       also a RedOnce.<Group>.<name> test per scenario: its controls go red, as the ledger says
 #   LABELS       more labels for every test
 #   PARITY       also one test that every scenario gives one digest in every lane (Tidemark.Parity.<NAME>)
@@ -20,9 +21,9 @@
 # (Tidemark.ScenarioSet.<NAME>.Loads), never fewer tests. It needs the executable targets
 # Tidemark::tidemark (find_package(Tidemark) makes it; Tidemark's own build aliases its own).
 function(tidemark_add_scenarios)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "PARITY" "LEDGER;EXPECTATIONS;NAME;REPORT_ROOT" "DIRS;LANES;BACKENDS;LABELS")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "PARITY" "LEDGER;EXPECTATIONS;DIGESTS;NAME;REPORT_ROOT" "DIRS;LANES;BACKENDS;LABELS")
   if(ARG_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "tidemark_add_scenarios: expected DIRS, LANES, BACKENDS, LEDGER, EXPECTATIONS, LABELS, "
+    message(FATAL_ERROR "tidemark_add_scenarios: expected DIRS, LANES, BACKENDS, LEDGER, EXPECTATIONS, DIGESTS, LABELS, "
                         "PARITY, NAME or REPORT_ROOT, found '${ARG_UNPARSED_ARGUMENTS}'")
   endif()
   if(NOT ARG_DIRS)
@@ -66,7 +67,7 @@ function(tidemark_add_scenarios)
   foreach(label IN LISTS ARG_LABELS)
     string(APPEND command " --label [==[${label}]==]")
   endforeach()
-  foreach(file IN ITEMS LEDGER EXPECTATIONS)
+  foreach(file IN ITEMS LEDGER EXPECTATIONS DIGESTS)
     if(ARG_${file})
       get_filename_component(path "${ARG_${file}}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
       string(TOLOWER "${file}" option)

@@ -21,3 +21,27 @@ add_test(NAME Tidemark.Parity.SavedDigestsMatchTheirOwnBuildAndNameADifference
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/parity-against $<TARGET_FILE:tidemark>
                  ${PROJECT_SOURCE_DIR}/scenarios/kgsl)
 set_tests_properties(Tidemark.Parity.SavedDigestsMatchTheirOwnBuildAndNameADifference PROPERTIES LABELS "parity;cli")
+
+# The committed digests (digests.txt, every scenario test's --digests) hold across commits: a run
+# whose digest is another than its committed one is red, naming both; one with none committed is red
+# too; and a file that is no digests file is bad input before anything runs.
+add_test(NAME Tidemark.Parity.ARunWhoseDigestIsNotTheCommittedOneIsRedNamingBoth
+         COMMAND ${expect_exit} 1 "DIGEST CHANGED Magma\\.Monolith\\.WireBuffers\\.sub-data-into-a-busy-store-lands-between-the-draws: digest [0-9a-f]{16} of wire-buffers/sub-data-into-a-busy-store-lands-between-the-draws, committed 0123456789abcdef"
+                 $<TARGET_FILE:tidemark> run --digests ${testdata}/digests/a-changed-digest.txt ${small_scenario}
+                 --report ${PROJECT_BINARY_DIR}/reports/digest-changed)
+add_test(NAME Tidemark.Parity.ARunWithNoCommittedDigestIsRed
+         COMMAND ${expect_exit} 1 "DIGEST CHANGED .*: digest [0-9a-f]{16} of wire-buffers/sub-data-into-a-busy-store-lands-between-the-draws has no committed digest"
+                 $<TARGET_FILE:tidemark> run --digests ${testdata}/digests/another-subject-only.txt ${small_scenario}
+                 --report ${PROJECT_BINARY_DIR}/reports/digest-none)
+add_test(NAME Tidemark.Parity.TheCommittedDigestsHoldTheSmallScenario
+         COMMAND ${expect_exit} 0 "1 green, 0 red"
+                 $<TARGET_FILE:tidemark> run --digests ${PROJECT_SOURCE_DIR}/digests.txt ${small_scenario}
+                 --report ${PROJECT_BINARY_DIR}/reports/digest-held)
+add_test(NAME Tidemark.Parity.ADigestsFileThatIsNoneIsBadInputBeforeAnythingRuns
+         COMMAND ${expect_exit} 2 "expectations\\.txt:[0-9]+:1: expected 'group/name digest'"
+                 $<TARGET_FILE:tidemark> run --digests ${PROJECT_SOURCE_DIR}/expectations.txt ${small_scenario}
+                 --report ${PROJECT_BINARY_DIR}/reports/digest-bad)
+set_tests_properties(Tidemark.Parity.ARunWhoseDigestIsNotTheCommittedOneIsRedNamingBoth
+                     Tidemark.Parity.ARunWithNoCommittedDigestIsRed Tidemark.Parity.TheCommittedDigestsHoldTheSmallScenario
+                     Tidemark.Parity.ADigestsFileThatIsNoneIsBadInputBeforeAnythingRuns
+                     PROPERTIES LABELS "parity;cli" TIMEOUT 60)

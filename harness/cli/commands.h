@@ -98,6 +98,7 @@ struct RunArgs {
   bool no_isolation = false;        // a driver in this process runs in Tidemark's own, not a child (for gdb)
   TimeBoundsOverride time_bounds;   // --timeout, --inactivity-timeout
   std::string expectations;         // known failures (expectations.txt)
+  std::string digests;              // committed digests (parity --save-digests) each run's digest is held to
   std::vector<std::string> faults;  // the layer's, under a capture fixture's replay (layer/settings.h)
   ScheduleArgs schedule;
   BaselineArgs baseline;
@@ -121,6 +122,7 @@ struct ListArgs {
   std::string report_root;
   std::string ledger;                 // given: a red-once test per scenario checks its controls against it
   std::string expectations;           // passed to every registered run
+  std::string digests;                // passed to every registered run (run --digests)
   std::vector<std::string> lanes;     // the lanes registered (default: all four)
   std::vector<std::string> backends;  // in place of each scenario's own backends
   std::vector<std::string> labels;    // more labels on every registered test

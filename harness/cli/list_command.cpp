@@ -26,6 +26,7 @@ int list_command(const ListArgs& args) {
                                                                       .report_root = args.report_root,
                                                                       .ledger = args.ledger,
                                                                       .expectations = args.expectations,
+                                                                      .digests = args.digests,
                                                                       .lanes = args.lanes,
                                                                       .backends = args.backends,
                                                                       .labels = args.labels});

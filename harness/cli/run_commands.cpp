@@ -21,6 +21,24 @@ namespace tidemark::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// --digests, read before anything runs: the digests of plain runs, so no knob, mutant or fault beside it.
+Result<std::optional<std::map<std::string, std::string>>> committed_digests(const RunArgs& args) {
+  if (args.digests.empty()) return std::nullopt;
+  if (!args.knobs.empty() || !args.lane.mutant.empty() || !args.faults.empty())
+    return fail(ErrorKind::BadInput,
+                fmt::format("--digests: expected runs with no --knob, --mutant or --fault (the committed digests are "
+                            "of plain runs), found {}",
+                            !args.knobs.empty()         ? "--knob"
+                            : !args.lane.mutant.empty() ? "--mutant"
+                                                        : "--fault"));
+  TIDEMARK_TRY(digests, runner::read_digests(args.digests));
+  return std::optional(std::move(digests));
+}
+
+}  // namespace
+
 int run_command(const RunArgs& given) {
   if (given.inputs.empty() && given.resume.empty())
     return report_error(
@@ -74,6 +92,8 @@ int run_command(const RunArgs& given) {
     if (auto ok = runner::check_options(*subject, options); !ok) return report_error(ok.error());
   auto baseline = load_baseline(args.baseline);
   if (!baseline) return report_error(baseline.error());
+  auto committed = committed_digests(args);
+  if (!committed) return report_error(committed.error());
 
   auto journal = open_journal(given, *resumed, args, options, subjects);
   if (!journal) return journal.error();
@@ -120,6 +140,15 @@ int run_command(const RunArgs& given) {
   const report::Origin origin{
       .command = "run", .series = runner::run_series(args.lane.lane, args.knobs, options), .shard = loaded->shard};
   auto held = hold_to_baseline(*baseline, records, origin);
+  if (*committed) {
+    runner::hold_to_digests(records, **committed);
+    for (const auto& record : records)
+      if (auto changed = report::digest_change(record); !changed.empty())
+        fmt::print(
+            "DIGEST CHANGED {}: {} (a change of digests is deliberate: {} updated in the same commit, "
+            "saying why)\n",
+            record.test, changed, args.digests);
+  }
   auto summary = report::write_summary(options.report_dir, origin, std::move(records), held);
   if (!summary) return report_error(summary.error());
   fmt::print("{} green, {} red{}{}; report: {}\n", summary->green, summary->red,

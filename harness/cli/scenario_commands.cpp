@@ -54,6 +54,7 @@ CLI::App* add_list(CLI::App& app, ListArgs& args) {
     list->add_option("--ledger", args.ledger,
                      "also register a red-once test per scenario, checked against this ledger");
     list->add_option("--expectations", args.expectations, "known failures the registered runs are judged against");
+    list->add_option("--digests", args.digests, "committed digests the registered runs are held to (run --digests)");
     list->add_option("--lane", args.lanes, "register these lanes only (repeatable; default all four)")
         ->allow_extra_args(false);
     list->add_option("--backend", args.backends,
@@ -108,6 +109,9 @@ CLI::App* add_run(CLI::App& app, RunArgs& args) {
     run->add_option("--expectations", args.expectations,
                     "known failures of backends (expectations.txt): an expected red passes, an unexpected pass fails");
     add_baseline_options(*run, args.baseline);
+    run->add_option("--digests", args.digests,
+                    "hold each run's digest to a committed digests file (parity --save-digests): another "
+                    "digest, or none there, fails the set");
     run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
     run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
                     "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");

@@ -64,6 +64,7 @@ std::string RunDigestInputs::digest() const {
   Digest digest;
   for (const NamedGauges& source : gauges_) {
     for (const auto& [name, value] : source) {
+      if (value == 0) continue;  // a gauge at its default reads nothing: a new gauge changes no digest where it is 0
       digest.add(name);
       digest.add(static_cast<uint64_t>(value));
     }

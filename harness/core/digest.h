@@ -53,10 +53,11 @@ std::string trace_hash(std::string_view trace_bytes);
 enum class GaugeSource : uint8_t { Backend, KernelModel, Layer, Wire };
 inline constexpr size_t kGaugeSources = 4;
 
-// What a run's digest is made of: the gauges of each source the run read (name and value, in
-// catalogue order), its pixel hash and its trace hash. The runner fills one from what it read
-// back and a replay from the replies it gets; the digest takes the sources in GaugeSource's
-// order whatever order they were given in, so the two cannot disagree on it.
+// What a run's digest is made of: the gauges of each source the run read that are not at their
+// default, 0 (name and value, in catalogue order), its pixel hash and its trace hash. A gauge
+// added to a catalogue thus changes only the digests of runs where it reads something. The runner fills one from what
+// it read back and a replay from the replies it gets; the digest takes the sources in GaugeSource's order whatever
+// order they were given in, so the two cannot disagree on it.
 class RunDigestInputs {
  public:
   using NamedGauges = std::vector<std::pair<std::string, int64_t>>;

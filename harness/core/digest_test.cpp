@@ -58,6 +58,18 @@ TEST(RunDigestInputs, DigestsTheSourcesInTheirFixedOrderWhateverOrderTheyCameIn)
   EXPECT_NE(one_of_each_source({GaugeSource::Backend, GaugeSource::Layer}).digest(), pinned);
 }
 
+// A gauge at its default (0) is not digested: a gauge added to a catalogue changes only the
+// digests of the runs where it reads something, so a new gauge is no unannounced change of every digest.
+TEST(RunDigestInputs, AGaugeAtItsDefaultLeavesTheDigestAsWithoutIt) {
+  const std::string without = one_of_each_source({GaugeSource::Backend, GaugeSource::Layer}).digest();
+  RunDigestInputs with_zero = one_of_each_source({GaugeSource::Backend});
+  with_zero.add_gauges(GaugeSource::Layer, {{"vkbufs", 2}, {"vklost", 0}});
+  EXPECT_EQ(with_zero.digest(), without);
+  RunDigestInputs with_one = one_of_each_source({GaugeSource::Backend});
+  with_one.add_gauges(GaugeSource::Layer, {{"vkbufs", 2}, {"vklost", 1}});
+  EXPECT_NE(with_one.digest(), without);
+}
+
 TEST(RunDigestInputs, IsCompleteOnceGaugesAndPixelsAreIn) {
   RunDigestInputs inputs;
   EXPECT_FALSE(inputs.complete());

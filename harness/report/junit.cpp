@@ -123,6 +123,12 @@ void add_case(pugi::xml_node suite, const RunRecord& result, Counts& counts) {
     failure.append_attribute("type") = "check";
     failure.append_attribute("message") = message.c_str();
     failure.append_child(pugi::node_pcdata).set_value(body.c_str());
+  } else if (const std::string changed = digest_change(result); !changed.empty()) {
+    ++counts.failures;  // every check as it should be, and a digest other than the committed one
+    pugi::xml_node failure = test.append_child("failure");
+    failure.append_attribute("type") = "digest-changed";
+    failure.append_attribute("message") = changed.c_str();
+    failure.append_child(pugi::node_pcdata).set_value((changed + "\n").c_str());
   } else if (!worse.empty()) {  // every check as it should be, and a gauge worse than yesterday's
     ++counts.failures;
     pugi::xml_node failure = test.append_child("failure");

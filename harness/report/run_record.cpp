@@ -92,7 +92,15 @@ GaugeValues gauge_values(const std::vector<std::pair<std::string, int64_t>>& nam
 }
 
 bool record_passes(const RunRecord& record) {
-  return passes(record.verdict) && !(record.baseline && record.baseline->movement == Movement::Worse);
+  return passes(record.verdict) && !(record.baseline && record.baseline->movement == Movement::Worse) &&
+         digest_change(record).empty();
+}
+
+std::string digest_change(const RunRecord& record) {
+  if (!record.committed_digest || record.digest.empty() || *record.committed_digest == record.digest) return "";
+  return record.committed_digest->empty()
+             ? fmt::format("digest {} of {} has no committed digest", record.digest, record.subject)
+             : fmt::format("digest {} of {}, committed {}", record.digest, record.subject, *record.committed_digest);
 }
 
 namespace {
@@ -204,6 +212,7 @@ nlohmann::json to_json(const RunRecord& record) {
   json["trace_hash"] = record.trace_hash;
   json["digest"] = record.digest;
   if (!record.repeat_digests.empty()) json["repeat_digests"] = record.repeat_digests;
+  if (record.committed_digest) json["committed_digest"] = *record.committed_digest;
   for (const auto& attempt : record.attempts)
     json["attempts"].push_back({{"verdict", verdict_name(attempt.verdict)}, {"digest", attempt.digest}});
   json["validation_messages"] = record.validation_messages;
@@ -275,6 +284,7 @@ void read_record(JsonFields& fields, RunRecord& record) {
   record.digest = fields.take<std::string>("digest");
   record.repeat_digests =
       fields.take_optional<std::vector<std::string>>("repeat_digests").value_or(std::vector<std::string>{});
+  record.committed_digest = fields.take_optional<std::string>("committed_digest");
   record.validation_messages = fields.take<std::vector<std::string>>("validation_messages");
   fields.objects(
       "attempts",

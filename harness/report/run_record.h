@@ -211,15 +211,21 @@ struct RunRecord {
   std::vector<Attempt> attempts;            // --retry: every try's, in order, when there was more than one
   std::vector<std::string> validation_messages;
   std::vector<CheckRecord> checks;
-  std::optional<BaselineJudgement> baseline;    // when the run was held to a baseline
+  std::optional<BaselineJudgement> baseline;  // when the run was held to a baseline
+  // run --digests: the digest the committed file holds for its subject ("" when it holds none);
+  // a run with a digest and another committed one fails the set however its checks went.
+  std::optional<std::string> committed_digest;
   std::optional<CrashRecord> crash;             // when a process of the run died (verdict crash, or an expected one)
   std::optional<DeviceLostRecord> device_lost;  // when the layer saw the device lost (verdict device-lost, or expected)
   std::optional<TimeoutRecord> timeout;         // when the run passed a limit (verdict timeout, or an expected one)
   bool operator==(const RunRecord&) const = default;
 };
 
-// Nothing in the record fails the set: its verdict passes and it is not worse than its baseline.
+// Nothing in the record fails the set: its verdict passes, it is not worse than its baseline and
+// its digest is the committed one (when held to one).
 bool record_passes(const RunRecord& record);
+// Held to a committed digest (run --digests) and gave another: "" when not.
+std::string digest_change(const RunRecord& record);
 
 // The value of gauge `name` in any of the record's families.
 std::optional<int64_t> gauge_value(const RunRecord& record, std::string_view name);

@@ -10,6 +10,7 @@
 #include "core/files.h"
 #include "core/mutants.h"
 #include "runner/expectations.h"
+#include "runner/parity.h"
 #include "runner/runner.h"
 #include "session/builtin_backends.h"
 
@@ -42,7 +43,7 @@ namespace {
 
 // The request checked and its files named absolutely.
 struct Registration {
-  std::string tidemark, report_root, ledger, expectations;
+  std::string tidemark, report_root, ledger, expectations, digests;
   std::vector<Lane> lanes;
   std::vector<std::string> backends, labels;
 };
@@ -54,6 +55,7 @@ Result<Registration> registration_of(const RegistrationRequest& args) {
                    .report_root = args.report_root,
                    .ledger = absolute(args.ledger),
                    .expectations = absolute(args.expectations),
+                   .digests = absolute(args.digests),
                    .backends = args.backends,
                    .labels = args.labels};
   for (const auto& name : args.lanes) {
@@ -76,11 +78,16 @@ Result<Registration> registration_of(const RegistrationRequest& args) {
   return out;
 }
 
-// " --expectations FILE" when the runs are judged against known failures.
-Result<std::string> expectations_option(const Registration& given) {
-  if (given.expectations.empty()) return std::string();
-  TIDEMARK_TRY(file, bracket(given.expectations));
-  return " --expectations " + file;
+// " --expectations FILE" when the runs are judged against known failures, " --digests FILE" when
+// each is held to its committed digest.
+Result<std::string> judgement_options(const Registration& given) {
+  std::string options;
+  for (const auto& [option, file] : {std::pair{"expectations", given.expectations}, {"digests", given.digests}}) {
+    if (file.empty()) continue;
+    TIDEMARK_TRY(bracketed, bracket(file));
+    options += fmt::format(" --{} {}", option, bracketed);
+  }
+  return options;
 }
 
 // ";A;B": the labels given for every test, to append to a test's own.
@@ -99,7 +106,7 @@ std::string more_labels(const Registration& given) {
 // run, never one test. Every text that comes from outside (paths, names) is a bracket argument.
 Result<std::string> registrations_of(const Subjects& subjects, const Registration& given) {
   TIDEMARK_TRY(program, bracket(given.tidemark));
-  TIDEMARK_TRY(judged, expectations_option(given));
+  TIDEMARK_TRY(judged, judgement_options(given));
   const std::string extra_labels = more_labels(given);
   const bool every_lane = given.lanes.size() == std::size(kAllLanes);
   std::string lane_options;
@@ -174,6 +181,7 @@ Result<std::string> ctest_registrations(const Subjects& subjects, const Registra
   // not every registered test failing later.
   if (!given.expectations.empty()) TIDEMARK_CHECK(load_expectations(given.expectations));
   if (!given.ledger.empty()) TIDEMARK_CHECK(read_file_if_present(given.ledger, "ledger"));
+  if (!given.digests.empty()) TIDEMARK_CHECK(read_digests(given.digests));
   return registrations_of(subjects, given);
 }
 

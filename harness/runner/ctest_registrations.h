@@ -14,9 +14,9 @@
 namespace tidemark::runner {
 
 // tidemark_add_scenarios()'s arguments. Empty ledger: no red-once tests; empty lanes: all four;
-// backends, when given, stand in for each scenario's own.
+// backends, when given, stand in for each scenario's own; digests, when given, hold every run's.
 struct RegistrationRequest {
-  std::string tidemark, report_root, ledger, expectations;
+  std::string tidemark, report_root, ledger, expectations, digests;
   std::vector<std::string> lanes, backends, labels;
 };
 

@@ -109,10 +109,21 @@ Result<std::map<std::string, std::string>> read_digests(const fs::path& file) {
   return digests;
 }
 
+void hold_to_digests(std::vector<report::RunRecord>& records, const std::map<std::string, std::string>& digests) {
+  for (auto& record : records) {
+    if (record.digest.empty()) continue;  // a run that did not finish fails, or was skipped, on its own
+    auto found = digests.find(record.subject);
+    record.committed_digest = found == digests.end() ? std::string() : found->second;
+  }
+}
+
 std::string digests_text(const std::map<std::string, std::string>& digests) {
   std::string text = fmt::format(
       "# tidemark parity --save-digests: one digest per scenario, every lane agreeing\n"
-      "# built by {} with mutants {}\n",
+      "# built by {} with mutants {}\n"
+      "# A digest takes a run's gauges that read other than 0, its pixel hash and its trace hash. Runs held\n"
+      "# to this file (run --digests) fail on another digest: a change is deliberate, this file updated in\n"
+      "# the same commit, saying why.\n",
       __VERSION__, TIDEMARK_MUTANTS ? "compiled in" : "compiled out");
   for (const auto& [name, digest] : digests) text += fmt::format("{} {}\n", name, digest);
   return text;

@@ -44,6 +44,9 @@ Result<ParityRun> parity(const Subjects& subjects, const RunOptions& base, bool 
 // setting made it.
 Result<std::map<std::string, std::string>> read_digests(const std::filesystem::path& file);
 std::string digests_text(const std::map<std::string, std::string>& digests);
+// Each record that has a digest held to the committed `digests` (its committed_digest set, "" when
+// they hold none for its subject): report::digest_change says which moved.
+void hold_to_digests(std::vector<report::RunRecord>& records, const std::map<std::string, std::string>& digests);
 
 // --record PATH: a .tdrec file for one scenario (of `scenarios`), or a folder of <group>/<name>.tdrec.
 Result<std::filesystem::path> recording_path(const std::string& record, const Subject& subject, size_t subjects);
