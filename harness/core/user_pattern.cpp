@@ -53,13 +53,13 @@ Status PatternList::add(std::string_view text, const SourceLocation& where) {
   const std::string place = format_location(where);
   if (patterns_.size() == kMaxListedPatterns)
     return fail(ErrorKind::BadInput,
-                fmt::format("{}: expected at most {} {}s in all, found more", place, kMaxListedPatterns, what_));
+                fmt::format("{}: expected at most {} patterns in all, found more", place, kMaxListedPatterns));
   TIDEMARK_TRY(pattern, UserPattern::compile(text, place, what_));
   program_ += pattern.program_size();
   if (program_ > kMaxListedProgram)
     return fail(ErrorKind::BadInput,
-                fmt::format("{}: expected {}s of at most {} RE2 instructions in all, found {} by this line", place,
-                            what_, kMaxListedProgram, program_));
+                fmt::format("{}: expected patterns of at most {} RE2 instructions in all, found {} by this line", place,
+                            kMaxListedProgram, program_));
   patterns_.push_back({std::move(pattern), where});
   return {};
 }

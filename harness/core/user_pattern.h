@@ -19,7 +19,7 @@ class RE2;
 namespace tidemark {
 
 // The bounds of one pattern, checked when it is compiled: its length, and the memory RE2 may give
-// its program (a pattern past it, `[^a]{1000}` a few times over, is bad input).
+// its program (a pattern past it, `[^a]{1000}` twenty times over, is bad input).
 inline constexpr size_t kMaxPatternLength = 1024;
 inline constexpr int64_t kMaxPatternMemory = int64_t{1} << 20;
 
@@ -42,7 +42,7 @@ class UserPattern {
 // as a whole (its patterns and their programs together), so a 16 MiB file of one-character lines
 // is refused at its line, not compiled into gigabytes.
 inline constexpr size_t kMaxListedPatterns = 10'000;
-inline constexpr int64_t kMaxListedProgram = int64_t{1} << 20;  // RE2 instructions, about 30 MB kept
+inline constexpr int64_t kMaxListedProgram = int64_t{1} << 19;  // RE2 instructions, about 50 MB kept
 
 struct PlacedPattern {
   UserPattern pattern;
@@ -50,7 +50,7 @@ struct PlacedPattern {
 };
 class PatternList {
  public:
-  explicit PatternList(std::string what) : what_(std::move(what)) {}
+  explicit PatternList(std::string what) : what_(std::move(what)) {}  // what a pattern is: "a test name pattern"
   Status add(std::string_view text, const SourceLocation& where);
   // The first pattern found in `text`, if any.
   const PlacedPattern* first_found_in(std::string_view text) const;

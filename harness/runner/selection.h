@@ -30,7 +30,7 @@ Result<ShardSelection> select_shard(std::vector<scenario::Scenario> scenarios, c
 // line, searched for in a subject's test name (Magma.Monolith.Group.name, Capture.Group.name), blank
 // lines and lines starting with '#' aside; each option repeatable, its files' lines together.
 struct TestFilter {
-  PatternList skips{"test name pattern"}, includes{"test name pattern"};
+  PatternList skips{"a test name pattern"}, includes{"a test name pattern"};
   // Why the subject of `test` does not run: it matches a --skip line, or --include files were
   // given and it matches none of their lines. nullopt: it runs.
   std::optional<std::string> skip_reason(const std::string& test) const;
