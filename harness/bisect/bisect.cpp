@@ -10,6 +10,7 @@
 #include "bisect/search.h"
 #include "capture/capture_reduce.h"
 #include "core/gauges.h"
+#include "core/option_values.h"
 #include "runner/build_runs.h"
 #include "runner/compare.h"
 #include "session/builtin_backends.h"
@@ -143,12 +144,13 @@ Result<Predicate> parse_predicate(const std::string& check, const std::string& g
     const size_t plus = worse_than.find('+');
     const std::string value = worse_than.substr(0, plus);
     if (value != "good") {
-      char* end = nullptr;
-      const long long number = std::strtoll(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0')
+      auto number = parse_whole_number(value);
+      if (!number)
         return fail(ErrorKind::BadInput,
-                    fmt::format("--worse-than: expected VALUE[+N|+N%] (4107+5%, good+2), found '{}'", worse_than));
-      predicate.value = number;
+                    fmt::format("--worse-than: expected VALUE[+N|+N%] (4107+5%, good+2) with VALUE an integer "
+                                "from {} to {}, found '{}'",
+                                INT64_MIN, INT64_MAX, value));
+      predicate.value = *number;
     }
     report::Tolerances tolerances;
     const std::string tolerance = plus == std::string::npos ? "0" : worse_than.substr(plus + 1);

@@ -68,7 +68,11 @@ TEST(BisectPredicate, BadPredicatesNameTheirOption) {
   EXPECT_EQ(parse_predicate("", "vkbufspk", "", "", false).error().message,
             "--gauge and --worse-than: expected both or neither");
   EXPECT_EQ(parse_predicate("", "vkbufspk", "lots", "", false).error().message,
-            "--worse-than: expected VALUE[+N|+N%] (4107+5%, good+2), found 'lots'");
+            "--worse-than: expected VALUE[+N|+N%] (4107+5%, good+2) with VALUE an integer from "
+            "-9223372036854775808 to 9223372036854775807, found 'lots'");
+  // Once taken as INT64_MAX (strtoll clamps): a bound nothing is worse than.
+  EXPECT_FALSE(parse_predicate("", "vkbufspk", "99999999999999999999", "", false));
+  EXPECT_FALSE(parse_predicate("", "vkbufspk", "99999999999999999999+5%", "", false));
   EXPECT_EQ(parse_predicate("", "", "", "green", false).error().message,
             "--verdict: expected red, crash, timeout or device-lost, found 'green'");
   EXPECT_FALSE(parse_predicate("", "nosuchgauge", "1", "", false));

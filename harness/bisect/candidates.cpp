@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "core/digest.h"
 #include "core/files.h"
 #include "core/process.h"
+#include "core/user_pattern.h"
 #include "drivers/driver_builds.h"
 
 namespace tidemark::bisect {
@@ -73,13 +73,11 @@ std::string telling_line(const fs::path& file) {
 }  // namespace
 
 Result<std::vector<Candidate>> list_candidates(const std::vector<fs::path>& paths, const std::string& only) {
-  std::optional<std::regex> pattern;
-  if (!only.empty()) try {
-      pattern.emplace(only);
-    } catch (const std::regex_error& error) {
-      return fail(ErrorKind::BadInput,
-                  fmt::format("--only: expected a regular expression, found '{}': {}", only, error.what()));
-    }
+  std::optional<UserPattern> pattern;
+  if (!only.empty()) {
+    TIDEMARK_TRY(compiled, UserPattern::compile(only, "--only", "a build name pattern"));
+    pattern = std::move(compiled);
+  }
   std::vector<fs::path> files;
   for (const auto& path : paths) {
     std::error_code error;
@@ -99,7 +97,7 @@ Result<std::vector<Candidate>> list_candidates(const std::vector<fs::path>& path
   for (const auto& file : files) {
     TIDEMARK_TRY(builds, drivers::load_driver_builds(file));
     for (const auto& build : builds.builds)
-      if (!pattern || std::regex_search(build.name, *pattern))
+      if (!pattern || pattern->found_in(build.name))
         candidates.push_back({.label = build.name, .drivers_file = builds.file, .build = build.name});
   }
   return candidates;

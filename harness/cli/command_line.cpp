@@ -4,8 +4,42 @@
 
 namespace tidemark::cli {
 
+namespace {
+
+// A validator of what `parse` reads; the text is made the value's plain decimal spelling, which
+// CLI11 then converts (it would read "010" as octal).
+template <class Parse>
+CLI::Validator reading(Parse parse) {
+  return CLI::Validator(
+      [parse](std::string& text) -> std::string {
+        auto value = parse(text);
+        if (!value) return value.error().message;
+        text = fmt::format("{}", *value);
+        return {};
+      },
+      "");
+}
+
+}  // namespace
+
+CLI::Validator whole_number(int64_t min, int64_t max) {
+  return reading([min, max](std::string_view text) { return parse_whole_number(text, min, max); });
+}
+
+CLI::Validator seconds(ZeroSeconds zero) {
+  return reading([zero](std::string_view text) { return parse_seconds(text, zero); });
+}
+
+CLI::Validator finite_bound() { return reading(parse_finite_bound); }
+
 void add_paths(CLI::App& command, std::vector<std::string>& inputs, const char* what) {
   command.add_option("paths", inputs, what)->required();
+}
+
+void add_program(CLI::App& command, std::vector<std::string>& program) {
+  for (CLI::Option* option : command.get_options()) option->allow_extra_args(false);
+  command.add_option("command", program, "the program and its arguments, after --")->required();
+  command.prefix_command();
 }
 
 void add_schedule_options(CLI::App& command, ScheduleArgs& args) {
@@ -18,19 +52,20 @@ void add_schedule_options(CLI::App& command, ScheduleArgs& args) {
       .add_option("--include", args.include_files,
                   "a file of regexes, one a line: subjects whose test name matches none are skipped (repeatable)")
       ->allow_extra_args(false);
-  command.add_option("--jobs,-j", args.jobs,
-                     "subjects at once, each child running its own (default one per core; 1 with --no-isolation)");
-  command.add_option("--shuffle", args.shuffle, "start the subjects in the order this seed gives (same digests)")
-      ->check(CLI::NonNegativeNumber);
-  command.add_option("--max-fails", args.max_fails, "after N failed runs start no more; the rest are not run");
+  add_whole_number(command, "--jobs,-j", args.jobs, 1,
+                   "subjects at once, each child running its own (default one per core; 1 with --no-isolation)");
+  add_whole_number(command, "--shuffle", args.shuffle, 0,
+                   "start the subjects in the order this seed gives (same digests)");
+  add_whole_number(command, "--max-fails", args.max_fails, 0,
+                   "after N failed runs start no more; the rest are not run (0: no limit)");
 }
 
 void add_tries_options(CLI::App& command, RunArgs& args) {
-  command.add_option("--repeat", args.repeat,
-                     "run each scenario N times; more than one digest is the verdict nondeterministic");
-  command.add_option("--retry", args.retry,
-                     "try a failed run (red, could-not-run, crash, device-lost, timeout) up to N times more: green "
-                     "after a failure is flaky (exit 5 when nothing else failed), failed every time stays failed");
+  add_whole_number(command, "--repeat", args.repeat, 1,
+                   "run each scenario N times; more than one digest is the verdict nondeterministic");
+  add_whole_number(command, "--retry", args.retry, 0,
+                   "try a failed run (red, could-not-run, crash, device-lost, timeout) up to N times more: green "
+                   "after a failure is flaky (exit 5 when nothing else failed), failed every time stays failed");
   // Under --resume the paths are the journal's: run_command asks for one or the other.
   command.get_option("paths")->required(false);
   command.add_option("--resume", args.resume,
@@ -44,13 +79,13 @@ void add_time_options(CLI::App& command, TimeBoundsOverride& bounds) {
                   fmt::format("SECONDS a subject's run may take in all before its processes are killed (a timeout "
                               "verdict); 0: none (default {:g}, or its file's `timeout:`)",
                               kDefaultWallSeconds))
-      ->check(CLI::NonNegativeNumber);
+      ->check(seconds(ZeroSeconds::MeansNoLimit));
   command
       .add_option("--inactivity-timeout", bounds.inactivity,
                   fmt::format("SECONDS a subject may go with no call crossing the layer or the wire (default {:g}, or "
                               "its file's `inactivity_timeout:`); 0: none",
                               kDefaultInactivitySeconds))
-      ->check(CLI::NonNegativeNumber);
+      ->check(seconds(ZeroSeconds::MeansNoLimit));
 }
 
 void add_isolation_options(CLI::App& command, bool& no_isolation, TimeBoundsOverride& bounds) {
@@ -67,7 +102,11 @@ CLI::App* lazy_subcommand(CLI::App& parent, std::string name, std::string descri
   return command;
 }
 
-Result<RunArgs> parse_run_arguments(const std::vector<std::string>& arguments) {
+namespace {
+
+// `arguments` parsed as a run's (the global options among them passed over), and the names of
+// the run's options they give.
+Result<std::pair<RunArgs, std::vector<std::string>>> parse_run(const std::vector<std::string>& arguments) {
   CLI::App app;
   app.fallthrough();
   std::string passed_over;
@@ -76,7 +115,7 @@ Result<RunArgs> parse_run_arguments(const std::vector<std::string>& arguments) {
   app.add_option("--driver", passed_over);
   app.add_option("--drivers", passed_over_files)->allow_extra_args(false);
   RunArgs args;
-  add_run(app, args);
+  CLI::App* run = add_run(app, args);
   std::vector<std::string> words(arguments.rbegin(), arguments.rend());  // CLI11 takes them last first
   words.push_back("run");
   try {
@@ -84,7 +123,22 @@ Result<RunArgs> parse_run_arguments(const std::vector<std::string>& arguments) {
   } catch (const CLI::ParseError& error) {
     return fail(ErrorKind::BadInput, fmt::format("expected the arguments of a run, found {}", error.what()));
   }
-  return args;
+  std::vector<std::string> given;
+  for (const CLI::Option* option : run->get_options())
+    if (option->count() > 0) given.push_back(option->get_name());
+  return std::pair{std::move(args), std::move(given)};
+}
+
+}  // namespace
+
+Result<RunArgs> parse_run_arguments(const std::vector<std::string>& arguments) {
+  TIDEMARK_TRY(parsed, parse_run(arguments));
+  return std::move(parsed.first);
+}
+
+Result<std::vector<std::string>> run_options_given(const std::vector<std::string>& arguments) {
+  TIDEMARK_TRY(parsed, parse_run(arguments));
+  return std::move(parsed.second);
 }
 
 }  // namespace tidemark::cli

@@ -15,8 +15,7 @@ void add_program_commands(CLI::App& app, CommandArgs& args, Commands& commands) 
         capture->add_option("--out", args.capture.out, "the folder for the capture and its fixture (default captures)");
         capture->add_option("--name", args.capture.name, "the fixture's name, in kebab case")->required();
         capture->add_option("--group", args.capture.group, "the fixture's group, in kebab case (default captures)");
-        capture->add_option("command", args.capture.command, "the program and its arguments, after --")->required();
-        capture->prefix_command();
+        add_program(*capture, args.capture.command);
       });
   commands.emplace_back(capture, [&] { return capture_command(args.capture); });
   auto* observe = lazy_subcommand(
@@ -43,8 +42,7 @@ void add_program_commands(CLI::App& app, CommandArgs& args, Commands& commands) 
                             "observe only the processes whose executable or argv[0] file name "
                             "matches PATTERN (fnmatch: 'vkcube', 'piglit-*'); the others' calls pass through");
         add_time_options(*observe, args.observe.time_bounds);
-        observe->add_option("command", args.observe.command, "the program and its arguments, after --")->required();
-        observe->prefix_command();
+        add_program(*observe, args.observe.command);
       });
   commands.emplace_back(observe, [&] { return observe_command(args.observe); });
   auto* rebase = lazy_subcommand(

@@ -56,10 +56,6 @@ int run_command(const RunArgs& given) {
                                           "server of this run's own, found --lane {}{}",
                                           args.lane.lane, args.lane.connect.empty() ? "" : " --connect")});
   lane_options->kill_server_at_frame = args.kill_server_at_frame;
-  if (args.repeat < 1)
-    return report_error({ErrorKind::BadInput, fmt::format("--repeat: expected >= 1, found {}", args.repeat)});
-  if (args.retry < 0)
-    return report_error({ErrorKind::BadInput, fmt::format("--retry: expected >= 0, found {}", args.retry)});
   auto knobs = parse_knobs(args.knobs);
   if (!knobs) return report_error(knobs.error());
   // Scenarios and capture fixtures (*.capture.yaml), each loaded before anything runs.
@@ -95,8 +91,6 @@ int run_command(const RunArgs& given) {
   auto committed = committed_digests(args);
   if (!committed) return report_error(committed.error());
 
-  auto journal = open_journal(given, *resumed, args, options, subjects);
-  if (!journal) return journal.error();
   auto filter = runner::load_test_filter(args.schedule.skip_files, args.schedule.include_files);
   if (!filter) return report_error(filter.error());
   // Each subject's options, made before any run: a run in a child reads them as they were at its fork.
@@ -107,6 +101,9 @@ int run_command(const RunArgs& given) {
     each[k].column.lane.record = path->string();
     each[k].column.lane.record_name = subjects[k]->id();
   }
+  // The report folder's first write: every input above is read and checked before it.
+  auto journal = open_journal(given, *resumed, args, options, subjects);
+  if (!journal) return journal.error();
   runner::Schedule schedule{
       .jobs = args.schedule.jobs ? args.schedule.jobs : std::max(1u, std::thread::hardware_concurrency()),
       .shuffle = {},

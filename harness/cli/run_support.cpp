@@ -1,6 +1,7 @@
 #include "cli/run_support.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/command_line.h"
 #include "core/files.h"
@@ -84,6 +85,15 @@ Result<std::optional<Resumed>> resumed_run(const RunArgs& given) {
   TIDEMARK_TRY(journal, report::read_journal(report::journal_file(given.resume)));
   RunArgs args = given;
   if (given.inputs.empty()) {
+    // Its options are the journal's: one given beside --resume alone would be ignored, so it is
+    // refused (given with the paths, the whole command line is checked against the journal's).
+    TIDEMARK_TRY(beside, run_options_given(command_arguments()));
+    std::erase(beside, "--resume");
+    if (!beside.empty())
+      return fail(ErrorKind::BadInput,
+                  fmt::format("--resume {}: expected no other option of run (a resumed run takes its options from "
+                              "its journal; give its whole command line with --resume to check them), found {}",
+                              given.resume, fmt::join(beside, ", ")));
     TIDEMARK_TRY(recorded, parse_run_arguments(journal.header.arguments));
     args = std::move(recorded);
     if (auto column = runner::backend_on_build(args.lane.backend)) args.lane.backend = column->backend;

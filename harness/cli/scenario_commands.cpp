@@ -19,8 +19,10 @@ void add_lane_options(CLI::App& command, LaneArgs& lane) {
                      "tidemark-server for spawn and tcp (default: beside tidemark)");
   command.add_option("--connect", lane.connect, "tcp: use the server at HOST:PORT instead of a private one");
   command.add_option("--token-file", lane.token_file, "tcp with --connect: the session token (else TIDEMARK_TOKEN)");
-  command.add_option("--handshake-timeout-ms", lane.handshake_timeout_ms, "how long a server may take to greet");
-  command.add_option("--reply-timeout-ms", lane.reply_timeout_ms, "after the greeting, how long one reply may take");
+  add_whole_number(command, "--handshake-timeout-ms", lane.handshake_timeout_ms, 1,
+                   "how long a server may take to greet");
+  add_whole_number(command, "--reply-timeout-ms", lane.reply_timeout_ms, 1,
+                   "after the greeting, how long one reply may take");
   command.add_option("--mutant", lane.mutant, "run against this mutant (see `tidemark mutants`)");
   add_backend_option(command, lane.backend);
 }
@@ -113,8 +115,8 @@ CLI::App* add_run(CLI::App& app, RunArgs& args) {
                     "hold each run's digest to a committed digests file (parity --save-digests): another "
                     "digest, or none there, fails the set");
     run->add_option("--record", args.record, "record each session: FILE.tdrec (one scenario) or a folder");
-    run->add_option("--kill-server-at-frame", args.kill_server_at_frame,
-                    "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
+    add_whole_number(*run, "--kill-server-at-frame", args.kill_server_at_frame, 0,
+                     "fault injection: drain the pipe, then SIGKILL the spawn/tcp server before frame N");
     run->add_option("--fault", args.faults,
                     "a capture fixture's replay under this layer fault (crash_at_call=N, device_lost_at=N, ...; "
                     "repeatable): a scenario's are knobs (--knob layer_...)")

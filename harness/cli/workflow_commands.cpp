@@ -11,7 +11,7 @@ CLI::App* add_bench(CLI::App& app, BenchArgs& args) {
       app, "bench", "replay throughput per lane, and the harness's own ns per call above the bare Vulkan floor",
       [&args](CLI::App* bench) {
         add_paths(*bench, args.inputs, "benchmark streams (scenario files), e.g. bench/");
-        bench->add_option("--repeat", args.repeat, "replays per lane; the median is reported (default 3)");
+        add_whole_number(*bench, "--repeat", args.repeat, 1, "replays per lane; the median is reported (default 3)");
         bench->add_option("--report", args.report, "where recordings and bench.json go (default build/bench)");
         bench->add_option(
             "--floor", args.floor,
@@ -28,13 +28,15 @@ CLI::App* add_soak(CLI::App& app, SoakArgs& args) {
       [&args](CLI::App* soak) {
         soak->add_option("file", args.file, "one scenario file, e.g. soak/one-present-1300000-calls.yaml")->required();
         soak->add_option("--lane", args.lanes, "lanes to run (default: all four)")->allow_extra_args(false);
-        soak->add_option("--every", args.every, "calls between samples (default 10000)");
+        add_whole_number(*soak, "--every", args.every, 1, "calls between samples (default 10000)");
         soak->add_option("--report", args.report,
                          "where soak.json, soak.html and the runs go (default reports/run-<time>)");
         soak->add_option("--max-rss-slope", args.max_rss_slope_kib,
-                         "RSS growth bound after warm-up, KiB per million calls");
+                         "RSS growth bound after warm-up, KiB per million calls")
+            ->check(finite_bound());
         soak->add_option("--max-maps-slope", args.max_maps_slope,
-                         "mapping growth bound after warm-up, per million calls");
+                         "mapping growth bound after warm-up, per million calls")
+            ->check(finite_bound());
       });
 }
 
@@ -84,12 +86,10 @@ CLI::App* add_reduce(CLI::App& app, ReduceArgs& args) {
                            "capture)");
         reduce->add_option("--name", args.name, "the result's name, a sentence in kebab case (default the input's)");
         reduce->add_option("--ledger", args.ledger, "also put the result's ledger rows into this ledger");
-        reduce->add_option("--jobs", args.jobs, "candidates judged at once (default one per core)");
-        reduce
-            ->add_option("--budget", args.budget_seconds,
+        add_whole_number(*reduce, "--jobs", args.jobs, 1, "candidates judged at once (default one per core)");
+        add_whole_number(*reduce, "--budget", args.budget_seconds, 1,
                          "a capture's search budget in seconds (default 600): then, or at Ctrl-C, the best cut "
-                         "so far is proven and written")
-            ->check(CLI::PositiveNumber);
+                         "so far is proven and written");
       });
 }
 
@@ -118,11 +118,11 @@ CLI::App* add_bisect(CLI::App& app, BisectArgs& args) {
         bisect->add_option("--worse-than", args.worse_than, "VALUE[+N|+N%]; VALUE `good`: the good end's");
         bisect->add_option("--verdict", args.verdict, "bad: a run with this verdict (crash, timeout, device-lost)");
         bisect->add_flag("--digest", args.digest, "bad: a digest other than the good end's");
-        bisect->add_option("--repeat", args.repeat, "runs of each candidate; disagreeing ones: nondeterministic")
-            ->check(CLI::PositiveNumber);
+        add_whole_number(*bisect, "--repeat", args.repeat, 1,
+                         "runs of each candidate; disagreeing ones: nondeterministic");
         bisect->add_option("--report", args.report, "report folder (default reports/bisect-<time>)");
-        bisect->add_option("--jobs", args.jobs, "a git range: builds at once, the next candidates while one is judged")
-            ->check(CLI::PositiveNumber);
+        add_whole_number(*bisect, "--jobs", args.jobs, 1,
+                         "a git range: builds at once, the next candidates while one is judged");
         bisect->add_flag("--reduce", args.reduce,
                          "a capture fixture: reduce it to a fixture red on the first bad and green on the last good");
       });

@@ -20,12 +20,32 @@ namespace tidemark {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The first of `dir` and its parents that is there and is no folder (a file where a folder is
+// asked for: the user's path, bad input), if any.
+std::optional<fs::path> not_a_folder_on(const fs::path& dir) {
+  std::error_code error;
+  for (fs::path at = dir; !at.empty(); at = at.parent_path()) {
+    const fs::file_status status = fs::status(at, error);
+    if (fs::exists(status)) return fs::is_directory(status) ? std::nullopt : std::optional(at);
+    if (at == at.parent_path()) break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// A file on the way to `dir` is bad input naming it; anything else that stops the making, an I/O error.
 Status make_directories(const fs::path& dir) {
   if (dir.empty()) return {};
   std::error_code error;
   fs::create_directories(dir, error);
-  if (error) return fail(ErrorKind::Io, fmt::format("cannot create {}: {}", dir.string(), error.message()));
-  return {};
+  if (!error) return {};
+  if (auto file = not_a_folder_on(dir))
+    return fail(ErrorKind::BadInput, fmt::format("{}: expected a folder (or nothing) to make {} in, found a file",
+                                                 file->string(), dir.string()));
+  return fail(ErrorKind::Io, fmt::format("cannot create {}: {}", dir.string(), error.message()));
 }
 
 Status replace_file(const fs::path& file, const std::function<Status(const fs::path& temporary)>& write) {

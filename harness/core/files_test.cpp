@@ -140,6 +140,20 @@ TEST(Files, AFolderThatCannotBeMadeIsAnIoError) {
   EXPECT_EQ(made.error().message.rfind("cannot create /proc/self/tidemark/reports: ", 0), 0u) << made.error().message;
 }
 
+// Check that a file where a folder is asked for (bisect --cache FILE, --report FILE) is bad input
+// naming the file, not an I/O error.
+TEST(Files, AFileWhereAFolderIsAskedForIsBadInputNamingIt) {
+  const fs::path dir = fresh_dir("not-a-folder");
+  std::ofstream(dir / "a-file") << "mine";
+  for (const fs::path& asked : {dir / "a-file", dir / "a-file" / "cache" / "builds"}) {
+    auto made = make_directories(asked);
+    ASSERT_FALSE(made);
+    EXPECT_EQ(made.error().kind, ErrorKind::BadInput);
+    EXPECT_EQ(made.error().message, (dir / "a-file").string() + ": expected a folder (or nothing) to make " +
+                                        asked.string() + " in, found a file");
+  }
+}
+
 // Check that a mapped file reads as its bytes, still reads so after its pages were given back,
 // maps an empty file as no bytes, and refuses a folder or a missing file as bad input.
 // Check that an unnamed file saved under a name holds what was appended, is not changed by a

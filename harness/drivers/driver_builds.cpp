@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <re2/re2.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <set>
 
 #include "core/files.h"
+#include "core/user_pattern.h"
 #include "scenario/yaml_reader.h"
 #include "tap/decoders.h"
 
@@ -24,18 +24,6 @@ namespace fs = std::filesystem;
 namespace yaml = scenario::yaml;
 
 namespace {
-
-// RE2, not std::regex: its matching is linear in the text whatever the pattern (std::regex
-// backtracks: '(.+)+x' against a renderer string took over 20 s) and its parser does not recurse
-// (std::regex's overflowed the stack at 30 000 parentheses).
-const re2::RE2::Options& quiet_re2() {
-  static const re2::RE2::Options options = [] {
-    re2::RE2::Options made;
-    made.set_log_errors(false);  // the error is ours to report, at the pattern's place
-    return made;
-  }();
-  return options;
-}
 
 constexpr const char* kDriverVariable = "TIDEMARK_DRIVER";
 constexpr const char* kDriversFileVariable = "TIDEMARK_DRIVERS_FILE";
@@ -84,17 +72,10 @@ Result<std::string> expand(const yaml::Value& value, std::string_view text, cons
   return out;
 }
 
-// An identity pattern within its bound, compiled once here so that a bad one is refused at load.
+// An identity pattern (core/user_pattern.h), compiled once here so that a bad one is refused at load.
 Result<std::string> pattern(const yaml::Reader& read, const yaml::Value& value, std::string_view what) {
   TIDEMARK_TRY(text, read.text(value, what));
-  if (text.size() > kMaxPatternLength)
-    return yaml::error_at(
-        value.where, fmt::format("{} (an RE2 regular expression) of at most {} characters", what, kMaxPatternLength),
-        fmt::format("{} characters", text.size()));
-  const re2::RE2 compiled(text, quiet_re2());
-  if (!compiled.ok())
-    return yaml::error_at(value.where, fmt::format("{} (an RE2 regular expression)", what),
-                          fmt::format("{} ({})", yaml::quote(text), compiled.error()));
+  TIDEMARK_CHECK(UserPattern::compile(text, format_location(value.where), what));
   return text;
 }
 
@@ -477,7 +458,8 @@ Status check_identity(const DriverBuild& build, const Reported& reported) {
                   fmt::format("driver build '{}' ({}): names {} ({}), which {} cannot read: refused rather than "
                               "left unchecked",
                               build.name, format_location(build.where), field, what, reported.reader));
-    const bool matches = re2::RE2::PartialMatch(*value, re2::RE2(*pattern, quiet_re2()));
+    TIDEMARK_TRY(compiled, UserPattern::compile(*pattern, format_location(build.where), field));
+    const bool matches = compiled.found_in(*value);
     same = same && matches;
     expected.push_back(fmt::format("{} matching '{}'", what, *pattern));
     found.push_back(fmt::format("{} '{}'", what, *value));

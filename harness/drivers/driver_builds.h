@@ -21,10 +21,6 @@
 
 namespace tidemark::drivers {
 
-// The bound of an identity pattern, checked before it is compiled: an identity is a version or
-// a renderer's first words, tens of characters.
-inline constexpr size_t kMaxPatternLength = 256;
-
 // Bounds of what a build puts in a process's environment, checked at load: the kernel refuses
 // an exec ("Argument list too long") when one NAME=VALUE is over 128 KiB, or when the arguments
 // and environment together pass a quarter of the stack limit (commonly 2 MiB with the caller's
@@ -32,7 +28,7 @@ inline constexpr size_t kMaxPatternLength = 256;
 inline constexpr size_t kMaxEnvironmentEntryBytes = size_t{32} << 10;   // one NAME=VALUE
 inline constexpr size_t kMaxBuildEnvironmentBytes = size_t{256} << 10;  // all the build sets
 
-// What a build must report; every pattern is an RE2 regular expression searched in the text.
+// What a build must report; every pattern is a user's pattern (core/user_pattern.h) searched in the text.
 struct Identity {
   std::optional<std::string> gl_version;   // GL_VERSION ("OpenGL ES 3.2 Mesa 25.0.7-2~bpo12+1")
   std::optional<std::string> gl_renderer;  // GL_RENDERER ("zink Vulkan 1.4(llvmpipe ...)")

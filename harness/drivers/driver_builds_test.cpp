@@ -109,7 +109,7 @@ TEST_F(DriversFile, BadEntriesAreNamedAtTheirPlace) {
 TEST_F(DriversFile, IdentityPatternsAreBoundedAndJudgedInLinearTime) {
   const std::string deep = std::string(30000, '(') + std::string(30000, ')');
   EXPECT_EQ(error("- name: a\n  identity: {gl_version: '" + deep + "'}\n"),
-            "2:26: expected a pattern for GL_VERSION (an RE2 regular expression) of at most 256 characters, "
+            "2:26: expected a pattern for GL_VERSION (an RE2 regular expression) of at most 1024 characters, "
             "found 60000 characters");
   EXPECT_TRUE(
       load("- name: a\n  identity: {gl_version: '" + std::string(100, '(') + "x" + std::string(100, ')') + "'}\n"));

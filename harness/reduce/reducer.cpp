@@ -4,8 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <regex>
-
 #include <algorithm>
 #include <chrono>
 #include <deque>
@@ -412,6 +410,18 @@ std::pair<size_t, size_t> count_steps(const Scenario& scenario) {
   return {written, executed};
 }
 
+namespace {
+
+// Words of [a-z0-9] joined by single '-'.
+bool is_kebab_name(std::string_view name) {
+  auto word = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  for (size_t k = 0; k < name.size(); ++k)
+    if (!word(name[k]) && (name[k] != '-' || k == 0 || k + 1 == name.size() || name[k - 1] == '-')) return false;
+  return !name.empty();
+}
+
+}  // namespace
+
 Result<Reduction> reduce(std::string bytes, const fs::path& input, const ReduceOptions& options) {
   TIDEMARK_TRY(original, scenario::load_text(bytes, input));
   if (!original.find_check(options.check)) {
@@ -423,8 +433,7 @@ Result<Reduction> reduce(std::string bytes, const fs::path& input, const ReduceO
   if (options.mutant.empty() && options.knobs.empty())
     return fail(ErrorKind::BadInput, "reduce: expected the bug as --mutant or --knob, found neither");
   // The name is written into the fixture's YAML and its file name: a newline would add a key.
-  static const std::regex kKebab("[a-z0-9]+(-[a-z0-9]+)*");
-  if (!options.name.empty() && (options.name.size() > kMaxNameLength || !std::regex_match(options.name, kKebab)))
+  if (!options.name.empty() && (options.name.size() > kMaxNameLength || !is_kebab_name(options.name)))
     return fail(ErrorKind::BadInput,
                 fmt::format("reduce: --name: expected a kebab-case name ([a-z0-9-]+) of at most {} "
                             "characters, found {:?}",

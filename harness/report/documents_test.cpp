@@ -271,6 +271,19 @@ TEST(DocumentKind, ANumberPastADoublesRangeIsBadInput) {
   EXPECT_NE(summary.error().message.find("1e380"), std::string::npos) << summary.error().message;
 }
 
+// A syntax error is bad input at its line and column; one whose message quotes an 8 MiB token (an
+// unterminated string) too: the message was read with std::regex, whose recursion crashed on it.
+TEST(DocumentKind, ASyntaxErrorIsBadInputAtItsPlaceWhateverItQuotes) {
+  auto short_one = parse_summary("{\n  \"format\": tidemark}", "s.json");
+  ASSERT_FALSE(short_one);
+  EXPECT_TRUE(short_one.error().message.starts_with("s.json:2:14: expected a JSON summary, found syntax error"))
+      << short_one.error().message;
+  auto long_one = parse_summary("{\"a\": \"" + std::string(8 << 20, 'x'), "s.json");
+  ASSERT_FALSE(long_one);
+  EXPECT_EQ(long_one.error().kind, ErrorKind::BadInput);
+  EXPECT_TRUE(long_one.error().message.starts_with("s.json:1:")) << long_one.error().message.substr(0, 200);
+}
+
 // A document's format and version of the wrong JSON type are refused as another version, never
 // thrown (a format of 5) or converted out of range (a version of 1e300): the fuzzer's first finds.
 TEST(DocumentKind, AFormatOrVersionOfAnotherTypeIsAnotherDocument) {

@@ -1,7 +1,7 @@
 #include "report/json_fields.h"
 
+#include <charconv>
 #include <limits>
-#include <regex>
 
 #include "core/files.h"
 #include "core/limits.h"
@@ -44,6 +44,28 @@ std::optional<std::pair<int, int>> deeper_than(std::string_view text, int limit)
   return std::nullopt;
 }
 
+struct ParseErrorPlace {
+  size_t line = 0, column = 0;
+  std::string_view rest;
+};
+// The place in "... at line L, column C: REST" (read by hand: the message quotes the input's last
+// token, as long as the input made it).
+std::optional<ParseErrorPlace> parse_error_place(std::string_view message) {
+  constexpr std::string_view kLine = "at line ", kColumn = ", column ";
+  const size_t at = message.find(kLine);
+  if (at == std::string_view::npos) return std::nullopt;
+  ParseErrorPlace place;
+  const char* end = message.data() + message.size();
+  auto [after_line, line_error] = std::from_chars(message.data() + at + kLine.size(), end, place.line);
+  std::string_view rest(after_line, end - after_line);
+  if (line_error != std::errc() || !rest.starts_with(kColumn)) return std::nullopt;
+  auto [after_column, column_error] = std::from_chars(rest.data() + kColumn.size(), end, place.column);
+  rest = std::string_view(after_column, end - after_column);
+  if (column_error != std::errc() || !rest.starts_with(": ")) return std::nullopt;
+  place.rest = rest.substr(2);
+  return place;
+}
+
 }  // namespace
 
 bool too_deep(std::string_view text) { return deeper_than(text, kMaxJsonDepth).has_value(); }
@@ -56,12 +78,10 @@ Result<nlohmann::json> parse_json(std::string_view text, const std::string& file
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& error) {
     // nlohmann says "parse error at line 3, column 5: ..."; we say "FILE:3:5: ...".
-    std::smatch match;
-    const std::string message = error.what();
-    static const std::regex place(R"(at line (\d+), column (\d+): (.*))");
-    if (std::regex_search(message, match, place))
-      return fail(ErrorKind::BadInput, fmt::format("{}:{}:{}: expected {}, found {}", file, match[1].str(),
-                                                   match[2].str(), what, match[3].str()));
+    const std::string_view message = error.what();
+    if (auto place = parse_error_place(message))
+      return fail(ErrorKind::BadInput,
+                  fmt::format("{}:{}:{}: expected {}, found {}", file, place->line, place->column, what, place->rest));
     return fail(ErrorKind::BadInput, fmt::format("{}: expected {}, found {}", file, what, message));
   } catch (const nlohmann::json::exception& error) {
     // A number past a double's range (1e380) is out_of_range, not a parse_error: no place is given.

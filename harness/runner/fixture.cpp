@@ -2,10 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
-#include <regex>
 
 #include "core/files.h"
+#include "core/limits.h"
 
 namespace tidemark::runner {
 
@@ -24,8 +25,14 @@ std::string fixture_readme(const std::string& review_id, const std::string& mech
 }
 
 Result<FixtureSkeleton> new_fixture(const fs::path& root, const std::string& review_id) {
-  static const std::regex kId("[A-Za-z0-9][A-Za-z0-9._-]*");
-  if (!std::regex_match(review_id, kId))
+  auto id_character = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  };
+  if (review_id.size() > kMaxNameLength)
+    return fail(ErrorKind::BadInput, fmt::format("fixture new: expected a review id of at most {} characters, found {}",
+                                                 kMaxNameLength, review_id.size()));
+  if (review_id.empty() || !std::isalnum(static_cast<unsigned char>(review_id[0])) ||
+      !std::ranges::all_of(review_id, id_character))
     return fail(ErrorKind::BadInput,
                 fmt::format("fixture new: expected a review id such as ID-P7-43, found '{}'", review_id));
   const fs::path dir = root / review_id;

@@ -1,9 +1,9 @@
 #include <fmt/format.h>
 
-#include <regex>
 #include <set>
 #include <span>
 
+#include "core/user_pattern.h"
 #include "runner/runner.h"
 
 namespace tidemark::runner {
@@ -38,11 +38,11 @@ Status check_label_hygiene(const Subjects& subjects) {
     }
   }
   for (const auto& selector : selectors) {
-    std::regex pattern(selector);  // as ctest -L reads it
+    TIDEMARK_TRY(pattern, UserPattern::compile(selector, "ctest -L", "a label"));  // as ctest -L reads it
     for (const auto& test : tests) {
       if (std::find(test.labels.begin(), test.labels.end(), selector) != test.labels.end()) continue;
       for (const auto& label : test.labels) {
-        if (std::regex_search(label, pattern))
+        if (pattern.found_in(label))
           return fail(ErrorKind::BadInput,
                       fmt::format("ctest -L {} would also select {} (label {}): rename group '{}' so that no "
                                   "label contains another",

@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 
-#include <regex>
-
+#include "core/user_pattern.h"
 #include "runner/runner.h"
 
 namespace tidemark::runner {
@@ -24,11 +23,12 @@ Subjects subjects_of(const std::vector<scenario::Scenario>& scenarios) {
 // What `ctest -L <regex>` would select from these scenarios registered in every lane.
 std::vector<std::string> select(const std::vector<scenario::Scenario>& scenarios, const std::string& regex) {
   std::vector<std::string> selected;
-  std::regex pattern(regex);
+  auto pattern = UserPattern::compile(regex, "-L", "a label");
+  EXPECT_TRUE(pattern);
   for (const auto& scenario : scenarios)
     for (Lane lane : kAllLanes)
       for (const auto& label : test_labels(scenario, lane))
-        if (std::regex_search(label, pattern)) {
+        if (pattern && pattern->found_in(label)) {
           selected.push_back(test_name(scenario, lane));
           break;
         }

@@ -87,7 +87,7 @@ Result<ShardSelection> select_shard(std::vector<scenario::Scenario> scenarios, c
 
 namespace {
 
-Status add_patterns(const std::string& file, std::vector<TestPattern>& into) {
+Status add_patterns(const std::string& file, PatternList& into) {
   TIDEMARK_TRY(text, read_given_file(file, "a file of test patterns"));
   size_t begin = 0;
   for (int line = 1; begin < text.size(); ++line) {
@@ -98,14 +98,7 @@ Status add_patterns(const std::string& file, std::vector<TestPattern>& into) {
     const size_t last = row.find_last_not_of(" \t\r");
     begin = end + 1;
     if (start == std::string_view::npos || row[start] == '#') continue;
-    const std::string pattern(row.substr(start, last - start + 1));
-    const SourceLocation where{file, line, static_cast<int>(start) + 1};
-    try {
-      into.push_back({std::regex(pattern, std::regex::ECMAScript | std::regex::optimize), pattern, where});
-    } catch (const std::regex_error& error) {
-      return fail(ErrorKind::BadInput, fmt::format("{}: expected a regular expression (ECMAScript), found '{}': {}",
-                                                   format_location(where), pattern, error.what()));
-    }
+    TIDEMARK_CHECK(into.add(row.substr(start, last - start + 1), {file, line, static_cast<int>(start) + 1}));
   }
   return {};
 }
@@ -121,14 +114,11 @@ Result<TestFilter> load_test_filter(const std::vector<std::string>& skip_files,
 }
 
 std::optional<std::string> TestFilter::skip_reason(const std::string& test) const {
-  for (const auto& skip : skips)
-    if (std::regex_search(test, skip.regex))
-      return fmt::format("--skip {}: `{}`", format_location(skip.where), skip.text);
-  if (includes.empty()) return std::nullopt;
-  for (const auto& include : includes)
-    if (std::regex_search(test, include.regex)) return std::nullopt;
+  if (const PlacedPattern* skip = skips.first_found_in(test))
+    return fmt::format("--skip {}: `{}`", format_location(skip->where), skip->pattern.text());
+  if (includes.empty() || includes.first_found_in(test)) return std::nullopt;
   std::vector<std::string> files;
-  for (const auto& include : includes)
+  for (const auto& include : includes.patterns())
     if (files.empty() || files.back() != include.where.file) files.push_back(include.where.file);
   return fmt::format("matches no --include line ({})", fmt::join(files, ", "));
 }

@@ -3,11 +3,11 @@
 #pragma once
 
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
+#include "core/user_pattern.h"
 #include "report/summary.h"
 #include "scenario/scenario.h"
 
@@ -26,21 +26,16 @@ struct ShardSelection {
 Result<ShardSelection> select_shard(std::vector<scenario::Scenario> scenarios, const std::string& flag,
                                     const std::string& durations);
 
-// `run`'s --skip and --include files, as deqp-runner's skips: a regular expression (ECMAScript) a
+// `run`'s --skip and --include files, as deqp-runner's skips: a pattern (core/user_pattern.h) a
 // line, searched for in a subject's test name (Magma.Monolith.Group.name, Capture.Group.name), blank
 // lines and lines starting with '#' aside; each option repeatable, its files' lines together.
-struct TestPattern {
-  std::regex regex;
-  std::string text;
-  SourceLocation where;
-};
 struct TestFilter {
-  std::vector<TestPattern> skips, includes;
+  PatternList skips{"a test name pattern"}, includes{"a test name pattern"};
   // Why the subject of `test` does not run: it matches a --skip line, or --include files were
   // given and it matches none of their lines. nullopt: it runs.
   std::optional<std::string> skip_reason(const std::string& test) const;
 };
-// The patterns of the files; a line that is no regular expression is bad input at its place.
+// The patterns of the files; a line that is no pattern, or past the bounds, is bad input at its place.
 Result<TestFilter> load_test_filter(const std::vector<std::string>& skip_files,
                                     const std::vector<std::string>& include_files);
 
