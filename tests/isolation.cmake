@@ -121,3 +121,16 @@ foreach(mode limits lanes observe capture)
            COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/hang-bounded ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${mode})
   set_tests_properties(${name} PROPERTIES LABELS "cli;nightly" TIMEOUT 180 ENVIRONMENT ${hang_environment})
 endforeach()
+
+# --- issue 72: bounds and progress ---
+# (scripts/testing/hang-bounded) A poll answered as the one before it is no progress: a program
+# that only polls work that never finishes is an inactivity timeout naming its poll, one that
+# polls until its work is done finishes (progress); observe's wall clock holds while 40 clients
+# wait for a renderer server that never accepts (tap); a parity of runs that all timed out is
+# red, as is --against (parity).
+foreach(mode progress tap parity)
+  set(name Tidemark.Isolation.BoundsHoldAndOnlyProgressIsActivity.${mode})
+  add_test(NAME ${name}
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/hang-bounded ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${mode})
+  set_tests_properties(${name} PROPERTIES LABELS "cli;layer" TIMEOUT 120 ENVIRONMENT ${hang_environment})
+endforeach()

@@ -32,16 +32,21 @@ int parity_command(const ParityArgs& args) {
   for (const auto& subject : loaded->subjects) total += subject->backends().size();
   Progress progress = Progress::for_stdout(args.replay ? "parity with replay" : "parity", total, verbosity());
   std::map<std::string, std::string> digests;  // the subjects every lane agreed on
-  size_t mismatched = 0, unlike_saved = 0;
+  size_t mismatched = 0, unlike_saved = 0, unfinished = 0;
   auto print_subject = [&](const runner::ParitySubject& subject) {
     if (!subject.same())
       for (const auto& [digest, lanes] : subject.lanes_by_digest)
         progress.print(fmt::format("  {}: {}", digest, fmt::join(lanes, ", ")));
+    const std::string no_digest = fmt::format("no digest: did not finish in {}", fmt::join(subject.unfinished, ", "));
+    if (!subject.unfinished.empty()) progress.print("  " + no_digest);
     mismatched += subject.same() ? 0 : 1;
+    unfinished += subject.unfinished.empty() ? 0 : 1;
     if (!subject.same() || verbosity() != Verbosity::Quiet)
       progress.print(fmt::format("{} {}{}", subject.same() ? "SAME" : "DIFF", subject.name, subject.row));
     progress.finish_item();
-    const std::string here = subject.same() ? subject.lanes_by_digest.begin()->first : "(lanes disagree)";
+    const std::string here = subject.same()                ? subject.lanes_by_digest.begin()->first
+                             : !subject.unfinished.empty() ? "(" + no_digest + ")"
+                                                           : "(lanes disagree)";
     if (subject.same()) digests[subject.name] = here;
     if (args.against.empty()) return;
     auto found = saved.find(subject.name);
@@ -71,7 +76,10 @@ int parity_command(const ParityArgs& args) {
     if (auto ok = write_file_atomically(args.save_digests, runner::digests_text(digests)); !ok)
       return report_error(ok.error());
   const size_t subjects = ran->subjects.size();
-  fmt::print("{} of {} scenarios give one digest in every lane; report: {}\n", subjects - mismatched, subjects,
+  fmt::print("{} of {} scenarios give one digest in every lane{}; report: {}\n", subjects - mismatched, subjects,
+             unfinished == 0
+                 ? ""
+                 : fmt::format(" ({} did not finish in every lane: a run cut short has no digest)", unfinished),
              fs::absolute(report_dir / "summary.json").string());
   if (!args.against.empty())
     fmt::print("{} of {} scenarios match the digests in {}\n", subjects - unlike_saved, subjects, args.against);

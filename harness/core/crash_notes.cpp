@@ -52,8 +52,10 @@ void note_wire(std::string_view command, uint64_t sequence) {
 
 uint64_t activity(const Notes& notes) {
   return __atomic_load_n(&notes.step.calls, __ATOMIC_RELAXED) + __atomic_load_n(&notes.wire.events, __ATOMIC_RELAXED) +
-         __atomic_load_n(&notes.layer.calls, __ATOMIC_RELAXED);
+         __atomic_load_n(&notes.layer.progress, __ATOMIC_RELAXED);
 }
+
+std::string asked_again(const Notes& notes) { return text_of(notes.layer.asked_again); }
 
 std::string last_vulkan_call(const Notes& notes) {
   if (notes.layer.calls == notes.layer_calls_before) return {};

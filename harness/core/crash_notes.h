@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,12 +66,21 @@ struct Notes {
   uint64_t layer_calls_before = 0;  // the layer's count when the run began: its calls are those after
 };
 
+// A NUL-terminated field of fixed size another process writes while this one reads it: never
+// read past its end.
+template <size_t N>
+std::string text_of(const char (&field)[N]) {
+  return std::string(field, ::strnlen(field, N));
+}
+
 // What crossed the layer, the wire or a step so far: a count that only grows while the subject
-// does something, read by the parent while the child runs.
+// makes progress (the layer's: calls that changed something), read by the parent while the child runs.
 uint64_t activity(const Notes& notes);
 // "vkQueueSubmit (call 3001 on its device)", "VCMD_SUBMIT_CMD (command 96 of the connection)", or "".
 std::string last_vulkan_call(const Notes& notes);
 std::string last_wire_command(const Notes& notes);
+// What the layer's calls asked again since its last progress (TidemarkLayerActivity::asked_again), or "".
+std::string asked_again(const Notes& notes);
 
 // This process's notes, or nullptr: armed in an isolated subject's child only.
 Notes* armed();

@@ -1,7 +1,8 @@
 // A subject's time limits (issue #60's bounds): its whole run may take at most `wall` seconds,
-// and nothing may cross the layer or the wire for `inactivity` seconds. The process that runs a
-// subject's processes watches them with a BoundsWatch over a count of what they did (the layer's
-// calls, the wire's commands, the steps begun), never by guessing from a sleep, and kills their
+// and it may make no progress for `inactivity` seconds. The process that runs a subject's
+// processes watches them with a BoundsWatch over a count of what they did (the layer's calls that
+// changed something, not a poll answered as the one before it; the wire's commands; the steps
+// begun), never by guessing from a sleep, and kills their
 // whole tree past either limit (core/process.h's kill_tree): a `timeout` verdict.
 #pragma once
 

@@ -125,7 +125,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateFence(VkDevice device, const VkFenceCreateI
 
 VKAPI_ATTR void VKAPI_CALL DestroyFence(VkDevice device, VkFence fence, const VkAllocationCallbacks* allocator) {
   next_of(device).DestroyFence(device, fence, allocator);
-  with_device(device, [&](Observer&, DeviceState& d) { d.completion.fence_destroyed(key(fence)); });
+  with_device(device, [&](Observer&, DeviceState& d) {
+    d.completion.fence_destroyed(key(fence));
+    d.answers.erase(key(fence));
+  });
 }
 
 // Fences signalled by what the rule does not follow: the driver's answers stand for them.
@@ -178,7 +181,10 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateSemaphore(VkDevice device, const VkSemaphor
 VKAPI_ATTR void VKAPI_CALL DestroySemaphore(VkDevice device, VkSemaphore semaphore,
                                             const VkAllocationCallbacks* allocator) {
   next_of(device).DestroySemaphore(device, semaphore, allocator);
-  with_device(device, [&](Observer&, DeviceState& d) { d.completion.semaphore_destroyed(key(semaphore)); });
+  with_device(device, [&](Observer&, DeviceState& d) {
+    d.completion.semaphore_destroyed(key(semaphore));
+    d.answers.erase(key(semaphore));
+  });
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL SignalSemaphore(VkDevice device, const VkSemaphoreSignalInfo* info) {
@@ -221,6 +227,18 @@ VkResult wait_outcome(DeviceState& device, bool seen, uint64_t timeout) {
   }
   ++device.gauges().waits_lost;
   return timeout == UINT64_MAX ? VK_ERROR_DEVICE_LOST : VK_TIMEOUT;
+}
+
+// A wait's or poll's answer on `object` (its first, for several), told to the activity a run's
+// bounds read: progress only when it changed (Observer::answered).
+VkResult answered(Observer& o, DeviceState& device, const char* what, uint64_t object, VkResult answer) {
+  const char* text = answer == VK_SUCCESS             ? "VK_SUCCESS"
+                     : answer == VK_NOT_READY         ? "VK_NOT_READY"
+                     : answer == VK_TIMEOUT           ? "VK_TIMEOUT"
+                     : answer == VK_ERROR_DEVICE_LOST ? "VK_ERROR_DEVICE_LOST"
+                                                      : "another VkResult";
+  o.answered(device, what, object, answer, text);
+  return answer;
 }
 
 VkResult poll_outcome(DeviceState& device, bool done) {
@@ -281,7 +299,7 @@ Revealed reveal(VkDevice device, const std::vector<Object>& objects, RevealOne r
   if (objects.empty()) return Revealed::None;
   if (VkResult waited = wait_guarded(device, objects); waited != VK_SUCCESS)
     return waited == VK_TIMEOUT ? Revealed::Guarded : Revealed::Failed;
-  return with_device(
+  return with_device_asking(
       device,
       [&](Observer&, DeviceState& d) {
         bool seen = true;
@@ -323,7 +341,7 @@ VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice device, VkFence fence) {
   if (auto lost = lost_before(device, TIDEMARK_LOST_GET_FENCE_STATUS, false)) return *lost;
   VkResult real = next_of(device).GetFenceStatus(device, fence);
   if (real != VK_SUCCESS && real != VK_NOT_READY) return noted(device, TIDEMARK_LOST_GET_FENCE_STATUS, real);
-  bool reveal = with_device(device, [&](Observer&, DeviceState& d) {
+  bool reveal = with_device_asking(device, [&](Observer&, DeviceState& d) {
     if (d.completion.fence_shown_done(key(fence), real == VK_SUCCESS)) {
       d.completion.fence_polled_done(key(fence));
       return false;
@@ -331,9 +349,12 @@ VKAPI_ATTR VkResult VKAPI_CALL GetFenceStatus(VkDevice device, VkFence fence) {
     return d.completion.fence_polled_busy(key(fence)).has_value();
   });
   Revealed revealed = reveal ? reveal_fences(device, {fence}) : Revealed::None;
-  return with_device(device, [&](Observer&, DeviceState& d) {
-    if (shown_lost(revealed)) return VK_ERROR_DEVICE_LOST;
-    return poll_outcome(d, d.completion.fence_shown_done(key(fence), real == VK_SUCCESS || revealed == Revealed::Seen));
+  return with_device_asking(device, [&](Observer& o, DeviceState& d) {
+    const VkResult shown = shown_lost(revealed)
+                               ? VK_ERROR_DEVICE_LOST
+                               : poll_outcome(d, d.completion.fence_shown_done(
+                                                     key(fence), real == VK_SUCCESS || revealed == Revealed::Seen));
+    return answered(o, d, "polled fence", key(fence), shown);
   });
 }
 
@@ -352,8 +373,9 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, co
   VkResult real = next_of(device).WaitForFences(device, count, fences, wait_all, timeout);
   if (real != VK_SUCCESS && real != VK_TIMEOUT) return noted(device, TIDEMARK_LOST_WAIT_FOR_FENCES, real);
   auto fence_list = std::span(fences, count);
+  const uint64_t first_fence = count > 0 ? key(fences[0]) : 0;
   if (timeout == 0) {  // a poll
-    std::vector<VkFence> reveal = with_device(device, [&](Observer&, DeviceState& d) {
+    std::vector<VkFence> reveal = with_device_asking(device, [&](Observer&, DeviceState& d) {
       std::vector<VkFence> at_point;
       if (!d.completion.deterministic() || fences_shown_done(d, fence_list, wait_all, real == VK_SUCCESS)) {
         for (VkFence fence : fence_list) d.completion.fence_polled_done(key(fence));
@@ -366,15 +388,18 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, co
     });
     Revealed revealed = reveal_fences(device, reveal);
     if (shown_lost(revealed)) return VK_ERROR_DEVICE_LOST;
-    return with_device(device, [&](Observer&, DeviceState& d) {
+    return with_device_asking(device, [&](Observer& o, DeviceState& d) {
       bool done = d.completion.deterministic()
                       ? fences_shown_done(d, fence_list, wait_all, real == VK_SUCCESS || revealed == Revealed::Seen)
                       : real == VK_SUCCESS;
-      return poll_outcome(d, done) == VK_SUCCESS ? VK_SUCCESS : VK_TIMEOUT;
+      return answered(o, d, "polled fence", first_fence, poll_outcome(d, done) == VK_SUCCESS ? VK_SUCCESS : VK_TIMEOUT);
     });
   }
   if (real == VK_TIMEOUT) {
-    with_device(device, [&](Observer&, DeviceState& d) { ++d.gauges().waits_timed_out; });
+    with_device_asking(device, [&](Observer& o, DeviceState& d) {
+      ++d.gauges().waits_timed_out;
+      answered(o, d, "waited on fence", first_fence, real);
+    });
     return real;
   }
   // What the wait reveals: every fence of a wait on all; of a wait on any, the one submitted
@@ -382,7 +407,7 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, co
   // deterministic rule, so what is shown never depends on which fence the driver finished first.
   std::vector<VkFence> revealed(fence_list.begin(), fence_list.end());
   if (!wait_all) {
-    revealed = with_device(device, [&](Observer&, DeviceState& d) {
+    revealed = with_device_asking(device, [&](Observer&, DeviceState& d) {
       std::optional<std::pair<uint64_t, VkFence>> first;
       for (VkFence fence : fence_list) {
         auto known = d.completion.fence_known(key(fence));
@@ -396,11 +421,11 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitForFences(VkDevice device, uint32_t count, co
         wait_guarded(device, revealed) != VK_SUCCESS)
       revealed.clear();
   }
-  return with_device(device, [&](Observer&, DeviceState& d) {
+  return with_device_asking(device, [&](Observer& o, DeviceState& d) {
     bool seen = true;
     for (VkFence fence : revealed)
       seen = kernel_saw(d, d.completion.fence_wait(key(fence)), timeout, key(fence)) && seen;
-    return wait_outcome(d, seen, timeout);
+    return answered(o, d, "waited on fence", first_fence, wait_outcome(d, seen, timeout));
   });
 }
 
@@ -409,7 +434,7 @@ VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreCounterValue(VkDevice device, VkSemap
   VkResult real = next_of(device).GetSemaphoreCounterValue(device, semaphore, value);
   if (real != VK_SUCCESS) return noted(device, TIDEMARK_LOST_GET_SEMAPHORE_COUNTER_VALUE, real);
   const uint64_t driver_value = *value;
-  auto reveal = with_device(device, [&](Observer&, DeviceState& d) -> std::optional<uint64_t> {
+  auto reveal = with_device_asking(device, [&](Observer&, DeviceState& d) -> std::optional<uint64_t> {
     const uint64_t target = d.completion.semaphore_target(key(semaphore));
     if (d.completion.semaphore_shown_value(key(semaphore), driver_value) >= target) {
       d.completion.semaphore_polled_done(key(semaphore));
@@ -420,11 +445,14 @@ VKAPI_ATTR VkResult VKAPI_CALL GetSemaphoreCounterValue(VkDevice device, VkSemap
   });
   Revealed revealed = reveal ? reveal_semaphores(device, {{semaphore, *reveal}}) : Revealed::None;
   if (shown_lost(revealed)) return VK_ERROR_DEVICE_LOST;
-  with_device(device, [&](Observer&, DeviceState& d) {
+  with_device_asking(device, [&](Observer& o, DeviceState& d) {
     // After the layer's own wait the driver has reached the target, whatever it said before.
     const uint64_t reached = revealed == Revealed::Seen ? std::max(driver_value, *reveal) : driver_value;
     *value = d.completion.semaphore_shown_value(key(semaphore), reached);
     poll_outcome(d, *value >= d.completion.semaphore_target(key(semaphore)));
+    char text[32];
+    std::snprintf(text, sizeof text, "value %llu", static_cast<unsigned long long>(*value));
+    o.answered(d, "polled semaphore", key(semaphore), static_cast<int64_t>(*value), text);
   });
   return real;
 }
@@ -449,8 +477,9 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphore
   auto semaphores = std::span(info->pSemaphores, info->semaphoreCount);
   auto values = std::span(info->pValues, info->semaphoreCount);
   const bool any = (info->flags & VK_SEMAPHORE_WAIT_ANY_BIT) != 0;
+  const uint64_t first_semaphore = semaphores.empty() ? 0 : key(semaphores[0]);
   if (timeout == 0) {  // a poll
-    auto reveal = with_device(device, [&](Observer&, DeviceState& d) {
+    auto reveal = with_device_asking(device, [&](Observer&, DeviceState& d) {
       std::vector<std::pair<VkSemaphore, uint64_t>> at_point;
       if (!d.completion.deterministic() || semaphores_shown_reached(d, semaphores, values, any, real == VK_SUCCESS)) {
         for (VkSemaphore semaphore : semaphores) d.completion.semaphore_polled_done(key(semaphore));
@@ -465,16 +494,20 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphore
     });
     Revealed revealed = reveal_semaphores(device, reveal);
     if (shown_lost(revealed)) return VK_ERROR_DEVICE_LOST;
-    return with_device(device, [&](Observer&, DeviceState& d) {
+    return with_device_asking(device, [&](Observer& o, DeviceState& d) {
       bool reached =
           d.completion.deterministic()
               ? semaphores_shown_reached(d, semaphores, values, any, real == VK_SUCCESS || revealed == Revealed::Seen)
               : real == VK_SUCCESS;
-      return poll_outcome(d, reached) == VK_SUCCESS ? VK_SUCCESS : VK_TIMEOUT;
+      return answered(o, d, "polled semaphore", first_semaphore,
+                      poll_outcome(d, reached) == VK_SUCCESS ? VK_SUCCESS : VK_TIMEOUT);
     });
   }
   if (real == VK_TIMEOUT) {
-    with_device(device, [&](Observer&, DeviceState& d) { ++d.gauges().waits_timed_out; });
+    with_device_asking(device, [&](Observer& o, DeviceState& d) {
+      ++d.gauges().waits_timed_out;
+      answered(o, d, "waited on semaphore", first_semaphore, real);
+    });
     return real;
   }
   // What the wait reveals: every value of a wait on all; of a wait on any, the first one whose
@@ -482,7 +515,7 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphore
   std::vector<std::pair<VkSemaphore, uint64_t>> revealed;
   for (size_t i = 0; i < semaphores.size(); ++i) revealed.emplace_back(semaphores[i], values[i]);
   if (any) {
-    revealed = with_device(device, [&](Observer&, DeviceState& d) {
+    revealed = with_device_asking(device, [&](Observer&, DeviceState& d) {
       std::optional<std::pair<uint64_t, size_t>> first;
       for (size_t i = 0; i < semaphores.size(); ++i) {
         auto reveal = d.completion.semaphore_wait(key(semaphores[i]), values[i]);
@@ -497,13 +530,13 @@ VKAPI_ATTR VkResult VKAPI_CALL WaitSemaphores(VkDevice device, const VkSemaphore
         wait_guarded(device, revealed) != VK_SUCCESS)
       revealed.clear();
   }
-  return with_device(device, [&](Observer&, DeviceState& d) {
+  return with_device_asking(device, [&](Observer& o, DeviceState& d) {
     bool seen = true;
     for (const auto& [semaphore, value] : revealed) {
       uint64_t id = key(semaphore);
       seen = kernel_saw(d, d.completion.semaphore_wait(id, value), timeout, 0, id, value) && seen;
     }
-    return wait_outcome(d, seen, timeout);
+    return answered(o, d, "waited on semaphore", first_semaphore, wait_outcome(d, seen, timeout));
   });
 }
 

@@ -1,5 +1,6 @@
 #include "layer/kernel_channel.h"
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -22,11 +23,20 @@ bool send_whole(int fd, const void* data, size_t size) {
   return true;
 }
 
-bool receive_whole(int fd, void* data, size_t size) {
+bool receive_whole(int fd, void* data, size_t size, std::optional<std::chrono::milliseconds> within) {
+  using Clock = std::chrono::steady_clock;
+  const std::optional<Clock::time_point> deadline = within ? std::optional(Clock::now() + *within) : std::nullopt;
   auto* at = static_cast<char*>(data);
   while (size > 0) {
-    const ssize_t got = ::recv(fd, at, size, 0);
-    if (got < 0 && errno == EINTR) continue;
+    if (deadline) {  // poll for what is left of the whole's time, never a recv's own
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      pollfd readable{fd, POLLIN, 0};
+      const int ready = left > 0 ? ::poll(&readable, 1, static_cast<int>(left)) : 0;
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready <= 0) return false;
+    }
+    const ssize_t got = ::recv(fd, at, size, deadline ? MSG_DONTWAIT : 0);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (got <= 0) return false;
     at += got;
     size -= static_cast<size_t>(got);

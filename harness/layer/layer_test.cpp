@@ -409,6 +409,46 @@ TEST(Layer, AProgramThatOnlyPollsSeesItsWorkDoneAtTheRevealPointEveryWay) {
   }
 }
 
+// Check that a poll answered as the one before it on its object is no progress for a run's
+// bounds, every way of polling: it counts as a call, names what it asked again, and moves the
+// progress only once a wait shows the work done (another answer).
+TEST(Layer, APollAnsweredAsTheOneBeforeItIsNoProgressEveryWay) {
+  auto library = Observed::open_library();  // the layer's library, as the host's attachment opens it
+  ASSERT_NE(library.activity, nullptr);
+  for (PollKind kind : {PollKind::FenceStatus, PollKind::WaitForFences, PollKind::WaitForAnyFence,
+                        PollKind::CounterValue, PollKind::WaitSemaphores}) {
+    SCOPED_TRACE(static_cast<int>(kind));
+    Observed observed({.never_done = true});
+    TidemarkLayerActivity activity{};
+    library.activity(&activity);
+    Program p;
+    ASSERT_TRUE(p.up());
+    VkFence fence = p.fence(), never_submitted = p.fence();
+    VkSemaphore semaphore = timeline(p);
+    VK_OK(submit_signal(p, semaphore, 1, fence));
+    EXPECT_FALSE(polled_done(p, kind, fence, never_submitted, semaphore, 1));  // its first answer: progress
+    const uint64_t progress = activity.progress, calls = activity.calls;
+    for (int poll = 0; poll < 3 * static_cast<int>(kPollsToReveal); ++poll)
+      EXPECT_FALSE(polled_done(p, kind, fence, never_submitted, semaphore, 1));
+    EXPECT_GT(activity.calls, calls);
+    EXPECT_EQ(activity.progress, progress);
+    const bool on_semaphore = kind == PollKind::CounterValue || kind == PollKind::WaitSemaphores;
+    const std::string asked = activity.asked_again;
+    EXPECT_TRUE(asked.starts_with(on_semaphore ? "polled semaphore 0x" : "polled fence 0x")) << asked;
+    EXPECT_TRUE(asked.ends_with(kind == PollKind::FenceStatus    ? ", answered VK_NOT_READY"
+                                : kind == PollKind::CounterValue ? ", answered value 0"
+                                                                 : ", answered VK_TIMEOUT"))
+        << asked;
+    VK_OK(vkWaitForFences(p.device, 1, &fence, VK_TRUE, UINT64_MAX));  // the work shown done
+    EXPECT_GT(activity.progress, progress);
+    EXPECT_STREQ(activity.asked_again, "");
+    library.activity(nullptr);
+    vkDestroySemaphore(p.device, semaphore, nullptr);
+    vkDestroyFence(p.device, never_submitted, nullptr);
+    vkDestroyFence(p.device, fence, nullptr);
+  }
+}
+
 // vkDeviceWaitIdle: every fence and semaphore signal submitted before it reads done after it.
 TEST(Layer, AfterTheDeviceWaitsIdleEveryFenceAndSemaphoreReadsDone) {
   Observed observed;

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -188,6 +189,7 @@ struct DeviceState {
   HandleMap<int64_t> pool_sets, pool_commands;  // what a pool's reset or destroy frees
   std::vector<Held> held;                       // hold_frees
   HandleMap<uint64_t> shadows;                  // shadow_copies: each buffer's and allocation's copy
+  HandleMap<int64_t> answers;                   // each waited or polled object's last answer (progress)
   uint64_t allocations_tried = 0;
   int64_t reported_bytes = 0;
   // drop_draw: the draw commands recorded so far, from any thread of the driver's (counted only
@@ -297,17 +299,53 @@ class Observer {
   // Each intercepted call that changes a device's state (caller holds the lock): the count the
   // observer's status line reads, and the activity a run's bounds read (core/time_bounds.h): the
   // count and the call's name, copied only when it changes.
-  void count_call(const char* function, uint64_t device_call) {
+  // `progressed`: whether it changed something (a wait's or poll's is told by its answer: answered()).
+  void count_call(const char* function, uint64_t device_call, bool progressed) {
     ++calls;
     if (status) status->call();
-    TidemarkLayerActivity* host = host_activity ? host_activity : watched_activity();
-    for (TidemarkLayerActivity* activity : {status ? status->activity() : nullptr, host}) {
+    for (TidemarkLayerActivity* activity : activities()) {
       if (!activity) continue;
       if (function != last_function) note_call_name(*activity, function);
       __atomic_store_n(&activity->device_call, device_call, __ATOMIC_RELAXED);
       __atomic_store_n(&activity->calls, calls, __ATOMIC_RELAXED);
     }
     last_function = function;
+    if (progressed) note_progress();
+  }
+  // A wait or poll (`what`: "polled fence", "waited on semaphore") on `object` was answered `answer`:
+  // progress when the object's last answer was another; else it was asked again, which the
+  // activity names until the next progress.
+  void answered(DeviceState& device, const char* what, uint64_t object, int64_t answer, const char* text) {
+    auto [last, first] = device.answers.try_emplace(object, answer);
+    if (first || last->second != answer) {
+      last->second = answer;
+      note_progress();
+      return;
+    }
+    if (asking_again) return;  // named already
+    asking_again = true;
+    char again[sizeof TidemarkLayerActivity::asked_again];
+    std::snprintf(again, sizeof again, "%s 0x%llx, answered %s", what, static_cast<unsigned long long>(object), text);
+    for (TidemarkLayerActivity* activity : activities())
+      if (activity) note_text(activity->asked_again, sizeof again, again);
+  }
+  void note_progress() {
+    ++progress;
+    for (TidemarkLayerActivity* activity : activities()) {
+      if (!activity) continue;
+      if (asking_again) __atomic_store_n(&activity->asked_again[0], '\0', __ATOMIC_RELAXED);
+      __atomic_store_n(&activity->progress, progress, __ATOMIC_RELAXED);
+    }
+    asking_again = false;
+  }
+  std::array<TidemarkLayerActivity*, 2> activities() {
+    return {status ? status->activity() : nullptr, host_activity ? host_activity : watched_activity()};
+  }
+  // Copied a character at a time: the observer reads it while it changes.
+  static void note_text(char* into, size_t room, std::string_view text) {
+    size_t at = 0;
+    for (; at < text.size() && at + 1 < room; ++at) __atomic_store_n(&into[at], text[at], __ATOMIC_RELAXED);
+    __atomic_store_n(&into[at], '\0', __ATOMIC_RELAXED);
   }
   // "vkQueueSubmit" from the intercept's signature as the compiler spells it
   // ("VkResult tidemark::layer::QueueSubmit(VkQueue, ...)"); a helper keeps its own name.
@@ -319,9 +357,7 @@ class Observer {
     size_t at = 0;
     for (char c : std::string_view(intercept ? "vk" : ""))
       __atomic_store_n(&activity.last_call[at++], c, __ATOMIC_RELAXED);
-    for (size_t i = 0; i < text.size() && at + 1 < sizeof activity.last_call; ++i)
-      __atomic_store_n(&activity.last_call[at++], text[i], __ATOMIC_RELAXED);
-    __atomic_store_n(&activity.last_call[at], '\0', __ATOMIC_RELAXED);
+    note_text(activity.last_call + at, sizeof activity.last_call - at, text);
   }
   // A process with no host's activity notes its own under TIDEMARK_LAYER_ACTIVITY's folder, in a
   // status file made at its first call (only its activity is written there, and a lost device's
@@ -344,6 +380,8 @@ class Observer {
   std::unique_ptr<StatusMap> watched;
   bool watched_tried = false;
   const char* last_function = nullptr;
+  uint64_t progress = 0;      // intercepted calls that changed something (count_call, answered)
+  bool asking_again = false;  // the calls since the last progress only asked again: named in asked_again
 
   // Every intercepted call finds its device: a few live devices in fixed slots, read without
   // the lock (a device's slot is filled before the loader hands it out and emptied when it is
@@ -436,15 +474,14 @@ inline DeviceState& unlocked_state(const void* dispatchable) {
 }
 inline const DeviceState& next_state(const void* dispatchable) { return unlocked_state(dispatchable); }
 
-// Runs `change` on the device's state under the lock. `where` names the intercept for the
-// activity a run's bounds read.
+// Runs `change` on the device's state under the lock; `progressed`: the call changed something.
+// `where` names the intercept for the activity a run's bounds read.
 template <class Change>
-inline auto with_device(const void* dispatchable, Change change,
-                        std::source_location where = std::source_location::current()) {
+inline auto in_device(const void* dispatchable, bool progressed, Change change, std::source_location where) {
   Observer& o = Observer::get();
   std::lock_guard lock(o.mutex);
   DeviceState& device = device_of(o, dispatchable);
-  o.count_call(where.function_name(), ++device.calls);
+  o.count_call(where.function_name(), ++device.calls, progressed);
   // A process that dies here, records unwritten (its status file keeps its counts so far).
   if (device.settings.exit_at_call != 0 && o.calls >= device.settings.exit_at_call)
     ::_exit(TIDEMARK_EXIT_AT_CALL_STATUS);
@@ -456,6 +493,17 @@ inline auto with_device(const void* dispatchable, Change change,
   if (device.settings.hang_at_call != 0 && device.calls == device.settings.hang_at_call)
     for (;;) ::pause();
   return change(o, device);
+}
+template <class Change>
+inline auto with_device(const void* dispatchable, Change change,
+                        std::source_location where = std::source_location::current()) {
+  return in_device(dispatchable, true, change, where);
+}
+// The same for a wait or poll: whether it made progress is told by its answer (Observer::answered).
+template <class Change>
+inline auto with_device_asking(const void* dispatchable, Change change,
+                               std::source_location where = std::source_location::current()) {
+  return in_device(dispatchable, false, change, where);
 }
 
 template <class T>

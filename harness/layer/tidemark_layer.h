@@ -136,6 +136,13 @@ typedef struct TidemarkLayerActivity {
   uint64_t calls;
   uint64_t device_call;  // the last call's number on its device (hang_at_call's and crash_at_call's N)
   char last_call[48];    // NUL-terminated
+  // What a run's inactivity limit reads: the calls that changed something, every call but a wait
+  // or poll answered as the last one on its object was (a poller spinning on work that never
+  // finishes makes no progress).
+  uint64_t progress;
+  // While the calls since the last progress are such waits or polls, what they asked again
+  // ("fence 0x55d0c0a1b2c0, answered VK_NOT_READY"); empty after progress. NUL-terminated.
+  char asked_again[96];
 } TidemarkLayerActivity;
 // From now on the process's intercepted calls are also noted in `activity` (memory the host may
 // share with another process); null stops it. A layer built before this entry lacks the symbol.

@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/crash_notes.h"
 #include "core/files.h"
 #include "core/process.h"
 #include "host/layer_sink.h"
@@ -114,16 +115,14 @@ uint64_t ActivityReader::read() {
     for (const auto& entry : fs::directory_iterator(folder, ec)) {
       auto status = last_status(entry.path() / "status");
       if (!status) continue;
-      const uint64_t calls = status->activity.calls;
-      sum += calls;
+      const TidemarkLayerActivity& activity = status->activity;
+      sum += activity.progress;
       uint64_t& seen = seen_[entry.path().string()];
-      if (calls != seen) {
-        seen = calls;
-        const TidemarkLayerActivity& activity = status->activity;
-        last_ =
-            fmt::format("{} (call {} on its device, in {})",
-                        std::string_view(activity.last_call, ::strnlen(activity.last_call, sizeof activity.last_call)),
-                        activity.device_call, entry.path().filename().string());
+      if (activity.calls != seen) {
+        seen = activity.calls;
+        last_ = fmt::format("{} (call {} on its device, in {})", crash_notes::text_of(activity.last_call),
+                            activity.device_call, entry.path().filename().string());
+        asked_again_ = crash_notes::text_of(activity.asked_again);
       }
     }
   }
@@ -202,7 +201,8 @@ std::optional<report::TimeoutRecord> wait_bounded(ChildProcess& child, const Opt
                                   .idle_seconds = watch.idle_seconds(),
                                   .last_step = {},
                                   .last_vulkan_call = activity.last_call(),
-                                  .last_wire_command = {}};
+                                  .last_wire_command = {},
+                                  .asked_again = *passed == TimeLimit::Inactivity ? activity.asked_again() : ""};
     (void)kill_tree(child.pid(), kKilledTreeEndsWithin);
     child.wait();
     return timeout;
@@ -442,7 +442,7 @@ Result<Observation> observe(const Options& options) {
     observation.processes.insert(observation.processes.begin(), std::move(program));
   }
   if (options.beside) {
-    TIDEMARK_TRY(beside, options.beside());
+    TIDEMARK_TRY(beside, options.beside(observation.timeout.has_value()));
     for (auto& process : beside.processes) {
       process.beside = true;
       observation.processes.push_back(std::move(process));

@@ -106,9 +106,10 @@ struct Options {
   std::filesystem::path output;              // the program's stdout and stderr go here; empty: this process's
   std::vector<std::pair<std::string, std::string>> environment;  // set for the program over ours
   // Processes observed beside the program's tree (a renderer server it talked to, started with
-  // the layer beneath it): called once the program has ended; what it gathers joins the
-  // observation, in the sums over the whole.
-  std::function<Result<Gathered>()> beside;
+  // the layer beneath it): called once the program has ended (`cut_short`: killed at a time
+  // limit, so nothing of it is waited for); what it gathers joins the observation, in the sums
+  // over the whole.
+  std::function<Result<Gathered>(bool cut_short)> beside;
   // The program's time limits, watched over the calls its processes' layers count (and those of
   // `watched_beside`'s processes: a renderer server's layer folder).
   TimeBounds bounds;
@@ -117,18 +118,20 @@ struct Options {
 
 // What the processes' layers under some folders have done so far, for a run's bounds: each
 // process's folder there holds its `status` file (the layer's TidemarkLayerStatus, whose activity
-// is all a run's bounds read): their calls summed, and the last call of the process whose count
-// moved last ("vkQueueSubmit (call 3001 on its device, in 4242)", the process's folder named).
+// is all a run's bounds read): their progress summed (calls that changed something), the last
+// call of the process whose calls moved last ("vkQueueSubmit (call 3001 on its device, in
+// 4242)", the process's folder named), and what that process asked again since its last progress.
 class ActivityReader {
  public:
   explicit ActivityReader(std::vector<std::filesystem::path> folders) : folders_(std::move(folders)) {}
   uint64_t read();
   const std::string& last_call() const { return last_; }
+  const std::string& asked_again() const { return asked_again_; }  // layer::asked_again
 
  private:
   std::vector<std::filesystem::path> folders_;
   std::map<std::string, uint64_t> seen_;
-  std::string last_;
+  std::string last_, asked_again_;
 };
 
 // The first lost device the layers of a TIDEMARK_LAYER_ACTIVITY folder's processes noted in their

@@ -15,7 +15,8 @@ namespace tidemark::report {
 namespace fs = std::filesystem;
 
 void mark_differences(CompareRow& row) {
-  auto ran = [](const CompareCell& cell) { return !cell.digest.empty(); };
+  // A run cut short has no digest to agree on, whatever its record holds.
+  auto ran = [](const CompareCell& cell) { return finished(cell.verdict) && !cell.digest.empty(); };
   auto first = std::find_if(row.cells.begin(), row.cells.end(), ran);
   if (first == row.cells.end()) return;
   row.reference = first->backend;

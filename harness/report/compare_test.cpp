@@ -101,5 +101,25 @@ TEST(Comparison, EachCellIsHeldToTheFirstThatRanWhichWayEachGaugeWent) {
   EXPECT_NE(html.find("pixels p2 (differ)"), std::string::npos) << html;
 }
 
+// Check that a run cut short (a timeout) is never the one the others are held to, whatever digest
+// its record holds: a run that did not finish has nothing to agree on.
+TEST(Comparison, ARunCutShortIsNeverTheReference) {
+  CompareRow row{"portable/x", "", {}};
+  row.cells.push_back({.backend = "gl@hangs",
+                       .verdict = Verdict::Timeout,
+                       .pixel_hash = "p0",
+                       .digest = "d0",
+                       .gauges = {{"wlivepk", 1}}});
+  row.cells.push_back(
+      {.backend = "gl@a", .verdict = Verdict::Green, .pixel_hash = "p1", .digest = "d1", .gauges = {{"wlivepk", 13}}});
+  row.cells.push_back(
+      {.backend = "gl@b", .verdict = Verdict::Green, .pixel_hash = "p1", .digest = "d1", .gauges = {{"wlivepk", 13}}});
+  mark_differences(row);
+  EXPECT_EQ(row.reference, "gl@a");
+  EXPECT_TRUE(row.cells[0].moves.empty());
+  EXPECT_TRUE(row.cells[2].same_pixels);
+  EXPECT_TRUE(row.cells[2].moves.empty());
+}
+
 }  // namespace
 }  // namespace tidemark::report

@@ -66,6 +66,10 @@ bool retries(Verdict verdict) {
          verdict == Verdict::DeviceLost || verdict == Verdict::Timeout;
 }
 bool not_ran(Verdict verdict) { return verdict == Verdict::Skipped || verdict == Verdict::NotRun; }
+bool finished(Verdict verdict) {
+  return !not_ran(verdict) && verdict != Verdict::Timeout && verdict != Verdict::Crash &&
+         verdict != Verdict::CouldNotRun && verdict != Verdict::NotJudged;
+}
 
 std::optional<DeviceLostRecord> device_lost_in(const GaugeValues& observed) {
   auto gauge = [&](const char* name) {
@@ -133,8 +137,11 @@ std::string describe(const TimeoutRecord& timeout) {
   std::string text =
       timeout.limit == TimeLimit::WallClock
           ? fmt::format("passed its wall-clock limit of {:g} s", timeout.limit_seconds)
-          : fmt::format("passed its inactivity limit of {:g} s (nothing crossed the layer or the wire for {:.1f} s)",
-                        timeout.limit_seconds, timeout.idle_seconds);
+      : timeout.asked_again.empty()
+          ? fmt::format("passed its inactivity limit of {:g} s (nothing crossed the layer or the wire for {:.1f} s)",
+                        timeout.limit_seconds, timeout.idle_seconds)
+          : fmt::format("passed its inactivity limit of {:g} s (it only {}, for {:.1f} s)", timeout.limit_seconds,
+                        timeout.asked_again, timeout.idle_seconds);
   text += fmt::format(" and was killed after {:.1f} s", timeout.after_seconds);
   if (!timeout.last_step.empty()) text += "; its last step: " + timeout.last_step;
   text += "; the last Vulkan call: " + (timeout.last_vulkan_call.empty() ? "none seen" : timeout.last_vulkan_call);
@@ -165,6 +172,7 @@ nlohmann::json to_json(const TimeoutRecord& timeout) {
   if (!timeout.last_step.empty()) out["last_step"] = timeout.last_step;
   if (!timeout.last_vulkan_call.empty()) out["last_vulkan_call"] = timeout.last_vulkan_call;
   if (!timeout.last_wire_command.empty()) out["last_wire_command"] = timeout.last_wire_command;
+  if (!timeout.asked_again.empty()) out["asked_again"] = timeout.asked_again;
   return out;
 }
 
@@ -179,6 +187,7 @@ void read_timeout_record(JsonFields& in, TimeoutRecord& timeout) {
   timeout.last_step = in.take_optional<std::string>("last_step").value_or("");
   timeout.last_vulkan_call = in.take_optional<std::string>("last_vulkan_call").value_or("");
   timeout.last_wire_command = in.take_optional<std::string>("last_wire_command").value_or("");
+  timeout.asked_again = in.take_optional<std::string>("asked_again").value_or("");
 }
 
 nlohmann::json to_json(const RunRecord& record) {

@@ -74,6 +74,9 @@ bool passes(Verdict verdict);
 // Nothing of the subject ran, so it neither passes nor fails: skipped (run's --skip, --include, or
 // an expectations line saying `skip`), or not run (run's --max-fails was reached first).
 bool not_ran(Verdict verdict);
+// The run went to its end, so its digest is the subject's: not one that passed a time limit,
+// crashed, could not run, was not judged or did not run, which has no digest to agree on.
+bool finished(Verdict verdict);
 // What --retry runs again: a run that failed by what it did (red, could-not-run, crash,
 // device-lost, timeout: a driver that hangs or loses its device now and then is a flake as much as
 // one that crashes), not one that did nothing (not judged, skipped, not run), whose judgement is
@@ -165,6 +168,9 @@ struct TimeoutRecord {
   std::string last_step;          // its last step (file:line:column ...), or "" when unknown
   std::string last_vulkan_call;   // the last call the layer intercepted, or ""
   std::string last_wire_command;  // the last command the tap or the lane's wire saw, or ""
+  // Past the inactivity limit with calls still crossing the layer, each a wait or poll answered
+  // as the last: what they asked ("polled fence 0x5611..., answered VK_NOT_READY"), or "".
+  std::string asked_again;
   bool operator==(const TimeoutRecord&) const = default;
 };
 

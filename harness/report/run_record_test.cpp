@@ -195,6 +195,29 @@ TEST(RunRecord, ATimeoutIsWrittenAndReadWithTheLimitAndWhatItDidLast) {
   fs::remove(file);
 }
 
+// Check that an inactivity timeout whose calls only asked again says what they asked, and reads
+// back equal.
+TEST(RunRecord, ATimeoutThatOnlyPolledSaysWhatItPolled) {
+  const std::string file = temp_file("polled.json");
+  RunRecord record{.test = "t", .subject = "s", .file = "f", .backend = "vulkan", .verdict = Verdict::Timeout};
+  record.timeout = TimeoutRecord{.limit = TimeLimit::Inactivity,
+                                 .limit_seconds = 2,
+                                 .after_seconds = 2.1,
+                                 .idle_seconds = 2.0,
+                                 .last_step = "",
+                                 .last_vulkan_call = "vkGetFenceStatus (call 90000 on its device)",
+                                 .last_wire_command = "",
+                                 .asked_again = "polled fence 0x5611, answered VK_NOT_READY"};
+  EXPECT_EQ(describe(*record.timeout),
+            "passed its inactivity limit of 2 s (it only polled fence 0x5611, answered VK_NOT_READY, for 2.0 s) and "
+            "was killed after 2.1 s; the last Vulkan call: vkGetFenceStatus (call 90000 on its device)");
+  ASSERT_TRUE(write_run_record(file, record));
+  auto read = read_run_record(file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, record);
+  fs::remove(file);
+}
+
 // Check that a field missing, unknown or of another type, and a verdict Tidemark does not
 // write, are errors naming the document and the field's path.
 TEST(RunRecord, AFieldMissingUnknownOrMistypedIsNamed) {

@@ -171,9 +171,11 @@ ChildDied died(pid_t child, int status, const crash_notes::Notes& notes, const s
 }
 
 // What a run that passed a limit was doing, read once its child's tree is dead; `last_vulkan_call`
-// is the layer's last call in the child or in a server it started, whichever moved last.
+// is the layer's last call in the child or in a server it started, whichever moved last, and
+// `asked_again` what that layer's calls asked again since its last progress.
 TimedOut timed_out(pid_t child, TimeLimit limit, const BoundsWatch& watch, const crash_notes::Notes& notes,
-                   const std::string& subject_file, bool all_ended, std::string last_vulkan_call) {
+                   const std::string& subject_file, bool all_ended, std::string last_vulkan_call,
+                   std::string asked_again) {
   TimedOut out;
   report::TimeoutRecord& timeout = out.timeout;
   timeout.limit = limit;
@@ -183,6 +185,7 @@ TimedOut timed_out(pid_t child, TimeLimit limit, const BoundsWatch& watch, const
   timeout.last_step = crash_notes::describe_step(notes.step, subject_file);
   timeout.last_vulkan_call = std::move(last_vulkan_call);
   timeout.last_wire_command = crash_notes::last_wire_command(notes);
+  if (limit == TimeLimit::Inactivity) timeout.asked_again = std::move(asked_again);
   out.seconds = timeout.after_seconds;
   out.why = fmt::format("Tidemark's subject child (pid {}) {}; it and every process it started were killed{}", child,
                         report::describe(timeout),
@@ -231,23 +234,28 @@ struct IsolatedRuns::Child {
   // parent read there: their sum, and whether they moved after the child's own layer in this run.
   servers::ServerFolder servers_activity;
   observe::ActivityReader servers_read;
-  uint64_t servers_calls = 0, own_calls = 0;
+  uint64_t own_calls = 0;
   bool servers_last = false;
 
-  // Activity in the child and its servers; which layer, its own or a server's, called last.
+  // Activity in the child and its servers; which layer, its own or a server's, called last (a
+  // server's last call is named anew whenever its calls move, progress or not).
   uint64_t activity() {
     const crash_notes::Notes& now = *notes.get();
+    const std::string servers_before = servers_read.last_call();
     const uint64_t servers_now = servers_read.read();
     const uint64_t own_now = __atomic_load_n(&now.layer.calls, __ATOMIC_RELAXED);
-    if (servers_now != servers_calls) servers_last = true;
+    if (servers_read.last_call() != servers_before) servers_last = true;
     if (own_now != own_calls) servers_last = false;
-    servers_calls = servers_now;
     own_calls = own_now;
     return crash_notes::activity(now) + servers_now;
   }
   std::string last_vulkan_call() {
     activity();  // the last reading, the tree dead
     return servers_last ? servers_read.last_call() : crash_notes::last_vulkan_call(*notes.get());
+  }
+  std::string asked_again() {
+    activity();
+    return servers_last ? servers_read.asked_again() : crash_notes::asked_again(*notes.get());
   }
 };
 
@@ -334,7 +342,7 @@ Result<std::optional<IsolatedRuns::Answer>> IsolatedRuns::check_bounds(const std
   while (::waitpid(child_->pid, &status, 0) < 0)
     if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
   TimedOut out = timed_out(child_->pid, *passed, *watch_, *child_->notes.get(), subject_file, all_ended,
-                           child_->last_vulkan_call());
+                           child_->last_vulkan_call(), child_->asked_again());
   close_socket();
   child_.reset();
   watch_.reset();

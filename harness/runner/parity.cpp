@@ -15,6 +15,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A run joins its subject under `lane`: its digest, or, when it did not finish, its verdict alone.
+void add_run(ParitySubject& subject, const std::string& lane, const report::RunRecord& run, const std::string& digest) {
+  if (!report::finished(run.verdict)) {
+    subject.unfinished.push_back(fmt::format("{} ({})", lane, report::verdict_name(run.verdict)));
+    subject.row += fmt::format(" {}=({})", lane, report::verdict_name(run.verdict));
+    return;
+  }
+  subject.lanes_by_digest[digest].push_back(lane);
+  subject.row += fmt::format(" {}={}{}", lane, digest, report::passes(run.verdict) ? "" : "(red)");
+}
+
 // The monolith session recorded, then replayed in every lane: each replay's digest joins the runs'.
 Status record_and_replay(const Subject& scenario, const std::string& backend, const fs::path& report_dir,
                          ParitySubject& subject) {
@@ -28,6 +39,10 @@ Status record_and_replay(const Subject& scenario, const std::string& backend, co
   options.column.lane.record_name = subject.name;
   TIDEMARK_CHECK(make_directories(report_dir / "recordings"));
   TIDEMARK_TRY(recorded, run(scenario, options));
+  if (!report::finished(recorded.verdict)) {
+    subject.unfinished.push_back(fmt::format("recorded ({})", report::verdict_name(recorded.verdict)));
+    return {};  // nothing whole was recorded to replay
+  }
   subject.lanes_by_digest[recorded.digest].push_back("recorded");
   for (Lane lane : kAllLanes) {
     lanes::LaneOptions lane_options;
@@ -53,7 +68,7 @@ Result<ParityRun> parity(const Subjects& subjects, const RunOptions& base, bool 
   for (const auto& subject : subjects) {
     const std::vector<std::string> backends = subject->backends();
     for (const auto& backend : backends) {  // every backend a subject lists is a parity subject of its own
-      ParitySubject row{subject->id() + column_suffix(backends.front(), backend, ""), {}, ""};
+      ParitySubject row{.name = subject->id() + column_suffix(backends.front(), backend, "")};
       if (on_start) on_start(row.name);
       RunOptions options;
       options.report_dir = base.report_dir;
@@ -66,19 +81,13 @@ Result<ParityRun> parity(const Subjects& subjects, const RunOptions& base, bool 
         TIDEMARK_TRY(result, run(*subject, options));
         const std::vector<std::string> digests =
             result.repeat_digests.empty() ? std::vector<std::string>{result.digest} : result.repeat_digests;
-        for (size_t k = 0; k < digests.size(); ++k) {
-          row.lanes_by_digest[digests[k]].push_back(fmt::format("replay-{}", k + 1));
-          row.row += fmt::format(" replay-{}={}", k + 1, digests[k]);
-        }
-        if (!report::passes(result.verdict)) row.row += "(red)";
+        for (size_t k = 0; k < digests.size(); ++k) add_run(row, fmt::format("replay-{}", k + 1), result, digests[k]);
         parity.results.push_back(std::move(result));
       }
       for (Lane lane : subject->has_lanes() ? std::span<const Lane>(kAllLanes) : std::span<const Lane>()) {
         options.column.lane.lane = lane;
         TIDEMARK_TRY(result, run(*subject, options));
-        row.lanes_by_digest[result.digest].push_back(std::string(lane_name(lane)));
-        row.row +=
-            fmt::format(" {}={}{}", lane_name(lane), result.digest, report::passes(result.verdict) ? "" : "(red)");
+        add_run(row, std::string(lane_name(lane)), result, result.digest);
         parity.results.push_back(std::move(result));
       }
       if (with_replay && subject->has_lanes())

@@ -20,8 +20,11 @@ namespace tidemark::runner {
 struct ParitySubject {
   std::string name;
   std::map<std::string, std::vector<std::string>> lanes_by_digest;  // digest (or "diverged: ...") -> lanes
+  // The lanes whose run did not finish (report::finished), with its verdict: "monolith (timeout)".
+  // Such a run has no digest to agree on, so the subject does not agree.
+  std::vector<std::string> unfinished;
   std::string row;  // " monolith=d1 split=d1 ... replay-tcp=d1", as printed
-  bool same() const { return lanes_by_digest.size() == 1; }
+  bool same() const { return lanes_by_digest.size() == 1 && unfinished.empty(); }
 };
 
 struct ParityRun {

@@ -17,9 +17,8 @@ namespace tidemark::servers {
 
 namespace fs = std::filesystem;
 
-constexpr time_t kRequestWithinSeconds = 10;
-
-Result<std::unique_ptr<KernelChannelServer>> KernelChannelServer::start(const fs::path& path, TidemarkLayerSink sink) {
+Result<std::unique_ptr<KernelChannelServer>> KernelChannelServer::start(const fs::path& path, TidemarkLayerSink sink,
+                                                                        std::chrono::milliseconds request_within) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   const std::string text = path.string();
@@ -30,6 +29,7 @@ Result<std::unique_ptr<KernelChannelServer>> KernelChannelServer::start(const fs
   std::memcpy(address.sun_path, text.c_str(), text.size() + 1);
   auto made = std::unique_ptr<KernelChannelServer>(new KernelChannelServer());
   made->sink_ = sink;
+  made->request_within_ = request_within;
   made->listener_ = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   made->wake_ = UniqueFd(::eventfd(0, EFD_CLOEXEC));
   auto cannot = [&] {
@@ -58,7 +58,7 @@ KernelChannelServer::~KernelChannelServer() {
 // One question, answered by the host: the layer waits for it before its call goes on.
 bool KernelChannelServer::answer(int connection) {
   layer::ChannelRequest request;
-  if (!layer::receive_whole(connection, &request, sizeof request)) return false;
+  if (!layer::receive_whole(connection, &request, sizeof request, request_within_)) return false;
   layer::ChannelAnswer answer;
   const TidemarkLayerSink& s = sink_;
   switch (static_cast<layer::ChannelQuestion>(request.question)) {
@@ -92,13 +92,8 @@ void KernelChannelServer::run() {
     for (size_t i = connections.size(); i-- > 0;)
       if (watched[2 + i].revents != 0 && !answer(connections[i].get())) connections.erase(connections.begin() + i);
     if (watched[1].revents != 0)
-      if (int accepted = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC); accepted >= 0) {
-        // A request is 24 bytes, written at once: one begun and not finished within this is from a
-        // layer that is stuck, and must not hold this thread (nor the session's end waiting for it).
-        const timeval within{.tv_sec = kRequestWithinSeconds, .tv_usec = 0};
-        ::setsockopt(accepted, SOL_SOCKET, SO_RCVTIMEO, &within, sizeof within);
+      if (int accepted = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC); accepted >= 0)
         connections.emplace_back(accepted);
-      }
   }
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <thread>
@@ -22,9 +23,15 @@ inline constexpr std::string_view kKernelChannelName = "kernel.sock";
 
 class KernelChannelServer {
  public:
-  // Listens at `path` (which must not exist). Errors: a path too long for a socket (BadInput), a
+  // A request is 24 bytes, written at once: one begun and not whole within this is from a layer
+  // that is stuck, and must not hold the channel's thread (nor the session's end joining it).
+  static constexpr std::chrono::milliseconds kRequestWithin{10000};
+
+  // Listens at `path` (which must not exist); a begun request is cut (its connection closed) when
+  // not whole `request_within` after it began. Errors: a path too long for a socket (BadInput), a
   // socket that cannot be made (Environment).
-  static Result<std::unique_ptr<KernelChannelServer>> start(const std::filesystem::path& path, TidemarkLayerSink sink);
+  static Result<std::unique_ptr<KernelChannelServer>> start(const std::filesystem::path& path, TidemarkLayerSink sink,
+                                                            std::chrono::milliseconds request_within = kRequestWithin);
   ~KernelChannelServer();  // the thread woken and joined, every connection closed
   KernelChannelServer(const KernelChannelServer&) = delete;
   KernelChannelServer& operator=(const KernelChannelServer&) = delete;
@@ -38,6 +45,7 @@ class KernelChannelServer {
   bool answer(int connection);  // false: the connection ended or broke
   std::filesystem::path path_;
   TidemarkLayerSink sink_{};
+  std::chrono::milliseconds request_within_ = kRequestWithin;
   UniqueFd listener_, wake_;
   std::atomic<uint64_t> questions_{0};
   std::thread thread_;

@@ -1,9 +1,11 @@
 #include "servers/kernel_channel_server.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -73,6 +75,16 @@ TEST(KernelChannel, CarriesEachQuestionToTheHostAndItsAnswerBack) {
   EXPECT_EQ(kernel.asked.size(), 6u);
 }
 
+// A socket of the test's own connected to the channel at `path` (invalid when it cannot be).
+UniqueFd connected_to(const std::filesystem::path& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+  UniqueFd raw(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (::connect(raw.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) return UniqueFd();
+  return raw;
+}
+
 // Check that a request that is no question of the channel's closes its connection unanswered,
 // and that the channel goes on answering others.
 TEST(KernelChannel, ARequestThatIsNoQuestionClosesItsConnection) {
@@ -81,11 +93,8 @@ TEST(KernelChannel, ARequestThatIsNoQuestionClosesItsConnection) {
   const auto path = dir.path() / kKernelChannelName;
   auto server = KernelChannelServer::start(path, sink_of(kernel));
   ASSERT_TRUE(server) << server.error().message;
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
-  UniqueFd raw(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  ASSERT_EQ(::connect(raw.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  UniqueFd raw = connected_to(path);
+  ASSERT_TRUE(raw);
   const layer::ChannelRequest request{.question = 99};
   ASSERT_EQ(::send(raw.get(), &request, sizeof request, 0), static_cast<ssize_t>(sizeof request));
   char answer[8];
@@ -95,6 +104,43 @@ TEST(KernelChannel, ARequestThatIsNoQuestionClosesItsConnection) {
   ASSERT_TRUE(client);
   const TidemarkLayerSink& sink = *client->sink();
   EXPECT_EQ(sink.queue_submitted(sink.context), 10u);
+}
+
+// Check that a request trickled a byte at a time is cut at one deadline for the whole request,
+// however often its bytes come: its connection closed unanswered, the channel's thread free.
+TEST(KernelChannel, ARequestTrickledAByteAtATimeIsCutAtOneDeadlineForTheWhole) {
+  ScratchDir dir("kernel-channel-trickle");
+  Kernel kernel;
+  const auto path = dir.path() / kKernelChannelName;
+  constexpr auto kWithin = std::chrono::milliseconds(400), kEvery = std::chrono::milliseconds(100);
+  auto server = KernelChannelServer::start(path, sink_of(kernel), kWithin);
+  ASSERT_TRUE(server) << server.error().message;
+  UniqueFd trickler = connected_to(path);
+  ASSERT_TRUE(trickler);
+  const layer::ChannelRequest request{.question = static_cast<uint32_t>(layer::ChannelQuestion::Kick)};
+  const auto* bytes = reinterpret_cast<const char*>(&request);
+  const auto began = std::chrono::steady_clock::now();
+  size_t sent = 0;
+  bool closed = false;
+  while (sent < sizeof request && !closed) {
+    if (::send(trickler.get(), bytes + sent, 1, MSG_NOSIGNAL) != 1) break;
+    ++sent;
+    // The next byte after kEvery, unless the channel closes the connection first.
+    pollfd hung_up{trickler.get(), POLLIN, 0};
+    closed = ::poll(&hung_up, 1, static_cast<int>(kEvery.count())) > 0;
+  }
+  char answer[8];
+  EXPECT_EQ(::recv(trickler.get(), answer, sizeof answer, 0), 0);  // closed, nothing answered
+  const auto took = std::chrono::steady_clock::now() - began;
+  EXPECT_LT(sent, sizeof request) << "the whole request arrived: it was never cut";
+  EXPECT_GE(took, kWithin);
+  EXPECT_LT(took, kWithin + 10 * kEvery);  // one after the other, the 24 bytes would take 24
+  EXPECT_TRUE(kernel.asked.empty());
+  // The channel answers others at once.
+  auto client = layer::KernelChannelClient::connect(path.c_str());
+  ASSERT_TRUE(client);
+  const TidemarkLayerSink& sink = *client->sink();
+  EXPECT_EQ(sink.kick(sink.context), 1u);
 }
 
 // Check that a socket path too long for a socket is bad input, and one in use an error that

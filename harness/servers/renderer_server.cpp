@@ -101,8 +101,14 @@ Result<observe::Observation> observe(observe::Options options, const std::option
   for (auto& setting : served->client_settings(options.layer_dir, ClientAt::OwnProcess))
     options.environment.push_back(std::move(setting));
   options.watched_beside = folder / "layer";  // a hang beneath the server's driver stops its calls
-  options.beside = [&served] {
-    served->finish_tap(std::chrono::milliseconds(10000));  // the program has ended: its connections end
+  options.beside = [&served](bool cut_short) {
+    // The program has ended: its connections end, and its server by itself; unless it was killed
+    // at a bound, which holds whatever they do (a server that never reads, nor ends).
+    if (cut_short) {
+      served->stop_tap();
+      return served->server().stop(std::chrono::milliseconds(1000));
+    }
+    served->finish_tap(std::chrono::milliseconds(10000));
     return served->server().stop();
   };
   TIDEMARK_TRY(observation, observe::observe(options));

@@ -28,7 +28,6 @@ namespace fs = std::filesystem;
 
 constexpr size_t kChunk = 64 * 1024;  // one read's worth: all a direction ever holds
 constexpr size_t kMaxFds = 253;       // SCM_MAX_FD: the most one message carries
-constexpr time_t kConnectWithinSeconds = 2;
 
 std::string errno_text(int error) { return std::strerror(error); }
 
@@ -56,10 +55,18 @@ struct Flow {
   bool done() const { return eof && pending.empty() && write_shut; }
 };
 
+using Clock = std::chrono::steady_clock;
+
+// How often a client waiting for room in the server's backlog tries again: a Unix socket's
+// connect says nothing when room comes.
+constexpr auto kConnectRetry = std::chrono::milliseconds(10);
+
 struct Link {
   uint32_t id = 0;
   UniqueFd client, server;
   Flow up{Direction::ToServer}, down{Direction::ToClient};
+  // While the server has not taken its connection (its backlog full): when to give up.
+  std::optional<Clock::time_point> connect_by;
 };
 
 }  // namespace
@@ -106,6 +113,9 @@ struct SocketTap::Shared {
 
   void run();
   void accept_clients(std::vector<std::unique_ptr<Link>>& links);
+  bool connect_onward(Link& link);
+  void refuse(const Link& link, const std::string& why);
+  int poll_timeout_ms(const std::vector<std::unique_ptr<Link>>& links) const;
   void pump(Link& link, Flow& flow, int from, int to);
   bool receive(Link& link, Flow& flow, int from);
   bool send_pending(uint32_t id, Flow& flow, int to);
@@ -162,38 +172,57 @@ void SocketTap::Shared::accept_clients(std::vector<std::unique_ptr<Link>>& links
     if (!client) return;  // EAGAIN: none waiting (or an aborted one)
     auto link = std::make_unique<Link>();
     link->client = std::move(client);
+    link->server = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    link->connect_by = Clock::now() + options.connect_within;
     {
       std::lock_guard lock(mutex);
       link->id = static_cast<uint32_t>(states.size());
-      states.push_back({.decoder = factory ? factory() : nullptr});
+      states.push_back(
+          {.decoder = factory ? factory() : nullptr, .client_fd = link->client.get(), .server_fd = link->server.get()});
     }
-    // A blocking connect: a Unix socket's completes at once while the server's backlog has room,
-    // else waits for room, at most kConnectWithin (SO_SNDTIMEO bounds it), so stop() never hangs.
-    link->server = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    timeval within{.tv_sec = kConnectWithinSeconds, .tv_usec = 0};
-    const bool connected =
-        link->server && ::setsockopt(link->server.get(), SOL_SOCKET, SO_SNDTIMEO, &within, sizeof within) == 0 &&
-        ::connect(link->server.get(), reinterpret_cast<const sockaddr*>(&server_address), sizeof server_address) == 0;
-    if (!connected) {
-      const int error = errno;
-      {
-        std::lock_guard lock(mutex);
-        record_error(states[link->id], Error{ErrorKind::Environment,
-                                             fmt::format("tap: connection {}: cannot connect to the server at {}: {}",
-                                                         link->id, server_address.sun_path, errno_text(error))});
-      }
-      close_link(*link, false);
-      continue;
-    }
-    const int flags = ::fcntl(link->server.get(), F_GETFL);
-    ::fcntl(link->server.get(), F_SETFL, flags | O_NONBLOCK);
-    {
-      std::lock_guard lock(mutex);
-      states[link->id].client_fd = link->client.get();
-      states[link->id].server_fd = link->server.get();
-    }
-    links.push_back(std::move(link));
+    if (!link->server)
+      refuse(*link, fmt::format("cannot make a socket: {}", errno_text(errno)));
+    else if (connect_onward(*link))
+      links.push_back(std::move(link));
   }
+}
+
+void SocketTap::Shared::refuse(const Link& link, const std::string& why) {
+  {
+    std::lock_guard lock(mutex);
+    record_error(states[link.id],
+                 Error{ErrorKind::Environment, fmt::format("tap: connection {}: cannot connect to the server at {}: {}",
+                                                           link.id, server_address.sun_path, why)});
+  }
+  close_link(link, false);
+}
+
+// Connects the link to the server without waiting: a Unix socket's connect completes at once
+// while the server's backlog has room, else says EAGAIN and is tried again (run()) until the
+// link's own deadline, so no client waits behind another, nor stop() behind any. False: refused
+// (the link closed, its error said).
+bool SocketTap::Shared::connect_onward(Link& link) {
+  const int connected =
+      ::connect(link.server.get(), reinterpret_cast<const sockaddr*>(&server_address), sizeof server_address);
+  const int error = connected == 0 ? 0 : errno;
+  if (error == EAGAIN && Clock::now() < *link.connect_by) return true;  // no room yet: tried again
+  if (error == EAGAIN) {
+    refuse(link,
+           fmt::format("it accepted no connection within {} ms (its backlog is full)", options.connect_within.count()));
+    return false;
+  }
+  if (error != 0 && error != EISCONN) {
+    refuse(link, errno_text(error));
+    return false;
+  }
+  link.connect_by.reset();
+  return true;
+}
+
+// Until the next try of a link waiting to connect; none waiting: for ever.
+int SocketTap::Shared::poll_timeout_ms(const std::vector<std::unique_ptr<Link>>& links) const {
+  const bool waiting = std::ranges::any_of(links, [](const auto& link) { return link->connect_by.has_value(); });
+  return waiting ? static_cast<int>(kConnectRetry.count()) : -1;
 }
 
 // Reads one chunk from `from`: true when something happened (data, the end), false when none was
@@ -314,8 +343,14 @@ void SocketTap::Shared::run() {
     watched.push_back({wake.get(), POLLIN, 0});
     watched.push_back({listener.get(), POLLIN, 0});
     for (const auto& link : links) {
-      // Read a source only once what came from it has gone on: a direction holds one chunk.
+      // Read a source only once what came from it has gone on: a direction holds one chunk; and
+      // neither before the server has taken the connection.
       short client_events = 0, server_events = 0;
+      if (link->connect_by) {
+        watched.push_back({-1, 0, 0});
+        watched.push_back({-1, 0, 0});
+        continue;
+      }
       if (!link->up.pending.empty())
         server_events |= POLLOUT;
       else if (!link->up.eof)
@@ -328,7 +363,7 @@ void SocketTap::Shared::run() {
       watched.push_back({client_events ? link->client.get() : -1, client_events, 0});
       watched.push_back({server_events ? link->server.get() : -1, server_events, 0});
     }
-    if (::poll(watched.data(), watched.size(), -1) < 0 && errno != EINTR) break;
+    if (::poll(watched.data(), watched.size(), poll_timeout_ms(links)) < 0 && errno != EINTR) break;
     if (watched[0].revents != 0) break;
     if (watched[1].revents != 0) accept_clients(links);
     for (size_t i = 0; i < links.size(); ++i) {
@@ -339,6 +374,7 @@ void SocketTap::Shared::run() {
       pump(link, link.down, link.server.get(), link.client.get());
     }
     std::erase_if(links, [this](const std::unique_ptr<Link>& link) {
+      if (link->connect_by) return !connect_onward(*link);  // still waiting for the server: tried again
       if (!link->up.done() || !link->down.done()) return false;
       close_link(*link, true);
       return true;

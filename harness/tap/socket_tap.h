@@ -30,6 +30,9 @@ struct TapOptions {
   // whose client has not ended its own: a server that died or hung up mid-run, reported before
   // the client is shown that end (a client may abort the process when it sees it).
   std::function<void(uint32_t connection)> on_server_end;
+  // How long a client may wait for the server to take its connection (a server whose backlog is
+  // full): past it the client is closed on and the connection's error says so.
+  std::chrono::milliseconds connect_within{2000};
 };
 
 struct ConnectionReport {

@@ -377,6 +377,60 @@ TEST(SocketTap, StopEndsPromptlyWithAConnectionOpen) {
   tap->stop();  // again: nothing
 }
 
+// A server that listens and never accepts: its backlog (of one) fills at once.
+class NeverAccepting {
+ public:
+  explicit NeverAccepting(const fs::path& path) : fd_(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    const sockaddr_un address = address_of(path);
+    EXPECT_EQ(::bind(fd_.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+    EXPECT_EQ(::listen(fd_.get(), 0), 0);
+  }
+
+ private:
+  UniqueFd fd_;
+};
+
+constexpr size_t kWaitingClients = 40;
+constexpr auto kConnectWithin = std::chrono::milliseconds(300);
+
+// Check that clients of a server that never accepts each wait for room on a deadline of their
+// own, none behind another's: every one past the backlog is closed on about one deadline after
+// it came (one after the other, the last would wait forty), and the error says why.
+TEST(SocketTap, ClientsOfAServerThatNeverAcceptsEachWaitOnTheirOwnDeadline) {
+  ScratchDir dir("tap-never-accepts");
+  NeverAccepting server(dir.path() / "server.sock");
+  auto tap =
+      SocketTap::start(dir.path() / "tap.sock", dir.path() / "server.sock", vtest, {.connect_within = kConnectWithin});
+  ASSERT_TRUE(tap) << tap.error().message;
+  std::vector<UniqueFd> clients;
+  for (size_t i = 0; i < kWaitingClients; ++i) clients.push_back(connect_to(dir.path() / "tap.sock"));
+  const auto began = std::chrono::steady_clock::now();
+  const size_t past_the_backlog = kWaitingClients - 2;  // the backlog holds one or two
+  EXPECT_TRUE(tap->wait_closed(past_the_backlog, 4 * kConnectWithin));
+  EXPECT_LT(std::chrono::steady_clock::now() - began, 4 * kConnectWithin);
+  ASSERT_TRUE(tap->error());
+  EXPECT_THAT(tap->error()->message, HasSubstr("accepted no connection within 300 ms"));
+}
+
+// Check that stop() ends at once while clients wait for a server that never accepts.
+TEST(SocketTap, StopEndsPromptlyWhileClientsWaitForAServerThatNeverAccepts) {
+  ScratchDir dir("tap-never-accepts-stop");
+  NeverAccepting server(dir.path() / "server.sock");
+  auto tap =
+      SocketTap::start(dir.path() / "tap.sock", dir.path() / "server.sock", vtest, {.connect_within = kConnectWithin});
+  ASSERT_TRUE(tap) << tap.error().message;
+  std::vector<UniqueFd> clients;
+  for (size_t i = 0; i < kWaitingClients; ++i) clients.push_back(connect_to(dir.path() / "tap.sock"));
+  // Past the backlog: the tap now waits for the server on some client's behalf.
+  const auto patience = std::chrono::steady_clock::now() + std::chrono::milliseconds(kPatienceMs);
+  while (tap->connections().size() < 3 && std::chrono::steady_clock::now() < patience) std::this_thread::yield();
+  ASSERT_GE(tap->connections().size(), 3u);
+  const auto began = std::chrono::steady_clock::now();
+  tap->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - began, kConnectWithin);
+  for (const UniqueFd& client : clients) EXPECT_EQ(read_exactly(client.get(), 1), "");
+}
+
 TEST(SocketTap, BadPathsAreErrors) {
   ScratchDir dir("tap-paths");
   auto long_path = SocketTap::start(dir.path() / std::string(120, 'x'), dir.path() / "server.sock", nullptr);
