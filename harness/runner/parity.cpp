@@ -120,7 +120,7 @@ Result<std::map<std::string, std::string>> read_digests(const fs::path& file) {
 
 void hold_to_digests(std::vector<report::RunRecord>& records, const std::map<std::string, std::string>& digests) {
   for (auto& record : records) {
-    if (record.digest.empty()) continue;  // a run that did not finish fails, or was skipped, on its own
+    if (!report::finished(record.verdict)) continue;  // it has no digest: it fails, or was skipped, on its own
     auto found = digests.find(record.subject);
     record.committed_digest = found == digests.end() ? std::string() : found->second;
   }
