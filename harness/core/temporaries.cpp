@@ -35,7 +35,7 @@ constexpr const char* kLockName = "owner.lock";
 std::string process_folder_name(pid_t pid) { return fmt::format("{}{}", kProcessFolderPrefix, pid); }
 
 // This process's folder: made at the first temporary folder, removed at exit (a static's end) or
-// by the termination thread. A forked child that makes a temporary folder gets one of its own.
+// by the termination thread. A child forked from this process makes its folders in it too.
 struct ProcessFolder {
   std::mutex mutex;
   std::atomic<pid_t> owner{0};
@@ -76,8 +76,10 @@ ProcessFolder& process_folder() {
 
 Result<fs::path> process_folder_path() {
   ProcessFolder& folder = process_folder();
+  // Its path is set before its owner: read first, so that a child forked while another thread
+  // held the mutex never waits for it.
+  if (folder.owner.load() != 0) return folder.path;
   std::lock_guard hold(folder.mutex);
-  // A child forked from its owner makes its folders there too: they go with the owner's.
   if (folder.owner.load() != 0) return folder.path;
   const pid_t self = ::getpid();
   std::error_code error;
