@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/process.h"
+#include "core/temporaries.h"
 
 namespace tidemark::bisect {
 
