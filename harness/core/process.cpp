@@ -1,5 +1,6 @@
 #include "core/process.h"
 
+#include "core/ending.h"
 #include "core/files.h"
 
 #include <fcntl.h>
@@ -345,6 +346,7 @@ int ChildProcess::wait() {
   rusage usage{};
   while (::wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
   }
+  wait_if_ending();  // killed because Tidemark is ending: no result
   status_ = status;
   peak_rss_kib_ = static_cast<uint64_t>(usage.ru_maxrss);
   return status;

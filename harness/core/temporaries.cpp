@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/die_by_signal.h"
+#include "core/ending.h"
 #include "core/files.h"
 #include "core/process.h"
 
@@ -43,6 +44,7 @@ struct ProcessFolder {
   UniqueFd lock;  // flock'd while this process (or a child forked from it) runs
 
   ~ProcessFolder() {
+    wait_if_ending();  // the termination thread removes it, then ends the process
     if (owner.load() != ::getpid()) return;
     remove();
     sweep_abandoned_temporaries();  // a child tidemark killed outright during this run
@@ -106,6 +108,8 @@ bool runs(pid_t pid) {
   return end != std::string::npos && end + 2 < line.size() && line[end + 2] != 'Z';
 }
 
+std::atomic<bool> ending{false};
+
 // The termination handler's pipe to the thread that cleans up, and the process that set it.
 std::atomic<pid_t> handler_owner{0};
 int wake_cleanup[2] = {-1, -1};
@@ -122,6 +126,7 @@ extern "C" void on_termination(int signal) {
   unsigned char signal = SIGTERM;
   while (::read(wake_cleanup[0], &signal, 1) < 0 && errno == EINTR) {
   }
+  ending.store(true);
   (void)kill_child_trees(kKilledTreeEndsWithin);
   process_folder().remove();
   adopted().remove_all();
@@ -130,6 +135,12 @@ extern "C" void on_termination(int signal) {
 }
 
 }  // namespace
+
+bool process_is_ending() { return ending.load() && ::getpid() == handler_owner.load(); }
+
+void wait_if_ending() {
+  while (process_is_ending()) ::pause();
+}
 
 Result<TemporaryFolder> TemporaryFolder::make(std::string_view kind) {
   TIDEMARK_TRY(root, process_folder_path());
@@ -181,6 +192,7 @@ void end_cleanly_on_termination() {
   sweep_abandoned_temporaries();
   if (::pipe2(wake_cleanup, O_CLOEXEC) != 0) return;
   handler_owner.store(::getpid());
+  std::atexit(wait_if_ending);  // a thread that returns from main while the children are killed
   std::thread(clean_up_then_die).detach();
   struct sigaction action {};
   action.sa_handler = on_termination;
