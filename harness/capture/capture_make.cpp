@@ -25,7 +25,23 @@ std::string_view install_hint(std::string_view tool) {
 
 }  // namespace
 
+namespace {
+Result<MadeCapture> capture_and_measure(const MakeOptions& options);
+}  // namespace
+
 Result<MadeCapture> make_capture(const MakeOptions& options) {
+  auto made = capture_and_measure(options);
+  // One that failed on a full device keeps nothing of it: its log and trace are cut short.
+  if (!made && full_device_error(options.out)) {
+    std::error_code ignored;
+    for (const char* suffix : {".capture.log", ".trace", ".gfxr"})
+      fs::remove(options.out / (options.name + suffix), ignored);
+  }
+  return made;
+}
+
+namespace {
+Result<MadeCapture> capture_and_measure(const MakeOptions& options) {
   TIDEMARK_CHECK(check_fixture_name(options.name, "--name"));
   TIDEMARK_CHECK(check_fixture_name(options.group, "--group"));
   if (options.command.empty()) return fail(ErrorKind::BadInput, "capture: expected a program after --, found none");
@@ -63,10 +79,7 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   const fs::path log = options.out / (options.name + ".capture.log");
   TIDEMARK_TRY(code, run_to_file(tool, environment, log, install_hint(tool.front())));
   if (code != 0 || !fs::is_regular_file(made.capture, ec)) {
-    if (auto full = full_device_error(options.out, log)) {  // the machine's: nothing of it is kept
-      for (const auto& partial : {log, made.capture}) fs::remove(partial, ec);
-      return std::unexpected(std::move(*full));
-    }
+    if (auto full = full_device_error(options.out, log)) return std::unexpected(std::move(*full));
     return fail(ErrorKind::Environment, fmt::format("capture: '{}' under {} exited {} (its output: {})",
                                                     options.command[0], tool[0], code, log.string()));
   }
@@ -175,5 +188,7 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   }
   return made;
 }
+
+}  // namespace
 
 }  // namespace tidemark::capture
