@@ -32,6 +32,7 @@ namespace {
 
 constexpr std::string_view kProcessFolderPrefix = "tidemark-process-";
 constexpr const char* kLockName = "owner.lock";
+constexpr const char* kTemporariesIn = "TIDEMARK_TEMPORARIES_IN";
 
 std::string process_folder_name(pid_t pid) { return fmt::format("{}{}", kProcessFolderPrefix, pid); }
 
@@ -85,7 +86,13 @@ Result<fs::path> process_folder_path() {
   if (folder.owner.load() != 0) return folder.path;
   const pid_t self = ::getpid();
   std::error_code error;
-  const fs::path temporary = fs::temp_directory_path(error);
+  fs::path temporary;
+  // A tidemark its parent started (a driver build's batch child) makes its folder in one of the
+  // parent's: the parent's removal takes it too, however the child ended.
+  if (const char* in = std::getenv(kTemporariesIn); in && fs::is_directory(in, error))
+    temporary = in;
+  else
+    temporary = fs::temp_directory_path(error);
   if (error) return fail(ErrorKind::Environment, fmt::format("no temporary folder (TMPDIR): {}", error.message()));
   const fs::path path = temporary / process_folder_name(self);
   fs::remove_all(path, error);  // a gone process's, that had this pid
