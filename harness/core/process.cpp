@@ -68,16 +68,23 @@ std::vector<std::string> child_environment(const ChildProcess::Options& options)
     return false;
   };
   std::vector<std::string> out;
+  const std::string temporaries = temporaries_for_children();
+  auto ours = [&](std::string_view name) {
+    return !temporaries.empty() && temporaries.starts_with(std::string(name) + "=");
+  };
   if (options.inherit_env) {
     for (char** entry = environ; *entry; ++entry) {
       const std::string_view variable(*entry);
-      if (!replaced(variable.substr(0, variable.find('=')))) out.emplace_back(variable);
+      const std::string_view name = variable.substr(0, variable.find('='));
+      if (!replaced(name) && !ours(name)) out.emplace_back(variable);
     }
   } else {
     for (const auto& name : options.keep_env)
-      if (const char* value = std::getenv(name.c_str()); value && !replaced(name)) out.push_back(name + "=" + value);
+      if (const char* value = std::getenv(name.c_str()); value && !replaced(name) && !ours(name))
+        out.push_back(name + "=" + value);
   }
   for (const auto& [name, value] : options.set_env) out.push_back(name + "=" + value);
+  if (!temporaries.empty()) out.push_back(temporaries);
   return out;
 }
 

@@ -87,8 +87,8 @@ Result<fs::path> process_folder_path() {
   const pid_t self = ::getpid();
   std::error_code error;
   fs::path temporary;
-  // A tidemark its parent started (a driver build's batch child) makes its folder in one of the
-  // parent's: the parent's removal takes it too, however the child ended.
+  // A tidemark another started makes its folder in the other's (temporaries_for_children): the
+  // other's removal takes it too, however this one ends.
   if (const char* in = std::getenv(kTemporariesIn); in && fs::is_directory(in, error))
     temporary = in;
   else
@@ -144,6 +144,12 @@ extern "C" void on_termination(int signal) {
 }  // namespace
 
 bool process_is_ending() { return ending.load() && ::getpid() == handler_owner.load(); }
+
+std::string temporaries_for_children() {
+  const ProcessFolder& folder = process_folder();
+  if (folder.owner.load() == 0) return "";
+  return fmt::format("{}={}", kTemporariesIn, folder.path.string());
+}
 
 void wait_if_ending() {
   while (process_is_ending()) ::pause();

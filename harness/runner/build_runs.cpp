@@ -12,7 +12,6 @@
 #include <fstream>
 
 #include "core/files.h"
-#include "core/temporaries.h"
 #include "drivers/driver_builds.h"
 #include "report/json_fields.h"
 #include "wire/posix.h"
@@ -164,10 +163,6 @@ Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch) {
     const size_t equals = setting.find('=');
     options.set_env.emplace_back(setting.substr(0, equals), setting.substr(equals + 1));
   }
-  // The child's temporary folders go in one of this process's (core/temporaries.h), so that a
-  // child killed outright leaves none.
-  TIDEMARK_TRY(temporaries, TemporaryFolder::make("batch"));
-  options.set_env.emplace_back("TIDEMARK_TEMPORARIES_IN", temporaries.path().string());
   options.pass_fd = handed.get();
   options.capture_stdout = true;
   options.stderr_path = log.string();
