@@ -25,3 +25,26 @@ add_test(NAME Tidemark.Hostile.EveryHostileInputOnTheNewerSurfacesEndsWithItsExi
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/hostile-surfaces ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(Tidemark.Hostile.EveryHostileInputOnTheNewerSurfacesEndsWithItsExitCodeInTimeAndMemory PROPERTIES
                      LABELS "cli;hostile" TIMEOUT 900 COST 30 ENVIRONMENT_MODIFICATION "${hostile_environment}")
+
+# --- issue 72: files, temporaries, termination, full disk ---
+# (scripts/testing/files-temporaries-exits, one part each.) A report's journal that is a symbolic
+# link or a FIFO, and a --resume whose journal links to another report's, are refused at once
+# (exit 2), nothing written through them.
+set(files_and_exits ${PROJECT_SOURCE_DIR}/scripts/testing/files-temporaries-exits ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+add_test(NAME Tidemark.Hostile.AReportFileThatIsALinkOrAFifoIsRefusedNeverFollowedNorWaitedOn COMMAND ${files_and_exits} files)
+# SIGTERM, SIGINT and SIGHUP of observe, run, compare and capture at work (renderer servers, hung
+# programs, apitrace) end every process of tidemark's tree and leave nothing in TMPDIR; a SIGKILLed
+# tidemark's folder is swept by the next tidemark that starts.
+add_test(NAME Tidemark.Hostile.ATidemarkToldToEndLeavesNoProcessNorTemporaryFolder COMMAND ${files_and_exits} temporaries)
+# bisect told to end while a build hangs (bash -c ... sleep 300) ends the build's whole tree.
+add_test(NAME Tidemark.Hostile.BisectToldToEndWhileABuildHangsEndsTheBuild COMMAND ${files_and_exits} bisect)
+# capture, bisect and observe writing to a full tmpfs (a mount namespace of the script's) exit 3
+# naming the path; capture keeps no log of it.
+add_test(NAME Tidemark.Hostile.AFullDiskIsTheMachinesNamingThePath COMMAND ${files_and_exits} full-disk)
+set_tests_properties(Tidemark.Hostile.AReportFileThatIsALinkOrAFifoIsRefusedNeverFollowedNorWaitedOn
+                     Tidemark.Hostile.BisectToldToEndWhileABuildHangsEndsTheBuild
+                     Tidemark.Hostile.AFullDiskIsTheMachinesNamingThePath PROPERTIES
+                     LABELS "cli;hostile" TIMEOUT 300 ENVIRONMENT_MODIFICATION "${hostile_environment}")
+set_tests_properties(Tidemark.Hostile.ATidemarkToldToEndLeavesNoProcessNorTemporaryFolder PROPERTIES
+                     LABELS "cli;hostile;virgl" TIMEOUT 600 FIXTURES_REQUIRED renderer-servers
+                     ENVIRONMENT_MODIFICATION "${hostile_environment}")

@@ -133,18 +133,14 @@ Result<GitRange> GitRange::open(const fs::path& repo, const std::string& good, c
                                                  "found {}",
                                                  good, bad));
   // A clone sharing the user's objects: its checkouts never touch the user's work tree or index.
-  range.clone_ = Clone(range.cache_ / fmt::format("source-{}", ::getpid()));
+  range.clone_ = Clone::adopt(range.cache_ / fmt::format("source-{}", ::getpid()));
   std::error_code ignored;
-  fs::remove_all(range.clone_.dir, ignored);
-  TIDEMARK_CHECK(git(range.cache_,
-                     {"clone", "--quiet", "--shared", "--no-checkout", range.repo_.string(), range.clone_.dir.string()},
-                     range.cache_, ErrorKind::Environment));
+  fs::remove_all(range.clone_.path(), ignored);
+  TIDEMARK_CHECK(
+      git(range.cache_,
+          {"clone", "--quiet", "--shared", "--no-checkout", range.repo_.string(), range.clone_.path().string()},
+          range.cache_, ErrorKind::Environment));
   return range;
-}
-
-GitRange::Clone::~Clone() {
-  std::error_code ignored;
-  if (!dir.empty()) fs::remove_all(dir, ignored);
 }
 
 fs::path GitRange::entry_of(size_t index) const {
@@ -188,6 +184,7 @@ Status GitRange::finish(size_t index, Running& running) {
   std::error_code error;
   std::string reason;
   if (status != 0) {
+    if (auto full = full_device_error(entry, log)) return std::unexpected(std::move(*full));  // not the revision's
     reason = fmt::format("the build {}: {}", describe_wait_status(status), telling_line(log));
   } else if (!fs::exists(drivers_file, error)) {
     if (fs::file_size(printed, error) > 0) {
@@ -215,12 +212,12 @@ Status GitRange::build_ahead(const std::vector<size_t>& indices, size_t slots) {
     if (ahead_.size() >= slots) break;
     if (index >= candidates_.size() || ahead_.contains(index) || cached(index)) continue;
     // A clone of its own, sharing the user's objects as the first does.
-    Clone clone(cache_ / fmt::format("source-{}-{}", ::getpid(), index));
+    Clone clone = Clone::adopt(cache_ / fmt::format("source-{}-{}", ::getpid(), index));
     std::error_code ignored;
-    fs::remove_all(clone.dir, ignored);
-    TIDEMARK_CHECK(git(cache_, {"clone", "--quiet", "--shared", "--no-checkout", repo_.string(), clone.dir.string()},
+    fs::remove_all(clone.path(), ignored);
+    TIDEMARK_CHECK(git(cache_, {"clone", "--quiet", "--shared", "--no-checkout", repo_.string(), clone.path().string()},
                        cache_, ErrorKind::Environment));
-    TIDEMARK_TRY(running, start(index, clone.dir));
+    TIDEMARK_TRY(running, start(index, clone.path()));
     running.clone = std::move(clone);
     ahead_.emplace(index, std::move(running));
   }
@@ -234,7 +231,7 @@ Result<Built> GitRange::build(size_t index) {
     TIDEMARK_CHECK(finish(index, running->second));
     ahead_.erase(running);
   } else if (!cached(index)) {
-    TIDEMARK_TRY(running, start(index, clone_.dir));
+    TIDEMARK_TRY(running, start(index, clone_.path()));
     TIDEMARK_CHECK(finish(index, running));
   }
   Built built{.cached = !built_here_.contains(index), .log = entry / "build.log"};

@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/process.h"
+#include "core/temporaries.h"
 
 namespace tidemark::bisect {
 
@@ -44,17 +45,8 @@ struct Built {
 // cache, each revision checked out there, and removed when this value goes.
 class GitRange {
   // The clone: removed, with everything in it, when the range goes.
-  struct Clone {
-    std::filesystem::path dir;
-    Clone() = default;
-    explicit Clone(std::filesystem::path at) : dir(std::move(at)) {}
-    Clone(Clone&& other) noexcept : dir(std::exchange(other.dir, {})) {}
-    Clone& operator=(Clone&& other) noexcept {
-      std::swap(dir, other.dir);
-      return *this;
-    }
-    ~Clone();
-  };
+  // A clone of the repository: a temporary folder in the cache (core/temporaries.h).
+  using Clone = TemporaryFolder;
 
  public:
   // `good`..`bad` along the first-parent line (--ancestry-path: only commits descended from the

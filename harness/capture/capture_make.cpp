@@ -6,6 +6,7 @@
 #include "capture/capture_subject.h"
 #include "runner/red_once.h"
 #include "core/files.h"
+#include "core/temporaries.h"
 #include "core/process.h"
 #include "report/run_record.h"
 
@@ -22,18 +23,25 @@ std::string_view install_hint(std::string_view tool) {
                                                 : "";
 }
 
-// A folder this run made: removed, with all in it, however the run ends.
-struct MadeHere {
-  fs::path folder;
-  ~MadeHere() {
-    std::error_code ignored;
-    fs::remove_all(folder, ignored);
-  }
-};
+}  // namespace
 
+namespace {
+Result<MadeCapture> capture_and_measure(const MakeOptions& options);
 }  // namespace
 
 Result<MadeCapture> make_capture(const MakeOptions& options) {
+  auto made = capture_and_measure(options);
+  // One that failed on a full device keeps nothing of it: its log and trace are cut short.
+  if (!made && full_device_error(options.out)) {
+    std::error_code ignored;
+    for (const char* suffix : {".capture.log", ".trace", ".gfxr"})
+      fs::remove(options.out / (options.name + suffix), ignored);
+  }
+  return made;
+}
+
+namespace {
+Result<MadeCapture> capture_and_measure(const MakeOptions& options) {
   TIDEMARK_CHECK(check_fixture_name(options.name, "--name"));
   TIDEMARK_CHECK(check_fixture_name(options.group, "--group"));
   if (options.command.empty()) return fail(ErrorKind::BadInput, "capture: expected a program after --, found none");
@@ -53,7 +61,7 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   if (!fs::create_directory(scratch, ec))
     return fail(ErrorKind::Io, fmt::format("capture: cannot make {}: {}", scratch.string(),
                                            ec ? ec.message() : "something else made it first"));
-  const MadeHere made_here{scratch};
+  const TemporaryFolder made_here = TemporaryFolder::adopt(scratch);  // however the run ends, a signal's included
 
   // The program under the driver settings its replay will have: Zink on lavapipe, one driver thread, no shader cache.
   std::vector<std::string> tool;
@@ -70,9 +78,11 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   tool.insert(tool.end(), options.command.begin(), options.command.end());
   const fs::path log = options.out / (options.name + ".capture.log");
   TIDEMARK_TRY(code, run_to_file(tool, environment, log, install_hint(tool.front())));
-  if (code != 0 || !fs::is_regular_file(made.capture, ec))
+  if (code != 0 || !fs::is_regular_file(made.capture, ec)) {
+    if (auto full = full_device_error(options.out, log)) return std::unexpected(std::move(*full));
     return fail(ErrorKind::Environment, fmt::format("capture: '{}' under {} exited {} (its output: {})",
                                                     options.command[0], tool[0], code, log.string()));
+  }
 
   // Replayed once, bounds as measured; then the fixture must load, be green and have its controls red.
   auto write_fixture = [&](const std::vector<std::string>& bounds, const std::vector<Control>& controls) {
@@ -178,5 +188,7 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   }
   return made;
 }
+
+}  // namespace
 
 }  // namespace tidemark::capture

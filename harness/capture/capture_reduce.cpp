@@ -304,7 +304,7 @@ Result<CaptureReduction> reduce_capture(const CaptureFixture& fixture, const Cap
     return fail(ErrorKind::Fatal,
                 fmt::format("reduce: the result did not stay interesting when replayed again: {}", result.said));
   reduction.trace = options.work_dir / "reduced.trace";
-  fs::copy_file(options.work_dir / "result" / "candidate.trace", reduction.trace, fs::copy_options::overwrite_existing);
+  TIDEMARK_CHECK(link_or_copy_file(options.work_dir / "result" / "candidate.trace", reduction.trace));
   reduction.check = named.first.expr.text();
   reduction.whole = named.second;
   reduction.calls_before = calls.size();
@@ -355,8 +355,7 @@ Result<WrittenReduction> write_reduction(const CaptureFixture& from, const Captu
   const fs::path staged = options.work_dir / "fixture";
   fs::remove_all(staged, ec);
   TIDEMARK_CHECK(make_directories(staged));
-  fs::copy_file(reduction.trace, staged / written.trace.filename(), ec);
-  if (ec) return fail(ErrorKind::Io, fmt::format("cannot copy {}: {}", reduction.trace.string(), ec.message()));
+  TIDEMARK_CHECK(link_or_copy_file(reduction.trace, staged / written.trace.filename()));
   TIDEMARK_CHECK(write_file_atomically(staged / written.fixture.filename(), fixture_text(document)));
   TIDEMARK_TRY(fixture, load_capture_fixture(staged / written.fixture.filename()));
   runner::RedOnceOptions proving;
@@ -370,10 +369,8 @@ Result<WrittenReduction> write_reduction(const CaptureFixture& from, const Captu
     return fail(ErrorKind::Fatal, fmt::format("reduce: the reduced fixture is not red-once: {}",
                                               fmt::join(written.red_once.problems, "; ")));
   TIDEMARK_CHECK(make_directories(out));
-  for (const auto& file : {written.trace, written.fixture}) {
-    fs::copy_file(staged / file.filename(), file, ec);
-    if (ec) return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), ec.message()));
-  }
+  for (const auto& file : {written.trace, written.fixture})
+    TIDEMARK_CHECK(link_or_copy_file(staged / file.filename(), file));
   return written;
 }
 

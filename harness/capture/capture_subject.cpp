@@ -178,9 +178,9 @@ class CaptureRun final : public runner::SubjectRun {
     fs::remove_all(observed, ec);
     // On a build with a server, each replay has a server of its own, the layer beneath it under
     // the replay's fault, its processes observed beside the replay's; its log kept in observed/.
-    std::optional<servers::ServerFolder> server_folder;
+    std::optional<TemporaryFolder> server_folder;
     if (server_) {
-      TIDEMARK_TRY(made, servers::ServerFolder::make("replay"));
+      TIDEMARK_TRY(made, TemporaryFolder::make("replay"));
       server_folder.emplace(std::move(made));
     }
     const TimeBounds bounds = apply(apply(TimeBounds{}, fixture_.time_bounds), options_.time_bounds);
@@ -196,9 +196,8 @@ class CaptureRun final : public runner::SubjectRun {
                                          .bounds = bounds,
                                          .watched_beside = {}},
                                         server_, server_folder ? server_folder->path() / "server" : fs::path());
-    if (server_folder)
-      fs::copy_file(server_folder->path() / "server" / "server.log", observed / "server.log",
-                    fs::copy_options::overwrite_existing, ec);
+    if (server_folder)  // the server's log is kept with the replay's, as far as it can be
+      (void)link_or_copy_file(server_folder->path() / "server" / "server.log", observed / "server.log");
     if (!observation) return std::unexpected(observation.error());
     server_folder_ = std::move(server_folder);  // the server's traces stay until the run is kept
     if (build_) TIDEMARK_CHECK(check_replay_driver(*observation, *build_));
@@ -282,8 +281,8 @@ class CaptureRun final : public runner::SubjectRun {
   std::string replayer_;  // the replaying program, as records and messages name it
   std::vector<std::string> command_;
   std::optional<drivers::DriverBuild> build_;
-  std::optional<servers::ServerSpec> server_;           // the build's server, started for each replay
-  std::optional<servers::ServerFolder> server_folder_;  // the last replay's server's
+  std::optional<servers::ServerSpec> server_;     // the build's server, started for each replay
+  std::optional<TemporaryFolder> server_folder_;  // the last replay's server's
   const runner::RunOptions& options_;
   std::optional<observe::Observation> last_;
   std::vector<observe::Verdict> verdicts_;

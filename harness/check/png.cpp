@@ -199,11 +199,10 @@ Status write_png_at(const std::filesystem::path& file, const std::filesystem::pa
                                            image.width, image.height, image.pixels.size()));
   }
 
-  FilePtr handle(std::fopen(file.c_str(), "wb"));
-  if (!handle) {
-    const int error = errno;
-    return fail(ErrorKind::Io, fmt::format("cannot create {}: {}", named.string(), errno_text(error)));
-  }
+  TIDEMARK_TRY(opened, open_file_to_write(file, WriteMode::Replace));
+  FilePtr handle(::fdopen(opened.get(), "wb"));
+  if (!handle) return std::unexpected(write_error(named, errno));
+  opened.release();  // the FILE closes it
 
   std::vector<png_bytep> rows(static_cast<size_t>(image.height));
   for (size_t y = 0; y < rows.size(); ++y) {
@@ -221,13 +220,15 @@ Status write_png_at(const std::filesystem::path& file, const std::filesystem::pa
       encoded = encode(png.png(), png.info(), handle.get(), image, rows.data());
     }
   }
+  const int encode_error = errno;
+  const bool write_failed = std::ferror(handle.get()) != 0;  // libpng's "Write Error" is the file's (a full disk)
   const bool closed = std::fclose(handle.release()) == 0;
   const int close_error = errno;
   if (!encoded || !closed) {
-    const std::string reason = encoded ? errno_text(close_error) : std::string(sink.message.data());
     std::error_code ignored;
     std::filesystem::remove(file, ignored);
-    return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", named.string(), reason));
+    if (encoded || write_failed) return std::unexpected(write_error(named, encoded ? close_error : encode_error));
+    return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", named.string(), sink.message.data()));
   }
   return {};
 }

@@ -19,6 +19,7 @@
 
 #include "core/nearest_name.h"
 #include "core/process_memory.h"
+#include "core/temporaries.h"
 #include "drivers/driver_builds.h"
 #include "layer/link.h"
 #include "runner/build_runs.h"
@@ -67,8 +68,9 @@ std::optional<Error> unknown_command(const CLI::App& app, int argc, char** argv)
 }  // namespace
 
 int main(int argc, char** argv) {
-  tidemark::fix_heap_thresholds();       // before the first allocation that could move them
-  tidemark::layer::make_discoverable();  // before any thread: a session may put the layer beneath its device
+  tidemark::fix_heap_thresholds();         // before the first allocation that could move them
+  tidemark::layer::make_discoverable();    // before any thread: a session may put the layer beneath its device
+  tidemark::end_cleanly_on_termination();  // SIGTERM, SIGINT, SIGHUP: no child tree nor temporary folder left
   // A batch's child on a driver build (runner/build_runs.h): no command line, the batch on fd 3,
   // the answer on what was standard output; anything else written there goes to the log.
   if (argc == 2 && argv[1] == runner::kBatchChildWord) {

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "core/progress.h"
+#include "core/temporaries.h"
 #include "layer/link.h"
 #include "layer/settings.h"
 #include "observe/observe.h"
@@ -69,16 +70,13 @@ int observe_command(const ObserveArgs& args) {
   if (!fs::exists(options.layer_dir / "VkLayer_tidemark_observe.json"))
     return report_error({ErrorKind::Environment, fmt::format("observe: expected the layer's manifest in {}, found none",
                                                              options.layer_dir.string())});
-  const bool keep = !args.report.empty();
-  options.report =
-      keep ? fs::path(args.report) : fs::temp_directory_path() / fmt::format("tidemark-observe-{}", ::getpid());
-  struct Cleanup {
-    fs::path folder;
-    ~Cleanup() {
-      std::error_code ec;
-      if (!folder.empty()) fs::remove_all(folder, ec);
-    }
-  } cleanup{keep ? fs::path() : options.report};
+  std::optional<TemporaryFolder> unkept;  // no --report: the layer's records go where nothing stays
+  if (args.report.empty()) {
+    auto made = TemporaryFolder::make("observe");
+    if (!made) return report_error(made.error());
+    unkept = std::move(*made);
+  }
+  options.report = unkept ? unkept->path() : fs::path(args.report);
 
   Progress progress = Progress::for_stdout("observe", 1, verbosity());
   options.on_live = [&](const observe::Live& live) {
@@ -119,7 +117,7 @@ int observe_command(const ObserveArgs& args) {
   fmt::print("{}{}\n", report::verdict_label(came_to.verdict), came_to.why.empty() ? "" : ": " + came_to.why);
   if (auto written = observe::write_report(*observation, verdicts, options.report); !written)
     return report_error(written.error());
-  if (keep) fmt::print("report: {}\n", options.report.string());
+  if (!unkept) fmt::print("report: {}\n", options.report.string());
   const int code = observe::exit_code(*observation, verdicts);
   if (code == 3)
     report_error({ErrorKind::Environment, fmt::format("observe: '{}' made no Vulkan device under the layer (or the "

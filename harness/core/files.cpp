@@ -1,11 +1,14 @@
 #include "core/files.h"
 
+#include <ext/stdio_filebuf.h>
+
 #include <iterator>
 
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -15,6 +18,8 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+
+#include "core/regular_file.h"
 
 namespace tidemark {
 
@@ -36,7 +41,33 @@ std::optional<fs::path> not_a_folder_on(const fs::path& dir) {
 
 }  // namespace
 
-// A file on the way to `dir` is bad input naming it; anything else that stops the making, an I/O error.
+Error write_error(const fs::path& file, int error) {
+  if (error == 0) error = EIO;  // a stream that failed need not say why
+  if (error == ENOSPC || error == EDQUOT)
+    return Error{ErrorKind::Environment, fmt::format("no space left on the device writing {}", file.string())};
+  if (error == EROFS)
+    return Error{ErrorKind::Environment, fmt::format("a read-only file system: cannot write {}", file.string())};
+  return Error{ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(error))};
+}
+
+std::optional<Error> full_device_error(const fs::path& folder, const fs::path& log) {
+  // Less than this free is full: the last write that failed may have asked for more than is left.
+  constexpr uint64_t kNearlyFull = uint64_t{1} << 20;
+  struct statvfs device {};
+  if (::statvfs(folder.c_str(), &device) == 0 &&
+      (uint64_t{device.f_bavail} * device.f_frsize < kNearlyFull || (device.f_files > 0 && device.f_favail == 0)))
+    return write_error(folder, ENOSPC);
+  if (log.empty()) return std::nullopt;
+  std::ifstream in(log, std::ios::binary | std::ios::ate);  // its end: where a program says why it stopped
+  const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : 0;
+  in.seekg(std::max<std::streamoff>(0, size - (std::streamoff{64} << 10)));
+  const std::string tail((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const int error : {ENOSPC, EDQUOT})
+    if (tail.find(std::strerror(error)) != std::string::npos) return write_error(folder, error);
+  return std::nullopt;
+}
+
+// A file on the way to `dir` is bad input naming it; a full disk the machine's; anything else, an I/O error.
 Status make_directories(const fs::path& dir) {
   if (dir.empty()) return {};
   std::error_code error;
@@ -45,10 +76,79 @@ Status make_directories(const fs::path& dir) {
   if (auto file = not_a_folder_on(dir))
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a folder (or nothing) to make {} in, found a file",
                                                  file->string(), dir.string()));
+  if (Error full = write_error(dir, error.value()); full.kind == ErrorKind::Environment) return std::unexpected(full);
   return fail(ErrorKind::Io, fmt::format("cannot create {}: {}", dir.string(), error.message()));
 }
 
+namespace {
+
+// What is at `file` where a file to write was expected (a link, a FIFO, a device), or nullopt for
+// nothing, a regular file or a folder (a write to a folder fails as any write does: an I/O error).
+std::optional<std::string> found_instead_of_a_file(const fs::path& file) {
+  struct stat there {};
+  if (::lstat(file.c_str(), &there) != 0 || S_ISREG(there.st_mode) || S_ISDIR(there.st_mode)) return std::nullopt;
+  std::error_code ec;
+  if (S_ISLNK(there.st_mode)) return fmt::format("a symbolic link (to {})", fs::read_symlink(file, ec).string());
+  if (S_ISFIFO(there.st_mode)) return "a FIFO";
+  if (S_ISSOCK(there.st_mode)) return "a socket";
+  return "a device";
+}
+
+std::unexpected<Error> not_a_file(const fs::path& file, const std::string& found) {
+  const bool link = found.starts_with("a symbolic link");
+  return fail(ErrorKind::BadInput,
+              fmt::format("{}: expected a file to write, found {}: {}", file.string(), found,
+                          link ? "a write never replaces a link nor follows it; name the file itself"
+                               : "a write never waits on it nor replaces it; remove it or name another file"));
+}
+
+// A name Tidemark will write: nothing there yet, or a regular file.
+Status check_name_to_write(const fs::path& file) {
+  if (auto found = found_instead_of_a_file(file)) return not_a_file(file, *found);
+  return {};
+}
+
+}  // namespace
+
+Result<UniqueFd> open_file_to_write(const fs::path& file, WriteMode mode) {
+  const int how = mode == WriteMode::Replace  ? O_CREAT | O_TRUNC
+                  : mode == WriteMode::Append ? O_CREAT | O_APPEND
+                                              : O_APPEND;
+  UniqueFd fd(open_regular_file(file.c_str(), O_WRONLY | how));
+  if (fd) return fd;
+  const int error = errno;
+  if (error == ELOOP || error == ENXIO)
+    if (auto found = found_instead_of_a_file(file)) return not_a_file(file, *found);
+  return std::unexpected(write_error(file, error));
+}
+
+Status write_all(int fd, std::string_view bytes, const fs::path& file) {
+  while (!bytes.empty()) {
+    const ssize_t wrote = ::write(fd, bytes.data(), bytes.size());
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) return std::unexpected(write_error(file, wrote < 0 ? errno : ENOSPC));
+    bytes.remove_prefix(static_cast<size_t>(wrote));
+  }
+  return {};
+}
+
+namespace {
+// An ostream that owns its file's buffer (libstdc++'s stdio_filebuf closes the descriptor).
+class FdStream : public std::ostream {
+ public:
+  explicit FdStream(UniqueFd fd) : std::ostream(nullptr), buffer_(fd.release(), std::ios::out | std::ios::binary) {
+    rdbuf(&buffer_);
+  }
+
+ private:
+  __gnu_cxx::stdio_filebuf<char> buffer_;
+};
+}  // namespace
+
+std::unique_ptr<std::ostream> output_stream(UniqueFd fd) { return std::make_unique<FdStream>(std::move(fd)); }
+
 Status replace_file(const fs::path& file, const std::function<Status(const fs::path& temporary)>& write) {
+  TIDEMARK_CHECK(check_name_to_write(file));
   fs::path temporary = file;
   temporary += fmt::format(".tmp-{}", ::getpid());
   auto written = write(temporary);
@@ -57,17 +157,35 @@ Status replace_file(const fs::path& file, const std::function<Status(const fs::p
   if (written && !error) return {};
   fs::remove(temporary, ignored);  // its own code: the rename's error is the one to report
   if (!written) return written;
-  return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), error.message()));
+  return std::unexpected(write_error(file, error.value()));
 }
 
+namespace {
+// `content` as the new file `temporary`, named `file` in errors.
+Status write_bytes(const fs::path& temporary, const fs::path& file, std::string_view content) {
+  auto opened = open_file_to_write(temporary, WriteMode::Replace);
+  if (!opened) return std::unexpected(opened.error());
+  TIDEMARK_CHECK(write_all(opened->get(), content, file));
+  if (::close(opened->release()) != 0) return std::unexpected(write_error(file, errno));
+  return {};
+}
+
+// `from`'s bytes into the new file `temporary` (sendfile: the kernel copies), named `file` in errors.
+Status copy_bytes(int from, uint64_t size, const fs::path& temporary, const fs::path& file) {
+  TIDEMARK_TRY(out, open_file_to_write(temporary, WriteMode::Replace));
+  off_t offset = 0;
+  while (static_cast<uint64_t>(offset) < size) {
+    const ssize_t sent = ::sendfile(out.get(), from, &offset, size - static_cast<uint64_t>(offset));
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent <= 0) return std::unexpected(write_error(file, sent < 0 ? errno : EIO));
+  }
+  if (::close(out.release()) != 0) return std::unexpected(write_error(file, errno));
+  return {};
+}
+}  // namespace
+
 Status write_file_atomically(const fs::path& file, std::string_view content) {
-  return replace_file(file, [&](const fs::path& temporary) -> Status {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.close();
-    if (!out) return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
-    return {};
-  });
+  return replace_file(file, [&](const fs::path& temporary) { return write_bytes(temporary, file, content); });
 }
 
 Status link_or_copy_file(const fs::path& from, const fs::path& to) {
@@ -75,10 +193,12 @@ Status link_or_copy_file(const fs::path& from, const fs::path& to) {
     std::error_code error;
     fs::create_hard_link(from, temporary, error);
     if (!error) return {};
-    fs::copy_file(from, temporary, fs::copy_options::overwrite_existing, error);
-    if (error)
-      return fail(ErrorKind::Io, fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), error.message()));
-    return {};
+    UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat size {};
+    if (!in || ::fstat(in.get(), &size) != 0)
+      return fail(ErrorKind::Io,
+                  fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), std::strerror(errno)));
+    return copy_bytes(in.get(), static_cast<uint64_t>(size.st_size), temporary, to);
   });
 }
 
@@ -92,14 +212,6 @@ void FileBatch::add(fs::path file, std::string content) {
 }
 
 namespace {
-
-Status write_bytes(const fs::path& temporary, const fs::path& file, std::string_view content) {
-  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  if (!out) return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
-  return {};
-}
 
 // What a batch has made so far, undone by undo(): each step is recorded before the next is taken.
 struct BatchSteps {
@@ -137,14 +249,7 @@ std::vector<fs::path> missing_folders(const fs::path& file) {
 }  // namespace
 
 Status FileBatch::check() const {
-  for (const auto& [file, content] : files_) {
-    std::error_code ec;
-    if (fs::is_symlink(fs::symlink_status(file, ec)))
-      return fail(ErrorKind::BadInput,
-                  fmt::format("{}: expected a file to write, found a symbolic link (to {}): a write never replaces "
-                              "a link nor follows it; name the file itself",
-                              file.string(), fs::read_symlink(file, ec).string()));
-  }
+  for (const auto& [file, content] : files_) TIDEMARK_CHECK(check_name_to_write(file));
   return {};
 }
 
@@ -175,8 +280,7 @@ Status FileBatch::commit() {
   for (size_t k = 0; k < files_.size(); ++k) {
     std::error_code error;
     fs::rename(steps.temporaries[k], files_[k].first, error);
-    if (error)
-      return undone(fail(ErrorKind::Io, fmt::format("cannot write {}: {}", files_[k].first.string(), error.message())));
+    if (error) return undone(std::unexpected(write_error(files_[k].first, error.value())));
     steps.placed.push_back(files_[k].first);
   }
   std::error_code ignored;
@@ -377,21 +481,7 @@ Status UnnamedFile::save_as(const fs::path& file) const {
   return replace_file(file, [&](const fs::path& temporary) -> Status {
     const std::string self = fmt::format("/proc/self/fd/{}", fd_);
     if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temporary.c_str(), AT_SYMLINK_FOLLOW) == 0) return {};
-    const int out = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (out < 0) return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
-    off_t offset = 0;
-    while (static_cast<uint64_t>(offset) < size_) {
-      const ssize_t sent = ::sendfile(out, fd_, &offset, size_ - static_cast<uint64_t>(offset));
-      if (sent < 0 && errno == EINTR) continue;
-      if (sent <= 0) {
-        const int saved = sent < 0 ? errno : EIO;
-        ::close(out);
-        return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(saved)));
-      }
-    }
-    if (::close(out) != 0)
-      return fail(ErrorKind::Io, fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
-    return {};
+    return copy_bytes(fd_, size_, temporary, file);
   });
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,10 +17,36 @@
 
 #include "core/error.h"
 #include "core/limits.h"
+#include "core/process.h"  // UniqueFd
 
 namespace tidemark {
 
 Status make_directories(const std::filesystem::path& dir);
+
+// The error of a failed write to `file` (an errno): a full disk, a quota reached or a read-only
+// file system is the machine's (Environment, exit 3) naming the file; anything else is Io.
+Error write_error(const std::filesystem::path& file, int error);
+
+// A program Tidemark ran (a build, a capture's tool) failed while writing into `folder`: when the
+// device holding it is full, or the program's `log` says a write found no space, the failure is
+// the machine's (write_error's for `folder`), not the program's; nullopt otherwise.
+std::optional<Error> full_device_error(const std::filesystem::path& folder, const std::filesystem::path& log = {});
+
+// How a file Tidemark writes is opened (open_file_to_write).
+enum class WriteMode {
+  Replace,  // made, or emptied
+  Append,   // made, or written at its end
+  Extend,   // written at its end; it must exist
+};
+// The one way Tidemark opens a file to write (a report's journal, records, images, logs and
+// recordings; the temporaries its documents are written to): a name that is a symbolic link, a
+// FIFO, a folder or a device is refused as bad input naming the path and what was found there,
+// never followed nor waited on (core/regular_file.h). A failed open is write_error's.
+Result<UniqueFd> open_file_to_write(const std::filesystem::path& file, WriteMode mode);
+// Writes all of `bytes` to `fd`, the file `file`: write_error's error when it cannot.
+Status write_all(int fd, std::string_view bytes, const std::filesystem::path& file);
+// A stream over a file opened by open_file_to_write, for writers that stream (a recording).
+std::unique_ptr<std::ostream> output_stream(UniqueFd fd);
 
 // The folder of the running executable (what is built beside it: tidemark-server, the layer);
 // empty when /proc/self/exe cannot be read.

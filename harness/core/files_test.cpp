@@ -1,5 +1,6 @@
 #include "core/files.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <gtest/gtest.h>
@@ -130,6 +131,121 @@ TEST(FileBatch, ANameThatIsALinkIsRefusedBeforeAnythingIsWritten) {
   EXPECT_TRUE(fs::is_symlink(dir / "expectations.txt"));
   EXPECT_EQ(contents(dir / "target.txt"), "target");
   EXPECT_FALSE(fs::exists(dir / "other.txt"));
+}
+
+// Check that a file to write whose name is a symbolic link is refused, in every mode, naming the
+// link and where it points: the file it names keeps its bytes.
+TEST(OpenFileToWrite, ALinkIsRefusedNeverFollowed) {
+  const fs::path dir = fresh_dir("open-link");
+  ASSERT_TRUE(write_file_atomically(dir / "outside.txt", "outside"));
+  fs::create_symlink(dir / "outside.txt", dir / "journal.jsonl");
+  for (const WriteMode mode : {WriteMode::Replace, WriteMode::Append, WriteMode::Extend}) {
+    auto opened = open_file_to_write(dir / "journal.jsonl", mode);
+    ASSERT_FALSE(opened);
+    EXPECT_EQ(opened.error().kind, ErrorKind::BadInput);
+    EXPECT_EQ(opened.error().message, (dir / "journal.jsonl").string() +
+                                          ": expected a file to write, found a symbolic "
+                                          "link (to " +
+                                          (dir / "outside.txt").string() +
+                                          "): a write never replaces a link nor follows it; name the file itself");
+  }
+  EXPECT_EQ(contents(dir / "outside.txt"), "outside");
+  // A link to nothing is refused too: O_CREAT would make its target.
+  fs::create_symlink(dir / "nowhere", dir / "dangling");
+  EXPECT_FALSE(open_file_to_write(dir / "dangling", WriteMode::Replace));
+  EXPECT_FALSE(fs::exists(dir / "nowhere"));
+}
+
+// Check that a FIFO (no reader, and with one) and a device are refused at once, naming what was
+// found, where an open would have waited for a reader for ever.
+TEST(OpenFileToWrite, AFifoOrADeviceIsRefusedAtOnce) {
+  const fs::path dir = fresh_dir("open-fifo");
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0644), 0);
+  for (const WriteMode mode : {WriteMode::Replace, WriteMode::Append, WriteMode::Extend}) {
+    auto opened = open_file_to_write(dir / "fifo", mode);
+    ASSERT_FALSE(opened);
+    EXPECT_EQ(opened.error().kind, ErrorKind::BadInput);
+    EXPECT_EQ(opened.error().message, (dir / "fifo").string() +
+                                          ": expected a file to write, found a FIFO: a write never waits on it nor "
+                                          "replaces it; remove it or name another file");
+  }
+  const UniqueFd reader(::open((dir / "fifo").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  auto with_reader = open_file_to_write(dir / "fifo", WriteMode::Append);
+  ASSERT_FALSE(with_reader);
+  EXPECT_NE(with_reader.error().message.find("found a FIFO"), std::string::npos);
+  fs::create_directory(dir / "folder");  // a write into a folder fails as writes fail
+  auto folder = open_file_to_write(dir / "folder", WriteMode::Replace);
+  ASSERT_FALSE(folder);
+  EXPECT_EQ(folder.error().kind, ErrorKind::Io);
+  auto device = open_file_to_write("/dev/null", WriteMode::Append);
+  ASSERT_FALSE(device);
+  EXPECT_NE(device.error().message.find("found a device"), std::string::npos);
+}
+
+// Check the modes: Replace empties, Append adds at the end, Extend refuses a file that is not there.
+TEST(OpenFileToWrite, ReplaceEmptiesAppendAddsAndExtendNeedsTheFile) {
+  const fs::path dir = fresh_dir("open-modes");
+  ASSERT_TRUE(write_file_atomically(dir / "log", "old\n"));
+  {
+    auto appended = open_file_to_write(dir / "log", WriteMode::Append);
+    ASSERT_TRUE(appended);
+    ASSERT_TRUE(write_all(appended->get(), "more\n", dir / "log"));
+  }
+  EXPECT_EQ(contents(dir / "log"), "old\nmore\n");
+  {
+    auto replaced = open_file_to_write(dir / "log", WriteMode::Replace);
+    ASSERT_TRUE(replaced);
+    ASSERT_TRUE(write_all(replaced->get(), "new\n", dir / "log"));
+  }
+  EXPECT_EQ(contents(dir / "log"), "new\n");
+  auto missing = open_file_to_write(dir / "none", WriteMode::Extend);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, ErrorKind::Io);
+  EXPECT_FALSE(fs::exists(dir / "none"));
+}
+
+// Check that a file written atomically over a FIFO's name is refused, not waited on nor replaced.
+TEST(WriteFileAtomically, AFifoAtTheNameIsRefused) {
+  const fs::path dir = fresh_dir("atomic-fifo");
+  ASSERT_EQ(::mkfifo((dir / "summary.json").c_str(), 0644), 0);
+  auto written = write_file_atomically(dir / "summary.json", "{}");
+  ASSERT_FALSE(written);
+  EXPECT_EQ(written.error().kind, ErrorKind::BadInput);
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(dir / "summary.json")));
+}
+
+// Check the one classification of a failed write: no space, no quota or a read-only file system is
+// the machine's (exit 3) naming the file; anything else is an I/O error.
+TEST(WriteError, AFullDiskIsTheMachinesNamingThePath) {
+  for (const int full : {ENOSPC, EDQUOT}) {
+    const Error error = write_error("/r/journal.jsonl", full);
+    EXPECT_EQ(error.kind, ErrorKind::Environment);
+    EXPECT_EQ(error.message, "no space left on the device writing /r/journal.jsonl");
+  }
+  EXPECT_EQ(write_error("/r/a", EROFS).kind, ErrorKind::Environment);
+  EXPECT_EQ(write_error("/r/a", EIO).kind, ErrorKind::Io);
+  EXPECT_EQ(write_error("/r/a", 0).message, "cannot write /r/a: Input/output error");
+}
+
+// Check that a full /dev/full is reported as a full disk by write_all, naming the file.
+TEST(WriteError, WritingToAFullDeviceIsTheMachines) {
+  const UniqueFd full(::open("/dev/full", O_WRONLY | O_CLOEXEC));
+  ASSERT_TRUE(full);
+  auto written = write_all(full.get(), "bytes", "/somewhere/result.json");
+  ASSERT_FALSE(written);
+  EXPECT_EQ(written.error().kind, ErrorKind::Environment);
+  EXPECT_EQ(written.error().message, "no space left on the device writing /somewhere/result.json");
+}
+
+// Check that a failed program's log saying a write found no space makes its failure the machine's.
+TEST(FullDeviceError, AProgramsLogSayingNoSpaceIsTheMachines) {
+  const fs::path dir = fresh_dir("full-log");
+  ASSERT_TRUE(write_file_atomically(dir / "build.log", "cc: error: writing output: No space left on device\n"));
+  auto full = full_device_error(dir, dir / "build.log");
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->kind, ErrorKind::Environment);
+  ASSERT_TRUE(write_file_atomically(dir / "other.log", "main.c:3: error: expected ';'\n"));
+  EXPECT_FALSE(full_device_error(dir, dir / "other.log"));
 }
 
 // Check that a folder that cannot be made is an I/O error naming it, not an exception.

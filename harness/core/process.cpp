@@ -1,5 +1,8 @@
 #include "core/process.h"
 
+#include "core/ending.h"
+#include "core/files.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -65,16 +68,23 @@ std::vector<std::string> child_environment(const ChildProcess::Options& options)
     return false;
   };
   std::vector<std::string> out;
+  const std::string temporaries = temporaries_for_children();
+  auto ours = [&](std::string_view name) {
+    return !temporaries.empty() && temporaries.starts_with(std::string(name) + "=");
+  };
   if (options.inherit_env) {
     for (char** entry = environ; *entry; ++entry) {
       const std::string_view variable(*entry);
-      if (!replaced(variable.substr(0, variable.find('=')))) out.emplace_back(variable);
+      const std::string_view name = variable.substr(0, variable.find('='));
+      if (!replaced(name) && !ours(name)) out.emplace_back(variable);
     }
   } else {
     for (const auto& name : options.keep_env)
-      if (const char* value = std::getenv(name.c_str()); value && !replaced(name)) out.push_back(name + "=" + value);
+      if (const char* value = std::getenv(name.c_str()); value && !replaced(name) && !ours(name))
+        out.push_back(name + "=" + value);
   }
   for (const auto& [name, value] : options.set_env) out.push_back(name + "=" + value);
+  if (!temporaries.empty()) out.push_back(temporaries);
   return out;
 }
 
@@ -168,6 +178,22 @@ bool kill_tree(pid_t root, std::chrono::milliseconds within) {
   return true;
 }
 
+bool kill_child_trees(std::chrono::milliseconds within) {
+  const pid_t self = ::getpid();
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  for (int round = 0; round < 8; ++round) {  // a child another thread started meanwhile is found by the next
+    std::vector<pid_t> children;
+    for (const Running& process : running_processes())
+      if (process.parent == self) children.push_back(process.pid);
+    if (children.empty()) return true;
+    for (const pid_t child : children) {
+      const UniqueFd ended(static_cast<int>(::syscall(SYS_pidfd_open, child, 0)));
+      if (!kill_tree(child, within) || (ended && !ended_by(ended.get(), deadline))) return false;
+    }
+  }
+  return false;
+}
+
 UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
   if (this != &other) {
     reset();
@@ -217,9 +243,15 @@ Result<ChildProcess> ChildProcess::spawn(const Options& options) {
   }
   UniqueFd err_file;
   if (!options.stderr_path.empty()) {
-    const int mode = options.truncate ? O_TRUNC : O_APPEND;
-    err_file = UniqueFd(::open(options.stderr_path.c_str(), O_WRONLY | O_CREAT | mode | O_CLOEXEC, 0644));
-    if (!err_file) return os_error(fmt::format("open {}", options.stderr_path));
+    // A log is a report's file: never a link's target nor a FIFO (/dev/null is asked for by name).
+    if (options.stderr_path == "/dev/null") {
+      err_file = UniqueFd(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+      if (!err_file) return os_error("open /dev/null");
+    } else {
+      TIDEMARK_TRY(opened,
+                   open_file_to_write(options.stderr_path, options.truncate ? WriteMode::Replace : WriteMode::Append));
+      err_file = std::move(opened);
+    }
     TIDEMARK_TRY(moved, above_three(std::move(err_file)));
     err_file = std::move(moved);
   }
@@ -321,6 +353,7 @@ int ChildProcess::wait() {
   rusage usage{};
   while (::wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
   }
+  wait_if_ending();  // killed because Tidemark is ending: no result
   status_ = status;
   peak_rss_kib_ = static_cast<uint64_t>(usage.ru_maxrss);
   return status;

@@ -118,6 +118,10 @@ class ChildProcess {
 // away while it is killed, then each is SIGKILLed and seen to end (a pidfd each) within `within`.
 // `root` is left for its parent to reap. False if one still runs then.
 bool kill_tree(pid_t root, std::chrono::milliseconds within);
+// Kills every process this one started and what they started (kill_tree each), the children
+// themselves left to be reaped: a Tidemark that is told to end leaves no build, server or subject
+// running. False if one still runs after `within`.
+bool kill_child_trees(std::chrono::milliseconds within);
 // How long a killed tree may take to end: a process with a large address space (a sanitized
 // server, a driver's) can take seconds to unmap it on a loaded machine; seen at 2 s and more.
 inline constexpr std::chrono::seconds kKilledTreeEndsWithin{10};

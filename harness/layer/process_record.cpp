@@ -14,13 +14,15 @@
 #include <string_view>
 #include <vector>
 
+#include "core/regular_file.h"
 #include "layer/records.h"
 
 namespace tidemark::layer {
 
 namespace fs = std::filesystem;
 
-EventLog::EventLog(const fs::path& path) : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) {}
+// The layer's records are in the report folder: opened as Tidemark opens any file there.
+EventLog::EventLog(const fs::path& path) : fd_(open_regular_file(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC)) {}
 
 EventLog::~EventLog() {
   flush();
@@ -42,7 +44,7 @@ void EventLog::flush() {
 }
 
 StatusMap::StatusMap(const fs::path& path) {
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = open_regular_file(path.c_str(), O_RDWR | O_CREAT | O_TRUNC);
   if (fd < 0) return;
   if (::ftruncate(fd, sizeof(TidemarkLayerStatus)) == 0) {
     void* mapped = ::mmap(nullptr, sizeof(TidemarkLayerStatus), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -131,9 +133,23 @@ fs::path make_process_folder(const fs::path& root, bool observed, uint64_t forke
 void write_record(const fs::path& file, const std::string& text) {
   fs::path whole = file;
   whole += ".partial";
-  std::ofstream(whole) << text;
-  std::error_code ignored;  // a record that cannot be written is one the observer finds missing
-  fs::rename(whole, file, ignored);
+  // A record that cannot be written whole (a full disk) is one the observer finds missing, never a
+  // short one in place.
+  const int fd = open_regular_file(whole.c_str(), O_WRONLY | O_CREAT | O_TRUNC);
+  if (fd < 0) return;
+  bool written = true;
+  for (std::string_view left = text; written && !left.empty();) {
+    const ssize_t wrote = ::write(fd, left.data(), left.size());
+    if (wrote < 0 && errno == EINTR) continue;
+    written = wrote > 0;
+    if (written) left.remove_prefix(static_cast<size_t>(wrote));
+  }
+  if (::close(fd) != 0) written = false;
+  std::error_code ignored;
+  if (written)
+    fs::rename(whole, file, ignored);
+  else
+    fs::remove(whole, ignored);
 }
 
 }  // namespace tidemark::layer

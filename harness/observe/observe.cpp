@@ -255,20 +255,22 @@ Result<ProgramEnd> run_program(const Options& options, const fs::path& layer_fol
 // someone else: the observed program (it can write wherever its user can, and its environment
 // names the folder). That is bad data from the program under observation, so bad input (exit 2)
 // that says so: not an I/O failure (exit 4: the file was read), nor the machine's (exit 3).
-std::unexpected<Error> planted(const std::string& what) {
+// Unless the device holding it is full: then the layer's own write was cut (the machine's, exit 3).
+std::unexpected<Error> planted(const fs::path& file, const std::string& what) {
+  if (auto full = full_device_error(file.parent_path())) return std::unexpected(std::move(*full));
   return fail(ErrorKind::BadInput, fmt::format("observe: {}: the observed program wrote or changed this record (the "
                                                "Tidemark layer never writes one so)",
                                                what));
 }
 std::unexpected<Error> bad_record(const fs::path& file, const std::string& what) {
-  return planted(fmt::format("{}: {}", file.string(), what));
+  return planted(file, fmt::format("{}: {}", file.string(), what));
 }
 
 Result<nlohmann::json> read_json(const fs::path& file) {
   auto text = read_given_file(file, "layer record");
-  if (!text) return planted(text.error().message);
+  if (!text) return planted(file, text.error().message);
   auto json = report::parse_json(*text, file.string(), "a JSON object written by the layer");
-  if (!json) return planted(json.error().message);
+  if (!json) return planted(file, json.error().message);
   if (!json->is_object()) return bad_record(file, fmt::format("expected a JSON object, found {}", json->type_name()));
   return json;
 }

@@ -23,7 +23,10 @@ namespace {
 constexpr DocumentKind kJournalKind{.format = "tidemark-journal", .version = 1, .description = "a run's journal"};
 
 std::unexpected<Error> io_error(const fs::path& file, std::string_view doing) {
-  return fail(ErrorKind::Io, fmt::format("{}: cannot {}: {}", file.string(), doing, std::strerror(errno)));
+  const int code = errno;
+  Error error = write_error(file, code);  // a full disk is the machine's, as for any write
+  if (error.kind == ErrorKind::Environment) return std::unexpected(std::move(error));
+  return fail(ErrorKind::Io, fmt::format("{}: cannot {}: {}", file.string(), doing, std::strerror(code)));
 }
 
 nlohmann::json header_json(const JournalHeader& header) {
@@ -120,8 +123,7 @@ Status check_same_run(const JournalHeader& recorded, const JournalHeader& now, c
 }
 
 Result<JournalWriter> JournalWriter::create(const fs::path& file, const JournalHeader& header) {
-  UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644));
-  if (!fd) return io_error(file, "create the journal");
+  TIDEMARK_TRY(fd, open_file_to_write(file, WriteMode::Replace));
   JournalWriter writer(file, std::move(fd));
   TIDEMARK_CHECK(writer.append_line(header_json(header).dump()));
   // The folder's entry for the file, so that a machine that goes down keeps the journal at all.
@@ -132,9 +134,8 @@ Result<JournalWriter> JournalWriter::create(const fs::path& file, const JournalH
 }
 
 Result<JournalWriter> JournalWriter::resume(const fs::path& file) {
+  TIDEMARK_TRY(fd, open_file_to_write(file, WriteMode::Extend));  // before it is read: never a link's target
   TIDEMARK_TRY(text, read_given_file(file, "journal"));
-  UniqueFd fd(::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
-  if (!fd) return io_error(file, "open the journal");
   if (const size_t whole = whole_lines(text); whole != text.size())
     if (::ftruncate(fd.get(), static_cast<off_t>(whole)) != 0) return io_error(file, "cut the journal's torn line");
   return JournalWriter(file, std::move(fd));
@@ -149,10 +150,8 @@ Status JournalWriter::append_line(const std::string& line) {
   // One write: O_APPEND puts it at the end whole (a short write is refused below, never continued,
   // so that no reader ever sees two halves of a line written apart).
   const ssize_t written = ::write(fd_.get(), whole.data(), whole.size());
-  if (written != static_cast<ssize_t>(whole.size())) {
-    if (written >= 0) errno = ENOSPC;
-    return io_error(file_, "append to the journal");
-  }
+  if (written != static_cast<ssize_t>(whole.size()))
+    return std::unexpected(write_error(file_, written < 0 ? errno : ENOSPC));
   if (::fdatasync(fd_.get()) != 0) return io_error(file_, "sync the journal");
   return {};
 }

@@ -232,7 +232,7 @@ struct IsolatedRuns::Child {
   UniqueFd socket;
   // Where the servers it starts note their layer's calls (TIDEMARK_LAYER_ACTIVITY), and what the
   // parent read there: their sum, and whether they moved after the child's own layer in this run.
-  servers::ServerFolder servers_activity;
+  TemporaryFolder servers_activity;
   observe::ActivityReader servers_read;
   uint64_t own_calls = 0;
   bool servers_last = false;
@@ -265,11 +265,11 @@ IsolatedRuns::~IsolatedRuns() { stop(); }
 
 Status IsolatedRuns::start() {
   TIDEMARK_TRY(notes, SharedNotes::map());
-  TIDEMARK_TRY(servers_activity, servers::ServerFolder::make("activity"));
+  TIDEMARK_TRY(servers_activity, TemporaryFolder::make("activity"));
   TIDEMARK_TRY(sockets, wire::socket_pair());
-  // The status line's ticker is the parent's only other thread: held still, it holds no lock the
-  // child would inherit. What this process printed so far is out before the fork: the child's copy
-  // of a buffer is its own.
+  // The status line's ticker is the parent's only other thread that takes locks (the termination
+  // thread, core/temporaries.h, waits in a read): held still, it holds no lock the child would inherit. What this
+  // process printed so far is out before the fork: the child's copy of a buffer is its own.
   auto still = Progress::hold_active();
   std::fflush(stdout);
   std::fflush(stderr);

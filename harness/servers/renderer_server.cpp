@@ -117,18 +117,6 @@ Result<observe::Observation> observe(observe::Options options, const std::option
   return observation;
 }
 
-Result<ServerFolder> ServerFolder::make(std::string_view kind) {
-  std::string pattern = (fs::temp_directory_path() / fmt::format("tidemark-{}-XXXXXX", kind)).string();
-  if (!::mkdtemp(pattern.data()))
-    return fail(ErrorKind::Io, fmt::format("server: cannot make a folder {}: {}", pattern, std::strerror(errno)));
-  return ServerFolder(pattern);
-}
-
-ServerFolder::~ServerFolder() {
-  std::error_code ec;
-  if (!path_.empty()) fs::remove_all(path_, ec);
-}
-
 bool listening(const fs::path& path) {
   // Columns: Num RefCount Protocol Flags Type St Inode [Path]; a listening socket's flags hold
   // __SO_ACCEPTCON (0x10000).

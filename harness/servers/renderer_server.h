@@ -20,6 +20,7 @@
 
 #include "core/error.h"
 #include "core/process.h"
+#include "core/temporaries.h"  // TemporaryFolder: a server's folder, short and removed on every exit
 #include "drivers/driver_builds.h"
 #include "observe/observe.h"
 
@@ -101,25 +102,6 @@ class RendererServer {
   std::filesystem::path folder_, socket_, log_, layer_folder_;
   std::string client_variable_, client_socket_, command_text_;
   int wait_status_ = 0;
-};
-
-// A server's folder: short (a socket's path is at most 107 bytes, and a report's paths run past
-// that), made under the temporary folder, removed with what it holds when the value goes.
-class ServerFolder {
- public:
-  // `kind` names it: tidemark-<kind>-XXXXXX.
-  static Result<ServerFolder> make(std::string_view kind);
-  ServerFolder(ServerFolder&& other) noexcept : path_(std::exchange(other.path_, {})) {}
-  ServerFolder& operator=(ServerFolder&& other) noexcept {
-    std::swap(path_, other.path_);
-    return *this;
-  }
-  ~ServerFolder();
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  explicit ServerFolder(std::filesystem::path path) : path_(std::move(path)) {}
-  std::filesystem::path path_;
 };
 
 // The server of driver build `build` (of `builds`), run from a process whose environment is

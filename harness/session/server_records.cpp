@@ -1,5 +1,7 @@
 #include "session/server_records.h"
 
+#include "core/files.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -106,7 +108,11 @@ void ServerRecords::spill_pending() {
   for (const tap::WireEvent& event : pending_) encode(block, event);
   const auto size = static_cast<uint32_t>(block.size() - sizeof(uint32_t));
   std::memcpy(block.data(), &size, sizeof size);
-  if (!spill_) spill_.emplace(spill_path_, std::ios::binary | std::ios::trunc);
+  if (!spill_) {
+    auto opened = open_file_to_write(spill_path_, WriteMode::Replace);
+    if (!opened) return;  // as a block not written
+    spill_ = output_stream(std::move(*opened));
+  }
   spill_->write(block.data(), static_cast<std::streamsize>(block.size()));
   spill_->flush();
   if (!*spill_) return;  // not written: the block stays in memory, past the bound, rather than be lost

@@ -85,8 +85,8 @@ class ServerRecords {
   std::mutex mutex_;                     // the tap's thread and the host's
   std::vector<tap::WireEvent> pending_;  // the newest waiting events, at most kEventsInMemory
   std::filesystem::path spill_path_;
-  std::optional<std::ofstream> spill_;  // open while blocks wait in it
-  uint64_t spilled_bytes_ = 0;          // the blocks written since the last read-back
+  std::unique_ptr<std::ostream> spill_;  // open while blocks wait in it
+  uint64_t spilled_bytes_ = 0;           // the blocks written since the last read-back
   bool server_named_ = false;
   std::set<uint32_t> connections_named_;
   std::map<std::string, std::unique_ptr<Process>> processes_;  // by folder name, fed in that order

@@ -103,7 +103,7 @@ class SessionServer {
   static Result<std::unique_ptr<SessionServer>> start(const servers::ServerSpec& given,
                                                       const TidemarkLayerSettings& settings, host::HostEvents& host,
                                                       std::function<void(const std::string&)> log) {
-    TIDEMARK_TRY(folder, servers::ServerFolder::make("server"));
+    TIDEMARK_TRY(folder, TemporaryFolder::make("server"));
     auto made = std::unique_ptr<SessionServer>(new SessionServer(std::move(folder), std::move(log)));
     // The server's layer asks the session's kernel model live, as a hosted layer does through its
     // sink: the kernel driver's queues answer its submits and waits as they happen.
@@ -187,9 +187,9 @@ class SessionServer {
   Status feed(host::ModelHost& host) { return records_->feed(host, served_->server().layer_folder()); }
 
  private:
-  SessionServer(servers::ServerFolder folder, std::function<void(const std::string&)> log)
+  SessionServer(TemporaryFolder folder, std::function<void(const std::string&)> log)
       : folder_(std::move(folder)), log_(std::move(log)) {}
-  servers::ServerFolder folder_;  // first: it goes last, with what the server left in it
+  TemporaryFolder folder_;  // first: it goes last, with what the server left in it
   std::function<void(const std::string&)> log_;
   // A shader compile on a loaded machine takes seconds; a server that takes this long to come
   // back to its client is stuck.

@@ -62,14 +62,14 @@ Result<RecordingWriter> RecordingWriter::create(const std::filesystem::path& fil
   writer.path_ = file;
   writer.temporary_ = file;
   writer.temporary_ += fmt::format(".tmp-{}", ::getpid());
-  writer.out_ = std::make_unique<std::ofstream>(writer.temporary_, std::ios::binary | std::ios::trunc);
-  if (!*writer.out_) return fail(ErrorKind::Io, fmt::format("cannot write {}", file.string()));
+  TIDEMARK_TRY(opened, open_file_to_write(writer.temporary_, WriteMode::Replace));
+  writer.out_ = output_stream(std::move(opened));
   auto payload = encode_header(header);
   writer.out_->write(kRecordingMagic.data(), kRecordingMagic.size());
   write_bytes(*writer.out_, Writer().u32(kRecordingVersion).u32(static_cast<uint32_t>(payload.size())).take());
   write_bytes(*writer.out_, payload);
   writer.digest_.add(payload);
-  if (!*writer.out_) return fail(ErrorKind::Io, fmt::format("cannot write {}", file.string()));
+  if (!*writer.out_) return std::unexpected(write_error(file, errno));
   return writer;
 }
 
@@ -81,7 +81,7 @@ Status RecordingWriter::write(Direction direction, FrameView frame) {
   digest_.add(std::span<const uint8_t>(&direction_byte, 1));
   digest_.add(bytes);
   ++records_;
-  if (!*out_) return fail(ErrorKind::Io, fmt::format("cannot write {}", path_.string()));
+  if (!*out_) return std::unexpected(write_error(path_, errno));
   return {};
 }
 
@@ -90,20 +90,23 @@ Status RecordingWriter::close() {
   closed_ = true;
   out_->put(kTrailerMark);
   write_bytes(*out_, Writer().u64(records_).u64(digest_.value()).take());
-  out_->close();
+  out_->flush();
+  const int flush_error = errno;
+  const bool written = static_cast<bool>(*out_);
+  out_.reset();  // closes the file
   std::error_code error;
-  if (*out_) std::filesystem::rename(temporary_, path_, error);
-  if (!*out_ || error) {
+  if (written) std::filesystem::rename(temporary_, path_, error);
+  if (!written || error) {
     std::error_code ignored;
     std::filesystem::remove(temporary_, ignored);
-    return fail(ErrorKind::Io, fmt::format("cannot write {}{}", path_.string(), error ? ": " + error.message() : ""));
+    return std::unexpected(write_error(path_, error ? error.value() : flush_error));
   }
   return {};
 }
 
 RecordingWriter::~RecordingWriter() {
   if (!out_ || closed_) return;  // moved from, or in place
-  out_->close();
+  out_.reset();
   std::error_code ignored;
   std::filesystem::remove(temporary_, ignored);
 }

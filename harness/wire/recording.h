@@ -71,7 +71,7 @@ class RecordingWriter {
   RecordingWriter() = default;
   std::filesystem::path path_;
   std::filesystem::path temporary_;
-  std::unique_ptr<std::ofstream> out_;
+  std::unique_ptr<std::ostream> out_;
   uint64_t records_ = 0;
   StreamHash digest_;
   bool closed_ = false;
