@@ -18,6 +18,7 @@
 #include <system_error>
 
 #include "core/nearest_name.h"
+#include "core/process.h"
 #include "core/process_memory.h"
 #include "drivers/driver_builds.h"
 #include "layer/link.h"
@@ -68,6 +69,7 @@ std::optional<Error> unknown_command(const CLI::App& app, int argc, char** argv)
 
 int main(int argc, char** argv) {
   tidemark::fix_heap_thresholds();       // before the first allocation that could move them
+  tidemark::adopt_orphans();             // what a child leaves running is ended, not left to init
   tidemark::layer::make_discoverable();  // before any thread: a session may put the layer beneath its device
   // A batch's child on a driver build (runner/build_runs.h): no command line, the batch on fd 3,
   // the answer on what was standard output; anything else written there goes to the log.

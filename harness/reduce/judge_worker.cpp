@@ -76,7 +76,7 @@ std::unique_ptr<JudgeWorker> JudgeWorker::start(const Judge& judge) {
     return nullptr;
   }
   std::fflush(nullptr);
-  pid_t pid = ::fork();
+  pid_t pid = fork_child();
   if (pid == 0) {
     ::close(to_child[1]);
     ::close(from_child[0]);
@@ -102,6 +102,7 @@ JudgeWorker::~JudgeWorker() {
   ::kill(pid_, SIGKILL);
   while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
   }
+  child_reaped(pid_);
 }
 
 bool JudgeWorker::send(const std::string& text) { return !reaped_ && send_message(to_, text); }
@@ -125,6 +126,7 @@ std::string JudgeWorker::reap() {
   if (!reaped_)
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
+  if (!reaped_) child_reaped(pid_);
   reaped_ = true;
   return WIFSIGNALED(status) ? fmt::format("the candidate's run was killed by signal {}", WTERMSIG(status))
                              : fmt::format("the candidate's judge exited {}", WEXITSTATUS(status));
