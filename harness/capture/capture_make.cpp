@@ -69,7 +69,7 @@ Result<MadeCapture> make_capture(const MakeOptions& options) {
   }
   tool.insert(tool.end(), options.command.begin(), options.command.end());
   const fs::path log = options.out / (options.name + ".capture.log");
-  TIDEMARK_TRY(code, run_to_file(tool, environment, log, install_hint(tool.front())));
+  TIDEMARK_TRY(code, run_to_file(tool, environment, log, install_hint(tool.front()), kLogKept));
   if (code != 0 || !fs::is_regular_file(made.capture, ec))
     return fail(ErrorKind::Environment, fmt::format("capture: '{}' under {} exited {} (its output: {})",
                                                     options.command[0], tool[0], code, log.string()));

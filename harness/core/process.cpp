@@ -494,6 +494,8 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
   return *this;
 }
 
+ChildProcess::ChildProcess() = default;
+
 ChildProcess::~ChildProcess() { reap(); }
 
 void ChildProcess::reap() {

@@ -106,7 +106,7 @@ class ChildProcess {
   // Starts the child. A program that is not found or cannot be executed is an Environment
   // error naming it (the exec's own errno, passed back over a close-on-exec pipe).
   static Result<ChildProcess> spawn(const Options& options);
-  ChildProcess() = default;
+  ChildProcess();  // out of line: OutputKeeper is complete only there
   ChildProcess(ChildProcess&& other) noexcept;
   ChildProcess& operator=(ChildProcess&& other) noexcept;
   ~ChildProcess();

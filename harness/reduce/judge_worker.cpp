@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <string_view>
 
+#include "core/process.h"
+
 namespace tidemark::reduce {
 namespace {
 

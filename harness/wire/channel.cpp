@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <fstream>
 #include <vector>
 #include <utility>
 
@@ -163,10 +162,7 @@ class SocketChannel final : public Channel {
   // renderer server that ended under it, and the driver's own complaint).
   std::string last_words() const {
     if (server_log_.empty()) return "";
-    std::ifstream in(server_log_);
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);)
-      if (!line.empty()) lines.push_back(line);
+    const std::vector<std::string> lines = last_lines(server_log_, 40);
     if (lines.empty()) return "";
     // Tidemark's own last word first (the server's process says what ended under it), then the
     // last two lines, the driver's.
@@ -179,7 +175,7 @@ class SocketChannel final : public Channel {
     for (size_t i = lines.size() > 2 ? lines.size() - 2 : 0; i < lines.size(); ++i)
       if (std::find(said.begin(), said.end(), lines[i]) == said.end()) said.push_back(lines[i]);
     std::string text;
-    for (const auto& line : said) text += (text.empty() ? "" : " | ") + line.substr(0, 400);
+    for (const auto& line : said) text += (text.empty() ? "" : " | ") + line;
     return fmt::format("; it said: {}", text);
   }
 
