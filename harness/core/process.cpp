@@ -189,7 +189,8 @@ std::string command_line_of(pid_t pid) {
   std::string text(256, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(in.gcount()));
-  std::replace(text.begin(), text.end(), '\0', ' ');
+  for (char& c : text)  // one line: its words apart, a newline inside one (sh -c's script) as a space
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
   while (!text.empty() && text.back() == ' ') text.pop_back();
   return text;
 }
@@ -590,7 +591,7 @@ namespace tidemark {
 namespace {
 // How much of a log a quote reads (its end), and how long a line it quotes.
 constexpr size_t kQuotedBytes = 16 * 1024;
-constexpr size_t kQuotedLineBytes = 300;
+constexpr size_t kQuotedLineBytes = 400;
 
 // A line as a message shows it: control bytes as '?', cut at a character's start past the bound.
 std::string quotable(std::string_view line) {
@@ -605,13 +606,46 @@ std::string quotable(std::string_view line) {
   if (end < line.size()) out += fmt::format(" [{} bytes more]", line.size() - end);
   return out;
 }
+
+// The log as a regular file, opened; none otherwise (not blocking: a FIFO found there is no log).
+UniqueFd open_log(const fs::path& log, struct stat& info) {
+  UniqueFd file(::open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!file || ::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) return {};
+  return file;
+}
 }  // namespace
 
-std::vector<std::string> last_lines(const fs::path& log, size_t count) {
-  // Not blocking: a FIFO found there is no log.
-  const UniqueFd file(::open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+std::optional<std::string> last_line_starting(const fs::path& log, std::string_view prefix) {
   struct stat info {};
-  if (!file || ::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) return {};
+  const UniqueFd file = open_log(log, info);
+  if (!file) return std::nullopt;
+  std::optional<std::string> found;
+  std::string line;  // the line read so far, its first bytes only
+  size_t length = 0;
+  auto line_ends = [&] {
+    if (line.starts_with(prefix))
+      found = quotable(line) + (length > line.size() ? fmt::format(" [{} bytes more]", length - line.size()) : "");
+    line.clear();
+    length = 0;
+  };
+  char chunk[64 * 1024];
+  for (ssize_t got; (got = ::read(file.get(), chunk, sizeof chunk)) > 0;)
+    for (const char c : std::string_view(chunk, static_cast<size_t>(got))) {
+      if (c == '\n') {
+        line_ends();
+        continue;
+      }
+      if (line.size() <= kQuotedLineBytes) line += c;
+      ++length;
+    }
+  line_ends();
+  return found;
+}
+
+std::vector<std::string> last_lines(const fs::path& log, size_t count) {
+  struct stat info {};
+  const UniqueFd file = open_log(log, info);
+  if (!file) return {};
   const off_t from = std::max<off_t>(0, info.st_size - static_cast<off_t>(kQuotedBytes));
   std::string text(static_cast<size_t>(info.st_size - from), '\0');
   const ssize_t got = ::pread(file.get(), text.data(), text.size(), from);

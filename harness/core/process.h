@@ -162,10 +162,13 @@ Result<int> run_to_file(const std::vector<std::string>& command,
                         const std::filesystem::path& log, std::string_view hint = {}, size_t keep_last = 0);
 
 // What a log of a child's keeps (Options::keep_last): enough for what it said last.
-inline constexpr size_t kLogKept = 256 * 1024;
+inline constexpr size_t kLogKept = 1024 * 1024;
 // What a message quotes of a child's log: its last `count` lines that are not empty, read from
 // its last bytes only, each cut to a bounded length (the cut said) and control bytes shown as
 // '?': bounded whatever the child wrote. None if it cannot be read as a file.
 std::vector<std::string> last_lines(const std::filesystem::path& log, size_t count);
+// The last line of `log` that begins with `prefix`, quoted so: the whole log is read, in pieces
+// (a log a child keeps is bounded, Options::keep_last).
+std::optional<std::string> last_line_starting(const std::filesystem::path& log, std::string_view prefix);
 
 }  // namespace tidemark

@@ -144,5 +144,19 @@ TEST(Process, AChildsLogKeepsItsLastBytesAndAQuoteOfItIsBounded) {
   fs::remove(log);
 }
 
+// Check that Tidemark's own note in a log is found however many lines a driver wrote after it.
+TEST(Process, TheLastLineWithAPrefixIsFoundFarFromTheEnd) {
+  const fs::path log = fs::temp_directory_path() / "tidemark-process-test-prefix.log";
+  {
+    std::ofstream out(log);
+    out << "tidemark: first\ntidemark: the note\n";
+    for (int i = 0; i < 10000; ++i) out << "a driver's complaint\n";
+  }
+  EXPECT_EQ(last_line_starting(log, "tidemark: "), "tidemark: the note");
+  EXPECT_EQ(last_lines(log, 1), std::vector<std::string>{"a driver's complaint"});
+  EXPECT_EQ(last_line_starting(log, "nobody: "), std::nullopt);
+  fs::remove(log);
+}
+
 }  // namespace
 }  // namespace tidemark
