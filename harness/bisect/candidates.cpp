@@ -61,13 +61,10 @@ Candidate commit_of(const std::string& line) {
 
 // What a failed build said: its first line naming an error (a compiler's), else its last line.
 std::string telling_line(const fs::path& file) {
-  std::ifstream in(file);
-  std::string line, last;
-  while (std::getline(in, line)) {
+  const auto lines = last_lines(file, 64);
+  for (const auto& line : lines)
     if (line.find("error") != std::string::npos) return line;
-    if (!line.empty()) last = line;
-  }
-  return last;
+  return lines.empty() ? "" : lines.back();
 }
 
 }  // namespace
@@ -171,7 +168,8 @@ Result<GitRange::Running> GitRange::start(size_t index, const fs::path& clone) {
       .inherit_env = true,
       .set_env = {{"TIDEMARK_BISECT_REVISION", candidate.revision}, {"TIDEMARK_BISECT_PREFIX", prefix.string()}},
       .stderr_path = (entry / "build.log").string(),
-      .truncate = true};
+      .truncate = true,
+      .keep_last = kLogKept};
   TIDEMARK_TRY(child, ChildProcess::spawn(options));
   built_here_.insert(index);
   return Running{std::move(child), {}};

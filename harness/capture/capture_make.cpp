@@ -77,7 +77,7 @@ Result<MadeCapture> capture_and_measure(const MakeOptions& options) {
   }
   tool.insert(tool.end(), options.command.begin(), options.command.end());
   const fs::path log = options.out / (options.name + ".capture.log");
-  TIDEMARK_TRY(code, run_to_file(tool, environment, log, install_hint(tool.front())));
+  TIDEMARK_TRY(code, run_to_file(tool, environment, log, install_hint(tool.front()), kLogKept));
   if (code != 0 || !fs::is_regular_file(made.capture, ec)) {
     if (auto full = full_device_error(options.out, log)) return std::unexpected(std::move(*full));
     return fail(ErrorKind::Environment, fmt::format("capture: '{}' under {} exited {} (its output: {})",

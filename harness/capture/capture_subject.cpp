@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -89,12 +88,11 @@ Status check_build_environment(const drivers::DriverBuild& build, const fs::path
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   const std::vector<std::string> command = {self.string(), "--drivers", build.where.file, "--driver",
                                             build.name,    "doctor",    "--backend",      "gl"};
-  TIDEMARK_TRY(code, run_to_file(command, {}, log));
+  TIDEMARK_TRY(code, run_to_file(command, {}, log, {}, kLogKept));
   Status status;
   if (code != 0) {
-    std::ifstream in(log);
     std::string said;
-    for (std::string line; std::getline(in, line);)
+    for (const auto& line : last_lines(log, 64))
       if (line.find("backend gl") != std::string::npos) said = line;
     status = fail(
         ErrorKind::Environment,
@@ -194,7 +192,8 @@ class CaptureRun final : public runner::SubjectRun {
                                          .environment = {},
                                          .beside = {},
                                          .bounds = bounds,
-                                         .watched_beside = {}},
+                                         .watched_beside = {},
+                                         .output_kept = kLogKept},
                                         server_, server_folder ? server_folder->path() / "server" : fs::path());
     if (server_folder)  // the server's log is kept with the replay's, as far as it can be
       (void)link_or_copy_file(server_folder->path() / "server" / "server.log", observed / "server.log");

@@ -18,6 +18,7 @@
 #include <system_error>
 
 #include "core/nearest_name.h"
+#include "core/process.h"
 #include "core/process_memory.h"
 #include "core/temporaries.h"
 #include "drivers/driver_builds.h"
@@ -69,6 +70,7 @@ std::optional<Error> unknown_command(const CLI::App& app, int argc, char** argv)
 
 int main(int argc, char** argv) {
   tidemark::fix_heap_thresholds();         // before the first allocation that could move them
+  tidemark::adopt_orphans();               // what a child leaves running is ended, not left to init
   tidemark::layer::make_discoverable();    // before any thread: a session may put the layer beneath its device
   tidemark::end_cleanly_on_termination();  // SIGTERM, SIGINT, SIGHUP: no child tree nor temporary folder left
   // A batch's child on a driver build (runner/build_runs.h): no command line, the batch on fd 3,

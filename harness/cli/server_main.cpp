@@ -72,6 +72,7 @@ int listen_and_serve(const std::string& endpoint_text, const std::string& token_
 
 int main(int argc, char** argv) {
   tidemark::fix_heap_thresholds();       // before the first allocation that could move them
+  tidemark::adopt_orphans();             // what a renderer server leaves running is ended, not left to init
   tidemark::layer::make_discoverable();  // before any thread: a session may put the layer beneath its device
   CLI::App app{"tidemark-server: the server side of Tidemark's spawn and tcp lanes", "tidemark-server"};
   app.set_version_flag("--version", tidemark::wire::version_text("tidemark-server"));

@@ -6,8 +6,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,7 +23,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 extern char** environ;
@@ -153,7 +158,109 @@ bool wait_group_ended(pid_t group, std::chrono::steady_clock::time_point deadlin
   return true;
 }
 
+// The children this process started (spawn, fork_child) and has not reaped: any other child
+// it has was re-parented to it, left running by one of them. Forks take the lock, so a sweep
+// never sees a child before it is known. Never destroyed: the sweep at exit uses it.
+struct OwnChildren {
+  std::mutex mutex;
+  std::set<pid_t> pids;
+};
+OwnChildren& own_children() {
+  static OwnChildren* children = new OwnChildren;
+  return *children;
+}
+
+// This process's children (zombies too), from /proc.
+struct Child {
+  pid_t pid = 0;
+  bool zombie = false;
+};
+std::vector<Child> children_here() {
+  std::vector<Child> out;
+  const std::string parent = std::to_string(::getpid());
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const size_t end = line.rfind(')');
+    if (end == std::string::npos) continue;
+    std::istringstream rest(line.substr(end + 2));
+    std::string state, ppid;
+    if (rest >> state >> ppid && ppid == parent) out.push_back({std::stoi(name), state == "Z"});
+  }
+  return out;
+}
+
+std::string command_line_of(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/cmdline", pid));
+  std::string text(256, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  for (char& c : text)  // one line: its words apart, a newline inside one (sh -c's script) as a space
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+std::vector<LeftRunning> sweep(bool beside_own_children) {
+  const std::lock_guard lock(own_children().mutex);
+  const auto children = children_here();
+  auto own = [](pid_t pid) { return own_children().pids.contains(pid); };
+  if (!beside_own_children)
+    for (const Child& child : children)
+      if (own(child.pid) && !child.zombie) return {};
+  std::vector<LeftRunning> ended;
+  for (const Child& child : children) {
+    if (own(child.pid)) continue;
+    if (!child.zombie) {
+      ended.push_back({child.pid, command_line_of(child.pid)});
+      (void)kill_tree(child.pid, kKilledTreeEndsWithin);
+    }
+    while (::waitpid(child.pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  for (const LeftRunning& process : ended)
+    std::fprintf(stderr, "tidemark: ended pid %d (%s), which a process Tidemark started left running\n",
+                 static_cast<int>(process.pid), process.command.c_str());
+  return ended;
+}
+
 }  // namespace
+
+void adopt_orphans() {
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  static const bool registered = std::atexit([] { (void)sweep(true); }) == 0;
+  (void)registered;
+}
+
+std::vector<LeftRunning> end_left_running() { return sweep(false); }
+
+pid_t fork_child() {
+  std::unique_lock lock(own_children().mutex);
+  int subreaper = 0;
+  ::prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // The parent's children are not this one's; its only thread is the one that forked.
+    own_children().pids.clear();
+    lock.unlock();
+    if (subreaper) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  } else if (pid > 0) {
+    own_children().pids.insert(pid);
+  }
+  return pid;
+}
+
+void child_reaped(pid_t pid) {
+  {
+    const std::lock_guard lock(own_children().mutex);
+    own_children().pids.erase(pid);
+  }
+  (void)end_left_running();
+}
 
 bool kill_tree(pid_t root, std::chrono::milliseconds within) {
   const auto deadline = std::chrono::steady_clock::now() + within;
@@ -220,6 +327,87 @@ std::string describe_wait_status(int status) {
 
 int exit_code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
+// Drains a child's output from a pipe into its log on a thread of its own, the log cut to its
+// last `keep` bytes each time it passes twice that: the disk and our memory stay bounded.
+class OutputKeeper {
+ public:
+  OutputKeeper(UniqueFd from, UniqueFd log, size_t keep)
+      : from_(std::move(from)), log_(std::move(log)), stop_(::eventfd(0, EFD_CLOEXEC)), keep_(keep) {
+    struct stat info {};
+    if (::fstat(log_.get(), &info) == 0) size_ = static_cast<size_t>(info.st_size);
+    ::lseek(log_.get(), 0, SEEK_END);
+    thread_ = std::thread([this] { drain(); });
+  }
+  ~OutputKeeper() { finish(); }
+  OutputKeeper(const OutputKeeper&) = delete;
+  OutputKeeper& operator=(const OutputKeeper&) = delete;
+
+  // Once the child has ended: what is there to read is kept, then the thread ends, whoever else
+  // still holds the pipe's other end.
+  void finish() {
+    if (!thread_.joinable()) return;
+    const uint64_t one = 1;
+    (void)!::write(stop_.get(), &one, sizeof one);
+    thread_.join();
+  }
+
+ private:
+  void drain() {
+    for (;;) {
+      pollfd ready[2] = {{from_.get(), POLLIN, 0}, {stop_.get(), POLLIN, 0}};
+      if (::poll(ready, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        return;
+      }
+      if (ready[1].revents != 0) {
+        ::fcntl(from_.get(), F_SETFL, O_NONBLOCK);
+        while (keep_read()) {
+        }
+        return;
+      }
+      if (!keep_read()) return;
+    }
+  }
+  // False at the end of the output (or nothing more to read without waiting).
+  bool keep_read() {
+    const ssize_t got = ::read(from_.get(), chunk_, sizeof chunk_);
+    if (got < 0 && errno == EINTR) return true;
+    if (got <= 0) return false;
+    if (!write_whole(chunk_, static_cast<size_t>(got)))
+      return true;  // a log that cannot be written: drained all the same
+    size_ += static_cast<size_t>(got);
+    if (size_ > 2 * keep_) cut_to_last();
+    return true;
+  }
+  bool write_whole(const char* data, size_t size) {
+    while (size > 0) {
+      const ssize_t wrote = ::write(log_.get(), data, size);
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) return false;
+      data += wrote;
+      size -= static_cast<size_t>(wrote);
+    }
+    return true;
+  }
+  void cut_to_last() {
+    const off_t from = static_cast<off_t>(size_ - keep_);
+    for (size_t moved = 0; moved < keep_;) {
+      const ssize_t got =
+          ::pread(log_.get(), chunk_, std::min(sizeof chunk_, keep_ - moved), from + static_cast<off_t>(moved));
+      if (got <= 0 || ::pwrite(log_.get(), chunk_, static_cast<size_t>(got), static_cast<off_t>(moved)) != got) break;
+      moved += static_cast<size_t>(got);
+    }
+    (void)!::ftruncate(log_.get(), static_cast<off_t>(keep_));
+    ::lseek(log_.get(), 0, SEEK_END);
+    size_ = keep_;
+  }
+
+  UniqueFd from_, log_, stop_;
+  size_t keep_ = 0, size_ = 0;
+  char chunk_[64 * 1024];
+  std::thread thread_;
+};
+
 Result<ChildProcess> ChildProcess::spawn(const Options& options) {
   const auto program = find_program(options.program);
   if (!program) return fail(ErrorKind::Environment, fmt::format("cannot start '{}': not found", options.program));
@@ -241,7 +429,7 @@ Result<ChildProcess> ChildProcess::spawn(const Options& options) {
     TIDEMARK_TRY(write_end, above_three(UniqueFd(pipe_fds[1])));
     out_write = std::move(write_end);
   }
-  UniqueFd err_file;
+  UniqueFd err_file, kept_log, kept_from;
   if (!options.stderr_path.empty()) {
     // A log is a report's file: never a link's target nor a FIFO (/dev/null is asked for by name).
     if (options.stderr_path == "/dev/null") {
@@ -251,6 +439,13 @@ Result<ChildProcess> ChildProcess::spawn(const Options& options) {
       TIDEMARK_TRY(opened,
                    open_file_to_write(options.stderr_path, options.truncate ? WriteMode::Replace : WriteMode::Append));
       err_file = std::move(opened);
+    }
+    if (options.keep_last > 0) {  // the child writes into a pipe; the file is ours to keep
+      int pipe_fds[2];
+      if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return os_error("pipe");
+      kept_log = std::move(err_file);
+      kept_from = UniqueFd(pipe_fds[0]);
+      err_file = UniqueFd(pipe_fds[1]);
     }
     TIDEMARK_TRY(moved, above_three(std::move(err_file)));
     err_file = std::move(moved);
@@ -262,6 +457,7 @@ Result<ChildProcess> ChildProcess::spawn(const Options& options) {
   TIDEMARK_TRY(exec_write, above_three(UniqueFd(exec_fds[1])));
   // Anything that can fail is prepared above: between fork and exec only async-signal-safe calls.
   const pid_t parent = ::getpid();
+  std::unique_lock known(own_children().mutex);  // known as ours before any sweep looks
   pid_t pid = ::fork();
   if (pid < 0) return os_error("fork");
   if (pid == 0) {
@@ -286,9 +482,14 @@ Result<ChildProcess> ChildProcess::spawn(const Options& options) {
     (void)!::write(exec_write.get(), &error, sizeof error);
     ::_exit(127);
   }
+  own_children().pids.insert(pid);
+  known.unlock();
   ChildProcess child;
   child.pid_ = pid;
   child.own_group_ = options.own_group;
+  err_file.reset();
+  if (kept_log)
+    child.output_ = std::make_unique<OutputKeeper>(std::move(kept_from), std::move(kept_log), options.keep_last);
   // The parent sets the group too, so that a kill() right after spawn() reaches it either way.
   if (options.own_group) ::setpgid(pid, pid);
   child.stdout_ = std::move(out_read);
@@ -320,9 +521,13 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
     stdout_ = std::move(other.stdout_);
     pidfd_ = std::move(other.pidfd_);
     pending_ = std::move(other.pending_);
+    output_ = std::move(other.output_);
+    left_running_ = std::move(other.left_running_);
   }
   return *this;
 }
+
+ChildProcess::ChildProcess() = default;
 
 ChildProcess::~ChildProcess() { reap(); }
 
@@ -356,6 +561,12 @@ int ChildProcess::wait() {
   wait_if_ending();  // killed because Tidemark is ending: no result
   status_ = status;
   peak_rss_kib_ = static_cast<uint64_t>(usage.ru_maxrss);
+  {
+    const std::lock_guard lock(own_children().mutex);
+    own_children().pids.erase(pid_);
+  }
+  left_running_ = end_left_running();
+  if (output_) output_->finish();  // after the sweep: a process it ended held the output's pipe
   return status;
 }
 
@@ -392,17 +603,100 @@ Result<std::string> ChildProcess::read_line(std::chrono::steady_clock::time_poin
 
 Result<int> run_to_file(const std::vector<std::string>& command,
                         const std::vector<std::pair<std::string, std::string>>& environment, const fs::path& log,
-                        std::string_view hint) {
+                        std::string_view hint, size_t keep_last) {
   ChildProcess::Options options{.program = command.front(),
                                 .args = {command.begin() + 1, command.end()},
                                 .inherit_env = true,
                                 .set_env = environment,
                                 .stderr_path = log.string(),
                                 .stdout_too = true,
-                                .truncate = true};
+                                .truncate = true,
+                                .keep_last = keep_last};
   auto child = ChildProcess::spawn(options);
   if (!child) return fail(ErrorKind::Environment, child.error().message + std::string(hint));
   return exit_code_of(child->wait());
+}
+
+}  // namespace tidemark
+
+namespace tidemark {
+
+namespace {
+// How much of a log a quote reads (its end), and how long a line it quotes.
+constexpr size_t kQuotedBytes = 16 * 1024;
+constexpr size_t kQuotedLineBytes = 400;
+
+// A line as a message shows it: control bytes as '?', cut at a character's start past the bound.
+std::string quotable(std::string_view line) {
+  std::string out;
+  size_t end = line.size();
+  if (end > kQuotedLineBytes) {
+    end = kQuotedLineBytes;
+    while (end > 0 && (static_cast<unsigned char>(line[end]) & 0xC0) == 0x80) --end;
+  }
+  for (const char c : line.substr(0, end))
+    out += (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f ? '?' : c;
+  if (end < line.size()) out += fmt::format(" [{} bytes more]", line.size() - end);
+  return out;
+}
+
+// The log as a regular file, opened; none otherwise (not blocking: a FIFO found there is no log).
+UniqueFd open_log(const fs::path& log, struct stat& info) {
+  UniqueFd file(::open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!file || ::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) return {};
+  return file;
+}
+}  // namespace
+
+std::optional<std::string> last_line_starting(const fs::path& log, std::string_view prefix) {
+  struct stat info {};
+  const UniqueFd file = open_log(log, info);
+  if (!file) return std::nullopt;
+  std::optional<std::string> found;
+  std::string line;  // the line read so far, its first bytes only
+  size_t length = 0;
+  auto line_ends = [&] {
+    if (line.starts_with(prefix))
+      found = quotable(line) + (length > line.size() ? fmt::format(" [{} bytes more]", length - line.size()) : "");
+    line.clear();
+    length = 0;
+  };
+  char chunk[64 * 1024];
+  for (ssize_t got; (got = ::read(file.get(), chunk, sizeof chunk)) > 0;)
+    for (const char c : std::string_view(chunk, static_cast<size_t>(got))) {
+      if (c == '\n') {
+        line_ends();
+        continue;
+      }
+      if (line.size() <= kQuotedLineBytes) line += c;
+      ++length;
+    }
+  line_ends();
+  return found;
+}
+
+std::vector<std::string> last_lines(const fs::path& log, size_t count) {
+  struct stat info {};
+  const UniqueFd file = open_log(log, info);
+  if (!file) return {};
+  const off_t from = std::max<off_t>(0, info.st_size - static_cast<off_t>(kQuotedBytes));
+  std::string text(static_cast<size_t>(info.st_size - from), '\0');
+  const ssize_t got = ::pread(file.get(), text.data(), text.size(), from);
+  text.resize(got > 0 ? static_cast<size_t>(got) : 0);
+  std::vector<std::string_view> lines;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) lines.push_back(std::string_view(text).substr(start, end - start));
+    start = end + 1;
+  }
+  std::vector<std::string> out;
+  for (size_t i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i) {
+    // A line that began before the bytes read is shown as its end.
+    const bool cut_before = from > 0 && lines[i].data() == text.data();
+    out.push_back((cut_before ? "[...] " : "") + quotable(lines[i]));
+  }
+  return out;
 }
 
 }  // namespace tidemark

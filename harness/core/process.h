@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,28 @@ struct ProcessDeath {
   std::string said;
 };
 
+// A process that a child of this one started and left running when it ended (a daemon that
+// forked twice and made a session of its own), found re-parented to this process.
+struct LeftRunning {
+  pid_t pid = 0;
+  std::string command;  // its command line, cut short
+};
+
+// Makes this process a child subreaper (PR_SET_CHILD_SUBREAPER): whatever any child of it leaves
+// running is re-parented here, not to init, so that end_left_running() finds it; and ends what
+// is left at exit. tidemark and tidemark-server call it first; fork_child() makes its child one.
+void adopt_orphans();
+// Ends (kill_tree) and reaps every process re-parented to this one, with what it started, and
+// says each on stderr. Called at each child's end (ChildProcess), where it waits while another
+// child of this process still runs (a sibling's daemon may be its to use), and at exit.
+std::vector<LeftRunning> end_left_running();
+// fork(), the child known as this process's own (never taken for one left running), a child
+// subreaper when this process is one. The parent reaps it and then calls child_reaped().
+pid_t fork_child();
+void child_reaped(pid_t pid);
+
+class OutputKeeper;
+
 class ChildProcess {
  public:
   struct Options {
@@ -74,12 +97,16 @@ class ChildProcess {
     // The child is killed (SIGKILL) when the thread that spawned it ends, tidemark killed
     // included: a server never outlives the run that started it.
     bool dies_with_parent = false;
+    // With stderr_path: the file keeps only about the child's last `keep_last` bytes (a pipe
+    // between, drained by a thread of ours), so a child that writes without end fills neither the
+    // disk nor our memory. 0: the child writes the file itself, whole.
+    size_t keep_last = 0;
   };
 
   // Starts the child. A program that is not found or cannot be executed is an Environment
   // error naming it (the exec's own errno, passed back over a close-on-exec pipe).
   static Result<ChildProcess> spawn(const Options& options);
-  ChildProcess() = default;
+  ChildProcess();  // out of line: OutputKeeper is complete only there
   ChildProcess(ChildProcess&& other) noexcept;
   ChildProcess& operator=(ChildProcess&& other) noexcept;
   ~ChildProcess();
@@ -94,6 +121,8 @@ class ChildProcess {
   int wait();
   // The child's peak resident set in KiB (its ru_maxrss), once wait_for saw it end.
   std::optional<uint64_t> peak_rss_kib() const { return peak_rss_kib_; }
+  // What was ended at its end, left running (end_left_running), once it has ended.
+  const std::vector<LeftRunning>& left_running() const { return left_running_; }
   void kill(int signal) const;
   // A child with a group of its own: SIGKILL to the group, the leader reaped, and every other
   // process of it seen to end (through a pidfd each: they are not ours to reap) within `within`.
@@ -110,6 +139,8 @@ class ChildProcess {
   UniqueFd stdout_;
   UniqueFd pidfd_;
   std::string pending_;  // stdout bytes read past the last line
+  std::unique_ptr<OutputKeeper> output_;
+  std::vector<LeftRunning> left_running_;
 };
 
 // Kills `root` and every process descended from it, whatever group or session each made for
@@ -129,8 +160,19 @@ inline constexpr std::chrono::seconds kKilledTreeEndsWithin{10};
 // Runs `command` (its first word found on PATH) with `environment` added to this process's,
 // its stdout and stderr into `log`, to its end: its exit code (128 + N for signal N). An
 // Environment error when it cannot be started, `hint` appended (what to install).
+// With `keep_last`, `log` keeps only about that many last bytes (Options::keep_last).
 Result<int> run_to_file(const std::vector<std::string>& command,
                         const std::vector<std::pair<std::string, std::string>>& environment,
-                        const std::filesystem::path& log, std::string_view hint = {});
+                        const std::filesystem::path& log, std::string_view hint = {}, size_t keep_last = 0);
+
+// What a log of a child's keeps (Options::keep_last): enough for what it said last.
+inline constexpr size_t kLogKept = 1024 * 1024;
+// What a message quotes of a child's log: its last `count` lines that are not empty, read from
+// its last bytes only, each cut to a bounded length (the cut said) and control bytes shown as
+// '?': bounded whatever the child wrote. None if it cannot be read as a file.
+std::vector<std::string> last_lines(const std::filesystem::path& log, size_t count);
+// The last line of `log` that begins with `prefix`, quoted so: the whole log is read, in pieces
+// (a log a child keeps is bounded, Options::keep_last).
+std::optional<std::string> last_line_starting(const std::filesystem::path& log, std::string_view prefix);
 
 }  // namespace tidemark

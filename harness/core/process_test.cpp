@@ -109,5 +109,62 @@ TEST(Process, RunToFileGivesTheExitCodeAndTheOutput) {
   fs::remove(log);
 }
 
+// Check that what a child leaves running (a daemon that forked twice into a session of its own)
+// is re-parented to this process, a child subreaper, and ended at the child's end, named.
+TEST(Process, WhatAChildLeavesRunningIsEndedAtItsEndAndNamed) {
+  adopt_orphans();
+  auto child = ChildProcess::spawn({.program = "sh",
+                                    .args = {"-c", "(setsid sleep 601 </dev/null >/dev/null 2>&1 & echo $!); exit 0"},
+                                    .capture_stdout = true});
+  ASSERT_TRUE(child) << child.error().message;
+  auto line = child->read_line(std::chrono::steady_clock::now() + 10s);
+  ASSERT_TRUE(line) << line.error().message;
+  const pid_t daemon = std::stoi(*line);
+  // Once it is sleep (setsid has exec'd), so that its command line is known.
+  auto command_of = [&] {
+    std::ifstream in("/proc/" + std::to_string(daemon) + "/cmdline");
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  for (auto until = std::chrono::steady_clock::now() + 10s;
+       command_of().find("601") == std::string::npos && std::chrono::steady_clock::now() < until;) {
+  }
+  EXPECT_EQ(child->wait(), 0);
+  EXPECT_FALSE(runs(daemon));
+  ASSERT_EQ(child->left_running().size(), 1u);
+  EXPECT_EQ(child->left_running()[0].pid, daemon);
+  EXPECT_NE(child->left_running()[0].command.find("sleep 601"), std::string::npos);  // setsid's, or sleep's
+}
+
+// Check that a child that writes without end, and without a newline, leaves a log of its last
+// bytes only, and that a quote of it is a few short lines whatever it wrote.
+TEST(Process, AChildsLogKeepsItsLastBytesAndAQuoteOfItIsBounded) {
+  const fs::path log = fs::temp_directory_path() / "tidemark-process-test-kept.log";
+  auto code = run_to_file({"sh", "-c", "head -c 20000000 /dev/zero | tr '\\0' x; echo; echo its last words"}, {}, log,
+                          {}, 64 * 1024);
+  ASSERT_TRUE(code) << code.error().message;
+  EXPECT_EQ(*code, 0);
+  EXPECT_LE(fs::file_size(log), 2u * 64 * 1024);
+  const auto lines = last_lines(log, 3);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(lines[0].starts_with("[...] xxx")) << lines[0].substr(0, 100);
+  EXPECT_LE(lines[0].size(), 450u);
+  EXPECT_EQ(lines[1], "its last words");
+  fs::remove(log);
+}
+
+// Check that Tidemark's own note in a log is found however many lines a driver wrote after it.
+TEST(Process, TheLastLineWithAPrefixIsFoundFarFromTheEnd) {
+  const fs::path log = fs::temp_directory_path() / "tidemark-process-test-prefix.log";
+  {
+    std::ofstream out(log);
+    out << "tidemark: first\ntidemark: the note\n";
+    for (int i = 0; i < 10000; ++i) out << "a driver's complaint\n";
+  }
+  EXPECT_EQ(last_line_starting(log, "tidemark: "), "tidemark: the note");
+  EXPECT_EQ(last_lines(log, 1), std::vector<std::string>{"a driver's complaint"});
+  EXPECT_EQ(last_line_starting(log, "nobody: "), std::nullopt);
+  fs::remove(log);
+}
+
 }  // namespace
 }  // namespace tidemark

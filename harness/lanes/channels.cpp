@@ -46,6 +46,7 @@ Result<ChildProcess> spawn_server(const LaneOptions& options, std::vector<std::s
   child.pass_fd = pass_fd;
   child.capture_stdout = pass_fd < 0;
   child.stderr_path = options.server_log;
+  child.keep_last = kLogKept;
   if (::access(child.program.c_str(), X_OK) != 0)
     return fail(ErrorKind::Environment, fmt::format("no server program at {} (build tidemark-server)", child.program));
   return ChildProcess::spawn(child);

@@ -219,7 +219,8 @@ Result<ProgramEnd> run_program(const Options& options, const fs::path& layer_fol
                                     .set_env = program_environment(options, layer_folder),
                                     .stderr_path = options.output.string(),
                                     .stdout_too = true,
-                                    .truncate = true});
+                                    .truncate = true,
+                                    .keep_last = options.output.empty() ? 0 : options.output_kept});
   // A program that cannot start is the command line's fault; a report file that cannot be made is not.
   if (!child)
     return fail(child.error().kind == ErrorKind::Environment ? ErrorKind::BadInput : child.error().kind,

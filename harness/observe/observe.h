@@ -114,6 +114,9 @@ struct Options {
   // `watched_beside`'s processes: a renderer server's layer folder).
   TimeBounds bounds;
   std::filesystem::path watched_beside;
+  // With `output`: it keeps only about the program's last this many bytes (a log: a replayer's),
+  // as ChildProcess::Options::keep_last; 0: whole (the program's output is read as data).
+  size_t output_kept = 0;
 };
 
 // What the processes' layers under some folders have done so far, for a run's bounds: each

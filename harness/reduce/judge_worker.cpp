@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <string_view>
 
+#include "core/process.h"
+
 namespace tidemark::reduce {
 namespace {
 
@@ -76,7 +78,7 @@ std::unique_ptr<JudgeWorker> JudgeWorker::start(const Judge& judge) {
     return nullptr;
   }
   std::fflush(nullptr);
-  pid_t pid = ::fork();
+  pid_t pid = fork_child();
   if (pid == 0) {
     ::close(to_child[1]);
     ::close(from_child[0]);
@@ -102,6 +104,7 @@ JudgeWorker::~JudgeWorker() {
   ::kill(pid_, SIGKILL);
   while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
   }
+  child_reaped(pid_);
 }
 
 bool JudgeWorker::send(const std::string& text) { return !reaped_ && send_message(to_, text); }
@@ -125,6 +128,7 @@ std::string JudgeWorker::reap() {
   if (!reaped_)
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
+  if (!reaped_) child_reaped(pid_);
   reaped_ = true;
   return WIFSIGNALED(status) ? fmt::format("the candidate's run was killed by signal {}", WTERMSIG(status))
                              : fmt::format("the candidate's judge exited {}", WEXITSTATUS(status));

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstring>
 #include <set>
-#include <fstream>
 
 #include "core/files.h"
 #include "drivers/driver_builds.h"
@@ -48,11 +47,8 @@ std::vector<fs::path> paths_of(const std::vector<std::string>& strings) { return
 
 // The last line the child wrote: what it said when it died.
 std::string last_line(const fs::path& log) {
-  std::ifstream in(log);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  return last;
+  const auto lines = last_lines(log, 1);
+  return lines.empty() ? "" : lines.front();
 }
 
 // The batch as the child reads it: an anonymous file, its offset at the start, handed over as fd 3.
@@ -166,6 +162,7 @@ Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch) {
   options.pass_fd = handed.get();
   options.capture_stdout = true;
   options.stderr_path = log.string();
+  options.keep_last = kLogKept;
   TIDEMARK_TRY(child, ChildProcess::spawn(options));
   // Each run inside has timeouts of its own; this bound only keeps a wedged child from holding the caller for ever.
   const auto deadline = wire::Clock::now() + std::chrono::hours(6);

@@ -273,7 +273,7 @@ Status IsolatedRuns::start() {
   auto still = Progress::hold_active();
   std::fflush(stdout);
   std::fflush(stderr);
-  const pid_t pid = ::fork();
+  const pid_t pid = fork_child();
   if (pid < 0) return fail(ErrorKind::Io, fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a run that is killed leaves no child running its subjects
@@ -295,6 +295,7 @@ void IsolatedRuns::stop() {
   int status = 0;
   while (::waitpid(child_->pid, &status, 0) < 0 && errno == EINTR) {
   }
+  child_reaped(child_->pid);
   child_.reset();
 }
 
@@ -341,6 +342,7 @@ Result<std::optional<IsolatedRuns::Answer>> IsolatedRuns::check_bounds(const std
   int status = 0;
   while (::waitpid(child_->pid, &status, 0) < 0)
     if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
+  child_reaped(child_->pid);
   TimedOut out = timed_out(child_->pid, *passed, *watch_, *child_->notes.get(), subject_file, all_ended,
                            child_->last_vulkan_call(), child_->asked_again());
   close_socket();
@@ -370,6 +372,7 @@ Result<IsolatedRuns::Answer> IsolatedRuns::receive(const std::string& subject_fi
   int status = 0;
   while (::waitpid(child_->pid, &status, 0) < 0)
     if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
+  child_reaped(child_->pid);
   ChildDied out = died(child_->pid, status, *child_->notes.get(), subject_file);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_).count();
   close_socket();

@@ -27,14 +27,8 @@ namespace {
 
 // The last lines of a log, for a message: what the server said before it ended.
 std::string tail_of(const fs::path& log) {
-  std::ifstream in(log);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    lines.push_back(line);
-    if (lines.size() > 3) lines.erase(lines.begin());
-  }
   std::string out;
-  for (const auto& line : lines) out += (out.empty() ? "" : " | ") + line;
+  for (const auto& line : last_lines(log, 3)) out += (out.empty() ? "" : " | ") + line;
   return out.empty() ? "nothing" : "'" + out + "'";
 }
 
@@ -173,7 +167,8 @@ Result<RendererServer> RendererServer::start(const ServerSpec& spec, const fs::p
                                              .stdout_too = true,
                                              .truncate = true,
                                              .own_group = true,
-                                             .dies_with_parent = true}));
+                                             .dies_with_parent = true,
+                                             .keep_last = kLogKept}));
   server.process_ = std::move(process);
   server.command_text_ = spec.command.front();
   for (const auto& argument : arguments) server.command_text_ += " " + argument;

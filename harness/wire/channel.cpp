@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <fstream>
 #include <vector>
 #include <utility>
 
@@ -163,23 +162,16 @@ class SocketChannel final : public Channel {
   // renderer server that ended under it, and the driver's own complaint).
   std::string last_words() const {
     if (server_log_.empty()) return "";
-    std::ifstream in(server_log_);
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);)
-      if (!line.empty()) lines.push_back(line);
+    const std::vector<std::string> lines = last_lines(server_log_, 2);
     if (lines.empty()) return "";
-    // Tidemark's own last word first (the server's process says what ended under it), then the
-    // last two lines, the driver's.
+    // Tidemark's own last word first (the server's process says what ended under it, and its
+    // driver may complain for thousands of lines after), then the last two lines, the driver's.
     std::vector<std::string> said;
-    for (auto line = lines.rbegin(); line != lines.rend(); ++line)
-      if (line->starts_with("tidemark: ")) {
-        said.push_back(*line);
-        break;
-      }
+    if (auto own = last_line_starting(server_log_, "tidemark: ")) said.push_back(*own);
     for (size_t i = lines.size() > 2 ? lines.size() - 2 : 0; i < lines.size(); ++i)
       if (std::find(said.begin(), said.end(), lines[i]) == said.end()) said.push_back(lines[i]);
     std::string text;
-    for (const auto& line : said) text += (text.empty() ? "" : " | ") + line.substr(0, 400);
+    for (const auto& line : said) text += (text.empty() ? "" : " | ") + line;
     return fmt::format("; it said: {}", text);
   }
 

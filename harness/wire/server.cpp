@@ -262,9 +262,13 @@ Result<std::optional<int>> serve_tcp_sessions(int listener, const ServerOptions&
   std::vector<pid_t> running;
   for (int served = 0; sessions == 0 || served < sessions; ++served) {
     TIDEMARK_TRY(connection, tcp_accept(listener));
-    std::erase_if(running, [](pid_t pid) { return ::waitpid(pid, nullptr, WNOHANG) == pid; });
+    std::erase_if(running, [](pid_t pid) {
+      if (::waitpid(pid, nullptr, WNOHANG) != pid) return false;
+      child_reaped(pid);
+      return true;
+    });
     const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
+    const pid_t pid = fork_child();
     if (pid < 0) return fail(ErrorKind::Io, fmt::format("fork: {}", std::strerror(errno)));
     if (pid == 0) serve_in_child(listener, connection, options, served + 1, parent);
     running.push_back(pid);
@@ -272,7 +276,9 @@ Result<std::optional<int>> serve_tcp_sessions(int listener, const ServerOptions&
   std::optional<int> crashed;
   for (pid_t pid : running) {
     int status = 0;
-    if (::waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status)) continue;
+    const bool reaped = ::waitpid(pid, &status, 0) == pid;
+    if (reaped) child_reaped(pid);
+    if (!reaped || !WIFSIGNALED(status)) continue;
     if (options.log) options.log(fmt::format("a session (pid {}) {}", pid, describe_wait_status(status)));
     crashed = status;
   }
