@@ -109,6 +109,10 @@ class ServerFolder {
  public:
   // `kind` names it: tidemark-<kind>-XXXXXX.
   static Result<ServerFolder> make(std::string_view kind);
+  // Whether one made now has room for a socket at `socket` inside it (a Unix socket's path is
+  // under 108 bytes): an environment error naming the temporary folder (TMPDIR) when not. A run's
+  // plan is held to it before anything runs.
+  static Status room_for(std::string_view kind, const std::filesystem::path& socket);
   ServerFolder(ServerFolder&& other) noexcept : path_(std::exchange(other.path_, {})) {}
   ServerFolder& operator=(ServerFolder&& other) noexcept {
     std::swap(path_, other.path_);
