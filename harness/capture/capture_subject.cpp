@@ -60,10 +60,10 @@ Result<std::string> fixture_hash(const CaptureFixture& fixture) {
 // every process on a build has it), else this process's. The replayer's own settings are
 // defaults: one the build (`held`, the column's or this process's) sets is the build's, as
 // virgl's GALLIUM_DRIVER=virpipe is the build where the replayer's zink is not.
-Environment replay_environment(const Replayer& replayer, const drivers::NamedBuild* build,
-                               const std::optional<drivers::DriverBuild>& held) {
-  const Environment current = this_environment();
-  const Environment on_build = build ? drivers::environment_for(build->builds, build->build, current) : current;
+ProcessEnvironment replay_environment(const Replayer& replayer, const drivers::NamedBuild* build,
+                                      const std::optional<drivers::DriverBuild>& held) {
+  const ProcessEnvironment current = this_environment();
+  const ProcessEnvironment on_build = build ? drivers::environment_for(build->builds, build->build, current) : current;
   const std::set<std::string> owned = held ? drivers::owned_variables(*held) : std::set<std::string>();
   std::vector<std::pair<std::string, std::string>> defaults;
   for (const auto& setting : replayer.environment)
@@ -148,8 +148,9 @@ Result<std::optional<servers::ServerSpec>> replay_server(const std::optional<dri
 class CaptureRun final : public runner::SubjectRun {
  public:
   CaptureRun(const CaptureFixture& fixture, std::filesystem::path folder, std::string replayer,
-             std::vector<std::string> command, Environment environment, std::optional<drivers::DriverBuild> build,
-             std::optional<servers::ServerSpec> server, const runner::RunOptions& options)
+             std::vector<std::string> command, ProcessEnvironment environment,
+             std::optional<drivers::DriverBuild> build, std::optional<servers::ServerSpec> server,
+             const runner::RunOptions& options)
       : fixture_(fixture),
         folder_(std::move(folder)),
         replayer_(std::move(replayer)),
@@ -281,7 +282,7 @@ class CaptureRun final : public runner::SubjectRun {
   fs::path folder_;
   std::string replayer_;  // the replaying program, as records and messages name it
   std::vector<std::string> command_;
-  Environment environment_;  // beneath the layer's
+  ProcessEnvironment environment_;  // beneath the layer's
   std::optional<drivers::DriverBuild> build_;
   std::optional<servers::ServerSpec> server_;           // the build's server, started for each replay
   std::optional<servers::ServerFolder> server_folder_;  // the last replay's server's

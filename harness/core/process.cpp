@@ -27,13 +27,13 @@ namespace tidemark {
 
 namespace fs = std::filesystem;
 
-Environment this_environment() {
-  Environment out;
+ProcessEnvironment this_environment() {
+  ProcessEnvironment out;
   for (char** entry = environ; *entry; ++entry) out.emplace_back(*entry);
   return out;
 }
 
-std::optional<std::string> value_in(const Environment& environment, std::string_view name) {
+std::optional<std::string> value_in(const ProcessEnvironment& environment, std::string_view name) {
   std::optional<std::string> value;
   for (const auto& entry : environment)
     if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
@@ -41,7 +41,7 @@ std::optional<std::string> value_in(const Environment& environment, std::string_
   return value;
 }
 
-std::vector<std::pair<std::string, std::string>> settings_of(const Environment& environment) {
+std::vector<std::pair<std::string, std::string>> settings_of(const ProcessEnvironment& environment) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& entry : environment)
     if (const size_t equals = entry.find('='); equals != std::string::npos)
@@ -49,7 +49,8 @@ std::vector<std::pair<std::string, std::string>> settings_of(const Environment& 
   return out;
 }
 
-Environment with_settings(Environment environment, const std::vector<std::pair<std::string, std::string>>& settings) {
+ProcessEnvironment with_settings(ProcessEnvironment environment,
+                                 const std::vector<std::pair<std::string, std::string>>& settings) {
   for (const auto& [name, value] : settings) {
     std::string entry = name + "=" + value;
     auto same = std::find_if(environment.begin(), environment.end(), [&](const std::string& each) {

@@ -45,15 +45,16 @@ std::string describe_wait_status(int status);
 int exit_code_of(int status);
 
 // A process's environment, NAME=VALUE each; a later entry of a name replaces an earlier one.
-using Environment = std::vector<std::string>;
+using ProcessEnvironment = std::vector<std::string>;
 // This process's.
-Environment this_environment();
+ProcessEnvironment this_environment();
 // The value `environment` gives `name` (its last entry of that name), if any.
-std::optional<std::string> value_in(const Environment& environment, std::string_view name);
+std::optional<std::string> value_in(const ProcessEnvironment& environment, std::string_view name);
 // `environment` as a child's settings (ChildProcess::Options::set_env; given whole, inherit_env off).
-std::vector<std::pair<std::string, std::string>> settings_of(const Environment& environment);
+std::vector<std::pair<std::string, std::string>> settings_of(const ProcessEnvironment& environment);
 // `environment` with each of `settings` set, in order: replacing the entry of its name, else added.
-Environment with_settings(Environment environment, const std::vector<std::pair<std::string, std::string>>& settings);
+ProcessEnvironment with_settings(ProcessEnvironment environment,
+                                 const std::vector<std::pair<std::string, std::string>>& settings);
 
 // A child that died under the process talking to it (a lane's server): its pid, its wait status
 // and its last words (its log's last lines), or "".

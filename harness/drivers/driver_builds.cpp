@@ -406,7 +406,8 @@ std::vector<std::string> build_settings(const DriverBuilds& builds, const Driver
   return out;
 }
 
-Environment environment_for(const DriverBuilds& builds, const DriverBuild& build, const Environment& current) {
+ProcessEnvironment environment_for(const DriverBuilds& builds, const DriverBuild& build,
+                                   const ProcessEnvironment& current) {
   const std::set<std::string> owned = owned_variables(build);
   std::vector<std::string> out;
   for (const auto& entry : current)
@@ -418,7 +419,7 @@ Environment environment_for(const DriverBuilds& builds, const DriverBuild& build
 namespace {
 
 Status enter(const DriverBuilds& builds, const DriverBuild& build, char** argv) {
-  const Environment environment = environment_for(builds, build, this_environment());
+  const ProcessEnvironment environment = environment_for(builds, build, this_environment());
   std::vector<char*> envp;
   for (const auto& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
   envp.push_back(nullptr);

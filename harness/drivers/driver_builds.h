@@ -96,7 +96,8 @@ std::vector<std::string> build_settings(const DriverBuilds& builds, const Driver
 // started on a build has it (run --driver's tidemark, a column's batch child, a capture's replay,
 // a renderer server's host build); a layer Tidemark puts beneath it goes over it, keeping the
 // layers it names (observe::layer_environment).
-Environment environment_for(const DriverBuilds& builds, const DriverBuild& build, const Environment& current);
+ProcessEnvironment environment_for(const DriverBuilds& builds, const DriverBuild& build,
+                                   const ProcessEnvironment& current);
 
 // The build `name` of the first of the drivers files `files` that names it, with its file.
 struct NamedBuild {

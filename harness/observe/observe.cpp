@@ -58,7 +58,7 @@ bool Observation::made_device() const {
 std::vector<std::pair<std::string, std::string>> layer_environment(const fs::path& layer_dir,
                                                                    const fs::path& layer_folder,
                                                                    const std::string& settings, const std::string& only,
-                                                                   const Environment& beneath) {
+                                                                   const ProcessEnvironment& beneath) {
   std::string add_path = layer_dir.string(), layers = TIDEMARK_LAYER_NAME;
   // append, not `":" + std::string(...)`: GCC 12 at -O3 warns on that (-Wrestrict, a false positive)
   if (auto theirs = value_in(beneath, "VK_ADD_LAYER_PATH")) add_path.append(":").append(*theirs);
@@ -174,8 +174,8 @@ namespace {
 
 // The program's whole environment: what is beneath the layer, the layer's over it, then what the
 // options set (a server's socket).
-Environment program_environment(const Options& options, const fs::path& layer_folder) {
-  const Environment beneath = options.beneath ? *options.beneath : this_environment();
+ProcessEnvironment program_environment(const Options& options, const fs::path& layer_folder) {
+  const ProcessEnvironment beneath = options.beneath ? *options.beneath : this_environment();
   return with_settings(with_settings(beneath, layer_environment(options.layer_dir, layer_folder, options.settings,
                                                                 options.only, beneath)),
                        options.environment);

@@ -107,7 +107,7 @@ struct Options {
   std::filesystem::path output;              // the program's stdout and stderr go here; empty: this process's
   // The program's environment beneath the layer's (a driver build's: drivers::environment_for);
   // none: this process's.
-  std::optional<Environment> beneath;
+  std::optional<ProcessEnvironment> beneath;
   std::vector<std::pair<std::string, std::string>> environment;  // set for the program over the layer's
   // Processes observed beside the program's tree (a renderer server it talked to, started with
   // the layer beneath it): called once the program has ended; what it gathers joins the
@@ -158,7 +158,7 @@ StatusNow read_status(const std::filesystem::path& layer_folder);
 std::vector<std::pair<std::string, std::string>> layer_environment(const std::filesystem::path& layer_dir,
                                                                    const std::filesystem::path& layer_folder,
                                                                    const std::string& settings, const std::string& only,
-                                                                   const Environment& beneath);
+                                                                   const ProcessEnvironment& beneath);
 
 // Runs the program to its end and gathers what the layer saw. An error only when the program
 // cannot be started or the report cannot be written or read; a program that failed is an

@@ -46,7 +46,7 @@ Result<ServerSpec> server_of(const drivers::DriverBuilds& builds, const drivers:
   const drivers::DriverServer& server = *build.server;
   // The client's build left, and the host build entered (the system's driver when it names none).
   const std::set<std::string> owned = drivers::owned_variables(build);
-  Environment kept;
+  ProcessEnvironment kept;
   for (const auto& entry : current)
     if (!owned.contains(entry.substr(0, entry.find('=')))) kept.push_back(entry);
   const drivers::DriverBuild* host = server.build.empty() ? nullptr : builds.find(server.build);
@@ -54,7 +54,7 @@ Result<ServerSpec> server_of(const drivers::DriverBuilds& builds, const drivers:
     return fail(ErrorKind::BadInput,
                 fmt::format("{}: expected the server's build among {}'s builds, found '{}'",
                             format_location(server.build_where), builds.file.string(), server.build));
-  const Environment environment = host ? drivers::environment_for(builds, *host, kept) : kept;
+  const ProcessEnvironment environment = host ? drivers::environment_for(builds, *host, kept) : kept;
   ServerSpec spec{.command = server.command,
                   .environment = {},
                   .whole_environment = true,
@@ -173,9 +173,9 @@ Result<RendererServer> RendererServer::start(const ServerSpec& spec, const fs::p
     arguments.push_back(std::move(argument));
   }
   // The layer goes beneath the layers the server's own environment names.
-  const Environment beneath =
-      with_settings(spec.whole_environment ? Environment{} : this_environment(), spec.environment);
-  const Environment environment =
+  const ProcessEnvironment beneath =
+      with_settings(spec.whole_environment ? ProcessEnvironment{} : this_environment(), spec.environment);
+  const ProcessEnvironment environment =
       with_settings(beneath, observe::layer_environment(layer_dir, server.layer_folder_, layer_settings, "", beneath));
   TIDEMARK_TRY(process, ChildProcess::spawn({.program = spec.command.front(),
                                              .args = arguments,
