@@ -62,12 +62,12 @@ class GivenPaths : public ::testing::Test {
 
 // Check that one file named twice (again, under its folder, through a link) is one subject, of every kind.
 TEST_F(GivenPaths, OneFileNamedTwiceIsOneSubject) {
-  fs::create_symlink(dir_ / "a" / "x.capture.yaml", dir_ / "link.capture.yaml");
+  fs::create_symlink(dir_ / "a" / "x.capture.yaml", dir_ / "a" / "link.capture.yaml");
   const std::vector<std::string> once = {"Magma.Monolith.Counters.one-counter-sample",
                                          "Capture.Captures.the-replay-holds-few-buffers"};
   EXPECT_EQ(ids({path("a/x.capture.yaml"), path("a/x.capture.yaml"), path("a/s.yaml"), path("a/./s.yaml")}),
             (std::vector<std::string>{once[0], once[1]}));
-  EXPECT_EQ(ids({path("a"), path("a/x.capture.yaml"), path("a/s.yaml"), path("link.capture.yaml")}),
+  EXPECT_EQ(ids({path("a"), path("a/x.capture.yaml"), path("a/s.yaml"), path("a/link.capture.yaml")}),
             (std::vector<std::string>{once[0], once[1]}));
 }
 
