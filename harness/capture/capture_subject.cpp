@@ -30,6 +30,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A replay's server runs in a folder of its own under the temporary folder: its socket's path is short.
+constexpr std::string_view kReplayFolder = "replay";
+constexpr std::string_view kReplayServer = "server";
+
 // The digest of a replay (core/digest.h's recipe): every gauge of the layer and the kernel
 // model, summed over the tree, and the wire's when a tap stood between the replay and its server
 // (as a session's run digest has them). A replay has no image or trace of Tidemark's own.
@@ -51,23 +55,19 @@ Result<std::string> fixture_hash(const CaptureFixture& fixture) {
   return hash.hex();
 }
 
-// The replayer's command line: env(1) sets its environment and execs it in the same process, so
-// what the run sets is in observation.json and nothing of it stays in this process. On a named
-// build the variables a build owns are cleared first, then the build's are set. The replayer's
-// own settings are defaults: one the build (`held`, the column's or this process's) sets is the
-// build's, as virgl's GALLIUM_DRIVER=virpipe is the build where the replayer's zink is not.
-std::vector<std::string> replay_command(const Replayer& replayer, const drivers::NamedBuild* build,
-                                        const std::optional<drivers::DriverBuild>& held) {
-  std::vector<std::string> command = {"/usr/bin/env"};
-  if (build) {
-    for (const auto& name : drivers::owned_variables(build->build)) command.insert(command.end(), {"-u", name});
-    for (auto& setting : drivers::build_settings(build->builds, build->build)) command.push_back(std::move(setting));
-  }
+// The replayer's environment: on a column's build, the build's (drivers::environment_for, as
+// every process on a build has it), else this process's. The replayer's own settings are
+// defaults: one the build (`held`, the column's or this process's) sets is the build's, as
+// virgl's GALLIUM_DRIVER=virpipe is the build where the replayer's zink is not.
+ProcessEnvironment replay_environment(const Replayer& replayer, const drivers::NamedBuild* build,
+                                      const std::optional<drivers::DriverBuild>& held) {
+  const ProcessEnvironment current = this_environment();
+  const ProcessEnvironment on_build = build ? drivers::environment_for(build->builds, build->build, current) : current;
   const std::set<std::string> owned = held ? drivers::owned_variables(*held) : std::set<std::string>();
-  for (const auto& [name, value] : replayer.environment)
-    if (!owned.contains(name)) command.push_back(name + "=" + value);
-  command.insert(command.end(), replayer.command.begin(), replayer.command.end());
-  return command;
+  std::vector<std::pair<std::string, std::string>> defaults;
+  for (const auto& setting : replayer.environment)
+    if (!owned.contains(setting.first)) defaults.push_back(setting);
+  return with_settings(on_build, defaults);
 }
 
 // A replay on a driver build is held to the build's identity in two halves, as the replayer is
@@ -138,9 +138,7 @@ Status check_replay_driver(const observe::Observation& observation, const driver
 Result<std::optional<servers::ServerSpec>> replay_server(const std::optional<drivers::NamedBuild>& named) {
   if (!named) return servers::active_server();
   if (!named->build.server) return std::optional<servers::ServerSpec>();
-  std::vector<std::string> current;
-  for (char** entry = environ; *entry; ++entry) current.emplace_back(*entry);
-  TIDEMARK_TRY(spec, servers::server_of(named->builds, named->build, current));
+  TIDEMARK_TRY(spec, servers::server_of(named->builds, named->build, this_environment()));
   return std::optional(std::move(spec));
 }
 
@@ -148,12 +146,14 @@ Result<std::optional<servers::ServerSpec>> replay_server(const std::optional<dri
 class CaptureRun final : public runner::SubjectRun {
  public:
   CaptureRun(const CaptureFixture& fixture, std::filesystem::path folder, std::string replayer,
-             std::vector<std::string> command, std::optional<drivers::DriverBuild> build,
-             std::optional<servers::ServerSpec> server, const runner::RunOptions& options)
+             std::vector<std::string> command, ProcessEnvironment environment,
+             std::optional<drivers::DriverBuild> build, std::optional<servers::ServerSpec> server,
+             const runner::RunOptions& options)
       : fixture_(fixture),
         folder_(std::move(folder)),
         replayer_(std::move(replayer)),
         command_(std::move(command)),
+        environment_(std::move(environment)),
         build_(std::move(build)),
         server_(std::move(server)),
         options_(options) {}
@@ -178,7 +178,7 @@ class CaptureRun final : public runner::SubjectRun {
     // the replay's fault, its processes observed beside the replay's; its log kept in observed/.
     std::optional<TemporaryFolder> server_folder;
     if (server_) {
-      TIDEMARK_TRY(made, TemporaryFolder::make("replay"));
+      TIDEMARK_TRY(made, TemporaryFolder::make(kReplayFolder));
       server_folder.emplace(std::move(made));
     }
     const TimeBounds bounds = apply(apply(TimeBounds{}, fixture_.time_bounds), options_.time_bounds);
@@ -189,14 +189,15 @@ class CaptureRun final : public runner::SubjectRun {
                                          .layer_dir = options_.layer_dir,
                                          .on_live = {},
                                          .output = dir / "replay.log",
+                                         .beneath = environment_,
                                          .environment = {},
                                          .beside = {},
                                          .bounds = bounds,
                                          .watched_beside = {},
                                          .output_kept = kLogKept},
-                                        server_, server_folder ? server_folder->path() / "server" : fs::path());
+                                        server_, server_folder ? server_folder->path() / kReplayServer : fs::path());
     if (server_folder)  // the server's log is kept with the replay's, as far as it can be
-      (void)link_or_copy_file(server_folder->path() / "server" / "server.log", observed / "server.log");
+      (void)link_or_copy_file(server_folder->path() / kReplayServer / "server.log", observed / "server.log");
     if (!observation) return std::unexpected(observation.error());
     server_folder_ = std::move(server_folder);  // the server's traces stay until the run is kept
     if (build_) TIDEMARK_CHECK(check_replay_driver(*observation, *build_));
@@ -279,6 +280,7 @@ class CaptureRun final : public runner::SubjectRun {
   fs::path folder_;
   std::string replayer_;  // the replaying program, as records and messages name it
   std::vector<std::string> command_;
+  ProcessEnvironment environment_;  // beneath the layer's
   std::optional<drivers::DriverBuild> build_;
   std::optional<servers::ServerSpec> server_;     // the build's server, started for each replay
   std::optional<TemporaryFolder> server_folder_;  // the last replay's server's
@@ -385,9 +387,11 @@ Result<std::unique_ptr<runner::SubjectRun>> CaptureSubject::prepare(const runner
   // The build the replay must have run on: the column's, else the one this process runs on.
   std::optional<drivers::DriverBuild> held = on_build ? on_build->build : active;
   TIDEMARK_TRY(server, replay_server(on_build));
+  if (server)
+    TIDEMARK_CHECK(TemporaryFolder::room_for(kReplayFolder, fs::path(kReplayServer) / servers::kSocketName));
   std::unique_ptr<runner::SubjectRun> prepared = std::make_unique<CaptureRun>(
-      fixture_, fs::path(runner::kNoLane) / fixture_.group / folder, replayer.command.front(),
-      replay_command(replayer, on_build ? &*on_build : nullptr, held), std::move(held), std::move(server), options);
+      fixture_, fs::path(runner::kNoLane) / fixture_.group / folder, replayer.command.front(), replayer.command,
+      replay_environment(replayer, on_build ? &*on_build : nullptr, held), std::move(held), std::move(server), options);
   return prepared;
 }
 

@@ -47,7 +47,16 @@ int report_error(const Error& error) {
 }
 
 Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>& inputs) {
-  return runner::load_scenarios(inputs);
+  TIDEMARK_TRY(loaded, subjects::load_subjects(inputs));
+  std::vector<scenario::Scenario> scenarios;
+  for (const auto& subject : loaded.subjects) {
+    const auto* scenario = dynamic_cast<const runner::ScenarioSubject*>(subject.get());
+    if (!scenario)
+      return fail(ErrorKind::BadInput,
+                  fmt::format("{}: expected a scenario, found a {}", subject->file().string(), subject->kind()));
+    scenarios.push_back(scenario->scenario());
+  }
+  return scenarios;
 }
 
 Result<subjects::Loaded> load_subjects(const std::vector<std::string>& inputs, const std::string& shard,

@@ -4,6 +4,7 @@
 // that every lane accepts exactly the same scenarios.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace tidemark {
@@ -39,5 +40,12 @@ inline constexpr uint64_t kMaxTraceBytes = uint64_t{256} << 20;
 // Shards of one run: more machines than any CI gives one job; the split's arithmetic and the
 // per-shard tables stay small.
 inline constexpr uint64_t kMaxShards = 10'000;
+
+// A drivers file's entries (drivers/driver_builds.h), checked at load (an identity pattern is a
+// user's pattern, bounded in core/user_pattern.h). What a build or its server puts into a process it starts
+// is bounded below what the kernel takes in an exec ("Argument list too long": one argument or
+// NAME=VALUE over 128 KiB, or all of them over a quarter of the stack limit, commonly 2 MiB).
+inline constexpr size_t kMaxEnvironmentEntryBytes = size_t{32} << 10;   // one NAME=VALUE or command word
+inline constexpr size_t kMaxBuildEnvironmentBytes = size_t{256} << 10;  // all one entry sets, or a server's command
 
 }  // namespace tidemark

@@ -35,6 +35,43 @@ namespace tidemark {
 
 namespace fs = std::filesystem;
 
+ProcessEnvironment this_environment() {
+  ProcessEnvironment out;
+  for (char** entry = environ; *entry; ++entry) out.emplace_back(*entry);
+  return out;
+}
+
+std::optional<std::string> value_in(const ProcessEnvironment& environment, std::string_view name) {
+  std::optional<std::string> value;
+  for (const auto& entry : environment)
+    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
+      value = entry.substr(name.size() + 1);
+  return value;
+}
+
+std::vector<std::pair<std::string, std::string>> settings_of(const ProcessEnvironment& environment) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& entry : environment)
+    if (const size_t equals = entry.find('='); equals != std::string::npos)
+      out.emplace_back(entry.substr(0, equals), entry.substr(equals + 1));
+  return out;
+}
+
+ProcessEnvironment with_settings(ProcessEnvironment environment,
+                                 const std::vector<std::pair<std::string, std::string>>& settings) {
+  for (const auto& [name, value] : settings) {
+    std::string entry = name + "=" + value;
+    auto same = std::find_if(environment.begin(), environment.end(), [&](const std::string& each) {
+      return each.size() > name.size() && each.starts_with(name) && each[name.size()] == '=';
+    });
+    if (same != environment.end())
+      *same = std::move(entry);
+    else
+      environment.push_back(std::move(entry));
+  }
+  return environment;
+}
+
 namespace {
 
 std::unexpected<Error> os_error(std::string_view what) {

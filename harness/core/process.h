@@ -45,6 +45,18 @@ std::string describe_wait_status(int status);
 // A wait status as a shell's exit code: the status, or 128 + N for signal N.
 int exit_code_of(int status);
 
+// A process's environment, NAME=VALUE each; a later entry of a name replaces an earlier one.
+using ProcessEnvironment = std::vector<std::string>;
+// This process's.
+ProcessEnvironment this_environment();
+// The value `environment` gives `name` (its last entry of that name), if any.
+std::optional<std::string> value_in(const ProcessEnvironment& environment, std::string_view name);
+// `environment` as a child's settings (ChildProcess::Options::set_env; given whole, inherit_env off).
+std::vector<std::pair<std::string, std::string>> settings_of(const ProcessEnvironment& environment);
+// `environment` with each of `settings` set, in order: replacing the entry of its name, else added.
+ProcessEnvironment with_settings(ProcessEnvironment environment,
+                                 const std::vector<std::pair<std::string, std::string>>& settings);
+
 // A child that died under the process talking to it (a lane's server): its pid, its wait status
 // and its last words (its log's last lines), or "".
 struct ProcessDeath {

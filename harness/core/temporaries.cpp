@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -160,6 +161,18 @@ Result<TemporaryFolder> TemporaryFolder::make(std::string_view kind) {
   std::string pattern = (root / fmt::format("tidemark-{}-XXXXXX", kind)).string();
   if (!::mkdtemp(pattern.data())) return std::unexpected(write_error(pattern, errno));
   return TemporaryFolder(pattern);
+}
+
+Status TemporaryFolder::room_for(std::string_view kind, const fs::path& socket) {
+  TIDEMARK_TRY(root, process_folder_path());
+  const fs::path inside = fs::path(fmt::format("tidemark-{}-XXXXXX", kind)) / socket;
+  const size_t length = (fs::absolute(root) / inside).string().size();
+  if (length < sizeof(sockaddr_un::sun_path)) return {};
+  return fail(ErrorKind::Environment,
+              fmt::format("expected a temporary folder (TMPDIR) short enough for a socket's path under {} bytes, "
+                          "found {} ({} bytes with {})",
+                          sizeof(sockaddr_un::sun_path), root.parent_path().string(), length,
+                          (root.filename() / inside).string()));
 }
 
 TemporaryFolder::TemporaryFolder(fs::path path) : path_(std::move(path)), owner_(::getpid()) {}

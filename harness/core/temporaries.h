@@ -18,6 +18,10 @@ class TemporaryFolder {
  public:
   // `kind` names it: tidemark-<kind>-XXXXXX (short: a Unix socket's path in it is at most 107 bytes).
   static Result<TemporaryFolder> make(std::string_view kind);
+  // Whether one made now has room for a socket at `socket` inside it (a Unix socket's path is under
+  // 108 bytes): an environment error naming the temporary folder (TMPDIR) when not. A run's plan
+  // is held to it before anything runs.
+  static Status room_for(std::string_view kind, const std::filesystem::path& socket);
   // A folder this process makes elsewhere (a bisect's clone in its cache, made or not yet), removed
   // as a temporary folder is: when the value goes, and when the process is told to end.
   static TemporaryFolder adopt(std::filesystem::path folder);

@@ -36,6 +36,16 @@ bool variable_name(std::string_view name) {
          std::all_of(name.begin(), name.end(), word);
 }
 
+// Every text of a drivers file ends up in a path, a command's word or an environment entry, each a
+// C string that a NUL would cut short: refused wherever it is, at its place.
+Result<std::string> text_of(const yaml::Reader& read, const yaml::Value& value, std::string_view what) {
+  TIDEMARK_TRY(text, read.text(value, what));
+  if (const size_t nul = text.find('\0'); nul != std::string::npos)
+    return yaml::error_at(value.where, fmt::format("{} without a NUL character", what),
+                          fmt::format("one at byte {} of {}", nul, yaml::quote(text.substr(0, nul))));
+  return text;
+}
+
 bool valid_name(std::string_view name) {
   if (name.empty() || name.size() > 100 ||
       !(std::islower(static_cast<unsigned char>(name[0])) || std::isdigit(static_cast<unsigned char>(name[0]))))
@@ -74,14 +84,14 @@ Result<std::string> expand(const yaml::Value& value, std::string_view text, cons
 
 // An identity pattern (core/user_pattern.h), compiled once here so that a bad one is refused at load.
 Result<std::string> pattern(const yaml::Reader& read, const yaml::Value& value, std::string_view what) {
-  TIDEMARK_TRY(text, read.text(value, what));
+  TIDEMARK_TRY(text, text_of(read, value, what));
   TIDEMARK_CHECK(UserPattern::compile(text, format_location(value.where), what));
   return text;
 }
 
 Result<fs::path> existing_file(const yaml::Reader& read, const yaml::Value& value, const fs::path& dir,
                                std::string_view what) {
-  TIDEMARK_TRY(text, read.text(value, what));
+  TIDEMARK_TRY(text, text_of(read, value, what));
   TIDEMARK_TRY(expanded, expand(value, text, dir, PATH_MAX, "a path"));
   const fs::path file = fs::absolute(dir / expanded).lexically_normal();
   if (auto checked = check_given_file(file, what); !checked)
@@ -91,7 +101,7 @@ Result<fs::path> existing_file(const yaml::Reader& read, const yaml::Value& valu
 }
 
 Result<fs::path> existing_folder(const yaml::Reader& read, const yaml::Value& value, const fs::path& dir) {
-  TIDEMARK_TRY(text, read.text(value, "a library folder"));
+  TIDEMARK_TRY(text, text_of(read, value, "a library folder"));
   TIDEMARK_TRY(expanded, expand(value, text, dir, PATH_MAX, "a path"));
   const fs::path folder = fs::absolute(dir / expanded).lexically_normal();
   std::error_code error;
@@ -116,7 +126,7 @@ Result<Identity> identity_of(const yaml::Reader& read, const yaml::Value& value)
   if (auto mapped = fields.optional("mapped")) {
     TIDEMARK_TRY(items, read.non_empty_list(*mapped, "a list of library file names such as libvulkan_lvp.so"));
     for (const auto& item : items) {
-      TIDEMARK_TRY(name, read.text(item, "a library file name such as libvulkan_lvp.so"));
+      TIDEMARK_TRY(name, text_of(read, item, "a library file name such as libvulkan_lvp.so"));
       if (name.find('/') != std::string::npos || name.empty())
         return yaml::error_at(item.where, "a library file name without a folder, such as libvulkan_lvp.so",
                               yaml::quote(name));
@@ -141,7 +151,7 @@ Result<std::vector<std::pair<std::string, std::string>>> environment_of(const ya
   std::vector<std::pair<std::string, std::string>> settings;
   for (const auto& entry : environment.node) {
     const yaml::Value key = read.source().value(entry.first, environment.where);
-    TIDEMARK_TRY(variable, read.text(key, "a variable name"));
+    TIDEMARK_TRY(variable, text_of(read, key, "a variable name"));
     if (!variable_name(variable))
       return yaml::error_at(key.where,
                             fmt::format("an environment variable name ([A-Za-z_][A-Za-z0-9_]*) of at most {} "
@@ -156,7 +166,7 @@ Result<std::vector<std::pair<std::string, std::string>>> environment_of(const ya
                             "vulkan_icd_file)",
                             yaml::quote(variable));
     const yaml::Value setting_value = read.source().value(entry.second, key.where);
-    TIDEMARK_TRY(setting, read.text(setting_value, "a value"));
+    TIDEMARK_TRY(setting, text_of(read, setting_value, "a value"));
     TIDEMARK_TRY(expanded, expand(setting_value, setting, dir, kMaxEnvironmentEntryBytes - variable.size() - 1,
                                   fmt::format("a value of {}", variable)));
     settings.emplace_back(variable, std::move(expanded));
@@ -174,10 +184,13 @@ Result<DriverServer> server_of(const yaml::Reader& read, const yaml::Value& valu
   TIDEMARK_TRY(command_value, fields.required("command"));
   TIDEMARK_TRY(command, read.non_empty_list(command_value, "the server's command, a list of words"));
   bool names_socket = false;
+  size_t bytes = 0;  // what the server's exec is handed: its words and its environment
   for (const auto& word : command) {
-    TIDEMARK_TRY(text, read.text(word, "a word of the command"));
+    TIDEMARK_TRY(text, text_of(read, word, "a word of the command"));
+    if (text.empty()) return yaml::error_at(word.where, "a word of the server's command, not empty", "''");
     TIDEMARK_TRY(expanded, expand(word, text, dir, kMaxEnvironmentEntryBytes, "a word of the server's command"));
     names_socket = names_socket || expanded.find("{socket}") != std::string::npos;
+    bytes += expanded.size() + 1;
     server.command.push_back(std::move(expanded));
   }
   if (!names_socket)
@@ -187,11 +200,18 @@ Result<DriverServer> server_of(const yaml::Reader& read, const yaml::Value& valu
     TIDEMARK_TRY(settings, environment_of(read, *environment, dir, false));
     server.environment = std::move(settings);
   }
+  for (const auto& [name, setting] : server.environment) bytes += name.size() + setting.size() + 2;
+  if (bytes > kMaxBuildEnvironmentBytes)
+    return yaml::error_at(
+        value.where,
+        fmt::format("a server whose command and environment are at most {} bytes in all", kMaxBuildEnvironmentBytes),
+        fmt::format("{} bytes", bytes));
   if (auto build = fields.optional("build")) {
-    TIDEMARK_TRY(name, read.text(*build, "the build the server renders with"));
+    TIDEMARK_TRY(name, text_of(read, *build, "the build the server renders with"));
     if (!valid_name(name))
       return yaml::error_at(build->where, "a build name of lower-case letters, digits and '.-+_'", yaml::quote(name));
     server.build = name;
+    server.build_where = build->where;
   }
   const auto variable_value = fields.optional("client_variable");
   const auto socket_value = fields.optional("client_socket");
@@ -201,12 +221,12 @@ Result<DriverServer> server_of(const yaml::Reader& read, const yaml::Value& valu
                           "fixed path the client connects to)",
                           variable_value ? "both" : "neither");
   if (variable_value) {
-    TIDEMARK_TRY(variable, read.text(*variable_value, "the client's variable naming the socket"));
+    TIDEMARK_TRY(variable, text_of(read, *variable_value, "the client's variable naming the socket"));
     if (!variable_name(variable))
       return yaml::error_at(variable_value->where, "an environment variable name", yaml::quote(variable));
     server.client_variable = variable;
   } else {
-    TIDEMARK_TRY(path, read.text(*socket_value, "the fixed socket path the client connects to"));
+    TIDEMARK_TRY(path, text_of(read, *socket_value, "the fixed socket path the client connects to"));
     if (!path.starts_with('/') || path.size() >= 108)
       return yaml::error_at(socket_value->where, "an absolute socket path under 108 bytes", yaml::quote(path));
     server.client_socket = path;
@@ -216,7 +236,7 @@ Result<DriverServer> server_of(const yaml::Reader& read, const yaml::Value& valu
     server.ready_within = std::chrono::milliseconds(ms);
   }
   if (auto wire = fields.optional("wire")) {
-    TIDEMARK_TRY(protocol, read.text(*wire, "the protocol of the client's wire"));
+    TIDEMARK_TRY(protocol, text_of(read, *wire, "the protocol of the client's wire"));
     if (auto decoder = tap::decoder_for(protocol); !decoder)
       return yaml::error_at(wire->where,
                             fmt::format("a wire protocol the tap decodes ({})", fmt::join(tap::protocols(), ", ")),
@@ -233,13 +253,13 @@ Result<DriverBuild> build_of(const yaml::Reader& read, const yaml::Value& value,
   DriverBuild build;
   build.where = value.where;
   TIDEMARK_TRY(name_value, fields.required("name"));
-  TIDEMARK_TRY(name, read.text(name_value, "a build name"));
+  TIDEMARK_TRY(name, text_of(read, name_value, "a build name"));
   if (!valid_name(name))
     return yaml::error_at(name_value.where,
                           "a build name of lower-case letters, digits and '.-+_' (such as mesa-25.0.7)",
                           yaml::quote(name));
   build.name = name;
-  if (auto description = fields.optional("description")) TIDEMARK_CHECK(read.text(*description, "a description"));
+  if (auto description = fields.optional("description")) TIDEMARK_CHECK(text_of(read, *description, "a description"));
   TIDEMARK_CHECK(yaml::optional(fields, "egl_vendor_file", build.egl_vendor_file, [&](const yaml::Value& v) {
     return existing_file(read, v, dir, "an EGL vendor file");
   }));
@@ -317,6 +337,16 @@ Result<DriverBuilds> load_driver_builds(const fs::path& given) {
           fmt::format("{} again (first at {})", yaml::quote(build.name), format_location(earlier->where)));
     builds.builds.push_back(std::move(build));
   }
+  // A server's host build is one of the same file's, named before or after it.
+  for (const auto& build : builds.builds)
+    if (build.server && !build.server->build.empty() && !builds.find(build.server->build)) {
+      std::vector<std::string> names;
+      for (const auto& each : builds.builds) names.push_back(each.name);
+      return yaml::error_at(
+          build.server->build_where,
+          fmt::format("the build the server renders with, one of this file's ({})", fmt::join(names, ", ")),
+          yaml::quote(build.server->build));
+    }
   return builds;
 }
 
@@ -357,8 +387,8 @@ std::vector<std::string> build_settings(const DriverBuilds& builds, const Driver
   return out;
 }
 
-std::vector<std::string> environment_for(const DriverBuilds& builds, const DriverBuild& build,
-                                         const std::vector<std::string>& current) {
+ProcessEnvironment environment_for(const DriverBuilds& builds, const DriverBuild& build,
+                                   const ProcessEnvironment& current) {
   const std::set<std::string> owned = owned_variables(build);
   std::vector<std::string> out;
   for (const auto& entry : current)
@@ -370,9 +400,7 @@ std::vector<std::string> environment_for(const DriverBuilds& builds, const Drive
 namespace {
 
 Status enter(const DriverBuilds& builds, const DriverBuild& build, char** argv) {
-  std::vector<std::string> current;
-  for (char** entry = environ; *entry; ++entry) current.emplace_back(*entry);
-  const std::vector<std::string> environment = environment_for(builds, build, current);
+  const ProcessEnvironment environment = environment_for(builds, build, this_environment());
   std::vector<char*> envp;
   for (const auto& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
   envp.push_back(nullptr);

@@ -17,16 +17,11 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/mapped_files.h"
+#include "core/process.h"
 
 namespace tidemark::drivers {
-
-// Bounds of what a build puts in a process's environment, checked at load: the kernel refuses
-// an exec ("Argument list too long") when one NAME=VALUE is over 128 KiB, or when the arguments
-// and environment together pass a quarter of the stack limit (commonly 2 MiB with the caller's
-// own). A path folder, a vendor file and a few settings are far less.
-inline constexpr size_t kMaxEnvironmentEntryBytes = size_t{32} << 10;   // one NAME=VALUE
-inline constexpr size_t kMaxBuildEnvironmentBytes = size_t{256} << 10;  // all the build sets
 
 // What a build must report; every pattern is a user's pattern (core/user_pattern.h) searched in the text.
 struct Identity {
@@ -51,6 +46,7 @@ struct DriverServer {
   // The build of the same drivers files the server renders with (its environment); empty: the
   // system's driver (every driver variable of the client's cleared).
   std::string build;
+  SourceLocation build_where;
   // How the client is pointed at the run's own server: its variable that names the socket
   // (VTEST_SOCKET_NAME), or the fixed path it always connects to (/tmp/.virgl_test), which a
   // connect() of the client's is redirected from. One of the two.
@@ -95,10 +91,13 @@ std::set<std::string> owned_variables(const DriverBuild& build);
 // environment, and TIDEMARK_DRIVER / TIDEMARK_DRIVERS_FILE naming it.
 std::vector<std::string> build_settings(const DriverBuilds& builds, const DriverBuild& build);
 
-// The environment of a process running `build`: `current` without owned_variables(), with
-// build_settings().
-std::vector<std::string> environment_for(const DriverBuilds& builds, const DriverBuild& build,
-                                         const std::vector<std::string>& current);
+// The one way into a build: the environment of a process started on `build` from one whose
+// environment is `current`, without owned_variables(), with build_settings(). Every process
+// started on a build has it (run --driver's tidemark, a column's batch child, a capture's replay,
+// a renderer server's host build); a layer Tidemark puts beneath it goes over it, keeping the
+// layers it names (observe::layer_environment).
+ProcessEnvironment environment_for(const DriverBuilds& builds, const DriverBuild& build,
+                                   const ProcessEnvironment& current);
 
 // The build `name` of the first of the drivers files `files` that names it, with its file.
 struct NamedBuild {

@@ -137,7 +137,7 @@ TEST_F(DriversFile, AServerIsReadAndItsMistakesNamedAtTheirPlace) {
   auto builds = load(
       "- name: virgl\n  server:\n    command: [virgl_test_server, '--socket-path={socket}', '{dir}/x']\n"
       "    environment: {GALLIUM_DRIVER: zink}\n    build: host\n    client_variable: VTEST_SOCKET_NAME\n"
-      "    ready_within_ms: 5000\n  identity: {gl_renderer: '^virgl'}\n");
+      "    ready_within_ms: 5000\n  identity: {gl_renderer: '^virgl'}\n- name: host\n  identity: {gl_version: x}\n");
   ASSERT_TRUE(builds) << builds.error().message;
   const DriverServer& server = *builds->builds.front().server;
   EXPECT_EQ(server.command,
@@ -203,6 +203,35 @@ TEST_F(DriversFile, EnvironmentsOverTheKernelsBoundsAreRefusedAtLoad) {
   EXPECT_EQ(error("- name: a\n  environment: {" + std::string(300, 'N') + ": x}\n  identity: {gl_version: x}\n")
                 .substr(0, 71),
             "2:17: expected an environment variable name ([A-Za-z_][A-Za-z0-9_]*) of");
+}
+
+// Check that what a server's exec would fail on is refused at load (file:line:column), not when a
+// run starts it: an empty word, a NUL in any text, a command or environment past the kernel's
+// bounds, and a host build the file lacks.
+TEST_F(DriversFile, AServerItsExecWouldRefuseIsRefusedAtLoad) {
+  auto with_server = [](const std::string& server) {
+    return "- name: a\n  identity: {gl_version: x}\n  server:\n" + server;
+  };
+  const std::string socket = "    client_variable: VTEST_SOCKET_NAME\n";
+  EXPECT_EQ(error(with_server("    command: ['', '{socket}']\n" + socket)),
+            "4:15: expected a word of the server's command, not empty, found ''");
+  EXPECT_EQ(error(with_server("    command: [s, '{socket}']\n    client_socket: \"/tmp/a\\0b\"\n")),
+            "5:20: expected the fixed socket path the client connects to without a NUL character, found one at "
+            "byte 6 of '/tmp/a'");
+  EXPECT_EQ(error(with_server("    command: [s, \"{socket}\\0\"]\n" + socket)).substr(0, 62),
+            "4:18: expected a word of the command without a NUL character, ");
+  std::string words;
+  const std::string word(30 << 10, 'w');
+  for (int k = 0; k < 9; ++k) words += word + ", ";
+  EXPECT_EQ(error(with_server("    command: [" + words + "'{socket}']\n" + socket)).substr(0, 61),
+            "4:5: expected a server whose command and environment are at m");
+  std::string values;
+  for (int k = 0; k < 9; ++k) values += fmt::format("V{}: {}, ", k, word);
+  EXPECT_EQ(
+      error(with_server("    command: [s, '{socket}']\n    environment: {" + values + "}\n" + socket)).substr(0, 40),
+      "4:5: expected a server whose command and");
+  EXPECT_EQ(error(with_server("    command: [s, '{socket}']\n    build: nosuch\n" + socket)),
+            "5:12: expected the build the server renders with, one of this file's (a), found 'nosuch'");
 }
 
 // Check that a build's environment replaces every driver variable of the caller's, so nothing

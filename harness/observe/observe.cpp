@@ -58,12 +58,12 @@ bool Observation::made_device() const {
 
 std::vector<std::pair<std::string, std::string>> layer_environment(const fs::path& layer_dir,
                                                                    const fs::path& layer_folder,
-                                                                   const std::string& settings,
-                                                                   const std::string& only) {
+                                                                   const std::string& settings, const std::string& only,
+                                                                   const ProcessEnvironment& beneath) {
   std::string add_path = layer_dir.string(), layers = TIDEMARK_LAYER_NAME;
   // append, not `":" + std::string(...)`: GCC 12 at -O3 warns on that (-Wrestrict, a false positive)
-  if (const char* theirs = std::getenv("VK_ADD_LAYER_PATH")) add_path.append(":").append(theirs);
-  if (const char* theirs = std::getenv("VK_INSTANCE_LAYERS")) layers.append(":").append(theirs);
+  if (auto theirs = value_in(beneath, "VK_ADD_LAYER_PATH")) add_path.append(":").append(*theirs);
+  if (auto theirs = value_in(beneath, "VK_INSTANCE_LAYERS")) layers.append(":").append(*theirs);
   return {{"VK_ADD_LAYER_PATH", add_path},
           {"VK_INSTANCE_LAYERS", layers},
           {"TIDEMARK_LAYER_REPORT", layer_folder.string()},
@@ -171,12 +171,13 @@ StatusNow read_status(const fs::path& layer_folder) {
 
 namespace {
 
-// The program's variables: the layer's, then what the options set (a server's socket).
-std::vector<std::pair<std::string, std::string>> program_environment(const Options& options,
-                                                                     const fs::path& layer_folder) {
-  auto environment = layer_environment(options.layer_dir, layer_folder, options.settings, options.only);
-  environment.insert(environment.end(), options.environment.begin(), options.environment.end());
-  return environment;
+// The program's whole environment: what is beneath the layer, the layer's over it, then what the
+// options set (a server's socket).
+ProcessEnvironment program_environment(const Options& options, const fs::path& layer_folder) {
+  const ProcessEnvironment beneath = options.beneath ? *options.beneath : this_environment();
+  return with_settings(with_settings(beneath, layer_environment(options.layer_dir, layer_folder, options.settings,
+                                                                options.only, beneath)),
+                       options.environment);
 }
 
 struct ProgramEnd {
@@ -215,8 +216,8 @@ Result<ProgramEnd> run_program(const Options& options, const fs::path& layer_fol
   // The program's output to a file of the report when asked (a capture's replayer), else ours.
   auto child = ChildProcess::spawn({.program = options.command.front(),
                                     .args = {options.command.begin() + 1, options.command.end()},
-                                    .inherit_env = true,
-                                    .set_env = program_environment(options, layer_folder),
+                                    .inherit_env = false,
+                                    .set_env = settings_of(program_environment(options, layer_folder)),
                                     .stderr_path = options.output.string(),
                                     .stdout_too = true,
                                     .truncate = true,

@@ -20,6 +20,7 @@
 
 #include "core/error.h"
 #include "core/gauges.h"
+#include "core/process.h"
 #include "core/time_bounds.h"
 #include "report/observation_record.h"
 #include "report/run_record.h"
@@ -104,7 +105,10 @@ struct Options {
   std::filesystem::path layer_dir;           // where the layer and its manifest are
   std::function<void(const Live&)> on_live;  // called about four times a second while it runs
   std::filesystem::path output;              // the program's stdout and stderr go here; empty: this process's
-  std::vector<std::pair<std::string, std::string>> environment;  // set for the program over ours
+  // The program's environment beneath the layer's (a driver build's: drivers::environment_for);
+  // none: this process's.
+  std::optional<ProcessEnvironment> beneath;
+  std::vector<std::pair<std::string, std::string>> environment;  // set for the program over the layer's
   // Processes observed beside the program's tree (a renderer server it talked to, started with
   // the layer beneath it): called once the program has ended (`cut_short`: killed at a time
   // limit, so nothing of it is waited for); what it gathers joins the observation, in the sums
@@ -153,13 +157,14 @@ struct StatusNow {
 };
 StatusNow read_status(const std::filesystem::path& layer_folder);
 
-// The variables that put the Tidemark layer beneath every Vulkan instance of a process (ours
-// added to): where the layer is, where it writes its records (`layer_folder`), its settings and
-// the programs it observes (`only`, "" for all).
+// The variables that put the Tidemark layer beneath every Vulkan instance of a process whose
+// environment is otherwise `beneath` (the layers and layer paths it names kept, after ours): where
+// the layer is, where it writes its records (`layer_folder`), its settings and the programs it
+// observes (`only`, "" for all).
 std::vector<std::pair<std::string, std::string>> layer_environment(const std::filesystem::path& layer_dir,
                                                                    const std::filesystem::path& layer_folder,
-                                                                   const std::string& settings,
-                                                                   const std::string& only);
+                                                                   const std::string& settings, const std::string& only,
+                                                                   const ProcessEnvironment& beneath);
 
 // Runs the program to its end and gathers what the layer saw. An error only when the program
 // cannot be started or the report cannot be written or read; a program that failed is an

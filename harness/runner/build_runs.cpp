@@ -8,14 +8,14 @@
 
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <set>
 
 #include "core/files.h"
+#include "core/process.h"
 #include "drivers/driver_builds.h"
 #include "report/json_fields.h"
 #include "wire/posix.h"
-
-extern char** environ;
 
 namespace tidemark::runner {
 
@@ -148,17 +148,8 @@ Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch) {
   ChildProcess::Options options;
   options.program = fs::read_symlink("/proc/self/exe").string();
   options.args = {std::string(kBatchChildWord)};
-  // The child starts under the build: the variables a build owns are cleared, then the build's are set.
-  const std::set<std::string> owned = drivers::owned_variables(named.build);
-  for (char** entry = environ; *entry; ++entry) {
-    const std::string_view text(*entry);
-    const std::string name(text.substr(0, text.find('=')));
-    if (!owned.contains(name)) options.keep_env.push_back(name);
-  }
-  for (const auto& setting : drivers::build_settings(named.builds, named.build)) {
-    const size_t equals = setting.find('=');
-    options.set_env.emplace_back(setting.substr(0, equals), setting.substr(equals + 1));
-  }
+  // The child starts under the build, as every process on a build does.
+  options.set_env = settings_of(drivers::environment_for(named.builds, named.build, this_environment()));
   options.pass_fd = handed.get();
   options.capture_stdout = true;
   options.stderr_path = log.string();

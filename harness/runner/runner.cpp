@@ -1,6 +1,7 @@
 #include "runner/runner.h"
 
 #include "session/builtin_backends.h"
+#include "session/session.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -422,6 +423,12 @@ Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& o
   config.knobs = knobs;
   config.mutant = options.variant.mutant;
   config.validation = options.validation;
+  // What the session would refuse on this process's build (a server's, or none) is bad input now,
+  // before any report is written; a server reached by --connect runs on a build of its own.
+  if (options.column.lane.connect.empty()) {
+    TIDEMARK_TRY(active, drivers::active_build());
+    TIDEMARK_CHECK(session::check_server_fits(config, *backend, active && active->server));
+  }
   lanes::LaneOptions lane = options.column.lane;
   lane.backends = &backends;
   std::unique_ptr<SubjectRun> prepared =

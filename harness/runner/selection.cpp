@@ -20,19 +20,11 @@ Result<std::vector<scenario::Scenario>> load_scenarios(const std::vector<std::st
   TIDEMARK_TRY(files, scenario::collect_files(paths));
   std::vector<scenario::Scenario> scenarios;
   std::vector<std::string> errors;
-  std::map<std::string, fs::path> seen;
   for (const auto& file : files) {
     auto loaded = scenario::load(file);
     if (!loaded) {
       if (loaded.error().kind != ErrorKind::BadInput) return std::unexpected(loaded.error());
       errors.push_back(loaded.error().message);
-      continue;
-    }
-    std::string name = test_name(*loaded, Lane::Monolith);
-    if (auto [it, fresh] = seen.emplace(name, file); !fresh) {
-      errors.push_back(
-          fmt::format("{}:1:1: expected a scenario name unique in group '{}', found '{}' again (first in {})",
-                      file.string(), loaded->group, loaded->name, it->second.string()));
       continue;
     }
     scenarios.push_back(std::move(*loaded));
@@ -59,19 +51,18 @@ Result<std::map<std::string, double>> seconds_by_file(const std::string& summary
 
 }  // namespace
 
-Result<ShardSelection> select_shard(std::vector<scenario::Scenario> scenarios, const std::string& flag,
-                                    const std::string& durations) {
+Result<ShardSelection> select_shard(Subjects subjects, const std::string& flag, const std::string& durations) {
   TIDEMARK_TRY(shard, find_shard(flag, [](const char* name) { return std::getenv(name); }));
   // A durations file that is given is read, whether or not this split needs it: a missing or
   // broken one is bad input at once, not on the night the split grows past one shard.
   TIDEMARK_TRY(by_file, seconds_by_file(durations));
-  if (!shard) return ShardSelection{std::move(scenarios), std::nullopt};
+  if (!shard) return ShardSelection{std::move(subjects), std::nullopt};
   TIDEMARK_CHECK(touch_status_file(*shard));
   std::vector<std::string> names;
   std::map<std::string, double> seconds;
-  for (const auto& scenario : scenarios) {
-    names.push_back(scenario.id());
-    auto found = by_file.find(fs::absolute(scenario.file).lexically_normal().string());
+  for (const auto& subject : subjects) {
+    names.push_back(subject->id());
+    auto found = by_file.find(fs::absolute(subject->file()).lexically_normal().string());
     if (found != by_file.end()) seconds[names.back()] = found->second;
   }
   ShardSelection mine;
@@ -79,7 +70,7 @@ Result<ShardSelection> select_shard(std::vector<scenario::Scenario> scenarios, c
       shard->index + 1, shard->total, shard->protocol, names.size(), report::selection_hash(names), {}};
   for (size_t k : shard_members(names, *shard, seconds)) {
     place.members.push_back(names[k]);
-    mine.scenarios.push_back(std::move(scenarios[k]));
+    mine.subjects.push_back(std::move(subjects[k]));
   }
   mine.origin = std::move(place);
   return mine;

@@ -9,22 +9,23 @@
 #include "core/error.h"
 #include "core/user_pattern.h"
 #include "report/summary.h"
+#include "runner/subject.h"
 #include "scenario/scenario.h"
 
 namespace tidemark::runner {
 
-// Every scenario of `inputs`; all the bad files' errors at once, and each test name once.
+// Every scenario of `inputs`; all the bad files' errors at once. Each file and test name once is
+// distinct_subjects' (runner/subject.h), over the subjects of every kind.
 Result<std::vector<scenario::Scenario>> load_scenarios(const std::vector<std::string>& inputs);
 
 struct ShardSelection {
-  std::vector<scenario::Scenario> scenarios;  // this process's
+  Subjects subjects;                          // this process's
   std::optional<report::ShardOrigin> origin;  // its place in the whole selection (none: no shard asked for)
 };
-// This process's shard of `scenarios` (`--shard I/N`, else an engine's variables; all of them when
+// This process's shard of `subjects` (`--shard I/N`, else an engine's variables; all of them when
 // none is asked for); the engine's status file is touched. `durations`, a previous run's
-// summary.json, balances the shards by the seconds each scenario took.
-Result<ShardSelection> select_shard(std::vector<scenario::Scenario> scenarios, const std::string& flag,
-                                    const std::string& durations);
+// summary.json, balances the shards by the seconds each subject took.
+Result<ShardSelection> select_shard(Subjects subjects, const std::string& flag, const std::string& durations);
 
 // `run`'s --skip and --include files, as deqp-runner's skips: a pattern (core/user_pattern.h) a
 // line, searched for in a subject's test name (Magma.Monolith.Group.name, Capture.Group.name), blank

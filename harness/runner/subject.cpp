@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "core/crash_notes.h"
@@ -262,6 +265,29 @@ Result<report::RunRecord> run(const Subject& subject, const RunOptions& options)
     TIDEMARK_TRY(answer, isolated.run(0, subject.file().string(), time_bounds(subject, options)));
     return record_of(subject, options, std::move(answer));
   });
+}
+
+Result<Subjects> distinct_subjects(Subjects subjects) {
+  Subjects kept;
+  std::set<std::pair<dev_t, ino_t>> files;
+  std::map<std::string, fs::path> named;  // test name -> the file that has it
+  std::vector<std::string> clashes;
+  for (auto& subject : subjects) {
+    // A file is one file however it is reached: by its device and inode, not its spelling.
+    struct stat status {};
+    if (::stat(subject->file().c_str(), &status) == 0 && !files.emplace(status.st_dev, status.st_ino).second) continue;
+    const std::string name = subject->test_name(Lane::Monolith, {});
+    if (auto [first, fresh] = named.emplace(name, subject->file()); !fresh) {
+      clashes.push_back(
+          fmt::format("{}:1:1: expected a test name no other subject has, found {} again (first in {}): "
+                      "the two would run into one report folder",
+                      subject->file().string(), name, first->second.string()));
+      continue;
+    }
+    kept.push_back(std::move(subject));
+  }
+  if (!clashes.empty()) return fail(ErrorKind::BadInput, fmt::format("{}", fmt::join(clashes, "\ntidemark: ")));
+  return kept;
 }
 
 Status Subject::takes_backend(const std::string& backend, const api::BackendRegistry&) const {

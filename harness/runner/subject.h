@@ -158,6 +158,11 @@ class Subject {
 
 using Subjects = std::vector<std::unique_ptr<Subject>>;
 
+// Every subject once: a file named twice (given again, found again under a folder, a link to it)
+// is kept the first time only, so it runs once; two files with one test name would run into one
+// report folder, and are bad input naming both. Every command's subjects pass through here.
+Result<Subjects> distinct_subjects(Subjects subjects);
+
 // The lane name of a subject in no lane of Tidemark's (a capture's replay): records and ledger lines say it.
 inline constexpr std::string_view kNoLane = "capture";
 

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <fstream>
 #include <optional>
-#include <set>
 #include <utility>
 #include <sstream>
 
@@ -44,13 +43,9 @@ Result<Scenario> load_text(std::string_view text, const fs::path& file) {
 }
 
 Result<std::vector<fs::path>> collect_files(const std::vector<fs::path>& inputs) {
+  // A file named twice is kept twice: each subject once is runner::distinct_subjects'.
   std::vector<fs::path> files;
-  std::set<fs::path> seen;
-  auto add = [&](const fs::path& path) {
-    std::error_code ignored;
-    fs::path identity = fs::weakly_canonical(path, ignored);
-    if (seen.insert(identity.empty() ? path : identity).second) files.push_back(path);
-  };
+  auto add = [&](const fs::path& path) { files.push_back(path); };
   for (const auto& input : inputs) {
     std::error_code error;
     auto status = fs::status(input, error);

@@ -38,20 +38,17 @@ Result<ServerSpec> server_of(const drivers::DriverBuilds& builds, const drivers:
                              const std::vector<std::string>& current) {
   if (!build.server) return fail(ErrorKind::BadInput, fmt::format("driver build '{}' names no server", build.name));
   const drivers::DriverServer& server = *build.server;
+  // The client's build left, and the host build entered (the system's driver when it names none).
   const std::set<std::string> owned = drivers::owned_variables(build);
-  std::vector<std::string> kept;
+  ProcessEnvironment kept;
   for (const auto& entry : current)
     if (!owned.contains(entry.substr(0, entry.find('=')))) kept.push_back(entry);
-  std::vector<std::string> environment;
-  if (server.build.empty()) {
-    environment = std::move(kept);
-  } else {
-    const drivers::DriverBuild* host = builds.find(server.build);
-    if (!host)
-      return fail(ErrorKind::BadInput, fmt::format("{}: expected the server's build among {}'s builds, found '{}'",
-                                                   format_location(server.where), builds.file.string(), server.build));
-    environment = drivers::environment_for(builds, *host, kept);
-  }
+  const drivers::DriverBuild* host = server.build.empty() ? nullptr : builds.find(server.build);
+  if (!server.build.empty() && !host)
+    return fail(ErrorKind::BadInput,
+                fmt::format("{}: expected the server's build among {}'s builds, found '{}'",
+                            format_location(server.build_where), builds.file.string(), server.build));
+  const ProcessEnvironment environment = host ? drivers::environment_for(builds, *host, kept) : kept;
   ServerSpec spec{.command = server.command,
                   .environment = {},
                   .whole_environment = true,
@@ -59,10 +56,7 @@ Result<ServerSpec> server_of(const drivers::DriverBuilds& builds, const drivers:
                   .client_socket = server.client_socket,
                   .ready_within = server.ready_within,
                   .wire = server.wire};
-  for (const auto& entry : environment) {
-    const size_t equals = entry.find('=');
-    if (equals != std::string::npos) spec.environment.emplace_back(entry.substr(0, equals), entry.substr(equals + 1));
-  }
+  spec.environment = settings_of(environment);
   for (const auto& setting : server.environment) spec.environment.push_back(setting);
   return spec;
 }
@@ -71,9 +65,7 @@ Result<std::optional<ServerSpec>> active_server() {
   TIDEMARK_TRY(active, drivers::active_build());
   if (!active || !active->server) return std::optional<ServerSpec>();
   TIDEMARK_TRY(builds, drivers::load_driver_builds(active->where.file));
-  std::vector<std::string> current;
-  for (char** entry = environ; *entry; ++entry) current.emplace_back(*entry);
-  TIDEMARK_TRY(spec, server_of(builds, *active, current));
+  TIDEMARK_TRY(spec, server_of(builds, *active, this_environment()));
   return std::optional(std::move(spec));
 }
 
@@ -155,14 +147,16 @@ Result<RendererServer> RendererServer::start(const ServerSpec& spec, const fs::p
       argument.replace(at, 8, server.socket_.string());
     arguments.push_back(std::move(argument));
   }
-  std::vector<std::pair<std::string, std::string>> environment = spec.environment;
-  for (auto& setting : observe::layer_environment(layer_dir, server.layer_folder_, layer_settings, ""))
-    environment.push_back(std::move(setting));
+  // The layer goes beneath the layers the server's own environment names.
+  const ProcessEnvironment beneath =
+      with_settings(spec.whole_environment ? ProcessEnvironment{} : this_environment(), spec.environment);
+  const ProcessEnvironment environment =
+      with_settings(beneath, observe::layer_environment(layer_dir, server.layer_folder_, layer_settings, "", beneath));
   TIDEMARK_TRY(process, ChildProcess::spawn({.program = spec.command.front(),
                                              .args = arguments,
-                                             .inherit_env = !spec.whole_environment,
+                                             .inherit_env = false,
                                              .keep_env = {},
-                                             .set_env = environment,
+                                             .set_env = settings_of(environment),
                                              .stderr_path = server.log_.string(),
                                              .stdout_too = true,
                                              .truncate = true,

@@ -194,7 +194,7 @@ TEST_F(Server, AServerThatDoesNotListenIsAnErrorNamingWhy) {
 
 // Check the environment a build's server runs in: the client's driver variables cleared (its
 // virpipe, its libraries), its host build's set, then the server's own; a host build the file
-// lacks is bad input naming the server's place.
+// lacks is bad input at load, at the place naming it.
 TEST_F(Server, ABuildsServerRunsOnItsHostBuildNotOnTheClients) {
   fs::create_directories(dir_ / "client/lib");
   fs::create_directories(dir_ / "host/lib");
@@ -226,12 +226,11 @@ TEST_F(Server, ABuildsServerRunsOnItsHostBuildNotOnTheClients) {
   std::ofstream(dir_ / "lacking.yaml")
       << "- name: client\n  server:\n    command: ['{socket}']\n    build: gone\n    client_variable: V\n"
          "  identity: {gl_renderer: x}\n";
-  auto lacking = drivers::load_driver_builds(dir_ / "lacking.yaml");
-  ASSERT_TRUE(lacking) << lacking.error().message;
-  auto refused = server_of(*lacking, lacking->builds.front(), current);
+  auto refused = drivers::load_driver_builds(dir_ / "lacking.yaml");
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().kind, ErrorKind::BadInput);
-  EXPECT_NE(refused.error().message.find("lacking.yaml:3:5: expected the server's build among"), std::string::npos)
+  EXPECT_NE(refused.error().message.find("lacking.yaml:4:12: expected the build the server renders with"),
+            std::string::npos)
       << refused.error().message;
 }
 

@@ -25,6 +25,9 @@ namespace tidemark::session {
 
 namespace {
 
+// A session's server folder (servers::ServerFolder) holds the server's socket, the tap's and the kernel channel's.
+constexpr std::string_view kServerFolder = "server";
+
 // The layer's faults come from the session's mutants (layer.hold_frees, layer.real_completion,
 // layer.shadow_copies) and knobs (layer_never_done, layer_fail_allocation, layer_exit_at_call, layer_crash_at_call,
 // layer_device_lost_at, layer_hang_at_call, layer_drop_draw).
@@ -103,7 +106,7 @@ class SessionServer {
   static Result<std::unique_ptr<SessionServer>> start(const servers::ServerSpec& given,
                                                       const TidemarkLayerSettings& settings, host::HostEvents& host,
                                                       std::function<void(const std::string&)> log) {
-    TIDEMARK_TRY(folder, TemporaryFolder::make("server"));
+    TIDEMARK_TRY(folder, TemporaryFolder::make(kServerFolder));
     auto made = std::unique_ptr<SessionServer>(new SessionServer(std::move(folder), std::move(log)));
     // The server's layer asks the session's kernel model live, as a hosted layer does through its
     // sink: the kernel driver's queues answer its submits and waits as they happen.
@@ -224,6 +227,21 @@ std::unexpected<api::OpenError> refused(Error error) {
 
 }  // namespace
 
+Status check_server_fits(const api::SessionConfig& config, const api::BackendEntry& entry, bool server) {
+  const auto exit_at = config.knobs.find("layer_exit_at_call");
+  if (!server && exit_at != config.knobs.end() && exit_at->second != 0)
+    return fail(ErrorKind::BadInput,
+                "--knob layer_exit_at_call: expected a driver build with a server (it ends the process beneath "
+                "whose driver the layer is: only a server is a process of its own), found none");
+  if (!server) return {};
+  // Only a backend that runs the build's whole driver runs its client, whose server has the layer.
+  if (!entry.whole_driver || !(config.layer.on || entry.needs_layer))
+    return fail(ErrorKind::BadInput, fmt::format("backend '{}' does not run a driver build's client with the layer "
+                                                 "beneath its driver: a build with a server runs on gl or gl-native",
+                                                 config.backend));
+  return TemporaryFolder::room_for(kServerFolder, servers::kKernelChannelName);
+}
+
 api::OpenResult open_session(const api::SessionConfig& config, const api::BackendRegistry& backends,
                              std::function<void(const std::string&)> log) {
   auto knobs = resolve_knobs({&config.knobs}, "handshake");
@@ -265,17 +283,8 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
   context.events = session->host_.get();
   auto server = servers::active_server();
   if (!server) return failed(server.error());
-  if (!*server && layer_settings(config.layer, *mutant, *knobs).exit_at_call != 0)
-    return refused({ErrorKind::BadInput,
-                    "layer_exit_at_call ends the process beneath whose driver the layer is: only "
-                    "a build with a server has it in a process of its own"});
+  if (auto fits = check_server_fits(config, **entry, server->has_value()); !fits) return refused(fits.error());
   if (*server) {
-    // Only a backend that runs the build's whole driver runs its client, whose server has the layer.
-    if (!(*entry)->whole_driver || !layer_on)
-      return refused({ErrorKind::BadInput, fmt::format("backend '{}' does not run a driver build's client with the "
-                                                       "layer beneath its driver: a build with a server runs on gl "
-                                                       "or gl-native",
-                                                       config.backend)});
     auto started =
         SessionServer::start(**server, layer_settings(config.layer, *mutant, *knobs), *session->host_, context.log);
     if (!started) return failed(started.error());

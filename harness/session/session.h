@@ -5,6 +5,7 @@
 
 #include "api/registry.h"
 #include "api/session_factory.h"
+#include "core/error.h"
 
 namespace tidemark::session {
 
@@ -12,6 +13,11 @@ namespace tidemark::session {
 // named), or a device or layer that would not start.
 api::OpenResult open_session(const api::SessionConfig& config, const api::BackendRegistry& backends,
                              std::function<void(const std::string&)> log);
+
+// Whether a session of `config` on backend `entry` can run on a driver build with a renderer
+// server (`server`) or on one without: bad input saying why not. open_session holds every session
+// to it, and a run's plan is held to it before anything runs (runner's prepare).
+Status check_server_fits(const api::SessionConfig& config, const api::BackendEntry& entry, bool server);
 
 // open_session over `backends`, which must outlive the factory.
 api::SessionFactory session_factory(const api::BackendRegistry& backends);

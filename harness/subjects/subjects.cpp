@@ -17,31 +17,44 @@ Result<Loaded> load_subjects(const std::vector<std::string>& given, const std::s
                              const std::string& durations) {
   // A recording is named by its own path (a folder's .tdrec files are runs' leftovers, not subjects).
   std::vector<std::string> paths;
-  Loaded loaded;
+  runner::Subjects recordings;
   for (const auto& path : given) {
     if (!path.ends_with(".tdrec")) {
       paths.push_back(path);
       continue;
     }
     TIDEMARK_TRY(recording, runner::RecordingSubject::load(path));
-    loaded.subjects.push_back(std::move(recording));
+    recordings.push_back(std::move(recording));
   }
   TIDEMARK_TRY(split, capture::load_inputs(paths));
-  if ((!split.captures.empty() || !loaded.subjects.empty()) && !shard.empty())
+  runner::Subjects all = std::move(recordings), scenarios;
+  if (!split.scenarios.empty()) {
+    TIDEMARK_TRY(loaded, runner::load_scenarios(split.scenarios));
+    for (auto& scenario : loaded)
+      all.push_back(
+          std::make_unique<runner::ScenarioSubject>(std::make_shared<const scenario::Scenario>(std::move(scenario))));
+  }
+  for (auto& fixture : split.captures) all.push_back(std::make_unique<capture::CaptureSubject>(std::move(fixture)));
+  TIDEMARK_TRY(distinct, runner::distinct_subjects(std::move(all)));
+  Loaded loaded;
+  runner::Subjects others;
+  for (auto& subject : distinct) (subject->kind() == "scenario" ? scenarios : others).push_back(std::move(subject));
+  if (!others.empty() && !shard.empty())
     return fail(ErrorKind::BadInput,
                 "--shard: expected scenarios only, found capture fixtures or recordings (they "
                 "are not sharded: give them apart)");
-  if (!split.scenarios.empty()) {
-    TIDEMARK_TRY(scenarios, runner::load_scenarios(split.scenarios));
-    loaded.scenarios_before_shard = scenarios.size();
+  loaded.scenarios_before_shard = scenarios.size();
+  if (!scenarios.empty()) {
     TIDEMARK_TRY(mine, runner::select_shard(std::move(scenarios), shard, durations));
     loaded.shard = std::move(mine.origin);
-    for (auto& scenario : mine.scenarios)
-      loaded.subjects.push_back(
-          std::make_unique<runner::ScenarioSubject>(std::make_shared<const scenario::Scenario>(std::move(scenario))));
+    scenarios = std::move(mine.subjects);
   }
-  for (auto& fixture : split.captures)
-    loaded.subjects.push_back(std::make_unique<capture::CaptureSubject>(std::move(fixture)));
+  // Recordings first, then the scenarios (this process's shard of them), then the capture fixtures.
+  for (auto& subject : others)
+    if (subject->kind() == "recording") loaded.subjects.push_back(std::move(subject));
+  for (auto& subject : scenarios) loaded.subjects.push_back(std::move(subject));
+  for (auto& subject : others)
+    if (subject) loaded.subjects.push_back(std::move(subject));
   return loaded;
 }
 
