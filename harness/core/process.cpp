@@ -130,11 +130,12 @@ std::vector<std::string> child_environment(const ChildProcess::Options& options)
   return out;
 }
 
-// Each process that runs (zombies have ended), with its parent and its group, from /proc.
+// Each process there is (zombies too), with its state, parent and group, from /proc.
 struct Running {
   pid_t pid = 0, parent = 0, group = 0;
+  bool zombie = false;
 };
-std::vector<Running> running_processes() {
+std::vector<Running> every_process() {
   std::vector<Running> out;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator("/proc", ec)) {
@@ -148,8 +149,17 @@ std::vector<Running> running_processes() {
     std::istringstream rest(line.substr(end + 2));
     char state = 0;
     Running process{.pid = std::stoi(name)};
-    if (rest >> state >> process.parent >> process.group && state != 'Z') out.push_back(process);
+    if (!(rest >> state >> process.parent >> process.group)) continue;
+    process.zombie = state == 'Z';
+    out.push_back(process);
   }
+  return out;
+}
+
+// Each process that runs (zombies have ended).
+std::vector<Running> running_processes() {
+  std::vector<Running> out = every_process();
+  std::erase_if(out, [](const Running& process) { return process.zombie; });
   return out;
 }
 
@@ -208,26 +218,9 @@ OwnChildren& own_children() {
 }
 
 // This process's children (zombies too), from /proc.
-struct Child {
-  pid_t pid = 0;
-  bool zombie = false;
-};
-std::vector<Child> children_here() {
-  std::vector<Child> out;
-  const std::string parent = std::to_string(::getpid());
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(stat, line)) continue;
-    const size_t end = line.rfind(')');
-    if (end == std::string::npos) continue;
-    std::istringstream rest(line.substr(end + 2));
-    std::string state, ppid;
-    if (rest >> state >> ppid && ppid == parent) out.push_back({std::stoi(name), state == "Z"});
-  }
+std::vector<Running> children_here() {
+  std::vector<Running> out = every_process();
+  std::erase_if(out, [parent = ::getpid()](const Running& process) { return process.parent != parent; });
   return out;
 }
 
@@ -247,10 +240,10 @@ std::vector<LeftRunning> sweep(bool beside_own_children) {
   const auto children = children_here();
   auto own = [](pid_t pid) { return own_children().pids.contains(pid); };
   if (!beside_own_children)
-    for (const Child& child : children)
+    for (const Running& child : children)
       if (own(child.pid) && !child.zombie) return {};
   std::vector<LeftRunning> ended;
-  for (const Child& child : children) {
+  for (const Running& child : children) {
     if (own(child.pid)) continue;
     if (!child.zombie) {
       ended.push_back({child.pid, command_line_of(child.pid)});
