@@ -387,8 +387,7 @@ Result<std::unique_ptr<runner::SubjectRun>> CaptureSubject::prepare(const runner
   // The build the replay must have run on: the column's, else the one this process runs on.
   std::optional<drivers::DriverBuild> held = on_build ? on_build->build : active;
   TIDEMARK_TRY(server, replay_server(on_build));
-  if (server)
-    TIDEMARK_CHECK(TemporaryFolder::room_for(kReplayFolder, fs::path(kReplayServer) / servers::kSocketName));
+  if (server) TIDEMARK_CHECK(TemporaryFolder::room_for(kReplayFolder, fs::path(kReplayServer) / servers::kSocketName));
   std::unique_ptr<runner::SubjectRun> prepared = std::make_unique<CaptureRun>(
       fixture_, fs::path(runner::kNoLane) / fixture_.group / folder, replayer.command.front(), replayer.command,
       replay_environment(replayer, on_build ? &*on_build : nullptr, held), std::move(held), std::move(server), options);

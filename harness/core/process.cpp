@@ -226,7 +226,7 @@ std::vector<Running> children_here() {
 
 std::string command_line_of(pid_t pid) {
   std::ifstream in(fmt::format("/proc/{}/cmdline", pid));
-  std::string text(256, '\0');
+  std::string text(1024, '\0');  // enough to name it, bounded whatever its arguments
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(in.gcount()));
   for (char& c : text)  // one line: its words apart, a newline inside one (sh -c's script) as a space

@@ -35,7 +35,11 @@ constexpr std::string_view kProcessFolderPrefix = "tidemark-process-";
 constexpr const char* kLockName = "owner.lock";
 constexpr const char* kTemporariesIn = "TIDEMARK_TEMPORARIES_IN";
 
-std::string process_folder_name(pid_t pid) { return fmt::format("{}{}", kProcessFolderPrefix, pid); }
+// Nested in another Tidemark's folder it is just the pid: a Unix socket's path in a server's folder
+// below must stay under 108 bytes.
+std::string process_folder_name(pid_t pid, bool nested) {
+  return nested ? std::to_string(pid) : fmt::format("{}{}", kProcessFolderPrefix, pid);
+}
 
 // This process's folder: made at the first temporary folder, removed at exit (a static's end) or
 // by the termination thread. A child forked from this process makes its folders in it too.
@@ -90,12 +94,14 @@ Result<fs::path> process_folder_path() {
   fs::path temporary;
   // A tidemark another started makes its folder in the other's (temporaries_for_children): the
   // other's removal takes it too, however this one ends.
-  if (const char* in = std::getenv(kTemporariesIn); in && fs::is_directory(in, error))
+  const char* in = std::getenv(kTemporariesIn);
+  const bool nested = in && fs::is_directory(in, error);
+  if (nested)
     temporary = in;
   else
     temporary = fs::temp_directory_path(error);
   if (error) return fail(ErrorKind::Environment, fmt::format("no temporary folder (TMPDIR): {}", error.message()));
-  const fs::path path = temporary / process_folder_name(self);
+  const fs::path path = temporary / process_folder_name(self, nested);
   fs::remove_all(path, error);  // a gone process's, that had this pid
   if (::mkdir(path.c_str(), 0700) != 0) return std::unexpected(write_error(path, errno));
   UniqueFd lock(::open((path / kLockName).c_str(), O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600));
@@ -158,14 +164,14 @@ void wait_if_ending() {
 
 Result<TemporaryFolder> TemporaryFolder::make(std::string_view kind) {
   TIDEMARK_TRY(root, process_folder_path());
-  std::string pattern = (root / fmt::format("tidemark-{}-XXXXXX", kind)).string();
+  std::string pattern = (root / fmt::format("{}-XXXXXX", kind)).string();  // the root says whose
   if (!::mkdtemp(pattern.data())) return std::unexpected(write_error(pattern, errno));
   return TemporaryFolder(pattern);
 }
 
 Status TemporaryFolder::room_for(std::string_view kind, const fs::path& socket) {
   TIDEMARK_TRY(root, process_folder_path());
-  const fs::path inside = fs::path(fmt::format("tidemark-{}-XXXXXX", kind)) / socket;
+  const fs::path inside = fs::path(fmt::format("{}-XXXXXX", kind)) / socket;
   const size_t length = (fs::absolute(root) / inside).string().size();
   if (length < sizeof(sockaddr_un::sun_path)) return {};
   return fail(ErrorKind::Environment,

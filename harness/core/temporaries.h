@@ -16,7 +16,7 @@ namespace tidemark {
 // A folder of its own under the process's folder, removed with what it holds when the value goes.
 class TemporaryFolder {
  public:
-  // `kind` names it: tidemark-<kind>-XXXXXX (short: a Unix socket's path in it is at most 107 bytes).
+  // `kind` names it: <kind>-XXXXXX in the process's folder (short: a Unix socket's path in it is at most 107 bytes).
   static Result<TemporaryFolder> make(std::string_view kind);
   // Whether one made now has room for a socket at `socket` inside it (a Unix socket's path is under
   // 108 bytes): an environment error naming the temporary folder (TMPDIR) when not. A run's plan

@@ -78,7 +78,7 @@ TEST(TemporaryFolder, IsMadeUnderTheProcessesFolderAndRemovedWithItsContents) {
     ASSERT_TRUE(folder) << folder.error().message;
     made = folder->path();
     EXPECT_EQ(made.parent_path().filename(), "tidemark-process-" + std::to_string(::getpid()));
-    EXPECT_TRUE(made.filename().string().starts_with("tidemark-server-"));
+    EXPECT_TRUE(made.filename().string().starts_with("server-"));
     std::ofstream(made / "server.log") << "said";
     fs::create_directories(made / "layer" / "1");
     TemporaryFolder moved = std::move(*folder);
