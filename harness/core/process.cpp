@@ -260,6 +260,14 @@ std::vector<LeftRunning> sweep(bool beside_own_children) {
 
 }  // namespace
 
+bool process_runs(pid_t pid) {
+  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t end = line.rfind(')');
+  return end != std::string::npos && end + 2 < line.size() && line[end + 2] != 'Z';
+}
+
 void adopt_orphans() {
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   static const bool registered = std::atexit([] { (void)sweep(true); }) == 0;

@@ -161,6 +161,9 @@ class ChildProcess {
 // away while it is killed, then each is SIGKILLed and seen to end (a pidfd each) within `within`.
 // `root` is left for its parent to reap. False if one still runs then.
 bool kill_tree(pid_t root, std::chrono::milliseconds within);
+
+// Whether `pid` runs now: a zombie has ended (only its parent's wait is left).
+bool process_runs(pid_t pid);
 // Kills every process this one started and what they started (kill_tree each), the children
 // themselves left to be reaped: a Tidemark that is told to end leaves no build, server or subject
 // running. False if one still runs after `within`.

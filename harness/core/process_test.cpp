@@ -66,14 +66,6 @@ TEST(Process, AChildStillRunningWhenItsValueGoesIsKilledAndReaped) {
   EXPECT_EQ(::kill(pid, 0), -1);  // reaped: no such process
 }
 
-// Whether `pid` runs (a zombie has ended: only its parent's wait is left).
-bool runs(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  return line.substr(line.rfind(')') + 2, 1) != "Z";
-}
-
 // Check that a tree is killed whole: a grandchild in a session of its own (as a server that
 // daemonizes, or forks a renderer into a group of its own) ends with the child, and the child is
 // left for its parent to reap.
@@ -84,9 +76,9 @@ TEST(Process, KillTreeEndsEveryDescendantWhateverGroupItMade) {
   auto line = child->read_line(std::chrono::steady_clock::now() + 10s);
   ASSERT_TRUE(line) << line.error().message;
   const pid_t grandchild = std::stoi(*line);
-  ASSERT_TRUE(runs(grandchild));
+  ASSERT_TRUE(process_runs(grandchild));
   EXPECT_TRUE(kill_tree(child->pid(), 2000ms));
-  EXPECT_FALSE(runs(grandchild));
+  EXPECT_FALSE(process_runs(grandchild));
   const int status = child->wait();
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << describe_wait_status(status);
 }
@@ -129,7 +121,7 @@ TEST(Process, WhatAChildLeavesRunningIsEndedAtItsEndAndNamed) {
        command_of().find("601") == std::string::npos && std::chrono::steady_clock::now() < until;) {
   }
   EXPECT_EQ(child->wait(), 0);
-  EXPECT_FALSE(runs(daemon));
+  EXPECT_FALSE(process_runs(daemon));
   ASSERT_EQ(child->left_running().size(), 1u);
   EXPECT_EQ(child->left_running()[0].pid, daemon);
   EXPECT_NE(child->left_running()[0].command.find("sleep 601"), std::string::npos);  // setsid's, or sleep's

@@ -113,15 +113,6 @@ Result<fs::path> process_folder_path() {
   return folder.path;
 }
 
-// Whether `pid` runs: a zombie has ended (its parent may not have reaped it yet).
-bool runs(pid_t pid) {
-  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  const size_t end = line.rfind(')');
-  return end != std::string::npos && end + 2 < line.size() && line[end + 2] != 'Z';
-}
-
 std::atomic<bool> ending{false};
 
 // The termination handler's pipe to the thread that cleans up, and the process that set it.
@@ -211,7 +202,7 @@ void sweep_abandoned_temporaries() {
         !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
       continue;
     const auto pid = static_cast<pid_t>(std::stol(digits));
-    if (pid == ::getpid() || runs(pid)) continue;
+    if (pid == ::getpid() || process_runs(pid)) continue;
     // Its owner has gone; a child forked from it may still use it, and holds the lock then.
     const UniqueFd lock(::open((entry.path() / kLockName).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     if (lock && ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) continue;

@@ -53,14 +53,6 @@ class PrivateTmpdir {
   std::string before_;
 };
 
-// Whether `pid` runs (a zombie has ended: init may not have reaped it yet).
-bool runs(pid_t pid) {
-  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  return line.substr(line.rfind(')') + 2, 1) != "Z";
-}
-
 // What a death test's child tells its parent: a line in a file of the private TMPDIR's folder.
 std::string told(const fs::path& file) {
   std::ifstream in(file);
@@ -155,7 +147,7 @@ TEST(EndCleanlyOnTermination, SigtermEndsEveryChildTreeAndRemovesTheTemporaries)
   std::string root;
   line >> sleeper >> root;
   ASSERT_GT(sleeper, 0);
-  EXPECT_FALSE(runs(sleeper)) << "the shell's sleep runs on";
+  EXPECT_FALSE(process_runs(sleeper)) << "the shell's sleep runs on";
   EXPECT_TRUE(root.find("tidemark-process-") != std::string::npos) << root;
   EXPECT_FALSE(fs::exists(root));
 }

@@ -25,17 +25,19 @@ bool send_whole(int fd, const void* data, size_t size) {
 
 bool receive_whole(int fd, void* data, size_t size, std::optional<std::chrono::milliseconds> within) {
   using Clock = std::chrono::steady_clock;
-  const std::optional<Clock::time_point> deadline = within ? std::optional(Clock::now() + *within) : std::nullopt;
+  // A plain time point beside a flag, not an optional one: g++ 12 at -O1 takes the optional's for uninitialised.
+  const bool bounded = within.has_value();
+  const Clock::time_point deadline = Clock::now() + within.value_or(std::chrono::milliseconds(0));
   auto* at = static_cast<char*>(data);
   while (size > 0) {
-    if (deadline) {  // poll for what is left of the whole's time, never a recv's own
-      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+    if (bounded) {  // poll for what is left of the whole's time, never a recv's own
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
       pollfd readable{fd, POLLIN, 0};
       const int ready = left > 0 ? ::poll(&readable, 1, static_cast<int>(left)) : 0;
       if (ready < 0 && errno == EINTR) continue;
       if (ready <= 0) return false;
     }
-    const ssize_t got = ::recv(fd, at, size, deadline ? MSG_DONTWAIT : 0);
+    const ssize_t got = ::recv(fd, at, size, bounded ? MSG_DONTWAIT : 0);
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (got <= 0) return false;
     at += got;
