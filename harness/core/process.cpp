@@ -293,6 +293,7 @@ pid_t fork_child() {
 }
 
 void child_reaped(pid_t pid) {
+  wait_if_ending();  // killed because Tidemark is ending: no result, as ChildProcess::wait
   {
     const std::lock_guard lock(own_children().mutex);
     own_children().pids.erase(pid);
