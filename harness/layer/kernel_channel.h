@@ -1,14 +1,7 @@
-// The kernel channel: how a layer with no host in its process (a renderer server's, whose
-// session lives in Tidemark's process) asks that session's kernel model as it goes, as a hosted
-// layer asks through its sink. The session listens on a Unix socket in the server's folder and
-// names it to the server in TIDEMARK_KERNEL_CHANNEL; the layer connects at its first device and
-// sends each question as one fixed-size request, then waits for its answer: a submit's kernel
-// fence, whether a fence has retired, a wait on the kernel's virtual time, another ring of the
-// doorbell. One question at a time, under the layer's lock, so the model sees the server's
-// submits and waits in the order they were made, at the moment they were made.
-//
-// Memory and the layer's gauges do not travel here: the server's records carry them to the
-// session at its read-backs (session/server_records.h).
+// The kernel channel: a layer with no host in its process (a renderer server's) asks the session's
+// kernel model over a Unix socket named in TIDEMARK_KERNEL_CHANNEL, one fixed-size question at a
+// time under the layer's lock, so the model sees the server's submits and waits in their order.
+// Memory and gauges travel in the server's records instead (session/server_records.h).
 #pragma once
 
 #include <chrono>

@@ -1,22 +1,8 @@
-// The C interface of VK_LAYER_TIDEMARK_observe for a program that hosts it in its own process
-// (a Tidemark session, the layer's tests): attach a sink for the devices made from then on,
-// with the settings they run under, and read what the layer counted for them. Plain C types
-// only: the layer and its host are separate shared objects and may be built apart.
-//
-// The completion rule (what a client is shown of GPU progress) under
-// TIDEMARK_COMPLETION_DETERMINISTIC: a poll (vkGetFenceStatus, vkGetSemaphoreCounterValue, a
-// wait with timeout 0) shows work done only once a blocking wait has established it, for that
-// submit or a later one on the same queue. The 32nd poll in a row that would show an object
-// busy is a reveal point: the layer waits for the object itself and the poll shows it done (or
-// the device lost, if the kernel model never saw the work), so a program that only polls
-// finishes after the same number of polls on every run. A blocking wait on any of several
-// objects reveals the one submitted first. Every call reaches the driver as the program made
-// it; only the answer shown changes. A blocking wait really waits on the driver and then,
-// with a sink, requires the kernel model to have seen the submit's kernel fence within the
-// wait's timeout of the kernel's virtual time (an unbounded wait then rings again once, as a
-// sync that must finish does; a bounded one times out). The layer may delay what a client sees,
-// never advance it: a value shown is never past the driver's own. TIDEMARK_COMPLETION_REAL
-// passes the driver's answers through.
+// The C interface of VK_LAYER_TIDEMARK_observe for a program that hosts it (a session, the layer's
+// tests): attach a sink for the devices made from then on and read what the layer counted. Plain C
+// types: the layer and its host are built apart. Under TIDEMARK_COMPLETION_DETERMINISTIC a poll shows
+// work done only once a blocking wait established it (or at the 32nd busy poll, a reveal point), so
+// every run shows the same progress; the layer may delay an answer, never advance it.
 #ifndef TIDEMARK_LAYER_H_
 #define TIDEMARK_LAYER_H_
 

@@ -20,27 +20,9 @@
 
 namespace tidemark::report {
 
-// What a run comes to. ExpectedRed: red on exactly the checks an expectations.txt line names
-// (a known failure: it does not fail the set). UnexpectedPass: green where such a line says red
-// (the line is stale: it fails the set). CouldNotRun: a step could not complete. NotJudged: the
-// backend cannot judge the scenario (it lacks what a check reads) or a check could not be
-// evaluated (a golden that does not decode): nothing was judged, so it fails the set unless an
-// expectations line names it (`not-judged` in place of the check ids), when it is an expected red.
-// Crash: a process the run needs died mid-run (a signal, or a renderer server's end): the record's
-// `crash` says which process, how, and what the subject was doing; it fails the set unless an
-// expectations line says `crash`, when it is an expected red.
-// DeviceLost: the layer saw a call answered VK_ERROR_DEVICE_LOST (by the driver, or its
-// device_lost_at fault), whatever the subject did next (failed, crashed or went on): the record's
-// `device_lost` names the call; it fails the set unless an expectations line says `device-lost`.
-// Timeout: the run passed its wall-clock or inactivity limit (core/time_bounds.h) and its
-// processes were killed: the record's `timeout` says which limit, after how long, and what the
-// subject was doing last; it fails the set unless an expectations line says `timeout`.
-// Skipped: a --skip or --include pattern, or an expectations line saying `skip` (with its reason),
-// left it out: nothing ran; neither a pass nor a failure. NotRun: --max-fails was reached first.
-// Flaky: under --retry, a try failed and a later one was green (the record's `attempts` hold every
-// try): never a pass; it fails the set with an exit code of its own (the CLI's) unless an
-// expectations line says `flaky`, when it is an expected red.
-// Nondeterministic: the --repeat runs gave more than one digest (a result that depends on the run).
+// What a run comes to; README's verdict table says what each means and whether it fails the set.
+// A failing verdict an expectations line names is an expected red; Skipped and NotRun are neither a
+// pass nor a failure; Flaky fails with an exit code of its own.
 enum class Verdict {
   Green,
   Red,

@@ -1,13 +1,7 @@
-// A test subject, and the one pipeline every subject reaches a run record by.
-//
-//   subject × column × variant → report::RunRecord
-//
-// A subject is what is under test: a scenario in a lane session (runner/scenario_subject.h), a
-// capture fixture replayed under the layer (capture/capture_subject.h). A column is where it runs:
-// a backend, a lane and a driver build. A variant is what a control changes: a mutant, knobs, a
-// layer fault. The subject knows its names, its checks and how to run once and say what it read;
-// everything else is written here once, for every subject: the report folder, --repeat and the
-// digests, the verdict, the expectations line, result.json.
+// A test subject, and the one pipeline every subject reaches a run record by: subject x column
+// (backend, lane, driver build) x variant (mutant, knobs, layer fault) -> report::RunRecord. A subject
+// knows its names, checks and one run; the report folder, --repeat, digests, verdict, expectations
+// line and result.json are written here once, for every subject.
 #pragma once
 
 #include <filesystem>

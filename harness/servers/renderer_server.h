@@ -1,13 +1,7 @@
-// A driver's renderer server: the process on the far side of a client/server driver's wire
-// (virglrenderer's virgl_test_server behind Mesa's virpipe client, a team's own), started by
-// Tidemark for one run with the Tidemark layer beneath its Vulkan device, so that what it does
-// at the Vulkan boundary is recorded as any observed process's is (observe/observe.h).
-//
-// Each server has a folder of its own: its socket, its log and the layer's records. It is
-// ready when its socket is listening (read from /proc/net/unix: no connection is made, since a
-// server would take a probe for a client), within a bound. It leads a process group of its own
-// and dies with the thread that started it, so neither a server nor a renderer it forked
-// outlives the run, whatever ends the run.
+// A driver's renderer server (virgl_test_server behind Mesa's virpipe, or a team's own), started for
+// one run with the Tidemark layer beneath its Vulkan device, in a folder of its own (socket, log,
+// records). Ready once its socket listens in /proc/net/unix: a probe connection would be taken for
+// a client. It leads a process group and dies with the thread that started it.
 #pragma once
 
 #include <chrono>

@@ -1,18 +1,8 @@
-// What a driver's renderer server did, fed into the session's model host at each read-back (the
-// host's read_back_from): the wire's events as the tap decoded them, each an instant on its
-// connection's track under the server's process track, then the server layer's events as observe
-// replays a process's memory (observe::LayerEventsReplay): the server's memory in the kernel map
-// and the trace's GPU Memory track under the model's pid, each submit a sample of the layer's
-// device bytes beside the map's entry. (The submits and waits themselves reach the kernel model as
-// they happen, over the kernel channel: servers/kernel_channel_server.h.) The model's pid stands for the server's
-// process: its real pid differs from run to run, and the trace must not. Fed at the read-back only, stamped by the
-// model's clock, so the trace is the same in every run and lane.
-//
-// The wire's events wait for that read-back within a bound: at most kEventsInMemory of them in
-// memory; each time that many are waiting they are encoded as one block onto a spill file in the
-// server's folder, and the read-back reads the blocks back one at a time, oldest first, before
-// those still in memory. A run of any length holds at most two blocks' events (about 2 x 1 024 x
-// 100 B) of them; a spill that cannot be written (a full disk) keeps its block in memory instead.
+// What a renderer server did, fed into the session's model host at each read-back: the tap's wire
+// events on their connections' tracks, then the server layer's memory events under the model's pid
+// (its real pid differs run to run; the trace must not). Submits and waits reach the kernel model
+// live, over the kernel channel. Waiting wire events are bounded in memory: past kEventsInMemory a
+// block is spilled to a file in the server's folder and read back oldest first.
 #pragma once
 
 #include <cstdint>
