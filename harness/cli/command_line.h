@@ -95,6 +95,8 @@ Result<std::vector<std::string>> run_options_given(const std::vector<std::string
 
 // run's options (scenario_commands.cpp).
 CLI::App* add_run(CLI::App& app, RunArgs& args);
+// compare's options, beside the command (compare_command.cpp).
+CLI::App* add_compare(CLI::App& app, CompareArgs& args);
 // run, replay, list, red-once, parity, lint, compare.
 void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands);
 // bench, soak, fixture new, reduce, bisect.

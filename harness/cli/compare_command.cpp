@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "drivers/driver_builds.h"
 #include "layer/link.h"
@@ -96,6 +97,25 @@ int compare_command(const CompareArgs& args) {
   fmt::print("compare: {} cells ({}); {}\n", compared->records.size(), fmt::join(counts, ", "),
              std::filesystem::absolute(options.report_dir / "compare.html").string());
   return compared->failed ? kRed : kGreen;
+}
+
+CLI::App* add_compare(CLI::App& app, CompareArgs& args) {
+  return lazy_subcommand(
+      app, "compare",
+      "the same scenarios on each backend side by side: verdicts, device gauges, image hashes (terminal, compare.html)",
+      [&args](CLI::App* compare) {
+        add_paths(*compare, args.inputs);
+        compare
+            ->add_option("--backend", args.backends,
+                         "a backend to run on, or BACKEND@BUILD on a driver build of the drivers files "
+                         "(repeatable; default: each scenario's backends: list); each column is held to the first")
+            ->allow_extra_args(false);
+        compare->add_option("--expectations", args.expectations, "known failures (expectations.txt)");
+        compare->add_option("--report", args.report, "report folder (default reports/run-<time>)");
+        compare->add_option("--lane", args.lane, "the lane every column runs in (default monolith)");
+        add_isolation_options(*compare, args.no_isolation, args.time_bounds);
+        add_baseline_options(*compare, args.baseline);
+      });
 }
 
 }  // namespace tidemark::cli

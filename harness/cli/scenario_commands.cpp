@@ -144,23 +144,7 @@ void add_scenario_commands(CLI::App& app, CommandArgs& args, Commands& commands)
                                                   "and check that exist");
                                });
   commands.emplace_back(lint, [&] { return lint_command(args.lint_inputs, args.lint_expectations); });
-  auto* compare = lazy_subcommand(
-      app, "compare",
-      "the same scenarios on each backend side by side: verdicts, device gauges, image hashes (terminal, compare.html)",
-      [&args](CLI::App* compare) {
-        add_paths(*compare, args.compare.inputs);
-        compare
-            ->add_option("--backend", args.compare.backends,
-                         "a backend to run on, or BACKEND@BUILD on a driver build of the drivers files "
-                         "(repeatable; default: each scenario's backends: list); each column is held to the first")
-            ->allow_extra_args(false);
-        compare->add_option("--expectations", args.compare.expectations, "known failures (expectations.txt)");
-        compare->add_option("--report", args.compare.report, "report folder (default reports/run-<time>)");
-        compare->add_option("--lane", args.compare.lane, "the lane every column runs in (default monolith)");
-        add_isolation_options(*compare, args.compare.no_isolation, args.compare.time_bounds);
-        add_baseline_options(*compare, args.compare.baseline);
-      });
-  commands.emplace_back(compare, [&] { return compare_command(args.compare); });
+  commands.emplace_back(add_compare(app, args.compare), [&] { return compare_command(args.compare); });
 }
 
 }  // namespace tidemark::cli
