@@ -12,7 +12,7 @@
 #include "core/files.h"
 #include "layer/link.h"
 #include "observe/observe.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 #include "session/builtin_backends.h"
 #include "lanes/lanes.h"
 #include "wire/posix.h"

@@ -60,9 +60,10 @@ Result<std::vector<Expectation>> parse_expectations(std::string_view text, const
     if (reason.empty()) return at(file, number, line.size(), "'# why', with the value measured", "no reason");
     Expectation e{
         .backend = words[0].first, .scenario = words[1].first, .reason = reason, .where = {file.string(), number, 1}};
-    if (auto column = backend_on_build(e.backend)) {
-      e.backend = column->backend;
-      e.build = column->build;
+    if (e.backend.find('@') != std::string::npos) {
+      const report::Column column = report::Column::parse(e.backend);
+      e.backend = column.backend;
+      e.build = column.build;
       if (e.backend.empty() || e.build.empty() || !drivers::valid_build_name(e.build))
         return at(file, number, words[0].second, "BACKEND or BACKEND@BUILD", fmt::format("'{}'", words[0].first));
     }

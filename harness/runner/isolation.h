@@ -42,13 +42,8 @@ struct Notes;
 namespace tidemark::runner {
 
 struct RunOptions;
+struct PreparedRun;
 class Subject;
-
-// Whether a run of `subject` with `options` runs in the child: a scenario or recording in any lane
-// unless the options say not. In the monolith and split lanes its driver loads into the child; in
-// the spawn and tcp lanes its server is the child's, so one watch bounds the client and its server
-// and one kill ends both.
-bool drives_here(const Subject& subject, const RunOptions& options);
 
 // The device the layer in an isolated subject's child saw lost in this run (its notes), if it did;
 // `subject_file` names the step then.
@@ -68,7 +63,7 @@ std::optional<report::DeviceLostRecord> servers_lost_device(const crash_notes::N
 // first and the child is killed only when stuck outside that watch. The margin holds a renderer
 // server's start (its 20 s bound), its stop (two 10 s graces) and the tree's kill (2 s).
 inline constexpr double kBackstopSeconds = 60;
-TimeBounds child_bounds(const Subject& subject, const RunOptions& options);
+TimeBounds child_bounds(const PreparedRun& run);
 
 // How the child ended when it gave no record: the crash record and its words, its time, and
 // the device the layer saw lost before, if it did.

@@ -47,11 +47,11 @@ struct ScheduleEvents {
 // seed in a report reproduces it), a permutation of 0..count-1.
 std::vector<size_t> shuffled_order(size_t count, uint64_t seed);
 
-// Every subject's record, in the subjects' order: run through the pipeline with `options[k]` (tried
+// Every run's record, in their order: run through the pipeline (tried
 // again while tries_again says so, its record record_of_tries'), or skipped by the filter or an
 // expectations line saying `skip`, or not run once `max_fails` subjects failed, or journaled (`done`). Errors are bad
 // input or a missing environment met by a run.
-Result<std::vector<report::RunRecord>> run_scheduled(const Subjects& subjects, const std::vector<RunOptions>& options,
-                                                     const Schedule& schedule, const ScheduleEvents& events);
+Result<std::vector<report::RunRecord>> run_scheduled(std::vector<PreparedRun>& runs, const Schedule& schedule,
+                                                     const ScheduleEvents& events);
 
 }  // namespace tidemark::runner
