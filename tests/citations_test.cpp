@@ -225,12 +225,12 @@ std::string joined(const std::vector<std::string>& lines) {
   return all;
 }
 
-TEST(Docs, EveryPathACommentOrADocCitesExists) {
+TEST(Citations, EveryPathACommentOrADocCitesExists) {
   const auto broken = broken_citations(kRoot);
   EXPECT_TRUE(broken.empty()) << "cited paths that do not exist (under " << kRoot.string() << "):\n" << joined(broken);
 }
 
-TEST(Docs, LanesReadmeSaysTheProtocolVersionOfTheCode) {
+TEST(Citations, LanesReadmeSaysTheProtocolVersionOfTheCode) {
   const auto mentions = protocol_mentions(read(kRoot / "lanes/README.md"));
   ASSERT_FALSE(mentions.empty()) << "lanes/README.md names no protocol version (\"protocol is version N\")";
   for (const auto& [line, number] : mentions)
@@ -240,7 +240,7 @@ TEST(Docs, LanesReadmeSaysTheProtocolVersionOfTheCode) {
 }
 
 // Which tokens are citations: a known folder first, an optional :line after; no glob or placeholder.
-TEST(Docs, ACitationStartsWithAKnownFolder) {
+TEST(Citations, ACitationStartsWithAKnownFolder) {
   const std::set<std::string, std::less<>> subsystems = {"core", "runner"};
   const auto found = citations(
       "see harness/wire/codec.h:32, runner/subject.h's prepare and ./scripts/test.\n"
@@ -256,7 +256,7 @@ TEST(Docs, ACitationStartsWithAKnownFolder) {
 }
 
 // Code is not a citation: only the comment of a line is read, and a marker inside quotes is not one.
-TEST(Docs, OnlyTheCommentOfALineOfCodeIsRead) {
+TEST(Citations, OnlyTheCommentOfALineOfCodeIsRead) {
   EXPECT_EQ(told(R"(auto x = "core/a.h";  // core/b.h)", "//"), " core/b.h");
   EXPECT_EQ(told(R"(echo "$#" "a # b" # core/c.h)", "#"), " core/c.h");
   EXPECT_EQ(told("#!/usr/bin/env bash", "#"), "");
@@ -264,7 +264,7 @@ TEST(Docs, OnlyTheCommentOfALineOfCodeIsRead) {
 }
 
 // The check's own red: a tree whose comment and README cite files that are not there.
-TEST(Docs, ABrokenCitationIsNamedByFileAndLine) {
+TEST(Citations, ABrokenCitationIsNamedByFileAndLine) {
   tidemark::test_support::ScratchDir tree("docs-broken-citation");
   fs::create_directories(tree.path() / "harness/core");
   fs::create_directories(tree.path() / "lanes");
@@ -276,7 +276,7 @@ TEST(Docs, ABrokenCitationIsNamedByFileAndLine) {
                                       "lanes/README.md:4: gone.md"}));
 }
 
-TEST(Docs, EveryProtocolVersionPhraseIsFound) {
+TEST(Citations, EveryProtocolVersionPhraseIsFound) {
   const auto found = protocol_mentions("The wire\n\nThe Protocol is version 7; wire protocol 9.\nA protocol: none.\n");
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].line, 3u);
