@@ -57,21 +57,6 @@ std::optional<std::string> citation_in(std::string_view token, const std::set<st
   return std::nullopt;
 }
 
-// Whether the path at line[start, end) is one a command writes (`--out DIR`) or the file of an
-// example error (`FILE:7:15: expected ...`): neither is expected to exist.
-bool made_or_quoted(std::string_view line, size_t start, size_t end) {
-  if (line.substr(0, start).ends_with("--out ") || line.substr(0, start).ends_with("--out=")) return true;
-  const auto after = line.substr(end);
-  const auto digits = [](std::string_view text) {
-    size_t count = 0;
-    while (count < text.size() && std::isdigit(static_cast<unsigned char>(text[count]))) ++count;
-    return count;
-  };
-  if (!after.starts_with(':')) return false;
-  const size_t line_digits = digits(after.substr(1));
-  return line_digits > 0 && after.substr(1 + line_digits).starts_with(':') && digits(after.substr(2 + line_digits)) > 0;
-}
-
 // The text of a line a reader is told things in: all of a Markdown file, the comment of a line
 // of code (C++'s `//`, a script's or CMake's `#`; a marker inside quotes is not one).
 std::string_view told(std::string_view line, std::string_view marker) {
@@ -87,14 +72,21 @@ std::string_view told(std::string_view line, std::string_view marker) {
   return {};
 }
 
+// The citations of a file's text. A Markdown page's fenced blocks are not read: their commands
+// are run by the docs' own test (a page may make the file it runs next), the rest are examples.
 std::vector<Citation> citations(std::string_view text, std::string_view marker,
                                 const std::set<std::string, std::less<>>& subsystems) {
   std::vector<Citation> found;
   size_t number = 0;
+  bool fenced = false;
   for (size_t begin = 0; begin < text.size();) {
     const size_t end = std::min(text.find('\n', begin), text.size());
     ++number;
-    const auto line = told(text.substr(begin, end - begin), marker);
+    const auto whole = text.substr(begin, end - begin);
+    const bool fence =
+        marker.empty() && whole.substr(std::min(whole.find_first_not_of(' '), whole.size())).starts_with("```");
+    if (fence) fenced = !fenced;
+    const auto line = fence || fenced ? std::string_view() : told(whole, marker);
     for (size_t at = 0; at < line.size();) {
       if (!path_char(line[at])) {
         ++at;
@@ -102,7 +94,6 @@ std::vector<Citation> citations(std::string_view text, std::string_view marker,
       }
       const size_t start = at;
       while (at < line.size() && path_char(line[at])) ++at;
-      if (made_or_quoted(line, start, at)) continue;
       if (auto path = citation_in(line.substr(start, at - start), subsystems)) found.push_back({number, *path});
     }
     begin = end + 1;
@@ -180,16 +171,19 @@ std::vector<std::string> broken_citations(const fs::path& root) {
   for (const auto& entry : fs::directory_iterator(root / "harness"))
     if (entry.is_directory()) subsystems.insert(entry.path().filename().string());
   std::vector<std::string> broken;
+  std::set<std::string, std::less<>> noted;  // a path both written and linked on a line is named once
   for (const auto& [file, marker] : cited_from(root)) {
+    const auto note = [&](size_t line, const std::string& path) {
+      auto text = file.string() + ":" + std::to_string(line) + ": " + path;
+      if (noted.insert(text).second) broken.push_back(std::move(text));
+    };
     const auto text = read(root / file);
-    for (const auto& [line, path] : citations(text, marker, subsystems)) {
-      if (!fs::exists(root / path) && !fs::exists(root / "harness" / path))
-        broken.push_back(file.string() + ":" + std::to_string(line) + ": " + path);
-    }
+    for (const auto& [line, path] : citations(text, marker, subsystems))
+      if (!fs::exists(root / path) && !fs::exists(root / "harness" / path)) note(line, path);
     if (!marker.empty()) continue;
     for (const auto& [line, target] : link_targets(text))
       if (!fs::exists(root / file.parent_path() / target))
-        broken.push_back(file.string() + ":" + std::to_string(line) + ": " + target);
+        note(line, fs::path(file.parent_path() / target).lexically_normal().string());
   }
   return broken;
 }
@@ -246,8 +240,9 @@ TEST(Citations, ACitationStartsWithAKnownFolder) {
       "see harness/wire/codec.h:32, runner/subject.h's prepare and ./scripts/test.\n"
       "not scenarios/<group>/x.yaml, harness/*/CMakeLists.txt, /tmp/x/y, https://github.com/google/dawn,\n"
       "dri/libgallium.so, build/default/tidemark, scenarios/..., $ROOT/tests/x\n"
-      "nor a word/another word, runner/the-run, --out fixtures/ID-1 or scenarios/x/s.yaml:7:15: an error;\n"
-      "but docs/ and core/files.h.\n",
+      "nor a word/another word or runner/the-run;\n"
+      "but docs/ and core/files.h.\n"
+      "```sh\ntidemark fixture new ID-1 && tidemark run fixtures/ID-1\n```\n",
       "", subsystems);
   std::vector<std::string> paths;
   for (const auto& citation : found) paths.push_back(std::to_string(citation.line) + " " + citation.path);
@@ -273,7 +268,7 @@ TEST(Citations, ABrokenCitationIsNamedByFileAndLine) {
                                                  << "[a link](../harness/core/a.h) and [another](gone.md#why).\n";
   EXPECT_EQ(broken_citations(tree.path()),
             (std::vector<std::string>{"harness/core/a.h:2: core/gone.h", "lanes/README.md:3: lanes/gone.md",
-                                      "lanes/README.md:4: gone.md"}));
+                                      "lanes/README.md:4: lanes/gone.md"}));
 }
 
 TEST(Citations, EveryProtocolVersionPhraseIsFound) {
