@@ -74,7 +74,7 @@ add_test(NAME Tidemark.Baseline.AFolderWithoutASummaryIsBadInput
                  $<TARGET_FILE:tidemark> run ${two_hundred} --baseline ${expectations_data})
 set_tests_properties(Tidemark.Baseline.AToleranceWithoutABaselineIsBadInput
                      Tidemark.Baseline.AFolderWithoutASummaryIsBadInput PROPERTIES LABELS "cli")
-# Three runs of the portable group to exercise what report/baseline's unit tests hold under the
+# Three runs of the portable group to exercise what report/baseline.cpp's unit tests hold under the
 # sanitizers already: the sanitizer lane leaves it out (label baseline).
 set_tests_properties(Tidemark.Baseline.AGaugeWorseThanTheBaselineFailsTheRunNamingBothValues PROPERTIES LABELS "cli;baseline")
 

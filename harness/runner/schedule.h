@@ -1,12 +1,8 @@
-// How `tidemark run` goes through its subjects: which it skips (--skip, --include), in which
-// order (--shuffle), how many at once (--jobs), and when it starts no more (--max-fails).
-//
-// A run's result never depends on the schedule: each record is the subject's own pipeline
-// (runner/subject.h) in its own report folder, with a renderer server and socket of its own, and
-// the records come back in the selection's order, whatever order they ran and ended in; so
-// summary.json, junit.xml and the digests of --jobs 8 or --shuffle 7 are those of --jobs 1. What
-// a run could still take from what ran before it in the same process is the process itself: the
-// tests run the suite shuffled and at several jobs and hold the digests equal.
+// How `tidemark run` goes through its subjects: which it skips (--skip, --include), in which order
+// (--shuffle), how many at once (--jobs), and when it starts no more (--max-fails). A result never
+// depends on the schedule: each record is the subject's own pipeline, in its own report folder and
+// with its own server, and records come back in the selection's order, so the summary, JUnit and
+// digests of --jobs 8 or --shuffle 7 are those of --jobs 1 (the tests hold them equal).
 #pragma once
 
 #include <cstddef>
