@@ -1,10 +1,12 @@
-// --baseline and --tolerance, as run, compare, parity and red-once take them: one option set,
-// read before anything runs, and the records held to it after.
+// --baseline and --tolerance, as run, compare, parity and red-once take them, and the setup of a
+// verb's runs from the options they share (runner/run_setup.h).
 #include <fmt/format.h>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "layer/link.h"
 #include "report/baseline.h"
+#include "runner/run_setup.h"
 
 namespace tidemark::cli {
 
@@ -19,17 +21,24 @@ void add_baseline_options(CLI::App& command, BaselineArgs& args) {
       ->allow_extra_args(false);
 }
 
-Result<std::optional<report::Baseline>> load_baseline(const BaselineArgs& args) {
-  return report::load_baseline(args.baseline, args.tolerances);
+Result<std::unique_ptr<runner::RunSetup>> run_setup(const std::string& report, const std::string& expectations,
+                                                    const BaselineArgs& baseline, const TimeBoundsOverride& bounds,
+                                                    bool no_isolation) {
+  return runner::RunSetup::make({.report_dir = report.empty() ? default_report_dir() : std::filesystem::path(report),
+                                 .expectations = expectations,
+                                 .baseline = baseline.baseline,
+                                 .tolerances = baseline.tolerances,
+                                 .time_bounds = bounds,
+                                 .isolation = !no_isolation,
+                                 .layer_dir = layer::layer_dir(),
+                                 .drivers_files = drivers_files()});
 }
 
-std::optional<report::BaselineOrigin> hold_to_baseline(const std::optional<report::Baseline>& baseline,
-                                                       std::vector<report::RunRecord>& records,
-                                                       const report::Origin& origin) {
-  if (!baseline) return std::nullopt;
-  report::BaselineOrigin held = report::hold_to_baseline(records, origin, *baseline);
-  for (const auto& line : report::baseline_lines(records, held)) fmt::print("{}\n", line);
-  return held;
+Result<report::Summary> finish_runs(const runner::RunSetup& setup, const report::Origin& origin,
+                                    std::vector<report::RunRecord> records) {
+  TIDEMARK_TRY(finished, setup.finish(origin, std::move(records)));
+  for (const auto& line : finished.baseline_lines) fmt::print("{}\n", line);
+  return std::move(finished.summary);
 }
 
 }  // namespace tidemark::cli

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "report/summary.h"
+#include "runner/run_setup.h"
 #include "runner/scenario_subject.h"
 #include "scenario/scenario.h"
 #include "lanes/lanes.h"
@@ -56,13 +57,14 @@ struct BaselineArgs {
   std::vector<std::string> tolerances;  // GAUGE=N or GAUGE=P%
 };
 
-// --baseline and --tolerance read, before anything runs; none given: nullopt.
-Result<std::optional<report::Baseline>> load_baseline(const BaselineArgs& args);
-// With a baseline: `records` held to it (each record's judgement set) and its lines printed; the
-// origin the summary names. Without: nullopt.
-std::optional<report::BaselineOrigin> hold_to_baseline(const std::optional<report::Baseline>& baseline,
-                                                       std::vector<report::RunRecord>& records,
-                                                       const report::Origin& origin);
+// A verb's runs set up from the options every such verb takes (runner/run_setup.h), read before
+// anything runs: `report` empty is a folder of its own under reports/.
+Result<std::unique_ptr<runner::RunSetup>> run_setup(const std::string& report, const std::string& expectations,
+                                                    const BaselineArgs& baseline, const TimeBoundsOverride& bounds,
+                                                    bool no_isolation);
+// The records held to the setup's baseline (its lines printed) and the summary written.
+Result<report::Summary> finish_runs(const runner::RunSetup& setup, const report::Origin& origin,
+                                    std::vector<report::RunRecord> records);
 // reports/<kind>-<UTC time>.
 std::filesystem::path default_report_dir(std::string_view kind = "run");
 

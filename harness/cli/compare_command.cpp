@@ -60,33 +60,20 @@ int compare_command(const CompareArgs& args) {
   }
   auto lane = parse_lane_option(args.lane);
   if (!lane) return report_error(lane.error());
-  auto baseline = load_baseline(args.baseline);
-  if (!baseline) return report_error(baseline.error());
-  std::vector<runner::Expectation> expectations;
-  runner::RunOptions options;
-  if (!args.expectations.empty()) {
-    auto read = runner::load_expectations(args.expectations);
-    if (!read) return report_error(read.error());
-    expectations = std::move(*read);
-    options.expectations = &expectations;
-  }
-  options.report_dir = args.report.empty() ? default_report_dir() : std::filesystem::path(args.report);
+  auto setup = run_setup(args.report, args.expectations, args.baseline, args.time_bounds, args.no_isolation);
+  if (!setup) return report_error(setup.error());
+  runner::RunOptions& options = (*setup)->options;
   options.column.lane.backends = &session::builtin_backends();
   options.column.lane.lane = *lane;
-  options.layer_dir = layer::layer_dir();
-  options.drivers_files = drivers_files();
-  options.isolation = !args.no_isolation;
-  options.time_bounds = args.time_bounds;
   const runner::CompareBuilds builds{.drivers_files = drivers_files(), .expectations = args.expectations};
   auto compared = runner::compare(loaded->subjects, args.backends, options, builds, print_row);
   if (!compared) return report_error(compared.error());
   if (auto ok = report::write_comparison(options.report_dir, compared->comparison); !ok)
     return report_error(ok.error());
   const report::Origin origin{.command = "compare", .series = "compare"};
-  auto held = hold_to_baseline(*baseline, compared->records, origin);
-  compared->failed = compared->failed || !std::ranges::all_of(compared->records, report::record_passes);
-  if (auto ok = report::write_summary(options.report_dir, origin, compared->records, held); !ok)
-    return report_error(ok.error());
+  auto summary = finish_runs(**setup, origin, compared->records);
+  if (!summary) return report_error(summary.error());
+  compared->failed = compared->failed || !std::ranges::all_of(summary->results, report::record_passes);
   // Every verdict that occurred, counted: a NOT JUDGED cell must show in the last line too.
   std::vector<std::string> counts;
   for (report::Verdict verdict : report::kAllVerdicts) {

@@ -19,15 +19,15 @@ namespace fs = std::filesystem;
 int parity_command(const ParityArgs& args) {
   auto loaded = load_subjects(args.inputs, args.shard, args.shard_durations);
   if (!loaded) return report_error(loaded.error());
-  auto baseline = load_baseline(args.baseline);
-  if (!baseline) return report_error(baseline.error());
+  auto setup = run_setup(args.report, {}, args.baseline, args.time_bounds, args.no_isolation);
+  if (!setup) return report_error(setup.error());
   std::map<std::string, std::string> saved;
   if (!args.against.empty()) {
     auto read = runner::read_digests(args.against);
     if (!read) return report_error(read.error());
     saved = std::move(*read);
   }
-  const fs::path report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
+  const fs::path& report_dir = (*setup)->options.report_dir;
   size_t total = 0;
   for (const auto& subject : loaded->subjects) total += subject->info().backends.size();
   Progress progress = Progress::for_stdout(args.replay ? "parity with replay" : "parity", total, verbosity());
@@ -55,23 +55,18 @@ int parity_command(const ParityArgs& args) {
     progress.print(fmt::format("  against {}: {}, here {}", args.against,
                                found == saved.end() ? std::string("no digest saved") : "saved " + found->second, here));
   };
-  runner::RunOptions base;
-  base.report_dir = report_dir;
-  base.isolation = !args.no_isolation;
-  base.time_bounds = args.time_bounds;
   auto ran = runner::parity(
-      loaded->subjects, base, args.replay, [&](std::string_view name) { progress.start(std::string(name)); },
-      print_subject);
+      loaded->subjects, (*setup)->options, args.replay,
+      [&](std::string_view name) { progress.start(std::string(name)); }, print_subject);
   if (!ran) return report_error(ran.error());
   progress.close();
   const report::Origin origin{
       .command = "parity", .series = args.replay ? "parity replay" : "parity", .shard = loaded->shard};
-  auto held = hold_to_baseline(*baseline, ran->results, origin);
-  const bool worse = !std::ranges::all_of(ran->results, [](const auto& record) {
+  auto summary = finish_runs(**setup, origin, std::move(ran->results));
+  if (!summary) return report_error(summary.error());
+  const bool worse = !std::ranges::all_of(summary->results, [](const auto& record) {
     return !record.baseline || record.baseline->movement != report::Movement::Worse;
   });
-  if (auto ok = report::write_summary(report_dir, origin, std::move(ran->results), held); !ok)
-    return report_error(ok.error());
   if (!args.save_digests.empty())
     if (auto ok = write_file_atomically(args.save_digests, runner::digests_text(digests)); !ok)
       return report_error(ok.error());

@@ -26,8 +26,8 @@ namespace fs = std::filesystem;
 int red_once_command(const RedOnceArgs& args) {
   auto loaded = load_subjects(args.inputs, args.shard, args.shard_durations);
   if (!loaded) return report_error(loaded.error());
-  auto baseline = load_baseline(args.baseline);
-  if (!baseline) return report_error(baseline.error());
+  auto setup = run_setup(args.report, args.expectations, args.baseline, args.time_bounds, args.no_isolation);
+  if (!setup) return report_error(setup.error());
   runner::RedOnceSetOptions options{.ledger = args.ledger, .update_ledger = args.update_ledger};
   if (!args.lanes.empty()) {
     options.red_once.lanes.clear();
@@ -37,19 +37,8 @@ int red_once_command(const RedOnceArgs& args) {
       options.red_once.lanes.push_back(*lane);
     }
   }
-  options.red_once.run.report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
-  options.red_once.run.layer_dir = layer::layer_dir();
-  options.red_once.run.time_bounds = args.time_bounds;
-  options.red_once.run.isolation = !args.no_isolation;
-  options.red_once.run.drivers_files = drivers_files();
+  options.red_once.run = (*setup)->options;
   options.red_once.run.column.backend = args.backend;
-  std::vector<runner::Expectation> expectations;
-  if (!args.expectations.empty()) {
-    auto read = runner::load_expectations(args.expectations);
-    if (!read) return report_error(read.error());
-    expectations = std::move(*read);
-    options.red_once.run.expectations = &expectations;
-  }
   // The column must suit every subject before anything runs (a backend it does not list).
   for (const auto& subject : loaded->subjects)
     if (auto ok = runner::check_options(*subject, options.red_once.run); !ok) return report_error(ok.error());
@@ -78,12 +67,11 @@ int red_once_command(const RedOnceArgs& args) {
   if (set->ledger_written) fmt::print("ledger written: {}\n", args.ledger);
   // The green runs held to a baseline, as a run's would be: a gauge worse than it fails red-once too.
   bool worse = false;
-  if (*baseline) {
+  if (!args.baseline.baseline.empty()) {
     const report::Origin origin{.command = "red-once", .series = "red-once green", .shard = loaded->shard};
-    auto held = hold_to_baseline(*baseline, set->greens, origin);
-    worse = !std::ranges::all_of(set->greens, report::record_passes);
-    if (auto ok = report::write_summary(options.red_once.run.report_dir, origin, std::move(set->greens), held); !ok)
-      return report_error(ok.error());
+    auto summary = finish_runs(**setup, origin, std::move(set->greens));
+    if (!summary) return report_error(summary.error());
+    worse = !std::ranges::all_of(summary->results, report::record_passes);
   }
   fmt::print(
       "{} of {} scenarios pass red-once{}\n", set->scenarios - set->failed - set->unproven, set->scenarios,

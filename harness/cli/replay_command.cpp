@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "layer/link.h"
 #include "report/run_record.h"
 #include "runner/recording_subject.h"
 #include "runner/subject.h"
@@ -15,12 +16,19 @@ int replay_command(const ReplayArgs& args) {
   if (!lane) return report_error(lane.error());
   auto subject = runner::RecordingSubject::load(args.file);
   if (!subject) return report_error(subject.error());
-  runner::RunOptions options;
+  auto setup = runner::RunSetup::make({.report_dir = {},
+                                       .expectations = {},
+                                       .baseline = {},
+                                       .tolerances = {},
+                                       .time_bounds = args.time_bounds,
+                                       .isolation = !args.no_isolation,
+                                       .layer_dir = layer::layer_dir(),
+                                       .drivers_files = drivers_files()});
+  if (!setup) return report_error(setup.error());
+  runner::RunOptions& options = (*setup)->options;
   options.column = {.backend = args.lane.backend, .lane = *lane, .build = {}};
   options.variant.mutant = args.lane.mutant;
   options.compare_replies = !args.no_compare;
-  options.isolation = !args.no_isolation;
-  options.time_bounds = args.time_bounds;
   auto record = runner::run(**subject, options);
   if (!record) return report_error(record.error());
   const std::string replies = record->checks.empty() ? "" : record->checks.front().detail;

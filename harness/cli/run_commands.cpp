@@ -62,29 +62,17 @@ int run_command(const RunArgs& given) {
   auto loaded = load_subjects(args.inputs, args.shard, args.shard_durations);
   if (!loaded) return report_error(loaded.error());
   const runner::Subjects& subjects = loaded->subjects;
-  runner::RunOptions options;
+  auto setup = run_setup(args.report, args.expectations, args.baseline, args.time_bounds, args.no_isolation);
+  if (!setup) return report_error(setup.error());
+  runner::RunOptions& options = (*setup)->options;
   options.column = {.backend = args.lane.backend, .lane = *lane_options, .build = {}};
   const std::string fault = fmt::format("{}", fmt::join(args.faults, ","));
   if (auto parsed = layer::parse_settings(fault); !parsed)
     return report_error({ErrorKind::BadInput, fmt::format("--fault: {}", parsed.error())});
   options.variant = {.mutant = args.lane.mutant, .knobs = *knobs, .fault = fault, .cut = {}};
-  options.report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
   options.validation = args.validation;
   options.repeat = args.repeat;
   options.retry = args.retry;
-  options.isolation = !args.no_isolation;
-  options.time_bounds = args.time_bounds;
-  options.layer_dir = layer::layer_dir();
-  options.drivers_files = drivers_files();
-  std::vector<runner::Expectation> expectations;
-  if (!args.expectations.empty()) {
-    auto read = runner::load_expectations(args.expectations);
-    if (!read) return report_error(read.error());
-    expectations = std::move(*read);
-    options.expectations = &expectations;
-  }
-  auto baseline = load_baseline(args.baseline);
-  if (!baseline) return report_error(baseline.error());
   auto committed = committed_digests(args);
   if (!committed) return report_error(committed.error());
 
@@ -142,7 +130,6 @@ int run_command(const RunArgs& given) {
   progress.close();
   const report::Origin origin{
       .command = "run", .series = runner::run_series(args.lane.lane, args.knobs, options), .shard = loaded->shard};
-  auto held = hold_to_baseline(*baseline, records, origin);
   if (*committed) {
     runner::hold_to_digests(records, **committed);
     for (const auto& record : records)
@@ -152,7 +139,7 @@ int run_command(const RunArgs& given) {
             "saying why)\n",
             record.test, changed, args.digests);
   }
-  auto summary = report::write_summary(options.report_dir, origin, std::move(records), held);
+  auto summary = finish_runs(**setup, origin, std::move(records));
   if (!summary) return report_error(summary.error());
   fmt::print("{} green, {} red{}{}; report: {}\n", summary->green, summary->red,
              summary->flaky ? fmt::format(", {} flaky", summary->flaky) : "",

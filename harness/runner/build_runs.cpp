@@ -130,7 +130,7 @@ Result<BatchAnswer> answer_from_json(const nlohmann::json& json) {
 }
 
 Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch) {
-  const std::string column = batch.column.backend + "@" + batch.column.build;
+  const std::string column = batch.column.text();
   if (batch.column.backend.empty() || batch.column.build.empty())
     return fail(ErrorKind::BadInput, fmt::format("--backend: expected BACKEND@BUILD, found '{}'", column));
   TIDEMARK_TRY(named, drivers::find_build(batch.drivers_files, batch.column.build));

@@ -14,14 +14,6 @@ bool is_fixture(const scenario::Scenario& scenario) {
 
 bool is_soak(const scenario::Scenario& scenario) { return scenario.file.parent_path().filename() == "soak"; }
 
-std::vector<std::string> test_labels(const scenario::Scenario& scenario, Lane lane) {
-  std::vector<std::string> labels = {fmt::format("integration-magma-{}", lane_name(lane)),
-                                     fmt::format("integration-magma-{}", scenario.group)};
-  if (is_fixture(scenario)) labels.push_back("fixture");
-  if (is_soak(scenario)) labels.push_back("soak");
-  return labels;
-}
-
 Status check_label_hygiene(const Subjects& subjects) {
   struct Test {
     std::string name;

@@ -25,11 +25,11 @@ std::vector<std::string> select(const std::vector<scenario::Scenario>& scenarios
   std::vector<std::string> selected;
   auto pattern = UserPattern::compile(regex, "-L", "a label");
   EXPECT_TRUE(pattern);
-  for (const auto& scenario : scenarios)
+  for (const auto& subject : subjects_of(scenarios))
     for (Lane lane : kAllLanes)
-      for (const auto& label : test_labels(scenario, lane))
+      for (const auto& label : test_labels(subject->info(), lane))
         if (pattern && pattern->found_in(label)) {
-          selected.push_back(test_name(scenario, lane));
+          selected.push_back(test_name(subject->info(), lane, ""));
           break;
         }
   return selected;

@@ -55,8 +55,6 @@ std::string run_series(std::string_view lane, std::vector<std::string> knobs, co
 bool is_fixture(const scenario::Scenario& scenario);
 // A long scenario under scenarios/soak/: label soak, skipped where only memory errors are sought.
 bool is_soak(const scenario::Scenario& scenario);
-// CTest labels: integration-magma-<lane>, integration-magma-<group>, and fixture.
-std::vector<std::string> test_labels(const scenario::Scenario& scenario, Lane lane);
 // `ctest -L` takes a regex: fails when any label, used as a selector, would also match a
 // label of a test that does not carry it (e.g. a group named "tcp-extras" under -L ...-tcp).
 Status check_label_hygiene(const Subjects& subjects);

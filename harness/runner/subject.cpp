@@ -28,9 +28,8 @@ std::vector<std::string> failed_checks(const report::RunRecord& record) {
 }
 
 std::string column_suffix(const std::string& own, const std::string& backend, const std::string& build) {
-  const std::string& chosen = backend.empty() ? own : backend;
-  if (!build.empty()) return "@" + chosen + "@" + build;
-  return chosen == own ? "" : "@" + chosen;
+  const report::Column chosen{backend.empty() ? own : backend, build};
+  return chosen == report::Column{own, {}} ? "" : "@" + chosen.text();
 }
 
 bool control_applies(const SubjectControl& control, const std::string& backend, const std::string& stands_for) {

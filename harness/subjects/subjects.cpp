@@ -91,8 +91,7 @@ Result<std::vector<report::RunRecord>> run_batch(const runner::BuildBatch& batch
     auto record = runner::run(*subject, options);
     // A subject this column cannot judge is a cell that says why, as one run here would be.
     if (!record) {
-      TIDEMARK_TRY(unjudged, runner::not_judged(*subject, options, batch.column.backend + "@" + batch.column.build,
-                                                record.error()));
+      TIDEMARK_TRY(unjudged, runner::not_judged(*subject, options, batch.column.text(), record.error()));
       records.push_back(std::move(unjudged));
       continue;
     }
