@@ -30,12 +30,6 @@ struct ChannelAnswer {
 };
 static_assert(sizeof(ChannelRequest) == 24 && sizeof(ChannelAnswer) == 8);
 
-// A request or an answer whole, on a blocking socket: false when the peer has gone (or sent part
-// of one and went), or, given `within`, when it was not whole that long after the call: one
-// deadline for the whole, however its bytes trickle in.
-bool send_whole(int fd, const void* data, size_t size);
-bool receive_whole(int fd, void* data, size_t size, std::optional<std::chrono::milliseconds> within = std::nullopt);
-
 // The layer's end. Once the session's end has gone (the run is over, the server about to be
 // stopped), every question is answered as a layer with no sink answers itself, and the layer
 // says so once on stderr.

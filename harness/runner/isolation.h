@@ -14,7 +14,7 @@
 // as in-process; one child: 1.03 times). A child that dies is replaced at the next run. Each run is
 // the subject's whole pipeline (its repeats, readings, verdict and result.json); its record comes
 // back on a socket through the build answer's codec (runner/build_runs.h). The child notes what it
-// does in memory it shares with the parent (core/crash_notes.h): a child that dies is a crash
+// does in memory it shares with the parent (observe/crash_notes.h): a child that dies is a crash
 // record naming its signal, its pid, its last step, and a renderer server that ended under it.
 // The parent watches each run's time limits (core/time_bounds.h) over the notes' activity count
 // (the steps begun, the layer's calls, the tap's wire commands): past one it kills the child's
@@ -117,8 +117,6 @@ class IsolatedRuns {
 
  private:
   Status start();
-  void stop();
-  void close_socket();
 
   Pipeline pipeline_;
   struct Child;
