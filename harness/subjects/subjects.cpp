@@ -7,6 +7,8 @@
 #include "report/json_fields.h"
 #include "runner/build_runs.h"
 #include "core/worker.h"
+#include "doctor/doctor.h"
+#include "session/builtin_backends.h"
 #include "runner/recording_subject.h"
 #include "runner/runner.h"
 #include "runner/selection.h"
@@ -102,8 +104,30 @@ Result<std::vector<report::RunRecord>> run_batch(const runner::BuildBatch& batch
 
 }  // namespace
 
+namespace {
+
+// An examination of the build this process runs under (doctor/doctor.h), as its answer.
+std::string examined(const nlohmann::json& json) {
+  auto examination = [&]() -> Result<doctor::Examination> {
+    TIDEMARK_TRY(request, doctor::examine_request_from_json(json));
+    return doctor::examine(request.backends, session::builtin_backends());
+  }();
+  if (examination) return doctor::to_json(*examination).dump();
+  return doctor::to_json(doctor::Examination{.findings = {{.topic = "examination",
+                                                           .present = false,
+                                                           .detail = examination.error().message,
+                                                           .remedy = {},
+                                                           .needed = true}}})
+      .dump();
+}
+
+}  // namespace
+
 int serve_batch(int socket) {
   const bool served = Worker::serve(socket, [](std::string request) {
+    if (auto json = report::parse_json(request, "request", "a request of a driver build's worker");
+        json && doctor::is_examine_request(*json))
+      return examined(*json);
     runner::BatchAnswer answer;
     auto ran = [&]() -> Result<std::vector<report::RunRecord>> {
       TIDEMARK_TRY(json, report::parse_json(request, "build batch", "a batch of runs on a driver build"));
