@@ -109,7 +109,7 @@ Status check_build_environment(const drivers::DriverBuild& build, const fs::path
     TIDEMARK_TRY(examination, doctor::examination_from_json(json));
     if (!examination.lacks_what_is_needed()) return checked.emplace(key, Status()).first->second;
     for (const doctor::Finding& finding : examination.findings)
-      if (finding.needed && !finding.present) said = fmt::format("MISSING {}: {}", finding.topic, finding.detail);
+      if (finding.needed && !finding.present) said = doctor::describe(finding);
   }
   const Status status = fail(ErrorKind::Environment,
                              fmt::format("capture: driver build '{}' is not the build it names: Tidemark's examination "

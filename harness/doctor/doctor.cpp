@@ -247,6 +247,12 @@ Result<ExamineRequest> examine_request_from_json(const nlohmann::json& json) {
   return request;
 }
 
+std::string describe(const Finding& finding) {
+  const char* mark = finding.present ? "ok     " : finding.needed ? "MISSING" : "absent ";
+  return fmt::format("{} {}: {}{}", mark, finding.topic, finding.detail,
+                     finding.remedy.empty() ? "" : fmt::format(" ({})", finding.remedy));
+}
+
 bool is_examine_request(const nlohmann::json& json) {
   return json.is_object() && json.value("format", "") == kExamineRequest.format;
 }

@@ -21,6 +21,9 @@ struct Finding {
   bool needed = false;  // a selected backend cannot run without it
 };
 
+// "MISSING backend gl: ... (apt-get install ...)", as doctor prints it.
+std::string describe(const Finding& finding);
+
 struct Examination {
   std::vector<Finding> findings;
   // Something a selected backend needs is missing (exit 3).

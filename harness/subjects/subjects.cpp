@@ -112,13 +112,12 @@ std::string examined(const nlohmann::json& json) {
     TIDEMARK_TRY(request, doctor::examine_request_from_json(json));
     return doctor::examine(request.backends, session::builtin_backends());
   }();
-  if (examination) return doctor::to_json(*examination).dump();
-  return doctor::to_json(doctor::Examination{.findings = {{.topic = "examination",
-                                                           .present = false,
-                                                           .detail = examination.error().message,
-                                                           .remedy = {},
-                                                           .needed = true}}})
-      .dump();
+  if (!examination)  // a finding the asker cannot miss
+    examination = doctor::Examination{
+        .findings = {{.topic = "examination", .detail = examination.error().message, .needed = true}}};
+  // Its log says each finding, as `tidemark doctor` does.
+  for (const doctor::Finding& finding : examination->findings) fmt::print(stderr, "{}\n", doctor::describe(finding));
+  return doctor::to_json(*examination).dump();
 }
 
 }  // namespace
