@@ -79,9 +79,9 @@ ProcessEnvironment replay_environment(const Replayer& replayer, const drivers::N
 // checked whole by a Tidemark worker started under it (core/worker.h) asked to examine its gl
 // backend (doctor::ExamineRequest), which reads every field, once per build in this process; then
 // each replay process that made a Vulkan device is held to the Vulkan half as the layer read it
-// there: its driver and the libraries it mapped. On a build with a server the Vulkan half is the server's:
-// the replay's processes talk to it and make no Vulkan device (one that does ran its GL in its own
-// process, not the build's client), and the server's processes are held to it.
+// there: its driver and the libraries it mapped. On a build with a server the Vulkan half is the
+// server's: the replay's processes talk to it and make no Vulkan device (one that does ran its GL
+// in its own process, not the build's client), and the server's processes are held to it.
 Status check_build_environment(const drivers::DriverBuild& build, const fs::path& log) {
   static std::mutex mutex;
   static std::map<std::pair<std::string, std::string>, Status> checked;
@@ -89,16 +89,7 @@ Status check_build_environment(const drivers::DriverBuild& build, const fs::path
   const auto key = std::make_pair(build.where.file, build.name);
   if (auto found = checked.find(key); found != checked.end()) return found->second;
   TIDEMARK_TRY(named, drivers::find_build({build.where.file}, build.name));
-  std::error_code ec;
-  ChildProcess::Options options{
-      .program = fs::read_symlink("/proc/self/exe", ec).string(),
-      .args = {std::string(runner::kBatchChildWord)},
-      .set_env = settings_of(drivers::environment_for(named.builds, named.build, this_environment())),
-      .stderr_path = log.string(),
-      .stdout_too = true,
-      .truncate = true,
-      .keep_last = kLogKept};
-  TIDEMARK_TRY(worker, Worker::spawn(options));
+  TIDEMARK_TRY(worker, runner::start_on_build(named, log));
   TIDEMARK_TRY(reply, worker.ask(doctor::to_json(doctor::ExamineRequest{.backends = {"gl"}}).dump(),
                                  {.wall = kDefaultWallSeconds, .inactivity = 0}));
   std::string said;

@@ -120,6 +120,17 @@ Result<BatchAnswer> answer_from_json(const nlohmann::json& json) {
   return answer;
 }
 
+Result<Worker> start_on_build(const drivers::NamedBuild& build, const fs::path& log) {
+  std::error_code ec;
+  return Worker::spawn({.program = fs::read_symlink("/proc/self/exe", ec).string(),
+                        .args = {std::string(kBatchChildWord)},
+                        .set_env = settings_of(drivers::environment_for(build.builds, build.build, this_environment())),
+                        .stderr_path = log.string(),
+                        .stdout_too = true,
+                        .truncate = true,
+                        .keep_last = kLogKept});
+}
+
 Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch) {
   const std::string column = batch.column.backend + "@" + batch.column.build;
   if (batch.column.backend.empty() || batch.column.build.empty())
@@ -127,17 +138,7 @@ Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch) {
   TIDEMARK_TRY(named, drivers::find_build(batch.drivers_files, batch.column.build));
   TIDEMARK_CHECK(make_directories(batch.report_dir));
   const fs::path log = batch.report_dir / "run.log";
-  std::error_code ignored;
-  fs::remove(log, ignored);
-  ChildProcess::Options options;
-  options.program = fs::read_symlink("/proc/self/exe").string();
-  options.args = {std::string(kBatchChildWord)};
-  // The child starts under the build, as every process on a build does.
-  options.set_env = settings_of(drivers::environment_for(named.builds, named.build, this_environment()));
-  options.stderr_path = log.string();
-  options.stdout_too = true;
-  options.keep_last = kLogKept;
-  TIDEMARK_TRY(child, Worker::spawn(options));
+  TIDEMARK_TRY(child, start_on_build(named, log));
   // Each run inside has timeouts of its own; this bound only keeps a wedged child from holding the caller for ever.
   TIDEMARK_TRY(reply, child.ask(to_json(batch).dump(), {.wall = 6 * 3600.0, .inactivity = 0}));
   if (const auto* end = std::get_if<WorkerEnd>(&reply))

@@ -15,7 +15,12 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/error.h"
+#include "core/worker.h"
 #include "report/run_record.h"
+
+namespace tidemark::drivers {
+struct NamedBuild;
+}
 
 namespace tidemark::runner {
 
@@ -55,6 +60,11 @@ Result<BatchAnswer> answer_from_json(const nlohmann::json& json);
 // descriptor 3 and writes its answer to standard output (cli/main.cpp hands it to
 // subjects::serve_batch before any command line is parsed).
 inline constexpr std::string_view kBatchChildWord = "--serve-build-batch";
+
+// A tidemark started under `build`'s environment (drivers::environment_for) as a worker
+// (core/worker.h) answering batches and doctor::ExamineRequest, its output into `log` (kept to
+// its last kLogKept bytes).
+Result<Worker> start_on_build(const drivers::NamedBuild& build, const std::filesystem::path& log);
 
 // Starts the child under the build's environment, hands it the batch and returns its records. A
 // child that could not run them (bad input, a driver that is not the build) is its error, of its
