@@ -4,11 +4,8 @@
 // Memory and gauges travel in the server's records instead (session/server_records.h).
 #pragma once
 
-#include <chrono>
-#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
 
 #include "layer/tidemark_layer.h"
 
