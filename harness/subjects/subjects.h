@@ -27,8 +27,9 @@ Result<Loaded> load_subjects(const std::vector<std::string>& paths, const std::s
 
 // A batch's child (runner/build_runs.h), a worker (core/worker.h) on `socket`: checks that this
 // process runs under each batch's build, runs every subject of it in the batch's column through
-// the pipeline, and answers; or answers an examination of its build (doctor::ExamineRequest). Returns the exit code: 0 when it answered every batch (an error it
-// met is in the answer), else 4.
+// the pipeline, and answers; or answers an examination of its build (doctor::ExamineRequest).
+// Returns the exit code: 0 when it answered every request (an error it met is in the answer),
+// else 4.
 int serve_batch(int socket);
 
 }  // namespace tidemark::subjects
