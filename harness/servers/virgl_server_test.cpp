@@ -2,7 +2,7 @@
 // Zink on lavapipe beneath it, and Mesa's virpipe client in another process: GL client -> vtest
 // -> virglrenderer -> Zink -> Vulkan. Needs Mesa 25.0.7's client (TIDEMARK_MESA_PREFIX, made by
 // scripts/driver-prefix), the first that names its socket (VTEST_SOCKET_NAME), and the
-// gl-respecify tool (TIDEMARK_GL_RESPECIFY); tests/servers.cmake provides both.
+// gl-respecify tool (TIDEMARK_GL_RESPECIFY); tests/drivers.cmake provides both.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,7 +44,7 @@ ServerSpec virgl_on_zink() {
 TEST(VirglServer, AClientsRespecifiesAreCountedBeneathTheServer) {
   const std::string prefix = required("TIDEMARK_MESA_PREFIX"), client = required("TIDEMARK_GL_RESPECIFY");
   ASSERT_FALSE(prefix.empty() || client.empty())
-      << "tests/servers.cmake sets TIDEMARK_MESA_PREFIX and TIDEMARK_GL_RESPECIFY";
+      << "tests/drivers.cmake sets TIDEMARK_MESA_PREFIX and TIDEMARK_GL_RESPECIFY";
   const fs::path dir = fs::path(::testing::TempDir()) / ("virgl-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   auto server = RendererServer::start(virgl_on_zink(), dir, required("TIDEMARK_LAYER_DIR"), "");
