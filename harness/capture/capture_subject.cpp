@@ -18,8 +18,12 @@
 #include "core/digest.h"
 #include "core/files.h"
 #include "core/process.h"
+#include "core/worker.h"
+#include "doctor/doctor.h"
 #include "drivers/driver_builds.h"
 #include "observe/observe.h"
+#include "report/json_fields.h"
+#include "runner/build_runs.h"
 #include "servers/renderer_server.h"
 #include "check/run_checks.h"
 #include "runner/scenario_subject.h"
@@ -62,36 +66,37 @@ ProcessEnvironment replay_environment(const Replayer& replayer, const drivers::N
 
 // A replay on a driver build is held to the build's identity in two halves, as the replayer is
 // not Tidemark and GL strings can be read only inside a context. The build's environment is
-// checked whole by a Tidemark process of its own (`tidemark --driver BUILD doctor --backend gl`,
-// whose gl backend reads every field), once per build in this process; then each replay
-// process that made a Vulkan device is held to the Vulkan half as the layer read it there: its
-// driver and the libraries it mapped. On a build with a server the Vulkan half is the server's:
-// the replay's processes talk to it and make no Vulkan device (one that does ran its GL in its own
-// process, not the build's client), and the server's processes are held to it.
+// checked whole by a Tidemark worker started under it (core/worker.h) asked to examine its gl
+// backend (doctor::ExamineRequest), which reads every field, once per build in this process; then
+// each replay process that made a Vulkan device is held to the Vulkan half as the layer read it
+// there: its driver and the libraries it mapped. On a build with a server the Vulkan half is the
+// server's: the replay's processes talk to it and make no Vulkan device (one that does ran its GL
+// in its own process, not the build's client), and the server's processes are held to it.
 Status check_build_environment(const drivers::DriverBuild& build, const fs::path& log) {
   static std::mutex mutex;
   static std::map<std::pair<std::string, std::string>, Status> checked;
   const std::lock_guard lock(mutex);
   const auto key = std::make_pair(build.where.file, build.name);
   if (auto found = checked.find(key); found != checked.end()) return found->second;
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  const std::vector<std::string> command = {self.string(), "--drivers", build.where.file, "--driver",
-                                            build.name,    "doctor",    "--backend",      "gl"};
-  TIDEMARK_TRY(code, run_to_file(command, {}, log, {}, kLogKept));
-  Status status;
-  if (code != 0) {
-    std::string said;
-    for (const auto& line : last_lines(log, 64))
-      if (line.find("backend gl") != std::string::npos) said = line;
-    status = fail(
-        ErrorKind::Environment,
-        fmt::format("capture: driver build '{}' is not the build it names: `tidemark --driver {} doctor "
-                    "--backend gl` exited {} ({}; all it said is in {})",
-                    build.name, build.name, code, said.empty() ? "no finding for backend gl" : said, log.string()));
+  TIDEMARK_TRY(named, drivers::find_build({build.where.file}, build.name));
+  TIDEMARK_TRY(worker, runner::start_on_build(named, log));
+  TIDEMARK_TRY(reply, worker.ask(doctor::to_json(doctor::ExamineRequest{.backends = {"gl"}}).dump(),
+                                 {.wall = kDefaultWallSeconds, .inactivity = 0}));
+  std::string said;
+  if (const auto* end = std::get_if<WorkerEnd>(&reply)) {
+    said = fmt::format("it {}", describe(*end));
+  } else {
+    TIDEMARK_TRY(json, report::parse_json(std::get<std::string>(reply), "examination", "an examination"));
+    TIDEMARK_TRY(examination, doctor::examination_from_json(json));
+    if (!examination.lacks_what_is_needed()) return checked.emplace(key, Status()).first->second;
+    for (const doctor::Finding& finding : examination.findings)
+      if (finding.needed && !finding.present) said = doctor::describe(finding);
   }
-  checked.emplace(key, status);
-  return status;
+  const Status status = fail(ErrorKind::Environment,
+                             fmt::format("capture: driver build '{}' is not the build it names: Tidemark's examination "
+                                         "of backend gl under it ({}; all it said is in {})",
+                                         build.name, said, log.string()));
+  return checked.emplace(key, status).first->second;
 }
 
 Status check_replay_driver(const observe::Observation& observation, const drivers::DriverBuild& build) {

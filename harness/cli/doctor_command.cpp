@@ -11,11 +11,7 @@ namespace tidemark::cli {
 int doctor_command(const std::vector<std::string>& backends) {
   auto examined = doctor::examine(backends, session::builtin_backends());
   if (!examined) return report_error(examined.error());
-  for (const auto& finding : examined->findings) {
-    const char* mark = finding.present ? "ok     " : finding.needed ? "MISSING" : "absent ";
-    fmt::print("{} {}: {}{}\n", mark, finding.topic, finding.detail,
-               finding.remedy.empty() ? "" : fmt::format(" ({})", finding.remedy));
-  }
+  for (const auto& finding : examined->findings) fmt::print("{}\n", doctor::describe(finding));
   if (examined->lacks_what_is_needed()) {
     fmt::print("doctor: a selected backend lacks what is MISSING above\n");
     return kEnvironment;

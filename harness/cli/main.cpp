@@ -73,13 +73,9 @@ int main(int argc, char** argv) {
   tidemark::adopt_orphans();               // what a child leaves running is ended, not left to init
   tidemark::layer::make_discoverable();    // before any thread: a session may put the layer beneath its device
   tidemark::end_cleanly_on_termination();  // SIGTERM, SIGINT, SIGHUP: no child tree nor temporary folder left
-  // A batch's child on a driver build (runner/build_runs.h): no command line, the batch on fd 3,
-  // the answer on what was standard output; anything else written there goes to the log.
-  if (argc == 2 && argv[1] == runner::kBatchChildWord) {
-    const int answer = ::dup(STDOUT_FILENO);
-    if (answer < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return kInternal;
-    return tidemark::subjects::serve_batch(3, answer);
-  }
+  // A batch's child on a driver build (runner/build_runs.h): no command line, the batch asked and
+  // answered on fd 3.
+  if (argc == 2 && argv[1] == runner::kBatchChildWord) return tidemark::subjects::serve_batch(3);
   CLI::App app{"Tidemark: deterministic replay and regression harness for GPU driver stacks", "tidemark"};
   app.set_version_flag("--version", wire::version_text("tidemark"));
   app.require_subcommand(1);

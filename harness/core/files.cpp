@@ -20,6 +20,7 @@
 #include <limits>
 
 #include "core/regular_file.h"
+#include "core/whole_bytes.h"
 
 namespace tidemark {
 
@@ -123,13 +124,8 @@ Result<UniqueFd> open_file_to_write(const fs::path& file, WriteMode mode) {
 }
 
 Status write_all(int fd, std::string_view bytes, const fs::path& file) {
-  while (!bytes.empty()) {
-    const ssize_t wrote = ::write(fd, bytes.data(), bytes.size());
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) return std::unexpected(write_error(file, wrote < 0 ? errno : ENOSPC));
-    bytes.remove_prefix(static_cast<size_t>(wrote));
-  }
-  return {};
+  if (write_whole(fd, bytes.data(), bytes.size())) return {};
+  return std::unexpected(write_error(file, errno));
 }
 
 namespace {

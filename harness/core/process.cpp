@@ -2,6 +2,7 @@
 
 #include "core/ending.h"
 #include "core/files.h"
+#include "core/whole_bytes.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -412,20 +413,10 @@ class OutputKeeper {
     const ssize_t got = ::read(from_.get(), chunk_, sizeof chunk_);
     if (got < 0 && errno == EINTR) return true;
     if (got <= 0) return false;
-    if (!write_whole(chunk_, static_cast<size_t>(got)))
+    if (!write_whole(log_.get(), chunk_, static_cast<size_t>(got)))
       return true;  // a log that cannot be written: drained all the same
     size_ += static_cast<size_t>(got);
     if (size_ > 2 * keep_) cut_to_last();
-    return true;
-  }
-  bool write_whole(const char* data, size_t size) {
-    while (size > 0) {
-      const ssize_t wrote = ::write(log_.get(), data, size);
-      if (wrote < 0 && errno == EINTR) continue;
-      if (wrote <= 0) return false;
-      data += wrote;
-      size -= static_cast<size_t>(wrote);
-    }
     return true;
   }
   void cut_to_last() {

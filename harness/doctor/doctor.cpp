@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "layer/link.h"
+#include "report/json_fields.h"
 #include "runner/scenario_subject.h"
 #include "scenario/scenario.h"
 
@@ -227,6 +228,59 @@ Result<Examination> examine(const std::vector<std::string>& backends, const api:
       program("virglrenderer's server (a build with a virgl server)", {"virgl_test_server"}, "virgl-server"));
   out.findings.push_back(program("Chromium (the HTML summary's test)", {"chromium"}, "chromium"));
   return out;
+}
+
+namespace {
+constexpr report::DocumentKind kExamineRequest{"tidemark-examine", 1, "an examination asked of a driver build"};
+constexpr report::DocumentKind kExamination{"tidemark-examination", 1, "an examination of a driver build"};
+}  // namespace
+
+nlohmann::json to_json(const ExamineRequest& request) {
+  return report::with_kind({{"backends", request.backends}}, kExamineRequest);
+}
+
+Result<ExamineRequest> examine_request_from_json(const nlohmann::json& json) {
+  TIDEMARK_TRY(body, report::without_kind(json, "examine request", kExamineRequest));
+  report::JsonFields fields(body, "examine request");
+  ExamineRequest request{.backends = fields.take<std::vector<std::string>>("backends")};
+  TIDEMARK_CHECK(fields.finish());
+  return request;
+}
+
+std::string describe(const Finding& finding) {
+  const char* mark = finding.present ? "ok     " : finding.needed ? "MISSING" : "absent ";
+  return fmt::format("{} {}: {}{}", mark, finding.topic, finding.detail,
+                     finding.remedy.empty() ? "" : fmt::format(" ({})", finding.remedy));
+}
+
+bool is_examine_request(const nlohmann::json& json) {
+  return json.is_object() && json.value("format", "") == kExamineRequest.format;
+}
+
+nlohmann::json to_json(const Examination& examination) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Finding& finding : examination.findings)
+    findings.push_back({{"topic", finding.topic},
+                        {"present", finding.present},
+                        {"detail", finding.detail},
+                        {"remedy", finding.remedy},
+                        {"needed", finding.needed}});
+  return report::with_kind({{"findings", std::move(findings)}}, kExamination);
+}
+
+Result<Examination> examination_from_json(const nlohmann::json& json) {
+  TIDEMARK_TRY(body, report::without_kind(json, "examination", kExamination));
+  report::JsonFields fields(body, "examination");
+  Examination examination;
+  fields.objects("findings", [&](report::JsonFields& each) {
+    examination.findings.push_back({.topic = each.take<std::string>("topic"),
+                                    .present = each.take<bool>("present"),
+                                    .detail = each.take<std::string>("detail"),
+                                    .remedy = each.take<std::string>("remedy"),
+                                    .needed = each.take<bool>("needed")});
+  });
+  TIDEMARK_CHECK(fields.finish());
+  return examination;
 }
 
 }  // namespace tidemark::doctor

@@ -1,5 +1,7 @@
 #include "layer/kernel_channel.h"
 
+#include "core/whole_bytes.h"
+
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -10,41 +12,6 @@
 #include <cstring>
 
 namespace tidemark::layer {
-
-bool send_whole(int fd, const void* data, size_t size) {
-  const auto* at = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t put = ::send(fd, at, size, MSG_NOSIGNAL);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return false;
-    at += put;
-    size -= static_cast<size_t>(put);
-  }
-  return true;
-}
-
-bool receive_whole(int fd, void* data, size_t size, std::optional<std::chrono::milliseconds> within) {
-  using Clock = std::chrono::steady_clock;
-  // A plain time point beside a flag, not an optional one: g++ 12 at -O1 takes the optional's for uninitialised.
-  const bool bounded = within.has_value();
-  const Clock::time_point deadline = Clock::now() + within.value_or(std::chrono::milliseconds(0));
-  auto* at = static_cast<char*>(data);
-  while (size > 0) {
-    if (bounded) {  // poll for what is left of the whole's time, never a recv's own
-      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      pollfd readable{fd, POLLIN, 0};
-      const int ready = left > 0 ? ::poll(&readable, 1, static_cast<int>(left)) : 0;
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready <= 0) return false;
-    }
-    const ssize_t got = ::recv(fd, at, size, bounded ? MSG_DONTWAIT : 0);
-    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (got <= 0) return false;
-    at += got;
-    size -= static_cast<size_t>(got);
-  }
-  return true;
-}
 
 namespace {
 
@@ -78,7 +45,8 @@ uint64_t KernelChannelClient::ask(ChannelQuestion question, uint64_t fence, uint
   if (fd_ >= 0) {
     const ChannelRequest request{.question = static_cast<uint32_t>(question), .fence = fence, .budget_ns = budget_ns};
     ChannelAnswer answer;
-    if (send_whole(fd_, &request, sizeof request) && receive_whole(fd_, &answer, sizeof answer)) return answer.value;
+    if (write_whole(fd_, &request, sizeof request) && read_whole(fd_, &answer, sizeof answer) == ReadWhole::Done)
+      return answer.value;
     std::fputs(TIDEMARK_LAYER_NAME ": the kernel channel has gone; the layer answers its kernel questions itself\n",
                stderr);
     ::close(fd_);

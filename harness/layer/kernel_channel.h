@@ -4,11 +4,8 @@
 // Memory and gauges travel in the server's records instead (session/server_records.h).
 #pragma once
 
-#include <chrono>
-#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
 
 #include "layer/tidemark_layer.h"
 
@@ -29,12 +26,6 @@ struct ChannelAnswer {
   uint64_t value = 0;  // QueueSubmitted: the kernel fence (0: refused); Retired, Kick: 0 or 1
 };
 static_assert(sizeof(ChannelRequest) == 24 && sizeof(ChannelAnswer) == 8);
-
-// A request or an answer whole, on a blocking socket: false when the peer has gone (or sent part
-// of one and went), or, given `within`, when it was not whole that long after the call: one
-// deadline for the whole, however its bytes trickle in.
-bool send_whole(int fd, const void* data, size_t size);
-bool receive_whole(int fd, void* data, size_t size, std::optional<std::chrono::milliseconds> within = std::nullopt);
 
 // The layer's end. Once the session's end has gone (the run is over, the server about to be
 // stopped), every question is answered as a layer with no sink answers itself, and the layer

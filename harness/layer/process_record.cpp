@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/regular_file.h"
+#include "core/whole_bytes.h"
 #include "layer/records.h"
 
 namespace tidemark::layer {
@@ -31,16 +32,10 @@ EventLog::~EventLog() {
 
 void EventLog::flush() {
   if (fd_ < 0 || used_ == 0) return;
-  const char* bytes = reinterpret_cast<const char*>(buffer_.get());
-  size_t left = used_ * sizeof(TidemarkLayerEvent);
+  const size_t size = used_ * sizeof(TidemarkLayerEvent);
   used_ = 0;
-  while (left > 0) {
-    const ssize_t wrote = ::write(fd_, bytes, left);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) return;  // a full disk: the observer finds the record short and says so
-    bytes += wrote;
-    left -= static_cast<size_t>(wrote);
-  }
+  // A full disk: the observer finds the record short and says so.
+  (void)write_whole(fd_, buffer_.get(), size);
 }
 
 StatusMap::StatusMap(const fs::path& path) {
@@ -137,13 +132,7 @@ void write_record(const fs::path& file, const std::string& text) {
   // short one in place.
   const int fd = open_regular_file(whole.c_str(), O_WRONLY | O_CREAT | O_TRUNC);
   if (fd < 0) return;
-  bool written = true;
-  for (std::string_view left = text; written && !left.empty();) {
-    const ssize_t wrote = ::write(fd, left.data(), left.size());
-    if (wrote < 0 && errno == EINTR) continue;
-    written = wrote > 0;
-    if (written) left.remove_prefix(static_cast<size_t>(wrote));
-  }
+  bool written = write_whole(fd, text.data(), text.size());
   if (::close(fd) != 0) written = false;
   std::error_code ignored;
   if (written)

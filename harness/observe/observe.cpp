@@ -22,7 +22,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "core/crash_notes.h"
+#include "observe/crash_notes.h"
 #include "core/files.h"
 #include "core/process.h"
 #include "host/layer_sink.h"

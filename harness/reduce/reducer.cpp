@@ -12,8 +12,8 @@
 #include <unordered_map>
 
 #include "core/files.h"
+#include "core/worker.h"
 #include "reduce/ddmin.h"
-#include "reduce/judge_worker.h"
 #include "reduce/scenario_text.h"
 #include "runner/scenario_subject.h"
 #include "session/builtin_backends.h"
@@ -145,7 +145,7 @@ class Reducer {
           std::chrono::seconds(30),
           10 * std::chrono::ceil<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began));
       next = 1;
-      for (unsigned w = 0; w < jobs_; ++w) workers_.push_back(JudgeWorker::start(judge_in_copy_));
+      for (unsigned w = 0; w < jobs_; ++w) workers_.push_back(start_judge());
     }
     std::deque<size_t> idle;
     for (size_t w = 0; w < workers_.size(); ++w) idle.push_back(w);
@@ -154,11 +154,12 @@ class Reducer {
       if (next < todo.size() && !idle.empty()) {
         size_t w = idle.front();
         idle.pop_front();
-        if (!workers_[w] || !workers_[w]->send(texts[todo[next]])) {
+        if (!workers_[w]) {
           verdicts[next] = judge_text(texts[todo[next]]);  // no copy to send it to: judged here
-          workers_[w] = JudgeWorker::start(judge_in_copy_);
+          workers_[w] = start_judge();
           idle.push_back(w);
         } else {
+          workers_[w]->send(texts[todo[next]]);
           busy.emplace_back(next, w);
         }
         ++next;
@@ -168,16 +169,19 @@ class Reducer {
       busy.pop_front();
       std::string why;
       std::optional<Verdict> verdict;
-      if (auto reply = workers_[w]->receive(deadline_, why)) {
-        verdict = decode_verdict(*reply);
-        if (!verdict) why = "the candidate's judge gave an unreadable verdict";
-      }
+      const auto reply = workers_[w]->receive(std::chrono::steady_clock::now() + deadline_);
+      if (!reply)
+        why = reply.error().message;
+      else if (const auto* end = std::get_if<WorkerEnd>(&*reply))
+        why = "the candidate's judge " + describe(*end);
+      else if (verdict = decode_verdict(std::get<std::string>(*reply)); !verdict)
+        why = "the candidate's judge gave an unreadable verdict";
       if (verdict) {
         verdicts[k] = std::move(*verdict);
       } else {  // a copy that crashed, hung or garbled its verdict: the candidate is not interesting
         verdicts[k].runs = 1;
         verdicts[k].seen = std::move(why);
-        workers_[w] = JudgeWorker::start(judge_in_copy_);
+        workers_[w] = start_judge();
       }
       idle.push_back(w);
     }
@@ -296,9 +300,15 @@ class Reducer {
   unsigned jobs_ = 1;
   std::chrono::steady_clock::time_point started_;
   std::unordered_map<std::string, Verdict> cache_;
-  JudgeWorker::Judge judge_in_copy_ = [this](const std::string& text) { return encode_verdict(judge_text(text)); };
+  // A forked copy of the reducer judging candidates one at a time for as long as the reducer runs:
+  // a candidate that crashes the code under test takes only its copy, one that hangs is killed at
+  // its deadline; the reducer starts another copy and goes on. None: judged in this process.
+  std::optional<Worker> start_judge() {
+    auto worker = Worker::fork([this](std::string text) { return encode_verdict(judge_text(text)); });
+    return worker ? std::optional<Worker>(std::move(*worker)) : std::nullopt;
+  }
   std::chrono::milliseconds deadline_{0};  // for a copy's verdict: set when the first candidate is judged
-  std::vector<std::unique_ptr<JudgeWorker>> workers_;
+  std::vector<std::optional<Worker>> workers_;
   Progress progress_;
 };
 

@@ -2,20 +2,15 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <cstring>
 #include <fstream>
 #include <set>
 
 #include "core/files.h"
 #include "core/process.h"
+#include "core/worker.h"
 #include "drivers/driver_builds.h"
 #include "report/json_fields.h"
-#include "wire/posix.h"
 
 namespace tidemark::runner {
 
@@ -49,16 +44,6 @@ std::vector<fs::path> paths_of(const std::vector<std::string>& strings) { return
 std::string last_line(const fs::path& log) {
   const auto lines = last_lines(log, 1);
   return lines.empty() ? "" : lines.front();
-}
-
-// The batch as the child reads it: an anonymous file, its offset at the start, handed over as fd 3.
-Result<UniqueFd> batch_file(const BuildBatch& batch) {
-  UniqueFd file(::memfd_create("tidemark-build-batch", MFD_CLOEXEC));
-  if (!file) return fail(ErrorKind::Io, fmt::format("memfd_create: {}", std::strerror(errno)));
-  const std::string text = to_json(batch).dump();
-  TIDEMARK_CHECK(wire::write_all(file.get(), std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
-  if (::lseek(file.get(), 0, SEEK_SET) != 0) return fail(ErrorKind::Io, "rewinding the build batch");
-  return file;
 }
 
 }  // namespace
@@ -129,6 +114,17 @@ Result<BatchAnswer> answer_from_json(const nlohmann::json& json) {
   return answer;
 }
 
+Result<Worker> start_on_build(const drivers::NamedBuild& build, const fs::path& log) {
+  std::error_code ec;
+  return Worker::spawn({.program = fs::read_symlink("/proc/self/exe", ec).string(),
+                        .args = {std::string(kBatchChildWord)},
+                        .set_env = settings_of(drivers::environment_for(build.builds, build.build, this_environment())),
+                        .stderr_path = log.string(),
+                        .stdout_too = true,
+                        .truncate = true,
+                        .keep_last = kLogKept});
+}
+
 Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch) {
   const std::string column = batch.column.text();
   if (batch.column.backend.empty() || batch.column.build.empty())
@@ -136,31 +132,15 @@ Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch) {
   TIDEMARK_TRY(named, drivers::find_build(batch.drivers_files, batch.column.build));
   TIDEMARK_CHECK(make_directories(batch.report_dir));
   const fs::path log = batch.report_dir / "run.log";
-  std::error_code ignored;
-  fs::remove(log, ignored);
-  TIDEMARK_TRY(handed, batch_file(batch));
-  ChildProcess::Options options;
-  options.program = fs::read_symlink("/proc/self/exe").string();
-  options.args = {std::string(kBatchChildWord)};
-  // The child starts under the build, as every process on a build does.
-  options.set_env = settings_of(drivers::environment_for(named.builds, named.build, this_environment()));
-  options.pass_fd = handed.get();
-  options.capture_stdout = true;
-  options.stderr_path = log.string();
-  options.keep_last = kLogKept;
-  TIDEMARK_TRY(child, ChildProcess::spawn(options));
+  TIDEMARK_TRY(child, start_on_build(named, log));
   // Each run inside has timeouts of its own; this bound only keeps a wedged child from holding the caller for ever.
-  const auto deadline = wire::Clock::now() + std::chrono::hours(6);
-  auto line = child.read_line(deadline);
-  const std::optional<int> status = child.wait_for(std::chrono::minutes(1));
-  if (!line) {
-    child.kill(SIGKILL);
+  TIDEMARK_TRY(reply, child.ask(to_json(batch).dump(), {.wall = 6 * 3600.0, .inactivity = 0}));
+  if (const auto* end = std::get_if<WorkerEnd>(&reply))
     return fail(ErrorKind::Environment,
-                fmt::format("{}: the runs under build {} gave no answer ({}){}: {} (log: {})", column,
-                            batch.column.build, line.error().message,
-                            status ? ", " + describe_wait_status(*status) : "", last_line(log), log.string()));
-  }
-  TIDEMARK_TRY(json, report::parse_json(*line, "build answer", "the answer of runs on a driver build"));
+                fmt::format("{}: the runs under build {} gave no answer: the child {}: {} (log: {})", column,
+                            batch.column.build, describe(*end), last_line(log), log.string()));
+  TIDEMARK_TRY(
+      json, report::parse_json(std::get<std::string>(reply), "build answer", "the answer of runs on a driver build"));
   TIDEMARK_TRY(answer, answer_from_json(json));
   if (answer.error) return std::unexpected(*answer.error);
   if (answer.build != batch.column.build)

@@ -1,8 +1,8 @@
 // Subjects run on a driver build other than this process's. A build is an environment chosen when
 // a process starts (drivers/driver_builds.h), and a session's driver is loaded into the process
 // that runs it, so the runs on a build are a tidemark process started under the build's
-// environment. The parent hands it a typed batch (the subjects' files and the column) on a pipe
-// and reads typed run records back on another, each already named for its column
+// environment, a worker (core/worker.h): the parent asks it a typed batch (the subjects' files and
+// the column) and reads typed run records back on one socket, each already named for its column
 // ("...@gl@mesa-25.0.7"): no command line of options, no summary file, no renaming by text.
 // `compare` puts such a column (`--backend gl@mesa-25.0.7`) beside the ones this process runs.
 #pragma once
@@ -15,7 +15,12 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/error.h"
+#include "core/worker.h"
 #include "report/run_record.h"
+
+namespace tidemark::drivers {
+struct NamedBuild;
+}
 
 namespace tidemark::runner {
 
@@ -44,10 +49,14 @@ Result<BuildBatch> batch_from_json(const nlohmann::json& json);
 nlohmann::json to_json(const BatchAnswer& answer);
 Result<BatchAnswer> answer_from_json(const nlohmann::json& json);
 
-// The word that makes a tidemark process a batch's child: it reads the batch from file
-// descriptor 3 and writes its answer to standard output (cli/main.cpp hands it to
-// subjects::serve_batch before any command line is parsed).
+// The word that makes a tidemark process a batch's child: a worker on file descriptor 3
+// (cli/main.cpp hands it to subjects::serve_batch before any command line is parsed).
 inline constexpr std::string_view kBatchChildWord = "--serve-build-batch";
+
+// A tidemark started under `build`'s environment (drivers::environment_for) as a worker
+// (core/worker.h) answering batches and doctor::ExamineRequest, its output into `log` (kept to
+// its last kLogKept bytes).
+Result<Worker> start_on_build(const drivers::NamedBuild& build, const std::filesystem::path& log);
 
 // Starts the child under the build's environment, hands it the batch and returns its records. A
 // child that could not run them (bad input, a driver that is not the build) is its error, of its

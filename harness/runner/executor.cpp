@@ -11,7 +11,7 @@
 #include <variant>
 #include <vector>
 
-#include "core/crash_notes.h"
+#include "observe/crash_notes.h"
 #include "core/limits.h"
 
 namespace tidemark::runner {

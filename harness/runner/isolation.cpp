@@ -4,32 +4,28 @@
 #include <nlohmann/json.hpp>
 #include <poll.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <new>
 #include <set>
-#include <span>
 #include <vector>
 
-#include "core/crash_notes.h"
+#include "observe/crash_notes.h"
 #include "core/gauges.h"
-#include "core/progress.h"
 #include "core/process.h"
+#include "core/worker.h"
 #include "layer/tidemark_layer.h"
 #include "observe/observe.h"
 #include "report/json_fields.h"
 #include "runner/build_runs.h"
 #include "runner/subject.h"
 #include "servers/renderer_server.h"
-#include "wire/posix.h"
 
 namespace tidemark::runner {
 
@@ -60,23 +56,6 @@ class SharedNotes {
 
 namespace {
 
-// What the parent and its child say on their socket: an index (8 bytes) one way, an answer's
-// length (8 bytes) and the answer (the build answer's codec) the other.
-bool read_exactly(int fd, void* into, size_t size) {
-  auto* bytes = static_cast<uint8_t*>(into);
-  while (size > 0) {
-    auto got = wire::read_some(fd, std::span(bytes, size), std::nullopt);
-    if (!got) return false;
-    bytes += *got;
-    size -= *got;
-  }
-  return true;
-}
-
-bool write_exactly(int fd, const void* from, size_t size) {
-  return wire::write_all(fd, std::span(static_cast<const uint8_t*>(from), size)).has_value();
-}
-
 // In the child: the folder where the servers it starts note their layer's calls, and the servers'
 // folders there when its current run started (theirs are earlier runs').
 struct ServersActivity {
@@ -88,56 +67,46 @@ ServersActivity& servers_activity_in_child() {
   return activity;
 }
 
-// In the child: each index asked for run through the pipeline, its record or error answered as a
-// build answer, until the parent closes its end; then the child ends as a run without isolation
-// does, by exit(): what a process's end runs must run (a capture layer's last write — gfxrecon's
-// file was cut short by _exit —, the drivers' own teardown, a sanitizer's leak check). The parent
-// holds no static with a thread of its own, so nothing the child inherited waits on one.
-[[noreturn]] void serve_in_child(const IsolatedRuns::Pipeline& pipeline, int socket, crash_notes::Notes* notes,
-                                 const std::filesystem::path& servers_activity) {
+// In the child, before its first run: its notes armed, and the servers it starts (a lane's
+// tidemark-server, a renderer server) noting their layer's calls where the parent's bounds read them.
+void prepare_child(crash_notes::Notes* notes, const std::filesystem::path& servers_activity) {
   crash_notes::arm(notes);
-  // The servers this child starts (a lane's tidemark-server, a renderer server) note their layer's
-  // calls where the parent's bounds read them.
   ::setenv(TIDEMARK_LAYER_ACTIVITY_VARIABLE, servers_activity.c_str(), 1);
-  ServersActivity& servers = servers_activity_in_child();
-  servers.folder = servers_activity;
-  for (uint64_t index = 0; read_exactly(socket, &index, sizeof index);) {
-    servers.earlier.clear();
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(servers.folder, ec))
-      servers.earlier.insert(entry.path().filename().string());
-    // A run's notes start empty; the layer's stay (its count is the process's, its name written
-    // only when it changes).
-    notes->step = {};
-    notes->server = {};
-    notes->wire = {};
-    notes->device_lost = {};
-    notes->layer_calls_before = notes->layer.calls;
-    BatchAnswer answer;
-    try {
-      auto record = pipeline(static_cast<size_t>(index));
-      if (record)
-        answer.records.push_back(std::move(*record));
-      else
-        answer.error = record.error();
-    } catch (const std::exception& error) {
-      answer.error = Error{ErrorKind::Io, fmt::format("internal error in the subject's child: {}", error.what())};
-    }
-    std::fflush(stdout);
-    std::fflush(stderr);
-    const std::string text = to_json(answer).dump();
-    const uint64_t size = text.size();
-    if (!write_exactly(socket, &size, sizeof size) || !write_exactly(socket, text.data(), text.size())) ::_exit(1);
-  }
-  std::exit(0);
+  servers_activity_in_child().folder = servers_activity;
 }
 
-// This process's ends of its children's sockets. A child forked after another inherits that
-// one's end; it closes every one in its first moments, else the other child would never read the
-// end of its socket when this process closes its own copy (and its reaping would wait for ever).
-std::vector<int>& parent_ends() {
-  static std::vector<int> ends;  // the run loop's thread alone forks and closes
-  return ends;
+// In the child: the run asked for (its index) through the pipeline, its record or error answered
+// as a build answer. When the parent has no more, the child ends as a run without isolation does,
+// by exit(): what a process's end runs must run (a capture layer's last write — gfxrecon's file was
+// cut short by _exit —, the drivers' own teardown, a sanitizer's leak check). The parent holds no
+// static with a thread of its own, so nothing the child inherited waits on one.
+std::string answer_in_child(const IsolatedRuns::Pipeline& pipeline, const std::string& request,
+                            crash_notes::Notes* notes) {
+  ServersActivity& servers = servers_activity_in_child();
+  servers.earlier.clear();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(servers.folder, ec))
+    servers.earlier.insert(entry.path().filename().string());
+  // A run's notes start empty; the layer's stay (its count is the process's, its name written
+  // only when it changes).
+  notes->step = {};
+  notes->server = {};
+  notes->wire = {};
+  notes->device_lost = {};
+  notes->layer_calls_before = notes->layer.calls;
+  BatchAnswer answer;
+  try {
+    auto record = pipeline(static_cast<size_t>(std::stoull(request)));
+    if (record)
+      answer.records.push_back(std::move(*record));
+    else
+      answer.error = record.error();
+  } catch (const std::exception& error) {
+    answer.error = Error{ErrorKind::Io, fmt::format("internal error in the subject's child: {}", error.what())};
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  return to_json(answer).dump();
 }
 
 // How a child that gave no record ended, from its wait status and what it noted.
@@ -224,14 +193,13 @@ TimeBounds child_bounds(const PreparedRun& run) {
 
 struct IsolatedRuns::Child {
   SharedNotes notes;
-  pid_t pid = -1;
-  UniqueFd socket;
   // Where the servers it starts note their layer's calls (TIDEMARK_LAYER_ACTIVITY), and what the
   // parent read there: their sum, and whether they moved after the child's own layer in this run.
   TemporaryFolder servers_activity;
   observe::ActivityReader servers_read;
   uint64_t own_calls = 0;
   bool servers_last = false;
+  Worker worker;  // last: it goes (its child waited for) before the notes and the folder
 
   // Activity in the child and its servers; which layer, its own or a server's, called last (a
   // server's last call is named anew whenever its calls move, progress or not).
@@ -257,42 +225,20 @@ struct IsolatedRuns::Child {
 
 IsolatedRuns::IsolatedRuns(Pipeline pipeline) : pipeline_(std::move(pipeline)) {}
 
-IsolatedRuns::~IsolatedRuns() { stop(); }
+IsolatedRuns::~IsolatedRuns() { child_.reset(); }  // the child reads the socket's end, leaves and is reaped
 
 Status IsolatedRuns::start() {
   TIDEMARK_TRY(notes, SharedNotes::map());
   TIDEMARK_TRY(servers_activity, TemporaryFolder::make("activity"));
-  TIDEMARK_TRY(sockets, wire::socket_pair());
-  // The status line's ticker is the parent's only other thread that takes locks (the termination
-  // thread, core/temporaries.h, waits in a read): held still, it holds no lock the child would inherit. What this
-  // process printed so far is out before the fork: the child's copy of a buffer is its own.
-  auto still = Progress::hold_active();
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork_child();
-  if (pid < 0) return fail(ErrorKind::Io, fmt::format("fork: {}", std::strerror(errno)));
-  if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a run that is killed leaves no child running its subjects
-    if (::getppid() == 1) ::_exit(1);    // ... nor one whose parent went before that was said
-    sockets.first.reset();
-    for (int sibling : parent_ends()) ::close(sibling);
-    serve_in_child(pipeline_, sockets.second.get(), notes.get(), servers_activity.path());
-  }
-  parent_ends().push_back(sockets.first.get());
-  observe::ActivityReader servers_read({servers_activity.path()});
+  crash_notes::Notes* shared = notes.get();
+  const std::filesystem::path activity_folder = servers_activity.path();
+  TIDEMARK_TRY(worker,
+               Worker::fork([this, shared](std::string request) { return answer_in_child(pipeline_, request, shared); },
+                            {.in_child = [&] { prepare_child(shared, activity_folder); }, .exit_cleanly = true}));
+  observe::ActivityReader servers_read({activity_folder});
   child_ = std::make_unique<Child>(
-      Child{std::move(notes), pid, std::move(sockets.first), std::move(servers_activity), std::move(servers_read)});
+      Child{std::move(notes), std::move(servers_activity), std::move(servers_read), 0, false, std::move(worker)});
   return {};
-}
-
-void IsolatedRuns::stop() {
-  if (!child_) return;
-  close_socket();  // the child reads the end and leaves
-  int status = 0;
-  while (::waitpid(child_->pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  child_reaped(child_->pid);
-  child_.reset();
 }
 
 Result<IsolatedRuns::Answer> IsolatedRuns::run(size_t index, const std::string& subject_file,
@@ -313,18 +259,11 @@ Status IsolatedRuns::send(size_t index, const TimeBounds& bounds) {
   watch_.emplace(bounds);
   (void)child_->activity();  // what the runs before did is not this one's
   child_->servers_last = false;
-  const uint64_t asked = index;
-  // A child that has ended cannot take it: receive() then finds its end and reaps it.
-  write_exactly(child_->socket.get(), &asked, sizeof asked);
+  child_->worker.send(std::to_string(index));
   return {};
 }
 
-void IsolatedRuns::close_socket() {
-  std::erase(parent_ends(), child_->socket.get());
-  child_->socket.reset();
-}
-
-int IsolatedRuns::socket() const { return child_ ? child_->socket.get() : -1; }
+int IsolatedRuns::socket() const { return child_ ? child_->worker.socket() : -1; }
 
 std::chrono::milliseconds IsolatedRuns::next_check() const {
   return watch_ ? watch_->next_check() : std::chrono::milliseconds(100);
@@ -332,16 +271,10 @@ std::chrono::milliseconds IsolatedRuns::next_check() const {
 
 Result<std::optional<IsolatedRuns::Answer>> IsolatedRuns::check_bounds(const std::string& subject_file) {
   if (!child_ || !watch_) return std::optional<Answer>();
-  const auto passed = watch_->check(child_->activity());
-  if (!passed) return std::optional<Answer>();
-  const bool all_ended = kill_tree(child_->pid, kKilledTreeEndsWithin);
-  int status = 0;
-  while (::waitpid(child_->pid, &status, 0) < 0)
-    if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
-  child_reaped(child_->pid);
-  TimedOut out = timed_out(child_->pid, *passed, *watch_, *child_->notes.get(), subject_file, all_ended,
-                           child_->last_vulkan_call(), child_->asked_again());
-  close_socket();
+  const auto end = child_->worker.check(*watch_, child_->activity());
+  if (!end) return std::optional<Answer>();
+  TimedOut out = timed_out(end->pid, end->limit.value_or(TimeLimit::WallClock), *watch_, *child_->notes.get(),
+                           subject_file, end->tree_ended, child_->last_vulkan_call(), child_->asked_again());
   child_.reset();
   watch_.reset();
   return std::optional<Answer>(std::move(out));
@@ -350,13 +283,9 @@ Result<std::optional<IsolatedRuns::Answer>> IsolatedRuns::check_bounds(const std
 Result<IsolatedRuns::Answer> IsolatedRuns::receive(const std::string& subject_file) {
   if (!child_) return fail(ErrorKind::Io, "the subject's child was asked for no run");
   watch_.reset();
-  const int socket = child_->socket.get();
-  uint64_t size = 0;
-  if (read_exactly(socket, &size, sizeof size)) {
-    std::string text(size, '\0');
-    if (!read_exactly(socket, text.data(), text.size()))
-      return fail(ErrorKind::Io, "the subject's child ended in the middle of its answer");
-    TIDEMARK_TRY(json, report::parse_json(text, "the subject child's answer", "a build answer"));
+  TIDEMARK_TRY(reply, child_->worker.receive());
+  if (const auto* text = std::get_if<std::string>(&reply)) {
+    TIDEMARK_TRY(json, report::parse_json(*text, "the subject child's answer", "a build answer"));
     TIDEMARK_TRY(given, answer_from_json(json));
     if (given.error) return std::unexpected(*given.error);
     if (given.records.size() != 1)
@@ -364,14 +293,14 @@ Result<IsolatedRuns::Answer> IsolatedRuns::receive(const std::string& subject_fi
                   fmt::format("the subject child answered {} records, expected 1", given.records.size()));
     return std::move(given.records.front());
   }
-  // The child ended without an answer: reaped, and the next run forks another.
-  int status = 0;
-  while (::waitpid(child_->pid, &status, 0) < 0)
-    if (errno != EINTR) return fail(ErrorKind::Io, fmt::format("waitpid: {}", std::strerror(errno)));
-  child_reaped(child_->pid);
-  ChildDied out = died(child_->pid, status, *child_->notes.get(), subject_file);
+  // The child ended without an answer: the next run forks another.
+  const WorkerEnd end = std::get<WorkerEnd>(reply);
+  if (end.cause != WorkerEnd::Cause::Ended) {
+    child_.reset();
+    return fail(ErrorKind::Io, fmt::format("the subject's child (pid {}) {}", end.pid, describe(end)));
+  }
+  ChildDied out = died(end.pid, end.wait_status, *child_->notes.get(), subject_file);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_).count();
-  close_socket();
   child_.reset();
   return out;
 }

@@ -1,9 +1,9 @@
 // Isolation: a subject whose driver would load into Tidemark's own process runs in a child, so a
 // driver that crashes ends the child, not the suite's run; in every lane, so that time limits are
-// watched and trees killed one way. The child is a fork() of the run loop (it has loaded no
-// driver, and keeps the options and registries without a codec); one child runs the subjects in
-// turn and is replaced when it dies. A dead child is a crash record (core/crash_notes.h), a limit
-// passed a timeout (core/time_bounds.h); `run --jobs N` keeps N children (runner/schedule.h).
+// watched and trees killed one way. The child is a forked worker of the run loop (core/worker.h:
+// it has loaded no driver, and keeps the options and registries without a codec); one child runs
+// the subjects in turn and is replaced when it dies. A dead child is a crash record
+// (observe/crash_notes.h), a limit passed a timeout; `run --jobs N` keeps N (runner/schedule.h).
 #pragma once
 
 #include <chrono>
@@ -94,8 +94,6 @@ class IsolatedRuns {
 
  private:
   Status start();
-  void stop();
-  void close_socket();
 
   Pipeline pipeline_;
   struct Child;

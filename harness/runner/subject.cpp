@@ -10,7 +10,7 @@
 #include <map>
 #include <set>
 
-#include "core/crash_notes.h"
+#include "observe/crash_notes.h"
 #include "core/files.h"
 #include "drivers/driver_builds.h"
 #include "runner/isolation.h"

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/whole_bytes.h"
 #include "layer/kernel_channel.h"
 
 namespace tidemark::servers {
@@ -58,7 +59,9 @@ KernelChannelServer::~KernelChannelServer() {
 // One question, answered by the host: the layer waits for it before its call goes on.
 bool KernelChannelServer::answer(int connection) {
   layer::ChannelRequest request;
-  if (!layer::receive_whole(connection, &request, sizeof request, request_within_)) return false;
+  if (read_whole(connection, &request, sizeof request, std::chrono::steady_clock::now() + request_within_) !=
+      ReadWhole::Done)
+    return false;
   layer::ChannelAnswer answer;
   const TidemarkLayerSink& s = sink_;
   switch (static_cast<layer::ChannelQuestion>(request.question)) {
@@ -78,7 +81,7 @@ bool KernelChannelServer::answer(int connection) {
       return false;  // not a question of this channel: the connection is closed, the layer answers itself
   }
   questions_.fetch_add(1, std::memory_order_relaxed);
-  return layer::send_whole(connection, &answer, sizeof answer);
+  return write_whole(connection, &answer, sizeof answer);
 }
 
 void KernelChannelServer::run() {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <optional>
 
-#include "core/crash_notes.h"
+#include "observe/crash_notes.h"
 #include "drivers/driver_builds.h"
 #include "host/host_thread.h"
 #include "host/layer_sink.h"
@@ -123,7 +123,7 @@ class SessionServer {
     server_settings.unbuffered_events = 1;
     // The note of a server that ends mid-run is said at once on stderr (the lane's server log): a
     // client that loses its server may abort the process that holds it (Mesa's vtest winsys does):
-    // the parent of an isolated run hears of it too, whose child that is (core/crash_notes.h).
+    // the parent of an isolated run hears of it too, whose child that is (observe/crash_notes.h).
     TIDEMARK_TRY(served, servers::TappedServer::start(
                              spec, made->folder_.path(), layer::layer_dir(), layer::format_settings(server_settings),
                              [](const servers::ServerEnd& end) {

@@ -6,7 +6,9 @@
 #include "drivers/driver_builds.h"
 #include "report/json_fields.h"
 #include "runner/build_runs.h"
-#include "wire/posix.h"
+#include "core/worker.h"
+#include "doctor/doctor.h"
+#include "session/builtin_backends.h"
 #include "runner/recording_subject.h"
 #include "runner/scenario_subject.h"
 #include "runner/selection.h"
@@ -102,21 +104,42 @@ Result<std::vector<report::RunRecord>> run_batch(const runner::BuildBatch& batch
 
 }  // namespace
 
-int serve_batch(int batch_fd, int answer_fd) {
-  runner::BatchAnswer answer;
-  auto ran = [&]() -> Result<std::vector<report::RunRecord>> {
-    // The batch is a memfd: its /proc name opens it afresh, read as any given file is.
-    TIDEMARK_TRY(text, read_given_file(fmt::format("/proc/self/fd/{}", batch_fd), "build batch"));
-    TIDEMARK_TRY(json, report::parse_json(text, "build batch", "a batch of runs on a driver build"));
-    TIDEMARK_TRY(batch, runner::batch_from_json(json));
-    return run_batch(batch, answer.build);
+namespace {
+
+// An examination of the build this process runs under (doctor/doctor.h), as its answer.
+std::string examined(const nlohmann::json& json) {
+  auto examination = [&]() -> Result<doctor::Examination> {
+    TIDEMARK_TRY(request, doctor::examine_request_from_json(json));
+    return doctor::examine(request.backends, session::builtin_backends());
   }();
-  if (ran)
-    answer.records = std::move(*ran);
-  else
-    answer.error = ran.error();
-  const std::string line = runner::to_json(answer).dump() + "\n";
-  return wire::write_all(answer_fd, std::span(reinterpret_cast<const uint8_t*>(line.data()), line.size())) ? 0 : 4;
+  if (!examination)  // a finding the asker cannot miss
+    examination = doctor::Examination{
+        .findings = {{.topic = "examination", .detail = examination.error().message, .needed = true}}};
+  // Its log says each finding, as `tidemark doctor` does.
+  for (const doctor::Finding& finding : examination->findings) fmt::print(stderr, "{}\n", doctor::describe(finding));
+  return doctor::to_json(*examination).dump();
+}
+
+}  // namespace
+
+int serve_batch(int socket) {
+  const bool served = Worker::serve(socket, [](std::string request) {
+    if (auto json = report::parse_json(request, "request", "a request of a driver build's worker");
+        json && doctor::is_examine_request(*json))
+      return examined(*json);
+    runner::BatchAnswer answer;
+    auto ran = [&]() -> Result<std::vector<report::RunRecord>> {
+      TIDEMARK_TRY(json, report::parse_json(request, "build batch", "a batch of runs on a driver build"));
+      TIDEMARK_TRY(batch, runner::batch_from_json(json));
+      return run_batch(batch, answer.build);
+    }();
+    if (ran)
+      answer.records = std::move(*ran);
+    else
+      answer.error = ran.error();
+    return runner::to_json(answer).dump();
+  });
+  return served ? 0 : 4;
 }
 
 }  // namespace tidemark::subjects

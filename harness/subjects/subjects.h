@@ -25,10 +25,11 @@ struct Loaded {
 Result<Loaded> load_subjects(const std::vector<std::string>& paths, const std::string& shard = {},
                              const std::string& durations = {});
 
-// A batch's child (runner/build_runs.h): reads the batch from `batch_fd`, checks that this process
-// runs under the batch's build, runs every subject of it in the batch's column through the
-// pipeline, and writes the answer as one JSON line to `answer_fd`. Returns the exit code: 0 when
-// it answered (an error it met is in the answer), else 4.
-int serve_batch(int batch_fd, int answer_fd);
+// A batch's child (runner/build_runs.h), a worker (core/worker.h) on `socket`: checks that this
+// process runs under each batch's build, runs every subject of it in the batch's column through
+// the pipeline, and answers; or answers an examination of its build (doctor::ExamineRequest).
+// Returns the exit code: 0 when it answered every request (an error it met is in the answer),
+// else 4.
+int serve_batch(int socket);
 
 }  // namespace tidemark::subjects

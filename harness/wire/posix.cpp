@@ -1,6 +1,7 @@
 #include "wire/posix.h"
 
 #include "core/files.h"
+#include "core/whole_bytes.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -35,22 +36,9 @@ int remaining_ms(std::optional<Clock::time_point> deadline) {
 }  // namespace
 
 Status write_all(int fd, std::span<const uint8_t> bytes, std::optional<Clock::time_point> deadline) {
-  int flags = MSG_NOSIGNAL | (deadline ? MSG_DONTWAIT : 0);
-  while (!bytes.empty()) {
-    ssize_t written = ::send(fd, bytes.data(), bytes.size(), flags);
-    if (written < 0 && errno == ENOTSOCK) written = ::write(fd, bytes.data(), bytes.size());
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK) return os_error("write");
-      pollfd waiting{fd, POLLOUT, 0};
-      int ready = ::poll(&waiting, 1, remaining_ms(deadline));
-      if (ready == 0) return fail(ErrorKind::Fatal, "timed out");
-      if (ready < 0 && errno != EINTR) return os_error("poll");
-      continue;
-    }
-    bytes = bytes.subspan(static_cast<size_t>(written));
-  }
-  return {};
+  if (write_whole(fd, bytes.data(), bytes.size(), deadline)) return {};
+  if (errno == ETIMEDOUT) return fail(ErrorKind::Fatal, "timed out");
+  return os_error("write");
 }
 
 std::expected<size_t, ReadError> read_some(int fd, std::span<uint8_t> bytes,

@@ -1,7 +1,6 @@
 #include "wire/server.h"
 
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "core/process.h"
+#include "core/worker.h"
 #include "wire/posix.h"
 
 namespace tidemark::wire {
@@ -244,42 +244,26 @@ std::string serve_connection(int fd, const ServerOptions& options) {
   return connection.serve(source, [fd](const Frame& reply) { return write_all(fd, encode(reply)); });
 }
 
-namespace {
-
-// The child of one tcp session: never returns.
-[[noreturn]] void serve_in_child(int listener, const UniqueFd& connection, const ServerOptions& options, int number,
-                                 pid_t parent) {
-  ::close(listener);
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) std::_Exit(4);
-  const std::string ended = serve_connection(connection.get(), options);
-  if (options.log) options.log(fmt::format("session {}: {}", number, ended));
-  std::exit(0);
-}
-
-}  // namespace
-
 Result<std::optional<int>> serve_tcp_sessions(int listener, const ServerOptions& options, int sessions) {
-  std::vector<pid_t> running;
+  std::vector<ForkedChild> running;
   for (int served = 0; sessions == 0 || served < sessions; ++served) {
     TIDEMARK_TRY(connection, tcp_accept(listener));
-    std::erase_if(running, [](pid_t pid) {
-      if (::waitpid(pid, nullptr, WNOHANG) != pid) return false;
-      child_reaped(pid);
-      return true;
-    });
-    const pid_t parent = ::getpid();
-    const pid_t pid = fork_child();
-    if (pid < 0) return fail(ErrorKind::Io, fmt::format("fork: {}", std::strerror(errno)));
-    if (pid == 0) serve_in_child(listener, connection, options, served + 1, parent);
-    running.push_back(pid);
+    std::erase_if(running,
+                  [](ForkedChild& session) { return session.wait_for(std::chrono::milliseconds(0)).has_value(); });
+    const int number = served + 1;
+    TIDEMARK_TRY(session, ForkedChild::fork([&] {
+                   ::close(listener);
+                   const std::string ended = serve_connection(connection.get(), options);
+                   if (options.log) options.log(fmt::format("session {}: {}", number, ended));
+                   std::exit(0);
+                 }));
+    running.push_back(std::move(session));
   }
   std::optional<int> crashed;
-  for (pid_t pid : running) {
-    int status = 0;
-    const bool reaped = ::waitpid(pid, &status, 0) == pid;
-    if (reaped) child_reaped(pid);
-    if (!reaped || !WIFSIGNALED(status)) continue;
-    if (options.log) options.log(fmt::format("a session (pid {}) {}", pid, describe_wait_status(status)));
+  for (ForkedChild& session : running) {
+    const int status = session.wait();
+    if (!WIFSIGNALED(status)) continue;
+    if (options.log) options.log(fmt::format("a session (pid {}) {}", session.pid(), describe_wait_status(status)));
     crashed = status;
   }
   return crashed;

@@ -1,4 +1,4 @@
-#include "core/crash_notes.h"
+#include "observe/crash_notes.h"
 
 #include <fmt/format.h>
 
