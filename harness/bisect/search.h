@@ -6,7 +6,7 @@
 // Our own search rather than driving `git bisect`: the candidates are not always commits (an
 // ordered list of driver builds has no git history), git bisect keeps its state in the user's
 // repository (BISECT_* refs and files under .git, which a user's own bisect would collide with),
-// and a nondeterministic verdict has no place in its good/bad/skip. The same few lines serve a
+// and a nondeterministic judgement has no place in its good/bad/skip. The same few lines serve a
 // list and a git range, and are tested here with planted answers.
 #pragma once
 
@@ -24,17 +24,19 @@ enum class Judgement { Good, Bad, Skip, Nondeterministic };
 std::string_view judgement_name(Judgement judgement);  // "good", "bad", "skip", "nondeterministic"
 Result<Judgement> judgement_from_name(std::string_view name);
 
-struct Verdict {
+// A candidate judged, and why. Not a run's verdict (report::Verdict): runs of the candidate are
+// judged good or bad by the bisect's predicate.
+struct Judged {
   Judgement judgement = Judgement::Good;
   std::string why;  // a skip's reason, a nondeterministic candidate's digests, a bad one's red
 };
 
 // Judges the candidate at `index`; an error (the machine lacks something) ends the search.
-using Judge = std::function<Result<Verdict>(size_t index)>;
+using Judge = std::function<Result<Judged>(size_t index)>;
 
 struct Tried {
   size_t index = 0;
-  Verdict verdict;
+  Judged judged;
 };
 
 struct SearchResult {
@@ -55,7 +57,7 @@ size_t judgement_bound(size_t count);
 using Ahead = std::function<void(const std::vector<size_t>& next)>;
 
 // Judges the two ends first (the first must be good, the last bad: else bad input naming which
-// end and its verdict), then halves the range between the newest good and the oldest bad,
+// end and its judgement), then halves the range between the newest good and the oldest bad,
 // judging the candidate nearest the middle that is not yet known to be unjudgeable.
 Result<SearchResult> search(size_t count, const Judge& judge, const Ahead& ahead = {});
 
