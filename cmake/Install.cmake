@@ -8,7 +8,7 @@
 #   share/vulkan/explicit_layer.d/   the manifest again, for the loader's own search when the prefix is /usr
 #   lib/cmake/Tidemark/              find_package(Tidemark): Tidemark::tidemark, Tidemark::tidemark-server,
 #                                    tidemark_add_scenarios()
-#   share/doc/tidemark/              the scenario format, the mutant catalogue, copyright, changelog
+#   share/doc/tidemark/              the pages of docs/, the mutant catalogue, copyright, changelog
 #   share/man/man1/                  tidemark.1, tidemark-server.1 (help2man, from --help)
 include(CMakePackageConfigHelpers)
 
@@ -36,7 +36,8 @@ install(FILES ${PROJECT_BINARY_DIR}/install/TidemarkConfig.cmake ${PROJECT_BINAR
               ${PROJECT_SOURCE_DIR}/cmake/TidemarkScenarios.cmake
         DESTINATION ${config_dir})
 
-install(FILES ${PROJECT_SOURCE_DIR}/scenarios/README.md DESTINATION share/doc/tidemark RENAME scenario-format.md)
+file(GLOB doc_pages CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${doc_pages} DESTINATION share/doc/tidemark)
 install(FILES ${PROJECT_SOURCE_DIR}/red_once/mutants.md DESTINATION share/doc/tidemark)
 install(FILES ${PROJECT_SOURCE_DIR}/cmake/copyright DESTINATION share/doc/tidemark)
 

@@ -1,4 +1,4 @@
-# README's "your own GL driver" in a test: an EGL vendor file naming Mesa's libEGL (Zink and its
+# docs/drivers.md's "your own GL driver" in a test: an EGL vendor file naming Mesa's libEGL (Zink and its
 # deterministic settings chosen by the environment, as a user's would be: gl-native sets nothing
 # of the driver's) runs the portable group as gl-native, in
 # place of the gl the scenarios list; its known failures are two lines of its own.

@@ -26,7 +26,7 @@ add_test(NAME Tidemark.Expectations.ANotJudgedLineMakesItAKnownFailure
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 0 "gl-llvmpipe +EXPECTED RED +not judged, as .*not-judged.txt:3:1 says"
                  $<TARGET_FILE:tidemark> compare ${count_ceiling} --backend gl-llvmpipe
                  --expectations ${expectations_data}/not-judged.txt --report ${PROJECT_BINARY_DIR}/reports/not-judged-known)
-# README's step 4 tells a user to write gl-native lines for scenarios that list gl: lint takes them.
+# docs/drivers.md's step 3 tells a user to write gl-native lines for scenarios that list gl: lint takes them.
 add_test(NAME Tidemark.Expectations.LintTakesTheGlNativeLinesReadmeTellsUsersToWrite
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 0 "lint: [0-9]+ scenarios, 0 problems"
                  $<TARGET_FILE:tidemark> lint ${PROJECT_SOURCE_DIR}/scenarios ${PROJECT_SOURCE_DIR}/fixtures
@@ -74,7 +74,7 @@ add_test(NAME Tidemark.Baseline.AFolderWithoutASummaryIsBadInput
                  $<TARGET_FILE:tidemark> run ${two_hundred} --baseline ${expectations_data})
 set_tests_properties(Tidemark.Baseline.AToleranceWithoutABaselineIsBadInput
                      Tidemark.Baseline.AFolderWithoutASummaryIsBadInput PROPERTIES LABELS "cli")
-# Three runs of the portable group to exercise what report/baseline's unit tests hold under the
+# Three runs of the portable group to exercise what report/baseline.cpp's unit tests hold under the
 # sanitizers already: the sanitizer lane leaves it out (label baseline).
 set_tests_properties(Tidemark.Baseline.AGaugeWorseThanTheBaselineFailsTheRunNamingBothValues PROPERTIES LABELS "cli;baseline")
 

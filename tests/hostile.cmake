@@ -11,7 +11,7 @@ set_tests_properties(Tidemark.Hostile.EveryHostileInputEndsWithItsExitCodeInTime
                      LABELS "cli;hostile" TIMEOUT 900 COST 40 ENVIRONMENT_MODIFICATION "${hostile_environment}")
 
 # Every command and every option that names a file to read, given a missing file, a folder, a
-# FIFO and an empty file: the exit code README promises, naming the path, within 20 s each.
+# FIFO and an empty file: the exit code docs/reports.md promises, naming the path, within 20 s each.
 add_test(NAME Tidemark.Hostile.EveryFileOptionRefusesAMissingFileAFolderAFifoAndEmptiness
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/every-file-option ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
 set_tests_properties(Tidemark.Hostile.EveryFileOptionRefusesAMissingFileAFolderAFifoAndEmptiness PROPERTIES

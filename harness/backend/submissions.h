@@ -1,14 +1,8 @@
-// Private to the backend: the command buffer being recorded and the queue's submits.
-// Completion is observed only by really waiting on a fence, never by polling its status,
-// so what counts as retired is a pure function of the workload.
-//
-// Every queue submit is also one packet in the kernel driver model's ring (told through the
-// session's DeviceEvents), and a submit counts as retired only when both its Vulkan fence
-// signalled and the driver has seen the packet's kernel fence (virtual time advances for it). So a kernel fault reaches
-// the backend: a lost doorbell makes a client wait time out (within its timeout, in virtual time) and keeps parked
-// stores parked; a sync that must finish (present, finish, a write into a busy store, the retire lag) rings again when
-// the engine was never told of the work (the driver's recovery, counted as kkicks), and is a fatal error naming the
-// kernel's registers when even that does not bring the fence.
+// Private to the backend: the command buffer being recorded and the queue's submits. Completion
+// is seen only by waiting on a fence, never by polling, so what counts as retired is a pure
+// function of the workload. Each submit is also a packet in the kernel model's ring and retires
+// only when the kernel has seen its fence too, so a kernel fault (a lost doorbell) reaches the
+// backend as a wait that times out in virtual time.
 #pragma once
 
 #include <deque>
@@ -65,7 +59,9 @@ class Submissions final : public SubmitTimeline {
   };
   Result<VkCommandBuffer> acquire_command_buffer();
   Result<vk::Fence> acquire_fence();
-  // A wait that must end with the submit retired: rings again once, then gives up (fatal).
+  // A wait that must end with the submit retired (present, finish, a write into a busy store, the
+  // retire lag): rings again once (the driver's recovery, counted as kkicks), then fails naming
+  // the kernel's registers.
   Status must_retire(uint64_t index, const char* site);
 
   const Device& device_;

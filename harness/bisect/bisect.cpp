@@ -58,7 +58,7 @@ Result<Runs> runs_on(const runner::Subjects& subjects, const Candidate& candidat
     run.layer_dir = options.layer_dir;
     run.drivers_files = drivers_files;
     run.report_dir = dir / fmt::format("run-{}", repeat);
-    auto compared = runner::compare(subjects, {options.backend + "@" + candidate.build}, run,
+    auto compared = runner::compare(subjects, {report::Column{options.backend, candidate.build}.text()}, run,
                                     {.drivers_files = drivers_files, .expectations = {}});
     // A build that is not the driver it names, or cannot start a run, is skipped (git bisect skip).
     if (!compared && compared.error().kind == ErrorKind::Environment) {
@@ -84,12 +84,13 @@ Status offer_reduce(const runner::Subject& subject, const std::string& red_check
                     BisectDocument& document) {
   const Candidate& bad = document.candidates[document.first_bad];
   const Candidate& good = document.candidates[document.last_good];
-  if (subject.kind() != "capture fixture" || !document.undecided.empty() || red_check.empty()) return {};
-  document.reduce_offer = fmt::format(
-      "tidemark --drivers {} --drivers {} reduce {} --check '{}' --bug-build {} --fix-build {}",
-      bad.drivers_file.string(), good.drivers_file.string(), subject.file().string(), red_check, bad.build, good.build);
+  if (subject.info().kind != "capture fixture" || !document.undecided.empty() || red_check.empty()) return {};
+  document.reduce_offer =
+      fmt::format("tidemark --drivers {} --drivers {} reduce {} --check '{}' --bug-build {} --fix-build {}",
+                  bad.drivers_file.string(), good.drivers_file.string(), subject.info().file.string(), red_check,
+                  bad.build, good.build);
   if (!options.reduce) return {};
-  TIDEMARK_TRY(fixture, capture::load_capture_fixture(subject.file()));
+  TIDEMARK_TRY(fixture, capture::load_capture_fixture(subject.info().file));
   std::vector<fs::path> drivers_files{bad.drivers_file, good.drivers_file};
   drivers_files.insert(drivers_files.end(), options.drivers_files.begin(), options.drivers_files.end());
   const capture::CaptureReduceOptions reduce{.check = red_check,
@@ -248,7 +249,7 @@ Result<BisectDocument> run_bisect(const BisectOptions& options,
     return fail(ErrorKind::BadInput,
                 "expected --builds LIST or --repo DIR --good REV --bad REV --build CMD, one of the two");
   BisectDocument document;
-  document.subject = loaded.subjects.front()->id();
+  document.subject = loaded.subjects.front()->info().id;
   document.column = options.backend;
   document.predicate = options.predicate.text();
   document.repeat = options.repeat;

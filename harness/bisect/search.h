@@ -1,13 +1,7 @@
-// The search of `tidemark bisect`, as a pure function: an ordered list of candidates (oldest
-// first: the good end first, the bad end last) and a judge that says of one candidate whether it
-// is good, bad, to be skipped (it does not build, it is not the driver it claims to be) or
-// nondeterministic (its repeats disagree). Nothing here runs a driver: bisect.h gives the judge.
-//
-// Our own search rather than driving `git bisect`: the candidates are not always commits (an
-// ordered list of driver builds has no git history), git bisect keeps its state in the user's
-// repository (BISECT_* refs and files under .git, which a user's own bisect would collide with),
-// and a nondeterministic judgement has no place in its good/bad/skip. The same few lines serve a
-// list and a git range, and are tested here with planted answers.
+// The search of `tidemark bisect` as a pure function: candidates oldest first (the good end
+// first) and a judge saying good, bad, skip or nondeterministic of one; bisect.h gives the judge.
+// Our own rather than `git bisect`: candidates need not be commits (a list of driver builds), git
+// bisect keeps its state in the user's repository, and it has no "nondeterministic".
 #pragma once
 
 #include <cstddef>

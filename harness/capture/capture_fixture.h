@@ -1,22 +1,6 @@
-// A real program's capture as a fixture: a small YAML file (NAME.capture.yaml) beside an apitrace
-// (.trace) or GFXReconstruct (.gfxr) capture, naming the checks its replay is held to, over the
-// Tidemark layer's and the kernel model's gauges, and the controls that prove them (the layer's
-// faults at the Vulkan boundary). The replayer follows from the capture's type, with what makes
-// it headless and deterministic:
-//
-//   name: two-thousand-respecify-rounds-keep-the-replays-buffers-under-a-ceiling
-//   group: captures
-//   capture: gl-respecify-2000.trace       # beside this file
-//   expect: [vkbufspk <= 16]               # each replaying process; whole: the process tree's sums
-//   controls:
-//     - fault: hold_frees                  # a driver that never reclaims
-//       fails: [vkbufspk <= 16]
-//     - fault: fail_allocation=3           # the third vkAllocateMemory refused
-//       fails: [replay]                    # the replay itself must fail
-//     - build: mesa-22.3.6                 # a driver build known to have the defect
-//       fails: [vkbufspk <= 16]
-//     - replay: setup                      # its setup calls alone (an apitrace capture's)
-//       fails: [vkbufsmade > 3]            # an "at least" bound: the replay did what the capture holds
+// A real program's capture as a fixture: NAME.capture.yaml beside an apitrace (.trace) or
+// GFXReconstruct (.gfxr) capture, naming the checks its replay is held to and the controls that
+// prove them; the replayer follows from the capture's type. captures/README.md shows the file.
 #pragma once
 
 #include <filesystem>

@@ -1,16 +1,8 @@
-// `tidemark reduce CAPTURE.capture.yaml --check C`: an apitrace capture cut down to the fewest
-// calls besides its setup that keep a driver's defect. Delta debugging (reduce/ddmin) over the
-// units trace_calls.h may leave out — whole frames first, then single data uploads, draws, waits
-// and mappings — each candidate written by `apitrace trim` and judged by its replay under the
-// layer. A candidate is interesting when the check is red under the bug (a layer fault, or a
-// driver build) and the replay green under the fix (no fault, or another build): the result still
-// tells the bug from the fix, as a control must. Setup alone is tried first; after whole frames,
-// a coarse ddmin (eight parts at most), then the shortest run of units (reduce/ddmin.h's
-// shortest_window), which cuts a red that needs many calls — a threshold crossed by repetition —
-// in O(log n) candidates where ddmin near the threshold needs O(n) and more; then ddmin over
-// single units. Candidates are judged several at
-// a time, one per core; the same capture gives the same result on every run. The search is
-// bounded: when its budget is spent or it is interrupted, the best cut so far is the result.
+// `tidemark reduce CAPTURE.capture.yaml --check C`: an apitrace capture cut to the fewest calls
+// besides its setup that keep a driver's defect, by delta debugging (reduce/ddmin.h) over the
+// units trace_calls.h may leave out. A cut is kept when the check is red under the bug and green
+// under the fix, so it still tells them apart, as a control must. Bounded: when the budget is
+// spent or the run is interrupted, the best cut so far is the result.
 #pragma once
 
 #include <chrono>

@@ -22,7 +22,7 @@
 #include "observe/observe.h"
 #include "servers/renderer_server.h"
 #include "check/run_checks.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 namespace tidemark::capture {
 
@@ -43,16 +43,6 @@ std::string replay_digest(const observe::Observation& observation) {
   inputs.add_gauges(GaugeSource::Layer, named(observation.whole_observed));
   if (observation.wire) inputs.add_gauges(GaugeSource::Wire, *observation.wire);
   return inputs.digest();
-}
-
-// What the fixture is when it runs: its YAML and its capture, byte for byte.
-Result<std::string> fixture_hash(const CaptureFixture& fixture) {
-  TIDEMARK_TRY(yaml, read_given_file(fixture.file, "capture fixture"));
-  TIDEMARK_TRY(capture, read_given_file(fixture.capture, "capture", kMaxTraceBytes));
-  StreamHash hash;
-  hash.add(yaml);
-  hash.add(capture);
-  return hash.hex();
 }
 
 // The replayer's environment: on a column's build, the build's (drivers::environment_for, as
@@ -295,26 +285,12 @@ std::string test_name(const CaptureFixture& fixture) {
   return fmt::format("Capture.{}.{}", runner::camel_case(fixture.group), fixture.name);
 }
 
-Result<std::string> CaptureSubject::content_hash() const { return fixture_hash(fixture_); }
+namespace {
 
-std::string CaptureSubject::test_name(Lane, const std::string& backend) const {
-  return capture::test_name(fixture_) + runner::column_suffix(backend_of(fixture_), backend, "");
-}
-
-std::vector<std::string> CaptureSubject::test_labels(Lane) const {
-  return {"capture", "integration-magma-" + fixture_.group};
-}
-
-std::vector<std::string> CaptureSubject::check_ids() const {
-  std::vector<std::string> ids;
-  for (size_t k = 0; k < fixture_.checks().size(); ++k) ids.push_back(check_id(k));
-  return ids;
-}
-
-std::vector<runner::SubjectControl> CaptureSubject::controls() const {
-  const std::vector<std::string> checks = fixture_.checks();
+std::vector<runner::SubjectControl> controls_of(const CaptureFixture& fixture) {
+  const std::vector<std::string> checks = fixture.checks();
   std::vector<runner::SubjectControl> controls;
-  for (const auto& control : fixture_.controls) {
+  for (const auto& control : fixture.controls) {
     runner::SubjectControl& each = controls.emplace_back();
     each.label = control.describe();
     each.variant.fault = control.fault;
@@ -331,6 +307,35 @@ std::vector<runner::SubjectControl> CaptureSubject::controls() const {
   }
   return controls;
 }
+
+// What the fixture is: its YAML and its capture (hashed byte for byte: what it is when it runs).
+runner::SubjectInfo info_of(const CaptureFixture& fixture) {
+  runner::SubjectInfo info{.id = fixture.id(),
+                           .kind = "capture fixture",
+                           .group = fixture.group,
+                           .file = fixture.file,
+                           .content = {fixture.file, fixture.capture},
+                           .test_family = "Capture",
+                           .test_stem = fmt::format("{}.{}", runner::camel_case(fixture.group), fixture.name),
+                           .labels = {"capture", "integration-magma-" + fixture.group},
+                           .in_lanes = false,
+                           .starts_builds = true,
+                           .backends = {backend_of(fixture)},
+                           .other_backends = runner::OtherBackends::Listed,
+                           .checks = {},
+                           .controls = controls_of(fixture),
+                           .unproven = {},
+                           .red_once_test_name = "RedOnce." + test_name(fixture),
+                           .red_once_labels = {"red-once", "capture"},
+                           .is_long = false,
+                           .time_bounds = fixture.time_bounds};
+  for (size_t k = 0; k < fixture.checks().size(); ++k) info.checks.push_back({check_id(k), {}});
+  return info;
+}
+
+}  // namespace
+
+CaptureSubject::CaptureSubject(CaptureFixture fixture) : Subject(info_of(fixture)), fixture_(std::move(fixture)) {}
 
 Result<std::unique_ptr<runner::SubjectRun>> CaptureSubject::prepare(const runner::RunOptions& options,
                                                                     report::RunRecord& record) const {
@@ -377,7 +382,7 @@ Result<std::unique_ptr<runner::SubjectRun>> CaptureSubject::prepare(const runner
   record.test = capture::test_name(fixture_) + suffix;
   record.subject = fixture_.id() + suffix;
   record.file = fixture_.file.string();
-  record.backend = options.column.build.empty() ? own : own + "@" + options.column.build;
+  record.column = {own, options.column.build};
   const std::string build = on_build ? on_build->build.name : active ? active->name : "";
   record.driver =
       build.empty() ? replayer.command.front() : fmt::format("{} (replayed by {})", build, replayer.command.front());

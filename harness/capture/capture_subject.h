@@ -22,24 +22,8 @@ std::string test_name(const CaptureFixture& fixture);
 
 class CaptureSubject final : public runner::Subject {
  public:
-  explicit CaptureSubject(CaptureFixture fixture) : fixture_(std::move(fixture)) {}
+  explicit CaptureSubject(CaptureFixture fixture);
   const CaptureFixture& fixture() const { return fixture_; }
-
-  std::string id() const override { return fixture_.id(); }
-  std::string_view kind() const override { return "capture fixture"; }
-  std::string group() const override { return fixture_.group; }
-  const std::filesystem::path& file() const override { return fixture_.file; }
-  Result<std::string> content_hash() const override;
-  bool has_lanes() const override { return false; }
-  bool takes_builds() const override { return true; }
-  std::vector<std::string> backends() const override { return {backend_of(fixture_)}; }
-  std::string test_name(Lane lane, const std::string& backend) const override;
-  std::vector<std::string> check_ids() const override;
-  std::vector<runner::SubjectControl> controls() const override;
-  std::vector<std::string> test_labels(Lane lane) const override;
-  std::string red_once_test_name() const override { return "RedOnce." + capture::test_name(fixture_); }
-  std::vector<std::string> red_once_labels() const override { return {"red-once", "capture"}; }
-  TimeBoundsOverride time_bounds() const override { return fixture_.time_bounds; }
   Result<std::unique_ptr<runner::SubjectRun>> prepare(const runner::RunOptions& options,
                                                       report::RunRecord& record) const override;
 

@@ -15,7 +15,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "report/summary.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 #include "scenario/scenario.h"
 #include "lanes/lanes.h"
 

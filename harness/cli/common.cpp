@@ -17,7 +17,7 @@
 #include "core/mutants.h"
 #include "core/option_values.h"
 #include "core/shard.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 #include "runner/selection.h"
 #include "scenario/scenario.h"
 #include "lanes/lanes.h"
@@ -52,8 +52,8 @@ Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>&
   for (const auto& subject : loaded.subjects) {
     const auto* scenario = dynamic_cast<const runner::ScenarioSubject*>(subject.get());
     if (!scenario)
-      return fail(ErrorKind::BadInput,
-                  fmt::format("{}: expected a scenario, found a {}", subject->file().string(), subject->kind()));
+      return fail(ErrorKind::BadInput, fmt::format("{}: expected a scenario, found a {}", subject->info().file.string(),
+                                                   subject->info().kind));
     scenarios.push_back(scenario->scenario());
   }
   return scenarios;

@@ -51,11 +51,11 @@ int compare_command(const CompareArgs& args) {
   auto loaded = load_subjects(args.inputs);
   if (!loaded) return report_error(loaded.error());
   for (const auto& column : args.backends) {
-    const auto on_build = runner::backend_on_build(column);
-    if (auto known = session::builtin_backends().lookup(on_build ? on_build->backend : column); !known)
+    const report::Column on_build = report::Column::parse(column);
+    if (auto known = session::builtin_backends().lookup(on_build.backend); !known)
       return report_error({ErrorKind::BadInput, "--backend: " + known.error().message});
-    if (on_build)
-      if (auto named = drivers::check_named_build(drivers_files(), on_build->build, "--backend " + column); !named)
+    if (!on_build.build.empty())
+      if (auto named = drivers::check_named_build(drivers_files(), on_build.build, "--backend " + column); !named)
         return report_error(named.error());
   }
   auto lane = parse_lane_option(args.lane);

@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "core/files.h"
 #include "runner/ctest_registrations.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 namespace tidemark::cli {
 
@@ -18,8 +18,9 @@ int list_command(const ListArgs& args) {
   if (auto clean = runner::check_label_hygiene(loaded->subjects); !clean) return report_error(clean.error());
   if (ctest_file.empty()) {
     for (const auto& subject : loaded->subjects)
-      for (Lane lane : subject->has_lanes() ? std::span<const Lane>(kAllLanes) : std::span<const Lane>(kAllLanes, 1))
-        fmt::print("{}  {}\n", subject->test_name(lane, ""), subject->file().string());
+      for (Lane lane :
+           subject->info().in_lanes ? std::span<const Lane>(kAllLanes) : std::span<const Lane>(kAllLanes, 1))
+        fmt::print("{}  {}\n", test_name(subject->info(), lane, ""), subject->info().file.string());
     return kGreen;
   }
   auto registrations = runner::ctest_registrations(loaded->subjects, {.tidemark = args.tidemark,

@@ -113,17 +113,18 @@ int main(int argc, char** argv) {
   }
   // `run --backend gl@NAME` is `--driver NAME run --backend gl`: one process is one build.
   for (std::string* backend : {&args.run.lane.backend, &args.replay.lane.backend, &args.red_once.backend})
-    if (auto column = runner::backend_on_build(*backend)) {
-      if (column->backend.empty() || column->build.empty())
+    if (backend->find('@') != std::string::npos) {
+      const report::Column column = report::Column::parse(*backend);
+      if (column.backend.empty() || column.build.empty())
         return report_error({ErrorKind::BadInput, fmt::format("--backend: expected BACKEND or BACKEND@BUILD, found "
                                                               "'{}'",
                                                               *backend)});
-      if (!driver.empty() && driver != column->build)
+      if (!driver.empty() && driver != column.build)
         return report_error({ErrorKind::BadInput, fmt::format("--backend {}: expected the build --driver names ({}), "
                                                               "found {}",
-                                                              *backend, driver, column->build)});
-      driver = column->build;
-      *backend = column->backend;
+                                                              *backend, driver, column.build)});
+      driver = column.build;
+      *backend = column.backend;
     }
   tidemark::cli::drivers_files().assign(drivers_files.begin(), drivers_files.end());
   if (!driver.empty()) {

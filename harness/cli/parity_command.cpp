@@ -29,7 +29,7 @@ int parity_command(const ParityArgs& args) {
   }
   const fs::path report_dir = args.report.empty() ? default_report_dir() : fs::path(args.report);
   size_t total = 0;
-  for (const auto& subject : loaded->subjects) total += subject->backends().size();
+  for (const auto& subject : loaded->subjects) total += subject->info().backends.size();
   Progress progress = Progress::for_stdout(args.replay ? "parity with replay" : "parity", total, verbosity());
   std::map<std::string, std::string> digests;  // the subjects every lane agreed on
   size_t mismatched = 0, unlike_saved = 0, unfinished = 0;

@@ -12,7 +12,7 @@
 #include "runner/lint.h"
 #include "report/summary.h"
 #include "runner/red_once.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 #include "scenario/scenario.h"
 
 #include "session/builtin_backends.h"
@@ -55,7 +55,7 @@ int red_once_command(const RedOnceArgs& args) {
     if (auto ok = runner::check_options(*subject, options.red_once.run); !ok) return report_error(ok.error());
   Progress progress = Progress::for_stdout("red-once", loaded->subjects.size(), verbosity());
   options.on_start = [&](const runner::Subject& subject) {
-    progress.start(fmt::format("{} ({} controls)", subject.id(), subject.controls().size()));
+    progress.start(fmt::format("{} ({} controls)", subject.info().id, subject.info().controls.size()));
   };
   options.on_done = [&](const runner::RedOnceReport& report) {
     if (verbosity() != Verbosity::Quiet)
@@ -108,9 +108,10 @@ int lint_command(const std::vector<std::string>& inputs, const std::string& expe
   // "48 scenarios and 2 capture fixtures", kinds in the order they came.
   std::vector<std::pair<std::string_view, size_t>> kinds;
   for (const auto& subject : subjects) {
-    auto kind = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == subject->kind(); });
+    auto kind =
+        std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == subject->info().kind; });
     if (kind == kinds.end())
-      kinds.emplace_back(subject->kind(), 1);
+      kinds.emplace_back(subject->info().kind, 1);
     else
       ++kind->second;
   }

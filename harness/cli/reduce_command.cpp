@@ -9,7 +9,7 @@
 #include "reduce/lift.h"
 #include "reduce/reducer.h"
 #include "runner/red_once.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 namespace tidemark::cli {
 

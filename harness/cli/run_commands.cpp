@@ -12,7 +12,7 @@
 #include "report/baseline.h"
 #include "report/summary.h"
 #include "runner/parity.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 #include "runner/schedule.h"
 #include "runner/selection.h"
 #include "runner/subject.h"
@@ -83,9 +83,6 @@ int run_command(const RunArgs& given) {
     expectations = std::move(*read);
     options.expectations = &expectations;
   }
-  // Every option must suit every subject before anything runs (a knob it lacks, a backend it does not list).
-  for (const auto& subject : subjects)
-    if (auto ok = runner::check_options(*subject, options); !ok) return report_error(ok.error());
   auto baseline = load_baseline(args.baseline);
   if (!baseline) return report_error(baseline.error());
   auto committed = committed_digests(args);
@@ -93,13 +90,20 @@ int run_command(const RunArgs& given) {
 
   auto filter = runner::load_test_filter(args.schedule.skip_files, args.schedule.include_files);
   if (!filter) return report_error(filter.error());
-  // Each subject's options, made before any run: a run in a child reads them as they were at its fork.
-  std::vector<runner::RunOptions> each(subjects.size(), options);
-  for (size_t k = 0; k < subjects.size() && !args.record.empty(); ++k) {
-    auto path = runner::recording_path(args.record, *subjects[k], subjects.size());
-    if (!path) return report_error(path.error());
-    each[k].column.lane.record = path->string();
-    each[k].column.lane.record_name = subjects[k]->id();
+  // Every run prepared before anything runs: an option that does not suit a subject (a knob it
+  // lacks, a backend it does not list) is bad input before the report folder's first write.
+  std::vector<runner::PreparedRun> prepared;
+  for (const auto& subject : subjects) {
+    runner::RunOptions each = options;
+    if (!args.record.empty()) {
+      auto path = runner::recording_path(args.record, *subject, subjects.size());
+      if (!path) return report_error(path.error());
+      each.column.lane.record = path->string();
+      each.column.lane.record_name = subject->info().id;
+    }
+    auto run = runner::prepare_run(*subject, each);
+    if (!run) return report_error(run.error());
+    prepared.push_back(std::move(*run));
   }
   // The report folder's first write: every input above is read and checked before it.
   auto journal = open_journal(given, *resumed, args, options, subjects);
@@ -114,7 +118,8 @@ int run_command(const RunArgs& given) {
   const size_t journaled = journal->done ? journal->done->size() : 0;
   Progress progress = Progress::for_stdout("run", subjects.size() - journaled, verbosity());
   auto name = [&](size_t k) {
-    return fmt::format("{} ({})", subjects[k]->id(), subjects[k]->has_lanes() ? args.lane.lane : runner::kNoLane);
+    return fmt::format("{} ({})", subjects[k]->info().id,
+                       subjects[k]->info().in_lanes ? args.lane.lane : runner::kNoLane);
   };
   // The status line names the subjects under way; a record prints as it ends.
   runner::ScheduleEvents events;
@@ -127,9 +132,10 @@ int run_command(const RunArgs& given) {
   events.finished = [&](size_t k, const report::RunRecord& record) {
     print_record(record, progress);
     progress.finish_item();
-    if (auto kept = journal->writer.add(subjects[k]->id(), record); !kept && !unjournaled) unjournaled = kept.error();
+    if (auto kept = journal->writer.add(subjects[k]->info().id, record); !kept && !unjournaled)
+      unjournaled = kept.error();
   };
-  auto ran = runner::run_scheduled(subjects, each, schedule, events);
+  auto ran = runner::run_scheduled(prepared, schedule, events);
   if (!ran) return report_error(ran.error());
   if (unjournaled) return report_error(*unjournaled);
   std::vector<report::RunRecord> records = std::move(*ran);

@@ -6,7 +6,7 @@
 #include "cli/command_line.h"
 #include "core/files.h"
 #include "runner/build_runs.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 namespace tidemark::cli {
 
@@ -41,8 +41,8 @@ Result<report::JournalHeader> header_of(const RunArgs& given, const std::optiona
   TIDEMARK_TRY(build, runner::build_of(options));
   header.build = build;
   for (const auto& subject : subjects) {
-    TIDEMARK_TRY(hash, subject->content_hash());
-    header.subjects.push_back({subject->id(), hash});
+    TIDEMARK_TRY(hash, content_hash(subject->info()));
+    header.subjects.push_back({subject->info().id, hash});
   }
   return header;
 }
@@ -96,7 +96,7 @@ Result<std::optional<Resumed>> resumed_run(const RunArgs& given) {
                               given.resume, fmt::join(beside, ", ")));
     TIDEMARK_TRY(recorded, parse_run_arguments(journal.header.arguments));
     args = std::move(recorded);
-    if (auto column = runner::backend_on_build(args.lane.backend)) args.lane.backend = column->backend;
+    args.lane.backend = report::Column::parse(args.lane.backend).backend;
   }
   args.resume = given.resume;
   args.report = given.resume;

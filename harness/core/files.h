@@ -120,17 +120,14 @@ class UnnamedFile {
   uint64_t size_ = 0;
 };
 
-// A file read front to back through one reused buffer (pread): a 36 MB recording costs a 256 KiB
-// buffer of resident memory. Mapping the whole file cost more: each freshly mapped page stalls
-// its first reader (a fault, and on a paravirtualised machine the hypervisor's page tables too),
-// where the buffer stays mapped; a 100 000-respecify replay read this way is 4 % faster. Only a
-// range longer than the buffer (a recorded trace) is mapped, for as long as it is read, so that
-// pages nobody touches are never read. The same errors as check_given_file, with no bound on
-// the size.
+// A file read front to back through one reused buffer (pread): resident memory is one piece
+// whatever the file's size, and no freshly mapped page stalls its first reader (a fault, on a
+// paravirtualised machine the hypervisor's page tables too). Only a range longer than a piece (a
+// recorded trace) is mapped, while it is read. The same errors as check_given_file, no size bound.
 class SequentialFile {
  public:
   // What one read from the file asks for: small enough that the records read from the buffer are
-  // still in the CPU's cache (2 % faster than 1 MiB; 64 to 256 KiB are alike).
+  // still in the CPU's cache.
   static constexpr size_t kPiece = size_t{256} << 10;
   static Result<SequentialFile> open(const std::filesystem::path& file, std::string_view what);
   SequentialFile(SequentialFile&& other) noexcept;

@@ -45,7 +45,7 @@ TEST(Gauges, TheCatalogueCoversEveryFieldOnce) {
 }
 
 // Check that every field of KernelGauges is in the kernel catalogue exactly once, with a unique
-// name, and that both halves have gauges (kernel/kernel_gauges_test.cpp checks who fills them).
+// name, and that both halves have gauges (host/model_host_test.cpp checks who fills them).
 TEST(Gauges, TheKernelCatalogueCoversEveryFieldOnce) {
   KernelGauges probe;
   std::set<const int64_t*> fields;

@@ -28,8 +28,8 @@ inline constexpr size_t kMaxIdentifierLength = 64;  // buffer, fence and loop va
 
 // What a file given to a command may hold, checked before any work that grows with it (README,
 // "Input bounds"). A document (a scenario, a summary, a run record, expectations, digests, a
-// ledger, gauge bounds, a layer record, a bench history): 16 MiB, 18x the summary of the whole
-// suite in every lane (880 KB); a 16 MiB summary of 6 000 results merges in 2.3 s and 240 MB.
+// ledger, gauge bounds, a layer record, a bench history): 16 MiB, many times the summary of the
+// whole suite in every lane, and small enough that merging one takes seconds.
 inline constexpr uint64_t kMaxDocumentBytes = uint64_t{16} << 20;
 // Nesting of a JSON document: Tidemark's own go 5 deep; a parser or a reader that recurses must
 // never meet 100 000 (that crashed merge).

@@ -1,9 +1,8 @@
-// A subject's time limits (issue #60's bounds): its whole run may take at most `wall` seconds,
-// and it may make no progress for `inactivity` seconds. The process that runs a subject's
-// processes watches them with a BoundsWatch over a count of what they did (the layer's calls that
-// changed something, not a poll answered as the one before it; the wire's commands; the steps
-// begun), never by guessing from a sleep, and kills their
-// whole tree past either limit (core/process.h's kill_tree): a `timeout` verdict.
+// A subject's time limits: its whole run may take at most `wall` seconds, and it may make no
+// progress for `inactivity` seconds. A BoundsWatch follows a count of what the subject's processes
+// did (the layer's calls that changed something, the wire's commands, the steps begun), never a
+// guess from a sleep, and past either limit their whole tree is killed (core/process.h's
+// kill_tree): a `timeout` verdict.
 #pragma once
 
 #include <chrono>
@@ -14,13 +13,9 @@
 
 namespace tidemark {
 
-// The defaults, from the suite's own times (the 1422 result.json a whole ctest run of the default
-// build left): its longest subject run took 9.8 s (20 repeats of a gl scenario), its longest
-// capture replay 1.3 s (47 replays), so no stretch without a call inside one is longer either.
-// 300 s of wall clock is thirty times the longest run, room for a sanitizer build (3-5 times
-// slower) on a busy two-core machine; 60 s without a single call is six times the longest run, and
-// no longer than a lane's reply timeout (--reply-timeout-ms, 60 s), which it meets first as its
-// quiet began before the request did.
+// The defaults: many times the suite's longest subject run, room for a sanitizer build on a busy
+// two-core machine. Inactivity is no longer than a lane's reply timeout (--reply-timeout-ms), which
+// it meets first as its quiet began before the request did.
 inline constexpr double kDefaultWallSeconds = 300;
 inline constexpr double kDefaultInactivitySeconds = 60;
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "layer/link.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 #include "scenario/scenario.h"
 
 namespace tidemark::doctor {

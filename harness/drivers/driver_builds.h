@@ -1,11 +1,8 @@
-// Driver builds as data. A drivers file (YAML, a list) names each build of a GL-on-Vulkan driver
-// that a run can pick (`tidemark run --drivers FILE --driver NAME`): where its EGL vendor file,
-// Vulkan ICD file and libraries are, what else its environment needs, and the identity it must
-// report. A build is an environment: its libraries are chosen by the dynamic loader when a
-// process starts, so a run on a build is a process of its own (enter() re-executes tidemark under
-// it), and nothing of one build's environment reaches a run on another. Before the first step
-// the gl backend holds what the driver reports, and the libraries this process really mapped,
-// to the entry (check_identity): a driver that is not the one meant refuses to run (exit 3).
+// Driver builds as data: a drivers file (YAML) names each build of a GL-on-Vulkan driver a run can
+// pick (`--drivers FILE --driver NAME`): its EGL vendor and Vulkan ICD files, libraries, environment
+// and the identity it must report. The loader picks the libraries as a process starts, so a run on
+// a build is a process of its own (enter()); before the first step the gl backend checks what the
+// driver reports and the libraries really mapped against the entry (check_identity; else exit 3).
 #pragma once
 
 #include <chrono>

@@ -1,14 +1,8 @@
-// The model host on a thread of its own: the device's thread only enqueues what it reports
-// (memory changes, frames, counter samples) and goes on; the host thread applies them in call
-// order. Whatever needs an answer — a kernel fence, a wait, the layer's samples, every model
-// step, the trace, the gauges — first applies everything still queued, on the asking thread,
-// then asks the host. So the host sees the same calls in the same order with the same virtual
-// clock as when it sat on the call path: every result, trace byte and digest is unchanged.
-//
-// The queue holds kCapacity events (a fixed ring, made once). When it is full the producer
-// applies the queued events itself before it adds one: nothing is dropped and nothing grows.
-// The host thread sleeps only with fewer than kWakeAt events waiting, and every kWakeAt-th push
-// looks for it asleep: it is woken before 2 * kWakeAt wait, and a short run costs it one wake-up.
+// The model host on a thread of its own: the device's thread enqueues what it reports and goes
+// on; the host thread applies it in call order. Whatever needs an answer first applies what is
+// still queued, on the asking thread, so the host sees the calls in the same order and virtual
+// time as on the call path: every result and digest is unchanged. The queue is a fixed ring; when
+// it is full the producer applies the queued events itself (nothing dropped, nothing grown).
 #pragma once
 
 #include <atomic>
@@ -28,6 +22,8 @@ namespace tidemark::host {
 class HostThread final : public HostEvents, public api::Model {
  public:
   static constexpr uint64_t kCapacity = 8192;  // about 400 KiB of events
+  // The host thread sleeps only with fewer than kWakeAt events waiting, and every kWakeAt-th push
+  // looks for it asleep: it is woken before 2 * kWakeAt wait, and a short run wakes it once.
   static constexpr uint64_t kWakeAt = 1024;
 
   explicit HostThread(std::unique_ptr<ModelHost> host);

@@ -1,12 +1,8 @@
-// Lanes: how a scenario's workload reaches the backend. The runner sees only the client
-// API (api::Device and api::Model) and a report of what the lane did.
-//   monolith  direct calls, no wire
-//   split     client and server in one process, every call through the wire's codec
-//   spawn     tidemark-server as a child over a socketpair, its environment scrubbed
-//   tcp       tidemark-server on loopback; the session presents a token
-// What the session is (backend, mutant, knobs, ...) is its api::SessionConfig alone; it
-// travels in the handshake, so every lane honours every knob. LaneOptions says only how the
-// session is reached.
+// Lanes: how a scenario's workload reaches the backend (monolith: direct calls; split: through the
+// wire's codec in one process; spawn: a tidemark-server child over a socketpair; tcp: a
+// tidemark-server on loopback, with a token). The runner sees only api::Device and api::Model. The
+// session is its api::SessionConfig alone, sent in the handshake, so every lane honours every knob;
+// LaneOptions says only how the session is reached.
 #pragma once
 
 #include <chrono>

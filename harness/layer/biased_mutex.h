@@ -1,20 +1,8 @@
-// The layer's lock (harness/layer/): a mutex biased towards the one thread that takes it, which
-// then takes and releases it with plain loads and stores (no atomic read-modify-write, no fence).
-//
-// Why by hand: every intercepted call that changes a device's state takes the layer's lock, and
-// a program's Vulkan calls nearly always come from one thread. An uncontended std::mutex costs
-// two atomic read-modify-writes per call, about as much as the layer's own work on a bare
-// create/bind/destroy; no library in Debian offers a biased lock.
-//
-// How: after kStreak locks in a row by one thread (on the mutex), that thread holds the bias.
-// Its lock marks itself inside and checks it still holds the bias (store, compiler-only fence,
-// load); its unlock clears the mark. Another thread that wants the lock takes the mutex, takes
-// the bias away, and runs the process-wide barrier of membarrier(2): afterwards either the
-// owner's mark is visible to it (it waits until the owner's call ends), or the owner's check
-// sees the bias gone and the owner goes to the mutex. After kMaxRevocations revocations (threads
-// taking turns), the lock stays a plain mutex. Without membarrier's private expedited barrier
-// (an older kernel, a seccomp filter), or under ThreadSanitizer (which cannot see the barrier's
-// ordering), it is a plain mutex from the start.
+// The layer's lock: a mutex biased towards the one thread that takes it, which then locks and
+// unlocks with plain loads and stores. A program's Vulkan calls nearly always come from one thread,
+// an uncontended std::mutex's two atomic read-modify-writes cost about as much as the layer's own
+// work on a bare create/bind/destroy, and no library in Debian offers a biased lock. Without
+// membarrier(2)'s private expedited barrier, or under ThreadSanitizer, it is a plain mutex.
 #pragma once
 
 #include <linux/membarrier.h>
@@ -120,8 +108,9 @@ class BiasedMutex {
     return false;
   }
 
-  // Caller holds the mutex. Takes the bias from its owner; with `wait`, until the owner's call in
-  // flight (if any) has ended; without, false if one is in flight.
+  // Caller holds the mutex. Takes the bias from its owner: after the heavy barrier either the
+  // owner's mark (inside_) is visible here, and with `wait` its call in flight is waited out
+  // (without: false), or the owner's own check sees the bias gone and it goes to the mutex.
   bool revoke(bool wait) {
     if (owner_.load(std::memory_order_relaxed) == 0) return true;
     owner_.store(0, std::memory_order_relaxed);

@@ -1,16 +1,8 @@
-// VK_LAYER_TIDEMARK_observe: a Vulkan layer of Tidemark's own, between any Vulkan program and
-// its driver. It counts what the program holds (buffers, images, device memory and what is
-// bound to it, descriptor pools and sets, command buffers, submits, completion queries),
-// reports memory changes and submits to a model host, decides what the program is shown of GPU
-// progress (completion.h), and injects faults at the Vulkan boundary. tidemark_layer.h is its
-// interface to a host in the same process; without one it writes its report for `tidemark
-// observe`.
-//
-// Written to the loader's layer interface (vkNegotiateLoaderLayerInterfaceVersion, the
-// create-info link chain, one dispatch table per instance and device); enabled per process
-// with VK_ADD_LAYER_PATH and VK_INSTANCE_LAYERS (or an instance's enabled layers), never
-// installed. Thread-safe: one lock over the state (a driver may call from its own threads),
-// never held across a call into the driver that can block.
+// VK_LAYER_TIDEMARK_observe, Tidemark's Vulkan layer between a program and its driver: it counts
+// what the program holds, reports memory and submits to a model host (tidemark_layer.h; without
+// one, a report for `tidemark observe`), decides what GPU progress the program sees (completion.h)
+// and injects faults. Enabled per process (VK_ADD_LAYER_PATH), never installed. One lock over the
+// state, never held across a call into the driver that can block.
 #include <string_view>
 
 #include "layer/observer.h"

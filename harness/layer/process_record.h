@@ -1,13 +1,8 @@
-// Inside the layer: the record of this process under `tidemark observe`. Every process that
-// loads the layer has a folder of its own under TIDEMARK_LAYER_REPORT (named by its pid; a
-// second image in one pid, after an exec, or a forked copy, gets the next free name), so no
-// process can overwrite another's report:
-//   process.json  pid, parent, command line, executable, whether it is observed (--only), the
-//                 chain of its ancestors up to the observer (they are alive while it runs)
-//   events.bin    the layer's events, as they come
-//   layer.json    its gauges, per device and in all (when its last device goes, and at exit)
-//   status        what the observer reads while the program runs (calls, each device's gauges),
-//                 kept after every change (all a killed process leaves)
+// Inside the layer: this process's record under `tidemark observe`, in a folder of its own under
+// TIDEMARK_LAYER_REPORT (its pid, or the next free name after an exec or a fork), so no process
+// overwrites another's: process.json (who it is, its ancestors), events.bin (the layer's events),
+// layer.json (its gauges) and status (what the observer reads while it runs, kept after every
+// change: all that a killed process leaves).
 #pragma once
 
 #include <cstdint>

@@ -109,9 +109,9 @@ class TreeFeed {
 // Follows the layer's report folder while the program runs, on a thread of its own: every
 // kScanEvery it looks for process folders and for events past those replayed, and replays each
 // observed process's new events. Looked for, not waited on with inotify: closing an inotify
-// descriptor waits out an RCU grace period in the kernel (0.1 to 16 ms here, measured), and that
-// wait lands on observe's end however the descriptor is closed, even by exit. gather() goes on
-// from the follower's replays and its tree: the results do not depend on how far it got.
+// descriptor waits out an RCU grace period in the kernel, and that wait lands on observe's end
+// however the descriptor is closed, even by exit. gather() goes on from the follower's replays and
+// its tree: the results do not depend on how far it got.
 class LiveReplays {
  public:
   static constexpr std::chrono::milliseconds kScanEvery{10};

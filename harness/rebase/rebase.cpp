@@ -147,9 +147,9 @@ Result<std::optional<std::pair<FileChange, std::string>>> expectations_change(co
   std::map<const runner::Expectation*, std::map<std::string, Update>> updates;
   for (const auto& record : summary.results) {
     if (record.verdict != report::Verdict::ExpectedRed || !record.mutant.empty()) continue;
-    std::string backend = record.backend;
-    std::string build = record.driver.substr(0, record.driver.find(':'));
-    if (auto column = runner::backend_on_build(backend)) backend = column->backend, build = column->build;
+    const std::string& backend = record.column.backend;
+    const std::string build =
+        record.column.build.empty() ? record.driver.substr(0, record.driver.find(':')) : record.column.build;
     const std::string scenario = record.subject.substr(0, record.subject.find('@'));
     const runner::Expectation* line = runner::find_expectation(expectations, backend, scenario, build);
     if (!line) continue;

@@ -1,11 +1,8 @@
-// `tidemark rebase REPORT_DIR`: after a reviewed change, bring what runs are held to up to a
-// report folder (one of this machine's, or a CI artifact downloaded elsewhere): the baseline its
-// runs become, the measured values of the expectations lines its known failures matched, the
-// ledger lines its red-once measured, and the golden images its runs drew otherwise. A report
-// that is incomplete (no summary, a shard not merged, a run's folder missing), that has a red
-// nobody expected (a worse-than-baseline run is what a rebase accepts), or whose scenario files
-// changed since it was made is refused: nothing is written. Every change is computed first and
-// then each file is written whole, or not at all with `dry_run`.
+// `tidemark rebase REPORT_DIR`: after a reviewed change, what runs are held to is brought up to a
+// report folder (this machine's or a CI artifact): the baseline, the expectations lines' measured
+// values, the red-once ledger lines and the golden images. An incomplete report, a red nobody
+// expected or a scenario file changed since is refused with nothing written; each file is written
+// whole (with `dry_run`, not at all).
 #pragma once
 
 #include <filesystem>

@@ -46,7 +46,7 @@ void report(const Folder& folder, report::Verdict verdict, int64_t measured, boo
   record.file = scenario.string();
   record.scenario_hash = hash ? trace_hash(kScenario) : "";
   record.dir = (folder.root / "report" / "run").string();
-  record.backend = "gl";
+  record.column = {"gl", {}};
   record.driver = "mesa-25.0.7: OpenGL ES 3.2 Mesa 25.0.7";
   record.verdict = verdict;
   record.gauges = {{"devbytespk", measured}};

@@ -15,7 +15,7 @@
 #include "reduce/ddmin.h"
 #include "reduce/judge_worker.h"
 #include "reduce/scenario_text.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 #include "session/builtin_backends.h"
 
 namespace tidemark::reduce {

@@ -1,11 +1,8 @@
-// `tidemark reduce`: a red scenario cut down to the fewest steps that stay red under the bug
-// and green under the fix. Hierarchical delta debugging over the file's own structure (the
-// workload's top-level steps, then each repeat's steps), then the least repeat counts and
-// sizes by bisection, then the buffers nothing uses. A candidate is interesting when, in the
-// monolith lane in this process, the named check is red under the bug (a mutant, knobs) and
-// the whole run green without it: the result still tells the bug from the fix, as a red-once
-// control must. Candidates are judged several at a time, one per core; the same input gives
-// the same result on every run and machine.
+// `tidemark reduce`: a red scenario cut to the fewest steps that stay red under the bug and green
+// under the fix, by hierarchical delta debugging over the workload's steps (then each repeat's),
+// then the least repeat counts and sizes, then the unused buffers. Candidates are judged in the
+// monolith lane in this process, several at a time; the same input gives the same result on every
+// run and machine.
 #pragma once
 
 #include <cstddef>

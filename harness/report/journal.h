@@ -1,19 +1,8 @@
-// A run's journal: what `tidemark run` has finished so far, written as it goes, so that a run
-// killed part-way (SIGKILL, a machine that went down) is resumed by `run --resume DIR`, which
-// runs only the subjects with no record in it and writes the summary a whole run would have.
-//
-// journal.jsonl in the report folder, one document in JSON lines: the first line is the header
-// (what was run: the command line, where, its series, its driver build and its subjects with their
-// content hashes); each later line is one finished subject's run record, keyed by the subject, in
-// the order they finished (runs may finish out of order; a later line for a key replaces an
-// earlier one).
-//
-// Crash-safe by construction: each line reaches the file by one write(2) on an O_APPEND descriptor
-// and is fdatasync'd before the next subject starts, so a SIGKILL of Tidemark loses at most the
-// subject in flight (what write() returned is in the page cache, which outlives the process) and a
-// power loss at most the line being written; the header is synced with the folder's entry for the
-// file when the journal is made. A last line with no newline (torn as the machine went down) is
-// dropped when read, and its subject runs again; a malformed line before it is an error.
+// A run's journal, journal.jsonl in the report folder: what `tidemark run` has finished so far, so
+// that `run --resume DIR` after a kill runs only the subjects without a record. A header line (what
+// was run, on which build, the subjects' hashes), then one finished subject's record a line (a later
+// line for a subject replaces an earlier one). Each line is one O_APPEND write, fdatasync'd before
+// the next subject starts: a killed Tidemark loses at most the subject in flight.
 #pragma once
 
 #include <filesystem>
@@ -51,7 +40,9 @@ struct Journal {
 // The journal's file in a report folder.
 std::filesystem::path journal_file(const std::filesystem::path& report_dir);
 
-// Reads a journal strictly (report/json_fields.h); `where` names it in errors.
+// Reads a journal strictly (report/json_fields.h); `where` names it in errors. A last line with no
+// newline (torn as the machine went down) is dropped and its subject runs again; a malformed line
+// before it is an error.
 Result<Journal> parse_journal(std::string_view text, const std::string& where);
 Result<Journal> read_journal(const std::filesystem::path& file);
 

@@ -22,7 +22,7 @@ class JournalFile : public ::testing::Test {
   static RunRecord record(std::string subject, std::string digest, Verdict verdict = Verdict::Green) {
     return {.test = "Magma.Monolith.G." + subject,
             .subject = "g/" + subject,
-            .backend = "vulkan",
+            .column = {"vulkan", {}},
             .verdict = verdict,
             .digest = std::move(digest)};
   }

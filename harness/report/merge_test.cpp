@@ -23,7 +23,7 @@ class Merge : public ::testing::Test {
   static RunRecord record(std::string test, std::string subject, std::string digest, std::string lane) {
     return {.test = std::move(test),
             .subject = std::move(subject),
-            .backend = "vulkan",
+            .column = {"vulkan", {}},
             .verdict = Verdict::Green,
             .seconds = 1.0,
             .lane = {.name = std::move(lane)},

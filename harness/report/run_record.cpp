@@ -58,6 +58,12 @@ constexpr DocumentKind kRunDocument{"tidemark-run", 3, "a run record (result.jso
 }  // namespace
 
 std::string_view verdict_name(Verdict verdict) { return names_of(verdict).name; }
+
+Column Column::parse(std::string_view text) {
+  const size_t at = text.find('@');
+  if (at == std::string_view::npos) return {std::string(text), {}};
+  return {std::string(text.substr(0, at)), std::string(text.substr(at + 1))};
+}
 std::string_view verdict_label(Verdict verdict) { return names_of(verdict).label; }
 int failure_rank(Verdict verdict) { return names_of(verdict).failure_rank; }
 bool passes(Verdict verdict) { return verdict == Verdict::Green || verdict == Verdict::ExpectedRed; }
@@ -199,7 +205,7 @@ nlohmann::json to_json(const RunRecord& record) {
   if (!record.dir.empty()) json["dir"] = record.dir;
   if (!record.series.empty()) json["series"] = record.series;
   if (!record.mutant.empty()) json["mutant"] = record.mutant;
-  json["backend"] = record.backend;
+  json["backend"] = record.column.text();
   if (!record.driver.empty()) json["driver"] = record.driver;
   json["verdict"] = verdict_name(record.verdict);
   if (!record.why.empty()) json["why"] = record.why;
@@ -269,7 +275,7 @@ void read_record(JsonFields& fields, RunRecord& record) {
   record.dir = fields.take_optional<std::string>("dir").value_or("");
   record.series = fields.take_optional<std::string>("series").value_or("");
   record.mutant = fields.take_optional<std::string>("mutant").value_or("");
-  record.backend = fields.take<std::string>("backend");
+  record.column = Column::parse(fields.take<std::string>("backend"));
   record.driver = fields.take_optional<std::string>("driver").value_or("");
   record.why = fields.take_optional<std::string>("why").value_or("");
   record.seconds = fields.take<double>("seconds");

@@ -177,6 +177,16 @@ struct Attempt {
   bool operator==(const Attempt&) const = default;
 };
 
+// The column a run ran in: a backend, on a driver build (empty: the process's own environment).
+// Records, test names and expectations lines all spell it one way: "gl@mesa-25.0.7".
+struct Column {
+  std::string backend;
+  std::string build;
+  std::string text() const { return build.empty() ? backend : backend + "@" + build; }
+  static Column parse(std::string_view text);  // "gl@mesa-25.0.7" -> {gl, mesa-25.0.7}; no '@': no build
+  bool operator==(const Column&) const = default;
+};
+
 struct RunRecord {
   std::string test;           // Magma.<Lane>.<Group>.<name>[@backend]
   std::string subject;        // group/name[@backend]
@@ -185,8 +195,8 @@ struct RunRecord {
   std::string dir;            // the run's report folder (absolute in result.json, relative in a summary), or empty
   std::string series;         // in a summary: what was run apart from the shard ("run lane=spawn")
   std::string mutant;         // red-once's fault, or empty
-  std::string backend;
-  std::string driver;  // the real driver that ran, as it named itself (and its build), or empty
+  Column column;              // JSON: "backend", its text
+  std::string driver;         // the real driver that ran, as it named itself (and its build), or empty
   Verdict verdict = Verdict::Red;
   std::string why;  // expected red: the line's reason; unexpected pass: the stale line; could not run: the error
   double seconds = 0;

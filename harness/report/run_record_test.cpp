@@ -24,7 +24,7 @@ RunRecord full_record() {
           .dir = "/r/reclaim/bands",
           .series = "run lane=spawn",
           .mutant = "reclaim.no_watermark",
-          .backend = "gl",
+          .column = {"gl", {}},
           .driver = "mesa-25.0.7: OpenGL ES 3.2 Mesa 25.0.7 on zink",
           .verdict = Verdict::ExpectedRed,
           .why = "ID-7: pending",
@@ -87,7 +87,7 @@ TEST(RunRecord, WhatIsWrittenIsRead) {
   auto read = read_run_record(file);
   ASSERT_TRUE(read) << read.error().message;
   EXPECT_EQ(*read, record);
-  RunRecord bare{.test = "t", .subject = "s", .file = "f", .backend = "gl", .verdict = Verdict::Green};
+  RunRecord bare{.test = "t", .subject = "s", .file = "f", .column = {"gl", {}}, .verdict = Verdict::Green};
   ASSERT_TRUE(write_run_record(file, bare));
   read = read_run_record(file);
   ASSERT_TRUE(read) << read.error().message;
@@ -100,7 +100,7 @@ TEST(RunRecord, WhatIsWrittenIsRead) {
 // name is refused where it is.
 TEST(RunRecord, ACrashIsWrittenAndReadWithTheProcessThatTookIt) {
   const std::string file = temp_file("crash.json");
-  RunRecord record{.test = "t", .subject = "s", .file = "f", .backend = "vulkan", .verdict = Verdict::Crash};
+  RunRecord record{.test = "t", .subject = "s", .file = "f", .column = {"vulkan", {}}, .verdict = Verdict::Crash};
   record.why = "Tidemark's subject child (pid 7) killed by signal 11";
   record.crash = CrashRecord{.process = CrashedProcess::Subject,
                              .pid = 7,
@@ -133,7 +133,7 @@ TEST(RunRecord, ACrashIsWrittenAndReadWithTheProcessThatTookIt) {
 // back equal, with a crash beside it and without its step.
 TEST(RunRecord, ALostDeviceIsWrittenAndReadWithTheCallThatSaidIt) {
   const std::string file = temp_file("lost.json");
-  RunRecord record{.test = "t", .subject = "s", .file = "f", .backend = "vulkan", .verdict = Verdict::DeviceLost};
+  RunRecord record{.test = "t", .subject = "s", .file = "f", .column = {"vulkan", {}}, .verdict = Verdict::DeviceLost};
   record.why = "vkQueueSubmit answered VK_ERROR_DEVICE_LOST at its device's submit or wait 3";
   record.device_lost =
       DeviceLostRecord{.call = "vkQueueSubmit", .submit_or_wait = 3, .answers = 2, .last_step = "f:3:5: step draw"};
@@ -167,7 +167,7 @@ TEST(RunRecord, ALostDeviceIsReadFromTheLayersGauges) {
 // back equal, its words name all of them, and a limit Tidemark does not name is refused where it is.
 TEST(RunRecord, ATimeoutIsWrittenAndReadWithTheLimitAndWhatItDidLast) {
   const std::string file = temp_file("timeout.json");
-  RunRecord record{.test = "t", .subject = "s", .file = "f", .backend = "vulkan", .verdict = Verdict::Timeout};
+  RunRecord record{.test = "t", .subject = "s", .file = "f", .column = {"vulkan", {}}, .verdict = Verdict::Timeout};
   record.timeout = TimeoutRecord{.limit = TimeLimit::Inactivity,
                                  .limit_seconds = 2,
                                  .after_seconds = 3.31,
@@ -201,7 +201,7 @@ TEST(RunRecord, ATimeoutIsWrittenAndReadWithTheLimitAndWhatItDidLast) {
 // back equal.
 TEST(RunRecord, ATimeoutThatOnlyPolledSaysWhatItPolled) {
   const std::string file = temp_file("polled.json");
-  RunRecord record{.test = "t", .subject = "s", .file = "f", .backend = "vulkan", .verdict = Verdict::Timeout};
+  RunRecord record{.test = "t", .subject = "s", .file = "f", .column = {"vulkan", {}}, .verdict = Verdict::Timeout};
   record.timeout = TimeoutRecord{.limit = TimeLimit::Inactivity,
                                  .limit_seconds = 2,
                                  .after_seconds = 2.1,

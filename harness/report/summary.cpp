@@ -67,7 +67,7 @@ std::vector<ParityRow> parity_rows(const std::vector<RunRecord>& results) {
     ParityRow& row = rows[{record.subject, variant}];
     row.subject = record.subject;
     row.variant = variant;
-    row.cells.push_back({record.test, record.lane.name, record.backend, record.digest, record.verdict});
+    row.cells.push_back({record.test, record.lane.name, record.column.text(), record.digest, record.verdict});
   }
   std::vector<ParityRow> out;
   for (auto& [key, row] : rows) {

@@ -210,7 +210,7 @@ std::string run_article(const RunRecord& result, const fs::path& dir) {
       result.baseline ? fmt::format("<span class=\"movement {0}\">{0} against the baseline</span> ",
                                     movement_name(result.baseline->movement))
                       : "",
-      result.seconds, html_escape(result.file), html_escape(result.backend), html_escape(result.digest), checks,
+      result.seconds, html_escape(result.file), html_escape(result.column.text()), html_escape(result.digest), checks,
       gauges_table(result), links, plots);
 }
 

@@ -1,7 +1,7 @@
 // A backend judges a scenario only with every kind of gauge the scenario's checks read.
 #include <gtest/gtest.h>
 
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 namespace tidemark::runner {
 namespace {

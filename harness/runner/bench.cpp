@@ -12,7 +12,7 @@
 #include "core/files.h"
 #include "layer/link.h"
 #include "observe/observe.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 #include "session/builtin_backends.h"
 #include "lanes/lanes.h"
 #include "wire/posix.h"
@@ -120,8 +120,7 @@ Result<ProcessRun> whole_run(const std::string& program, std::vector<std::string
 
 // Two commands as whole processes, in turn, after one pair that warms the page cache: the
 // pairs measured. Each command runs first in every other pair, so whatever the run just before
-// leaves behind (a warm cache, a CPU that slowed or sped up) falls on both alike: a program run
-// right after an observe was up to 15 % faster on this machine at times.
+// leaves behind (a warm cache, a CPU that slowed or sped up) falls on both alike.
 struct Command {
   std::string program;
   std::vector<std::string> args;

@@ -63,12 +63,6 @@ Result<UniqueFd> batch_file(const BuildBatch& batch) {
 
 }  // namespace
 
-std::optional<BackendOnBuild> backend_on_build(const std::string& column) {
-  const size_t at = column.find('@');
-  if (at == std::string::npos) return std::nullopt;
-  return BackendOnBuild{column.substr(0, at), column.substr(at + 1)};
-}
-
 nlohmann::json to_json(const BuildBatch& batch) {
   return report::with_kind({{"drivers_files", strings_of(batch.drivers_files)},
                             {"backend", batch.column.backend},

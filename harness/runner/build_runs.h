@@ -19,17 +19,10 @@
 
 namespace tidemark::runner {
 
-// "gl@mesa-25.0.7" -> ("gl", "mesa-25.0.7"); a name without '@' is no build.
-struct BackendOnBuild {
-  std::string backend;
-  std::string build;
-};
-std::optional<BackendOnBuild> backend_on_build(const std::string& column);
-
 // What the child runs: every subject of `subject_files` in the column, as the pipeline runs them.
 struct BuildBatch {
   std::vector<std::filesystem::path> drivers_files;  // the first that names the build is used
-  BackendOnBuild column;
+  report::Column column;
   std::vector<std::filesystem::path> subject_files;
   std::string lane;                    // the lane the runs take
   std::filesystem::path report_dir;    // the child's report folder; its output goes to run.log there

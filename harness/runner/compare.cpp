@@ -45,12 +45,12 @@ Result<CompareOutcome> compare(const Subjects& subjects, const std::vector<std::
   std::map<std::string, std::map<std::string, report::RunRecord>> on_builds;  // column -> subject -> record
   std::vector<std::filesystem::path> files;
   for (const auto& subject : subjects)
-    if (!subject->takes_builds()) files.push_back(subject->file());
+    if (!subject->info().starts_builds) files.push_back(subject->info().file);
   for (const auto& column : columns) {
-    auto split = backend_on_build(column);
-    if (!split || files.empty() || on_builds.contains(column)) continue;
+    const report::Column split = report::Column::parse(column);
+    if (split.build.empty() || files.empty() || on_builds.contains(column)) continue;
     TIDEMARK_TRY(records, run_on_build({.drivers_files = builds.drivers_files,
-                                        .column = *split,
+                                        .column = split,
                                         .subject_files = files,
                                         .lane = std::string(lane_name(options.column.lane.lane)),
                                         .report_dir = options.report_dir / "builds" / column,
@@ -60,13 +60,13 @@ Result<CompareOutcome> compare(const Subjects& subjects, const std::vector<std::
     for (auto& record : records) by_subject.emplace(subject_of(record.subject), std::move(record));
   }
   for (const auto& subject : subjects) {
-    const std::vector<std::string> judges = columns.empty() ? subject->backends() : columns;
-    report::CompareRow row{subject->id(), "", {}};
+    const std::vector<std::string> judges = columns.empty() ? subject->info().backends : columns;
+    report::CompareRow row{subject->info().id, "", {}};
     for (const auto& column : judges) {
-      const auto split = backend_on_build(column);
-      if (split && !subject->takes_builds()) {
+      const report::Column split = report::Column::parse(column);
+      if (!split.build.empty() && !subject->info().starts_builds) {
         auto& built = on_builds[column];
-        auto found = built.find(subject->id());
+        auto found = built.find(subject->info().id);
         if (found == built.end()) {
           row.cells.push_back({.backend = column,
                                .verdict = report::Verdict::NotJudged,
@@ -79,8 +79,8 @@ Result<CompareOutcome> compare(const Subjects& subjects, const std::vector<std::
         outcome.records.push_back(std::move(found->second));
         continue;
       }
-      options.column.backend = split ? split->backend : column;
-      options.column.build = split ? split->build : "";
+      options.column.backend = split.backend;
+      options.column.build = split.build;
       auto record = run(*subject, options);
       if (!record) {
         // Nothing judged is never a pass: it fails compare unless an expectations line names it.

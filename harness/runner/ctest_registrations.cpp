@@ -11,7 +11,7 @@
 #include "core/mutants.h"
 #include "runner/expectations.h"
 #include "runner/parity.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 #include "session/builtin_backends.h"
 
 namespace tidemark::runner {
@@ -113,45 +113,45 @@ Result<std::string> registrations_of(const Subjects& subjects, const Registratio
   for (Lane lane : given.lanes) lane_options += fmt::format(" --lane {}", lane_name(lane));
   std::string out;
   for (const auto& subject : subjects) {
-    TIDEMARK_TRY(subject_file, bracket(fs::absolute(subject->file()).string()));
-    const std::vector<SubjectControl> controls = subject->controls();
+    TIDEMARK_TRY(subject_file, bracket(fs::absolute(subject->info().file).string()));
+    const std::vector<SubjectControl> controls = subject->info().controls;
     const bool needs_mutants =
         std::ranges::any_of(controls, [](const SubjectControl& c) { return !c.variant.mutant.empty(); });
     if (!given.ledger.empty() && !(needs_mutants && mutant_catalogue().empty())) {
       TIDEMARK_TRY(ledger_file, bracket(given.ledger));
-      TIDEMARK_TRY(name, bracket(subject->red_once_test_name()));
-      TIDEMARK_TRY(report, bracket(given.report_root + "/" + subject->red_once_test_name()));
+      TIDEMARK_TRY(name, bracket(subject->info().red_once_test_name));
+      TIDEMARK_TRY(report, bracket(given.report_root + "/" + subject->info().red_once_test_name));
       // A long subject's controls are proven in the monolith lane here (its runs take seconds
       // each); the nightly red-once proves them in every lane.
       std::string options;
-      if (subject->has_lanes())
-        options = " --shard 1/1" + (subject->is_long() && every_lane ? " --lane monolith"
-                                    : every_lane                     ? std::string()
-                                                                     : lane_options);
+      if (subject->info().in_lanes)
+        options = " --shard 1/1" + (subject->info().is_long && every_lane ? " --lane monolith"
+                                    : every_lane                          ? std::string()
+                                                                          : lane_options);
       out += fmt::format("add_test({} {} red-once{} --ledger {} --report {} {})\n", name, program, options, ledger_file,
                          report, subject_file);
-      TIDEMARK_TRY(labels, bracket(fmt::format("{}{}", fmt::join(subject->red_once_labels(), ";"), extra_labels)));
+      TIDEMARK_TRY(labels, bracket(fmt::format("{}{}", fmt::join(subject->info().red_once_labels, ";"), extra_labels)));
       out += fmt::format("set_tests_properties({} PROPERTIES LABELS {})\n", name, labels);
     }
-    if (!subject->has_lanes()) {  // lanes and backends do not apply to a replay: one test
-      const std::string test = subject->test_name(Lane::Monolith, "");
+    if (!subject->info().in_lanes) {  // lanes and backends do not apply to a replay: one test
+      const std::string test = test_name(subject->info(), Lane::Monolith, "");
       TIDEMARK_TRY(name, bracket(test));
       TIDEMARK_TRY(report, bracket(given.report_root + "/" + test));
-      TIDEMARK_TRY(labels,
-                   bracket(fmt::format("{}{}", fmt::join(subject->test_labels(Lane::Monolith), ";"), extra_labels)));
+      TIDEMARK_TRY(labels, bracket(fmt::format("{}{}", fmt::join(test_labels(subject->info(), Lane::Monolith), ";"),
+                                               extra_labels)));
       out += fmt::format("add_test({} {} run{} --report {} {})\n", name, program, judged, report, subject_file);
       out += fmt::format("set_tests_properties({} PROPERTIES LABELS {})\n", name, labels);
       continue;
     }
-    const std::vector<std::string> backends = given.backends.empty() ? subject->backends() : given.backends;
+    const std::vector<std::string> backends = given.backends.empty() ? subject->info().backends : given.backends;
     for (const auto& backend : backends)
       for (Lane lane : given.lanes) {
-        const std::string test = subject->test_name(lane, backend);
+        const std::string test = test_name(subject->info(), lane, backend);
         TIDEMARK_TRY(name, bracket(test));
         TIDEMARK_TRY(report, bracket(given.report_root + "/" + test));
         TIDEMARK_TRY(backend_name, bracket(backend));
         std::string labels = "backend-" + backend;
-        for (const auto& label : subject->test_labels(lane)) labels.append(";").append(label);
+        for (const auto& label : test_labels(subject->info(), lane)) labels.append(";").append(label);
         const api::BackendEntry* entry = session::builtin_backends().find(backend);
         const bool real_driver = entry && !entry->reports_itself;
         // The sanitizers build leaves a real driver's wire lanes to the default build: the

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 namespace tidemark::runner {
 namespace {
@@ -26,26 +26,24 @@ Subjects two_backend_subjects() {
 // A subject in no lane, as a capture fixture is (capture/ builds on the runner, not the reverse).
 class ReplaySubject final : public Subject {
  public:
-  std::string id() const override { return "acme-driver/respecify"; }
-  std::string_view kind() const override { return "capture fixture"; }
-  std::string group() const override { return "acme-driver"; }
-  const std::filesystem::path& file() const override { return file_; }
-  Result<std::string> content_hash() const override { return std::string(); }
-  bool has_lanes() const override { return false; }
-  bool takes_builds() const override { return true; }
-  std::vector<std::string> backends() const override { return {"gl"}; }
-  std::string test_name(Lane, const std::string&) const override { return "Capture.AcmeDriver.respecify"; }
-  std::vector<std::string> check_ids() const override { return {"gauge[0]"}; }
-  std::vector<SubjectControl> controls() const override { return {{.label = "fault=hold_frees"}}; }
-  std::vector<std::string> test_labels(Lane) const override { return {"capture", "integration-magma-acme-driver"}; }
-  std::string red_once_test_name() const override { return "RedOnce.Capture.AcmeDriver.respecify"; }
-  std::vector<std::string> red_once_labels() const override { return {"red-once", "capture"}; }
+  ReplaySubject()
+      : Subject({.id = "acme-driver/respecify",
+                 .kind = "capture fixture",
+                 .group = "acme-driver",
+                 .file = "/c/respecify.capture.yaml",
+                 .test_family = "Capture",
+                 .test_stem = "AcmeDriver.respecify",
+                 .labels = {"capture", "integration-magma-acme-driver"},
+                 .in_lanes = false,
+                 .starts_builds = true,
+                 .backends = {"gl"},
+                 .checks = {{"gauge[0]", {}}},
+                 .controls = {{.label = "fault=hold_frees"}},
+                 .red_once_test_name = "RedOnce.Capture.AcmeDriver.respecify",
+                 .red_once_labels = {"red-once", "capture"}}) {}
   Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions&, report::RunRecord&) const override {
     return fail(ErrorKind::BadInput, "registrations never run a subject");
   }
-
- private:
-  std::filesystem::path file_ = "/c/respecify.capture.yaml";
 };
 
 size_t count(const std::string& text, const std::string& part) {

@@ -1,17 +1,8 @@
-// Known failures of a backend or driver, as ANGLE's and Mesa CI's expectation files keep them:
-// one greppable line each, in a checked-in file (expectations.txt):
-//
-//   # backend[@build]  scenario (group/name)          red checks  measured values   # why
-//   gl                 portable/respecifies-with-...  gauge[0]    wlivepk=1001      # Zink keeps ...
-//   gl@mesa-25.0.7     portable/respecifies-with-...  gauge[0]    wlivepk=1003      # ... and 25 two more
-//
-// A run the file expects red on exactly those checks is reported as an expected failure and
-// does not fail; the same run green is an unexpected pass and fails (the list must be kept
-// true); a run red on other checks is red. The measured values hold a known failure to what it
-// was: a gauge worse than its value (the catalogue's direction, core/gauges.h) makes the run red
-// ("known failure got worse"); better is reported, to be written into the line. A line for a
-// driver build (`@NAME`, drivers.yaml) applies to runs under that build and outranks the line
-// without one. `tidemark lint` refuses a line whose scenario, or check, no longer exists.
+// Known failures, one greppable line each in expectations.txt (as ANGLE's and Mesa CI's files):
+//   backend[@build]  group/name  red-check-ids  gauge=measured...  # why
+// A run red on exactly those checks is an expected failure; green, an unexpected pass, which fails
+// (the file must stay true); a gauge worse than its measured value is red. A `@build` line outranks
+// the line without one; `tidemark lint` refuses a line whose scenario or check is gone.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +14,6 @@
 #include <vector>
 
 #include <functional>
-#include <optional>
 
 #include "report/run_record.h"
 #include "core/error.h"

@@ -1,6 +1,6 @@
 #include "runner/expectations.h"
 #include "runner/lint.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 #include "session/builtin_backends.h"
 

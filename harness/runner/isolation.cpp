@@ -214,16 +214,12 @@ std::optional<report::DeviceLostRecord> servers_lost_device(const crash_notes::N
   return lost;
 }
 
-TimeBounds child_bounds(const Subject& subject, const RunOptions& options) {
-  TimeBounds bounds = time_bounds(subject, options);
-  if (subject.has_lanes() && !subject.takes_builds()) return bounds;
+TimeBounds child_bounds(const PreparedRun& run) {
+  TimeBounds bounds = time_bounds(run);
+  if (run.subject->info().in_lanes && !run.subject->info().starts_builds) return bounds;
   for (double* limit : {&bounds.wall, &bounds.inactivity})
     if (*limit > 0) *limit += kBackstopSeconds;
   return bounds;
-}
-
-bool drives_here(const Subject& subject, const RunOptions& options) {
-  return options.isolation && subject.has_lanes() && !subject.takes_builds();
 }
 
 struct IsolatedRuns::Child {

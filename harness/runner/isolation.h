@@ -1,27 +1,9 @@
-// Isolation: a subject whose driver would be loaded into Tidemark's own process (a scenario or a
-// recording in the monolith or split lane, on any backend, through all its --repeat runs) runs in
-// a child process, so a driver that crashes ends the child and not the run of the suite; in the
-// spawn and tcp lanes too, so that its time limits are watched and its tree killed the same way.
-//
-// The child is a fork() of the run loop, not a re-exec of tidemark: the parent has loaded no
-// driver (every session is opened in the child) and holds its options, expectations and
-// registries in memory, which the child keeps without a codec for each, where an exec would
-// re-read the drivers file, the scenarios and the expectations. The parent's only other thread is
-// the status line's ticker (core/progress.h), which the child never touches and which is held
-// still while the fork copies the parent. One child runs the
-// subjects one after another, as Tidemark's own process would: a child per subject paid the
-// loader's and lavapipe's start once per scenario (scenarios/magma-reclaim took 2.7 times as long
-// as in-process; one child: 1.03 times). A child that dies is replaced at the next run. Each run is
-// the subject's whole pipeline (its repeats, readings, verdict and result.json); its record comes
-// back on a socket through the build answer's codec (runner/build_runs.h). The child notes what it
-// does in memory it shares with the parent (core/crash_notes.h): a child that dies is a crash
-// record naming its signal, its pid, its last step, and a renderer server that ended under it.
-// The parent watches each run's time limits (core/time_bounds.h) over the notes' activity count
-// (the steps begun, the layer's calls, the tap's wire commands): past one it kills the child's
-// whole tree (its lane's or renderer server included) and the run is a timeout. The child leaves
-// by exit(), as a run without isolation does, when the parent closes the socket, and dies with
-// the parent (PR_SET_PDEATHSIG). `tidemark run --jobs N` keeps N such children, each running one
-// subject at a time, every subject of the run in one of them (runner/schedule.h).
+// Isolation: a subject whose driver would load into Tidemark's own process runs in a child, so a
+// driver that crashes ends the child, not the suite's run; in every lane, so that time limits are
+// watched and trees killed one way. The child is a fork() of the run loop (it has loaded no
+// driver, and keeps the options and registries without a codec); one child runs the subjects in
+// turn and is replaced when it dies. A dead child is a crash record (core/crash_notes.h), a limit
+// passed a timeout (core/time_bounds.h); `run --jobs N` keeps N children (runner/schedule.h).
 #pragma once
 
 #include <chrono>
@@ -42,13 +24,8 @@ struct Notes;
 namespace tidemark::runner {
 
 struct RunOptions;
+struct PreparedRun;
 class Subject;
-
-// Whether a run of `subject` with `options` runs in the child: a scenario or recording in any lane
-// unless the options say not. In the monolith and split lanes its driver loads into the child; in
-// the spawn and tcp lanes its server is the child's, so one watch bounds the client and its server
-// and one kill ends both.
-bool drives_here(const Subject& subject, const RunOptions& options);
 
 // The device the layer in an isolated subject's child saw lost in this run (its notes), if it did;
 // `subject_file` names the step then.
@@ -68,7 +45,7 @@ std::optional<report::DeviceLostRecord> servers_lost_device(const crash_notes::N
 // first and the child is killed only when stuck outside that watch. The margin holds a renderer
 // server's start (its 20 s bound), its stop (two 10 s graces) and the tree's kill (2 s).
 inline constexpr double kBackstopSeconds = 60;
-TimeBounds child_bounds(const Subject& subject, const RunOptions& options);
+TimeBounds child_bounds(const PreparedRun& run);
 
 // How the child ended when it gave no record: the crash record and its words, its time, and
 // the device the layer saw lost before, if it did.

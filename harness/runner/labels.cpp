@@ -4,7 +4,7 @@
 #include <span>
 
 #include "core/user_pattern.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 namespace tidemark::runner {
 
@@ -31,8 +31,9 @@ Status check_label_hygiene(const Subjects& subjects) {
   std::vector<Test> tests;
   std::set<std::string> selectors;
   for (const auto& subject : subjects) {
-    for (Lane lane : subject->has_lanes() ? std::span<const Lane>(kAllLanes) : std::span<const Lane>(kAllLanes, 1)) {
-      Test test{subject->test_name(lane, ""), subject->test_labels(lane), subject->group()};
+    for (Lane lane :
+         subject->info().in_lanes ? std::span<const Lane>(kAllLanes) : std::span<const Lane>(kAllLanes, 1)) {
+      Test test{test_name(subject->info(), lane, ""), test_labels(subject->info(), lane), subject->info().group};
       selectors.insert(test.labels.begin(), test.labels.end());
       tests.push_back(std::move(test));
     }

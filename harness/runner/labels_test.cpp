@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/user_pattern.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 namespace tidemark::runner {
 namespace {

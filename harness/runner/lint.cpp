@@ -16,16 +16,17 @@ Status check_expectations(const std::vector<Expectation>& expectations, const Su
                           const api::BackendRegistry& backends) {
   for (const auto& e : expectations) {
     const std::string at = format_location(e.where);
-    auto found = std::find_if(subjects.begin(), subjects.end(), [&](const auto& s) { return s->id() == e.scenario; });
+    auto found =
+        std::find_if(subjects.begin(), subjects.end(), [&](const auto& s) { return s->info().id == e.scenario; });
     if (found == subjects.end())
       return fail(ErrorKind::BadInput, fmt::format("{}: expected a scenario or capture fixture of the set, found "
                                                    "'{}', which no longer exists: remove the line",
                                                    at, e.scenario));
     const Subject& subject = **found;
-    if (auto takes = subject.takes_backend(e.backend, backends); !takes)
+    if (auto takes = takes_backend(subject.info(), e.backend, backends); !takes)
       return fail(ErrorKind::BadInput, fmt::format("{}: {}", at, takes.error().message));
     if (names_a_verdict(e)) continue;
-    const std::vector<std::string> ids = subject.check_ids();
+    const std::vector<std::string> ids = check_ids(subject.info());
     for (const auto& check : e.checks)
       if (std::find(ids.begin(), ids.end(), check) == ids.end())
         return fail(ErrorKind::BadInput, fmt::format("{}: expected a check of {} ({}), found '{}'", at, e.scenario,
@@ -41,26 +42,26 @@ std::vector<std::string> lint(const Subjects& subjects, const std::vector<Expect
       problems.push_back(ok.error().message);
   std::set<std::string> used;
   for (const auto& subject : subjects) {
-    const std::string where = format_location({subject->file().string(), 1, 1});
-    const std::vector<SubjectControl> controls = subject->controls();
+    const std::string where = format_location({subject->info().file.string(), 1, 1});
+    const std::vector<SubjectControl>& controls = subject->info().controls;
     if (controls.empty())
       problems.push_back(fmt::format("{}: expected at least one control (controls:), found none", where));
     // Every check has a control on every backend the subject runs on (a reclaim-model mutant
     // proves nothing on gl), but those its `unproven:` names with why.
-    const std::vector<std::string> backends = subject->backends();
-    const std::map<std::string, std::string> unproven = subject->unproven();
+    const std::vector<std::string>& backends = subject->info().backends;
+    const std::map<std::string, std::string>& unproven = subject->info().unproven;
     for (const auto& backend : backends) {
       if (unproven.contains(backend)) continue;
       std::set<std::string> named;
       for (const auto& control : controls)
         if (control_applies(control, backend, "")) named.insert(control.fails.begin(), control.fails.end());
       const std::string on = backends.size() > 1 ? " that proves it on " + backend : "";
-      for (const auto& check : subject->check_ids())
+      for (const auto& check : check_ids(subject->info()))
         if (!named.contains(check))
           problems.push_back(
               fmt::format("{}: expected a control naming `{}` under fails:{} (a check nothing turns red "
                           "proves nothing), found none",
-                          where, subject->check_text(check), on));
+                          where, check_text(subject->info(), check), on));
     }
     for (const auto& control : controls) {
       const std::string& mutant = control.variant.mutant;

@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "core/mutants.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 namespace tidemark::runner {
 namespace {

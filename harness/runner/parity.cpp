@@ -32,9 +32,9 @@ Status record_and_replay(const Subject& scenario, const std::string& backend, co
   RunOptions options;
   options.report_dir = report_dir / "recorded";
   options.column.backend = backend;
-  const std::string name = scenario.id().substr(scenario.group().size() + 1);  // id: group/name
+  const std::string name = scenario.info().id.substr(scenario.info().group.size() + 1);  // id: group/name
   const std::string file =
-      scenario.group() + "." + name + column_suffix(scenario.backends().front(), backend, "") + ".tdrec";
+      scenario.info().group + "." + name + column_suffix(scenario.info().backends.front(), backend, "") + ".tdrec";
   options.column.lane.record = (report_dir / "recordings" / file).string();
   options.column.lane.record_name = subject.name;
   TIDEMARK_CHECK(make_directories(report_dir / "recordings"));
@@ -66,16 +66,16 @@ Result<ParityRun> parity(const Subjects& subjects, const RunOptions& base, bool 
                          const std::function<void(const ParitySubject&)>& on_done) {
   ParityRun parity;
   for (const auto& subject : subjects) {
-    const std::vector<std::string> backends = subject->backends();
+    const std::vector<std::string> backends = subject->info().backends;
     for (const auto& backend : backends) {  // every backend a subject lists is a parity subject of its own
-      ParitySubject row{.name = subject->id() + column_suffix(backends.front(), backend, "")};
+      ParitySubject row{.name = subject->info().id + column_suffix(backends.front(), backend, "")};
       if (on_start) on_start(row.name);
       RunOptions options;
       options.report_dir = base.report_dir;
       options.isolation = base.isolation;
       options.time_bounds = base.time_bounds;
       options.column.backend = backend;
-      if (!subject->has_lanes()) {
+      if (!subject->info().in_lanes) {
         // A replay in no lane of Tidemark's: its replays must agree with each other.
         options.repeat = kReplaysCompared;
         TIDEMARK_TRY(result, run(*subject, options));
@@ -84,13 +84,13 @@ Result<ParityRun> parity(const Subjects& subjects, const RunOptions& base, bool 
         for (size_t k = 0; k < digests.size(); ++k) add_run(row, fmt::format("replay-{}", k + 1), result, digests[k]);
         parity.results.push_back(std::move(result));
       }
-      for (Lane lane : subject->has_lanes() ? std::span<const Lane>(kAllLanes) : std::span<const Lane>()) {
+      for (Lane lane : subject->info().in_lanes ? std::span<const Lane>(kAllLanes) : std::span<const Lane>()) {
         options.column.lane.lane = lane;
         TIDEMARK_TRY(result, run(*subject, options));
         add_run(row, std::string(lane_name(lane)), result, result.digest);
         parity.results.push_back(std::move(result));
       }
-      if (with_replay && subject->has_lanes())
+      if (with_replay && subject->info().in_lanes)
         TIDEMARK_CHECK(record_and_replay(*subject, backend, base.report_dir, row));
       if (on_done) on_done(row);
       parity.subjects.push_back(std::move(row));
@@ -148,9 +148,9 @@ Result<fs::path> recording_path(const std::string& record, const Subject& subjec
     TIDEMARK_CHECK(make_directories(path.parent_path()));
     return path;
   }
-  fs::path dir = path / subject.group();
+  fs::path dir = path / subject.info().group;
   TIDEMARK_CHECK(make_directories(dir));
-  return dir / (subject.id().substr(subject.group().size() + 1) + ".tdrec");
+  return dir / (subject.info().id.substr(subject.info().group.size() + 1) + ".tdrec");
 }
 
 }  // namespace tidemark::runner

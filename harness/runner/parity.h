@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 namespace tidemark::runner {
 

@@ -10,9 +10,9 @@
 namespace tidemark::runner {
 
 // The whole pipeline in this process: prepared, run `repeat` times, read, judged, written.
-Result<report::RunRecord> run_here(const Subject& subject, const RunOptions& options);
+Result<report::RunRecord> run_here(PreparedRun& run);
 // The record a child's answer comes to: the child's own, or the record of its crash or its
 // timeout, judged and written by this process (the child wrote none).
-Result<report::RunRecord> record_of(const Subject& subject, const RunOptions& options, IsolatedRuns::Answer answer);
+Result<report::RunRecord> record_of(const PreparedRun& run, IsolatedRuns::Answer answer);
 
 }  // namespace tidemark::runner

@@ -31,13 +31,13 @@ class RecordingRun final : public SubjectRun {
   }
 
   fs::path folder() const override {
-    return fs::path(lane_name(lane_.lane)) / subject_.group() / subject_.file().stem();
+    return fs::path(lane_name(lane_.lane)) / subject_.info().group / subject_.info().file.stem();
   }
 
   Result<std::string> once(const fs::path& dir) override {
     lanes::LaneOptions lane = lane_;
     if (!dir.empty() && lane.server_log.empty()) lane.server_log = (dir / "server.log").string();
-    auto replayed = lanes::replay(subject_.file(), lane, compare_, mutant_);
+    auto replayed = lanes::replay(subject_.info().file, lane, compare_, mutant_);
     // A recording that cannot be read, or a machine without what the lane needs, is not a red.
     if (!replayed && replayed.error().kind != ErrorKind::Fatal) return std::unexpected(replayed.error());
     last_ = std::move(replayed);
@@ -53,7 +53,7 @@ class RecordingRun final : public SubjectRun {
                              .passed = !replayed.divergence,
                              .detail = replayed.divergence.value_or(
                                  fmt::format("{} records, {} commands", replayed.records, replayed.requests)),
-                             .where = subject_.file().string(),
+                             .where = subject_.info().file.string(),
                              .artifacts = {}});
     return Reading{};
   }
@@ -86,48 +86,50 @@ Result<std::unique_ptr<RecordingSubject>> RecordingSubject::load(const fs::path&
     return fail(ErrorKind::BadInput, fmt::format("{}: expected a recording that starts with the session's hello, "
                                                  "found {}",
                                                  file.string(), hello.error().message));
-  return std::unique_ptr<RecordingSubject>(
-      new RecordingSubject(file, file.stem().string(), std::move(hello->config.backend)));
-}
-
-Result<std::string> RecordingSubject::content_hash() const {
-  // A long run's recording is hundreds of MiB: hashed a piece at a time, never held whole.
-  TIDEMARK_TRY(file, SequentialFile::open(file_, "recording"));
-  StreamHash hash;
-  for (uint64_t at = 0; at < file.size(); at += SequentialFile::kPiece) {
-    TIDEMARK_TRY(piece, file.read(at, SequentialFile::kPiece));
-    hash.add(piece);
-  }
-  return hash.hex();
-}
-
-std::string RecordingSubject::test_name(Lane lane, const std::string&) const {
-  return fmt::format("Replay.{}.{}", lane_title(lane), name_);
-}
-
-std::vector<std::string> RecordingSubject::test_labels(Lane lane) const {
-  return {"replay", fmt::format("integration-magma-{}", lane_name(lane))};
+  const std::string name = file.stem().string();
+  // None of its own controls: a recording proves nothing red-once until a scenario's control is replayed.
+  return std::unique_ptr<RecordingSubject>(new RecordingSubject({.id = "recordings/" + name,
+                                                                 .kind = "recording",
+                                                                 .group = "recordings",
+                                                                 .file = file,
+                                                                 .content = {file},
+                                                                 .test_family = "Replay",
+                                                                 .test_stem = name,
+                                                                 .labels = {"replay"},
+                                                                 .in_lanes = true,
+                                                                 .starts_builds = false,
+                                                                 .backends = {std::move(hello->config.backend)},
+                                                                 .other_backends = OtherBackends::Listed,
+                                                                 .checks = {{std::string(kRepliesCheck), {}}},
+                                                                 .controls = {},
+                                                                 .unproven = {},
+                                                                 .red_once_test_name = "RedOnce.Replay." + name,
+                                                                 .red_once_labels = {"red-once", "replay"},
+                                                                 .is_long = false,
+                                                                 .time_bounds = {}}));
 }
 
 Result<std::unique_ptr<SubjectRun>> RecordingSubject::prepare(const RunOptions& options,
                                                               report::RunRecord& record) const {
   // The replay sends the recorded session: only a mutant can be swapped in.
+  const std::string& file = info().file.string();
+  const std::string& backend = info().backends.front();
   auto refuse = [&](std::string_view what, const std::string& found) {
     return fail(ErrorKind::BadInput,
                 fmt::format("{}: expected a recording's run with no {} (it replays the recorded session), found {}",
-                            file_.string(), what, found));
+                            file, what, found));
   };
-  if (!options.column.backend.empty() && options.column.backend != backend_)
-    return refuse("other backend", fmt::format("--backend {} (recorded on {})", options.column.backend, backend_));
+  if (!options.column.backend.empty() && options.column.backend != backend)
+    return refuse("other backend", fmt::format("--backend {} (recorded on {})", options.column.backend, backend));
   if (!options.variant.knobs.empty()) return refuse("knobs", "--knob");
   if (!options.variant.fault.empty()) return refuse("layer fault", options.variant.fault);
   if (!options.variant.cut.empty()) return refuse("cut", options.variant.cut);
   TIDEMARK_CHECK(check_build_is_this_process(*this, options.column.build));
-  const std::string suffix = column_suffix(backend_, backend_, options.column.build);
-  record.test = test_name(options.column.lane.lane, backend_) + suffix;
-  record.subject = id() + suffix;
-  record.file = file_.string();
-  record.backend = options.column.build.empty() ? backend_ : backend_ + "@" + options.column.build;
+  const std::string suffix = column_suffix(backend, backend, options.column.build);
+  record.test = test_name(info(), options.column.lane.lane, backend) + suffix;
+  record.subject = info().id + suffix;
+  record.file = file;
+  record.column = {backend, options.column.build};
   record.mutant = options.variant.mutant;
   return std::unique_ptr<SubjectRun>(std::make_unique<RecordingRun>(*this, options));
 }

@@ -47,7 +47,7 @@ std::string not_green(const report::RunRecord& record) {
 // The lanes a subject's controls run in: the asked ones, or none of Tidemark's for a replay.
 std::vector<std::string> lanes_of(const Subject& subject, const RedOnceOptions& options) {
   std::vector<std::string> lanes;
-  if (!subject.has_lanes()) return {std::string(kNoLane)};
+  if (!subject.info().in_lanes) return {std::string(kNoLane)};
   for (Lane lane : options.lanes) lanes.emplace_back(lane_name(lane));
   return lanes;
 }
@@ -194,19 +194,19 @@ Result<RedOnceReport> red_once(const Subject& subject, const RedOnceOptions& opt
   RedOnceReport report;
   // The column names the ledger's lines: "group/name" on the subject's own backend, else
   // "group/name@gl@virgl-zink-22.3.6" as its test names end.
-  const std::string own = subject.backends().front();
+  const std::string own = subject.info().backends.front();
   const std::string backend = options.run.column.backend.empty() ? own : options.run.column.backend;
   TIDEMARK_TRY(build, build_of(options.run));
-  report.scenario = subject.id() + column_suffix(own, backend, build);
-  report.backend = build.empty() ? backend : backend + "@" + build;
+  report.scenario = subject.info().id + column_suffix(own, backend, build);
+  report.backend = report::Column{backend, build}.text();
   const api::BackendRegistry& registry =
       options.run.column.lane.backends ? *options.run.column.lane.backends : session::builtin_backends();
   const api::BackendEntry* entry = registry.find(backend);
-  const std::string stands_for = stands_for_among(subject.backends(), backend, entry ? entry->stands_for : "");
-  std::vector<SubjectControl> controls = subject.controls();
+  const std::string stands_for = stands_for_among(subject.info().backends, backend, entry ? entry->stands_for : "");
+  std::vector<SubjectControl> controls = subject.info().controls;
   std::erase_if(controls, [&](const auto& control) { return !control_applies(control, backend, stands_for); });
   if (controls.empty()) {
-    const auto unproven = subject.unproven();
+    const auto unproven = subject.info().unproven;
     auto why = unproven.find(backend);
     if (why == unproven.end()) why = unproven.find(stands_for);
     if (why != unproven.end())
@@ -330,11 +330,11 @@ Result<RedOnceSet> red_once_set(const Subjects& subjects, const RedOnceSetOption
     if (options.on_start) options.on_start(*subject);
     RedOnceReport report;
     report::RedOnceRecord& record = document.scenarios.emplace_back();
-    record.file = subject->file().string();
-    TIDEMARK_TRY(hash, subject->content_hash());
+    record.file = subject->info().file.string();
+    TIDEMARK_TRY(hash, content_hash(subject->info()));
     record.scenario_hash = std::move(hash);
-    if (subject->controls().empty()) {
-      report.scenario = subject->id();
+    if (subject->info().controls.empty()) {
+      report.scenario = subject->info().id;
       report.problems.push_back("no controls (a green that never went red proves nothing)");
       record.problems = report.problems;
     } else {

@@ -1,5 +1,5 @@
 #include "runner/red_once.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -37,14 +37,12 @@ namespace {
 class Runs {
  public:
   // `failed_before`: the failures a resumed run's journal holds, counted toward `max_fails`.
-  Runs(const Subjects& subjects, const std::vector<RunOptions>& options, size_t jobs, size_t max_fails,
-       size_t failed_before)
-      : subjects_(subjects), options_(options), max_fails_(max_fails), failures_(failed_before) {
-    const bool isolated = !options.empty() && options.front().isolation;
+  Runs(std::vector<PreparedRun>& runs, size_t jobs, size_t max_fails, size_t failed_before)
+      : runs_(runs), max_fails_(max_fails), failures_(failed_before) {
+    const bool isolated = !runs.empty() && runs_in_child(*runs.front().options);
     if (!isolated) return;
     for (size_t w = 0; w < jobs; ++w)
-      children_.push_back(
-          std::make_unique<IsolatedRuns>([this](size_t k) { return run_here(*subjects_.at(k), options_.at(k)); }));
+      children_.push_back(std::make_unique<IsolatedRuns>([this](size_t k) { return run_here(runs_.at(k)); }));
     busy_.resize(jobs);
   }
 
@@ -67,7 +65,7 @@ class Runs {
   }
 
   Status start_in_child(size_t child, size_t index) {
-    TIDEMARK_CHECK(children_[child]->send(index, child_bounds(*subjects_.at(index), options_.at(index))));
+    TIDEMARK_CHECK(children_[child]->send(index, child_bounds(runs_.at(index))));
     busy_[child] = index;
     return {};
   }
@@ -96,25 +94,25 @@ class Runs {
       if (ready < 0 && errno != EINTR) return fail(ErrorKind::Io, fmt::format("poll: {}", std::strerror(errno)));
       for (size_t k = 0; k < waiting.size(); ++k) {
         const size_t child = child_of[k], index = *busy_[child];
-        const Subject& subject = *subjects_[index];
+        const std::string file = runs_[index].subject->info().file.string();
         std::optional<IsolatedRuns::Answer> answer;
         if (ready > 0 && waiting[k].revents != 0) {
-          TIDEMARK_TRY(received, children_[child]->receive(subject.file().string()));
+          TIDEMARK_TRY(received, children_[child]->receive(file));
           answer = std::move(received);
         } else {
-          TIDEMARK_TRY(passed, children_[child]->check_bounds(subject.file().string()));
+          TIDEMARK_TRY(passed, children_[child]->check_bounds(file));
           answer = std::move(passed);
         }
         if (!answer) continue;
         busy_[child].reset();
-        TIDEMARK_TRY(record, record_of(subject, options_[index], std::move(*answer)));
+        TIDEMARK_TRY(record, record_of(runs_[index], std::move(*answer)));
         return Try{index, child, std::move(record)};
       }
     }
   }
 
   Result<Try> run_in_this_process(size_t index) {
-    TIDEMARK_TRY(record, run_here(*subjects_[index], options_[index]));
+    TIDEMARK_TRY(record, run_here(runs_[index]));
     return Try{index, std::nullopt, std::move(record)};
   }
 
@@ -130,8 +128,7 @@ class Runs {
   }
 
  private:
-  const Subjects& subjects_;
-  const std::vector<RunOptions>& options_;
+  std::vector<PreparedRun>& runs_;
   size_t max_fails_;
   size_t failures_ = 0;
   std::vector<std::unique_ptr<IsolatedRuns>> children_;
@@ -140,9 +137,9 @@ class Runs {
 
 }  // namespace
 
-Result<std::vector<report::RunRecord>> run_scheduled(const Subjects& subjects, const std::vector<RunOptions>& options,
-                                                     const Schedule& schedule, const ScheduleEvents& events) {
-  std::vector<std::optional<report::RunRecord>> records(subjects.size());
+Result<std::vector<report::RunRecord>> run_scheduled(std::vector<PreparedRun>& prepared, const Schedule& schedule,
+                                                     const ScheduleEvents& events) {
+  std::vector<std::optional<report::RunRecord>> records(prepared.size());
   auto finish = [&](size_t index, report::RunRecord record) {
     if (events.finished) events.finished(index, record);
     records[index] = std::move(record);
@@ -150,47 +147,43 @@ Result<std::vector<report::RunRecord>> run_scheduled(const Subjects& subjects, c
   auto announce = [&](std::vector<size_t> running) {
     if (events.running) events.running(running);
   };
-  std::vector<size_t> order(subjects.size());
+  std::vector<size_t> order(prepared.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  if (schedule.shuffle) order = shuffled_order(subjects.size(), *schedule.shuffle);
+  if (schedule.shuffle) order = shuffled_order(prepared.size(), *schedule.shuffle);
   std::vector<size_t> queue;
   size_t journaled_failures = 0;  // --max-fails counts them: a resumed run runs no more than a whole one
   for (size_t k : order) {
     if (schedule.done)
-      if (auto journaled = schedule.done->find(subjects[k]->id()); journaled != schedule.done->end()) {
+      if (auto journaled = schedule.done->find(prepared[k].subject->info().id); journaled != schedule.done->end()) {
         records[k] = journaled->second;  // it ran before the run was killed: its record stands in
         if (Runs::counts_as_failed(*records[k])) ++journaled_failures;
         continue;
       }
     std::optional<std::string> skipped;
-    if (schedule.filter) {
-      report::RunRecord named;
-      TIDEMARK_CHECK(subjects[k]->prepare(options[k], named));
-      if (auto reason = schedule.filter->skip_reason(named.test)) skipped = "skipped: " + *reason;
-    }
+    if (schedule.filter)
+      if (auto reason = schedule.filter->skip_reason(prepared[k].identity.test)) skipped = "skipped: " + *reason;
     if (!skipped) {
-      TIDEMARK_TRY(expected, expected_skip(*subjects[k], options[k]));  // an expectations line saying `skip`
+      TIDEMARK_TRY(expected, expected_skip(prepared[k]));  // an expectations line saying `skip`
       skipped = std::move(expected);
     }
     if (!skipped) {
       queue.push_back(k);
       continue;
     }
-    TIDEMARK_TRY(record, did_not_run(*subjects[k], options[k], report::Verdict::Skipped, std::move(*skipped)));
-    finish(k, std::move(record));
+    finish(k, did_not_run(prepared[k], report::Verdict::Skipped, std::move(*skipped)));
   }
 
   // A child is forked by this thread at its first run (and again after one that died): this
   // process loads no driver, and its only other thread, the status line's, is held still then.
-  Runs runs(subjects, options, std::max<size_t>(1, std::min(schedule.jobs, queue.size())), schedule.max_fails,
+  Runs runs(prepared, std::max<size_t>(1, std::min(schedule.jobs, queue.size())), schedule.max_fails,
             journaled_failures);
   // --retry: each subject's tries so far; a try that tries_again names starts again at once, in the
   // child it ran in (a new one after a crash), and only the record of all its tries is finished.
-  std::vector<std::vector<report::RunRecord>> tries(subjects.size());
+  std::vector<std::vector<report::RunRecord>> tries(prepared.size());
   auto tried = [&](size_t k, report::RunRecord record) -> Result<bool> {
     tries[k].push_back(std::move(record));
-    if (tries_again(options[k], tries[k])) return true;
-    TIDEMARK_TRY(last, record_of_tries(*subjects[k], options[k], std::move(tries[k])));
+    if (tries_again(*prepared[k].options, tries[k])) return true;
+    TIDEMARK_TRY(last, record_of_tries(prepared[k], std::move(tries[k])));
     runs.count(last);
     finish(k, std::move(last));
     return false;
@@ -218,11 +211,10 @@ Result<std::vector<report::RunRecord>> run_scheduled(const Subjects& subjects, c
   }
   for (; next < queue.size(); ++next) {
     const size_t k = queue[next];
-    TIDEMARK_TRY(record, did_not_run(*subjects[k], options[k], report::Verdict::NotRun,
-                                     fmt::format("not run: --max-fails {} was reached ({} failed runs before it "
-                                                 "would have started)",
-                                                 schedule.max_fails, runs.failures())));
-    finish(k, std::move(record));
+    finish(k, did_not_run(prepared[k], report::Verdict::NotRun,
+                          fmt::format("not run: --max-fails {} was reached ({} failed runs before it would have "
+                                      "started)",
+                                      schedule.max_fails, runs.failures())));
   }
   std::vector<report::RunRecord> out;
   for (auto& record : records) out.push_back(std::move(*record));

@@ -1,12 +1,8 @@
-// How `tidemark run` goes through its subjects: which it skips (--skip, --include), in which
-// order (--shuffle), how many at once (--jobs), and when it starts no more (--max-fails).
-//
-// A run's result never depends on the schedule: each record is the subject's own pipeline
-// (runner/subject.h) in its own report folder, with a renderer server and socket of its own, and
-// the records come back in the selection's order, whatever order they ran and ended in; so
-// summary.json, junit.xml and the digests of --jobs 8 or --shuffle 7 are those of --jobs 1. What
-// a run could still take from what ran before it in the same process is the process itself: the
-// tests run the suite shuffled and at several jobs and hold the digests equal.
+// How `tidemark run` goes through its subjects: which it skips (--skip, --include), in which order
+// (--shuffle), how many at once (--jobs), and when it starts no more (--max-fails). A result never
+// depends on the schedule: each record is the subject's own pipeline, in its own report folder and
+// with its own server, and records come back in the selection's order, so the summary, JUnit and
+// digests of --jobs 8 or --shuffle 7 are those of --jobs 1 (the tests hold them equal).
 #pragma once
 
 #include <cstddef>
@@ -47,11 +43,11 @@ struct ScheduleEvents {
 // seed in a report reproduces it), a permutation of 0..count-1.
 std::vector<size_t> shuffled_order(size_t count, uint64_t seed);
 
-// Every subject's record, in the subjects' order: run through the pipeline with `options[k]` (tried
+// Every run's record, in their order: run through the pipeline (tried
 // again while tries_again says so, its record record_of_tries'), or skipped by the filter or an
 // expectations line saying `skip`, or not run once `max_fails` subjects failed, or journaled (`done`). Errors are bad
 // input or a missing environment met by a run.
-Result<std::vector<report::RunRecord>> run_scheduled(const Subjects& subjects, const std::vector<RunOptions>& options,
-                                                     const Schedule& schedule, const ScheduleEvents& events);
+Result<std::vector<report::RunRecord>> run_scheduled(std::vector<PreparedRun>& runs, const Schedule& schedule,
+                                                     const ScheduleEvents& events);
 
 }  // namespace tidemark::runner

@@ -49,33 +49,27 @@ class ColdRun : public SubjectRun {
 // process, no lane, no folder.
 class ColdSubject : public Subject {
  public:
-  ColdSubject(std::string name, int reds) : name_(std::move(name)), reds_(reds) {}
-  std::string id() const override { return "cold/" + name_; }
-  std::string_view kind() const override { return "scenario"; }
-  std::string group() const override { return "cold"; }
-  const fs::path& file() const override { return file_; }
-  Result<std::string> content_hash() const override { return std::string("h"); }
-  bool has_lanes() const override { return false; }
-  bool takes_builds() const override { return false; }
-  std::vector<std::string> backends() const override { return {"vulkan"}; }
-  std::string test_name(Lane, const std::string&) const override { return "Cold." + name_; }
-  std::vector<std::string> check_ids() const override { return {"gauge[0]"}; }
-  std::vector<SubjectControl> controls() const override { return {}; }
-  std::vector<std::string> test_labels(Lane) const override { return {}; }
-  std::string red_once_test_name() const override { return {}; }
-  std::vector<std::string> red_once_labels() const override { return {}; }
+  ColdSubject(const std::string& name, int reds)
+      : Subject({.id = "cold/" + name,
+                 .kind = "scenario",
+                 .group = "cold",
+                 .file = "cold.yaml",
+                 .test_family = "Cold",
+                 .test_stem = name,
+                 .in_lanes = false,
+                 .backends = {"vulkan"},
+                 .checks = {{"gauge[0]", {}}}}),
+        reds_(reds) {}
   Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions&, report::RunRecord& record) const override {
-    record.test = test_name(Lane::Monolith, "vulkan");
-    record.subject = id();
-    record.backend = "vulkan";
+    record.test = test_name(info(), Lane::Monolith, "vulkan");
+    record.subject = info().id;
+    record.column = {"vulkan", {}};
     return std::unique_ptr<SubjectRun>(std::make_unique<ColdRun>(runs, reds_));
   }
   mutable int runs = 0;  // how many times it ran
 
  private:
-  std::string name_;
   int reds_;
-  fs::path file_ = "cold.yaml";
 };
 
 Subjects cold_subjects() {
@@ -84,6 +78,13 @@ Subjects cold_subjects() {
   subjects.push_back(std::make_unique<ColdSubject>("always", 100));
   subjects.push_back(std::make_unique<ColdSubject>("fine", 0));
   return subjects;
+}
+
+// Each subject's run with `options`, prepared as a command prepares them before anything runs.
+std::vector<PreparedRun> prepared(const Subjects& subjects, const RunOptions& options) {
+  std::vector<PreparedRun> runs;
+  for (const auto& subject : subjects) runs.push_back(*prepare_run(*subject, options));
+  return runs;
 }
 
 int runs_of(const Subjects& subjects, size_t k) { return dynamic_cast<const ColdSubject&>(*subjects[k]).runs; }
@@ -171,7 +172,8 @@ TEST(Schedule, ARetriedRunRedThenGreenIsFlakyAndOneRedOnEveryTryStaysRed) {
   RunOptions options;
   options.retry = 2;
   std::vector<size_t> finished;
-  auto records = run_scheduled(subjects, std::vector(subjects.size(), options), Schedule{},
+  auto runs = prepared(subjects, options);
+  auto records = run_scheduled(runs, Schedule{},
                                {.running = {}, .finished = [&](size_t k, const auto&) { finished.push_back(k); }});
   ASSERT_TRUE(records) << records.error().message;
   using report::Attempt, report::Verdict;
@@ -186,7 +188,8 @@ TEST(Schedule, ARetriedRunRedThenGreenIsFlakyAndOneRedOnEveryTryStaysRed) {
   EXPECT_EQ(runs_of(subjects, 0) + runs_of(subjects, 1) + runs_of(subjects, 2), 2 + 3 + 1);
 
   const Subjects again = cold_subjects();
-  auto stopped = run_scheduled(again, std::vector(again.size(), options), Schedule{.max_fails = 3}, {});
+  auto again_runs = prepared(again, options);
+  auto stopped = run_scheduled(again_runs, Schedule{.max_fails = 3}, {});
   ASSERT_TRUE(stopped) << stopped.error().message;
   EXPECT_EQ((*stopped)[2].verdict, Verdict::Green);  // two failed subjects, not four failed tries
 }
@@ -198,7 +201,8 @@ TEST(Schedule, AJournaledRecordStandsInForItsSubject) {
   const std::map<std::string, report::RunRecord> journaled{
       {"cold/always", {.test = "Cold.always", .verdict = report::Verdict::Red, .why = "journaled"}}};
   std::vector<size_t> finished;
-  auto records = run_scheduled(subjects, std::vector(subjects.size(), RunOptions{}), Schedule{.done = &journaled},
+  auto runs = prepared(subjects, RunOptions{});
+  auto records = run_scheduled(runs, Schedule{.done = &journaled},
                                {.running = {}, .finished = [&](size_t k, const auto&) { finished.push_back(k); }});
   ASSERT_TRUE(records) << records.error().message;
   EXPECT_EQ((*records)[1].why, "journaled");
@@ -213,8 +217,8 @@ TEST(Schedule, MaxFailsCountsTheFailuresAResumedRunsJournalHolds) {
   const Subjects subjects = cold_subjects();
   const std::map<std::string, report::RunRecord> journaled{
       {"cold/always", {.test = "Cold.always", .verdict = report::Verdict::Red, .why = "journaled"}}};
-  auto records = run_scheduled(subjects, std::vector(subjects.size(), RunOptions{}),
-                               Schedule{.max_fails = 1, .done = &journaled}, {});
+  auto runs = prepared(subjects, RunOptions{});
+  auto records = run_scheduled(runs, Schedule{.max_fails = 1, .done = &journaled}, {});
   ASSERT_TRUE(records) << records.error().message;
   EXPECT_EQ((*records)[0].verdict, report::Verdict::NotRun);
   EXPECT_EQ((*records)[2].verdict, report::Verdict::NotRun);

@@ -9,7 +9,7 @@
 
 #include "core/files.h"
 #include "core/shard.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 namespace tidemark::runner {
 
@@ -61,8 +61,8 @@ Result<ShardSelection> select_shard(Subjects subjects, const std::string& flag, 
   std::vector<std::string> names;
   std::map<std::string, double> seconds;
   for (const auto& subject : subjects) {
-    names.push_back(subject->id());
-    auto found = by_file.find(fs::absolute(subject->file()).lexically_normal().string());
+    names.push_back(subject->info().id);
+    auto found = by_file.find(fs::absolute(subject->info().file).lexically_normal().string());
     if (found != by_file.end()) seconds[names.back()] = found->second;
   }
   ShardSelection mine;

@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "report/soak_report.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 namespace tidemark::runner {
 

@@ -108,47 +108,69 @@ class SubjectRun {
   virtual Status keep(const std::filesystem::path& dir, const report::RunRecord& record) = 0;
 };
 
+// A check as expectations lines and controls name it ("gauge[0]"), and what the file wrote for it.
+struct SubjectCheck {
+  std::string id;
+  std::string text;
+};
+
+// Which backends other than its own a subject runs on.
+enum class OtherBackends {
+  Listed,           // those it lists
+  ListedOrStandIn,  // those it lists, and any backend Tidemark has that stands in for one (gl-native for gl)
+  Any,              // any backend Tidemark has (a scenario that lists none)
+};
+
+// What a subject is, filled when it loads: every command reads it, none asks which kind it is.
+struct SubjectInfo {
+  std::string id;    // group/name
+  std::string kind;  // what messages call it: "scenario", "capture fixture", "recording"
+  std::string group;
+  std::filesystem::path file;
+  std::vector<std::filesystem::path> content;  // the files it runs, hashed in order: `rebase` refuses another's report
+  // Test names are FAMILY[.Lane].STEM[@column]: Magma.Spawn.WireBuffers.x, Replay.Tcp.x, Capture.Group.x.
+  std::string test_family;
+  std::string test_stem;
+  std::vector<std::string> labels;  // CTest labels beside its lane's
+  bool in_lanes = true;             // a capture's replay is a program of its own: no lane applies
+  // A run on a driver build starts here (a replayer under the build's environment); else it needs a
+  // tidemark process of its own under the build (a session's driver loads into the process running it).
+  bool starts_builds = false;
+  std::vector<std::string> backends;  // its own first: what parity and compare run it on unless told
+  OtherBackends other_backends = OtherBackends::Listed;
+  std::vector<SubjectCheck> checks;
+  std::vector<SubjectControl> controls;
+  std::map<std::string, std::string> unproven;  // backend -> why no control can prove its checks there
+  std::string red_once_test_name;
+  std::vector<std::string> red_once_labels;
+  bool is_long = false;            // a soak: its controls are proven in the monolith lane only
+  TimeBoundsOverride time_bounds;  // its file's own limits
+};
+
+// A subject: what it is, and its one behaviour, a run with `options`: the run, and the record's
+// identity filled in (test, subject, file, column, mutant, knobs, the gauges its checks read).
+// Bad input is an error. The pipeline prepares each run once.
 class Subject {
  public:
+  explicit Subject(SubjectInfo info) : info_(std::move(info)) {}
   virtual ~Subject() = default;
-  virtual std::string id() const = 0;         // group/name
-  virtual std::string_view kind() const = 0;  // what messages call it: "scenario", "capture fixture", "recording"
-  virtual std::string group() const = 0;
-  virtual const std::filesystem::path& file() const = 0;
-  // What the subject is when it runs, hashed (XXH3): `rebase` refuses a report made of another.
-  virtual Result<std::string> content_hash() const = 0;
-  // Whether it runs in Tidemark's lanes (a scenario) or in none (a capture's replay).
-  virtual bool has_lanes() const = 0;
-  // Whether a run on a driver build starts from this process (a replayer started under the
-  // build's environment), or needs a tidemark process of its own under it (a session's driver
-  // is loaded into the process that runs it).
-  virtual bool takes_builds() const = 0;
-  // The backends it names, its own first: what parity and compare run it on unless told.
-  virtual std::vector<std::string> backends() const = 0;
-  // Its test name in `lane` on `backend`: Magma.<Lane>.<Group>.<name>[@backend], Capture.<Group>.<name>.
-  virtual std::string test_name(Lane lane, const std::string& backend) const = 0;
-  // Its check ids, in order, as expectations lines and controls name them, and what the file
-  // wrote for one (a gauge check's expression), for messages.
-  virtual std::vector<std::string> check_ids() const = 0;
-  virtual std::string check_text(const std::string& id) const { return id; }
-  // Whether a run on `backend` (an expectations line's) can judge it: else why not.
-  virtual Status takes_backend(const std::string& backend, const api::BackendRegistry& backends) const;
-  virtual std::vector<SubjectControl> controls() const = 0;
-  // Backends it runs on where no control can prove its checks, each with why (a scenario's `unproven:`).
-  virtual std::map<std::string, std::string> unproven() const { return {}; }
-  // How CTest names and labels it (runner/ctest_registrations.h): its run test's labels in `lane`
-  // (a subject in no lane: any), its red-once test's name and labels, and whether it is long (a
-  // soak: its controls are proven in the monolith lane where every lane is asked).
-  virtual std::vector<std::string> test_labels(Lane lane) const = 0;
-  virtual std::string red_once_test_name() const = 0;
-  virtual std::vector<std::string> red_once_labels() const = 0;
-  virtual bool is_long() const { return false; }
-  // Its own time limits, where its file sets them (`timeout`, `inactivity_timeout`).
-  virtual TimeBoundsOverride time_bounds() const { return {}; }
-  // A run with `options`, its names resolved, and the record's identity filled in (test,
-  // subject, file, backend, mutant, knobs, the gauges its checks read). Bad input is an error.
+  const SubjectInfo& info() const { return info_; }
   virtual Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions& options, report::RunRecord& record) const = 0;
+
+ private:
+  SubjectInfo info_;
 };
+
+// Its test name in `lane` on `backend` (empty: its own).
+std::string test_name(const SubjectInfo& subject, Lane lane, const std::string& backend);
+// Its run test's CTest labels in `lane` (a subject in no lane: any).
+std::vector<std::string> test_labels(const SubjectInfo& subject, Lane lane);
+std::vector<std::string> check_ids(const SubjectInfo& subject);
+std::string check_text(const SubjectInfo& subject, const std::string& id);  // the id when it has no text
+// Whether a run on `backend` (an expectations line's, a control's) can judge it: else why not.
+Status takes_backend(const SubjectInfo& subject, const std::string& backend, const api::BackendRegistry& backends);
+// What the subject is when it runs, hashed (XXH3) over its files; empty for one made from text.
+Result<std::string> content_hash(const SubjectInfo& subject);
 
 using Subjects = std::vector<std::unique_ptr<Subject>>;
 
@@ -164,43 +186,54 @@ inline constexpr std::string_view kNoLane = "capture";
 // on another backend than `own`, else nothing (test names, subjects and report folders end so).
 std::string column_suffix(const std::string& own, const std::string& backend, const std::string& build);
 
-// The pipeline: prepares the run, runs it `repeat` times, reads it, judges it (the verdict, then
-// the expectations line for its backend, id and driver build), and with a report folder writes
-// what it leaves and result.json last (its presence means complete). With `options.isolation`, a
-// subject whose driver loads into this process runs so in a child (runner/isolation.h): a child
-// that dies is a crash record, judged and written by this process. Repeats that give more than
-// one digest make the run nondeterministic. An expectations line saying `skip` makes a skipped
-// record and runs nothing. With `options.retry`, a failed run is tried again up to that many
-// times: green after a failure is flaky, and the record (the last try's) lists every try.
-Result<report::RunRecord> run(const Subject& subject, const RunOptions& options);
+// A run prepared once, before anything runs: its subject, its options (held in place: the run
+// refers to them), the record's identity and the run itself.
+struct PreparedRun {
+  const Subject* subject = nullptr;
+  std::unique_ptr<const RunOptions> options;
+  report::RunRecord identity;
+  std::unique_ptr<SubjectRun> run;
+};
+
+// Prepares the subject's run with `options`: bad input naming what does not suit it (a knob it
+// lacks, a backend it does not list, what its kind does not take), before anything runs.
+Result<PreparedRun> prepare_run(const Subject& subject, const RunOptions& options);
+// Whether `options` suit the subject, for commands that vary them per run later (red-once).
+Status check_options(const Subject& subject, const RunOptions& options);
+
+// Whether a run goes to a child of this process (runner/isolation.h): every run of a command
+// asked to isolate its runs, whatever the subject, so one policy serves `run` and the schedule.
+bool runs_in_child(const RunOptions& options);
+
+// The pipeline: runs the prepared run `repeat` times, reads it, judges it (the verdict, then the
+// expectations line for its column and id), and with a report folder writes what it leaves and
+// result.json last (its presence means complete). In a child when runs_in_child: a child that dies
+// is a crash record, judged and written here. Repeats that give more than one digest make the run
+// nondeterministic. An expectations line saying `skip` makes a skipped record and runs nothing.
+// With `options.retry`, a failed run is tried again up to that many times: green after a failure is
+// flaky, and the record (the last try's) lists every try.
+Result<report::RunRecord> run(PreparedRun& prepared);
+Result<report::RunRecord> run(const Subject& subject, const RunOptions& options);  // prepared, then run
 
 // --retry, for whatever runs a subject's tries (`run`, the schedule): whether a run whose tries so
 // far are `tries` gets another (the last failed by what it did, report::retries, and fewer than
 // 1 + options.retry were made).
 bool tries_again(const RunOptions& options, const std::vector<report::RunRecord>& tries);
 // The record of a run's tries: the last try's; after more than one, with every try's verdict and
-// digest and the seconds of all, green after a failure flaky (judged against its expectations
-// line again), failed every time its verdict with the tries in its why; result.json rewritten.
-Result<report::RunRecord> record_of_tries(const Subject& subject, const RunOptions& options,
-                                          std::vector<report::RunRecord> tries);
+// digest and the seconds of all, green after a failure flaky (judged against its expectations line
+// again), failed every time its verdict with the tries in its why; result.json rewritten.
+Result<report::RunRecord> record_of_tries(const PreparedRun& prepared, std::vector<report::RunRecord> tries);
 
-// Why the expectations line for the subject's run with `options` says `skip` in place of its check
-// ids ("skipped, as FILE:LINE:COLUMN says: REASON"): none when no line does. Such a run is not
-// made: its record is did_not_run's, verdict skipped.
-Result<std::optional<std::string>> expected_skip(const Subject& subject, const RunOptions& options);
+// Why the expectations line for the run says `skip` in place of its check ids ("skipped, as
+// FILE:LINE:COLUMN says: REASON"): none when no line does. Such a run is not made.
+Result<std::optional<std::string>> expected_skip(const PreparedRun& prepared);
 
-// The limits a run of `subject` with `options` is held to: the defaults, the subject's own, the
-// command line's.
-TimeBounds time_bounds(const Subject& subject, const RunOptions& options);
+// The limits a run is held to: the defaults, the subject's own, the command line's.
+TimeBounds time_bounds(const PreparedRun& prepared);
 
-// Whether `options` suit the subject (its knobs, its backends, what its kind takes): bad input
-// naming what does not, before anything runs.
-Status check_options(const Subject& subject, const RunOptions& options);
-
-// The record of a subject that did not run (`verdict` skipped or not-run, runner/schedule.h): its
-// identity as its run's would be, and why. Nothing ran, so it has no gauges, digest or folder.
-Result<report::RunRecord> did_not_run(const Subject& subject, const RunOptions& options, report::Verdict verdict,
-                                      std::string why);
+// The record of a run that was not made (`verdict` skipped or not-run, runner/schedule.h): its
+// identity, and why. Nothing ran, so it has no gauges, digest or folder.
+report::RunRecord did_not_run(const PreparedRun& prepared, report::Verdict verdict, std::string why);
 
 // The record of a run `backend` could not judge (`why`: it lacks what a check reads, a golden
 // does not decode, ...): not-judged, or an expected red when an expectations line says

@@ -1,19 +1,8 @@
-// The registry of check kinds: one row per kind, in one place. A row names the kind (the
-// CheckKind enumerator), how results, controls and the ledger name it, whether its ids carry
-// an index (`pixels[0]`), the `expect:` key it is written under, its reader (a CheckReader
-// member, schema_checks.cpp) and its row of the check table in scenarios/README.md. From it
-// come
-//   - scenario::CheckKind (scenario checks first, then the runner's), to_string, CheckId::str;
-//   - the keys of `expect:` and the reader table (schema_checks.cpp): a row naming no reader
-//     fails to compile;
-//   - check::evaluate (check/evaluate.cpp) calls evaluate_kind<Kind> for every scenario
-//     check: a kind without its specialisation fails to compile there;
-//   - scenario::kCheckReportOrder from the report place column (each place 0..N-1 once), and
-//     Scenario::reads_back from the read-back column (runner/read_back.cpp reads what it says);
-//   - kCheckDocs, which registry_test.cpp checks against the README's check table, both ways;
-//     kPixelCheckDocs likewise for the kinds of pixel check (TIDEMARK_PIXEL_CHECKS).
-// `waits` is written as a client_wait's `expect` (read with the steps): it has no key and no
-// reader. The run checks are the runner's own outcomes (check/run_checks.h), not in a file.
+// The registry of check kinds, one row per kind. From it come CheckKind and its names, the
+// `expect:` keys and reader table (schema_checks.cpp), kCheckReportOrder, Scenario::reads_back and
+// kCheckDocs (registry_test.cpp holds it to scenarios/README.md's check table). A row without a
+// reader, or a kind without its evaluate_kind (check/evaluate.cpp), fails to compile. `waits` is a
+// client_wait's `expect` (no key, no reader); the run checks are the runner's (check/run_checks.h).
 #pragma once
 
 #include <string_view>

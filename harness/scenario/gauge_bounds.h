@@ -1,16 +1,8 @@
-// Gauge bounds for a program Tidemark did not write (`tidemark observe --expect FILE`): a small
-// YAML file of comparisons in the scenario syntax, over the layer's and the kernel model's
-// gauges, and a tapped wire's (a program on a build with a server: observe/observe.h's judge).
-// `expect:` bounds hold for each observed process on its own (so no process can hide another's
-// peak); `whole:` bounds hold for the whole process tree, each gauge summed over its processes (a
-// peak summed is an upper bound of what the tree held at once). At least one of the two lists.
-// Errors are one line, file:line:column, as a scenario's are.
-//
-//   expect:
-//     - vkbufspk <= 64
-//     - vkbytes == 0
-//   whole:
-//     - vksubmits > 0
+// Gauge bounds for a program Tidemark did not write (`tidemark observe --expect FILE`): YAML
+// comparisons in the scenario syntax over the layer's, the kernel model's and a tapped wire's
+// gauges, e.g. `expect: [vkbufspk <= 64]` and `whole: [vksubmits > 0]`. `expect:` holds for each
+// observed process (none hides another's peak), `whole:` for the process tree's sums; at least one
+// of the two. Errors are one line, file:line:column, as a scenario's are.
 #pragma once
 
 #include <filesystem>

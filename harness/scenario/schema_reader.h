@@ -1,12 +1,7 @@
-// Private to the schema (schema*.cpp): the readers of a scenario file's families of keys,
-// each a small class over the YAML reader and what the file has declared so far.
-//   values    schema_values.cpp    ints and expressions, times, fills, enums, the IntRules
-//   sections  schema_sections.cpp  target, knobs, kernel, kmd, kgsl, tracing, buffers
-//   counters  schema_counters.cpp  the counters: section
-//   steps     schema_steps.cpp     every workload step
-//   checks    schema_checks.cpp    expect: gauges, pixels, trace, kernel, kmd, kgsl, reconcile
-//   controls  schema_controls.cpp  the red-once controls
-// schema.cpp reads the top-level map with them, in the order the keys depend on each other.
+// Private to the schema (schema*.cpp): the readers of a scenario file's families of keys (values,
+// sections, counters, steps, checks, controls, each in its schema_<family>.cpp), each a small class
+// over the YAML reader and what the file has declared so far. schema.cpp reads the top-level map
+// with them, in the order the keys depend on each other.
 #pragma once
 
 #include <fmt/format.h>

@@ -1,15 +1,8 @@
-// The registry of workload steps: one row per step, in one place. A row names the step's C++
-// type (scenario.h), its YAML key, its reader (a StepReader member, schema_steps.cpp), what it
-// drives (StepTarget) and its fields as the row of scenarios/README.md documents them. From it come
-//   - scenario::kStepTarget<Type>: a step of the kernel model's (its GPU-memory half's, or its
-//     kernel driver's) makes its scenario use the kernel model;
-//   - scenario::StepKind, the variant of every step (and Repeat);
-//   - StepReader::step_schemas(), the reader table: a row naming no reader fails to compile;
-//   - kStepDocs, which registry_test.cpp checks against the README's step tables, both ways.
-// The executor (runner/executor.cpp) std::visits a StepKind: a type without its
-// Executor::execute overload fails to compile there.
-// `repeat` is the one step with fields beside its key: read apart (StepReader::repeat), it is
-// the last alternative of StepKind and the last row of kStepDocs.
+// The registry of workload steps, one row per step: its C++ type (scenario.h), YAML key, reader
+// (schema_steps.cpp), what it drives (StepTarget) and its fields as scenarios/README.md writes them.
+// From it come kStepTarget, StepKind, the reader table and kStepDocs (registry_test.cpp holds it to
+// the README both ways); a row without a reader, or a type without its Executor::execute overload,
+// fails to compile. `repeat`, read apart (StepReader::repeat), is the last row.
 #pragma once
 
 #include <string_view>
@@ -57,7 +50,7 @@ namespace tidemark::scenario {
 // What a step drives: the device through the client API, the kernel model (its gauges are then
 // read) in its GPU-memory half or its kernel driver, or the scenario's own counter stream in the
 // trace. The halves differ on a build with a renderer server, whose layer reaches the kernel
-// driver live but its memory only at the run's read-backs (runner.cpp).
+// driver live but its memory only at the run's read-backs (runner/scenario_subject.cpp).
 enum class StepTarget { Device, KernelMemory, KernelDriver, Trace };
 constexpr bool targets_kernel(StepTarget target) {
   return target == StepTarget::KernelMemory || target == StepTarget::KernelDriver;

@@ -1,17 +1,8 @@
 // The clock a driver's client reads while a session of a build with a server is open. Mesa's virgl
-// winsys expires the resources it keeps for reuse by CLOCK_MONOTONIC (CACHE_TIMEOUT_USEC, 1 s), so
-// what it reuses, and what the server keeps alive, depended on how fast the run went: 200
-// respecifies of 1 MiB peaked at 296 VkBuffers in the server in one lane and 298 in another. While
-// a DriverClock lives, a monotonic clock_gettime() made from Mesa's driver library (a file under a
-// dri/ folder, or libgallium-*) reads a clock of its own that advances a fixed step at each
-// reading: the same readings, and the same reuse, on every run and in every lane. Every other
-// caller, Tidemark's own included, reads the real clock.
-//
-// clock_gettime is interposed by hand (driver_clock_interposer.cpp, linked into tidemark and tidemark-server
-// with the symbol exported): no library offers a per-caller virtual clock, and the driver runs in
-// Tidemark's own process, where a preloaded faketime would move every clock. A client in a process
-// of its own (a capture's replayer, an observed program) has the same interposer preloaded
-// (kDriverClockLibrary), its clock started at load when kDriverClockStep names a step.
+// winsys expires the resources it keeps for reuse by CLOCK_MONOTONIC, so what it reused depended on
+// how fast the run went. While a DriverClock lives, clock_gettime() called from Mesa's driver
+// library reads a clock that advances a fixed step a reading: the same reuse on every run and in
+// every lane. Every other caller reads the real clock (driver_clock_interposer.cpp).
 #pragma once
 
 #include <time.h>

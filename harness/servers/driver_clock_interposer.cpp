@@ -1,5 +1,8 @@
 // clock_gettime as the driver's client in tidemark and tidemark-server reads it (driver_clock.h):
-// exported from the executable, so Mesa's driver library binds to it before libc's.
+// exported from the executable, so Mesa's driver library binds to it before libc's. By hand: no
+// library offers a per-caller virtual clock, and a preloaded faketime would move every clock of the
+// process the driver shares with Tidemark. A client in a process of its own preloads this
+// (kDriverClockLibrary), its clock started at load when kDriverClockStep names a step.
 #include <dlfcn.h>
 #include <time.h>
 

@@ -1,11 +1,7 @@
-// A renderer server with the tap (tap/socket_tap.h) in front of it when its drivers-file entry
-// names its wire: the one wiring of a server, its tap and the note of the server's end, for a
-// session's client in Tidemark's own process (session/session.cpp) and for an observed program's
-// in a process of its own (servers::observe: `observe` and capture replays).
-//
-// The client is pointed at the tap, which forwards every byte and descriptor to the server
-// unchanged and counts the wire. When the server ends its side while its client still talks to
-// it (killed, or ended by a fault), the tap hears it before the client does: the note names the
+// A renderer server with the tap (tap/socket_tap.h) in front when its drivers-file entry names its
+// wire: the one wiring of a server, its tap and the note of its end, for a session's client in
+// Tidemark's process (session/session.cpp) and an observed program's (servers::observe). When the
+// server ends its side while the client still talks, the tap hears it first: the note names the
 // server's exit or signal and the last wire command the tap saw.
 #pragma once
 

@@ -2,7 +2,7 @@
 // Zink on lavapipe beneath it, and Mesa's virpipe client in another process: GL client -> vtest
 // -> virglrenderer -> Zink -> Vulkan. Needs Mesa 25.0.7's client (TIDEMARK_MESA_PREFIX, made by
 // scripts/driver-prefix), the first that names its socket (VTEST_SOCKET_NAME), and the
-// gl-respecify tool (TIDEMARK_GL_RESPECIFY); tests/servers.cmake provides both.
+// gl-respecify tool (TIDEMARK_GL_RESPECIFY); tests/drivers.cmake provides both.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,7 +45,7 @@ ServerSpec virgl_on_zink() {
 TEST(VirglServer, AClientsRespecifiesAreCountedBeneathTheServer) {
   const std::string prefix = required("TIDEMARK_MESA_PREFIX"), client = required("TIDEMARK_GL_RESPECIFY");
   ASSERT_FALSE(prefix.empty() || client.empty())
-      << "tests/servers.cmake sets TIDEMARK_MESA_PREFIX and TIDEMARK_GL_RESPECIFY";
+      << "tests/drivers.cmake sets TIDEMARK_MESA_PREFIX and TIDEMARK_GL_RESPECIFY";
   const test_support::ScratchDir scratch("virgl");
   const fs::path dir = scratch / "server";
   auto server = RendererServer::start(virgl_on_zink(), dir, required("TIDEMARK_LAYER_DIR"), "");

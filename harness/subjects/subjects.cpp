@@ -8,7 +8,7 @@
 #include "runner/build_runs.h"
 #include "wire/posix.h"
 #include "runner/recording_subject.h"
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 #include "runner/selection.h"
 
 namespace tidemark::subjects {
@@ -38,7 +38,8 @@ Result<Loaded> load_subjects(const std::vector<std::string>& given, const std::s
   TIDEMARK_TRY(distinct, runner::distinct_subjects(std::move(all)));
   Loaded loaded;
   runner::Subjects others;
-  for (auto& subject : distinct) (subject->kind() == "scenario" ? scenarios : others).push_back(std::move(subject));
+  for (auto& subject : distinct)
+    (subject->info().kind == "scenario" ? scenarios : others).push_back(std::move(subject));
   if (!others.empty() && !shard.empty())
     return fail(ErrorKind::BadInput,
                 "--shard: expected scenarios only, found capture fixtures or recordings (they "
@@ -51,7 +52,7 @@ Result<Loaded> load_subjects(const std::vector<std::string>& given, const std::s
   }
   // Recordings first, then the scenarios (this process's shard of them), then the capture fixtures.
   for (auto& subject : others)
-    if (subject->kind() == "recording") loaded.subjects.push_back(std::move(subject));
+    if (subject->info().kind == "recording") loaded.subjects.push_back(std::move(subject));
   for (auto& subject : scenarios) loaded.subjects.push_back(std::move(subject));
   for (auto& subject : others)
     if (subject) loaded.subjects.push_back(std::move(subject));

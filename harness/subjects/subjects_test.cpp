@@ -53,7 +53,7 @@ class GivenPaths : public ::testing::Test {
     EXPECT_TRUE(loaded) << loaded.error().message;
     std::vector<std::string> out;
     if (loaded)
-      for (const auto& subject : loaded->subjects) out.push_back(subject->test_name(Lane::Monolith, {}));
+      for (const auto& subject : loaded->subjects) out.push_back(test_name(subject->info(), Lane::Monolith, {}));
     return out;
   }
   const test_support::ScratchDir scratch_{"subjects"};

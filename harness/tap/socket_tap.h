@@ -1,12 +1,8 @@
-// A tap on a Unix-socket wire: Tidemark listens where the client connects, and for each client
-// it accepts connects to the server and forwards both ways, every byte and every passed file
-// descriptor (SCM_RIGHTS) unchanged and in order, while a decoder of its own (one a connection,
-// from the factory) reads what passes. A decode error stops that connection's decoding, never its
-// forwarding: the tap never changes what reaches either side.
-//
-// One thread of the tap's own accepts and forwards (poll(), woken through an eventfd to stop);
-// gauges, events and errors are read from any thread at any time. Each chunk is decoded before
-// it is forwarded, so whatever a peer has received, the tap's figures already count.
+// A tap on a Unix-socket wire: Tidemark listens where the client connects, connects each client
+// to the server and forwards every byte and passed descriptor (SCM_RIGHTS) unchanged and in order,
+// while a decoder of its own reads what passes; a decode error stops decoding, never forwarding.
+// One thread of the tap's own forwards; its gauges are read from any thread. Each chunk is decoded
+// before it is forwarded, so whatever a peer has received, the tap already counts.
 #pragma once
 
 #include <chrono>

@@ -1,13 +1,8 @@
-// The tap between a real client and server: Mesa's virpipe client (25.0.7's, which names its
-// socket with VTEST_SOCKET_NAME, and Debian 12's 22.3.6, whose fixed /tmp/.virgl_test is
-// redirected by the socket-redirect library) and virglrenderer's virgl_test_server on Zink, the
-// Tidemark layer beneath the server. Each client runs twice, straight to the server and through
-// the tap: the tap must change nothing (the layer's VkBuffer counts and the pixels' hash the
-// same), and its gauges must agree with the server's own record of what it read.
-//
-// Needs TIDEMARK_MESA_PREFIX (scripts/driver-prefix), TIDEMARK_DRIVERS_YAML (the repository's
-// drivers.yaml), TIDEMARK_GL_RESPECIFY and TIDEMARK_LAYER_DIR (harness/tap/CMakeLists.txt sets
-// them); TIDEMARK_TAP_ROUNDS overrides the rounds (200).
+// The tap between Mesa's virpipe client (25.0.7's, which names its socket, and Debian 12's 22.3.6,
+// redirected by the socket-redirect library) and virgl_test_server on Zink, the layer beneath it.
+// Each client runs straight to the server and through the tap: the tap must change nothing
+// (VkBuffer counts, the pixels' hash) and its gauges must agree with the server's own record.
+// Needs the variables harness/tap/CMakeLists.txt sets; TIDEMARK_TAP_ROUNDS overrides the rounds.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>

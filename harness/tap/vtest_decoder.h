@@ -1,12 +1,8 @@
 // virglrenderer's vtest protocol (Mesa's virpipe client <-> virgl_test_server), decoded as it
-// passes: every VCMD_* command of protocol versions 0 to 3, and the server's replies, whose
-// lengths follow from the command they answer (a TRANSFER_GET's data has no header; a GET_CAPS
-// reply's length counts bytes), so each direction's state machine knows what is owed.
-//
-// Only headers and the few argument dwords a gauge needs are buffered; payloads (a submit's
-// command stream, a transfer's data) pass through counted, whatever their size, each under a
-// bound (a length past it is an error, not an allocation). Facts from virglrenderer's
-// src/vtest (vtest_protocol.h, vtest_renderer.c, vtest_server.c) and Mesa's vtest winsys.
+// passes: every VCMD_* command of versions 0 to 3 and the replies, whose lengths follow from the
+// command they answer. Only headers and the dwords a gauge needs are buffered; payloads pass
+// through counted, each under a bound. Facts from virglrenderer's src/vtest (vtest_protocol.h,
+// vtest_renderer.c, vtest_server.c) and Mesa's vtest winsys.
 #pragma once
 
 #include <array>

@@ -1,11 +1,8 @@
-// The wire's messages: each is declared once, below, as a struct whose field list is its
-// layout, and has an opcode; wire/codec.h turns them into frames and back. The client, the
-// server's dispatch, recording and replay all use the same ones.
-//
-// Requests whose Reply is NoReply are pipelined: the server answers them only when they
-// fail (Failure, naming their sequence), and then skips every later request up to the next
-// one that has a reply, which it answers with Skipped. A reply-bearing request therefore
-// drains the pipe: every earlier failure reaches the client before its reply.
+// The wire's messages, each declared once below as a struct whose field list is its layout, with
+// an opcode; wire/codec.h turns them into frames for the client, the server, recording and replay.
+// Requests whose Reply is NoReply are pipelined: the server answers one only when it fails
+// (Failure, naming its sequence), then skips every later request up to the next with a reply and
+// answers that Skipped, so every earlier failure reaches the client before a reply.
 #pragma once
 
 #include <cstdint>

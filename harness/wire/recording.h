@@ -1,12 +1,7 @@
-// Recordings: the client->server frames of a session and the server's replies, in order,
-// behind a small header. Lane-independent: any lane can replay them. A file is read front to
-// back through one buffer, a record at a time, so a long recording is never in memory whole.
-//
-// File: magic "TDMKREC\0", u32 format version, u32 header length, header (scenario name,
-// target width and height, knobs, mutant); then records: u8 direction ('>' request,
-// '<' reply) followed by one encoded frame; then the trailer: 'E', u64 record count, u64
-// hash (XXH3) of the header and every record byte. A recording cut anywhere, or one
-// recording's header spliced onto another's records, is refused, naming where.
+// Recordings: a session's client->server frames and the server's replies, in order, behind a
+// small header; any lane can replay them. A file is read front to back a record at a time, never
+// whole. One cut anywhere, or a header spliced onto another's records, is refused, naming where
+// (the layout is written at kRecordingVersion).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +23,9 @@
 
 namespace tidemark::wire {
 
+// File: magic "TDMKREC\0", u32 format version, u32 header length, the RecordingHeader; records of
+// a u8 direction ('>' request, '<' reply) and one encoded frame; a trailer of 'E', u64 record
+// count, u64 XXH3 of the header and every record byte.
 // 2: pipelined requests; 3: the trailer; 4: made by; 5: frames of wire protocol 7 (an older
 // recording's frames are of a protocol this build does not speak: it is refused, to be re-recorded).
 inline constexpr uint32_t kRecordingVersion = 5;

@@ -1,5 +1,5 @@
-// Runs a scenario's workload in a lane, then its checks, and reports the result as JSON
-// and PNGs.
+// A scenario as a subject (runner/subject.h): its workload in a lane, then its checks; the
+// result as JSON, PNGs and a trace.
 #pragma once
 
 #include <filesystem>
@@ -27,32 +27,10 @@ namespace tidemark::runner {
 // names another), under a mutant and knobs. It shares the scenario it was made from.
 class ScenarioSubject final : public Subject {
  public:
-  explicit ScenarioSubject(std::shared_ptr<const scenario::Scenario> scenario) : scenario_(std::move(scenario)) {}
+  explicit ScenarioSubject(std::shared_ptr<const scenario::Scenario> scenario);
   // A subject of a scenario its caller keeps alive for the subject's life.
   static ScenarioSubject borrowing(const scenario::Scenario& scenario);
   const scenario::Scenario& scenario() const { return *scenario_; }
-
-  std::string id() const override;
-  std::string_view kind() const override { return "scenario"; }
-  std::string group() const override;
-  const std::filesystem::path& file() const override;
-  Result<std::string> content_hash() const override;
-  bool has_lanes() const override { return true; }
-  bool takes_builds() const override { return false; }
-  std::vector<std::string> backends() const override;
-  std::string test_name(Lane lane, const std::string& backend) const override;
-  std::vector<std::string> check_ids() const override;
-  std::string check_text(const std::string& id) const override;
-  // A backend Tidemark has, that the scenario lists or that stands in for one it lists (gl-native
-  // for gl); any when it lists none.
-  Status takes_backend(const std::string& backend, const api::BackendRegistry& backends) const override;
-  std::vector<SubjectControl> controls() const override;
-  std::map<std::string, std::string> unproven() const override;
-  std::vector<std::string> test_labels(Lane lane) const override;
-  std::string red_once_test_name() const override;
-  std::vector<std::string> red_once_labels() const override;
-  bool is_long() const override;
-  TimeBoundsOverride time_bounds() const override { return scenario_->time_bounds; }
   Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions& options, report::RunRecord& record) const override;
 
  private:

@@ -1,4 +1,4 @@
-#include "runner/runner.h"
+#include "runner/scenario_subject.h"
 
 #include "session/builtin_backends.h"
 #include "session/session.h"
@@ -316,78 +316,59 @@ class ScenarioRun final : public SubjectRun {
 
 }  // namespace
 
+namespace {
+
+SubjectInfo info_of(const Scenario& scenario) {
+  SubjectInfo info{.id = scenario.id(),
+                   .kind = "scenario",
+                   .group = scenario.group,
+                   .file = scenario.file,
+                   .content = {},
+                   .test_family = "Magma",
+                   .test_stem = fmt::format("{}.{}", camel_case(scenario.group), scenario.name),
+                   .labels = {fmt::format("integration-magma-{}", scenario.group)},
+                   .in_lanes = true,
+                   .starts_builds = false,
+                   .backends = scenario.backends,
+                   .other_backends = scenario.backends.empty() ? OtherBackends::Any : OtherBackends::ListedOrStandIn,
+                   .checks = {},
+                   .controls = {},
+                   .unproven = scenario.unproven,
+                   .red_once_test_name = fmt::format("RedOnce.{}.{}", camel_case(scenario.group), scenario.name),
+                   .red_once_labels = {"red-once"},
+                   .is_long = is_soak(scenario),
+                   .time_bounds = scenario.time_bounds};
+  // A scenario made from text (doctor's probe, a reduction's candidate) has no file: no hash.
+  std::error_code error;
+  if (!scenario.file.empty() && fs::is_regular_file(scenario.file, error)) info.content = {scenario.file};
+  if (info.backends.empty()) info.backends = {default_backend(scenario)};
+  if (is_fixture(scenario)) info.labels.push_back("fixture");
+  if (info.is_long) {
+    info.labels.push_back("soak");
+    info.red_once_labels.push_back("soak");
+  }
+  for (const auto& id : scenario.checks()) info.checks.push_back({id.str(), scenario.check_text(id)});
+  for (const auto& control : scenario.controls) {
+    std::set<scenario::CheckId> fails(control.fails.begin(), control.fails.end());
+    SubjectControl& each = info.controls.emplace_back();
+    each.label = scenario::describe_control(control);
+    each.variant = {.mutant = control.mutant, .knobs = control.knobs, .fault = {}, .cut = {}};
+    for (const auto& id : fails) each.fails.push_back(id.str());
+    each.skip_lanes = control.skip_lanes;
+    each.backends = control.backends;
+    each.where = control.where;
+  }
+  return info;
+}
+
+}  // namespace
+
+ScenarioSubject::ScenarioSubject(std::shared_ptr<const Scenario> scenario)
+    : Subject(info_of(*scenario)), scenario_(std::move(scenario)) {}
+
 ScenarioSubject ScenarioSubject::borrowing(const Scenario& scenario) {
   return ScenarioSubject(std::shared_ptr<const Scenario>(&scenario, [](const Scenario*) {}));
 }
-
-std::string ScenarioSubject::id() const { return scenario_->id(); }
-std::string ScenarioSubject::group() const { return scenario_->group; }
-const fs::path& ScenarioSubject::file() const { return scenario_->file; }
-
-Result<std::string> ScenarioSubject::content_hash() const {
-  // A scenario made from text (doctor's probe, a reduction's candidate) has no file: no hash.
-  auto text = read_file_if_present(scenario_->file, "scenario");
-  return text && *text ? trace_hash(**text) : std::string();
-}
-
-std::vector<std::string> ScenarioSubject::backends() const {
-  if (scenario_->backends.empty()) return {default_backend(*scenario_)};
-  return scenario_->backends;
-}
-
-std::string ScenarioSubject::test_name(Lane lane, const std::string& backend) const {
-  return runner::test_name(*scenario_, lane, backend);
-}
-
-std::vector<std::string> ScenarioSubject::check_ids() const {
-  std::vector<std::string> ids;
-  for (const auto& id : scenario_->checks()) ids.push_back(id.str());
-  return ids;
-}
-
-std::string ScenarioSubject::check_text(const std::string& id) const {
-  for (const auto& check : scenario_->checks())
-    if (check.str() == id) return scenario_->check_text(check);
-  return id;
-}
-
-Status ScenarioSubject::takes_backend(const std::string& backend, const api::BackendRegistry& backends) const {
-  const api::BackendEntry* entry = backends.find(backend);
-  if (!entry) return fail(ErrorKind::BadInput, fmt::format("expected a backend Tidemark has, found '{}'", backend));
-  if (scenario_takes(*scenario_, entry, backend)) return {};
-  return fail(ErrorKind::BadInput, fmt::format("expected a backend {} lists ({}), found {}", id(),
-                                               fmt::join(scenario_->backends, ", "), backend));
-}
-
-std::vector<SubjectControl> ScenarioSubject::controls() const {
-  std::vector<SubjectControl> controls;
-  for (const auto& control : scenario_->controls) {
-    std::set<scenario::CheckId> fails(control.fails.begin(), control.fails.end());
-    SubjectControl& subject_control = controls.emplace_back();
-    subject_control.label = scenario::describe_control(control);
-    subject_control.variant = {.mutant = control.mutant, .knobs = control.knobs, .fault = {}, .cut = {}};
-    for (const auto& id : fails) subject_control.fails.push_back(id.str());
-    subject_control.skip_lanes = control.skip_lanes;
-    subject_control.backends = control.backends;
-    subject_control.where = control.where;
-  }
-  return controls;
-}
-
-std::map<std::string, std::string> ScenarioSubject::unproven() const { return scenario_->unproven; }
-
-std::vector<std::string> ScenarioSubject::test_labels(Lane lane) const { return runner::test_labels(*scenario_, lane); }
-
-std::string ScenarioSubject::red_once_test_name() const {
-  return fmt::format("RedOnce.{}.{}", camel_case(scenario_->group), scenario_->name);
-}
-
-std::vector<std::string> ScenarioSubject::red_once_labels() const {
-  if (is_soak(*scenario_)) return {"red-once", "soak"};
-  return {"red-once"};
-}
-
-bool ScenarioSubject::is_long() const { return is_soak(*scenario_); }
 
 Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& options,
                                                              report::RunRecord& record) const {
@@ -410,7 +391,7 @@ Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& o
   record.test = runner::test_name(scenario, options.column.lane.lane) + suffix;
   record.subject = scenario.id() + suffix;
   record.file = scenario.file.string();
-  record.backend = options.column.build.empty() ? backend_name : backend_name + "@" + options.column.build;
+  record.column = {backend_name, options.column.build};
   record.mutant = options.variant.mutant;
   record.knobs = knobs;
   for (const auto& check : scenario.expect.gauges)
