@@ -172,58 +172,57 @@ Result<Predicate> parse_predicate(const std::string& check, const std::string& g
   return predicate;
 }
 
-Judged judge_records(const std::vector<report::RunRecord>& records, const Predicate& predicate,
-                     const report::RunRecord* good_end) {
-  Judged judged;
-  for (const auto& record : records) judged.digests.push_back(record.digest);
+JudgedRuns judge_records(const std::vector<report::RunRecord>& records, const Predicate& predicate,
+                         const report::RunRecord* good_end) {
+  JudgedRuns runs;
+  for (const auto& record : records) runs.digests.push_back(record.digest);
   if (records.empty()) return {{Judgement::Skip, "nothing ran"}, {}};
   for (const auto& record : records)
     if (record.verdict == report::Verdict::CouldNotRun || record.verdict == report::Verdict::NotJudged ||
         report::not_ran(record.verdict))
-      return {{Judgement::Skip, fmt::format("{}: {}", report::verdict_name(record.verdict), record.why)},
-              judged.digests};
-  const std::set<std::string> distinct(judged.digests.begin(), judged.digests.end());
+      return {{Judgement::Skip, fmt::format("{}: {}", report::verdict_name(record.verdict), record.why)}, runs.digests};
+  const std::set<std::string> distinct(runs.digests.begin(), runs.digests.end());
   if (distinct.size() > 1)
     return {{Judgement::Nondeterministic,
              fmt::format("{} digests over {} runs: {}", distinct.size(), records.size(), fmt::join(distinct, ", "))},
-            judged.digests};
+            runs.digests};
   const report::RunRecord& record = records.front();
-  auto verdict = [&](bool bad, std::string why) {
-    judged.verdict = {bad ? Judgement::Bad : Judgement::Good, std::move(why)};
-    return judged;
+  auto judge_as = [&](bool bad, std::string why) {
+    runs.judged = {bad ? Judgement::Bad : Judgement::Good, std::move(why)};
+    return runs;
   };
   switch (predicate.kind) {
     case Predicate::Kind::Red: {
-      if (predicate.check.empty()) return verdict(!report::passes(record.verdict), first_red(record));
+      if (predicate.check.empty()) return judge_as(!report::passes(record.verdict), first_red(record));
       for (const auto& check : record.checks)
-        if (check.id == predicate.check) return verdict(!check.passed, check.id + ": " + check.detail);
-      judged.verdict = {Judgement::Skip,
-                        fmt::format("its run has no check {} ({})", predicate.check, first_red(record))};
-      return judged;
+        if (check.id == predicate.check) return judge_as(!check.passed, check.id + ": " + check.detail);
+      runs.judged = {Judgement::Skip, fmt::format("its run has no check {} ({})", predicate.check, first_red(record))};
+      return runs;
     }
     case Predicate::Kind::Gauge: {
       const auto now = report::gauge_value(record, predicate.gauge);
       if (!now) {
-        judged.verdict = {Judgement::Skip, fmt::format("its run gave no {} ({})", predicate.gauge, first_red(record))};
-        return judged;
+        runs.judged = {Judgement::Skip, fmt::format("its run gave no {} ({})", predicate.gauge, first_red(record))};
+        return runs;
       }
       if (!predicate.value && !good_end)
-        return verdict(false, fmt::format("{} {} (the reference)", predicate.gauge, *now));
+        return judge_as(false, fmt::format("{} {} (the reference)", predicate.gauge, *now));
       const int64_t reference =
           predicate.value ? *predicate.value : report::gauge_value(*good_end, predicate.gauge).value_or(0);
       const auto movement =
           report::judge_gauge(predicate.gauge, reference, *now, {{predicate.gauge, predicate.tolerance_given}});
-      return verdict(movement == report::Movement::Worse, fmt::format("{} {} against {} ({})", predicate.gauge, *now,
-                                                                      reference, report::change_text(reference, *now)));
+      return judge_as(
+          movement == report::Movement::Worse,
+          fmt::format("{} {} against {} ({})", predicate.gauge, *now, reference, report::change_text(reference, *now)));
     }
     case Predicate::Kind::Verdict:
-      return verdict(record.verdict == predicate.verdict, first_red(record));
+      return judge_as(record.verdict == predicate.verdict, first_red(record));
     case Predicate::Kind::Digest:
-      if (!good_end) return verdict(false, "digest " + record.digest + " (the reference)");
-      return verdict(record.digest != good_end->digest,
-                     fmt::format("digest {}, the good end's {}", record.digest, good_end->digest));
+      if (!good_end) return judge_as(false, "digest " + record.digest + " (the reference)");
+      return judge_as(record.digest != good_end->digest,
+                      fmt::format("digest {}, the good end's {}", record.digest, good_end->digest));
   }
-  return judged;
+  return runs;
 }
 
 fs::path default_cache() {
@@ -272,17 +271,17 @@ Result<BisectDocument> run_bisect(const BisectOptions& options,
   }
   std::optional<report::RunRecord> good_end;
   std::map<size_t, std::string> red_checks;  // each candidate's first red check
-  const Judge judge = [&](size_t index) -> Result<Verdict> {
+  const Judge judge = [&](size_t index) -> Result<Judged> {
     const auto begun = std::chrono::steady_clock::now();
     TriedCandidate tried{.position = index};
-    Judged judged;
+    JudgedRuns candidate_runs;
     bool built = true;
     if (range) {
       TIDEMARK_TRY(made, range->build(index));
       tried.built_now = !made.cached;
       document.candidates[index] = range->candidates()[index];
       if (!made.skipped.empty()) {
-        judged.verdict = {Judgement::Skip, "does not build: " + made.skipped + " (" + made.log.string() + ")"};
+        candidate_runs.judged = {Judgement::Skip, "does not build: " + made.skipped + " (" + made.log.string() + ")"};
         built = false;
       }
     }
@@ -292,22 +291,22 @@ Result<BisectDocument> run_bisect(const BisectOptions& options,
       tried.report_dir = dir.string();
       TIDEMARK_TRY(runs, runs_on(loaded.subjects, candidate, options, dir));
       if (!runs.skipped.empty()) {
-        judged.verdict = {Judgement::Skip, runs.skipped};
+        candidate_runs.judged = {Judgement::Skip, runs.skipped};
       } else {
-        judged = judge_records(runs.records, options.predicate, good_end ? &*good_end : nullptr);
+        candidate_runs = judge_records(runs.records, options.predicate, good_end ? &*good_end : nullptr);
         tried.verdict = std::string(report::verdict_name(runs.records.front().verdict));
         tried.gauges = key_gauges(runs.records.front(), options.predicate);
         red_checks[index] = first_red_check(runs.records.front());
-        if (index == 0 && judged.verdict.judgement == Judgement::Good) good_end = runs.records.front();
+        if (index == 0 && candidate_runs.judged.judgement == Judgement::Good) good_end = runs.records.front();
       }
     }
-    tried.judgement = std::string(judgement_name(judged.verdict.judgement));
-    tried.why = judged.verdict.why;
-    tried.digests = judged.digests;
+    tried.judgement = std::string(judgement_name(candidate_runs.judged.judgement));
+    tried.why = candidate_runs.judged.why;
+    tried.digests = candidate_runs.digests;
     tried.seconds = since(begun);
     document.tried.push_back(tried);
     if (on_judged) on_judged(document, document.tried.back());
-    return judged.verdict;
+    return candidate_runs.judged;
   };
   // While one candidate is judged, the next ones the search may judge are built (--jobs).
   Status building_ahead;
@@ -322,7 +321,7 @@ Result<BisectDocument> run_bisect(const BisectOptions& options,
   document.bound = judgement_bound(document.candidates.size());
   for (const auto& tried : found.tried) {
     const bool unjudgeable =
-        tried.verdict.judgement == Judgement::Skip || tried.verdict.judgement == Judgement::Nondeterministic;
+        tried.judged.judgement == Judgement::Skip || tried.judged.judgement == Judgement::Nondeterministic;
     (unjudgeable ? document.skips : document.judgements) += 1;
   }
   TIDEMARK_CHECK(offer_reduce(*loaded.subjects.front(), red_checks[document.first_bad], options, document));

@@ -38,12 +38,12 @@ Result<Predicate> parse_predicate(const std::string& check, const std::string& g
 
 // A candidate's runs judged: one record per repeat (each a process of its own on its build).
 // Skip when nothing ran or any repeat could not run; nondeterministic when the repeats disagree.
-struct Judged {
-  Verdict verdict;
+struct JudgedRuns {
+  Judged judged;
   std::vector<std::string> digests;
 };
-Judged judge_records(const std::vector<report::RunRecord>& records, const Predicate& predicate,
-                     const report::RunRecord* good_end);
+JudgedRuns judge_records(const std::vector<report::RunRecord>& records, const Predicate& predicate,
+                         const report::RunRecord* good_end);
 
 struct BisectOptions {
   std::vector<std::string> subject;  // one scenario or capture fixture

@@ -22,44 +22,44 @@ TEST(BisectPredicate, AGaugeWorseThanAValueByATolerance) {
   ASSERT_TRUE(predicate) << predicate.error().message;
   EXPECT_EQ(predicate->text(), "vkbufspk worse than 4107+5%");
   // 4107 * 1.05 = 4312.35: 4312 is within, 4313 worse.
-  EXPECT_EQ(judge_records({record_with(4312, "a")}, *predicate, nullptr).verdict.judgement, Judgement::Good);
+  EXPECT_EQ(judge_records({record_with(4312, "a")}, *predicate, nullptr).judged.judgement, Judgement::Good);
   auto bad = judge_records({record_with(6014, "a")}, *predicate, nullptr);
-  EXPECT_EQ(bad.verdict.judgement, Judgement::Bad);
-  EXPECT_EQ(bad.verdict.why, "vkbufspk 6014 against 4107 (+46%)");
+  EXPECT_EQ(bad.judged.judgement, Judgement::Bad);
+  EXPECT_EQ(bad.judged.why, "vkbufspk 6014 against 4107 (+46%)");
 }
 
 TEST(BisectPredicate, AGaugeAgainstTheGoodEnd) {
   auto predicate = parse_predicate("", "vkbufspk", "good+2", "", false);
   ASSERT_TRUE(predicate);
   const auto good_end = record_with(100, "g");
-  EXPECT_EQ(judge_records({good_end}, *predicate, nullptr).verdict.judgement, Judgement::Good);
-  EXPECT_EQ(judge_records({record_with(102, "a")}, *predicate, &good_end).verdict.judgement, Judgement::Good);
-  EXPECT_EQ(judge_records({record_with(103, "a")}, *predicate, &good_end).verdict.judgement, Judgement::Bad);
+  EXPECT_EQ(judge_records({good_end}, *predicate, nullptr).judged.judgement, Judgement::Good);
+  EXPECT_EQ(judge_records({record_with(102, "a")}, *predicate, &good_end).judged.judgement, Judgement::Good);
+  EXPECT_EQ(judge_records({record_with(103, "a")}, *predicate, &good_end).judged.judgement, Judgement::Bad);
 }
 
 TEST(BisectPredicate, RepeatsThatDisagreeAreNondeterministic) {
   const Predicate red;
-  auto judged = judge_records({record_with(1, "a"), record_with(1, "b"), record_with(1, "a")}, red, nullptr);
-  EXPECT_EQ(judged.verdict.judgement, Judgement::Nondeterministic);
-  EXPECT_EQ(judged.verdict.why, "2 digests over 3 runs: a, b");
-  EXPECT_EQ(judged.digests.size(), 3u);
+  auto runs = judge_records({record_with(1, "a"), record_with(1, "b"), record_with(1, "a")}, red, nullptr);
+  EXPECT_EQ(runs.judged.judgement, Judgement::Nondeterministic);
+  EXPECT_EQ(runs.judged.why, "2 digests over 3 runs: a, b");
+  EXPECT_EQ(runs.digests.size(), 3u);
 }
 
 TEST(BisectPredicate, VerdictsDigestsAndRunsThatCouldNotStart) {
   auto crash = parse_predicate("", "", "", "crash", false);
   ASSERT_TRUE(crash);
-  EXPECT_EQ(judge_records({record_with(1, "a", report::Verdict::Crash)}, *crash, nullptr).verdict.judgement,
+  EXPECT_EQ(judge_records({record_with(1, "a", report::Verdict::Crash)}, *crash, nullptr).judged.judgement,
             Judgement::Bad);
-  EXPECT_EQ(judge_records({record_with(1, "a", report::Verdict::Red)}, *crash, nullptr).verdict.judgement,
+  EXPECT_EQ(judge_records({record_with(1, "a", report::Verdict::Red)}, *crash, nullptr).judged.judgement,
             Judgement::Good);
   auto digest = parse_predicate("", "", "", "", true);
   ASSERT_TRUE(digest);
   const auto good_end = record_with(1, "g");
-  EXPECT_EQ(judge_records({record_with(1, "h")}, *digest, &good_end).verdict.judgement, Judgement::Bad);
-  EXPECT_EQ(judge_records({record_with(1, "g")}, *digest, &good_end).verdict.judgement, Judgement::Good);
-  EXPECT_EQ(judge_records({record_with(1, "", report::Verdict::CouldNotRun)}, *digest, &good_end).verdict.judgement,
+  EXPECT_EQ(judge_records({record_with(1, "h")}, *digest, &good_end).judged.judgement, Judgement::Bad);
+  EXPECT_EQ(judge_records({record_with(1, "g")}, *digest, &good_end).judged.judgement, Judgement::Good);
+  EXPECT_EQ(judge_records({record_with(1, "", report::Verdict::CouldNotRun)}, *digest, &good_end).judged.judgement,
             Judgement::Skip);
-  EXPECT_EQ(judge_records({}, *digest, &good_end).verdict.judgement, Judgement::Skip);
+  EXPECT_EQ(judge_records({}, *digest, &good_end).judged.judgement, Judgement::Skip);
 }
 
 TEST(BisectPredicate, BadPredicatesNameTheirOption) {

@@ -43,9 +43,9 @@ Result<SearchResult> search(size_t count, const Judge& judge, const Ahead& ahead
                 fmt::format("expected at least two candidates (a good end and a bad end), found {}", count));
   SearchResult result;
   auto judged = [&](size_t index) -> Result<Judgement> {
-    TIDEMARK_TRY(verdict, judge(index));
-    result.tried.push_back({index, verdict});
-    return verdict.judgement;
+    TIDEMARK_TRY(judgement, judge(index));
+    result.tried.push_back({index, judgement});
+    return judgement.judgement;
   };
   // The ends first: a range whose good end is not good (or bad end not bad) has nothing to find.
   const struct {
@@ -66,7 +66,7 @@ Result<SearchResult> search(size_t count, const Judge& judge, const Ahead& ahead
     if (judgement != end.expected)
       return fail(ErrorKind::BadInput,
                   fmt::format("the {} end (candidate {}) is {}, expected {}: {}", end.name, end.index + 1,
-                              judgement_name(judgement), end.name, result.tried.back().verdict.why));
+                              judgement_name(judgement), end.name, result.tried.back().judged.why));
   }
   size_t low = 0, high = count - 1;
   std::set<size_t> unjudgeable;

@@ -18,17 +18,19 @@ enum class Judgement { Good, Bad, Skip, Nondeterministic };
 std::string_view judgement_name(Judgement judgement);  // "good", "bad", "skip", "nondeterministic"
 Result<Judgement> judgement_from_name(std::string_view name);
 
-struct Verdict {
+// A candidate judged, and why. Not a run's verdict (report::Verdict): runs of the candidate are
+// judged good or bad by the bisect's predicate.
+struct Judged {
   Judgement judgement = Judgement::Good;
   std::string why;  // a skip's reason, a nondeterministic candidate's digests, a bad one's red
 };
 
 // Judges the candidate at `index`; an error (the machine lacks something) ends the search.
-using Judge = std::function<Result<Verdict>(size_t index)>;
+using Judge = std::function<Result<Judged>(size_t index)>;
 
 struct Tried {
   size_t index = 0;
-  Verdict verdict;
+  Judged judged;
 };
 
 struct SearchResult {
@@ -49,7 +51,7 @@ size_t judgement_bound(size_t count);
 using Ahead = std::function<void(const std::vector<size_t>& next)>;
 
 // Judges the two ends first (the first must be good, the last bad: else bad input naming which
-// end and its verdict), then halves the range between the newest good and the oldest bad,
+// end and its judgement), then halves the range between the newest good and the oldest bad,
 // judging the candidate nearest the middle that is not yet known to be unjudgeable.
 Result<SearchResult> search(size_t count, const Judge& judge, const Ahead& ahead = {});
 

@@ -16,11 +16,11 @@ struct Planted {
   std::set<size_t> nondeterministic;
   size_t judged = 0;
   Judge judge() {
-    return [this](size_t index) -> Result<Verdict> {
+    return [this](size_t index) -> Result<Judged> {
       ++judged;
-      if (skipped.contains(index)) return Verdict{Judgement::Skip, "does not build"};
-      if (nondeterministic.contains(index)) return Verdict{Judgement::Nondeterministic, "two digests"};
-      return Verdict{index >= first_bad ? Judgement::Bad : Judgement::Good, ""};
+      if (skipped.contains(index)) return Judged{Judgement::Skip, "does not build"};
+      if (nondeterministic.contains(index)) return Judged{Judgement::Nondeterministic, "two digests"};
+      return Judged{index >= first_bad ? Judgement::Bad : Judgement::Good, ""};
     };
   }
 };
@@ -72,7 +72,7 @@ TEST(BisectSearch, SkipsNextToTheBoundaryStayWithinTheBoundPlusTheSkips) {
     auto found = search(24, planted.judge());
     ASSERT_TRUE(found) << found.error().message;
     size_t skips = 0;
-    for (const auto& tried : found->tried) skips += tried.verdict.judgement == Judgement::Skip;
+    for (const auto& tried : found->tried) skips += tried.judged.judgement == Judgement::Skip;
     EXPECT_LE(planted.judged, judgement_bound(24) + skips) << first_bad;
     if (planted.skipped.contains(first_bad - 1)) {
       // The last good that could be judged is before the skip: the first bad is one of the two.
@@ -110,7 +110,7 @@ TEST(BisectSearch, ANondeterministicCandidateIsReportedNeverGuessed) {
   EXPECT_EQ(found->undecided, std::vector<size_t>{5});
   bool reported = false;
   for (const auto& tried : found->tried)
-    reported = reported || (tried.index == 5 && tried.verdict.judgement == Judgement::Nondeterministic);
+    reported = reported || (tried.index == 5 && tried.judged.judgement == Judgement::Nondeterministic);
   EXPECT_TRUE(reported);
 }
 
@@ -134,8 +134,8 @@ TEST(BisectSearch, TheEndsAreCheckedFirstAndNamed) {
 }
 
 TEST(BisectSearch, TooFewCandidatesAndAJudgesErrorEndIt) {
-  EXPECT_FALSE(search(1, [](size_t) -> Result<Verdict> { return Verdict{}; }));
-  auto found = search(5, [](size_t) -> Result<Verdict> { return fail(ErrorKind::Environment, "no lavapipe"); });
+  EXPECT_FALSE(search(1, [](size_t) -> Result<Judged> { return Judged{}; }));
+  auto found = search(5, [](size_t) -> Result<Judged> { return fail(ErrorKind::Environment, "no lavapipe"); });
   ASSERT_FALSE(found);
   EXPECT_EQ(found.error().kind, ErrorKind::Environment);
 }

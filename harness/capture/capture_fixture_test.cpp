@@ -2,9 +2,10 @@
 #include "capture/capture_fixture.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <fstream>
+
+#include "core/testing/scratch.h"
 
 namespace tidemark::capture {
 namespace {
@@ -13,12 +14,7 @@ namespace fs = std::filesystem;
 
 class CaptureFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("capture-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    std::ofstream(dir_ / "app.trace") << "at: the loader reads no more than the snappy magic";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { std::ofstream(dir_ / "app.trace") << "at: the loader reads no more than the snappy magic"; }
   Result<CaptureFixture> load(const std::string& text) {
     std::ofstream(dir_ / "x.capture.yaml") << text;
     return load_capture_fixture(dir_ / "x.capture.yaml");
@@ -27,7 +23,8 @@ class CaptureFile : public ::testing::Test {
     auto loaded = load(text);
     return loaded ? "loaded" : loaded.error().message.substr(loaded.error().message.find(':') + 1);
   }
-  fs::path dir_;
+  const test_support::ScratchDir scratch_{"capture"};
+  const fs::path dir_ = scratch_.path();
 };
 
 constexpr const char* kGood = R"(name: the-replay-holds-few-buffers

@@ -178,7 +178,7 @@ Result<MadeCapture> capture_and_measure(const MakeOptions& options) {
   for (const auto& control : fixture.controls) {
     auto run = std::find_if(red_once.runs.begin(), red_once.runs.end(),
                             [&](const auto& each) { return each.control == control.describe(); });
-    if (run == red_once.runs.end() || run->verdict != runner::ControlRun::Verdict::Red)
+    if (run == red_once.runs.end() || run->effect != runner::ControlRun::Effect::RedAsNamed)
       return fail(ErrorKind::Environment,
                   fmt::format("capture: {} did not make {} red ({}): {} is left for you to give a control",
                               control.describe(), fmt::join(control.fails, ", "),

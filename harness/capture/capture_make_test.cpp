@@ -1,10 +1,11 @@
 #include "capture/capture_make.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
+
+#include "core/testing/scratch.h"
 
 namespace tidemark::capture {
 namespace {
@@ -14,8 +15,8 @@ namespace fs = std::filesystem;
 // Check that a NAME.measure folder capture did not make is refused before anything runs, and
 // left with all in it (capture removed it to measure its replay there).
 TEST(MakeCapture, AMeasureFolderItDidNotMakeIsRefusedAndKept) {
-  const fs::path out = fs::path(::testing::TempDir()) / ("capture-make-" + std::to_string(::getpid()));
-  fs::remove_all(out);
+  const test_support::ScratchDir scratch("capture-make");
+  const fs::path out = scratch.path();
   fs::create_directories(out / "mine.measure");
   std::ofstream(out / "mine.measure" / "notes.txt") << "the user's";
   auto refused = make_capture({.command = {"/bin/true"}, .out = out, .name = "mine"});
@@ -28,7 +29,6 @@ TEST(MakeCapture, AMeasureFolderItDidNotMakeIsRefusedAndKept) {
   kept << notes.rdbuf();
   EXPECT_EQ(kept.str(), "the user's");
   EXPECT_FALSE(fs::exists(out / "mine.capture.log"));  // the program never ran
-  fs::remove_all(out);
 }
 
 }  // namespace

@@ -281,7 +281,7 @@ class CaptureRun final : public runner::SubjectRun {
   std::optional<TemporaryFolder> server_folder_;  // the last replay's server's
   const runner::RunOptions& options_;
   std::optional<observe::Observation> last_;
-  std::vector<observe::Verdict> verdicts_;
+  std::vector<observe::BoundOutcome> verdicts_;
 };
 
 }  // namespace

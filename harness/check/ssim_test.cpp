@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "check/check.h"
 #include "check/png.h"
 #include "core/files.h"
+#include "core/testing/scratch.h"
 
 namespace tidemark::check {
 namespace {
@@ -86,8 +86,8 @@ TEST(Ssim, ImagesOfTwoSizesOrTooSmallAreBadInput) {
 // Check that a golden judged by SSIM alone passes a noisy copy above its bound, fails below it
 // naming the value, and leaves the SSIM map beside the images.
 TEST(Ssim, AGoldenBySsimPassesAboveItsBoundAndLeavesTheMapBelowIt) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("tidemark-ssim-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const test_support::ScratchDir scratch("ssim");
+  const fs::path dir = scratch.path();
   auto noisy = read_png("testdata/ssim/bands-noise.png");
   ASSERT_TRUE(noisy);
   const SourceLocation where{"s.yaml", 9, 7};
@@ -109,7 +109,6 @@ TEST(Ssim, AGoldenBySsimPassesAboveItsBoundAndLeavesTheMapBelowIt) {
   auto map = read_png(failed->artifacts.back());
   ASSERT_TRUE(map);
   EXPECT_EQ(map->width, 192);
-  fs::remove_all(dir);
 }
 
 }  // namespace

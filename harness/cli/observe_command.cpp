@@ -86,7 +86,7 @@ int observe_command(const ObserveArgs& args) {
   auto observation = servers::observe(options);
   progress.close();
   if (!observation) return report_error(observation.error());
-  auto verdicts = observe::judge(*observation, bounds);
+  auto outcomes = observe::judge(*observation, bounds);
 
   fmt::print("VK_LAYER_TIDEMARK_observe under '{}' (exit {}, {} process{}):\n", args.command[0], observation->exit_code,
              observation->processes.size(), observation->processes.size() == 1 ? "" : "es");
@@ -111,14 +111,14 @@ int observe_command(const ObserveArgs& args) {
   if (observation->timeout)
     fmt::print("TIMEOUT: '{}' {}; it and every process it started were killed\n", args.command[0],
                report::describe(*observation->timeout));
-  for (const auto& verdict : verdicts)
-    fmt::print("{} {} [{}] ({})\n", verdict.passed ? "PASS" : "FAIL", verdict.check, verdict.scope, verdict.detail);
-  const observe::Outcome came_to = observe::outcome(*observation, verdicts);
+  for (const auto& outcome : outcomes)
+    fmt::print("{} {} [{}] ({})\n", outcome.passed ? "PASS" : "FAIL", outcome.check, outcome.scope, outcome.detail);
+  const report::ReasonedVerdict came_to = observe::verdict_of(*observation, outcomes);
   fmt::print("{}{}\n", report::verdict_label(came_to.verdict), came_to.why.empty() ? "" : ": " + came_to.why);
-  if (auto written = observe::write_report(*observation, verdicts, options.report); !written)
+  if (auto written = observe::write_report(*observation, outcomes, options.report); !written)
     return report_error(written.error());
   if (!unkept) fmt::print("report: {}\n", options.report.string());
-  const int code = observe::exit_code(*observation, verdicts);
+  const int code = observe::exit_code(*observation, outcomes);
   if (code == 3)
     report_error({ErrorKind::Environment, fmt::format("observe: '{}' made no Vulkan device under the layer (or the "
                                                       "loader did not load it)",

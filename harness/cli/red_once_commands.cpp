@@ -50,7 +50,7 @@ int red_once_command(const RedOnceArgs& args) {
     if (verbosity() != Verbosity::Quiet)
       for (const auto& run : report.runs)
         progress.print(fmt::format("  {} [{}] {}: {} — {}", report.scenario, run.lane, run.control,
-                                   runner::verdict_label(run.verdict), run.detail));
+                                   runner::effect_label(run.effect), run.detail));
     if (!report.passed()) {
       progress.print(fmt::format("RED-ONCE FAIL {}", report.scenario));
       for (const auto& problem : report.problems) progress.print(fmt::format("  {}", problem));

@@ -70,7 +70,7 @@ int reduce_capture_command(const ReduceArgs& args) {
   auto written = capture::write_reduction(*fixture, *reduced, options, name, out);
   if (!written) return report_error(written.error());
   for (const auto& run : written->red_once.runs)
-    fmt::print("  [{}] {}: {} — {}\n", run.lane, run.control, runner::verdict_label(run.verdict), run.detail);
+    fmt::print("  [{}] {}: {} — {}\n", run.lane, run.control, runner::effect_label(run.effect), run.detail);
   const auto& done = reduced->done;
   fmt::print(
       "REDUCED {}: {} calls besides its {} setup calls ({}) from {} calls; {} candidates, {} replays, {:.1f} s; "

@@ -11,17 +11,14 @@
 #include <algorithm>
 #include <fstream>
 
+#include "core/testing/scratch.h"
+
 namespace tidemark {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("tidemark-files-" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using test_support::ScratchDir;
 
 std::string contents(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -30,7 +27,8 @@ std::string contents(const fs::path& file) {
 
 // Check that a file is replaced whole, and no temporary file is left behind.
 TEST(Files, AWriteReplacesTheFileWhole) {
-  fs::path dir = fresh_dir("replace");
+  const ScratchDir scratch("replace");
+  const fs::path dir = scratch.path();
   ASSERT_TRUE(write_file_atomically(dir / "result.json", "old"));
   ASSERT_TRUE(write_file_atomically(dir / "result.json", "new"));
   EXPECT_EQ(contents(dir / "result.json"), "new");
@@ -41,7 +39,8 @@ TEST(Files, AWriteReplacesTheFileWhole) {
 // nothing else behind (here the temporary name is taken by a folder, as a full disk would
 // refuse it).
 TEST(Files, AFailedWriteLeavesTheOldFileAndNamesIt) {
-  fs::path dir = fresh_dir("fail");
+  const ScratchDir scratch("fail");
+  const fs::path dir = scratch.path();
   ASSERT_TRUE(write_file_atomically(dir / "summary.json", "complete"));
   fs::create_directories(dir / fmt::format("summary.json.tmp-{}", ::getpid()));
   auto written = write_file_atomically(dir / "summary.json", "new");
@@ -62,7 +61,8 @@ std::vector<std::string> names_under(const fs::path& dir) {
 // Check that a batch puts every file in place, making the folders they need, and leaves no
 // temporary or old copy behind.
 TEST(FileBatch, PutsEveryFileInPlace) {
-  const fs::path dir = fresh_dir("batch");
+  const ScratchDir scratch("batch");
+  const fs::path dir = scratch.path();
   ASSERT_TRUE(write_file_atomically(dir / "expectations.txt", "old"));
   FileBatch batch;
   batch.add(dir / "expectations.txt", "new");
@@ -77,7 +77,8 @@ TEST(FileBatch, PutsEveryFileInPlace) {
 // Check that a batch whose last rename fails (a folder holds the name) puts back what it had
 // already renamed, and removes its temporaries, old copies and the folders it made.
 TEST(FileBatch, ARenameThatFailsPutsBackEveryFileBefore) {
-  const fs::path dir = fresh_dir("batch-rename");
+  const ScratchDir scratch("batch-rename");
+  const fs::path dir = scratch.path();
   ASSERT_TRUE(write_file_atomically(dir / "expectations.txt", "old"));
   fs::create_directories(dir / "summary.json" / "in-the-way");
   const std::vector<std::string> before = names_under(dir);
@@ -95,7 +96,8 @@ TEST(FileBatch, ARenameThatFailsPutsBackEveryFileBefore) {
 
 // Check that a batch whose write fails (a folder that cannot be made under a plain file) changes nothing.
 TEST(FileBatch, AWriteThatFailsChangesNothing) {
-  const fs::path dir = fresh_dir("batch-write");
+  const ScratchDir scratch("batch-write");
+  const fs::path dir = scratch.path();
   ASSERT_TRUE(write_file_atomically(dir / "expectations.txt", "old"));
   ASSERT_TRUE(write_file_atomically(dir / "a-file", "plain"));
   const std::vector<std::string> before = names_under(dir);
@@ -113,7 +115,8 @@ TEST(FileBatch, AWriteThatFailsChangesNothing) {
 // Check that a name that is a symbolic link is refused before anything is written: neither the
 // link nor the file it names changes.
 TEST(FileBatch, ANameThatIsALinkIsRefusedBeforeAnythingIsWritten) {
-  const fs::path dir = fresh_dir("batch-link");
+  const ScratchDir scratch("batch-link");
+  const fs::path dir = scratch.path();
   ASSERT_TRUE(write_file_atomically(dir / "target.txt", "target"));
   fs::create_symlink(dir / "target.txt", dir / "expectations.txt");
   FileBatch batch;
@@ -136,7 +139,8 @@ TEST(FileBatch, ANameThatIsALinkIsRefusedBeforeAnythingIsWritten) {
 // Check that a file to write whose name is a symbolic link is refused, in every mode, naming the
 // link and where it points: the file it names keeps its bytes.
 TEST(OpenFileToWrite, ALinkIsRefusedNeverFollowed) {
-  const fs::path dir = fresh_dir("open-link");
+  const ScratchDir scratch("open-link");
+  const fs::path dir = scratch.path();
   ASSERT_TRUE(write_file_atomically(dir / "outside.txt", "outside"));
   fs::create_symlink(dir / "outside.txt", dir / "journal.jsonl");
   for (const WriteMode mode : {WriteMode::Replace, WriteMode::Append, WriteMode::Extend}) {
@@ -159,7 +163,8 @@ TEST(OpenFileToWrite, ALinkIsRefusedNeverFollowed) {
 // Check that a FIFO (no reader, and with one) and a device are refused at once, naming what was
 // found, where an open would have waited for a reader for ever.
 TEST(OpenFileToWrite, AFifoOrADeviceIsRefusedAtOnce) {
-  const fs::path dir = fresh_dir("open-fifo");
+  const ScratchDir scratch("open-fifo");
+  const fs::path dir = scratch.path();
   ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0644), 0);
   for (const WriteMode mode : {WriteMode::Replace, WriteMode::Append, WriteMode::Extend}) {
     auto opened = open_file_to_write(dir / "fifo", mode);
@@ -184,7 +189,8 @@ TEST(OpenFileToWrite, AFifoOrADeviceIsRefusedAtOnce) {
 
 // Check the modes: Replace empties, Append adds at the end, Extend refuses a file that is not there.
 TEST(OpenFileToWrite, ReplaceEmptiesAppendAddsAndExtendNeedsTheFile) {
-  const fs::path dir = fresh_dir("open-modes");
+  const ScratchDir scratch("open-modes");
+  const fs::path dir = scratch.path();
   ASSERT_TRUE(write_file_atomically(dir / "log", "old\n"));
   {
     auto appended = open_file_to_write(dir / "log", WriteMode::Append);
@@ -206,7 +212,8 @@ TEST(OpenFileToWrite, ReplaceEmptiesAppendAddsAndExtendNeedsTheFile) {
 
 // Check that a file written atomically over a FIFO's name is refused, not waited on nor replaced.
 TEST(WriteFileAtomically, AFifoAtTheNameIsRefused) {
-  const fs::path dir = fresh_dir("atomic-fifo");
+  const ScratchDir scratch("atomic-fifo");
+  const fs::path dir = scratch.path();
   ASSERT_EQ(::mkfifo((dir / "summary.json").c_str(), 0644), 0);
   auto written = write_file_atomically(dir / "summary.json", "{}");
   ASSERT_FALSE(written);
@@ -239,7 +246,8 @@ TEST(WriteError, WritingToAFullDeviceIsTheMachines) {
 
 // Check that a failed program's log saying a write found no space makes its failure the machine's.
 TEST(FullDeviceError, AProgramsLogSayingNoSpaceIsTheMachines) {
-  const fs::path dir = fresh_dir("full-log");
+  const ScratchDir scratch("full-log");
+  const fs::path dir = scratch.path();
   ASSERT_TRUE(write_file_atomically(dir / "build.log", "cc: error: writing output: No space left on device\n"));
   auto full = full_device_error(dir, dir / "build.log");
   ASSERT_TRUE(full);
@@ -259,7 +267,8 @@ TEST(Files, AFolderThatCannotBeMadeIsAnIoError) {
 // Check that a file where a folder is asked for (bisect --cache FILE, --report FILE) is bad input
 // naming the file, not an I/O error.
 TEST(Files, AFileWhereAFolderIsAskedForIsBadInputNamingIt) {
-  const fs::path dir = fresh_dir("not-a-folder");
+  const ScratchDir scratch("not-a-folder");
+  const fs::path dir = scratch.path();
   std::ofstream(dir / "a-file") << "mine";
   for (const fs::path& asked : {dir / "a-file", dir / "a-file" / "cache" / "builds"}) {
     auto made = make_directories(asked);
@@ -275,7 +284,8 @@ TEST(Files, AFileWhereAFolderIsAskedForIsBadInputNamingIt) {
 // Check that an unnamed file saved under a name holds what was appended, is not changed by a
 // later save's temporary, and that a second name for a document has its bytes.
 TEST(UnnamedFile, SavedUnderANameHoldsWhatWasAppended) {
-  const fs::path dir = fresh_dir("unnamed");
+  const ScratchDir scratch("unnamed");
+  const fs::path dir = scratch.path();
   auto file = UnnamedFile::create();
   ASSERT_TRUE(file.has_value());
   ASSERT_TRUE(file->append("first part, "));
@@ -308,7 +318,8 @@ std::string text_of(std::span<const uint8_t> bytes) {
 }
 
 TEST(SequentialFile, ReadsRangesThroughItsBufferAndRefusesWhatIsNotAFile) {
-  fs::path dir = fresh_dir("sequential");
+  const ScratchDir scratch("sequential");
+  const fs::path dir = scratch.path();
   std::string content(3 << 20, 'x');
   for (size_t i = 0; i < content.size(); i += 4099) content[i] = static_cast<char>('a' + i % 26);
   ASSERT_TRUE(write_file_atomically(dir / "data.bin", content));
@@ -376,7 +387,8 @@ TEST(SequentialFile, ReadsRangesThroughItsBufferAndRefusesWhatIsNotAFile) {
 // would wait for a writer for ever), a device (/dev/zero never ends) and a file over its bound
 // are bad input naming the path before a byte is read; an absent optional file is no file.
 TEST(GivenFile, ReadsARegularFileAndRefusesEverythingElseAsBadInput) {
-  fs::path dir = fresh_dir("given");
+  const ScratchDir scratch("given");
+  const fs::path dir = scratch.path();
   ASSERT_TRUE(write_file_atomically(dir / "a.txt", "twelve bytes"));
   auto read = read_given_file(dir / "a.txt", "text");
   ASSERT_TRUE(read) << read.error().message;

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/testing/scratch.h"
+
 namespace tidemark {
 namespace {
 
@@ -46,13 +48,13 @@ TEST(Process, AProgramThatCannotStartIsAnErrorNamingIt) {
   EXPECT_EQ(missing.error().kind, ErrorKind::Environment);
   EXPECT_EQ(missing.error().message, "cannot start 'tidemark-no-such-program': not found");
   // Found but not executable as a program: exec's own reason comes back.
-  const fs::path text = fs::temp_directory_path() / "tidemark-process-test-not-a-program";
+  const test_support::ScratchDir scratch("process");
+  const fs::path text = scratch / "not-a-program";
   std::ofstream(text) << "not a program\n";
   fs::permissions(text, fs::perms::owner_all);
   auto refused = ChildProcess::spawn({.program = text.string()});
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().message, "cannot start '" + text.string() + "': Exec format error");
-  fs::remove(text);
 }
 
 TEST(Process, AChildStillRunningWhenItsValueGoesIsKilledAndReaped) {
@@ -84,7 +86,8 @@ TEST(Process, KillTreeEndsEveryDescendantWhateverGroupItMade) {
 }
 
 TEST(Process, RunToFileGivesTheExitCodeAndTheOutput) {
-  const fs::path log = fs::temp_directory_path() / "tidemark-process-test.log";
+  const test_support::ScratchDir scratch("process");
+  const fs::path log = scratch / "run.log";
   std::ofstream(log) << "old contents\n";
   auto code = run_to_file({"sh", "-c", "echo out; echo err >&2; exit 7"}, {}, log);
   ASSERT_TRUE(code) << code.error().message;
@@ -98,7 +101,6 @@ TEST(Process, RunToFileGivesTheExitCodeAndTheOutput) {
   auto missing = run_to_file({"tidemark-no-such-tool"}, {}, log, " (install it)");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().message, "cannot start 'tidemark-no-such-tool': not found (install it)");
-  fs::remove(log);
 }
 
 // Check that what a child leaves running (a daemon that forked twice into a session of its own)
@@ -130,7 +132,8 @@ TEST(Process, WhatAChildLeavesRunningIsEndedAtItsEndAndNamed) {
 // Check that a child that writes without end, and without a newline, leaves a log of its last
 // bytes only, and that a quote of it is a few short lines whatever it wrote.
 TEST(Process, AChildsLogKeepsItsLastBytesAndAQuoteOfItIsBounded) {
-  const fs::path log = fs::temp_directory_path() / "tidemark-process-test-kept.log";
+  const test_support::ScratchDir scratch("process");
+  const fs::path log = scratch / "kept.log";
   auto code = run_to_file({"sh", "-c", "head -c 20000000 /dev/zero | tr '\\0' x; echo; echo its last words"}, {}, log,
                           {}, 64 * 1024);
   ASSERT_TRUE(code) << code.error().message;
@@ -141,12 +144,12 @@ TEST(Process, AChildsLogKeepsItsLastBytesAndAQuoteOfItIsBounded) {
   EXPECT_TRUE(lines[0].starts_with("[...] xxx")) << lines[0].substr(0, 100);
   EXPECT_LE(lines[0].size(), 450u);
   EXPECT_EQ(lines[1], "its last words");
-  fs::remove(log);
 }
 
 // Check that Tidemark's own note in a log is found however many lines a driver wrote after it.
 TEST(Process, TheLastLineWithAPrefixIsFoundFarFromTheEnd) {
-  const fs::path log = fs::temp_directory_path() / "tidemark-process-test-prefix.log";
+  const test_support::ScratchDir scratch("process");
+  const fs::path log = scratch / "prefix.log";
   {
     std::ofstream out(log);
     out << "tidemark: first\ntidemark: the note\n";
@@ -155,7 +158,6 @@ TEST(Process, TheLastLineWithAPrefixIsFoundFarFromTheEnd) {
   EXPECT_EQ(last_line_starting(log, "tidemark: "), "tidemark: the note");
   EXPECT_EQ(last_lines(log, 1), std::vector<std::string>{"a driver's complaint"});
   EXPECT_EQ(last_line_starting(log, "nobody: "), std::nullopt);
-  fs::remove(log);
 }
 
 }  // namespace

@@ -16,14 +16,16 @@
 #include <string>
 
 #include "core/process.h"
+#include "core/testing/scratch.h"
 
 namespace tidemark {
 namespace {
 
 namespace fs = std::filesystem;
 
-// TMPDIR pointed at a folder of the test's own, put back after. Its name is fixed (not the pid's):
-// a death test's child runs the test again in a new process, and must meet the same folder.
+// TMPDIR pointed at a folder of the test's own, put back after. Its name is fixed inside a scratch
+// folder of the parent's: a death test's child runs the test again in a new process, and must
+// meet the same folder.
 class PrivateTmpdir {
  public:
   explicit PrivateTmpdir(const std::string& name) : path_(base() / ("tidemark-" + name)) {
@@ -42,12 +44,13 @@ class PrivateTmpdir {
   const fs::path& path() const { return path_; }
 
  private:
-  // GoogleTest's folder, as the parent saw it: the child inherits TMPDIR pointed at this test's.
+  // The parent's scratch folder, made before TMPDIR is pointed anywhere; a death test's child is
+  // told it through the environment.
   static fs::path base() {
     if (const char* seen = std::getenv("TIDEMARK_TEST_TEMP_BASE")) return seen;
-    const std::string temp = ::testing::TempDir();
-    ::setenv("TIDEMARK_TEST_TEMP_BASE", temp.c_str(), 1);
-    return temp;
+    static const test_support::ScratchDir scratch("temporaries");
+    ::setenv("TIDEMARK_TEST_TEMP_BASE", scratch.path().c_str(), 1);
+    return scratch.path();
   }
   fs::path path_;
   std::string before_;

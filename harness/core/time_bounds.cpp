@@ -1,6 +1,7 @@
 #include "core/time_bounds.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace tidemark {
 
@@ -20,10 +21,11 @@ TimeBounds apply(TimeBounds bounds, const TimeBoundsOverride& over) {
   return bounds;
 }
 
-BoundsWatch::BoundsWatch(TimeBounds bounds) : bounds_(bounds), started_(Clock::now()), active_(started_) {}
+BoundsWatch::BoundsWatch(TimeBounds bounds, Now now)
+    : bounds_(bounds), now_(std::move(now)), started_(now_()), active_(started_) {}
 
 std::optional<TimeLimit> BoundsWatch::check(uint64_t activity) {
-  const auto now = Clock::now();
+  const auto now = now_();
   if (seen_ != activity) {
     seen_ = activity;
     active_ = now;
@@ -40,9 +42,9 @@ std::chrono::milliseconds BoundsWatch::next_check() const {
   return std::chrono::milliseconds(std::clamp<int64_t>(static_cast<int64_t>(left * 1000) + 1, 1, 100));
 }
 
-double BoundsWatch::elapsed_seconds() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
+double BoundsWatch::elapsed_seconds() const { return std::chrono::duration<double>(now_() - started_).count(); }
 
-double BoundsWatch::idle_seconds() const { return std::chrono::duration<double>(Clock::now() - active_).count(); }
+double BoundsWatch::idle_seconds() const { return std::chrono::duration<double>(now_() - active_).count(); }
 
 double BoundsWatch::limit_seconds(TimeLimit limit) const {
   return limit == TimeLimit::WallClock ? bounds_.wall : bounds_.inactivity;

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -41,7 +42,8 @@ TimeBounds apply(TimeBounds bounds, const TimeBoundsOverride& over);
 class BoundsWatch {
  public:
   using Clock = std::chrono::steady_clock;
-  explicit BoundsWatch(TimeBounds bounds);
+  using Now = std::function<Clock::time_point()>;  // the clock it reads: a test's, or the steady one
+  explicit BoundsWatch(TimeBounds bounds, Now now = Clock::now);
   // The limit passed by now, if any; a count unlike the last one seen is activity.
   std::optional<TimeLimit> check(uint64_t activity);
   // How long to wait before the next check: until the nearer limit could pass, at most 100 ms.
@@ -53,6 +55,7 @@ class BoundsWatch {
 
  private:
   TimeBounds bounds_;
+  Now now_;
   Clock::time_point started_, active_;
   std::optional<uint64_t> seen_;
 };

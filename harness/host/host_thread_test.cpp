@@ -43,14 +43,15 @@ void drive(HostEvents& events, api::Model& model) {
   }
 }
 
-struct Outcome {
+// Where a host ended: what the two ways of feeding it are compared on.
+struct EndState {
   std::string trace_hash;
   KernelGauges kernel;
   ObservedGauges observed;
   std::string queue;
 };
 
-Outcome outcome(HostEvents& events, api::Model& model) {
+EndState end_state(HostEvents& events, api::Model& model) {
   return {model.run_trace_hash().value(), model.kernel_gauges().value(), model.observed_gauges().value(),
           events.queue_state()};
 }
@@ -61,11 +62,11 @@ TEST(HostThread, EndsWhereTheHostOnTheCallPathEnds) {
   api::ModelConfig config;
   ModelHost direct(config, MutantId::None, ModelHost::Layer::Reports);
   drive(direct, direct);
-  const Outcome expected = outcome(direct, direct);
+  const EndState expected = end_state(direct, direct);
 
   HostThread threaded(std::make_unique<ModelHost>(config, MutantId::None, ModelHost::Layer::Reports));
   drive(threaded, threaded);
-  const Outcome got = outcome(threaded, threaded);
+  const EndState got = end_state(threaded, threaded);
 
   EXPECT_EQ(got.trace_hash, expected.trace_hash);
   for (const auto& spec : kKernelGauges) EXPECT_EQ(got.kernel.*spec.field, expected.kernel.*spec.field) << spec.name;

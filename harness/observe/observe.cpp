@@ -471,19 +471,19 @@ std::map<std::string, int64_t> values_of(const ObservedGauges& observed, const K
 }
 
 // The one evaluator of a gauge bound (check/check.h), over one process's gauges or the tree's.
-Verdict judge_one(const scenario::GaugeCheck& bound, const std::map<std::string, int64_t>& values, std::string scope,
-                  std::string where) {
-  Verdict verdict{bound.expr.text(), std::move(scope), false, "", std::move(where)};
+BoundOutcome judge_one(const scenario::GaugeCheck& bound, const std::map<std::string, int64_t>& values,
+                       std::string scope, std::string where) {
+  BoundOutcome judged{bound.expr.text(), std::move(scope), false, "", std::move(where)};
   auto outcome = check::check_gauge(bound, values, {});
-  verdict.passed = outcome && outcome->passed;
-  verdict.detail = outcome ? outcome->detail : outcome.error().message;
-  return verdict;
+  judged.passed = outcome && outcome->passed;
+  judged.detail = outcome ? outcome->detail : outcome.error().message;
+  return judged;
 }
 
 }  // namespace
 
-std::vector<Verdict> judge(const Observation& observation, const scenario::GaugeBounds& bounds) {
-  std::vector<Verdict> verdicts;
+std::vector<BoundOutcome> judge(const Observation& observation, const scenario::GaugeBounds& bounds) {
+  std::vector<BoundOutcome> outcomes;
   const NamedGauges* wire = observation.wire ? &*observation.wire : nullptr;
   for (const auto& bound : bounds.each) {
     bool any = false;
@@ -491,19 +491,19 @@ std::vector<Verdict> judge(const Observation& observation, const scenario::Gauge
       if (process.kind != ProcessKind::Vulkan) continue;
       any = true;
       const std::string name = base_name(process.command);
-      verdicts.push_back(judge_one(bound, values_of(process.observed, process.kernel, process.beside ? wire : nullptr),
+      outcomes.push_back(judge_one(bound, values_of(process.observed, process.kernel, process.beside ? wire : nullptr),
                                    fmt::format("pid {} ({})", process.pid, name), name));
     }
     if (!any)
-      verdicts.push_back({bound.expr.text(), "each", false, "no observed process made a Vulkan device", "each"});
+      outcomes.push_back({bound.expr.text(), "each", false, "no observed process made a Vulkan device", "each"});
   }
   for (const auto& bound : bounds.whole)
-    verdicts.push_back(
+    outcomes.push_back(
         judge_one(bound, values_of(observation.whole_observed, observation.whole_kernel, wire), "whole", "whole"));
-  return verdicts;
+  return outcomes;
 }
 
-Outcome outcome(const Observation& observation, const std::vector<Verdict>& verdicts) {
+report::ReasonedVerdict verdict_of(const Observation& observation, const std::vector<BoundOutcome>& outcomes) {
   if (observation.timeout)
     return {report::Verdict::Timeout,
             fmt::format("the program (pid {}) {}", observation.pid, report::describe(*observation.timeout))};
@@ -518,20 +518,21 @@ Outcome outcome(const Observation& observation, const std::vector<Verdict>& verd
   if (observation.exit_code != 0) return {report::Verdict::Red, fmt::format("the program {}", ended)};
   if (!observation.made_device())
     return {report::Verdict::NotJudged, "no process made a Vulkan device under the layer: its gauges would all read 0"};
-  const auto failed = std::count_if(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return !v.passed; });
+  const auto failed = std::count_if(outcomes.begin(), outcomes.end(), [](const BoundOutcome& v) { return !v.passed; });
   if (failed > 0) return {report::Verdict::Red, fmt::format("{} of its bounds failed", failed)};
   return {report::Verdict::Green, {}};
 }
 
-int exit_code(const Observation& observation, const std::vector<Verdict>& verdicts) {
+int exit_code(const Observation& observation, const std::vector<BoundOutcome>& outcomes) {
   if (observation.timeout) return kTimedOutExitCode;
   if (observation.exit_code != 0) return observation.exit_code;
-  if (outcome(observation, verdicts).verdict == report::Verdict::DeviceLost) return 1;
+  if (verdict_of(observation, outcomes).verdict == report::Verdict::DeviceLost) return 1;
   if (!observation.made_device()) return 3;
-  return std::all_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.passed; }) ? 0 : 1;
+  return std::all_of(outcomes.begin(), outcomes.end(), [](const BoundOutcome& v) { return v.passed; }) ? 0 : 1;
 }
 
-report::ObservationRecord observation_record(const Observation& observation, const std::vector<Verdict>& verdicts) {
+report::ObservationRecord observation_record(const Observation& observation,
+                                             const std::vector<BoundOutcome>& outcomes) {
   auto values = [](const auto& gauges) { return report::gauge_values(named(gauges)); };
   report::ObservationRecord record{.command = observation.command,
                                    .exit_code = observation.exit_code,
@@ -557,15 +558,15 @@ report::ObservationRecord observation_record(const Observation& observation, con
   if (observation.wire) record.wire_gauges = report::gauge_values(*observation.wire);
   record.server_ended = observation.server_ended;
   record.timeout = observation.timeout;
-  for (const Verdict& verdict : verdicts)
-    record.checks.push_back({verdict.check, verdict.scope, verdict.passed, verdict.detail});
-  const Outcome came_to = outcome(observation, verdicts);
+  for (const BoundOutcome& outcome : outcomes)
+    record.checks.push_back({outcome.check, outcome.scope, outcome.passed, outcome.detail});
+  const report::ReasonedVerdict came_to = verdict_of(observation, outcomes);
   record.verdict = std::string(report::verdict_name(came_to.verdict));
   record.why = came_to.why;
   return record;
 }
 
-Status write_report(const Observation& observation, const std::vector<Verdict>& verdicts, const fs::path& report) {
+Status write_report(const Observation& observation, const std::vector<BoundOutcome>& outcomes, const fs::path& report) {
   std::optional<fs::path> program_trace;  // the first Vulkan process's, also the report's own trace.pftrace
   for (const Process& process : observation.processes) {
     if (process.kind != ProcessKind::Vulkan) continue;
@@ -579,7 +580,7 @@ Status write_report(const Observation& observation, const std::vector<Verdict>& 
     if (!program_trace) program_trace = placed;
   }
   if (program_trace) TIDEMARK_CHECK(link_or_copy_file(*program_trace, report / "trace.pftrace"));
-  return report::write_observation_record(report / "observation.json", observation_record(observation, verdicts));
+  return report::write_observation_record(report / "observation.json", observation_record(observation, outcomes));
 }
 
 }  // namespace tidemark::observe

@@ -186,7 +186,8 @@ struct Followed {
 };
 Result<Gathered> gather(const std::filesystem::path& layer_folder, uint32_t root, Followed live);
 
-struct Verdict {
+// How one bound came out over one scope (a check's outcome, check/check.h, with its scope).
+struct BoundOutcome {
   std::string check;  // the comparison's text
   std::string scope;  // "pid 1234 (name)" or "whole"
   bool passed = false;
@@ -196,32 +197,28 @@ struct Verdict {
 // Bounds under `expect:` hold for each observed Vulkan process; those under `whole:` for the
 // tree's sums. The wire's gauges are read with those of each process beside the program (its
 // server: the wire's far end) and the whole's.
-std::vector<Verdict> judge(const Observation& observation, const scenario::GaugeBounds& bounds);
+std::vector<BoundOutcome> judge(const Observation& observation, const scenario::GaugeBounds& bounds);
 
 // What an observation comes to, as a run's verdict: timeout when the program passed a time limit
 // (its tree killed), device-lost when the layer saw a call of any process answered
 // VK_ERROR_DEVICE_LOST (whatever the program did next), crash when the program died by a signal,
 // red when it failed or a bound did, not-judged when no process made a device, else green; and
 // why, in words.
-struct Outcome {
-  report::Verdict verdict = report::Verdict::Green;
-  std::string why;
-};
-Outcome outcome(const Observation& observation, const std::vector<Verdict>& verdicts);
+report::ReasonedVerdict verdict_of(const Observation& observation, const std::vector<BoundOutcome>& outcomes);
 
 // The command's exit code: 124 (kTimedOutExitCode, as timeout(1)'s) when the program passed a time
 // limit (killed: Observation::timeout); the program's own when it failed; 3 when it succeeded but
 // no process made a Vulkan device under the layer; 1 when a bound failed or the device was lost;
 // else 0.
 inline constexpr int kTimedOutExitCode = 124;
-int exit_code(const Observation& observation, const std::vector<Verdict>& verdicts);
+int exit_code(const Observation& observation, const std::vector<BoundOutcome>& outcomes);
 
 // The observation as its document holds it (report/observation_record.h).
-report::ObservationRecord observation_record(const Observation& observation, const std::vector<Verdict>& verdicts);
+report::ObservationRecord observation_record(const Observation& observation, const std::vector<BoundOutcome>& outcomes);
 
 // Writes observation.json, each Vulkan process's trace.pftrace in its folder and the program's
 // (the first process that made a device) as report/trace.pftrace.
-Status write_report(const Observation& observation, const std::vector<Verdict>& verdicts,
+Status write_report(const Observation& observation, const std::vector<BoundOutcome>& outcomes,
                     const std::filesystem::path& report);
 
 }  // namespace tidemark::observe

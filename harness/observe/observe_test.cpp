@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/expr.h"
+#include "core/testing/scratch.h"
 #include "layer/records.h"
 #include "layer/tidemark_layer.h"
 #include "observe/live_replay.h"
@@ -20,13 +21,6 @@ namespace fs = std::filesystem;
 
 class LayerFolder : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("tidemark-observe-test-" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
   // A process folder as the layer writes it; `buffers_peak` < 0: no layer.json (it was killed), a
   // status file with -buffers_peak.
   void process(const std::string& folder, uint32_t pid, uint32_t parent, bool observed, int64_t buffers_peak,
@@ -68,7 +62,8 @@ class LayerFolder : public ::testing::Test {
     return observation;
   }
 
-  fs::path root_;
+  const test_support::ScratchDir scratch_{"observe"};
+  const fs::path root_ = scratch_.path();
 };
 
 TEST_F(LayerFolder, TheTreeHoldsEveryProcessTheLayerSawAndTheAncestorsThatMadeNoDevice) {
@@ -103,16 +98,16 @@ TEST_F(LayerFolder, BoundsHoldForEachProcessSoNoneHidesAnothersPeakAndWholeBound
   process("300", 300, 100, true, 10);
   Observation observation = observed_tree(100);
   observation.whole_observed.vkbufspk = 3015;
-  auto verdicts = judge(observation, {.each = {bound("vkbufspk <= 64")}, .whole = {bound("vkbufspk == 3015")}});
-  ASSERT_EQ(verdicts.size(), 3u);
-  EXPECT_FALSE(verdicts[0].passed);
-  EXPECT_EQ(verdicts[0].scope, "pid 200 (prog)");
-  EXPECT_EQ(verdicts[0].detail, "vkbufspk = 3005, bound 64");
-  EXPECT_EQ(verdicts[0].where, "prog");
-  EXPECT_TRUE(verdicts[1].passed);
-  EXPECT_EQ(verdicts[2].scope, "whole");
-  EXPECT_TRUE(verdicts[2].passed);
-  EXPECT_EQ(exit_code(observation, verdicts), 1);
+  auto outcomes = judge(observation, {.each = {bound("vkbufspk <= 64")}, .whole = {bound("vkbufspk == 3015")}});
+  ASSERT_EQ(outcomes.size(), 3u);
+  EXPECT_FALSE(outcomes[0].passed);
+  EXPECT_EQ(outcomes[0].scope, "pid 200 (prog)");
+  EXPECT_EQ(outcomes[0].detail, "vkbufspk = 3005, bound 64");
+  EXPECT_EQ(outcomes[0].where, "prog");
+  EXPECT_TRUE(outcomes[1].passed);
+  EXPECT_EQ(outcomes[2].scope, "whole");
+  EXPECT_TRUE(outcomes[2].passed);
+  EXPECT_EQ(exit_code(observation, outcomes), 1);
 }
 
 // The wire's gauges (a tap between the program and its server) are read with the server's, the
@@ -125,17 +120,17 @@ TEST_F(LayerFolder, TheWiresGaugesAreJudgedWithTheServerBesideTheProgramAndTheWh
   ASSERT_EQ(observation.processes.size(), 2u);
   observation.processes[1].beside = true;
   observation.wire = NamedGauges{{"wirerespk", 2002}, {"wirecmds", 4045}};
-  auto verdicts = judge(observation, {.each = {bound("wirerespk <= 100")}, .whole = {bound("wirecmds > 4000")}});
-  ASSERT_EQ(verdicts.size(), 3u);
-  EXPECT_EQ(verdicts[0].scope, "pid 200 (prog)");
-  EXPECT_FALSE(verdicts[0].passed);  // the program's process has no wire gauge: not judged as held
-  EXPECT_NE(verdicts[0].detail.find("wirerespk"), std::string::npos) << verdicts[0].detail;
-  EXPECT_EQ(verdicts[1].scope, "pid 300 (prog)");
-  EXPECT_FALSE(verdicts[1].passed);
-  EXPECT_EQ(verdicts[1].detail, "wirerespk = 2002, bound 100");
-  EXPECT_TRUE(verdicts[2].passed) << verdicts[2].detail;
+  auto outcomes = judge(observation, {.each = {bound("wirerespk <= 100")}, .whole = {bound("wirecmds > 4000")}});
+  ASSERT_EQ(outcomes.size(), 3u);
+  EXPECT_EQ(outcomes[0].scope, "pid 200 (prog)");
+  EXPECT_FALSE(outcomes[0].passed);  // the program's process has no wire gauge: not judged as held
+  EXPECT_NE(outcomes[0].detail.find("wirerespk"), std::string::npos) << outcomes[0].detail;
+  EXPECT_EQ(outcomes[1].scope, "pid 300 (prog)");
+  EXPECT_FALSE(outcomes[1].passed);
+  EXPECT_EQ(outcomes[1].detail, "wirerespk = 2002, bound 100");
+  EXPECT_TRUE(outcomes[2].passed) << outcomes[2].detail;
   // Recorded as judged: the wire's gauges beside the whole's.
-  const report::ObservationRecord record = observation_record(observation, verdicts);
+  const report::ObservationRecord record = observation_record(observation, outcomes);
   ASSERT_TRUE(record.wire_gauges);
   EXPECT_EQ(record.wire_gauges->at("wirerespk"), 2002);
 }

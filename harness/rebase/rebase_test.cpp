@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/digest.h"
+#include "core/testing/scratch.h"
 #include "report/red_once_record.h"
 #include "report/summary.h"
 
@@ -18,13 +19,9 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Folder {
-  fs::path root = fs::path(::testing::TempDir()) / ("rebase-" + std::to_string(::getpid()) + "-" +
-                                                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  Folder() {
-    fs::remove_all(root);
-    fs::create_directories(root / "report" / "run");
-  }
-  ~Folder() { fs::remove_all(root); }
+  const test_support::ScratchDir scratch{"rebase"};
+  const fs::path root = scratch.path();
+  Folder() { fs::create_directories(root / "report" / "run"); }
   fs::path write(const std::string& name, const std::string& text) const {
     std::ofstream(root / name, std::ios::binary) << text;
     return root / name;

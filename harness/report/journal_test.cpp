@@ -1,11 +1,11 @@
 #include "report/journal.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <fstream>
 
 #include "core/files.h"
+#include "core/testing/scratch.h"
 
 namespace tidemark::report {
 namespace {
@@ -14,13 +14,6 @@ namespace fs = std::filesystem;
 
 class JournalFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("tidemark-journal-" + std::to_string(::getpid()) + "-" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   fs::path file() const { return journal_file(dir_); }
   std::string text() const {
     std::ifstream in(file());
@@ -38,7 +31,8 @@ class JournalFile : public ::testing::Test {
                               .series = "run lane=monolith repeat=2",
                               .build = "",
                               .subjects = {{"g/a", "h1"}, {"g/b", "h2"}, {"g/c", "h3"}}};
-  fs::path dir_;
+  const test_support::ScratchDir scratch_{"journal"};
+  const fs::path dir_ = scratch_.path();
 };
 
 // Check that a journal reads back its header and each record under its subject, in any order.

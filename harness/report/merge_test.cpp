@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include <fstream>
 
+#include "core/testing/scratch.h"
 #include "report/summary.h"
 
 namespace tidemark::report {
@@ -17,17 +17,9 @@ namespace fs = std::filesystem;
 class Merge : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / fmt_name();
-    fs::remove_all(root_);
-    fs::create_directories(root_);
     for (size_t index = 1; index <= 3; ++index) write_shard(index, 3);
   }
-  void TearDown() override { fs::remove_all(root_); }
 
-  static std::string fmt_name() {
-    return "tidemark-merge-" + std::to_string(::getpid()) + "-" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  }
   static RunRecord record(std::string test, std::string subject, std::string digest, std::string lane) {
     return {.test = std::move(test),
             .subject = std::move(subject),
@@ -61,7 +53,8 @@ class Merge : public ::testing::Test {
     return merged ? "" : merged.error().message;
   }
 
-  fs::path root_;
+  const test_support::ScratchDir scratch_{"merge"};
+  const fs::path root_ = scratch_.path();
   std::vector<fs::path> dirs_;
 };
 

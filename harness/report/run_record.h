@@ -68,6 +68,12 @@ bool retries(Verdict verdict);
 // Red, could-not-run and not-judged first, then stale expectations, then expected reds, then green.
 int failure_rank(Verdict verdict);
 
+// A verdict and why, in words (empty for green).
+struct ReasonedVerdict {
+  Verdict verdict = Verdict::Green;
+  std::string why;
+};
+
 struct CheckRecord {
   std::string id;     // "gauge[2]"
   std::string kind;   // "gauge"

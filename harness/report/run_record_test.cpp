@@ -4,12 +4,12 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include <fstream>
 #include <limits>
 #include <set>
 
+#include "core/testing/scratch.h"
 #include "report/summary.h"
 
 namespace tidemark::report {
@@ -56,8 +56,10 @@ std::string error_reading(const nlohmann::json& json, const std::string& where, 
   return read ? std::string("read") : read.error().message;
 }
 
+// A file in this test program's scratch folder.
 std::string temp_file(const std::string& name) {
-  return (fs::path(::testing::TempDir()) / (std::to_string(::getpid()) + "-" + name)).string();
+  static const test_support::ScratchDir scratch("run-record");
+  return (scratch / name).string();
 }
 
 // Check that every verdict has a name of its own that reads back as itself.

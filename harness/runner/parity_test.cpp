@@ -6,11 +6,14 @@
 
 #include <fstream>
 
+#include "core/testing/scratch.h"
+
 namespace tidemark::runner {
 namespace {
 
 std::filesystem::path write_digests_file(const std::string& name, const std::string& text) {
-  auto file = std::filesystem::temp_directory_path() / name;
+  static const test_support::ScratchDir scratch("parity");
+  auto file = scratch / name;
   std::ofstream(file) << text;
   return file;
 }

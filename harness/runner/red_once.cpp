@@ -85,36 +85,36 @@ std::vector<std::string> checks_to_turn(const std::vector<std::string>& named, c
 
 namespace {
 
-// The verdict on one control's run against what it must turn red; `measured` gets the ledger
-// values (red and green) of each expected check when the verdict is Red.
+// The effect of one control's run against what it must turn red; `measured` gets the ledger
+// values (red and green) of each expected check when it went red as named.
 void judge(const Result<report::RunRecord>& red, const report::RunRecord& green, const SubjectControl& control,
            ControlRun& control_run) {
   if (!red) {
-    control_run.verdict = ControlRun::Verdict::WrongRed;
+    control_run.effect = ControlRun::Effect::WrongRed;
     control_run.detail = "the run could not start: " + red.error().message;
     return;
   }
   const bool stopped = run_failed(red->verdict) || red->verdict == report::Verdict::NotJudged;
   if (control.run_fails) {  // the run itself must not complete: it failed, or hung until its limit
     if (run_failed(red->verdict)) {
-      control_run.verdict = ControlRun::Verdict::Red;
+      control_run.effect = ControlRun::Effect::RedAsNamed;
       control_run.detail = "red: " + red->why;
       control_run.measured.push_back(
           fmt::format("replay | red {} | green {}", red->why, report::verdict_name(green.verdict)));
     } else {
-      control_run.verdict = stopped ? ControlRun::Verdict::WrongRed : ControlRun::Verdict::StayedGreen;
+      control_run.effect = stopped ? ControlRun::Effect::WrongRed : ControlRun::Effect::StayedGreen;
       control_run.detail = fmt::format("expected the run to fail, found {}", not_green(*red));
     }
     return;
   }
   if (stopped) {
-    control_run.verdict = ControlRun::Verdict::WrongRed;
+    control_run.effect = ControlRun::Effect::WrongRed;
     control_run.detail = "the run failed instead of a check: " + red->why;
     return;
   }
   std::vector<std::string> failed = turned_red(*red, green);
   if (failed.empty()) {
-    control_run.verdict = ControlRun::Verdict::StayedGreen;
+    control_run.effect = ControlRun::Effect::StayedGreen;
     control_run.detail = red->verdict == report::Verdict::ExpectedRed
                              ? "stayed at its known failure (no check beyond the expectations line's red, none worse "
                                "than its values)"
@@ -126,12 +126,12 @@ void judge(const Result<report::RunRecord>& red, const report::RunRecord& green,
   std::sort(failed.begin(), failed.end());
   std::sort(wanted.begin(), wanted.end());
   if (failed != wanted) {
-    control_run.verdict = ControlRun::Verdict::WrongRed;
+    control_run.effect = ControlRun::Effect::WrongRed;
     control_run.detail =
         fmt::format("expected exactly {} to fail, but failed: {}", fmt::join(named, ", "), failed_list(*red));
     return;
   }
-  control_run.verdict = ControlRun::Verdict::Red;
+  control_run.effect = ControlRun::Effect::RedAsNamed;
   std::vector<std::string> values;
   for (const auto& id : named) {
     const report::CheckRecord* red_check = find_check(*red, id);
@@ -154,7 +154,7 @@ ControlRun run_control(const Subject& subject, const SubjectControl& control, co
   control_run.control = control.label;
   control_run.lane = lane;
   if (auto skip = control.skip_lanes.find(control_run.lane); skip != control.skip_lanes.end()) {
-    control_run.verdict = ControlRun::Verdict::Skipped;
+    control_run.effect = ControlRun::Effect::Skipped;
     control_run.detail = "skipped: " + skip->second;
     control_run.measured.push_back(control_run.detail);
     return control_run;
@@ -168,23 +168,23 @@ ControlRun run_control(const Subject& subject, const SubjectControl& control, co
   if (!control.build.empty()) run_options.column.build = control.build;
   run_options.repeat = 1;
   judge(run(subject, run_options), green, control, control_run);
-  if (control_run.verdict == ControlRun::Verdict::WrongRed)
+  if (control_run.effect == ControlRun::Effect::WrongRed)
     control_run.measured.push_back("wrong red: " + control_run.detail);
-  if (control_run.verdict == ControlRun::Verdict::StayedGreen) control_run.measured.push_back("stayed green");
+  if (control_run.effect == ControlRun::Effect::StayedGreen) control_run.measured.push_back("stayed green");
   return control_run;
 }
 
 }  // namespace
 
-std::string_view verdict_label(ControlRun::Verdict verdict) {
-  switch (verdict) {
-    case ControlRun::Verdict::Red:
+std::string_view effect_label(ControlRun::Effect effect) {
+  switch (effect) {
+    case ControlRun::Effect::RedAsNamed:
       return "RED (as required)";
-    case ControlRun::Verdict::StayedGreen:
+    case ControlRun::Effect::StayedGreen:
       return "stayed green";
-    case ControlRun::Verdict::WrongRed:
+    case ControlRun::Effect::WrongRed:
       return "WRONG RED";
-    case ControlRun::Verdict::Skipped:
+    case ControlRun::Effect::Skipped:
       return "skipped";
   }
   return "?";
@@ -236,8 +236,8 @@ Result<RedOnceReport> red_once(const Subject& subject, const RedOnceOptions& opt
     bool killed = false;
     for (const auto& lane : report.lanes) {
       ControlRun control_run = run_control(subject, control, lane, green_by_lane.at(lane), options);
-      killed = killed || control_run.verdict == ControlRun::Verdict::Red;
-      if (control_run.verdict == ControlRun::Verdict::WrongRed)
+      killed = killed || control_run.effect == ControlRun::Effect::RedAsNamed;
+      if (control_run.effect == ControlRun::Effect::WrongRed)
         report.problems.push_back(fmt::format("{} [{}] {}: wrong red: {}", report.scenario, control_run.lane,
                                               control_run.control, control_run.detail));
       report.runs.push_back(std::move(control_run));

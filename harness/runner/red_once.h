@@ -16,24 +16,25 @@
 
 namespace tidemark::runner {
 
-// What one control did in one lane.
+// What one control did in one lane. Its effect on the checks is not a run's verdict
+// (report::Verdict): a run that went red as the control names is the effect wanted.
 struct ControlRun {
-  enum class Verdict {
-    Red,  // exactly the named checks failed
+  enum class Effect {
+    RedAsNamed,  // exactly the named checks failed
     StayedGreen,
     WrongRed,  // a crash, an error, or other checks failing
     Skipped,   // the scenario excludes this lane for this control
   };
   std::string control;  // "mutant=reclaim.frame_bucket", "knobs=wire_deferred_mb:0"
   std::string lane;
-  Verdict verdict = Verdict::Skipped;
+  Effect effect = Effect::Skipped;
   std::string detail;  // what happened: failed checks with values, the error, the skip reason
   // Ledger lines: one per expected check, "<red detail> | green <green detail>".
   std::vector<std::string> measured;
 };
 
 // How a control's run reads in red-once's output: "RED (as required)", "stayed green", ...
-std::string_view verdict_label(ControlRun::Verdict verdict);
+std::string_view effect_label(ControlRun::Effect effect);
 
 struct RedOnceReport {
   std::string scenario;  // group/name, and the column when not the subject's own: "group/name@gl@virgl-zink-22.3.6"

@@ -18,7 +18,7 @@ RedOnceReport report_with(std::vector<std::string> measured) {
   ControlRun run;
   run.control = "mutant=reclaim.frame_bucket";
   run.lane = "spawn";
-  run.verdict = ControlRun::Verdict::Red;
+  run.effect = ControlRun::Effect::RedAsNamed;
   run.measured = std::move(measured);
   report.runs.push_back(run);
   return report;
@@ -26,12 +26,12 @@ RedOnceReport report_with(std::vector<std::string> measured) {
 
 // Check that a control is described by what it sets, mutant first, knobs sorted.
 // The labels red-once prints for each control's run, as its output has always read: a reader of
-// CI's log looks for these words, and no two verdicts may read alike.
-TEST(RedOnce, EachVerdictHasALabelOfItsOwn) {
-  EXPECT_EQ(verdict_label(ControlRun::Verdict::Red), "RED (as required)");
-  EXPECT_EQ(verdict_label(ControlRun::Verdict::StayedGreen), "stayed green");
-  EXPECT_EQ(verdict_label(ControlRun::Verdict::WrongRed), "WRONG RED");
-  EXPECT_EQ(verdict_label(ControlRun::Verdict::Skipped), "skipped");
+// CI's log looks for these words, and no two effects may read alike.
+TEST(RedOnce, EachControlEffectHasALabelOfItsOwn) {
+  EXPECT_EQ(effect_label(ControlRun::Effect::RedAsNamed), "RED (as required)");
+  EXPECT_EQ(effect_label(ControlRun::Effect::StayedGreen), "stayed green");
+  EXPECT_EQ(effect_label(ControlRun::Effect::WrongRed), "WRONG RED");
+  EXPECT_EQ(effect_label(ControlRun::Effect::Skipped), "skipped");
 }
 
 TEST(RedOnce, ControlsAreDescribedByWhatTheySet) {

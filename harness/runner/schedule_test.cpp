@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "runner/schedule.h"
+#include "core/testing/scratch.h"
 #include "runner/selection.h"
 
 namespace tidemark::runner {
@@ -17,7 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string patterns_file(const std::string& name, const std::string& text) {
-  const fs::path file = fs::path(::testing::TempDir()) / (std::to_string(::getpid()) + "-" + name);
+  static const test_support::ScratchDir scratch("schedule");
+  const fs::path file = scratch / name;
   std::ofstream(file) << text;
   return file.string();
 }

@@ -9,6 +9,8 @@
 
 #include "scenario/scenario.h"
 
+#include "core/testing/scratch.h"
+
 namespace tidemark::scenario {
 namespace {
 
@@ -50,13 +52,6 @@ std::string load_error(const fs::path& file) {
 // Scenarios written inline, each into its own fresh directory.
 class InlineScenario : public testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "tidemark-scenario-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   fs::path write(std::string_view name, std::string_view text) {
     fs::path file = dir_ / name;
     fs::create_directories(file.parent_path());
@@ -78,7 +73,8 @@ class InlineScenario : public testing::Test {
   std::string expect_error(std::string_view expect) { return load_error(with_workload("  - present:\n", expect)); }
   std::string at(std::string_view line_column) { return (dir_ / "s.yaml").string() + ":" + std::string(line_column); }
 
-  fs::path dir_;
+  const test_support::ScratchDir scratch_{"scenario"};
+  const fs::path dir_ = scratch_.path();
 };
 
 // Check that a scenario using every field loads with each one populated.

@@ -14,6 +14,8 @@
 #include <fstream>
 #include <string>
 
+#include "core/testing/scratch.h"
+
 namespace tidemark::servers {
 namespace {
 
@@ -44,12 +46,6 @@ ServerSpec python_server(bool fork, double delay = 0) {
 
 class Server : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("servers-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   static fs::path layer_dir() {
     const char* dir = std::getenv("TIDEMARK_LAYER_DIR");
     return dir ? dir : "";
@@ -70,7 +66,8 @@ class Server : public ::testing::Test {
     const size_t end = line.rfind(')');
     return end != std::string::npos && end + 2 < line.size() && line[end + 2] != 'Z';
   }
-  fs::path dir_;
+  const test_support::ScratchDir scratch_{"servers"};
+  const fs::path dir_ = scratch_.path();
 };
 
 // Check that a server is ready once it listens (a second late), that the client is pointed at

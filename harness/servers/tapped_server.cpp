@@ -17,18 +17,30 @@ Result<std::unique_ptr<TappedServer>> TappedServer::start(const ServerSpec& spec
                                                           const fs::path& layer_dir, const std::string& layer_settings,
                                                           std::function<void(const ServerEnd&)> on_server_end,
                                                           std::function<void(const tap::WireEvent&)> on_event) {
+  tap::DecoderFactory decoder;
+  if (!spec.wire.empty()) {
+    TIDEMARK_TRY(named, tap::decoder_for(spec.wire));
+    decoder = std::move(named);
+  }
+  return start_decoded_by(std::move(decoder), spec, folder, layer_dir, layer_settings, std::move(on_server_end),
+                          std::move(on_event));
+}
+
+Result<std::unique_ptr<TappedServer>> TappedServer::start_decoded_by(
+    tap::DecoderFactory decoder, const ServerSpec& spec, const fs::path& folder, const fs::path& layer_dir,
+    const std::string& layer_settings, std::function<void(const ServerEnd&)> on_server_end,
+    std::function<void(const tap::WireEvent&)> on_event) {
   auto made = std::unique_ptr<TappedServer>(new TappedServer());
   made->on_server_end_ = std::move(on_server_end);
   made->on_event_ = std::move(on_event);
   TIDEMARK_TRY(server, RendererServer::start(spec, folder, layer_dir, layer_settings));
   made->server_.emplace(std::move(server));
   made->program_ = spec.command.front();
-  if (!spec.wire.empty()) {
-    TIDEMARK_TRY(decoder, tap::decoder_for(spec.wire));
+  if (decoder) {
     tap::TapOptions options{.on_event = [self = made.get()](const tap::WireEvent& event) { self->saw(event); },
                             .on_server_end = [self = made.get()](uint32_t) { self->server_ended(); }};
     TIDEMARK_TRY(tapped, tap::SocketTap::start(made->server_->socket().parent_path() / "tap.sock",
-                                               made->server_->socket(), decoder, options));
+                                               made->server_->socket(), std::move(decoder), options));
     made->tap_.emplace(std::move(tapped));
   }
   return made;

@@ -55,6 +55,12 @@ class TappedServer {
                                                      const std::string& layer_settings,
                                                      std::function<void(const ServerEnd&)> on_server_end = {},
                                                      std::function<void(const tap::WireEvent&)> on_event = {});
+  // The same with `decoder` reading the wire, whatever `spec.wire` names (a test's decoder).
+  static Result<std::unique_ptr<TappedServer>> start_decoded_by(
+      tap::DecoderFactory decoder, const ServerSpec& spec, const std::filesystem::path& folder,
+      const std::filesystem::path& layer_dir, const std::string& layer_settings,
+      std::function<void(const ServerEnd&)> on_server_end = {},
+      std::function<void(const tap::WireEvent&)> on_event = {});
   ~TappedServer();  // the tap stopped, then the server's group killed and reaped
   TappedServer(const TappedServer&) = delete;
   TappedServer& operator=(const TappedServer&) = delete;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/process.h"
+#include "core/testing/scratch.h"
 #include "servers/renderer_server.h"
 
 namespace tidemark::servers {
@@ -45,8 +46,8 @@ TEST(VirglServer, AClientsRespecifiesAreCountedBeneathTheServer) {
   const std::string prefix = required("TIDEMARK_MESA_PREFIX"), client = required("TIDEMARK_GL_RESPECIFY");
   ASSERT_FALSE(prefix.empty() || client.empty())
       << "tests/drivers.cmake sets TIDEMARK_MESA_PREFIX and TIDEMARK_GL_RESPECIFY";
-  const fs::path dir = fs::path(::testing::TempDir()) / ("virgl-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const test_support::ScratchDir scratch("virgl");
+  const fs::path dir = scratch / "server";
   auto server = RendererServer::start(virgl_on_zink(), dir, required("TIDEMARK_LAYER_DIR"), "");
   ASSERT_TRUE(server) << server.error().message;
   const std::string lib = prefix + "/root/usr/lib/x86_64-linux-gnu";
@@ -76,7 +77,6 @@ TEST(VirglServer, AClientsRespecifiesAreCountedBeneathTheServer) {
   EXPECT_NE(::kill(leader, 0), 0);
   EXPECT_TRUE(WIFEXITED(server->wait_status()) && WEXITSTATUS(server->wait_status()) == 0)
       << describe_wait_status(server->wait_status()) << ": a server of one client ends by itself";
-  fs::remove_all(dir);
 }
 
 }  // namespace

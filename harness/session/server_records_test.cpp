@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "core/testing/scratch.h"
 #include "tracer/importer.h"
 
 namespace tidemark::session {
@@ -32,19 +33,14 @@ struct Host {
 
 class ServerRecordsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/tidemark-records-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    folder_ = pattern;
-    fs::create_directories(folder_ / "1234");
-  }
-  void TearDown() override { fs::remove_all(folder_); }
+  void SetUp() override { fs::create_directories(folder_ / "1234"); }
   // Appends records to the server's events file, as its layer writes them.
   void layer_wrote(std::initializer_list<TidemarkLayerEvent> events) {
     std::ofstream out(folder_ / "1234" / "events.bin", std::ios::binary | std::ios::app);
     for (const auto& event : events) out.write(reinterpret_cast<const char*>(&event), sizeof(event));
   }
-  fs::path folder_;
+  const test_support::ScratchDir scratch_{"records"};
+  const fs::path folder_ = scratch_.path();
 };
 
 tap::WireEvent command(uint64_t sequence, std::string kind, std::optional<uint32_t> resource = std::nullopt,

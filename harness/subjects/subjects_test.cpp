@@ -2,9 +2,10 @@
 #include "subjects/subjects.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <fstream>
+
+#include "core/testing/scratch.h"
 
 namespace tidemark::subjects {
 namespace {
@@ -39,7 +40,6 @@ controls:
 class GivenPaths : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("subjects-" + std::to_string(::getpid()));
     for (const char* folder : {"a", "b"}) {
       fs::create_directories(dir_ / folder);
       std::ofstream(dir_ / folder / "app.trace") << "at: an apitrace capture's magic";
@@ -47,7 +47,6 @@ class GivenPaths : public ::testing::Test {
       std::ofstream(dir_ / folder / "s.yaml") << kScenario;
     }
   }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   std::vector<std::string> ids(const std::vector<std::string>& paths) const {
     auto loaded = load_subjects(paths);
@@ -57,7 +56,8 @@ class GivenPaths : public ::testing::Test {
       for (const auto& subject : loaded->subjects) out.push_back(test_name(subject->info(), Lane::Monolith, {}));
     return out;
   }
-  fs::path dir_;
+  const test_support::ScratchDir scratch_{"subjects"};
+  const fs::path dir_ = scratch_.path();
 };
 
 // Check that one file named twice (again, under its folder, through a link) is one subject, of every kind.

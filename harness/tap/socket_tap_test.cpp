@@ -16,29 +16,21 @@
 
 #include "core/process.h"
 #include "core/testing/scratch.h"
+#include "core/testing/sockets.h"
 #include "tap/vtest_decoder.h"
 
 namespace tidemark::tap {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::address_of;
+using test_support::connect_to;
+using test_support::kPatienceMs;
+using test_support::patient;
+using test_support::read_exactly;
 using test_support::ScratchDir;
+using test_support::write_all;
 using ::testing::HasSubstr;
-
-constexpr int kPatienceMs = 10000;  // a failing test fails within it rather than hangs
-
-sockaddr_un address_of(const fs::path& path) {
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
-  return address;
-}
-
-void patient(int fd) {
-  timeval limit{.tv_sec = kPatienceMs / 1000, .tv_usec = 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
-}
 
 // The test's own server: a listening socket it accepts from itself.
 class Listener {
@@ -59,36 +51,6 @@ class Listener {
  private:
   UniqueFd fd_;
 };
-
-UniqueFd connect_to(const fs::path& path) {
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  const sockaddr_un address = address_of(path);
-  EXPECT_EQ(::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address), 0) << path;
-  patient(fd.get());
-  return fd;
-}
-
-void write_all(int fd, std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t put = ::write(fd, text.data(), text.size());
-    ASSERT_GT(put, 0) << std::strerror(errno);
-    text.remove_prefix(static_cast<size_t>(put));
-  }
-}
-
-// Reads exactly `size` bytes with plain read()s (as the vtest client reads a reply's header),
-// or fewer if the stream ends.
-std::string read_exactly(int fd, size_t size) {
-  std::string text(size, '\0');
-  size_t have = 0;
-  while (have < size) {
-    const ssize_t got = ::read(fd, text.data() + have, size - have);
-    if (got <= 0) break;
-    have += static_cast<size_t>(got);
-  }
-  text.resize(have);
-  return text;
-}
 
 // A memfd holding `text`.
 UniqueFd memfd_holding(std::string_view text) {

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "core/process.h"
+#include "core/testing/scratch.h"
 #include "drivers/driver_builds.h"
 #include "servers/renderer_server.h"
 #include "tap/socket_tap.h"
@@ -193,8 +194,8 @@ void print(const std::string& client, const WireGauges& wire) {
 void tap_changes_nothing_and_counts_the_wire(const std::string& name, const Stack& stack) {
   ASSERT_FALSE(variable("TIDEMARK_GL_RESPECIFY").empty() || variable("TIDEMARK_LAYER_DIR").empty())
       << "harness/tap/CMakeLists.txt sets TIDEMARK_GL_RESPECIFY and TIDEMARK_LAYER_DIR";
-  const fs::path root = fs::path(::testing::TempDir()) / fmt::format("tap-{}-{}", name, ::getpid());
-  fs::create_directories(root);
+  const test_support::ScratchDir scratch("tap-" + name);
+  const fs::path root = scratch.path();
   Run straight, tapped;
   ASSERT_NO_FATAL_FAILURE(run_stack(stack, root / "straight", false, straight));
   ASSERT_NO_FATAL_FAILURE(run_stack(stack, root / "tapped", true, tapped));
@@ -227,7 +228,6 @@ void tap_changes_nothing_and_counts_the_wire(const std::string& name, const Stac
   std::printf("the server's renderer: VkBuffers %lld at the peak, %lld made through the tap; %lld and %lld without\n",
               static_cast<long long>(tapped.vkbufspk), static_cast<long long>(tapped.vkbufsmade),
               static_cast<long long>(straight.vkbufspk), static_cast<long long>(straight.vkbufsmade));
-  if (!::testing::Test::HasFailure()) fs::remove_all(root);
 }
 
 // Mesa 25.0.7's client names its socket (VTEST_SOCKET_NAME): scripts/driver-prefix's build.

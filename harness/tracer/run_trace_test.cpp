@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/digest.h"
+#include "core/testing/scratch.h"
 
 namespace tidemark::tracer {
 namespace {
@@ -75,9 +76,8 @@ std::string file_bytes(const std::filesystem::path& file) {
 // Check that a spilled trace saved to a file is the trace kept in memory, and that what is
 // written after the save leaves the saved file as it was while the trace itself goes on whole.
 TEST(RunTrace, ASavedTraceIsTheWholeTraceAndStaysAsSaved) {
-  const auto dir = std::filesystem::path(::testing::TempDir()) / "tidemark-run-trace-save";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const test_support::ScratchDir scratch("run-trace");
+  const std::filesystem::path dir = scratch.path();
   RunTrace spilled(one_counter(), 1, RunTrace::Spill::ToFile);
   RunTrace kept(one_counter(), 1, RunTrace::Spill::Off);
   write_a_long_run(spilled);

@@ -1,33 +1,24 @@
 #include "wire/recording.h"
 
+#include "core/testing/scratch.h"
 #include "wire/messages.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <sstream>
 
 namespace tidemark::wire {
 namespace {
 
-// Per test and process: CTest runs these tests side by side, and a shared name let one test
-// read a recording another was still writing. Removed when the test is done with it.
+// A file in a folder of the test's own: CTest runs these tests side by side, and a shared name
+// let one test read a recording another was still writing.
 class TempFile {
  public:
-  explicit TempFile(const std::string& name) {
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::path(::testing::TempDir()) /
-            (std::string(test ? test->name() : "none") + "-" + std::to_string(::getpid()) + "-" + name);
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  ~TempFile() {
-    std::error_code ignored;
-    std::filesystem::remove(path_, ignored);
-  }
+  explicit TempFile(const std::string& name) : path_(folder_ / name) {}
   const std::filesystem::path& path() const { return path_; }
 
  private:
+  test_support::ScratchDir folder_{"recording"};
   std::filesystem::path path_;
 };
 

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "wire/frame_io.h"
+#include "core/testing/scratch.h"
 #include "wire/posix.h"
 #include "wire/codec.h"
 #include "wire/messages.h"
@@ -24,7 +25,7 @@ class TcpServer : public ::testing::Test {
     options.keep_env = {"PATH", "LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "VK_ICD_FILENAMES"};
     options.set_env = {{"TIDEMARK_TOKEN", kToken}};
     options.capture_stdout = true;
-    options.stderr_path = ::testing::TempDir() + "/tidemark-server-hostile.log";
+    options.stderr_path = (scratch_ / "server.log").string();
     auto child = ChildProcess::spawn(options);
     ASSERT_TRUE(child) << child.error().message;
     server_ = std::move(*child);
@@ -86,6 +87,7 @@ class TcpServer : public ::testing::Test {
     EXPECT_EQ(bye->op, Opcode::Ok);
   }
 
+  const test_support::ScratchDir scratch_{"hostile"};
   ChildProcess server_;
   uint16_t port_ = 0;
 };

@@ -1,54 +1,49 @@
-// Files and folders a unit test writes for itself, named by the process so parallel test binaries
-// never meet, and removed when the test is done with them: tests that left theirs behind once
-// filled /tmp with hundreds.
+// Folders and files a unit test writes for itself: each a TemporaryFolder (core/temporaries.h),
+// so its name is unique (never a fixed /tmp name two runs could meet at), it is removed with what
+// it holds when the test is done, and a test killed outright leaves it to the next sweep.
 #pragma once
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "core/temporaries.h"
 
 namespace tidemark::test_support {
 
-// A folder of the test's own: a temporary folder as Tidemark makes every one (core/temporaries.h),
-// removed with what it holds when the value goes, or by the next Tidemark if the test is killed.
 class ScratchDir {
  public:
-  explicit ScratchDir(const std::string& name) : folder_(made(name)) {}
+  // `name` starts the folder's: <name>-XXXXXX (short: a Unix socket's path in it is under 108 bytes).
+  explicit ScratchDir(std::string_view name = "test") {
+    auto made = TemporaryFolder::make(name);
+    if (made)
+      folder_ = std::move(*made);
+    else
+      ADD_FAILURE() << "no scratch folder for the test: " << made.error().message;
+  }
   const std::filesystem::path& path() const { return folder_.path(); }
+  std::filesystem::path operator/(const std::filesystem::path& name) const { return path() / name; }
 
  private:
-  static TemporaryFolder made(const std::string& name) {
-    auto folder = TemporaryFolder::make(name);
-    if (folder) return std::move(*folder);
-    ADD_FAILURE() << folder.error().message;
-    return {};
-  }
   TemporaryFolder folder_;
 };
 
-// A file holding `text`, byte for byte.
+// A file holding `text`, byte for byte, named `name` in a scratch folder of its own.
 class ScratchFile {
  public:
-  ScratchFile(const std::string& name, const std::string& text)
-      : path_(std::filesystem::path(::testing::TempDir()) / (std::to_string(::getpid()) + "-" + name)) {
+  ScratchFile(const std::string& name, const std::string& text) : folder_("file"), path_(folder_ / name) {
     std::ofstream(path_, std::ios::binary) << text;
   }
-  ~ScratchFile() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
-  ScratchFile(const ScratchFile&) = delete;
-  ScratchFile& operator=(const ScratchFile&) = delete;
   const std::filesystem::path& path() const { return path_; }
   operator const std::filesystem::path&() const { return path_; }
   std::string string() const { return path_.string(); }
 
  private:
+  ScratchDir folder_;
   std::filesystem::path path_;
 };
 
