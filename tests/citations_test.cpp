@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Repository folders a citation may start with; a path may also start with a folder of harness/
-// (`runner/subject.h`). Output folders (build/, reports/) are not cited paths.
+// (`runner/pipeline/subject.h`). Output folders (build/, reports/) are not cited paths.
 constexpr std::array kTopFolders = {"harness",  "scenarios", "fixtures", "tests", "scripts",  "lanes", "docs",
                                     "red_once", "captures",  "tools",    "bench", "examples", "cmake", ".ci"};
 
@@ -39,7 +39,7 @@ std::string_view first_folder(std::string_view path) { return path.substr(0, pat
 
 // A token is a citation when it starts with a known folder; globs, placeholders (<group>,
 // $VAR, ...), absolute paths and URLs (`//host/...` after the scheme's colon) are not. A path
-// under harness/ without the folder (`runner/subject.h`) names a source file or a folder: prose
+// under harness/ without the folder (`runner/pipeline/subject.h`) names a source file or a folder: prose
 // such as `report/layer` (a report folder's part) is not one.
 std::optional<std::string> citation_in(std::string_view token, const std::set<std::string, std::less<>>& subsystems) {
   if (token.contains("...")) return std::nullopt;
@@ -238,7 +238,7 @@ TEST(Citations, LanesReadmeSaysTheProtocolVersionOfTheCode) {
 TEST(Citations, ACitationStartsWithAKnownFolder) {
   const std::set<std::string, std::less<>> subsystems = {"core", "runner"};
   const auto found = citations(
-      "see harness/wire/codec.h:32, runner/subject.h's prepare and ./scripts/test.\n"
+      "see harness/wire/codec.h:32, runner/pipeline/subject.h's prepare and ./scripts/test.\n"
       "not scenarios/<group>/x.yaml, harness/*/CMakeLists.txt, /tmp/x/y, https://github.com/google/dawn,\n"
       "dri/libgallium.so, build/default/tidemark, scenarios/..., $ROOT/tests/x\n"
       "nor a word/another word or runner/the-run;\n"
@@ -247,7 +247,7 @@ TEST(Citations, ACitationStartsWithAKnownFolder) {
       "", subsystems);
   std::vector<std::string> paths;
   for (const auto& citation : found) paths.push_back(std::to_string(citation.line) + " " + citation.path);
-  EXPECT_EQ(paths, (std::vector<std::string>{"1 harness/wire/codec.h", "1 runner/subject.h", "1 scripts/test",
+  EXPECT_EQ(paths, (std::vector<std::string>{"1 harness/wire/codec.h", "1 runner/pipeline/subject.h", "1 scripts/test",
                                              "5 docs/", "5 core/files.h"}));
 }
 

@@ -1,4 +1,4 @@
-# A driver that crashes ends its subject's isolated child, not the run (runner/isolation.h): the
+# A driver that crashes ends its subject's isolated child, not the run (runner/pipeline/isolation.h): the
 # layer raises SIGSEGV beneath one scenario of magma-reclaim in the monolith lane, which is a crash
 # naming the signal, the child and its last step, the same step in the split lane; the other four
 # run green; summary.json and junit.xml hold all five; an expectations line naming `crash` makes it
@@ -7,7 +7,7 @@
 add_test(NAME Tidemark.Isolation.ADriverThatCrashesIsAVerdictAndTheOtherScenariosRun
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/crash-isolated ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Isolation.ADriverThatCrashesIsAVerdictAndTheOtherScenariosRun PROPERTIES LABELS cli)
-# run's schedule changes no result (runner/schedule.h): kmd, magma-wire-buffers and counters in the
+# run's schedule changes no result (runner/pipeline/schedule.h): kmd, magma-wire-buffers and counters in the
 # selection's order, shuffled, and two at once in two children give the same records, digests and
 # order in summary.json and junit.xml (scripts/testing/run-schedule); --skip and --include files
 # skip what they match (or miss), saying which line, a bad pattern is bad input at its place, and

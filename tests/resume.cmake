@@ -1,5 +1,5 @@
 # A run journals as it goes and resumes after a kill; --retry tells a flake from a regression
-# (runner/subject.h, report/journal.h).
+# (runner/pipeline/subject.h, report/journal.h).
 #
 # A run SIGKILLed once its journal holds one record and resumed with `run --resume DIR` writes the
 # summary an uninterrupted run writes (digests equal), running only the four subjects with no

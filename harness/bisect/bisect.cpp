@@ -11,8 +11,8 @@
 #include "capture/capture_reduce.h"
 #include "core/gauges.h"
 #include "core/option_values.h"
-#include "runner/build_runs.h"
-#include "runner/compare.h"
+#include "runner/pipeline/build_runs.h"
+#include "runner/verbs/compare.h"
 #include "session/builtin_backends.h"
 #include "subjects/subjects.h"
 

@@ -1,6 +1,6 @@
 // `tidemark bisect`: the driver build or commit that made a subject bad. The candidates
 // (candidates.h) are searched (search.h) by a judge that runs the subject on each through the
-// one pipeline (runner/compare.h: a build's runs in a process of its own under its environment,
+// one pipeline (runner/verbs/compare.h: a build's runs in a process of its own under its environment,
 // its identity checked), `repeat` times, and holds the runs to the predicate.
 #pragma once
 

@@ -4,7 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "capture/capture_subject.h"
-#include "runner/red_once.h"
+#include "runner/verbs/red_once.h"
 #include "core/files.h"
 #include "core/temporaries.h"
 #include "core/process.h"

@@ -14,7 +14,7 @@
 
 #include "capture/capture_fixture.h"
 #include "capture/capture_subject.h"
-#include "runner/red_once.h"
+#include "runner/verbs/red_once.h"
 #include "core/error.h"
 #include "report/run_record.h"
 

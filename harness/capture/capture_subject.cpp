@@ -23,10 +23,9 @@
 #include "drivers/driver_builds.h"
 #include "observe/observe.h"
 #include "report/json_fields.h"
-#include "runner/build_runs.h"
+#include "runner/pipeline/build_runs.h"
 #include "servers/renderer_server.h"
 #include "check/run_checks.h"
-#include "runner/scenario_subject.h"
 
 namespace tidemark::capture {
 

@@ -1,4 +1,4 @@
-// A capture fixture as a test subject (runner/subject.h): its replayer run under `tidemark
+// A capture fixture as a test subject (runner/pipeline/subject.h): its replayer run under `tidemark
 // observe`'s machinery (the Tidemark layer beneath, a model host per process), its gauge bounds
 // judged over what the layer and the kernel model read, and the result a run record like any
 // other. Lanes do not apply (the replayer is a program of its own, not a session): a record says
@@ -13,7 +13,7 @@
 
 #include "capture/capture_fixture.h"
 #include "core/error.h"
-#include "runner/subject.h"
+#include "runner/pipeline/subject.h"
 
 namespace tidemark::capture {
 

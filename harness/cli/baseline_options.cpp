@@ -1,12 +1,12 @@
 // --baseline and --tolerance, as run, compare, parity and red-once take them, and the setup of a
-// verb's runs from the options they share (runner/run_setup.h).
+// verb's runs from the options they share (runner/pipeline/run_setup.h).
 #include <fmt/format.h>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "layer/link.h"
 #include "report/baseline.h"
-#include "runner/run_setup.h"
+#include "runner/pipeline/run_setup.h"
 
 namespace tidemark::cli {
 

@@ -1,10 +1,10 @@
 // `tidemark bench FILE... [--repeat N] [--floor PROGRAM] [--history F]`: the library
-// (runner/bench.h) measures each stream in every lane and writes bench.json and the history;
+// (runner/verbs/bench.h) measures each stream in every lane and writes bench.json and the history;
 // this prints a row per lane, and each ratio more than 10 % worse than the history's median (red).
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "runner/bench.h"
+#include "runner/verbs/bench.h"
 
 namespace tidemark::cli {
 

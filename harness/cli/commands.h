@@ -15,8 +15,8 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "report/summary.h"
-#include "runner/run_setup.h"
-#include "runner/scenario_subject.h"
+#include "runner/pipeline/run_setup.h"
+#include "runner/kinds/scenario_subject.h"
 #include "scenario/scenario.h"
 #include "lanes/lanes.h"
 
@@ -43,9 +43,9 @@ Result<std::vector<scenario::Scenario>> load_all(const std::vector<std::string>&
 // fixtures (subjects/subjects.h), every one loaded before anything runs.
 Result<subjects::Loaded> load_subjects(const std::vector<std::string>& inputs, const std::string& shard = {},
                                        const std::string& durations = {});
-// run's schedule: what it skips, in which order, how many at once, when it stops (runner/schedule.h).
+// run's schedule: what it skips, in which order, how many at once, when it stops (runner/pipeline/schedule.h).
 struct ScheduleArgs {
-  std::vector<std::string> skip_files, include_files;  // test-name patterns (runner/selection.h)
+  std::vector<std::string> skip_files, include_files;  // test-name patterns (runner/pipeline/selection.h)
   unsigned jobs = 0;                                   // subjects at once; 0: one per core
   int64_t shuffle = -1;                                // a seed of the order; -1: the selection's
   size_t max_fails = 0;                                // 0: no limit
@@ -57,7 +57,7 @@ struct BaselineArgs {
   std::vector<std::string> tolerances;  // GAUGE=N or GAUGE=P%
 };
 
-// A verb's runs set up from the options every such verb takes (runner/run_setup.h), read before
+// A verb's runs set up from the options every such verb takes (runner/pipeline/run_setup.h), read before
 // anything runs: `report` empty is a folder of its own under reports/.
 Result<std::unique_ptr<runner::RunSetup>> run_setup(const std::string& report, const std::string& expectations,
                                                     const BaselineArgs& baseline, const TimeBoundsOverride& bounds,

@@ -1,5 +1,5 @@
 // `tidemark compare FILE... [--backend B|B@BUILD]... [--expectations F] [--report DIR]`: the
-// library (runner/compare.h) runs the scenarios on each backend and driver build; this prints each
+// library (runner/verbs/compare.h) runs the scenarios on each backend and driver build; this prints each
 // row and writes compare.json, compare.html (report/compare.h) and the summary.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,8 +12,8 @@
 #include "layer/link.h"
 #include "report/baseline.h"
 #include "report/summary.h"
-#include "runner/build_runs.h"
-#include "runner/compare.h"
+#include "runner/pipeline/build_runs.h"
+#include "runner/verbs/compare.h"
 #include "session/builtin_backends.h"
 
 namespace tidemark::cli {

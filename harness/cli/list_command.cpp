@@ -1,12 +1,13 @@
-// list, and the CTest registrations it writes (runner/ctest_registrations.h makes them).
+// list, and the CTest registrations it writes (runner/verbs/ctest_registrations.h makes them).
 #include <fmt/format.h>
 
 #include <span>
 
 #include "cli/commands.h"
 #include "core/files.h"
-#include "runner/ctest_registrations.h"
-#include "runner/scenario_subject.h"
+#include "runner/verbs/ctest_registrations.h"
+#include "runner/kinds/scenario_subject.h"
+#include "runner/pipeline/selection.h"
 
 namespace tidemark::cli {
 

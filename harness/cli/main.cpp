@@ -23,7 +23,7 @@
 #include "core/temporaries.h"
 #include "drivers/driver_builds.h"
 #include "layer/link.h"
-#include "runner/build_runs.h"
+#include "runner/pipeline/build_runs.h"
 #include "subjects/subjects.h"
 #include "cli/command_line.h"
 #include "wire/version_text.h"
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   tidemark::adopt_orphans();               // what a child leaves running is ended, not left to init
   tidemark::layer::make_discoverable();    // before any thread: a session may put the layer beneath its device
   tidemark::end_cleanly_on_termination();  // SIGTERM, SIGINT, SIGHUP: no child tree nor temporary folder left
-  // A batch's child on a driver build (runner/build_runs.h): no command line, the batch asked and
+  // A batch's child on a driver build (runner/pipeline/build_runs.h): no command line, the batch asked and
   // answered on fd 3.
   if (argc == 2 && argv[1] == runner::kBatchChildWord) return tidemark::subjects::serve_batch(3);
   CLI::App app{"Tidemark: deterministic replay and regression harness for GPU driver stacks", "tidemark"};

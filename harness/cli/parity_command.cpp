@@ -1,5 +1,5 @@
 // `tidemark parity FILE... [--replay] [--save-digests F | --against F]`: the library
-// (runner/parity.h) runs every subject in every lane; this prints a row per subject, compares
+// (runner/verbs/parity.h) runs every subject in every lane; this prints a row per subject, compares
 // with saved digests and writes the summary.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "core/files.h"
 #include "report/summary.h"
-#include "runner/parity.h"
+#include "runner/verbs/parity.h"
 
 namespace tidemark::cli {
 

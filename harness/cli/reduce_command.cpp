@@ -8,8 +8,8 @@
 #include "reduce/fixture.h"
 #include "reduce/lift.h"
 #include "reduce/reducer.h"
-#include "runner/red_once.h"
-#include "runner/scenario_subject.h"
+#include "runner/verbs/red_once.h"
+#include "runner/kinds/scenario_subject.h"
 
 namespace tidemark::cli {
 

@@ -5,8 +5,8 @@
 #include "cli/commands.h"
 #include "layer/link.h"
 #include "report/run_record.h"
-#include "runner/recording_subject.h"
-#include "runner/subject.h"
+#include "runner/kinds/recording_subject.h"
+#include "runner/pipeline/subject.h"
 
 namespace tidemark::cli {
 

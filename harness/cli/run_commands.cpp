@@ -11,11 +11,11 @@
 #include "layer/settings.h"
 #include "report/baseline.h"
 #include "report/summary.h"
-#include "runner/parity.h"
-#include "runner/scenario_subject.h"
-#include "runner/schedule.h"
-#include "runner/selection.h"
-#include "runner/subject.h"
+#include "runner/verbs/parity.h"
+#include "runner/kinds/scenario_subject.h"
+#include "runner/pipeline/schedule.h"
+#include "runner/pipeline/selection.h"
+#include "runner/pipeline/subject.h"
 
 namespace tidemark::cli {
 

@@ -5,8 +5,8 @@
 
 #include "cli/command_line.h"
 #include "core/files.h"
-#include "runner/build_runs.h"
-#include "runner/scenario_subject.h"
+#include "runner/pipeline/build_runs.h"
+#include "runner/kinds/scenario_subject.h"
 
 namespace tidemark::cli {
 

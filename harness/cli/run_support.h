@@ -11,7 +11,7 @@
 #include "cli/commands.h"
 #include "core/progress.h"
 #include "report/journal.h"
-#include "runner/subject.h"
+#include "runner/pipeline/subject.h"
 
 namespace tidemark::cli {
 

@@ -1,11 +1,11 @@
 // `tidemark soak FILE [--lane L]... [--every N] [--max-rss-slope K] [--max-maps-slope M]`: the
-// library (runner/soak.h) runs the workload in each lane with its memory sampled, and writes
+// library (runner/verbs/soak.h) runs the workload in each lane with its memory sampled, and writes
 // soak.json and soak.html; this prints a row per lane and the verdict. Red when a run is red or
 // a slope is above its bound.
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "runner/soak.h"
+#include "runner/verbs/soak.h"
 
 namespace tidemark::cli {
 

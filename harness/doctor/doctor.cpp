@@ -11,7 +11,7 @@
 
 #include "layer/link.h"
 #include "report/json_fields.h"
-#include "runner/scenario_subject.h"
+#include "runner/kinds/scenario_subject.h"
 #include "scenario/scenario.h"
 
 namespace tidemark::doctor {

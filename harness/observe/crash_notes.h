@@ -1,5 +1,5 @@
 // What a process running a subject notes as it goes, for the process that outlives it: the step
-// under way, a renderer server's death and a device lost. An isolated subject (runner/isolation.h)
+// under way, a renderer server's death and a device lost. An isolated subject (runner/pipeline/isolation.h)
 // runs in a child whose notes live in memory shared with its parent, so a child that dies by a
 // signal still tells the parent what it was doing; in a run without isolation nothing is armed and
 // noting costs one pointer test. The notes are plain fixed-size fields (no allocation, no

@@ -16,9 +16,9 @@
 #include "report/baseline.h"
 #include "report/red_once_record.h"
 #include "report/summary.h"
-#include "runner/build_runs.h"
-#include "runner/expectations.h"
-#include "runner/red_once.h"
+#include "runner/pipeline/build_runs.h"
+#include "runner/pipeline/expectations.h"
+#include "runner/verbs/red_once.h"
 #include "scenario/scenario.h"
 
 namespace tidemark::rebase {

@@ -7,8 +7,8 @@
 
 #include "core/files.h"
 #include "reduce/scenario_text.h"
-#include "runner/fixture.h"
-#include "runner/red_once.h"
+#include "runner/verbs/fixture.h"
+#include "runner/verbs/red_once.h"
 #include "wire/recording.h"
 
 namespace tidemark::reduce {

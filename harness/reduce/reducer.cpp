@@ -15,7 +15,7 @@
 #include "core/worker.h"
 #include "reduce/ddmin.h"
 #include "reduce/scenario_text.h"
-#include "runner/scenario_subject.h"
+#include "runner/kinds/scenario_subject.h"
 #include "session/builtin_backends.h"
 
 namespace tidemark::reduce {

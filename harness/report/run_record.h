@@ -112,7 +112,7 @@ struct BaselineJudgement {
   bool operator==(const BaselineJudgement&) const = default;
 };
 
-// Which process of a run died: Tidemark's child running the subject (runner/isolation.h), the
+// Which process of a run died: Tidemark's child running the subject (runner/pipeline/isolation.h), the
 // renderer server of a driver build with a server, or the spawn or tcp lane's tidemark-server
 // (by a signal: one that exits with a status is named in a could-not-run, with its last words).
 enum class CrashedProcess { Subject, RendererServer, LaneServer };

@@ -50,7 +50,7 @@ namespace tidemark::scenario {
 // What a step drives: the device through the client API, the kernel model (its gauges are then
 // read) in its GPU-memory half or its kernel driver, or the scenario's own counter stream in the
 // trace. The halves differ on a build with a renderer server, whose layer reaches the kernel
-// driver live but its memory only at the run's read-backs (runner/scenario_subject.cpp).
+// driver live but its memory only at the run's read-backs (runner/kinds/scenario_subject.cpp).
 enum class StepTarget { Device, KernelMemory, KernelDriver, Trace };
 constexpr bool targets_kernel(StepTarget target) {
   return target == StepTarget::KernelMemory || target == StepTarget::KernelDriver;

@@ -5,13 +5,13 @@
 #include "core/files.h"
 #include "drivers/driver_builds.h"
 #include "report/json_fields.h"
-#include "runner/build_runs.h"
+#include "runner/pipeline/build_runs.h"
 #include "core/worker.h"
 #include "doctor/doctor.h"
 #include "session/builtin_backends.h"
-#include "runner/recording_subject.h"
-#include "runner/scenario_subject.h"
-#include "runner/selection.h"
+#include "runner/kinds/recording_subject.h"
+#include "runner/kinds/scenario_subject.h"
+#include "runner/pipeline/selection.h"
 
 namespace tidemark::subjects {
 

@@ -1,6 +1,6 @@
 // The subjects a command's paths name: scenario files and folders, and capture fixtures
 // (*.capture.yaml, named or found under a folder), each loaded before anything runs, so nothing
-// runs on a half-valid set. Every command takes what this gives (runner/subject.h): none of them
+// runs on a half-valid set. Every command takes what this gives (runner/pipeline/subject.h): none of them
 // asks which kind a subject is.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 #include "report/summary.h"
-#include "runner/subject.h"
+#include "runner/pipeline/subject.h"
 
 namespace tidemark::subjects {
 
@@ -20,12 +20,12 @@ struct Loaded {
   size_t scenarios_before_shard = 0;
 };
 
-// `shard` and `durations` as select_shard takes them (runner/selection.h); capture fixtures are
+// `shard` and `durations` as select_shard takes them (runner/pipeline/selection.h); capture fixtures are
 // not sharded: given with a shard they are bad input.
 Result<Loaded> load_subjects(const std::vector<std::string>& paths, const std::string& shard = {},
                              const std::string& durations = {});
 
-// A batch's child (runner/build_runs.h), a worker (core/worker.h) on `socket`: checks that this
+// A batch's child (runner/pipeline/build_runs.h), a worker (core/worker.h) on `socket`: checks that this
 // process runs under each batch's build, runs every subject of it in the batch's column through
 // the pipeline, and answers; or answers an examination of its build (doctor::ExamineRequest).
 // Returns the exit code: 0 when it answered every request (an error it met is in the answer),

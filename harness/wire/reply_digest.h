@@ -1,5 +1,5 @@
 // Inside the wire: what a replay's replies make of the run digest. The runner digests what it
-// read back through the same RunDigestInputs (runner/digest.h), so the two agree by construction.
+// read back through the same RunDigestInputs (runner/kinds/digest.h), so the two agree by construction.
 #pragma once
 
 #include <optional>
