@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "capture/testing/sample_fixture.h"
 #include "core/testing/scratch.h"
 
 namespace tidemark::capture {
@@ -14,7 +15,7 @@ namespace fs = std::filesystem;
 
 class CaptureFile : public ::testing::Test {
  protected:
-  void SetUp() override { std::ofstream(dir_ / "app.trace") << "at: the loader reads no more than the snappy magic"; }
+  void SetUp() override { std::ofstream(dir_ / "app.trace") << testing::kSampleCapture; }
   Result<CaptureFixture> load(const std::string& text) {
     std::ofstream(dir_ / "x.capture.yaml") << text;
     return load_capture_fixture(dir_ / "x.capture.yaml");
@@ -27,17 +28,7 @@ class CaptureFile : public ::testing::Test {
   const fs::path dir_ = scratch_.path();
 };
 
-constexpr const char* kGood = R"(name: the-replay-holds-few-buffers
-group: captures
-capture: app.trace
-expect: [vkbufspk <= 16]
-whole: [vksubmits > 0]
-controls:
-  - fault: hold_frees
-    fails: [vkbufspk <= 16]
-  - fault: fail_allocation=3
-    fails: [replay]
-)";
+constexpr const char* kGood = testing::kSampleFixture;
 
 TEST_F(CaptureFile, AFixtureNamesItsCaptureChecksAndControls) {
   auto fixture = load(kGood);

@@ -1,6 +1,6 @@
 // The gauges a backend publishes: the catalogue (name, meaning, whether it is a running
 // maximum) is the one place a gauge is declared. Reports, digests, the wire and scenario
-// checks use its order and names; scenarios/README.md's table is checked against it.
+// checks use its order and names; docs/gauges.md's table is checked against it.
 #pragma once
 
 #include <array>

@@ -67,14 +67,14 @@ TEST(Gauges, TheKernelCatalogueCoversEveryFieldOnce) {
   EXPECT_FALSE(is_kernel_gauge("wbufs"));
 }
 
-// Check that the gauge table in scenarios/README.md is the catalogue, row for row.
+// Check that the gauge table in docs/gauges.md is the catalogue, row for row.
 TEST(Gauges, TheScenarioReadmeTableIsTheCatalogue) {
-  std::ifstream readme(TIDEMARK_SCENARIOS_README);
-  ASSERT_TRUE(readme) << TIDEMARK_SCENARIOS_README;
+  std::ifstream page(TIDEMARK_GAUGES_PAGE);
+  ASSERT_TRUE(page) << TIDEMARK_GAUGES_PAGE;
   static const std::regex kRow(R"(^\| `([a-z]+)` \| (yes|no) \| (device|reclaim-model) \| (.+) \|$)");
   std::vector<std::string> rows;
   bool in_table = false;
-  for (std::string line; std::getline(readme, line);) {
+  for (std::string line; std::getline(page, line);) {
     if (line == "| gauge | peak | kind | meaning |") in_table = true;
     if (in_table && line.empty()) break;
     std::smatch match;
@@ -88,15 +88,15 @@ TEST(Gauges, TheScenarioReadmeTableIsTheCatalogue) {
   EXPECT_EQ(rows, expected);
 }
 
-// Check that the README's kernel gauge tables (the memory half, then the driver's) name every
+// Check that docs/gauges.md's kernel gauge tables (the memory half, then the driver's) name every
 // kernel gauge exactly once and nothing else: a gauge added to the catalogue needs its row.
 TEST(Gauges, TheReadmeKernelTablesNameEveryKernelGaugeOnce) {
-  std::ifstream readme(TIDEMARK_SCENARIOS_README);
-  ASSERT_TRUE(readme) << TIDEMARK_SCENARIOS_README;
+  std::ifstream page(TIDEMARK_GAUGES_PAGE);
+  ASSERT_TRUE(page) << TIDEMARK_GAUGES_PAGE;
   static const std::regex kName("`([a-z]+)`");
   std::map<std::string, int> named;
   bool in_table = false;
-  for (std::string line; std::getline(readme, line);) {
+  for (std::string line; std::getline(page, line);) {
     if (line == "| gauge | meaning |") in_table = true;
     if (in_table && line.empty()) in_table = false;
     if (!in_table || line.rfind("| `", 0) != 0) continue;
@@ -106,10 +106,10 @@ TEST(Gauges, TheReadmeKernelTablesNameEveryKernelGaugeOnce) {
   for (const auto& spec : kKernelGauges)
     EXPECT_EQ(named[std::string(spec.name)], 1) << spec.name << " is not named once in the kernel gauge tables";
   for (const auto& [name, count] : named)
-    EXPECT_TRUE(is_kernel_gauge(name)) << "the README's kernel tables name '" << name << "', not a kernel gauge";
+    EXPECT_TRUE(is_kernel_gauge(name)) << "docs/gauges.md's kernel tables name '" << name << "', not a kernel gauge";
 }
 
-// Check that the README's observed gauge table is the catalogue, row for row, and that every
+// Check that docs/gauges.md's observed gauge table is the catalogue, row for row, and that every
 // ObservedGauges field is in it once.
 TEST(Gauges, TheReadmeObservedTableIsTheObservedCatalogue) {
   ObservedGauges probe;
@@ -121,11 +121,11 @@ TEST(Gauges, TheReadmeObservedTableIsTheObservedCatalogue) {
   }
   EXPECT_EQ(fields.size(), kObservedGauges.size());
   EXPECT_EQ(sizeof(ObservedGauges), kObservedGauges.size() * sizeof(int64_t));
-  std::ifstream readme(TIDEMARK_SCENARIOS_README);
-  ASSERT_TRUE(readme) << TIDEMARK_SCENARIOS_README;
+  std::ifstream page(TIDEMARK_GAUGES_PAGE);
+  ASSERT_TRUE(page) << TIDEMARK_GAUGES_PAGE;
   std::vector<std::string> rows;
   bool in_table = false;
-  for (std::string line; std::getline(readme, line);) {
+  for (std::string line; std::getline(page, line);) {
     if (line == "| observed gauge | meaning |") in_table = true;
     if (in_table && line.empty()) break;
     if (in_table && line.rfind("| `", 0) == 0) rows.push_back(line);

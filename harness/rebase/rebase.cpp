@@ -150,7 +150,7 @@ Result<std::optional<std::pair<FileChange, std::string>>> expectations_change(co
     const std::string& backend = record.column.backend;
     const std::string build =
         record.column.build.empty() ? record.driver.substr(0, record.driver.find(':')) : record.column.build;
-    const std::string scenario = record.subject.substr(0, record.subject.find('@'));
+    const std::string scenario = report::subject_id(record);
     const runner::Expectation* line = runner::find_expectation(expectations, backend, scenario, build);
     if (!line) continue;
     for (const auto& [gauge, old] : line->values) {

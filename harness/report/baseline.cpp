@@ -170,7 +170,7 @@ BaselineOrigin hold_to_baseline(std::vector<RunRecord>& records, const Origin& o
   // Gone: what the baseline ran in this series (in this shard's scenarios, for a shard) and this run did not.
   auto in_shard = [&](const RunRecord& record) {
     if (!origin.shard) return true;
-    const std::string scenario = record.subject.substr(0, record.subject.find('@'));
+    const std::string scenario = subject_id(record);
     return std::find(origin.shard->members.begin(), origin.shard->members.end(), scenario) !=
            origin.shard->members.end();
   };

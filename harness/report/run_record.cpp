@@ -64,6 +64,8 @@ Column Column::parse(std::string_view text) {
   if (at == std::string_view::npos) return {std::string(text), {}};
   return {std::string(text.substr(0, at)), std::string(text.substr(at + 1))};
 }
+std::string subject_id(const RunRecord& record) { return record.subject.substr(0, record.subject.find('@')); }
+
 std::string_view verdict_label(Verdict verdict) { return names_of(verdict).label; }
 int failure_rank(Verdict verdict) { return names_of(verdict).failure_rank; }
 bool passes(Verdict verdict) { return verdict == Verdict::Green || verdict == Verdict::ExpectedRed; }

@@ -187,9 +187,13 @@ struct Column {
   bool operator==(const Column&) const = default;
 };
 
+struct RunRecord;
+// The subject a record is of, without its column: "group/name" of "group/name@gl@mesa-25.0.7".
+std::string subject_id(const RunRecord& record);
+
 struct RunRecord {
   std::string test;           // Magma.<Lane>.<Group>.<name>[@backend]
-  std::string subject;        // group/name[@backend]
+  std::string subject;        // group/name[@backend] (subject_id: the part before the column)
   std::string file;           // the scenario file
   std::string scenario_hash;  // of the scenario file's bytes when it ran (XXH3), or empty
   std::string dir;            // the run's report folder (absolute in result.json, relative in a summary), or empty

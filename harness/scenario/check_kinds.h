@@ -1,6 +1,6 @@
 // The registry of check kinds, one row per kind. From it come CheckKind and its names, the
 // `expect:` keys and reader table (schema_checks.cpp), kCheckReportOrder, Scenario::reads_back and
-// kCheckDocs (registry_test.cpp holds it to scenarios/README.md's check table). A row without a
+// kCheckDocs (registry_test.cpp holds it to docs/scenarios.md's check table). A row without a
 // reader, or a kind without its evaluate_kind (check/evaluate.cpp), fails to compile. `waits` is a
 // client_wait's `expect` (no key, no reader); the run checks are the runner's (check/run_checks.h).
 #pragma once

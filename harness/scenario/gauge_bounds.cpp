@@ -20,7 +20,7 @@ Result<std::vector<GaugeCheck>> comparisons(yaml::Reader& read, const yaml::Sour
       if (!is_observed_gauge(name) && !is_kernel_gauge(name) && !is_wire_gauge(name))
         return yaml::error_at(source.inside(item, yaml::word_offset(expression.text(), name)),
                               "a gauge of the layer (vk...), the kernel model (k...) or a tapped wire (wire...), see "
-                              "scenarios/README.md",
+                              "docs/gauges.md",
                               yaml::quote(name));
     bounds.push_back({std::move(expression), item.where});
   }

@@ -534,11 +534,10 @@ TEST_F(InlineScenario, GaugeChecksAreComparisonsOverKnownNames) {
   EXPECT_EQ(expect_error("  gauges: [\"wdefpk <= 9 MB\"]\n"), at("7:25: expected an operator or the end, found 'M'"));
   EXPECT_EQ(expect_error("  gauges: [\"wdefpk\"]\n"),
             at("7:12: expected a comparison such as 'wlivepk <= 4', found 'wdefpk'"));
-  EXPECT_EQ(
-      expect_error("  gauges: [wlivepk <= wbuf + 2]\n"),
-      at("7:23: expected a gauge or knob name (starting with 'w': wbufs, wlive, wlivepk, wdefn, wdefpk, "
-         "wdefsync, wdefmb, wireres, wirerespk, wireresmade, wireresgone, wirebytesout, wirebytesin, wirefdsout, "
-         "wirefdsin, wirecmds, wirereplies, wire_deferred_mb; 124 in all, see scenarios/README.md), found 'wbuf'"));
+  EXPECT_EQ(expect_error("  gauges: [wlivepk <= wbuf + 2]\n"),
+            at("7:23: expected a gauge or knob name (starting with 'w': wbufs, wlive, wlivepk, wdefn, wdefpk, "
+               "wdefsync, wdefmb, wireres, wirerespk, wireresmade, wireresgone, wirebytesout, wirebytesin, wirefdsout, "
+               "wirefdsin, wirecmds, wirereplies, wire_deferred_mb; 124 in all, see docs/gauges.md), found 'wbuf'"));
   EXPECT_EQ(expect_error("  gauges: \"wlivepk <= 4\"\n"),
             at("7:11: expected a list of gauge comparisons, found 'wlivepk <= 4'"));
   EXPECT_EQ(expect_error("  gauge: [\"wlivepk <= 4\"]\n"), at("7:3: expected one of gauges, pixels, kernel, kmd, kgsl, "

@@ -1,4 +1,4 @@
-// The tables of scenarios/README.md are the registries of steps (scenario/steps.h) and check
+// The tables of docs/scenarios.md are the registries of steps (scenario/steps.h) and check
 // kinds (scenario/check_kinds.h), both ways: every entry has one row, with its doc, and no row
 // names something the registry lacks.
 #include <gtest/gtest.h>
@@ -16,11 +16,11 @@
 namespace tidemark::scenario {
 namespace {
 
-std::vector<std::string> readme_lines() {
-  std::ifstream readme(TIDEMARK_SCENARIOS_README);
-  EXPECT_TRUE(readme) << TIDEMARK_SCENARIOS_README;
+std::vector<std::string> page_lines() {
+  std::ifstream page(TIDEMARK_SCENARIOS_PAGE);
+  EXPECT_TRUE(page) << TIDEMARK_SCENARIOS_PAGE;
   std::vector<std::string> lines;
-  for (std::string line; std::getline(readme, line);) lines.push_back(line);
+  for (std::string line; std::getline(page, line);) lines.push_back(line);
   return lines;
 }
 
@@ -28,7 +28,7 @@ std::vector<std::string> readme_lines() {
 std::vector<std::string> table_rows(std::string_view header) {
   std::vector<std::string> rows;
   bool in_table = false;
-  for (const auto& line : readme_lines()) {
+  for (const auto& line : page_lines()) {
     if (line.starts_with(header)) {
       in_table = true;
       continue;
@@ -39,9 +39,9 @@ std::vector<std::string> table_rows(std::string_view header) {
   return rows;
 }
 
-// The README's step tables (`| step | fields | ... |`): step name -> the fields of each row
+// The page's step tables (`| step | fields | ... |`): step name -> the fields of each row
 // naming it. A row may name several steps (`| `flush`, `finish`, `present` | none | ... |`).
-std::map<std::string, std::vector<std::string>> readme_steps() {
+std::map<std::string, std::vector<std::string>> page_steps() {
   static const std::regex kRow(R"(^\| (`[a-z_]+`(?:, `[a-z_]+`)*) \| (.+?) \| .+ \|$)");
   static const std::regex kName("`([a-z_]+)`");
   std::map<std::string, std::vector<std::string>> steps;
@@ -57,20 +57,20 @@ std::map<std::string, std::vector<std::string>> readme_steps() {
 }
 
 TEST(Registry, EveryStepHasOneReadmeRowWithItsFields) {
-  auto readme = readme_steps();
+  auto page = page_steps();
   for (const auto& doc : kStepDocs) {
-    auto row = readme.find(std::string(doc.name));
-    ASSERT_NE(row, readme.end()) << "no README row for step " << doc.name;
-    ASSERT_EQ(row->second.size(), 1u) << "step " << doc.name << " has " << row->second.size() << " README rows";
+    auto row = page.find(std::string(doc.name));
+    ASSERT_NE(row, page.end()) << "no docs/scenarios.md row for step " << doc.name;
+    ASSERT_EQ(row->second.size(), 1u) << "step " << doc.name << " has " << row->second.size() << " rows on the page";
     EXPECT_EQ(row->second.front(), doc.fields) << "the fields of step " << doc.name;
   }
 }
 
 TEST(Registry, EveryReadmeStepRowNamesARegisteredStep) {
-  for (const auto& [name, rows] : readme_steps()) {
+  for (const auto& [name, rows] : page_steps()) {
     bool registered = false;
     for (const auto& doc : kStepDocs) registered |= doc.name == name;
-    EXPECT_TRUE(registered) << "the README documents a step the registry lacks: " << name;
+    EXPECT_TRUE(registered) << "docs/scenarios.md documents a step the registry lacks: " << name;
   }
 }
 
@@ -78,7 +78,7 @@ TEST(Registry, EveryStepOfTheVariantIsRegistered) {
   EXPECT_EQ(std::size(kStepDocs), std::variant_size_v<StepKind>);  // the registry's rows and Repeat
 }
 
-// The rows a README table must have: one per registry entry, `| `name` | second | third |`.
+// The rows a table of the page must have: one per registry entry, `| `name` | second | third |`.
 template <class Docs, class Second, class Third>
 std::vector<std::string> expected_rows(const Docs& docs, Second second, Third third) {
   std::vector<std::string> rows;

@@ -1,5 +1,5 @@
 // A scenario file, typed: the workload to drive and the checks it must pass.
-// Schema and examples: scenarios/README.md.
+// Schema and examples: docs/scenarios.md.
 #pragma once
 
 #include <array>

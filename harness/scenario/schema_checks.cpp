@@ -276,7 +276,7 @@ Result<GaugeCheck> CheckReader::gauge(const Value& value) const {
     for (auto known : readable)
       if (known.front() == name.front()) alike.push_back(known);
     std::string listed = alike.empty() ? join(readable)
-                                       : fmt::format("starting with '{}': {}; {} in all, see scenarios/README.md",
+                                       : fmt::format("starting with '{}': {}; {} in all, see docs/gauges.md",
                                                      name.front(), join(alike), readable.size());
     return error_at(read_.source().inside(value, yaml::word_offset(expression.text(), name)),
                     fmt::format("a gauge or knob name ({})", listed), quote(name));

@@ -1,5 +1,5 @@
 // The registry of workload steps, one row per step: its C++ type (scenario.h), YAML key, reader
-// (schema_steps.cpp), what it drives (StepTarget) and its fields as scenarios/README.md writes them.
+// (schema_steps.cpp), what it drives (StepTarget) and its fields as docs/scenarios.md writes them.
 // From it come kStepTarget, StepKind, the reader table and kStepDocs (registry_test.cpp holds it to
 // the README both ways); a row without a reader, or a type without its Executor::execute overload,
 // fails to compile. `repeat`, read apart (StepReader::repeat), is the last row.

@@ -158,11 +158,6 @@ std::string run_series(std::string_view lane, std::vector<std::string> knobs, co
   return series;
 }
 
-std::string test_name(const Scenario& scenario, Lane lane, std::string_view backend) {
-  return fmt::format("Magma.{}.{}.{}{}", lane_title(lane), camel_case(scenario.group), scenario.name,
-                     backend_suffix(scenario, backend));
-}
-
 Result<std::map<std::string, int64_t>> effective_knobs(const Scenario& scenario,
                                                        const std::map<std::string, int64_t>& overrides) {
   const KnobValues& written = scenario.session.knobs;
@@ -380,7 +375,7 @@ Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& o
   TIDEMARK_CHECK(check_build_feeds_the_model(scenario));
   TIDEMARK_TRY(knobs, effective_knobs(scenario, options.variant.knobs));
   const std::string suffix = column_suffix(default_backend(scenario), backend_name, options.column.build);
-  record.test = runner::test_name(scenario, options.column.lane.lane) + suffix;
+  record.test = test_name(info(), options.column.lane.lane, "") + suffix;
   record.subject = scenario.id() + suffix;
   record.file = scenario.file.string();
   record.column = {backend_name, options.column.build};

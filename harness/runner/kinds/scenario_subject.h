@@ -37,8 +37,6 @@ class ScenarioSubject final : public Subject {
   std::shared_ptr<const scenario::Scenario> scenario_;
 };
 
-// Magma.<Lane>.<Group>.<name>, with @<backend> for a backend other than the scenario's own.
-std::string test_name(const scenario::Scenario& scenario, Lane lane, std::string_view backend = {});
 // The backend a scenario runs on unless told: its first `backends:` entry, else vulkan.
 std::string default_backend(const scenario::Scenario& scenario);
 // What names a run on `backend` after its scenario: "" on the scenario's own backend, else

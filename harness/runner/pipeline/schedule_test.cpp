@@ -11,6 +11,7 @@
 #include "runner/pipeline/schedule.h"
 #include "core/testing/scratch.h"
 #include "runner/pipeline/selection.h"
+#include "runner/pipeline/testing/fake_subject.h"
 
 namespace tidemark::runner {
 namespace {
@@ -24,59 +25,26 @@ std::string patterns_file(const std::string& name, const std::string& text) {
   return file.string();
 }
 
-// A run of ColdSubject: its subject's nth run fails its one check while n <= reds.
-class ColdRun : public SubjectRun {
- public:
-  ColdRun(int& runs, int reds) : runs_(runs), reds_(reds) {}
-  fs::path folder() const override { return "cold"; }
-  Result<std::string> once(const fs::path&) override {
-    held_ = ++runs_ > reds_;
-    return std::string(held_ ? "d-green" : "d-red");
-  }
-  Result<Reading> read(const std::vector<std::string>&, report::RunRecord& record) override {
-    record.checks = {{.id = "gauge[0]", .kind = "gauge", .check = "cold", .passed = held_}};
-    return Reading{};
-  }
-  Status keep(const fs::path&, const report::RunRecord&) override { return {}; }
-
- private:
-  int& runs_;
-  int reds_;
-  bool held_ = false;
-};
-
 // A subject that fails its first `reds` runs and then holds (a driver that fails cold): in this
 // process, no lane, no folder.
-class ColdSubject : public Subject {
- public:
-  ColdSubject(const std::string& name, int reds)
-      : Subject({.id = "cold/" + name,
-                 .kind = "scenario",
-                 .group = "cold",
-                 .file = "cold.yaml",
-                 .test_family = "Cold",
-                 .test_stem = name,
-                 .in_lanes = false,
-                 .backends = {"vulkan"},
-                 .checks = {{"gauge[0]", {}}}}),
-        reds_(reds) {}
-  Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions&, report::RunRecord& record) const override {
-    record.test = test_name(info(), Lane::Monolith, "vulkan");
-    record.subject = info().id;
-    record.column = {"vulkan", {}};
-    return std::unique_ptr<SubjectRun>(std::make_unique<ColdRun>(runs, reds_));
-  }
-  mutable int runs = 0;  // how many times it ran
-
- private:
-  int reds_;
-};
+std::unique_ptr<testing::FakeSubject> cold(const std::string& name, int reds) {
+  return std::make_unique<testing::FakeSubject>(SubjectInfo{.id = "cold/" + name,
+                                                            .kind = "scenario",
+                                                            .group = "cold",
+                                                            .file = "cold.yaml",
+                                                            .test_family = "Cold",
+                                                            .test_stem = name,
+                                                            .in_lanes = false,
+                                                            .backends = {"vulkan"},
+                                                            .checks = {{"gauge[0]", {}}}},
+                                                reds);
+}
 
 Subjects cold_subjects() {
   Subjects subjects;
-  subjects.push_back(std::make_unique<ColdSubject>("once", 1));
-  subjects.push_back(std::make_unique<ColdSubject>("always", 100));
-  subjects.push_back(std::make_unique<ColdSubject>("fine", 0));
+  subjects.push_back(cold("once", 1));
+  subjects.push_back(cold("always", 100));
+  subjects.push_back(cold("fine", 0));
   return subjects;
 }
 
@@ -87,7 +55,7 @@ std::vector<PreparedRun> prepared(const Subjects& subjects, const RunOptions& op
   return runs;
 }
 
-int runs_of(const Subjects& subjects, size_t k) { return dynamic_cast<const ColdSubject&>(*subjects[k]).runs; }
+int runs_of(const Subjects& subjects, size_t k) { return dynamic_cast<const testing::FakeSubject&>(*subjects[k]).runs; }
 
 // Check that a seed's order is a permutation of the subjects, the same each time, another for another seed.
 TEST(Shuffle, ASeedGivesOnePermutationAndAnotherSeedAnother) {

@@ -2,16 +2,16 @@
 // and how often it asks the subject's one behaviour.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/testing/scratch.h"
 #include "runner/pipeline/schedule.h"
 #include "runner/pipeline/selection.h"
 #include "runner/pipeline/subject.h"
+#include "runner/pipeline/testing/fake_subject.h"
 #include "session/builtin_backends.h"
 
 namespace tidemark::runner {
@@ -19,56 +19,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A run that reads one gauge check, held or not, and leaves nothing.
-class CountedRun final : public SubjectRun {
- public:
-  explicit CountedRun(bool holds) : holds_(holds) {}
-  fs::path folder() const override { return "counted"; }
-  Result<std::string> once(const fs::path&) override { return std::string("d1"); }
-  Result<Reading> read(const std::vector<std::string>&, report::RunRecord& record) override {
-    record.checks = {{.id = "gauge[0]", .kind = "gauge", .check = "x <= 1", .passed = holds_}};
-    return Reading{};
-  }
-  Status keep(const fs::path&, const report::RunRecord&) override { return {}; }
-
- private:
-  bool holds_;
-};
-
-SubjectInfo counted_info(const std::string& name = "counted") {
-  return {.id = "group/" + name,
-          .kind = "scenario",
-          .group = "group",
-          .file = "counted.yaml",
-          .test_family = "Magma",
-          .test_stem = "Group." + name,
-          .labels = {"integration-magma-group"},
-          .backends = {"vulkan"},
-          .other_backends = OtherBackends::ListedOrStandIn,
-          .checks = {{"gauge[0]", "x <= 1"}}};
-}
-
-// A subject that counts how often the pipeline prepares it.
-class CountedSubject final : public Subject {
- public:
-  explicit CountedSubject(bool holds, const std::string& name = "counted")
-      : Subject(counted_info(name)), holds_(holds) {}
-  Result<std::unique_ptr<SubjectRun>> prepare(const RunOptions& options, report::RunRecord& record) const override {
-    ++prepared;
-    record.test = test_name(info(), options.column.lane.lane, options.column.backend);
-    record.subject = info().id;
-    record.column = {"vulkan", {}};
-    return std::unique_ptr<SubjectRun>(std::make_unique<CountedRun>(holds_));
-  }
-  mutable int prepared = 0;
-
- private:
-  bool holds_;
-};
+using testing::fake_info;
+using testing::FakeSubject;
 
 // Check that a run, retried until its tries are spent, prepares its subject once.
 TEST(Pipeline, ARunRetriedPreparesItsSubjectOnce) {
-  CountedSubject subject(false);
+  FakeSubject subject("counted", 100);
   RunOptions options;
   options.retry = 2;
   auto record = run(subject, options);
@@ -80,7 +36,7 @@ TEST(Pipeline, ARunRetriedPreparesItsSubjectOnce) {
 
 // Check that a run an expectations line skips is prepared once, named as its run would be, and not run.
 TEST(Pipeline, ASkippedRunIsPreparedOnceAndNamedAsItsRunWouldBe) {
-  CountedSubject subject(true);
+  FakeSubject subject("counted", 0);
   const std::vector<Expectation> expectations{{.backend = "vulkan",
                                                .build = {},
                                                .scenario = "group/counted",
@@ -101,15 +57,13 @@ TEST(Pipeline, ASkippedRunIsPreparedOnceAndNamedAsItsRunWouldBe) {
 
 // Check that the schedule's filter and its runs read the prepared identity: one prepare per run.
 TEST(Pipeline, TheScheduleFiltersAndRunsPreparedRunsWithoutPreparingAgain) {
-  CountedSubject held(true, "held"), filtered(true, "filtered");
+  FakeSubject held("held", 0), filtered("filtered", 0);
   std::vector<PreparedRun> runs;
-  for (const CountedSubject* subject : {&held, &filtered}) runs.push_back(*prepare_run(*subject, RunOptions{}));
-  const fs::path skips = fs::path(::testing::TempDir()) / (std::to_string(::getpid()) + "-pipeline-skips.txt");
-  std::ofstream(skips) << "Group\\.filtered$\n";
+  for (const FakeSubject* subject : {&held, &filtered}) runs.push_back(*prepare_run(*subject, RunOptions{}));
+  const test_support::ScratchFile skips("skips.txt", "Group\\.filtered$\n");
   auto filter = load_test_filter({skips.string()}, {});
   ASSERT_TRUE(filter) << filter.error().message;
   auto records = run_scheduled(runs, Schedule{.filter = &*filter}, {});
-  fs::remove(skips);
   ASSERT_TRUE(records) << records.error().message;
   EXPECT_EQ((*records)[0].verdict, report::Verdict::Green);
   EXPECT_EQ((*records)[1].verdict, report::Verdict::Skipped);
@@ -119,7 +73,7 @@ TEST(Pipeline, TheScheduleFiltersAndRunsPreparedRunsWithoutPreparingAgain) {
 
 // Check that test names and labels come from the data: a subject in lanes names its lane, one in none does not.
 TEST(SubjectInfo, TestNamesAndLabelsFollowTheData) {
-  SubjectInfo scenario = counted_info();
+  SubjectInfo scenario = fake_info("counted");
   EXPECT_EQ(test_name(scenario, Lane::Spawn, ""), "Magma.Spawn.Group.counted");
   EXPECT_EQ(test_name(scenario, Lane::Tcp, "gl"), "Magma.Tcp.Group.counted@gl");
   EXPECT_EQ(test_labels(scenario, Lane::Split),
@@ -137,7 +91,7 @@ TEST(SubjectInfo, TestNamesAndLabelsFollowTheData) {
 // Check the three backend policies: listed only, listed or a stand-in for one listed, any Tidemark has.
 TEST(SubjectInfo, ABackendIsTakenAsItsPolicySays) {
   const api::BackendRegistry& backends = session::builtin_backends();
-  SubjectInfo info = counted_info();
+  SubjectInfo info = fake_info("counted");
   info.backends = {"gl"};
   EXPECT_TRUE(takes_backend(info, "gl-native", backends));  // it stands in for gl
   EXPECT_FALSE(takes_backend(info, "vulkan", backends));

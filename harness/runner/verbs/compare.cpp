@@ -32,8 +32,6 @@ report::CompareCell cell_of(const report::RunRecord& record, const std::string& 
   return cell;
 }
 
-std::string subject_of(const std::string& subject) { return subject.substr(0, subject.find('@')); }
-
 }  // namespace
 
 Result<CompareOutcome> compare(const Subjects& subjects, const std::vector<std::string>& columns, RunOptions options,
@@ -57,7 +55,7 @@ Result<CompareOutcome> compare(const Subjects& subjects, const std::vector<std::
                                         .expectations = builds.expectations,
                                         .layer_dir = options.layer_dir}));
     auto& by_subject = on_builds[column];
-    for (auto& record : records) by_subject.emplace(subject_of(record.subject), std::move(record));
+    for (auto& record : records) by_subject.emplace(report::subject_id(record), std::move(record));
   }
   for (const auto& subject : subjects) {
     const std::vector<std::string> judges = columns.empty() ? subject->info().backends : columns;
