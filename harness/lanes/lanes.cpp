@@ -86,11 +86,40 @@ class DirectSession final : public LaneSession {
   std::unique_ptr<api::Session> session_;
 };
 
-Hello make_hello(const api::SessionConfig& config, std::string token) {
+Hello make_hello(const api::SessionConfig& config, MutantId mutant, std::string token) {
   Hello hello{.token = std::move(token), .config = config};
-  if (mutant_is(find_mutant(config.mutant).value_or(MutantId::None), MutantId::WireDropKnobs))
-    hello.config.knobs.clear();
+  if (mutant_is(mutant, MutantId::WireDropKnobs)) hello.config.knobs.clear();
   return hello;
+}
+
+// The session over the lane's channel: `config`'s names in the handshake, the mutant already resolved.
+Result<std::unique_ptr<LaneSession>> open_wire_lane(const LaneOptions& options, const api::SessionConfig& config,
+                                                    MutantId mutant, Log log) {
+  TIDEMARK_TRY(opened, open_channel(options, log));
+  Hello hello = make_hello(config, mutant, opened.token);
+  if (!options.record.empty()) {
+    wire::RecordingHeader header{options.record_name, config.width, config.height, config.knobs, config.mutant};
+    TIDEMARK_TRY(writer, wire::RecordingWriter::create(options.record, header));
+    opened.channel = wire::recording_channel(std::move(opened.channel), std::move(writer));
+  }
+  auto session = std::make_unique<WireSession>(options.lane, std::move(opened), options.kill_server_at_frame);
+  if (auto ok = session->start(hello, options.handshake_timeout); !ok) return std::unexpected(ok.error());
+  return std::unique_ptr<LaneSession>(std::move(session));
+}
+
+Status check_has_registry(const LaneOptions& options) {
+  if (!options.backends && (options.lane == Lane::Monolith || options.lane == Lane::Split))
+    return fail(ErrorKind::Fatal, fmt::format("the {} lane was given no backend registry", lane_name(options.lane)));
+  return {};
+}
+
+// Whether the lane is the session itself, in this process: a recorded run needs frames, so it
+// talks to an in-process session over the wire's codec.
+bool is_direct(const LaneOptions& options) { return options.lane == Lane::Monolith && options.record.empty(); }
+
+Result<std::unique_ptr<LaneSession>> direct_lane(api::OpenResult opened) {
+  if (!opened) return std::unexpected(std::move(opened.error().error));
+  return std::unique_ptr<LaneSession>(std::make_unique<DirectSession>(std::move(*opened)));
 }
 
 }  // namespace
@@ -101,26 +130,18 @@ std::string default_server_program() {
   return (dir / "tidemark-server").string();
 }
 
+Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const session::ResolvedConfig& resolved,
+                                               Log log) {
+  TIDEMARK_CHECK(check_has_registry(options));
+  // The knobs as given, not as a handshake would carry them (no wire to drop them here).
+  if (is_direct(options)) return direct_lane(session::open_session(resolved, *options.backends, std::move(log)));
+  return open_wire_lane(options, resolved.config, resolved.mutant, std::move(log));
+}
+
 Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const api::SessionConfig& config, Log log) {
-  if (!options.backends && (options.lane == Lane::Monolith || options.lane == Lane::Split))
-    return fail(ErrorKind::Fatal, fmt::format("the {} lane was given no backend registry", lane_name(options.lane)));
-  if (options.lane == Lane::Monolith && options.record.empty()) {
-    // The knobs as given, not as a handshake would carry them (no wire to drop them here).
-    auto direct = session::open_session(config, *options.backends, std::move(log));
-    if (!direct) return std::unexpected(std::move(direct.error().error));
-    return std::unique_ptr<LaneSession>(std::make_unique<DirectSession>(std::move(*direct)));
-  }
-  // Recording needs frames: a recorded monolith run talks to an in-process session directly.
-  TIDEMARK_TRY(opened, open_channel(options, log));
-  Hello hello = make_hello(config, opened.token);
-  if (!options.record.empty()) {
-    wire::RecordingHeader header{options.record_name, config.width, config.height, config.knobs, config.mutant};
-    TIDEMARK_TRY(writer, wire::RecordingWriter::create(options.record, header));
-    opened.channel = wire::recording_channel(std::move(opened.channel), std::move(writer));
-  }
-  auto session = std::make_unique<WireSession>(options.lane, std::move(opened), options.kill_server_at_frame);
-  if (auto ok = session->start(hello, options.handshake_timeout); !ok) return std::unexpected(ok.error());
-  return std::unique_ptr<LaneSession>(std::move(session));
+  TIDEMARK_CHECK(check_has_registry(options));
+  if (is_direct(options)) return direct_lane(session::open_session(config, *options.backends, std::move(log)));
+  return open_wire_lane(options, config, find_mutant(config.mutant).value_or(MutantId::None), std::move(log));
 }
 
 }  // namespace tidemark::lanes

@@ -19,6 +19,7 @@
 #include "core/knobs.h"
 #include "core/lane.h"
 #include "core/process.h"
+#include "session/session.h"
 
 namespace tidemark::lanes {
 
@@ -55,8 +56,13 @@ class LaneSession {
   virtual std::optional<ProcessDeath> server_death() const { return std::nullopt; }
 };
 
-// The session `config` describes, in the lane `options` name. `log` gets the backend's notes
-// (in-process lanes) and the lane's own.
+// The session `resolved` describes, in the lane `options` name: the monolith opens it as resolved;
+// the other lanes send its names in the handshake, which the server resolves on its side. `log`
+// gets the backend's notes (in-process lanes) and the lane's own.
+Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const session::ResolvedConfig& resolved,
+                                               Log log);
+// A config by name: resolved here first in the monolith (a refusal naming what is lacking); sent
+// as it is in the other lanes.
 Result<std::unique_ptr<LaneSession>> open_lane(const LaneOptions& options, const api::SessionConfig& config, Log log);
 
 // The tidemark-server next to the running executable.

@@ -40,6 +40,17 @@ TEST(Lanes, TheMonolithOpensTheConfigsSessionInThisProcess) {
   EXPECT_EQ(report.server_pid, ::getpid());
 }
 
+// Check that the monolith lane opens a resolved config's session as resolved, looking nothing up again.
+TEST(Lanes, TheMonolithOpensAResolvedSessionAsResolved) {
+  FakeLane fake;
+  auto resolved = session::resolve_config(fake_config(), fake.backends, "test");
+  ASSERT_TRUE(resolved) << resolved.error().message;
+  resolved->knobs["wire_deferred_mb"] = 16;  // what was resolved, not what the config names
+  auto session = open_lane(fake.options(Lane::Monolith), *resolved, nullptr);
+  ASSERT_TRUE(session) << session.error().message;
+  EXPECT_EQ(fake.log.knobs.at("wire_deferred_mb"), 16);
+}
+
 // Check that the split lane carries the whole config in the handshake and reports the knobs
 // the server applied.
 TEST(Lanes, TheSplitLaneCarriesTheConfigInTheHandshake) {

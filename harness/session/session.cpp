@@ -242,34 +242,48 @@ Status check_server_fits(const api::SessionConfig& config, const api::BackendEnt
   return TemporaryFolder::room_for(kServerFolder, servers::kKernelChannelName);
 }
 
+Result<ResolvedConfig> resolve_config(const api::SessionConfig& config, const api::BackendRegistry& backends,
+                                      std::string_view source) {
+  TIDEMARK_TRY(knobs, resolve_knobs({&config.knobs}, source));
+  const std::optional<MutantId> mutant = find_mutant(config.mutant);
+  if (!mutant)
+    return fail(ErrorKind::BadInput, fmt::format("mutant '{}' is not in this server's catalogue", config.mutant));
+  TIDEMARK_TRY(entry, backends.lookup(config.backend));
+  return ResolvedConfig{.config = config, .backend = entry, .mutant = *mutant, .knobs = std::move(knobs)};
+}
+
 api::OpenResult open_session(const api::SessionConfig& config, const api::BackendRegistry& backends,
                              std::function<void(const std::string&)> log) {
-  auto knobs = resolve_knobs({&config.knobs}, "handshake");
-  if (!knobs) return refused(knobs.error());
-  auto mutant = find_mutant(config.mutant);
-  if (!mutant)
-    return refused({ErrorKind::BadInput, fmt::format("mutant '{}' is not in this server's catalogue", config.mutant)});
-  auto entry = backends.lookup(config.backend);
-  if (!entry) return refused(entry.error());
+  auto resolved = resolve_config(config, backends, "handshake");
+  if (!resolved) return refused(resolved.error());
+  return open_session(*resolved, backends, std::move(log));
+}
+
+api::OpenResult open_session(const ResolvedConfig& resolved, const api::BackendRegistry& backends,
+                             std::function<void(const std::string&)> log) {
+  const api::SessionConfig& config = resolved.config;
+  const api::BackendEntry& entry = *resolved.backend;
+  const MutantId mutant = resolved.mutant;
+  const KnobValues& knobs = resolved.knobs;
   auto failed = [](Error error) { return std::unexpected(api::OpenError{.error = std::move(error)}); };
 
   auto session = std::make_unique<LocalSession>();
-  const bool layer_on = config.layer.on || (*entry)->needs_layer;
+  const bool layer_on = config.layer.on || entry.needs_layer;
   using Layer = host::ModelHost::Layer;
-  const Layer layer = !layer_on ? Layer::Off : (*entry)->reports_itself ? Layer::Counts : Layer::Reports;
-  session->host_ = std::make_unique<host::HostThread>(std::make_unique<host::ModelHost>(config.model, *mutant, layer));
-  session->knobs_ = *knobs;
-  api::DeviceContext context{.knobs = *knobs, .mutant = *mutant, .log = std::move(log)};
+  const Layer layer = !layer_on ? Layer::Off : entry.reports_itself ? Layer::Counts : Layer::Reports;
+  session->host_ = std::make_unique<host::HostThread>(std::make_unique<host::ModelHost>(config.model, mutant, layer));
+  session->knobs_ = knobs;
+  api::DeviceContext context{.knobs = knobs, .mutant = mutant, .log = std::move(log)};
   if (layer_on) {
     auto library = layer::Library::open();
     if (!library) return failed(library.error());
-    session->sink_ = std::make_unique<TidemarkLayerSink>(host::layer_sink(*session->host_, (*entry)->reports_itself));
+    session->sink_ = std::make_unique<TidemarkLayerSink>(host::layer_sink(*session->host_, entry.reports_itself));
     // For the parent of an isolated run, whose child may die after its device is lost.
     session->sink_->device_lost = [](void*, uint32_t call, uint64_t submit_or_wait) {
       crash_notes::note_device_lost(call, submit_or_wait);
     };
     // A layer in this process never ends it: layer_exit_at_call is for a server's layer.
-    TidemarkLayerSettings own = layer_settings(config.layer, *mutant, *knobs);
+    TidemarkLayerSettings own = layer_settings(config.layer, mutant, knobs);
     own.exit_at_call = 0;
     // An isolated subject's calls are watched by its parent's bounds (core/time_bounds.h).
     if (crash_notes::Notes* notes = crash_notes::armed(); notes && library->activity) library->activity(&notes->layer);
@@ -283,10 +297,10 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
   context.events = session->host_.get();
   auto server = servers::active_server();
   if (!server) return failed(server.error());
-  if (auto fits = check_server_fits(config, **entry, server->has_value()); !fits) return refused(fits.error());
+  if (auto fits = check_server_fits(config, entry, server->has_value()); !fits) return refused(fits.error());
   if (*server) {
     auto started =
-        SessionServer::start(**server, layer_settings(config.layer, *mutant, *knobs), *session->host_, context.log);
+        SessionServer::start(**server, layer_settings(config.layer, mutant, knobs), *session->host_, context.log);
     if (!started) return failed(started.error());
     session->server_ = std::move(*started);
     auto observed = [server = &session->server_->server()] { return server->status().gauges; };
@@ -300,11 +314,11 @@ api::OpenResult open_session(const api::SessionConfig& config, const api::Backen
     context.server =
         fmt::format("{} (pid {})", session->server_->server().command_text(), session->server_->server().pid());
   }
-  auto probe = probe_build(**entry, backends);
+  auto probe = probe_build(entry, backends);
   if (!probe) return failed(probe.error());
-  auto device = (*entry)->make(config, context);
+  auto device = entry.make(config, context);
   if (!device) return failed(device.error());
-  if (auto held = hold_to_build(**entry, *probe, **device, context); !held) return failed(held.error());
+  if (auto held = hold_to_build(entry, *probe, **device, context); !held) return failed(held.error());
   session->device_ = std::move(*device);
   return std::unique_ptr<api::Session>(std::move(session));
 }

@@ -1,16 +1,33 @@
-// The one place a session opens: a SessionConfig's knobs, mutant and backend are resolved
-// here, once, and the device is made beside its model host. The monolith lane calls it
-// directly; tidemark-server hands it to the wire's server as its session factory.
+// The one place a session opens, from a config resolved once on the side that opens it: a run's
+// prepare resolves its own (the monolith lane), a wire's receiver the names its handshake carried
+// (tidemark-server's session factory). The device is made beside its model host.
 #pragma once
 
 #include "api/registry.h"
 #include "api/session_factory.h"
 #include "core/error.h"
+#include "core/knobs.h"
+#include "core/mutants.h"
 
 namespace tidemark::session {
 
-// Errors: a config this build cannot resolve (config_refused: the knob, mutant or backend is
-// named), or a device or layer that would not start.
+// A session config with its names resolved: what a session opens from, and nothing looks up again.
+struct ResolvedConfig {
+  api::SessionConfig config;                   // by name, as a wire's handshake carries it
+  const api::BackendEntry* backend = nullptr;  // config.backend's entry
+  MutantId mutant = MutantId::None;            // config.mutant's
+  KnobValues knobs;                            // every knob: the config's over the defaults
+};
+
+// Errors: bad input naming the knob (`source` says whose), mutant or backend this build lacks.
+Result<ResolvedConfig> resolve_config(const api::SessionConfig& config, const api::BackendRegistry& backends,
+                                      std::string_view source);
+
+// Errors: a device or layer that would not start. `backends` probes a driver build's identity.
+api::OpenResult open_session(const ResolvedConfig& resolved, const api::BackendRegistry& backends,
+                             std::function<void(const std::string&)> log);
+// The config resolved here (as a handshake's, a refusal naming what is lacking: config_refused),
+// then opened.
 api::OpenResult open_session(const api::SessionConfig& config, const api::BackendRegistry& backends,
                              std::function<void(const std::string&)> log);
 

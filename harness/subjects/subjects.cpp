@@ -65,24 +65,17 @@ namespace {
 
 // The batch's runs: each subject in the column, named for it by the pipeline.
 Result<std::vector<report::RunRecord>> run_batch(const runner::BuildBatch& batch, std::string& build) {
+  const report::Column column{batch.options.column.backend, batch.options.column.build};
   TIDEMARK_TRY(active, drivers::active_build());
   build = active ? active->name : "";
-  if (build != batch.column.build)
-    return fail(ErrorKind::Environment, fmt::format("expected to run under build '{}', found {}", batch.column.build,
+  if (build != column.build)
+    return fail(ErrorKind::Environment, fmt::format("expected to run under build '{}', found {}", column.build,
                                                     build.empty() ? "none" : "'" + build + "'"));
   std::vector<std::string> paths;
   for (const auto& file : batch.subject_files) paths.push_back(file.string());
   TIDEMARK_TRY(loaded, load_subjects(paths));
-  const std::optional<Lane> lane = parse_lane(batch.lane);
-  if (!lane) return fail(ErrorKind::BadInput, fmt::format("build batch: expected a lane, found '{}'", batch.lane));
   std::vector<runner::Expectation> expectations;
-  runner::RunOptions options;
-  options.column.backend = batch.column.backend;
-  options.column.build = batch.column.build;
-  options.column.lane.lane = *lane;
-  options.report_dir = batch.report_dir;
-  options.layer_dir = batch.layer_dir;
-  options.drivers_files = batch.drivers_files;
+  runner::RunOptions options = batch.options;
   if (!batch.expectations.empty()) {
     TIDEMARK_TRY(read, runner::load_expectations(batch.expectations));
     expectations = std::move(read);
@@ -93,7 +86,7 @@ Result<std::vector<report::RunRecord>> run_batch(const runner::BuildBatch& batch
     auto record = runner::run(*subject, options);
     // A subject this column cannot judge is a cell that says why, as one run here would be.
     if (!record) {
-      TIDEMARK_TRY(unjudged, runner::not_judged(*subject, options, batch.column.text(), record.error()));
+      TIDEMARK_TRY(unjudged, runner::not_judged(*subject, options, column.text(), record.error()));
       records.push_back(std::move(unjudged));
       continue;
     }

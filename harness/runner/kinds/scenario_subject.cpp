@@ -45,9 +45,9 @@ report::CrashRecord lane_server_crash(const ProcessDeath& death, const std::stri
                              .last_wire_command = {}};
 }
 
-Result<SingleRun> run_once(const Scenario& scenario, const api::SessionConfig& config, const lanes::LaneOptions& lane,
-                           const RunOptions& options, std::vector<std::string>& log) {
-  auto session = lanes::open_lane(lane, config, [&log](const std::string& line) { log.push_back(line); });
+Result<SingleRun> run_once(const Scenario& scenario, const session::ResolvedConfig& resolved,
+                           const lanes::LaneOptions& lane, const RunOptions& options, std::vector<std::string>& log) {
+  auto session = lanes::open_lane(lane, resolved, [&log](const std::string& line) { log.push_back(line); });
   if (!session && session.error().kind == ErrorKind::Environment) return std::unexpected(session.error());
 
   SingleRun result;
@@ -178,52 +178,49 @@ bool scenario_takes(const Scenario& scenario, const api::BackendEntry* entry, co
 
 }  // namespace
 
-// The backend a run uses: the command line's, else the scenario's first. One the scenario does
-// not list, and that stands in for none it lists, cannot judge it.
-Result<std::string> backend_for(const Scenario& scenario, const std::string& chosen,
-                                const api::BackendRegistry& registry) {
-  if (chosen.empty()) return default_backend(scenario);
-  if (!scenario_takes(scenario, registry.find(chosen), chosen))
+// The backend a run uses, its entry looked up once: the command line's, else the scenario's first.
+// One the scenario does not list, and that stands in for none it lists, cannot judge it.
+Result<const api::BackendEntry*> backend_for(const Scenario& scenario, const std::string& chosen,
+                                             const api::BackendRegistry& registry) {
+  const std::string name = chosen.empty() ? default_backend(scenario) : chosen;
+  auto entry = registry.lookup(name);
+  if (!chosen.empty() && !scenario_takes(scenario, entry ? *entry : nullptr, chosen))
     return fail(ErrorKind::BadInput,
                 fmt::format("{}: expected a backend the scenario lists ({}), found --backend {}",
                             format_location(scenario.backends_where), fmt::join(scenario.backends, ", "), chosen));
-  return chosen;
+  return entry;
 }
 
 namespace {
 
-// A scenario's run in one lane on one backend, its names resolved once.
+// A scenario's run in one lane on one backend, its session resolved once. One that cannot start
+// (a mutant this build lacks) says why each time it is made.
 class ScenarioRun final : public SubjectRun {
  public:
-  ScenarioRun(const Scenario& scenario, const api::BackendEntry& backend, std::string backend_name,
-              api::SessionConfig config, std::optional<MutantId> mutant, const RunOptions& options,
-              lanes::LaneOptions lane)
+  ScenarioRun(const Scenario& scenario, session::ResolvedConfig resolved, std::optional<Error> cannot_start,
+              const RunOptions& options, lanes::LaneOptions lane)
       : scenario_(scenario),
-        backend_(backend),
-        backend_name_(std::move(backend_name)),
-        config_(std::move(config)),
-        mutant_(mutant),
+        resolved_(std::move(resolved)),
+        cannot_start_(std::move(cannot_start)),
         options_(options),
         lane_(std::move(lane)) {}
 
   fs::path folder() const override {
     // A backend other than the scenario's own has a folder of its own: nothing is written over.
     return fs::path(lane_name(lane_.lane)) / scenario_.group /
-           (scenario_.name + backend_suffix(scenario_, backend_name_));
+           (scenario_.name + backend_suffix(scenario_, resolved_.config.backend));
   }
 
   Result<std::string> once(const fs::path& dir) override {
     dir_ = dir;
     if (!dir.empty() && lane_.server_log.empty()) lane_.server_log = (dir / "server.log").string();
     log_.clear();
-    if (mutant_) {
-      TIDEMARK_TRY(once, run_once(scenario_, config_, lane_, options_, log_));
+    if (!cannot_start_) {
+      TIDEMARK_TRY(once, run_once(scenario_, resolved_, lane_, options_, log_));
       last_ = std::move(once);
     } else {
-      // A mutant this build lacks is a run that cannot start, as any session refusing it would be.
       last_ = SingleRun{};
-      last_.error = Error{ErrorKind::BadInput,
-                          fmt::format("mutant '{}' is not in this build's catalogue", options_.variant.mutant)};
+      last_.error = *cannot_start_;
     }
     return run_digest(last_.read);
   }
@@ -241,7 +238,7 @@ class ScenarioRun final : public SubjectRun {
     record.trace_hash = trace_hash(read.trace);
     TIDEMARK_TRY(driver, driver_identity());
     record.driver = std::move(driver);
-    TIDEMARK_TRY(outcomes, evaluate(scenario_, backend_, mutant_.value_or(MutantId::None), config_.knobs, dir_, digests,
+    TIDEMARK_TRY(outcomes, evaluate(scenario_, *resolved_.backend, resolved_.mutant, resolved_.knobs, dir_, digests,
                                     last_, options_));
     auto absolute = [](const fs::path& path) { return fs::absolute(path).lexically_normal().string(); };
     for (const auto& outcome : outcomes) {
@@ -290,10 +287,8 @@ class ScenarioRun final : public SubjectRun {
   }
 
   const Scenario& scenario_;
-  const api::BackendEntry& backend_;
-  std::string backend_name_;
-  api::SessionConfig config_;
-  std::optional<MutantId> mutant_;
+  session::ResolvedConfig resolved_;
+  std::optional<Error> cannot_start_;
   const RunOptions& options_;
   lanes::LaneOptions lane_;
   fs::path dir_;
@@ -366,11 +361,11 @@ Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& o
                 fmt::format("{}: expected a mutant or knobs, found {} (a capture's)", scenario.id(),
                             options.variant.fault.empty() ? "the cut '" + options.variant.cut + "'"
                                                           : "the layer fault '" + options.variant.fault + "'"));
-  // The backend, the knobs and the mutant are resolved here, once: the session config carries them.
+  // The backend, the knobs and the mutant are resolved here, once: the lanes open the session resolved.
   const api::BackendRegistry& backends =
       options.column.lane.backends ? *options.column.lane.backends : session::builtin_backends();
-  TIDEMARK_TRY(backend_name, backend_for(scenario, options.column.backend, backends));
-  TIDEMARK_TRY(backend, backends.lookup(backend_name));
+  TIDEMARK_TRY(backend, backend_for(scenario, options.column.backend, backends));
+  const std::string& backend_name = backend->name;
   TIDEMARK_CHECK(check_backend_judges(scenario, *backend));
   TIDEMARK_CHECK(check_build_feeds_the_model(scenario));
   TIDEMARK_TRY(knobs, effective_knobs(scenario, options.variant.knobs));
@@ -399,9 +394,16 @@ Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& o
   }
   lanes::LaneOptions lane = options.column.lane;
   lane.backends = &backends;
+  // A mutant this build lacks is a run that cannot start, as any session refusing it would be.
+  const std::optional<MutantId> mutant = find_mutant(options.variant.mutant);
+  std::optional<Error> cannot_start;
+  if (!mutant)
+    cannot_start =
+        Error{ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", options.variant.mutant)};
+  session::ResolvedConfig resolved{
+      .config = std::move(config), .backend = backend, .mutant = mutant.value_or(MutantId::None), .knobs = knobs};
   std::unique_ptr<SubjectRun> prepared =
-      std::make_unique<ScenarioRun>(scenario, *backend, backend_name, std::move(config),
-                                    find_mutant(options.variant.mutant), options, std::move(lane));
+      std::make_unique<ScenarioRun>(scenario, std::move(resolved), std::move(cannot_start), options, std::move(lane));
   return prepared;
 }
 

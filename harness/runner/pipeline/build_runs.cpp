@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr report::DocumentKind kBatchDocument{"tidemark-build-batch", 1, "a batch of runs on a driver build"};
+constexpr report::DocumentKind kBatchDocument{"tidemark-build-batch", 2, "a batch of runs on a driver build"};
 constexpr report::DocumentKind kAnswerDocument{"tidemark-build-answer", 1, "the answer of runs on a driver build"};
 
 constexpr std::pair<ErrorKind, std::string_view> kErrorKindNames[] = {{ErrorKind::BadInput, "bad-input"},
@@ -48,15 +48,58 @@ std::string last_line(const fs::path& log) {
 
 }  // namespace
 
+nlohmann::json to_json(const RunOptions& options) {
+  nlohmann::json json{{"backend", options.column.backend},
+                      {"build", options.column.build},
+                      {"lane", std::string(lane_name(options.column.lane.lane))},
+                      {"mutant", options.variant.mutant},
+                      {"knobs", options.variant.knobs},
+                      {"fault", options.variant.fault},
+                      {"cut", options.variant.cut},
+                      {"report_dir", options.report_dir.string()},
+                      {"validation", options.validation},
+                      {"repeat", options.repeat},
+                      {"retry", options.retry},
+                      {"isolation", options.isolation},
+                      {"layer_dir", options.layer_dir.string()},
+                      {"drivers_files", strings_of(options.drivers_files)},
+                      {"compare_replies", options.compare_replies}};
+  if (options.time_bounds.wall) json["timeout"] = *options.time_bounds.wall;
+  if (options.time_bounds.inactivity) json["inactivity_timeout"] = *options.time_bounds.inactivity;
+  return json;
+}
+
+Result<RunOptions> run_options_from_json(const nlohmann::json& json, std::string_view where) {
+  report::JsonFields fields(json, std::string(where), "options");
+  RunOptions options;
+  options.column.backend = fields.take<std::string>("backend");
+  options.column.build = fields.take<std::string>("build");
+  const std::string lane = fields.take<std::string>("lane");
+  options.variant.mutant = fields.take<std::string>("mutant");
+  options.variant.knobs = fields.take<std::map<std::string, int64_t>>("knobs");
+  options.variant.fault = fields.take<std::string>("fault");
+  options.variant.cut = fields.take<std::string>("cut");
+  options.report_dir = fields.take<std::string>("report_dir");
+  options.validation = fields.take<bool>("validation");
+  options.repeat = static_cast<int>(fields.take<int64_t>("repeat"));
+  options.retry = static_cast<int>(fields.take<int64_t>("retry"));
+  options.isolation = fields.take<bool>("isolation");
+  options.layer_dir = fields.take<std::string>("layer_dir");
+  options.drivers_files = paths_of(fields.take<std::vector<std::string>>("drivers_files"));
+  options.compare_replies = fields.take<bool>("compare_replies");
+  options.time_bounds.wall = fields.take_optional<double>("timeout");
+  options.time_bounds.inactivity = fields.take_optional<double>("inactivity_timeout");
+  TIDEMARK_CHECK(fields.finish());
+  const std::optional<Lane> parsed = parse_lane(lane);
+  if (!parsed) return fail(ErrorKind::BadInput, fmt::format("{}: options: expected a lane, found '{}'", where, lane));
+  options.column.lane.lane = *parsed;
+  return options;
+}
+
 nlohmann::json to_json(const BuildBatch& batch) {
-  return report::with_kind({{"drivers_files", strings_of(batch.drivers_files)},
-                            {"backend", batch.column.backend},
-                            {"build", batch.column.build},
+  return report::with_kind({{"options", to_json(batch.options)},
                             {"subject_files", strings_of(batch.subject_files)},
-                            {"lane", batch.lane},
-                            {"report_dir", batch.report_dir.string()},
-                            {"expectations", batch.expectations.string()},
-                            {"layer_dir", batch.layer_dir.string()}},
+                            {"expectations", batch.expectations.string()}},
                            kBatchDocument);
 }
 
@@ -64,15 +107,13 @@ Result<BuildBatch> batch_from_json(const nlohmann::json& json) {
   TIDEMARK_TRY(body, report::without_kind(json, "build batch", kBatchDocument));
   report::JsonFields fields(body, "build batch");
   BuildBatch batch;
-  batch.drivers_files = paths_of(fields.take<std::vector<std::string>>("drivers_files"));
-  batch.column.backend = fields.take<std::string>("backend");
-  batch.column.build = fields.take<std::string>("build");
+  fields.skip("options");
   batch.subject_files = paths_of(fields.take<std::vector<std::string>>("subject_files"));
-  batch.lane = fields.take<std::string>("lane");
-  batch.report_dir = fields.take<std::string>("report_dir");
   batch.expectations = fields.take<std::string>("expectations");
-  batch.layer_dir = fields.take<std::string>("layer_dir");
   TIDEMARK_CHECK(fields.finish());
+  if (!body.at("options").is_object()) return fail(ErrorKind::BadInput, "build batch: options: expected an object");
+  TIDEMARK_TRY(options, run_options_from_json(body.at("options"), "build batch"));
+  batch.options = std::move(options);
   return batch;
 }
 
@@ -126,26 +167,28 @@ Result<Worker> start_on_build(const drivers::NamedBuild& build, const fs::path& 
 }
 
 Result<std::vector<report::RunRecord>> run_on_build(const BuildBatch& batch) {
-  const std::string column = batch.column.text();
-  if (batch.column.backend.empty() || batch.column.build.empty())
+  const RunOptions& options = batch.options;
+  const std::string& build = options.column.build;
+  const std::string column = report::Column{options.column.backend, build}.text();
+  if (options.column.backend.empty() || build.empty())
     return fail(ErrorKind::BadInput, fmt::format("--backend: expected BACKEND@BUILD, found '{}'", column));
-  TIDEMARK_TRY(named, drivers::find_build(batch.drivers_files, batch.column.build));
-  TIDEMARK_CHECK(make_directories(batch.report_dir));
-  const fs::path log = batch.report_dir / "run.log";
+  TIDEMARK_TRY(named, drivers::find_build(options.drivers_files, build));
+  TIDEMARK_CHECK(make_directories(options.report_dir));
+  const fs::path log = options.report_dir / "run.log";
   TIDEMARK_TRY(child, start_on_build(named, log));
   // Each run inside has timeouts of its own; this bound only keeps a wedged child from holding the caller for ever.
   TIDEMARK_TRY(reply, child.ask(to_json(batch).dump(), {.wall = 6 * 3600.0, .inactivity = 0}));
   if (const auto* end = std::get_if<WorkerEnd>(&reply))
     return fail(ErrorKind::Environment,
-                fmt::format("{}: the runs under build {} gave no answer: the child {}: {} (log: {})", column,
-                            batch.column.build, describe(*end), last_line(log), log.string()));
+                fmt::format("{}: the runs under build {} gave no answer: the child {}: {} (log: {})", column, build,
+                            describe(*end), last_line(log), log.string()));
   TIDEMARK_TRY(
       json, report::parse_json(std::get<std::string>(reply), "build answer", "the answer of runs on a driver build"));
   TIDEMARK_TRY(answer, answer_from_json(json));
   if (answer.error) return std::unexpected(*answer.error);
-  if (answer.build != batch.column.build)
-    return fail(ErrorKind::Environment, fmt::format("{}: the child ran under build '{}', expected '{}'", column,
-                                                    answer.build, batch.column.build));
+  if (answer.build != build)
+    return fail(ErrorKind::Environment,
+                fmt::format("{}: the child ran under build '{}', expected '{}'", column, answer.build, build));
   return std::move(answer.records);
 }
 

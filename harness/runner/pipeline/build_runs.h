@@ -2,7 +2,7 @@
 // a process starts (drivers/driver_builds.h), and a session's driver is loaded into the process
 // that runs it, so the runs on a build are a tidemark process started under the build's
 // environment, a worker (core/worker.h): the parent asks it a typed batch (the subjects' files and
-// the column) and reads typed run records back on one socket, each already named for its column
+// the run options) and reads typed run records back on one socket, each already named for its column
 // ("...@gl@mesa-25.0.7"): no command line of options, no summary file, no renaming by text.
 // `compare` puts such a column (`--backend gl@mesa-25.0.7`) beside the ones this process runs.
 #pragma once
@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/worker.h"
 #include "report/run_record.h"
+#include "runner/pipeline/subject.h"
 
 namespace tidemark::drivers {
 struct NamedBuild;
@@ -24,15 +25,13 @@ struct NamedBuild;
 
 namespace tidemark::runner {
 
-// What the child runs: every subject of `subject_files` in the column, as the pipeline runs them.
+// What the child runs: every subject of `subject_files` with `options`, as the pipeline runs them.
+// Their column names the build (found in their drivers_files); their report folder takes the
+// child's output too (run.log).
 struct BuildBatch {
-  std::vector<std::filesystem::path> drivers_files;  // the first that names the build is used
-  report::Column column;
+  RunOptions options;
   std::vector<std::filesystem::path> subject_files;
-  std::string lane;                    // the lane the runs take
-  std::filesystem::path report_dir;    // the child's report folder; its output goes to run.log there
-  std::filesystem::path expectations;  // empty: none
-  std::filesystem::path layer_dir;     // where the Tidemark layer is
+  std::filesystem::path expectations;  // what the child reads its options' expectations from; empty: none
 };
 
 // What the child answers: the build it ran under (as its environment named it, checked against
@@ -42,6 +41,12 @@ struct BatchAnswer {
   std::vector<report::RunRecord> records;
   std::optional<Error> error;
 };
+
+// RunOptions' one codec, for a run in another process: what is this process's alone (the probe, the
+// expectations as read, the lane's registry and server) is left out. A per-run option is a field,
+// its flag and a line here.
+nlohmann::json to_json(const RunOptions& options);
+Result<RunOptions> run_options_from_json(const nlohmann::json& json, std::string_view where);
 
 // The batch's and the answer's one codec each (JSON, strict on reading: report/json_fields.h).
 nlohmann::json to_json(const BuildBatch& batch);

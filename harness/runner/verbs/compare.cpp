@@ -47,13 +47,16 @@ Result<CompareOutcome> compare(const Subjects& subjects, const std::vector<std::
   for (const auto& column : columns) {
     const report::Column split = report::Column::parse(column);
     if (split.build.empty() || files.empty() || on_builds.contains(column)) continue;
-    TIDEMARK_TRY(records, run_on_build({.drivers_files = builds.drivers_files,
-                                        .column = split,
-                                        .subject_files = files,
-                                        .lane = std::string(lane_name(options.column.lane.lane)),
-                                        .report_dir = options.report_dir / "builds" / column,
-                                        .expectations = builds.expectations,
-                                        .layer_dir = options.layer_dir}));
+    // The child runs them one after another in itself: one that dies ends the batch (runner/pipeline/build_runs.h).
+    RunOptions on_build = options;
+    on_build.column.backend = split.backend;
+    on_build.column.build = split.build;
+    on_build.report_dir = options.report_dir / "builds" / column;
+    on_build.drivers_files = builds.drivers_files;
+    on_build.isolation = false;
+    TIDEMARK_TRY(
+        records,
+        run_on_build({.options = std::move(on_build), .subject_files = files, .expectations = builds.expectations}));
     auto& by_subject = on_builds[column];
     for (auto& record : records) by_subject.emplace(report::subject_id(record), std::move(record));
   }
