@@ -174,7 +174,7 @@ Result<std::vector<std::pair<std::string, std::string>>> environment_of(const ya
   return settings;
 }
 
-// A build's server: the renderer process its client talks to (servers/renderer_server.h).
+// A build's server: the renderer process its client talks to (renderer/renderer_server.h).
 Result<DriverServer> server_of(const yaml::Reader& read, const yaml::Value& value, const fs::path& dir) {
   TIDEMARK_TRY(fields, read.fields(value, "a driver's server",
                                    {"command", "environment", "build", "client_variable", "client_socket",

@@ -35,7 +35,7 @@ struct Identity {
 
 // A build whose client talks to a renderer process (virgl's vtest: Mesa's virpipe client,
 // virglrenderer's virgl_test_server): what starts that server for a run, with the Tidemark
-// layer beneath it (servers/renderer_server.h).
+// layer beneath it (renderer/renderer_server.h).
 struct DriverServer {
   SourceLocation where;
   std::vector<std::string> command;                              // "{socket}" in a word: the socket it must listen on

@@ -13,9 +13,9 @@
 
 #include "core/process.h"
 #include "core/testing/scratch.h"
-#include "servers/renderer_server.h"
+#include "renderer/renderer_server.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 namespace {
 
 namespace fs = std::filesystem;
@@ -80,4 +80,4 @@ TEST(VirglServer, AClientsRespecifiesAreCountedBeneathTheServer) {
 }
 
 }  // namespace
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

@@ -18,7 +18,7 @@
 #include "drivers/driver_builds.h"
 #include "observe/observe.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 
 struct ServerSpec {
   // The server's command; "{socket}" in an argument is the socket path it must listen on.
@@ -124,4 +124,4 @@ Result<observe::Observation> observe(observe::Options options, const std::option
 // Whether a Unix socket is listening at `path` now (/proc/net/unix).
 bool listening(const std::filesystem::path& path);
 
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

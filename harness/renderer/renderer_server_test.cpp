@@ -1,4 +1,4 @@
-#include "servers/renderer_server.h"
+#include "renderer/renderer_server.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 
 #include "core/testing/scratch.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 namespace {
 
 namespace fs = std::filesystem;
@@ -232,4 +232,4 @@ TEST_F(Server, ABuildsServerRunsOnItsHostBuildNotOnTheClients) {
 }
 
 }  // namespace
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

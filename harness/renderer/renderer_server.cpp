@@ -1,4 +1,4 @@
-#include "servers/renderer_server.h"
+#include "renderer/renderer_server.h"
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -17,9 +17,9 @@
 #include <sstream>
 
 #include "core/files.h"
-#include "servers/tapped_server.h"
+#include "renderer/tapped_server.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 
 namespace fs = std::filesystem;
 
@@ -267,4 +267,4 @@ Result<observe::Gathered> RendererServer::stop(std::chrono::milliseconds grace) 
   return observe::gather(layer_folder_, static_cast<uint32_t>(process_.pid()));
 }
 
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

@@ -1,4 +1,4 @@
-#include "servers/tapped_server.h"
+#include "renderer/tapped_server.h"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -15,7 +15,7 @@
 #include "core/testing/scratch.h"
 #include "core/testing/sockets.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 namespace {
 
 namespace fs = std::filesystem;
@@ -176,4 +176,4 @@ TEST(TappedServer, SurvivesGarbageItsDecoderCannotFollow) {
 }
 
 }  // namespace
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer
