@@ -387,12 +387,17 @@ std::vector<std::string> build_settings(const DriverBuilds& builds, const Driver
   return out;
 }
 
-ProcessEnvironment environment_for(const DriverBuilds& builds, const DriverBuild& build,
-                                   const ProcessEnvironment& current) {
+ProcessEnvironment environment_without(const DriverBuild& build, const ProcessEnvironment& current) {
   const std::set<std::string> owned = owned_variables(build);
-  std::vector<std::string> out;
+  ProcessEnvironment out;
   for (const auto& entry : current)
     if (!owned.contains(entry.substr(0, entry.find('=')))) out.push_back(entry);
+  return out;
+}
+
+ProcessEnvironment environment_for(const DriverBuilds& builds, const DriverBuild& build,
+                                   const ProcessEnvironment& current) {
+  ProcessEnvironment out = environment_without(build, current);
   for (auto& setting : build_settings(builds, build)) out.push_back(std::move(setting));
   return out;
 }

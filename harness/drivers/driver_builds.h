@@ -88,6 +88,10 @@ std::set<std::string> owned_variables(const DriverBuild& build);
 // environment, and TIDEMARK_DRIVER / TIDEMARK_DRIVERS_FILE naming it.
 std::vector<std::string> build_settings(const DriverBuilds& builds, const DriverBuild& build);
 
+// The one way out of a build: `current` without owned_variables(build) (a build's renderer server
+// leaves its client's before it enters its host build's).
+ProcessEnvironment environment_without(const DriverBuild& build, const ProcessEnvironment& current);
+
 // The one way into a build: the environment of a process started on `build` from one whose
 // environment is `current`, without owned_variables(), with build_settings(). Every process
 // started on a build has it (run --driver's tidemark, a column's batch child, a capture's replay,

@@ -40,10 +40,7 @@ Result<ServerSpec> server_of(const drivers::DriverBuilds& builds, const drivers:
   ServerSpec spec{*build.server};
   const drivers::DriverServer& server = spec;
   // The client's build left, and the host build entered (the system's driver when it names none).
-  const std::set<std::string> owned = drivers::owned_variables(build);
-  ProcessEnvironment kept;
-  for (const auto& entry : current)
-    if (!owned.contains(entry.substr(0, entry.find('=')))) kept.push_back(entry);
+  const ProcessEnvironment kept = drivers::environment_without(build, current);
   const drivers::DriverBuild* host = server.build.empty() ? nullptr : builds.find(server.build);
   if (!server.build.empty() && !host)
     return fail(ErrorKind::BadInput,
