@@ -14,11 +14,11 @@ add_test(NAME Tidemark.Drivers.ThePortableGroupRunsOnTwoMesaBuildsAndAMixedStack
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/driver-builds ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Drivers.ThePortableGroupRunsOnTwoMesaBuildsAndAMixedStackIsRefused
                      PROPERTIES LABELS "drivers;zink" COST 40 FIXTURES_REQUIRED mesa25 ENVIRONMENT "DRIVER_BUILDS_SCOPE=ci")
-# A driver with a server (harness/servers): virglrenderer's virgl_test_server started with the
+# A driver with a server (harness/renderer): virglrenderer's virgl_test_server started with the
 # Tidemark layer beneath its Vulkan device, Zink on lavapipe under it, and Mesa 25.0.7's virpipe
 # client (the first that names its socket) in another process; the server's renderer counted
 # and nothing of the server left afterwards.
-add_test(NAME Tidemark.Servers.VirglCountsAClientsRespecifiesBeneathTheServer COMMAND servers_virgl_tests)
+add_test(NAME Tidemark.Servers.VirglCountsAClientsRespecifiesBeneathTheServer COMMAND renderer_virgl_tests)
 set_tests_properties(Tidemark.Servers.VirglCountsAClientsRespecifiesBeneathTheServer PROPERTIES
                      LABELS "drivers;zink;virgl" FIXTURES_REQUIRED mesa25
                      ENVIRONMENT "TIDEMARK_MESA_PREFIX=${mesa_prefix};TIDEMARK_GL_RESPECIFY=$<TARGET_FILE:tidemark-gl-respecify>;TIDEMARK_LAYER_DIR=${PROJECT_BINARY_DIR}/layer;XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")

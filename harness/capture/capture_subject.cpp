@@ -24,7 +24,7 @@
 #include "observe/observe.h"
 #include "report/json_fields.h"
 #include "runner/pipeline/build_runs.h"
-#include "servers/renderer_server.h"
+#include "renderer/renderer_server.h"
 #include "check/run_checks.h"
 
 namespace tidemark::capture {
@@ -129,10 +129,10 @@ Status check_replay_driver(const observe::Observation& observation, const driver
 
 // The server a replay talks to, if its build names one: the column's build's (`named`), else the
 // build this process runs under's.
-Result<std::optional<servers::ServerSpec>> replay_server(const std::optional<drivers::NamedBuild>& named) {
-  if (!named) return servers::active_server();
-  if (!named->build.server) return std::optional<servers::ServerSpec>();
-  TIDEMARK_TRY(spec, servers::server_of(named->builds, named->build, this_environment()));
+Result<std::optional<renderer::ServerSpec>> replay_server(const std::optional<drivers::NamedBuild>& named) {
+  if (!named) return renderer::active_server();
+  if (!named->build.server) return std::optional<renderer::ServerSpec>();
+  TIDEMARK_TRY(spec, renderer::server_of(named->builds, named->build, this_environment()));
   return std::optional(std::move(spec));
 }
 
@@ -141,7 +141,7 @@ class CaptureRun final : public runner::SubjectRun {
  public:
   CaptureRun(const CaptureFixture& fixture, std::filesystem::path folder, std::string replayer,
              std::vector<std::string> command, ProcessEnvironment environment,
-             std::optional<drivers::DriverBuild> build, std::optional<servers::ServerSpec> server,
+             std::optional<drivers::DriverBuild> build, std::optional<renderer::ServerSpec> server,
              const runner::RunOptions& options)
       : fixture_(fixture),
         folder_(std::move(folder)),
@@ -176,20 +176,20 @@ class CaptureRun final : public runner::SubjectRun {
       server_folder.emplace(std::move(made));
     }
     const TimeBounds bounds = apply(apply(TimeBounds{}, fixture_.time_bounds), options_.time_bounds);
-    auto observation = servers::observe({.command = command,
-                                         .settings = options_.variant.fault,
-                                         .only = "",
-                                         .report = observed,
-                                         .layer_dir = options_.layer_dir,
-                                         .on_live = {},
-                                         .output = dir / "replay.log",
-                                         .beneath = environment_,
-                                         .environment = {},
-                                         .beside = {},
-                                         .bounds = bounds,
-                                         .watched_beside = {},
-                                         .output_kept = kLogKept},
-                                        server_, server_folder ? server_folder->path() / kReplayServer : fs::path());
+    auto observation = renderer::observe({.command = command,
+                                          .settings = options_.variant.fault,
+                                          .only = "",
+                                          .report = observed,
+                                          .layer_dir = options_.layer_dir,
+                                          .on_live = {},
+                                          .output = dir / "replay.log",
+                                          .beneath = environment_,
+                                          .environment = {},
+                                          .beside = {},
+                                          .bounds = bounds,
+                                          .watched_beside = {},
+                                          .output_kept = kLogKept},
+                                         server_, server_folder ? server_folder->path() / kReplayServer : fs::path());
     if (server_folder)  // the server's log is kept with the replay's, as far as it can be
       (void)link_or_copy_file(server_folder->path() / kReplayServer / "server.log", observed / "server.log");
     if (!observation) return std::unexpected(observation.error());
@@ -276,7 +276,7 @@ class CaptureRun final : public runner::SubjectRun {
   std::vector<std::string> command_;
   ProcessEnvironment environment_;  // beneath the layer's
   std::optional<drivers::DriverBuild> build_;
-  std::optional<servers::ServerSpec> server_;     // the build's server, started for each replay
+  std::optional<renderer::ServerSpec> server_;    // the build's server, started for each replay
   std::optional<TemporaryFolder> server_folder_;  // the last replay's server's
   const runner::RunOptions& options_;
   std::optional<observe::Observation> last_;
@@ -396,7 +396,7 @@ Result<std::unique_ptr<runner::SubjectRun>> CaptureSubject::prepare(const runner
   // The build the replay must have run on: the column's, else the one this process runs on.
   std::optional<drivers::DriverBuild> held = on_build ? on_build->build : active;
   TIDEMARK_TRY(server, replay_server(on_build));
-  if (server) TIDEMARK_CHECK(TemporaryFolder::room_for(kReplayFolder, fs::path(kReplayServer) / servers::kSocketName));
+  if (server) TIDEMARK_CHECK(TemporaryFolder::room_for(kReplayFolder, fs::path(kReplayServer) / renderer::kSocketName));
   std::unique_ptr<runner::SubjectRun> prepared = std::make_unique<CaptureRun>(
       fixture_, fs::path(runner::kNoLane) / fixture_.group / folder, replayer.command.front(), replayer.command,
       replay_environment(replayer, on_build ? &*on_build : nullptr, held), std::move(held), std::move(server), options);

@@ -13,7 +13,7 @@
 #include "layer/link.h"
 #include "layer/settings.h"
 #include "observe/observe.h"
-#include "servers/renderer_server.h"
+#include "renderer/renderer_server.h"
 
 namespace tidemark::cli {
 
@@ -83,7 +83,7 @@ int observe_command(const ObserveArgs& args) {
     progress.start(fmt::format("{} calls, {} live buffers, {} process{}", live.calls, live.live_buffers, live.processes,
                                live.processes == 1 ? "" : "es"));
   };
-  auto observation = servers::observe(options);
+  auto observation = renderer::observe(options);
   progress.close();
   if (!observation) return report_error(observation.error());
   auto outcomes = observe::judge(*observation, bounds);

@@ -174,7 +174,7 @@ Result<std::vector<std::pair<std::string, std::string>>> environment_of(const ya
   return settings;
 }
 
-// A build's server: the renderer process its client talks to (servers/renderer_server.h).
+// A build's server: the renderer process its client talks to (renderer/renderer_server.h).
 Result<DriverServer> server_of(const yaml::Reader& read, const yaml::Value& value, const fs::path& dir) {
   TIDEMARK_TRY(fields, read.fields(value, "a driver's server",
                                    {"command", "environment", "build", "client_variable", "client_socket",
@@ -387,12 +387,17 @@ std::vector<std::string> build_settings(const DriverBuilds& builds, const Driver
   return out;
 }
 
-ProcessEnvironment environment_for(const DriverBuilds& builds, const DriverBuild& build,
-                                   const ProcessEnvironment& current) {
+ProcessEnvironment environment_without(const DriverBuild& build, const ProcessEnvironment& current) {
   const std::set<std::string> owned = owned_variables(build);
-  std::vector<std::string> out;
+  ProcessEnvironment out;
   for (const auto& entry : current)
     if (!owned.contains(entry.substr(0, entry.find('=')))) out.push_back(entry);
+  return out;
+}
+
+ProcessEnvironment environment_for(const DriverBuilds& builds, const DriverBuild& build,
+                                   const ProcessEnvironment& current) {
+  ProcessEnvironment out = environment_without(build, current);
   for (auto& setting : build_settings(builds, build)) out.push_back(std::move(setting));
   return out;
 }

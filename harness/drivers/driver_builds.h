@@ -35,7 +35,7 @@ struct Identity {
 
 // A build whose client talks to a renderer process (virgl's vtest: Mesa's virpipe client,
 // virglrenderer's virgl_test_server): what starts that server for a run, with the Tidemark
-// layer beneath it (servers/renderer_server.h).
+// layer beneath it (renderer/renderer_server.h).
 struct DriverServer {
   SourceLocation where;
   std::vector<std::string> command;                              // "{socket}" in a word: the socket it must listen on
@@ -87,6 +87,10 @@ std::set<std::string> owned_variables(const DriverBuild& build);
 // What `build` sets (NAME=VALUE): its libraries, EGL vendor and Vulkan ICD files, its own
 // environment, and TIDEMARK_DRIVER / TIDEMARK_DRIVERS_FILE naming it.
 std::vector<std::string> build_settings(const DriverBuilds& builds, const DriverBuild& build);
+
+// The one way out of a build: `current` without owned_variables(build) (a build's renderer server
+// leaves its client's before it enters its host build's).
+ProcessEnvironment environment_without(const DriverBuild& build, const ProcessEnvironment& current);
 
 // The one way into a build: the environment of a process started on `build` from one whose
 // environment is `current`, without owned_variables(), with build_settings(). Every process

@@ -36,7 +36,7 @@ class HostThread final : public HostEvents, public api::Model {
   void read_back_from(std::function<Status(ModelHost&)> feed);
   // Called before each model step (api::Model), on the stepping thread, before the host is
   // taken: a renderer server whose layer asks the host through the kernel channel must have
-  // settled first (servers::TappedServer::settle), or its questions and the step would meet in
+  // settled first (renderer::TappedServer::settle), or its questions and the step would meet in
   // an order of the moment. Set before the session's first step.
   void settle_with(std::function<Status()> settle);
 

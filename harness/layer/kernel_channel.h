@@ -1,7 +1,7 @@
 // The kernel channel: a layer with no host in its process (a renderer server's) asks the session's
 // kernel model over a Unix socket named in TIDEMARK_KERNEL_CHANNEL, one fixed-size question at a
 // time under the layer's lock, so the model sees the server's submits and waits in their order.
-// Memory and gauges travel in the server's records instead (session/server_records.h).
+// Memory and gauges travel in the server's records instead (renderer/server_records.h).
 #pragma once
 
 #include <cstdint>

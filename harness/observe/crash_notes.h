@@ -32,7 +32,7 @@ struct StepNote {
   bool after_last = false;  // the workload ran out: reading back, checking, writing
 };
 
-// A renderer server that ended mid-run (session/session.h's SessionServer saw it end).
+// A renderer server that ended mid-run (renderer/renderer_session.h saw it end).
 struct ServerEndNote {
   bool ended = false;
   int32_t pid = 0;

@@ -73,7 +73,7 @@ struct Observation {
   // GpuMem reader dumps it at the end (a process that freed everything has no entry left).
   std::string kernel_map;
   // The wire between the program and its renderer server, when a tap stood on it
-  // (servers::observe): its gauges by the catalogue's names, judged with the server's and the
+  // (renderer::observe): its gauges by the catalogue's names, judged with the server's and the
   // whole's; and the note of the server's end when it ended while its client still talked to it.
   std::optional<NamedGauges> wire;
   std::string server_ended;

@@ -1,10 +1,6 @@
 #include "session/session.h"
 
 #include <fmt/format.h>
-#include <stdlib.h>
-
-#include <cstdio>
-#include <filesystem>
 #include <optional>
 
 #include "observe/crash_notes.h"
@@ -12,21 +8,14 @@
 #include "host/host_thread.h"
 #include "host/layer_sink.h"
 #include "host/model_host.h"
-#include "layer/kernel_channel.h"
 #include "layer/link.h"
 #include "layer/settings.h"
-#include "servers/driver_clock.h"
-#include "servers/kernel_channel_server.h"
-#include "servers/renderer_server.h"
-#include "servers/tapped_server.h"
-#include "session/server_records.h"
+#include "renderer/renderer_server.h"
+#include "renderer/renderer_session.h"
 
 namespace tidemark::session {
 
 namespace {
-
-// A session's server folder (servers::ServerFolder) holds the server's socket, the tap's and the kernel channel's.
-constexpr std::string_view kServerFolder = "server";
 
 // The layer's faults come from the session's mutants (layer.hold_frees, layer.real_completion,
 // layer.shadow_copies) and knobs (layer_never_done, layer_fail_allocation, layer_exit_at_call, layer_crash_at_call,
@@ -92,118 +81,6 @@ Status hold_to_build(const api::BackendEntry& entry, const std::optional<api::De
   return {};
 }
 
-// The renderer server of a build whose client talks to one (virgl's virpipe client and
-// virgl_test_server): started for the session in a folder of its own with the layer beneath its
-// Vulkan device under the session's layer settings, the tap in front of it when its entry names
-// its wire (servers/tapped_server.h), this process's client pointed at its socket or the tap's
-// (VTEST_SOCKET_NAME, or the fixed path's connect() redirected: servers/socket_redirect.cpp is
-// linked into tidemark and tidemark-server), and stopped and reaped when the session ends. The
-// session's device gauges and Vulkan driver are then the server's, and what the server and its wire
-// did is fed into the session's model at each read-back (server_records.h): its layer writes each
-// event as it happens (unbuffered_events) for that.
-class SessionServer {
- public:
-  static Result<std::unique_ptr<SessionServer>> start(const servers::ServerSpec& given,
-                                                      const TidemarkLayerSettings& settings, host::HostEvents& host,
-                                                      std::function<void(const std::string&)> log) {
-    TIDEMARK_TRY(folder, TemporaryFolder::make(kServerFolder));
-    auto made = std::unique_ptr<SessionServer>(new SessionServer(std::move(folder), std::move(log)));
-    // The server's layer asks the session's kernel model live, as a hosted layer does through its
-    // sink: the kernel driver's queues answer its submits and waits as they happen.
-    TIDEMARK_TRY(channel, servers::KernelChannelServer::start(made->folder_.path() / servers::kKernelChannelName,
-                                                              host::layer_sink(host, false)));
-    made->channel_ = std::move(channel);
-    servers::ServerSpec spec = given;
-    spec.environment.emplace_back(layer::kKernelChannelVariable, made->channel_->path().string());
-    made->records_ = std::make_unique<ServerRecords>(
-        spec.command.empty() ? std::string("renderer server")
-                             : std::filesystem::path(spec.command.front()).filename().string(),
-        spec.wire, made->folder_.path() / "wire-events.spill");
-    TidemarkLayerSettings server_settings = settings;
-    server_settings.unbuffered_events = 1;
-    // The note of a server that ends mid-run is said at once on stderr (the lane's server log): a
-    // client that loses its server may abort the process that holds it (Mesa's vtest winsys does):
-    // the parent of an isolated run hears of it too, whose child that is (observe/crash_notes.h).
-    TIDEMARK_TRY(served, servers::TappedServer::start(
-                             spec, made->folder_.path(), layer::layer_dir(), layer::format_settings(server_settings),
-                             [](const servers::ServerEnd& end) {
-                               std::fprintf(stderr, "tidemark: %s\n", end.note().c_str());
-                               std::fflush(stderr);
-                               crash_notes::note_server_end(end.pid, end.wait_status, end.last_command);
-                             },
-                             [records = made->records_.get()](const tap::WireEvent& event) {
-                               records->saw(event);
-                               crash_notes::note_wire(event.kind, event.sequence);
-                             }));
-    made->served_ = std::move(served);
-    made->clock_.emplace();
-    for (const auto& [name, value] :
-         made->served_->client_settings(layer::layer_dir(), servers::ClientAt::ThisProcess)) {
-      made->set_.push_back(name);
-      ::setenv(name.c_str(), value.c_str(), 1);
-    }
-    if (made->log_)
-      made->log_(fmt::format("server: {} (pid {}) listening on {}", made->server().command_text(), made->server().pid(),
-                             made->server().socket().string()));
-    return made;
-  }
-  ~SessionServer() {
-    for (const auto& name : set_) ::unsetenv(name.c_str());
-    if (served_ && served_->tapped()) {
-      served_->stop_tap();
-      if (log_) {
-        std::string line;
-        for (const auto& [name, value] : served_->wire()) line += fmt::format(" {}={}", name, value);
-        log_("wire:" + line);
-        if (auto error = served_->wire_error()) log_("wire: " + error->message);
-      }
-    }
-    if (log_ && clock_) log_(fmt::format("server: the client read its clock {} times", clock_->readings()));
-    if (log_ && channel_) log_(fmt::format("server: the kernel channel answered {} questions", channel_->questions()));
-    clock_.reset();
-    if (served_) {
-      server().end_connections_here();
-      auto gathered = server().stop();
-      if (log_) {
-        log_(fmt::format("server: {} ({})", server().command_text(), describe_wait_status(server().wait_status())));
-        if (!gathered) log_("server: its records: " + gathered.error().message);
-        for (const auto& process : gathered ? gathered->processes : std::vector<observe::Process>{})
-          log_(
-              fmt::format("server: pid {} {} ({}): {} devices; VkBuffers {} at the peak, {} made; {} submits; {} "
-                          "bytes of device memory at the peak",
-                          process.pid, process.executable, observe::name_of(process.kind), process.devices,
-                          process.observed.vkbufspk, process.observed.vkbufsmade, process.observed.vksubmits,
-                          process.observed.vkbytespk));
-      }
-      served_.reset();
-    }
-  }
-  SessionServer(const SessionServer&) = delete;
-  SessionServer& operator=(const SessionServer&) = delete;
-  servers::RendererServer& server() { return served_->server(); }
-
-  // The tap's gauges by the catalogue's names; empty without a tap.
-  NamedGauges wire() const { return served_->wire(); }
-  // Before each model step: the server settled (servers::TappedServer::settle).
-  Status settle() const { return served_->settle(kSettleWithin); }
-  // At a read-back, on the session's host: what the server and its wire did since the last one.
-  Status feed(host::ModelHost& host) { return records_->feed(host, served_->server().layer_folder()); }
-
- private:
-  SessionServer(TemporaryFolder folder, std::function<void(const std::string&)> log)
-      : folder_(std::move(folder)), log_(std::move(log)) {}
-  TemporaryFolder folder_;  // first: it goes last, with what the server left in it
-  std::function<void(const std::string&)> log_;
-  // A shader compile on a loaded machine takes seconds; a server that takes this long to come
-  // back to its client is stuck.
-  static constexpr std::chrono::milliseconds kSettleWithin{60000};
-  std::unique_ptr<servers::KernelChannelServer> channel_;  // before the server: it goes after it
-  std::unique_ptr<ServerRecords> records_;                 // before the tap, which feeds it until it stops
-  std::unique_ptr<servers::TappedServer> served_;
-  std::optional<servers::DriverClock> clock_;  // the client's clock is Tidemark's while it runs
-  std::vector<std::string> set_;
-};
-
 // A session's device beside its model host. Members in the order they must die: the device
 // reports to the host as it dies, the server it talked to ends once its client has gone, and
 // the layer is detached after the device is gone.
@@ -216,7 +93,7 @@ class LocalSession final : public api::Session {
   std::unique_ptr<host::HostThread> host_;   // the oracle, off the device's call path
   std::unique_ptr<TidemarkLayerSink> sink_;  // the layer's view of the host (with the layer on)
   std::unique_ptr<layer::Attachment> layer_;
-  std::unique_ptr<SessionServer> server_;
+  std::unique_ptr<renderer::RendererSession> server_;
   std::unique_ptr<api::Device> device_;
   KnobValues knobs_;
 };
@@ -239,7 +116,7 @@ Status check_server_fits(const api::SessionConfig& config, const api::BackendEnt
     return fail(ErrorKind::BadInput, fmt::format("backend '{}' does not run a driver build's client with the layer "
                                                  "beneath its driver: a build with a server runs on gl or gl-native",
                                                  config.backend));
-  return TemporaryFolder::room_for(kServerFolder, servers::kKernelChannelName);
+  return renderer::RendererSession::room_for_sockets();
 }
 
 Result<ResolvedConfig> resolve_config(const api::SessionConfig& config, const api::BackendRegistry& backends,
@@ -295,24 +172,18 @@ api::OpenResult open_session(const ResolvedConfig& resolved, const api::BackendR
     context.vulkan_driver = [attachment = session->layer_.get()] { return attachment->driver(); };
   }
   context.events = session->host_.get();
-  auto server = servers::active_server();
+  auto server = renderer::active_server();
   if (!server) return failed(server.error());
   if (auto fits = check_server_fits(config, entry, server->has_value()); !fits) return refused(fits.error());
   if (*server) {
-    auto started =
-        SessionServer::start(**server, layer_settings(config.layer, mutant, knobs), *session->host_, context.log);
+    auto started = renderer::RendererSession::start(**server, layer_settings(config.layer, mutant, knobs),
+                                                    *session->host_, context.log);
     if (!started) return failed(started.error());
     session->server_ = std::move(*started);
-    auto observed = [server = &session->server_->server()] { return server->status().gauges; };
-    session->host_->observe_from(observed);
-    session->host_->wire_from([server = session->server_.get()] { return server->wire(); });
-    session->host_->read_back_from(
-        [server = session->server_.get()](host::ModelHost& host) { return server->feed(host); });
-    session->host_->settle_with([server = session->server_.get()] { return server->settle(); });
-    context.observed = observed;
+    session->server_->report_to(*session->host_);
+    context.observed = [server = &session->server_->server()] { return server->status().gauges; };
     context.vulkan_driver = [server = &session->server_->server()] { return server->status().driver; };
-    context.server =
-        fmt::format("{} (pid {})", session->server_->server().command_text(), session->server_->server().pid());
+    context.server = session->server_->described();
   }
   auto probe = probe_build(entry, backends);
   if (!probe) return failed(probe.error());

@@ -18,7 +18,7 @@
 #include "core/process.h"
 #include "core/testing/scratch.h"
 #include "drivers/driver_builds.h"
-#include "servers/renderer_server.h"
+#include "renderer/renderer_server.h"
 #include "tap/socket_tap.h"
 #include "tap/vtest_decoder.h"
 
@@ -77,11 +77,11 @@ void run_stack(const Stack& stack, const fs::path& dir, bool tapped, Run& run) {
   ASSERT_TRUE(builds) << builds.error().message;
   const drivers::DriverBuild* build = builds->find(stack.build);
   ASSERT_NE(build, nullptr) << stack.build << " in " << stack.drivers_file;
-  auto spec = servers::server_of(*builds, *build, current_environment());
+  auto spec = renderer::server_of(*builds, *build, current_environment());
   ASSERT_TRUE(spec) << spec.error().message;
   spec->environment.emplace_back("VTEST_SAVE", run.saved.string());
   const std::string layer_dir = variable("TIDEMARK_LAYER_DIR");
-  auto server = servers::RendererServer::start(*spec, dir, layer_dir, "");
+  auto server = renderer::RendererServer::start(*spec, dir, layer_dir, "");
   ASSERT_TRUE(server) << server.error().message;
   std::optional<SocketTap> tap;
   if (tapped) {

@@ -20,7 +20,7 @@ Status drive(const scenario::Scenario& scenario, api::Device& api, api::Model& m
   result.gauges = gauges;
   // Only a build with a server has a wire to tap: a run on any other asks nothing more than before.
   // Read first, after the read-back's round trip: the session feeds what the server and its wire
-  // recorded into its model then (session/server_records.h), before any of the model is read.
+  // recorded into its model then (renderer/server_records.h), before any of the model is read.
   TIDEMARK_TRY(build, drivers::active_build());
   if (build && build->server) {
     TIDEMARK_TRY(wire, model.wire_gauges());

@@ -106,9 +106,9 @@ Result<std::vector<check::Outcome>> evaluate(const Scenario& scenario, const api
 }  // namespace
 
 // On a build whose driver's Vulkan device lives in its renderer server, the server's layer asks the
-// session's kernel model as it goes, over the kernel channel (servers/kernel_channel_server.h): the
+// session's kernel model as it goes, over the kernel channel (renderer/kernel_channel_server.h): the
 // kernel driver's queues and faults (kmd, kgsl) answer its submits and waits as they happen. Its
-// memory reaches the model only at the run's read-backs (session/server_records.h): the GPU-memory
+// memory reaches the model only at the run's read-backs (renderer/server_records.h): the GPU-memory
 // map, its views and the trace's GPU Memory track hold the server's memory by then, so reconcile
 // and the memory half's gauges judge it, but a GPU-memory step mid-run would read a map not yet
 // fed. Such a scenario is not run, and says why.

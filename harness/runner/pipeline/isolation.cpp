@@ -19,13 +19,14 @@
 #include "observe/crash_notes.h"
 #include "core/gauges.h"
 #include "core/process.h"
+#include "core/temporaries.h"
 #include "core/worker.h"
 #include "layer/tidemark_layer.h"
 #include "observe/observe.h"
 #include "report/json_fields.h"
 #include "runner/pipeline/build_runs.h"
 #include "runner/pipeline/subject.h"
-#include "servers/renderer_server.h"
+#include "renderer/servers_activity.h"
 
 namespace tidemark::runner {
 
@@ -56,23 +57,11 @@ class SharedNotes {
 
 namespace {
 
-// In the child: the folder where the servers it starts note their layer's calls, and the servers'
-// folders there when its current run started (theirs are earlier runs').
-struct ServersActivity {
-  std::filesystem::path folder;
-  std::set<std::string> earlier;
-};
-ServersActivity& servers_activity_in_child() {
-  static ServersActivity activity;  // the child's one thread alone reads and writes it
-  return activity;
-}
-
 // In the child, before its first run: its notes armed, and the servers it starts (a lane's
 // tidemark-server, a renderer server) noting their layer's calls where the parent's bounds read them.
 void prepare_child(crash_notes::Notes* notes, const std::filesystem::path& servers_activity) {
   crash_notes::arm(notes);
-  ::setenv(TIDEMARK_LAYER_ACTIVITY_VARIABLE, servers_activity.c_str(), 1);
-  servers_activity_in_child().folder = servers_activity;
+  renderer::note_servers_activity_in(servers_activity);
 }
 
 // In the child: the run asked for (its index) through the pipeline, its record or error answered
@@ -82,11 +71,7 @@ void prepare_child(crash_notes::Notes* notes, const std::filesystem::path& serve
 // static with a thread of its own, so nothing the child inherited waits on one.
 std::string answer_in_child(const IsolatedRuns::Pipeline& pipeline, const std::string& request,
                             crash_notes::Notes* notes) {
-  ServersActivity& servers = servers_activity_in_child();
-  servers.earlier.clear();
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(servers.folder, ec))
-    servers.earlier.insert(entry.path().filename().string());
+  renderer::servers_activity_run_starts();
   // A run's notes start empty; the layer's stay (its count is the process's, its name written
   // only when it changes).
   notes->step = {};
@@ -176,9 +161,7 @@ std::optional<report::DeviceLostRecord> noted_device_lost(const crash_notes::Not
 
 std::optional<report::DeviceLostRecord> servers_lost_device(const crash_notes::Notes& notes,
                                                             const std::string& subject_file) {
-  const ServersActivity& servers = servers_activity_in_child();
-  if (servers.folder.empty()) return std::nullopt;
-  auto lost = observe::noted_lost_device(servers.folder, servers.earlier);
+  auto lost = renderer::device_lost_by_this_runs_servers();
   if (lost) lost->last_step = crash_notes::describe_step(notes.step, subject_file);
   return lost;
 }

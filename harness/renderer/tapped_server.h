@@ -1,8 +1,8 @@
 // A renderer server with the tap (tap/socket_tap.h) in front when its drivers-file entry names its
-// wire: the one wiring of a server, its tap and the note of its end, for a session's client in
-// Tidemark's process (session/session.cpp) and an observed program's (servers::observe). When the
-// server ends its side while the client still talks, the tap hears it first: the note names the
-// server's exit or signal and the last wire command the tap saw.
+// driver protocol: the one wiring of a server, its tap and the note of its end, for a session's
+// client in Tidemark's process (renderer_session.h) and an observed program's (renderer::observe).
+// When the server ends its side while the client still talks, the tap hears it first: the note
+// names the server's exit or signal and the last command the tap saw.
 #pragma once
 
 #include <chrono>
@@ -18,10 +18,10 @@
 
 #include "core/error.h"
 #include "core/gauges.h"
-#include "servers/renderer_server.h"
+#include "renderer/renderer_server.h"
 #include "tap/socket_tap.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 
 // Where the server's client runs, which decides what points it at the tap and reads the driver's
 // clock (driver_clock.h): linked into tidemark and tidemark-server for a client in their own
@@ -112,4 +112,4 @@ class TappedServer {
   std::optional<ServerEnd> end_;
 };
 
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

@@ -1,4 +1,4 @@
-#include "servers/driver_clock.h"
+#include "renderer/driver_clock.h"
 
 #include <dlfcn.h>
 #include <time.h>
@@ -24,7 +24,7 @@ bool in_driver(const void* address) {
 
 }  // namespace
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 
 DriverClock::DriverClock(std::chrono::nanoseconds step) {
   g_step_ns.store(step.count(), std::memory_order_relaxed);
@@ -47,4 +47,4 @@ bool read_driver_clock(clockid_t clock, const void* caller, timespec* time) {
   return true;
 }
 
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

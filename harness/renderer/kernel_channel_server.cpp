@@ -1,4 +1,4 @@
-#include "servers/kernel_channel_server.h"
+#include "renderer/kernel_channel_server.h"
 
 #include <fmt/format.h>
 #include <poll.h>
@@ -14,7 +14,7 @@
 #include "core/whole_bytes.h"
 #include "layer/kernel_channel.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 
 namespace fs = std::filesystem;
 
@@ -100,4 +100,4 @@ void KernelChannelServer::run() {
   }
 }
 
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

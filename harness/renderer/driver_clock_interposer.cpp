@@ -6,11 +6,11 @@
 #include <dlfcn.h>
 #include <time.h>
 
-#include "servers/driver_clock.h"
+#include "renderer/driver_clock.h"
 
 extern "C" __attribute__((visibility("default"))) int clock_gettime(clockid_t clock, timespec* time) {
   using ClockGettime = int (*)(clockid_t, timespec*);
   static const ClockGettime next = reinterpret_cast<ClockGettime>(::dlsym(RTLD_NEXT, "clock_gettime"));
-  if (tidemark::servers::read_driver_clock(clock, __builtin_return_address(0), time)) return 0;
+  if (tidemark::renderer::read_driver_clock(clock, __builtin_return_address(0), time)) return 0;
   return next(clock, time);
 }

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 
 class DriverClock {
  public:
@@ -36,4 +36,4 @@ inline constexpr std::string_view kDriverClockStep = "TIDEMARK_DRIVER_CLOCK_STEP
 // clock is a monotonic one and `caller` is in the driver's library.
 bool read_driver_clock(clockid_t clock, const void* caller, timespec* time);
 
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

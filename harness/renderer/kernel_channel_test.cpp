@@ -1,4 +1,4 @@
-#include "servers/kernel_channel_server.h"
+#include "renderer/kernel_channel_server.h"
 
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -13,7 +13,7 @@
 #include "core/testing/scratch.h"
 #include "layer/kernel_channel.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 namespace {
 
 using test_support::ScratchDir;
@@ -164,4 +164,4 @@ TEST(KernelChannel, APathThatCannotBeASocketIsAnError) {
 }
 
 }  // namespace
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

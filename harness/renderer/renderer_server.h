@@ -18,27 +18,19 @@
 #include "drivers/driver_builds.h"
 #include "observe/observe.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 
-struct ServerSpec {
-  // The server's command; "{socket}" in an argument is the socket path it must listen on.
-  std::vector<std::string> command;
-  // Set over Tidemark's own environment (the host driver the server renders with); with
-  // `whole_environment`, the server's whole environment.
-  std::vector<std::pair<std::string, std::string>> environment;
-  bool whole_environment = false;
-  // How the client is pointed at this server: its variable that names the socket
-  // (VTEST_SOCKET_NAME for Mesa's vtest winsys from 24 on), or the fixed path it connects to
-  // (/tmp/.virgl_test for 22.3.6's), redirected by kSocketRedirect preloaded into it.
-  std::string client_variable;
-  std::string client_socket;
-  std::chrono::milliseconds ready_within{20000};  // a cold lavapipe start on a busy 2-core box
-  std::string wire;  // the protocol a tap between client and server decodes (tap/decoders.h); empty: no tap
+// A server to start: its drivers-file entry (drivers::DriverServer, the one spelling of a server
+// entry) and the environment it starts in beneath the entry's own: its host build's, the client's
+// left, as server_of resolves it; none: Tidemark's own (a test's server).
+struct ServerSpec : drivers::DriverServer {
+  std::optional<ProcessEnvironment> beneath;
 };
 
 // The folder's socket file name: short, as a Unix socket's path is at most 107 bytes.
 inline constexpr std::string_view kSocketName = "server.sock";
-// The library, beside the layer, that redirects a client's connect() from its fixed path.
+// The library, beside the layer, that redirects a client's connect() from its fixed path
+// (drivers::DriverServer::client_socket).
 inline constexpr std::string_view kSocketRedirect = "libtidemark_socket_redirect.so";
 
 class RendererServer {
@@ -99,11 +91,14 @@ class RendererServer {
 };
 
 // The server of driver build `build` (of `builds`), run from a process whose environment is
-// `current`: in it, every driver variable the client's build owns cleared, then the host build's
-// settings (its `build:`, of the same file) or none (the system's driver), then its own
-// environment. A host build the file lacks is bad input at the server's place.
+// `current`: beneath its own environment, every driver variable the client's build owns cleared,
+// then the host build's settings (its `build:`, of the same file) or none (the system's driver).
+// A host build the file lacks is bad input at the server's place.
 Result<ServerSpec> server_of(const drivers::DriverBuilds& builds, const drivers::DriverBuild& build,
                              const std::vector<std::string>& current);
+
+// The environment `spec` starts in, beneath the layer: its entry's over what it starts beneath.
+ProcessEnvironment environment_of(const ServerSpec& spec);
 
 // The server of the build this process runs under (drivers::active_build), if it names one.
 Result<std::optional<ServerSpec>> active_server();
@@ -124,4 +119,4 @@ Result<observe::Observation> observe(observe::Options options, const std::option
 // Whether a Unix socket is listening at `path` now (/proc/net/unix).
 bool listening(const std::filesystem::path& path);
 
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

@@ -1,4 +1,4 @@
-#include "servers/tapped_server.h"
+#include "renderer/tapped_server.h"
 
 #include <fmt/format.h>
 
@@ -6,10 +6,10 @@
 #include <thread>
 
 #include "core/process.h"
-#include "servers/driver_clock.h"
+#include "renderer/driver_clock.h"
 #include "tap/decoders.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 
 namespace fs = std::filesystem;
 
@@ -145,4 +145,4 @@ void TappedServer::server_ended() {
   if (on_server_end_) on_server_end_(end);
 }
 
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

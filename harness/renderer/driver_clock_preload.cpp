@@ -6,19 +6,19 @@
 #include <memory>
 #include <string>
 
-#include "servers/driver_clock.h"
+#include "renderer/driver_clock.h"
 
 namespace {
 
-std::unique_ptr<tidemark::servers::DriverClock> started_from_environment() {
-  const char* step = std::getenv(std::string(tidemark::servers::kDriverClockStep).c_str());
+std::unique_ptr<tidemark::renderer::DriverClock> started_from_environment() {
+  const char* step = std::getenv(std::string(tidemark::renderer::kDriverClockStep).c_str());
   if (step == nullptr || *step == '\0') return nullptr;
   char* end = nullptr;
   const long long nanoseconds = std::strtoll(step, &end, 10);
   if (*end != '\0' || nanoseconds <= 0) return nullptr;  // not a step: the real clock, as without it
-  return std::make_unique<tidemark::servers::DriverClock>(std::chrono::nanoseconds(nanoseconds));
+  return std::make_unique<tidemark::renderer::DriverClock>(std::chrono::nanoseconds(nanoseconds));
 }
 
-const std::unique_ptr<tidemark::servers::DriverClock> g_clock = started_from_environment();
+const std::unique_ptr<tidemark::renderer::DriverClock> g_clock = started_from_environment();
 
 }  // namespace

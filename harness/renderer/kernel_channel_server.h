@@ -16,7 +16,7 @@
 #include "core/process.h"
 #include "layer/tidemark_layer.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 
 // The channel's socket in the server's folder.
 inline constexpr std::string_view kKernelChannelName = "kernel.sock";
@@ -51,4 +51,4 @@ class KernelChannelServer {
   std::thread thread_;
 };
 
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

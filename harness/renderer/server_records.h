@@ -22,7 +22,7 @@
 #include "tap/wire_decoder.h"
 #include "tracer/trace_writer.h"
 
-namespace tidemark::session {
+namespace tidemark::renderer {
 
 // The server's process track and, under it, a track per wire connection.
 inline constexpr uint64_t kServerTrackUuid = 0x7469'6465'0000'0001;  // "tide": out of any other producer's way
@@ -82,4 +82,4 @@ class ServerRecords {
   std::map<std::string, std::unique_ptr<Process>> processes_;  // by folder name, fed in that order
 };
 
-}  // namespace tidemark::session
+}  // namespace tidemark::renderer

@@ -1,4 +1,4 @@
-#include "session/server_records.h"
+#include "renderer/server_records.h"
 
 #include "core/files.h"
 
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace tidemark::session {
+namespace tidemark::renderer {
 
 namespace fs = std::filesystem;
 
@@ -210,4 +210,4 @@ Status ServerRecords::feed(host::ModelHost& host, const fs::path& layer_folder) 
   return {};
 }
 
-}  // namespace tidemark::session
+}  // namespace tidemark::renderer

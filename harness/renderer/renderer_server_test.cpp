@@ -1,4 +1,4 @@
-#include "servers/renderer_server.h"
+#include "renderer/renderer_server.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 
 #include "core/testing/scratch.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 namespace {
 
 namespace fs = std::filesystem;
@@ -38,10 +38,10 @@ ServerSpec python_server(bool fork, double delay = 0) {
       "os.rename(sys.argv[1] + '.part', sys.argv[1] + '.pids')\n"
       "time.sleep(600)\n",
       delay, fork ? "True" : "False");
-  return {.command = {"python3", "-c", script, "{socket}"},
-          .environment = {},
-          .client_variable = "VTEST_SOCKET_NAME",
-          .ready_within = std::chrono::milliseconds(20000)};
+  return {{.command = {"python3", "-c", script, "{socket}"},
+           .environment = {},
+           .client_variable = "VTEST_SOCKET_NAME",
+           .ready_within = std::chrono::milliseconds(20000)}};
 }
 
 class Server : public ::testing::Test {
@@ -91,12 +91,12 @@ TEST_F(Server, IsReadyWhenItListensAndStopsWithEveryProcessItStarted) {
 
 // A server of Python's that listens, then does `then` (Python statements, `s` the listening socket).
 ServerSpec python_server_that(const std::string& then) {
-  return {.command = {"python3", "-c",
-                      "import select, socket, sys\n"
-                      "s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen()\n" +
-                          then + "\n",
-                      "{socket}"},
-          .client_variable = "VTEST_SOCKET_NAME"};
+  return {{.command = {"python3", "-c",
+                       "import select, socket, sys\n"
+                       "s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen()\n" +
+                           then + "\n",
+                       "{socket}"},
+           .client_variable = "VTEST_SOCKET_NAME"}};
 }
 
 // Check that a server blocked in select() for its clients waits for input, and that one that
@@ -161,7 +161,7 @@ TEST_F(Server, AServerLeftBehindIsKilledWithItsGroup) {
 // never listens within the bound, its command is not there, its socket path is too long.
 TEST_F(Server, AServerThatDoesNotListenIsAnErrorNamingWhy) {
   ServerSpec ends{
-      .command = {"sh", "-c", "echo 'no EGL device' >&2; exit 3"}, .environment = {}, .client_variable = "X"};
+      {.command = {"sh", "-c", "echo 'no EGL device' >&2; exit 3"}, .environment = {}, .client_variable = "X"}};
   auto ended = RendererServer::start(ends, dir_ / "ends", layer_dir(), "");
   ASSERT_FALSE(ended);
   EXPECT_EQ(ended.error().kind, ErrorKind::Environment);
@@ -169,17 +169,17 @@ TEST_F(Server, AServerThatDoesNotListenIsAnErrorNamingWhy) {
       << ended.error().message;
   EXPECT_NE(ended.error().message.find("it said 'no EGL device'"), std::string::npos) << ended.error().message;
 
-  ServerSpec silent{.command = {"sleep", "600"},
-                    .environment = {},
-                    .client_variable = "X",
-                    .ready_within = std::chrono::milliseconds(300)};
+  ServerSpec silent{{.command = {"sleep", "600"},
+                     .environment = {},
+                     .client_variable = "X",
+                     .ready_within = std::chrono::milliseconds(300)}};
   auto never = RendererServer::start(silent, dir_ / "never", layer_dir(), "");
   ASSERT_FALSE(never);
   EXPECT_NE(never.error().message.find("did not listen on " + (dir_ / "never/server.sock").string() + " within 300 ms"),
             std::string::npos)
       << never.error().message;
 
-  ServerSpec missing{.command = {"no-such-renderer-server"}, .environment = {}, .client_variable = "X"};
+  ServerSpec missing{{.command = {"no-such-renderer-server"}, .environment = {}, .client_variable = "X"}};
   auto absent = RendererServer::start(missing, dir_ / "absent", layer_dir(), "");
   ASSERT_FALSE(absent);
   EXPECT_NE(absent.error().message.find("cannot start 'no-such-renderer-server'"), std::string::npos);
@@ -207,9 +207,9 @@ TEST_F(Server, ABuildsServerRunsOnItsHostBuildNotOnTheClients) {
                                             "LD_LIBRARY_PATH=" + (dir_ / "client/lib").string()};
   auto spec = server_of(*builds, *builds->find("client"), current);
   ASSERT_TRUE(spec) << spec.error().message;
-  EXPECT_TRUE(spec->whole_environment);
+  EXPECT_TRUE(spec->beneath);
   using Setting = std::pair<std::string, std::string>;
-  const auto& environment = spec->environment;
+  const auto environment = settings_of(environment_of(*spec));
   auto has = [&](const Setting& setting) {
     return std::find(environment.begin(), environment.end(), setting) != environment.end();
   };
@@ -232,4 +232,4 @@ TEST_F(Server, ABuildsServerRunsOnItsHostBuildNotOnTheClients) {
 }
 
 }  // namespace
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

@@ -1,4 +1,4 @@
-#include "servers/tapped_server.h"
+#include "renderer/tapped_server.h"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -15,7 +15,7 @@
 #include "core/testing/scratch.h"
 #include "core/testing/sockets.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 namespace {
 
 namespace fs = std::filesystem;
@@ -62,15 +62,15 @@ class LineDecoder final : public tap::WireDecoder {
 // A renderer of Python's for the line protocol: one client, an OK for each line, and on DIE an
 // exit with status 70 before any answer.
 ServerSpec line_server() {
-  return {.command = {"python3", "-c",
-                      "import os, socket, sys\n"
-                      "s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen()\n"
-                      "c, _ = s.accept()\n"
-                      "for line in c.makefile('rb'):\n"
-                      "    if line == b'DIE\\n': os._exit(70)\n"
-                      "    c.sendall(b'OK\\n')\n",
-                      "{socket}"},
-          .client_variable = "VTEST_SOCKET_NAME"};
+  return {{.command = {"python3", "-c",
+                       "import os, socket, sys\n"
+                       "s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen()\n"
+                       "c, _ = s.accept()\n"
+                       "for line in c.makefile('rb'):\n"
+                       "    if line == b'DIE\\n': os._exit(70)\n"
+                       "    c.sendall(b'OK\\n')\n",
+                       "{socket}"},
+           .client_variable = "VTEST_SOCKET_NAME"}};
 }
 
 fs::path layer_dir() {
@@ -176,4 +176,4 @@ TEST(TappedServer, SurvivesGarbageItsDecoderCannotFollow) {
 }
 
 }  // namespace
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

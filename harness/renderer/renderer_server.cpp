@@ -1,4 +1,4 @@
-#include "servers/renderer_server.h"
+#include "renderer/renderer_server.h"
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -17,9 +17,9 @@
 #include <sstream>
 
 #include "core/files.h"
-#include "servers/tapped_server.h"
+#include "renderer/tapped_server.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 
 namespace fs = std::filesystem;
 
@@ -37,28 +37,21 @@ std::string tail_of(const fs::path& log) {
 Result<ServerSpec> server_of(const drivers::DriverBuilds& builds, const drivers::DriverBuild& build,
                              const std::vector<std::string>& current) {
   if (!build.server) return fail(ErrorKind::BadInput, fmt::format("driver build '{}' names no server", build.name));
-  const drivers::DriverServer& server = *build.server;
+  ServerSpec spec{*build.server};
+  const drivers::DriverServer& server = spec;
   // The client's build left, and the host build entered (the system's driver when it names none).
-  const std::set<std::string> owned = drivers::owned_variables(build);
-  ProcessEnvironment kept;
-  for (const auto& entry : current)
-    if (!owned.contains(entry.substr(0, entry.find('=')))) kept.push_back(entry);
+  const ProcessEnvironment kept = drivers::environment_without(build, current);
   const drivers::DriverBuild* host = server.build.empty() ? nullptr : builds.find(server.build);
   if (!server.build.empty() && !host)
     return fail(ErrorKind::BadInput,
                 fmt::format("{}: expected the server's build among {}'s builds, found '{}'",
                             format_location(server.build_where), builds.file.string(), server.build));
-  const ProcessEnvironment environment = host ? drivers::environment_for(builds, *host, kept) : kept;
-  ServerSpec spec{.command = server.command,
-                  .environment = {},
-                  .whole_environment = true,
-                  .client_variable = server.client_variable,
-                  .client_socket = server.client_socket,
-                  .ready_within = server.ready_within,
-                  .wire = server.wire};
-  spec.environment = settings_of(environment);
-  for (const auto& setting : server.environment) spec.environment.push_back(setting);
+  spec.beneath = host ? drivers::environment_for(builds, *host, kept) : kept;
   return spec;
+}
+
+ProcessEnvironment environment_of(const ServerSpec& spec) {
+  return with_settings(spec.beneath ? *spec.beneath : this_environment(), spec.environment);
 }
 
 Result<std::optional<ServerSpec>> active_server() {
@@ -148,8 +141,7 @@ Result<RendererServer> RendererServer::start(const ServerSpec& spec, const fs::p
     arguments.push_back(std::move(argument));
   }
   // The layer goes beneath the layers the server's own environment names.
-  const ProcessEnvironment beneath =
-      with_settings(spec.whole_environment ? ProcessEnvironment{} : this_environment(), spec.environment);
+  const ProcessEnvironment beneath = environment_of(spec);
   const ProcessEnvironment environment =
       with_settings(beneath, observe::layer_environment(layer_dir, server.layer_folder_, layer_settings, "", beneath));
   TIDEMARK_TRY(process, ChildProcess::spawn({.program = spec.command.front(),
@@ -267,4 +259,4 @@ Result<observe::Gathered> RendererServer::stop(std::chrono::milliseconds grace) 
   return observe::gather(layer_folder_, static_cast<uint32_t>(process_.pid()));
 }
 
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer

@@ -2,7 +2,7 @@
 // made here) and a layer folder written here as the server's layer writes it: the trace read back
 // with the project's importer holds the wire's events on its connection's track and the server's
 // memory under the model's pid, and feeding is the same however often the read-back comes.
-#include "session/server_records.h"
+#include "renderer/server_records.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "core/testing/scratch.h"
 #include "tracer/importer.h"
 
-namespace tidemark::session {
+namespace tidemark::renderer {
 namespace {
 
 namespace fs = std::filesystem;
@@ -168,4 +168,4 @@ TEST_F(ServerRecordsTest, EventsPastTheBoundWaitInTheSpillAndReachTheTraceInOrde
 }
 
 }  // namespace
-}  // namespace tidemark::session
+}  // namespace tidemark::renderer

@@ -13,9 +13,9 @@
 
 #include "core/process.h"
 #include "core/testing/scratch.h"
-#include "servers/renderer_server.h"
+#include "renderer/renderer_server.h"
 
-namespace tidemark::servers {
+namespace tidemark::renderer {
 namespace {
 
 namespace fs = std::filesystem;
@@ -26,16 +26,16 @@ std::string required(const char* name) {
 }
 
 ServerSpec virgl_on_zink() {
-  return {.command = {"virgl_test_server", "--no-loop-or-fork", "--use-egl-surfaceless", "--use-gles",
-                      "--socket-path={socket}"},
-          .environment = {{"GALLIUM_DRIVER", "zink"},
-                          {"LIBGL_ALWAYS_SOFTWARE", "1"},
-                          {"GALLIUM_THREAD", "0"},
-                          {"LP_NUM_THREADS", "0"},
-                          {"MESA_SHADER_CACHE_DISABLE", "true"},
-                          {"VIRGL_DISABLE_MT", "1"}},
-          .client_variable = "VTEST_SOCKET_NAME",
-          .ready_within = std::chrono::milliseconds(20000)};
+  return {{.command = {"virgl_test_server", "--no-loop-or-fork", "--use-egl-surfaceless", "--use-gles",
+                       "--socket-path={socket}"},
+           .environment = {{"GALLIUM_DRIVER", "zink"},
+                           {"LIBGL_ALWAYS_SOFTWARE", "1"},
+                           {"GALLIUM_THREAD", "0"},
+                           {"LP_NUM_THREADS", "0"},
+                           {"MESA_SHADER_CACHE_DISABLE", "true"},
+                           {"VIRGL_DISABLE_MT", "1"}},
+           .client_variable = "VTEST_SOCKET_NAME",
+           .ready_within = std::chrono::milliseconds(20000)}};
 }
 
 // Check that 2 000 rounds of a 256-byte glBufferData and a draw in one frame, through the wire,
@@ -80,4 +80,4 @@ TEST(VirglServer, AClientsRespecifiesAreCountedBeneathTheServer) {
 }
 
 }  // namespace
-}  // namespace tidemark::servers
+}  // namespace tidemark::renderer
