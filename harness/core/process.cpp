@@ -2,6 +2,7 @@
 
 #include "core/ending.h"
 #include "core/files.h"
+#include "core/regular_file.h"
 #include "core/whole_bytes.h"
 
 #include <fcntl.h>
@@ -74,6 +75,14 @@ ProcessEnvironment with_settings(ProcessEnvironment environment,
 }
 
 namespace {
+
+// A log the output keeper cuts in place to its last bytes: read as well as written (the cut preads
+// it), and not O_APPEND (Linux sends a pwrite on such a file to its end). Refused as every log is.
+Result<UniqueFd> open_log_to_cut(const std::string& path, bool truncate) {
+  UniqueFd fd(open_regular_file(path.c_str(), O_RDWR | O_CREAT | (truncate ? O_TRUNC : 0)));
+  if (fd) return fd;
+  return open_file_to_write(path, truncate ? WriteMode::Replace : WriteMode::Append);  // its error, in one wording
+}
 
 std::unexpected<Error> os_error(std::string_view what) {
   return fail(ErrorKind::Io, fmt::format("{}: {}", what, std::strerror(errno)));
@@ -466,8 +475,10 @@ Result<ChildProcess> ChildProcess::spawn(const Options& options) {
       err_file = UniqueFd(::open("/dev/null", O_WRONLY | O_CLOEXEC));
       if (!err_file) return os_error("open /dev/null");
     } else {
-      TIDEMARK_TRY(opened,
-                   open_file_to_write(options.stderr_path, options.truncate ? WriteMode::Replace : WriteMode::Append));
+      TIDEMARK_TRY(opened, options.keep_last > 0
+                               ? open_log_to_cut(options.stderr_path, options.truncate)
+                               : open_file_to_write(options.stderr_path,
+                                                    options.truncate ? WriteMode::Replace : WriteMode::Append));
       err_file = std::move(opened);
     }
     if (options.keep_last > 0) {  // the child writes into a pipe; the file is ours to keep

@@ -146,6 +146,21 @@ TEST(Process, AChildsLogKeepsItsLastBytesAndAQuoteOfItIsBounded) {
   EXPECT_EQ(lines[1], "its last words");
 }
 
+// Check that a log cut to its last bytes holds the end of what the child wrote, however its reads
+// fell: a cut after the last read once kept the log's first bytes instead (it could not read it).
+TEST(Process, AKeptLogIsTheEndOfWhatTheChildWrote) {
+  const test_support::ScratchDir scratch("process");
+  const fs::path log = scratch / "kept.log";
+  const std::string written = "0123456789abcdef\nits last words\n";
+  auto code = run_to_file({"sh", "-c", "printf '0123456789abcdef\\nits last words\\n'"}, {}, log, {}, 8);
+  ASSERT_TRUE(code) << code.error().message;
+  std::ifstream in(log, std::ios::binary);
+  const std::string kept((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_GE(kept.size(), 8u);
+  EXPECT_LE(kept.size(), 16u);
+  EXPECT_TRUE(written.ends_with(kept)) << "kept: " << kept;
+}
+
 // Check that Tidemark's own note in a log is found however many lines a driver wrote after it.
 TEST(Process, TheLastLineWithAPrefixIsFoundFarFromTheEnd) {
   const test_support::ScratchDir scratch("process");
