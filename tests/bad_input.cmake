@@ -27,10 +27,19 @@ add_test(NAME Tidemark.BadInput.AnOverrideOfAnUnknownKnobNamesTheKnob
 add_test(NAME Tidemark.BadInput.AnOverrideOutOfRangeNamesTheKnobsRange
          COMMAND ${expect_exit} 2 "^tidemark: --knob: expected wire_deferred_mb in 0..65536, found 70000$"
                  $<TARGET_FILE:tidemark> run ${PROJECT_SOURCE_DIR}/scenarios --knob wire_deferred_mb=70000)
-set_tests_properties(Tidemark.BadInput.NothingRunsOnAHalfValidSet PROPERTIES
+# The session's choices are looked up once, by the library (a subject's prepare) or the option's parser.
+add_test(NAME Tidemark.BadInput.AnUnknownBackendNamesTheBackends
+         COMMAND ${expect_exit} 2 "^tidemark: --backend: expected a backend \\(.*vulkan.*\\), found 'nope'$"
+                 $<TARGET_FILE:tidemark> run ${PROJECT_SOURCE_DIR}/scenarios --backend nope)
+add_test(NAME Tidemark.BadInput.AnUnknownMutantNamesTheCatalogue
+         COMMAND ${expect_exit} 2 "^tidemark: --mutant: expected one of \\(.*\\), found 'nope'$"
+                 $<TARGET_FILE:tidemark> run ${PROJECT_SOURCE_DIR}/scenarios --mutant nope)
+set_tests_properties(Tidemark.BadInput.NothingRunsOnAHalfValidSet Tidemark.BadInput.AnUnknownBackendNamesTheBackends
+                     Tidemark.BadInput.AnUnknownMutantNamesTheCatalogue PROPERTIES
                      ENVIRONMENT "EXPECT_ABSENT=GREEN|RED")
 set_tests_properties(Tidemark.BadInput.NothingRunsOnAHalfValidSet Tidemark.BadInput.AnOverrideOfAnUnknownKnobNamesTheKnob
-                     Tidemark.BadInput.AnOverrideOutOfRangeNamesTheKnobsRange PROPERTIES LABELS cli)
+                     Tidemark.BadInput.AnOverrideOutOfRangeNamesTheKnobsRange Tidemark.BadInput.AnUnknownBackendNamesTheBackends
+                     Tidemark.BadInput.AnUnknownMutantNamesTheCatalogue PROPERTIES LABELS cli)
 
 # Fault injection asks for a server of the run's own and a frame the session reaches.
 foreach(lane spawn tcp)

@@ -58,7 +58,7 @@ TEST_F(CaptureAsSubject, ItsDataNamesItsTestsChecksAndControls) {
 // Check that a session's options are refused by name rather than ignored, and another backend too.
 TEST_F(CaptureAsSubject, ASessionsOptionsAndAnotherBackendAreRefused) {
   runner::RunOptions mutant;
-  mutant.variant.mutant = "reclaim.frame_bucket";
+  mutant.variant.mutant = MutantChoice::named("reclaim.frame_bucket");
   EXPECT_NE(refusal(mutant).find("found --mutant"), std::string::npos) << refusal(mutant);
   runner::RunOptions spawn;
   spawn.column.lane.lane = Lane::Spawn;

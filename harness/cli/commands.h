@@ -13,6 +13,7 @@
 #include "report/baseline.h"
 #include "subjects/subjects.h"
 #include "core/error.h"
+#include "core/mutants.h"
 #include "core/progress.h"
 #include "report/summary.h"
 #include "runner/pipeline/run_setup.h"
@@ -284,9 +285,10 @@ int merge_command(const MergeArgs& args);
 
 // Shared by the commands that open lanes.
 Result<Lane> parse_lane_option(const std::string& name);
-// --lane, --server-program, --connect (+ token), --handshake-timeout-ms; --mutant and
-// --backend are checked here but are the session's (RunOptions), not the lane's.
+// --lane, --server-program, --connect (+ token), --handshake-timeout-ms. --mutant and --backend
+// are the session's (RunOptions): the subject's prepare resolves the backend.
 Result<lanes::LaneOptions> lane_options_from(const LaneArgs& args);
-Status check_mutant_name(const std::string& name);
+// --mutant, looked up once: bad input when this build's catalogue lacks it.
+Result<MutantChoice> parse_mutant_option(const std::string& name);
 
 }  // namespace tidemark::cli

@@ -90,8 +90,9 @@ fs::path default_report_dir(std::string_view kind) {
   return fs::path("reports") / fmt::format("{}-{}", kind, stamp);
 }
 
-Status check_mutant_name(const std::string& name) {
-  if (find_mutant(name)) return {};
+Result<MutantChoice> parse_mutant_option(const std::string& name) {
+  MutantChoice choice = MutantChoice::named(name);
+  if (choice.id) return choice;
   std::vector<std::string> names;
   for (const auto& mutant : mutant_catalogue()) names.emplace_back(mutant.name);
   return fail(ErrorKind::BadInput, fmt::format("--mutant: expected one of ({}), found '{}'",
@@ -127,12 +128,6 @@ Result<lanes::LaneOptions> lane_options_from(const LaneArgs& args) {
   options.connect = args.connect;
   options.handshake_timeout = std::chrono::milliseconds(args.handshake_timeout_ms);
   options.reply_timeout = std::chrono::milliseconds(args.reply_timeout_ms);
-  // The session's choices (--mutant, --backend) are checked here, with the lane's, and go into the run's options.
-  if (auto ok = check_mutant_name(args.mutant); !ok) return std::unexpected(ok.error());
-  if (!args.backend.empty()) {
-    auto backend = session::builtin_backends().lookup(args.backend);
-    if (!backend) return fail(ErrorKind::BadInput, "--backend: " + backend.error().message);
-  }
   options.backends = &session::builtin_backends();
   if (!args.connect.empty()) {
     if (lane != Lane::Tcp) return fail(ErrorKind::BadInput, "--connect: expected --lane tcp");

@@ -27,10 +27,11 @@ int reduce_command(const ReduceArgs& args) {
                          "runs in this process and is not bounded by one"});
   auto knobs = parse_knobs(args.knobs);
   if (!knobs) return report_error(knobs.error());
-  if (auto ok = check_mutant_name(args.mutant); !ok) return report_error(ok.error());
+  auto mutant = parse_mutant_option(args.mutant);
+  if (!mutant) return report_error(mutant.error());
   reduce::ReduceOptions options;
   options.check = args.check;
-  options.mutant = args.mutant;
+  options.mutant = std::move(*mutant);
   options.knobs = *knobs;
   options.name = args.name;
   options.jobs = args.jobs;

@@ -14,6 +14,8 @@ namespace tidemark::cli {
 int replay_command(const ReplayArgs& args) {
   auto lane = lane_options_from(args.lane);
   if (!lane) return report_error(lane.error());
+  auto mutant = parse_mutant_option(args.lane.mutant);
+  if (!mutant) return report_error(mutant.error());
   auto subject = runner::RecordingSubject::load(args.file);
   if (!subject) return report_error(subject.error());
   auto setup = runner::RunSetup::make({.report_dir = {},
@@ -27,7 +29,7 @@ int replay_command(const ReplayArgs& args) {
   if (!setup) return report_error(setup.error());
   runner::RunOptions& options = (*setup)->options;
   options.column = {.backend = args.lane.backend, .lane = *lane, .build = {}};
-  options.variant.mutant = args.lane.mutant;
+  options.variant.mutant = std::move(*mutant);
   options.compare_replies = !args.no_compare;
   auto record = runner::run(**subject, options);
   if (!record) return report_error(record.error());

@@ -58,6 +58,8 @@ int run_command(const RunArgs& given) {
   lane_options->kill_server_at_frame = args.kill_server_at_frame;
   auto knobs = parse_knobs(args.knobs);
   if (!knobs) return report_error(knobs.error());
+  auto mutant = parse_mutant_option(args.lane.mutant);
+  if (!mutant) return report_error(mutant.error());
   // Scenarios and capture fixtures (*.capture.yaml), each loaded before anything runs.
   auto loaded = load_subjects(args.inputs, args.shard, args.shard_durations);
   if (!loaded) return report_error(loaded.error());
@@ -69,7 +71,7 @@ int run_command(const RunArgs& given) {
   const std::string fault = fmt::format("{}", fmt::join(args.faults, ","));
   if (auto parsed = layer::parse_settings(fault); !parsed)
     return report_error({ErrorKind::BadInput, fmt::format("--fault: {}", parsed.error())});
-  options.variant = {.mutant = args.lane.mutant, .knobs = *knobs, .fault = fault, .cut = {}};
+  options.variant = {.mutant = std::move(*mutant), .knobs = *knobs, .fault = fault, .cut = {}};
   options.validation = args.validation;
   options.repeat = args.repeat;
   options.retry = args.retry;

@@ -49,10 +49,10 @@ const KnobSpec* find_knob(std::string_view name) {
   return nullptr;
 }
 
-Result<KnobValues> resolve_knobs(const std::vector<const KnobValues*>& layers, std::string_view source) {
+Result<KnobValues> resolve_knobs(const std::vector<KnobLayer>& layers) {
   KnobValues knobs;
   for (const auto& spec : known_knobs()) knobs[spec.name] = spec.default_value;
-  for (const KnobValues* layer : layers) {
+  for (const auto& [layer, source] : layers) {
     for (const auto& [name, value] : *layer) {
       const KnobSpec* spec = find_knob(name);
       if (!spec) return fail(ErrorKind::BadInput, fmt::format("{}: unknown knob '{}'", source, name));

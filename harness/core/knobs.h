@@ -25,8 +25,14 @@ const KnobSpec* find_knob(std::string_view name);
 
 using KnobValues = std::map<std::string, int64_t>;
 
-// Every known knob: defaults, then each layer in order. Errors name the knob, the range and
-// the value, prefixed by `source` ("--knob", "handshake").
-Result<KnobValues> resolve_knobs(const std::vector<const KnobValues*>& layers, std::string_view source);
+// Knob values from one place; its errors are prefixed by `source` ("file:1:1", "--knob", "handshake").
+struct KnobLayer {
+  const KnobValues* values;
+  std::string source;
+};
+
+// Every known knob: defaults, then each layer in order, each name looked up once. Errors name
+// the knob, the range and the value.
+Result<KnobValues> resolve_knobs(const std::vector<KnobLayer>& layers);
 
 }  // namespace tidemark

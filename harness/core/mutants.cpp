@@ -174,6 +174,11 @@ std::optional<MutantId> find_mutant(std::string_view name) {
   return std::nullopt;
 }
 
+MutantChoice MutantChoice::named(std::string name) {
+  std::optional<MutantId> id = find_mutant(name);
+  return {.name = std::move(name), .id = id};
+}
+
 std::string_view mutant_name(MutantId id) {
   for (const auto& mutant : mutant_catalogue())
     if (mutant.id == id) return mutant.name;

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #ifndef TIDEMARK_MUTANTS
@@ -92,5 +93,14 @@ std::span<const MutantInfo> mutant_catalogue();
 // nullopt: not in this build's catalogue. The empty name is MutantId::None.
 std::optional<MutantId> find_mutant(std::string_view name);
 std::string_view mutant_name(MutantId id);
+
+// A mutant as a run names it, looked up once where the name enters (the command line, a control,
+// a batch): the name for records and the wire, the id for the session (nullopt: not in this build).
+struct MutantChoice {
+  std::string name;  // empty: none
+  std::optional<MutantId> id = MutantId::None;
+  static MutantChoice named(std::string name);
+  bool empty() const { return name.empty(); }
+};
 
 }  // namespace tidemark

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/mutants.h"
 #include "scenario/scenario.h"
 
 namespace tidemark::reduce {
@@ -28,8 +29,8 @@ struct Progress {
 };
 
 struct ReduceOptions {
-  std::string check;   // as a control names it: a gauge expression, pixels[0], waits, kmd.NAME
-  std::string mutant;  // the bug: a mutant, knobs, or both
+  std::string check;    // as a control names it: a gauge expression, pixels[0], waits, kmd.NAME
+  MutantChoice mutant;  // the bug: a mutant, knobs, or both
   std::map<std::string, int64_t> knobs;
   std::string name;   // the result's name; empty: the input's
   unsigned jobs = 0;  // candidates judged at once; 0: one per core

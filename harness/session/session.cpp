@@ -121,7 +121,7 @@ Status check_server_fits(const api::SessionConfig& config, const api::BackendEnt
 
 Result<ResolvedConfig> resolve_config(const api::SessionConfig& config, const api::BackendRegistry& backends,
                                       std::string_view source) {
-  TIDEMARK_TRY(knobs, resolve_knobs({&config.knobs}, source));
+  TIDEMARK_TRY(knobs, resolve_knobs({{&config.knobs, std::string(source)}}));
   const std::optional<MutantId> mutant = find_mutant(config.mutant);
   if (!mutant)
     return fail(ErrorKind::BadInput, fmt::format("mutant '{}' is not in this server's catalogue", config.mutant));

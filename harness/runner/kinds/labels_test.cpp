@@ -80,7 +80,7 @@ TEST(RunSeries, NamesWhatTheRunRanWithTheKnobsSorted) {
   RunOptions options;
   EXPECT_EQ(run_series("monolith", {}, options), "run lane=monolith");
   options.column.backend = "gl";
-  options.variant.mutant = "reclaim.frame_bucket";
+  options.variant.mutant = MutantChoice::named("reclaim.frame_bucket");
   options.repeat = 20;
   options.validation = true;
   EXPECT_EQ(run_series("spawn", {"wire_deferred_mb=0", "frames=2"}, options),

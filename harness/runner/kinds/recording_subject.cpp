@@ -20,7 +20,7 @@ class RecordingRun final : public SubjectRun {
  public:
   RecordingRun(const RecordingSubject& subject, const RunOptions& options)
       : subject_(subject),
-        mutant_(options.variant.mutant),
+        mutant_(options.variant.mutant.name),
         compare_(options.compare_replies),
         lane_(options.column.lane) {
     // The replay is the session: nothing of it is recorded again. In-process lanes open it from
@@ -130,7 +130,7 @@ Result<std::unique_ptr<SubjectRun>> RecordingSubject::prepare(const RunOptions& 
   record.subject = info().id + suffix;
   record.file = file;
   record.column = {backend, options.column.build};
-  record.mutant = options.variant.mutant;
+  record.mutant = options.variant.mutant.name;
   return std::unique_ptr<SubjectRun>(std::make_unique<RecordingRun>(*this, options));
 }
 

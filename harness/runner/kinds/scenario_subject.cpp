@@ -149,7 +149,7 @@ std::string subject_name(const Scenario& scenario, std::string_view backend) {
 std::string run_series(std::string_view lane, std::vector<std::string> knobs, const RunOptions& options) {
   std::string series = fmt::format("run lane={}", lane);
   if (!options.column.backend.empty()) series += " backend=" + options.column.backend;
-  if (!options.variant.mutant.empty()) series += " mutant=" + options.variant.mutant;
+  if (!options.variant.mutant.empty()) series += " mutant=" + options.variant.mutant.name;
   std::sort(knobs.begin(), knobs.end());
   for (const auto& knob : knobs) series += " knob=" + knob;
   if (options.repeat > 1) series += fmt::format(" repeat={}", options.repeat);
@@ -160,10 +160,8 @@ std::string run_series(std::string_view lane, std::vector<std::string> knobs, co
 
 Result<std::map<std::string, int64_t>> effective_knobs(const Scenario& scenario,
                                                        const std::map<std::string, int64_t>& overrides) {
-  const KnobValues& written = scenario.session.knobs;
-  auto from_scenario = resolve_knobs({&written}, format_location({scenario.file.string(), 1, 1}));
-  if (!from_scenario) return from_scenario;
-  return resolve_knobs({&written, &overrides}, "--knob");
+  return resolve_knobs(
+      {{&scenario.session.knobs, format_location({scenario.file.string(), 1, 1})}, {&overrides, "--knob"}});
 }
 
 namespace {
@@ -184,6 +182,7 @@ Result<const api::BackendEntry*> backend_for(const Scenario& scenario, const std
                                              const api::BackendRegistry& registry) {
   const std::string name = chosen.empty() ? default_backend(scenario) : chosen;
   auto entry = registry.lookup(name);
+  if (!entry && !chosen.empty()) return fail(ErrorKind::BadInput, "--backend: " + entry.error().message);
   if (!chosen.empty() && !scenario_takes(scenario, entry ? *entry : nullptr, chosen))
     return fail(ErrorKind::BadInput,
                 fmt::format("{}: expected a backend the scenario lists ({}), found --backend {}",
@@ -334,7 +333,7 @@ SubjectInfo info_of(const Scenario& scenario) {
     std::set<scenario::CheckId> fails(control.fails.begin(), control.fails.end());
     SubjectControl& each = info.controls.emplace_back();
     each.label = scenario::describe_control(control);
-    each.variant = {.mutant = control.mutant, .knobs = control.knobs, .fault = {}, .cut = {}};
+    each.variant = {.mutant = MutantChoice::named(control.mutant), .knobs = control.knobs, .fault = {}, .cut = {}};
     for (const auto& id : fails) each.fails.push_back(id.str());
     each.skip_lanes = control.skip_lanes;
     each.backends = control.backends;
@@ -374,7 +373,7 @@ Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& o
   record.subject = scenario.id() + suffix;
   record.file = scenario.file.string();
   record.column = {backend_name, options.column.build};
-  record.mutant = options.variant.mutant;
+  record.mutant = options.variant.mutant.name;
   record.knobs = knobs;
   for (const auto& check : scenario.expect.gauges)
     for (const auto& name : check.expr.identifiers())
@@ -384,7 +383,7 @@ Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& o
   api::SessionConfig config = scenario.session;
   config.backend = backend_name;
   config.knobs = knobs;
-  config.mutant = options.variant.mutant;
+  config.mutant = options.variant.mutant.name;
   config.validation = options.validation;
   // What the session would refuse on this process's build (a server's, or none) is bad input now,
   // before any report is written; a server reached by --connect runs on a build of its own.
@@ -395,11 +394,11 @@ Result<std::unique_ptr<SubjectRun>> ScenarioSubject::prepare(const RunOptions& o
   lanes::LaneOptions lane = options.column.lane;
   lane.backends = &backends;
   // A mutant this build lacks is a run that cannot start, as any session refusing it would be.
-  const std::optional<MutantId> mutant = find_mutant(options.variant.mutant);
+  const std::optional<MutantId> mutant = options.variant.mutant.id;
   std::optional<Error> cannot_start;
   if (!mutant)
-    cannot_start =
-        Error{ErrorKind::BadInput, fmt::format("mutant '{}' is not in this build's catalogue", options.variant.mutant)};
+    cannot_start = Error{ErrorKind::BadInput,
+                         fmt::format("mutant '{}' is not in this build's catalogue", options.variant.mutant.name)};
   session::ResolvedConfig resolved{
       .config = std::move(config), .backend = backend, .mutant = mutant.value_or(MutantId::None), .knobs = knobs};
   std::unique_ptr<SubjectRun> prepared =

@@ -52,7 +52,7 @@ nlohmann::json to_json(const RunOptions& options) {
   nlohmann::json json{{"backend", options.column.backend},
                       {"build", options.column.build},
                       {"lane", std::string(lane_name(options.column.lane.lane))},
-                      {"mutant", options.variant.mutant},
+                      {"mutant", options.variant.mutant.name},
                       {"knobs", options.variant.knobs},
                       {"fault", options.variant.fault},
                       {"cut", options.variant.cut},
@@ -75,7 +75,7 @@ Result<RunOptions> run_options_from_json(const nlohmann::json& json, std::string
   options.column.backend = fields.take<std::string>("backend");
   options.column.build = fields.take<std::string>("build");
   const std::string lane = fields.take<std::string>("lane");
-  options.variant.mutant = fields.take<std::string>("mutant");
+  options.variant.mutant = MutantChoice::named(fields.take<std::string>("mutant"));
   options.variant.knobs = fields.take<std::map<std::string, int64_t>>("knobs");
   options.variant.fault = fields.take<std::string>("fault");
   options.variant.cut = fields.take<std::string>("cut");

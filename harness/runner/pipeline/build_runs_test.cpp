@@ -15,7 +15,10 @@ BuildBatch batch_with_every_option() {
   options.column.backend = "gl";
   options.column.build = "mesa-25.0.7";
   options.column.lane.lane = Lane::Spawn;
-  options.variant = {.mutant = "reclaim.frame_bucket", .knobs = {{"wire_deferred_mb", 0}}, .fault = "f", .cut = "c"};
+  options.variant = {.mutant = MutantChoice::named("reclaim.frame_bucket"),
+                     .knobs = {{"wire_deferred_mb", 0}},
+                     .fault = "f",
+                     .cut = "c"};
   options.report_dir = "out/builds/gl@mesa-25.0.7";
   options.validation = true;
   options.repeat = 3;
@@ -39,7 +42,8 @@ TEST(BuildRuns, TheBatchCarriesEveryRunOption) {
   EXPECT_EQ(got.column.backend, "gl");
   EXPECT_EQ(got.column.build, "mesa-25.0.7");
   EXPECT_EQ(got.column.lane.lane, Lane::Spawn);
-  EXPECT_EQ(got.variant.mutant, sent.options.variant.mutant);
+  EXPECT_EQ(got.variant.mutant.name, sent.options.variant.mutant.name);
+  EXPECT_EQ(got.variant.mutant.id, sent.options.variant.mutant.id);
   EXPECT_EQ(got.variant.knobs, sent.options.variant.knobs);
   EXPECT_EQ(got.variant.fault, "f");
   EXPECT_EQ(got.variant.cut, "c");

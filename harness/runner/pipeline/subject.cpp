@@ -396,7 +396,7 @@ Result<report::RunRecord> not_judged(const Subject& subject, const RunOptions& o
                            .subject = info.id + column_suffix(info.backends.front(), backend, ""),
                            .file = info.file.string()};
   record.column = report::Column::parse(backend);
-  if (!options.variant.mutant.empty()) record.mutant = options.variant.mutant;
+  if (!options.variant.mutant.empty()) record.mutant = options.variant.mutant.name;
   record.verdict = report::Verdict::NotJudged;
   record.why = why.message;
   TIDEMARK_CHECK(judge_expected(subject, options, record));

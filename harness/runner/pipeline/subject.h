@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "core/lane.h"
+#include "core/mutants.h"
 #include "lanes/lanes.h"
 #include "report/run_record.h"
 #include "runner/pipeline/expectations.h"
@@ -30,7 +31,7 @@ struct Column {
 
 // What a control changes for one run.
 struct Variant {
-  std::string mutant;                    // a fault compiled into the reclaim model
+  MutantChoice mutant;                   // a fault compiled into the reclaim model, looked up once
   std::map<std::string, int64_t> knobs;  // knob values over the scenario's
   std::string fault;                     // the Tidemark layer's fault settings ("hold_frees")
   std::string cut;                       // a capture's replay of part of it ("setup")

@@ -64,12 +64,12 @@ std::vector<std::string> lint(const Subjects& subjects, const std::vector<Expect
                           where, check_text(subject->info(), check), on));
     }
     for (const auto& control : controls) {
-      const std::string& mutant = control.variant.mutant;
+      const MutantChoice& mutant = control.variant.mutant;
       if (mutant.empty()) continue;
-      used.insert(mutant);
-      if (!find_mutant(mutant))
+      used.insert(mutant.name);
+      if (!mutant.id)
         problems.push_back(fmt::format("{}: expected a mutant from the catalogue, found '{}'",
-                                       format_location(control.where), mutant));
+                                       format_location(control.where), mutant.name));
     }
   }
   for (const auto& mutant : mutant_catalogue())
