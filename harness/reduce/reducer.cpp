@@ -77,7 +77,7 @@ std::vector<std::string> used_buffers(const Scenario& scenario) {
   return ordered;
 }
 
-struct Verdict {
+struct CandidateTrial {
   bool interesting = false;
   bool ill_formed = false;
   size_t runs = 0;
@@ -85,32 +85,32 @@ struct Verdict {
   std::string seen;              // what made it uninteresting, for the first candidate's error
 };
 
-// A verdict as a forked judge writes it down its pipe: one line of flags and counts, what was
+// A trial as a forked judge writes it down its pipe: one line of flags and counts, what was
 // seen, then the red checks, a line each (none of them holds a newline).
-std::string encode_verdict(const Verdict& verdict) {
-  std::string seen = verdict.seen;
+std::string encode_trial(const CandidateTrial& trial) {
+  std::string seen = trial.seen;
   std::replace(seen.begin(), seen.end(), '\n', ' ');
   std::string out =
-      fmt::format("{} {} {}\n{}\n", verdict.interesting ? 1 : 0, verdict.ill_formed ? 1 : 0, verdict.runs, seen);
-  for (const auto& check : verdict.red) out += check + "\n";
+      fmt::format("{} {} {}\n{}\n", trial.interesting ? 1 : 0, trial.ill_formed ? 1 : 0, trial.runs, seen);
+  for (const auto& check : trial.red) out += check + "\n";
   return out;
 }
-std::optional<Verdict> decode_verdict(const std::string& text) {
+std::optional<CandidateTrial> decode_trial(const std::string& text) {
   std::vector<std::string> lines;
   size_t at = 0;
   for (size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1)
     lines.push_back(text.substr(at, end - at));
-  Verdict verdict;
+  CandidateTrial trial;
   int interesting = 0, ill_formed = 0;
   unsigned long runs = 0;
   if (lines.size() < 2 || std::sscanf(lines[0].c_str(), "%d %d %lu", &interesting, &ill_formed, &runs) != 3)
     return std::nullopt;
-  verdict.interesting = interesting == 1;
-  verdict.ill_formed = ill_formed == 1;
-  verdict.runs = runs;
-  verdict.seen = lines[1];
-  verdict.red.assign(lines.begin() + 2, lines.end());
-  return verdict;
+  trial.interesting = interesting == 1;
+  trial.ill_formed = ill_formed == 1;
+  trial.runs = runs;
+  trial.seen = lines[1];
+  trial.red.assign(lines.begin() + 2, lines.end());
+  return trial;
 }
 
 class Reducer {
@@ -123,7 +123,7 @@ class Reducer {
   const ScenarioText& text() const { return text_; }
   unsigned jobs() const { return jobs_; }
 
-  // Verdicts for the candidates, judged `jobs` at a time; each distinct text once.
+  // Trials of the candidates, judged `jobs` at a time; each distinct text once.
   std::vector<bool> judge(const std::vector<Edits>& candidates) {
     std::vector<std::string> texts;
     for (const auto& edits : candidates) texts.push_back(text_.render(edits));
@@ -132,13 +132,13 @@ class Reducer {
       if (!cache_.contains(texts[k]) &&
           std::none_of(todo.begin(), todo.end(), [&](size_t j) { return texts[j] == texts[k]; }))
         todo.push_back(k);
-    std::vector<Verdict> verdicts(todo.size());
+    std::vector<CandidateTrial> trials(todo.size());
     size_t next = 0;
     // The first candidate of all is judged here: the drivers it loads stay loaded (the Vulkan
     // backend keeps them), so the copies forked after it never open and relocate them again.
     if (workers_.empty() && !todo.empty()) {
       const auto began = std::chrono::steady_clock::now();
-      verdicts[0] = judge_text(texts[todo[0]]);
+      trials[0] = judge_text(texts[todo[0]]);
       // A candidate is the input with parts cut: one that runs ten times as long as the input
       // did (and over 30 s) is stuck, in the code under test or in a wait nothing will end.
       deadline_ = std::max<std::chrono::milliseconds>(
@@ -155,7 +155,7 @@ class Reducer {
         size_t w = idle.front();
         idle.pop_front();
         if (!workers_[w]) {
-          verdicts[next] = judge_text(texts[todo[next]]);  // no copy to send it to: judged here
+          trials[next] = judge_text(texts[todo[next]]);  // no copy to send it to: judged here
           workers_[w] = start_judge();
           idle.push_back(w);
         } else {
@@ -168,35 +168,35 @@ class Reducer {
       auto [k, w] = busy.front();
       busy.pop_front();
       std::string why;
-      std::optional<Verdict> verdict;
+      std::optional<CandidateTrial> trial;
       const auto reply = workers_[w]->receive(std::chrono::steady_clock::now() + deadline_);
       if (!reply)
         why = reply.error().message;
       else if (const auto* end = std::get_if<WorkerEnd>(&*reply))
         why = "the candidate's judge " + describe(*end);
-      else if (verdict = decode_verdict(std::get<std::string>(*reply)); !verdict)
+      else if (trial = decode_trial(std::get<std::string>(*reply)); !trial)
         why = "the candidate's judge gave an unreadable verdict";
-      if (verdict) {
-        verdicts[k] = std::move(*verdict);
-      } else {  // a copy that crashed, hung or garbled its verdict: the candidate is not interesting
-        verdicts[k].runs = 1;
-        verdicts[k].seen = std::move(why);
+      if (trial) {
+        trials[k] = std::move(*trial);
+      } else {  // a copy that crashed, hung or garbled its answer: the candidate is not interesting
+        trials[k].runs = 1;
+        trials[k].seen = std::move(why);
         workers_[w] = start_judge();
       }
       idle.push_back(w);
     }
     for (size_t k = 0; k < todo.size(); ++k) {
       ++progress_.tried;
-      progress_.ill_formed += verdicts[k].ill_formed ? 1 : 0;
-      progress_.runs += verdicts[k].runs;
-      cache_.emplace(texts[todo[k]], std::move(verdicts[k]));
+      progress_.ill_formed += trials[k].ill_formed ? 1 : 0;
+      progress_.runs += trials[k].runs;
+      cache_.emplace(texts[todo[k]], std::move(trials[k]));
     }
     std::vector<bool> interesting;
     for (const auto& text : texts) interesting.push_back(cache_.at(text).interesting);
     return interesting;
   }
   bool judge(const Edits& candidate) { return judge(std::vector<Edits>{candidate}).front(); }
-  const Verdict& verdict(const Edits& candidate) {
+  const CandidateTrial& trial(const Edits& candidate) {
     judge(candidate);
     return cache_.at(text_.render(candidate));
   }
@@ -218,19 +218,19 @@ class Reducer {
   const Progress& progress() const { return progress_; }
 
  private:
-  Verdict judge_text(const std::string& text) const {
-    Verdict verdict;
+  CandidateTrial judge_text(const std::string& text) const {
+    CandidateTrial trial;
     auto loaded = scenario::load_text(text, file_);
     if (!loaded || !stores_before_use(*loaded)) {
-      verdict.ill_formed = true;
-      verdict.seen = loaded ? "a draw or sub-data write of a buffer with no store" : loaded.error().message;
-      return verdict;
+      trial.ill_formed = true;
+      trial.seen = loaded ? "a draw or sub-data write of a buffer with no store" : loaded.error().message;
+      return trial;
     }
     auto check = loaded->find_check(options_.check);
     if (!check) {
-      verdict.ill_formed = true;
-      verdict.seen = fmt::format("no check '{}'", options_.check);
-      return verdict;
+      trial.ill_formed = true;
+      trial.seen = fmt::format("no check '{}'", options_.check);
+      return trial;
     }
     auto run = [&](bool bug) -> Result<report::RunRecord> {
       runner::RunOptions run;
@@ -257,41 +257,41 @@ class Reducer {
     const auto stops = [](const report::RunRecord& result) { return result.verdict == report::Verdict::CouldNotRun; };
     // The bug first: most candidates lose the red, and that one run tells.
     auto under_bug = run(true);
-    ++verdict.runs;
+    ++trial.runs;
     if (!under_bug) {
-      verdict.seen = under_bug.error().message;
-      return verdict;
+      trial.seen = under_bug.error().message;
+      return trial;
     }
     if (stops(*under_bug)) {
-      verdict.seen = "under the bug the run stops: " + under_bug->why;
-      return verdict;
+      trial.seen = "under the bug the run stops: " + under_bug->why;
+      return trial;
     }
-    verdict.red = failed(*under_bug);
+    trial.red = failed(*under_bug);
     if (std::none_of(under_bug->checks.begin(), under_bug->checks.end(),
                      [&](const auto& c) { return c.id == check->str() && !c.passed; })) {
-      verdict.seen = fmt::format("under the bug '{}' stays green", options_.check);
-      return verdict;
+      trial.seen = fmt::format("under the bug '{}' stays green", options_.check);
+      return trial;
     }
     // Every red must be a check a control can name: not the runner's own (lane, validation).
     for (const auto& each : under_bug->checks)
       if (!each.passed && !written(each)) {
-        verdict.seen = fmt::format("under the bug the runner's own check {} fails", each.id);
-        return verdict;
+        trial.seen = fmt::format("under the bug the runner's own check {} fails", each.id);
+        return trial;
       }
     auto fixed = run(false);
-    ++verdict.runs;
+    ++trial.runs;
     if (!fixed) {
-      verdict.seen = fixed.error().message;
-      return verdict;
+      trial.seen = fixed.error().message;
+      return trial;
     }
     if (!report::passes(fixed->verdict)) {
       auto red = failed(*fixed);
-      verdict.seen = stops(*fixed) ? "without the bug the run stops: " + fixed->why
-                                   : fmt::format("without the bug {} red", fmt::join(red, ", "));
-      return verdict;
+      trial.seen = stops(*fixed) ? "without the bug the run stops: " + fixed->why
+                                 : fmt::format("without the bug {} red", fmt::join(red, ", "));
+      return trial;
     }
-    verdict.interesting = true;
-    return verdict;
+    trial.interesting = true;
+    return trial;
   }
 
   ScenarioText text_;
@@ -299,15 +299,15 @@ class Reducer {
   const ReduceOptions& options_;
   unsigned jobs_ = 1;
   std::chrono::steady_clock::time_point started_;
-  std::unordered_map<std::string, Verdict> cache_;
+  std::unordered_map<std::string, CandidateTrial> cache_;
   // A forked copy of the reducer judging candidates one at a time for as long as the reducer runs:
   // a candidate that crashes the code under test takes only its copy, one that hangs is killed at
   // its deadline; the reducer starts another copy and goes on. None: judged in this process.
   std::optional<Worker> start_judge() {
-    auto worker = Worker::fork([this](std::string text) { return encode_verdict(judge_text(text)); });
+    auto worker = Worker::fork([this](std::string text) { return encode_trial(judge_text(text)); });
     return worker ? std::optional<Worker>(std::move(*worker)) : std::nullopt;
   }
-  std::chrono::milliseconds deadline_{0};  // for a copy's verdict: set when the first candidate is judged
+  std::chrono::milliseconds deadline_{0};  // for a copy's trial: set when the first candidate is judged
   std::vector<std::optional<Worker>> workers_;
   Progress progress_;
 };
@@ -345,9 +345,9 @@ bool cut_steps(Reducer& reducer, Edits& best) {
     Judge judge = [&](const std::vector<std::vector<size_t>>& subsets) {
       std::vector<Edits> candidates;
       for (const auto& subset : subsets) candidates.push_back(with_only(subset));
-      auto verdicts = reducer.judge(candidates);
+      auto interesting = reducer.judge(candidates);
       reducer.report(depth == 0 ? "top-level steps" : "steps in repeats", best);
-      return verdicts;
+      return interesting;
     };
     auto kept = minimize(items, judge, reducer.jobs());
     if (kept.size() < items.size()) {
@@ -376,9 +376,9 @@ bool shrink_numbers(Reducer& reducer, Edits& best) {
     ValueJudge holds = [&](const std::vector<int64_t>& values) {
       std::vector<Edits> candidates;
       for (int64_t value : values) candidates.push_back(with(value));
-      auto verdicts = reducer.judge(candidates);
+      auto interesting = reducer.judge(candidates);
       reducer.report(phase, best);
-      return verdicts;
+      return interesting;
     };
     int64_t least = least_value(1, current, holds);
     // A size at the very threshold is brittle (a few bytes more accounting anywhere flips it):
@@ -469,7 +469,7 @@ Result<Reduction> reduce(std::string bytes, const fs::path& input, const ReduceO
   if (options.check != "waits")
     for (const auto& span : reducer.text().wait_expectations()) best.cut.push_back(span);
   if (!reducer.judge(best)) {
-    const Verdict& seen = reducer.verdict(best);
+    const CandidateTrial& seen = reducer.trial(best);
     return fail(ErrorKind::BadInput, fmt::format("{}: not a red to reduce: {}", input.string(), seen.seen));
   }
   reducer.report("start", best);
@@ -502,7 +502,7 @@ Result<Reduction> reduce(std::string bytes, const fs::path& input, const ReduceO
       reducer.report("buffers", best);
     }
   }
-  reduction.red_checks = reducer.verdict(best).red;
+  reduction.red_checks = reducer.trial(best).red;
   reducer.report("done", best);
   if (!options.name.empty())
     if (auto name_value = reducer.text().top_level_value("name")) best.replaced.push_back({*name_value, options.name});
