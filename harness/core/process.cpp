@@ -2,6 +2,7 @@
 
 #include "core/ending.h"
 #include "core/files.h"
+#include "core/progress.h"
 #include "core/regular_file.h"
 #include "core/whole_bytes.h"
 
@@ -286,31 +287,6 @@ void adopt_orphans() {
 
 std::vector<LeftRunning> end_left_running() { return sweep(false); }
 
-pid_t fork_child() {
-  std::unique_lock lock(own_children().mutex);
-  int subreaper = 0;
-  ::prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    // The parent's children are not this one's; its only thread is the one that forked.
-    own_children().pids.clear();
-    lock.unlock();
-    if (subreaper) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  } else if (pid > 0) {
-    own_children().pids.insert(pid);
-  }
-  return pid;
-}
-
-void child_reaped(pid_t pid) {
-  wait_if_ending();  // killed because Tidemark is ending: no result, as ChildProcess::wait
-  {
-    const std::lock_guard lock(own_children().mutex);
-    own_children().pids.erase(pid);
-  }
-  (void)end_left_running();
-}
-
 bool kill_tree(pid_t root, std::chrono::milliseconds within) {
   const auto deadline = std::chrono::steady_clock::now() + within;
   std::vector<pid_t> stopped;
@@ -546,6 +522,33 @@ Result<ChildProcess> ChildProcess::spawn(const Options& options) {
   }
   // glibc 2.36's <sys/pidfd.h> lacks extern "C"; the system call is stable.
   child.pidfd_ = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));  // readable once the child ends
+  if (!child.pidfd_) return os_error("pidfd_open");
+  return child;
+}
+
+Result<ChildProcess> ChildProcess::fork(const std::function<void()>& body) {
+  auto still = Progress::hold_active();
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  std::unique_lock lock(own_children().mutex);  // a sweep never sees the child before it is known
+  int subreaper = 0;
+  ::prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
+  const pid_t pid = ::fork();
+  if (pid < 0) return os_error("fork");
+  if (pid == 0) {
+    // The parent's children are not this one's; its only thread is the one that forked.
+    own_children().pids.clear();
+    lock.unlock();
+    if (subreaper) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
+    body();
+    ::_exit(0);
+  }
+  own_children().pids.insert(pid);
+  lock.unlock();
+  ChildProcess child;
+  child.pid_ = pid;
+  child.pidfd_ = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));  // readable once it ends
   if (!child.pidfd_) return os_error("pidfd_open");
   return child;
 }

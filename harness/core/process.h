@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -74,16 +75,12 @@ struct LeftRunning {
 
 // Makes this process a child subreaper (PR_SET_CHILD_SUBREAPER): whatever any child of it leaves
 // running is re-parented here, not to init, so that end_left_running() finds it; and ends what
-// is left at exit. tidemark and tidemark-server call it first; fork_child() makes its child one.
+// is left at exit. tidemark and tidemark-server call it first; ChildProcess::fork makes its child one.
 void adopt_orphans();
 // Ends (kill_tree) and reaps every process re-parented to this one, with what it started, and
 // says each on stderr. Called at each child's end (ChildProcess), where it waits while another
 // child of this process still runs (a sibling's daemon may be its to use), and at exit.
 std::vector<LeftRunning> end_left_running();
-// fork(), the child known as this process's own (never taken for one left running), a child
-// subreaper when this process is one. The parent reaps it and then calls child_reaped().
-pid_t fork_child();
-void child_reaped(pid_t pid);
 
 class OutputKeeper;
 
@@ -118,6 +115,10 @@ class ChildProcess {
   // Starts the child. A program that is not found or cannot be executed is an Environment
   // error naming it (the exec's own errno, passed back over a close-on-exec pipe).
   static Result<ChildProcess> spawn(const Options& options);
+  // A copy of this process that runs `body`, then ends (_exit(0)); it dies with this process
+  // (PR_SET_PDEATHSIG). What was printed is flushed and the status line's ticker held still for
+  // the fork: the copy inherits no lock the ticker holds.
+  static Result<ChildProcess> fork(const std::function<void()>& body);
   ChildProcess();  // out of line: OutputKeeper is complete only there
   ChildProcess(ChildProcess&& other) noexcept;
   ChildProcess& operator=(ChildProcess&& other) noexcept;

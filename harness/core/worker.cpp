@@ -79,60 +79,6 @@ Received receive_message(int fd, const WholeDeadline& deadline) {
 
 }  // namespace
 
-Result<ForkedChild> ForkedChild::fork(const std::function<void()>& body) {
-  auto still = Progress::hold_active();
-  std::fflush(nullptr);
-  const pid_t parent = ::getpid();
-  const pid_t pid = fork_child();
-  if (pid < 0) return fail(ErrorKind::Io, fmt::format("fork: {}", std::strerror(errno)));
-  if (pid == 0) {
-    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
-    body();
-    ::_exit(0);
-  }
-  ForkedChild child;
-  child.pid_ = pid;
-  child.pidfd_ = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));  // readable once it ends
-  if (!child.pidfd_) return fail(ErrorKind::Io, fmt::format("pidfd_open: {}", std::strerror(errno)));
-  return child;
-}
-
-ForkedChild::ForkedChild(ForkedChild&& other) noexcept { *this = std::move(other); }
-
-ForkedChild& ForkedChild::operator=(ForkedChild&& other) noexcept {
-  if (this == &other) return *this;
-  if (pid_ > 0 && !status_) {
-    ::kill(pid_, SIGKILL);
-    wait();
-  }
-  pid_ = std::exchange(other.pid_, -1);
-  pidfd_ = std::move(other.pidfd_);
-  status_ = std::exchange(other.status_, std::nullopt);
-  return *this;
-}
-
-ForkedChild::~ForkedChild() {
-  if (pid_ <= 0 || status_) return;
-  ::kill(pid_, SIGKILL);
-  wait();
-}
-
-int ForkedChild::wait() {
-  if (status_ || pid_ <= 0) return status_.value_or(0);
-  int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
-  status_ = status;
-  child_reaped(pid_);
-  return status;
-}
-
-std::optional<int> ForkedChild::wait_for(std::chrono::milliseconds timeout) {
-  if (status_ || pid_ <= 0) return status_;
-  if (!whole_detail::wait_ready(pidfd_.get(), POLLIN, std::chrono::steady_clock::now() + timeout)) return std::nullopt;
-  return wait();
-}
-
 std::string describe(const WorkerEnd& end) {
   const std::string killed_all =
       fmt::format("it and every process it started were killed{}",
@@ -151,7 +97,7 @@ std::string describe(const WorkerEnd& end) {
   return "ended";
 }
 
-Worker::Worker(Child child, UniqueFd socket, std::optional<std::chrono::milliseconds> leave_within)
+Worker::Worker(ChildProcess child, UniqueFd socket, std::optional<std::chrono::milliseconds> leave_within)
     : child_(std::move(child)), socket_(std::move(socket)), leave_within_(leave_within) {
   remember(socket_.get());
 }
@@ -160,7 +106,7 @@ Result<Worker> Worker::fork(Serve serve, ForkOptions options) {
   TIDEMARK_TRY(sockets, socket_pair());
   auto& [parent_end, child_end] = sockets;
   std::unique_lock ends(parent_ends().mutex);  // no end is half added while the child copies the list
-  auto child = ForkedChild::fork([&] {
+  auto child = ChildProcess::fork([&] {
     for (int fd : parent_ends().fds) ::close(fd);
     parent_ends().fds.clear();
     ends.unlock();
@@ -173,7 +119,7 @@ Result<Worker> Worker::fork(Serve serve, ForkOptions options) {
   ends.unlock();
   if (!child) return std::unexpected(child.error());
   child_end.reset();
-  return Worker(Child(std::in_place_type<ForkedChild>, std::move(*child)), std::move(parent_end),
+  return Worker(std::move(*child), std::move(parent_end),
                 options.exit_cleanly ? std::optional(std::chrono::milliseconds::max()) : std::nullopt);
 }
 
@@ -185,7 +131,7 @@ Result<Worker> Worker::spawn(ChildProcess::Options options, std::chrono::millise
   options.pass_fd = child_end.get();
   TIDEMARK_TRY(child, ChildProcess::spawn(options));
   child_end.reset();
-  return Worker(Child(std::in_place_type<ChildProcess>, std::move(child)), std::move(parent_end), leave_within);
+  return Worker(std::move(child), std::move(parent_end), leave_within);
 }
 
 bool Worker::serve(int socket, const Serve& serve) {
@@ -213,9 +159,7 @@ Worker& Worker::operator=(Worker&& other) noexcept {
 
 Worker::~Worker() { finish(); }
 
-pid_t Worker::pid() const {
-  return std::visit([](const auto& child) { return child.pid(); }, child_);
-}
+pid_t Worker::pid() const { return child_.pid(); }
 
 void Worker::finish() {
   if (socket_) {
@@ -225,14 +169,10 @@ void Worker::finish() {
   // One that leaves at the close is waited for; past its time, or with none, it is killed
   // (ChildProcess's end).
   if (!leave_within_ || end_ || pid() <= 0) return;
-  std::visit(
-      [this](auto& child) {
-        if (*leave_within_ == std::chrono::milliseconds::max())
-          (void)child.wait();
-        else
-          (void)child.wait_for(*leave_within_);
-      },
-      child_);
+  if (*leave_within_ == std::chrono::milliseconds::max())
+    (void)child_.wait();
+  else
+    (void)child_.wait_for(*leave_within_);
 }
 
 void Worker::send(std::string_view request) {
@@ -242,7 +182,7 @@ void Worker::send(std::string_view request) {
 
 WorkerEnd Worker::reaped(WorkerEnd end) {
   end.pid = pid();
-  end.wait_status = std::visit([](auto& child) { return child.wait(); }, child_);
+  end.wait_status = child_.wait();
   end.after_seconds = std::chrono::duration<double>(Clock::now() - sent_).count();
   forget(socket_.get());
   socket_.reset();

@@ -21,29 +21,6 @@
 
 namespace tidemark {
 
-// A copy of this process (fork) that runs `body`, then ends (_exit(0)); it dies with this process
-// (PR_SET_PDEATHSIG) and is killed and reaped when its value goes. What was printed is flushed and
-// the status line's ticker held still for the fork: the copy inherits no lock the ticker holds.
-class ForkedChild {
- public:
-  static Result<ForkedChild> fork(const std::function<void()>& body);
-  ForkedChild() = default;
-  ForkedChild(ForkedChild&& other) noexcept;
-  ForkedChild& operator=(ForkedChild&& other) noexcept;
-  ~ForkedChild();
-
-  pid_t pid() const { return pid_; }
-  // Its wait status once it has ended, waiting at most `timeout`.
-  std::optional<int> wait_for(std::chrono::milliseconds timeout);
-  // Waits as long as it runs: its wait status.
-  int wait();
-
- private:
-  pid_t pid_ = -1;
-  UniqueFd pidfd_;
-  std::optional<int> status_;
-};
-
 // A message longer than this is garbage, not an answer to wait for.
 inline constexpr uint64_t kMaxWorkerMessage = uint64_t{1} << 30;
 
@@ -113,13 +90,12 @@ class Worker {
  private:
   // `leave_within`: how long the child may take to leave at the close (max: as long as it takes;
   // none: it is killed).
-  using Child = std::variant<ForkedChild, ChildProcess>;
-  Worker(Child child, UniqueFd socket, std::optional<std::chrono::milliseconds> leave_within);
+  Worker(ChildProcess child, UniqueFd socket, std::optional<std::chrono::milliseconds> leave_within);
   void finish();
   WorkerEnd reaped(WorkerEnd end);
   WorkerEnd killed(WorkerEnd end);
 
-  Child child_;
+  ChildProcess child_;
   UniqueFd socket_;
   std::optional<std::chrono::milliseconds> leave_within_;
   Clock::time_point sent_{};

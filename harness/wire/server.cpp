@@ -245,13 +245,13 @@ std::string serve_connection(int fd, const ServerOptions& options) {
 }
 
 Result<std::optional<int>> serve_tcp_sessions(int listener, const ServerOptions& options, int sessions) {
-  std::vector<ForkedChild> running;
+  std::vector<ChildProcess> running;
   for (int served = 0; sessions == 0 || served < sessions; ++served) {
     TIDEMARK_TRY(connection, tcp_accept(listener));
     std::erase_if(running,
-                  [](ForkedChild& session) { return session.wait_for(std::chrono::milliseconds(0)).has_value(); });
+                  [](ChildProcess& session) { return session.wait_for(std::chrono::milliseconds(0)).has_value(); });
     const int number = served + 1;
-    TIDEMARK_TRY(session, ForkedChild::fork([&] {
+    TIDEMARK_TRY(session, ChildProcess::fork([&] {
                    ::close(listener);
                    const std::string ended = serve_connection(connection.get(), options);
                    if (options.log) options.log(fmt::format("session {}: {}", number, ended));
@@ -260,7 +260,7 @@ Result<std::optional<int>> serve_tcp_sessions(int listener, const ServerOptions&
     running.push_back(std::move(session));
   }
   std::optional<int> crashed;
-  for (ForkedChild& session : running) {
+  for (ChildProcess& session : running) {
     const int status = session.wait();
     if (!WIFSIGNALED(status)) continue;
     if (options.log) options.log(fmt::format("a session (pid {}) {}", session.pid(), describe_wait_status(status)));
