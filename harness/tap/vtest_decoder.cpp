@@ -8,67 +8,75 @@
 namespace tidemark::tap {
 namespace {
 
-constexpr std::array<std::string_view, kVcmdLast + 1> kNames = {
-    "",
-    "VCMD_GET_CAPS",
-    "VCMD_RESOURCE_CREATE",
-    "VCMD_RESOURCE_UNREF",
-    "VCMD_TRANSFER_GET",
-    "VCMD_TRANSFER_PUT",
-    "VCMD_SUBMIT_CMD",
-    "VCMD_RESOURCE_BUSY_WAIT",
-    "VCMD_CREATE_RENDERER",
-    "VCMD_GET_CAPS2",
-    "VCMD_PING_PROTOCOL_VERSION",
-    "VCMD_PROTOCOL_VERSION",
-    "VCMD_RESOURCE_CREATE2",
-    "VCMD_TRANSFER_GET2",
-    "VCMD_TRANSFER_PUT2",
-    "VCMD_GET_PARAM",
-    "VCMD_GET_CAPSET",
-    "VCMD_CONTEXT_INIT",
-    "VCMD_RESOURCE_CREATE_BLOB",
-    "VCMD_SYNC_CREATE",
-    "VCMD_SYNC_UNREF",
-    "VCMD_SYNC_READ",
-    "VCMD_SYNC_WRITE",
-    "VCMD_SYNC_WAIT",
-    "VCMD_SUBMIT_CMD2",
+// What the server answers a command with, once the protocol version decides its shape.
+enum class Reply : uint8_t {
+  None,
+  Dwords,  // a header, then `reply_dwords` dwords
+  Caps,    // a header whose id is the caps set (1 or 2) and whose length counts the caps' bytes + 1
+  Capset,  // a header, then as many dwords as its length says
+  Data,    // TRANSFER_GET: the data alone, no header, when it moves any
+  Create,  // before version 3 the storage's fd alone (if it has storage); since, a header and the id
+};
+// The bytes after a command's arguments, passed through counted.
+enum class Payload : uint8_t {
+  None,
+  Stream,  // the rest of its length (a command stream or syncs): bounded by kVtestMaxStreamBytes
+  Data,    // as many bytes as its data argument says
+  Name,    // its length counts the bytes of a renderer's name, not dwords
+};
+// What a command does to the connection's resources, as the tap counts them.
+enum class Resources : uint8_t { None, Creates, Destroys, Uses };
+
+constexpr int64_t kFree = -1;
+constexpr int kNone = -1;
+
+// One row a command: its name; its length in dwords where the protocol fixes it, else kFree and
+// the least it may be; the dwords of it the decoder reads (the rest pass through); its reply; and
+// the argument naming its resource and the one naming the bytes it makes or moves.
+struct Command {
+  std::string_view name;
+  int64_t exact;
+  uint64_t at_least;
+  uint32_t args;
+  Payload payload;
+  Reply reply;
+  uint32_t reply_dwords;
+  bool reply_fd;  // a byte carrying a file descriptor follows the reply
+  Resources resources;
+  int resource_arg;
+  int data_arg;
 };
 
-// A command's length (in dwords after the header) where the protocol fixes it (kFree: a rule of
-// its own, below), and the dwords of it the decoder reads (the rest pass through).
-constexpr int64_t kFree = -1;
-struct Shape {
-  int64_t exact;
-  uint32_t args;
-};
-constexpr std::array<Shape, kVcmdLast + 1> kShapes = {{
-    {kFree, 0},   // 0: no command
-    {0, 0},       // GET_CAPS
-    {10, 10},     // RESOURCE_CREATE
-    {1, 1},       // RESOURCE_UNREF
-    {11, 11},     // TRANSFER_GET
-    {kFree, 11},  // TRANSFER_PUT: 11 + its data's dwords
-    {kFree, 0},   // SUBMIT_CMD
-    {2, 2},       // RESOURCE_BUSY_WAIT
-    {kFree, 0},   // CREATE_RENDERER: its length counts the name's bytes
-    {0, 0},       // GET_CAPS2
-    {0, 0},       // PING_PROTOCOL_VERSION
-    {1, 1},       // PROTOCOL_VERSION
-    {11, 11},     // RESOURCE_CREATE2
-    {10, 10},     // TRANSFER_GET2
-    {kFree, 10},  // TRANSFER_PUT2: 10, or 10 + its data's dwords (Mesa's), the data in shared memory
-    {1, 1},       // GET_PARAM
-    {2, 2},       // GET_CAPSET
-    {1, 1},       // CONTEXT_INIT
-    {6, 6},       // RESOURCE_CREATE_BLOB
-    {2, 2},       // SYNC_CREATE
-    {1, 1},       // SYNC_UNREF
-    {1, 1},       // SYNC_READ
-    {3, 3},       // SYNC_WRITE
-    {kFree, 2},   // SYNC_WAIT: 2 + 3 a sync
-    {kFree, 1},   // SUBMIT_CMD2: the batch count, the batches, their streams
+// Row 0 is no command. Facts from vtest_protocol.h and vtest_renderer.c.
+constexpr std::array<Command, kVcmdLast + 1> kCommands = {{
+    {"", kFree, 0, 0, Payload::None, Reply::None, 0, false, Resources::None, kNone, kNone},
+    {"VCMD_GET_CAPS", 0, 0, 0, Payload::None, Reply::Caps, 0, false, Resources::None, kNone, kNone},
+    {"VCMD_RESOURCE_CREATE", 10, 0, 10, Payload::None, Reply::Create, 0, false, Resources::Creates, kNone, kNone},
+    {"VCMD_RESOURCE_UNREF", 1, 0, 1, Payload::None, Reply::None, 0, false, Resources::Destroys, 0, kNone},
+    {"VCMD_TRANSFER_GET", 11, 0, 11, Payload::None, Reply::Data, 0, false, Resources::Uses, 0, 10},
+    {"VCMD_TRANSFER_PUT", kFree, 11, 11, Payload::Data, Reply::None, 0, false, Resources::Uses, 0, 10},
+    {"VCMD_SUBMIT_CMD", kFree, 0, 0, Payload::Stream, Reply::None, 0, false, Resources::None, kNone, kNone},
+    {"VCMD_RESOURCE_BUSY_WAIT", 2, 0, 2, Payload::None, Reply::Dwords, 1, false, Resources::None, kNone, kNone},
+    {"VCMD_CREATE_RENDERER", kFree, 0, 0, Payload::Name, Reply::None, 0, false, Resources::None, kNone, kNone},
+    {"VCMD_GET_CAPS2", 0, 0, 0, Payload::None, Reply::Caps, 0, false, Resources::None, kNone, kNone},
+    {"VCMD_PING_PROTOCOL_VERSION", 0, 0, 0, Payload::None, Reply::Dwords, 0, false, Resources::None, kNone, kNone},
+    {"VCMD_PROTOCOL_VERSION", 1, 0, 1, Payload::None, Reply::Dwords, 1, false, Resources::None, kNone, kNone},
+    {"VCMD_RESOURCE_CREATE2", 11, 0, 11, Payload::None, Reply::Create, 0, false, Resources::Creates, kNone, 10},
+    {"VCMD_TRANSFER_GET2", 10, 0, 10, Payload::None, Reply::None, 0, false, Resources::Uses, 0, 8},
+    // 10, or 10 + its data's dwords (Mesa's); the data itself goes through shared memory.
+    {"VCMD_TRANSFER_PUT2", kFree, 10, 10, Payload::None, Reply::None, 0, false, Resources::Uses, 0, 8},
+    {"VCMD_GET_PARAM", 1, 0, 1, Payload::None, Reply::Dwords, 2, false, Resources::None, kNone, kNone},
+    {"VCMD_GET_CAPSET", 2, 0, 2, Payload::None, Reply::Capset, 0, false, Resources::None, kNone, kNone},
+    {"VCMD_CONTEXT_INIT", 1, 0, 1, Payload::None, Reply::None, 0, false, Resources::None, kNone, kNone},
+    {"VCMD_RESOURCE_CREATE_BLOB", 6, 0, 6, Payload::None, Reply::Dwords, 1, true, Resources::Creates, kNone, kNone},
+    {"VCMD_SYNC_CREATE", 2, 0, 2, Payload::None, Reply::Dwords, 1, false, Resources::None, kNone, kNone},
+    {"VCMD_SYNC_UNREF", 1, 0, 1, Payload::None, Reply::None, 0, false, Resources::None, kNone, kNone},
+    {"VCMD_SYNC_READ", 1, 0, 1, Payload::None, Reply::Dwords, 2, false, Resources::None, kNone, kNone},
+    {"VCMD_SYNC_WRITE", 3, 0, 3, Payload::None, Reply::None, 0, false, Resources::None, kNone, kNone},
+    // 2 + 3 dwords a sync; answered with a pollable fd.
+    {"VCMD_SYNC_WAIT", kFree, 0, 2, Payload::Stream, Reply::Dwords, 0, true, Resources::None, kNone, kNone},
+    // the batch count, the batches, their streams
+    {"VCMD_SUBMIT_CMD2", kFree, 1, 1, Payload::Stream, Reply::None, 0, false, Resources::None, kNone, kNone},
 }};
 
 uint64_t dwords_of(uint64_t bytes) { return (bytes + 3) / 4; }
@@ -76,7 +84,7 @@ uint64_t dwords_of(uint64_t bytes) { return (bytes + 3) / 4; }
 }  // namespace
 
 std::string vtest_command_name(uint32_t id) {
-  if (id >= 1 && id <= kVcmdLast) return std::string(kNames[id]);
+  if (id >= 1 && id <= kVcmdLast) return std::string(kCommands[id].name);
   return fmt::format("VCMD_0x{:x}", id);
 }
 
@@ -196,79 +204,100 @@ Status VtestDecoder::client_header() {
   if (c.id == kVcmdCreateRenderer) gauges_.wire_greeting_bytes = 8 + static_cast<uint64_t>(c.length);
   if (c.id == 0 || c.id > kVcmdLast)
     return client_error("unknown command", fmt::format("id {} is no vtest command (1 to {})", c.id, kVcmdLast));
-  const Shape shape = kShapes[c.id];
+  const Command& command = kCommands[c.id];
   const uint64_t length = c.length;
   auto bad = [&](std::string_view expected) {
     return client_error("bad length", fmt::format("expected a length of {}, found {}", expected, length));
   };
-  if (shape.exact != kFree && length != static_cast<uint64_t>(shape.exact))
-    return bad(fmt::format("{} dwords", shape.exact));
-  switch (c.id) {
-    case kVcmdCreateRenderer:
-      if (length > kVtestMaxNameBytes)
-        return bad(fmt::format("at most {} bytes (a renderer's name)", kVtestMaxNameBytes));
-      break;
-    case kVcmdTransferPut:
-      if (length < 11) return bad("at least 11 dwords");
-      break;
-    case kVcmdTransferPut2:
-      if (length < 10) return bad("at least 10 dwords");
-      break;
-    case kVcmdSubmitCmd:
-    case kVcmdSubmitCmd2:
-    case kVcmdSyncWait:
-      if (length * 4 > kVtestMaxStreamBytes)
-        return bad(fmt::format("at most {} dwords (a stream of 256 MiB)", kVtestMaxStreamBytes / 4));
-      if (c.id == kVcmdSubmitCmd2 && length < 1) return bad("at least 1 dword");
-      if (c.id == kVcmdSyncWait && (length < 2 || (length - 2) % 3 != 0)) return bad("2 + 3 a sync dwords");
-      break;
-    default:
-      break;
-  }
+  if (command.exact != kFree && length != static_cast<uint64_t>(command.exact))
+    return bad(fmt::format("{} dwords", command.exact));
+  if (command.payload == Payload::Name && length > kVtestMaxNameBytes)
+    return bad(fmt::format("at most {} bytes (a renderer's name)", kVtestMaxNameBytes));
+  if (command.payload == Payload::Stream && length * 4 > kVtestMaxStreamBytes)
+    return bad(fmt::format("at most {} dwords (a stream of 256 MiB)", kVtestMaxStreamBytes / 4));
+  if (length < command.at_least)
+    return bad(fmt::format("at least {} dword{}", command.at_least, command.at_least == 1 ? "" : "s"));
+  if (c.id == kVcmdSyncWait && (length < 2 || (length - 2) % 3 != 0)) return bad("2 + 3 a sync dwords");
   c.have = 0;
-  c.need = 4 * shape.args;
+  c.need = 4 * command.args;
   return c.need == 0 ? client_args() : Status{};
 }
 
 Status VtestDecoder::client_args() {
   Cursor& c = client_;
-  uint64_t payload = 0;  // bytes after the arguments, passed through
-  uint64_t data = 0;     // the storage it makes or the data it moves, as the command names it
+  const Command& command = kCommands[c.id];
   std::optional<uint32_t> resource;
-  switch (c.id) {
-    case kVcmdCreateRenderer:
+  if (command.resource_arg != kNone) resource = word(c, command.resource_arg);
+  // The storage it makes or the data it moves, as the command names it.
+  const uint64_t data = command.data_arg == kNone ? 0 : word(c, command.data_arg);
+  uint64_t payload = 0;  // bytes after the arguments, passed through
+  switch (command.payload) {
+    case Payload::None:
+      break;
+    case Payload::Stream:
+      payload = (uint64_t{c.length} - command.args) * 4;
+      break;
+    case Payload::Data:
+      payload = data;
+      break;
+    case Payload::Name:
       payload = c.length;
       break;
+  }
+  // The rules of a row of their own.
+  switch (c.id) {
     case kVcmdProtocolVersion:
       ++versions_owed_;
-      [[fallthrough]];
-    case kVcmdGetCaps:
-    case kVcmdGetCaps2:
-    case kVcmdPingProtocolVersion:
-    case kVcmdResourceBusyWait:
-    case kVcmdGetParam:
-    case kVcmdGetCapset:
-    case kVcmdSyncCreate:
-    case kVcmdSyncRead:
-      TIDEMARK_CHECK(owe({.command = c.id, .ordinal = c.ordinal}));
       break;
-    case kVcmdResourceCreate:
-    case kVcmdResourceCreate2: {
+    case kVcmdTransferPut:
+      if (c.length != 11 + dwords_of(payload))
+        return client_error("bad length",
+                            fmt::format("expected a length of {} dwords (11 and {} bytes of data), found {}",
+                                        11 + dwords_of(payload), payload, c.length));
+      break;
+    case kVcmdTransferPut2:
+      if (c.length != 10 && c.length != 10 + dwords_of(data))
+        return client_error("bad length", fmt::format("expected a length of 10 or {} dwords (10 and {} bytes of data), "
+                                                      "found {}",
+                                                      10 + dwords_of(data), data, c.length));
+      break;
+    case kVcmdSubmitCmd2: {
+      const uint64_t batches = word(c, 0);
+      if (1 + 8 * batches > c.length)
+        return client_error("bad length", fmt::format("{} batches need at least {} dwords, found a length of {}",
+                                                      batches, 1 + 8 * batches, c.length));
+      break;
+    }
+    default:
+      break;
+  }
+  if (command.resources == Resources::Destroys && alive_.erase(*resource) > 0) {
+    ++gauges_.wire_resources_destroyed;
+    gauges_.wire_resources = static_cast<int64_t>(alive_.size());
+  }
+  switch (command.reply) {
+    case Reply::None:
+      break;
+    case Reply::Dwords:
+    case Reply::Caps:
+    case Reply::Capset:
+      TIDEMARK_CHECK(owe({.command = c.id, .ordinal = c.ordinal, .fd = command.reply_fd}));
+      break;
+    case Reply::Data:
+      if (data > 0) TIDEMARK_CHECK(owe({.command = c.id, .ordinal = c.ordinal, .raw_bytes = data}));
+      break;
+    case Reply::Create: {
       // Since version 3 the server names the resource in a reply; before, the client's handle is
       // it. Either way a create with storage (CREATE2's data size) is answered with its fd.
       // A client's own handle is its id from the command on (from version 3 the server refuses
       // one), even while the version is still unanswered.
       const uint32_t handle = word(c, 0);
-      if (c.id == kVcmdResourceCreate2) data = word(c, 10);
       if (handle != 0) {
         resource = handle;
         TIDEMARK_CHECK(created(handle));
       }
-      Owed owed{.command = c.id,
-                .ordinal = c.ordinal,
-                .handle = handle,
-                .fd = c.id == kVcmdResourceCreate2 && word(c, 10) > 0,
-                .decided = versions_owed_ == 0};
+      Owed owed{
+          .command = c.id, .ordinal = c.ordinal, .handle = handle, .fd = data > 0, .decided = versions_owed_ == 0};
       if (owed.decided && version_ < 3) {
         if (handle == 0) TIDEMARK_CHECK(created(handle));
         if (!owed.fd) break;
@@ -276,66 +305,10 @@ Status VtestDecoder::client_args() {
       TIDEMARK_CHECK(owe(owed));
       break;
     }
-    case kVcmdResourceUnref:
-      resource = word(c, 0);
-      if (alive_.erase(*resource) > 0) {
-        ++gauges_.wire_resources_destroyed;
-        gauges_.wire_resources = static_cast<int64_t>(alive_.size());
-      }
-      break;
-    case kVcmdTransferGet:
-      resource = word(c, 0);
-      data = word(c, 10);
-      if (data > 0)  // answered with the data alone, no header
-        TIDEMARK_CHECK(owe({.command = c.id, .ordinal = c.ordinal, .raw_bytes = data}));
-      break;
-    case kVcmdTransferPut: {
-      resource = word(c, 0);
-      payload = word(c, 10);
-      data = payload;
-      if (c.length != 11 + dwords_of(payload))
-        return client_error("bad length",
-                            fmt::format("expected a length of {} dwords (11 and {} bytes of data), found {}",
-                                        11 + dwords_of(payload), payload, c.length));
-      break;
-    }
-    case kVcmdTransferGet2:
-      resource = word(c, 0);
-      data = word(c, 8);
-      break;
-    case kVcmdTransferPut2: {
-      resource = word(c, 0);
-      data = word(c, 8);
-      if (c.length != 10 && c.length != 10 + dwords_of(data))
-        return client_error("bad length", fmt::format("expected a length of 10 or {} dwords (10 and {} bytes of data), "
-                                                      "found {}",
-                                                      10 + dwords_of(data), data, c.length));
-      break;
-    }
-    case kVcmdSubmitCmd:
-      payload = uint64_t{c.length} * 4;
-      break;
-    case kVcmdSubmitCmd2: {
-      const uint64_t batches = word(c, 0);
-      if (1 + 8 * batches > c.length)
-        return client_error("bad length", fmt::format("{} batches need at least {} dwords, found a length of {}",
-                                                      batches, 1 + 8 * batches, c.length));
-      payload = (uint64_t{c.length} - 1) * 4;
-      break;
-    }
-    case kVcmdResourceCreateBlob:
-      TIDEMARK_CHECK(owe({.command = c.id, .ordinal = c.ordinal, .fd = true}));
-      break;
-    case kVcmdSyncWait:
-      payload = (uint64_t{c.length} - 2) * 4;
-      TIDEMARK_CHECK(owe({.command = c.id, .ordinal = c.ordinal, .fd = true}));  // a pollable fd
-      break;
-    default:  // CONTEXT_INIT, SYNC_UNREF, SYNC_WRITE: no reply
-      break;
   }
   ++gauges_.wire_commands;
   ++gauges_.wire_commands_by_kind[vtest_command_name(c.id)];
-  emit(Direction::ToServer, c.id, resource, uint64_t{kShapes[c.id].args} * 4 + payload, 0, data);
+  emit(Direction::ToServer, c.id, resource, uint64_t{command.args} * 4 + payload, 0, data);
   if (payload > 0) {
     c.stage = Stage::Payload;
     c.skip = payload;
@@ -391,10 +364,11 @@ Status VtestDecoder::server_begin() {
   s.start = s.offset;
   s.id = owed.command;  // marks the reply begun
   s.have = 0;
-  if (owed.command == kVcmdTransferGet) {
+  const Reply reply = kCommands[owed.command].reply;
+  if (reply == Reply::Data) {
     s.stage = Stage::Payload;
     s.skip = owed.raw_bytes;
-  } else if ((owed.command == kVcmdResourceCreate || owed.command == kVcmdResourceCreate2) && version_ < 3) {
+  } else if (reply == Reply::Create && version_ < 3) {
     s.stage = Stage::FdByte;  // before version 3 a create's only answer is its storage's fd
   } else {
     s.stage = Stage::Header;
@@ -430,22 +404,18 @@ Status VtestDecoder::server_header() {
     s.skip = bytes;
     return bytes == 0 ? server_body() : Status{};
   };
-  switch (owed.command) {
-    case kVcmdGetCaps:
-    case kVcmdGetCaps2:
+  const Command& command = kCommands[owed.command];
+  switch (command.reply) {
+    case Reply::Caps:
       if (length < 1)
         return server_error("bad length", "expected a length of at least 1 (the caps' bytes + 1), found 0");
       return pass(length - 1);
-    case kVcmdGetCapset:
+    case Reply::Capset:
       if (length < 1) return server_error("bad length", "expected a length of at least 1 dword, found 0");
       return pass(length * 4);
-    case kVcmdPingProtocolVersion:
-    case kVcmdSyncWait:
-      return exact(0);
-    case kVcmdGetParam:
-    case kVcmdSyncRead:
-      return exact(2);
-    default:  // the creates, BUSY_WAIT, PROTOCOL_VERSION, SYNC_CREATE: one dword
+    case Reply::Dwords:
+      return exact(command.reply_dwords);
+    default:  // a create since version 3: the resource's id
       return exact(1);
   }
 }
@@ -453,28 +423,22 @@ Status VtestDecoder::server_header() {
 Status VtestDecoder::server_body() {
   Cursor& s = server_;
   Owed& owed = owed_.front();
-  switch (owed.command) {
-    case kVcmdResourceCreate:
-    case kVcmdResourceCreate2:
-    case kVcmdResourceCreateBlob:
-      owed.handle = word(s, 0);  // the server's name for it
-      TIDEMARK_CHECK(created(owed.handle));
-      break;
-    case kVcmdProtocolVersion:
-      version_ = word(s, 0);
-      --versions_owed_;
-      if (versions_owed_ == 0) {
-        for (Owed& later : owed_) {  // creates sent before the answer: their shape is known now
-          if (later.decided) continue;
-          later.decided = true;
-          if (version_ >= 3) continue;
-          if (later.handle == 0) TIDEMARK_CHECK(created(later.handle));
-          later.nothing = !later.fd;
-        }
+  if (kCommands[owed.command].resources == Resources::Creates) {
+    owed.handle = word(s, 0);  // the server's name for it
+    TIDEMARK_CHECK(created(owed.handle));
+  }
+  if (owed.command == kVcmdProtocolVersion) {
+    version_ = word(s, 0);
+    --versions_owed_;
+    if (versions_owed_ == 0) {
+      for (Owed& later : owed_) {  // creates sent before the answer: their shape is known now
+        if (later.decided) continue;
+        later.decided = true;
+        if (version_ >= 3) continue;
+        if (later.handle == 0) TIDEMARK_CHECK(created(later.handle));
+        later.nothing = !later.fd;
       }
-      break;
-    default:
-      break;
+    }
   }
   if (owed.fd) {
     s.stage = Stage::FdByte;
@@ -499,9 +463,7 @@ void VtestDecoder::server_complete() {
   const Owed owed = owed_.front();
   owed_.pop_front();
   std::optional<uint32_t> resource;
-  if (owed.command == kVcmdResourceCreate || owed.command == kVcmdResourceCreate2 ||
-      owed.command == kVcmdResourceCreateBlob)
-    resource = owed.handle;
+  if (kCommands[owed.command].resources == Resources::Creates) resource = owed.handle;
   ++gauges_.wire_replies;
   emit(Direction::ToClient, owed.command, resource, s.offset - s.start - (s.headed ? 8 : 0), owed.fd ? 1 : 0);
   s = Cursor{.offset = s.offset};
