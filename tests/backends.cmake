@@ -25,10 +25,3 @@ if(EXISTS ${TIDEMARK_MESA_EGL})
                        ENVIRONMENT "__EGL_VENDOR_LIBRARY_FILENAMES=${PROJECT_BINARY_DIR}/mesa-egl-vendor.json;GALLIUM_DRIVER=llvmpipe;LIBGL_ALWAYS_SOFTWARE=1;GALLIUM_THREAD=0;LP_NUM_THREADS=0;MESA_SHADER_CACHE_DISABLE=true;XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime"
                        ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")
 endif()
-
-# `tidemark compare`: a pixel scenario on vulkan, on Zink and on llvmpipe's own GL gives one image.
-add_test(NAME Tidemark.Compare.APixelScenarioGivesOneImageOnEveryBackend
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/compare-pixels $<TARGET_FILE:tidemark>
-                 ${PROJECT_SOURCE_DIR}/scenarios/portable/each-band-draws-the-colour-its-store-held-when-it-was-drawn.yaml)
-set_tests_properties(Tidemark.Compare.APixelScenarioGivesOneImageOnEveryBackend PROPERTIES LABELS "cli;zink"
-                     ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")

@@ -23,6 +23,3 @@ foreach(lane spawn tcp)
                        Tidemark.Lanes.${lane}.AStoppedServerIsNamedWithTheStepAfterTheReplyTimeout
                        PROPERTIES LABELS cli TIMEOUT 30)
 endforeach()
-add_test(NAME Tidemark.Lanes.tcp.AWrongTokenIsRefusedAndTheNextSessionServed
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/tcp-token-check ${PROJECT_BINARY_DIR} ${small_scenario})
-set_tests_properties(Tidemark.Lanes.tcp.AWrongTokenIsRefusedAndTheNextSessionServed PROPERTIES LABELS cli TIMEOUT 60)

@@ -16,11 +16,6 @@ add_test(NAME Tidemark.Parity.TheWireBuffersGroupAndTheFixtureGiveOneDigestInEve
          COMMAND $<TARGET_FILE:tidemark> parity ${PROJECT_SOURCE_DIR}/scenarios/magma-wire-buffers ${PROJECT_SOURCE_DIR}/fixtures
                  --report ${PROJECT_BINARY_DIR}/reports/parity-wire-buffers)
 set_tests_properties(Tidemark.Parity.TheWireBuffersGroupAndTheFixtureGiveOneDigestInEveryLane PROPERTIES LABELS parity)
-# Digests saved by one build and compared by another (the build-lane parity of scripts/nightly).
-add_test(NAME Tidemark.Parity.SavedDigestsMatchTheirOwnBuildAndNameADifference
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/parity-against $<TARGET_FILE:tidemark>
-                 ${PROJECT_SOURCE_DIR}/scenarios/kgsl)
-set_tests_properties(Tidemark.Parity.SavedDigestsMatchTheirOwnBuildAndNameADifference PROPERTIES LABELS "parity;cli")
 
 # The committed digests (digests.txt, every scenario test's --digests) hold across commits: a run
 # whose digest is another than its committed one is red, naming both; one with none committed is red

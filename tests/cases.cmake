@@ -1,0 +1,20 @@
+# The cases' runner (scripts/case) fails each kind of step that does not hold, names the file, line
+# and column of the step, and refuses a case file it cannot read as bad input (exit 2).
+set(failing_cases ${PROJECT_SOURCE_DIR}/tests/testdata/cases-that-fail)
+foreach(failing IN ITEMS
+        "wrong-exit|1|wrong-exit.yaml:3:5: step 1 \\(run\\): expected exit 0, found exit 3"
+        "missing-line|1|missing-line.yaml:3:5: step 1 \\(run\\): expected a line matching /\\^the line\\$/, found none"
+        "json-not-all|1|step 2 \\(json\\): expected every value to be 'green', found d.json at 'rows\\[\\*\\].v': \\[\"green\", \"red\"\\]"
+        "json-not-one-value|1|step 2 \\(json\\): expected one value throughout, found d.json at 'b.\\*.h': \\[\"1\", \"2\"\\]"
+        "not-the-same|1|step 3 \\(same\\): expected b.json at 'r\\[\\*\\]' to be what a.json has, found \\[2, 1\\] against \\[1, 2\\]"
+        "left-running|1|left-running.yaml: expected nothing the case started left running, found:"
+        "unknown-key|2|unknown-key.yaml:4:5: expected one of \\(capture, env, exit, input, prints, prints_not, run\\) in a run step, found 'exits'")
+  string(REPLACE "|" ";" fields "${failing}")
+  list(GET fields 0 name)
+  list(GET fields 1 code)
+  list(GET fields 2 says)
+  add_test(NAME Tidemark.Cases.TheRunnerFails.${name}
+           COMMAND ${expect_exit} ${code} "${says}" python3 ${PROJECT_SOURCE_DIR}/scripts/case run
+                   --build ${PROJECT_BINARY_DIR} ${failing_cases}/${name}.yaml)
+  set_tests_properties(Tidemark.Cases.TheRunnerFails.${name} PROPERTIES LABELS "cases;cli")
+endforeach()
