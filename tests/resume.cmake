@@ -11,18 +11,5 @@ add_test(NAME Tidemark.Resume.ARunKilledHalfWayAndResumedGivesTheSummaryOfAWhole
 # they ended.
 add_test(NAME Tidemark.Resume.ARunOfTwoJobsKilledHalfWayAndResumedGivesTheSummaryOfAWholeRun
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/resume-killed ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} 2)
-# A resumed run counts the failures its journal holds toward --max-fails: it runs no more than the
-# whole run would have, and writes its summary (scripts/testing/resume-max-fails).
-add_test(NAME Tidemark.Resume.AResumedRunCountsItsJournaledFailuresTowardMaxFails
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/resume-max-fails ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Resume.ARunKilledHalfWayAndResumedGivesTheSummaryOfAWholeRun
-                     Tidemark.Resume.ARunOfTwoJobsKilledHalfWayAndResumedGivesTheSummaryOfAWholeRun
-                     Tidemark.Resume.AResumedRunCountsItsJournaledFailuresTowardMaxFails PROPERTIES LABELS cli)
-# A driver that fails cold and then works (the layer's fault on a process's first device only) is
-# flaky under --retry (exit 5, listed with each try's digest in summary.json, JUnit's own type);
-# red without --retry; a fault on every device stays red through every try; an expectations line
-# saying `flaky` makes it an expected red, one saying `skip` runs nothing; --repeat 2 over the same
-# fault is nondeterministic (scripts/testing/retry-flaky).
-add_test(NAME Tidemark.Resume.ARunThatFailsOnceThenPassesIsFlakyAndOneThatAlwaysFailsStaysRed
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/retry-flaky ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-set_tests_properties(Tidemark.Resume.ARunThatFailsOnceThenPassesIsFlakyAndOneThatAlwaysFailsStaysRed PROPERTIES LABELS cli)
+                     Tidemark.Resume.ARunOfTwoJobsKilledHalfWayAndResumedGivesTheSummaryOfAWholeRun PROPERTIES LABELS cli)
