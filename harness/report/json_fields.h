@@ -69,6 +69,8 @@ class JsonFields {
     convert(*value, key, out);
     return out;
   }
+  // Whether the object has `key` (not taking it).
+  bool has(std::string_view key) const { return json_.is_object() && json_.contains(key); }
   // An unsigned integer from `low` to `high`: a count or an index with a documented bound.
   uint64_t take_bounded(std::string_view key, uint64_t low, uint64_t high);
   // A nested object; calls `read(fields)` on it, whose untaken keys are errors too.

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/gauges.h"
+#include "report/described.h"
 #include "report/json_fields.h"
 
 namespace tidemark::report {
@@ -172,215 +173,166 @@ std::optional<int64_t> gauge_value(const RunRecord& record, std::string_view nam
   return std::nullopt;
 }
 
-nlohmann::json to_json(const TimeoutRecord& timeout) {
-  nlohmann::json out{{"limit", time_limit_name(timeout.limit)},
-                     {"limit_seconds", timeout.limit_seconds},
-                     {"after_seconds", timeout.after_seconds},
-                     {"idle_seconds", timeout.idle_seconds}};
-  if (!timeout.last_step.empty()) out["last_step"] = timeout.last_step;
-  if (!timeout.last_vulkan_call.empty()) out["last_vulkan_call"] = timeout.last_vulkan_call;
-  if (!timeout.last_wire_command.empty()) out["last_wire_command"] = timeout.last_wire_command;
-  if (!timeout.asked_again.empty()) out["asked_again"] = timeout.asked_again;
-  return out;
-}
+template <>
+struct JsonWord<Verdict> {
+  static std::string word(Verdict verdict) { return std::string(verdict_name(verdict)); }
+  static std::optional<Verdict> from_word(std::string_view word) { return verdict_named(word); }
+  static constexpr std::string_view expected = "a verdict's name";
+};
+template <>
+struct JsonWord<Movement> {
+  static std::string word(Movement movement) { return std::string(movement_name(movement)); }
+  static std::optional<Movement> from_word(std::string_view word) { return movement_named(word); }
+  static constexpr std::string_view expected = "one of same, improved, changed, worse, new";
+};
+template <>
+struct JsonWord<CrashedProcess> {
+  static std::string word(CrashedProcess process) { return std::string(crashed_process_name(process)); }
+  static std::optional<CrashedProcess> from_word(std::string_view word) { return crashed_process_named(word); }
+  static constexpr std::string_view expected = "one of subject, renderer-server, lane-server";
+};
+template <>
+struct JsonWord<TimeLimit> {
+  static std::string word(TimeLimit limit) { return std::string(time_limit_name(limit)); }
+  static std::optional<TimeLimit> from_word(std::string_view word) { return time_limit_named(word); }
+  static constexpr std::string_view expected = "one of wall-clock, inactivity";
+};
+template <>
+struct JsonWord<Column> {
+  static std::string word(const Column& column) { return column.text(); }
+  static std::optional<Column> from_word(std::string_view word) { return Column::parse(word); }
+  static constexpr std::string_view expected = "a backend";
+};
 
-void read_timeout_record(JsonFields& in, TimeoutRecord& timeout) {
-  const std::string limit = in.take<std::string>("limit");
-  auto known = time_limit_named(limit);
-  if (!known) in.refuse("limit", "one of wall-clock, inactivity", limit);
-  timeout.limit = known.value_or(TimeLimit::WallClock);
-  timeout.limit_seconds = in.take<double>("limit_seconds");
-  timeout.after_seconds = in.take<double>("after_seconds");
-  timeout.idle_seconds = in.take<double>("idle_seconds");
-  timeout.last_step = in.take_optional<std::string>("last_step").value_or("");
-  timeout.last_vulkan_call = in.take_optional<std::string>("last_vulkan_call").value_or("");
-  timeout.last_wire_command = in.take_optional<std::string>("last_wire_command").value_or("");
-  timeout.asked_again = in.take_optional<std::string>("asked_again").value_or("");
-}
+template <>
+struct JsonDescription<TimeoutRecord> {
+  static constexpr auto fields() {
+    using T = TimeoutRecord;
+    return std::tuple{always("limit", &T::limit),
+                      always("limit_seconds", &T::limit_seconds),
+                      always("after_seconds", &T::after_seconds),
+                      always("idle_seconds", &T::idle_seconds),
+                      when_set("last_step", &T::last_step),
+                      when_set("last_vulkan_call", &T::last_vulkan_call),
+                      when_set("last_wire_command", &T::last_wire_command),
+                      when_set("asked_again", &T::asked_again)};
+  }
+};
+template <>
+struct JsonDescription<LaneTraffic> {
+  static constexpr auto fields() {
+    using T = LaneTraffic;
+    return std::tuple{always("name", &T::name),
+                      always("frames_sent", &T::frames_sent),
+                      always("frames_received", &T::frames_received),
+                      always("client_pid", &T::client_pid),
+                      always("server_pid", &T::server_pid),
+                      always("server_knobs", &T::server_knobs)};
+  }
+};
+template <>
+struct JsonDescription<Attempt> {
+  static constexpr auto fields() {
+    return std::tuple{always("verdict", &Attempt::verdict), always("digest", &Attempt::digest)};
+  }
+};
+template <>
+struct JsonDescription<CheckRecord> {
+  static constexpr auto fields() {
+    using T = CheckRecord;
+    return std::tuple{always("id", &T::id),
+                      always("kind", &T::kind),
+                      always("check", &T::check),
+                      always("passed", &T::passed),
+                      always("detail", &T::detail),
+                      always("where", &T::where),
+                      when_set("artifacts", &T::artifacts)};
+  }
+};
+template <>
+struct JsonDescription<GaugeMove> {
+  static constexpr auto fields() {
+    using T = GaugeMove;
+    return std::tuple{always("gauge", &T::gauge), always("baseline", &T::baseline), always("now", &T::now),
+                      always("movement", &T::movement)};
+  }
+};
+template <>
+struct JsonDescription<BaselineJudgement> {
+  static constexpr auto fields() {
+    return std::tuple{always("movement", &BaselineJudgement::movement), always("moves", &BaselineJudgement::moves)};
+  }
+};
+template <>
+struct JsonDescription<CrashRecord> {
+  static constexpr auto fields() {
+    using T = CrashRecord;
+    return std::tuple{always("process", &T::process),       always("pid", &T::pid),
+                      when_set("signal", &T::signal),       always("ended", &T::ended),
+                      when_set("last_step", &T::last_step), when_set("last_wire_command", &T::last_wire_command)};
+  }
+};
+template <>
+struct JsonDescription<DeviceLostRecord> {
+  static constexpr auto fields() {
+    using T = DeviceLostRecord;
+    return std::tuple{always("call", &T::call), always("submit_or_wait", &T::submit_or_wait),
+                      always("answers", &T::answers), when_set("last_step", &T::last_step)};
+  }
+};
+// The record but its verdict, which is read last and says every name it could be.
+template <>
+struct JsonDescription<RunRecord> {
+  static constexpr auto fields() {
+    using T = RunRecord;
+    return std::tuple{always("test", &T::test),
+                      always("subject", &T::subject),
+                      always("file", &T::file),
+                      when_set("scenario_hash", &T::scenario_hash),
+                      when_set("dir", &T::dir),
+                      when_set("series", &T::series),
+                      when_set("mutant", &T::mutant),
+                      always("backend", &T::column),
+                      when_set("driver", &T::driver),
+                      when_set("why", &T::why),
+                      always("seconds", &T::seconds),
+                      always("gauges_used", &T::gauges_used),
+                      always("gauges", &T::gauges),
+                      when_set("kernel_gauges", &T::kernel_gauges),
+                      when_set("observed_gauges", &T::observed_gauges),
+                      when_set("wire_gauges", &T::wire_gauges),
+                      always("gauge_line", &T::gauge_line),
+                      always("lane", &T::lane),
+                      always("knobs", &T::knobs),
+                      always("pixel_hash", &T::pixel_hash),
+                      always("trace_hash", &T::trace_hash),
+                      always("digest", &T::digest),
+                      when_set("repeat_digests", &T::repeat_digests),
+                      when_set("committed_digest", &T::committed_digest),
+                      when_set("attempts", &T::attempts),
+                      always("validation_messages", &T::validation_messages),
+                      always("checks", &T::checks),
+                      when_set("baseline", &T::baseline),
+                      when_set("crash", &T::crash),
+                      when_set("device_lost", &T::device_lost),
+                      when_set("timeout", &T::timeout)};
+  }
+};
+
+nlohmann::json to_json(const TimeoutRecord& timeout) { return described_json(timeout); }
+
+void read_timeout_record(JsonFields& in, TimeoutRecord& timeout) { read_described(in, timeout); }
 
 nlohmann::json to_json(const RunRecord& record) {
-  nlohmann::json json;
-  json["test"] = record.test;
-  json["subject"] = record.subject;
-  json["file"] = record.file;
-  if (!record.scenario_hash.empty()) json["scenario_hash"] = record.scenario_hash;
-  if (!record.dir.empty()) json["dir"] = record.dir;
-  if (!record.series.empty()) json["series"] = record.series;
-  if (!record.mutant.empty()) json["mutant"] = record.mutant;
-  json["backend"] = record.column.text();
-  if (!record.driver.empty()) json["driver"] = record.driver;
+  nlohmann::json json = described_json(record);
   json["verdict"] = verdict_name(record.verdict);
-  if (!record.why.empty()) json["why"] = record.why;
-  json["seconds"] = record.seconds;
-  json["gauges_used"] = record.gauges_used;
-  json["gauges"] = record.gauges;
-  if (record.kernel_gauges) json["kernel_gauges"] = *record.kernel_gauges;
-  if (record.observed_gauges) json["observed_gauges"] = *record.observed_gauges;
-  if (record.wire_gauges) json["wire_gauges"] = *record.wire_gauges;
-  json["gauge_line"] = record.gauge_line;
-  json["lane"] = {{"name", record.lane.name},
-                  {"frames_sent", record.lane.frames_sent},
-                  {"frames_received", record.lane.frames_received},
-                  {"client_pid", record.lane.client_pid},
-                  {"server_pid", record.lane.server_pid},
-                  {"server_knobs", record.lane.server_knobs}};
-  json["knobs"] = record.knobs;
-  json["pixel_hash"] = record.pixel_hash;
-  json["trace_hash"] = record.trace_hash;
-  json["digest"] = record.digest;
-  if (!record.repeat_digests.empty()) json["repeat_digests"] = record.repeat_digests;
-  if (record.committed_digest) json["committed_digest"] = *record.committed_digest;
-  for (const auto& attempt : record.attempts)
-    json["attempts"].push_back({{"verdict", verdict_name(attempt.verdict)}, {"digest", attempt.digest}});
-  json["validation_messages"] = record.validation_messages;
-  json["checks"] = nlohmann::json::array();
-  for (const auto& check : record.checks) {
-    nlohmann::json out{{"id", check.id},         {"kind", check.kind},     {"check", check.check},
-                       {"passed", check.passed}, {"detail", check.detail}, {"where", check.where}};
-    if (!check.artifacts.empty()) out["artifacts"] = check.artifacts;
-    json["checks"].push_back(std::move(out));
-  }
-  if (record.baseline) {
-    nlohmann::json moves = nlohmann::json::array();
-    for (const auto& move : record.baseline->moves)
-      moves.push_back({{"gauge", move.gauge},
-                       {"baseline", move.baseline},
-                       {"now", move.now},
-                       {"movement", movement_name(move.movement)}});
-    json["baseline"] = {{"movement", movement_name(record.baseline->movement)}, {"moves", std::move(moves)}};
-  }
-  if (record.crash) {
-    const CrashRecord& crash = *record.crash;
-    nlohmann::json out{{"process", crashed_process_name(crash.process)}, {"pid", crash.pid}, {"ended", crash.ended}};
-    if (crash.signal) out["signal"] = *crash.signal;
-    if (!crash.last_step.empty()) out["last_step"] = crash.last_step;
-    if (!crash.last_wire_command.empty()) out["last_wire_command"] = crash.last_wire_command;
-    json["crash"] = std::move(out);
-  }
-  if (record.device_lost) {
-    const DeviceLostRecord& lost = *record.device_lost;
-    nlohmann::json out{{"call", lost.call}, {"submit_or_wait", lost.submit_or_wait}, {"answers", lost.answers}};
-    if (!lost.last_step.empty()) out["last_step"] = lost.last_step;
-    json["device_lost"] = std::move(out);
-  }
-  if (record.timeout) json["timeout"] = to_json(*record.timeout);
   return json;
 }
-
-namespace {
-
-void read_record(JsonFields& fields, RunRecord& record) {
-  record.test = fields.take<std::string>("test");
-  record.subject = fields.take<std::string>("subject");
-  record.file = fields.take<std::string>("file");
-  record.scenario_hash = fields.take_optional<std::string>("scenario_hash").value_or("");
-  record.dir = fields.take_optional<std::string>("dir").value_or("");
-  record.series = fields.take_optional<std::string>("series").value_or("");
-  record.mutant = fields.take_optional<std::string>("mutant").value_or("");
-  record.column = Column::parse(fields.take<std::string>("backend"));
-  record.driver = fields.take_optional<std::string>("driver").value_or("");
-  record.why = fields.take_optional<std::string>("why").value_or("");
-  record.seconds = fields.take<double>("seconds");
-  record.gauges_used = fields.take<std::vector<std::string>>("gauges_used");
-  record.gauges = fields.take<GaugeValues>("gauges");
-  record.kernel_gauges = fields.take_optional<GaugeValues>("kernel_gauges");
-  record.observed_gauges = fields.take_optional<GaugeValues>("observed_gauges");
-  record.wire_gauges = fields.take_optional<GaugeValues>("wire_gauges");
-  record.gauge_line = fields.take<std::string>("gauge_line");
-  fields.object("lane", [&](JsonFields& lane) {
-    record.lane.name = lane.take<std::string>("name");
-    record.lane.frames_sent = lane.take<uint64_t>("frames_sent");
-    record.lane.frames_received = lane.take<uint64_t>("frames_received");
-    record.lane.client_pid = lane.take<int64_t>("client_pid");
-    record.lane.server_pid = lane.take<int64_t>("server_pid");
-    record.lane.server_knobs = lane.take<std::map<std::string, int64_t>>("server_knobs");
-  });
-  record.knobs = fields.take<std::map<std::string, int64_t>>("knobs");
-  record.pixel_hash = fields.take<std::string>("pixel_hash");
-  record.trace_hash = fields.take<std::string>("trace_hash");
-  record.digest = fields.take<std::string>("digest");
-  record.repeat_digests =
-      fields.take_optional<std::vector<std::string>>("repeat_digests").value_or(std::vector<std::string>{});
-  record.committed_digest = fields.take_optional<std::string>("committed_digest");
-  record.validation_messages = fields.take<std::vector<std::string>>("validation_messages");
-  fields.objects(
-      "attempts",
-      [&](JsonFields& in) {
-        Attempt& attempt = record.attempts.emplace_back();
-        const std::string name = in.take<std::string>("verdict");
-        auto known = verdict_named(name);
-        if (!known) in.refuse("verdict", "a verdict's name", name);
-        attempt.verdict = known.value_or(Verdict::Red);
-        attempt.digest = in.take<std::string>("digest");
-      },
-      /*required=*/false);
-  fields.objects("checks", [&](JsonFields& check) {
-    CheckRecord& out = record.checks.emplace_back();
-    out.id = check.take<std::string>("id");
-    out.kind = check.take<std::string>("kind");
-    out.check = check.take<std::string>("check");
-    out.passed = check.take<bool>("passed");
-    out.detail = check.take<std::string>("detail");
-    out.where = check.take<std::string>("where");
-    out.artifacts = check.take_optional<std::vector<std::string>>("artifacts").value_or(std::vector<std::string>{});
-  });
-  // A movement name that is not one reads as an error naming the field, never as "same".
-  auto movement = [](JsonFields& fields, std::string_view key) {
-    const std::string name = fields.take<std::string>(key);
-    auto known = movement_named(name);
-    if (!known) fields.refuse(key, "one of same, improved, changed, worse, new", name);
-    return known.value_or(Movement::Same);
-  };
-  fields.object(
-      "baseline",
-      [&](JsonFields& in) {
-        BaselineJudgement& judged = record.baseline.emplace();
-        judged.movement = movement(in, "movement");
-        in.objects("moves", [&](JsonFields& each) {
-          GaugeMove& move = judged.moves.emplace_back();
-          move.gauge = each.take<std::string>("gauge");
-          move.baseline = each.take<int64_t>("baseline");
-          move.now = each.take<int64_t>("now");
-          move.movement = movement(each, "movement");
-        });
-      },
-      /*required=*/false);
-  fields.object(
-      "crash",
-      [&](JsonFields& in) {
-        CrashRecord& crash = record.crash.emplace();
-        const std::string process = in.take<std::string>("process");
-        auto known = crashed_process_named(process);
-        if (!known) in.refuse("process", "one of subject, renderer-server, lane-server", process);
-        crash.process = known.value_or(CrashedProcess::Subject);
-        crash.pid = in.take<int64_t>("pid");
-        if (auto signal = in.take_optional<int64_t>("signal")) crash.signal = static_cast<int>(*signal);
-        crash.ended = in.take<std::string>("ended");
-        crash.last_step = in.take_optional<std::string>("last_step").value_or("");
-        crash.last_wire_command = in.take_optional<std::string>("last_wire_command").value_or("");
-      },
-      /*required=*/false);
-  fields.object(
-      "device_lost",
-      [&](JsonFields& in) {
-        DeviceLostRecord& lost = record.device_lost.emplace();
-        lost.call = in.take<std::string>("call");
-        lost.submit_or_wait = in.take<int64_t>("submit_or_wait");
-        lost.answers = in.take<int64_t>("answers");
-        lost.last_step = in.take_optional<std::string>("last_step").value_or("");
-      },
-      /*required=*/false);
-  fields.object(
-      "timeout", [&](JsonFields& in) { read_timeout_record(in, record.timeout.emplace()); },
-      /*required=*/false);
-}
-
-}  // namespace
 
 Result<RunRecord> run_record_from_json(const nlohmann::json& json, const std::string& where, const std::string& path) {
   JsonFields fields(json, where, path);
   RunRecord record;
-  read_record(fields, record);
+  read_described(fields, record);
   const std::string verdict = fields.take<std::string>("verdict");
   TIDEMARK_CHECK(fields.finish());
   auto named = verdict_named(verdict);
