@@ -9,16 +9,11 @@ add_test(NAME Tidemark.Isolation.ADriverThatCrashesIsAVerdictAndTheOtherScenario
 set_tests_properties(Tidemark.Isolation.ADriverThatCrashesIsAVerdictAndTheOtherScenariosRun PROPERTIES LABELS cli)
 # run's schedule changes no result (runner/pipeline/schedule.h): kmd, magma-wire-buffers and counters in the
 # selection's order, shuffled, and two at once in two children give the same records, digests and
-# order in summary.json and junit.xml (scripts/testing/run-schedule); --skip and --include files
-# skip what they match (or miss), saying which line, a bad pattern is bad input at its place, and
-# --max-fails 1 leaves the rest not run (scripts/testing/run-selection).
+# order in summary.json and junit.xml (scripts/testing/run-schedule). What --skip, --include and
+# --max-fails choose is a case (tests/cases/schedule).
 add_test(NAME Tidemark.Schedule.ShuffledAndParallelRunsGiveTheSameRecordsInTheSameOrder
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/run-schedule ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-add_test(NAME Tidemark.Schedule.SkipIncludeAndMaxFailsChooseWhatRunsAndNameWhyTheRestDidNot
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/run-selection ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-set_tests_properties(Tidemark.Schedule.ShuffledAndParallelRunsGiveTheSameRecordsInTheSameOrder
-                     Tidemark.Schedule.SkipIncludeAndMaxFailsChooseWhatRunsAndNameWhyTheRestDidNot
-                     PROPERTIES LABELS cli)
+set_tests_properties(Tidemark.Schedule.ShuffledAndParallelRunsGiveTheSameRecordsInTheSameOrder PROPERTIES LABELS cli)
 # The layer's faults that end a driver's work are verdicts of their own in every lane, for a
 # capture's replay and for observe (scripts/testing/lost-and-crashed): layer_device_lost_at=3 is
 # device-lost naming the call, its count and the step in each lane; layer_crash_at_call in the spawn
