@@ -61,16 +61,7 @@ endif()
 
 # parity, red-once and compare run their subjects isolated as run does: a driver that crashes is a
 # crash verdict and the command finishes; compare with --no-isolation, the control, dies with it
-# (scripts/testing/commands-isolated).
-foreach(entry parity:Parity red-once:RedOnce compare:Compare)
-  string(REPLACE ":" ";" entry ${entry})
-  list(GET entry 0 command)
-  list(GET entry 1 title)
-  set(name Tidemark.Isolation.ADriverThatCrashesUnder${title}IsACrashAndTheCommandFinishes)
-  add_test(NAME ${name}
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/commands-isolated ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${command})
-  set_tests_properties(${name} PROPERTIES LABELS cli)
-endforeach()
+# (three cases, tests/cases/isolation/a-driver-that-crashes-under-*.yaml).
 
 # A driver that hangs is a timeout within its bound, and no process of the run outlives it
 # (scripts/testing/hang-bounded, each command run as a subreaper by scripts/testing/no-strays): the
