@@ -20,3 +20,10 @@ foreach(failing IN ITEMS
                    --build ${PROJECT_BINARY_DIR} ${failing_cases}/${name}.yaml)
   set_tests_properties(Tidemark.Cases.TheRunnerFails.${name} PROPERTIES LABELS "cases;cli")
 endforeach()
+# A case's register_if: registered where its programs are and the build's settings are as it says.
+add_test(NAME Tidemark.Cases.ACaseIsRegisteredOnlyWhereItsConditionHolds
+         COMMAND ${CMAKE_COMMAND} -E env EXPECT_ABSENT=Cases.Registered.Never
+                 ${expect_exit} 0 "add_test\\(Cases.Registered.Always " python3 ${PROJECT_SOURCE_DIR}/scripts/case register
+                 --ctest-file /dev/stdout --source ${PROJECT_SOURCE_DIR} --build ${PROJECT_BINARY_DIR}
+                 --define TIDEMARK_SANITIZED=OFF ${PROJECT_SOURCE_DIR}/tests/testdata/cases-registered)
+set_tests_properties(Tidemark.Cases.ACaseIsRegisteredOnlyWhereItsConditionHolds PROPERTIES LABELS "cases;cli")
