@@ -47,10 +47,8 @@ add_test(NAME Tidemark.Capture.ReduceCutsTheRespecifyCaptureToTheCallsThatKeepAR
 grep -q 'REDUCED .*: 2 calls besides its 58 setup calls (glBufferData, glReadPixels) from 4061 calls' $0.log; \
 grep -q 'fault=fail_allocation=3: RED (as required)' $0.log; $1 run $0 --report $0-run | grep -q '^1 green, 0 red'"
                  ${PROJECT_BINARY_DIR}/reports/capture-reduced $<TARGET_FILE:tidemark> ${respecify_capture})
-# Stopped part way (Ctrl-C, as a budget would), a reduction writes its best cut so far, proven.
-add_test(NAME Tidemark.Capture.AnInterruptedReduceWritesTheBestCutSoFarProven
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/reduce-interrupted ${PROJECT_BINARY_DIR} ${respecify_capture}
-                 ${PROJECT_BINARY_DIR}/reports/capture-interrupted)
+# Stopped part way (Ctrl-C, as a budget would), a reduction writes its best cut so far, proven: a
+# case (tests/cases/capture).
 add_test(NAME Tidemark.Capture.ReduceRefusesACaptureThatDoesNotTellTheBugFromTheFix
          COMMAND ${expect_exit} 2 "expected vkbufspk <= 2100 red under the bug and the replay green under the fix, found under the bug \\(fault=never_done\\): GREEN"
                  $<TARGET_FILE:tidemark> reduce ${respecify_capture} --check gauge[0] --fault never_done --out ${PROJECT_BINARY_DIR}/reports/capture-not-reduced)
@@ -61,7 +59,6 @@ add_test(NAME Tidemark.Capture.ReduceTakesOneBugForACapture
          COMMAND ${expect_exit} 2 "expected one bug for a capture, --fault or --bug-build, found both"
                  $<TARGET_FILE:tidemark> reduce ${respecify_capture} --check check[0] --fault hold_frees --bug-build mesa-25.0.7)
 set_tests_properties(Tidemark.Capture.ReduceCutsTheRespecifyCaptureToTheCallsThatKeepARefusedAllocation
-                     Tidemark.Capture.AnInterruptedReduceWritesTheBestCutSoFarProven
                      Tidemark.Capture.ReduceRefusesACaptureThatDoesNotTellTheBugFromTheFix
                      Tidemark.Capture.ReduceRefusesACheckTheFixtureLacks
                      Tidemark.Capture.ReduceTakesOneBugForACapture

@@ -8,6 +8,8 @@ foreach(failing IN ITEMS
         "json-not-one-value|1|step 2 \\(json\\): expected one value throughout, found d.json at 'b.\\*.h': \\[\"1\", \"2\"\\]"
         "not-the-same|1|step 3 \\(same\\): expected b.json at 'r\\[\\*\\]' to be what a.json has, found \\[2, 1\\] against \\[1, 2\\]"
         "left-running|1|left-running.yaml: expected nothing the case started left running, found:"
+        "not-killed|1|not-killed.yaml:3:5: step 1 \\(run\\): expected a kill by signal 11 \\(SIGSEGV\\), found exit 139"
+        "regex-escaped|1|regex-escaped.yaml:5:5: step 1 \\(run\\): expected a line matching /\\^a\\\\\\.c\\$/, found none"
         "unknown-key|2|unknown-key.yaml:4:5: expected one of \\(capture, .*, run\\) in a run step, found 'exits'")
   string(REPLACE "|" ";" fields "${failing}")
   list(GET fields 0 name)
@@ -18,3 +20,10 @@ foreach(failing IN ITEMS
                    --build ${PROJECT_BINARY_DIR} ${failing_cases}/${name}.yaml)
   set_tests_properties(Tidemark.Cases.TheRunnerFails.${name} PROPERTIES LABELS "cases;cli")
 endforeach()
+# A case's register_if: registered where its programs are and the build's settings are as it says.
+add_test(NAME Tidemark.Cases.ACaseIsRegisteredOnlyWhereItsConditionHolds
+         COMMAND ${CMAKE_COMMAND} -E env EXPECT_ABSENT=Cases.Registered.Never
+                 ${expect_exit} 0 "add_test\\(Cases.Registered.Always " python3 ${PROJECT_SOURCE_DIR}/scripts/case register
+                 --ctest-file /dev/stdout --source ${PROJECT_SOURCE_DIR} --build ${PROJECT_BINARY_DIR}
+                 --define TIDEMARK_SANITIZED=OFF ${PROJECT_SOURCE_DIR}/tests/testdata/cases-registered)
+set_tests_properties(Tidemark.Cases.ACaseIsRegisteredOnlyWhereItsConditionHolds PROPERTIES LABELS "cases;cli")

@@ -199,14 +199,4 @@ foreach(case_and_name daemon=ADaemonARendererServerLeavesIsEndedAndNamed
   set_tests_properties(Tidemark.Servers.${name} PROPERTIES LABELS "drivers;zink;virgl" TIMEOUT 120)
 endforeach()
 
-# A Vulkan-only driver build (Debian's lavapipe ICD and a layer in its environment, no EGL vendor
-# file) and a committed capture: run --driver, compare --backend gl@BUILD and bisect --builds each
-# replay it on Zink under the build, the Tidemark layer beneath, and judge it alike (green).
-if(NOT TIDEMARK_SANITIZED)  # a sanitizer build replays no captures
-  add_test(NAME Tidemark.Drivers.RunCompareAndBisectJudgeACaptureAlikeOnAVulkanOnlyBuild
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/vulkan-only-build $<TARGET_FILE:tidemark> ${PROJECT_SOURCE_DIR}
-                   ${PROJECT_BINARY_DIR}/reports/vulkan-only-build)
-  set_tests_properties(Tidemark.Drivers.RunCompareAndBisectJudgeACaptureAlikeOnAVulkanOnlyBuild PROPERTIES
-                       LABELS "drivers;zink;capture" TIMEOUT 300
-                       ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
-endif()
+# A Vulkan-only driver build judged alike by run, compare and bisect: a case (tests/cases/drivers).

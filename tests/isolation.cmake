@@ -1,24 +1,10 @@
-# A driver that crashes ends its subject's isolated child, not the run (runner/pipeline/isolation.h): the
-# layer raises SIGSEGV beneath one scenario of magma-reclaim in the monolith lane, which is a crash
-# naming the signal, the child and its last step, the same step in the split lane; the other four
-# run green; summary.json and junit.xml hold all five; an expectations line naming `crash` makes it
-# an expected red and a run that stopped crashing an unexpected pass; with --no-isolation, the
-# control, Tidemark itself dies (scripts/testing/crash-isolated).
-add_test(NAME Tidemark.Isolation.ADriverThatCrashesIsAVerdictAndTheOtherScenariosRun
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/crash-isolated ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-set_tests_properties(Tidemark.Isolation.ADriverThatCrashesIsAVerdictAndTheOtherScenariosRun PROPERTIES LABELS cli)
 # run's schedule changes no result (runner/pipeline/schedule.h): kmd, magma-wire-buffers and counters in the
 # selection's order, shuffled, and two at once in two children give the same records, digests and
-# order in summary.json and junit.xml (scripts/testing/run-schedule); --skip and --include files
-# skip what they match (or miss), saying which line, a bad pattern is bad input at its place, and
-# --max-fails 1 leaves the rest not run (scripts/testing/run-selection).
+# order in summary.json and junit.xml (scripts/testing/run-schedule). What --skip, --include and
+# --max-fails choose is a case (tests/cases/schedule).
 add_test(NAME Tidemark.Schedule.ShuffledAndParallelRunsGiveTheSameRecordsInTheSameOrder
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/run-schedule ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-add_test(NAME Tidemark.Schedule.SkipIncludeAndMaxFailsChooseWhatRunsAndNameWhyTheRestDidNot
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/run-selection ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-set_tests_properties(Tidemark.Schedule.ShuffledAndParallelRunsGiveTheSameRecordsInTheSameOrder
-                     Tidemark.Schedule.SkipIncludeAndMaxFailsChooseWhatRunsAndNameWhyTheRestDidNot
-                     PROPERTIES LABELS cli)
+set_tests_properties(Tidemark.Schedule.ShuffledAndParallelRunsGiveTheSameRecordsInTheSameOrder PROPERTIES LABELS cli)
 # The layer's faults that end a driver's work are verdicts of their own in every lane, for a
 # capture's replay and for observe (scripts/testing/lost-and-crashed): layer_device_lost_at=3 is
 # device-lost naming the call, its count and the step in each lane; layer_crash_at_call in the spawn
@@ -66,16 +52,7 @@ endif()
 
 # parity, red-once and compare run their subjects isolated as run does: a driver that crashes is a
 # crash verdict and the command finishes; compare with --no-isolation, the control, dies with it
-# (scripts/testing/commands-isolated).
-foreach(entry parity:Parity red-once:RedOnce compare:Compare)
-  string(REPLACE ":" ";" entry ${entry})
-  list(GET entry 0 command)
-  list(GET entry 1 title)
-  set(name Tidemark.Isolation.ADriverThatCrashesUnder${title}IsACrashAndTheCommandFinishes)
-  add_test(NAME ${name}
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/commands-isolated ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${command})
-  set_tests_properties(${name} PROPERTIES LABELS cli)
-endforeach()
+# (three cases, tests/cases/isolation/a-driver-that-crashes-under-*.yaml).
 
 # A driver that hangs is a timeout within its bound, and no process of the run outlives it
 # (scripts/testing/hang-bounded, each command run as a subreaper by scripts/testing/no-strays): the
