@@ -10,7 +10,7 @@ add_test(NAME Tidemark.Setup.EveryProgramTheSuiteCallsComesFromAPackageSetupName
 set(setup_controls
     "xauth|^[^ ]+:[0-9]+ \\(through xvfb-run\\): calls xauth, from package xauth, which scripts/setup \\(all\\) names neither"
     "file|^scripts/package:[0-9]+ \\(through cpack\\): calls file, from package file, "
-    "python3-yaml|^scripts/testing/gitlab-ci-local:[0-9]+: imports the python3 module yaml, from package python3-yaml, ")
+    "python3-yaml|^scripts/case:[0-9]+: imports the python3 module yaml, from package python3-yaml, ")
 foreach(control IN LISTS setup_controls)
   string(REPLACE "|" ";" control "${control}")
   list(GET control 0 package)
