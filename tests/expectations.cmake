@@ -62,10 +62,7 @@ set_tests_properties(Tidemark.Expectations.AKnownFailureThatGotWorseFailsTheRun
                      Tidemark.Expectations.AMeasuredValueThatIsNotANumberIsBadInput PROPERTIES LABELS "cli;zink"
                      ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")
 
-# Runs held to a baseline (tidemark run --baseline): worse is red with both values, better is
-# reported, new and gone are named, JUnit and summary.html show it; a tolerance allows it.
-add_test(NAME Tidemark.Baseline.AGaugeWorseThanTheBaselineFailsTheRunNamingBothValues
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/baseline ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+# Runs held to a baseline: tests/cases/expectations/a-run-worse-than-its-baseline-fails-naming-both-values.yaml.
 add_test(NAME Tidemark.Baseline.AToleranceWithoutABaselineIsBadInput
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 2 "--tolerance: expected --baseline too, found none"
                  $<TARGET_FILE:tidemark> run ${two_hundred} --tolerance devbytespk=5%)
@@ -74,9 +71,6 @@ add_test(NAME Tidemark.Baseline.AFolderWithoutASummaryIsBadInput
                  $<TARGET_FILE:tidemark> run ${two_hundred} --baseline ${expectations_data})
 set_tests_properties(Tidemark.Baseline.AToleranceWithoutABaselineIsBadInput
                      Tidemark.Baseline.AFolderWithoutASummaryIsBadInput PROPERTIES LABELS "cli")
-# Three runs of the portable group to exercise what report/baseline.cpp's unit tests hold under the
-# sanitizers already: the sanitizer lane leaves it out (label baseline).
-set_tests_properties(Tidemark.Baseline.AGaugeWorseThanTheBaselineFailsTheRunNamingBothValues PROPERTIES LABELS "cli;baseline")
 
 # tidemark rebase on real report folders: expectations' values, a golden, a ledger and a baseline
 # brought up to a report; an unexpected red and a scenario edited since are refused.
