@@ -11,6 +11,7 @@ foreach(failing IN ITEMS
         "not-killed|1|not-killed.yaml:3:5: step 1 \\(run\\): expected a kill by signal 11 \\(SIGSEGV\\), found exit 139"
         "regex-escaped|1|regex-escaped.yaml:5:5: step 1 \\(run\\): expected a line matching /\\^a\\\\\\.c\\$/, found none"
         "edit-nothing-there|1|step 2 \\(edit\\): expected a field at 'results\\[\\?test=b\\].gauges.x' in d.json, found none"
+        "not-identical|1|step 3 \\(identical\\): expected b.txt to hold the bytes of a.txt, found 8 bytes that differ from its 4"
         "unknown-key|2|unknown-key.yaml:4:5: expected one of \\(capture, .*, run\\) in a run step, found 'exits'")
   string(REPLACE "|" ";" fields "${failing}")
   list(GET fields 0 name)

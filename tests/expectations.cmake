@@ -72,13 +72,9 @@ add_test(NAME Tidemark.Baseline.AFolderWithoutASummaryIsBadInput
 set_tests_properties(Tidemark.Baseline.AToleranceWithoutABaselineIsBadInput
                      Tidemark.Baseline.AFolderWithoutASummaryIsBadInput PROPERTIES LABELS "cli")
 
-# tidemark rebase on real report folders: expectations' values, a golden, a ledger and a baseline
-# brought up to a report; an unexpected red and a scenario edited since are refused.
-add_test(NAME Tidemark.Rebase.AReviewedReportBecomesTheBaselineValuesLedgerAndGoldens
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/rebase ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+# tidemark rebase on real report folders: tests/cases/rebase/. A folder that is no report:
 add_test(NAME Tidemark.Rebase.AFolderThatIsNoReportIsBadInput
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/expect-exit 2 "expected a report folder with summary.json .* or red-once.json .*, found neither"
                  $<TARGET_FILE:tidemark> rebase ${expectations_data} --baseline ${PROJECT_BINARY_DIR}/reports/no-baseline)
-set_tests_properties(Tidemark.Rebase.AReviewedReportBecomesTheBaselineValuesLedgerAndGoldens
-                     Tidemark.Rebase.AFolderThatIsNoReportIsBadInput PROPERTIES LABELS "cli;zink"
+set_tests_properties(Tidemark.Rebase.AFolderThatIsNoReportIsBadInput PROPERTIES LABELS "cli;zink"
                      ENVIRONMENT_MODIFICATION "ASAN_OPTIONS=string_append::detect_leaks=0")
