@@ -51,7 +51,7 @@ $2 2 'not a red to reduce: under the bug .kuaf == 0. stays green' $1 reduce $3 -
 $2 2 '--check: expected a check of this scenario \\(kuaf == 0, krecycled == 6, kkept == 2\\), found .nope.' $1 reduce $3 --check nope --mutant kmd.recycle_on_submit; \
 $2 2 'expected the bug as --mutant or --knob, found neither' $1 reduce $3 --check 'kuaf == 0'; \
 $1 run $3 --record $0/kmd.tdrec --report $0/kmd-run; \
-$2 2 'kmd.tdrec: record #[0-9]+: kmd_submit: only buffer, draw, fence, wait, flush, finish and present calls lift' \
+$2 2 'kmd.tdrec: record #[0-9]+: kmd_submit: only buffer_data, buffer_sub_data, draw, fence, client_wait, flush, finish and present calls lift' \
 $1 reduce $0/kmd.tdrec --scenario $3 --check 'kuaf == 0' --mutant kmd.recycle_on_submit --out $0/none; \
 test ! -e $0/none"
                    ${PROJECT_BINARY_DIR}/reduce $<TARGET_FILE:tidemark> ${expect_exit}

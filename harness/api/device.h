@@ -1,67 +1,22 @@
 // The device half of the client API: GL-buffer semantics (buffer records and their stores,
 // respecify and sub-data, draws into an offscreen RGBA8 target, fences and waits, read-back,
-// gauges). A backend implements Device; the wire's client implements it over a session.
+// gauges), its calls declared in api/calls.yaml. A backend implements Device; the wire's client
+// implements it over a session.
 // What a device does underneath (memory, queue submits, frames) it reports to DeviceEvents,
 // which the model host beside it implements: the backend never hosts its own oracle.
 // Nothing here knows Vulkan, GL, the kernel model or the tracer.
 #pragma once
 
-#include <cstdint>
 #include <optional>
-#include <span>
-#include <tuple>
 #include <string>
-#include <vector>
 
-#include "core/error.h"
-#include "core/gauges.h"
-#include "core/image.h"
-#include "core/memory_type.h"
-#include "core/wait_status.h"
+#include "calls/api.h"  // DeviceCalls, generated from api/calls.yaml
 
 namespace tidemark::api {
 
-using BufferId = uint32_t;
-using FenceId = uint32_t;
-
-struct Rect {
-  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // pixels, x1/y1 exclusive
-  static auto fields(auto& m) { return std::tie(m.x0, m.y0, m.x1, m.y1); }
-  bool operator==(const Rect&) const = default;
-};
-
-struct DrawCall {
-  BufferId uniform = 0;   // the first 4 bytes of its store are the RGBA8 colour
-  BufferId vertices = 0;  // 0: none; else the first 8 bytes of its store, a float2 offset
-  Rect rect;
-  static auto fields(auto& m) { return std::tie(m.uniform, m.vertices, m.rect); }
-  bool operator==(const DrawCall&) const = default;
-};
-
-class Device {
+// A device: the calls of api/calls.yaml's device half, and what a device says of itself.
+class Device : public DeviceCalls {
  public:
-  virtual ~Device() = default;
-
-  virtual Result<BufferId> create_buffer() = 0;
-  // Orphans the current store and gives the record a new one holding `data`; an empty
-  // `data` leaves the record without a store.
-  virtual Status buffer_data(BufferId buffer, std::span<const uint8_t> data) = 0;
-  // Into the live store: what the GPU may still read must not change under it.
-  virtual Status buffer_sub_data(BufferId buffer, uint64_t offset, std::span<const uint8_t> data) = 0;
-  virtual Status draw(const DrawCall& call) = 0;
-  virtual Result<FenceId> fence_sync() = 0;
-  // Deterministic: timeout 0 never looks at the GPU; a positive timeout waits until the
-  // fence's work retires (a device that never finishes is a fatal error, not a timeout).
-  virtual Result<WaitStatus> client_wait(FenceId fence, bool flush, uint64_t timeout_ns) = 0;
-  virtual Status flush() = 0;
-  virtual Status finish() = 0;
-  // The frame boundary.
-  virtual Status present() = 0;
-  // The target, top row first.
-  virtual Result<Image> read_pixels() = 0;
-  virtual Result<Gauges> gauges() = 0;
-  // Messages of the driver's validation so far (empty unless the session asked for it).
-  virtual Result<std::vector<std::string>> validation_messages() = 0;
   // The driver as it names itself (a real driver's version and renderer, and the build it was
   // held to); empty for a device that is its own model. A run keeps it as its `driver`.
   virtual std::string driver() const { return {}; }

@@ -21,6 +21,7 @@ struct GpuMemTotalEvent {
   uint32_t gpu_id = 0;
   uint32_t pid = 0;   // 0: the GPU's global total
   uint64_t size = 0;  // the new total after the change, never a delta
+  static auto fields(auto& m) { return std::tie(m.gpu_id, m.pid, m.size); }
   auto operator<=>(const GpuMemTotalEvent&) const = default;
 };
 
@@ -28,6 +29,7 @@ struct GpuMemTotalEvent {
 struct AttachScript {
   uint32_t failures = 0;
   bool stop_requested = false;  // the service is stopping: give up at the first failure
+  static auto fields(auto& m) { return std::tie(m.failures, m.stop_requested); }
 };
 
 // --- The submission path --------------------------------------------------------------------

@@ -76,20 +76,6 @@ void HostThread::run() {
   }
 }
 
-template <typename Call>
-auto HostThread::answered(Call&& call) const {
-  std::lock_guard lock(mutex_);
-  apply_queued();
-  return call(*host_);
-}
-
-template <typename Call>
-std::invoke_result_t<Call, ModelHost&> HostThread::stepped(Call&& call) {
-  if (settle_)
-    if (Status settled = settle_(); !settled) return std::unexpected(settled.error());
-  return answered(std::forward<Call>(call));
-}
-
 void HostThread::settle_with(std::function<Status()> settle) { settle_ = std::move(settle); }
 
 void HostThread::wire_from(std::function<NamedGauges()> wire) {
@@ -131,57 +117,6 @@ bool HostThread::kick() {
 }
 std::string HostThread::queue_state() const {
   return answered([](ModelHost& host) { return host.queue_state(); });
-}
-
-Status HostThread::kernel_event(const kernel::GpuMemTotalEvent& event) {
-  return stepped([&](ModelHost& host) { return host.kernel_event(event); });
-}
-Status HostThread::kernel_allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size) {
-  return stepped([&](ModelHost& host) { return host.kernel_allocate(gpu, pid, type, id, size); });
-}
-Status HostThread::kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) {
-  return stepped([&](ModelHost& host) { return host.kernel_free(gpu, pid, id); });
-}
-Result<KernelGauges> HostThread::kernel_gauges() {
-  return stepped([](ModelHost& host) { return host.kernel_gauges(); });
-}
-Result<ObservedGauges> HostThread::observed_gauges() {
-  return stepped([](ModelHost& host) { return host.observed_gauges(); });
-}
-Result<NamedGauges> HostThread::wire_gauges() {
-  return stepped([](ModelHost& host) { return host.wire_gauges(); });
-}
-Status HostThread::kernel_attach(const kernel::AttachScript& script) {
-  return stepped([&](ModelHost& host) { return host.kernel_attach(script); });
-}
-Result<std::string> HostThread::kernel_dump() {
-  return stepped([](ModelHost& host) { return host.kernel_dump(); });
-}
-Result<std::optional<std::string>> HostThread::kernel_node(uint32_t pid, MemoryType type) {
-  return stepped([&](ModelHost& host) { return host.kernel_node(pid, type); });
-}
-Status HostThread::kernel_walk(const api::WalkUpdates& updates) {
-  return stepped([&](ModelHost& host) { return host.kernel_walk(updates); });
-}
-Status HostThread::kernel_sample() {
-  return stepped([](ModelHost& host) { return host.kernel_sample(); });
-}
-Status HostThread::kernel_op(const kernel::KernelOp& op) {
-  return stepped([&](ModelHost& host) { return host.kernel_op(op); });
-}
-Result<kernel::KernelReport> HostThread::kernel_report() {
-  return stepped([](ModelHost& host) { return host.kernel_report(); });
-}
-// The view stays valid until the next call, as the host's own: the trace's room is made once
-// (RunTrace reserves it), so events applied meanwhile only write past the view's end.
-Result<std::string_view> HostThread::run_trace() {
-  return stepped([](ModelHost& host) { return host.run_trace(); });
-}
-Result<std::string> HostThread::run_trace_hash() {
-  return stepped([](ModelHost& host) { return host.run_trace_hash(); });
-}
-Status HostThread::trace_op(const tracer::TraceOp& op) {
-  return stepped([&](ModelHost& host) { return host.trace_op(op); });
 }
 
 }  // namespace tidemark::host

@@ -17,9 +17,11 @@
 
 #include "host/model_host.h"
 
+#include "calls/host_forwarding.h"  // ForwardedModel, generated from api/calls.yaml
+
 namespace tidemark::host {
 
-class HostThread final : public HostEvents, public api::Model {
+class HostThread final : public HostEvents, public ForwardedModel<HostThread> {
  public:
   static constexpr uint64_t kCapacity = 8192;  // about 400 KiB of events
   // The host thread sleeps only with fewer than kWakeAt events waiting, and every kWakeAt-th push
@@ -53,25 +55,16 @@ class HostThread final : public HostEvents, public api::Model {
   bool kick() override;
   std::string queue_state() const override;
 
-  // api::Model: every step answered after the queue is applied
-  Status kernel_event(const kernel::GpuMemTotalEvent& event) override;
-  Status kernel_allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size) override;
-  Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override;
-  Result<KernelGauges> kernel_gauges() override;
-  Result<ObservedGauges> observed_gauges() override;
-  Result<NamedGauges> wire_gauges() override;
-  Status kernel_attach(const kernel::AttachScript& script) override;
-  Result<std::string> kernel_dump() override;
-  Result<std::optional<std::string>> kernel_node(uint32_t pid, MemoryType type) override;
-  Status kernel_walk(const api::WalkUpdates& updates) override;
-  Status kernel_sample() override;
-  Status kernel_op(const kernel::KernelOp& op) override;
-  Result<kernel::KernelReport> kernel_report() override;
-  Result<std::string_view> run_trace() override;
-  Result<std::string> run_trace_hash() override;
-  Status trace_op(const tracer::TraceOp& op) override;
-
  private:
+  // api::Model (ForwardedModel): every step answered after the queue is applied. run_trace's view
+  // stays valid until the next call, as the host's own: the trace's room is made once (RunTrace
+  // reserves it), so events applied meanwhile only write past the view's end.
+  friend class ForwardedModel<HostThread>;
+  template <typename Call>
+  auto forward(Call&& call) {
+    return stepped(std::forward<Call>(call));
+  }
+
   struct Frame {};
   struct Sample {
     api::DeviceCounters counters;
@@ -105,5 +98,19 @@ class HostThread final : public HostEvents, public api::Model {
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };
+
+template <typename Call>
+auto HostThread::answered(Call&& call) const {
+  std::lock_guard lock(mutex_);
+  apply_queued();
+  return call(*host_);
+}
+
+template <typename Call>
+std::invoke_result_t<Call, ModelHost&> HostThread::stepped(Call&& call) {
+  if (settle_)
+    if (Status settled = settle_(); !settled) return std::unexpected(settled.error());
+  return answered(std::forward<Call>(call));
+}
 
 }  // namespace tidemark::host

@@ -11,6 +11,8 @@
 #include "wire/messages.h"
 #include "wire/recording.h"
 
+#include "calls/lift.h"  // lift_request(): each request's case, generated from api/calls.yaml
+
 namespace tidemark::reduce {
 
 namespace {
@@ -48,119 +50,112 @@ std::string nanoseconds(uint64_t ns) {
   return fmt::format("{}", ns);
 }
 
+// What the lift has made so far, and each request's own lift (the generated lift_request() calls
+// the one for its message: a call with a step and no overload here fails to compile).
+struct Lifting {
+  const std::filesystem::path& file;
+  const scenario::Scenario& made_from;
+  const wire::RecordingReader& reader;
+  std::map<api::BufferId, std::string> buffers;  // by the handle each BufferCreated gave, in declared order
+  std::map<api::FenceId, std::string> fences;
+  std::vector<std::string> steps;
+  static constexpr size_t kNoWait = SIZE_MAX;
+  size_t wait_step = kNoWait;  // the client_wait the next WaitResult completes
+
+  std::unexpected<Error> refuse(const std::string& what) const {
+    return std::unexpected(
+        Error{ErrorKind::BadInput, fmt::format("{}: record #{}: {}", file.string(), reader.records_read(), what)});
+  }
+  Result<std::string> buffer(api::BufferId id) const {
+    auto found = buffers.find(id);
+    if (found == buffers.end()) return refuse(fmt::format("buffer {} was never created", id));
+    return found->second;
+  }
+  Status reply(const wire::FrameView& frame);
+};
+
+Status lift(Lifting& lifting, const wire::BufferData& m) {
+  TIDEMARK_TRY(name, lifting.buffer(m.buffer));
+  auto fill = fill_of(m.data);
+  if (!fill) return lifting.refuse(fmt::format("a store of {} whose bytes no fill writes", name));
+  lifting.steps.push_back(fmt::format("  - buffer_data: {{buffer: {}, size: {}{}}}", name,
+                                      ScenarioText::format_number(static_cast<int64_t>(m.data.size())), *fill));
+  return {};
+}
+Status lift(Lifting& lifting, const wire::BufferSubData& m) {
+  TIDEMARK_TRY(name, lifting.buffer(m.buffer));
+  auto fill = fill_of(m.data);
+  if (!fill) return lifting.refuse(fmt::format("a write into {} whose bytes no fill writes", name));
+  lifting.steps.push_back(
+      fmt::format("  - buffer_sub_data: {{buffer: {}, offset: {}, size: {}{}}}", name, m.offset, m.data.size(), *fill));
+  return {};
+}
+Status lift(Lifting& lifting, const wire::Draw& m) {
+  TIDEMARK_TRY(uniform, lifting.buffer(m.call.uniform));
+  std::string vertices;
+  if (m.call.vertices) {
+    TIDEMARK_TRY(name, lifting.buffer(m.call.vertices));
+    vertices = ", vertices: " + name;
+  }
+  auto band = band_of(m.call.rect, lifting.made_from.session);
+  if (!band) return lifting.refuse("a draw of a rectangle that is not a band of the target");
+  lifting.steps.push_back(fmt::format("  - draw: {{uniform: {}{}{}}}", uniform, vertices, *band));
+  return {};
+}
+Status lift(Lifting& lifting, const wire::ClientWait& m) {
+  auto fence = lifting.fences.find(m.fence);
+  if (fence == lifting.fences.end()) return lifting.refuse(fmt::format("a wait for fence {}, never made", m.fence));
+  lifting.wait_step = lifting.steps.size();
+  lifting.steps.push_back(fmt::format("  - client_wait: {{fence: {}, flush: {}, timeout: {}", fence->second,
+                                      m.flush ? "true" : "false", nanoseconds(m.timeout_ns)));
+  return {};
+}
+// A call without arguments lifts to its step with none.
+template <class Message>
+  requires(std::tuple_size_v<decltype(Message::fields(std::declval<Message&>()))> == 0)
+Status lift(Lifting& lifting, const Message&) {
+  lifting.steps.push_back(fmt::format("  - {}: {{}}", wire::to_string(Message::kOpcode)));
+  return {};
+}
+
+// The replies that name what a later request refers to: the buffers in the order the scenario
+// declares them, the fences in order, and the status a wait found.
+Status Lifting::reply(const wire::FrameView& frame) {
+  if (frame.op == wire::Opcode::BufferCreated) {
+    TIDEMARK_TRY(created, wire::decode<wire::BufferCreated>(frame));
+    if (buffers.size() >= made_from.buffers.size())
+      return refuse(fmt::format("more buffers than {} declares", made_from.name));
+    buffers[created.buffer] = made_from.buffers[buffers.size()];
+  } else if (frame.op == wire::Opcode::FenceCreated) {
+    TIDEMARK_TRY(created, wire::decode<wire::FenceCreated>(frame));
+    std::string name = fmt::format("f{}", fences.size() + 1);
+    fences[created.fence] = name;
+    steps.push_back(fmt::format("  - fence: {}", name));
+  } else if (frame.op == wire::Opcode::WaitResult && wait_step != kNoWait) {
+    TIDEMARK_TRY(result, wire::decode<wire::WaitResult>(frame));
+    steps[wait_step] += fmt::format(", expect: {}}}", to_string(result.status));
+    wait_step = kNoWait;
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::string> lift_recording(const std::filesystem::path& file, const scenario::Scenario& made_from,
                                    const std::string& text) {
   TIDEMARK_TRY(reader, wire::RecordingReader::open(file));
-  auto refuse = [&](std::string what) {
-    return fail(ErrorKind::BadInput, fmt::format("{}: record #{}: {}", file.string(), reader.records_read(), what));
-  };
-  std::map<api::BufferId, std::string> buffers;  // by the handle each BufferCreated gave, in declared order
-  std::map<api::FenceId, std::string> fences;
-  std::vector<std::string> steps;
-  constexpr size_t kNoWait = SIZE_MAX;
-  size_t wait_step = kNoWait;  // the client_wait the next WaitResult completes
-  auto buffer = [&](api::BufferId id) -> Result<std::string> {
-    auto found = buffers.find(id);
-    if (found == buffers.end()) return refuse(fmt::format("buffer {} was never created", id));
-    return found->second;
-  };
+  Lifting lifting{.file = file, .made_from = made_from, .reader = reader};
   wire::RecordView record{};
   for (;;) {
     TIDEMARK_TRY(more, reader.next(record));
     if (!more) break;
-    const wire::FrameView& frame = record.frame;
-    if (record.direction == wire::Direction::Reply) {
-      if (frame.op == Opcode::BufferCreated) {
-        TIDEMARK_TRY(created, wire::decode<wire::BufferCreated>(frame));
-        if (buffers.size() >= made_from.buffers.size())
-          return refuse(fmt::format("more buffers than {} declares", made_from.name));
-        buffers[created.buffer] = made_from.buffers[buffers.size()];
-      } else if (frame.op == Opcode::FenceCreated) {
-        TIDEMARK_TRY(created, wire::decode<wire::FenceCreated>(frame));
-        std::string name = fmt::format("f{}", fences.size() + 1);
-        fences[created.fence] = name;
-        steps.push_back(fmt::format("  - fence: {}", name));
-      } else if (frame.op == Opcode::WaitResult && wait_step != kNoWait) {
-        TIDEMARK_TRY(result, wire::decode<wire::WaitResult>(frame));
-        steps[wait_step] += fmt::format(", expect: {}}}", to_string(result.status));
-        wait_step = kNoWait;
-      }
-      continue;
-    }
-    switch (frame.op) {
-      case Opcode::Hello:
-      case Opcode::Goodbye:
-      case Opcode::Sync:
-      case Opcode::CreateBuffer:
-      case Opcode::FenceSync:
-      case Opcode::ReadPixels:
-      case Opcode::ReadGauges:
-      case Opcode::ReadValidation:
-      case Opcode::ReadKernelGauges:
-      case Opcode::ReadKernelReport:
-      case Opcode::ReadTrace:
-      case Opcode::ReadTraceHash:
-      case Opcode::ReadObservedGauges:
-        break;  // the session's frame, or what the runner reads at the end of every run
-      case Opcode::BufferData: {
-        TIDEMARK_TRY(m, wire::decode<wire::BufferData>(frame));
-        TIDEMARK_TRY(name, buffer(m.buffer));
-        auto fill = fill_of(m.data);
-        if (!fill) return refuse(fmt::format("a store of {} whose bytes no fill writes", name));
-        steps.push_back(fmt::format("  - buffer_data: {{buffer: {}, size: {}{}}}", name,
-                                    ScenarioText::format_number(static_cast<int64_t>(m.data.size())), *fill));
-        break;
-      }
-      case Opcode::BufferSubData: {
-        TIDEMARK_TRY(m, wire::decode<wire::BufferSubData>(frame));
-        TIDEMARK_TRY(name, buffer(m.buffer));
-        auto fill = fill_of(m.data);
-        if (!fill) return refuse(fmt::format("a write into {} whose bytes no fill writes", name));
-        steps.push_back(fmt::format("  - buffer_sub_data: {{buffer: {}, offset: {}, size: {}{}}}", name, m.offset,
-                                    m.data.size(), *fill));
-        break;
-      }
-      case Opcode::Draw: {
-        TIDEMARK_TRY(m, wire::decode<wire::Draw>(frame));
-        TIDEMARK_TRY(uniform, buffer(m.call.uniform));
-        std::string vertices;
-        if (m.call.vertices) {
-          TIDEMARK_TRY(name, buffer(m.call.vertices));
-          vertices = ", vertices: " + name;
-        }
-        auto band = band_of(m.call.rect, made_from.session);
-        if (!band) return refuse("a draw of a rectangle that is not a band of the target");
-        steps.push_back(fmt::format("  - draw: {{uniform: {}{}{}}}", uniform, vertices, *band));
-        break;
-      }
-      case Opcode::ClientWait: {
-        TIDEMARK_TRY(m, wire::decode<wire::ClientWait>(frame));
-        auto fence = fences.find(m.fence);
-        if (fence == fences.end()) return refuse(fmt::format("a wait for fence {}, never made", m.fence));
-        wait_step = steps.size();
-        steps.push_back(fmt::format("  - client_wait: {{fence: {}, flush: {}, timeout: {}", fence->second,
-                                    m.flush ? "true" : "false", nanoseconds(m.timeout_ns)));
-        break;
-      }
-      case Opcode::Flush:
-        steps.push_back("  - flush: {}");
-        break;
-      case Opcode::Finish:
-        steps.push_back("  - finish: {}");
-        break;
-      case Opcode::Present:
-        steps.push_back("  - present: {}");
-        break;
-      default:
-        return refuse(
-            fmt::format("{}: only buffer, draw, fence, wait, flush, finish and present calls lift to steps; "
-                        "reduce the scenario file itself",
-                        to_string(frame.op)));
-    }
+    if (record.direction == wire::Direction::Reply)
+      TIDEMARK_CHECK(lifting.reply(record.frame));
+    else
+      TIDEMARK_CHECK(lift_request(lifting, record.frame));
   }
-  if (wait_step != kNoWait) steps[wait_step] += "}";
+  auto& steps = lifting.steps;
+  if (lifting.wait_step != Lifting::kNoWait) steps[lifting.wait_step] += "}";
   if (steps.empty())
     return fail(ErrorKind::BadInput, fmt::format("{}: expected calls to lift, found none", file.string()));
 

@@ -12,13 +12,16 @@
 #include "wire/channel.h"
 #include "wire/codec.h"
 #include "wire/messages.h"
+#include "wire/replies.h"
+
+#include "calls/wire_client.h"  // ClientCalls: the stubs, generated from api/calls.yaml
 
 namespace tidemark::wire {
 
-// The client API (both halves) over a channel. Calls without a value are pipelined: they
-// return at once and a failure comes back with a later reply, naming how many calls ago it
-// happened; the model's calls share the pipe with the device's, in order.
-class WireClient final : public api::Device, public api::Model {
+// The client API (both halves) over a channel, its stubs generated (ClientCalls). Calls without
+// a value are pipelined: they return at once and a failure comes back with a later reply, naming
+// how many calls ago it happened; the model's calls share the pipe with the device's, in order.
+class WireClient final : public ClientCalls<WireClient> {
  public:
   // kill_server_at_frame: fault injection, see LaneOptions; 0: none.
   explicit WireClient(Channel& channel, uint32_t kill_server_at_frame = 0)
@@ -31,100 +34,21 @@ class WireClient final : public api::Device, public api::Model {
   }
   Status goodbye() { return discard(call(Goodbye{}, false)); }
 
-  Result<api::BufferId> create_buffer() override {
-    TIDEMARK_TRY(reply, call(CreateBuffer{}));
-    return reply.buffer;
-  }
-  Status buffer_data(api::BufferId buffer, std::span<const uint8_t> data) override {
-    return post(BufferData{.buffer = buffer, .data = data});
-  }
-  Status buffer_sub_data(api::BufferId buffer, uint64_t offset, std::span<const uint8_t> data) override {
-    return post(BufferSubData{.buffer = buffer, .offset = offset, .data = data});
-  }
-  Status draw(const api::DrawCall& call) override { return post(Draw{.call = call}); }
-  Result<api::FenceId> fence_sync() override {
-    TIDEMARK_TRY(reply, call(FenceSync{}));
-    return reply.fence;
-  }
-  Result<WaitStatus> client_wait(api::FenceId fence, bool flush, uint64_t timeout_ns) override {
-    TIDEMARK_TRY(reply, call(ClientWait{.fence = fence, .flush = flush, .timeout_ns = timeout_ns}));
-    return reply.status;
-  }
-  Status flush() override { return post(Flush{}); }
-  Status finish() override { return post(Finish{}); }
-  Status present() override { return post(Present{}); }
-  Result<Image> read_pixels() override {
-    TIDEMARK_TRY(reply, call(ReadPixels{}));
-    return Image{reply.width, reply.height, std::move(reply.bytes)};
-  }
-  Result<Gauges> gauges() override {
-    TIDEMARK_TRY(reply, call(ReadGauges{}));
-    return from_named({reply.values.begin(), reply.values.end()});
-  }
-  Result<std::vector<std::string>> validation_messages() override {
-    TIDEMARK_TRY(reply, call(ReadValidation{}));
-    return std::move(reply.messages);
-  }
   // The frame fault injection was asked to kill the server before, if it never came.
   std::optional<uint32_t> kill_still_due() const {
     if (kill_server_at_frame_ == 0) return std::nullopt;
     return kill_server_at_frame_;
   }
-  Status kernel_event(const kernel::GpuMemTotalEvent& event) override {
-    return post(KernelEvent{.gpu = event.gpu_id, .pid = event.pid, .size = event.size});
-  }
-  Status kernel_allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size) override {
-    return post(KernelAllocate{.gpu = gpu, .pid = pid, .type = static_cast<uint32_t>(type), .id = id, .size = size});
-  }
-  Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override {
-    return post(KernelFree{.gpu = gpu, .pid = pid, .id = id});
-  }
-  Result<KernelGauges> kernel_gauges() override {
-    TIDEMARK_TRY(reply, call(ReadKernelGauges{}));
-    return kernel_from_named({reply.values.begin(), reply.values.end()});
+
+  Status drain() override {
+    if (pending_.empty()) return {};
+    return discard(call(Sync{}, false));
   }
 
-  Result<ObservedGauges> observed_gauges() override {
-    TIDEMARK_TRY(reply, call(ReadObservedGauges{}));
-    return observed_from_named({reply.values.begin(), reply.values.end()});
-  }
-  Result<NamedGauges> wire_gauges() override {
-    TIDEMARK_TRY(reply, call(ReadWireGauges{}));
-    return std::move(reply.values);
-  }
+  std::string driver() const override { return driver_; }  // as the server's welcome named it
 
-  Status kernel_attach(const kernel::AttachScript& script) override {
-    return post(KernelAttach{.failures = script.failures, .stop_requested = script.stop_requested});
-  }
-  Status kernel_walk(const WalkUpdates& updates) override { return post(KernelWalk{.updates = updates}); }
-  Status kernel_sample() override { return post(KernelSample{}); }
-  Result<std::string> kernel_dump() override {
-    TIDEMARK_TRY(reply, call(KernelDump{}));
-    return std::string(reply.text.begin(), reply.text.end());
-  }
-  Result<std::optional<std::string>> kernel_node(uint32_t pid, MemoryType type) override {
-    TIDEMARK_TRY(reply, call(KernelNode{.pid = pid, .type = static_cast<uint32_t>(type)}));
-    if (!reply.present) return std::optional<std::string>();
-    return std::optional<std::string>(std::string(reply.text.begin(), reply.text.end()));
-  }
-
-  Status kernel_op(const kernel::KernelOp& op) override { return post_operation(op); }
-  Status trace_op(const tracer::TraceOp& op) override { return post_operation(op); }
-  // The reply's bytes are a view into its frame: copied out while the frame lives.
-  Result<std::string_view> run_trace() override {
-    TIDEMARK_TRY(frame, call_frame(ReadTrace{}));
-    TIDEMARK_TRY(reply, decode<TraceBytes>(frame));
-    trace_.assign(reply.bytes.begin(), reply.bytes.end());
-    return std::string_view(trace_);
-  }
-  Result<std::string> run_trace_hash() override {
-    TIDEMARK_TRY(reply, call(ReadTraceHash{}));
-    return std::move(reply.hash);
-  }
-  Result<kernel::KernelReport> kernel_report() override {
-    TIDEMARK_TRY(reply, call(ReadKernelReport{}));
-    return std::move(reply.report);
-  }
+ private:
+  friend class ClientCalls<WireClient>;
 
   // An operation (kernel or trace) as the pipelined message that carries it.
   template <class Operations>
@@ -136,14 +60,13 @@ class WireClient final : public api::Device, public api::Model {
         op);
   }
 
-  Status drain() override {
-    if (pending_.empty()) return {};
-    return discard(call(Sync{}, false));
+  // A reply's bytes are a view into its frame: copied out while the frame lives, and given as
+  // a view of the copy, valid until the next call.
+  std::string_view kept(Bytes bytes) {
+    trace_.assign(bytes.begin(), bytes.end());
+    return std::string_view(trace_);
   }
 
-  std::string driver() const override { return driver_; }  // as the server's welcome named it
-
- private:
   std::string driver_;
   // A pipelined request the server has not yet shown to have succeeded.
   struct Pending {

@@ -234,6 +234,14 @@ Status get(Reader& reader, tracer::ValueDirection& value) {
   value = static_cast<tracer::ValueDirection>(byte);
   return {};
 }
+// A memory type is a u32 on the wire (protocol 8 sent it as one), checked when read.
+void put(Writer& writer, MemoryType value) { writer.u32(static_cast<uint32_t>(value)); }
+Status get(Reader& reader, MemoryType& value) {
+  TIDEMARK_TRY(type, reader.u32());
+  if (type >= kMemoryTypeNames.size()) return read_error(fmt::format("memory type {}", type));
+  value = static_cast<MemoryType>(type);
+  return {};
+}
 void put(Writer& writer, double value) { writer.u64(std::bit_cast<uint64_t>(value)); }
 Status get(Reader& reader, double& value) {
   TIDEMARK_TRY(bits, reader.u64());

@@ -172,6 +172,7 @@ void put(Writer& writer, tracer::MemorySource value);
 void put(Writer& writer, tracer::ValueDirection value);
 void put(Writer& writer, Completion value);
 void put(Writer& writer, double value);
+void put(Writer& writer, MemoryType value);
 Status get(Reader& reader, kernel::CommandKind& value);
 Status get(Reader& reader, kernel::DoorbellFault& value);
 Status get(Reader& reader, kernel::PowerPolicy& value);
@@ -181,6 +182,7 @@ Status get(Reader& reader, tracer::MemorySource& value);
 Status get(Reader& reader, tracer::ValueDirection& value);
 Status get(Reader& reader, Completion& value);
 Status get(Reader& reader, double& value);
+Status get(Reader& reader, MemoryType& value);
 // A list's length, at most `limit`.
 Result<uint32_t> read_count(Reader& reader, uint32_t limit, const char* what);
 // A decoding error (the wire's protocol error), and the message of a bad variant index.

@@ -60,16 +60,6 @@ Status Pixels::check() const {
   return {};
 }
 
-Status KernelNode::check() const {
-  if (type >= kMemoryTypeNames.size()) return read_error(fmt::format("memory type {}", type));
-  return {};
-}
-
-Status KernelAllocate::check() const {
-  if (type >= kMemoryTypeNames.size()) return read_error(fmt::format("memory type {}", type));
-  return {};
-}
-
 Status Hello::check() const {
   const auto& [width, height] = std::tie(config.width, config.height);
   const auto& kmd = config.model.kmd;

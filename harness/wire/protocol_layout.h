@@ -17,6 +17,8 @@ void describe_layout(std::string& out) {
   using Type = std::remove_cvref_t<T>;
   if constexpr (std::is_same_v<Type, bool>)
     out += "b";
+  else if constexpr (std::is_same_v<Type, MemoryType>)
+    out += "u32";  // wider than the other enums (codec.h)
   else if constexpr (std::is_enum_v<Type>)
     out += "e8";
   else if constexpr (std::is_same_v<Type, uint32_t>)

@@ -144,8 +144,8 @@ class Generator {
     m.op.commands.resize(static_cast<size_t>(pick(1, 5)));
     for (auto& command : m.op.commands) fill(command);
   }
-  void fix(KernelAllocate& m) { m.type = static_cast<uint32_t>(pick(0, 8)); }
-  void fix(KernelNode& m) { m.type = static_cast<uint32_t>(pick(0, 8)); }
+  void fix(KernelAllocate& m) { m.type = static_cast<MemoryType>(pick(0, 8)); }
+  void fix(KernelNode& m) { m.type = static_cast<MemoryType>(pick(0, 8)); }
   void fix(Pixels& m) {
     m.width = pick(0, 9);
     m.height = pick(0, 9);

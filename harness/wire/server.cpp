@@ -14,99 +14,17 @@
 #include "core/process.h"
 #include "core/worker.h"
 #include "wire/posix.h"
+#include "wire/replies.h"
+
+#include "calls/wire_dispatch.h"  // serve(): one handler per call, generated from api/calls.yaml
 
 namespace tidemark::wire {
 
 namespace {
 
-// The dispatch table: one handler per request, carried out by the session's device or by its
-// model host.
-struct Served {
-  api::Device& device;
-  api::Model& model;
-};
-Result<BufferCreated> serve(Served& to, const CreateBuffer&) {
-  TIDEMARK_TRY(buffer, to.device.create_buffer());
-  return BufferCreated{.buffer = buffer};
-}
-Status serve(Served& to, const BufferData& m) { return to.device.buffer_data(m.buffer, m.data); }
-Status serve(Served& to, const BufferSubData& m) { return to.device.buffer_sub_data(m.buffer, m.offset, m.data); }
-Status serve(Served& to, const Draw& m) { return to.device.draw(m.call); }
-Result<FenceCreated> serve(Served& to, const FenceSync&) {
-  TIDEMARK_TRY(fence, to.device.fence_sync());
-  return FenceCreated{.fence = fence};
-}
-Result<WaitResult> serve(Served& to, const ClientWait& m) {
-  TIDEMARK_TRY(status, to.device.client_wait(m.fence, m.flush, m.timeout_ns));
-  return WaitResult{.status = status};
-}
-Status serve(Served& to, const Flush&) { return to.device.flush(); }
-Status serve(Served& to, const Finish&) { return to.device.finish(); }
-Status serve(Served& to, const Present&) { return to.device.present(); }
-Result<Pixels> serve(Served& to, const ReadPixels&) {
-  TIDEMARK_TRY(image, to.device.read_pixels());
-  return Pixels{.width = image.width, .height = image.height, .bytes = std::move(image.pixels)};
-}
-Result<GaugeValues> serve(Served& to, const ReadGauges&) {
-  TIDEMARK_TRY(gauges, to.device.gauges());
-  return GaugeValues{.values = named(gauges)};
-}
-Result<ValidationMessages> serve(Served& to, const ReadValidation&) {
-  TIDEMARK_TRY(messages, to.device.validation_messages());
-  return ValidationMessages{.messages = std::move(messages)};
-}
-
+using dispatch::serve;
+using dispatch::Served;
 Result<Ok> serve(Served&, const Sync&) { return Ok{}; }
-Status serve(Served& to, const KernelEvent& m) { return to.model.kernel_event({m.gpu, m.pid, m.size}); }
-Status serve(Served& to, const KernelAllocate& m) {
-  return to.model.kernel_allocate(m.gpu, m.pid, static_cast<MemoryType>(m.type), m.id, m.size);
-}
-Status serve(Served& to, const KernelFree& m) { return to.model.kernel_free(m.gpu, m.pid, m.id); }
-Status serve(Served& to, const KernelAttach& m) {
-  return to.model.kernel_attach({.failures = m.failures, .stop_requested = m.stop_requested});
-}
-Status serve(Served& to, const KernelWalk& m) { return to.model.kernel_walk(m.updates); }
-Status serve(Served& to, const KernelSample&) { return to.model.kernel_sample(); }
-Result<Text> serve(Served& to, const KernelDump&) {
-  TIDEMARK_TRY(text, to.model.kernel_dump());
-  return Text{.present = true, .text = {text.begin(), text.end()}};
-}
-Result<Text> serve(Served& to, const KernelNode& m) {
-  TIDEMARK_TRY(node, to.model.kernel_node(m.pid, static_cast<MemoryType>(m.type)));
-  std::string text = node.value_or("");
-  return Text{.present = node.has_value(), .text = {text.begin(), text.end()}};
-}
-Result<GaugeValues> serve(Served& to, const ReadKernelGauges&) {
-  TIDEMARK_TRY(gauges, to.model.kernel_gauges());
-  return GaugeValues{.values = named(gauges)};
-}
-Result<GaugeValues> serve(Served& to, const ReadObservedGauges&) {
-  TIDEMARK_TRY(gauges, to.model.observed_gauges());
-  return GaugeValues{.values = named(gauges)};
-}
-Result<GaugeValues> serve(Served& to, const ReadWireGauges&) {
-  TIDEMARK_TRY(gauges, to.model.wire_gauges());
-  return GaugeValues{.values = std::move(gauges)};
-}
-template <Opcode code, class Operation>
-Status serve(Served& to, const OperationMessage<code, Operation>& m) {
-  if constexpr (std::is_constructible_v<tracer::TraceOp, Operation>)
-    return to.model.trace_op(m.op);
-  else
-    return to.model.kernel_op(m.op);
-}
-Result<TraceBytes> serve(Served& to, const ReadTrace&) {
-  TIDEMARK_TRY(trace, to.model.run_trace());
-  return TraceBytes{.bytes = Bytes(reinterpret_cast<const uint8_t*>(trace.data()), trace.size())};
-}
-Result<TraceHash> serve(Served& to, const ReadTraceHash&) {
-  TIDEMARK_TRY(hash, to.model.run_trace_hash());
-  return TraceHash{.hash = std::move(hash)};
-}
-Result<KernelReportReply> serve(Served& to, const ReadKernelReport&) {
-  TIDEMARK_TRY(report, to.model.kernel_report());
-  return KernelReportReply{.report = std::move(report)};
-}
 
 // Carries a request out: its reply, or none for a pipelined request that
 // succeeded. A pipelined failure sets `failed` so that later requests are skipped.
