@@ -71,8 +71,8 @@ set_tests_properties(Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInT
 # proven by a control red on that column (a fault in the server's layer), known failures proven
 # by going worse than their lines, the column's ledger rows held and a drifted one red. CI's slice
 # is one scenario in the monolith lane (about 25 s); the nightly runs the portable group in all
-# four lanes and on Zink in-process. Then `run --baseline` on the column: a later run holds to a
-# baseline made from it, and a layer fault in the server is red against it (about 20 s).
+# four lanes and on Zink in-process. (`run --baseline` on the column, a layer fault in the server
+# red against it: a case, tests/cases/servers.)
 if(TIDEMARK_MUTANTS)
   add_test(NAME Tidemark.Servers.RedOnceProvesEachCheckOnDebiansVirglStackAgainstTheLedger
            COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-red-once ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
@@ -102,10 +102,6 @@ if(TIDEMARK_MUTANTS)
            COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-kernel ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
   set_tests_properties(Tidemark.Servers.TheLostDoorbellSceneGivesOneDigestIn20RunsOnDebiansVirglStackInEveryLane
                        PROPERTIES LABELS "drivers;zink;virgl;kmd;red-once;nightly")
-  add_test(NAME Tidemark.Servers.ARunOnDebiansVirglStackHoldsToItsBaselineAndALayerFaultIsWorse
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-baseline ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  set_tests_properties(Tidemark.Servers.ARunOnDebiansVirglStackHoldsToItsBaselineAndALayerFaultIsWorse PROPERTIES
-                       LABELS "drivers;zink;virgl;baseline")
 endif()
 # A renderer server killed mid-run (SIGKILL at its 3 000th call, read from its status file) is a
 # verdict naming its signal, the last wire command and the client's error; the next scenario
