@@ -178,21 +178,7 @@ set_tests_properties(Tidemark.Drivers.ABuildsLibraryPathNeverShadowsTidemarksOwn
                      LABELS "drivers;zink" ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 
 # --- issue 72: servers and their children ---
-# A renderer server whose command leaves a daemon (forked twice, a session of its own) and then
-# serves: the run is green, the daemon is ended (Tidemark is a child subreaper: core/process.h's
-# adopt_orphans) and the run names it; the same with the daemon holding a connection to the kernel
-# channel. One that writes 1.1 GB with no newline and ends: a short error line, tidemark's memory
-# bounded (the log keeps its last bytes), nothing left in TMPDIR (scripts/testing/virgl-server-children).
-foreach(case_and_name daemon=ADaemonARendererServerLeavesIsEndedAndNamed
-                      channel=ADaemonHoldingTheKernelChannelIsEndedAndNamed
-                      flood=AServerThatFloodsItsLogIsQuotedInAShortLineInBoundedMemory)
-  string(REPLACE "=" ";" case_and_name "${case_and_name}")
-  list(GET case_and_name 0 case)
-  list(GET case_and_name 1 name)
-  add_test(NAME Tidemark.Servers.${name}
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-server-children ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}
-                   ${case})
-  set_tests_properties(Tidemark.Servers.${name} PROPERTIES LABELS "drivers;zink;virgl" TIMEOUT 120)
-endforeach()
+# A renderer server whose command leaves a daemon (forked twice, a session of its own), one whose
+# daemon holds the kernel channel, and one that floods its log: cases (tests/cases/servers).
 
 # A Vulkan-only driver build judged alike by run, compare and bisect: a case (tests/cases/drivers).
