@@ -5,6 +5,7 @@ foreach(failing IN ITEMS
         "wrong-exit|1|wrong-exit.yaml:3:5: step 1 \\(run\\): expected exit 0, found exit 3"
         "missing-line|1|missing-line.yaml:3:5: step 1 \\(run\\): expected a line matching /\\^the line\\$/, found none"
         "json-not-all|1|step 2 \\(json\\): expected every value to be 'green', found d.json at 'rows\\[\\*\\].v': \\[\"green\", \"red\"\\]"
+        "json-pattern|1|step 3 \\(json\\): expected one value throughout, found \\*/d.json at 'v': \\[\"1\", \"2\"\\]"
         "json-not-one-value|1|step 2 \\(json\\): expected one value throughout, found d.json at 'b.\\*.h': \\[\"1\", \"2\"\\]"
         "not-the-same|1|step 3 \\(same\\): expected b.json at 'r\\[\\*\\]' to be what a.json has, found \\[2, 1\\] against \\[1, 2\\]"
         "left-running|1|left-running.yaml: expected nothing the case started left running, found:"

@@ -67,42 +67,9 @@ add_test(NAME Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInTwoLanes
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-column ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInTwoLanes PROPERTIES
                      LABELS "drivers;zink;virgl" COST 30 ENVIRONMENT "VIRGL_COLUMN_LANES=monolith spawn")
-# red-once on the virgl column (scripts/testing/virgl-red-once says what it checks): every check
-# proven by a control red on that column (a fault in the server's layer), known failures proven
-# by going worse than their lines, the column's ledger rows held and a drifted one red. CI's slice
-# is one scenario in the monolith lane (about 25 s); the nightly runs the portable group in all
-# four lanes and on Zink in-process. (`run --baseline` on the column, a layer fault in the server
-# red against it: a case, tests/cases/servers.)
-if(TIDEMARK_MUTANTS)
-  add_test(NAME Tidemark.Servers.RedOnceProvesEachCheckOnDebiansVirglStackAgainstTheLedger
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-red-once ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  set_tests_properties(Tidemark.Servers.RedOnceProvesEachCheckOnDebiansVirglStackAgainstTheLedger PROPERTIES
-                       LABELS "drivers;zink;virgl;red-once" COST 30 ENVIRONMENT "VIRGL_RED_ONCE_SCOPE=ci")
-  # The banded pixels on every GL driver: the layer's layer_drop_draw=1 turns them red on Zink
-  # in-process and in the column's server, the gl backend's gl_drop_draw=1 on llvmpipe's GL (no
-  # Vulkan beneath it), as the ledger says (about 15 s).
-  add_test(NAME Tidemark.Servers.RedOnceProvesTheBandedPixelsOnZinkOnLlvmpipeAndAcrossTheWire
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-red-once ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  set_tests_properties(Tidemark.Servers.RedOnceProvesTheBandedPixelsOnZinkOnLlvmpipeAndAcrossTheWire PROPERTIES
-                       LABELS "drivers;zink;virgl;red-once" ENVIRONMENT "VIRGL_RED_ONCE_SCOPE=pixels")
-  add_test(NAME Tidemark.Servers.RedOnceProvesThePortableGroupOnDebiansVirglStackInEveryLane
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-red-once ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  set_tests_properties(Tidemark.Servers.RedOnceProvesThePortableGroupOnDebiansVirglStackInEveryLane PROPERTIES
-                       LABELS "drivers;zink;virgl;red-once;nightly" TIMEOUT 1800
-                       ENVIRONMENT "VIRGL_RED_ONCE_SCOPE=nightly")
-  # The kernel driver's scenes on the column (scripts/testing/virgl-kernel says what it checks): the
-  # server's layer asks the run's kernel model live over the kernel channel; the lost-doorbell scene
-  # with its two known failures, one digest, red-once against the ledger. CI's slice: the monolith
-  # lane three times and spawn (about 7 s); the nightly: 20 runs and all four lanes.
-  add_test(NAME Tidemark.Servers.TheLostDoorbellSceneRunsOnDebiansVirglStackThroughTheKernelChannel
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-kernel ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  set_tests_properties(Tidemark.Servers.TheLostDoorbellSceneRunsOnDebiansVirglStackThroughTheKernelChannel PROPERTIES
-                       LABELS "drivers;zink;virgl;kmd;red-once" ENVIRONMENT "VIRGL_KERNEL_LANES=monolith spawn;VIRGL_KERNEL_REPEAT=3")
-  add_test(NAME Tidemark.Servers.TheLostDoorbellSceneGivesOneDigestIn20RunsOnDebiansVirglStackInEveryLane
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-kernel ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  set_tests_properties(Tidemark.Servers.TheLostDoorbellSceneGivesOneDigestIn20RunsOnDebiansVirglStackInEveryLane
-                       PROPERTIES LABELS "drivers;zink;virgl;kmd;red-once;nightly")
-endif()
+# On the virgl column, cases (tests/cases/servers), registered on a build with mutants: red-once
+# proving each check (CI's slice, the nightly's, the banded pixels on every GL driver), the kernel
+# driver's scenes, and `run --baseline` with a layer fault in the server red against it.
 # A renderer server killed mid-run (SIGKILL at its 3 000th call, read from its status file) is a
 # verdict naming its signal, the last wire command and the client's error; the next scenario
 # runs green on a fresh server; in the monolith lane, where the client aborts the run's isolated
