@@ -14,6 +14,7 @@ foreach(failing IN ITEMS
         "edit-nothing-there|1|step 2 \\(edit\\): expected a field at 'results\\[\\?test=b\\].gauges.x' in d.json, found none"
         "not-identical|1|step 3 \\(identical\\): expected b.txt to hold the bytes of a.txt, found 8 bytes that differ from its 4"
         "case-env|1|case-env.yaml:4:5: step 1 \\(run\\): expected exit 0, found exit 1"
+        "number-not-above-a-variable|1|number-not-above-a-variable.yaml:7:5: step 3 \\(number\\): expected a number above 12, found 12"
         "unknown-key|2|unknown-key.yaml:4:5: expected one of \\(capture, .*, run\\) in a run step, found 'exits'")
   string(REPLACE "|" ";" fields "${failing}")
   list(GET fields 0 name)
