@@ -55,18 +55,8 @@ test ! -e /tmp/.virgl_test"
                  $<TARGET_FILE:tidemark> ${PROJECT_SOURCE_DIR}/drivers.yaml ${PROJECT_BINARY_DIR}/reports/observe-virgl-22 $<TARGET_FILE:tidemark-gl-respecify>)
 set_tests_properties(Tidemark.Servers.TwoRunsOnDebiansVirglStackEachReachTheirOwnServer PROPERTIES
                      LABELS "drivers;zink;virgl" ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
-# The portable group on Debian 12's own virgl stack (scripts/testing/virgl-column says what it
-# checks): each run starts its own server, the expectations hold with their values in every
-# lane, one digest over three runs, compare beside Zink in-process, a layer fault in the server.
-# CI's slice runs the monolith and spawn lanes; the nightly all four.
-add_test(NAME Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInEveryLane
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-column ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-set_tests_properties(Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInEveryLane PROPERTIES
-                     LABELS "drivers;zink;virgl;nightly")
-add_test(NAME Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInTwoLanes
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-column ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-set_tests_properties(Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInTwoLanes PROPERTIES
-                     LABELS "drivers;zink;virgl" COST 30 ENVIRONMENT "VIRGL_COLUMN_LANES=monolith spawn")
+# The portable group on Debian 12's own virgl stack, CI's two lanes and the nightly's four: cases
+# (tests/cases/servers).
 # On the virgl column, cases (tests/cases/servers), registered on a build with mutants: red-once
 # proving each check (CI's slice, the nightly's, the banded pixels on every GL driver), the kernel
 # driver's scenes, and `run --baseline` with a layer fault in the server red against it.
