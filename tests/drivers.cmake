@@ -62,8 +62,8 @@ set_tests_properties(Tidemark.Servers.TwoRunsOnDebiansVirglStackEachReachTheirOw
 # driver's scenes, and `run --baseline` with a layer fault in the server red against it.
 # A renderer server killed mid-run (SIGKILL at its 3 000th call, read from its status file) is a
 # verdict naming its signal, the last wire command and the client's error; the next scenario
-# runs green on a fresh server; in the monolith lane, where the client aborts the run's isolated
-# child, a crash naming the server (scripts/testing/virgl-server-killed).
+# runs green on a fresh server (scripts/testing/virgl-server-killed: it kills the server while the
+# run goes on). One its layer ends, in the spawn and monolith lanes: a case (tests/cases/servers).
 add_test(NAME Tidemark.Servers.AServerKilledMidRunIsAVerdictAndTheNextRunGetsAFreshOne
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-server-killed ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Servers.AServerKilledMidRunIsAVerdictAndTheNextRunGetsAFreshOne PROPERTIES
