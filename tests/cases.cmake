@@ -7,6 +7,7 @@ foreach(failing IN ITEMS
         "json-not-all|1|step 2 \\(json\\): expected every value to be 'green', found d.json at 'rows\\[\\*\\].v': \\[\"green\", \"red\"\\]"
         "json-pattern|1|step 3 \\(json\\): expected one value throughout, found \\*/d.json at 'v': \\[\"1\", \"2\"\\]"
         "json-not-one-value|1|step 2 \\(json\\): expected one value throughout, found d.json at 'b.\\*.h': \\[\"1\", \"2\"\\]"
+        "same-pattern|1|step 4 \\(same\\): expected c.json at 'v\\[\\*\\]' to be what \\*/d.json has, found \\[1, 3\\] against \\[1, 2\\]"
         "not-the-same|1|step 3 \\(same\\): expected b.json at 'r\\[\\*\\]' to be what a.json has, found \\[2, 1\\] against \\[1, 2\\]"
         "left-running|1|left-running.yaml: expected nothing the case started left running, found:"
         "not-killed|1|not-killed.yaml:3:5: step 1 \\(run\\): expected a kill by signal 11 \\(SIGSEGV\\), found exit 139"
