@@ -84,11 +84,7 @@ set_tests_properties(Tidemark.Capture.AVulkanProgramCapturedByGfxreconstructBeco
 # A real program's capture made at test time: Debian's glmark2-es2 buffer scene (map and subdata
 # updates, 20 frames under xvfb-run; 3.2 MB each, too big to keep) held to the checked-in bounds
 # of tests/testdata/capture/glmark2, three replays one digest, every control red, and the run's
-# gauges equal to observe's of the same replay.
-add_test(NAME Tidemark.Capture.Glmark2sBufferSceneCapturedHereHoldsToItsCheckedInBounds
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/capture-glmark2-buffer ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-set_tests_properties(Tidemark.Capture.Glmark2sBufferSceneCapturedHereHoldsToItsCheckedInBounds
-                     PROPERTIES LABELS "capture;zink" TIMEOUT 180)
+# gauges equal to observe's of the same replay: a case (tests/cases/capture).
 # compare.html in a real browser (scripts/testing/compare-in-chromium): a scenario and a capture on
 # two backends; the header's counts, each column's driver, the legend, each cell's verdict and its
 # link to the run folder match compare.json (the capture's vulkan cell is not judged: exit 1).
