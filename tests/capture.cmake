@@ -84,11 +84,7 @@ set_tests_properties(Tidemark.Capture.AVulkanProgramCapturedByGfxreconstructBeco
 # A real program's capture made at test time: Debian's glmark2-es2 buffer scene (map and subdata
 # updates, 20 frames under xvfb-run; 3.2 MB each, too big to keep) held to the checked-in bounds
 # of tests/testdata/capture/glmark2, three replays one digest, every control red, and the run's
-# gauges equal to observe's of the same replay.
-add_test(NAME Tidemark.Capture.Glmark2sBufferSceneCapturedHereHoldsToItsCheckedInBounds
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/capture-glmark2-buffer ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-set_tests_properties(Tidemark.Capture.Glmark2sBufferSceneCapturedHereHoldsToItsCheckedInBounds
-                     PROPERTIES LABELS "capture;zink" TIMEOUT 180)
+# gauges equal to observe's of the same replay: a case (tests/cases/capture).
 # compare.html in a real browser (scripts/testing/compare-in-chromium): a scenario and a capture on
 # two backends; the header's counts, each column's driver, the legend, each cell's verdict and its
 # link to the run folder match compare.json (the capture's vulkan cell is not judged: exit 1).
@@ -101,31 +97,6 @@ add_test(NAME Tidemark.Report.TheComparePageReadsInChromiumWithEachColumnsDriver
                  ${PROJECT_SOURCE_DIR}/captures/gl-respecify ${PROJECT_SOURCE_DIR}/expectations.txt ${compare_page_check})
 set_tests_properties(Tidemark.Report.TheComparePageReadsInChromiumWithEachColumnsDriverAndLinksToItsRuns PROPERTIES
                      LABELS "capture;zink;cli;html" TIMEOUT 120)
-# A capture replayed through Debian 12's own virgl stack (drivers.yaml's virgl-zink-22.3.6): each
-# replay starts a server of its own, eglretrace is the virpipe client and the gauges are the
-# server's layer's (scripts/testing/virgl-captures says what each checks). The replay: the
-# expected red with its value, one digest over three replays, more VkBuffers than Zink in-process.
-# The reduce: a check red only across the wire cut from 4 061 calls to the setup and one draw.
-add_test(NAME Tidemark.Capture.TheRespecifyCaptureReplaysThroughDebiansVirglStackWithOneDigest
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-captures ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} replay)
-add_test(NAME Tidemark.Capture.ReduceCutsACheckRedOnlyAcrossTheWireToTheSetupAndOneDraw
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-captures ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} reduce)
-# The tap between the replay and its server: nothing it changes, its gauges judged. A server that
-# dies mid-replay named by observe and the capture's verdict. Ten replays beside two CPU hogs: one
-# digest, the client on Tidemark's clock.
-add_test(NAME Tidemark.Capture.AReplaysTappedWireChangesNothingAndItsGaugesAreJudged
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-captures ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} tap)
-add_test(NAME Tidemark.Capture.AReplaysServerThatDiesIsNamedWithTheLastWireCommand
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-captures ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} died)
-add_test(NAME Tidemark.Capture.TenReplaysThroughTheWireUnderLoadGiveOneDigest
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-captures ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} clock)
-set_tests_properties(Tidemark.Capture.TheRespecifyCaptureReplaysThroughDebiansVirglStackWithOneDigest
-                     Tidemark.Capture.ReduceCutsACheckRedOnlyAcrossTheWireToTheSetupAndOneDraw
-                     Tidemark.Capture.AReplaysTappedWireChangesNothingAndItsGaugesAreJudged
-                     Tidemark.Capture.AReplaysServerThatDiesIsNamedWithTheLastWireCommand
-                     Tidemark.Capture.TenReplaysThroughTheWireUnderLoadGiveOneDigest
-                     PROPERTIES LABELS "drivers;zink;virgl;capture" TIMEOUT 120)
-# The reduce across the wire (about 35 s) and the ten loaded replays are the nightly's; CI keeps
-# the replay, the tap and the server's death.
-set_property(TEST Tidemark.Capture.ReduceCutsACheckRedOnlyAcrossTheWireToTheSetupAndOneDraw
-                  Tidemark.Capture.TenReplaysThroughTheWireUnderLoadGiveOneDigest APPEND PROPERTY LABELS nightly)
+# A capture replayed through Debian 12's own virgl stack (drivers.yaml's virgl-zink-22.3.6), each
+# replay with a server of its own: the replay, the tap, a server that dies, ten replays under load
+# and the reduce across the wire are cases (tests/cases/capture).

@@ -55,62 +55,15 @@ test ! -e /tmp/.virgl_test"
                  $<TARGET_FILE:tidemark> ${PROJECT_SOURCE_DIR}/drivers.yaml ${PROJECT_BINARY_DIR}/reports/observe-virgl-22 $<TARGET_FILE:tidemark-gl-respecify>)
 set_tests_properties(Tidemark.Servers.TwoRunsOnDebiansVirglStackEachReachTheirOwnServer PROPERTIES
                      LABELS "drivers;zink;virgl" ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
-# The portable group on Debian 12's own virgl stack (scripts/testing/virgl-column says what it
-# checks): each run starts its own server, the expectations hold with their values in every
-# lane, one digest over three runs, compare beside Zink in-process, a layer fault in the server.
-# CI's slice runs the monolith and spawn lanes; the nightly all four.
-add_test(NAME Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInEveryLane
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-column ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-set_tests_properties(Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInEveryLane PROPERTIES
-                     LABELS "drivers;zink;virgl;nightly")
-add_test(NAME Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInTwoLanes
-         COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-column ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-set_tests_properties(Tidemark.Servers.ThePortableGroupRunsOnDebiansVirglStackInTwoLanes PROPERTIES
-                     LABELS "drivers;zink;virgl" COST 30 ENVIRONMENT "VIRGL_COLUMN_LANES=monolith spawn")
-# red-once on the virgl column (scripts/testing/virgl-red-once says what it checks): every check
-# proven by a control red on that column (a fault in the server's layer), known failures proven
-# by going worse than their lines, the column's ledger rows held and a drifted one red. CI's slice
-# is one scenario in the monolith lane (about 25 s); the nightly runs the portable group in all
-# four lanes and on Zink in-process. Then `run --baseline` on the column: a later run holds to a
-# baseline made from it, and a layer fault in the server is red against it (about 20 s).
-if(TIDEMARK_MUTANTS)
-  add_test(NAME Tidemark.Servers.RedOnceProvesEachCheckOnDebiansVirglStackAgainstTheLedger
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-red-once ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  set_tests_properties(Tidemark.Servers.RedOnceProvesEachCheckOnDebiansVirglStackAgainstTheLedger PROPERTIES
-                       LABELS "drivers;zink;virgl;red-once" COST 30 ENVIRONMENT "VIRGL_RED_ONCE_SCOPE=ci")
-  # The banded pixels on every GL driver: the layer's layer_drop_draw=1 turns them red on Zink
-  # in-process and in the column's server, the gl backend's gl_drop_draw=1 on llvmpipe's GL (no
-  # Vulkan beneath it), as the ledger says (about 15 s).
-  add_test(NAME Tidemark.Servers.RedOnceProvesTheBandedPixelsOnZinkOnLlvmpipeAndAcrossTheWire
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-red-once ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  set_tests_properties(Tidemark.Servers.RedOnceProvesTheBandedPixelsOnZinkOnLlvmpipeAndAcrossTheWire PROPERTIES
-                       LABELS "drivers;zink;virgl;red-once" ENVIRONMENT "VIRGL_RED_ONCE_SCOPE=pixels")
-  add_test(NAME Tidemark.Servers.RedOnceProvesThePortableGroupOnDebiansVirglStackInEveryLane
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-red-once ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  set_tests_properties(Tidemark.Servers.RedOnceProvesThePortableGroupOnDebiansVirglStackInEveryLane PROPERTIES
-                       LABELS "drivers;zink;virgl;red-once;nightly" TIMEOUT 1800
-                       ENVIRONMENT "VIRGL_RED_ONCE_SCOPE=nightly")
-  # The kernel driver's scenes on the column (scripts/testing/virgl-kernel says what it checks): the
-  # server's layer asks the run's kernel model live over the kernel channel; the lost-doorbell scene
-  # with its two known failures, one digest, red-once against the ledger. CI's slice: the monolith
-  # lane three times and spawn (about 7 s); the nightly: 20 runs and all four lanes.
-  add_test(NAME Tidemark.Servers.TheLostDoorbellSceneRunsOnDebiansVirglStackThroughTheKernelChannel
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-kernel ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  set_tests_properties(Tidemark.Servers.TheLostDoorbellSceneRunsOnDebiansVirglStackThroughTheKernelChannel PROPERTIES
-                       LABELS "drivers;zink;virgl;kmd;red-once" ENVIRONMENT "VIRGL_KERNEL_LANES=monolith spawn;VIRGL_KERNEL_REPEAT=3")
-  add_test(NAME Tidemark.Servers.TheLostDoorbellSceneGivesOneDigestIn20RunsOnDebiansVirglStackInEveryLane
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-kernel ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  set_tests_properties(Tidemark.Servers.TheLostDoorbellSceneGivesOneDigestIn20RunsOnDebiansVirglStackInEveryLane
-                       PROPERTIES LABELS "drivers;zink;virgl;kmd;red-once;nightly")
-  add_test(NAME Tidemark.Servers.ARunOnDebiansVirglStackHoldsToItsBaselineAndALayerFaultIsWorse
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-baseline ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  set_tests_properties(Tidemark.Servers.ARunOnDebiansVirglStackHoldsToItsBaselineAndALayerFaultIsWorse PROPERTIES
-                       LABELS "drivers;zink;virgl;baseline")
-endif()
+# The portable group on Debian 12's own virgl stack, CI's two lanes and the nightly's four: cases
+# (tests/cases/servers).
+# On the virgl column, cases (tests/cases/servers), registered on a build with mutants: red-once
+# proving each check (CI's slice, the nightly's, the banded pixels on every GL driver), the kernel
+# driver's scenes, and `run --baseline` with a layer fault in the server red against it.
 # A renderer server killed mid-run (SIGKILL at its 3 000th call, read from its status file) is a
 # verdict naming its signal, the last wire command and the client's error; the next scenario
-# runs green on a fresh server; in the monolith lane, where the client aborts the run's isolated
-# child, a crash naming the server (scripts/testing/virgl-server-killed).
+# runs green on a fresh server (scripts/testing/virgl-server-killed: it kills the server while the
+# run goes on). One its layer ends, in the spawn and monolith lanes: a case (tests/cases/servers).
 add_test(NAME Tidemark.Servers.AServerKilledMidRunIsAVerdictAndTheNextRunGetsAFreshOne
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-server-killed ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(Tidemark.Servers.AServerKilledMidRunIsAVerdictAndTheNextRunGetsAFreshOne PROPERTIES
@@ -182,21 +135,7 @@ set_tests_properties(Tidemark.Drivers.ABuildsLibraryPathNeverShadowsTidemarksOwn
                      LABELS "drivers;zink" ENVIRONMENT "XDG_RUNTIME_DIR=${PROJECT_BINARY_DIR}/xdg-runtime")
 
 # --- issue 72: servers and their children ---
-# A renderer server whose command leaves a daemon (forked twice, a session of its own) and then
-# serves: the run is green, the daemon is ended (Tidemark is a child subreaper: core/process.h's
-# adopt_orphans) and the run names it; the same with the daemon holding a connection to the kernel
-# channel. One that writes 1.1 GB with no newline and ends: a short error line, tidemark's memory
-# bounded (the log keeps its last bytes), nothing left in TMPDIR (scripts/testing/virgl-server-children).
-foreach(case_and_name daemon=ADaemonARendererServerLeavesIsEndedAndNamed
-                      channel=ADaemonHoldingTheKernelChannelIsEndedAndNamed
-                      flood=AServerThatFloodsItsLogIsQuotedInAShortLineInBoundedMemory)
-  string(REPLACE "=" ";" case_and_name "${case_and_name}")
-  list(GET case_and_name 0 case)
-  list(GET case_and_name 1 name)
-  add_test(NAME Tidemark.Servers.${name}
-           COMMAND ${PROJECT_SOURCE_DIR}/scripts/testing/virgl-server-children ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}
-                   ${case})
-  set_tests_properties(Tidemark.Servers.${name} PROPERTIES LABELS "drivers;zink;virgl" TIMEOUT 120)
-endforeach()
+# A renderer server whose command leaves a daemon (forked twice, a session of its own), one whose
+# daemon holds the kernel channel, and one that floods its log: cases (tests/cases/servers).
 
 # A Vulkan-only driver build judged alike by run, compare and bisect: a case (tests/cases/drivers).
