@@ -47,8 +47,59 @@ class Arg:
         return spelled if self.type in BY_VALUE else f"const {spelled}&"
 
 
+STEP_TARGETS = {"Device", "KernelMemory", "KernelDriver", "Trace"}
+# How a one-call step's field is read (scenario/schema_steps.cpp's readers) and held.
+FIELD_KINDS = {"u32", "u64", "bool", "memory_type"}
+
+
+class StepField:
+    def __init__(self, name, spec):
+        self.name = name
+        self.kind = spec.get("as")
+        if self.kind not in FIELD_KINDS:
+            raise TableError(f"step field {name}: as: expected one of {sorted(FIELD_KINDS)}, found '{self.kind}'")
+        self.rule = spec.get("rule")
+        if (self.kind in ("u32", "u64")) != (self.rule is not None):
+            raise TableError(f"step field {name}: an integer field names its rule, no other does")
+        self.default = spec.get("default")
+        if self.kind in ("u32", "u64") and self.default not in (None, 0):
+            raise TableError(f"step field {name}: an integer field's default is 0 or none")
+        self.doc = spec.get("doc")
+
+    def docs(self):
+        if self.doc:
+            return f"`{self.name}` ({self.doc})"
+        if self.default is not None:
+            return f"`{self.name}` ({str(self.default).lower()})"
+        return f"`{self.name}`"
+
+
+class Step:
+    """The scenario step that drives a call. A step whose `fields` is a mapping is the call's
+    arguments and nothing more: its type, reader, run and docs row are generated. Otherwise its
+    type and reader are written by hand (scenario/) and `fields` is its docs row's text."""
+
+    def __init__(self, spec):
+        self.name, self.type, self.target = spec["name"], spec["type"], spec["target"]
+        if self.target not in STEP_TARGETS:
+            raise TableError(f"step {self.name}: target: expected one of {sorted(STEP_TARGETS)}")
+        self.one_call = isinstance(spec.get("fields"), dict)
+        if self.one_call:
+            self.fields = [StepField(name, f) for name, f in spec["fields"].items()]
+            self.doc = " ".join(spec["doc"].split())
+            self.reader = f"plain<{self.type}>" if self.fields else f"no_fields<{self.type}>"
+            self.fields_doc = ", ".join(f.docs() for f in self.fields) or "none"
+        else:
+            self.reader = spec["reader"]
+            self.fields_doc = spec["fields"]
+
+
+def step_of(spec):
+    return None if spec in (None, "none") else Step(spec)
+
+
 class Message:
-    def __init__(self, name, opcode, wire, fields=(), reply=None, check=False, operation=None, step="none",
+    def __init__(self, name, opcode, wire, fields=(), reply=None, check=False, operation=None, step=None,
                  session=False, view=False):
         self.name, self.opcode, self.wire = name, int(opcode), wire
         self.fields = list(fields)  # Arg, in layout order
@@ -76,9 +127,9 @@ class Call:
         self.doc = entry.get("doc", "")
         self.args = [Arg(name, spec) for name, spec in (entry.get("args") or {}).items()]
         self.returns = entry.get("returns")
-        self.step = entry.get("step", "none")
+        self.step = step_of(entry.get("step"))
         self.note = entry.get("note", "none: read at the end of a run")
-        self.lift = entry.get("lift", "read" if self.step == "none" else "step")
+        self.lift = entry.get("lift", "read" if self.step is None else "step")
         if self.lift not in LIFTS:
             raise TableError(f"call {self.name}: lift: expected one of {sorted(LIFTS)}, found '{self.lift}'")
         reply = None
@@ -93,7 +144,7 @@ class Call:
                 raise TableError(f"call {self.name}: one message per alternative needs one variant argument, no reply")
             self.messages = [
                 Message(name, m["opcode"], m["wire"], check=m.get("check", False), operation=m["operation"],
-                        step=m.get("step", "none")) for name, m in entry["messages"].items()
+                        step=step_of(m.get("step"))) for name, m in entry["messages"].items()
             ]
         else:
             m = entry["message"]
@@ -155,6 +206,10 @@ class Table:
     def half(self, half):
         return [c for c in self.calls if c.half == half]
 
+    def steps(self):
+        """(step, call) for every step, in the table's order: the order of the step registry."""
+        return [(m.step, c) for c in self.calls for m in c.messages if m.step]
+
 
 def comment(text, indent):
     if not text:
@@ -177,6 +232,11 @@ def api_header(table):
             out.append(f"  virtual {call.signature(in_api=True)} = 0;\n")
         out.append("};\n")
     out.append("\n}  // namespace tidemark::api\n")
+    out.append("\n// Every call of the model half declared as an override, for the class that carries them out\n")
+    out.append("// (host::ModelHost): a call added to the table is then one body to write.\n")
+    out.append("#define TIDEMARK_MODEL_CALLS_OVERRIDDEN \\\n")
+    out.append(" \\\n".join(f"  {call.signature()} override;" for call in table.half("model")))
+    out.append("\n")
     return "".join(out)
 
 
@@ -337,6 +397,13 @@ def mocks_header(table):
     return "".join(out)
 
 
+def lifts_by_itself(step, call):
+    """Whether a one-call step lifts from its request with no help: numbers and flags, one field
+    an argument (a flattened argument or a memory type needs a lift() overload)."""
+    return (not any(a.flatten for a in call.args) and len(step.fields) == len(call.args)
+            and all(f.kind in ("u32", "u64", "bool") for f in step.fields))
+
+
 def lift_header(table):
     out = [HEADER, "// Included by reduce/lift.cpp: what each request of a recording becomes.\n#pragma once\n\n",
            "namespace tidemark::reduce {\n\n",
@@ -355,14 +422,131 @@ def lift_header(table):
         for m in call.messages:
             out.append(f"    case wire::Opcode::{m.name}: {{\n")
             out.append(f"      TIDEMARK_TRY(message, wire::decode<wire::{m.name}>(frame));\n")
+            if m.step.one_call and m.step.fields and lifts_by_itself(m.step, call):
+                # A one-call step of numbers and flags: the request's fields are the step's.
+                keys = ", ".join(f"{f.name}: {{}}" for f in m.step.fields)
+                values = ", ".join(f"message.{a.name}" for a in call.args)
+                out.append(f'      lifting.steps.push_back(fmt::format("  - {m.step.name}: {{{{{keys}}}}}", {values}));\n')
+                out.append("      return {};\n    }\n")
+                continue
             out.append("      return lift(lifting, message);\n    }\n")
-    lifted = [c.step for c in table.calls if c.lift == "step" or (c.lift == "read" and c.step != "none")]
+    lifted = [c.step.name for c in table.calls if c.step and c.lift in ("step", "read")]
     lifted = ", ".join(lifted[:-1]) + " and " + lifted[-1]
     out.append("    default:\n")
     out.append(f'      return lifting.refuse(std::string(wire::to_string(frame.op)) + ": only {lifted} '
                'calls lift to steps; reduce the scenario file itself");\n')
     out.append("  }\n}\n\n}  // namespace tidemark::reduce\n")
     return "".join(out)
+
+
+def c_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def steps_header(table):
+    out = [HEADER, "// Included by scenario/steps.h.\n#pragma once\n\n",
+           "// X(type, \"yaml_key\", reader, target, \"fields, as the docs row writes them\"): every step that\n",
+           "// drives a call, in the table's order.\n#define TIDEMARK_STEPS(X) \\\n"]
+    rows = [f"  X({step.type}, \"{step.name}\", {step.reader}, {step.target}, {c_string(step.fields_doc)})"
+            for step, _ in table.steps()]
+    out.append(" \\\n".join(rows))
+    out.append("\n")
+    return "".join(out)
+
+
+FIELD_TYPES = {"u32": "IntField", "u64": "IntField", "bool": "bool", "memory_type": "kernel::MemoryType"}
+FIELD_DEFAULTS = {"bool": "false", "memory_type": "kernel::MemoryType::Unknown"}
+
+
+def one_call_steps(table):
+    return [(step, call) for step, call in table.steps() if step.one_call]
+
+
+def step_types_header(table):
+    out = [HEADER, "// Included by scenario/scenario.h: the steps that are one call with its arguments and\n",
+           "// nothing more (an integer may be an expression over loop variables).\n#pragma once\n\n",
+           "namespace tidemark::scenario {\n"]
+    for step, call in one_call_steps(table):
+        out.append(f"\n// `{step.name}`: {call.interface}::{call.name}.\nstruct {step.type} {{\n")
+        out.append(f"  static constexpr std::string_view kCall = \"{call.name}\";\n")
+        for f in step.fields:
+            value = FIELD_DEFAULTS.get(f.kind)
+            if f.kind == "bool" and f.default is not None:
+                value = str(f.default).lower()
+            out.append(f"  {FIELD_TYPES[f.kind]} {f.name}{' = ' + value if value else ''};\n")
+        out.append("};\n")
+    out.append("\n}  // namespace tidemark::scenario\n")
+    return "".join(out)
+
+
+def step_readers_header(table):
+    out = [HEADER, "// Included by scenario/schema_steps.cpp: the readers of the steps that are one call.\n",
+           "#pragma once\n\nnamespace tidemark::scenario::schema {\n"]
+    for step, _ in one_call_steps(table):
+        if not step.fields:
+            continue
+        keys = ", ".join(f'"{f.name}"' for f in step.fields)
+        out.append(f"\ntemplate <>\nResult<StepKind> StepReader::plain<{step.type}>(const Value& value) {{\n")
+        out.append(f"  TIDEMARK_TRY(entries, read_.fields(value, \"{step.name}\", {{{keys}}}));\n")
+        out.append(f"  {step.type} step;\n")
+        for f in step.fields:
+            if f.kind in ("u32", "u64"):
+                read = f"values_.int_field({f.rule})"
+                if f.default is not None:
+                    out.append(f"  step.{f.name} = values_.zero_field(value);\n")
+            elif f.kind == "bool":
+                read = "[&](const Value& v) { return read_.boolean(v); }"
+            else:
+                read = "[&](const Value& v) { return values_.memory_type(v); }"
+            need = "optional" if f.default is not None else "required"
+            out.append(f"  TIDEMARK_CHECK(yaml::{need}(entries, \"{f.name}\", step.{f.name}, {read}));\n")
+        out.append("  return step;\n}\n")
+    out.append("\n}  // namespace tidemark::scenario::schema\n")
+    return "".join(out)
+
+
+def step_calls_header(table):
+    out = [HEADER, "// Included by runner/kinds/executor.cpp: each step that is one call, made. `numbers`\n",
+           "// evaluates an integer field and checks it against its width on the wire.\n#pragma once\n\n",
+           "namespace tidemark::runner {\n"]
+    for step, call in one_call_steps(table):
+        out.append(f"\ntemplate <class Numbers>\nStatus call_step([[maybe_unused]] const scenario::{step.type}& step, "
+                   f"[[maybe_unused]] const Numbers& numbers, [[maybe_unused]] api::Device& device,\n"
+                   f"                 [[maybe_unused]] api::Model& model) {{\n")
+        values = []
+        for f in step.fields:
+            if f.kind in ("u32", "u64"):
+                out.append(f"  TIDEMARK_TRY({f.name}, numbers.{f.kind}(step.{f.name}));\n")
+                values.append(f.name)
+            else:
+                values.append(f"step.{f.name}")
+        flatten = len(call.args) == 1 and call.args[0].flatten
+        if not flatten and len(values) != len(call.args):
+            raise TableError(f"step {step.name}: {len(values)} fields for {len(call.args)} arguments of {call.name}")
+        args = "{" + ", ".join(values) + "}" if flatten else ", ".join(values)
+        out.append(f"  return {call.half}.{call.name}({args});\n}}\n")
+    out.append("\n}  // namespace tidemark::runner\n")
+    return "".join(out)
+
+
+STEP_ROWS_END = "<!-- end of the {target} steps: rows of steps that are one call are generated -->"
+
+
+def docs_with_step_rows(text, table):
+    """Each one-call step's row in docs/scenarios.md rewritten from the table, in place; a step
+    with no row yet gets one at the end of its target's table."""
+    lines = text.split("\n")
+    for step, _ in one_call_steps(table):
+        row = f"| `{step.name}` | {step.fields_doc} | {step.doc} |"
+        found = [i for i, line in enumerate(lines) if line.startswith(f"| `{step.name}` |")]
+        if found:
+            lines[found[0]] = row
+            continue
+        end = STEP_ROWS_END.format(target=step.target)
+        if end not in lines:
+            raise TableError(f"the docs file has no '{end}' line for step {step.name}")
+        lines.insert(lines.index(end), row)
+    return "\n".join(lines)
 
 
 def docs_table(table):
@@ -376,7 +560,7 @@ def docs_table(table):
         else:
             reply = f"`{call.messages[0].reply.wire}` ({call.messages[0].reply.opcode})"
         requests = ", ".join(f"`{m.wire}` ({m.opcode})" for m in call.messages)
-        steps = [m.step for m in call.messages if m.step != "none"]
+        steps = [m.step.name for m in call.messages if m.step]
         step = ", ".join(f"`{s}`" for s in steps) or call.note
         rows.append(f"| `{call.name}` | {call.half} | {args} | {reply} | {requests} | {step} |")
     rows += ["", DOCS_END]
@@ -384,10 +568,13 @@ def docs_table(table):
 
 
 def docs_with_table(text, table):
+    """The calls table, where the file has one, and the rows of the steps, where it has them."""
     begin, end = text.find(DOCS_BEGIN), text.find(DOCS_END)
-    if begin < 0 or end < begin:
-        raise TableError(f"the docs file has no '{DOCS_BEGIN}' ... '{DOCS_END}' section")
-    return text[:begin] + docs_table(table) + text[end + len(DOCS_END):]
+    if begin >= 0 and end > begin:
+        text = text[:begin] + docs_table(table) + text[end + len(DOCS_END):]
+    if any(STEP_ROWS_END.format(target=target) in text for target in STEP_TARGETS):
+        text = docs_with_step_rows(text, table)
+    return text
 
 
 def write_if_changed(path, text):
@@ -406,8 +593,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--table", required=True)
     parser.add_argument("--out", help="the folder to write calls/*.h into")
-    parser.add_argument("--docs", help="rewrite the calls table in this Markdown file")
-    parser.add_argument("--check-docs", help="fail if this Markdown file's calls table is stale")
+    parser.add_argument("--docs", nargs="*", default=[], help="rewrite the generated tables of these Markdown files")
+    parser.add_argument("--check-docs", nargs="*", default=[], help="fail if these Markdown files' tables are stale")
     options = parser.parse_args()
     try:
         table = Table(options.table)
@@ -416,19 +603,19 @@ def main():
                                ("wire_messages.h", wire_messages_header),
                                ("wire_client.h", client_header), ("wire_dispatch.h", dispatch_header),
                                ("host_forwarding.h", forwarding_header), ("mocks.h", mocks_header),
-                               ("lift.h", lift_header)):
+                               ("lift.h", lift_header), ("steps.h", steps_header),
+                               ("step_types.h", step_types_header), ("step_readers.h", step_readers_header),
+                               ("step_calls.h", step_calls_header)):
                 write_if_changed(os.path.join(options.out, "calls", name), make(table))
-        for path, rewrite in ((options.docs, True), (options.check_docs, False)):
-            if not path:
-                continue
+        for path, rewrite in [(p, True) for p in options.docs] + [(p, False) for p in options.check_docs]:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
             current = docs_with_table(text, table)
             if rewrite:
                 write_if_changed(path, current)
             elif current != text:
-                print(f"{path}: the calls table is stale: run harness/api/generate_calls.py --table "
-                      f"{options.table} --docs {path}", file=sys.stderr)
+                print(f"{path}: a table generated from the calls is stale: run harness/api/generate_calls.py "
+                      f"--table {options.table} --docs {path}", file=sys.stderr)
                 return 1
     except (TableError, KeyError, yaml.YAMLError) as error:
         print(f"{options.table}: {error}", file=sys.stderr)

@@ -68,26 +68,13 @@ class ModelHost final : public HostEvents, public api::Model {
   void sample(const api::DeviceCounters& counters) override;
   void started(const api::DeviceCounters& counters) override;
 
-  // api::Model
-  Status kernel_event(const kernel::GpuMemTotalEvent& event) override;
-  Status kernel_allocate(uint32_t gpu, uint32_t pid, MemoryType type, uint64_t id, uint64_t size) override;
-  Status kernel_free(uint32_t gpu, uint32_t pid, uint64_t id) override;
-  Result<KernelGauges> kernel_gauges() override;
-  Result<ObservedGauges> observed_gauges() override;
-  Result<NamedGauges> wire_gauges() override;
-  Status kernel_attach(const kernel::AttachScript& script) override;
-  Result<std::string> kernel_dump() override;
-  Result<std::optional<std::string>> kernel_node(uint32_t pid, MemoryType type) override;
-  Status kernel_walk(const api::WalkUpdates& updates) override;
-  Status kernel_sample() override;
-  Status kernel_op(const kernel::KernelOp& op) override;
-  Result<kernel::KernelReport> kernel_report() override;
-  Result<std::string_view> run_trace() override;
-  Result<std::string> run_trace_hash() override;
+  // api::Model: every call of the table's model half (api/calls.yaml), each carried out in
+  // model_host.cpp.
+  TIDEMARK_MODEL_CALLS_OVERRIDDEN
+
   // The run trace written to `file` where it lies (RunTrace::save): a process's observation
   // neither reads its trace back nor copies it.
   Status save_run_trace(const std::filesystem::path& file);
-  Status trace_op(const tracer::TraceOp& op) override;
 
  private:
   kernel::SubmissionModel& device_queue() { return driver_.queue(kernel::Queue::Backend); }

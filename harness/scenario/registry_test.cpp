@@ -33,7 +33,7 @@ std::vector<std::string> table_rows(std::string_view header) {
       in_table = true;
       continue;
     }
-    if (line.empty()) in_table = false;
+    if (!line.starts_with("|")) in_table = false;  // a table ends at its first line that is not a row
     if (in_table && !line.starts_with("|---")) rows.push_back(line);
   }
   return rows;

@@ -79,29 +79,14 @@ struct ClientWait {
   std::optional<WaitStatus> expect;  // when set, a different status fails the `waits` check
 };
 
-struct Flush {};
-struct Finish {};
-struct Present {};
+}  // namespace tidemark::scenario
 
-// The kernel model: a gpu_mem_total tracepoint hit written by hand, and allocations and frees
-// a driver reports for a pid (each becomes the pid's and the GPU's new totals).
-struct GpuMemTotal {
-  IntField gpu;
-  IntField pid;
-  IntField size;
-};
-struct GpuAlloc {
-  IntField gpu;
-  IntField pid;
-  kernel::MemoryType type = kernel::MemoryType::Unknown;
-  IntField id;
-  IntField size;
-};
-struct GpuFree {
-  IntField gpu;
-  IntField pid;
-  IntField id;
-};
+// The steps that are one call with its arguments (flush, finish, present, the kernel model's
+// tracepoint hit, allocation, free, attach and sample), generated from api/calls.yaml.
+#include "calls/step_types.h"
+
+namespace tidemark::scenario {
+
 // A first-key/next-key walk of the map while tracepoint hits land between its reads: each
 // update at walk step `at` (step 2k reads entry k's value, step 2k+1 asks for the next key).
 struct WalkUpdate {
@@ -112,14 +97,6 @@ struct WalkUpdate {
 };
 struct GpuMemWalk {
   std::vector<WalkUpdate> updates;
-};
-// A sample of the scenario pid's map entry (what one `dumpsys gpu --gpumem` would show).
-struct GpuMemSample {};
-
-// Initialises the GpuMem reader with a scripted attach: `failures` failed attaches first.
-struct GpuMemAttach {
-  IntField failures;
-  bool stop = false;  // the service is stopping: give up at the first failure
 };
 
 // The kernel driver's submission path: a submit ioctl (faults for it beside its commands),

@@ -200,10 +200,6 @@ class StepReader {
   Result<Band> band(const Value& value) const;
   Result<StepKind> fence(const Value& value);
   Result<StepKind> client_wait(const Value& value);
-  Result<StepKind> gpu_mem_total(const Value& value);
-  Result<StepKind> gpu_alloc(const Value& value);
-  Result<StepKind> gpu_free(const Value& value);
-  Result<StepKind> gpumem_attach(const Value& value);
   Result<StepKind> gpumem_walk(const Value& value);
   Result<StepKind> kmd_submit(const Value& value);
   Result<StepKind> kmd_fault(const Value& value);
@@ -221,6 +217,9 @@ class StepReader {
   Result<std::string> result_name(const Value& value, std::string_view what);
   template <class Kind>
   Result<StepKind> no_fields(const Value& value);
+  // A step that is one call with its arguments: generated (calls/step_readers.h).
+  template <class Kind>
+  Result<StepKind> plain(const Value& value);
 
   const ValueReader& values_;
   const yaml::Reader& read_;

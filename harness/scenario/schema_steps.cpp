@@ -8,6 +8,10 @@
 #include "core/limits.h"
 #include "scenario/schema_reader.h"
 
+// StepReader::plain<Kind>, the readers of the one-call steps: generated from api/calls.yaml, and
+// declared before the registry's table takes their addresses.
+#include "calls/step_readers.h"
+
 namespace tidemark::scenario::schema {
 
 using yaml::error_at;
@@ -167,43 +171,6 @@ Result<StepKind> StepReader::client_wait(const Value& value) {
       yaml::optional(entries, "timeout", step.timeout_ns, [&](const Value& v) { return values_.timeout_ns(v); }));
   TIDEMARK_CHECK(
       yaml::optional(entries, "expect", step.expect, [&](const Value& v) { return values_.wait_status(v); }));
-  return step;
-}
-
-Result<StepKind> StepReader::gpu_mem_total(const Value& value) {
-  TIDEMARK_TRY(entries, read_.fields(value, "gpu_mem_total", {"gpu", "pid", "size"}));
-  GpuMemTotal step{.gpu = values_.zero_field(value), .pid = {}, .size = {}};
-  TIDEMARK_CHECK(yaml::optional(entries, "gpu", step.gpu, values_.int_field(kGpuRule)));
-  TIDEMARK_CHECK(yaml::required(entries, "pid", step.pid, values_.int_field(kPidRule)));
-  TIDEMARK_CHECK(yaml::required(entries, "size", step.size, values_.int_field(kBytesRule)));
-  return step;
-}
-
-Result<StepKind> StepReader::gpu_alloc(const Value& value) {
-  TIDEMARK_TRY(entries, read_.fields(value, "gpu_alloc", {"gpu", "pid", "type", "id", "size"}));
-  GpuAlloc step{.gpu = values_.zero_field(value), .pid = {}, .type = {}, .id = {}, .size = {}};
-  TIDEMARK_CHECK(yaml::optional(entries, "gpu", step.gpu, values_.int_field(kGpuRule)));
-  TIDEMARK_CHECK(yaml::required(entries, "pid", step.pid, values_.int_field(kPidRule)));
-  TIDEMARK_CHECK(yaml::required(entries, "type", step.type, [&](const Value& v) { return values_.memory_type(v); }));
-  TIDEMARK_CHECK(yaml::required(entries, "id", step.id, values_.int_field(kAllocationIdRule)));
-  TIDEMARK_CHECK(yaml::required(entries, "size", step.size, values_.int_field(kBytesRule)));
-  return step;
-}
-
-Result<StepKind> StepReader::gpu_free(const Value& value) {
-  TIDEMARK_TRY(entries, read_.fields(value, "gpu_free", {"gpu", "pid", "id"}));
-  GpuFree step{.gpu = values_.zero_field(value), .pid = {}, .id = {}};
-  TIDEMARK_CHECK(yaml::optional(entries, "gpu", step.gpu, values_.int_field(kGpuRule)));
-  TIDEMARK_CHECK(yaml::required(entries, "pid", step.pid, values_.int_field(kPidRule)));
-  TIDEMARK_CHECK(yaml::required(entries, "id", step.id, values_.int_field(kAllocationIdRule)));
-  return step;
-}
-
-Result<StepKind> StepReader::gpumem_attach(const Value& value) {
-  TIDEMARK_TRY(entries, read_.fields(value, "gpumem_attach", {"failures", "stop"}));
-  GpuMemAttach step{.failures = values_.zero_field(value), .stop = false};
-  TIDEMARK_CHECK(yaml::optional(entries, "failures", step.failures, values_.int_field(kAttachFailuresRule)));
-  TIDEMARK_CHECK(yaml::optional(entries, "stop", step.stop, [&](const Value& v) { return read_.boolean(v); }));
   return step;
 }
 

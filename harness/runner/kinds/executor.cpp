@@ -11,8 +11,10 @@
 #include <variant>
 #include <vector>
 
-#include "observe/crash_notes.h"
 #include "core/limits.h"
+#include "observe/crash_notes.h"
+
+#include "calls/step_calls.h"  // call_step(): each one-call step made, generated from api/calls.yaml
 
 namespace tidemark::runner {
 
@@ -248,9 +250,18 @@ class Executor {
     return {};
   }
 
-  Status execute(const scenario::Flush&) { return backend_.flush(); }
-  Status execute(const scenario::Finish&) { return backend_.finish(); }
-  Status execute(const scenario::Present&) { return backend_.present(); }
+  // A step that is one call with its arguments: made as the table of calls says (call_step(),
+  // generated from api/calls.yaml), its numbers checked against their wire widths as it runs.
+  template <class OneCall>
+    requires requires { OneCall::kCall; }
+  Status execute(const OneCall& step) {
+    return call_step(step, Numbers{*this}, backend_, model_);
+  }
+  struct Numbers {
+    const Executor& executor;
+    Result<uint32_t> u32(const scenario::IntField& field) const { return executor.eval_u32(field); }
+    Result<uint64_t> u64(const scenario::IntField& field) const { return executor.eval_u64(field); }
+  };
 
   // The kernel model's steps: numbers checked against their wire widths as they run.
   Result<uint32_t> eval_u32(const scenario::IntField& field) const {
@@ -263,23 +274,6 @@ class Executor {
     TIDEMARK_TRY(value, eval(field));
     if (value < 0) return fail(ErrorKind::BadInput, fmt::format("expected a value >= 0, found {}", value));
     return static_cast<uint64_t>(value);
-  }
-  Status execute(const scenario::GpuMemTotal& step) {
-    TIDEMARK_TRY(gpu, eval_u32(step.gpu));
-    TIDEMARK_TRY(pid, eval_u32(step.pid));
-    TIDEMARK_TRY(size, eval_u64(step.size));
-    return model_.kernel_event({gpu, pid, size});
-  }
-  Status execute(const scenario::GpuAlloc& step) {
-    TIDEMARK_TRY(gpu, eval_u32(step.gpu));
-    TIDEMARK_TRY(pid, eval_u32(step.pid));
-    TIDEMARK_TRY(id, eval_u64(step.id));
-    TIDEMARK_TRY(size, eval_u64(step.size));
-    return model_.kernel_allocate(gpu, pid, step.type, id, size);
-  }
-  Status execute(const scenario::GpuMemAttach& step) {
-    TIDEMARK_TRY(failures, eval_u32(step.failures));
-    return model_.kernel_attach({.failures = failures, .stop_requested = step.stop});
   }
   // A kernel step written as its operation: carried over as it is.
   template <class Operation>
@@ -301,7 +295,6 @@ class Executor {
     return model_.kernel_op(
         kernel::KgslSampleOp{static_cast<uint64_t>(busy), static_cast<uint64_t>(total), step.freq_hz});
   }
-  Status execute(const scenario::GpuMemSample&) { return model_.kernel_sample(); }
   Status execute(const scenario::CounterSampleStep& step) {
     TIDEMARK_TRY(at, eval(step.at));
     if (at < 0) return fail(ErrorKind::BadInput, fmt::format("a timestamp of {} ns", at));
@@ -326,12 +319,6 @@ class Executor {
       updates.push_back({at, {gpu, pid, size}});
     }
     return model_.kernel_walk(updates);
-  }
-  Status execute(const scenario::GpuFree& step) {
-    TIDEMARK_TRY(gpu, eval_u32(step.gpu));
-    TIDEMARK_TRY(pid, eval_u32(step.pid));
-    TIDEMARK_TRY(id, eval_u64(step.id));
-    return model_.kernel_free(gpu, pid, id);
   }
 
   Status execute(const scenario::Repeat& step) {
