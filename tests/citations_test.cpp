@@ -231,7 +231,7 @@ TEST(Citations, LanesReadmeSaysTheProtocolVersionOfTheCode) {
   for (const auto& [line, number] : mentions)
     EXPECT_EQ(number, tidemark::wire::kProtocolVersion)
         << "lanes/README.md:" << line << ": protocol " << number
-        << ", where harness/wire/codec.h's kProtocolVersion is " << tidemark::wire::kProtocolVersion;
+        << ", where harness/api/calls.yaml's protocol version is " << tidemark::wire::kProtocolVersion;
 }
 
 // Which tokens are citations: a known folder first, an optional :line after; no glob or placeholder.

@@ -175,6 +175,8 @@ class Table:
     def __init__(self, path):
         with open(path, encoding="utf-8") as f:
             raw = yaml.safe_load(f)
+        protocol = raw["protocol"]
+        self.version, self.layout_hash = int(protocol["version"]), int(protocol["layout_hash"])
         self.replies = {}
         self.messages = []
         for side in ("requests", "replies"):
@@ -295,7 +297,12 @@ def wire_opcodes_header(table):
            "// name, opcode, wire name: every message. Requests are below 100, replies from 100.\n",
            "#define TIDEMARK_WIRE_MESSAGES(X) \\\n"]
     out.append(" \\\n".join(f'  X({m.name}, {m.opcode}, "{m.wire}")' for m in table.messages))
-    out.append("\n")
+    out.append("\n\n#include <cstdint>\n\nnamespace tidemark::wire {\n\n")
+    out.append("// The protocol's version and the hash of the layout it was released with (the table's\n")
+    out.append("// `protocol`, where what each version changed is written).\n")
+    out.append(f"inline constexpr uint16_t kProtocolVersion = {table.version};\n")
+    out.append(f"inline constexpr uint64_t kProtocolLayoutHash = 0x{table.layout_hash:016x};\n")
+    out.append("\n}  // namespace tidemark::wire\n")
     return "".join(out)
 
 

@@ -25,14 +25,8 @@
 namespace tidemark::wire {
 
 inline constexpr uint32_t kMagic = 0x4B4D4454;  // "TDMK" in memory order
-// 5: the session config says whether the layer is on; its gauges are read. 6: the run trace's
-// hash can be read without its bytes. 7: the welcome names the driver as it named itself; the
-// session config no longer carries the scenario's gauge kinds (nothing read them). 8: the gauges
-// of a driver's tapped client/server wire are read (read_wire_gauges).
-inline constexpr uint16_t kProtocolVersion = 8;
-// The XXH3 hash of protocol_layout() that kProtocolVersion was released with. A test fails
-// when the layout changes and this does not: a new layout is a new version, then its hash here.
-inline constexpr uint64_t kProtocolLayoutHash = 0x219425ba3efa97a4;
+// kProtocolVersion and kProtocolLayoutHash come from the table of calls (api/calls.yaml), beside
+// what each version changed.
 inline constexpr size_t kHeaderBytes = 16;
 inline constexpr uint32_t kMaxPayloadBytes = 256u << 20;
 static_assert(kMaxStoreBytes + 64 <= kMaxPayloadBytes, "every store a scenario may ask for fits in one frame");
