@@ -36,6 +36,29 @@ constexpr Field<Owner, Member> when_set(std::string_view key, Member Owner::*mem
   return {key, member, Presence::WhenSet};
 }
 
+// An object of its own under `key`, holding some of the owner's fields (observation.json's
+// `whole`): the owner's struct need not nest as its document does.
+template <class... Fields>
+struct Group {
+  std::string_view key;
+  std::tuple<Fields...> fields;
+};
+template <class... Fields>
+constexpr Group<Fields...> group(std::string_view key, Fields... fields) {
+  return {key, {fields...}};
+}
+// An optional part written into its owner's object, its fields beside the owner's, when set; read
+// when `marker` (one of its keys) is there. A process's Vulkan figures are such a part.
+template <class Owner, class Part>
+struct Inlined {
+  std::optional<Part> Owner::*member;
+  std::string_view marker;
+};
+template <class Owner, class Part>
+constexpr Inlined<Owner, Part> inlined(std::optional<Part> Owner::*member, std::string_view marker) {
+  return {member, marker};
+}
+
 // A value written as one word (an enumeration's name, a column's text): specialise with
 //   static std::string word(const T&); static std::optional<T> from_word(std::string_view);
 //   static constexpr std::string_view expected = "one of same, worse";
@@ -91,17 +114,26 @@ nlohmann::json value_json(const T& value) {
   }
 }
 
+template <class Owner, class Member>
+void write_field(nlohmann::json& out, const Owner& value, const Field<Owner, Member>& field) {
+  if (field.presence == Presence::Always || described_detail::holds(value.*field.member))
+    out[std::string(field.key)] = value_json(value.*field.member);
+}
+template <class Owner, class... Fields>
+void write_field(nlohmann::json& out, const Owner& value, const Group<Fields...>& group) {
+  nlohmann::json inner = nlohmann::json::object();
+  std::apply([&](const auto&... field) { (write_field(inner, value, field), ...); }, group.fields);
+  out[std::string(group.key)] = std::move(inner);
+}
+template <class Owner, class Part>
+void write_field(nlohmann::json& out, const Owner& value, const Inlined<Owner, Part>& part) {
+  if (const auto& held = value.*part.member) out.update(described_json(*held));
+}
+
 template <Described T>
 nlohmann::json described_json(const T& value) {
   nlohmann::json out = nlohmann::json::object();
-  std::apply(
-      [&](const auto&... field) {
-        ((field.presence == Presence::Always || described_detail::holds(value.*field.member)
-              ? void(out[std::string(field.key)] = value_json(value.*field.member))
-              : void()),
-         ...);
-      },
-      JsonDescription<T>::fields());
+  std::apply([&](const auto&... field) { (write_field(out, value, field), ...); }, JsonDescription<T>::fields());
   return out;
 }
 
@@ -143,10 +175,24 @@ void read_value(JsonFields& in, std::string_view key, Presence presence, T& out)
   }
 }
 
+template <class Owner, class Member>
+void read_field(JsonFields& in, Owner& value, const Field<Owner, Member>& field) {
+  read_value(in, field.key, field.presence, value.*field.member);
+}
+template <class Owner, class... Fields>
+void read_field(JsonFields& in, Owner& value, const Group<Fields...>& group) {
+  in.object(group.key, [&](JsonFields& inner) {
+    std::apply([&](const auto&... field) { (read_field(inner, value, field), ...); }, group.fields);
+  });
+}
+template <class Owner, class Part>
+void read_field(JsonFields& in, Owner& value, const Inlined<Owner, Part>& part) {
+  if (in.has(part.marker)) read_described(in, (value.*part.member).emplace());
+}
+
 template <Described T>
 void read_described(JsonFields& in, T& value) {
-  std::apply([&](const auto&... field) { (read_value(in, field.key, field.presence, value.*field.member), ...); },
-             JsonDescription<T>::fields());
+  std::apply([&](const auto&... field) { (read_field(in, value, field), ...); }, JsonDescription<T>::fields());
 }
 
 // A whole document of `kind` whose body is a described struct, written and read.

@@ -52,6 +52,22 @@ struct JsonDescription<Tree> {
   }
 };
 
+// A document that nests differently from its struct: `totals` is an object of two of its fields,
+// and its optional part's fields lie beside its own.
+struct Flat {
+  int64_t id = 0;
+  int64_t low = 0, high = 0;
+  std::optional<Leaf> part;
+  bool operator==(const Flat&) const = default;
+};
+template <>
+struct JsonDescription<Flat> {
+  static constexpr auto fields() {
+    return std::tuple{always("id", &Flat::id), group("totals", always("low", &Flat::low), always("high", &Flat::high)),
+                      inlined(&Flat::part, "name")};
+  }
+};
+
 namespace {
 
 Tree full() {
@@ -115,6 +131,23 @@ TEST(Described, AWrongFieldIsNamedByItsPath) {
   nlohmann::json extra = described_json(full());
   extra["colour_v2"] = "red";
   EXPECT_NE(read(extra).error().message.find("colour_v2"), std::string::npos);
+}
+
+// Check that a group is an object of its own and an inlined part lies beside its owner's fields,
+// read back only where its marker is: both read back as written, set or not.
+TEST(Described, AGroupNestsAndAnInlinedPartLiesBesideItsOwner) {
+  const Flat with{.id = 1, .low = 2, .high = 3, .part = Leaf{"p", 4}};
+  const nlohmann::json json = described_json(with);
+  EXPECT_EQ(json, nlohmann::json::parse(R"({"id": 1, "totals": {"low": 2, "high": 3}, "name": "p", "size": 4})"));
+  for (const Flat& flat : {with, Flat{.id = 5, .low = 6, .high = 7, .part = std::nullopt}}) {
+    const nlohmann::json written = described_json(flat);  // JsonFields reads it where it lies
+    JsonFields fields(written, "f.json");
+    Flat back;
+    read_described(fields, back);
+    ASSERT_TRUE(fields.finish()) << fields.finish().error().message;
+    EXPECT_EQ(back, flat);
+  }
+  EXPECT_FALSE(described_json(Flat{}).contains("name"));
 }
 
 }  // namespace

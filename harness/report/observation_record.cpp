@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/described.h"
+#include "report/described_records.h"
 #include "report/json_fields.h"
 
 namespace tidemark::report {
@@ -10,93 +12,67 @@ namespace {
 
 constexpr DocumentKind kObservationDocument{"tidemark-observation", 1, "an observation (observation.json)"};
 
-void read_gauges(JsonFields& fields, GaugeValues& observed, GaugeValues& kernel) {
-  observed = fields.take<GaugeValues>("observed_gauges");
-  kernel = fields.take<GaugeValues>("kernel_gauges");
-}
-
 }  // namespace
 
-nlohmann::json to_json(const ObservationRecord& record) {
-  nlohmann::json processes = nlohmann::json::array();
-  for (const auto& process : record.processes) {
-    nlohmann::json entry{
-        {"pid", process.pid}, {"parent", process.parent}, {"command", process.command}, {"kind", process.kind}};
-    if (!process.executable.empty()) entry["executable"] = process.executable;
-    if (process.forked_from) entry["forked_from"] = process.forked_from;
-    if (!process.folder.empty()) entry["folder"] = process.folder;
-    if (const auto& vulkan = process.vulkan) {
-      entry["devices"] = vulkan->devices;
-      entry["reported"] = vulkan->reported;
-      entry["events"] = vulkan->events;
-      entry["observed_gauges"] = vulkan->observed_gauges;
-      entry["kernel_gauges"] = vulkan->kernel_gauges;
-      entry["trace"] = vulkan->trace;
-    }
-    processes.push_back(std::move(entry));
+template <>
+struct JsonDescription<VulkanProcessRecord> {
+  static constexpr auto fields() {
+    using T = VulkanProcessRecord;
+    return std::tuple{always("devices", &T::devices),
+                      always("reported", &T::reported),
+                      always("events", &T::events),
+                      always("observed_gauges", &T::observed_gauges),
+                      always("kernel_gauges", &T::kernel_gauges),
+                      always("trace", &T::trace)};
   }
-  nlohmann::json checks = nlohmann::json::array();
-  for (const auto& check : record.checks)
-    checks.push_back(
-        {{"check", check.check}, {"scope", check.scope}, {"passed", check.passed}, {"detail", check.detail}});
-  nlohmann::json json = {
-      {"command", record.command},
-      {"exit_code", record.exit_code},
-      {"pid", record.pid},
-      {"settings", record.settings},
-      {"only", record.only},
-      {"processes", std::move(processes)},
-      {"whole", {{"observed_gauges", record.whole_observed}, {"kernel_gauges", record.whole_kernel}}},
-      {"kernel_map", record.kernel_map},
-      {"checks", std::move(checks)}};
-  if (record.wire_gauges) json["wire_gauges"] = *record.wire_gauges;
-  if (!record.server_ended.empty()) json["server_ended"] = record.server_ended;
-  if (!record.verdict.empty()) json["verdict"] = record.verdict;
-  if (!record.why.empty()) json["why"] = record.why;
-  if (record.timeout) json["timeout"] = to_json(*record.timeout);
-  return json;
-}
+};
+template <>
+struct JsonDescription<ObservedProcessRecord> {
+  static constexpr auto fields() {
+    using T = ObservedProcessRecord;
+    return std::tuple{always("pid", &T::pid), always("parent", &T::parent), always("command", &T::command),
+                      always("kind", &T::kind), when_set("executable", &T::executable),
+                      when_set("forked_from", &T::forked_from), when_set("folder", &T::folder),
+                      // A Vulkan process's figures come together: its device count stands for all.
+                      inlined(&T::vulkan, "devices")};
+  }
+};
+template <>
+struct JsonDescription<BoundRecord> {
+  static constexpr auto fields() {
+    using T = BoundRecord;
+    return std::tuple{always("check", &T::check), always("scope", &T::scope), always("passed", &T::passed),
+                      always("detail", &T::detail)};
+  }
+};
+template <>
+struct JsonDescription<ObservationRecord> {
+  static constexpr auto fields() {
+    using T = ObservationRecord;
+    return std::tuple{
+        always("command", &T::command),
+        always("exit_code", &T::exit_code),
+        always("pid", &T::pid),
+        always("settings", &T::settings),
+        always("only", &T::only),
+        always("processes", &T::processes),
+        group("whole", always("observed_gauges", &T::whole_observed), always("kernel_gauges", &T::whole_kernel)),
+        always("kernel_map", &T::kernel_map),
+        when_set("wire_gauges", &T::wire_gauges),
+        when_set("server_ended", &T::server_ended),
+        when_set("verdict", &T::verdict),
+        when_set("why", &T::why),
+        when_set("timeout", &T::timeout),
+        always("checks", &T::checks)};
+  }
+};
+
+nlohmann::json to_json(const ObservationRecord& record) { return described_json(record); }
 
 Result<ObservationRecord> observation_record_from_json(const nlohmann::json& json, const std::string& where) {
   JsonFields fields(json, where);
   ObservationRecord record;
-  record.command = fields.take<std::vector<std::string>>("command");
-  record.exit_code = fields.take<int64_t>("exit_code");
-  record.pid = fields.take<uint64_t>("pid");
-  record.settings = fields.take<std::string>("settings");
-  record.only = fields.take<std::string>("only");
-  fields.objects("processes", [&](JsonFields& in) {
-    ObservedProcessRecord& process = record.processes.emplace_back();
-    process.pid = in.take<uint64_t>("pid");
-    process.parent = in.take<uint64_t>("parent");
-    process.command = in.take<std::vector<std::string>>("command");
-    process.kind = in.take<std::string>("kind");
-    process.executable = in.take_optional<std::string>("executable").value_or("");
-    process.forked_from = in.take_optional<uint64_t>("forked_from").value_or(0);
-    process.folder = in.take_optional<std::string>("folder").value_or("");
-    // A Vulkan process's figures come together: the first one stands for all.
-    if (auto devices = in.take_optional<uint64_t>("devices")) {
-      auto& vulkan = process.vulkan.emplace();
-      vulkan.devices = *devices;
-      vulkan.reported = in.take<bool>("reported");
-      vulkan.events = in.take<int64_t>("events");
-      read_gauges(in, vulkan.observed_gauges, vulkan.kernel_gauges);
-      vulkan.trace = in.take<std::string>("trace");
-    }
-  });
-  fields.object("whole", [&](JsonFields& in) { read_gauges(in, record.whole_observed, record.whole_kernel); });
-  record.kernel_map = fields.take<std::string>("kernel_map");
-  record.wire_gauges = fields.take_optional<GaugeValues>("wire_gauges");
-  record.server_ended = fields.take_optional<std::string>("server_ended").value_or("");
-  record.verdict = fields.take_optional<std::string>("verdict").value_or("");
-  record.why = fields.take_optional<std::string>("why").value_or("");
-  fields.object(
-      "timeout", [&](JsonFields& in) { read_timeout_record(in, record.timeout.emplace()); },
-      /*required=*/false);
-  fields.objects("checks", [&](JsonFields& in) {
-    record.checks.push_back({in.take<std::string>("check"), in.take<std::string>("scope"), in.take<bool>("passed"),
-                             in.take<std::string>("detail")});
-  });
+  read_described(fields, record);
   TIDEMARK_CHECK(fields.finish());
   return record;
 }

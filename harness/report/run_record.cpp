@@ -5,6 +5,7 @@
 
 #include "core/gauges.h"
 #include "report/described.h"
+#include "report/described_records.h"
 #include "report/json_fields.h"
 
 namespace tidemark::report {
@@ -192,31 +193,10 @@ struct JsonWord<CrashedProcess> {
   static constexpr std::string_view expected = "one of subject, renderer-server, lane-server";
 };
 template <>
-struct JsonWord<TimeLimit> {
-  static std::string word(TimeLimit limit) { return std::string(time_limit_name(limit)); }
-  static std::optional<TimeLimit> from_word(std::string_view word) { return time_limit_named(word); }
-  static constexpr std::string_view expected = "one of wall-clock, inactivity";
-};
-template <>
 struct JsonWord<Column> {
   static std::string word(const Column& column) { return column.text(); }
   static std::optional<Column> from_word(std::string_view word) { return Column::parse(word); }
   static constexpr std::string_view expected = "a backend";
-};
-
-template <>
-struct JsonDescription<TimeoutRecord> {
-  static constexpr auto fields() {
-    using T = TimeoutRecord;
-    return std::tuple{always("limit", &T::limit),
-                      always("limit_seconds", &T::limit_seconds),
-                      always("after_seconds", &T::after_seconds),
-                      always("idle_seconds", &T::idle_seconds),
-                      when_set("last_step", &T::last_step),
-                      when_set("last_vulkan_call", &T::last_vulkan_call),
-                      when_set("last_wire_command", &T::last_wire_command),
-                      when_set("asked_again", &T::asked_again)};
-  }
 };
 template <>
 struct JsonDescription<LaneTraffic> {
@@ -318,10 +298,6 @@ struct JsonDescription<RunRecord> {
                       when_set("timeout", &T::timeout)};
   }
 };
-
-nlohmann::json to_json(const TimeoutRecord& timeout) { return described_json(timeout); }
-
-void read_timeout_record(JsonFields& in, TimeoutRecord& timeout) { read_described(in, timeout); }
 
 nlohmann::json to_json(const RunRecord& record) {
   nlohmann::json json = described_json(record);

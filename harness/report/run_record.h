@@ -165,10 +165,7 @@ struct TimeoutRecord {
 // "passed its inactivity limit of 2 s (nothing crossed the layer or the wire for 2.0 s) and was
 // killed after 3.1 s; its last step: ...; the last Vulkan call: ...; the last wire command: ...".
 std::string describe(const TimeoutRecord& timeout);
-// Its codec, shared by the documents that hold one (result.json, observation.json).
-class JsonFields;
-nlohmann::json to_json(const TimeoutRecord& timeout);
-void read_timeout_record(JsonFields& in, TimeoutRecord& timeout);
+// Its codec's description is shared by the documents that hold one (report/described_records.h).
 
 // One try of a run under --retry, as its record keeps it.
 struct Attempt {
