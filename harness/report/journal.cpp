@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "core/files.h"
+#include "report/described.h"
 #include "report/json_fields.h"
 
 namespace tidemark::report {
@@ -29,29 +30,33 @@ std::unexpected<Error> io_error(const fs::path& file, std::string_view doing) {
   return fail(ErrorKind::Io, fmt::format("{}: cannot {}: {}", file.string(), doing, std::strerror(code)));
 }
 
-nlohmann::json header_json(const JournalHeader& header) {
-  nlohmann::json subjects = nlohmann::json::array();
-  for (const auto& subject : header.subjects) subjects.push_back({{"id", subject.id}, {"hash", subject.hash}});
-  return with_kind({{"arguments", header.arguments},
-                    {"cwd", header.cwd},
-                    {"series", header.series},
-                    {"build", header.build},
-                    {"subjects", std::move(subjects)}},
-                   kJournalKind);
-}
+}  // namespace
+
+template <>
+struct JsonDescription<JournalSubject> {
+  static constexpr auto fields() {
+    return std::tuple{always("id", &JournalSubject::id), always("hash", &JournalSubject::hash)};
+  }
+};
+template <>
+struct JsonDescription<JournalHeader> {
+  static constexpr auto fields() {
+    using T = JournalHeader;
+    return std::tuple{always("arguments", &T::arguments), always("cwd", &T::cwd), always("series", &T::series),
+                      always("build", &T::build), always("subjects", &T::subjects)};
+  }
+};
+
+namespace {
+
+nlohmann::json header_json(const JournalHeader& header) { return with_kind(described_json(header), kJournalKind); }
 
 Result<JournalHeader> read_header(const std::string& line, const std::string& where) {
   TIDEMARK_TRY(parsed, parse_json(line, where, "a journal's header"));
   TIDEMARK_TRY(json, without_kind(std::move(parsed), where, kJournalKind));
   JsonFields fields(json, where);
   JournalHeader header;
-  header.arguments = fields.take<std::vector<std::string>>("arguments");
-  header.cwd = fields.take<std::string>("cwd");
-  header.series = fields.take<std::string>("series");
-  header.build = fields.take<std::string>("build");
-  fields.objects("subjects", [&](JsonFields& subject) {
-    header.subjects.push_back({subject.take<std::string>("id"), subject.take<std::string>("hash")});
-  });
+  read_described(fields, header);
   TIDEMARK_CHECK(fields.finish());
   return header;
 }
