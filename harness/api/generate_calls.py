@@ -100,8 +100,11 @@ def step_of(spec):
 
 class Message:
     def __init__(self, name, opcode, wire, fields=(), reply=None, check=False, operation=None, step=None,
-                 session=False, view=False):
+                 session=False, view=False, request=True):
         self.name, self.opcode, self.wire = name, int(opcode), wire
+        self.request = request  # where the table declares it: requests below 100, replies from 100
+        if (self.opcode < 100) != request:
+            raise TableError(f"{name}: opcode {self.opcode} is on the wrong side of 100")
         self.fields = list(fields)  # Arg, in layout order
         self.reply = reply  # a Message, None for a pipelined request or a reply
         self.check = check
@@ -110,10 +113,6 @@ class Message:
         self.session = session
         self.view = view
         self.call = None
-
-    @property
-    def request(self):
-        return self.opcode < 100
 
 
 class Call:
@@ -181,19 +180,16 @@ class Table:
         self.messages = []
         for side in ("requests", "replies"):
             for name, m in raw["session"][side].items():
-                self.messages.append(Message(name, m["opcode"], m["wire"], session=True))
-                self.messages[-1].declared_request = side == "requests"
+                self.messages.append(Message(name, m["opcode"], m["wire"], session=True, request=side == "requests"))
         for name, m in raw["replies"].items():
             fields = [Arg(field, spec) for field, spec in m["fields"].items()]
-            reply = Message(name, m["opcode"], m["wire"], fields, check=m.get("check", False), view=m.get("view", False))
-            reply.declared_request = False
+            reply = Message(name, m["opcode"], m["wire"], fields, check=m.get("check", False), view=m.get("view", False),
+                            request=False)
             self.replies[name] = reply
             self.messages.append(reply)
         self.calls = [Call("device", c, self.replies) for c in raw["device"]]
         self.calls += [Call("model", c, self.replies) for c in raw["model"]]
         for call in self.calls:
-            for message in call.messages:
-                message.declared_request = True
             self.messages.extend(call.messages)
         self.messages.sort(key=lambda m: (m.opcode >= 100, m.opcode))
         seen = {}
@@ -202,8 +198,6 @@ class Table:
                 if key in seen:
                     raise TableError(f"{m.name}: {key} is also {seen[key]}'s")
                 seen[key] = m.name
-            if m.request != m.declared_request:
-                raise TableError(f"{m.name}: opcode {m.opcode} is on the wrong side of 100")
 
     def half(self, half):
         return [c for c in self.calls if c.half == half]
