@@ -422,8 +422,14 @@ def lift_header(table):
             continue
         for m in call.messages:
             out.append(f"    case wire::Opcode::{m.name}: {{\n")
+            if m.step.one_call and not m.step.fields:
+                # A call without arguments: its empty payload checked, its step has no fields.
+                out.append("      TIDEMARK_CHECK(wire::check_payload(frame));\n")
+                out.append(f'      lifting.steps.push_back("  - {m.step.name}: {{}}");\n')
+                out.append("      return {};\n    }\n")
+                continue
             out.append(f"      TIDEMARK_TRY(message, wire::decode<wire::{m.name}>(frame));\n")
-            if m.step.one_call and m.step.fields and lifts_by_itself(m.step, call):
+            if m.step.one_call and lifts_by_itself(m.step, call):
                 # A one-call step of numbers and flags: the request's fields are the step's.
                 keys = ", ".join(f"{f.name}: {{}}" for f in m.step.fields)
                 values = ", ".join(f"message.{a.name}" for a in call.args)

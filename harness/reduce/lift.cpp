@@ -110,13 +110,6 @@ Status lift(Lifting& lifting, const wire::ClientWait& m) {
                                       m.flush ? "true" : "false", nanoseconds(m.timeout_ns)));
   return {};
 }
-// A call without arguments lifts to its step with none.
-template <class Message>
-  requires(std::tuple_size_v<decltype(Message::fields(std::declval<Message&>()))> == 0)
-Status lift(Lifting& lifting, const Message&) {
-  lifting.steps.push_back(fmt::format("  - {}: {{}}", wire::to_string(Message::kOpcode)));
-  return {};
-}
 
 // The replies that name what a later request refers to: the buffers in the order the scenario
 // declares them, the fences in order, and the status a wait found.
